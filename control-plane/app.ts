@@ -1,0 +1,68 @@
+import type { Logger } from 'pino'
+import type { Clock } from '../shared/clock.js'
+import { buildServer, type KeygateServer } from '../shared/http/build-server.js'
+import type { HttpMetrics } from '../shared/http/metrics-registry.js'
+import { storeReadiness } from '../shared/http/store-readiness.js'
+import type { KeyStore } from '../shared/store/key-store.js'
+import type { KeyVerifier } from '../verifier/key-verifier.js'
+import { registerVerifyKey } from '../verifier/verify-key-route.js'
+import { KeyWrites } from './key-writes.js'
+import { RootKeyAuth } from './root-key-auth.js'
+import { registerCreateApi } from './routes/apis-create-api.js'
+import { registerDeleteApi } from './routes/apis-delete-api.js'
+import { registerGetApi } from './routes/apis-get-api.js'
+import { registerListKeys } from './routes/apis-list-keys.js'
+import { registerCreateKey } from './routes/keys-create-key.js'
+import { registerDeleteKey } from './routes/keys-delete-key.js'
+import { registerGetKey } from './routes/keys-get-key.js'
+import { registerUpdateKey } from './routes/keys-update-key.js'
+import { registerLiveness } from './routes/liveness.js'
+
+export interface ControlPlaneAppDeps {
+  store: KeyStore
+  /** Answers keys.verifyKey on the control plane through the verifier's own code path. */
+  verifier: KeyVerifier
+  clock: Clock
+  log: Logger
+  metrics: HttpMetrics
+  bootstrapRootKey: string | undefined
+  bodyLimitBytes: number
+  docsBaseUrl: string
+}
+
+/** The control plane's HTTP surface. Never listens: control-plane/main.ts does, tests inject. */
+export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
+  const storeReady = storeReadiness(deps.store)
+  const app = buildServer({
+    log: deps.log,
+    metrics: deps.metrics,
+    bodyLimitBytes: deps.bodyLimitBytes,
+    docsBaseUrl: deps.docsBaseUrl,
+    logRequests: true,
+    notReadyReasons: async () => [
+      ...(await storeReady()),
+      ...(deps.verifier.ready ? [] : ['change feed not subscribed and synced']),
+    ],
+  })
+  const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey)
+  const routeDeps = { store: deps.store, auth, clock: deps.clock, log: deps.log }
+  const writes = new KeyWrites(routeDeps)
+  app.decorateRequest('principal', null)
+  // Management routes: the root key is checked before the body is even parsed (401 before 400).
+  app.register(async (management: KeygateServer) => {
+    management.addHook('onRequest', async (request) => {
+      request.principal = await auth.authenticate(request)
+    })
+    registerCreateApi(management, routeDeps)
+    registerGetApi(management, routeDeps)
+    registerDeleteApi(management, routeDeps, writes)
+    registerListKeys(management, routeDeps)
+    registerCreateKey(management, routeDeps, writes)
+    registerGetKey(management, routeDeps)
+    registerUpdateKey(management, routeDeps, writes)
+    registerDeleteKey(management, routeDeps, writes)
+  })
+  registerLiveness(app, routeDeps)
+  registerVerifyKey(app, deps.verifier)
+  return app
+}

@@ -1,0 +1,17 @@
+import type { KeyRecord } from '../shared/records.js'
+
+/** A stored record as the wire shows it; the response schema drops anything not listed (the hash). */
+export function toKeyResponse(record: KeyRecord) {
+  return {
+    id: record.id,
+    start: record.start,
+    apiId: record.apiId,
+    name: record.name,
+    ownerId: record.ownerId,
+    meta: record.meta,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    enabled: record.enabled,
+    environment: record.environment,
+  }
+}

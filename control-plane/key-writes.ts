@@ -1,0 +1,71 @@
+import { ApiError, WriteConflictError, notFound } from '../shared/errors.js'
+import type { KeyPatch, KeyRecord, NewKeyRecord } from '../shared/records.js'
+import type { KeyWrite } from '../shared/store/key-store.js'
+import type { ControlPlaneDeps } from './control-plane-deps.js'
+
+// A compare-and-set update is retried this many times against concurrent writers before a 409.
+const UPDATE_ATTEMPTS = 5
+
+/** Writes that take more than one store call, and their crash and race rules. */
+export class KeyWrites {
+  constructor(private readonly deps: ControlPlaneDeps) {}
+
+  async createKey(record: NewKeyRecord): Promise<KeyWrite> {
+    const { store } = this.deps
+    const write = await store.createKey(record)
+    // Two random 16+ byte keys never collide; an imported hash could. Either way: nothing was written.
+    if (write === false) throw new ApiError('CONFLICT', 'a key with the same hash already exists')
+    this.reportPublish(write)
+    // deleteApi marks the api before it deletes its keys: if that happened while we wrote, undo our key,
+    // so that no key of a deleted api is left verifying.
+    if ((await store.apiExistsOrDeleting(record.apiId)) !== 'exists') {
+      await store.deleteKey(record.id)
+      throw notFound(`api ${record.apiId} not found`)
+    }
+    return write
+  }
+
+  /** Applies the patch on the freshest record, retrying when another write got there first. */
+  async updateKey(keyId: string, patch: KeyPatch, allowed: (record: KeyRecord) => void): Promise<KeyWrite> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.deps.store.getKeyById(keyId)
+      if (!current) throw notFound(`key ${keyId} not found`)
+      allowed(current)
+      try {
+        const write = await this.deps.store.updateKey(keyId, patch, current.rev, this.deps.clock.now())
+        if (!write) throw notFound(`key ${keyId} not found`)
+        this.reportPublish(write)
+        return write
+      } catch (err) {
+        if (!(err instanceof WriteConflictError) || attempt === UPDATE_ATTEMPTS) throw err
+      }
+    }
+  }
+
+  async deleteKey(keyId: string): Promise<KeyWrite | null> {
+    const write = await this.deps.store.deleteKey(keyId)
+    if (write) this.reportPublish(write)
+    return write
+  }
+
+  /** Deletes every key of the api, then the api. A retry after a crash finishes the job. */
+  async deleteApi(apiId: string): Promise<void> {
+    const { store } = this.deps
+    if (!(await store.markApiDeleting(apiId))) throw notFound(`api ${apiId} not found`)
+    let cursor: string | undefined
+    for (;;) {
+      const page = await store.listKeys(apiId, { cursor, limit: 100 })
+      await Promise.all(page.keys.map((key) => this.deleteKey(key.id)))
+      if (page.keys.length < 100) break
+      cursor = page.keys[page.keys.length - 1]!.id
+    }
+    await store.removeApi(apiId)
+    this.deps.log.info({ apiId }, 'api deleted')
+  }
+
+  private reportPublish(write: KeyWrite): void {
+    if (write.publishFailed) {
+      this.deps.log.warn({ keyId: write.event.keyId, shard: write.event.shard, rev: write.event.rev }, 'change logged but not published; verifiers repair from the log')
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import { newId } from '../../shared/ids.js'
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { principalOf, requirePermission } from '../root-key-auth.js'
+import { CreateApiBody } from '../schemas/api-schemas.js'
+import { Type } from 'typebox'
+
+export function registerCreateApi(app: KeygateServer, deps: ControlPlaneDeps): void {
+  app.post('/v1/apis.createApi', {
+    schema: { body: CreateApiBody, response: { 200: Type.Object({ apiId: Type.String(), name: Type.String() }) } },
+  }, async (request) => {
+    const principal = principalOf(request)
+    requirePermission(principal, '*', 'create_api')
+    const api = { id: newId('api', deps.clock.now()), name: request.body.name, createdAt: deps.clock.now() }
+    await deps.store.createApi(api)
+    request.log.info({ apiId: api.id, rootKeyId: principal.rootKeyId }, 'api created')
+    return { apiId: api.id, name: api.name }
+  })
+}

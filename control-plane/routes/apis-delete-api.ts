@@ -1,0 +1,15 @@
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import type { KeyWrites } from '../key-writes.js'
+import { principalOf, requirePermission } from '../root-key-auth.js'
+import { ApiIdBody } from '../schemas/api-schemas.js'
+import { EmptyResponse } from '../schemas/key-schemas.js'
+
+export function registerDeleteApi(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
+  app.post('/v1/apis.deleteApi', { schema: { body: ApiIdBody, response: { 200: EmptyResponse } } }, async (request) => {
+    const principal = principalOf(request)
+    requirePermission(principal, request.body.apiId, 'delete_api')
+    await writes.deleteApi(request.body.apiId)
+    return {}
+  })
+}

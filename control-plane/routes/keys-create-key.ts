@@ -1,0 +1,35 @@
+import { Type } from 'typebox'
+import { notFound } from '../../shared/errors.js'
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import { newId } from '../../shared/ids.js'
+import { generateKey } from '../../shared/key-material.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import type { KeyWrites } from '../key-writes.js'
+import { checkMeta } from '../meta-limits.js'
+import { notRecoverable, ownerIdOf, refuseNotYetSupported } from '../not-yet-supported.js'
+import { principalOf, requirePermission } from '../root-key-auth.js'
+import { CreateKeyBody } from '../schemas/key-schemas.js'
+
+export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
+  app.post('/v1/keys.createKey', {
+    schema: { body: CreateKeyBody, response: { 200: Type.Object({ keyId: Type.String(), key: Type.String() }) } },
+  }, async (request) => {
+    const principal = principalOf(request)
+    const body = request.body
+    requirePermission(principal, body.apiId, 'create_key')
+    refuseNotYetSupported(body)
+    if (body.recoverable) throw notRecoverable()
+    checkMeta(body.meta)
+    const ownerId = ownerIdOf(body) ?? undefined
+    if (!(await deps.store.getApi(body.apiId))) throw notFound(`api ${body.apiId} not found`)
+
+    const now = deps.clock.now()
+    const { key, hash, start } = generateKey(body.prefix, body.byteLength)
+    const write = await writes.createKey({
+      id: newId('key', now), hash, start, apiId: body.apiId, name: body.name, ownerId, meta: body.meta,
+      environment: body.environment, enabled: body.enabled ?? true, createdAt: now,
+    })
+    request.log.info({ keyId: write.record.id, apiId: body.apiId, rootKeyId: principal.rootKeyId }, 'key created')
+    return { keyId: write.record.id, key }
+  })
+}

@@ -1,0 +1,26 @@
+import { Type } from 'typebox'
+import { notFound } from '../../shared/errors.js'
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import type { KeyWrites } from '../key-writes.js'
+import { principalOf, requirePermission } from '../root-key-auth.js'
+import { EmptyResponse } from '../schemas/key-schemas.js'
+
+const Body = Type.Object(
+  { keyId: Type.String({ minLength: 1, maxLength: 256 }), permanent: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+)
+
+export function registerDeleteKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
+  // `permanent` is accepted for Unkey compatibility; Keygate always removes the record (only its hash existed).
+  app.post('/v1/keys.deleteKey', { schema: { body: Body, response: { 200: EmptyResponse } } }, async (request) => {
+    const principal = principalOf(request)
+    const { keyId } = request.body
+    const record = await deps.store.getKeyById(keyId)
+    if (!record) throw notFound(`key ${keyId} not found`)
+    requirePermission(principal, record.apiId, 'delete_key')
+    if (!(await writes.deleteKey(keyId))) throw notFound(`key ${keyId} not found`)
+    request.log.info({ keyId, rootKeyId: principal.rootKeyId }, 'key deleted')
+    return {}
+  })
+}

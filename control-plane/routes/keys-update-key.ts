@@ -1,0 +1,24 @@
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import type { KeyPatch } from '../../shared/records.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import type { KeyWrites } from '../key-writes.js'
+import { checkMeta } from '../meta-limits.js'
+import { ownerIdOf, refuseNotYetSupported } from '../not-yet-supported.js'
+import { principalOf, requirePermission } from '../root-key-auth.js'
+import { EmptyResponse, UpdateKeyBody } from '../schemas/key-schemas.js'
+
+export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
+  app.post('/v1/keys.updateKey', { schema: { body: UpdateKeyBody, response: { 200: EmptyResponse } } }, async (request) => {
+    const principal = principalOf(request)
+    const body = request.body
+    refuseNotYetSupported(body)
+    checkMeta(body.meta)
+    const patch: KeyPatch = { name: body.name, ownerId: ownerIdOf(body), meta: body.meta, enabled: body.enabled }
+    const write = await writes.updateKey(body.keyId, patch, (record) => requirePermission(principal, record.apiId, 'update_key'))
+    request.log.info(
+      { keyId: body.keyId, rev: write.record.rev, enabled: write.record.enabled, rootKeyId: principal.rootKeyId },
+      'key updated',
+    )
+    return {}
+  })
+}

@@ -1,0 +1,68 @@
+import { Type, type Static } from 'typebox'
+import { KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } from '../../shared/key-material.js'
+
+/** Limits on input, documented in the README. */
+export const LIMITS = {
+  idLength: 256,
+  nameLength: 256,
+  ownerIdLength: 256,
+  environmentLength: 256,
+  metaBytes: 64 * 1024,
+  metaDepth: 16,
+} as const
+
+const Meta = Type.Record(Type.String(), Type.Unknown())
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
+const Id = Type.String({ minLength: 1, maxLength: LIMITS.idLength })
+
+/** Fields of Unkey's v1 schemas that a later Keygate version implements: known (no "unknown field"), refused for now. */
+export const NOT_YET_SUPPORTED = ['expires', 'remaining', 'refill', 'ratelimit', 'roles', 'permissions'] as const
+const notYetSupported = Object.fromEntries(NOT_YET_SUPPORTED.map((field) => [field, Type.Optional(Type.Unknown())]))
+
+export const CreateKeyBody = Type.Object(
+  {
+    apiId: Id,
+    name: Type.Optional(Type.String({ maxLength: LIMITS.nameLength })),
+    prefix: Type.Optional(Type.String({ pattern: KEY_PREFIX_PATTERN })),
+    byteLength: Type.Optional(Type.Integer({ minimum: KEY_BYTES_MIN, maximum: KEY_BYTES_MAX })),
+    externalId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength })),
+    ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength })),
+    meta: Type.Optional(Meta),
+    enabled: Type.Optional(Type.Boolean()),
+    environment: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.environmentLength })),
+    recoverable: Type.Optional(Type.Boolean()),
+    ...notYetSupported,
+  },
+  { additionalProperties: false },
+)
+export type CreateKeyBody = Static<typeof CreateKeyBody>
+
+export const UpdateKeyBody = Type.Object(
+  {
+    keyId: Id,
+    name: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.nameLength }))),
+    externalId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }))),
+    ownerId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }))),
+    meta: Type.Optional(Nullable(Meta)),
+    enabled: Type.Optional(Type.Boolean()),
+    ...notYetSupported,
+  },
+  { additionalProperties: false },
+)
+export type UpdateKeyBody = Static<typeof UpdateKeyBody>
+
+/** The key as clients see it: this schema is the allow-list that keeps the hash off the wire. */
+export const KeyResponse = Type.Object({
+  id: Type.String(),
+  start: Type.String(),
+  apiId: Type.String(),
+  name: Type.Optional(Type.String()),
+  ownerId: Type.Optional(Type.String()),
+  meta: Type.Optional(Meta),
+  createdAt: Type.Number(),
+  updatedAt: Type.Optional(Type.Number()),
+  enabled: Type.Boolean(),
+  environment: Type.Optional(Type.String()),
+})
+
+export const EmptyResponse = Type.Object({})

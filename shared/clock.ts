@@ -1,0 +1,7 @@
+/** Time as the code sees it: tests inject a clock they move by hand instead of sleeping. */
+export interface Clock {
+  /** Unix milliseconds. */
+  now(): number
+}
+
+export const systemClock: Clock = { now: () => Date.now() }

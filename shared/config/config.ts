@@ -1,0 +1,122 @@
+import { parseOptions, type OptionSpec } from './option-spec.js'
+
+/** The one place that reads process configuration; everything else takes these frozen objects. */
+
+const common = {
+  host: (fallback: string): OptionSpec => ({ flag: 'host', env: 'HOST', kind: 'host', default: fallback, description: 'address to listen on' }),
+  port: (fallback: number): OptionSpec => ({ flag: 'port', env: 'PORT', kind: 'port', default: fallback, description: 'port to listen on (0 = any free port)' }),
+  redis: { flag: 'redis', env: 'REDIS_URL', kind: 'url', default: 'redis://127.0.0.1:6379', description: 'Redis to keep keys in' } as OptionSpec,
+  rootKey: { flag: 'root-key', env: 'KEYGATE_ROOT_KEY', kind: 'secret', min: 16, description: 'bootstrap root key with every permission (prefer the environment: flags show in ps)' } as OptionSpec,
+  logLevel: { flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', default: 'info', description: 'fatal|error|warn|info|debug|trace|silent' } as OptionSpec,
+  bodyLimit: { flag: 'body-limit', env: 'BODY_LIMIT_BYTES', kind: 'int', min: 1_024, max: 64 * 1024 * 1024, default: 1_048_576, description: 'largest request body accepted' } as OptionSpec,
+  cacheSize: { flag: 'cache-size', env: 'CACHE_MAX_KEYS', kind: 'int', min: 1, max: 100_000_000, default: 1_000_000, description: 'key records the verifier cache holds' } as OptionSpec,
+  unknownSize: { flag: 'unknown-cache-size', env: 'UNKNOWN_CACHE_MAX', kind: 'int', min: 1, max: 10_000_000, default: 100_000, description: 'unknown keys remembered (negative cache)' } as OptionSpec,
+  unknownTtl: { flag: 'unknown-cache-ttl', env: 'UNKNOWN_CACHE_TTL_MS', kind: 'int', min: 0, max: 3_600_000, default: 10_000, description: 'how long an unknown key is remembered, ms' } as OptionSpec,
+  docsUrl: { flag: 'docs-url', env: 'DOCS_BASE_URL', kind: 'string', default: 'https://keygate.dev/docs', description: 'base of the `docs` link in error bodies' } as OptionSpec,
+  shutdownGrace: { flag: 'shutdown-grace', env: 'SHUTDOWN_GRACE_MS', kind: 'int', min: 0, max: 600_000, default: 10_000, description: 'time to drain requests on SIGTERM, ms' } as OptionSpec,
+}
+
+export const specs = {
+  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.shutdownGrace],
+  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.shutdownGrace],
+  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.shutdownGrace],
+  'root-key create': [
+    common.redis,
+    { flag: 'permissions', env: 'KEYGATE_PERMISSIONS', kind: 'string', required: true, description: "'*' or a comma-separated list such as api.*.read_key,api.api_x.update_key" },
+    { flag: 'name', env: 'KEYGATE_ROOT_KEY_NAME', kind: 'string', description: 'a name to recognise the root key by' },
+  ] as OptionSpec[],
+} as const
+
+export type CommandName = keyof typeof specs
+
+export interface ServerConfig {
+  port: number
+  host: string
+  logLevel: string
+  bodyLimitBytes: number
+  docsBaseUrl: string
+  shutdownGraceMs: number
+  cache: { maxKeys: number; maxUnknown: number; unknownTtlMs: number }
+}
+
+export interface ControlPlaneConfig extends ServerConfig {
+  redisUrl: string
+  rootKey: string | undefined
+}
+
+export interface VerifierConfig extends ServerConfig {
+  redisUrl: string
+}
+
+export interface DevConfig extends ServerConfig {
+  rootKey: string | undefined
+}
+
+export interface RootKeyCreateConfig {
+  redisUrl: string
+  permissions: string[]
+  name: string | undefined
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Values = Record<string, string | number | undefined>
+
+function read(command: CommandName, argv: string[], env: NodeJS.ProcessEnv, extra?: (values: Values, problems: string[]) => void): Values {
+  const { values, problems } = parseOptions([...specs[command]], argv, env)
+  extra?.(values, problems)
+  if (problems.length > 0) throw new ConfigError(problems)
+  return values
+}
+
+function serverConfig(values: Values): ServerConfig {
+  return {
+    port: values.port as number,
+    host: values.host as string,
+    logLevel: values['log-level'] as string,
+    bodyLimitBytes: values['body-limit'] as number,
+    docsBaseUrl: String(values['docs-url']).replace(/\/+$/, ''),
+    shutdownGraceMs: values['shutdown-grace'] as number,
+    cache: {
+      maxKeys: values['cache-size'] as number,
+      maxUnknown: values['unknown-cache-size'] as number,
+      unknownTtlMs: values['unknown-cache-ttl'] as number,
+    },
+  }
+}
+
+export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<ControlPlaneConfig> {
+  const values = read('control-plane', argv, env)
+  return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string, rootKey: values['root-key'] as string | undefined })
+}
+
+export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<VerifierConfig> {
+  const values = read('verifier', argv, env)
+  return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string })
+}
+
+export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevConfig> {
+  const values = read('dev', argv, env)
+  return Object.freeze({ ...serverConfig(values), rootKey: values['root-key'] as string | undefined })
+}
+
+export const PERMISSION_PATTERN = /^(\*|api\.[A-Za-z0-9_*]+\.(create_api|read_api|delete_api|create_key|read_key|update_key|delete_key|read_analytics|\*))$/
+
+export function rootKeyCreateConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<RootKeyCreateConfig> {
+  let permissions: string[] = []
+  const values = read('root-key create', argv, env, (raw, problems) => {
+    permissions = String(raw.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean)
+    for (const permission of permissions) {
+      if (!PERMISSION_PATTERN.test(permission)) {
+        problems.push(`--permissions: ${JSON.stringify(permission)} is not '*' or api.<apiId|*>.<action>`)
+      }
+    }
+    if (raw.permissions !== undefined && permissions.length === 0) problems.push('--permissions: give at least one')
+  })
+  return Object.freeze({ redisUrl: values.redis as string, permissions, name: values.name as string | undefined })
+}

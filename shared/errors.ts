@@ -1,0 +1,55 @@
+/**
+ * Every error a client can see, in one table: HTTP status and the contract's code. Thrown as `ApiError`
+ * anywhere; rendered to `{error:{code,message,docs,requestId}}` by the one error handler (http/error-handler.ts).
+ */
+export const ERRORS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  INSUFFICIENT_PERMISSIONS: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  BAD_GATEWAY: 502,
+  UNAVAILABLE: 503,
+  GATEWAY_TIMEOUT: 504,
+} as const
+
+export type ErrorCode = keyof typeof ERRORS
+
+export class ApiError extends Error {
+  readonly code: ErrorCode
+  readonly statusCode: number
+  readonly headers: Record<string, string> | undefined
+
+  constructor(code: ErrorCode, message: string, headers?: Record<string, string>) {
+    super(message)
+    this.name = 'ApiError'
+    this.code = code
+    this.statusCode = ERRORS[code]
+    this.headers = headers
+  }
+}
+
+export const badRequest = (message: string) => new ApiError('BAD_REQUEST', message)
+export const notFound = (message: string) => new ApiError('NOT_FOUND', message)
+
+/** A store that cannot be reached: the write was not applied (scripts are atomic), retry later. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StoreUnavailableError'
+  }
+}
+
+/** A compare-and-set write lost against a concurrent write of the same record. */
+export class WriteConflictError extends Error {
+  constructor(message = 'the record changed during the write') {
+    super(message)
+    this.name = 'WriteConflictError'
+  }
+}

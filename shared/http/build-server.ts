@@ -1,0 +1,76 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Logger } from 'pino'
+import { ApiError } from '../errors.js'
+import { installErrorHandling, renderError } from './error-handler.js'
+import type { HttpMetrics } from './metrics-registry.js'
+import { requestIdOf } from './request-id.js'
+import { schemaErrorFormatter, validatorCompiler } from './validation.js'
+
+export interface ServerOptions {
+  log: Logger
+  metrics: HttpMetrics
+  bodyLimitBytes: number
+  docsBaseUrl: string
+  /** Whether each request is logged (the control plane) or only failures (the verifier's hot path). */
+  logRequests: boolean
+  /** Why the server cannot serve correctly now, or [] when it can. */
+  notReadyReasons(): string[] | Promise<string[]>
+}
+
+export type KeygateServer = FastifyInstance<any, any, any, Logger, TypeBoxTypeProvider>
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i
+
+/**
+ * What every Keygate server shares: request ids, strict JSON, the contract's errors, 404/405, health
+ * endpoints and metrics. Never listens: the caller adds routes and decides.
+ */
+export function buildServer(options: ServerOptions): KeygateServer {
+  const app = Fastify({
+    loggerInstance: options.log,
+    logController: new LogController({ disableRequestLogging: !options.logRequests, requestIdLogLabel: 'requestId' }),
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: requestIdOf,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Proto-poisoned bodies are refused with a 400, never parsed.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    schemaErrorFormatter,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+  app.setValidatorCompiler(validatorCompiler)
+  // Only JSON bodies: a POST of text/plain is a 415, not a string that fails validation.
+  app.removeContentTypeParser(['text/plain'])
+
+  installErrorHandling(app, options.docsBaseUrl)
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id)
+    // Writes are JSON, also when empty: a POST without a JSON content type is a 415 before anything else.
+    if (request.method === 'POST' && request.routeOptions.url !== undefined && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+      done(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'content-type: must be application/json'))
+      return
+    }
+    done()
+  })
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    options.metrics.requests.labels(route, request.method, String(reply.statusCode)).inc()
+    options.metrics.duration.labels(route).observe(reply.elapsedTime / 1000)
+    done()
+  })
+
+  app.get('/livez', { logLevel: 'warn' }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
+    const reasons = await options.notReadyReasons()
+    if (reasons.length === 0) return { status: 'ready' }
+    return renderError(new ApiError('UNAVAILABLE', `not ready: ${reasons.join('; ')}`), request, reply, options.docsBaseUrl)
+  })
+  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+    reply.type(options.metrics.registry.contentType)
+    return options.metrics.registry.metrics()
+  })
+  return app
+}

@@ -1,0 +1,67 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, ERRORS, StoreUnavailableError, WriteConflictError, type ErrorCode } from '../errors.js'
+
+const CODE_BY_STATUS = new Map<number, ErrorCode>(
+  Object.entries(ERRORS).map(([code, status]) => [status, code as ErrorCode]),
+)
+
+/** Any thrown value → the contract's error. Messages of anything ≥ 500 are never shown to clients. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err
+  if (err instanceof StoreUnavailableError) return new ApiError('UNAVAILABLE', 'the store cannot be reached; retry later')
+  if (err instanceof WriteConflictError) return new ApiError('CONFLICT', 'the record was changed by another request; retry')
+  const fastifyError = err as Partial<FastifyError>
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'body: is larger than the limit')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'content-type: must be application/json')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('BAD_REQUEST', 'body: is empty; send a JSON object')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      // The parser also refuses `__proto__` and `constructor.prototype` keys here (prototype poisoning).
+      return new ApiError('BAD_REQUEST', 'body: is not valid JSON, or has a __proto__ or constructor.prototype key')
+  }
+  const status = fastifyError.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Parser errors (invalid JSON, __proto__ keys) arrive as SyntaxErrors with a 400.
+    const message = err instanceof SyntaxError ? `body: is not valid JSON (${err.message})` : fastifyError.message ?? 'bad request'
+    return new ApiError(CODE_BY_STATUS.get(status) ?? 'BAD_REQUEST', message)
+  }
+  return new ApiError('INTERNAL_SERVER_ERROR', 'internal error; the request id identifies it in our logs')
+}
+
+export function renderError(error: ApiError, request: FastifyRequest, reply: FastifyReply, docsBaseUrl: string) {
+  if (error.headers) reply.headers(error.headers)
+  if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
+  return reply.code(error.statusCode).type('application/json').send({
+    error: { code: error.code, message: error.message, docs: `${docsBaseUrl}/errors/${error.code}`, requestId: request.id },
+  })
+}
+
+/** The one error handler and the 404/405 handler of every Keygate server. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function installErrorHandling(app: FastifyInstance<any, any, any, any, any>, docsBaseUrl: string): void {
+  const methodsByPath = new Map<string, Set<string>>()
+  app.addHook('onRoute', (route) => {
+    const methods = methodsByPath.get(route.url) ?? new Set<string>()
+    for (const method of [route.method].flat()) methods.add(method)
+    methodsByPath.set(route.url, methods)
+  })
+
+  app.setErrorHandler((err, request, reply) => {
+    const error = toApiError(err)
+    if (error.statusCode >= 500) request.log.error({ err }, 'request failed')
+    else if (error.code === 'UNAVAILABLE') request.log.warn({ err }, 'store unavailable')
+    return renderError(error, request, reply, docsBaseUrl)
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? ''
+    const allowed = methodsByPath.get(path)
+    const error = allowed
+      ? new ApiError('METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}`, { allow: [...allowed].join(', ') })
+      : new ApiError('NOT_FOUND', `no operation at ${request.method} ${path}`)
+    return renderError(error, request, reply, docsBaseUrl)
+  })
+}

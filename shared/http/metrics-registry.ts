@@ -1,0 +1,30 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+
+export interface HttpMetrics {
+  registry: Registry
+  requests: Counter<'route' | 'method' | 'status'>
+  duration: Histogram<'route'>
+}
+
+/** One registry per server (not prom-client's global), so several servers can live in one process. */
+export function createMetricsRegistry(service: string): HttpMetrics {
+  const registry = new Registry()
+  registry.setDefaultLabels({ service })
+  collectDefaultMetrics({ register: registry, prefix: 'keygate_' })
+  return {
+    registry,
+    requests: new Counter({
+      name: 'keygate_http_requests_total',
+      help: 'HTTP requests answered, by route, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'keygate_http_request_duration_seconds',
+      help: 'Time from request to response, by route',
+      labelNames: ['route'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+  }
+}

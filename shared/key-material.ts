@@ -1,0 +1,46 @@
+import { hash as oneShotHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import bs58 from 'bs58'
+
+/**
+ * Keys are generated, hashed and displayed here and nowhere else.
+ * At rest a key is only its SHA-256 in standard base64 (44 chars), the same hash Unkey stores.
+ */
+
+export const KEY_BYTES_DEFAULT = 16
+export const KEY_BYTES_MIN = 16
+export const KEY_BYTES_MAX = 255
+export const KEY_PREFIX_PATTERN = '^[a-zA-Z0-9]{1,16}$'
+const START_CHARS = 4
+
+export interface NewKey {
+  /** The plaintext: returned once by createKey, never stored or logged. */
+  key: string
+  hash: string
+  /** The prefix plus the first characters of the random part, kept for display. */
+  start: string
+}
+
+export function generateKey(prefix: string | undefined, byteLength: number = KEY_BYTES_DEFAULT): NewKey {
+  const head = prefix ? `${prefix}_` : ''
+  const body = bs58.encode(randomBytes(byteLength))
+  const key = head + body
+  return { key, hash: hashKey(key), start: head + body.slice(0, START_CHARS) }
+}
+
+/** SHA-256, standard base64. One-shot `crypto.hash` costs a third of createHash().update().digest(). */
+export function hashKey(key: string): string {
+  return oneShotHash('sha256', key, 'base64')
+}
+
+/** Constant-time equality of two hashes (or any two strings). */
+export function secretsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  // Compare against itself on a length mismatch so the time taken does not depend on where they differ.
+  return timingSafeEqual(left, left.length === right.length ? right : left) && left.length === right.length
+}
+
+/** Root keys are keys too, with a prefix that says what they are. */
+export function generateRootKey(): NewKey {
+  return generateKey('kgroot', 32)
+}

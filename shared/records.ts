@@ -1,0 +1,59 @@
+/** What the stores hold. Hashes live here and in change events; response schemas keep them off the wire. */
+
+export interface ApiRecord {
+  id: string
+  name: string
+  createdAt: number
+  /** Set by apis.deleteApi before it deletes the keys: a deleting api is gone for every reader. */
+  deleting?: boolean
+}
+
+export interface KeyRecord {
+  id: string
+  /** SHA-256 of the key, standard base64. */
+  hash: string
+  apiId: string
+  start: string
+  name?: string
+  ownerId?: string
+  meta?: Record<string, unknown>
+  environment?: string
+  enabled: boolean
+  createdAt: number
+  updatedAt?: number
+  /** The shard revision of the record's last write: newer wins in every cache. */
+  rev: number
+}
+
+/** Fields a writer sets on a new key; the store assigns `rev`. */
+export type NewKeyRecord = Omit<KeyRecord, 'rev'>
+
+/** updateKey's patch: a field absent is unchanged, `null` clears it. */
+export interface KeyPatch {
+  name?: string | null
+  ownerId?: string | null
+  meta?: Record<string, unknown> | null
+  enabled?: boolean
+}
+
+export interface RootKeyRecord {
+  id: string
+  hash: string
+  name?: string
+  /** `*` or `api.<apiId|*>.<action>`. */
+  permissions: string[]
+  createdAt: number
+}
+
+/** Apply a patch to a record (pure): the one definition of updateKey's field semantics for every store. */
+export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number): NewKeyRecord {
+  const { rev: _rev, ...next } = record
+  for (const field of ['name', 'ownerId', 'meta'] as const) {
+    const value = patch[field]
+    if (value === null) delete next[field]
+    else if (value !== undefined) (next as Record<string, unknown>)[field] = value
+  }
+  if (patch.enabled !== undefined) next.enabled = patch.enabled
+  next.updatedAt = nowMs
+  return next
+}

@@ -1,0 +1,68 @@
+import type { ChangeEvent } from '../change-event.js'
+import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord, RootKeyRecord } from '../records.js'
+
+export interface KeyPage {
+  keys: KeyRecord[]
+  total: number
+}
+
+export interface KeyWrite {
+  record: KeyRecord
+  event: ChangeEvent
+  /** The write is durable and logged, but Redis refused to publish it: verifiers learn of it from the log. */
+  publishFailed?: boolean
+}
+
+/** A shard's change log has been trimmed past the position a reader asked for: it cannot be replayed. */
+export const LOG_TRIMMED = 'trimmed' as const
+
+/**
+ * Where Keygate keeps apis, keys and root keys. The store is the truth; caches and events are hints.
+ *
+ * Contract (the suite in test/integration/key-store.contract.ts runs it against every implementation):
+ * - Absence is `null` (or `false`), never an exception. Deleted apis, and apis being deleted, are absent.
+ * - Every write that can change a verdict is atomic per record: it bumps the record's shard revision, stores
+ *   that revision on the record, appends the change to the shard's capped log and publishes it on the change
+ *   feed, all as one step, and returns the event. A write that throws changed nothing.
+ * - Revisions are per shard (`shardOf(hash)`), start at 1 and only grow.
+ * - Store failures throw `StoreUnavailableError`; a lost compare-and-set throws `WriteConflictError`.
+ * - Lookups by key id and per-api indexes never decide a verdict: they point at records, and a pointer whose
+ *   record is gone is skipped (and cleaned up once old enough to not be a write in flight).
+ */
+export interface KeyStore {
+  /** `redis` or `memory`, for liveness answers and logs. */
+  readonly kind: 'redis' | 'memory'
+
+  createApi(api: ApiRecord): Promise<void>
+  getApi(apiId: string): Promise<ApiRecord | null>
+  /** Marks the api deleting (absent to readers from now on); returns it, or null if there was none. */
+  markApiDeleting(apiId: string): Promise<ApiRecord | null>
+  /** Whether the api exists, including one that is being deleted. */
+  apiExistsOrDeleting(apiId: string): Promise<'exists' | 'deleting' | 'absent'>
+  /** Removes the api record and its indexes; call after every key of it is deleted. */
+  removeApi(apiId: string): Promise<void>
+
+  /** Creates the key; false if a key with the same hash already exists (nothing written). */
+  createKey(record: NewKeyRecord): Promise<KeyWrite | false>
+  getKeyById(keyId: string): Promise<KeyRecord | null>
+  /** The verifier's miss path: one read in one shard. */
+  getKeyByHash(hash: string): Promise<KeyRecord | null>
+  /** Applies the patch if the record is still at `expectedRev`; null if the key is gone. */
+  updateKey(keyId: string, patch: KeyPatch, expectedRev: number, nowMs: number): Promise<KeyWrite | null>
+  /** Deletes the key and its indexes; null if it was not there. */
+  deleteKey(keyId: string): Promise<KeyWrite | null>
+  /** Keys of an api sorted by id, after `cursor` (an id, exclusive); cost proportional to `limit`. */
+  listKeys(apiId: string, options: { cursor?: string; limit: number; ownerId?: string }): Promise<KeyPage>
+
+  createRootKey(record: RootKeyRecord): Promise<void>
+  getRootKeyByHash(hash: string): Promise<RootKeyRecord | null>
+
+  /** Current revision of every shard, index = shard (0 where nothing was written yet). */
+  readRevisions(): Promise<number[]>
+  /** Changes of a shard with rev > afterRev, oldest first, at most `limit`; LOG_TRIMMED if it no longer reaches back. */
+  readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED>
+
+  /** Throws StoreUnavailableError when the store cannot serve. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}

@@ -1,0 +1,166 @@
+import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
+import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
+import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
+import { SHARD_COUNT, shardOf } from '../shards.js'
+import { WriteConflictError } from '../errors.js'
+import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite } from './key-store.js'
+import { SortedIds } from './sorted-ids.js'
+
+/**
+ * The embedded default: a real KeyStore in process memory, passing the same contract suite as Redis.
+ * Everything is lost when the process exits.
+ */
+export class MemoryKeyStore implements KeyStore {
+  readonly kind = 'memory' as const
+  private readonly apis = new Map<string, ApiRecord>()
+  private readonly apiKeyIds = new Map<string, SortedIds>()
+  /** `<apiId> <ownerId>` → ids: listKeys by externalId costs the page, as on Redis. */
+  private readonly ownerKeyIds = new Map<string, SortedIds>()
+  private readonly keysByHash = new Map<string, KeyRecord>()
+  private readonly hashById = new Map<string, string>()
+  private readonly rootKeys = new Map<string, RootKeyRecord>()
+  private readonly revisions: number[] = new Array<number>(SHARD_COUNT).fill(0)
+  private readonly logs: ChangeEvent[][] = Array.from({ length: SHARD_COUNT }, () => [])
+  private readonly feed: MemoryChangeFeed
+
+  constructor(feed: MemoryChangeFeed) {
+    this.feed = feed
+  }
+
+  async createApi(api: ApiRecord): Promise<void> {
+    this.apis.set(api.id, structuredClone(api))
+    this.apiKeyIds.set(api.id, new SortedIds())
+  }
+
+  async getApi(apiId: string): Promise<ApiRecord | null> {
+    const api = this.apis.get(apiId)
+    return api && !api.deleting ? structuredClone(api) : null
+  }
+
+  async markApiDeleting(apiId: string): Promise<ApiRecord | null> {
+    const api = this.apis.get(apiId)
+    if (!api) return null
+    api.deleting = true
+    return structuredClone(api)
+  }
+
+  async apiExistsOrDeleting(apiId: string): Promise<'exists' | 'deleting' | 'absent'> {
+    const api = this.apis.get(apiId)
+    return !api ? 'absent' : api.deleting ? 'deleting' : 'exists'
+  }
+
+  async removeApi(apiId: string): Promise<void> {
+    this.apis.delete(apiId)
+    this.apiKeyIds.delete(apiId)
+  }
+
+
+  async createKey(input: NewKeyRecord): Promise<KeyWrite | false> {
+    if (this.keysByHash.has(input.hash)) return false
+    const write = this.write(input, 'created')
+    this.hashById.set(input.id, input.hash)
+    this.indexOf(this.apiKeyIds, input.apiId).add(input.id)
+    if (input.ownerId !== undefined) this.indexOf(this.ownerKeyIds, ownerIndexKey(input.apiId, input.ownerId)).add(input.id)
+    return write
+  }
+
+  async getKeyById(keyId: string): Promise<KeyRecord | null> {
+    const hash = this.hashById.get(keyId)
+    return hash === undefined ? null : this.getKeyByHash(hash)
+  }
+
+  async getKeyByHash(hash: string): Promise<KeyRecord | null> {
+    const record = this.keysByHash.get(hash)
+    return record ? structuredClone(record) : null
+  }
+
+  async updateKey(keyId: string, patch: KeyPatch, expectedRev: number, nowMs: number): Promise<KeyWrite | null> {
+    const hash = this.hashById.get(keyId)
+    const current = hash === undefined ? undefined : this.keysByHash.get(hash)
+    if (!current) return null
+    if (current.rev !== expectedRev) throw new WriteConflictError()
+    const previousOwner = current.ownerId
+    const write = this.write(applyKeyPatch(current, structuredClone(patch), nowMs), 'updated')
+    if (previousOwner !== write.record.ownerId) {
+      if (previousOwner !== undefined) this.ownerKeyIds.get(ownerIndexKey(current.apiId, previousOwner))?.delete(keyId)
+      if (write.record.ownerId !== undefined) {
+        this.indexOf(this.ownerKeyIds, ownerIndexKey(current.apiId, write.record.ownerId)).add(keyId)
+      }
+    }
+    return write
+  }
+
+  async deleteKey(keyId: string): Promise<KeyWrite | null> {
+    const hash = this.hashById.get(keyId)
+    const current = hash === undefined ? undefined : this.keysByHash.get(hash)
+    if (!current) return null
+    const { rev: _rev, ...rest } = current
+    const write = this.write(rest, 'deleted')
+    this.keysByHash.delete(current.hash)
+    this.hashById.delete(keyId)
+    this.apiKeyIds.get(current.apiId)?.delete(keyId)
+    if (current.ownerId !== undefined) this.ownerKeyIds.get(ownerIndexKey(current.apiId, current.ownerId))?.delete(keyId)
+    return write
+  }
+
+  async listKeys(apiId: string, options: { cursor?: string; limit: number; ownerId?: string }): Promise<KeyPage> {
+    const ids = options.ownerId === undefined
+      ? this.apiKeyIds.get(apiId)
+      : this.ownerKeyIds.get(ownerIndexKey(apiId, options.ownerId))
+    if (!ids) return { keys: [], total: 0 }
+    const keys: KeyRecord[] = []
+    for (const id of ids.after(options.cursor)) {
+      const record = this.keysByHash.get(this.hashById.get(id) ?? '')
+      if (!record) continue
+      keys.push(structuredClone(record))
+      if (keys.length === options.limit) break
+    }
+    return { keys, total: ids.size }
+  }
+
+  async createRootKey(record: RootKeyRecord): Promise<void> {
+    this.rootKeys.set(record.hash, structuredClone(record))
+  }
+
+  async getRootKeyByHash(hash: string): Promise<RootKeyRecord | null> {
+    const record = this.rootKeys.get(hash)
+    return record ? structuredClone(record) : null
+  }
+
+  async readRevisions(): Promise<number[]> {
+    return [...this.revisions]
+  }
+
+  async readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED> {
+    const log = this.logs[shard] ?? []
+    const oldest = log[0]?.rev ?? (this.revisions[shard] ?? 0) + 1
+    if (afterRev + 1 < oldest) return LOG_TRIMMED
+    return log.filter((event) => event.rev > afterRev).slice(0, limit).map((event) => ({ ...event }))
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  private indexOf(indexes: Map<string, SortedIds>, name: string): SortedIds {
+    let ids = indexes.get(name)
+    if (!ids) indexes.set(name, (ids = new SortedIds()))
+    return ids
+  }
+
+  /** Revision bump, record, log append and publish: one synchronous step, like the Redis script. */
+  private write(input: NewKeyRecord, kind: ChangeKind): KeyWrite {
+    const shard = shardOf(input.hash)
+    const rev = (this.revisions[shard] = (this.revisions[shard] ?? 0) + 1)
+    const record: KeyRecord = { ...structuredClone(input), rev }
+    if (kind !== 'deleted') this.keysByHash.set(record.hash, record)
+    const event: ChangeEvent = { v: 1, shard, rev, kind, keyId: record.id, hash: record.hash, apiId: record.apiId }
+    const log = this.logs[shard]!
+    log.push(event)
+    if (log.length > CHANGE_LOG_MAX_LEN) log.splice(0, log.length - CHANGE_LOG_MAX_LEN)
+    this.feed.publish(event)
+    return { record: structuredClone(record), event: { ...event } }
+  }
+}
+
+const ownerIndexKey = (apiId: string, ownerId: string) => `${apiId} ${ownerId}`

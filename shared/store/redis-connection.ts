@@ -1,0 +1,65 @@
+import { Redis, type RedisOptions } from 'ioredis'
+import { StoreUnavailableError } from '../errors.js'
+
+/**
+ * Connections fail fast instead of queueing: a request that cannot reach Redis answers 503 at once
+ * rather than hanging, and the client retries. Reconnects go on in the background for ever.
+ */
+export function connectionOptions(name: string): RedisOptions {
+  return {
+    connectionName: `keygate-${name}`,
+    enableAutoPipelining: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    commandTimeout: 2_000,
+    lazyConnect: true,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1_000),
+  }
+}
+
+/**
+ * A connection that connects and reconnects in the background: servers start even while Redis is down
+ * and report it through readiness.
+ */
+export function createRedis(url: string, name: string, overrides: RedisOptions = {}): Redis {
+  const redis = new Redis(url, { ...connectionOptions(name), lazyConnect: false, ...overrides })
+  // Errors are surfaced by commands and readiness; without a listener ioredis would print each to stderr.
+  redis.on('error', () => {})
+  return redis
+}
+
+/** Opens a connection to `url` and waits until it is ready (or throws StoreUnavailableError). */
+export async function openRedis(url: string, name: string, overrides: RedisOptions = {}): Promise<Redis> {
+  const redis = new Redis(url, { ...connectionOptions(name), ...overrides })
+  // Errors are surfaced by commands and readiness; without a listener ioredis would print each to stderr.
+  redis.on('error', () => {})
+  try {
+    await redis.connect()
+  } catch (err) {
+    redis.disconnect()
+    throw new StoreUnavailableError(`cannot connect to Redis at ${redactUrl(url)}`, { cause: err })
+  }
+  return redis
+}
+
+/** A Redis URL without its password, for logs and errors. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '<invalid url>'
+  }
+}
+
+// Replies that mean "Redis cannot serve this now", as opposed to a bug in a command or script.
+const UNAVAILABLE_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS)\b/
+
+/** Maps a Redis client error to StoreUnavailableError when it means Redis could not be used. */
+export function toStoreError(err: unknown): unknown {
+  if (err instanceof StoreUnavailableError) return err
+  if (err instanceof Error && err.name === 'ReplyError' && !UNAVAILABLE_REPLIES.test(err.message)) return err
+  return new StoreUnavailableError('the store cannot be reached', { cause: err })
+}

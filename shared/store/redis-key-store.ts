@@ -1,0 +1,241 @@
+import type { Redis } from 'ioredis'
+import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
+import { WriteConflictError } from '../errors.js'
+import { idTimestamp } from '../ids.js'
+import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
+import { SHARD_COUNT, shardOf } from '../shards.js'
+import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite } from './key-store.js'
+import { redisKeys } from './redis-keys.js'
+import { toStoreError } from './redis-connection.js'
+import { WRITE_KEY_SCRIPT } from './redis-scripts.js'
+
+type WriteReply = [number, string]
+
+interface ScriptedRedis extends Redis {
+  writeKey(record: string, revision: string, log: string, ...args: (string | number)[]): Promise<WriteReply>
+}
+
+// An index entry whose record is missing is a write in flight until it is this old; then it is debris.
+const DANGLING_AFTER_MS = 60_000
+
+/** Production KeyStore on Redis (single node, Sentinel or Cluster: every multi-key step stays in one slot). */
+export class RedisKeyStore implements KeyStore {
+  readonly kind = 'redis' as const
+  private readonly redis: ScriptedRedis
+  private readonly now: () => number
+
+  /** Takes over `redis`: close() closes it. */
+  constructor(redis: Redis, now: () => number = Date.now) {
+    redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
+    this.redis = redis as ScriptedRedis
+    this.now = now
+  }
+
+  async createApi(api: ApiRecord): Promise<void> {
+    await this.run(() => this.redis.set(redisKeys.api(api.id), JSON.stringify(api)))
+  }
+
+  async getApi(apiId: string): Promise<ApiRecord | null> {
+    const api = await this.readApi(apiId)
+    return api && !api.deleting ? api : null
+  }
+
+  async markApiDeleting(apiId: string): Promise<ApiRecord | null> {
+    const api = await this.readApi(apiId)
+    if (!api) return null
+    api.deleting = true
+    await this.run(() => this.redis.set(redisKeys.api(apiId), JSON.stringify(api), 'XX'))
+    return api
+  }
+
+  async apiExistsOrDeleting(apiId: string): Promise<'exists' | 'deleting' | 'absent'> {
+    const api = await this.readApi(apiId)
+    return !api ? 'absent' : api.deleting ? 'deleting' : 'exists'
+  }
+
+  async removeApi(apiId: string): Promise<void> {
+    // Owner indexes of the api were emptied key by key; the api's own keys go in one slot.
+    await this.run(() => this.redis.del(redisKeys.api(apiId), redisKeys.apiKeys(apiId)))
+  }
+
+  async createKey(input: NewKeyRecord): Promise<KeyWrite | false> {
+    // Pointers first: a crash after them leaves only an entry that readers skip, never an unlisted key.
+    await this.run(async () => {
+      await this.redis.set(redisKeys.keyIdIndex(input.id), input.hash)
+      const index = this.redis.multi().zadd(redisKeys.apiKeys(input.apiId), 0, input.id)
+      if (input.ownerId !== undefined) index.zadd(redisKeys.apiOwnerKeys(input.apiId, input.ownerId), 0, input.id)
+      await index.exec()
+    })
+    const write = await this.write(input, 'created', '')
+    if (write === 'exists') {
+      await this.removeIndexEntries(input.id, input.apiId, input.ownerId)
+      return false
+    }
+    if (write === 'missing' || write === 'conflict') throw new Error(`unexpected reply to create: ${write}`)
+    return write
+  }
+
+  async getKeyById(keyId: string): Promise<KeyRecord | null> {
+    const hash = await this.run(() => this.redis.get(redisKeys.keyIdIndex(keyId)))
+    if (hash === null) return null
+    const record = await this.getKeyByHash(hash)
+    return record && record.id === keyId ? record : null
+  }
+
+  async getKeyByHash(hash: string): Promise<KeyRecord | null> {
+    const [rev, doc] = await this.run(() => this.redis.hmget(redisKeys.record(hash), 'rev', 'doc'))
+    if (rev === null || doc === null || rev === undefined || doc === undefined) return null
+    return { ...(JSON.parse(doc) as NewKeyRecord), rev: Number(rev) }
+  }
+
+  async updateKey(keyId: string, patch: KeyPatch, expectedRev: number, nowMs: number): Promise<KeyWrite | null> {
+    const current = await this.getKeyById(keyId)
+    if (!current) return null
+    if (current.rev !== expectedRev) throw new WriteConflictError()
+    const next = applyKeyPatch(current, patch, nowMs)
+    const ownerChanged = next.ownerId !== current.ownerId
+    // New owner pointer before the record, old one after: a crash in between leaves an extra pointer that
+    // readers filter out by the record's ownerId, never a key missing from its owner's list.
+    if (ownerChanged && next.ownerId !== undefined) {
+      await this.run(() => this.redis.zadd(redisKeys.apiOwnerKeys(next.apiId, next.ownerId!), 0, keyId))
+    }
+    const write = await this.write(next, 'updated', String(expectedRev))
+    if (write === 'missing') return null
+    if (write === 'conflict') throw new WriteConflictError()
+    if (write === 'exists') throw new Error('unexpected reply to update: exists')
+    if (ownerChanged && current.ownerId !== undefined) {
+      await this.run(() => this.redis.zrem(redisKeys.apiOwnerKeys(current.apiId, current.ownerId!), keyId))
+    }
+    return write
+  }
+
+  async deleteKey(keyId: string): Promise<KeyWrite | null> {
+    const current = await this.getKeyById(keyId)
+    if (!current) return null
+    const { rev: _rev, ...rest } = current
+    const write = await this.write(rest, 'deleted', '')
+    if (write === 'missing') return null
+    if (write === 'exists' || write === 'conflict') throw new Error(`unexpected reply to delete: ${write}`)
+    await this.removeIndexEntries(keyId, current.apiId, current.ownerId)
+    return write
+  }
+
+  async listKeys(apiId: string, options: { cursor?: string; limit: number; ownerId?: string }): Promise<KeyPage> {
+    const index = options.ownerId === undefined ? redisKeys.apiKeys(apiId) : redisKeys.apiOwnerKeys(apiId, options.ownerId)
+    const keys: KeyRecord[] = []
+    let cursor = options.cursor
+    let total = 0
+    // Usually one round: a few more only when pointers were skipped (deleted or moved keys).
+    for (let round = 0; round < 5 && keys.length < options.limit; round++) {
+      const want = options.limit - keys.length
+      const [ids, count] = await this.run(() =>
+        Promise.all([
+          this.redis.zrangebylex(index, cursor === undefined ? '-' : `(${cursor}`, '+', 'LIMIT', 0, want),
+          this.redis.zcard(index),
+        ]),
+      )
+      total = count
+      const records = await Promise.all(ids.map((id) => this.getKeyById(id)))
+      ids.forEach((id, i) => {
+        const record = records[i]
+        if (record && record.apiId === apiId && (options.ownerId === undefined || record.ownerId === options.ownerId)) {
+          keys.push(record)
+        } else {
+          void this.cleanUpPointer(index, id, record ?? null).catch(() => {})
+        }
+      })
+      if (ids.length < want) break
+      cursor = ids[ids.length - 1]
+    }
+    return { keys, total }
+  }
+
+  async createRootKey(record: RootKeyRecord): Promise<void> {
+    await this.run(() => this.redis.set(redisKeys.rootKey(record.hash), JSON.stringify(record)))
+  }
+
+  async getRootKeyByHash(hash: string): Promise<RootKeyRecord | null> {
+    const doc = await this.run(() => this.redis.get(redisKeys.rootKey(hash)))
+    return doc === null ? null : (JSON.parse(doc) as RootKeyRecord)
+  }
+
+  async readRevisions(): Promise<number[]> {
+    // One GET per shard; auto-pipelining sends them in one round trip (per node on a Cluster).
+    const values = await this.run(() =>
+      Promise.all(Array.from({ length: SHARD_COUNT }, (_, shard) => this.redis.get(redisKeys.revision(shard)))),
+    )
+    return values.map((value) => (value === null ? 0 : Number(value)))
+  }
+
+  async readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED> {
+    const log = redisKeys.changeLog(shard)
+    const [oldest, entries, revision] = await this.run(() =>
+      Promise.all([
+        this.redis.xrange(log, '-', '+', 'COUNT', 1),
+        this.redis.xrange(log, `${afterRev + 1}-0`, '+', 'COUNT', limit),
+        this.redis.get(redisKeys.revision(shard)),
+      ]),
+    )
+    const oldestRev = oldest[0] ? parseInt(oldest[0][0], 10) : Number(revision ?? 0) + 1
+    if (afterRev + 1 < oldestRev) return LOG_TRIMMED
+    return entries.map(([id, fields]) => {
+      const field = (name: string) => fields[fields.indexOf(name) + 1] ?? ''
+      return {
+        v: 1, shard, rev: parseInt(id, 10), kind: field('kind') as ChangeKind,
+        keyId: field('keyId'), hash: field('hash'), apiId: field('apiId'),
+      }
+    })
+  }
+
+  async ping(): Promise<void> {
+    await this.run(() => this.redis.ping())
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect())
+  }
+
+  private async readApi(apiId: string): Promise<ApiRecord | null> {
+    const doc = await this.run(() => this.redis.get(redisKeys.api(apiId)))
+    return doc === null ? null : (JSON.parse(doc) as ApiRecord)
+  }
+
+  private async write(input: NewKeyRecord, kind: ChangeKind, expectedRev: string): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
+    const shard = shardOf(input.hash)
+    const [rev, outcome] = await this.run(() =>
+      this.redis.writeKey(
+        redisKeys.record(input.hash), redisKeys.revision(shard), redisKeys.changeLog(shard),
+        kind, expectedRev, JSON.stringify(input), input.id, input.hash, input.apiId, CHANGE_LOG_MAX_LEN,
+        redisKeys.changesChannel, shard,
+      ),
+    )
+    if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'
+    const event: ChangeEvent = { v: 1, shard, rev, kind, keyId: input.id, hash: input.hash, apiId: input.apiId }
+    return { record: { ...input, rev }, event, ...(outcome === 'publish-failed' ? { publishFailed: true } : {}) }
+  }
+
+  private async removeIndexEntries(keyId: string, apiId: string, ownerId: string | undefined): Promise<void> {
+    await this.run(async () => {
+      const index = this.redis.multi().zrem(redisKeys.apiKeys(apiId), keyId)
+      if (ownerId !== undefined) index.zrem(redisKeys.apiOwnerKeys(apiId, ownerId), keyId)
+      await index.exec()
+      await this.redis.del(redisKeys.keyIdIndex(keyId))
+    })
+  }
+
+  /** Drops a pointer whose record is gone or moved, once it is too old to be a write in flight. */
+  private async cleanUpPointer(index: string, keyId: string, record: KeyRecord | null): Promise<void> {
+    const writtenAt = record ? (record.updatedAt ?? record.createdAt) : idTimestamp(keyId)
+    if (writtenAt === undefined || this.now() - writtenAt < DANGLING_AFTER_MS) return
+    await this.redis.zrem(index, keyId)
+    if (!record) await this.redis.del(redisKeys.keyIdIndex(keyId))
+  }
+
+  private async run<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation()
+    } catch (err) {
+      throw toStoreError(err)
+    }
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The one write script: every change that can alter a verdict goes through it, so revision bump, record
+ * write, log append and publish are one atomic step in one hash slot. The log entry is appended before the
+ * record is touched so that a refused XADD leaves nothing half-written. PUBLISH runs under pcall: a refused
+ * publish must not undo a durable write (the log is the repair path), so it is only reported back.
+ *
+ * KEYS: record, revision counter, change log.
+ * ARGV: kind (created|updated|deleted), expected rev ('' = any), doc json, keyId, hash, apiId, log max length,
+ *       channel, shard.
+ * Returns {rev, published} or {0, 'exists'|'missing'|'conflict'}.
+ */
+export const WRITE_KEY_SCRIPT = `
+local kind = ARGV[1]
+local current = redis.call('HGET', KEYS[1], 'rev')
+if kind == 'created' then
+  if current then return {0, 'exists'} end
+else
+  if not current then return {0, 'missing'} end
+  if ARGV[2] ~= '' and current ~= ARGV[2] then return {0, 'conflict'} end
+end
+local rev = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], rev .. '-1',
+  'kind', kind, 'keyId', ARGV[4], 'hash', ARGV[5], 'apiId', ARGV[6])
+redis.call('SET', KEYS[2], rev)
+if kind == 'deleted' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('HSET', KEYS[1], 'rev', rev, 'doc', ARGV[3])
+end
+local event = '{"v":1,"shard":' .. ARGV[9] .. ',"rev":' .. rev .. ',"kind":"' .. kind .. '","keyId":' ..
+  cjson.encode(ARGV[4]) .. ',"hash":' .. cjson.encode(ARGV[5]) .. ',"apiId":' .. cjson.encode(ARGV[6]) .. '}'
+local published = redis.pcall('PUBLISH', ARGV[8], event)
+if type(published) == 'table' and published.err then return {rev, 'publish-failed'} end
+return {rev, 'published'}
+`

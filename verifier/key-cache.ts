@@ -1,0 +1,68 @@
+import { LRUCache } from 'lru-cache'
+import type { KeyRecord } from '../shared/records.js'
+import { shardOf } from '../shared/shards.js'
+
+export interface KeyCacheOptions {
+  /** Key records held at most. */
+  maxKeys: number
+  /** Unknown hashes remembered at most, in their own LRU so a flood of random keys cannot evict real ones. */
+  maxUnknown: number
+  /** How long an unknown hash is remembered; a create event for it forgets it at once. */
+  unknownTtlMs: number
+}
+
+/**
+ * Key records by hash, and a short memory of hashes that matched no key. Newer wins: a record replaces a
+ * cached one only if its revision is higher, and an event drops any cached record older than itself.
+ */
+export class KeyCache {
+  private readonly known: LRUCache<string, KeyRecord>
+  private readonly unknown: LRUCache<string, true>
+
+  constructor(options: KeyCacheOptions) {
+    this.known = new LRUCache({ max: options.maxKeys })
+    this.unknown = new LRUCache({ max: options.maxUnknown, ttl: options.unknownTtlMs, ttlAutopurge: false })
+  }
+
+  /** The cached record, null for a remembered unknown hash, undefined when the store must be asked. */
+  get(hash: string): KeyRecord | null | undefined {
+    const record = this.known.get(hash)
+    if (record !== undefined) return record
+    return this.unknown.get(hash) ? null : undefined
+  }
+
+  /** Stores what a read found, unless the cache already holds something newer. */
+  offer(hash: string, record: KeyRecord | null): void {
+    if (record === null) {
+      this.unknown.set(hash, true)
+      return
+    }
+    const cached = this.known.peek(hash)
+    if (cached === undefined || cached.rev < record.rev) this.known.set(hash, record)
+    this.unknown.delete(hash)
+  }
+
+  /** A change at `rev` happened to the key with this hash: forget whatever older state is cached. */
+  invalidate(hash: string, rev: number): void {
+    const cached = this.known.peek(hash)
+    if (cached !== undefined && cached.rev < rev) this.known.delete(hash)
+    this.unknown.delete(hash)
+  }
+
+  /** Forgets every entry of a shard whose changes can no longer be replayed. Returns how many went. */
+  dropShard(shard: number): number {
+    let dropped = 0
+    for (const hash of [...this.known.keys()]) {
+      if (shardOf(hash) === shard) {
+        this.known.delete(hash)
+        dropped++
+      }
+    }
+    this.unknown.clear()
+    return dropped
+  }
+
+  get size(): number {
+    return this.known.size
+  }
+}

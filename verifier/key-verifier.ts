@@ -1,0 +1,75 @@
+import type { Logger } from 'pino'
+import type { Registry } from 'prom-client'
+import type { Clock } from '../shared/clock.js'
+import type { ChangeFeed } from '../shared/feed/change-feed.js'
+import { hashKey } from '../shared/key-material.js'
+import type { KeyRecord } from '../shared/records.js'
+import type { KeyStore } from '../shared/store/key-store.js'
+import { verify, type Verdict, type VerifyRequest } from '../shared/verification.js'
+import { KeyCache, type KeyCacheOptions } from './key-cache.js'
+import { KeyLookup } from './key-lookup.js'
+import { ShardSync } from './shard-sync.js'
+import { createVerifierMetrics, type VerifierMetrics } from './verifier-metrics.js'
+
+export interface KeyVerifierDeps {
+  store: KeyStore
+  feed: ChangeFeed
+  clock: Clock
+  log: Logger
+  registry: Registry
+  cache: KeyCacheOptions
+}
+
+/**
+ * Answers "is this key valid?" from memory: hash → cache → the pure rules. A miss reads one record from the
+ * store; change events keep the cache current (ShardSync).
+ */
+export class KeyVerifier {
+  private readonly cache: KeyCache
+  private readonly lookup: KeyLookup
+  private readonly sync: ShardSync
+  private readonly clock: Clock
+  readonly metrics: VerifierMetrics
+
+  constructor(deps: KeyVerifierDeps) {
+    this.clock = deps.clock
+    this.cache = new KeyCache(deps.cache)
+    this.lookup = new KeyLookup(deps.store, this.cache)
+    this.metrics = createVerifierMetrics(deps.registry, () => this.cache.size)
+    const sink = {
+      changed: (event: { hash: string; rev: number }) => {
+        this.cache.invalidate(event.hash, event.rev)
+        this.lookup.changed(event.hash)
+      },
+      dropShard: (shard: number) => this.cache.dropShard(shard),
+    }
+    this.sync = new ShardSync(deps.store, deps.feed, sink, this.metrics, deps.log.child({ component: 'shard-sync' }))
+  }
+
+  /** Subscribes to changes and syncs; resolves when the verifier can answer correctly. */
+  start(): Promise<void> {
+    return this.sync.start()
+  }
+
+  get ready(): boolean {
+    return this.sync.ready
+  }
+
+  /** Synchronous on a cache hit; a promise only when the store must be read. */
+  verify(key: string, request: VerifyRequest): Verdict | Promise<Verdict> {
+    const hash = hashKey(key)
+    const cached = this.cache.get(hash)
+    if (cached !== undefined) {
+      this.metrics.cacheHits.inc()
+      return this.decide(cached, request)
+    }
+    this.metrics.cacheMisses.inc()
+    return this.lookup.read(hash).then((record) => this.decide(record, request))
+  }
+
+  private decide(record: KeyRecord | null, request: VerifyRequest): Verdict {
+    const verdict = verify(record, request, this.clock.now())
+    this.metrics.verdicts.labels(verdict.code).inc()
+    return verdict
+  }
+}
