@@ -22,9 +22,11 @@ export class MemoryKeyStore implements KeyStore {
   private readonly revisions: number[] = new Array<number>(SHARD_COUNT).fill(0)
   private readonly logs: ChangeEvent[][] = Array.from({ length: SHARD_COUNT }, () => [])
   private readonly feed: MemoryChangeFeed
+  private readonly changeLogMaxLen: number
 
-  constructor(feed: MemoryChangeFeed) {
+  constructor(feed: MemoryChangeFeed, options: { changeLogMaxLen?: number } = {}) {
     this.feed = feed
+    this.changeLogMaxLen = options.changeLogMaxLen ?? CHANGE_LOG_MAX_LEN
   }
 
   async createApi(api: ApiRecord): Promise<void> {
@@ -157,7 +159,7 @@ export class MemoryKeyStore implements KeyStore {
     const event: ChangeEvent = { v: 1, shard, rev, kind, keyId: record.id, hash: record.hash, apiId: record.apiId }
     const log = this.logs[shard]!
     log.push(event)
-    if (log.length > CHANGE_LOG_MAX_LEN) log.splice(0, log.length - CHANGE_LOG_MAX_LEN)
+    if (log.length > this.changeLogMaxLen) log.splice(0, log.length - this.changeLogMaxLen)
     this.feed.publish(event)
     return { record: structuredClone(record), event: { ...event } }
   }

@@ -1,0 +1,3 @@
+import { controlPlaneSuite } from './control-plane.api.js'
+
+controlPlaneSuite('the memory store', () => undefined)

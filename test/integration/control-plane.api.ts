@@ -1,0 +1,312 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newId } from '../../shared/ids.js'
+import { generateRootKey, hashKey } from '../../shared/key-material.js'
+import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
+
+type Json = Record<string, any>
+
+/** The control plane's HTTP contract (../shared/API.md), run on the memory store and on Redis. */
+export function controlPlaneSuite(name: string, redisUrl: () => string | undefined): void {
+  describe(`control plane over ${name}`, () => {
+    let server: TestServer
+    const auth = { authorization: `Bearer ${TEST_ROOT_KEY}` }
+
+    beforeAll(async () => {
+      server = await startTestControlPlane({ redisUrl: redisUrl() })
+    })
+    afterAll(async () => {
+      await server.close()
+    })
+
+    async function post(path: string, body: unknown, headers: Record<string, string> = auth) {
+      const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
+      return { status: response.statusCode, body: response.json() as Json, headers: response.headers }
+    }
+    async function get(path: string, headers: Record<string, string> = auth) {
+      const response = await server.app.inject({ method: 'GET', url: `/v1/${path}`, headers })
+      return { status: response.statusCode, body: response.json() as Json, headers: response.headers }
+    }
+    async function createApi(): Promise<string> {
+      const { status, body } = await post('apis.createApi', { name: 'suite' })
+      expect(status).toBe(200)
+      return body.apiId
+    }
+    async function createKey(apiId: string, fields: Json = {}): Promise<{ keyId: string; key: string }> {
+      const { status, body } = await post('keys.createKey', { apiId, ...fields })
+      expect(status, JSON.stringify(body)).toBe(200)
+      return body as { keyId: string; key: string }
+    }
+    const verify = (body: Json) => post('keys.verifyKey', body, {})
+
+    describe('the seed flow', () => {
+      it('creates an api and reads it back', async () => {
+        const { body } = await post('apis.createApi', { name: 'payments' })
+        expect(body).toEqual({ apiId: expect.stringMatching(/^api_[1-9A-HJ-NP-Za-km-z]{22}$/), name: 'payments' })
+        const read = await get(`apis.getApi?apiId=${body.apiId}`)
+        expect(read).toMatchObject({ status: 200, body: { id: body.apiId, name: 'payments', createdAt: expect.any(Number) } })
+      })
+
+      it('creates a key, verifies it, disables it (valid:false, enabled:false), re-enables it', async () => {
+        const apiId = await createApi()
+        const { keyId, key } = await createKey(apiId, { name: 'checkout', prefix: 'sk', meta: { plan: 'pro' }, externalId: 'user_1', environment: 'live' })
+        expect(keyId).toMatch(/^key_/)
+        expect(key).toMatch(/^sk_[1-9A-HJ-NP-Za-km-z]{20,24}$/)
+
+        const valid = await verify({ key })
+        expect(valid.status).toBe(200)
+        expect(valid.body).toEqual({
+          keyId, valid: true, code: 'VALID', name: 'checkout', ownerId: 'user_1', meta: { plan: 'pro' }, enabled: true,
+          environment: 'live', requestId: valid.headers['x-request-id'],
+        })
+
+        expect(await post('keys.updateKey', { keyId, enabled: false })).toMatchObject({ status: 200, body: {} })
+        const disabled = await verify({ key })
+        expect(disabled.status).toBe(200)
+        expect(disabled.body).toMatchObject({ keyId, valid: false, code: 'DISABLED', enabled: false })
+
+        await post('keys.updateKey', { keyId, enabled: true })
+        expect((await verify({ key })).body).toMatchObject({ keyId, valid: true, code: 'VALID', enabled: true })
+      })
+
+      it('returns the key record by id, without its hash, with start = prefix plus 4 characters', async () => {
+        const apiId = await createApi()
+        const { keyId, key } = await createKey(apiId, { name: 'n', prefix: 'pk', byteLength: 32, meta: { tier: 1 }, ownerId: 'o', enabled: false })
+        const { status, body } = await get(`keys.getKey?keyId=${keyId}`)
+        expect(status).toBe(200)
+        expect(body).toEqual({ id: keyId, start: key.slice(0, 7), apiId, name: 'n', ownerId: 'o', meta: { tier: 1 }, createdAt: expect.any(Number), enabled: false })
+        expect(JSON.stringify(body)).not.toContain(hashKey(key))
+        expect(JSON.stringify(body)).not.toContain(key)
+      })
+
+      it('updates with omitted = unchanged and null = cleared', async () => {
+        const apiId = await createApi()
+        const { keyId } = await createKey(apiId, { name: 'before', meta: { a: 1 }, externalId: 'x' })
+        await post('keys.updateKey', { keyId, name: null, meta: { b: 2 } })
+        const { body } = await get(`keys.getKey?keyId=${keyId}`)
+        expect(body).toMatchObject({ meta: { b: 2 }, ownerId: 'x', updatedAt: expect.any(Number) })
+        expect(body).not.toHaveProperty('name')
+        await post('keys.updateKey', { keyId, externalId: null, meta: null })
+        const cleared = (await get(`keys.getKey?keyId=${keyId}`)).body
+        expect(cleared).not.toHaveProperty('ownerId')
+        expect(cleared).not.toHaveProperty('meta')
+      })
+
+      it('answers NOT_FOUND for an unknown key with nothing but the verdict', async () => {
+        const { status, body, headers } = await verify({ key: 'sk_doesnotexist000000000' })
+        expect(status).toBe(200)
+        expect(body).toEqual({ valid: false, code: 'NOT_FOUND', requestId: headers['x-request-id'] })
+      })
+
+      it('answers FORBIDDEN when apiId is not the key’s', async () => {
+        const apiId = await createApi()
+        const { keyId, key } = await createKey(apiId)
+        expect((await verify({ key, apiId })).body).toMatchObject({ valid: true, code: 'VALID' })
+        expect((await verify({ key, apiId: 'api_other' })).body).toMatchObject({ keyId, valid: false, code: 'FORBIDDEN', enabled: true })
+      })
+
+      it('creates a disabled key that does not verify until enabled', async () => {
+        const apiId = await createApi()
+        const { keyId, key } = await createKey(apiId, { enabled: false })
+        expect((await verify({ key })).body).toMatchObject({ code: 'DISABLED', enabled: false })
+        await post('keys.updateKey', { keyId, enabled: true })
+        expect((await verify({ key })).body).toMatchObject({ code: 'VALID' })
+      })
+
+      it('deletes a key: it stops verifying and is gone', async () => {
+        const apiId = await createApi()
+        const { keyId, key } = await createKey(apiId)
+        expect((await verify({ key })).body.valid).toBe(true)
+        expect(await post('keys.deleteKey', { keyId })).toMatchObject({ status: 200, body: {} })
+        expect((await verify({ key })).body).toMatchObject({ valid: false, code: 'NOT_FOUND' })
+        expect((await get(`keys.getKey?keyId=${keyId}`)).status).toBe(404)
+        expect((await post('keys.deleteKey', { keyId })).status).toBe(404)
+      })
+
+      it('deletes an api: every key of it stops verifying, the api is gone', async () => {
+        const apiId = await createApi()
+        const keys = await Promise.all(Array.from({ length: 5 }, () => createKey(apiId)))
+        for (const { key } of keys) expect((await verify({ key })).body.valid).toBe(true)
+        expect(await post('apis.deleteApi', { apiId })).toMatchObject({ status: 200, body: {} })
+        for (const { key } of keys) expect((await verify({ key })).body.code).toBe('NOT_FOUND')
+        expect((await get(`apis.getApi?apiId=${apiId}`)).status).toBe(404)
+        expect((await get(`apis.listKeys?apiId=${apiId}`)).status).toBe(404)
+        expect((await post('keys.createKey', { apiId })).status).toBe(404)
+        expect((await post('apis.deleteApi', { apiId })).status).toBe(404)
+      })
+
+      it('pages listKeys over 27 keys by cursor, sorted by id, cursor only on full pages', async () => {
+        const apiId = await createApi()
+        const created: string[] = []
+        for (let i = 0; i < 27; i++) created.push((await createKey(apiId, { externalId: i < 4 ? 'acme' : undefined })).keyId)
+        const pages: Json[] = []
+        let cursor: string | undefined
+        do {
+          const { status, body } = await get(`apis.listKeys?apiId=${apiId}&limit=10${cursor ? `&cursor=${cursor}` : ''}`)
+          expect(status).toBe(200)
+          pages.push(body)
+          cursor = body.cursor
+        } while (cursor && pages.length < 10)
+        expect(pages.map((p) => p.keys.length)).toEqual([10, 10, 7])
+        expect(pages.map((p) => p.total)).toEqual([27, 27, 27])
+        expect(pages[0]!.cursor).toBe(pages[0]!.keys[9].id)
+        expect(pages[2]).not.toHaveProperty('cursor')
+        const listed = pages.flatMap((p) => p.keys.map((k: Json) => k.id))
+        expect(listed).toEqual([...created].sort())
+        for (const key of pages[0]!.keys) expect(Object.keys(key).sort()).toEqual(expect.not.arrayContaining(['hash', 'rev']))
+
+        const acme = (await get(`apis.listKeys?apiId=${apiId}&externalId=acme`)).body
+        expect(acme.total).toBe(4)
+        expect(acme.keys.map((k: Json) => k.ownerId)).toEqual(['acme', 'acme', 'acme', 'acme'])
+        expect((await get(`apis.listKeys?apiId=${apiId}&limit=101`)).status).toBe(400)
+        expect((await get(`apis.listKeys?apiId=${apiId}&limit=0`)).status).toBe(400)
+      })
+
+      it('answers liveness without a root key', async () => {
+        expect(await get('liveness', {})).toMatchObject({ status: 200, body: { status: 'ok', services: { store: redisUrl() ? 'redis' : 'memory' } } })
+      })
+    })
+
+    describe('bad input: a clear 4xx in the contract shape, nothing written', () => {
+      const errorShape = (code: string) => ({
+        error: { code, message: expect.any(String), docs: `https://keygate.dev/docs/errors/${code}`, requestId: expect.stringMatching(/^req_/) },
+      })
+
+      it('rejects a body that is not JSON', async () => {
+        const response = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: '{"key":' })
+        expect(response.statusCode).toBe(400)
+        expect(response.json()).toEqual(errorShape('BAD_REQUEST'))
+      })
+
+      it('names the field of a wrong type, a missing field and an unknown field', async () => {
+        expect((await verify({ key: 42 })).body.error.message).toBe('key: must be a string')
+        const apiId = await createApi()
+        const { keyId } = await createKey(apiId)
+        const wrong = await post('keys.updateKey', { keyId, enabled: 'false' })
+        expect(wrong).toMatchObject({ status: 400, body: errorShape('BAD_REQUEST') })
+        expect(wrong.body.error.message).toBe('enabled: must be a boolean')
+        expect((await post('keys.createKey', { name: 'x' })).body.error.message).toBe('apiId: is required')
+        expect((await post('keys.createKey', { apiId, nmae: 'typo' })).body.error.message).toBe('nmae: is not a known field')
+        expect((await post('keys.updateKey', { keyId, enabled: null })).status).toBe(400)
+        expect((await get(`keys.getKey?keyId=${keyId}`)).body.enabled).toBe(true)
+      })
+
+      it('refuses fields of later versions with a clear 400 and creates nothing', async () => {
+        const apiId = await createApi()
+        for (const field of ['expires', 'remaining', 'refill', 'ratelimit', 'roles', 'permissions']) {
+          const { status, body } = await post('keys.createKey', { apiId, [field]: 1 })
+          expect(status).toBe(400)
+          expect(body.error.message).toBe(`${field}: is not supported by this Keygate version yet`)
+        }
+        expect((await get(`apis.listKeys?apiId=${apiId}`)).body.total).toBe(0)
+        expect((await verify({ key: 'x', ratelimits: [] })).status).toBe(400)
+      })
+
+      it('refuses recoverable keys and decrypt with 412', async () => {
+        const apiId = await createApi()
+        expect(await post('keys.createKey', { apiId, recoverable: true })).toMatchObject({ status: 412, body: errorShape('PRECONDITION_FAILED') })
+        const { keyId } = await createKey(apiId, { recoverable: false })
+        expect((await get(`keys.getKey?keyId=${keyId}&decrypt=true`)).status).toBe(412)
+        expect((await get(`apis.listKeys?apiId=${apiId}&decrypt=true`)).status).toBe(412)
+      })
+
+      it('checks limits: names, prefixes, byteLength, meta size and depth, body size', async () => {
+        const apiId = await createApi()
+        expect((await post('apis.createApi', { name: '' })).status).toBe(400)
+        expect((await post('apis.createApi', { name: 'x'.repeat(257) })).status).toBe(400)
+        expect((await post('keys.createKey', { apiId, prefix: 'bad_prefix' })).status).toBe(400)
+        expect((await post('keys.createKey', { apiId, byteLength: 15 })).status).toBe(400)
+        expect((await post('keys.createKey', { apiId, byteLength: 256 })).status).toBe(400)
+        expect(await post('keys.createKey', { apiId, meta: { blob: 'x'.repeat(70_000) } })).toMatchObject({ status: 413, body: errorShape('PAYLOAD_TOO_LARGE') })
+        let deep: Json = {}
+        for (let i = 0; i < 20; i++) deep = { d: deep }
+        expect((await post('keys.createKey', { apiId, meta: deep })).status).toBe(400)
+        expect((await post('keys.createKey', { apiId, meta: [1, 2] })).status).toBe(400)
+        const huge = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ key: 'x'.repeat(1_100_000) }) })
+        expect(huge.statusCode).toBe(413)
+        expect(huge.json()).toEqual(errorShape('PAYLOAD_TOO_LARGE'))
+        expect((await get(`apis.listKeys?apiId=${apiId}`)).body.total).toBe(0)
+      })
+
+      it('answers 415 for a POST without a JSON content type, 405 for a wrong method, 404 for no route', async () => {
+        const plain = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'text/plain' }, payload: 'key' })
+        expect(plain.statusCode).toBe(415)
+        expect(plain.json()).toEqual(errorShape('UNSUPPORTED_MEDIA_TYPE'))
+        const none = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey' })
+        expect(none.statusCode).toBe(415)
+        const wrongMethod = await server.app.inject({ method: 'GET', url: '/v1/keys.createKey', headers: auth })
+        expect(wrongMethod.statusCode).toBe(405)
+        expect(wrongMethod.headers.allow).toBe('POST')
+        expect(wrongMethod.json()).toEqual(errorShape('METHOD_NOT_ALLOWED'))
+        const put = await server.app.inject({ method: 'PUT', url: '/v1/apis.getApi' })
+        expect(put.statusCode).toBe(405)
+        const missing = await get('keys.nope')
+        expect(missing).toMatchObject({ status: 404, body: errorShape('NOT_FOUND') })
+      })
+
+      it('answers 404 for ids that match nothing, well formed or not', async () => {
+        expect(await get('keys.getKey?keyId=key_1111111111111111111111')).toMatchObject({ status: 404, body: errorShape('NOT_FOUND') })
+        expect((await get('keys.getKey?keyId=whatever')).status).toBe(404)
+        expect((await get('apis.getApi?apiId=nope')).status).toBe(404)
+        expect((await post('keys.updateKey', { keyId: 'key_nope', enabled: false })).status).toBe(404)
+        expect((await post('keys.createKey', { apiId: 'api_nope' })).status).toBe(404)
+      })
+
+      it('accepts a GET with a JSON content type and no body (as Unkey’s SDK sends)', async () => {
+        const apiId = await createApi()
+        const response = await server.app.inject({ method: 'GET', url: `/v1/apis.getApi?apiId=${apiId}`, headers: { ...auth, 'content-type': 'application/json' } })
+        expect(response.statusCode).toBe(200)
+      })
+
+      it('echoes a safe X-Request-Id and replaces an unsafe one', async () => {
+        const echoed = await server.app.inject({ method: 'GET', url: '/v1/liveness', headers: { 'x-request-id': 'abc.DEF-123_x' } })
+        expect(echoed.headers['x-request-id']).toBe('abc.DEF-123_x')
+        const replaced = await server.app.inject({ method: 'GET', url: '/v1/keys.nope', headers: { 'x-request-id': 'bad id<script>' } })
+        expect(replaced.headers['x-request-id']).toMatch(/^req_/)
+        expect(replaced.json().error.requestId).toBe(replaced.headers['x-request-id'])
+      })
+    })
+
+    describe('root keys: 401 vs 403', () => {
+      it('answers 401 with WWW-Authenticate without a bearer, with a wrong root key, and with an ordinary key', async () => {
+        const apiId = await createApi()
+        const { key } = await createKey(apiId)
+        for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-root-key-000000' }, { authorization: `Bearer ${key}` }]) {
+          const response = await post('apis.createApi', { name: 'x' }, headers)
+          expect(response.status).toBe(401)
+          expect(response.body.error.code).toBe('UNAUTHORIZED')
+          expect(response.headers['www-authenticate']).toBe('Bearer')
+        }
+        // Authentication comes before validation: no schema details for strangers.
+        expect((await post('keys.createKey', { wrong: true }, {})).status).toBe(401)
+        expect((await get(`apis.getApi?apiId=${apiId}`, {})).status).toBe(401)
+      })
+
+      it('answers 403 when a stored root key lacks the permission, and lets it do what it may', async () => {
+        const apiId = await createApi()
+        const otherApiId = await createApi()
+        const { keyId } = await createKey(apiId)
+        const { keyId: otherKeyId } = await createKey(otherApiId)
+        const { key: readerKey, hash } = generateRootKey()
+        await server.backend.store.createRootKey({ id: newId('root'), hash, permissions: [`api.${apiId}.read_key`, `api.${apiId}.read_api`], createdAt: Date.now() })
+        const reader = { authorization: `Bearer ${readerKey}` }
+
+        expect((await get(`keys.getKey?keyId=${keyId}`, reader)).status).toBe(200)
+        expect((await get(`apis.listKeys?apiId=${apiId}`, reader)).status).toBe(200)
+        const denied = await get(`keys.getKey?keyId=${otherKeyId}`, reader)
+        expect(denied).toMatchObject({ status: 403, body: { error: { code: 'INSUFFICIENT_PERMISSIONS' } } })
+        expect((await post('keys.updateKey', { keyId, enabled: false }, reader)).status).toBe(403)
+        expect((await post('keys.createKey', { apiId }, reader)).status).toBe(403)
+        expect((await post('apis.createApi', { name: 'x' }, reader)).status).toBe(403)
+        expect((await post('apis.deleteApi', { apiId }, reader)).status).toBe(403)
+        expect((await get(`keys.getKey?keyId=${keyId}`)).body.enabled).toBe(true)
+      })
+
+      it('grants api.*.<action> on every api', async () => {
+        const apiId = await createApi()
+        const { key: creatorKey, hash } = generateRootKey()
+        await server.backend.store.createRootKey({ id: newId('root'), hash, permissions: ['api.*.create_key'], createdAt: Date.now() })
+        expect((await post('keys.createKey', { apiId }, { authorization: `Bearer ${creatorKey}` })).status).toBe(200)
+      })
+    })
+  })
+}

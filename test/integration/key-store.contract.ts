@@ -1,0 +1,236 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ChangeEvent } from '../../shared/change-event.js'
+import { WriteConflictError } from '../../shared/errors.js'
+import type { ChangeFeed } from '../../shared/feed/change-feed.js'
+import { newId } from '../../shared/ids.js'
+import { generateKey, hashKey } from '../../shared/key-material.js'
+import type { NewKeyRecord } from '../../shared/records.js'
+import { shardOf } from '../../shared/shards.js'
+import { LOG_TRIMMED, type KeyStore } from '../../shared/store/key-store.js'
+import { waitFor } from '../support/wait-for.js'
+
+export interface StoreHarness {
+  store: KeyStore
+  feed: ChangeFeed
+  /** Makes the shard's change log keep only its last `keep` entries (as trimming under load would). */
+  trimLog(shard: number, keep: number): Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * The KeyStore + ChangeFeed contract, run against every implementation (memory and Redis): the embedded
+ * default must behave exactly like production.
+ */
+export function keyStoreContract(name: string, open: () => Promise<StoreHarness>): void {
+  describe(`KeyStore contract: ${name}`, () => {
+    let harness: StoreHarness
+    let store: KeyStore
+    const events: ChangeEvent[] = []
+    let subscribedCalls = 0
+
+    beforeAll(async () => {
+      harness = await open()
+      store = harness.store
+      await harness.feed.subscribe({ onEvent: (e) => events.push(e), onSubscribed: () => subscribedCalls++, onDisconnected: () => {} })
+    })
+    afterAll(async () => {
+      await harness.close()
+    })
+
+    async function newApi() {
+      const api = { id: newId('api'), name: 'contract', createdAt: Date.now() }
+      await store.createApi(api)
+      return api
+    }
+
+    function newKey(apiId: string, extra: Partial<NewKeyRecord> = {}): NewKeyRecord {
+      const { hash, start } = generateKey('t')
+      return { id: newId('key'), hash, start, apiId, enabled: true, createdAt: Date.now(), ...extra }
+    }
+
+    it('calls onSubscribed once the subscription is live', () => {
+      expect(subscribedCalls).toBe(1)
+    })
+
+    it('creates, reads and reports absent apis as null', async () => {
+      const api = await newApi()
+      expect(await store.getApi(api.id)).toEqual(api)
+      expect(await store.getApi('api_missing')).toBeNull()
+      expect(await store.apiExistsOrDeleting(api.id)).toBe('exists')
+    })
+
+    it('hides an api being deleted, then removes it', async () => {
+      const api = await newApi()
+      expect(await store.markApiDeleting(api.id)).toMatchObject({ id: api.id, deleting: true })
+      expect(await store.getApi(api.id)).toBeNull()
+      expect(await store.apiExistsOrDeleting(api.id)).toBe('deleting')
+      await store.removeApi(api.id)
+      expect(await store.apiExistsOrDeleting(api.id)).toBe('absent')
+      expect(await store.markApiDeleting(api.id)).toBeNull()
+    })
+
+    it('creates a key: record by id and by hash carry the revision of its created event, which is published', async () => {
+      const api = await newApi()
+      const input = newKey(api.id, { name: 'n', ownerId: 'o', meta: { a: [1, { b: 0.1 }] }, environment: 'live' })
+      const write = await store.createKey(input)
+      if (!write) throw new Error('create failed')
+      expect(write.event).toEqual({ v: 1, shard: shardOf(input.hash), rev: write.record.rev, kind: 'created', keyId: input.id, hash: input.hash, apiId: api.id })
+      expect(write.record).toEqual({ ...input, rev: write.event.rev })
+      expect(await store.getKeyById(input.id)).toEqual(write.record)
+      expect(await store.getKeyByHash(input.hash)).toEqual(write.record)
+      await waitFor(() => events.find((e) => e.keyId === input.id && e.rev === write.event.rev), 'the created event')
+      expect(events.find((e) => e.keyId === input.id)).toEqual(write.event)
+    })
+
+    it('refuses a second key with the same hash and writes nothing', async () => {
+      const api = await newApi()
+      const input = newKey(api.id)
+      await store.createKey(input)
+      const revisionBefore = (await store.readRevisions())[shardOf(input.hash)]
+      const twin = { ...input, id: newId('key') }
+      expect(await store.createKey(twin)).toBe(false)
+      expect((await store.readRevisions())[shardOf(input.hash)]).toBe(revisionBefore)
+      expect(await store.getKeyById(twin.id)).toBeNull()
+      expect((await store.listKeys(api.id, { limit: 10 })).keys.map((k) => k.id)).toEqual([input.id])
+    })
+
+    it('answers null for unknown keys', async () => {
+      expect(await store.getKeyById('key_missing')).toBeNull()
+      expect(await store.getKeyByHash(hashKey('no such key'))).toBeNull()
+      expect(await store.updateKey('key_missing', { enabled: false }, 1, Date.now())).toBeNull()
+      expect(await store.deleteKey('key_missing')).toBeNull()
+    })
+
+    it('updates with patch semantics (absent = unchanged, null = cleared) and a higher revision', async () => {
+      const api = await newApi()
+      const created = await store.createKey(newKey(api.id, { name: 'old', ownerId: 'o1', meta: { x: 1 } }))
+      if (!created) throw new Error('create failed')
+      const write = await store.updateKey(created.record.id, { name: null, meta: { y: 2 }, enabled: false }, created.record.rev, 1234)
+      if (!write) throw new Error('update failed')
+      expect(write.event.kind).toBe('updated')
+      expect(write.event.rev).toBeGreaterThan(created.record.rev)
+      const stored = await store.getKeyById(created.record.id)
+      expect(stored).toEqual(write.record)
+      expect(stored).toMatchObject({ ownerId: 'o1', meta: { y: 2 }, enabled: false, updatedAt: 1234, rev: write.event.rev })
+      expect(stored).not.toHaveProperty('name')
+    })
+
+    it('refuses an update against a stale revision (compare-and-set) and changes nothing', async () => {
+      const api = await newApi()
+      const created = await store.createKey(newKey(api.id))
+      if (!created) throw new Error('create failed')
+      await store.updateKey(created.record.id, { name: 'first' }, created.record.rev, Date.now())
+      await expect(store.updateKey(created.record.id, { name: 'second' }, created.record.rev, Date.now())).rejects.toBeInstanceOf(WriteConflictError)
+      expect((await store.getKeyById(created.record.id))?.name).toBe('first')
+    })
+
+    it('lets exactly one of two concurrent updates against the same revision win', async () => {
+      const api = await newApi()
+      for (let round = 0; round < 10; round++) {
+        const created = await store.createKey(newKey(api.id))
+        if (!created) throw new Error('create failed')
+        const outcomes = await Promise.allSettled([
+          store.updateKey(created.record.id, { name: 'a' }, created.record.rev, Date.now()),
+          store.updateKey(created.record.id, { name: 'b' }, created.record.rev, Date.now()),
+        ])
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1)
+        const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
+        expect(lost.reason).toBeInstanceOf(WriteConflictError)
+      }
+    })
+
+    it('deletes a key: gone by id, by hash and from its lists, with a deleted event at a new revision', async () => {
+      const api = await newApi()
+      const input = newKey(api.id, { ownerId: 'owner' })
+      const created = await store.createKey(input)
+      if (!created) throw new Error('create failed')
+      const write = await store.deleteKey(input.id)
+      expect(write?.event).toMatchObject({ kind: 'deleted', keyId: input.id, hash: input.hash })
+      expect(write!.event.rev).toBeGreaterThan(created.event.rev)
+      expect(await store.getKeyById(input.id)).toBeNull()
+      expect(await store.getKeyByHash(input.hash)).toBeNull()
+      expect((await store.listKeys(api.id, { limit: 10 })).keys).toEqual([])
+      expect((await store.listKeys(api.id, { limit: 10, ownerId: 'owner' })).keys).toEqual([])
+      expect(await store.deleteKey(input.id)).toBeNull()
+    })
+
+    it('keeps per-shard revisions that only grow and match the last write', async () => {
+      const api = await newApi()
+      const created = await store.createKey(newKey(api.id))
+      if (!created) throw new Error('create failed')
+      const shard = created.event.shard
+      expect((await store.readRevisions())[shard]).toBe(created.event.rev)
+      const updated = await store.updateKey(created.record.id, { enabled: false }, created.record.rev, Date.now())
+      expect(updated!.event.rev).toBe(created.event.rev + 1)
+      const revisions = await store.readRevisions()
+      expect(revisions).toHaveLength(64)
+      expect(revisions[shard]).toBe(updated!.event.rev)
+    })
+
+    it('replays a shard log after a revision, in order, and says when it was trimmed past it', async () => {
+      const api = await newApi()
+      const created = await store.createKey(newKey(api.id))
+      if (!created) throw new Error('create failed')
+      let record = created.record
+      for (let i = 0; i < 5; i++) {
+        const write = await store.updateKey(record.id, { name: `v${i}` }, record.rev, Date.now())
+        record = write!.record
+      }
+      const shard = created.event.shard
+      const replay = await store.readChanges(shard, created.event.rev, 100)
+      if (replay === LOG_TRIMMED) throw new Error('unexpectedly trimmed')
+      expect(replay.map((e) => e.rev)).toEqual(replay.map((e) => e.rev).sort((a, b) => a - b))
+      expect(replay.filter((e) => e.keyId === record.id).map((e) => e.kind)).toEqual(['updated', 'updated', 'updated', 'updated', 'updated'])
+      expect(replay.at(-1)).toMatchObject({ rev: record.rev, keyId: record.id, hash: record.hash, apiId: api.id, shard, v: 1 })
+      expect(await store.readChanges(shard, record.rev, 100)).toEqual([])
+
+      await harness.trimLog(shard, 2)
+      expect(await store.readChanges(shard, created.event.rev, 100)).toBe(LOG_TRIMMED)
+      const tail = await store.readChanges(shard, record.rev - 2, 100)
+      expect(tail).not.toBe(LOG_TRIMMED)
+      expect((tail as ChangeEvent[]).map((e) => e.rev)).toEqual([record.rev - 1, record.rev])
+    })
+
+    it('lists keys sorted by id with cursor paging, a total, and an owner filter', async () => {
+      const api = await newApi()
+      const ids: string[] = []
+      for (let i = 0; i < 27; i++) {
+        const input = newKey(api.id, { ownerId: i % 3 === 0 ? 'acme' : undefined })
+        await store.createKey(input)
+        ids.push(input.id)
+      }
+      ids.sort()
+      const seen: string[] = []
+      let cursor: string | undefined
+      for (let page = 0; page < 10; page++) {
+        const result = await store.listKeys(api.id, { cursor, limit: 10 })
+        expect(result.total).toBe(27)
+        seen.push(...result.keys.map((k) => k.id))
+        if (result.keys.length < 10) break
+        cursor = result.keys.at(-1)!.id
+      }
+      expect(seen).toEqual(ids)
+      const acme = await store.listKeys(api.id, { limit: 100, ownerId: 'acme' })
+      expect(acme.total).toBe(9)
+      expect(acme.keys.every((k) => k.ownerId === 'acme')).toBe(true)
+
+      // Moving a key to another owner moves it between the owner's lists.
+      const moved = acme.keys[0]!
+      await store.updateKey(moved.id, { ownerId: 'globex' }, moved.rev, Date.now())
+      expect((await store.listKeys(api.id, { limit: 100, ownerId: 'acme' })).keys.map((k) => k.id)).not.toContain(moved.id)
+      expect((await store.listKeys(api.id, { limit: 100, ownerId: 'globex' })).keys.map((k) => k.id)).toEqual([moved.id])
+    })
+
+    it('stores root keys by hash', async () => {
+      const { hash } = generateKey('root')
+      const record = { id: newId('root'), hash, permissions: ['api.*.read_key'], createdAt: Date.now() }
+      await store.createRootKey(record)
+      expect(await store.getRootKeyByHash(hash)).toEqual(record)
+      expect(await store.getRootKeyByHash(hashKey('other'))).toBeNull()
+    })
+
+    it('answers ping when it can serve', async () => {
+      await expect(store.ping()).resolves.toBeUndefined()
+    })
+  })
+}

@@ -1,0 +1,15 @@
+/** Polls `check` until it returns a truthy value or the time is up (for things that happen on other processes). */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 5_000, everyMs = 10): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  for (;;) {
+    try {
+      const value = await check()
+      if (value) return value as NonNullable<T>
+    } catch (err) {
+      last = err
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`)
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
+  }
+}
