@@ -18,9 +18,9 @@ const INSTALL_HINT =
   'Install it with: sudo apt-get install -y redis-server   (Debian/Ubuntu; macOS: brew install redis)'
 
 /** Starts a throw-away redis-server on a free port (no persistence) and waits until it answers. */
-export async function startRedisServer(extraArgs: string[] = []): Promise<RedisServer> {
+export async function startRedisServer(extraArgs: string[] = [], fixedPort?: number): Promise<RedisServer> {
   if (spawnSync('redis-server', ['--version']).error) throw new Error(INSTALL_HINT)
-  const port = await freePort()
+  const port = fixedPort ?? (await freePort())
   const dir = mkdtempSync(join(tmpdir(), 'keygate-redis-'))
   const child: ChildProcess = spawn(
     'redis-server',
