@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
+
+describe('the keygate command line', () => {
+  const running: KeygateProcess[] = []
+  afterAll(async () => {
+    await Promise.all(running.map((p) => p.stop()))
+  })
+
+  it('prints --help for every command', async () => {
+    const top = await runKeygate(['--help'])
+    expect(top.code).toBe(0)
+    for (const command of ['control-plane', 'verifier', 'dev', 'root-key create']) {
+      expect(top.stdout).toContain(command)
+      const help = await runKeygate([...command.split(' '), '--help'])
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain(`Usage: keygate ${command}`)
+    }
+    expect((await runKeygate(['verifier', '--help'])).stdout).toMatch(/--redis\s+REDIS_URL/)
+  })
+
+  it('fails at start-up listing every bad option, with a non-zero exit', async () => {
+    const result = await runKeygate(['verifier', '--port', 'nope', '--cache-size', '0'], { REDIS_URL: 'mysql://x', LOG_LEVEL: 'chatty' })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--port: must be a whole number')
+    expect(result.stderr).toContain('--cache-size: must be a whole number from 1')
+    expect(result.stderr).toContain('REDIS_URL: must be a redis://')
+    expect(result.stderr).toContain('LOG_LEVEL: must be one of')
+    expect((await runKeygate(['frobnicate'])).code).toBe(2)
+  })
+
+  it('runs `keygate dev` without Redis, printing its URL and a root key that works', async () => {
+    const dev = await startKeygate(['dev'], { REDIS_URL: 'redis://127.0.0.1:1' })
+    running.push(dev)
+    const rootKey = /root key: (\S+)/.exec(dev.output())?.[1]
+    expect(rootKey).toMatch(/^kgroot_/)
+    expect(dev.output()).toContain(`URL:      ${dev.url}`)
+    const headers = { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }
+    const api = await (await fetch(`${dev.url}/v1/apis.createApi`, { method: 'POST', headers, body: JSON.stringify({ name: 'dev' }) })).json() as { apiId: string }
+    const created = await (await fetch(`${dev.url}/v1/keys.createKey`, { method: 'POST', headers, body: JSON.stringify({ apiId: api.apiId }) })).json() as { key: string; keyId: string }
+    const verify = () => fetch(`${dev.url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: created.key }) }).then((r) => r.json() as Promise<{ valid: boolean; code: string }>)
+    expect(await verify()).toMatchObject({ valid: true })
+    await fetch(`${dev.url}/v1/keys.updateKey`, { method: 'POST', headers, body: JSON.stringify({ keyId: created.keyId, enabled: false }) })
+    expect(await verify()).toMatchObject({ valid: false, code: 'DISABLED' })
+    expect(await (await fetch(`${dev.url}/v1/liveness`)).json()).toMatchObject({ services: { store: 'memory' } })
+  })
+
+  it('uses KEYGATE_ROOT_KEY in dev mode and never prints it', async () => {
+    const rootKey = 'my-own-dev-root-key-123456'
+    const dev = await startKeygate(['dev'], { KEYGATE_ROOT_KEY: rootKey })
+    running.push(dev)
+    expect(dev.output()).toContain('(from KEYGATE_ROOT_KEY)')
+    const ok = await fetch(`${dev.url}/v1/apis.createApi`, { method: 'POST', headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }, body: '{"name":"x"}' })
+    expect(ok.status).toBe(200)
+    expect(dev.output()).not.toContain(rootKey)
+  })
+
+  it('exits 0 on SIGTERM after draining', async () => {
+    const dev = await startKeygate(['dev'])
+    expect(await dev.stop('SIGTERM')).toBe(0)
+  })
+})

@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { freePort } from './free-port.js'
+import { waitFor } from './wait-for.js'
+
+/** The built CLI: end-to-end tests run what users run (`npm test` builds first). */
+export const CLI = fileURLToPath(new URL('../../dist/shared/cli/keygate.js', import.meta.url))
+
+export interface KeygateProcess {
+  url: string
+  child: ChildProcess
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** Runs `keygate <args>` on a free port and waits until /readyz answers 200. */
+export async function startKeygate(args: string[], env: Record<string, string> = {}): Promise<KeygateProcess> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`)
+  const port = await freePort()
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'debug', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += String(chunk)))
+  child.stderr!.on('data', (chunk) => (output += String(chunk)))
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(async () => {
+    if (child.exitCode !== null) throw new Error(`keygate ${args.join(' ')} exited ${child.exitCode}: ${output}`)
+    return (await fetch(`${url}/readyz`)).status === 200
+  }, `keygate ${args[0]} to be ready`, 15_000, 50)
+  return {
+    url,
+    child,
+    output: () => output,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+      child.kill(signal)
+      return exited
+    },
+  }
+}
+
+/** Runs the CLI to completion. */
+export function runKeygate(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += String(chunk)))
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)))
+    child.on('exit', (code) => resolve({ code, stdout, stderr }))
+  })
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, controlPlaneConfig, devConfig, rootKeyCreateConfig, verifierConfig } from '../../shared/config/config.js'
+
+describe('configuration', () => {
+  it('has defaults for every server option', () => {
+    expect(verifierConfig([], {})).toMatchObject({ port: 7071, host: '0.0.0.0', redisUrl: 'redis://127.0.0.1:6379', logLevel: 'info', bodyLimitBytes: 1_048_576 })
+    expect(controlPlaneConfig([], {})).toMatchObject({ port: 7070, rootKey: undefined })
+    expect(devConfig([], {})).toMatchObject({ port: 7070, host: '127.0.0.1' })
+  })
+
+  it('reads the environment, and flags win over it', () => {
+    const env = { PORT: '8000', REDIS_URL: 'redis://redis:6379', LOG_LEVEL: 'warn' }
+    expect(verifierConfig([], env)).toMatchObject({ port: 8000, redisUrl: 'redis://redis:6379', logLevel: 'warn' })
+    expect(verifierConfig(['--port', '9000', '--redis=redis://other:1'], env)).toMatchObject({ port: 9000, redisUrl: 'redis://other:1' })
+  })
+
+  it('lists every problem at once', () => {
+    let error: unknown
+    try {
+      controlPlaneConfig(['--port', '70000', '--bogus', 'x'], { REDIS_URL: 'http://x', KEYGATE_ROOT_KEY: 'short', LOG_LEVEL: 'loud' })
+    } catch (err) {
+      error = err
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const problems = (error as ConfigError).problems
+    expect(problems.join('\n')).toMatch(/--bogus/)
+    expect(problems.join('\n')).toMatch(/REDIS_URL: must be a redis/)
+    expect(problems.join('\n')).toMatch(/KEYGATE_ROOT_KEY: must be at least 16/)
+    expect(problems.join('\n')).toMatch(/LOG_LEVEL: must be one of/)
+  })
+
+  it('returns frozen objects', () => {
+    expect(Object.isFrozen(verifierConfig([], {}))).toBe(true)
+  })
+
+  it('checks root-key permissions', () => {
+    expect(rootKeyCreateConfig(['--permissions', '*'], {}).permissions).toEqual(['*'])
+    expect(rootKeyCreateConfig(['--permissions', 'api.*.read_key, api.api_x.update_key'], {}).permissions).toEqual(['api.*.read_key', 'api.api_x.update_key'])
+    expect(() => rootKeyCreateConfig(['--permissions', 'api.x.fly'], {})).toThrow(/not '\*' or api/)
+    expect(() => rootKeyCreateConfig([], {})).toThrow(/KEYGATE_PERMISSIONS \(--permissions\) is required/)
+  })
+})
