@@ -8,5 +8,7 @@ export default defineConfig({
     pool: 'forks',
     // Every file that needs Redis starts its own server on a free port: files never share state.
     fileParallelism: true,
+    // The JSON report lets .ci/run print a one-line "N passed, N failed" summary.
+    reporters: ['default', ['json', { outputFile: '.tmp/vitest-report.json' }]],
   },
 })

@@ -128,7 +128,7 @@ describe('end to end: control plane + verifier processes on Redis', () => {
       dump.push(name)
       if (type === 'string') dump.push(String(await redis.admin.get(name)))
       else if (type === 'hash') dump.push(JSON.stringify(await redis.admin.hgetall(name)))
-      else if (type === 'zset') dump.push(JSON.stringify(await redis.admin.zrange(name, 0, -1)))
+      else if (type === 'zset') dump.push(JSON.stringify(await redis.admin.zrange(name, '0', '-1')))
       else if (type === 'stream') dump.push(JSON.stringify(await redis.admin.xrange(name, '-', '+')))
     }
     const metrics = (await Promise.all([controlPlane.url, verifier.url].map(async (base) => (await fetch(`${base}/metrics`)).text()))).join('\n')

@@ -270,7 +270,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
       it('answers 401 with WWW-Authenticate without a bearer, with a wrong root key, and with an ordinary key', async () => {
         const apiId = await createApi()
         const { key } = await createKey(apiId)
-        for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-root-key-000000' }, { authorization: `Bearer ${key}` }]) {
+        for (const headers of [{} as Record<string, string>, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-root-key-000000' }, { authorization: `Bearer ${key}` }]) {
           const response = await post('apis.createApi', { name: 'x' }, headers)
           expect(response.status).toBe(401)
           expect(response.body.error.code).toBe('UNAUTHORIZED')

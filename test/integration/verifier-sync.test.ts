@@ -137,7 +137,7 @@ describe('verifier cache and change feed on Redis', () => {
     expect(await verdict(server, key)).toMatchObject({ valid: true })
     await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     expect(await verdict(server, key)).toMatchObject({ valid: true })
-    await redis.admin.client('KILL', 'TYPE', 'pubsub')
+    await redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
     await waitFor(async () => (await verdict(server, key)).code === 'DISABLED', 'the resync after reconnect', 5_000, 5)
   })
 
