@@ -1,7 +1,5 @@
-import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
-import { buildServer, type KeygateServer } from '../shared/http/build-server.js'
-import type { HttpMetrics } from '../shared/http/metrics-registry.js'
+import { buildServer, type KeygateServer, type ServerBase } from '../shared/http/build-server.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 import type { KeyStore } from '../shared/store/key-store.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
@@ -18,26 +16,19 @@ import { registerGetKey } from './routes/keys-get-key.js'
 import { registerUpdateKey } from './routes/keys-update-key.js'
 import { registerLiveness } from './routes/liveness.js'
 
-export interface ControlPlaneAppDeps {
+export interface ControlPlaneAppDeps extends ServerBase {
   store: KeyStore
   /** Answers keys.verifyKey on the control plane through the verifier's own code path. */
   verifier: KeyVerifier
   clock: Clock
-  log: Logger
-  metrics: HttpMetrics
   bootstrapRootKey: string | undefined
-  bodyLimitBytes: number
-  docsBaseUrl: string
 }
 
 /** The control plane's HTTP surface. Never listens: control-plane/main.ts does, tests inject. */
 export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const storeReady = storeReadiness(deps.store)
   const app = buildServer({
-    log: deps.log,
-    metrics: deps.metrics,
-    bodyLimitBytes: deps.bodyLimitBytes,
-    docsBaseUrl: deps.docsBaseUrl,
+    ...deps,
     logRequests: true,
     notReadyReasons: async () => [
       ...(await storeReady()),

@@ -1,29 +1,24 @@
 import type { Logger } from 'pino'
 import { systemClock } from '../shared/clock.js'
 import type { ControlPlaneConfig } from '../shared/config/config.js'
-import { RedisChangeFeed } from '../shared/feed/redis-change-feed.js'
+import type { KeygateServer } from '../shared/http/build-server.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
 import { createLogger } from '../shared/logger.js'
-import { createRedis, redactUrl } from '../shared/store/redis-connection.js'
-import { RedisKeyStore } from '../shared/store/redis-key-store.js'
+import { openRedisBackend } from '../shared/store/redis-backend.js'
+import { redactUrl } from '../shared/store/redis-connection.js'
 import { KeyVerifier } from '../verifier/key-verifier.js'
 import { buildControlPlaneApp } from './app.js'
-import type { KeygateServer } from '../shared/http/build-server.js'
 
 /** `keygate control-plane`: the management API on Redis. Listens at once; /readyz says when it can serve. */
 export async function startControlPlane(config: ControlPlaneConfig, log: Logger = createLogger(config.logLevel, 'control-plane')): Promise<KeygateServer> {
-  const store = new RedisKeyStore(createRedis(config.redisUrl, 'control-plane'))
-  const feed = new RedisChangeFeed(createRedis(config.redisUrl, 'control-plane-changes', { autoResubscribe: false }))
+  const { store, feed, close } = openRedisBackend(config.redisUrl, 'control-plane')
   const metrics = createMetricsRegistry('control-plane')
   const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache })
   const app = buildControlPlaneApp({
     store, verifier, clock: systemClock, log, metrics, bootstrapRootKey: config.rootKey,
     bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl,
   })
-  app.addHook('onClose', async () => {
-    await feed.close()
-    await store.close()
-  })
+  app.addHook('onClose', close)
   verifier.start().catch((err) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
   await app.listen({ port: config.port, host: config.host })
   log.info({ redis: redactUrl(config.redisUrl), bootstrapRootKey: config.rootKey !== undefined }, 'control plane started')

@@ -1,28 +1,19 @@
-import type { Logger } from 'pino'
-import { buildServer, type KeygateServer } from '../shared/http/build-server.js'
-import type { HttpMetrics } from '../shared/http/metrics-registry.js'
+import { buildServer, type KeygateServer, type ServerBase } from '../shared/http/build-server.js'
 import type { KeyStore } from '../shared/store/key-store.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { registerVerifyKey } from './verify-key-route.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 
-export interface VerifierAppDeps {
+export interface VerifierAppDeps extends ServerBase {
   verifier: KeyVerifier
   store: KeyStore
-  log: Logger
-  metrics: HttpMetrics
-  bodyLimitBytes: number
-  docsBaseUrl: string
 }
 
 /** The verifier's HTTP surface. Never listens: verifier/main.ts does, tests inject. */
 export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   const storeReady = storeReadiness(deps.store)
   const app = buildServer({
-    log: deps.log,
-    metrics: deps.metrics,
-    bodyLimitBytes: deps.bodyLimitBytes,
-    docsBaseUrl: deps.docsBaseUrl,
+    ...deps,
     // Per-request logs would dominate the hot path; failures are still logged.
     logRequests: false,
     notReadyReasons: async () => [

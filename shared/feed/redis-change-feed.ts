@@ -14,13 +14,18 @@ export class RedisChangeFeed implements ChangeFeed {
   private handlers: ChangeFeedHandlers | undefined
   private closed = false
   private live = false
+  private firstSubscribed: (() => void) | undefined
 
   /** Takes over `redis` (a connection of its own, opened with autoResubscribe: false): close() closes it. */
   constructor(redis: Redis) {
     this.redis = redis
   }
 
-  /** Rejects if Redis is down now; the handlers stay registered and the next reconnect subscribes. */
+  /**
+   * Resolves once subscribed. While the connection is still being established it waits for it; if a
+   * subscribe on a ready connection fails it rejects, and the handlers stay registered: the next
+   * reconnect subscribes and calls onSubscribed.
+   */
   async subscribe(handlers: ChangeFeedHandlers): Promise<void> {
     this.handlers = handlers
     this.redis.on('message', (_channel: string, message: string) => {
@@ -29,6 +34,10 @@ export class RedisChangeFeed implements ChangeFeed {
     })
     this.redis.on('close', () => this.markDown())
     this.redis.on('ready', () => void this.resubscribe().catch(() => {}))
+    if (this.redis.status !== 'ready') {
+      await new Promise<void>((resolve) => (this.firstSubscribed = resolve))
+      return
+    }
     await this.resubscribe()
   }
 
@@ -43,6 +52,8 @@ export class RedisChangeFeed implements ChangeFeed {
     await this.redis.subscribe(redisKeys.changesChannel)
     this.live = true
     this.handlers.onSubscribed()
+    this.firstSubscribed?.()
+    this.firstSubscribed = undefined
   }
 
   private markDown(): void {

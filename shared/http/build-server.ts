@@ -7,11 +7,15 @@ import type { HttpMetrics } from './metrics-registry.js'
 import { requestIdOf } from './request-id.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
 
-export interface ServerOptions {
+/** What every server is built with, whatever it serves. */
+export interface ServerBase {
   log: Logger
   metrics: HttpMetrics
   bodyLimitBytes: number
   docsBaseUrl: string
+}
+
+export interface ServerOptions extends ServerBase {
   /** Whether each request is logged (the control plane) or only failures (the verifier's hot path). */
   logRequests: boolean
   /** Why the server cannot serve correctly now, or [] when it can. */

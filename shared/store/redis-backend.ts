@@ -1,0 +1,26 @@
+import { RedisChangeFeed } from '../feed/redis-change-feed.js'
+import { createRedis } from './redis-connection.js'
+import { RedisKeyStore } from './redis-key-store.js'
+
+export interface RedisBackend {
+  store: RedisKeyStore
+  feed: RedisChangeFeed
+  close(): Promise<void>
+}
+
+/**
+ * The store and the change feed on Redis, each on its own connection (a subscribed connection can do
+ * nothing else). Both connect and reconnect in the background; whoever opens them closes them.
+ */
+export function openRedisBackend(url: string, name: string): RedisBackend {
+  const store = new RedisKeyStore(createRedis(url, name))
+  const feed = new RedisChangeFeed(createRedis(url, `${name}-changes`, { autoResubscribe: false }))
+  return {
+    store,
+    feed,
+    async close() {
+      await feed.close()
+      await store.close()
+    },
+  }
+}
