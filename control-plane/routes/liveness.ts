@@ -4,7 +4,6 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 
 export function registerLiveness(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get('/v1/liveness', {
-    logLevel: 'warn',
     schema: { response: { 200: Type.Object({ status: Type.String(), services: Type.Record(Type.String(), Type.String()) }) } },
   }, async () => ({ status: 'ok', services: { store: deps.store.kind } }))
 }

@@ -25,6 +25,17 @@ export interface ServerOptions extends ServerBase {
 export type KeygateServer = FastifyInstance<any, any, any, Logger, TypeBoxTypeProvider>
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
+const QUIET_PATHS = new Set(['/livez', '/readyz', '/metrics', '/v1/liveness'])
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * First step of a graceful shutdown: readiness turns false and new requests get a contract-shaped 503
+     * (with `Connection: close`) while the requests in flight finish. close() does it too.
+     */
+    stopAccepting(): void
+  }
+}
 
 /**
  * What every Keygate server shares: request ids, strict JSON, the contract's errors, 404/405, health
@@ -33,10 +44,15 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i
 export function buildServer(options: ServerOptions): KeygateServer {
   const app = Fastify({
     loggerInstance: options.log,
-    logController: new LogController({ disableRequestLogging: !options.logRequests, requestIdLogLabel: 'requestId' }),
+    // Probes and scrapes every few seconds would drown the request log.
+    logController: new LogController({
+      disableRequestLogging: options.logRequests ? (request) => QUIET_PATHS.has(request.url.split('?', 1)[0] ?? '') : true,
+      requestIdLogLabel: 'requestId',
+    }),
     bodyLimit: options.bodyLimitBytes,
     genReqId: requestIdOf,
-    return503OnClosing: true,
+    // Fastify's own closing answer is not in the contract's error shape: see `closing` below.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Proto-poisoned bodies are refused with a 400, never parsed.
     onProtoPoisoning: 'error',
@@ -50,8 +66,23 @@ export function buildServer(options: ServerOptions): KeygateServer {
 
   installErrorHandling(app, options.docsBaseUrl)
 
+  let closing = false
+  app.decorate('stopAccepting', () => {
+    closing = true
+  })
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
+
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    // While draining, the process is still live (/livez) and says why it is not ready (/readyz).
+    if (closing && request.url !== '/livez' && request.url !== '/readyz') {
+      reply.header('connection', 'close')
+      renderError(new ApiError('UNAVAILABLE', 'the server is shutting down; retry'), request, reply, options.docsBaseUrl)
+      return
+    }
     // Writes are JSON, also when empty: a POST without a JSON content type is a 415 before anything else.
     if (request.method === 'POST' && request.routeOptions.url !== undefined && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
       done(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'content-type: must be application/json'))
@@ -66,13 +97,13 @@ export function buildServer(options: ServerOptions): KeygateServer {
     done()
   })
 
-  app.get('/livez', { logLevel: 'warn' }, async () => ({ status: 'ok' }))
-  app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
-    const reasons = await options.notReadyReasons()
+  app.get('/livez', async () => ({ status: 'ok' }))
+  app.get('/readyz', async (request, reply) => {
+    const reasons = closing ? ['shutting down'] : await options.notReadyReasons()
     if (reasons.length === 0) return { status: 'ready' }
     return renderError(new ApiError('UNAVAILABLE', `not ready: ${reasons.join('; ')}`), request, reply, options.docsBaseUrl)
   })
-  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+  app.get('/metrics', async (_request, reply) => {
     reply.type(options.metrics.registry.contentType)
     return options.metrics.registry.metrics()
   })

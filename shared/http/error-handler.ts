@@ -51,8 +51,8 @@ export function installErrorHandling(app: FastifyInstance<any, any, any, any, an
 
   app.setErrorHandler((err, request, reply) => {
     const error = toApiError(err)
-    if (error.statusCode >= 500) request.log.error({ err }, 'request failed')
-    else if (error.code === 'UNAVAILABLE') request.log.warn({ err }, 'store unavailable')
+    if (error.code === 'UNAVAILABLE') request.log.warn({ err }, 'store unavailable')
+    else if (error.statusCode >= 500) request.log.error({ err }, 'request failed')
     return renderError(error, request, reply, docsBaseUrl)
   })
 

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import type { KeyStore } from '../../shared/store/key-store.js'
+import { openBackend, startTestVerifier } from '../support/apps.js'
+import { waitFor } from '../support/wait-for.js'
+
+describe('graceful shutdown', () => {
+  it('turns readiness false and answers new requests with a contract-shaped 503 while in-flight requests finish', async () => {
+    const backend = await openBackend()
+    // A store read held back until released: the request waiting on it is "in flight".
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let reads = 0
+    const heldStore: KeyStore = Object.create(backend.store, {
+      getKeyByHash: { value: async (hash: string) => { reads++; await gate; return backend.store.getKeyByHash(hash) } },
+    })
+    const server = await startTestVerifier({ backend: { ...backend, store: heldStore } })
+    await server.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = server.app.server.address()
+    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+
+    const inFlight = fetch(`${base}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"key":"sk_in_flight"}' })
+    await waitFor(() => reads === 1, 'the in-flight request to reach the store')
+    server.app.stopAccepting()
+
+    const ready = await server.app.inject({ method: 'GET', url: '/readyz' })
+    expect(ready.statusCode).toBe(503)
+    expect((await server.app.inject({ method: 'GET', url: '/livez' })).statusCode).toBe(200)
+    expect(ready.json().error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('shutting down') })
+    const refused = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key: 'k' } })
+    expect(refused.statusCode).toBe(503)
+    expect(refused.headers.connection).toBe('close')
+    expect(refused.json()).toEqual({ error: { code: 'UNAVAILABLE', message: expect.any(String), docs: expect.any(String), requestId: refused.headers['x-request-id'] } })
+
+    release()
+    const finished = await inFlight
+    expect(finished.status).toBe(200)
+    expect(await finished.json()).toMatchObject({ valid: false, code: 'NOT_FOUND' })
+    await server.close()
+  })
+})
