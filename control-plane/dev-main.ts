@@ -34,6 +34,7 @@ export async function startDev(config: DevConfig, log: Logger = createLogger(con
     bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl,
   })
   app.addHook('onClose', async () => {
+    verifier.stop()
     await feed.close()
     await store.close()
   })

@@ -18,7 +18,10 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger 
     store, verifier, clock: systemClock, log, metrics, bootstrapRootKey: config.rootKey,
     bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl,
   })
-  app.addHook('onClose', close)
+  app.addHook('onClose', async () => {
+    verifier.stop()
+    await close()
+  })
   verifier.start().catch((err) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
   await app.listen({ port: config.port, host: config.host })
   log.info({ redis: redactUrl(config.redisUrl), bootstrapRootKey: config.rootKey !== undefined }, 'control plane started')

@@ -55,6 +55,11 @@ export class KeyVerifier {
     return this.sync.ready
   }
 
+  /** Stops background work (resync retries); the store and feed are closed by whoever opened them. */
+  stop(): void {
+    this.sync.stop()
+  }
+
   /** Synchronous on a cache hit; a promise only when the store must be read. */
   verify(key: string, request: VerifyRequest): Verdict | Promise<Verdict> {
     const hash = hashKey(key)

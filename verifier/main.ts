@@ -15,7 +15,10 @@ export async function startVerifier(config: VerifierConfig, log: Logger = create
   const metrics = createMetricsRegistry('verifier')
   const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache })
   const app = buildVerifierApp({ verifier, store, log, metrics, bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl })
-  app.addHook('onClose', close)
+  app.addHook('onClose', async () => {
+    verifier.stop()
+    await close()
+  })
   verifier.start().catch((err) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
   await app.listen({ port: config.port, host: config.host })
   log.info({ redis: redactUrl(config.redisUrl) }, 'verifier started')

@@ -12,6 +12,7 @@ export interface ChangeSink {
 }
 
 const CATCH_UP_BATCH = 1_000
+const RESYNC_RETRY_MS = { first: 100, max: 2_000 }
 
 /**
  * Keeps the cache in step with the store, shard by shard. It applies published events in revision order
@@ -27,6 +28,8 @@ export class ShardSync {
   private subscribed = false
   private synced = false
   private lastResync: Promise<void> = Promise.resolve()
+  /** Bumped by every (re)subscription and by stop(): a resync loop of an older generation gives up. */
+  private generation = 0
 
   constructor(
     private readonly store: KeyStore,
@@ -45,8 +48,7 @@ export class ShardSync {
       onEvent: (event) => this.onEvent(event),
       onSubscribed: () => {
         this.subscribed = true
-        this.lastResync = this.resync()
-        this.lastResync.catch((err) => this.log.warn({ err }, 'resync failed; retrying on the next reconnect'))
+        this.lastResync = this.resyncUntilDone(++this.generation)
       },
       onDisconnected: () => {
         this.subscribed = false
@@ -63,6 +65,28 @@ export class ShardSync {
 
   appliedRevision(shard: number): number {
     return this.applied[shard] ?? -1
+  }
+
+  /** Stops retrying; the feed and store are closed by their owner. */
+  stop(): void {
+    this.generation++
+    this.subscribed = false
+  }
+
+  /**
+   * Resyncs after a (re)subscription, retrying with backoff: the store's connection may come up after the
+   * subscriber's, and a verifier that never resyncs would never be ready.
+   */
+  private async resyncUntilDone(generation: number): Promise<void> {
+    for (let delay = RESYNC_RETRY_MS.first; generation === this.generation; delay = Math.min(delay * 2, RESYNC_RETRY_MS.max)) {
+      try {
+        await this.resync()
+        return
+      } catch (err) {
+        this.log.warn({ err, retryInMs: delay }, 'resync failed; retrying')
+        await new Promise((resolve) => setTimeout(resolve, delay).unref())
+      }
+    }
   }
 
   /** Reads every shard's revision and catches up where the cache is behind. */

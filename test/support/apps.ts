@@ -74,7 +74,7 @@ export async function startTestControlPlane(options: { redisUrl?: string; backen
     docsBaseUrl: 'https://keygate.dev/docs',
   })
   await app.ready()
-  return { app, verifier, backend, close: async () => { await app.close(); if (!options.backend) await backend.close() } }
+  return { app, verifier, backend, close: async () => { verifier.stop(); await app.close(); if (!options.backend) await backend.close() } }
 }
 
 /** A verifier on its own store connection and feed subscription. */
@@ -86,5 +86,5 @@ export async function startTestVerifier(options: { redisUrl?: string; backend?: 
   await verifier.start()
   const app = buildVerifierApp({ verifier, store: backend.store, log, metrics, bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs' })
   await app.ready()
-  return { app, verifier, backend, close: async () => { await app.close(); if (!options.backend) await backend.close() } }
+  return { app, verifier, backend, close: async () => { verifier.stop(); await app.close(); if (!options.backend) await backend.close() } }
 }
