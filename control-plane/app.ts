@@ -37,7 +37,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   })
   const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey)
   const routeDeps = { store: deps.store, auth, clock: deps.clock, log: deps.log }
-  const writes = new KeyWrites(routeDeps)
+  const writes = new KeyWrites(routeDeps, (write) => deps.verifier.applyChange(write.event))
   app.decorateRequest('principal', null)
   // Management routes: the root key is checked before the body is even parsed (401 before 400).
   app.register(async (management: KeygateServer) => {

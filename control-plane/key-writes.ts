@@ -3,23 +3,26 @@ import type { KeyPatch, KeyRecord, NewKeyRecord } from '../shared/records.js'
 import type { KeyWrite } from '../shared/store/key-store.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 
+/** Told of every change this control plane writes, as soon as the store has it (read-your-writes). */
+export type WriteListener = (write: KeyWrite) => void
+
 // A compare-and-set update is retried this many times against concurrent writers before a 409.
 const UPDATE_ATTEMPTS = 5
 
 /** Writes that take more than one store call, and their crash and race rules. */
 export class KeyWrites {
-  constructor(private readonly deps: ControlPlaneDeps) {}
+  constructor(private readonly deps: ControlPlaneDeps, private readonly onWrite: WriteListener) {}
 
   async createKey(record: NewKeyRecord): Promise<KeyWrite> {
     const { store } = this.deps
     const write = await store.createKey(record)
     // Two random 16+ byte keys never collide; an imported hash could. Either way: nothing was written.
     if (write === false) throw new ApiError('CONFLICT', 'a key with the same hash already exists')
-    this.reportPublish(write)
+    this.written(write)
     // deleteApi marks the api before it deletes its keys: if that happened while we wrote, undo our key,
     // so that no key of a deleted api is left verifying.
     if ((await store.apiExistsOrDeleting(record.apiId)) !== 'exists') {
-      await store.deleteKey(record.id)
+      await this.deleteKey(record.id)
       throw notFound(`api ${record.apiId} not found`)
     }
     return write
@@ -34,7 +37,7 @@ export class KeyWrites {
       try {
         const write = await this.deps.store.updateKey(keyId, patch, current.rev, this.deps.clock.now())
         if (!write) throw notFound(`key ${keyId} not found`)
-        this.reportPublish(write)
+        this.written(write)
         return write
       } catch (err) {
         if (!(err instanceof WriteConflictError) || attempt === UPDATE_ATTEMPTS) throw err
@@ -44,7 +47,7 @@ export class KeyWrites {
 
   async deleteKey(keyId: string): Promise<KeyWrite | null> {
     const write = await this.deps.store.deleteKey(keyId)
-    if (write) this.reportPublish(write)
+    if (write) this.written(write)
     return write
   }
 
@@ -63,7 +66,9 @@ export class KeyWrites {
     this.deps.log.info({ apiId }, 'api deleted')
   }
 
-  private reportPublish(write: KeyWrite): void {
+  /** Every successful write passes here: local read-your-writes, and a warning if it was not published. */
+  private written(write: KeyWrite): void {
+    this.onWrite(write)
     if (write.publishFailed) {
       this.deps.log.warn({ keyId: write.event.keyId, shard: write.event.shard, rev: write.event.rev }, 'change logged but not published; verifiers repair from the log')
     }

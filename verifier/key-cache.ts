@@ -18,6 +18,11 @@ export interface KeyCacheOptions {
 export class KeyCache {
   private readonly known: LRUCache<string, KeyRecord>
   private readonly unknown: LRUCache<string, true>
+  /**
+   * Bumped whenever entries are dropped wholesale. A read that started in an older epoch is not cached: it
+   * may predate whatever the drop was for.
+   */
+  epoch = 0
 
   constructor(options: KeyCacheOptions) {
     this.known = new LRUCache({ max: options.maxKeys })
@@ -49,8 +54,16 @@ export class KeyCache {
     this.unknown.delete(hash)
   }
 
+  /** Forgets everything. */
+  clear(): void {
+    this.epoch++
+    this.known.clear()
+    this.unknown.clear()
+  }
+
   /** Forgets every entry of a shard whose changes can no longer be replayed. Returns how many went. */
   dropShard(shard: number): number {
+    this.epoch++
     let dropped = 0
     for (const hash of [...this.known.keys()]) {
       if (shardOf(hash) === shard) {

@@ -1,20 +1,25 @@
+import type { ChangeEvent } from '../shared/change-event.js'
+import { StoreUnavailableError } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { KeyStore } from '../shared/store/key-store.js'
 import type { KeyCache } from './key-cache.js'
 
 interface PendingRead {
   promise: Promise<KeyRecord | null>
-  /** Set when a change event for the hash arrives while the read is in flight. */
-  invalidated: boolean
+  /** The newest change event seen for the hash while the read was in flight (0 = none). */
+  minRev: number
+  /** Whether that newest change was a delete (then "no record" is the current answer). */
+  deleted: boolean
 }
 
-// A key changed this many times during consecutive reads is answered from the last read, uncached.
-const MAX_REREADS = 3
+// A key changed this many times during consecutive reads gets a 503 rather than a possibly older answer.
+const MAX_READS = 4
 
 /**
- * The cache-miss path: one store read per hash at a time, however many requests wait for it. A read
- * overtaken by a change event is repeated, because it may have returned the state before the change —
- * so a slow read can never put an older record in the cache than the change that just arrived.
+ * The cache-miss path: one store read per hash at a time, however many requests wait for it. A read is
+ * accepted only if it is at least as new as every change event that arrived for the hash meanwhile;
+ * otherwise it is repeated — so a slow read can never answer, or cache, an older state than a change
+ * the verifier has already seen.
  */
 export class KeyLookup {
   private readonly pending = new Map<string, PendingRead>()
@@ -24,27 +29,31 @@ export class KeyLookup {
   read(hash: string): Promise<KeyRecord | null> {
     const inFlight = this.pending.get(hash)
     if (inFlight) return inFlight.promise
-    const pending: PendingRead = { promise: Promise.resolve(null), invalidated: false }
+    const pending: PendingRead = { promise: Promise.resolve(null), minRev: 0, deleted: false }
     pending.promise = this.readUntilCurrent(hash, pending).finally(() => this.pending.delete(hash))
     this.pending.set(hash, pending)
     return pending.promise
   }
 
-  /** A change event for `hash` arrived: a read in flight may be older than it. */
-  changed(hash: string): void {
-    const pending = this.pending.get(hash)
-    if (pending) pending.invalidated = true
+  /** A change event for the hash arrived: a read in flight must be at least this new. */
+  changed(event: Pick<ChangeEvent, 'hash' | 'rev' | 'kind'>): void {
+    const pending = this.pending.get(event.hash)
+    if (pending && event.rev >= pending.minRev) {
+      pending.minRev = event.rev
+      pending.deleted = event.kind === 'deleted'
+    }
   }
 
   private async readUntilCurrent(hash: string, pending: PendingRead): Promise<KeyRecord | null> {
-    for (let attempt = 0; ; attempt++) {
-      pending.invalidated = false
+    for (let attempt = 1; attempt <= MAX_READS; attempt++) {
+      const epoch = this.cache.epoch
       const record = await this.store.getKeyByHash(hash)
-      if (!pending.invalidated) {
-        this.cache.offer(hash, record)
+      const current = record ? record.rev >= pending.minRev : pending.minRev === 0 || pending.deleted
+      if (current) {
+        if (epoch === this.cache.epoch) this.cache.offer(hash, record)
         return record
       }
-      if (attempt === MAX_REREADS) return record
     }
+    throw new StoreUnavailableError(`key record kept changing during ${MAX_READS} reads`)
   }
 }

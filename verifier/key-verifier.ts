@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
+import type { ChangeEvent } from '../shared/change-event.js'
 import type { Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { hashKey } from '../shared/key-material.js'
@@ -8,7 +9,7 @@ import type { KeyStore } from '../shared/store/key-store.js'
 import { verify, type Verdict, type VerifyRequest } from '../shared/verification.js'
 import { KeyCache, type KeyCacheOptions } from './key-cache.js'
 import { KeyLookup } from './key-lookup.js'
-import { ShardSync } from './shard-sync.js'
+import { ShardSync, type ChangeSink } from './shard-sync.js'
 import { createVerifierMetrics, type VerifierMetrics } from './verifier-metrics.js'
 
 export interface KeyVerifierDeps {
@@ -36,12 +37,10 @@ export class KeyVerifier {
     this.cache = new KeyCache(deps.cache)
     this.lookup = new KeyLookup(deps.store, this.cache)
     this.metrics = createVerifierMetrics(deps.registry, () => this.cache.size)
-    const sink = {
-      changed: (event: { hash: string; rev: number }) => {
-        this.cache.invalidate(event.hash, event.rev)
-        this.lookup.changed(event.hash)
-      },
-      dropShard: (shard: number) => this.cache.dropShard(shard),
+    const sink: ChangeSink = {
+      changed: (event) => this.applyChange(event),
+      dropShard: (shard) => this.cache.dropShard(shard),
+      firstSyncDone: () => this.cache.clear(),
     }
     this.sync = new ShardSync(deps.store, deps.feed, sink, this.metrics, deps.log.child({ component: 'shard-sync' }))
   }
@@ -60,10 +59,23 @@ export class KeyVerifier {
     this.sync.stop()
   }
 
-  /** Synchronous on a cache hit; a promise only when the store must be read. */
+  /**
+   * A change this process itself just wrote: applied at once, so the control plane reads its own writes
+   * without waiting for the published copy (which ShardSync still handles in revision order).
+   */
+  applyChange(event: Pick<ChangeEvent, 'hash' | 'rev' | 'kind'>): void {
+    this.cache.invalidate(event.hash, event.rev)
+    this.lookup.changed(event)
+  }
+
+  /**
+   * Synchronous on a cache hit; a promise only when the store must be read. While the cache is not known
+   * to be current (before the first sync, during a resync after a reconnect) it is not trusted: every
+   * request reads through to the store, and fails with 503 if the store is unreachable too.
+   */
   verify(key: string, request: VerifyRequest): Verdict | Promise<Verdict> {
     const hash = hashKey(key)
-    const cached = this.cache.get(hash)
+    const cached = this.sync.ready ? this.cache.get(hash) : undefined
     if (cached !== undefined) {
       this.metrics.cacheHits.inc()
       return this.decide(cached, request)

@@ -7,8 +7,13 @@ import type { VerifierMetrics } from './verifier-metrics.js'
 
 /** Where a change must go once it is known: the cache and the miss path. */
 export interface ChangeSink {
-  changed(event: Pick<ChangeEvent, 'hash' | 'rev'>): void
+  changed(event: Pick<ChangeEvent, 'hash' | 'rev' | 'kind'>): void
   dropShard(shard: number): void
+  /**
+   * The very first sync completed. The first sync replays nothing (there is no earlier position to replay
+   * from), so anything cached before it may be older than a change it did not replay: forget it all.
+   */
+  firstSyncDone(): void
 }
 
 const CATCH_UP_BATCH = 1_000
@@ -26,10 +31,12 @@ export class ShardSync {
   private readonly catchingUp = new Map<number, Promise<void>>()
   private readonly wanted = new Array<number>(SHARD_COUNT).fill(0)
   private subscribed = false
-  private synced = false
-  private lastResync: Promise<void> = Promise.resolve()
-  /** Bumped by every (re)subscription and by stop(): a resync loop of an older generation gives up. */
+  /** Bumped by every (re)subscription and by stop(): work of an older generation gives up. */
   private generation = 0
+  /** The generation whose resync completed: current only if it is the latest. */
+  private syncedGeneration = -1
+  private everSynced = false
+  private lastResync: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly store: KeyStore,
@@ -40,8 +47,8 @@ export class ShardSync {
   ) {}
 
   /**
-   * Subscribes and syncs; resolves when ready. If the store is down it rejects, and the feed's next
-   * reconnect subscribes and syncs by itself (readiness tells when).
+   * Subscribes and syncs; resolves when ready. If Redis is down it waits; the feed's reconnect subscribes
+   * and syncs by itself (readiness tells when).
    */
   async start(): Promise<void> {
     await this.feed.subscribe({
@@ -52,19 +59,16 @@ export class ShardSync {
       },
       onDisconnected: () => {
         this.subscribed = false
+        this.generation++
         this.log.warn('change feed disconnected; will resync on reconnect')
       },
     })
     await this.lastResync
   }
 
-  /** Subscribed, and every shard synced at least once. */
+  /** Subscribed, and the resync that followed the latest subscription has completed: the cache is current. */
   get ready(): boolean {
-    return this.subscribed && this.synced
-  }
-
-  appliedRevision(shard: number): number {
-    return this.applied[shard] ?? -1
+    return this.subscribed && this.syncedGeneration === this.generation
   }
 
   /** Stops retrying; the feed and store are closed by their owner. */
@@ -81,6 +85,12 @@ export class ShardSync {
     for (let delay = RESYNC_RETRY_MS.first; generation === this.generation; delay = Math.min(delay * 2, RESYNC_RETRY_MS.max)) {
       try {
         await this.resync()
+        if (generation !== this.generation) return
+        this.syncedGeneration = generation
+        if (!this.everSynced) {
+          this.everSynced = true
+          this.sink.firstSyncDone()
+        }
         return
       } catch (err) {
         this.log.warn({ err, retryInMs: delay }, 'resync failed; retrying')
@@ -90,23 +100,23 @@ export class ShardSync {
   }
 
   /** Reads every shard's revision and catches up where the cache is behind. */
-  async resync(): Promise<void> {
+  private async resync(): Promise<void> {
+    // Events applied while the read is in flight may pass the revision it returns: compare with before.
+    const before = [...this.applied]
     const revisions = await this.store.readRevisions()
-    await Promise.all(revisions.map((revision, shard) => this.reconcile(shard, revision)))
-    this.synced = true
+    await Promise.all(revisions.map((revision, shard) => this.reconcile(shard, revision, before[shard]!)))
   }
 
-  private async reconcile(shard: number, revision: number): Promise<void> {
-    const applied = this.applied[shard]!
-    if (applied < 0) {
+  private async reconcile(shard: number, revision: number, appliedBefore: number): Promise<void> {
+    if (this.applied[shard]! < 0) {
       this.applied[shard] = revision
-    } else if (revision < applied) {
+    } else if (revision < appliedBefore) {
       // The counter went backwards: Redis lost data (restart without persistence). Nothing cached can be trusted.
-      this.log.warn({ shard, applied, revision }, 'shard revision went backwards; dropping its cache')
+      this.log.warn({ shard, applied: appliedBefore, revision }, 'shard revision went backwards; dropping its cache')
       this.sink.dropShard(shard)
       this.metrics.cacheDrops.inc()
       this.applied[shard] = revision
-    } else if (revision > applied) {
+    } else if (revision > this.applied[shard]!) {
       await this.catchUp(shard, revision)
     }
   }
@@ -148,7 +158,7 @@ export class ShardSync {
         return
       }
       if (changes.length === 0) {
-        // The event we saw is newer than anything logged yet; nothing more to apply.
+        // Nothing logged past our position although an event said so: nothing more to apply.
         this.applied[shard] = this.wanted[shard]!
         return
       }

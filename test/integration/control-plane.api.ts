@@ -152,7 +152,10 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         expect(pages[2]).not.toHaveProperty('cursor')
         const listed = pages.flatMap((p) => p.keys.map((k: Json) => k.id))
         expect(listed).toEqual([...created].sort())
-        for (const key of pages[0]!.keys) expect(Object.keys(key).sort()).toEqual(expect.not.arrayContaining(['hash', 'rev']))
+        for (const key of pages.flatMap((p) => p.keys)) {
+          expect(key).not.toHaveProperty('hash')
+          expect(key).not.toHaveProperty('rev')
+        }
 
         const acme = (await get(`apis.listKeys?apiId=${apiId}&externalId=acme`)).body
         expect(acme.total).toBe(4)

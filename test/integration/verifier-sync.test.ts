@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
 import type { KeyRecord } from '../../shared/records.js'
+import { shardOf } from '../../shared/shards.js'
 import type { KeyStore } from '../../shared/store/key-store.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
@@ -31,10 +32,13 @@ afterAll(async () => {
   await redis.stop()
 })
 
-async function newKey(): Promise<{ key: string; record: KeyRecord }> {
+/** A new key; on `shard` if given (generated until one lands there: 1 in 64). */
+async function newKey(shard?: number): Promise<{ key: string; record: KeyRecord }> {
   const api = { id: newId('api'), name: 'sync', createdAt: Date.now() }
   await writer.createApi(api)
-  const { key, hash, start } = generateKey('sk')
+  let generated = generateKey('sk')
+  while (shard !== undefined && shardOf(generated.hash) !== shard) generated = generateKey('sk')
+  const { key, hash, start } = generated
   const write = await writer.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
   if (!write) throw new Error('create failed')
   return { key, record: write.record }
@@ -125,8 +129,10 @@ describe('verifier cache and change feed on Redis', () => {
     // Pub/sub lost it: the cache still says valid (issue 3's revision poll bounds this window).
     expect(await verdict(server, key)).toMatchObject({ valid: true })
     const catchUpsBefore = await counter(server, 'keygate_catch_ups_total')
-    // Any later published change on the same shard reveals the gap.
-    await writer.updateKey(record.id, { name: 'touched' }, unpublished!.record.rev, Date.now())
+    // A later published change to another key of the same shard reveals the gap; only the replay of the
+    // log can tell the verifier about the first key.
+    const neighbour = await newKey(unpublished!.event.shard)
+    await writer.updateKey(neighbour.record.id, { name: 'touched' }, neighbour.record.rev, Date.now())
     await waitFor(async () => (await verdict(server, key)).code === 'DISABLED', 'the gap repair', 2_000, 1)
     expect(await counter(server, 'keygate_catch_ups_total')).toBeGreaterThan(catchUpsBefore)
   })
@@ -148,7 +154,8 @@ describe('verifier cache and change feed on Redis', () => {
     const unpublished = await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     await redis.admin.xtrim(redisKeys.changeLog(unpublished!.event.shard), 'MAXLEN', 0)
     const dropsBefore = await counter(server, 'keygate_cache_drops_total')
-    await writer.updateKey(record.id, { name: 'touched' }, unpublished!.record.rev, Date.now())
+    const neighbour = await newKey(unpublished!.event.shard)
+    await writer.updateKey(neighbour.record.id, { name: 'touched' }, neighbour.record.rev, Date.now())
     await waitFor(async () => (await verdict(server, key)).code === 'DISABLED', 'the shard drop', 2_000, 1)
     expect(await counter(server, 'keygate_cache_drops_total')).toBeGreaterThan(dropsBefore)
   })

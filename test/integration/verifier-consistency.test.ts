@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Redis } from 'ioredis'
+import { pino } from 'pino'
+import { Registry } from 'prom-client'
+import type { ChangeFeed } from '../../shared/feed/change-feed.js'
+import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
+import { newId } from '../../shared/ids.js'
+import { generateKey } from '../../shared/key-material.js'
+import type { KeyRecord } from '../../shared/records.js'
+import type { KeyStore } from '../../shared/store/key-store.js'
+import { connectionOptions, openRedis } from '../../shared/store/redis-connection.js'
+import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
+import { KeyVerifier } from '../../verifier/key-verifier.js'
+import { openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY } from '../support/apps.js'
+import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { waitFor } from '../support/wait-for.js'
+
+let redis: RedisServer
+let writer: RedisKeyStore
+let silentWriter: RedisKeyStore
+
+beforeAll(async () => {
+  redis = await startRedisServer()
+  await redis.admin.call('ACL', 'SETUSER', 'silent', 'on', 'nopass', '~*', '&*', '+@all', '-publish')
+  writer = new RedisKeyStore(await openRedis(redis.url, 'writer'))
+  silentWriter = new RedisKeyStore(await openRedis(redis.url.replace('redis://', 'redis://silent:x@'), 'silent-writer'))
+})
+afterAll(async () => {
+  await writer.close()
+  await silentWriter.close()
+  await redis.stop()
+})
+
+async function newKey(): Promise<{ key: string; record: KeyRecord }> {
+  const api = { id: newId('api'), name: 'consistency', createdAt: Date.now() }
+  await writer.createApi(api)
+  const { key, hash, start } = generateKey('sk')
+  const write = await writer.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+  if (!write) throw new Error('create failed')
+  return { key, record: write.record }
+}
+
+describe('the verifier never trusts a cache it cannot show is current', () => {
+  it('forgets reads made before its first sync (a change between them and the subscription is not replayed)', async () => {
+    const store = new RedisKeyStore(await openRedis(redis.url, 'early-store'))
+    // The subscriber's connection comes up late, as when the two connections race at boot.
+    const lateConnection = new Redis(redis.url, { ...connectionOptions('late-feed'), lazyConnect: true, autoResubscribe: false })
+    lateConnection.on('error', () => {})
+    const feed = new RedisChangeFeed(lateConnection)
+    const verifier = new KeyVerifier({ store, feed, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }), registry: new Registry(), cache: { maxKeys: 100, maxUnknown: 100, unknownTtlMs: 60_000 } })
+    const started = verifier.start()
+    const { key, record } = await newKey()
+
+    expect(verifier.ready).toBe(false)
+    expect(await verifier.verify(key, {})).toMatchObject({ valid: true })
+    await writer.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    await lateConnection.connect()
+    await started
+    expect(verifier.ready).toBe(true)
+    expect(await verifier.verify(key, {})).toMatchObject({ valid: false, code: 'DISABLED' })
+
+    verifier.stop()
+    await feed.close()
+    await store.close()
+  })
+
+  it('is not ready while the resync after a reconnect runs, and reads through meanwhile', async () => {
+    const backend = await openBackend(redis.url)
+    let hold: Promise<void> | undefined
+    const gated: KeyStore = Object.create(backend.store, {
+      readRevisions: { value: async () => { if (hold) await hold; return backend.store.readRevisions() } },
+    })
+    const server = await startTestVerifier({ backend: { ...backend, store: gated } })
+    const { key, record } = await newKey()
+    const verdict = async () => (await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key } })).json()
+    expect(await verdict()).toMatchObject({ valid: true })
+
+    let release!: () => void
+    hold = new Promise((resolve) => (release = resolve))
+    // A disable the feed never delivers, then a reconnect whose resync is held back.
+    await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    await redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
+    await waitFor(() => !server.verifier.ready, 'the disconnect')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(server.verifier.ready).toBe(false)
+    expect((await server.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503)
+    expect(await verdict()).toMatchObject({ valid: false, code: 'DISABLED' })
+
+    hold = undefined
+    release()
+    await waitFor(() => server.verifier.ready, 'the resync to finish')
+    expect(await verdict()).toMatchObject({ valid: false, code: 'DISABLED' })
+    await server.close()
+    await backend.close()
+  })
+
+  it('lets the control plane read its own writes without waiting for the published event', async () => {
+    const backend = await openBackend(redis.url)
+    // The control plane's feed subscribes but never delivers an event: only read-your-writes can help.
+    const deaf: ChangeFeed = {
+      kind: 'redis',
+      subscribe: (handlers) => backend.feed.subscribe({ ...handlers, onEvent: () => {} }),
+      close: () => backend.feed.close(),
+    }
+    const server = await startTestControlPlane({ backend: { ...backend, feed: deaf } })
+    const headers = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
+    const post = async (path: string, payload: object) => (await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
+    const { apiId } = await post('apis.createApi', { name: 'ryw' })
+    const { keyId, key } = await post('keys.createKey', { apiId })
+    expect(await post('keys.verifyKey', { key })).toMatchObject({ valid: true })
+    await post('keys.updateKey', { keyId, enabled: false })
+    expect(await post('keys.verifyKey', { key })).toMatchObject({ valid: false, code: 'DISABLED' })
+    await post('keys.updateKey', { keyId, enabled: true })
+    expect(await post('keys.verifyKey', { key })).toMatchObject({ valid: true })
+    await post('keys.deleteKey', { keyId })
+    expect(await post('keys.verifyKey', { key })).toMatchObject({ valid: false, code: 'NOT_FOUND' })
+    await server.close()
+    await backend.close()
+  })
+})

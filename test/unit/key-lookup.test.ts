@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import { StoreUnavailableError } from '../../shared/errors.js'
+import type { KeyRecord } from '../../shared/records.js'
+import type { KeyStore } from '../../shared/store/key-store.js'
+import { KeyCache } from '../../verifier/key-cache.js'
+import { KeyLookup } from '../../verifier/key-lookup.js'
+
+const record = (rev: number, enabled = true): KeyRecord => ({ id: 'key_a', hash: 'h', apiId: 'api_a', start: 's', enabled, createdAt: 0, rev })
+
+/** A store whose reads answer from a script, each read pausing so that events can arrive "during" it. */
+function scriptedStore(answers: (KeyRecord | null)[], during: (read: number) => void): KeyStore {
+  let reads = 0
+  return {
+    getKeyByHash: async () => {
+      const read = reads++
+      await new Promise((resolve) => setImmediate(resolve))
+      during(read)
+      return answers[Math.min(read, answers.length - 1)] ?? null
+    },
+  } as unknown as KeyStore
+}
+
+describe('KeyLookup (the miss path)', () => {
+  const cacheOptions = { maxKeys: 10, maxUnknown: 10, unknownTtlMs: 60_000 }
+
+  it('re-reads a record older than an event that arrived during the read, and caches the newer one', async () => {
+    const cache = new KeyCache(cacheOptions)
+    let lookup!: KeyLookup
+    const store = scriptedStore([record(1, true), record(2, false)], (read) => {
+      if (read === 0) lookup.changed({ hash: 'h', rev: 2, kind: 'updated' })
+    })
+    lookup = new KeyLookup(store, cache)
+    expect(await lookup.read('h')).toMatchObject({ rev: 2, enabled: false })
+    expect(cache.get('h')).toMatchObject({ rev: 2 })
+  })
+
+  it('accepts "no record" after a delete event, but not after a create event', async () => {
+    const cache = new KeyCache(cacheOptions)
+    let lookup!: KeyLookup
+    lookup = new KeyLookup(scriptedStore([null], (read) => read === 0 && lookup.changed({ hash: 'h', rev: 3, kind: 'deleted' })), cache)
+    expect(await lookup.read('h')).toBeNull()
+
+    let reads = 0
+    const created = new KeyLookup(scriptedStore([null, record(4)], (read) => { reads++; if (read === 0) created.changed({ hash: 'h', rev: 4, kind: 'created' }) }), new KeyCache(cacheOptions))
+    expect(await created.read('h')).toMatchObject({ rev: 4 })
+    expect(reads).toBe(2)
+  })
+
+  it('answers 503 rather than a record older than a change it has seen', async () => {
+    const cache = new KeyCache(cacheOptions)
+    let lookup!: KeyLookup
+    lookup = new KeyLookup(scriptedStore([record(1, true)], () => lookup.changed({ hash: 'h', rev: 9, kind: 'updated' })), cache)
+    await expect(lookup.read('h')).rejects.toBeInstanceOf(StoreUnavailableError)
+    expect(cache.get('h')).toBeUndefined()
+  })
+
+  it('does not cache a read that started before the cache was cleared', async () => {
+    const cache = new KeyCache(cacheOptions)
+    const lookup = new KeyLookup(scriptedStore([record(1)], () => cache.clear()), cache)
+    expect(await lookup.read('h')).toMatchObject({ rev: 1 })
+    expect(cache.get('h')).toBeUndefined()
+  })
+})
