@@ -11,10 +11,13 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
   app.post('/v1/keys.updateKey', { schema: { body: UpdateKeyBody, response: { 200: EmptyResponse } } }, async (request) => {
     const principal = principalOf(request)
     const body = request.body
-    refuseNotYetSupported(body)
-    checkMeta(body.meta)
     const patch: KeyPatch = { name: body.name, ownerId: ownerIdOf(body), meta: body.meta, enabled: body.enabled }
-    const write = await writes.updateKey(body.keyId, patch, (record) => requirePermission(principal, record.apiId, 'update_key'))
+    // 404, then 403, then the content: a root key without rights on the key learns nothing more.
+    const write = await writes.updateKey(body.keyId, patch, (record) => {
+      requirePermission(principal, record.apiId, 'update_key')
+      refuseNotYetSupported(body)
+      checkMeta(body.meta)
+    })
     request.log.info(
       { keyId: body.keyId, rev: write.record.rev, enabled: write.record.enabled, rootKeyId: principal.rootKeyId },
       'key updated',

@@ -19,7 +19,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
     })
 
     async function post(path: string, body: unknown, headers: Record<string, string> = auth) {
-      const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
+      const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: { 'content-type': 'application/json', ...headers }, payload: typeof body === 'string' ? body : JSON.stringify(body) })
       return { status: response.statusCode, body: response.json() as Json, headers: response.headers }
     }
     async function get(path: string, headers: Record<string, string> = auth) {
@@ -224,10 +224,16 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         for (let i = 0; i < 20; i++) deep = { d: deep }
         expect((await post('keys.createKey', { apiId, meta: deep })).status).toBe(400)
         expect((await post('keys.createKey', { apiId, meta: [1, 2] })).status).toBe(400)
+        // Far deeper than any stack: still a clear 400, on create and on update.
+        const abyss = `${'['.repeat(10_000)}1${']'.repeat(10_000)}`
+        expect(await post('keys.createKey', `{"apiId":"${apiId}","meta":{"abyss":${abyss}}}`)).toMatchObject({ status: 400, body: errorShape('BAD_REQUEST') })
+        const { keyId } = await createKey(apiId)
+        expect(await post('keys.updateKey', `{"keyId":"${keyId}","meta":{"abyss":${abyss}}}`)).toMatchObject({ status: 400, body: errorShape('BAD_REQUEST') })
+        expect((await get(`keys.getKey?keyId=${keyId}`)).body).not.toHaveProperty('meta')
         const huge = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ key: 'x'.repeat(1_100_000) }) })
         expect(huge.statusCode).toBe(413)
         expect(huge.json()).toEqual(errorShape('PAYLOAD_TOO_LARGE'))
-        expect((await get(`apis.listKeys?apiId=${apiId}`)).body.total).toBe(0)
+        expect((await get(`apis.listKeys?apiId=${apiId}`)).body.total).toBe(1)
       })
 
       it('answers 415 for a POST without a JSON content type, 405 for a wrong method, 404 for no route', async () => {
@@ -298,6 +304,8 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         const denied = await get(`keys.getKey?keyId=${otherKeyId}`, reader)
         expect(denied).toMatchObject({ status: 403, body: { error: { code: 'INSUFFICIENT_PERMISSIONS' } } })
         expect((await post('keys.updateKey', { keyId, enabled: false }, reader)).status).toBe(403)
+        // Permission before content: no 400 (or 413) tells a reader about the key's api.
+        expect((await post('keys.updateKey', { keyId, expires: 1, meta: { x: 'y'.repeat(70_000) } }, reader)).status).toBe(403)
         expect((await post('keys.createKey', { apiId }, reader)).status).toBe(403)
         expect((await post('apis.createApi', { name: 'x' }, reader)).status).toBe(403)
         expect((await post('apis.deleteApi', { apiId }, reader)).status).toBe(403)
