@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Logger } from 'pino'
 import { ApiError } from '../errors.js'
-import { installErrorHandling, renderError } from './error-handler.js'
+import { clientErrorHandler, installErrorHandling, renderError, toApiError } from './error-handler.js'
 import type { HttpMetrics } from './metrics-registry.js'
 import { requestIdOf } from './request-id.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
@@ -58,13 +58,18 @@ export function buildServer(options: ServerOptions): KeygateServer {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     schemaErrorFormatter,
+    // Errors Fastify raises before routing (a malformed URL) and the HTTP parser's: the contract's shape too.
+    frameworkErrors: (error, request, reply) => {
+      renderError(toApiError(error), request, reply, options.docsBaseUrl)
+    },
+    clientErrorHandler: clientErrorHandler(options.docsBaseUrl),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   // Only JSON bodies: a POST of text/plain is a 415, not a string that fails validation.
   app.removeContentTypeParser(['text/plain'])
 
-  installErrorHandling(app, options.docsBaseUrl)
+  const unmatchedRoute = installErrorHandling(app, options.docsBaseUrl)
 
   let closing = false
   app.decorate('stopAccepting', () => {
@@ -83,8 +88,13 @@ export function buildServer(options: ServerOptions): KeygateServer {
       renderError(new ApiError('UNAVAILABLE', 'the server is shutting down; retry'), request, reply, options.docsBaseUrl)
       return
     }
+    // No route: answer 404/405 now, before the body is read (a broken body must not turn it into a 400).
+    if (request.routeOptions.url === undefined) {
+      renderError(unmatchedRoute(request), request, reply, options.docsBaseUrl)
+      return
+    }
     // Writes are JSON, also when empty: a POST without a JSON content type is a 415 before anything else.
-    if (request.method === 'POST' && request.routeOptions.url !== undefined && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+    if (request.method === 'POST' && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
       done(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'content-type: must be application/json'))
       return
     }

@@ -1,5 +1,8 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, ERRORS, StoreUnavailableError, WriteConflictError, type ErrorCode } from '../errors.js'
+import { newId } from '../ids.js'
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(
   Object.entries(ERRORS).map(([code, status]) => [status, code as ErrorCode]),
@@ -32,6 +35,7 @@ export function toApiError(err: unknown): ApiError {
 }
 
 export function renderError(error: ApiError, request: FastifyRequest, reply: FastifyReply, docsBaseUrl: string) {
+  reply.header('x-request-id', request.id)
   if (error.headers) reply.headers(error.headers)
   if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
   return reply.code(error.statusCode).type('application/json').send({
@@ -39,9 +43,12 @@ export function renderError(error: ApiError, request: FastifyRequest, reply: Fas
   })
 }
 
+/** Says why a request matched no route: 405 (with Allow) on a known path, 404 otherwise. */
+export type UnmatchedRoute = (request: FastifyRequest) => ApiError
+
 /** The one error handler and the 404/405 handler of every Keygate server. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function installErrorHandling(app: FastifyInstance<any, any, any, any, any>, docsBaseUrl: string): void {
+export function installErrorHandling(app: FastifyInstance<any, any, any, any, any>, docsBaseUrl: string): UnmatchedRoute {
   const methodsByPath = new Map<string, Set<string>>()
   app.addHook('onRoute', (route) => {
     const methods = methodsByPath.get(route.url) ?? new Set<string>()
@@ -56,12 +63,34 @@ export function installErrorHandling(app: FastifyInstance<any, any, any, any, an
     return renderError(error, request, reply, docsBaseUrl)
   })
 
-  app.setNotFoundHandler((request, reply) => {
+  const unmatched: UnmatchedRoute = (request) => {
     const path = request.url.split('?', 1)[0] ?? ''
     const allowed = methodsByPath.get(path)
-    const error = allowed
+    return allowed
       ? new ApiError('METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}`, { allow: [...allowed].join(', ') })
       : new ApiError('NOT_FOUND', `no operation at ${request.method} ${path}`)
-    return renderError(error, request, reply, docsBaseUrl)
-  })
+  }
+  app.setNotFoundHandler((request, reply) => renderError(unmatched(request), request, reply, docsBaseUrl))
+  return unmatched
+}
+
+/**
+ * Requests Node's HTTP parser rejects (malformed, headers too large, too slow) never reach Fastify: answer
+ * them on the socket in the contract's shape, with a request id, then close.
+ */
+export function clientErrorHandler(docsBaseUrl: string) {
+  return (err: Error & { code?: string }, socket: Socket): void => {
+    if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return
+    const error = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new ApiError('REQUEST_TIMEOUT', 'the request took too long to arrive')
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('REQUEST_HEADER_FIELDS_TOO_LARGE', 'the request headers are larger than the limit')
+        : new ApiError('BAD_REQUEST', 'the request is not well-formed HTTP')
+    const requestId = newId('req')
+    const body = JSON.stringify({ error: { code: error.code, message: error.message, docs: `${docsBaseUrl}/errors/${error.code}`, requestId } })
+    socket.end(
+      `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
 }
