@@ -18,12 +18,30 @@ export const REDACTED_PATHS = [
   'req.body.key',
 ]
 
+// Query parameters whose value is a secret if a client puts one there (e.g. GET keys.verifyKey?key=…).
+const SECRET_QUERY = /([?&](?:key|rootKey|root_key|apiKey|api_key|token|authorization)=)[^&]*/gi
+
+/** A URL as logs show it: secret-looking query values censored. */
+export function loggableUrl(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[redacted]')
+}
+
+interface LoggedRequest {
+  method?: string
+  url?: string
+  ip?: string
+}
+
 export function loggerOptions(level: string, name: string): LoggerOptions {
   return {
     level,
     name,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    serializers: { err: pino.stdSerializers.err },
+    serializers: {
+      err: pino.stdSerializers.err,
+      // Requests are logged by method, censored URL and client address: never headers or bodies.
+      req: (req: LoggedRequest) => ({ method: req.method, url: loggableUrl(req.url ?? ''), remoteAddress: req.ip }),
+    },
   }
 }
 

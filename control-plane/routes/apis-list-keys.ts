@@ -33,11 +33,6 @@ export function registerListKeys(app: KeygateServer, deps: ControlPlaneDeps): vo
     }
     if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
     const page = await deps.store.listKeys(apiId, { cursor, limit, ownerId: externalId ?? ownerId })
-    const last = page.keys[page.keys.length - 1]
-    return {
-      keys: page.keys.map(toKeyResponse),
-      total: page.total,
-      ...(page.keys.length === limit && last ? { cursor: last.id } : {}),
-    }
+    return { keys: page.keys.map(toKeyResponse), total: page.total, cursor: page.cursor }
   })
 }

@@ -3,7 +3,10 @@ import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord, RootKeyRecord } from
 
 export interface KeyPage {
   keys: KeyRecord[]
+  /** Keys in the index (may count pointers whose record a crashed write left missing). */
   total: number
+  /** Where the next page starts; absent when the index holds nothing after this page. */
+  cursor?: string
 }
 
 export interface KeyWrite {
@@ -51,7 +54,10 @@ export interface KeyStore {
   updateKey(keyId: string, patch: KeyPatch, expectedRev: number, nowMs: number): Promise<KeyWrite | null>
   /** Deletes the key and its indexes; null if it was not there. */
   deleteKey(keyId: string): Promise<KeyWrite | null>
-  /** Keys of an api sorted by id, after `cursor` (an id, exclusive); cost proportional to `limit`. */
+  /**
+   * Keys of an api sorted by id, after `cursor` (an id, exclusive); cost proportional to `limit`. `cursor`
+   * in the answer is set when the page is full (or the scan stopped early), never on the last page.
+   */
   listKeys(apiId: string, options: { cursor?: string; limit: number; ownerId?: string }): Promise<KeyPage>
 
   createRootKey(record: RootKeyRecord): Promise<void>

@@ -115,7 +115,7 @@ export class MemoryKeyStore implements KeyStore {
       const record = this.keysByHash.get(this.hashById.get(id) ?? '')
       if (!record) continue
       keys.push(structuredClone(record))
-      if (keys.length === options.limit) break
+      if (keys.length === options.limit) return { keys, total: ids.size, cursor: id }
     }
     return { keys, total: ids.size }
   }

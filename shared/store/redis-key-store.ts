@@ -17,6 +17,8 @@ interface ScriptedRedis extends Redis {
 
 // An index entry whose record is missing is a write in flight until it is this old; then it is debris.
 const DANGLING_AFTER_MS = 60_000
+// listKeys reads at most this many index slices for one page, so skipped pointers cannot make it unbounded.
+const LIST_ROUNDS = 10
 
 /** Production KeyStore on Redis (single node, Sentinel or Cluster: every multi-key step stays in one slot). */
 export class RedisKeyStore implements KeyStore {
@@ -125,8 +127,8 @@ export class RedisKeyStore implements KeyStore {
     const keys: KeyRecord[] = []
     let cursor = options.cursor
     let total = 0
-    // Usually one round: a few more only when pointers were skipped (deleted or moved keys).
-    for (let round = 0; round < 5 && keys.length < options.limit; round++) {
+    // Usually one round; more only when pointers are skipped (a crash between pointer and record).
+    for (let round = 0; round < LIST_ROUNDS; round++) {
       const want = options.limit - keys.length
       const [ids, count] = await this.run(() =>
         Promise.all([
@@ -144,10 +146,12 @@ export class RedisKeyStore implements KeyStore {
           void this.cleanUpPointer(index, id, record ?? null).catch(() => {})
         }
       })
-      if (ids.length < want) break
+      if (ids.length < want) return { keys, total }
       cursor = ids[ids.length - 1]
+      if (keys.length === options.limit) break
     }
-    return { keys, total }
+    // Full page, or a scan cut short by many skipped pointers: either way the index may hold more.
+    return { keys, total, cursor }
   }
 
   async createRootKey(record: RootKeyRecord): Promise<void> {

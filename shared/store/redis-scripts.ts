@@ -7,7 +7,8 @@
  * KEYS: record, revision counter, change log.
  * ARGV: kind (created|updated|deleted), expected rev ('' = any), doc json, keyId, hash, apiId, log max length,
  *       channel, shard.
- * Returns {rev, published} or {0, 'exists'|'missing'|'conflict'}.
+ * Returns {rev, published} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must run with
+ * `maxmemory-policy noeviction` (and AOF); should the counter be lost anyway, the log's last id takes over.
  */
 export const WRITE_KEY_SCRIPT = `
 local kind = ARGV[1]
@@ -18,7 +19,18 @@ else
   if not current then return {0, 'missing'} end
   if ARGV[2] ~= '' and current ~= ARGV[2] then return {0, 'conflict'} end
 end
-local rev = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
+local counter = redis.call('GET', KEYS[2])
+local rev = 0
+if counter then
+  rev = tonumber(counter)
+elseif redis.call('EXISTS', KEYS[3]) == 1 then
+  -- The counter is gone (evicted) but the log is not: carry on from the log's last id, which XADD requires.
+  local info = redis.call('XINFO', 'STREAM', KEYS[3])
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then rev = tonumber(string.match(info[i + 1], '^(%d+)')) end
+  end
+end
+rev = rev + 1
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], rev .. '-1',
   'kind', kind, 'keyId', ARGV[4], 'hash', ARGV[5], 'apiId', ARGV[6])
 redis.call('SET', KEYS[2], rev)

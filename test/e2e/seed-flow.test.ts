@@ -108,6 +108,8 @@ describe('end to end: control plane + verifier processes on Redis', () => {
     const badVerify = await call(verifier.url, 'POST', 'keys.verifyKey', { key: ['x'] })
     expect(badVerify).toMatchObject({ status: 400, body: { error: { code: 'BAD_REQUEST', message: 'key: must be a string' } } })
     expect((await call(verifier.url, 'GET', 'keys.verifyKey')).status).toBe(405)
+    // A client that puts a key in the URL gets a 405 — and the key must not reach a log (scanned below).
+    expect((await call(controlPlane.url, 'GET', `keys.verifyKey?key=${secrets[1]}`)).status).toBe(405)
   })
 
   it('serves health and metrics on both processes', async () => {

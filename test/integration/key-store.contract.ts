@@ -206,8 +206,12 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
         const result = await store.listKeys(api.id, { cursor, limit: 10 })
         expect(result.total).toBe(27)
         seen.push(...result.keys.map((k) => k.id))
-        if (result.keys.length < 10) break
-        cursor = result.keys.at(-1)!.id
+        if (result.keys.length < 10) {
+          expect(result.cursor).toBeUndefined()
+          break
+        }
+        expect(result.cursor).toBe(result.keys.at(-1)!.id)
+        cursor = result.cursor
       }
       expect(seen).toEqual(ids)
       const acme = await store.listKeys(api.id, { limit: 100, ownerId: 'acme' })

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { loggableUrl } from '../../shared/logger.js'
 import { capturedLogger } from '../support/apps.js'
 
 describe('log redaction', () => {
@@ -11,5 +12,14 @@ describe('log redaction', () => {
     expect(lines).toHaveLength(3)
     expect(lines.join('\n')).not.toContain(secret)
     expect(lines.join('\n')).toContain('[redacted]')
+  })
+
+  it('censors secret-looking query parameters in logged request URLs', () => {
+    expect(loggableUrl('/v1/keys.verifyKey?key=sk_abc&apiId=api_1')).toBe('/v1/keys.verifyKey?key=[redacted]&apiId=api_1')
+    expect(loggableUrl('/x?a=1&ROOTKEY=r&api_key=k&token=t')).toBe('/x?a=1&ROOTKEY=[redacted]&api_key=[redacted]&token=[redacted]')
+    expect(loggableUrl('/v1/keys.getKey?keyId=key_1')).toBe('/v1/keys.getKey?keyId=key_1')
+    const { log, lines } = capturedLogger()
+    log.info({ req: { method: 'GET', url: '/v1/keys.verifyKey?key=sk_secret_in_query', ip: '127.0.0.1' } }, 'incoming request')
+    expect(lines.join('')).not.toContain('sk_secret_in_query')
   })
 })
