@@ -32,7 +32,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     logRequests: true,
     notReadyReasons: async () => [
       ...(await storeReady()),
-      ...(deps.verifier.ready ? [] : ['change feed not subscribed and synced']),
+      ...deps.verifier.notReadyReasons(),
     ],
   })
   const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey)

@@ -26,7 +26,7 @@ export async function startDev(config: DevConfig, log: Logger = createLogger(con
   const feed = new MemoryChangeFeed()
   const store = new MemoryKeyStore(feed)
   const metrics = createMetricsRegistry('dev')
-  const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache })
+  const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
   await verifier.start()
   const rootKey = config.rootKey ?? generateRootKey().key
   const app = buildControlPlaneApp({

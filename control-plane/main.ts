@@ -13,7 +13,7 @@ import { buildControlPlaneApp } from './app.js'
 export async function startControlPlane(config: ControlPlaneConfig, log: Logger = createLogger(config.logLevel, 'control-plane')): Promise<KeygateServer> {
   const { store, feed, close } = openRedisBackend(config.redisUrl, 'control-plane')
   const metrics = createMetricsRegistry('control-plane')
-  const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache })
+  const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
   const app = buildControlPlaneApp({
     store, verifier, clock: systemClock, log, metrics, bootstrapRootKey: config.rootKey,
     bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl,

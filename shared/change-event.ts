@@ -8,6 +8,11 @@ export interface ChangeEvent {
   /** Format version of the event, so that old and new processes can run side by side. */
   v: 1
   shard: number
+  /**
+   * Identity of the shard's revision sequence. It changes only if Redis lost the shard's data (restart
+   * without persistence, flush, failover to an empty replica): revisions of another epoch do not compare.
+   */
+  epoch: string
   rev: number
   kind: ChangeKind
   keyId: string
@@ -28,7 +33,7 @@ export function parseChangeEvent(text: string): ChangeEvent | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const e = value as Record<string, unknown>
   if (
-    e.v !== 1 || !Number.isSafeInteger(e.shard) || !Number.isSafeInteger(e.rev) || typeof e.kind !== 'string' ||
+    e.v !== 1 || !Number.isSafeInteger(e.shard) || !Number.isSafeInteger(e.rev) || typeof e.epoch !== 'string' || typeof e.kind !== 'string' ||
     !KINDS.has(e.kind) || typeof e.keyId !== 'string' || typeof e.hash !== 'string' || typeof e.apiId !== 'string'
   ) return undefined
   return e as unknown as ChangeEvent

@@ -17,7 +17,7 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
     // Per-request logs would dominate the hot path; failures are still logged.
     logRequests: false,
     notReadyReasons: async () => [
-      ...(deps.verifier.ready ? [] : ['change feed not subscribed and synced']),
+      ...deps.verifier.notReadyReasons(),
       ...(await storeReady()),
     ],
   })

@@ -12,6 +12,16 @@ import { KeyLookup } from './key-lookup.js'
 import { ShardSync, type ChangeSink } from './shard-sync.js'
 import { createVerifierMetrics, type VerifierMetrics } from './verifier-metrics.js'
 
+/** What to do when the cache cannot be confirmed current within the bound. */
+export type OnStale = 'read-through' | 'serve'
+
+export interface SyncSettings {
+  maxStalenessMs: number
+  pollIntervalMs: number
+  /** `read-through` (default): read every key from Redis, 503 if unreachable. `serve`: answer from the stale cache. */
+  onStale: OnStale
+}
+
 export interface KeyVerifierDeps {
   store: KeyStore
   feed: ChangeFeed
@@ -19,44 +29,70 @@ export interface KeyVerifierDeps {
   log: Logger
   registry: Registry
   cache: KeyCacheOptions
+  sync: SyncSettings
 }
 
 /**
  * Answers "is this key valid?" from memory: hash → cache → the pure rules. A miss reads one record from the
- * store; change events keep the cache current (ShardSync).
+ * store; ShardSync keeps the cache current and says whether it can be trusted. When it cannot (beyond the
+ * staleness bound), every verification reads through to the store — and fails closed with 503 if the
+ * store is unreachable too — unless `onStale: 'serve'` was chosen.
  */
 export class KeyVerifier {
   private readonly cache: KeyCache
   private readonly lookup: KeyLookup
   private readonly sync: ShardSync
   private readonly clock: Clock
+  private readonly onStale: OnStale
   readonly metrics: VerifierMetrics
 
   constructor(deps: KeyVerifierDeps) {
     this.clock = deps.clock
+    this.onStale = deps.sync.onStale
     this.cache = new KeyCache(deps.cache)
     this.lookup = new KeyLookup(deps.store, this.cache)
-    this.metrics = createVerifierMetrics(deps.registry, () => this.cache.size)
+    this.metrics = createVerifierMetrics(deps.registry, {
+      cacheSize: () => this.cache.size,
+      stalenessSeconds: () => this.sync.stalenessMs / 1000,
+      lastPollAgeSeconds: () => this.sync.lastPollAgeMs / 1000,
+    })
     const sink: ChangeSink = {
       changed: (event) => this.applyChange(event),
       dropShard: (shard) => this.cache.dropShard(shard),
       firstSyncDone: () => this.cache.clear(),
     }
-    this.sync = new ShardSync(deps.store, deps.feed, sink, this.metrics, deps.log.child({ component: 'shard-sync' }))
+    this.sync = new ShardSync(deps.store, deps.feed, sink, this.metrics, deps.log.child({ component: 'shard-sync' }), {
+      clock: deps.clock,
+      maxStalenessMs: deps.sync.maxStalenessMs,
+      pollIntervalMs: deps.sync.pollIntervalMs,
+    })
   }
 
-  /** Subscribes to changes and syncs; resolves when the verifier can answer correctly. */
+  /** Subscribes to changes and starts polling; resolves at the first successful sync. */
   start(): Promise<void> {
     return this.sync.start()
   }
 
-  get ready(): boolean {
-    return this.sync.ready
-  }
-
-  /** Stops background work (resync retries); the store and feed are closed by whoever opened them. */
+  /** Stops background work (polling); the store and feed are closed by whoever opened them. */
   stop(): void {
     this.sync.stop()
+  }
+
+  /** Synced, and confirmed current within the staleness bound. */
+  get ready(): boolean {
+    return this.sync.current
+  }
+
+  /** For /readyz: what is wrong, if anything. */
+  notReadyReasons(): string[] {
+    if (this.sync.current) return []
+    const age = this.sync.stalenessMs
+    return [Number.isFinite(age) ? `cache not confirmed current for ${Math.round(age)} ms (bound exceeded)` : 'not synced with the store yet']
+  }
+
+  /** Polls the store now (tests, and the control plane's health). */
+  pollNow(): Promise<void> {
+    return this.sync.requestPoll()
   }
 
   /**
@@ -68,17 +104,21 @@ export class KeyVerifier {
     this.lookup.changed(event)
   }
 
-  /**
-   * Synchronous on a cache hit; a promise only when the store must be read. While the cache is not known
-   * to be current (before the first sync, during a resync after a reconnect) it is not trusted: every
-   * request reads through to the store, and fails with 503 if the store is unreachable too.
-   */
+  /** Synchronous on a cache hit; a promise only when the store must be read. */
   verify(key: string, request: VerifyRequest): Verdict | Promise<Verdict> {
     const hash = hashKey(key)
-    const cached = this.sync.ready ? this.cache.get(hash) : undefined
-    if (cached !== undefined) {
-      this.metrics.cacheHits.inc()
-      return this.decide(cached, request)
+    if (this.sync.current) {
+      const cached = this.cache.get(hash)
+      if (cached !== undefined) {
+        this.metrics.cacheHits.inc()
+        return this.decide(cached, request)
+      }
+    } else if (this.onStale === 'serve') {
+      this.metrics.staleAnswers.labels('served').inc()
+      const cached = this.cache.get(hash)
+      if (cached !== undefined) return this.decide(cached, request)
+    } else {
+      this.metrics.staleAnswers.labels('read-through').inc()
     }
     this.metrics.cacheMisses.inc()
     return this.lookup.read(hash).then((record) => this.decide(record, request))

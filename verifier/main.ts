@@ -13,7 +13,7 @@ import { KeyVerifier } from './key-verifier.js'
 export async function startVerifier(config: VerifierConfig, log: Logger = createLogger(config.logLevel, 'verifier')): Promise<KeygateServer> {
   const { store, feed, close } = openRedisBackend(config.redisUrl, 'verifier')
   const metrics = createMetricsRegistry('verifier')
-  const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache })
+  const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
   const app = buildVerifierApp({ verifier, store, log, metrics, bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl })
   app.addHook('onClose', async () => {
     verifier.stop()

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino'
 import type { ChangeEvent } from '../shared/change-event.js'
+import type { Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { SHARD_COUNT } from '../shared/shards.js'
-import { LOG_TRIMMED, type KeyStore } from '../shared/store/key-store.js'
+import { LOG_TRIMMED, type KeyStore, type ShardRevision } from '../shared/store/key-store.js'
 import type { VerifierMetrics } from './verifier-metrics.js'
 
 /** Where a change must go once it is known: the cache and the miss path. */
@@ -16,27 +17,46 @@ export interface ChangeSink {
   firstSyncDone(): void
 }
 
+export interface SyncOptions {
+  clock: Clock
+  /** How often the shard revisions are polled (the repair path that needs neither pub/sub nor a control plane). */
+  pollIntervalMs: number
+  /** How long the cache may be trusted after the last poll that confirmed it current. */
+  maxStalenessMs: number
+}
+
 const CATCH_UP_BATCH = 1_000
-const RESYNC_RETRY_MS = { first: 100, max: 2_000 }
+// Before the first successful poll, retry sooner than the interval: a verifier is useless until then.
+const FIRST_POLL_RETRY_MS = { first: 50, max: 1_000 }
 
 /**
- * Keeps the cache in step with the store, shard by shard. It applies published events in revision order
- * and, when the feed skips a revision or reconnects, replays the missed ones from the shard's change log —
- * or, if the log no longer reaches back that far, drops the shard's cache entries. Pub/sub is the fast
- * path, the log is the truth.
+ * Keeps the cache in step with the store, shard by shard, and knows how far it can be trusted.
+ *
+ * - Published events are applied at once (the millisecond path). A revision gap replays the shard's log;
+ *   if the log no longer reaches back that far, the shard's cache entries are dropped.
+ * - A poll of every shard's {epoch, rev} (one round trip, every `pollIntervalMs`, and at once after each
+ *   (re)subscription) catches up wherever the cache is behind — so lost events are repaired whatever
+ *   happened to pub/sub. A poll sent at t0 that completes its catch-ups confirms the cache current as of t0.
+ * - `current` is true while the last confirmation is at most `maxStalenessMs` old. A change that completed
+ *   at W is seen by every poll sent after W, so it is applied by W + maxStalenessMs at the latest, or the
+ *   cache stops being trusted: that is the revocation bound.
+ * - An epoch change (Redis lost the shard's data) drops the shard whatever the revisions say.
  */
 export class ShardSync {
-  /** Last revision applied per shard; -1 until the first sync. */
+  /** Last revision applied per shard; -1 until the first poll. */
   private readonly applied = new Array<number>(SHARD_COUNT).fill(-1)
+  private readonly epochs = new Array<string>(SHARD_COUNT).fill('')
   private readonly catchingUp = new Map<number, Promise<void>>()
   private readonly wanted = new Array<number>(SHARD_COUNT).fill(0)
-  private subscribed = false
-  /** Bumped by every (re)subscription and by stop(): work of an older generation gives up. */
-  private generation = 0
-  /** The generation whose resync completed: current only if it is the latest. */
-  private syncedGeneration = -1
+  private confirmedAt = Number.NEGATIVE_INFINITY
+  private lastPollOkAt = Number.NEGATIVE_INFINITY
   private everSynced = false
-  private lastResync: Promise<void> = Promise.resolve()
+  private subscribed = false
+  private stopped = false
+  private inFlight: Promise<void> | undefined
+  private queued: Promise<void> | undefined
+  private timer: NodeJS.Timeout | undefined
+  private staleLogged = false
 
   constructor(
     private readonly store: KeyStore,
@@ -44,81 +64,156 @@ export class ShardSync {
     private readonly sink: ChangeSink,
     private readonly metrics: VerifierMetrics,
     private readonly log: Logger,
+    private readonly options: SyncOptions,
   ) {}
 
   /**
-   * Subscribes and syncs; resolves when ready. If Redis is down it waits; the feed's reconnect subscribes
-   * and syncs by itself (readiness tells when).
+   * Subscribes, starts polling, and resolves at the first successful poll. Until then (Redis down) it keeps
+   * trying; readiness says when it has succeeded.
    */
   async start(): Promise<void> {
-    await this.feed.subscribe({
+    const subscribed = this.feed.subscribe({
       onEvent: (event) => this.onEvent(event),
       onSubscribed: () => {
         this.subscribed = true
-        this.lastResync = this.resyncUntilDone(++this.generation)
+        this.metrics.feedConnected.set(1)
+        // Everything published while the feed was down is lost: poll now rather than at the next tick.
+        void this.requestPoll().catch(() => {})
       },
       onDisconnected: () => {
         this.subscribed = false
-        this.generation++
-        this.log.warn('change feed disconnected; will resync on reconnect')
+        this.metrics.feedConnected.set(0)
+        this.log.warn('change feed disconnected; polling keeps the cache current until it is back')
       },
     })
-    await this.lastResync
+    subscribed.catch((err) => this.log.warn({ err }, 'change feed subscription failed; polling only until it succeeds'))
+    // Prefer to be subscribed before the first poll (so nothing falls between them), but never wait long for it.
+    await Promise.race([subscribed.catch(() => {}), delay(this.options.pollIntervalMs)])
+    await this.firstPoll()
+    this.scheduleNextPoll()
   }
 
-  /** Subscribed, and the resync that followed the latest subscription has completed: the cache is current. */
-  get ready(): boolean {
-    return this.subscribed && this.syncedGeneration === this.generation
-  }
-
-  /** Stops retrying; the feed and store are closed by their owner. */
   stop(): void {
-    this.generation++
-    this.subscribed = false
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
   }
 
-  /**
-   * Resyncs after a (re)subscription, retrying with backoff: the store's connection may come up after the
-   * subscriber's, and a verifier that never resyncs would never be ready.
-   */
-  private async resyncUntilDone(generation: number): Promise<void> {
-    for (let delay = RESYNC_RETRY_MS.first; generation === this.generation; delay = Math.min(delay * 2, RESYNC_RETRY_MS.max)) {
+  /** The cache may be trusted: synced once, and confirmed current within the staleness bound. */
+  get current(): boolean {
+    return this.options.clock.now() - this.confirmedAt <= this.options.maxStalenessMs
+  }
+
+  get isSubscribed(): boolean {
+    return this.subscribed
+  }
+
+  /** Milliseconds since the last poll that confirmed the cache current (Infinity before the first). */
+  get stalenessMs(): number {
+    return this.options.clock.now() - this.confirmedAt
+  }
+
+  /** Milliseconds since the last poll that answered at all. */
+  get lastPollAgeMs(): number {
+    return this.options.clock.now() - this.lastPollOkAt
+  }
+
+  /** Polls now, or right after the poll in flight (a poll must start after the caller's reason for it). */
+  requestPoll(): Promise<void> {
+    if (!this.inFlight) return this.runPoll()
+    this.queued ??= this.inFlight.catch(() => {}).then(() => {
+      this.queued = undefined
+      return this.runPoll()
+    })
+    return this.queued
+  }
+
+  private runPoll(): Promise<void> {
+    const poll = this.poll().finally(() => {
+      if (this.inFlight === poll) this.inFlight = undefined
+    })
+    this.inFlight = poll
+    return poll
+  }
+
+  private async firstPoll(): Promise<void> {
+    for (let wait = FIRST_POLL_RETRY_MS.first; !this.stopped && !this.everSynced; wait = Math.min(wait * 2, FIRST_POLL_RETRY_MS.max)) {
       try {
-        await this.resync()
-        if (generation !== this.generation) return
-        this.syncedGeneration = generation
-        if (!this.everSynced) {
-          this.everSynced = true
-          this.sink.firstSyncDone()
-        }
-        return
-      } catch (err) {
-        this.log.warn({ err, retryInMs: delay }, 'resync failed; retrying')
-        await new Promise((resolve) => setTimeout(resolve, delay).unref())
+        await this.requestPoll()
+      } catch {
+        await delay(wait)
       }
     }
   }
 
-  /** Reads every shard's revision and catches up where the cache is behind. */
-  private async resync(): Promise<void> {
-    // Events applied while the read is in flight may pass the revision it returns: compare with before.
-    const before = [...this.applied]
-    const revisions = await this.store.readRevisions()
-    await Promise.all(revisions.map((revision, shard) => this.reconcile(shard, revision, before[shard]!)))
+  private scheduleNextPoll(): void {
+    if (this.stopped) return
+    this.timer = setTimeout(() => {
+      this.requestPoll()
+        .catch(() => {})
+        .finally(() => this.scheduleNextPoll())
+    }, this.options.pollIntervalMs)
+    this.timer.unref()
   }
 
-  private async reconcile(shard: number, revision: number, appliedBefore: number): Promise<void> {
-    if (this.applied[shard]! < 0) {
-      this.applied[shard] = revision
-    } else if (revision < appliedBefore) {
-      // The counter went backwards: Redis lost data (restart without persistence). Nothing cached can be trusted.
-      this.log.warn({ shard, applied: appliedBefore, revision }, 'shard revision went backwards; dropping its cache')
-      this.sink.dropShard(shard)
-      this.metrics.cacheDrops.inc()
-      this.applied[shard] = revision
-    } else if (revision > this.applied[shard]!) {
-      await this.catchUp(shard, revision)
+  /** One poll: read every shard's position, catch up where behind, then confirm as of the time it was sent. */
+  private async poll(): Promise<void> {
+    const sentAt = this.options.clock.now()
+    // Events applied while the read is in flight may pass what it returns: compare with before it.
+    const before = [...this.applied]
+    let revisions: ShardRevision[]
+    try {
+      revisions = await this.store.readRevisions()
+      this.lastPollOkAt = this.options.clock.now()
+      this.metrics.revisionLag.set(Math.max(0, ...revisions.map((r, shard) => r.rev - Math.max(before[shard]!, 0))))
+      await Promise.all(revisions.map((revision, shard) => this.reconcile(shard, revision, before[shard]!)))
+    } catch (err) {
+      this.metrics.pollErrors.inc()
+      this.noteStale(err)
+      throw err
     }
+    if (this.stopped) return
+    this.confirmedAt = Math.max(this.confirmedAt, sentAt)
+    this.staleLogged = false
+    if (!this.everSynced) {
+      this.everSynced = true
+      this.sink.firstSyncDone()
+    }
+  }
+
+  private noteStale(err: unknown): void {
+    if (this.current || this.staleLogged || !this.everSynced) {
+      this.log.debug({ err }, 'revision poll failed')
+      return
+    }
+    this.staleLogged = true
+    this.log.warn({ err, stalenessMs: this.stalenessMs }, 'cannot confirm the cache is current within the staleness bound')
+  }
+
+  private async reconcile(shard: number, position: ShardRevision, appliedBefore: number): Promise<void> {
+    if (this.applied[shard]! < 0) {
+      this.applied[shard] = position.rev
+      this.epochs[shard] = position.epoch
+      return
+    }
+    // A shard that was empty takes the epoch of its first write.
+    if (this.epochs[shard] === '') this.epochs[shard] = position.epoch
+    if (position.epoch !== this.epochs[shard]) {
+      this.restartShard(shard, position, 'shard epoch changed (Redis lost its data)')
+    } else if (position.rev < appliedBefore) {
+      this.restartShard(shard, position, 'shard revision went backwards')
+    } else if (position.rev > this.applied[shard]!) {
+      await this.catchUp(shard, position.rev)
+    }
+  }
+
+  /** Nothing cached of the shard can be trusted: drop it and follow the shard's new sequence. */
+  private restartShard(shard: number, position: ShardRevision, why: string): void {
+    this.log.warn({ shard, applied: this.applied[shard], epoch: position.epoch, rev: position.rev }, `${why}; dropping the shard cache`)
+    this.sink.dropShard(shard)
+    this.metrics.cacheDrops.inc()
+    this.applied[shard] = position.rev
+    this.wanted[shard] = Math.min(this.wanted[shard]!, position.rev)
+    this.epochs[shard] = position.epoch
   }
 
   private onEvent(event: ChangeEvent): void {
@@ -128,12 +223,18 @@ export class ShardSync {
     // Whatever else happens, nothing older than this event may stay in the cache.
     this.sink.changed(event)
     const applied = this.applied[shard]!
-    if (applied < 0 || event.rev <= applied) return
+    if (applied < 0) return
+    if (this.epochs[shard] === '') this.epochs[shard] = event.epoch
+    if (event.epoch !== this.epochs[shard]) {
+      this.restartShard(shard, event, 'shard epoch changed (Redis lost its data)')
+      return
+    }
+    if (event.rev <= applied) return
     if (event.rev === applied + 1 && !this.catchingUp.has(shard)) {
       this.applied[shard] = event.rev
       return
     }
-    void this.catchUp(shard, event.rev).catch((err) => this.log.warn({ err, shard }, 'catch-up failed'))
+    void this.catchUp(shard, event.rev).catch((err) => this.log.warn({ err, shard }, 'catch-up failed; the next poll retries'))
   }
 
   /** Replays the shard's log up to `target`; one replay per shard at a time, extended if asked for more. */
@@ -158,7 +259,7 @@ export class ShardSync {
         return
       }
       if (changes.length === 0) {
-        // Nothing logged past our position although an event said so: nothing more to apply.
+        // Nothing logged past our position although a revision said so: nothing more to apply.
         this.applied[shard] = this.wanted[shard]!
         return
       }
@@ -167,3 +268,5 @@ export class ShardSync {
     }
   }
 }
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())

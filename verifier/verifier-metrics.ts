@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client'
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import { VERDICT_CODES } from '../shared/verification.js'
 
 export interface VerifierMetrics {
@@ -8,9 +8,23 @@ export interface VerifierMetrics {
   eventsReceived: Counter
   catchUps: Counter
   cacheDrops: Counter
+  pollErrors: Counter
+  /** Answers given while the cache was beyond the staleness bound, by what was done: read-through or served. */
+  staleAnswers: Counter<'mode'>
+  revisionLag: Gauge
+  feedConnected: Gauge
+  verifyDuration: Histogram
 }
 
-export function createVerifierMetrics(registry: Registry, cacheSize: () => number): VerifierMetrics {
+export interface VerifierGauges {
+  cacheSize(): number
+  /** Seconds since the last poll that confirmed the cache current. */
+  stalenessSeconds(): number
+  /** Seconds since the last poll that got an answer. */
+  lastPollAgeSeconds(): number
+}
+
+export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges): VerifierMetrics {
   const metrics: VerifierMetrics = {
     verdicts: new Counter({
       name: 'keygate_verify_verdicts_total', help: 'verifyKey answers by verdict code', labelNames: ['code'], registers: [registry],
@@ -20,8 +34,32 @@ export function createVerifierMetrics(registry: Registry, cacheSize: () => numbe
     eventsReceived: new Counter({ name: 'keygate_change_events_total', help: 'Change events received from the feed', registers: [registry] }),
     catchUps: new Counter({ name: 'keygate_catch_ups_total', help: 'Replays of a shard change log after a gap or reconnect', registers: [registry] }),
     cacheDrops: new Counter({ name: 'keygate_cache_drops_total', help: 'Shard caches dropped because their changes could not be replayed', registers: [registry] }),
+    pollErrors: new Counter({ name: 'keygate_revision_poll_errors_total', help: 'Revision polls that failed', registers: [registry] }),
+    staleAnswers: new Counter({
+      name: 'keygate_stale_answers_total', help: 'Verifications answered while the cache was beyond the staleness bound, by mode (read-through or served)', labelNames: ['mode'], registers: [registry],
+    }),
+    revisionLag: new Gauge({ name: 'keygate_revision_lag', help: 'Largest number of revisions a shard was behind at the last poll', registers: [registry] }),
+    feedConnected: new Gauge({ name: 'keygate_change_feed_connected', help: '1 while subscribed to the change feed', registers: [registry] }),
+    verifyDuration: new Histogram({
+      name: 'keygate_verify_duration_seconds', help: 'verifyKey time from request to response',
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5], registers: [registry],
+    }),
   }
   for (const code of VERDICT_CODES) metrics.verdicts.labels(code)
-  new Gauge({ name: 'keygate_cache_keys', help: 'Key records in the verifier cache', registers: [registry], collect() { this.set(cacheSize()) } })
+  for (const mode of ['read-through', 'served']) metrics.staleAnswers.labels(mode)
+  new Gauge({ name: 'keygate_cache_keys', help: 'Key records in the verifier cache', registers: [registry], collect() { this.set(gauges.cacheSize()) } })
+  new Gauge({
+    name: 'keygate_cache_hit_ratio', help: 'Cache hits / verifications since start', registers: [registry],
+    async collect() {
+      const hits = (await metrics.cacheHits.get()).values[0]?.value ?? 0
+      const misses = (await metrics.cacheMisses.get()).values[0]?.value ?? 0
+      this.set(hits + misses === 0 ? 0 : hits / (hits + misses))
+    },
+  })
+  new Gauge({ name: 'keygate_staleness_seconds', help: 'Seconds since the last poll that confirmed the cache current', registers: [registry], collect() { this.set(finite(gauges.stalenessSeconds())) } })
+  new Gauge({ name: 'keygate_last_poll_age_seconds', help: 'Seconds since the last revision poll that got an answer', registers: [registry], collect() { this.set(finite(gauges.lastPollAgeSeconds())) } })
   return metrics
 }
+
+// Prometheus has +Inf, but a gauge that says "never" is clearer as -1.
+const finite = (value: number) => (Number.isFinite(value) ? value : -1)

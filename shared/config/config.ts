@@ -13,13 +13,16 @@ const common = {
   unknownSize: { flag: 'unknown-cache-size', env: 'UNKNOWN_CACHE_MAX', kind: 'int', min: 1, max: 10_000_000, default: 100_000, description: 'unknown keys remembered (negative cache)' } as OptionSpec,
   unknownTtl: { flag: 'unknown-cache-ttl', env: 'UNKNOWN_CACHE_TTL_MS', kind: 'int', min: 0, max: 3_600_000, default: 10_000, description: 'how long an unknown key is remembered, ms' } as OptionSpec,
   docsUrl: { flag: 'docs-url', env: 'DOCS_BASE_URL', kind: 'string', default: 'https://keygate.dev/docs', description: 'base of the `docs` link in error bodies' } as OptionSpec,
+  maxStaleness: { flag: 'max-staleness', env: 'MAX_STALENESS_MS', kind: 'int', min: 100, max: 600_000, default: 5_000, description: 'longest a verifier answers from a cache it cannot confirm current, ms (the revocation bound)' } as OptionSpec,
+  pollInterval: { flag: 'poll-interval', env: 'POLL_INTERVAL_MS', kind: 'int', min: 10, max: 60_000, default: 1_000, description: 'how often the verifier polls the shard revisions, ms (keep well under --max-staleness)' } as OptionSpec,
+  onStale: { flag: 'on-stale', env: 'ON_STALE', kind: 'choice', choices: ['read-through', 'serve'], default: 'read-through', description: 'beyond the bound: read-through (Redis per request, 503 if down) or serve (stale cache, counted)' } as OptionSpec,
   shutdownGrace: { flag: 'shutdown-grace', env: 'SHUTDOWN_GRACE_MS', kind: 'int', min: 0, max: 600_000, default: 10_000, description: 'time to drain requests on SIGTERM, ms' } as OptionSpec,
 }
 
 export const specs = {
-  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.shutdownGrace],
-  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.shutdownGrace],
-  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.shutdownGrace],
+  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.shutdownGrace],
+  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.shutdownGrace],
+  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.shutdownGrace],
   'root-key create': [
     common.redis,
     { flag: 'permissions', env: 'KEYGATE_PERMISSIONS', kind: 'string', required: true, description: "'*' or a comma-separated list such as api.*.read_key,api.api_x.update_key" },
@@ -37,6 +40,7 @@ export interface ServerConfig {
   docsBaseUrl: string
   shutdownGraceMs: number
   cache: { maxKeys: number; maxUnknown: number; unknownTtlMs: number }
+  sync: { maxStalenessMs: number; pollIntervalMs: number; onStale: 'read-through' | 'serve' }
 }
 
 export interface ControlPlaneConfig extends ServerConfig {
@@ -70,6 +74,11 @@ type Values = Record<string, string | number | undefined>
 function read(command: CommandName, argv: string[], env: NodeJS.ProcessEnv, extra?: (values: Values, problems: string[]) => void): Values {
   const { values, problems } = parseOptions([...specs[command]], argv, env)
   extra?.(values, problems)
+  const poll = values['poll-interval']
+  const bound = values['max-staleness']
+  if (typeof poll === 'number' && typeof bound === 'number' && poll * 2 > bound) {
+    problems.push(`POLL_INTERVAL_MS (${poll}) must be at most half of MAX_STALENESS_MS (${bound}), or one slow poll breaks the bound`)
+  }
   if (problems.length > 0) throw new ConfigError(problems)
   return values
 }
@@ -86,6 +95,11 @@ function serverConfig(values: Values): ServerConfig {
       maxKeys: values['cache-size'] as number,
       maxUnknown: values['unknown-cache-size'] as number,
       unknownTtlMs: values['unknown-cache-ttl'] as number,
+    },
+    sync: {
+      maxStalenessMs: values['max-staleness'] as number,
+      pollIntervalMs: values['poll-interval'] as number,
+      onStale: values['on-stale'] as 'read-through' | 'serve',
     },
   }
 }

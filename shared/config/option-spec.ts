@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 
-export type OptionKind = 'port' | 'host' | 'url' | 'int' | 'level' | 'secret' | 'string'
+export type OptionKind = 'port' | 'host' | 'url' | 'int' | 'level' | 'secret' | 'string' | 'choice'
 
 export interface OptionSpec {
   /** Flag name without dashes, e.g. `port` for --port. */
@@ -12,6 +12,8 @@ export interface OptionSpec {
   min?: number
   max?: number
   required?: boolean
+  /** For kind `choice`: the accepted values. */
+  choices?: string[]
 }
 
 export type OptionValues = Record<string, string | number | undefined>
@@ -75,6 +77,8 @@ function check(spec: OptionSpec, raw: string): string | number | { problem: stri
       return LEVELS.has(raw) ? raw : { problem: `must be one of ${[...LEVELS].join(', ')}` }
     case 'secret':
       return raw.length >= (spec.min ?? 1) ? raw : { problem: `must be at least ${spec.min} characters` }
+    case 'choice':
+      return spec.choices?.includes(raw) ? raw : { problem: `must be one of ${spec.choices?.join(', ')}` }
     case 'host':
     case 'string':
       return raw

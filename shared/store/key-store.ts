@@ -16,6 +16,12 @@ export interface KeyWrite {
   publishFailed?: boolean
 }
 
+/** Where a shard's revision sequence stands: its epoch ('' before the first write) and last revision. */
+export interface ShardRevision {
+  epoch: string
+  rev: number
+}
+
 /** A shard's change log has been trimmed past the position a reader asked for: it cannot be replayed. */
 export const LOG_TRIMMED = 'trimmed' as const
 
@@ -63,8 +69,8 @@ export interface KeyStore {
   createRootKey(record: RootKeyRecord): Promise<void>
   getRootKeyByHash(hash: string): Promise<RootKeyRecord | null>
 
-  /** Current revision of every shard, index = shard (0 where nothing was written yet). */
-  readRevisions(): Promise<number[]>
+  /** Epoch and revision of every shard in one round trip, index = shard (rev 0, epoch '' where nothing was written). */
+  readRevisions(): Promise<ShardRevision[]>
   /** Changes of a shard with rev > afterRev, oldest first, at most `limit`; LOG_TRIMMED if it no longer reaches back. */
   readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED>
 

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
 import { WriteConflictError } from '../errors.js'
-import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite } from './key-store.js'
+import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type ShardRevision } from './key-store.js'
 import { SortedIds } from './sorted-ids.js'
 
 /**
@@ -23,6 +24,8 @@ export class MemoryKeyStore implements KeyStore {
   private readonly logs: ChangeEvent[][] = Array.from({ length: SHARD_COUNT }, () => [])
   private readonly feed: MemoryChangeFeed
   private readonly changeLogMaxLen: number
+  /** Memory is lost only with the process, and every verifier with it: one epoch for its lifetime. */
+  private readonly epoch = randomBytes(9).toString('base64url')
 
   constructor(feed: MemoryChangeFeed, options: { changeLogMaxLen?: number } = {}) {
     this.feed = feed
@@ -129,8 +132,8 @@ export class MemoryKeyStore implements KeyStore {
     return record ? structuredClone(record) : null
   }
 
-  async readRevisions(): Promise<number[]> {
-    return [...this.revisions]
+  async readRevisions(): Promise<ShardRevision[]> {
+    return this.revisions.map((rev) => ({ rev, epoch: rev === 0 ? '' : this.epoch }))
   }
 
   async readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED> {
@@ -156,7 +159,7 @@ export class MemoryKeyStore implements KeyStore {
     const rev = (this.revisions[shard] = (this.revisions[shard] ?? 0) + 1)
     const record: KeyRecord = { ...structuredClone(input), rev }
     if (kind !== 'deleted') this.keysByHash.set(record.hash, record)
-    const event: ChangeEvent = { v: 1, shard, rev, kind, keyId: record.id, hash: record.hash, apiId: record.apiId }
+    const event: ChangeEvent = { v: 1, shard, epoch: this.epoch, rev, kind, keyId: record.id, hash: record.hash, apiId: record.apiId }
     const log = this.logs[shard]!
     log.push(event)
     if (log.length > this.changeLogMaxLen) log.splice(0, log.length - this.changeLogMaxLen)

@@ -1,15 +1,16 @@
+import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
-import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite } from './key-store.js'
+import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type ShardRevision } from './key-store.js'
 import { redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
 import { WRITE_KEY_SCRIPT } from './redis-scripts.js'
 
-type WriteReply = [number, string]
+type WriteReply = [number, string, string?]
 
 interface ScriptedRedis extends Redis {
   writeKey(record: string, revision: string, log: string, ...args: (string | number)[]): Promise<WriteReply>
@@ -25,6 +26,8 @@ export class RedisKeyStore implements KeyStore {
   readonly kind = 'redis' as const
   private readonly redis: ScriptedRedis
   private readonly now: () => number
+  /** The epoch this process gives a shard that has none (first write, or after Redis lost its data). */
+  private readonly epochCandidate = randomBytes(9).toString('base64url')
 
   /** Takes over `redis`: close() closes it. */
   constructor(redis: Redis, now: () => number = Date.now) {
@@ -163,21 +166,21 @@ export class RedisKeyStore implements KeyStore {
     return doc === null ? null : (JSON.parse(doc) as RootKeyRecord)
   }
 
-  async readRevisions(): Promise<number[]> {
-    // One GET per shard; auto-pipelining sends them in one round trip (per node on a Cluster).
+  async readRevisions(): Promise<ShardRevision[]> {
+    // One HMGET per shard; auto-pipelining sends them in one round trip (per node on a Cluster).
     const values = await this.run(() =>
-      Promise.all(Array.from({ length: SHARD_COUNT }, (_, shard) => this.redis.get(redisKeys.revision(shard)))),
+      Promise.all(Array.from({ length: SHARD_COUNT }, (_, shard) => this.redis.hmget(redisKeys.revision(shard), 'rev', 'epoch'))),
     )
-    return values.map((value) => (value === null ? 0 : Number(value)))
+    return values.map(([rev, epoch]) => ({ rev: rev ? Number(rev) : 0, epoch: epoch ?? '' }))
   }
 
   async readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED> {
     const log = redisKeys.changeLog(shard)
-    const [oldest, entries, revision] = await this.run(() =>
+    const [oldest, entries, [revision, epoch]] = await this.run(() =>
       Promise.all([
         this.redis.xrange(log, '-', '+', 'COUNT', 1),
         this.redis.xrange(log, `${afterRev + 1}-0`, '+', 'COUNT', limit),
-        this.redis.get(redisKeys.revision(shard)),
+        this.redis.hmget(redisKeys.revision(shard), 'rev', 'epoch'),
       ]),
     )
     const oldestRev = oldest[0] ? parseInt(oldest[0][0], 10) : Number(revision ?? 0) + 1
@@ -185,7 +188,7 @@ export class RedisKeyStore implements KeyStore {
     return entries.map(([id, fields]) => {
       const field = (name: string) => fields[fields.indexOf(name) + 1] ?? ''
       return {
-        v: 1, shard, rev: parseInt(id, 10), kind: field('kind') as ChangeKind,
+        v: 1, shard, epoch: epoch ?? '', rev: parseInt(id, 10), kind: field('kind') as ChangeKind,
         keyId: field('keyId'), hash: field('hash'), apiId: field('apiId'),
       }
     })
@@ -206,15 +209,15 @@ export class RedisKeyStore implements KeyStore {
 
   private async write(input: NewKeyRecord, kind: ChangeKind, expectedRev: string): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
     const shard = shardOf(input.hash)
-    const [rev, outcome] = await this.run(() =>
+    const [rev, outcome, epoch] = await this.run(() =>
       this.redis.writeKey(
         redisKeys.record(input.hash), redisKeys.revision(shard), redisKeys.changeLog(shard),
         kind, expectedRev, JSON.stringify(input), input.id, input.hash, input.apiId, CHANGE_LOG_MAX_LEN,
-        redisKeys.changesChannel, shard,
+        redisKeys.changesChannel, shard, this.epochCandidate,
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'
-    const event: ChangeEvent = { v: 1, shard, rev, kind, keyId: input.id, hash: input.hash, apiId: input.apiId }
+    const event: ChangeEvent = { v: 1, shard, epoch: epoch ?? '', rev, kind, keyId: input.id, hash: input.hash, apiId: input.apiId }
     return { record: { ...input, rev }, event, ...(outcome === 'publish-failed' ? { publishFailed: true } : {}) }
   }
 

@@ -9,7 +9,7 @@ const shardTag = (shard: number) => `{s${shard}}`
 export const redisKeys = {
   /** HASH {rev, doc}: the key record, in its shard's slot. */
   record: (hash: string) => `kg:${shardTag(shardOf(hash))}:k:${hash}`,
-  /** STRING counter: the shard's revision. */
+  /** HASH {rev, epoch}: the shard's revision counter and the identity of its sequence. */
   revision: (shard: number) => `kg:${shardTag(shard)}:rev`,
   /** STREAM of changes, entry id `<rev>-1`, capped. */
   changeLog: (shard: number) => `kg:${shardTag(shard)}:log`,

@@ -6,8 +6,8 @@
  *
  * KEYS: record, revision counter, change log.
  * ARGV: kind (created|updated|deleted), expected rev ('' = any), doc json, keyId, hash, apiId, log max length,
- *       channel, shard.
- * Returns {rev, published} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must run with
+ *       channel, shard, epoch to use if the shard has none yet.
+ * Returns {rev, 'published'|'publish-failed', epoch} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must run with
  * `maxmemory-policy noeviction` (and AOF); should the counter be lost anyway, the log's last id takes over.
  */
 export const WRITE_KEY_SCRIPT = `
@@ -19,12 +19,14 @@ else
   if not current then return {0, 'missing'} end
   if ARGV[2] ~= '' and current ~= ARGV[2] then return {0, 'conflict'} end
 end
-local counter = redis.call('GET', KEYS[2])
+local state = redis.call('HMGET', KEYS[2], 'rev', 'epoch')
 local rev = 0
-if counter then
-  rev = tonumber(counter)
+local epoch = state[2] or ARGV[10]
+if state[1] then
+  rev = tonumber(state[1])
 elseif redis.call('EXISTS', KEYS[3]) == 1 then
   -- The counter is gone (evicted) but the log is not: carry on from the log's last id, which XADD requires.
+  -- The epoch is new then, so verifiers drop what they hold of the shard.
   local info = redis.call('XINFO', 'STREAM', KEYS[3])
   for i = 1, #info, 2 do
     if info[i] == 'last-generated-id' then rev = tonumber(string.match(info[i + 1], '^(%d+)')) end
@@ -33,15 +35,15 @@ end
 rev = rev + 1
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], rev .. '-1',
   'kind', kind, 'keyId', ARGV[4], 'hash', ARGV[5], 'apiId', ARGV[6])
-redis.call('SET', KEYS[2], rev)
+redis.call('HSET', KEYS[2], 'rev', rev, 'epoch', epoch)
 if kind == 'deleted' then
   redis.call('DEL', KEYS[1])
 else
   redis.call('HSET', KEYS[1], 'rev', rev, 'doc', ARGV[3])
 end
-local event = '{"v":1,"shard":' .. ARGV[9] .. ',"rev":' .. rev .. ',"kind":"' .. kind .. '","keyId":' ..
+local event = '{"v":1,"shard":' .. ARGV[9] .. ',"epoch":' .. cjson.encode(epoch) .. ',"rev":' .. rev .. ',"kind":"' .. kind .. '","keyId":' ..
   cjson.encode(ARGV[4]) .. ',"hash":' .. cjson.encode(ARGV[5]) .. ',"apiId":' .. cjson.encode(ARGV[6]) .. '}'
 local published = redis.pcall('PUBLISH', ARGV[8], event)
-if type(published) == 'table' and published.err then return {rev, 'publish-failed'} end
-return {rev, 'published'}
+if type(published) == 'table' and published.err then return {rev, 'publish-failed', epoch} end
+return {rev, 'published', epoch}
 `

@@ -74,7 +74,7 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const input = newKey(api.id, { name: 'n', ownerId: 'o', meta: { a: [1, { b: 0.1 }] }, environment: 'live' })
       const write = await store.createKey(input)
       if (!write) throw new Error('create failed')
-      expect(write.event).toEqual({ v: 1, shard: shardOf(input.hash), rev: write.record.rev, kind: 'created', keyId: input.id, hash: input.hash, apiId: api.id })
+      expect(write.event).toEqual({ v: 1, shard: shardOf(input.hash), epoch: expect.stringMatching(/^.{8,}$/), rev: write.record.rev, kind: 'created', keyId: input.id, hash: input.hash, apiId: api.id })
       expect(write.record).toEqual({ ...input, rev: write.event.rev })
       expect(await store.getKeyById(input.id)).toEqual(write.record)
       expect(await store.getKeyByHash(input.hash)).toEqual(write.record)
@@ -89,7 +89,7 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const revisionBefore = (await store.readRevisions())[shardOf(input.hash)]
       const twin = { ...input, id: newId('key') }
       expect(await store.createKey(twin)).toBe(false)
-      expect((await store.readRevisions())[shardOf(input.hash)]).toBe(revisionBefore)
+      expect((await store.readRevisions())[shardOf(input.hash)]).toEqual(revisionBefore)
       expect(await store.getKeyById(twin.id)).toBeNull()
       expect((await store.listKeys(api.id, { limit: 10 })).keys.map((k) => k.id)).toEqual([input.id])
     })
@@ -159,12 +159,13 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const created = await store.createKey(newKey(api.id))
       if (!created) throw new Error('create failed')
       const shard = created.event.shard
-      expect((await store.readRevisions())[shard]).toBe(created.event.rev)
+      expect((await store.readRevisions())[shard]).toEqual({ rev: created.event.rev, epoch: created.event.epoch })
       const updated = await store.updateKey(created.record.id, { enabled: false }, created.record.rev, Date.now())
       expect(updated!.event.rev).toBe(created.event.rev + 1)
+      expect(updated!.event.epoch).toBe(created.event.epoch)
       const revisions = await store.readRevisions()
       expect(revisions).toHaveLength(64)
-      expect(revisions[shard]).toBe(updated!.event.rev)
+      expect(revisions[shard]).toEqual({ rev: updated!.event.rev, epoch: created.event.epoch })
     })
 
     it('replays a shard log after a revision, in order, and says when it was trimmed past it', async () => {
@@ -181,7 +182,7 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       if (replay === LOG_TRIMMED) throw new Error('unexpectedly trimmed')
       expect(replay.map((e) => e.rev)).toEqual(replay.map((e) => e.rev).sort((a, b) => a - b))
       expect(replay.filter((e) => e.keyId === record.id).map((e) => e.kind)).toEqual(['updated', 'updated', 'updated', 'updated', 'updated'])
-      expect(replay.at(-1)).toMatchObject({ rev: record.rev, keyId: record.id, hash: record.hash, apiId: api.id, shard, v: 1 })
+      expect(replay.at(-1)).toMatchObject({ rev: record.rev, keyId: record.id, hash: record.hash, apiId: api.id, shard, v: 1, epoch: created.event.epoch })
       expect(await store.readChanges(shard, record.rev, 100)).toEqual([])
 
       await harness.trimLog(shard, 2)

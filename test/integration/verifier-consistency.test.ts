@@ -11,7 +11,7 @@ import type { KeyStore } from '../../shared/store/key-store.js'
 import { connectionOptions, openRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import { KeyVerifier } from '../../verifier/key-verifier.js'
-import { openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY } from '../support/apps.js'
+import { DEFAULT_SYNC, ManualClock, openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -47,7 +47,7 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     const lateConnection = new Redis(redis.url, { ...connectionOptions('late-feed'), lazyConnect: true, autoResubscribe: false })
     lateConnection.on('error', () => {})
     const feed = new RedisChangeFeed(lateConnection)
-    const verifier = new KeyVerifier({ store, feed, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }), registry: new Registry(), cache: { maxKeys: 100, maxUnknown: 100, unknownTtlMs: 60_000 } })
+    const verifier = new KeyVerifier({ store, feed, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }), registry: new Registry(), cache: { maxKeys: 100, maxUnknown: 100, unknownTtlMs: 60_000 }, sync: DEFAULT_SYNC })
     const started = verifier.start()
     const { key, record } = await newKey()
 
@@ -64,31 +64,37 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     await store.close()
   })
 
-  it('is not ready while the resync after a reconnect runs, and reads through meanwhile', async () => {
+  it('after a reconnect whose resync cannot complete, stops trusting the cache at the bound and reads through', async () => {
     const backend = await openBackend(redis.url)
     let hold: Promise<void> | undefined
     const gated: KeyStore = Object.create(backend.store, {
       readRevisions: { value: async () => { if (hold) await hold; return backend.store.readRevisions() } },
     })
-    const server = await startTestVerifier({ backend: { ...backend, store: gated } })
+    const clock = new ManualClock(Date.now())
+    const server = await startTestVerifier({ backend: { ...backend, store: gated }, clock, sync: { maxStalenessMs: 5_000, pollIntervalMs: 3_600_000 } })
     const { key, record } = await newKey()
     const verdict = async () => (await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key } })).json()
     expect(await verdict()).toMatchObject({ valid: true })
 
     let release!: () => void
     hold = new Promise((resolve) => (release = resolve))
-    // A disable the feed never delivers, then a reconnect whose resync is held back.
+    // A disable the feed never delivers, then a reconnect whose resync poll hangs.
     await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     await redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
-    await waitFor(() => !server.verifier.ready, 'the disconnect')
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await waitFor(async () => (await redis.admin.call('PUBSUB', 'NUMSUB', 'kg:changes') as [string, number])[1] === 1, 'the resubscription')
+    // Within the bound the cache may still answer (that is the promise: no longer than the bound) …
+    clock.advance(5_000)
+    expect(server.verifier.ready).toBe(true)
+    // … and past it, never.
+    clock.advance(1)
     expect(server.verifier.ready).toBe(false)
     expect((await server.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503)
     expect(await verdict()).toMatchObject({ valid: false, code: 'DISABLED' })
 
     hold = undefined
     release()
-    await waitFor(() => server.verifier.ready, 'the resync to finish')
+    await server.verifier.pollNow()
+    expect(server.verifier.ready).toBe(true)
     expect(await verdict()).toMatchObject({ valid: false, code: 'DISABLED' })
     await server.close()
     await backend.close()

@@ -13,7 +13,7 @@ import { MemoryKeyStore } from '../../shared/store/memory-key-store.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import { buildVerifierApp } from '../../verifier/app.js'
-import { KeyVerifier } from '../../verifier/key-verifier.js'
+import { KeyVerifier, type SyncSettings } from '../../verifier/key-verifier.js'
 
 export const TEST_ROOT_KEY = 'test-root-key-0123456789abcdef'
 
@@ -60,14 +60,23 @@ export interface TestServer {
 }
 
 const cache = { maxKeys: 10_000, maxUnknown: 1_000, unknownTtlMs: 10_000 }
+export const DEFAULT_SYNC: SyncSettings = { maxStalenessMs: 5_000, pollIntervalMs: 1_000, onStale: 'read-through' }
+
+export interface TestServerOptions {
+  redisUrl?: string
+  backend?: Backend
+  log?: Logger
+  clock?: Clock
+  sync?: Partial<SyncSettings>
+}
 
 /** A control plane (with its verifyKey) on its own store connection, ready to inject into. */
-export async function startTestControlPlane(options: { redisUrl?: string; backend?: Backend; log?: Logger; clock?: Clock } = {}): Promise<TestServer> {
+export async function startTestControlPlane(options: TestServerOptions = {}): Promise<TestServer> {
   const backend = options.backend ?? (await openBackend(options.redisUrl))
   const log = options.log ?? pino({ level: 'silent' })
   const clock = options.clock ?? { now: () => Date.now() }
   const metrics = createMetricsRegistry('control-plane')
-  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock, log, registry: metrics.registry, cache })
+  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock, log, registry: metrics.registry, cache, sync: { ...DEFAULT_SYNC, ...options.sync } })
   await verifier.start()
   const app = buildControlPlaneApp({
     store: backend.store, verifier, clock, log, metrics, bootstrapRootKey: TEST_ROOT_KEY, bodyLimitBytes: 1_048_576,
@@ -78,11 +87,11 @@ export async function startTestControlPlane(options: { redisUrl?: string; backen
 }
 
 /** A verifier on its own store connection and feed subscription. */
-export async function startTestVerifier(options: { redisUrl?: string; backend?: Backend; log?: Logger; clock?: Clock } = {}): Promise<TestServer> {
+export async function startTestVerifier(options: TestServerOptions = {}): Promise<TestServer> {
   const backend = options.backend ?? (await openBackend(options.redisUrl))
   const log = options.log ?? pino({ level: 'silent' })
   const metrics = createMetricsRegistry('verifier')
-  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock: options.clock ?? { now: () => Date.now() }, log, registry: metrics.registry, cache })
+  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock: options.clock ?? { now: () => Date.now() }, log, registry: metrics.registry, cache, sync: { ...DEFAULT_SYNC, ...options.sync } })
   await verifier.start()
   const app = buildVerifierApp({ verifier, store: backend.store, log, metrics, bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs' })
   await app.ready()
