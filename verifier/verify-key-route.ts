@@ -33,7 +33,14 @@ const Response = Type.Object({
  * verification is data, not an error.
  */
 export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): void {
-  app.post('/v1/keys.verifyKey', { schema: { body: Body, response: { 200: Response } } }, async (request) => {
+  const duration = verifier.metrics.verifyDuration
+  app.post('/v1/keys.verifyKey', {
+    schema: { body: Body, response: { 200: Response } },
+    onResponse: (_request, reply, done) => {
+      duration.observe(reply.elapsedTime / 1000)
+      done()
+    },
+  }, async (request) => {
     const body = request.body
     for (const field of NOT_YET_SUPPORTED) {
       if ((body as Record<string, unknown>)[field] !== undefined) throw badRequest(`${field}: is not supported by this Keygate version yet`)

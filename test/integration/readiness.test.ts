@@ -33,7 +33,7 @@ describe('readiness and an unreachable store', () => {
     const notReady = await verifier.inject({ method: 'GET', url: '/readyz' })
     expect(notReady.json().error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('not ready') })
 
-    redis = await startRedisServer([], port)
+    redis = await startRedisServer({ port })
     await waitFor(async () => (await status(verifier, '/readyz')) === 200, 'the verifier to become ready', 10_000, 50)
     await waitFor(async () => (await status(controlPlane, '/readyz')) === 200, 'the control plane to become ready', 10_000, 50)
     const auth = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }

@@ -36,7 +36,7 @@ export async function startKeygate(args: string[], env: Record<string, string> =
     child,
     output: () => output,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
       child.kill(signal)
       return exited

@@ -8,23 +8,34 @@ import { freePort } from './free-port.js'
 export interface RedisServer {
   url: string
   port: number
+  /** The server's working directory (AOF files live here); kept by stop({ keepDir: true }). */
+  dir: string
   /** A plain client for assertions and fault injection; closed by stop(). */
   admin: Redis
-  stop(): Promise<void>
+  /** SIGKILLs the server (as a crash would) and removes its directory unless `keepDir`. */
+  stop(options?: { keepDir?: boolean }): Promise<void>
 }
 
 const INSTALL_HINT =
   'redis-server was not found on PATH. The integration and end-to-end tests start their own Redis.\n' +
   'Install it with: sudo apt-get install -y redis-server   (Debian/Ubuntu; macOS: brew install redis)'
 
-/** Starts a throw-away redis-server on a free port (no persistence) and waits until it answers. */
-export async function startRedisServer(extraArgs: string[] = [], fixedPort?: number): Promise<RedisServer> {
+export interface RedisServerOptions {
+  /** Extra redis-server arguments, e.g. ['--appendonly', 'yes']; later ones win. */
+  args?: string[]
+  port?: number
+  /** Reuse a working directory (to restart a server from its AOF). */
+  dir?: string
+}
+
+/** Starts a throw-away redis-server on a free port (no persistence unless asked) and waits until it answers. */
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   if (spawnSync('redis-server', ['--version']).error) throw new Error(INSTALL_HINT)
-  const port = fixedPort ?? (await freePort())
-  const dir = mkdtempSync(join(tmpdir(), 'keygate-redis-'))
+  const port = options.port ?? (await freePort())
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'keygate-redis-'))
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...(options.args ?? [])],
     { stdio: 'ignore' },
   )
   const admin = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 })
@@ -47,15 +58,17 @@ export async function startRedisServer(extraArgs: string[] = [], fixedPort?: num
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    dir,
     admin,
-    async stop() {
+    async stop(stopOptions: { keepDir?: boolean } = {}) {
       admin.disconnect()
-      if (child.exitCode === null) {
+      // After a kill, exitCode stays null and signalCode is set: either means it has exited.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve))
         child.kill('SIGKILL')
         await exited
       }
-      rmSync(dir, { recursive: true, force: true })
+      if (!stopOptions.keepDir) rmSync(dir, { recursive: true, force: true })
     },
   }
 }

@@ -1,0 +1,217 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+
+/**
+ * The revocation guarantee, proven against real processes and a real Redis under each failure mode:
+ * once a disable has answered 200, the verifier never answers valid:true more than MAX_STALENESS_MS later.
+ * Each mode prints its worst disable→deny time.
+ */
+const MAX_STALENESS_MS = 2_000
+const POLL_INTERVAL_MS = 250
+const ROOT_KEY = 'bound-test-root-key-0123456789'
+const results: { mode: string; worstMs: number; runs: number }[] = []
+
+interface Stack {
+  redis: RedisServer
+  controlPlane: KeygateProcess
+  verifier: KeygateProcess
+}
+
+const running: { stop(): Promise<unknown> }[] = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).reverse().map((p) => p.stop()))
+})
+afterAll(() => {
+  const table = results.map((r) => `  ${r.mode.padEnd(34)} worst ${String(r.worstMs.toFixed(1)).padStart(7)} ms over ${r.runs} disables (bound ${MAX_STALENESS_MS} ms)`)
+  console.log(`disable→deny on the verifier, per failure mode:\n${table.join('\n')}`)
+})
+
+async function stack(options: { redisArgs?: string[]; verifierUser?: string } = {}): Promise<Stack> {
+  const redis = await startRedisServer({ args: options.redisArgs })
+  running.push({ stop: () => redis.stop() })
+  let verifierUrl = redis.url
+  if (options.verifierUser) {
+    await redis.admin.call('ACL', 'SETUSER', options.verifierUser, 'on', '>verifier-password', '~*', '&*', '+@all')
+    verifierUrl = `redis://${options.verifierUser}:verifier-password@127.0.0.1:${redis.port}`
+  }
+  const env = { MAX_STALENESS_MS: String(MAX_STALENESS_MS), POLL_INTERVAL_MS: String(POLL_INTERVAL_MS), LOG_LEVEL: 'warn' }
+  const controlPlane = await startKeygate(['control-plane'], { ...env, REDIS_URL: redis.url, KEYGATE_ROOT_KEY: ROOT_KEY })
+  running.push(controlPlane)
+  const verifier = await startKeygate(['verifier'], { ...env, REDIS_URL: verifierUrl })
+  running.push(verifier)
+  return { redis, controlPlane, verifier }
+}
+
+async function post(base: string, path: string, body: unknown, auth = true) {
+  const response = await fetch(`${base}/v1/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${ROOT_KEY}` } : {}) },
+    body: JSON.stringify(body),
+  })
+  return { status: response.status, body: (await response.json()) as Record<string, any> }
+}
+
+/** A key that the verifier has cached as valid. */
+async function cachedKey(s: Stack): Promise<{ keyId: string; key: string }> {
+  const api = await post(s.controlPlane.url, 'apis.createApi', { name: 'bound' })
+  const created = await post(s.controlPlane.url, 'keys.createKey', { apiId: api.body.apiId })
+  const { keyId, key } = created.body as { keyId: string; key: string }
+  expect((await post(s.verifier.url, 'keys.verifyKey', { key }, false)).body.valid).toBe(true)
+  return { keyId, key }
+}
+
+/**
+ * Disables the key (after `before`), then asks the verifier every few ms until it denies. Every valid:true
+ * must come within the bound of the disable's 200; returns how long the verifier took to deny.
+ */
+async function disableToDeny(s: Stack, key: { keyId: string; key: string }, disable?: () => Promise<void>): Promise<number> {
+  if (disable) await disable()
+  else expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status).toBe(200)
+  const answeredAt = performance.now()
+  for (;;) {
+    const verdict = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
+    const elapsed = performance.now() - answeredAt
+    if (verdict.status === 200 && verdict.body.valid === false) {
+      expect(verdict.body.code).toBe('DISABLED')
+      return elapsed
+    }
+    expect(verdict.body.valid, `valid:true ${elapsed.toFixed(0)} ms after the disable answered`).toBe(true)
+    expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+function record(mode: string, times: number[]) {
+  results.push({ mode, worstMs: Math.max(...times), runs: times.length })
+  for (const t of times) expect(t).toBeLessThanOrEqual(MAX_STALENESS_MS)
+}
+
+describe('revocation bound under failure (real Redis, real processes)', () => {
+  it('healthy: a connected verifier denies within milliseconds', async () => {
+    const s = await stack()
+    const times: number[] = []
+    for (let i = 0; i < 5; i++) times.push(await disableToDeny(s, await cachedKey(s)))
+    record('healthy (pub/sub)', times)
+    expect(Math.max(...times)).toBeLessThan(POLL_INTERVAL_MS)
+  })
+
+  it('subscriber connection killed just before the disable', async () => {
+    const s = await stack()
+    const times: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const key = await cachedKey(s)
+      times.push(await disableToDeny(s, key, async () => {
+        await s.redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
+        expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status).toBe(200)
+      }))
+    }
+    record('subscriber killed before disable', times)
+  })
+
+  it('subscriber unable to reconnect while the disable happens', async () => {
+    const s = await stack({ verifierUser: 'sidecar' })
+    const key = await cachedKey(s)
+    // Redis now refuses the verifier's SUBSCRIBE (no channel rights) while its other commands still work.
+    await s.redis.admin.call('ACL', 'SETUSER', 'sidecar', 'resetchannels')
+    await s.redis.admin.call('CLIENT', 'KILL', 'USER', 'sidecar')
+    const times = [await disableToDeny(s, key)]
+    record('subscriber cannot resubscribe', times)
+    expect(await (await fetch(`${s.verifier.url}/metrics`)).text()).toMatch(/keygate_change_feed_connected\{service="verifier"\} 0/)
+  })
+
+  it('PUBLISH refused for all clients', async () => {
+    const s = await stack()
+    await s.redis.admin.call('ACL', 'SETUSER', 'default', '-publish')
+    const times: number[] = []
+    for (let i = 0; i < 3; i++) times.push(await disableToDeny(s, await cachedKey(s)))
+    record('PUBLISH refused', times)
+  })
+
+  it('Redis restarted (AOF): fails closed while it is down, denies once it is back', async () => {
+    const s = await stack({ redisArgs: ['--appendonly', 'yes', '--appendfsync', 'always'] })
+    const key = await cachedKey(s)
+    const { port, dir } = s.redis
+    await s.redis.stop({ keepDir: true })
+    // Past the bound with Redis down, the verifier may not answer from its cache: 503, never valid:true.
+    await new Promise((resolve) => setTimeout(resolve, MAX_STALENESS_MS + 100))
+    const closed = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
+    expect(closed.status).toBe(503)
+    expect(closed.body.error.code).toBe('UNAVAILABLE')
+    expect((await fetch(`${s.verifier.url}/readyz`)).status).toBe(503)
+
+    const restarted = await startRedisServer({ port, dir, args: ['--appendonly', 'yes', '--appendfsync', 'always'] })
+    running.push({ stop: () => restarted.stop() })
+    s.redis = restarted
+    // Back: the key survived in the AOF, and the control plane reconnects by itself.
+    for (let i = 0; i < 200 && (await fetch(`${s.controlPlane.url}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 25))
+    expect((await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)).body.valid).toBe(true)
+    record('Redis restarted (AOF)', [await disableToDeny(s, key)])
+  })
+
+  it('Redis restarted empty (no persistence): the epoch change drops what the verifier held', async () => {
+    const s = await stack()
+    const key = await cachedKey(s)
+    const { port } = s.redis
+    await s.redis.stop()
+    const restarted = await startRedisServer({ port })
+    running.push({ stop: () => restarted.stop() })
+    // The key is gone with the data: within the bound the verifier must stop saying it is valid.
+    const lostAt = performance.now()
+    for (;;) {
+      const verdict = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
+      const elapsed = performance.now() - lostAt
+      if (verdict.body.valid === false) {
+        expect(verdict.body.code).toBe('NOT_FOUND')
+        record('Redis restarted empty (key lost)', [elapsed])
+        break
+      }
+      expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  })
+
+  it('control plane killed right after answering', async () => {
+    const s = await stack()
+    const key = await cachedKey(s)
+    const times = [await disableToDeny(s, key, async () => {
+      expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status).toBe(200)
+      s.controlPlane.child.kill('SIGKILL')
+    })]
+    record('control plane SIGKILLed after 200', times)
+  })
+
+  it('events delivered twice and out of order change nothing', async () => {
+    const s = await stack()
+    const key = await cachedKey(s)
+    // Capture the real events as Redis publishes them.
+    const { Redis } = await import('ioredis')
+    const spy = new Redis(s.redis.url)
+    const events: string[] = []
+    await spy.subscribe('kg:changes')
+    spy.on('message', (_channel: string, message: string) => events.push(message))
+    const times = [await disableToDeny(s, key)]
+    const disabledEvent = events.find((e) => e.includes(key.keyId) && e.includes('"updated"'))!
+    expect(disabledEvent).toBeDefined()
+    const createdEvent = JSON.stringify({ ...JSON.parse(disabledEvent), kind: 'created', rev: JSON.parse(disabledEvent).rev - 1 })
+    // Twice, then an older event after it, then a far-future revision (a gap nothing in the log fills).
+    for (const message of [disabledEvent, disabledEvent, createdEvent, JSON.stringify({ ...JSON.parse(disabledEvent), rev: 10_000_000 })]) {
+      await s.redis.admin.publish('kg:changes', message)
+    }
+    const until = performance.now() + 3 * POLL_INTERVAL_MS
+    while (performance.now() < until) {
+      const verdict = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
+      expect(verdict.body).toMatchObject({ valid: false, code: 'DISABLED' })
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    // And the verifier still follows real changes afterwards.
+    expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: true })).status).toBe(200)
+    const reenabledAt = performance.now()
+    while ((await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)).body.valid !== true) {
+      expect(performance.now() - reenabledAt).toBeLessThanOrEqual(MAX_STALENESS_MS)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    spy.disconnect()
+    record('duplicate / out-of-order events', times)
+  })
+})
