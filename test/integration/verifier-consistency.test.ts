@@ -8,6 +8,7 @@ import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
 import type { KeyRecord } from '../../shared/records.js'
 import type { KeyStore } from '../../shared/store/key-store.js'
+import { shardOf } from '../../shared/shards.js'
 import { connectionOptions, openRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import { KeyVerifier } from '../../verifier/key-verifier.js'
@@ -98,6 +99,28 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     expect(await verdict()).toMatchObject({ valid: false, code: 'DISABLED' })
     await server.close()
     await backend.close()
+  })
+
+  it('drops a shard whose epoch changed even when its counter has climbed past where it was (Redis lost its data)', async () => {
+    const clock = new ManualClock(Date.now())
+    const server = await startTestVerifier({ redisUrl: redis.url, clock, sync: { maxStalenessMs: 5_000, pollIntervalMs: 3_600_000 } })
+    const { key, record } = await newKey()
+    expect((await server.verifier.verify(key, {})).valid).toBe(true)
+    const shard = shardOf(record.hash)
+    // Redis loses everything; before the verifier polls, new writes push the shard's counter past its old value.
+    await redis.admin.flushall()
+    const api = { id: newId('api'), name: 'after-loss', createdAt: Date.now() }
+    await writer.createApi(api)
+    for (let written = 0; written <= record.rev + 1;) {
+      const { hash, start } = generateKey('sk')
+      if (shardOf(hash) !== shard) continue
+      await silentWriter.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+      written++
+    }
+    expect((await writer.readRevisions())[shard]!.rev).toBeGreaterThan(record.rev)
+    await server.verifier.pollNow()
+    expect(await server.verifier.verify(key, {})).toMatchObject({ valid: false, code: 'NOT_FOUND' })
+    await server.close()
   })
 
   it('lets the control plane read its own writes without waiting for the published event', async () => {
