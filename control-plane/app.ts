@@ -4,6 +4,8 @@ import { storeReadiness } from '../shared/http/store-readiness.js'
 import type { KeyStore } from '../shared/store/key-store.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
 import { registerVerifyKey } from '../verifier/verify-key-route.js'
+import { registerAuthorize } from '../verifier/authorize-route.js'
+import type { GatewayPolicy } from '../verifier/gateway-request.js'
 import { KeyWrites } from './key-writes.js'
 import { RootKeyAuth } from './root-key-auth.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
@@ -22,6 +24,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   verifier: KeyVerifier
   clock: Clock
   bootstrapRootKey: string | undefined
+  /** Only `keygate dev` serves forward-auth next to the management API. */
+  gateway?: GatewayPolicy
 }
 
 /** The control plane's HTTP surface. Never listens: control-plane/main.ts does, tests inject. */
@@ -55,5 +59,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   })
   registerLiveness(app, routeDeps)
   registerVerifyKey(app, deps.verifier)
+  if (deps.gateway) registerAuthorize(app, deps.verifier, deps.gateway)
   return app
 }

@@ -31,7 +31,7 @@ export async function startDev(config: DevConfig, log: Logger = createLogger(con
   const rootKey = config.rootKey ?? generateRootKey().key
   const app = buildControlPlaneApp({
     store, verifier, clock: systemClock, log, metrics, bootstrapRootKey: rootKey,
-    bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl,
+    bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl, gateway: config.gateway,
   })
   app.addHook('onClose', async () => {
     verifier.stop()

@@ -18,6 +18,8 @@ export interface KeyRecord {
   ownerId?: string
   meta?: Record<string, unknown>
   environment?: string
+  /** Permissions granted to the key (set through the API in a later version; none yet). */
+  permissions?: string[]
   enabled: boolean
   createdAt: number
   updatedAt?: number

@@ -11,6 +11,8 @@ export const VERDICT_CODES: readonly VerdictCode[] = [
 
 export interface VerifyRequest {
   apiId?: string
+  /** Permissions the key must all have (forward-auth's required permissions). */
+  permissions?: readonly string[]
 }
 
 export interface Verdict {
@@ -22,6 +24,10 @@ export interface Verdict {
   meta?: Record<string, unknown>
   enabled?: boolean
   environment?: string
+  /** Credits left (keys with credits: a later version). */
+  remaining?: number
+  /** The key's rate limit state (a later version). */
+  ratelimit?: { limit: number; remaining: number; reset: number }
 }
 
 const NOT_FOUND: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })
@@ -36,7 +42,9 @@ export function verify(record: KeyRecord | null, request: VerifyRequest, _nowMs:
     ? 'DISABLED'
     : request.apiId !== undefined && request.apiId !== record.apiId
       ? 'FORBIDDEN'
-      : 'VALID'
+      : request.permissions !== undefined && !hasAll(record.permissions, request.permissions)
+        ? 'INSUFFICIENT_PERMISSIONS'
+        : 'VALID'
   return {
     valid: code === 'VALID',
     code,
@@ -48,3 +56,6 @@ export function verify(record: KeyRecord | null, request: VerifyRequest, _nowMs:
     environment: record.environment,
   }
 }
+
+const hasAll = (granted: readonly string[] | undefined, required: readonly string[]) =>
+  required.every((permission) => granted?.includes(permission) ?? false)

@@ -2,11 +2,14 @@ import { buildServer, type KeygateServer, type ServerBase } from '../shared/http
 import type { KeyStore } from '../shared/store/key-store.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { registerVerifyKey } from './verify-key-route.js'
+import { registerAuthorize } from './authorize-route.js'
+import type { GatewayPolicy } from './gateway-request.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 
 export interface VerifierAppDeps extends ServerBase {
   verifier: KeyVerifier
   store: KeyStore
+  gateway: GatewayPolicy
 }
 
 /** The verifier's HTTP surface. Never listens: verifier/main.ts does, tests inject. */
@@ -22,5 +25,6 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
     ],
   })
   registerVerifyKey(app, deps.verifier)
+  registerAuthorize(app, deps.verifier, deps.gateway)
   return app
 }

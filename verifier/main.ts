@@ -14,7 +14,7 @@ export async function startVerifier(config: VerifierConfig, log: Logger = create
   const { store, feed, close } = openRedisBackend(config.redisUrl, 'verifier')
   const metrics = createMetricsRegistry('verifier')
   const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
-  const app = buildVerifierApp({ verifier, store, log, metrics, bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl })
+  const app = buildVerifierApp({ verifier, store, log, metrics, bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl, gateway: config.gateway })
   app.addHook('onClose', async () => {
     verifier.stop()
     await close()

@@ -16,13 +16,17 @@ const common = {
   maxStaleness: { flag: 'max-staleness', env: 'MAX_STALENESS_MS', kind: 'int', min: 100, max: 600_000, default: 5_000, description: 'longest a verifier answers from a cache it cannot confirm current, ms (the revocation bound)' } as OptionSpec,
   pollInterval: { flag: 'poll-interval', env: 'POLL_INTERVAL_MS', kind: 'int', min: 10, max: 60_000, default: 1_000, description: 'how often the verifier polls the shard revisions, ms (keep well under --max-staleness)' } as OptionSpec,
   onStale: { flag: 'on-stale', env: 'ON_STALE', kind: 'choice', choices: ['read-through', 'serve'], default: 'read-through', description: 'beyond the bound: read-through (Redis per request, 503 if down) or serve (stale cache, counted)' } as OptionSpec,
+  keyHeader: { flag: 'key-header', env: 'KEY_HEADER', kind: 'string', default: 'x-api-key', description: 'header carrying the key on /v1/authorize and the proxy (Authorization: Bearer always works too)' } as OptionSpec,
+  apiId: { flag: 'api-id', env: 'AUTHORIZE_API_ID', kind: 'string', description: 'api the keys must belong to on /v1/authorize and the proxy (header X-Keygate-Api-Id overrides)' } as OptionSpec,
+  requirePermissions: { flag: 'require-permissions', env: 'AUTHORIZE_PERMISSIONS', kind: 'string', description: 'comma-separated permissions a key must all have there (header X-Keygate-Permissions overrides)' } as OptionSpec,
+  cost: { flag: 'cost', env: 'AUTHORIZE_COST', kind: 'int', min: 0, max: 1_000_000, default: 1, description: 'credits a request costs there, for keys with credits (header X-Keygate-Cost overrides)' } as OptionSpec,
   shutdownGrace: { flag: 'shutdown-grace', env: 'SHUTDOWN_GRACE_MS', kind: 'int', min: 0, max: 600_000, default: 10_000, description: 'time to drain requests on SIGTERM, ms' } as OptionSpec,
 }
 
 export const specs = {
   'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.shutdownGrace],
-  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.shutdownGrace],
-  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.shutdownGrace],
+  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.shutdownGrace],
+  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.shutdownGrace],
   'root-key create': [
     common.redis,
     { flag: 'permissions', env: 'KEYGATE_PERMISSIONS', kind: 'string', required: true, description: "'*' or a comma-separated list such as api.*.read_key,api.api_x.update_key" },
@@ -48,12 +52,21 @@ export interface ControlPlaneConfig extends ServerConfig {
   rootKey: string | undefined
 }
 
+export interface GatewayConfig {
+  keyHeader: string
+  apiId: string | undefined
+  permissions: string[] | undefined
+  cost: number
+}
+
 export interface VerifierConfig extends ServerConfig {
   redisUrl: string
+  gateway: GatewayConfig
 }
 
 export interface DevConfig extends ServerConfig {
   rootKey: string | undefined
+  gateway: GatewayConfig
 }
 
 export interface RootKeyCreateConfig {
@@ -109,14 +122,24 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
   return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string, rootKey: values['root-key'] as string | undefined })
 }
 
+function gatewayConfig(values: Values): GatewayConfig {
+  const permissions = values['require-permissions'] === undefined ? undefined : String(values['require-permissions']).split(',').map((p) => p.trim()).filter(Boolean)
+  return {
+    keyHeader: String(values['key-header']).toLowerCase(),
+    apiId: values['api-id'] as string | undefined,
+    permissions: permissions && permissions.length > 0 ? permissions : undefined,
+    cost: values.cost as number,
+  }
+}
+
 export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<VerifierConfig> {
   const values = read('verifier', argv, env)
-  return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string })
+  return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string, gateway: gatewayConfig(values) })
 }
 
 export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevConfig> {
   const values = read('dev', argv, env)
-  return Object.freeze({ ...serverConfig(values), rootKey: values['root-key'] as string | undefined })
+  return Object.freeze({ ...serverConfig(values), rootKey: values['root-key'] as string | undefined, gateway: gatewayConfig(values) })
 }
 
 export const PERMISSION_PATTERN = /^(\*|api\.[A-Za-z0-9_*]+\.(create_api|read_api|delete_api|create_key|read_key|update_key|delete_key|read_analytics|\*))$/

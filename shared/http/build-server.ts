@@ -94,7 +94,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
       return
     }
     // Writes are JSON, also when empty: a POST without a JSON content type is a 415 before anything else.
-    if (request.method === 'POST' && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+    if (request.method === 'POST' && !(request.routeOptions.config as { anyBody?: boolean }).anyBody && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
       done(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'content-type: must be application/json'))
       return
     }

@@ -14,6 +14,7 @@ import { openRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import { buildVerifierApp } from '../../verifier/app.js'
 import { KeyVerifier, type SyncSettings } from '../../verifier/key-verifier.js'
+import type { GatewayPolicy } from '../../verifier/gateway-request.js'
 
 export const TEST_ROOT_KEY = 'test-root-key-0123456789abcdef'
 
@@ -68,6 +69,7 @@ export interface TestServerOptions {
   log?: Logger
   clock?: Clock
   sync?: Partial<SyncSettings>
+  gateway?: Partial<GatewayPolicy>
 }
 
 /** A control plane (with its verifyKey) on its own store connection, ready to inject into. */
@@ -93,7 +95,7 @@ export async function startTestVerifier(options: TestServerOptions = {}): Promis
   const metrics = createMetricsRegistry('verifier')
   const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock: options.clock ?? { now: () => Date.now() }, log, registry: metrics.registry, cache, sync: { ...DEFAULT_SYNC, ...options.sync } })
   await verifier.start()
-  const app = buildVerifierApp({ verifier, store: backend.store, log, metrics, bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs' })
+  const app = buildVerifierApp({ verifier, store: backend.store, log, metrics, bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs', gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } })
   await app.ready()
   return { app, verifier, backend, close: async () => { verifier.stop(); await app.close(); if (!options.backend) await backend.close() } }
 }

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newId } from '../../shared/ids.js'
+import { generateKey } from '../../shared/key-material.js'
+import { openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
+
+describe('forward-auth: /v1/authorize', () => {
+  let backend: Backend
+  let plain: TestServer
+  let strict: TestServer
+  let apiId: string
+  let otherApiId: string
+  let valid: { key: string; keyId: string }
+  let disabled: { key: string; keyId: string }
+
+  async function issue(api: string, fields: { enabled?: boolean; ownerId?: string } = {}) {
+    const { key, hash, start } = generateKey('sk')
+    const keyId = newId('key')
+    await backend.store.createKey({ id: keyId, hash, start, apiId: api, enabled: fields.enabled ?? true, ownerId: fields.ownerId, createdAt: Date.now() })
+    return { key, keyId }
+  }
+
+  beforeAll(async () => {
+    backend = await openBackend()
+    apiId = newId('api')
+    otherApiId = newId('api')
+    for (const id of [apiId, otherApiId]) await backend.store.createApi({ id, name: 'gw', createdAt: Date.now() })
+    valid = await issue(apiId, { ownerId: 'acme' })
+    disabled = await issue(apiId, { enabled: false })
+    plain = await startTestVerifier({ backend })
+    strict = await startTestVerifier({ backend, gateway: { keyHeader: 'x-custom-key', apiId, permissions: ['documents.read'] } })
+  })
+  afterAll(async () => {
+    await plain.close()
+    await strict.close()
+    await backend.close()
+  })
+
+  const authorize = (server: TestServer, headers: Record<string, string>, method = 'GET', payload?: string) =>
+    server.app.inject({ method: method as 'GET', url: '/v1/authorize', headers, payload })
+
+  it('answers 200 with the key id and owner for a valid key, from X-API-Key or Authorization: Bearer, with no body', async () => {
+    for (const headers of [{ 'x-api-key': valid.key }, { authorization: `Bearer ${valid.key}` }]) {
+      const response = await authorize(plain, headers)
+      expect(response.statusCode).toBe(200)
+      expect(response.headers).toMatchObject({ 'x-keygate-key-id': valid.keyId, 'x-keygate-owner-id': 'acme', 'x-keygate-code': 'VALID' })
+      expect(response.body).toBe('')
+    }
+  })
+
+  it('answers 401 with WWW-Authenticate for no key, an unknown key and a disabled key', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{}, 'MISSING_KEY'],
+      [{ authorization: 'Basic dXNlcjpwYXNz' }, 'MISSING_KEY'],
+      [{ 'x-api-key': 'sk_never_issued_000000' }, 'NOT_FOUND'],
+      [{ 'x-api-key': disabled.key }, 'DISABLED'],
+    ]
+    for (const [headers, code] of cases) {
+      const response = await authorize(plain, headers)
+      expect(response.statusCode, code).toBe(401)
+      expect(response.headers['x-keygate-code']).toBe(code)
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="keygate"/)
+    }
+  })
+
+  it('takes any method and any body without reading it', async () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {
+      const response = await authorize(plain, { 'x-api-key': valid.key, 'content-type': 'text/plain' }, method, method === 'HEAD' ? undefined : '{not json'.repeat(10_000))
+      expect(response.statusCode, method).toBe(200)
+    }
+    const json = await authorize(plain, { 'x-api-key': valid.key, 'content-type': 'application/json' }, 'POST', '{"broken":')
+    expect(json.statusCode).toBe(200)
+  })
+
+  it('applies the configured api id, permissions and key header, each overridable by the gateway’s headers', async () => {
+    // Keys carry no permissions in this version: a required permission is never met.
+    const needsPermission = await authorize(strict, { 'x-custom-key': valid.key })
+    expect(needsPermission.statusCode).toBe(403)
+    expect(needsPermission.headers['x-keygate-code']).toBe('INSUFFICIENT_PERMISSIONS')
+    const noPermissionsNeeded = { 'x-custom-key': valid.key, 'x-keygate-permissions': '' }
+    expect((await authorize(strict, noPermissionsNeeded)).statusCode).toBe(200)
+    const otherApi = await authorize(strict, { ...noPermissionsNeeded, 'x-keygate-api-id': otherApiId })
+    expect(otherApi.statusCode).toBe(403)
+    expect(otherApi.headers['x-keygate-code']).toBe('FORBIDDEN')
+    // The configured header replaces X-API-Key; Bearer still works.
+    expect((await authorize(strict, { 'x-api-key': valid.key, 'x-keygate-permissions': '' })).statusCode).toBe(401)
+    expect((await authorize(strict, { authorization: `Bearer ${valid.key}`, 'x-keygate-permissions': '' })).statusCode).toBe(200)
+  })
+
+  it('denies a key as soon as it is disabled', async () => {
+    const key = await issue(apiId)
+    expect((await authorize(plain, { 'x-api-key': key.key })).statusCode).toBe(200)
+    const record = await backend.store.getKeyById(key.keyId)
+    await backend.store.updateKey(key.keyId, { enabled: false }, record!.rev, Date.now())
+    expect((await authorize(plain, { 'x-api-key': key.key })).statusCode).toBe(401)
+  })
+})

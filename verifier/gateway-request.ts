@@ -1,0 +1,55 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import type { VerifyRequest } from '../shared/verification.js'
+
+/** What a gateway-facing verifier checks unless a request header (set by the gateway) says otherwise. */
+export interface GatewayPolicy {
+  /** Header carrying the key, lower case (default x-api-key); `Authorization: Bearer` always works too. */
+  keyHeader: string
+  apiId?: string
+  permissions?: readonly string[]
+  /** Credits a request costs (enforced once keys carry credits). */
+  cost: number
+}
+
+export const OVERRIDE_HEADERS = {
+  apiId: 'x-keygate-api-id',
+  permissions: 'x-keygate-permissions',
+  cost: 'x-keygate-cost',
+} as const
+
+export interface GatewayCheck {
+  /** The key, or undefined when the request carries none. */
+  key: string | undefined
+  /** Which header carried it (the proxy strips it before forwarding). */
+  keyFrom: 'header' | 'authorization' | undefined
+  request: VerifyRequest
+  cost: number
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+const MAX_KEY_LENGTH = 1024
+
+/**
+ * Reads the key and the policy for one gateway request. Override headers are trusted: the gateway must set
+ * or clear them (every example configuration in the README does), or a client could choose its own policy.
+ */
+export function readGatewayRequest(headers: IncomingHttpHeaders, policy: GatewayPolicy): GatewayCheck {
+  const fromHeader = single(headers[policy.keyHeader])?.trim()
+  const bearer = BEARER.exec(single(headers.authorization) ?? '')?.[1]
+  const key = fromHeader || bearer
+  const keyFrom = fromHeader ? 'header' : bearer ? 'authorization' : undefined
+  const apiId = single(headers[OVERRIDE_HEADERS.apiId])?.trim() || policy.apiId
+  const permissionsHeader = single(headers[OVERRIDE_HEADERS.permissions])
+  const permissions = permissionsHeader !== undefined ? splitList(permissionsHeader) : policy.permissions
+  const costHeader = single(headers[OVERRIDE_HEADERS.cost])
+  const cost = costHeader !== undefined && /^\d{1,6}$/.test(costHeader.trim()) ? Number(costHeader) : policy.cost
+  return {
+    key: key && key.length <= MAX_KEY_LENGTH ? key : undefined,
+    keyFrom,
+    request: { apiId, ...(permissions && permissions.length > 0 ? { permissions } : {}) },
+    cost,
+  }
+}
+
+const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
+export const splitList = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean)
