@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { readGatewayRequest, type GatewayPolicy } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
@@ -20,16 +21,15 @@ export function registerAuthorize(app: KeygateServer, verifier: KeyVerifier, pol
       payload.on('end', () => done(null))
       payload.on('error', done)
     })
-    scope.route({
-      method: METHODS,
-      url: '/v1/authorize',
-      config: { anyBody: true },
-      handler: async (request, reply) => {
-        const check = readGatewayRequest(request.headers, policy)
-        const verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
-        const answer = gatewayAnswer(verdict)
-        return reply.code(answer.status).headers(answer.headers).send()
-      },
-    })
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const check = readGatewayRequest(request.headers, policy)
+      const verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
+      const answer = gatewayAnswer(verdict)
+      return reply.code(answer.status).headers(answer.headers).send()
+    }
+    // Envoy's ext_authz appends the original path to its path_prefix: /v1/authorize/<anything> is the same check.
+    for (const url of ['/v1/authorize', '/v1/authorize/*']) {
+      scope.route({ method: METHODS, url, config: { anyBody: true }, handler })
+    }
   })
 }

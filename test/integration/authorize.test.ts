@@ -47,6 +47,13 @@ describe('forward-auth: /v1/authorize', () => {
     }
   })
 
+  it('answers under /v1/authorize/<original path> too, as Envoy ext_authz calls it', async () => {
+    const response = await plain.app.inject({ method: 'GET', url: '/v1/authorize/orders/17?page=2', headers: { 'x-api-key': valid.key } })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['x-keygate-key-id']).toBe(valid.keyId)
+    expect((await plain.app.inject({ method: 'GET', url: '/v1/authorize/orders/17' })).statusCode).toBe(401)
+  })
+
   it('answers 401 with WWW-Authenticate for no key, an unknown key and a disabled key', async () => {
     const cases: [Record<string, string>, string][] = [
       [{}, 'MISSING_KEY'],
