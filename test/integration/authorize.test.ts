@@ -39,7 +39,7 @@ describe('forward-auth: /v1/authorize', () => {
     server.app.inject({ method: method as 'GET', url: '/v1/authorize', headers, payload })
 
   it('answers 200 with the key id and owner for a valid key, from X-API-Key or Authorization: Bearer, with no body', async () => {
-    for (const headers of [{ 'x-api-key': valid.key }, { authorization: `Bearer ${valid.key}` }]) {
+    for (const headers of [{ 'x-api-key': valid.key }, { authorization: `Bearer ${valid.key}` }] as Record<string, string>[]) {
       const response = await authorize(plain, headers)
       expect(response.statusCode).toBe(200)
       expect(response.headers).toMatchObject({ 'x-keygate-key-id': valid.keyId, 'x-keygate-owner-id': 'acme', 'x-keygate-code': 'VALID' })
