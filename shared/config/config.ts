@@ -20,12 +20,16 @@ const common = {
   apiId: { flag: 'api-id', env: 'AUTHORIZE_API_ID', kind: 'string', description: 'api the keys must belong to on /v1/authorize and the proxy (header X-Keygate-Api-Id overrides)' } as OptionSpec,
   requirePermissions: { flag: 'require-permissions', env: 'AUTHORIZE_PERMISSIONS', kind: 'string', description: 'comma-separated permissions a key must all have there (header X-Keygate-Permissions overrides)' } as OptionSpec,
   cost: { flag: 'cost', env: 'AUTHORIZE_COST', kind: 'int', min: 0, max: 1_000_000, default: 1, description: 'credits a request costs there, for keys with credits (header X-Keygate-Cost overrides)' } as OptionSpec,
+  upstream: { flag: 'upstream', env: 'UPSTREAM_URL', kind: 'http-url', description: 'reverse-proxy mode: forward requests whose key verifies to this origin' } as OptionSpec,
+  proxyPort: { flag: 'proxy-port', env: 'PROXY_PORT', kind: 'port', default: 7072, description: 'port of the reverse proxy (with --upstream)' } as OptionSpec,
+  upstreamTimeout: { flag: 'upstream-timeout', env: 'UPSTREAM_TIMEOUT_MS', kind: 'int', min: 10, max: 600_000, default: 30_000, description: 'longest wait for the upstream, ms (then 504)' } as OptionSpec,
+  upstreamConnections: { flag: 'upstream-connections', env: 'UPSTREAM_CONNECTIONS', kind: 'int', min: 1, max: 10_000, default: 64, description: 'most connections the proxy opens to the upstream' } as OptionSpec,
   shutdownGrace: { flag: 'shutdown-grace', env: 'SHUTDOWN_GRACE_MS', kind: 'int', min: 0, max: 600_000, default: 10_000, description: 'time to drain requests on SIGTERM, ms' } as OptionSpec,
 }
 
 export const specs = {
   'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.shutdownGrace],
-  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.shutdownGrace],
+  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownGrace],
   dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.shutdownGrace],
   'root-key create': [
     common.redis,
@@ -59,9 +63,18 @@ export interface GatewayConfig {
   cost: number
 }
 
+export interface ProxyConfig {
+  upstreamUrl: string
+  port: number
+  timeoutMs: number
+  connections: number
+}
+
 export interface VerifierConfig extends ServerConfig {
   redisUrl: string
   gateway: GatewayConfig
+  /** Reverse-proxy mode, when UPSTREAM_URL is set. */
+  proxy: ProxyConfig | undefined
 }
 
 export interface DevConfig extends ServerConfig {
@@ -134,7 +147,13 @@ function gatewayConfig(values: Values): GatewayConfig {
 
 export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<VerifierConfig> {
   const values = read('verifier', argv, env)
-  return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string, gateway: gatewayConfig(values) })
+  const proxy = values.upstream === undefined ? undefined : {
+    upstreamUrl: values.upstream as string,
+    port: values['proxy-port'] as number,
+    timeoutMs: values['upstream-timeout'] as number,
+    connections: values['upstream-connections'] as number,
+  }
+  return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string, gateway: gatewayConfig(values), proxy })
 }
 
 export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevConfig> {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 
-export type OptionKind = 'port' | 'host' | 'url' | 'int' | 'level' | 'secret' | 'string' | 'choice'
+export type OptionKind = 'port' | 'host' | 'url' | 'http-url' | 'int' | 'level' | 'secret' | 'string' | 'choice'
 
 export interface OptionSpec {
   /** Flag name without dashes, e.g. `port` for --port. */
@@ -72,6 +72,15 @@ function check(spec: OptionSpec, raw: string): string | number | { problem: stri
         return raw
       } catch {
         return { problem: 'must be a URL such as redis://127.0.0.1:6379' }
+      }
+    case 'http-url':
+      try {
+        const url = new URL(raw)
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: 'must be an http:// or https:// URL' }
+        if (url.pathname !== '/' || url.search) return { problem: 'must be an origin such as http://app:3000 (no path): paths pass through as requested' }
+        return url.origin
+      } catch {
+        return { problem: 'must be a URL such as http://127.0.0.1:3000' }
       }
     case 'level':
       return LEVELS.has(raw) ? raw : { problem: `must be one of ${[...LEVELS].join(', ')}` }

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto'
+import { createServer, request as httpRequest, type Server } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pino } from 'pino'
+import { Registry } from 'prom-client'
+import { newId } from '../../shared/ids.js'
+import { generateKey } from '../../shared/key-material.js'
+import { createReverseProxy, type ReverseProxy } from '../../verifier/proxy-server.js'
+import { openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
+import { startEchoUpstream, type EchoUpstream } from '../support/echo-upstream.js'
+import { freePort } from '../support/free-port.js'
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+}
+
+describe('reverse-proxy mode', () => {
+  let backend: Backend
+  let verifierServer: TestServer
+  let upstream: EchoUpstream
+  let proxy: ReverseProxy
+  let proxyUrl: string
+  let apiId: string
+  let valid: { key: string; keyId: string }
+  let disabledKey: string
+  let otherApiKey: string
+  const extraProxies: ReverseProxy[] = []
+  const extraServers: Server[] = []
+
+  async function issue(api: string, enabled = true, ownerId?: string) {
+    const { key, hash, start } = generateKey('sk')
+    const keyId = newId('key')
+    await backend.store.createKey({ id: keyId, hash, start, apiId: api, enabled, ownerId, createdAt: Date.now() })
+    return { key, keyId }
+  }
+
+  async function proxyTo(upstreamUrl: string, timeoutMs: number): Promise<string> {
+    const extra = createReverseProxy({
+      verifier: verifierServer.verifier, policy: { keyHeader: 'x-api-key', cost: 1, apiId }, log: pino({ level: 'silent' }), registry: new Registry(),
+      options: { upstreamUrl, connections: 4, timeoutMs, docsBaseUrl: 'https://keygate.dev/docs' },
+    })
+    extraProxies.push(extra)
+    return listen(extra.server)
+  }
+
+  beforeAll(async () => {
+    backend = await openBackend()
+    apiId = newId('api')
+    const otherApi = newId('api')
+    for (const id of [apiId, otherApi]) await backend.store.createApi({ id, name: 'proxied', createdAt: Date.now() })
+    valid = await issue(apiId, true, 'acme')
+    disabledKey = (await issue(apiId, false)).key
+    otherApiKey = (await issue(otherApi)).key
+    verifierServer = await startTestVerifier({ backend })
+    upstream = await startEchoUpstream()
+    proxy = createReverseProxy({
+      verifier: verifierServer.verifier, policy: { keyHeader: 'x-api-key', cost: 1, apiId }, log: pino({ level: 'silent' }), registry: new Registry(),
+      options: { upstreamUrl: upstream.url, connections: 8, timeoutMs: 5_000, docsBaseUrl: 'https://keygate.dev/docs' },
+    })
+    proxyUrl = await listen(proxy.server)
+  })
+  afterAll(async () => {
+    await Promise.all([proxy, ...extraProxies].map((p) => p.close()))
+    for (const server of extraServers) { server.closeAllConnections(); server.close() }
+    await upstream.stop()
+    await verifierServer.close()
+    await backend.close()
+  })
+
+  it('forwards method, path, query, headers and a streamed body, with who the key is, and without the key', async () => {
+    const body = Buffer.alloc(3 * 1024 * 1024, 'k')
+    const before = upstream.seen.length
+    const response = await fetch(`${proxyUrl}/v2/orders/17?expand=items&x=1`, {
+      method: 'PUT',
+      headers: { 'x-api-key': valid.key, 'content-type': 'application/octet-stream', 'x-custom': 'kept', 'x-keygate-key-id': 'forged', 'x-request-id': 'trace-123' },
+      body,
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('x-upstream')).toBe('echo')
+    expect(response.headers.get('x-request-id')).toBe('trace-123')
+    expect(await response.json()).toEqual({ method: 'PUT', url: '/v2/orders/17?expand=items&x=1', bodyLength: body.length })
+    const seen = upstream.seen[before]!
+    expect(createHash('sha256').update(seen.body).digest('hex')).toBe(createHash('sha256').update(body).digest('hex'))
+    expect(seen.headers).toMatchObject({ 'x-custom': 'kept', 'x-keygate-key-id': valid.keyId, 'x-keygate-owner-id': 'acme', 'x-request-id': 'trace-123' })
+    expect(seen.headers['x-api-key']).toBeUndefined()
+    expect(JSON.stringify(seen.headers)).not.toContain(valid.key)
+  })
+
+  it('strips Authorization only when it carried the key, and strips hop-by-hop headers both ways', async () => {
+    const before = upstream.seen.length
+    await fetch(`${proxyUrl}/a`, { headers: { authorization: `Bearer ${valid.key}` } })
+    expect(upstream.seen[before]!.headers.authorization).toBeUndefined()
+    await fetch(`${proxyUrl}/b`, { headers: { 'x-api-key': valid.key, authorization: 'Basic app-level-credentials' } })
+    expect(upstream.seen[before + 1]!.headers.authorization).toBe('Basic app-level-credentials')
+
+    // Raw request: a Connection-named header and other hop-by-hop headers never reach the upstream.
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${proxyUrl}/c`, { headers: { 'x-api-key': valid.key, connection: 'keep-alive, x-hop', 'x-hop': 'secret-hop', 'proxy-authorization': 'x', te: 'trailers' } }, (res) => { res.resume(); res.on('end', resolve) })
+      req.on('error', reject)
+      req.end()
+    })
+    const hop = upstream.seen[before + 2]!.headers
+    expect(hop['x-hop']).toBeUndefined()
+    expect(hop['proxy-authorization']).toBeUndefined()
+    expect(hop.te).toBeUndefined()
+  })
+
+  it('refuses like forward-auth, in the contract shape, without calling the upstream', async () => {
+    const before = upstream.seen.length
+    const cases: [Record<string, string>, number, string][] = [
+      [{}, 401, 'MISSING_KEY'],
+      [{ 'x-api-key': 'sk_never_issued_000000' }, 401, 'NOT_FOUND'],
+      [{ 'x-api-key': disabledKey }, 401, 'DISABLED'],
+      [{ 'x-api-key': otherApiKey }, 403, 'FORBIDDEN'],
+    ]
+    for (const [headers, status, code] of cases) {
+      const response = await fetch(`${proxyUrl}/orders`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"a":1}' })
+      expect(response.status, code).toBe(status)
+      expect(response.headers.get('x-keygate-code')).toBe(code)
+      const body = (await response.json()) as { error: Record<string, string> }
+      expect(body.error).toMatchObject({ code: status === 401 ? 'UNAUTHORIZED' : 'INSUFFICIENT_PERMISSIONS', requestId: response.headers.get('x-request-id') })
+      if (status === 401) expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/)
+    }
+    expect(upstream.seen.length).toBe(before)
+  })
+
+  it('passes the upstream’s own status codes and headers through', async () => {
+    const teapot = createServer((_req, res) => { res.writeHead(418, { 'x-from': 'teapot', 'content-type': 'text/plain' }); res.end('short and stout') })
+    extraServers.push(teapot)
+    const url = await proxyTo(await listen(teapot), 2_000)
+    const response = await fetch(`${url}/`, { headers: { 'x-api-key': valid.key } })
+    expect(response.status).toBe(418)
+    expect(response.headers.get('x-from')).toBe('teapot')
+    expect(await response.text()).toBe('short and stout')
+  })
+
+  it('answers 502 BAD_GATEWAY when the upstream is down and 504 GATEWAY_TIMEOUT when it is too slow', async () => {
+    const down = await proxyTo(`http://127.0.0.1:${await freePort()}`, 2_000)
+    const refused = await fetch(`${down}/x`, { headers: { 'x-api-key': valid.key } })
+    expect(refused.status).toBe(502)
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('BAD_GATEWAY')
+
+    const silent = createServer(() => { /* never answers */ })
+    extraServers.push(silent)
+    const slow = await proxyTo(await listen(silent), 300)
+    const started = Date.now()
+    const timedOut = await fetch(`${slow}/x`, { headers: { 'x-api-key': valid.key } })
+    expect(timedOut.status).toBe(504)
+    expect(((await timedOut.json()) as { error: { code: string } }).error.code).toBe('GATEWAY_TIMEOUT')
+    expect(Date.now() - started).toBeLessThan(3_000)
+  })
+
+  it('stops forwarding for a key as soon as it is disabled', async () => {
+    const key = await issue(apiId)
+    expect((await fetch(`${proxyUrl}/d`, { headers: { 'x-api-key': key.key } })).status).toBe(200)
+    const record = await backend.store.getKeyById(key.keyId)
+    await backend.store.updateKey(key.keyId, { enabled: false }, record!.rev, Date.now())
+    expect((await fetch(`${proxyUrl}/d`, { headers: { 'x-api-key': key.key } })).status).toBe(401)
+  })
+})

@@ -1,0 +1,127 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Logger } from 'pino'
+import { Counter, type Registry } from 'prom-client'
+import { errors as undiciErrors, Pool } from 'undici'
+import { ApiError, StoreUnavailableError, type ErrorCode } from '../shared/errors.js'
+import { requestIdOf } from '../shared/http/request-id.js'
+import { readGatewayRequest, type GatewayPolicy } from './gateway-request.js'
+import type { KeyVerifier } from './key-verifier.js'
+import { clientResponseHeaders, upstreamRequestHeaders } from './proxy-headers.js'
+import { gatewayAnswer } from './verdict-status.js'
+
+export interface ProxyOptions {
+  upstreamUrl: string
+  /** Most connections the pool opens to the upstream. */
+  connections: number
+  /** Longest wait for the upstream's response headers (and between body chunks), ms: then 504. */
+  timeoutMs: number
+  docsBaseUrl: string
+}
+
+export interface ProxyDeps {
+  verifier: KeyVerifier
+  policy: GatewayPolicy
+  log: Logger
+  registry: Registry
+  options: ProxyOptions
+}
+
+export interface ReverseProxy {
+  server: Server
+  close(): Promise<void>
+}
+
+const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = { 401: 'UNAUTHORIZED', 403: 'INSUFFICIENT_PERMISSIONS', 429: 'RATE_LIMITED' }
+
+/**
+ * Reverse-proxy mode: every request whose key verifies is forwarded to the upstream through one bounded
+ * undici Pool, method, path, query, headers and body streamed as they come; anything else is answered like
+ * forward-auth (401/403/429) in the contract's error shape. Upstream down → 502, too slow → 504.
+ */
+export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
+  const { verifier, policy, log, options } = deps
+  const pool = new Pool(options.upstreamUrl, {
+    connections: options.connections,
+    connectTimeout: Math.min(options.timeoutMs, 5_000),
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  })
+  const forwarded = new Counter({
+    name: 'keygate_proxy_requests_total', help: 'Requests through the reverse proxy, by status answered', labelNames: ['status'], registers: [deps.registry],
+  })
+
+  function fail(res: ServerResponse, requestId: string, error: ApiError, headers: Record<string, string> = {}): void {
+    forwarded.labels(String(error.statusCode)).inc()
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    const body = JSON.stringify({ error: { code: error.code, message: error.message, docs: `${options.docsBaseUrl}/errors/${error.code}`, requestId } })
+    res.writeHead(error.statusCode, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId })
+    res.end(body)
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = requestIdOf(req)
+    const check = readGatewayRequest(req.headers, policy)
+    let verdict
+    try {
+      verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) return fail(res, requestId, new ApiError('UNAVAILABLE', 'keys cannot be checked right now; retry'))
+      throw err
+    }
+    const answer = gatewayAnswer(verdict)
+    if (answer.status !== 200 || !verdict?.keyId) {
+      req.resume()
+      return fail(res, requestId, new ApiError(CODE_BY_STATUS[answer.status] ?? 'UNAUTHORIZED', `key refused: ${answer.headers['x-keygate-code']}`), answer.headers)
+    }
+
+    const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined
+    try {
+      const upstream = await pool.request({
+        method: req.method as 'GET',
+        path: req.url ?? '/',
+        headers: upstreamRequestHeaders(req.headers, {
+          keyId: verdict.keyId, ownerId: verdict.ownerId, requestId, clientAddress: req.socket.remoteAddress,
+          keyHeader: policy.keyHeader, keyInAuthorization: check.keyFrom === 'authorization',
+        }),
+        body: hasBody ? req : undefined,
+      })
+      forwarded.labels(String(upstream.statusCode)).inc()
+      res.writeHead(upstream.statusCode, { ...clientResponseHeaders(upstream.headers), 'x-request-id': requestId })
+      upstream.body.on('error', () => res.destroy())
+      upstream.body.pipe(res)
+    } catch (err) {
+      fail(res, requestId, upstreamError(err))
+      if (!(err instanceof undiciErrors.UndiciError) || err instanceof undiciErrors.InvalidArgumentError) {
+        log.warn({ err, requestId }, 'proxy request failed')
+      }
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log.error({ err }, 'proxy handler failed')
+      fail(res, requestIdOf(req), new ApiError('INTERNAL_SERVER_ERROR', 'internal error'))
+    })
+  })
+  return {
+    server,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeIdleConnections()
+      })
+      await pool.close()
+    },
+  }
+}
+
+/** Why the upstream could not answer, as the contract's 502 or 504. */
+function upstreamError(err: unknown): ApiError {
+  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+    return new ApiError('GATEWAY_TIMEOUT', 'the upstream did not answer in time')
+  }
+  return new ApiError('BAD_GATEWAY', 'the upstream refused the connection or broke it')
+}
