@@ -61,6 +61,9 @@ export class KeyVerifier {
       dropShard: (shard) => this.cache.dropShard(shard),
       firstSyncDone: () => this.cache.clear(),
     }
+    if (this.onStale === 'serve') {
+      deps.log.warn({ maxStalenessMs: deps.sync.maxStalenessMs }, 'ON_STALE=serve: beyond the staleness bound this verifier answers from a cache it cannot confirm current (counted in keygate_stale_answers_total{mode="served"})')
+    }
     this.sync = new ShardSync(deps.store, deps.feed, sink, this.metrics, deps.log.child({ component: 'shard-sync' }), {
       clock: deps.clock,
       maxStalenessMs: deps.sync.maxStalenessMs,
