@@ -9,6 +9,7 @@ export function toKeyResponse(record: KeyRecord) {
     name: record.name,
     ownerId: record.ownerId,
     meta: record.meta,
+    expires: record.expires,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     enabled: record.enabled,

@@ -17,6 +17,8 @@ export interface KeyRecord {
   name?: string
   ownerId?: string
   meta?: Record<string, unknown>
+  /** Unix ms after which the key verifies as EXPIRED (judged against the clock: no event needed). */
+  expires?: number
   environment?: string
   /** Permissions granted to the key (set through the API in a later version; none yet). */
   permissions?: string[]
@@ -35,6 +37,7 @@ export interface KeyPatch {
   name?: string | null
   ownerId?: string | null
   meta?: Record<string, unknown> | null
+  expires?: number | null
   enabled?: boolean
 }
 
@@ -50,7 +53,7 @@ export interface RootKeyRecord {
 /** Apply a patch to a record (pure): the one definition of updateKey's field semantics for every store. */
 export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number): NewKeyRecord {
   const { rev: _rev, ...next } = record
-  for (const field of ['name', 'ownerId', 'meta'] as const) {
+  for (const field of ['name', 'ownerId', 'meta', 'expires'] as const) {
     const value = patch[field]
     if (value === null) delete next[field]
     else if (value !== undefined) (next as Record<string, unknown>)[field] = value

@@ -22,6 +22,7 @@ export interface Verdict {
   name?: string
   ownerId?: string
   meta?: Record<string, unknown>
+  expires?: number
   enabled?: boolean
   environment?: string
   /** Credits left (keys with credits: a later version). */
@@ -36,13 +37,15 @@ const NOT_FOUND: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })
  * The verification rules: one pure function of the record (null = no such key), the request and the clock.
  * Every verifier and the control plane answer through it, so they cannot disagree.
  */
-export function verify(record: KeyRecord | null, request: VerifyRequest, _nowMs: number): Verdict {
+export function verify(record: KeyRecord | null, request: VerifyRequest, nowMs: number): Verdict {
   if (record === null) return NOT_FOUND
   const code: VerdictCode = !record.enabled
     ? 'DISABLED'
     : request.apiId !== undefined && request.apiId !== record.apiId
       ? 'FORBIDDEN'
-      : request.permissions !== undefined && !hasAll(record.permissions, request.permissions)
+      : record.expires !== undefined && nowMs >= record.expires
+        ? 'EXPIRED'
+        : request.permissions !== undefined && !hasAll(record.permissions, request.permissions)
         ? 'INSUFFICIENT_PERMISSIONS'
         : 'VALID'
   return {
@@ -52,6 +55,7 @@ export function verify(record: KeyRecord | null, request: VerifyRequest, _nowMs:
     name: record.name,
     ownerId: record.ownerId,
     meta: record.meta,
+    expires: record.expires,
     enabled: record.enabled,
     environment: record.environment,
   }

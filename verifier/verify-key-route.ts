@@ -23,6 +23,7 @@ const Response = Type.Object({
   name: Type.Optional(Type.String()),
   ownerId: Type.Optional(Type.String()),
   meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  expires: Type.Optional(Type.Number()),
   enabled: Type.Optional(Type.Boolean()),
   environment: Type.Optional(Type.String()),
   requestId: Type.String(),

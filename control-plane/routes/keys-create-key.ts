@@ -5,6 +5,7 @@ import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
+import { checkExpires } from '../expires.js'
 import { checkMeta } from '../meta-limits.js'
 import { notRecoverable, ownerIdOf, refuseNotYetSupported } from '../not-yet-supported.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
@@ -20,13 +21,14 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     refuseNotYetSupported(body)
     if (body.recoverable) throw notRecoverable()
     checkMeta(body.meta)
+    checkExpires(body.expires, deps.clock.now())
     const ownerId = ownerIdOf(body) ?? undefined
     if (!(await deps.store.getApi(body.apiId))) throw notFound(`api ${body.apiId} not found`)
 
     const now = deps.clock.now()
     const { key, hash, start } = generateKey(body.prefix, body.byteLength)
     const write = await writes.createKey({
-      id: newId('key', now), hash, start, apiId: body.apiId, name: body.name, ownerId, meta: body.meta,
+      id: newId('key', now), hash, start, apiId: body.apiId, name: body.name, ownerId, meta: body.meta, expires: body.expires,
       environment: body.environment, enabled: body.enabled ?? true, createdAt: now,
     })
     request.log.info({ keyId: write.record.id, apiId: body.apiId, rootKeyId: principal.rootKeyId }, 'key created')

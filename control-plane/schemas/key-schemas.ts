@@ -14,9 +14,11 @@ export const LIMITS = {
 const Meta = Type.Record(Type.String(), Type.Unknown())
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
 const Id = Type.String({ minLength: 1, maxLength: LIMITS.idLength })
+/** Unix milliseconds; up to year 2286, so that a seconds value sent by mistake is caught by the future check. */
+const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999 })
 
 /** Fields of Unkey's v1 schemas that a later Keygate version implements: known (no "unknown field"), refused for now. */
-export const NOT_YET_SUPPORTED = ['expires', 'remaining', 'refill', 'ratelimit', 'roles', 'permissions'] as const
+export const NOT_YET_SUPPORTED = ['remaining', 'refill', 'ratelimit', 'roles', 'permissions'] as const
 const notYetSupported = Object.fromEntries(NOT_YET_SUPPORTED.map((field) => [field, Type.Optional(Type.Unknown())]))
 
 export const CreateKeyBody = Type.Object(
@@ -28,6 +30,7 @@ export const CreateKeyBody = Type.Object(
     externalId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength })),
     ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength })),
     meta: Type.Optional(Meta),
+    expires: Type.Optional(Expires),
     enabled: Type.Optional(Type.Boolean()),
     environment: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.environmentLength })),
     recoverable: Type.Optional(Type.Boolean()),
@@ -44,6 +47,7 @@ export const UpdateKeyBody = Type.Object(
     externalId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }))),
     ownerId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }))),
     meta: Type.Optional(Nullable(Meta)),
+    expires: Type.Optional(Nullable(Expires)),
     enabled: Type.Optional(Type.Boolean()),
     ...notYetSupported,
   },
@@ -59,6 +63,7 @@ export const KeyResponse = Type.Object({
   name: Type.Optional(Type.String()),
   ownerId: Type.Optional(Type.String()),
   meta: Type.Optional(Meta),
+  expires: Type.Optional(Type.Number()),
   createdAt: Type.Number(),
   updatedAt: Type.Optional(Type.Number()),
   enabled: Type.Boolean(),
