@@ -16,6 +16,7 @@ import { registerCreateKey } from './routes/keys-create-key.js'
 import { registerDeleteKey } from './routes/keys-delete-key.js'
 import { registerGetKey } from './routes/keys-get-key.js'
 import { registerUpdateKey } from './routes/keys-update-key.js'
+import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-roles.js'
 import { registerLiveness } from './routes/liveness.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
@@ -56,6 +57,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerGetKey(management, routeDeps)
     registerUpdateKey(management, routeDeps, writes)
     registerDeleteKey(management, routeDeps, writes)
+    registerPermissionAndRoleRoutes(management, routeDeps, writes)
   })
   registerLiveness(app, routeDeps)
   registerVerifyKey(app, deps.verifier)

@@ -14,5 +14,7 @@ export function toKeyResponse(record: KeyRecord) {
     updatedAt: record.updatedAt,
     enabled: record.enabled,
     environment: record.environment,
+    permissions: record.permissions,
+    roles: record.roles,
   }
 }

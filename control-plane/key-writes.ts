@@ -28,14 +28,18 @@ export class KeyWrites {
     return write
   }
 
-  /** Applies the patch on the freshest record, retrying when another write got there first. */
-  async updateKey(keyId: string, patch: KeyPatch, allowed: (record: KeyRecord) => void): Promise<KeyWrite> {
+  /**
+   * Applies the patch on the freshest record, retrying when another write got there first. `allowed` checks
+   * the caller may (it throws otherwise); a patch given as a function is computed from the record it applies to.
+   */
+  async updateKey(keyId: string, patch: KeyPatch | ((current: KeyRecord) => KeyPatch), allowed: (record: KeyRecord) => void): Promise<KeyWrite> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.deps.store.getKeyById(keyId)
       if (!current) throw notFound(`key ${keyId} not found`)
       allowed(current)
       try {
-        const write = await this.deps.store.updateKey(keyId, patch, current.rev, this.deps.clock.now())
+        const changes = typeof patch === 'function' ? patch(current) : patch
+        const write = await this.deps.store.updateKey(keyId, changes, current.rev, this.deps.clock.now())
         if (!write) throw notFound(`key ${keyId} not found`)
         this.written(write)
         return write

@@ -20,8 +20,10 @@ export interface KeyRecord {
   /** Unix ms after which the key verifies as EXPIRED (judged against the clock: no event needed). */
   expires?: number
   environment?: string
-  /** Permissions granted to the key (set through the API in a later version; none yet). */
+  /** Permission names granted to the key, sorted, unique. */
   permissions?: string[]
+  /** Role names attached to the key, sorted, unique (labels: roles carry no permissions of their own here). */
+  roles?: string[]
   enabled: boolean
   createdAt: number
   updatedAt?: number
@@ -38,6 +40,9 @@ export interface KeyPatch {
   ownerId?: string | null
   meta?: Record<string, unknown> | null
   expires?: number | null
+  /** Full replacement; [] removes them all. */
+  permissions?: string[]
+  roles?: string[]
   enabled?: boolean
 }
 
@@ -57,6 +62,12 @@ export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number)
     const value = patch[field]
     if (value === null) delete next[field]
     else if (value !== undefined) (next as Record<string, unknown>)[field] = value
+  }
+  for (const field of ['permissions', 'roles'] as const) {
+    const names = patch[field]
+    if (names === undefined) continue
+    if (names.length === 0) delete next[field]
+    else next[field] = [...new Set(names)].sort()
   }
   if (patch.enabled !== undefined) next.enabled = patch.enabled
   next.updatedAt = nowMs

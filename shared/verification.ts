@@ -1,3 +1,4 @@
+import { satisfies, type PermissionQuery } from './permission-query.js'
 import type { KeyRecord } from './records.js'
 
 /** Verdict codes in the order they are checked (../shared/API.md). */
@@ -11,8 +12,8 @@ export const VERDICT_CODES: readonly VerdictCode[] = [
 
 export interface VerifyRequest {
   apiId?: string
-  /** Permissions the key must all have (forward-auth's required permissions). */
-  permissions?: readonly string[]
+  /** What the key's permissions must satisfy (verifyKey's authorization.permissions, forward-auth's required list). */
+  permissions?: PermissionQuery
 }
 
 export interface Verdict {
@@ -25,6 +26,8 @@ export interface Verdict {
   expires?: number
   enabled?: boolean
   environment?: string
+  permissions?: string[]
+  roles?: string[]
   /** Credits left (keys with credits: a later version). */
   remaining?: number
   /** The key's rate limit state (a later version). */
@@ -45,7 +48,7 @@ export function verify(record: KeyRecord | null, request: VerifyRequest, nowMs: 
       ? 'FORBIDDEN'
       : record.expires !== undefined && nowMs >= record.expires
         ? 'EXPIRED'
-        : request.permissions !== undefined && !hasAll(record.permissions, request.permissions)
+        : request.permissions !== undefined && !satisfies(record.permissions, request.permissions)
         ? 'INSUFFICIENT_PERMISSIONS'
         : 'VALID'
   return {
@@ -57,9 +60,8 @@ export function verify(record: KeyRecord | null, request: VerifyRequest, nowMs: 
     meta: record.meta,
     expires: record.expires,
     enabled: record.enabled,
+    permissions: record.permissions,
+    roles: record.roles,
     environment: record.environment,
   }
 }
-
-const hasAll = (granted: readonly string[] | undefined, required: readonly string[]) =>
-  required.every((permission) => granted?.includes(permission) ?? false)

@@ -46,7 +46,7 @@ export function readGatewayRequest(headers: IncomingHttpHeaders, policy: Gateway
   return {
     key: key && key.length <= MAX_KEY_LENGTH ? key : undefined,
     keyFrom,
-    request: { apiId, ...(permissions && permissions.length > 0 ? { permissions } : {}) },
+    request: { apiId, ...(permissions && permissions.length > 0 ? { permissions: { and: [...permissions] } } : {}) },
     cost,
   }
 }

@@ -1,16 +1,19 @@
 import { Type } from 'typebox'
 import { badRequest } from '../shared/errors.js'
+import { queryProblem, type PermissionQuery } from '../shared/permission-query.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import type { KeyVerifier } from './key-verifier.js'
 
 // Unkey v1 request fields implemented by a later Keygate version: known, but refused until then.
-const NOT_YET_SUPPORTED = ['authorization', 'remaining', 'ratelimit', 'ratelimits'] as const
+const NOT_YET_SUPPORTED = ['remaining', 'ratelimit', 'ratelimits'] as const
 
 const Body = Type.Object(
   {
     key: Type.String({ minLength: 1, maxLength: 1024 }),
     apiId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     tags: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 10 })),
+    // The query's shape is recursive: checked (with limits) by queryProblem rather than by the schema.
+    authorization: Type.Optional(Type.Object({ permissions: Type.Optional(Type.Unknown()) }, { additionalProperties: false })),
     ...Object.fromEntries(NOT_YET_SUPPORTED.map((field) => [field, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },
@@ -26,6 +29,8 @@ const Response = Type.Object({
   expires: Type.Optional(Type.Number()),
   enabled: Type.Optional(Type.Boolean()),
   environment: Type.Optional(Type.String()),
+  permissions: Type.Optional(Type.Array(Type.String())),
+  roles: Type.Optional(Type.Array(Type.String())),
   requestId: Type.String(),
 })
 
@@ -46,7 +51,12 @@ export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): vo
     for (const field of NOT_YET_SUPPORTED) {
       if ((body as Record<string, unknown>)[field] !== undefined) throw badRequest(`${field}: is not supported by this Keygate version yet`)
     }
-    const verdict = await verifier.verify(body.key, { apiId: body.apiId })
+    const query = body.authorization?.permissions
+    if (query !== undefined) {
+      const problem = queryProblem(query)
+      if (problem) throw badRequest(`authorization.permissions: ${problem}`)
+    }
+    const verdict = await verifier.verify(body.key, { apiId: body.apiId, permissions: query as PermissionQuery | undefined })
     return { ...verdict, requestId: request.id }
   })
 }

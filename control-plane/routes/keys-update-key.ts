@@ -12,7 +12,7 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
   app.post('/v1/keys.updateKey', { schema: { body: UpdateKeyBody, response: { 200: EmptyResponse } } }, async (request) => {
     const principal = principalOf(request)
     const body = request.body
-    const patch: KeyPatch = { name: body.name, ownerId: ownerIdOf(body), meta: body.meta, expires: body.expires, enabled: body.enabled }
+    const patch: KeyPatch = { name: body.name, ownerId: ownerIdOf(body), meta: body.meta, expires: body.expires, permissions: body.permissions, roles: body.roles, enabled: body.enabled }
     // 404, then 403, then the content: a root key without rights on the key learns nothing more.
     const write = await writes.updateKey(body.keyId, patch, (record) => {
       requirePermission(principal, record.apiId, 'update_key')

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } from '../../shared/key-material.js'
+import { PERMISSION_NAME } from '../../shared/permission-query.js'
 
 /** Limits on input, documented in the README. */
 export const LIMITS = {
@@ -9,16 +10,19 @@ export const LIMITS = {
   environmentLength: 256,
   metaBytes: 64 * 1024,
   metaDepth: 16,
+  namesPerKey: 100,
 } as const
 
 const Meta = Type.Record(Type.String(), Type.Unknown())
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
 const Id = Type.String({ minLength: 1, maxLength: LIMITS.idLength })
+/** Permission or role names: at most 100 per key, each 1–256 of [A-Za-z0-9_.:*-/]. */
+export const Names = Type.Array(Type.String({ pattern: PERMISSION_NAME.source }), { maxItems: LIMITS.namesPerKey })
 /** Unix milliseconds; up to year 2286, so that a seconds value sent by mistake is caught by the future check. */
 const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999 })
 
 /** Fields of Unkey's v1 schemas that a later Keygate version implements: known (no "unknown field"), refused for now. */
-export const NOT_YET_SUPPORTED = ['remaining', 'refill', 'ratelimit', 'roles', 'permissions'] as const
+export const NOT_YET_SUPPORTED = ['remaining', 'refill', 'ratelimit'] as const
 const notYetSupported = Object.fromEntries(NOT_YET_SUPPORTED.map((field) => [field, Type.Optional(Type.Unknown())]))
 
 export const CreateKeyBody = Type.Object(
@@ -31,6 +35,8 @@ export const CreateKeyBody = Type.Object(
     ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength })),
     meta: Type.Optional(Meta),
     expires: Type.Optional(Expires),
+    permissions: Type.Optional(Names),
+    roles: Type.Optional(Names),
     enabled: Type.Optional(Type.Boolean()),
     environment: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.environmentLength })),
     recoverable: Type.Optional(Type.Boolean()),
@@ -48,6 +54,8 @@ export const UpdateKeyBody = Type.Object(
     ownerId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }))),
     meta: Type.Optional(Nullable(Meta)),
     expires: Type.Optional(Nullable(Expires)),
+    permissions: Type.Optional(Names),
+    roles: Type.Optional(Names),
     enabled: Type.Optional(Type.Boolean()),
     ...notYetSupported,
   },
@@ -68,6 +76,8 @@ export const KeyResponse = Type.Object({
   updatedAt: Type.Optional(Type.Number()),
   enabled: Type.Boolean(),
   environment: Type.Optional(Type.String()),
+  permissions: Type.Optional(Type.Array(Type.String())),
+  roles: Type.Optional(Type.Array(Type.String())),
 })
 
 export const EmptyResponse = Type.Object({})

@@ -79,10 +79,15 @@ describe('forward-auth: /v1/authorize', () => {
   })
 
   it('applies the configured api id, permissions and key header, each overridable by the gateway’s headers', async () => {
-    // Keys carry no permissions in this version: a required permission is never met.
     const needsPermission = await authorize(strict, { 'x-custom-key': valid.key })
     expect(needsPermission.statusCode).toBe(403)
     expect(needsPermission.headers['x-keygate-code']).toBe('INSUFFICIENT_PERMISSIONS')
+    const reader = await issue(apiId)
+    const record = await backend.store.getKeyById(reader.keyId)
+    await backend.store.updateKey(reader.keyId, { permissions: ['documents.read'] }, record!.rev, Date.now())
+    expect((await authorize(strict, { 'x-custom-key': reader.key })).statusCode).toBe(200)
+    // Comma-separated gateway permissions must all be held.
+    expect((await authorize(strict, { 'x-custom-key': reader.key, 'x-keygate-permissions': 'documents.read, documents.write' })).statusCode).toBe(403)
     const noPermissionsNeeded = { 'x-custom-key': valid.key, 'x-keygate-permissions': '' }
     expect((await authorize(strict, noPermissionsNeeded)).statusCode).toBe(200)
     const otherApi = await authorize(strict, { ...noPermissionsNeeded, 'x-keygate-api-id': otherApiId })

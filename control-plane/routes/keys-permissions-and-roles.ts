@@ -1,0 +1,57 @@
+import { Type } from 'typebox'
+import { badRequest } from '../../shared/errors.js'
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import type { KeyRecord } from '../../shared/records.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import type { KeyWrites } from '../key-writes.js'
+import { nameId } from '../name-set.js'
+import { principalOf, requirePermission } from '../root-key-auth.js'
+import { EmptyResponse, LIMITS, Names } from '../schemas/key-schemas.js'
+
+type Field = 'permissions' | 'roles'
+type Operation = 'add' | 'set' | 'remove'
+
+// Unkey's v1 bodies: [{id?, name?, create?}]. Keygate has no separate permission or role records, so the
+// name is required; `id` and `create` are accepted and ignored (ids are derived from names).
+const NameRef = Type.Object(
+  { name: Names.items, id: Type.Optional(Type.String({ maxLength: 256 })), create: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+)
+const NamedList = Type.Array(Type.Object({ id: Type.String(), name: Type.String() }))
+
+/** keys.add|set|removePermissions and keys.add|set|removeRoles: six routes, one rule table. */
+export function registerPermissionAndRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
+  for (const field of ['permissions', 'roles'] as const) {
+    for (const operation of ['add', 'set', 'remove'] as const) register(app, deps, writes, field, operation)
+  }
+}
+
+function register(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites, field: Field, operation: Operation): void {
+  const noun = field === 'permissions' ? 'Permissions' : 'Roles'
+  const Body = Type.Object(
+    { keyId: Type.String({ minLength: 1, maxLength: 256 }), [field]: Type.Array(NameRef, { maxItems: LIMITS.namesPerKey, minItems: operation === 'set' ? 0 : 1 }) },
+    { additionalProperties: false },
+  )
+  app.post(`/v1/keys.${operation}${noun}`, {
+    schema: { body: Body, response: { 200: operation === 'remove' ? EmptyResponse : NamedList } },
+  }, async (request) => {
+    const principal = principalOf(request)
+    const body = request.body as { keyId: string } & Record<Field, { name: string }[]>
+    const names = body[field].map((ref) => ref.name)
+    const next = (current: KeyRecord): string[] => {
+      const existing = current[field] ?? []
+      if (operation === 'set') return names
+      if (operation === 'add') return [...existing, ...names]
+      return existing.filter((name) => !names.includes(name))
+    }
+    const write = await writes.updateKey(body.keyId, (current) => ({ [field]: next(current) }), (record) => {
+      requirePermission(principal, record.apiId, 'update_key')
+      const after = new Set(next(record))
+      if (after.size > LIMITS.namesPerKey) throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
+    })
+    request.log.info({ keyId: body.keyId, [field]: write.record[field]?.length ?? 0, rootKeyId: principal.rootKeyId }, `key ${field} ${operation}`)
+    if (operation === 'remove') return {}
+    const shown = operation === 'set' ? write.record[field] ?? [] : [...new Set(names)].sort()
+    return shown.map((name) => ({ id: nameId(field === 'permissions' ? 'perm' : 'role', name), name }))
+  })
+}
