@@ -17,6 +17,9 @@ import { registerDeleteKey } from './routes/keys-delete-key.js'
 import { registerGetKey } from './routes/keys-get-key.js'
 import { registerUpdateKey } from './routes/keys-update-key.js'
 import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-roles.js'
+import { registerDeleteKeys } from './routes/apis-delete-keys.js'
+import { registerRerollKey } from './routes/keys-reroll-key.js'
+import { registerWhoami } from './routes/keys-whoami.js'
 import { registerLiveness } from './routes/liveness.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
@@ -58,6 +61,9 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerUpdateKey(management, routeDeps, writes)
     registerDeleteKey(management, routeDeps, writes)
     registerPermissionAndRoleRoutes(management, routeDeps, writes)
+    registerDeleteKeys(management, routeDeps, writes)
+    registerWhoami(management, routeDeps)
+    registerRerollKey(management, routeDeps, writes)
   })
   registerLiveness(app, routeDeps)
   registerVerifyKey(app, deps.verifier)

@@ -49,6 +49,12 @@ export class KeyWrites {
     }
   }
 
+  async readKey(keyId: string): Promise<KeyRecord> {
+    const record = await this.deps.store.getKeyById(keyId)
+    if (!record) throw notFound(`key ${keyId} not found`)
+    return record
+  }
+
   async deleteKey(keyId: string): Promise<KeyWrite | null> {
     const write = await this.deps.store.deleteKey(keyId)
     if (write) this.written(write)
@@ -59,15 +65,22 @@ export class KeyWrites {
   async deleteApi(apiId: string): Promise<void> {
     const { store } = this.deps
     if (!(await store.markApiDeleting(apiId))) throw notFound(`api ${apiId} not found`)
-    let cursor: string | undefined
-    for (;;) {
-      const page = await store.listKeys(apiId, { cursor, limit: 100 })
-      await Promise.all(page.keys.map((key) => this.deleteKey(key.id)))
-      if (page.keys.length < 100) break
-      cursor = page.keys[page.keys.length - 1]!.id
-    }
+    await this.deleteAllKeys(apiId)
     await store.removeApi(apiId)
     this.deps.log.info({ apiId }, 'api deleted')
+  }
+
+  /** Deletes every key of the api page by page (each delete is its own atomic write); returns how many. */
+  async deleteAllKeys(apiId: string): Promise<number> {
+    let cursor: string | undefined
+    let deleted = 0
+    for (;;) {
+      const page = await this.deps.store.listKeys(apiId, { cursor, limit: 100 })
+      const writes = await Promise.all(page.keys.map((key) => this.deleteKey(key.id)))
+      deleted += writes.filter(Boolean).length
+      if (!page.cursor) return deleted
+      cursor = page.cursor
+    }
   }
 
   /** Every successful write passes here: local read-your-writes, and a warning if it was not published. */

@@ -1,0 +1,41 @@
+import { Type } from 'typebox'
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import { newId } from '../../shared/ids.js'
+import { generateKey } from '../../shared/key-material.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import type { KeyWrites } from '../key-writes.js'
+import { principalOf, requirePermission } from '../root-key-auth.js'
+
+const Body = Type.Object(
+  {
+    keyId: Type.String({ minLength: 1, maxLength: 256 }),
+    /** Grace period in ms during which the old key keeps working (default 0: it stops at once). */
+    expiration: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3_600_000 })),
+    prefix: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9]{1,16}$' })),
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * Rotation (beyond Unkey v1): a new key with the same settings, and the old one expiring after the grace
+ * period. The new key is created first, so a failure half-way never leaves the caller with no working key.
+ */
+export function registerRerollKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
+  app.post('/v1/keys.rerollKey', {
+    schema: { body: Body, response: { 200: Type.Object({ keyId: Type.String(), key: Type.String() }) } },
+  }, async (request) => {
+    const principal = principalOf(request)
+    const { keyId, expiration = 0 } = request.body
+    const old = await writes.readKey(keyId)
+    requirePermission(principal, old.apiId, 'create_key', 'update_key')
+    const now = deps.clock.now()
+    const prefix = request.body.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
+    const { key, hash, start } = generateKey(prefix, 16)
+    const { rev: _rev, id: _id, hash: _hash, start: _start, updatedAt: _updated, ...settings } = old
+    const created = await writes.createKey({ ...settings, id: newId('key', now), hash, start, createdAt: now })
+    const graceEnds = now + expiration
+    await writes.updateKey(keyId, (current) => ({ expires: current.expires !== undefined && current.expires < graceEnds ? current.expires : graceEnds }), () => {})
+    request.log.info({ keyId, newKeyId: created.record.id, graceMs: expiration, rootKeyId: principal.rootKeyId }, 'key rerolled')
+    return { keyId: created.record.id, key }
+  })
+}
