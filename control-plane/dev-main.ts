@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { systemClock } from '../shared/clock.js'
+import { monotonicClock, systemClock } from '../shared/clock.js'
 import type { DevConfig } from '../shared/config/config.js'
 import { MemoryChangeFeed } from '../shared/feed/memory-change-feed.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
@@ -26,7 +26,7 @@ export async function startDev(config: DevConfig, log: Logger = createLogger(con
   const feed = new MemoryChangeFeed()
   const store = new MemoryKeyStore(feed)
   const metrics = createMetricsRegistry('dev')
-  const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
+  const verifier = new KeyVerifier({ store, feed, clock: systemClock, elapsed: monotonicClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
   await verifier.start()
   const rootKey = config.rootKey ?? generateRootKey().key
   const app = buildControlPlaneApp({

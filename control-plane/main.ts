@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { systemClock } from '../shared/clock.js'
+import { monotonicClock, systemClock } from '../shared/clock.js'
 import type { ControlPlaneConfig } from '../shared/config/config.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
@@ -13,7 +13,7 @@ import { buildControlPlaneApp } from './app.js'
 export async function startControlPlane(config: ControlPlaneConfig, log: Logger = createLogger(config.logLevel, 'control-plane')): Promise<KeygateServer> {
   const { store, feed, close } = openRedisBackend(config.redisUrl, 'control-plane')
   const metrics = createMetricsRegistry('control-plane')
-  const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
+  const verifier = new KeyVerifier({ store, feed, clock: systemClock, elapsed: monotonicClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
   const app = buildControlPlaneApp({
     store, verifier, clock: systemClock, log, metrics, bootstrapRootKey: config.rootKey,
     bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl,

@@ -5,3 +5,6 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() }
+
+/** Milliseconds that only move forward, whatever happens to the wall clock: for measuring elapsed time. */
+export const monotonicClock: Clock = { now: () => performance.now() }

@@ -25,7 +25,10 @@ export interface SyncSettings {
 export interface KeyVerifierDeps {
   store: KeyStore
   feed: ChangeFeed
+  /** Wall clock, for expiry. */
   clock: Clock
+  /** Monotonic clock, for the staleness bound (a wall-clock step back must not stretch it). */
+  elapsed: Clock
   log: Logger
   registry: Registry
   cache: KeyCacheOptions
@@ -65,7 +68,7 @@ export class KeyVerifier {
       deps.log.warn({ maxStalenessMs: deps.sync.maxStalenessMs }, 'ON_STALE=serve: beyond the staleness bound this verifier answers from a cache it cannot confirm current (counted in keygate_stale_answers_total{mode="served"})')
     }
     this.sync = new ShardSync(deps.store, deps.feed, sink, this.metrics, deps.log.child({ component: 'shard-sync' }), {
-      clock: deps.clock,
+      clock: deps.elapsed,
       maxStalenessMs: deps.sync.maxStalenessMs,
       pollIntervalMs: deps.sync.pollIntervalMs,
     })

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { systemClock } from '../shared/clock.js'
+import { monotonicClock, systemClock } from '../shared/clock.js'
 import type { VerifierConfig } from '../shared/config/config.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
@@ -14,7 +14,7 @@ import { createReverseProxy } from './proxy-server.js'
 export async function startVerifier(config: VerifierConfig, log: Logger = createLogger(config.logLevel, 'verifier')): Promise<KeygateServer> {
   const { store, feed, close } = openRedisBackend(config.redisUrl, 'verifier')
   const metrics = createMetricsRegistry('verifier')
-  const verifier = new KeyVerifier({ store, feed, clock: systemClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
+  const verifier = new KeyVerifier({ store, feed, clock: systemClock, elapsed: monotonicClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
   const app = buildVerifierApp({ verifier, store, log, metrics, bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl, gateway: config.gateway })
   const proxy = config.proxy && createReverseProxy({
     verifier, policy: config.gateway, log: log.child({ component: 'proxy' }), registry: metrics.registry,

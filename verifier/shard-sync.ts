@@ -3,7 +3,7 @@ import type { ChangeEvent } from '../shared/change-event.js'
 import type { Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { SHARD_COUNT } from '../shared/shards.js'
-import { LOG_TRIMMED, type KeyStore, type ShardRevision } from '../shared/store/key-store.js'
+import { LOG_TRIMMED, type KeyStore, type RevisionSnapshot, type ShardRevision } from '../shared/store/key-store.js'
 import type { VerifierMetrics } from './verifier-metrics.js'
 
 /** Where a change must go once it is known: the cache and the miss path. */
@@ -18,6 +18,7 @@ export interface ChangeSink {
 }
 
 export interface SyncOptions {
+  /** A monotonic clock (staleness must not stretch when the wall clock steps back). */
   clock: Clock
   /** How often the shard revisions are polled (the repair path that needs neither pub/sub nor a control plane). */
   pollIntervalMs: number
@@ -46,6 +47,8 @@ export class ShardSync {
   /** Last revision applied per shard; -1 until the first poll. */
   private readonly applied = new Array<number>(SHARD_COUNT).fill(-1)
   private readonly epochs = new Array<string>(SHARD_COUNT).fill('')
+  /** The store instance the cache was built from; another one (restart, failover) may hold rolled-back data. */
+  private instance: string | undefined
   private readonly catchingUp = new Map<number, Promise<void>>()
   private readonly wanted = new Array<number>(SHARD_COUNT).fill(0)
   private confirmedAt = Number.NEGATIVE_INFINITY
@@ -160,11 +163,17 @@ export class ShardSync {
     const sentAt = this.options.clock.now()
     // Events applied while the read is in flight may pass what it returns: compare with before it.
     const before = [...this.applied]
-    let revisions: ShardRevision[]
+    let snapshot: RevisionSnapshot
     try {
-      revisions = await this.store.readRevisions()
+      snapshot = await this.store.readRevisions()
       this.lastPollOkAt = this.options.clock.now()
+      const revisions = snapshot.shards
       this.metrics.revisionLag.set(Math.max(0, ...revisions.map((r, shard) => r.rev - Math.max(before[shard]!, 0))))
+      if (this.instance !== undefined && snapshot.instance !== this.instance) {
+        this.log.warn({ was: this.instance, now: snapshot.instance }, 'store instance changed (restart or failover: its data may be older); dropping the whole cache')
+        revisions.forEach((position, shard) => this.restartShard(shard, position))
+      }
+      this.instance = snapshot.instance
       await Promise.all(revisions.map((revision, shard) => this.reconcile(shard, revision, before[shard]!)))
     } catch (err) {
       this.metrics.pollErrors.inc()
@@ -198,17 +207,18 @@ export class ShardSync {
     // A shard that was empty takes the epoch of its first write.
     if (this.epochs[shard] === '') this.epochs[shard] = position.epoch
     if (position.epoch !== this.epochs[shard]) {
-      this.restartShard(shard, position, 'shard epoch changed (Redis lost its data)')
+      this.log.warn({ shard }, 'shard epoch changed (Redis lost its data); dropping the shard cache')
+      this.restartShard(shard, position)
     } else if (position.rev < appliedBefore) {
-      this.restartShard(shard, position, 'shard revision went backwards')
+      this.log.warn({ shard, applied: appliedBefore, rev: position.rev }, 'shard revision went backwards; dropping the shard cache')
+      this.restartShard(shard, position)
     } else if (position.rev > this.applied[shard]!) {
       await this.catchUp(shard, position.rev)
     }
   }
 
   /** Nothing cached of the shard can be trusted: drop it and follow the shard's new sequence. */
-  private restartShard(shard: number, position: ShardRevision, why: string): void {
-    this.log.warn({ shard, applied: this.applied[shard], epoch: position.epoch, rev: position.rev }, `${why}; dropping the shard cache`)
+  private restartShard(shard: number, position: ShardRevision): void {
     this.sink.dropShard(shard)
     this.metrics.cacheDrops.inc()
     this.applied[shard] = position.rev
@@ -226,7 +236,8 @@ export class ShardSync {
     if (applied < 0) return
     if (this.epochs[shard] === '') this.epochs[shard] = event.epoch
     if (event.epoch !== this.epochs[shard]) {
-      this.restartShard(shard, event, 'shard epoch changed (Redis lost its data)')
+      this.log.warn({ shard }, 'shard epoch changed (Redis lost its data); dropping the shard cache')
+      this.restartShard(shard, event)
       return
     }
     if (event.rev <= applied) return
@@ -237,29 +248,36 @@ export class ShardSync {
     void this.catchUp(shard, event.rev).catch((err) => this.log.warn({ err, shard }, 'catch-up failed; the next poll retries'))
   }
 
-  /** Replays the shard's log up to `target`; one replay per shard at a time, extended if asked for more. */
-  private catchUp(shard: number, target: number): Promise<void> {
-    this.wanted[shard] = Math.max(this.wanted[shard]!, target)
-    const running = this.catchingUp.get(shard)
-    if (running) return running
-    const run = this.replay(shard).finally(() => this.catchingUp.delete(shard))
-    this.catchingUp.set(shard, run)
-    return run
+  /**
+   * Replays the shard's log until it has applied `target`; one replay per shard at a time. A caller that
+   * joins a replay which ends short of its target (it was started for less) starts another.
+   */
+  private async catchUp(shard: number, target: number): Promise<void> {
+    while (this.applied[shard]! < target) {
+      // Raised on every round: a shard restart may have lowered it, and each replay then ends at or past target.
+      this.wanted[shard] = Math.max(this.wanted[shard]!, target)
+      let run = this.catchingUp.get(shard)
+      if (!run) {
+        run = this.replay(shard).finally(() => this.catchingUp.delete(shard))
+        this.catchingUp.set(shard, run)
+      }
+      await run
+    }
   }
 
   private async replay(shard: number): Promise<void> {
     this.metrics.catchUps.inc()
     while (this.applied[shard]! < this.wanted[shard]!) {
-      const changes = await this.store.readChanges(shard, this.applied[shard]!, CATCH_UP_BATCH)
-      if (changes === LOG_TRIMMED) {
-        this.log.warn({ shard }, 'change log trimmed past our position; dropping the shard cache')
+      const from = this.applied[shard]!
+      const changes = await this.store.readChanges(shard, from, CATCH_UP_BATCH)
+      // A restart of the shard while we read: its new position stands, this batch is of the old history.
+      if (this.applied[shard] !== from) continue
+      if (changes === LOG_TRIMMED || changes.length === 0) {
+        // Trimmed past our position, or nothing logged where a revision (or an event) says there is: the
+        // missing changes cannot be replayed, so nothing cached of the shard can be trusted.
+        this.log.warn({ shard, from, to: this.wanted[shard] }, 'changes cannot be replayed from the log; dropping the shard cache')
         this.sink.dropShard(shard)
         this.metrics.cacheDrops.inc()
-        this.applied[shard] = this.wanted[shard]!
-        return
-      }
-      if (changes.length === 0) {
-        // Nothing logged past our position although a revision said so: nothing more to apply.
         this.applied[shard] = this.wanted[shard]!
         return
       }

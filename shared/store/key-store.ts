@@ -22,6 +22,15 @@ export interface ShardRevision {
   rev: number
 }
 
+export interface RevisionSnapshot {
+  /**
+   * Identity of the running store (Redis: the server's run_id). It changes on every restart or failover,
+   * the only ways data can be rolled back to an older state that epochs and revisions cannot tell apart.
+   */
+  instance: string
+  shards: ShardRevision[]
+}
+
 /** A shard's change log has been trimmed past the position a reader asked for: it cannot be replayed. */
 export const LOG_TRIMMED = 'trimmed' as const
 
@@ -69,9 +78,12 @@ export interface KeyStore {
   createRootKey(record: RootKeyRecord): Promise<void>
   getRootKeyByHash(hash: string): Promise<RootKeyRecord | null>
 
-  /** Epoch and revision of every shard in one round trip, index = shard (rev 0, epoch '' where nothing was written). */
-  readRevisions(): Promise<ShardRevision[]>
-  /** Changes of a shard with rev > afterRev, oldest first, at most `limit`; LOG_TRIMMED if it no longer reaches back. */
+  /** The store's instance and every shard's epoch and revision (rev 0, epoch '' where nothing was written), in one round trip. */
+  readRevisions(): Promise<RevisionSnapshot>
+  /**
+   * Changes of a shard with rev > afterRev, oldest first, contiguous from afterRev + 1, at most `limit`;
+   * LOG_TRIMMED if the log no longer reaches back that far (or does not continue from there).
+   */
   readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED>
 
   /** Throws StoreUnavailableError when the store cannot serve. */

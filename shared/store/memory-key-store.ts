@@ -4,7 +4,7 @@ import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
 import { WriteConflictError } from '../errors.js'
-import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type ShardRevision } from './key-store.js'
+import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
 import { SortedIds } from './sorted-ids.js'
 
 /**
@@ -132,15 +132,16 @@ export class MemoryKeyStore implements KeyStore {
     return record ? structuredClone(record) : null
   }
 
-  async readRevisions(): Promise<ShardRevision[]> {
-    return this.revisions.map((rev) => ({ rev, epoch: rev === 0 ? '' : this.epoch }))
+  async readRevisions(): Promise<RevisionSnapshot> {
+    return { instance: this.epoch, shards: this.revisions.map((rev) => ({ rev, epoch: rev === 0 ? '' : this.epoch })) }
   }
 
   async readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED> {
     const log = this.logs[shard] ?? []
     const oldest = log[0]?.rev ?? (this.revisions[shard] ?? 0) + 1
     if (afterRev + 1 < oldest) return LOG_TRIMMED
-    return log.filter((event) => event.rev > afterRev).slice(0, limit).map((event) => ({ ...event }))
+    const changes = log.filter((event) => event.rev > afterRev).slice(0, limit).map((event) => ({ ...event }))
+    return changes.length > 0 && changes[0]!.rev !== afterRev + 1 ? LOG_TRIMMED : changes
   }
 
   async ping(): Promise<void> {}

@@ -5,7 +5,7 @@ import { WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
-import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type ShardRevision } from './key-store.js'
+import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
 import { redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
 import { WRITE_KEY_SCRIPT } from './redis-scripts.js'
@@ -26,8 +26,6 @@ export class RedisKeyStore implements KeyStore {
   readonly kind = 'redis' as const
   private readonly redis: ScriptedRedis
   private readonly now: () => number
-  /** The epoch this process gives a shard that has none (first write, or after Redis lost its data). */
-  private readonly epochCandidate = randomBytes(9).toString('base64url')
 
   /** Takes over `redis`: close() closes it. */
   constructor(redis: Redis, now: () => number = Date.now) {
@@ -166,12 +164,18 @@ export class RedisKeyStore implements KeyStore {
     return doc === null ? null : (JSON.parse(doc) as RootKeyRecord)
   }
 
-  async readRevisions(): Promise<ShardRevision[]> {
-    // One HMGET per shard; auto-pipelining sends them in one round trip (per node on a Cluster).
-    const values = await this.run(() =>
-      Promise.all(Array.from({ length: SHARD_COUNT }, (_, shard) => this.redis.hmget(redisKeys.revision(shard), 'rev', 'epoch'))),
+  async readRevisions(): Promise<RevisionSnapshot> {
+    // One HMGET per shard and the server's identity; auto-pipelining sends them in one round trip.
+    const [info, values] = await this.run(() =>
+      Promise.all([
+        this.redis.info('server'),
+        Promise.all(Array.from({ length: SHARD_COUNT }, (_, shard) => this.redis.hmget(redisKeys.revision(shard), 'rev', 'epoch'))),
+      ]),
     )
-    return values.map(([rev, epoch]) => ({ rev: rev ? Number(rev) : 0, epoch: epoch ?? '' }))
+    return {
+      instance: /run_id:(\w+)/.exec(info)?.[1] ?? '',
+      shards: values.map(([rev, epoch]) => ({ rev: rev ? Number(rev) : 0, epoch: epoch ?? '' })),
+    }
   }
 
   async readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED> {
@@ -185,6 +189,8 @@ export class RedisKeyStore implements KeyStore {
     )
     const oldestRev = oldest[0] ? parseInt(oldest[0][0], 10) : Number(revision ?? 0) + 1
     if (afterRev + 1 < oldestRev) return LOG_TRIMMED
+    // The two reads are not atomic: a trim in between shows up as a gap at the start.
+    if (entries[0] && parseInt(entries[0][0], 10) !== afterRev + 1) return LOG_TRIMMED
     return entries.map(([id, fields]) => {
       const field = (name: string) => fields[fields.indexOf(name) + 1] ?? ''
       return {
@@ -213,7 +219,8 @@ export class RedisKeyStore implements KeyStore {
       this.redis.writeKey(
         redisKeys.record(input.hash), redisKeys.revision(shard), redisKeys.changeLog(shard),
         kind, expectedRev, JSON.stringify(input), input.id, input.hash, input.apiId, CHANGE_LOG_MAX_LEN,
-        redisKeys.changesChannel, shard, this.epochCandidate,
+        // A fresh epoch candidate on every call: a counter re-created after data loss always gets a new epoch.
+        redisKeys.changesChannel, shard, randomBytes(9).toString('base64url'),
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'

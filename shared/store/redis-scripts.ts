@@ -26,7 +26,7 @@ if state[1] then
   rev = tonumber(state[1])
 elseif redis.call('EXISTS', KEYS[3]) == 1 then
   -- The counter is gone (evicted) but the log is not: carry on from the log's last id, which XADD requires.
-  -- The epoch is new then, so verifiers drop what they hold of the shard.
+  -- The epoch is new then (ARGV[10] is fresh on every call), so verifiers drop what they hold of the shard.
   local info = redis.call('XINFO', 'STREAM', KEYS[3])
   for i = 1, #info, 2 do
     if info[i] == 'last-generated-id' then rev = tonumber(string.match(info[i + 1], '^(%d+)')) end

@@ -41,12 +41,12 @@ for (const store of ['memory', 'redis'] as const) {
 
     it('deleteKeys removes every key of an api (more than a page) and keeps the api', async () => {
       const apiId = await newApi()
-      const keys = []
+      const keys: { key: string; keyId: string }[] = []
       for (let i = 0; i < 105; i++) keys.push((await post('keys.createKey', { apiId })).body)
-      expect((await verify(keys[104].key)).valid).toBe(true)
+      expect((await verify(keys[104]!.key)).valid).toBe(true)
       expect(await post('apis.deleteKeys', { apiId })).toMatchObject({ status: 200, body: { deletedKeys: 105 } })
-      await waitFor(async () => (await verify(keys[104].key)).code === 'NOT_FOUND', 'the delete to reach the verifier', 2_000, 2)
-      expect((await verify(keys[0].key)).code).toBe('NOT_FOUND')
+      await waitFor(async () => (await verify(keys[104]!.key)).code === 'NOT_FOUND', 'the delete to reach the verifier', 2_000, 2)
+      expect((await verify(keys[0]!.key)).code).toBe('NOT_FOUND')
       const api = await controlPlane.app.inject({ method: 'GET', url: `/v1/apis.getApi?apiId=${apiId}`, headers })
       expect(api.statusCode).toBe(200)
       expect((await post('apis.deleteKeys', { apiId })).body).toEqual({ deletedKeys: 0 })

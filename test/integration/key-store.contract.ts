@@ -86,10 +86,10 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const api = await newApi()
       const input = newKey(api.id)
       await store.createKey(input)
-      const revisionBefore = (await store.readRevisions())[shardOf(input.hash)]
+      const revisionBefore = (await store.readRevisions()).shards[shardOf(input.hash)]
       const twin = { ...input, id: newId('key') }
       expect(await store.createKey(twin)).toBe(false)
-      expect((await store.readRevisions())[shardOf(input.hash)]).toEqual(revisionBefore)
+      expect((await store.readRevisions()).shards[shardOf(input.hash)]).toEqual(revisionBefore)
       expect(await store.getKeyById(twin.id)).toBeNull()
       expect((await store.listKeys(api.id, { limit: 10 })).keys.map((k) => k.id)).toEqual([input.id])
     })
@@ -159,11 +159,11 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const created = await store.createKey(newKey(api.id))
       if (!created) throw new Error('create failed')
       const shard = created.event.shard
-      expect((await store.readRevisions())[shard]).toEqual({ rev: created.event.rev, epoch: created.event.epoch })
+      expect((await store.readRevisions()).shards[shard]).toEqual({ rev: created.event.rev, epoch: created.event.epoch })
       const updated = await store.updateKey(created.record.id, { enabled: false }, created.record.rev, Date.now())
       expect(updated!.event.rev).toBe(created.event.rev + 1)
       expect(updated!.event.epoch).toBe(created.event.epoch)
-      const revisions = await store.readRevisions()
+      const revisions = (await store.readRevisions()).shards
       expect(revisions).toHaveLength(64)
       expect(revisions[shard]).toEqual({ rev: updated!.event.rev, epoch: created.event.epoch })
     })

@@ -48,7 +48,7 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     const lateConnection = new Redis(redis.url, { ...connectionOptions('late-feed'), lazyConnect: true, autoResubscribe: false })
     lateConnection.on('error', () => {})
     const feed = new RedisChangeFeed(lateConnection)
-    const verifier = new KeyVerifier({ store, feed, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }), registry: new Registry(), cache: { maxKeys: 100, maxUnknown: 100, unknownTtlMs: 60_000 }, sync: DEFAULT_SYNC })
+    const verifier = new KeyVerifier({ store, feed, clock: { now: () => Date.now() }, elapsed: { now: () => performance.now() }, log: pino({ level: 'silent' }), registry: new Registry(), cache: { maxKeys: 100, maxUnknown: 100, unknownTtlMs: 60_000 }, sync: DEFAULT_SYNC })
     const started = verifier.start()
     const { key, record } = await newKey()
 
@@ -114,10 +114,11 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     for (let written = 0; written <= record.rev + 1;) {
       const { hash, start } = generateKey('sk')
       if (shardOf(hash) !== shard) continue
-      await silentWriter.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+      // The same writer that made the shard's first epoch: the epoch must still change.
+      await writer.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
       written++
     }
-    expect((await writer.readRevisions())[shard]!.rev).toBeGreaterThan(record.rev)
+    expect((await writer.readRevisions()).shards[shard]!.rev).toBeGreaterThan(record.rev)
     await server.verifier.pollNow()
     expect(await server.verifier.verify(key, {})).toMatchObject({ valid: false, code: 'NOT_FOUND' })
     await server.close()

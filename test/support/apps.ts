@@ -1,7 +1,7 @@
 import { pino, type Logger } from 'pino'
 import { Writable } from 'node:stream'
 import { buildControlPlaneApp } from '../../control-plane/app.js'
-import type { Clock } from '../../shared/clock.js'
+import { monotonicClock, type Clock } from '../../shared/clock.js'
 import type { ChangeFeed } from '../../shared/feed/change-feed.js'
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
 import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
@@ -78,7 +78,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
   const log = options.log ?? pino({ level: 'silent' })
   const clock = options.clock ?? { now: () => Date.now() }
   const metrics = createMetricsRegistry('control-plane')
-  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock, log, registry: metrics.registry, cache, sync: { ...DEFAULT_SYNC, ...options.sync } })
+  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock, elapsed: options.clock ?? monotonicClock, log, registry: metrics.registry, cache, sync: { ...DEFAULT_SYNC, ...options.sync } })
   await verifier.start()
   const app = buildControlPlaneApp({
     store: backend.store, verifier, clock, log, metrics, bootstrapRootKey: TEST_ROOT_KEY, bodyLimitBytes: 1_048_576,
@@ -93,7 +93,7 @@ export async function startTestVerifier(options: TestServerOptions = {}): Promis
   const backend = options.backend ?? (await openBackend(options.redisUrl))
   const log = options.log ?? pino({ level: 'silent' })
   const metrics = createMetricsRegistry('verifier')
-  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock: options.clock ?? { now: () => Date.now() }, log, registry: metrics.registry, cache, sync: { ...DEFAULT_SYNC, ...options.sync } })
+  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock: options.clock ?? { now: () => Date.now() }, elapsed: options.clock ?? monotonicClock, log, registry: metrics.registry, cache, sync: { ...DEFAULT_SYNC, ...options.sync } })
   await verifier.start()
   const app = buildVerifierApp({ verifier, store: backend.store, log, metrics, bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs', gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } })
   await app.ready()
