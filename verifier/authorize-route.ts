@@ -1,10 +1,9 @@
+import { METHODS } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { readGatewayRequest, type GatewayPolicy } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { gatewayAnswer } from './verdict-status.js'
-
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 /**
  * /v1/authorize, any method, any body: forward-auth for nginx auth_request, Envoy ext_authz (HTTP service)
@@ -13,23 +12,26 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
  * contract's error shape, which every gateway turns into a refusal.
  */
 export function registerAuthorize(app: KeygateServer, verifier: KeyVerifier, policy: GatewayPolicy): void {
+  // Envoy forwards the original method, whatever it is: let the router know every method Node parses.
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true })
+  }
   app.register(async (scope: KeygateServer) => {
-    // Whatever the gateway sends as a body is drained unread.
     scope.removeAllContentTypeParsers()
+    // Whatever the gateway sends as a body is drained unread; the answer does not wait for it.
     scope.addContentTypeParser('*', (_request, payload, done) => {
+      payload.on('error', () => {})
       payload.resume()
-      payload.on('end', () => done(null))
-      payload.on('error', done)
+      done(null)
     })
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const check = readGatewayRequest(request.headers, policy)
+      const check = readGatewayRequest(request.headers, policy, true)
       const verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
       const answer = gatewayAnswer(verdict)
       return reply.code(answer.status).headers(answer.headers).send()
     }
     // Envoy's ext_authz appends the original path to its path_prefix: /v1/authorize/<anything> is the same check.
-    for (const url of ['/v1/authorize', '/v1/authorize/*']) {
-      scope.route({ method: METHODS, url, config: { anyBody: true }, handler })
-    }
+    // Envoy forwards the original method, whatever it is.
+    for (const url of ['/v1/authorize', '/v1/authorize/*']) scope.all(url, { config: { anyBody: true } }, handler)
   })
 }

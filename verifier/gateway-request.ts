@@ -30,19 +30,23 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i
 const MAX_KEY_LENGTH = 1024
 
 /**
- * Reads the key and the policy for one gateway request. Override headers are trusted: the gateway must set
- * or clear them (every example configuration in the README does), or a client could choose its own policy.
+ * Reads the key and the policy for one request. With `trustOverrides` (forward-auth: the request comes from a
+ * gateway, which must set or clear them, as every README configuration does) X-Keygate-* headers override
+ * the policy; without it (the reverse proxy: the request comes straight from a client) they are ignored.
+ * A blank override counts as absent.
  */
-export function readGatewayRequest(headers: IncomingHttpHeaders, policy: GatewayPolicy): GatewayCheck {
+export function readGatewayRequest(headers: IncomingHttpHeaders, policy: GatewayPolicy, trustOverrides: boolean): GatewayCheck {
   const fromHeader = single(headers[policy.keyHeader])?.trim()
   const bearer = BEARER.exec(single(headers.authorization) ?? '')?.[1]
   const key = fromHeader || bearer
   const keyFrom = fromHeader ? 'header' : bearer ? 'authorization' : undefined
-  const apiId = single(headers[OVERRIDE_HEADERS.apiId])?.trim() || policy.apiId
-  const permissionsHeader = single(headers[OVERRIDE_HEADERS.permissions])
-  const permissions = permissionsHeader !== undefined ? splitList(permissionsHeader) : policy.permissions
-  const costHeader = single(headers[OVERRIDE_HEADERS.cost])
-  const cost = costHeader !== undefined && /^\d{1,6}$/.test(costHeader.trim()) ? Number(costHeader) : policy.cost
+  const override = (name: string) => (trustOverrides ? single(headers[name])?.trim() || undefined : undefined)
+  const apiId = override(OVERRIDE_HEADERS.apiId) ?? policy.apiId
+  const permissionsHeader = override(OVERRIDE_HEADERS.permissions)
+  const listed = permissionsHeader === undefined ? undefined : splitList(permissionsHeader)
+  const permissions = listed && listed.length > 0 ? listed : policy.permissions
+  const costHeader = override(OVERRIDE_HEADERS.cost)
+  const cost = costHeader !== undefined && /^\d{1,6}$/.test(costHeader) ? Number(costHeader) : policy.cost
   return {
     key: key && key.length <= MAX_KEY_LENGTH ? key : undefined,
     keyFrom,

@@ -4,6 +4,8 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer',
   'transfer-encoding', 'upgrade',
+  // Node's server has already answered 100 Continue; undici refuses the header (and would 502).
+  'expect',
 ])
 
 /** Hop-by-hop headers plus any the Connection header names. */
@@ -35,6 +37,10 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, who: Forwa
   const drop = hopByHop(incoming)
   drop.add(who.keyHeader)
   drop.add('host')
+  // What the client claims about earlier hops is not ours to vouch for (X-Forwarded-For is appended to).
+  drop.add('forwarded')
+  drop.add('x-forwarded-proto')
+  drop.add('x-forwarded-host')
   if (who.keyInAuthorization) drop.add('authorization')
   const headers: Record<string, string | string[]> = {}
   for (const [name, value] of Object.entries(incoming)) {
@@ -42,13 +48,21 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, who: Forwa
     headers[name] = value
   }
   headers['x-keygate-key-id'] = who.keyId
-  if (who.ownerId !== undefined) headers['x-keygate-owner-id'] = who.ownerId
+  if (who.ownerId !== undefined) headers['x-keygate-owner-id'] = headerSafe(who.ownerId)
   headers['x-request-id'] = who.requestId
   const forwardedFor = [incoming['x-forwarded-for'], who.clientAddress].flat().filter(Boolean).join(', ')
   if (forwardedFor) headers['x-forwarded-for'] = forwardedFor
   if (incoming.host) headers['x-forwarded-host'] = incoming.host
-  headers['x-forwarded-proto'] ??= 'http'
+  headers['x-forwarded-proto'] = 'http'
   return headers
+}
+
+/**
+ * A value that may be any string (an owner id) as a header value: visible ASCII passes as is, anything
+ * else (non-ASCII, control characters) is percent-encoded, so a key never fails at a gateway for its owner.
+ */
+export function headerSafe(value: string): string {
+  return /^[\x20-\x7e]*$/.test(value) && !value.includes('%') ? value : encodeURIComponent(value)
 }
 
 /** The response headers the client gets: the upstream's, less hop-by-hop headers. */

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { pipeline } from 'node:stream'
 import type { Logger } from 'pino'
 import { Counter, type Registry } from 'prom-client'
 import { errors as undiciErrors, Pool } from 'undici'
@@ -63,7 +64,8 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = requestIdOf(req)
-    const check = readGatewayRequest(req.headers, policy)
+    // Clients talk to the proxy directly: their X-Keygate-* headers never choose the policy.
+    const check = readGatewayRequest(req.headers, policy, false)
     let verdict
     try {
       verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
@@ -77,11 +79,22 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       return fail(res, requestId, new ApiError(CODE_BY_STATUS[answer.status] ?? 'UNAUTHORIZED', `key refused: ${answer.headers['x-keygate-code']}`), answer.headers)
     }
 
+    // Origin-form targets only (`OPTIONS *` and absolute URLs are not ours to pass on).
+    if (!req.url?.startsWith('/')) {
+      req.resume()
+      return fail(res, requestId, new ApiError('BAD_REQUEST', 'the request target must be a path starting with /'))
+    }
     const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined
+    // A client that leaves (before or during the response) cancels the upstream request and frees its connection.
+    const abort = new AbortController()
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort()
+    })
     try {
       const upstream = await pool.request({
         method: req.method as 'GET',
-        path: req.url ?? '/',
+        path: req.url,
+        signal: abort.signal,
         headers: upstreamRequestHeaders(req.headers, {
           keyId: verdict.keyId, ownerId: verdict.ownerId, requestId, clientAddress: req.socket.remoteAddress,
           keyHeader: policy.keyHeader, keyInAuthorization: check.keyFrom === 'authorization',
@@ -90,13 +103,13 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       })
       forwarded.labels(String(upstream.statusCode)).inc()
       res.writeHead(upstream.statusCode, { ...clientResponseHeaders(upstream.headers), 'x-request-id': requestId })
-      upstream.body.on('error', () => res.destroy())
-      upstream.body.pipe(res)
+      // pipeline destroys both sides when either ends early, so a stalled or departed client never pins a connection.
+      pipeline(upstream.body, res, () => {})
     } catch (err) {
+      if (abort.signal.aborted) return
+      req.resume()
       fail(res, requestId, upstreamError(err))
-      if (!(err instanceof undiciErrors.UndiciError) || err instanceof undiciErrors.InvalidArgumentError) {
-        log.warn({ err, requestId }, 'proxy request failed')
-      }
+      if (!(err instanceof undiciErrors.UndiciError)) log.warn({ err, requestId }, 'proxy request failed')
     }
   }
 
@@ -118,8 +131,11 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   }
 }
 
-/** Why the upstream could not answer, as the contract's 502 or 504. */
+/** Why the upstream could not answer, as the contract's 502 or 504 (or 400 for what undici refuses to send). */
 function upstreamError(err: unknown): ApiError {
+  if (err instanceof undiciErrors.InvalidArgumentError || err instanceof undiciErrors.NotSupportedError) {
+    return new ApiError('BAD_REQUEST', `the request cannot be forwarded: ${err.message}`)
+  }
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
     return new ApiError('GATEWAY_TIMEOUT', 'the upstream did not answer in time')
   }

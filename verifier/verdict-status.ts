@@ -1,4 +1,5 @@
 import type { Verdict } from '../shared/verification.js'
+import { headerSafe } from './proxy-headers.js'
 
 export interface GatewayAnswer {
   status: 200 | 401 | 403 | 429
@@ -15,7 +16,7 @@ export function gatewayAnswer(verdict: Verdict | undefined): GatewayAnswer {
   if (verdict.keyId) headers['x-keygate-key-id'] = verdict.keyId
   switch (verdict.code) {
     case 'VALID':
-      if (verdict.ownerId !== undefined) headers['x-keygate-owner-id'] = verdict.ownerId
+      if (verdict.ownerId !== undefined) headers['x-keygate-owner-id'] = headerSafe(verdict.ownerId)
       if (verdict.remaining !== undefined) headers['x-keygate-remaining'] = String(verdict.remaining)
       return { status: 200, headers }
     case 'NOT_FOUND':

@@ -49,6 +49,7 @@ describe('forward-auth through a real nginx (auth_request)', () => {
   let nginx: Nginx
   let apiId: string
   let otherApiKey: string
+  let otherApiId: string
   let key: { keyId: string; key: string }
 
   const admin = async (path: string, body: unknown) => {
@@ -65,7 +66,7 @@ describe('forward-auth through a real nginx (auth_request)', () => {
     verifier = await startKeygate(['verifier'], { REDIS_URL: redis.url, LOG_LEVEL: 'warn' })
     upstream = await startEchoUpstream()
     apiId = (await admin('apis.createApi', { name: 'behind-nginx' })).apiId!
-    const otherApi = (await admin('apis.createApi', { name: 'other' })).apiId!
+    const otherApi = (otherApiId = (await admin('apis.createApi', { name: 'other' })).apiId!)
     key = (await admin('keys.createKey', { apiId, externalId: 'acme' })) as { keyId: string; key: string }
     otherApiKey = (await admin('keys.createKey', { apiId: otherApi })).key!
     nginx = await startNginx((port) => nginxServerBlock(port, verifier.url, upstream.url, apiId))
@@ -99,7 +100,11 @@ describe('forward-auth through a real nginx (auth_request)', () => {
     expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': 'sk_not_a_real_key_0000' } })).status).toBe(401)
     expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': otherApiKey } })).status).toBe(403)
     // A client cannot pick its own policy: nginx overwrites the X-Keygate-* headers.
-    expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': '' } })).status).toBe(403)
+    expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': otherApiId } })).status).toBe(403)
+    expect(upstream.seen.length).toBe(before)
+    // … nor add a requirement (nginx clears the header): the valid key still passes.
+    expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': key.key, 'x-keygate-permissions': 'admin.everything' } })).status).toBe(200)
+    upstream.seen.pop()
     expect(upstream.seen.length).toBe(before)
   })
 

@@ -70,7 +70,7 @@ describe('forward-auth: /v1/authorize', () => {
   })
 
   it('takes any method and any body without reading it', async () => {
-    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'TRACE', 'MKCOL']) {
       const response = await authorize(plain, { 'x-api-key': valid.key, 'content-type': 'text/plain' }, method, method === 'HEAD' ? undefined : '{not json'.repeat(10_000))
       expect(response.statusCode, method).toBe(200)
     }
@@ -88,14 +88,46 @@ describe('forward-auth: /v1/authorize', () => {
     expect((await authorize(strict, { 'x-custom-key': reader.key })).statusCode).toBe(200)
     // Comma-separated gateway permissions must all be held.
     expect((await authorize(strict, { 'x-custom-key': reader.key, 'x-keygate-permissions': 'documents.read, documents.write' })).statusCode).toBe(403)
-    const noPermissionsNeeded = { 'x-custom-key': valid.key, 'x-keygate-permissions': '' }
-    expect((await authorize(strict, noPermissionsNeeded)).statusCode).toBe(200)
-    const otherApi = await authorize(strict, { ...noPermissionsNeeded, 'x-keygate-api-id': otherApiId })
+    // A blank or empty-list override is no override: the configured permission still applies.
+    for (const blank of ['', ' ', ',', ' , ']) {
+      expect((await authorize(strict, { 'x-custom-key': valid.key, 'x-keygate-permissions': blank })).statusCode, JSON.stringify(blank)).toBe(403)
+    }
+    const granted = await issue(apiId)
+    const grantedRecord = await backend.store.getKeyById(granted.keyId)
+    await backend.store.updateKey(granted.keyId, { permissions: ['documents.read', 'billing.read'] }, grantedRecord!.rev, Date.now())
+    expect((await authorize(strict, { 'x-custom-key': granted.key, 'x-keygate-permissions': 'billing.read' })).statusCode).toBe(200)
+    const otherApi = await authorize(strict, { 'x-custom-key': granted.key, 'x-keygate-api-id': otherApiId })
     expect(otherApi.statusCode).toBe(403)
     expect(otherApi.headers['x-keygate-code']).toBe('FORBIDDEN')
     // The configured header replaces X-API-Key; Bearer still works.
-    expect((await authorize(strict, { 'x-api-key': valid.key, 'x-keygate-permissions': '' })).statusCode).toBe(401)
-    expect((await authorize(strict, { authorization: `Bearer ${valid.key}`, 'x-keygate-permissions': '' })).statusCode).toBe(200)
+    expect((await authorize(strict, { 'x-api-key': granted.key })).statusCode).toBe(401)
+    expect((await authorize(strict, { authorization: `Bearer ${granted.key}` })).statusCode).toBe(200)
+  })
+
+  it('answers without waiting for a body that never ends', async () => {
+    await plain.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = plain.app.server.address()
+    const port = typeof address === 'object' && address ? address.port : 0
+    const { request } = await import('node:http')
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ port, host: '127.0.0.1', path: '/v1/authorize', method: 'POST', headers: { 'x-api-key': valid.key, 'transfer-encoding': 'chunked' } }, (res) => {
+        resolve(res.statusCode ?? 0)
+        req.destroy()
+      })
+      req.on('error', reject)
+      req.write('a chunk, and then nothing more for ever')
+      setTimeout(() => reject(new Error('no answer within 2 s')), 2_000).unref()
+    })
+    expect(status).toBe(200)
+  })
+
+  it('percent-encodes an owner id that is not a plain header value, rather than failing', async () => {
+    for (const ownerId of ['用户-42', 'a\nb', 'Zoë', '50%']) {
+      const key = await issue(apiId, { ownerId })
+      const response = await authorize(plain, { 'x-api-key': key.key })
+      expect(response.statusCode, ownerId).toBe(200)
+      expect(decodeURIComponent(String(response.headers['x-keygate-owner-id']))).toBe(ownerId)
+    }
   })
 
   it('denies a key as soon as it is disabled', async () => {

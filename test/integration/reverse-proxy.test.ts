@@ -37,9 +37,13 @@ describe('reverse-proxy mode', () => {
   }
 
   async function proxyTo(upstreamUrl: string, timeoutMs: number): Promise<string> {
+    return proxyToWith(upstreamUrl, {}, 4, timeoutMs)
+  }
+
+  async function proxyToWith(upstreamUrl: string, policy: { permissions?: string[] }, connections = 4, timeoutMs = 5_000): Promise<string> {
     const extra = createReverseProxy({
-      verifier: verifierServer.verifier, policy: { keyHeader: 'x-api-key', cost: 1, apiId }, log: pino({ level: 'silent' }), registry: new Registry(),
-      options: { upstreamUrl, connections: 4, timeoutMs, docsBaseUrl: 'https://keygate.dev/docs' },
+      verifier: verifierServer.verifier, policy: { keyHeader: 'x-api-key', cost: 1, apiId, ...policy }, log: pino({ level: 'silent' }), registry: new Registry(),
+      options: { upstreamUrl, connections, timeoutMs, docsBaseUrl: 'https://keygate.dev/docs' },
     })
     extraProxies.push(extra)
     return listen(extra.server)
@@ -150,6 +154,75 @@ describe('reverse-proxy mode', () => {
     expect(timedOut.status).toBe(504)
     expect(((await timedOut.json()) as { error: { code: string } }).error.code).toBe('GATEWAY_TIMEOUT')
     expect(Date.now() - started).toBeLessThan(3_000)
+  })
+
+  it('ignores policy headers a client sends: the proxy’s own policy decides', async () => {
+    const forged = await fetch(`${proxyUrl}/x`, { headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': 'api_of_my_choosing' } })
+    expect(forged.status).toBe(403)
+    const strictUrl = await proxyToWith(upstream.url, { permissions: ['orders.read'] })
+    for (const permissions of ['', ',', 'anything.else']) {
+      const response = await fetch(`${strictUrl}/x`, { headers: { 'x-api-key': valid.key, 'x-keygate-permissions': permissions } })
+      expect(response.status, JSON.stringify(permissions)).toBe(403)
+    }
+    const before = upstream.seen.length
+    await fetch(`${proxyUrl}/y`, { headers: { 'x-api-key': valid.key, 'x-forwarded-proto': 'https', forwarded: 'for=1.2.3.4' } })
+    expect(upstream.seen[before]!.headers['x-forwarded-proto']).toBe('http')
+    expect(upstream.seen[before]!.headers.forwarded).toBeUndefined()
+  })
+
+  it('forwards uploads sent with Expect: 100-continue (as curl does), again and again, without exhausting the pool', async () => {
+    const small = await proxyToWith(upstream.url, {}, 2)
+    const { port } = new URL(small)
+    for (let i = 0; i < 6; i++) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/upload', method: 'PUT', headers: { 'x-api-key': valid.key, expect: '100-continue', 'content-length': '11' } }, (res) => {
+          res.resume()
+          res.on('end', () => resolve(res.statusCode ?? 0))
+        })
+        req.on('continue', () => req.end('hello world'))
+        req.on('error', reject)
+      })
+      expect(status, `upload ${i}`).toBe(200)
+    }
+    expect(upstream.seen.at(-1)).toMatchObject({ method: 'PUT', url: '/upload', body: 'hello world' })
+    expect((await fetch(`${small}/after`, { headers: { 'x-api-key': valid.key } })).status).toBe(200)
+  })
+
+  it('frees the upstream connection when a client leaves in the middle of a response', async () => {
+    // An endless stream on /stream; everything else answers at once. One connection to it in all.
+    const streaming = createServer((req, res) => {
+      if (req.url !== '/stream') return res.end('quick')
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      const tick = setInterval(() => res.write('data: tick\n\n'), 20)
+      res.on('close', () => clearInterval(tick))
+    })
+    extraServers.push(streaming)
+    const url = await proxyToWith(await listen(streaming), {}, 1)
+    for (let i = 0; i < 3; i++) {
+      const abort = new AbortController()
+      const response = await fetch(`${url}/stream`, { headers: { 'x-api-key': valid.key }, signal: abort.signal })
+      const reader = response.body!.getReader()
+      await reader.read()
+      abort.abort()
+    }
+    const started = Date.now()
+    const quick = await fetch(`${url}/quick`, { headers: { 'x-api-key': valid.key }, signal: AbortSignal.timeout(3_000) })
+    expect(await quick.text()).toBe('quick')
+    expect(Date.now() - started).toBeLessThan(3_000)
+  })
+
+  it('passes an owner id of any characters as a percent-encoded header, and refuses targets that are not paths', async () => {
+    const owned = await issue(apiId, true, '用户-42\n')
+    const before = upstream.seen.length
+    expect((await fetch(`${proxyUrl}/o`, { headers: { 'x-api-key': owned.key } })).status).toBe(200)
+    expect(decodeURIComponent(String(upstream.seen[before]!.headers['x-keygate-owner-id']))).toBe('用户-42\n')
+    const { port } = new URL(proxyUrl)
+    const star = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '*', method: 'OPTIONS', headers: { 'x-api-key': valid.key } }, (res) => { res.resume(); resolve(res.statusCode ?? 0) })
+      req.on('error', reject)
+      req.end()
+    })
+    expect(star).toBe(400)
   })
 
   it('stops forwarding for a key as soon as it is disabled', async () => {
