@@ -20,6 +20,7 @@ import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-r
 import { registerDeleteKeys } from './routes/apis-delete-keys.js'
 import { registerRerollKey } from './routes/keys-reroll-key.js'
 import { registerWhoami } from './routes/keys-whoami.js'
+import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerLiveness } from './routes/liveness.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
@@ -64,6 +65,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerDeleteKeys(management, routeDeps, writes)
     registerWhoami(management, routeDeps)
     registerRerollKey(management, routeDeps, writes)
+    registerUpdateRemaining(management, routeDeps)
   })
   registerLiveness(app, routeDeps)
   registerVerifyKey(app, deps.verifier)

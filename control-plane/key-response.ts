@@ -10,6 +10,8 @@ export function toKeyResponse(record: KeyRecord) {
     ownerId: record.ownerId,
     meta: record.meta,
     expires: record.expires,
+    remaining: record.remaining,
+    refill: record.refill,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     enabled: record.enabled,

@@ -1,3 +1,5 @@
+import type { Refill } from './credits.js'
+
 /** What the stores hold. Hashes live here and in change events; response schemas keep them off the wire. */
 
 export interface ApiRecord {
@@ -19,6 +21,12 @@ export interface KeyRecord {
   meta?: Record<string, unknown>
   /** Unix ms after which the key verifies as EXPIRED (judged against the clock: no event needed). */
   expires?: number
+  /**
+   * Credits left, when the key carries credits (absent = unlimited). The live balance is kept apart from the
+   * record's document and revision, so spending never invalidates a cache: this is the balance when read.
+   */
+  remaining?: number
+  refill?: Refill
   environment?: string
   /** Permission names granted to the key, sorted, unique. */
   permissions?: string[]
@@ -40,6 +48,9 @@ export interface KeyPatch {
   ownerId?: string | null
   meta?: Record<string, unknown> | null
   expires?: number | null
+  /** Sets the balance (null: the key no longer carries credits, and loses its refill). */
+  remaining?: number | null
+  refill?: Refill | null
   /** Full replacement; [] removes them all. */
   permissions?: string[]
   roles?: string[]
@@ -58,7 +69,7 @@ export interface RootKeyRecord {
 /** Apply a patch to a record (pure): the one definition of updateKey's field semantics for every store. */
 export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number): NewKeyRecord {
   const { rev: _rev, ...next } = record
-  for (const field of ['name', 'ownerId', 'meta', 'expires'] as const) {
+  for (const field of ['name', 'ownerId', 'meta', 'expires', 'remaining', 'refill'] as const) {
     const value = patch[field]
     if (value === null) delete next[field]
     else if (value !== undefined) (next as Record<string, unknown>)[field] = value
@@ -69,6 +80,7 @@ export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number)
     if (names.length === 0) delete next[field]
     else next[field] = [...new Set(names)].sort()
   }
+  if (patch.remaining === null) delete next.refill
   if (patch.enabled !== undefined) next.enabled = patch.enabled
   next.updatedAt = nowMs
   return next

@@ -14,6 +14,8 @@ export interface VerifyRequest {
   apiId?: string
   /** What the key's permissions must satisfy (verifyKey's authorization.permissions, forward-auth's required list). */
   permissions?: PermissionQuery
+  /** Credits this verification spends on a key that carries credits (default 1; 0 = free). */
+  cost?: number
 }
 
 export interface Verdict {

@@ -50,7 +50,7 @@ export function readGatewayRequest(headers: IncomingHttpHeaders, policy: Gateway
   return {
     key: key && key.length <= MAX_KEY_LENGTH ? key : undefined,
     keyFrom,
-    request: { apiId, ...(permissions && permissions.length > 0 ? { permissions: { and: [...permissions] } } : {}) },
+    request: { apiId, cost, ...(permissions && permissions.length > 0 ? { permissions: { and: [...permissions] } } : {}) },
     cost,
   }
 }

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client'
 import type { ChangeEvent } from '../shared/change-event.js'
 import type { Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
+import { lastRefillBoundary } from '../shared/credits.js'
 import { hashKey } from '../shared/key-material.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { KeyStore } from '../shared/store/key-store.js'
@@ -47,11 +48,13 @@ export class KeyVerifier {
   private readonly sync: ShardSync
   private readonly clock: Clock
   private readonly onStale: OnStale
+  private readonly store: KeyStore
   readonly metrics: VerifierMetrics
 
   constructor(deps: KeyVerifierDeps) {
     this.clock = deps.clock
     this.onStale = deps.sync.onStale
+    this.store = deps.store
     this.cache = new KeyCache(deps.cache)
     this.lookup = new KeyLookup(deps.store, this.cache)
     this.metrics = createVerifierMetrics(deps.registry, {
@@ -130,8 +133,23 @@ export class KeyVerifier {
     return this.lookup.read(hash).then((record) => this.decide(record, request))
   }
 
-  private decide(record: KeyRecord | null, request: VerifyRequest): Verdict {
-    const verdict = verify(record, request, this.clock.now())
+  /**
+   * The pure rules first; then, only for a key that carries credits and would be valid, one atomic spend in
+   * the store (credits are global: N verifiers let exactly `remaining` calls through). Keys without credits
+   * never leave memory.
+   */
+  private decide(record: KeyRecord | null, request: VerifyRequest): Verdict | Promise<Verdict> {
+    const now = this.clock.now()
+    const verdict = verify(record, request, now)
+    if (verdict.code !== 'VALID' || record?.remaining === undefined) return this.count(verdict)
+    const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
+    return this.store.spendCredits(record.hash, request.cost ?? 1, refill, now).then((spend) => {
+      if (spend === null) return this.count(verdict)
+      return this.count(spend.ok ? { ...verdict, remaining: spend.remaining } : { ...verdict, valid: false, code: 'USAGE_EXCEEDED', remaining: spend.remaining })
+    })
+  }
+
+  private count(verdict: Verdict): Verdict {
     this.metrics.verdicts.labels(verdict.code).inc()
     return verdict
   }

@@ -5,7 +5,7 @@ import type { KeygateServer } from '../shared/http/build-server.js'
 import type { KeyVerifier } from './key-verifier.js'
 
 // Unkey v1 request fields implemented by a later Keygate version: known, but refused until then.
-const NOT_YET_SUPPORTED = ['remaining', 'ratelimit', 'ratelimits'] as const
+const NOT_YET_SUPPORTED = ['ratelimit', 'ratelimits'] as const
 
 const Body = Type.Object(
   {
@@ -14,6 +14,7 @@ const Body = Type.Object(
     tags: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 10 })),
     // The query's shape is recursive: checked (with limits) by queryProblem rather than by the schema.
     authorization: Type.Optional(Type.Object({ permissions: Type.Optional(Type.Unknown()) }, { additionalProperties: false })),
+    remaining: Type.Optional(Type.Object({ cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })) }, { additionalProperties: false })),
     ...Object.fromEntries(NOT_YET_SUPPORTED.map((field) => [field, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },
@@ -31,6 +32,7 @@ const Response = Type.Object({
   environment: Type.Optional(Type.String()),
   permissions: Type.Optional(Type.Array(Type.String())),
   roles: Type.Optional(Type.Array(Type.String())),
+  remaining: Type.Optional(Type.Integer()),
   requestId: Type.String(),
 })
 
@@ -56,7 +58,7 @@ export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): vo
       const problem = queryProblem(query)
       if (problem) throw badRequest(`authorization.permissions: ${problem}`)
     }
-    const verdict = await verifier.verify(body.key, { apiId: body.apiId, permissions: query as PermissionQuery | undefined })
+    const verdict = await verifier.verify(body.key, { apiId: body.apiId, permissions: query as PermissionQuery | undefined, cost: body.remaining?.cost })
     return { ...verdict, requestId: request.id }
   })
 }

@@ -6,6 +6,7 @@ import { generateKey } from '../../shared/key-material.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import { checkExpires } from '../expires.js'
+import { checkRefill } from '../refill-rules.js'
 import { checkMeta } from '../meta-limits.js'
 import { nameSet } from '../name-set.js'
 import { notRecoverable, ownerIdOf, refuseNotYetSupported } from '../not-yet-supported.js'
@@ -23,6 +24,7 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     if (body.recoverable) throw notRecoverable()
     checkMeta(body.meta)
     checkExpires(body.expires, deps.clock.now())
+    checkRefill(body.refill, body.remaining !== undefined)
     const ownerId = ownerIdOf(body) ?? undefined
     if (!(await deps.store.getApi(body.apiId))) throw notFound(`api ${body.apiId} not found`)
 
@@ -30,7 +32,7 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     const { key, hash, start } = generateKey(body.prefix, body.byteLength)
     const write = await writes.createKey({
       id: newId('key', now), hash, start, apiId: body.apiId, name: body.name, ownerId, meta: body.meta, expires: body.expires,
-      permissions: nameSet(body.permissions), roles: nameSet(body.roles),
+      permissions: nameSet(body.permissions), roles: nameSet(body.roles), remaining: body.remaining, refill: body.refill,
       environment: body.environment, enabled: body.enabled ?? true, createdAt: now,
     })
     request.log.info({ keyId: write.record.id, apiId: body.apiId, rootKeyId: principal.rootKeyId }, 'key created')

@@ -18,11 +18,20 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 const Id = Type.String({ minLength: 1, maxLength: LIMITS.idLength })
 /** Permission or role names: at most 100 per key, each 1–256 of [A-Za-z0-9_.:*-/]. */
 export const Names = Type.Array(Type.String({ pattern: PERMISSION_NAME.source }), { maxItems: LIMITS.namesPerKey })
+const Credits = Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 })
+export const Refill = Type.Object(
+  {
+    interval: Type.Union([Type.Literal('daily'), Type.Literal('monthly')]),
+    amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 }),
+    refillDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 31 })),
+  },
+  { additionalProperties: false },
+)
 /** Unix milliseconds; up to year 2286, so that a seconds value sent by mistake is caught by the future check. */
 const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999 })
 
 /** Fields of Unkey's v1 schemas that a later Keygate version implements: known (no "unknown field"), refused for now. */
-export const NOT_YET_SUPPORTED = ['remaining', 'refill', 'ratelimit'] as const
+export const NOT_YET_SUPPORTED = ['ratelimit'] as const
 const notYetSupported = Object.fromEntries(NOT_YET_SUPPORTED.map((field) => [field, Type.Optional(Type.Unknown())]))
 
 export const CreateKeyBody = Type.Object(
@@ -35,6 +44,8 @@ export const CreateKeyBody = Type.Object(
     ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength })),
     meta: Type.Optional(Meta),
     expires: Type.Optional(Expires),
+    remaining: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 })),
+    refill: Type.Optional(Refill),
     permissions: Type.Optional(Names),
     roles: Type.Optional(Names),
     enabled: Type.Optional(Type.Boolean()),
@@ -54,6 +65,8 @@ export const UpdateKeyBody = Type.Object(
     ownerId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }))),
     meta: Type.Optional(Nullable(Meta)),
     expires: Type.Optional(Nullable(Expires)),
+    remaining: Type.Optional(Nullable(Credits)),
+    refill: Type.Optional(Nullable(Refill)),
     permissions: Type.Optional(Names),
     roles: Type.Optional(Names),
     enabled: Type.Optional(Type.Boolean()),
@@ -72,6 +85,8 @@ export const KeyResponse = Type.Object({
   ownerId: Type.Optional(Type.String()),
   meta: Type.Optional(Meta),
   expires: Type.Optional(Type.Number()),
+  remaining: Type.Optional(Type.Integer()),
+  refill: Type.Optional(Refill),
   createdAt: Type.Number(),
   updatedAt: Type.Optional(Type.Number()),
   enabled: Type.Boolean(),

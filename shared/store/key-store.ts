@@ -1,4 +1,5 @@
 import type { ChangeEvent } from '../change-event.js'
+import type { Spend } from '../credits.js'
 import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord, RootKeyRecord } from '../records.js'
 
 export interface KeyPage {
@@ -74,6 +75,14 @@ export interface KeyStore {
    * in the answer is set when the page is full (or the scan stopped early), never on the last page.
    */
   listKeys(apiId: string, options: { cursor?: string; limit: number; ownerId?: string }): Promise<KeyPage>
+
+  /**
+   * Spends `cost` credits of the key with this hash, atomically across every process (refilling first when
+   * `refill` says a refill is due); null when the key carries no credits or is gone.
+   */
+  spendCredits(hash: string, cost: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<Spend | null>
+  /** Changes a key's balance; null when the key carries no credits or is gone. */
+  updateCredits(keyId: string, op: 'increment' | 'decrement' | 'set', value: number): Promise<number | null>
 
   createRootKey(record: RootKeyRecord): Promise<void>
   getRootKeyByHash(hash: string): Promise<RootKeyRecord | null>

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
+import type { Spend } from '../credits.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
@@ -20,6 +21,8 @@ export class MemoryKeyStore implements KeyStore {
   private readonly keysByHash = new Map<string, KeyRecord>()
   private readonly hashById = new Map<string, string>()
   private readonly rootKeys = new Map<string, RootKeyRecord>()
+  /** When each credit-carrying key was last refilled (its balance lives on the record, outside its revision). */
+  private readonly refilledAt = new Map<string, number>()
   private readonly revisions: number[] = new Array<number>(SHARD_COUNT).fill(0)
   private readonly logs: ChangeEvent[][] = Array.from({ length: SHARD_COUNT }, () => [])
   private readonly feed: MemoryChangeFeed
@@ -63,6 +66,7 @@ export class MemoryKeyStore implements KeyStore {
   async createKey(input: NewKeyRecord): Promise<KeyWrite | false> {
     if (this.keysByHash.has(input.hash)) return false
     const write = this.write(input, 'created')
+    if (input.remaining !== undefined) this.refilledAt.set(input.hash, input.createdAt)
     this.hashById.set(input.id, input.hash)
     this.indexOf(this.apiKeyIds, input.apiId).add(input.id)
     if (input.ownerId !== undefined) this.indexOf(this.ownerKeyIds, ownerIndexKey(input.apiId, input.ownerId)).add(input.id)
@@ -86,6 +90,8 @@ export class MemoryKeyStore implements KeyStore {
     if (current.rev !== expectedRev) throw new WriteConflictError()
     const previousOwner = current.ownerId
     const write = this.write(applyKeyPatch(current, structuredClone(patch), nowMs), 'updated')
+    if (patch.remaining === null) this.refilledAt.delete(current.hash)
+    else if (patch.remaining !== undefined) this.refilledAt.set(current.hash, nowMs)
     if (previousOwner !== write.record.ownerId) {
       if (previousOwner !== undefined) this.ownerKeyIds.get(ownerIndexKey(current.apiId, previousOwner))?.delete(keyId)
       if (write.record.ownerId !== undefined) {
@@ -121,6 +127,25 @@ export class MemoryKeyStore implements KeyStore {
       if (keys.length === options.limit) return { keys, total: ids.size, cursor: id }
     }
     return { keys, total: ids.size }
+  }
+
+  async spendCredits(hash: string, cost: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<Spend | null> {
+    const record = this.keysByHash.get(hash)
+    if (!record || record.remaining === undefined) return null
+    if (refill && (this.refilledAt.get(hash) ?? 0) < refill.boundary) {
+      record.remaining = refill.amount
+      this.refilledAt.set(hash, nowMs)
+    }
+    if (record.remaining < cost) return { ok: false, remaining: record.remaining }
+    record.remaining -= cost
+    return { ok: true, remaining: record.remaining }
+  }
+
+  async updateCredits(keyId: string, op: 'increment' | 'decrement' | 'set', value: number): Promise<number | null> {
+    const record = this.keysByHash.get(this.hashById.get(keyId) ?? '')
+    if (!record || record.remaining === undefined) return null
+    record.remaining = op === 'set' ? value : op === 'increment' ? record.remaining + value : Math.max(0, record.remaining - value)
+    return record.remaining
   }
 
   async createRootKey(record: RootKeyRecord): Promise<void> {

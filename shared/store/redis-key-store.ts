@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
+import type { Spend } from '../credits.js'
 import { WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
@@ -8,12 +9,14 @@ import { SHARD_COUNT, shardOf } from '../shards.js'
 import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
 import { redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
-import { WRITE_KEY_SCRIPT } from './redis-scripts.js'
+import { SPEND_CREDITS_SCRIPT, UPDATE_CREDITS_SCRIPT, WRITE_KEY_SCRIPT } from './redis-scripts.js'
 
 type WriteReply = [number, string, string?]
 
 interface ScriptedRedis extends Redis {
   writeKey(record: string, revision: string, log: string, ...args: (string | number)[]): Promise<WriteReply>
+  spendCredits(record: string, ...args: (string | number)[]): Promise<[number, number]>
+  updateCredits(record: string, ...args: (string | number)[]): Promise<number>
 }
 
 // An index entry whose record is missing is a write in flight until it is this old; then it is debris.
@@ -30,6 +33,8 @@ export class RedisKeyStore implements KeyStore {
   /** Takes over `redis`: close() closes it. */
   constructor(redis: Redis, now: () => number = Date.now) {
     redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
+    redis.defineCommand('spendCredits', { numberOfKeys: 1, lua: SPEND_CREDITS_SCRIPT })
+    redis.defineCommand('updateCredits', { numberOfKeys: 1, lua: UPDATE_CREDITS_SCRIPT })
     this.redis = redis as ScriptedRedis
     this.now = now
   }
@@ -69,7 +74,7 @@ export class RedisKeyStore implements KeyStore {
       if (input.ownerId !== undefined) index.zadd(redisKeys.apiOwnerKeys(input.apiId, input.ownerId), 0, input.id)
       await index.exec()
     })
-    const write = await this.write(input, 'created', '')
+    const write = await this.write(input, 'created', '', input.remaining === undefined ? '' : String(input.remaining))
     if (write === 'exists') {
       await this.removeIndexEntries(input.id, input.apiId, input.ownerId)
       return false
@@ -86,9 +91,25 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async getKeyByHash(hash: string): Promise<KeyRecord | null> {
-    const [rev, doc] = await this.run(() => this.redis.hmget(redisKeys.record(hash), 'rev', 'doc'))
+    const [rev, doc, credits] = await this.run(() => this.redis.hmget(redisKeys.record(hash), 'rev', 'doc', 'credits'))
     if (rev === null || doc === null || rev === undefined || doc === undefined) return null
-    return { ...(JSON.parse(doc) as NewKeyRecord), rev: Number(rev) }
+    const record: KeyRecord = { ...(JSON.parse(doc) as NewKeyRecord), rev: Number(rev) }
+    if (credits !== null && credits !== undefined) record.remaining = Number(credits)
+    return record
+  }
+
+  async spendCredits(hash: string, cost: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<Spend | null> {
+    const [outcome, remaining] = await this.run(() =>
+      this.redis.spendCredits(redisKeys.record(hash), cost, refill ? refill.boundary : '', refill ? refill.amount : 0, nowMs),
+    )
+    return outcome === -1 ? null : { ok: outcome === 1, remaining }
+  }
+
+  async updateCredits(keyId: string, op: 'increment' | 'decrement' | 'set', value: number): Promise<number | null> {
+    const hash = await this.run(() => this.redis.get(redisKeys.keyIdIndex(keyId)))
+    if (hash === null) return null
+    const balance = await this.run(() => this.redis.updateCredits(redisKeys.record(hash), op, value))
+    return balance === -1 ? null : balance
   }
 
   async updateKey(keyId: string, patch: KeyPatch, expectedRev: number, nowMs: number): Promise<KeyWrite | null> {
@@ -102,7 +123,8 @@ export class RedisKeyStore implements KeyStore {
     if (ownerChanged && next.ownerId !== undefined) {
       await this.run(() => this.redis.zadd(redisKeys.apiOwnerKeys(next.apiId, next.ownerId!), 0, keyId))
     }
-    const write = await this.write(next, 'updated', String(expectedRev))
+    const credits = patch.remaining === undefined ? '' : patch.remaining === null ? 'del' : String(patch.remaining)
+    const write = await this.write(next, 'updated', String(expectedRev), credits)
     if (write === 'missing') return null
     if (write === 'conflict') throw new WriteConflictError()
     if (write === 'exists') throw new Error('unexpected reply to update: exists')
@@ -116,7 +138,7 @@ export class RedisKeyStore implements KeyStore {
     const current = await this.getKeyById(keyId)
     if (!current) return null
     const { rev: _rev, ...rest } = current
-    const write = await this.write(rest, 'deleted', '')
+    const write = await this.write(rest, 'deleted', '', '')
     if (write === 'missing') return null
     if (write === 'exists' || write === 'conflict') throw new Error(`unexpected reply to delete: ${write}`)
     await this.removeIndexEntries(keyId, current.apiId, current.ownerId)
@@ -213,14 +235,16 @@ export class RedisKeyStore implements KeyStore {
     return doc === null ? null : (JSON.parse(doc) as ApiRecord)
   }
 
-  private async write(input: NewKeyRecord, kind: ChangeKind, expectedRev: string): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
+  /** `credits`: '' leaves the balance, 'del' removes it, a number sets it. The document never holds it. */
+  private async write(input: NewKeyRecord, kind: ChangeKind, expectedRev: string, credits: string): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
     const shard = shardOf(input.hash)
+    const { remaining: _balance, ...doc } = input
     const [rev, outcome, epoch] = await this.run(() =>
       this.redis.writeKey(
         redisKeys.record(input.hash), redisKeys.revision(shard), redisKeys.changeLog(shard),
-        kind, expectedRev, JSON.stringify(input), input.id, input.hash, input.apiId, CHANGE_LOG_MAX_LEN,
+        kind, expectedRev, JSON.stringify(doc), input.id, input.hash, input.apiId, CHANGE_LOG_MAX_LEN,
         // A fresh epoch candidate on every call: a counter re-created after data loss always gets a new epoch.
-        redisKeys.changesChannel, shard, randomBytes(9).toString('base64url'),
+        redisKeys.changesChannel, shard, randomBytes(9).toString('base64url'), credits, this.now(),
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'

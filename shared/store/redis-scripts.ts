@@ -6,7 +6,8 @@
  *
  * KEYS: record, revision counter, change log.
  * ARGV: kind (created|updated|deleted), expected rev ('' = any), doc json, keyId, hash, apiId, log max length,
- *       channel, shard, epoch to use if the shard has none yet.
+ *       channel, shard, epoch to use if the shard has none yet, credits ('' leave, 'del', or the balance to
+ *       set), now (unix ms, the refill clock's start when credits are set).
  * Returns {rev, 'published'|'publish-failed', epoch} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must run with
  * `maxmemory-policy noeviction` (and AOF); should the counter be lost anyway, the log's last id takes over.
  */
@@ -40,10 +41,54 @@ if kind == 'deleted' then
   redis.call('DEL', KEYS[1])
 else
   redis.call('HSET', KEYS[1], 'rev', rev, 'doc', ARGV[3])
+  -- The credit balance lives beside the document: touched only when the write says so.
+  if ARGV[11] == 'del' then
+    redis.call('HDEL', KEYS[1], 'credits', 'refilledAt')
+  elseif ARGV[11] ~= '' then
+    redis.call('HSET', KEYS[1], 'credits', ARGV[11], 'refilledAt', ARGV[12])
+  end
 end
 local event = '{"v":1,"shard":' .. ARGV[9] .. ',"epoch":' .. cjson.encode(epoch) .. ',"rev":' .. rev .. ',"kind":"' .. kind .. '","keyId":' ..
   cjson.encode(ARGV[4]) .. ',"hash":' .. cjson.encode(ARGV[5]) .. ',"apiId":' .. cjson.encode(ARGV[6]) .. '}'
 local published = redis.pcall('PUBLISH', ARGV[8], event)
 if type(published) == 'table' and published.err then return {rev, 'publish-failed', epoch} end
 return {rev, 'published', epoch}
+`
+
+/**
+ * Spends credits of one key atomically, so that N verifiers sharing one Redis let exactly `remaining` calls
+ * through. Refill is lazy: if the last refill is older than the boundary the verifier computed, the balance
+ * is reset to the refill amount first.
+ *
+ * KEYS: record. ARGV: cost, refill boundary ('' = no refill), refill amount, now.
+ * Returns {1, balance} spent, {0, balance} not enough, {-1, 0} the key carries no credits (or is gone).
+ */
+export const SPEND_CREDITS_SCRIPT = `
+local credits = redis.call('HGET', KEYS[1], 'credits')
+if not credits then return {-1, 0} end
+credits = tonumber(credits)
+if ARGV[2] ~= '' and tonumber(redis.call('HGET', KEYS[1], 'refilledAt') or '0') < tonumber(ARGV[2]) then
+  credits = tonumber(ARGV[3])
+  redis.call('HSET', KEYS[1], 'credits', credits, 'refilledAt', ARGV[4])
+end
+local cost = tonumber(ARGV[1])
+if credits < cost then return {0, credits} end
+if cost > 0 then credits = redis.call('HINCRBY', KEYS[1], 'credits', -cost) end
+return {1, credits}
+`
+
+/**
+ * keys.updateRemaining: KEYS: record. ARGV: op (increment|decrement|set), value.
+ * Returns the new balance (never below 0), or -1 when the key carries no credits.
+ */
+export const UPDATE_CREDITS_SCRIPT = `
+local credits = redis.call('HGET', KEYS[1], 'credits')
+if not credits then return -1 end
+local value = tonumber(ARGV[2])
+local next
+if ARGV[1] == 'set' then next = value
+elseif ARGV[1] == 'increment' then next = tonumber(credits) + value
+else next = math.max(0, tonumber(credits) - value) end
+redis.call('HSET', KEYS[1], 'credits', next)
+return next
 `

@@ -1,0 +1,31 @@
+import { Type } from 'typebox'
+import { ApiError, notFound } from '../../shared/errors.js'
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { principalOf, requirePermission } from '../root-key-auth.js'
+
+const Body = Type.Object(
+  {
+    keyId: Type.String({ minLength: 1, maxLength: 256 }),
+    op: Type.Union([Type.Literal('increment'), Type.Literal('decrement'), Type.Literal('set')]),
+    value: Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 }),
+  },
+  { additionalProperties: false },
+)
+
+/** Changes a key's credit balance atomically (decrement stops at 0). A key without credits: 412, use updateKey. */
+export function registerUpdateRemaining(app: KeygateServer, deps: ControlPlaneDeps): void {
+  app.post('/v1/keys.updateRemaining', { schema: { body: Body, response: { 200: Type.Object({ remaining: Type.Integer() }) } } }, async (request) => {
+    const principal = principalOf(request)
+    const { keyId, op, value } = request.body
+    const record = await deps.store.getKeyById(keyId)
+    if (!record) throw notFound(`key ${keyId} not found`)
+    requirePermission(principal, record.apiId, 'update_key')
+    const remaining = await deps.store.updateCredits(keyId, op, value)
+    if (remaining === null) {
+      throw new ApiError('PRECONDITION_FAILED', 'the key carries no credits; give it some with keys.updateKey {remaining}')
+    }
+    request.log.info({ keyId, op, value, remaining, rootKeyId: principal.rootKeyId }, 'key credits updated')
+    return { remaining }
+  })
+}

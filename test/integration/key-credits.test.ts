@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { lastRefillBoundary } from '../../shared/credits.js'
+import { ManualClock, openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
+import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+
+let redis: RedisServer
+beforeAll(async () => {
+  redis = await startRedisServer()
+})
+afterAll(async () => {
+  await redis.stop()
+})
+
+describe('refill boundaries (UTC)', () => {
+  it('daily: the start of the UTC day; monthly: refillDay, or the month’s last day when shorter', () => {
+    expect(lastRefillBoundary({ interval: 'daily', amount: 1 }, Date.UTC(2026, 10, 22, 23, 59))).toBe(Date.UTC(2026, 10, 22))
+    expect(lastRefillBoundary({ interval: 'monthly', amount: 1 }, Date.UTC(2026, 10, 22))).toBe(Date.UTC(2026, 10, 1))
+    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 31 }, Date.UTC(2026, 10, 30, 1))).toBe(Date.UTC(2026, 10, 30))
+    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 31 }, Date.UTC(2026, 10, 29))).toBe(Date.UTC(2026, 9, 31))
+    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 30 }, Date.UTC(2028, 1, 29, 12))).toBe(Date.UTC(2028, 1, 29))
+    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 15 }, Date.UTC(2027, 0, 3))).toBe(Date.UTC(2026, 11, 15))
+  })
+})
+
+for (const store of ['memory', 'redis'] as const) {
+  describe(`usage credits on the ${store} store`, () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12))
+    let backend: Backend
+    let controlPlane: TestServer
+    let verifier: TestServer
+    let apiId: string
+    const headers = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
+
+    beforeAll(async () => {
+      backend = await openBackend(store === 'redis' ? redis.url : undefined)
+      controlPlane = await startTestControlPlane({ backend, clock })
+      verifier = await startTestVerifier(store === 'redis' ? { redisUrl: redis.url, clock } : { backend, clock })
+      apiId = (await post('apis.createApi', { name: 'credits' })).body.apiId
+    })
+    afterAll(async () => {
+      await verifier.close()
+      await controlPlane.close()
+      await backend.close()
+    })
+
+    async function post(path: string, payload: object, server: TestServer = controlPlane, auth: Record<string, string> = headers) {
+      const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: auth, payload })
+      return { status: response.statusCode, body: response.json() }
+    }
+    const verify = async (key: string, cost?: number) =>
+      (await post('keys.verifyKey', cost === undefined ? { key } : { key, remaining: { cost } }, verifier, { 'content-type': 'application/json' })).body
+    const getKey = async (keyId: string) => (await controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${keyId}`, headers })).json()
+
+    it('lets exactly `remaining` calls through, spending each call’s cost; 0 is free', async () => {
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 5 })
+      expect(await verify(key.key)).toMatchObject({ valid: true, code: 'VALID', remaining: 4 })
+      expect(await verify(key.key, 3)).toMatchObject({ valid: true, remaining: 1 })
+      expect(await verify(key.key, 2)).toMatchObject({ valid: false, code: 'USAGE_EXCEEDED', remaining: 1, keyId: key.keyId })
+      expect(await verify(key.key, 0)).toMatchObject({ valid: true, remaining: 1 })
+      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 0 })
+      expect(await verify(key.key)).toMatchObject({ valid: false, code: 'USAGE_EXCEEDED', remaining: 0 })
+      expect(await getKey(key.keyId)).toMatchObject({ remaining: 0 })
+    })
+
+    it('spends nothing on a key that is disabled, expired or of another api', async () => {
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 2, enabled: false })
+      expect((await verify(key.key)).code).toBe('DISABLED')
+      expect((await post('keys.verifyKey', { key: key.key, apiId: 'api_other' }, verifier, { 'content-type': 'application/json' })).body.code).toBe('DISABLED')
+      expect(await getKey(key.keyId)).toMatchObject({ remaining: 2 })
+    })
+
+    it('changes the balance with keys.updateRemaining, and clears credits with remaining:null', async () => {
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 1 })
+      expect(await post('keys.updateRemaining', { keyId: key.keyId, op: 'increment', value: 4 })).toMatchObject({ status: 200, body: { remaining: 5 } })
+      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'decrement', value: 2 })).body).toEqual({ remaining: 3 })
+      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'decrement', value: 99 })).body).toEqual({ remaining: 0 })
+      expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
+      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'set', value: 1 })).body).toEqual({ remaining: 1 })
+      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 0 })
+
+      await post('keys.updateKey', { keyId: key.keyId, remaining: null })
+      for (let i = 0; i < 200 && (await verify(key.key)).valid !== true; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+      const unlimited = await verify(key.key)
+      expect(unlimited).toMatchObject({ valid: true })
+      expect(unlimited).not.toHaveProperty('remaining')
+      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'set', value: 3 })).status).toBe(412)
+      expect((await post('keys.updateRemaining', { keyId: 'key_missing', op: 'set', value: 3 })).status).toBe(404)
+    })
+
+    it('refills daily at the start of each UTC day, resetting (not adding to) the balance', async () => {
+      clock.ms = Date.UTC(2026, 10, 22, 23, 0)
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 2, refill: { interval: 'daily', amount: 3 } })
+      await verify(key.key)
+      await verify(key.key)
+      expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
+      clock.ms = Date.UTC(2026, 10, 22, 23, 59, 59, 999)
+      expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
+      clock.ms = Date.UTC(2026, 10, 23, 0, 0)
+      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 2 })
+      clock.advance(3_600_000)
+      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 1 })
+    })
+
+    it('refills monthly on refillDay (the 30th in a 30-day month for refillDay 31)', async () => {
+      clock.ms = Date.UTC(2026, 10, 10)
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'monthly', amount: 10, refillDay: 31 } })
+      await verify(key.key)
+      clock.ms = Date.UTC(2026, 10, 29, 23)
+      expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
+      clock.ms = Date.UTC(2026, 10, 30, 0, 1)
+      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 9 })
+    })
+
+    it('refuses a refill without credits, refillDay on a daily refill, and remaining below 1 on create', async () => {
+      expect((await post('keys.createKey', { apiId, refill: { interval: 'daily', amount: 1 } })).status).toBe(400)
+      expect((await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'daily', amount: 1, refillDay: 3 } })).status).toBe(400)
+      expect((await post('keys.createKey', { apiId, remaining: 0 })).status).toBe(400)
+      expect((await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'weekly', amount: 1 } })).status).toBe(400)
+    })
+
+    it('spends the forward-auth cost and reports the balance in X-Keygate-Remaining', async () => {
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 10 })
+      const first = await verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key, 'x-keygate-cost': '4' } })
+      expect(first.statusCode).toBe(200)
+      expect(first.headers['x-keygate-remaining']).toBe('6')
+      await verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key, 'x-keygate-cost': '6' } })
+      const spent = await verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key } })
+      expect(spent.statusCode).toBe(429)
+      expect(spent.headers).toMatchObject({ 'x-keygate-code': 'USAGE_EXCEEDED', 'retry-after': '60' })
+    })
+  })
+}
