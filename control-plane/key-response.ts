@@ -12,6 +12,7 @@ export function toKeyResponse(record: KeyRecord) {
     expires: record.expires,
     remaining: record.remaining,
     refill: record.refill,
+    ratelimit: record.ratelimit && { ...record.ratelimit, async: record.ratelimit.async ?? true },
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     enabled: record.enabled,

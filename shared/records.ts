@@ -1,4 +1,5 @@
 import type { Refill } from './credits.js'
+import type { RateLimitConfig } from './ratelimit.js'
 
 /** What the stores hold. Hashes live here and in change events; response schemas keep them off the wire. */
 
@@ -27,6 +28,7 @@ export interface KeyRecord {
    */
   remaining?: number
   refill?: Refill
+  ratelimit?: RateLimitConfig
   environment?: string
   /** Permission names granted to the key, sorted, unique. */
   permissions?: string[]
@@ -51,6 +53,7 @@ export interface KeyPatch {
   /** Sets the balance (null: the key no longer carries credits, and loses its refill). */
   remaining?: number | null
   refill?: Refill | null
+  ratelimit?: RateLimitConfig | null
   /** Full replacement; [] removes them all. */
   permissions?: string[]
   roles?: string[]
@@ -69,7 +72,7 @@ export interface RootKeyRecord {
 /** Apply a patch to a record (pure): the one definition of updateKey's field semantics for every store. */
 export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number): NewKeyRecord {
   const { rev: _rev, ...next } = record
-  for (const field of ['name', 'ownerId', 'meta', 'expires', 'remaining', 'refill'] as const) {
+  for (const field of ['name', 'ownerId', 'meta', 'expires', 'remaining', 'refill', 'ratelimit'] as const) {
     const value = patch[field]
     if (value === null) delete next[field]
     else if (value !== undefined) (next as Record<string, unknown>)[field] = value

@@ -16,6 +16,10 @@ export interface VerifyRequest {
   permissions?: PermissionQuery
   /** Credits this verification spends on a key that carries credits (default 1; 0 = free). */
   cost?: number
+  /** Cost against the key's own rate limit (default 1). */
+  keyLimitCost?: number
+  /** Ad-hoc limits of this request (verifyKey's ratelimits[]), applied after the key's own. */
+  ratelimits?: { name: string; limit: number; duration: number; cost: number; async?: boolean }[]
 }
 
 export interface Verdict {

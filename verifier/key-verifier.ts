@@ -4,6 +4,8 @@ import type { ChangeEvent } from '../shared/change-event.js'
 import type { Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { lastRefillBoundary } from '../shared/credits.js'
+import type { AppliedLimit } from '../shared/ratelimit.js'
+import { RateLimiter } from './rate-limiter.js'
 import { hashKey } from '../shared/key-material.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { KeyStore } from '../shared/store/key-store.js'
@@ -49,12 +51,14 @@ export class KeyVerifier {
   private readonly clock: Clock
   private readonly onStale: OnStale
   private readonly store: KeyStore
+  private readonly limiter: RateLimiter
   readonly metrics: VerifierMetrics
 
   constructor(deps: KeyVerifierDeps) {
     this.clock = deps.clock
     this.onStale = deps.sync.onStale
     this.store = deps.store
+    this.limiter = new RateLimiter(deps.store, deps.log.child({ component: 'rate-limiter' }), deps.sync.pollIntervalMs)
     this.cache = new KeyCache(deps.cache)
     this.lookup = new KeyLookup(deps.store, this.cache)
     this.metrics = createVerifierMetrics(deps.registry, {
@@ -79,12 +83,14 @@ export class KeyVerifier {
 
   /** Subscribes to changes and starts polling; resolves at the first successful sync. */
   start(): Promise<void> {
+    this.limiter.start()
     return this.sync.start()
   }
 
   /** Stops background work (polling); the store and feed are closed by whoever opened them. */
   stop(): void {
     this.sync.stop()
+    this.limiter.stop()
   }
 
   /** Synced, and confirmed current within the staleness bound. */
@@ -141,16 +147,47 @@ export class KeyVerifier {
   private decide(record: KeyRecord | null, request: VerifyRequest): Verdict | Promise<Verdict> {
     const now = this.clock.now()
     const verdict = verify(record, request, now)
-    if (verdict.code !== 'VALID' || record?.remaining === undefined) return this.count(verdict)
+    if (verdict.code !== 'VALID' || record === null) return this.count(verdict)
+    const limits = appliedLimits(record, request)
+    if (limits.length === 0 && record.remaining === undefined) return this.count(verdict)
+    return this.limitThenSpend(record, request, verdict, limits, now)
+  }
+
+  /** Rate limits in order (the key's own first), then credits: a rate-limited call spends no credits. */
+  private async limitThenSpend(record: KeyRecord, request: VerifyRequest, valid: Verdict, limits: AppliedLimit[], now: number): Promise<Verdict> {
+    let verdict = valid
+    for (const applied of limits) {
+      const outcome = await this.limiter.check(record.hash, applied, now)
+      const state = { limit: outcome.limit, remaining: outcome.remaining, reset: outcome.reset }
+      if (applied.name === KEY_LIMIT) verdict = { ...verdict, ratelimit: state }
+      if (!outcome.ok) return this.count({ ...verdict, valid: false, code: 'RATE_LIMITED', ratelimit: state })
+    }
+    if (record.remaining === undefined) return this.count(verdict)
     const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
-    return this.store.spendCredits(record.hash, request.cost ?? 1, refill, now).then((spend) => {
-      if (spend === null) return this.count(verdict)
-      return this.count(spend.ok ? { ...verdict, remaining: spend.remaining } : { ...verdict, valid: false, code: 'USAGE_EXCEEDED', remaining: spend.remaining })
-    })
+    const spend = await this.store.spendCredits(record.hash, request.cost ?? 1, refill, now)
+    if (spend === null) return this.count(verdict)
+    return this.count(spend.ok ? { ...verdict, remaining: spend.remaining } : { ...verdict, valid: false, code: 'USAGE_EXCEEDED', remaining: spend.remaining })
+  }
+
+  /** Reconciles async rate-limit counts with the store now (tests; otherwise every poll interval). */
+  reconcileRateLimits(): Promise<void> {
+    return this.limiter.reconcile(this.clock.now())
   }
 
   private count(verdict: Verdict): Verdict {
     this.metrics.verdicts.labels(verdict.code).inc()
     return verdict
   }
+}
+
+const KEY_LIMIT = 'key'
+
+/** The key's own limit (if any) and the request's ad-hoc ones, each with its cost. */
+function appliedLimits(record: KeyRecord, request: VerifyRequest): AppliedLimit[] {
+  const limits: AppliedLimit[] = []
+  if (record.ratelimit) {
+    limits.push({ name: KEY_LIMIT, limit: record.ratelimit.limit, duration: record.ratelimit.duration, async: record.ratelimit.async ?? true, cost: request.keyLimitCost ?? 1 })
+  }
+  for (const adHoc of request.ratelimits ?? []) limits.push({ ...adHoc, async: adHoc.async ?? true })
+  return limits
 }

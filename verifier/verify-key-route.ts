@@ -4,8 +4,6 @@ import { queryProblem, type PermissionQuery } from '../shared/permission-query.j
 import type { KeygateServer } from '../shared/http/build-server.js'
 import type { KeyVerifier } from './key-verifier.js'
 
-// Unkey v1 request fields implemented by a later Keygate version: known, but refused until then.
-const NOT_YET_SUPPORTED = ['ratelimit', 'ratelimits'] as const
 
 const Body = Type.Object(
   {
@@ -15,7 +13,18 @@ const Body = Type.Object(
     // The query's shape is recursive: checked (with limits) by queryProblem rather than by the schema.
     authorization: Type.Optional(Type.Object({ permissions: Type.Optional(Type.Unknown()) }, { additionalProperties: false })),
     remaining: Type.Optional(Type.Object({ cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })) }, { additionalProperties: false })),
-    ...Object.fromEntries(NOT_YET_SUPPORTED.map((field) => [field, Type.Optional(Type.Unknown())])),
+    /** Unkey's deprecated form: the cost for the key's own limit. */
+    ratelimit: Type.Optional(Type.Object({ cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })) }, { additionalProperties: false })),
+    ratelimits: Type.Optional(Type.Array(Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' }),
+        cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+        duration: Type.Optional(Type.Integer({ minimum: 1_000, maximum: 31 * 86_400_000 })),
+        async: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false },
+    ), { maxItems: 10 })),
   },
   { additionalProperties: false },
 )
@@ -33,6 +42,7 @@ const Response = Type.Object({
   permissions: Type.Optional(Type.Array(Type.String())),
   roles: Type.Optional(Type.Array(Type.String())),
   remaining: Type.Optional(Type.Integer()),
+  ratelimit: Type.Optional(Type.Object({ limit: Type.Integer(), remaining: Type.Integer(), reset: Type.Number() })),
   requestId: Type.String(),
 })
 
@@ -50,15 +60,19 @@ export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): vo
     },
   }, async (request) => {
     const body = request.body
-    for (const field of NOT_YET_SUPPORTED) {
-      if ((body as Record<string, unknown>)[field] !== undefined) throw badRequest(`${field}: is not supported by this Keygate version yet`)
-    }
+    const ratelimits = body.ratelimits?.map((limit, i) => {
+      if (limit.limit === undefined || limit.duration === undefined) {
+        throw badRequest(`ratelimits.${i}: needs limit and duration (limits stored on keys by name are not supported)`)
+      }
+      if (limit.name === 'key') throw badRequest(`ratelimits.${i}.name: "key" is the key's own limit`)
+      return { name: limit.name, limit: limit.limit, duration: limit.duration, cost: limit.cost ?? 1, async: limit.async }
+    })
     const query = body.authorization?.permissions
     if (query !== undefined) {
       const problem = queryProblem(query)
       if (problem) throw badRequest(`authorization.permissions: ${problem}`)
     }
-    const verdict = await verifier.verify(body.key, { apiId: body.apiId, permissions: query as PermissionQuery | undefined, cost: body.remaining?.cost })
+    const verdict = await verifier.verify(body.key, { apiId: body.apiId, permissions: query as PermissionQuery | undefined, cost: body.remaining?.cost, ratelimits, keyLimitCost: body.ratelimit?.cost })
     return { ...verdict, requestId: request.id }
   })
 }

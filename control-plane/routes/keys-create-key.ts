@@ -7,6 +7,7 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import { checkExpires } from '../expires.js'
 import { checkRefill } from '../refill-rules.js'
+import { rateLimitOf } from '../rate-limit-body.js'
 import { checkMeta } from '../meta-limits.js'
 import { nameSet } from '../name-set.js'
 import { notRecoverable, ownerIdOf, refuseNotYetSupported } from '../not-yet-supported.js'
@@ -33,6 +34,7 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     const write = await writes.createKey({
       id: newId('key', now), hash, start, apiId: body.apiId, name: body.name, ownerId, meta: body.meta, expires: body.expires,
       permissions: nameSet(body.permissions), roles: nameSet(body.roles), remaining: body.remaining, refill: body.refill,
+      ratelimit: rateLimitOf(body.ratelimit) ?? undefined,
       environment: body.environment, enabled: body.enabled ?? true, createdAt: now,
     })
     request.log.info({ keyId: write.record.id, apiId: body.apiId, rootKeyId: principal.rootKeyId }, 'key created')

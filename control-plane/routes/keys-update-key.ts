@@ -4,6 +4,7 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import { checkExpires } from '../expires.js'
 import { checkRefill } from '../refill-rules.js'
+import { rateLimitOf } from '../rate-limit-body.js'
 import { checkMeta } from '../meta-limits.js'
 import { ownerIdOf, refuseNotYetSupported } from '../not-yet-supported.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
@@ -13,7 +14,7 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
   app.post('/v1/keys.updateKey', { schema: { body: UpdateKeyBody, response: { 200: EmptyResponse } } }, async (request) => {
     const principal = principalOf(request)
     const body = request.body
-    const patch: KeyPatch = { name: body.name, ownerId: ownerIdOf(body), meta: body.meta, expires: body.expires, remaining: body.remaining, refill: body.refill, permissions: body.permissions, roles: body.roles, enabled: body.enabled }
+    const patch: KeyPatch = { name: body.name, ownerId: ownerIdOf(body), meta: body.meta, expires: body.expires, remaining: body.remaining, refill: body.refill, ratelimit: rateLimitOf(body.ratelimit), permissions: body.permissions, roles: body.roles, enabled: body.enabled }
     // 404, then 403, then the content: a root key without rights on the key learns nothing more.
     const write = await writes.updateKey(body.keyId, patch, (record) => {
       requirePermission(principal, record.apiId, 'update_key')

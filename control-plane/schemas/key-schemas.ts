@@ -27,11 +27,26 @@ export const Refill = Type.Object(
   },
   { additionalProperties: false },
 )
+/**
+ * A key's rate limit. `type` ('fast' = async, 'consistent' = exact), `refillRate` (= limit) and
+ * `refillInterval` (= duration) are Unkey's deprecated spellings, accepted as aliases.
+ */
+export const RateLimitBody = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+    duration: Type.Optional(Type.Integer({ minimum: 1_000, maximum: 31 * 86_400_000 })),
+    async: Type.Optional(Type.Boolean()),
+    type: Type.Optional(Type.Union([Type.Literal('fast'), Type.Literal('consistent')])),
+    refillRate: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+    refillInterval: Type.Optional(Type.Integer({ minimum: 1_000, maximum: 31 * 86_400_000 })),
+  },
+  { additionalProperties: false },
+)
 /** Unix milliseconds; up to year 2286, so that a seconds value sent by mistake is caught by the future check. */
 const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999 })
 
 /** Fields of Unkey's v1 schemas that a later Keygate version implements: known (no "unknown field"), refused for now. */
-export const NOT_YET_SUPPORTED = ['ratelimit'] as const
+export const NOT_YET_SUPPORTED = [] as const
 const notYetSupported = Object.fromEntries(NOT_YET_SUPPORTED.map((field) => [field, Type.Optional(Type.Unknown())]))
 
 export const CreateKeyBody = Type.Object(
@@ -46,6 +61,7 @@ export const CreateKeyBody = Type.Object(
     expires: Type.Optional(Expires),
     remaining: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 })),
     refill: Type.Optional(Refill),
+    ratelimit: Type.Optional(RateLimitBody),
     permissions: Type.Optional(Names),
     roles: Type.Optional(Names),
     enabled: Type.Optional(Type.Boolean()),
@@ -67,6 +83,7 @@ export const UpdateKeyBody = Type.Object(
     expires: Type.Optional(Nullable(Expires)),
     remaining: Type.Optional(Nullable(Credits)),
     refill: Type.Optional(Nullable(Refill)),
+    ratelimit: Type.Optional(Nullable(RateLimitBody)),
     permissions: Type.Optional(Names),
     roles: Type.Optional(Names),
     enabled: Type.Optional(Type.Boolean()),
@@ -87,6 +104,7 @@ export const KeyResponse = Type.Object({
   expires: Type.Optional(Type.Number()),
   remaining: Type.Optional(Type.Integer()),
   refill: Type.Optional(Refill),
+  ratelimit: Type.Optional(Type.Object({ limit: Type.Integer(), duration: Type.Integer(), async: Type.Boolean() })),
   createdAt: Type.Number(),
   updatedAt: Type.Optional(Type.Number()),
   enabled: Type.Boolean(),

@@ -84,6 +84,14 @@ export interface KeyStore {
   /** Changes a key's balance; null when the key carries no credits or is gone. */
   updateCredits(keyId: string, op: 'increment' | 'decrement' | 'set', value: number): Promise<number | null>
 
+  /**
+   * Exact fixed-window limit (async:false): adds `cost` to the key's window counter for `name` unless that
+   * would pass `limit`; atomic across every process.
+   */
+  consumeRateLimit(hash: string, name: string, limit: number, duration: number, cost: number, nowMs: number): Promise<{ ok: boolean; used: number }>
+  /** Adds locally counted usage (async limits) to the window counter and returns its total (delta 0 reads it). */
+  addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number>
+
   createRootKey(record: RootKeyRecord): Promise<void>
   getRootKeyByHash(hash: string): Promise<RootKeyRecord | null>
 

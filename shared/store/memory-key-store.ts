@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
+import { LRUCache } from 'lru-cache'
 import type { Spend } from '../credits.js'
+import { windowStart } from '../ratelimit.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
@@ -23,6 +25,8 @@ export class MemoryKeyStore implements KeyStore {
   private readonly rootKeys = new Map<string, RootKeyRecord>()
   /** When each credit-carrying key was last refilled (its balance lives on the record, outside its revision). */
   private readonly refilledAt = new Map<string, number>()
+  /** Rate-limit window counters; bounded so old windows cannot pile up in a long-running dev process. */
+  private readonly rateWindows = new LRUCache<string, number>({ max: 100_000 })
   private readonly revisions: number[] = new Array<number>(SHARD_COUNT).fill(0)
   private readonly logs: ChangeEvent[][] = Array.from({ length: SHARD_COUNT }, () => [])
   private readonly feed: MemoryChangeFeed
@@ -139,6 +143,21 @@ export class MemoryKeyStore implements KeyStore {
     if (record.remaining < cost) return { ok: false, remaining: record.remaining }
     record.remaining -= cost
     return { ok: true, remaining: record.remaining }
+  }
+
+  async consumeRateLimit(hash: string, name: string, limit: number, duration: number, cost: number, nowMs: number): Promise<{ ok: boolean; used: number }> {
+    const counter = `${hash} ${name} ${windowStart(duration, nowMs)}`
+    const used = this.rateWindows.get(counter) ?? 0
+    if (used + cost > limit) return { ok: false, used }
+    this.rateWindows.set(counter, used + cost)
+    return { ok: true, used: used + cost }
+  }
+
+  async addRateLimitUsage(hash: string, name: string, _duration: number, window: number, delta: number): Promise<number> {
+    const counter = `${hash} ${name} ${window}`
+    const total = (this.rateWindows.get(counter) ?? 0) + delta
+    this.rateWindows.set(counter, total)
+    return total
   }
 
   async updateCredits(keyId: string, op: 'increment' | 'decrement' | 'set', value: number): Promise<number | null> {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import type { Spend } from '../credits.js'
+import { windowStart } from '../ratelimit.js'
 import { WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
@@ -9,7 +10,7 @@ import { SHARD_COUNT, shardOf } from '../shards.js'
 import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
 import { redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
-import { SPEND_CREDITS_SCRIPT, UPDATE_CREDITS_SCRIPT, WRITE_KEY_SCRIPT } from './redis-scripts.js'
+import { CONSUME_RATE_LIMIT_SCRIPT, SPEND_CREDITS_SCRIPT, UPDATE_CREDITS_SCRIPT, WRITE_KEY_SCRIPT } from './redis-scripts.js'
 
 type WriteReply = [number, string, string?]
 
@@ -17,6 +18,7 @@ interface ScriptedRedis extends Redis {
   writeKey(record: string, revision: string, log: string, ...args: (string | number)[]): Promise<WriteReply>
   spendCredits(record: string, ...args: (string | number)[]): Promise<[number, number]>
   updateCredits(record: string, ...args: (string | number)[]): Promise<number>
+  consumeRateLimit(window: string, ...args: (string | number)[]): Promise<[number, number]>
 }
 
 // An index entry whose record is missing is a write in flight until it is this old; then it is debris.
@@ -35,6 +37,7 @@ export class RedisKeyStore implements KeyStore {
     redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('spendCredits', { numberOfKeys: 1, lua: SPEND_CREDITS_SCRIPT })
     redis.defineCommand('updateCredits', { numberOfKeys: 1, lua: UPDATE_CREDITS_SCRIPT })
+    redis.defineCommand('consumeRateLimit', { numberOfKeys: 1, lua: CONSUME_RATE_LIMIT_SCRIPT })
     this.redis = redis as ScriptedRedis
     this.now = now
   }
@@ -103,6 +106,18 @@ export class RedisKeyStore implements KeyStore {
       this.redis.spendCredits(redisKeys.record(hash), cost, refill ? refill.boundary : '', refill ? refill.amount : 0, nowMs),
     )
     return outcome === -1 ? null : { ok: outcome === 1, remaining }
+  }
+
+  async consumeRateLimit(hash: string, name: string, limit: number, duration: number, cost: number, nowMs: number): Promise<{ ok: boolean; used: number }> {
+    const window = windowStart(duration, nowMs)
+    const [ok, used] = await this.run(() => this.redis.consumeRateLimit(redisKeys.rateWindow(hash, name, window), limit, cost, duration * 2))
+    return { ok: ok === 1, used }
+  }
+
+  async addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number> {
+    const counter = redisKeys.rateWindow(hash, name, window)
+    const [total] = await this.run(() => Promise.all([this.redis.incrby(counter, delta), this.redis.pexpire(counter, duration * 2)]))
+    return total
   }
 
   async updateCredits(keyId: string, op: 'increment' | 'decrement' | 'set', value: number): Promise<number | null> {

@@ -13,6 +13,8 @@ export const redisKeys = {
   revision: (shard: number) => `kg:${shardTag(shard)}:rev`,
   /** STREAM of changes, entry id `<rev>-1`, capped. */
   changeLog: (shard: number) => `kg:${shardTag(shard)}:log`,
+  /** STRING counter: one rate-limit window of a key, in the key's slot, expiring after the window. */
+  rateWindow: (hash: string, name: string, window: number) => `kg:${shardTag(shardOf(hash))}:rl:${hash}:${name}:${window}`,
   /** STRING hash: keyId → record pointer (own slot; never decides a verdict). */
   keyIdIndex: (keyId: string) => `kg:kid:${keyId}`,
   /** STRING json: the api record. */

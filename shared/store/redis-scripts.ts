@@ -92,3 +92,16 @@ else next = math.max(0, tonumber(credits) - value) end
 redis.call('HSET', KEYS[1], 'credits', next)
 return next
 `
+
+/**
+ * Exact fixed-window rate limit. KEYS: window counter. ARGV: limit, cost, ttl ms.
+ * Returns {1, used} when the cost fitted (and was added), {0, used} when it did not (nothing added).
+ */
+export const CONSUME_RATE_LIMIT_SCRIPT = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local cost = tonumber(ARGV[2])
+if used + cost > tonumber(ARGV[1]) then return {0, used} end
+used = redis.call('INCRBY', KEYS[1], cost)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {1, used}
+`

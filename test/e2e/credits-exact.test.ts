@@ -4,7 +4,7 @@ import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 
 const ROOT_KEY = 'credits-test-root-key-0123456789'
 
-describe('credits are global: two verifier processes hammering one key', () => {
+describe('credits and limits across two verifier processes hammering one key', () => {
   let redis: RedisServer
   let controlPlane: KeygateProcess
   const verifiers: KeygateProcess[] = []
@@ -39,5 +39,32 @@ describe('credits are global: two verifier processes hammering one key', () => {
     expect(outcomes.filter((o) => !o.valid).every((o) => o.code === 'USAGE_EXCEEDED')).toBe(true)
     const read = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${keyId}`, { headers: { authorization: `Bearer ${ROOT_KEY}` } })
     expect(((await read.json()) as { remaining: number }).remaining).toBe(0)
+  })
+
+  async function hammer(ratelimit: { limit: number; duration: number; async: boolean }, calls: number): Promise<number> {
+    const admin = (path: string, body: unknown) => fetch(`${controlPlane.url}/v1/${path}`, {
+      method: 'POST', headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    }).then((r) => r.json() as Promise<Record<string, string>>)
+    const { apiId } = await admin('apis.createApi', { name: 'limits' })
+    const { key } = await admin('keys.createKey', { apiId, ratelimit })
+    const outcomes = await Promise.all(Array.from({ length: calls }, async (_, i) => {
+      const response = await fetch(`${verifiers[i % 2]!.url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) })
+      return (await response.json()) as { valid: boolean; code: string }
+    }))
+    expect(outcomes.filter((o) => !o.valid).every((o) => o.code === 'RATE_LIMITED')).toBe(true)
+    return outcomes.filter((o) => o.valid).length
+  }
+
+  it('an exact limit (async:false) lets exactly `limit` concurrent calls through', async () => {
+    const valid = await hammer({ limit: 100, duration: 600_000, async: false }, 300)
+    console.log(`ratelimit async:false: ${valid} of 300 concurrent calls through 2 verifiers (limit 100)`)
+    expect(valid).toBe(100)
+  })
+
+  it('an async limit lets through at least `limit` and at most verifiers × limit in a window', async () => {
+    const valid = await hammer({ limit: 100, duration: 600_000, async: true }, 300)
+    console.log(`ratelimit async:true: ${valid} of 300 concurrent calls through 2 verifiers (limit 100; bound 200)`)
+    expect(valid).toBeGreaterThanOrEqual(100)
+    expect(valid).toBeLessThanOrEqual(200)
   })
 })
