@@ -25,6 +25,11 @@ export function lastRefillBoundary(refill: Refill, nowMs: number): number {
   return thisMonth <= nowMs ? thisMonth : inMonth(now.getUTCFullYear(), now.getUTCMonth() - 1)
 }
 
+/** The largest balance a key can hold: well inside exact integers in Lua and JSON. */
+export const MAX_CREDITS = 1_000_000_000_000
+
+export type CreditOp = 'increment' | 'decrement' | 'set' | 'take'
+
 /** What spending credits answered: whether it succeeded, and the balance after it. */
 export interface Spend {
   ok: boolean

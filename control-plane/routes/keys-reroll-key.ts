@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { newId } from '../../shared/ids.js'
+import { lastRefillBoundary } from '../../shared/credits.js'
 import { generateKey } from '../../shared/key-material.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
@@ -31,8 +32,15 @@ export function registerRerollKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     const now = deps.clock.now()
     const prefix = request.body.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
     const { key, hash, start } = generateKey(prefix, 16)
-    const { rev: _rev, id: _id, hash: _hash, start: _start, updatedAt: _updated, ...settings } = old
-    const created = await writes.createKey({ ...settings, id: newId('key', now), hash, start, createdAt: now })
+    const { rev: _rev, id: _id, hash: _hash, start: _start, updatedAt: _updated, remaining, ...settings } = old
+    // Credits move, they are not copied: the new key starts empty and takes the old key's balance (the old
+    // key then has none left for its grace period; a failure in between loses what was being moved).
+    const created = await writes.createKey({ ...settings, ...(remaining === undefined ? {} : { remaining: 0 }), id: newId('key', now), hash, start, createdAt: now })
+    if (remaining !== undefined) {
+      const refill = old.refill && { boundary: lastRefillBoundary(old.refill, now), amount: old.refill.amount }
+      const taken = await deps.store.updateCredits(keyId, 'take', 0, refill, now)
+      if (taken !== null && taken > 0) await deps.store.updateCredits(created.record.id, 'increment', taken, undefined, now)
+    }
     const graceEnds = now + expiration
     await writes.updateKey(keyId, (current) => ({ expires: current.expires !== undefined && current.expires < graceEnds ? current.expires : graceEnds }), () => {})
     request.log.info({ keyId, newKeyId: created.record.id, graceMs: expiration, rootKeyId: principal.rootKeyId }, 'key rerolled')

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { lastRefillBoundary } from '../../shared/credits.js'
 import { ApiError, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
@@ -13,7 +14,10 @@ const Body = Type.Object(
   { additionalProperties: false },
 )
 
-/** Changes a key's credit balance atomically (decrement stops at 0). A key without credits: 412, use updateKey. */
+/**
+ * Changes a key's credit balance atomically (decrement stops at 0, the total at 1e12), after any refill that
+ * is due, so the refill can never undo it later. A key without credits: 412, use updateKey.
+ */
 export function registerUpdateRemaining(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.post('/v1/keys.updateRemaining', { schema: { body: Body, response: { 200: Type.Object({ remaining: Type.Integer() }) } } }, async (request) => {
     const principal = principalOf(request)
@@ -21,7 +25,9 @@ export function registerUpdateRemaining(app: KeygateServer, deps: ControlPlaneDe
     const record = await deps.store.getKeyById(keyId)
     if (!record) throw notFound(`key ${keyId} not found`)
     requirePermission(principal, record.apiId, 'update_key')
-    const remaining = await deps.store.updateCredits(keyId, op, value)
+    const now = deps.clock.now()
+    const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
+    const remaining = await deps.store.updateCredits(keyId, op, value, refill, now)
     if (remaining === null) {
       throw new ApiError('PRECONDITION_FAILED', 'the key carries no credits; give it some with keys.updateKey {remaining}')
     }

@@ -10,6 +10,7 @@ const Response = Type.Object({
   id: Type.String(),
   name: Type.Optional(Type.String()),
   meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  remaining: Type.Optional(Type.Integer()),
   createdAt: Type.Number(),
   enabled: Type.Boolean(),
   identity: Type.Optional(Type.Object({ externalId: Type.String() })),
@@ -23,7 +24,7 @@ export function registerWhoami(app: KeygateServer, deps: ControlPlaneDeps): void
     if (!record) throw notFound('no key matches')
     requirePermission(principal, record.apiId, 'read_key')
     return {
-      id: record.id, name: record.name, meta: record.meta, createdAt: record.createdAt, enabled: record.enabled,
+      id: record.id, name: record.name, meta: record.meta, remaining: record.remaining, createdAt: record.createdAt, enabled: record.enabled,
       identity: record.ownerId === undefined ? undefined : { externalId: record.ownerId },
     }
   })

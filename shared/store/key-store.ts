@@ -1,5 +1,5 @@
 import type { ChangeEvent } from '../change-event.js'
-import type { Spend } from '../credits.js'
+import type { CreditOp, Spend } from '../credits.js'
 import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord, RootKeyRecord } from '../records.js'
 
 export interface KeyPage {
@@ -81,8 +81,11 @@ export interface KeyStore {
    * `refill` says a refill is due); null when the key carries no credits or is gone.
    */
   spendCredits(hash: string, cost: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<Spend | null>
-  /** Changes a key's balance; null when the key carries no credits or is gone. */
-  updateCredits(keyId: string, op: 'increment' | 'decrement' | 'set', value: number): Promise<number | null>
+  /**
+   * Changes a key's balance (capped at MAX_CREDITS), applying a refill that is due first; `take` empties it
+   * and returns what it held. Null when the key carries no credits or is gone.
+   */
+  updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null>
 
   /**
    * Exact fixed-window limit (async:false): adds `cost` to the key's window counter for `name` unless that

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { LRUCache } from 'lru-cache'
-import type { Spend } from '../credits.js'
+import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { windowStart } from '../ratelimit.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
@@ -95,7 +95,7 @@ export class MemoryKeyStore implements KeyStore {
     const previousOwner = current.ownerId
     const write = this.write(applyKeyPatch(current, structuredClone(patch), nowMs), 'updated')
     if (patch.remaining === null) this.refilledAt.delete(current.hash)
-    else if (patch.remaining !== undefined) this.refilledAt.set(current.hash, nowMs)
+    else if (patch.remaining !== undefined || patch.refill) this.refilledAt.set(current.hash, nowMs)
     if (previousOwner !== write.record.ownerId) {
       if (previousOwner !== undefined) this.ownerKeyIds.get(ownerIndexKey(current.apiId, previousOwner))?.delete(keyId)
       if (write.record.ownerId !== undefined) {
@@ -160,11 +160,18 @@ export class MemoryKeyStore implements KeyStore {
     return total
   }
 
-  async updateCredits(keyId: string, op: 'increment' | 'decrement' | 'set', value: number): Promise<number | null> {
+  async updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null> {
     const record = this.keysByHash.get(this.hashById.get(keyId) ?? '')
     if (!record || record.remaining === undefined) return null
-    record.remaining = op === 'set' ? value : op === 'increment' ? record.remaining + value : Math.max(0, record.remaining - value)
-    return record.remaining
+    if (refill && (this.refilledAt.get(record.hash) ?? 0) < refill.boundary) {
+      record.remaining = refill.amount
+      this.refilledAt.set(record.hash, nowMs)
+    }
+    const before = record.remaining
+    if (op === 'set') this.refilledAt.set(record.hash, nowMs)
+    const next = op === 'set' ? value : op === 'increment' ? before + value : op === 'take' ? 0 : Math.max(0, before - value)
+    record.remaining = Math.min(next, MAX_CREDITS)
+    return op === 'take' ? before : record.remaining
   }
 
   async createRootKey(record: RootKeyRecord): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
-import type { Spend } from '../credits.js'
+import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { windowStart } from '../ratelimit.js'
 import { WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
@@ -77,7 +77,7 @@ export class RedisKeyStore implements KeyStore {
       if (input.ownerId !== undefined) index.zadd(redisKeys.apiOwnerKeys(input.apiId, input.ownerId), 0, input.id)
       await index.exec()
     })
-    const write = await this.write(input, 'created', '', input.remaining === undefined ? '' : String(input.remaining))
+    const write = await this.write(input, 'created', '', input.remaining === undefined ? '' : String(input.remaining), input.createdAt)
     if (write === 'exists') {
       await this.removeIndexEntries(input.id, input.apiId, input.ownerId)
       return false
@@ -120,10 +120,12 @@ export class RedisKeyStore implements KeyStore {
     return total
   }
 
-  async updateCredits(keyId: string, op: 'increment' | 'decrement' | 'set', value: number): Promise<number | null> {
+  async updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null> {
     const hash = await this.run(() => this.redis.get(redisKeys.keyIdIndex(keyId)))
     if (hash === null) return null
-    const balance = await this.run(() => this.redis.updateCredits(redisKeys.record(hash), op, value))
+    const balance = await this.run(() =>
+      this.redis.updateCredits(redisKeys.record(hash), op, value, refill ? refill.boundary : '', refill ? refill.amount : 0, nowMs, MAX_CREDITS),
+    )
     return balance === -1 ? null : balance
   }
 
@@ -138,8 +140,10 @@ export class RedisKeyStore implements KeyStore {
     if (ownerChanged && next.ownerId !== undefined) {
       await this.run(() => this.redis.zadd(redisKeys.apiOwnerKeys(next.apiId, next.ownerId!), 0, keyId))
     }
-    const credits = patch.remaining === undefined ? '' : patch.remaining === null ? 'del' : String(patch.remaining)
-    const write = await this.write(next, 'updated', String(expectedRev), credits)
+    const credits = patch.remaining === null ? 'del'
+      : patch.remaining !== undefined ? String(patch.remaining)
+      : patch.refill ? 'stamp' : ''
+    const write = await this.write(next, 'updated', String(expectedRev), credits, nowMs)
     if (write === 'missing') return null
     if (write === 'conflict') throw new WriteConflictError()
     if (write === 'exists') throw new Error('unexpected reply to update: exists')
@@ -153,7 +157,7 @@ export class RedisKeyStore implements KeyStore {
     const current = await this.getKeyById(keyId)
     if (!current) return null
     const { rev: _rev, ...rest } = current
-    const write = await this.write(rest, 'deleted', '', '')
+    const write = await this.write(rest, 'deleted', '', '', this.now())
     if (write === 'missing') return null
     if (write === 'exists' || write === 'conflict') throw new Error(`unexpected reply to delete: ${write}`)
     await this.removeIndexEntries(keyId, current.apiId, current.ownerId)
@@ -251,7 +255,7 @@ export class RedisKeyStore implements KeyStore {
   }
 
   /** `credits`: '' leaves the balance, 'del' removes it, a number sets it. The document never holds it. */
-  private async write(input: NewKeyRecord, kind: ChangeKind, expectedRev: string, credits: string): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
+  private async write(input: NewKeyRecord, kind: ChangeKind, expectedRev: string, credits: string, nowMs: number): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
     const shard = shardOf(input.hash)
     const { remaining: _balance, ...doc } = input
     const [rev, outcome, epoch] = await this.run(() =>
@@ -259,7 +263,7 @@ export class RedisKeyStore implements KeyStore {
         redisKeys.record(input.hash), redisKeys.revision(shard), redisKeys.changeLog(shard),
         kind, expectedRev, JSON.stringify(doc), input.id, input.hash, input.apiId, CHANGE_LOG_MAX_LEN,
         // A fresh epoch candidate on every call: a counter re-created after data loss always gets a new epoch.
-        redisKeys.changesChannel, shard, randomBytes(9).toString('base64url'), credits, this.now(),
+        redisKeys.changesChannel, shard, randomBytes(9).toString('base64url'), credits, nowMs,
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'

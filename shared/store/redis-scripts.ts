@@ -6,8 +6,8 @@
  *
  * KEYS: record, revision counter, change log.
  * ARGV: kind (created|updated|deleted), expected rev ('' = any), doc json, keyId, hash, apiId, log max length,
- *       channel, shard, epoch to use if the shard has none yet, credits ('' leave, 'del', or the balance to
- *       set), now (unix ms, the refill clock's start when credits are set).
+ *       channel, shard, epoch to use if the shard has none yet, credits ('' leave, 'del', 'stamp' = restart the
+ *       refill clock, or the balance to set), now (unix ms, the refill clock's start).
  * Returns {rev, 'published'|'publish-failed', epoch} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must run with
  * `maxmemory-policy noeviction` (and AOF); should the counter be lost anyway, the log's last id takes over.
  */
@@ -44,6 +44,9 @@ else
   -- The credit balance lives beside the document: touched only when the write says so.
   if ARGV[11] == 'del' then
     redis.call('HDEL', KEYS[1], 'credits', 'refilledAt')
+  elseif ARGV[11] == 'stamp' then
+    -- A refill was just configured: it counts from now, not from when the balance was set.
+    redis.call('HSET', KEYS[1], 'refilledAt', ARGV[12])
   elseif ARGV[11] ~= '' then
     redis.call('HSET', KEYS[1], 'credits', ARGV[11], 'refilledAt', ARGV[12])
   end
@@ -78,18 +81,30 @@ return {1, credits}
 `
 
 /**
- * keys.updateRemaining: KEYS: record. ARGV: op (increment|decrement|set), value.
- * Returns the new balance (never below 0), or -1 when the key carries no credits.
+ * keys.updateRemaining (and rerollKey's `take`): KEYS: record. ARGV: op (increment|decrement|set|take), value,
+ * refill boundary ('' = no refill), refill amount, now, cap.
+ * A refill that is due is applied first, so an update is never undone by it later; `set` restarts the refill
+ * clock. Returns the new balance (0..cap; `take`: the balance taken, leaving 0), or -1 without credits.
  */
 export const UPDATE_CREDITS_SCRIPT = `
 local credits = redis.call('HGET', KEYS[1], 'credits')
 if not credits then return -1 end
+credits = tonumber(credits)
+if ARGV[3] ~= '' and tonumber(redis.call('HGET', KEYS[1], 'refilledAt') or '0') < tonumber(ARGV[3]) then
+  credits = tonumber(ARGV[4])
+  redis.call('HSET', KEYS[1], 'refilledAt', ARGV[5])
+end
 local value = tonumber(ARGV[2])
 local next
-if ARGV[1] == 'set' then next = value
-elseif ARGV[1] == 'increment' then next = tonumber(credits) + value
-else next = math.max(0, tonumber(credits) - value) end
-redis.call('HSET', KEYS[1], 'credits', next)
+if ARGV[1] == 'set' then
+  next = value
+  redis.call('HSET', KEYS[1], 'refilledAt', ARGV[5])
+elseif ARGV[1] == 'increment' then next = credits + value
+elseif ARGV[1] == 'take' then next = 0
+else next = math.max(0, credits - value) end
+next = math.min(next, tonumber(ARGV[6]))
+redis.call('HSET', KEYS[1], 'credits', string.format('%d', next))
+if ARGV[1] == 'take' then return credits end
 return next
 `
 

@@ -24,7 +24,7 @@ describe('refill boundaries (UTC)', () => {
 
 for (const store of ['memory', 'redis'] as const) {
   describe(`usage credits on the ${store} store`, () => {
-    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12))
+    const clock = new ManualClock(Date.UTC(2031, 10, 22, 12))
     let backend: Backend
     let controlPlane: TestServer
     let verifier: TestServer
@@ -62,11 +62,17 @@ for (const store of ['memory', 'redis'] as const) {
       expect(await getKey(key.keyId)).toMatchObject({ remaining: 0 })
     })
 
-    it('spends nothing on a key that is disabled, expired or of another api', async () => {
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 2, enabled: false })
-      expect((await verify(key.key)).code).toBe('DISABLED')
-      expect((await post('keys.verifyKey', { key: key.key, apiId: 'api_other' }, verifier, { 'content-type': 'application/json' })).body.code).toBe('DISABLED')
-      expect(await getKey(key.keyId)).toMatchObject({ remaining: 2 })
+    it('spends nothing on a call that is disabled, of another api, expired or lacks a permission', async () => {
+      const balanceOf = async (keyId: string) => (await getKey(keyId)).remaining
+      const { body: disabled } = await post('keys.createKey', { apiId, remaining: 2, enabled: false })
+      expect((await verify(disabled.key)).code).toBe('DISABLED')
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 2, expires: clock.now() + 1_000 })
+      expect((await post('keys.verifyKey', { key: key.key, apiId: 'api_other' }, verifier, { 'content-type': 'application/json' })).body.code).toBe('FORBIDDEN')
+      expect((await post('keys.verifyKey', { key: key.key, authorization: { permissions: 'p' } }, verifier, { 'content-type': 'application/json' })).body.code).toBe('INSUFFICIENT_PERMISSIONS')
+      clock.advance(1_000)
+      expect((await verify(key.key)).code).toBe('EXPIRED')
+      expect(await balanceOf(disabled.keyId)).toBe(2)
+      expect(await balanceOf(key.keyId)).toBe(2)
     })
 
     it('changes the balance with keys.updateRemaining, and clears credits with remaining:null', async () => {
@@ -88,27 +94,72 @@ for (const store of ['memory', 'redis'] as const) {
     })
 
     it('refills daily at the start of each UTC day, resetting (not adding to) the balance', async () => {
-      clock.ms = Date.UTC(2026, 10, 22, 23, 0)
+      clock.ms = Date.UTC(2031, 10, 22, 23, 0)
       const { body: key } = await post('keys.createKey', { apiId, remaining: 2, refill: { interval: 'daily', amount: 3 } })
       await verify(key.key)
       await verify(key.key)
       expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
-      clock.ms = Date.UTC(2026, 10, 22, 23, 59, 59, 999)
+      clock.ms = Date.UTC(2031, 10, 22, 23, 59, 59, 999)
       expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
-      clock.ms = Date.UTC(2026, 10, 23, 0, 0)
+      clock.ms = Date.UTC(2031, 10, 23, 0, 0)
       expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 2 })
       clock.advance(3_600_000)
       expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 1 })
     })
 
     it('refills monthly on refillDay (the 30th in a 30-day month for refillDay 31)', async () => {
-      clock.ms = Date.UTC(2026, 10, 10)
+      clock.ms = Date.UTC(2031, 10, 10)
       const { body: key } = await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'monthly', amount: 10, refillDay: 31 } })
       await verify(key.key)
-      clock.ms = Date.UTC(2026, 10, 29, 23)
+      clock.ms = Date.UTC(2031, 10, 29, 23)
       expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
-      clock.ms = Date.UTC(2026, 10, 30, 0, 1)
+      clock.ms = Date.UTC(2031, 10, 30, 0, 1)
       expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 9 })
+    })
+
+    it('applies a due refill before keys.updateRemaining, so the refill never undoes it', async () => {
+      clock.ms = Date.UTC(2031, 10, 22, 12)
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 100, refill: { interval: 'daily', amount: 100 } })
+      clock.ms = Date.UTC(2031, 10, 23, 9)
+      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'set', value: 1000 })).body).toEqual({ remaining: 1000 })
+      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 999 })
+      clock.ms = Date.UTC(2031, 10, 24, 9)
+      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'increment', value: 5 })).body).toEqual({ remaining: 105 })
+      expect(await verify(key.key)).toMatchObject({ remaining: 104 })
+    })
+
+    it('starts a refill added to an existing key at the next boundary, not at once', async () => {
+      clock.ms = Date.UTC(2031, 10, 20, 12)
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 5 })
+      clock.ms = Date.UTC(2031, 10, 22, 10)
+      await post('keys.updateKey', { keyId: key.keyId, refill: { interval: 'daily', amount: 100 } })
+      for (let i = 0; i < 200 && (await getKey(key.keyId)).refill === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 4 })
+      clock.ms = Date.UTC(2031, 10, 23, 0, 0, 1)
+      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 99 })
+    })
+
+    it('caps a balance at 1e12 and keeps it exact', async () => {
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 1_000_000_000_000 })
+      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'increment', value: 1_000_000_000_000 })).body).toEqual({ remaining: 1_000_000_000_000 })
+      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 999_999_999_999 })
+      const who = await post('keys.whoami', { key: key.key })
+      expect(who.body).toMatchObject({ id: key.keyId, remaining: 999_999_999_999 })
+    })
+
+    it('moves the balance to the new key on reroll instead of doubling it', async () => {
+      const { body: old } = await post('keys.createKey', { apiId, remaining: 3 })
+      await verify(old.key)
+      const { body: fresh } = await post('keys.rerollKey', { keyId: old.keyId, expiration: 60_000 })
+      expect(await getKey(fresh.keyId)).toMatchObject({ remaining: 2 })
+      expect(await getKey(old.keyId)).toMatchObject({ remaining: 0 })
+      let successes = 0
+      for (let i = 0; i < 4; i++) {
+        if ((await verify(old.key)).valid) successes++
+        if ((await verify(fresh.key)).valid) successes++
+      }
+      expect(successes).toBe(2)
     })
 
     it('refuses a refill without credits, refillDay on a daily refill, and remaining below 1 on create', async () => {
