@@ -21,6 +21,7 @@ import { registerDeleteKeys } from './routes/apis-delete-keys.js'
 import { registerRerollKey } from './routes/keys-reroll-key.js'
 import { registerWhoami } from './routes/keys-whoami.js'
 import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
+import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerLiveness } from './routes/liveness.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
@@ -66,6 +67,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerWhoami(management, routeDeps)
     registerRerollKey(management, routeDeps, writes)
     registerUpdateRemaining(management, routeDeps)
+    registerGetVerifications(management, routeDeps)
   })
   registerLiveness(app, routeDeps)
   registerVerifyKey(app, deps.verifier)

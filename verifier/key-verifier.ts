@@ -6,6 +6,7 @@ import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { lastRefillBoundary } from '../shared/credits.js'
 import type { AppliedLimit } from '../shared/ratelimit.js'
 import { RateLimiter } from './rate-limiter.js'
+import { UsageRecorder } from './usage-recorder.js'
 import { hashKey } from '../shared/key-material.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { KeyStore } from '../shared/store/key-store.js'
@@ -52,12 +53,14 @@ export class KeyVerifier {
   private readonly onStale: OnStale
   private readonly store: KeyStore
   private readonly limiter: RateLimiter
+  private readonly usage: UsageRecorder
   readonly metrics: VerifierMetrics
 
   constructor(deps: KeyVerifierDeps) {
     this.clock = deps.clock
     this.onStale = deps.sync.onStale
     this.store = deps.store
+    this.usage = new UsageRecorder(deps.store, deps.log.child({ component: 'usage' }), deps.sync.pollIntervalMs)
     this.limiter = new RateLimiter(deps.store, deps.log.child({ component: 'rate-limiter' }), deps.sync.pollIntervalMs)
     this.cache = new KeyCache(deps.cache)
     this.lookup = new KeyLookup(deps.store, this.cache)
@@ -84,6 +87,7 @@ export class KeyVerifier {
   /** Subscribes to changes and starts polling; resolves at the first successful sync. */
   start(): Promise<void> {
     this.limiter.start()
+    this.usage.start()
     return this.sync.start()
   }
 
@@ -91,6 +95,8 @@ export class KeyVerifier {
   stop(): void {
     this.sync.stop()
     this.limiter.stop()
+    this.usage.stop()
+    void this.usage.flush()
   }
 
   /** Synced, and confirmed current within the staleness bound. */
@@ -176,7 +182,13 @@ export class KeyVerifier {
 
   private count(verdict: Verdict): Verdict {
     this.metrics.verdicts.labels(verdict.code).inc()
+    this.usage.record(verdict.keyId, verdict.code, this.clock.now())
     return verdict
+  }
+
+  /** Writes the verification counts gathered so far (tests; otherwise every poll interval). */
+  flushUsage(): Promise<void> {
+    return this.usage.flush()
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Bucket, Granularity, UsageIncrement } from '../analytics.js'
 import type { ChangeEvent } from '../change-event.js'
 import type { CreditOp, Spend } from '../credits.js'
 import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord, RootKeyRecord } from '../records.js'
@@ -94,6 +95,11 @@ export interface KeyStore {
   consumeRateLimit(hash: string, name: string, limit: number, duration: number, cost: number, nowMs: number): Promise<{ ok: boolean; used: number }>
   /** Adds locally counted usage (async limits) to the window counter and returns its total (delta 0 reads it). */
   addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number>
+
+  /** Adds verification counts (batched by the verifiers); best effort, never on a verdict's path. */
+  addUsage(increments: UsageIncrement[]): Promise<void>
+  /** Buckets of a key between two times (inclusive of the bucket containing `from`), oldest first, only those with counts. */
+  readUsage(keyId: string, granularity: Granularity, from: number, to: number): Promise<Bucket[]>
 
   createRootKey(record: RootKeyRecord): Promise<void>
   getRootKeyByHash(hash: string): Promise<RootKeyRecord | null>

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { LRUCache } from 'lru-cache'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
+import { BUCKET_MS, bucketStart, type Bucket, type Granularity, type Outcome, type UsageIncrement } from '../analytics.js'
 import { windowStart } from '../ratelimit.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
@@ -27,6 +28,7 @@ export class MemoryKeyStore implements KeyStore {
   private readonly refilledAt = new Map<string, number>()
   /** Rate-limit window counters; bounded so old windows cannot pile up in a long-running dev process. */
   private readonly rateWindows = new LRUCache<string, number>({ max: 100_000 })
+  private readonly usage = new LRUCache<string, Bucket>({ max: 1_000_000 })
   private readonly revisions: number[] = new Array<number>(SHARD_COUNT).fill(0)
   private readonly logs: ChangeEvent[][] = Array.from({ length: SHARD_COUNT }, () => [])
   private readonly feed: MemoryChangeFeed
@@ -158,6 +160,24 @@ export class MemoryKeyStore implements KeyStore {
     const total = (this.rateWindows.get(counter) ?? 0) + delta
     this.rateWindows.set(counter, total)
     return total
+  }
+
+  async addUsage(increments: UsageIncrement[]): Promise<void> {
+    for (const inc of increments) {
+      const id = `${inc.keyId} ${inc.granularity} ${inc.time}`
+      const bucket = this.usage.get(id) ?? { time: inc.time, success: 0, rateLimited: 0, usageExceeded: 0 }
+      for (const [field, n] of Object.entries(inc.counts)) bucket[field as Outcome] += n ?? 0
+      this.usage.set(id, bucket)
+    }
+  }
+
+  async readUsage(keyId: string, granularity: Granularity, from: number, to: number): Promise<Bucket[]> {
+    const buckets: Bucket[] = []
+    for (let t = bucketStart(granularity, from); t <= to; t += BUCKET_MS[granularity]) {
+      const bucket = this.usage.get(`${keyId} ${granularity} ${t}`)
+      if (bucket) buckets.push({ ...bucket })
+    }
+    return buckets
   }
 
   async updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null> {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
+import { ANALYTICS_RETENTION_MS, BUCKET_MS, bucketStart, type Bucket, type Granularity, type UsageIncrement } from '../analytics.js'
 import { windowStart } from '../ratelimit.js'
 import { WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
@@ -118,6 +119,29 @@ export class RedisKeyStore implements KeyStore {
     const counter = redisKeys.rateWindow(hash, name, window)
     const [total] = await this.run(() => Promise.all([this.redis.incrby(counter, delta), this.redis.pexpire(counter, duration * 2)]))
     return total
+  }
+
+  async addUsage(increments: UsageIncrement[]): Promise<void> {
+    await this.run(() =>
+      Promise.all(increments.flatMap((inc) => {
+        const bucket = redisKeys.usage(inc.keyId, inc.granularity, inc.time)
+        return [
+          ...Object.entries(inc.counts).map(([field, n]) => this.redis.hincrby(bucket, field, n ?? 0)),
+          this.redis.pexpire(bucket, ANALYTICS_RETENTION_MS),
+        ]
+      })),
+    )
+  }
+
+  async readUsage(keyId: string, granularity: Granularity, from: number, to: number): Promise<Bucket[]> {
+    const times: number[] = []
+    for (let t = bucketStart(granularity, from); t <= to; t += BUCKET_MS[granularity]) times.push(t)
+    const rows = await this.run(() => Promise.all(times.map((t) => this.redis.hgetall(redisKeys.usage(keyId, granularity, t)))))
+    return times.flatMap((time, i) => {
+      const row = rows[i]!
+      if (Object.keys(row).length === 0) return []
+      return [{ time, success: Number(row.success ?? 0), rateLimited: Number(row.rateLimited ?? 0), usageExceeded: Number(row.usageExceeded ?? 0) }]
+    })
   }
 
   async updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null> {

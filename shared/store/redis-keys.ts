@@ -15,6 +15,8 @@ export const redisKeys = {
   changeLog: (shard: number) => `kg:${shardTag(shard)}:log`,
   /** STRING counter: one rate-limit window of a key, in the key's slot, expiring after the window. */
   rateWindow: (hash: string, name: string, window: number) => `kg:${shardTag(shardOf(hash))}:rl:${hash}:${name}:${window}`,
+  /** HASH {success, rateLimited, usageExceeded}: one analytics bucket of a key, in the key id's slot. */
+  usage: (keyId: string, granularity: string, time: number) => `kg:usage:{${keyId}}:${granularity}:${time}`,
   /** STRING hash: keyId → record pointer (own slot; never decides a verdict). */
   keyIdIndex: (keyId: string) => `kg:kid:${keyId}`,
   /** STRING json: the api record. */
