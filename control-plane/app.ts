@@ -6,6 +6,7 @@ import type { KeyVerifier } from '../verifier/key-verifier.js'
 import { registerVerifyKey } from '../verifier/verify-key-route.js'
 import { registerAuthorize } from '../verifier/authorize-route.js'
 import type { GatewayPolicy } from '../verifier/gateway-request.js'
+import { AuditLog } from './audit-log.js'
 import { KeyWrites } from './key-writes.js'
 import { RootKeyAuth } from './root-key-auth.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
@@ -22,6 +23,7 @@ import { registerRerollKey } from './routes/keys-reroll-key.js'
 import { registerWhoami } from './routes/keys-whoami.js'
 import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerGetVerifications } from './routes/keys-get-verifications.js'
+import { registerAuditList } from './routes/audit-list.js'
 import { registerLiveness } from './routes/liveness.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
@@ -46,7 +48,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     ],
   })
   const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey)
-  const routeDeps = { store: deps.store, auth, clock: deps.clock, log: deps.log }
+  const audit = new AuditLog(deps.store, deps.clock, deps.log)
+  const routeDeps = { store: deps.store, auth, audit, clock: deps.clock, log: deps.log }
   const writes = new KeyWrites(routeDeps, (write) => deps.verifier.applyChange(write.event))
   app.decorateRequest('principal', null)
   // Management routes: the root key is checked before the body is even parsed (401 before 400).
@@ -68,6 +71,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerRerollKey(management, routeDeps, writes)
     registerUpdateRemaining(management, routeDeps)
     registerGetVerifications(management, routeDeps)
+    registerAuditList(management, routeDeps)
   })
   registerLiveness(app, routeDeps)
   registerVerifyKey(app, deps.verifier)

@@ -13,6 +13,7 @@ export function registerCreateApi(app: KeygateServer, deps: ControlPlaneDeps): v
     requirePermission(principal, '*', 'create_api')
     const api = { id: newId('api', deps.clock.now()), name: request.body.name, createdAt: deps.clock.now() }
     await deps.store.createApi(api)
+    await deps.audit.record(request, 'apis.createApi', { apiId: api.id, after: { id: api.id, name: api.name } })
     request.log.info({ apiId: api.id, rootKeyId: principal.rootKeyId }, 'api created')
     return { apiId: api.id, name: api.name }
   })

@@ -10,6 +10,7 @@ export function registerDeleteApi(app: KeygateServer, deps: ControlPlaneDeps, wr
     const principal = principalOf(request)
     requirePermission(principal, request.body.apiId, 'delete_api')
     await writes.deleteApi(request.body.apiId)
+    await deps.audit.record(request, 'apis.deleteApi', { apiId: request.body.apiId })
     return {}
   })
 }

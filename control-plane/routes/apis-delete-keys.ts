@@ -18,6 +18,7 @@ export function registerDeleteKeys(app: KeygateServer, deps: ControlPlaneDeps, w
     requirePermission(principal, apiId, 'delete_key')
     if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
     const deletedKeys = await writes.deleteAllKeys(apiId)
+    await deps.audit.record(request, 'apis.deleteKeys', { apiId, after: { deletedKeys } })
     request.log.info({ apiId, deletedKeys, rootKeyId: principal.rootKeyId }, 'api keys deleted')
     return { deletedKeys }
   })

@@ -38,6 +38,7 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
       environment: body.environment, enabled: body.enabled ?? true, createdAt: now,
     })
     request.log.info({ keyId: write.record.id, apiId: body.apiId, rootKeyId: principal.rootKeyId }, 'key created')
+    await deps.audit.record(request, 'keys.createKey', { apiId: body.apiId, keyId: write.record.id, after: write.record })
     return { keyId: write.record.id, key }
   })
 }

@@ -21,6 +21,7 @@ export function registerDeleteKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     requirePermission(principal, record.apiId, 'delete_key')
     if (!(await writes.deleteKey(keyId))) throw notFound(`key ${keyId} not found`)
     request.log.info({ keyId, rootKeyId: principal.rootKeyId }, 'key deleted')
+    await deps.audit.record(request, 'keys.deleteKey', { apiId: record.apiId, keyId, before: record })
     return {}
   })
 }

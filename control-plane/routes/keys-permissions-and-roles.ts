@@ -44,12 +44,15 @@ function register(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites,
       if (operation === 'add') return [...existing, ...names]
       return existing.filter((name) => !names.includes(name))
     }
+    let before: KeyRecord | undefined
     const write = await writes.updateKey(body.keyId, (current) => ({ [field]: next(current) }), (record) => {
+      before = record
       requirePermission(principal, record.apiId, 'update_key')
       const after = new Set(next(record))
       if (after.size > LIMITS.namesPerKey) throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
     })
     request.log.info({ keyId: body.keyId, [field]: write.record[field]?.length ?? 0, rootKeyId: principal.rootKeyId }, `key ${field} ${operation}`)
+    await deps.audit.record(request, `keys.${operation}${noun}`, { apiId: write.record.apiId, keyId: body.keyId, before, after: write.record })
     if (operation === 'remove') return {}
     const shown = operation === 'set' ? write.record[field] ?? [] : [...new Set(names)].sort()
     return shown.map((name) => ({ id: nameId(field === 'permissions' ? 'perm' : 'role', name), name }))

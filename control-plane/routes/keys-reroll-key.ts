@@ -44,6 +44,7 @@ export function registerRerollKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     const graceEnds = now + expiration
     await writes.updateKey(keyId, (current) => ({ expires: current.expires !== undefined && current.expires < graceEnds ? current.expires : graceEnds }), () => {})
     request.log.info({ keyId, newKeyId: created.record.id, graceMs: expiration, rootKeyId: principal.rootKeyId }, 'key rerolled')
+    await deps.audit.record(request, 'keys.rerollKey', { apiId: old.apiId, keyId, before: old, after: { newKeyId: created.record.id, oldKeyExpires: now + expiration } })
     return { keyId: created.record.id, key }
   })
 }

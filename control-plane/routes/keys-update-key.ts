@@ -1,5 +1,5 @@
 import type { KeygateServer } from '../../shared/http/build-server.js'
-import type { KeyPatch } from '../../shared/records.js'
+import type { KeyPatch, KeyRecord } from '../../shared/records.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import { checkExpires } from '../expires.js'
@@ -16,7 +16,9 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     const body = request.body
     const patch: KeyPatch = { name: body.name, ownerId: ownerIdOf(body), meta: body.meta, expires: body.expires, remaining: body.remaining, refill: body.refill, ratelimit: rateLimitOf(body.ratelimit), permissions: body.permissions, roles: body.roles, enabled: body.enabled }
     // 404, then 403, then the content: a root key without rights on the key learns nothing more.
+    let before: KeyRecord | undefined
     const write = await writes.updateKey(body.keyId, patch, (record) => {
+      before = record
       requirePermission(principal, record.apiId, 'update_key')
       refuseNotYetSupported(body)
       checkMeta(body.meta)
@@ -27,6 +29,7 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
       { keyId: body.keyId, rev: write.record.rev, enabled: write.record.enabled, rootKeyId: principal.rootKeyId },
       'key updated',
     )
+    await deps.audit.record(request, 'keys.updateKey', { apiId: write.record.apiId, keyId: body.keyId, before, after: write.record })
     return {}
   })
 }

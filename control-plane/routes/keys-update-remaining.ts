@@ -32,6 +32,7 @@ export function registerUpdateRemaining(app: KeygateServer, deps: ControlPlaneDe
       throw new ApiError('PRECONDITION_FAILED', 'the key carries no credits; give it some with keys.updateKey {remaining}')
     }
     request.log.info({ keyId, op, value, remaining, rootKeyId: principal.rootKeyId }, 'key credits updated')
+    await deps.audit.record(request, 'keys.updateRemaining', { apiId: record.apiId, keyId, before: { remaining: record.remaining }, after: { op, value, remaining } })
     return { remaining }
   })
 }

@@ -1,4 +1,5 @@
 import type { Bucket, Granularity, UsageIncrement } from '../analytics.js'
+import type { AuditEntry, NewAuditEntry } from '../audit.js'
 import type { ChangeEvent } from '../change-event.js'
 import type { CreditOp, Spend } from '../credits.js'
 import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord, RootKeyRecord } from '../records.js'
@@ -100,6 +101,11 @@ export interface KeyStore {
   addUsage(increments: UsageIncrement[]): Promise<void>
   /** Buckets of a key between two times (inclusive of the bucket containing `from`), oldest first, only those with counts. */
   readUsage(keyId: string, granularity: Granularity, from: number, to: number): Promise<Bucket[]>
+
+  /** Appends to the capped audit log. */
+  appendAudit(entry: NewAuditEntry): Promise<void>
+  /** Audit entries newest first, after `cursor` (an entry id, exclusive). */
+  listAudit(options: { cursor?: string; limit: number }): Promise<AuditEntry[]>
 
   createRootKey(record: RootKeyRecord): Promise<void>
   getRootKeyByHash(hash: string): Promise<RootKeyRecord | null>

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { LRUCache } from 'lru-cache'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
+import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit.js'
 import { BUCKET_MS, bucketStart, type Bucket, type Granularity, type Outcome, type UsageIncrement } from '../analytics.js'
 import { windowStart } from '../ratelimit.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
@@ -29,6 +30,8 @@ export class MemoryKeyStore implements KeyStore {
   /** Rate-limit window counters; bounded so old windows cannot pile up in a long-running dev process. */
   private readonly rateWindows = new LRUCache<string, number>({ max: 100_000 })
   private readonly usage = new LRUCache<string, Bucket>({ max: 1_000_000 })
+  private readonly audit: AuditEntry[] = []
+  private auditSequence = 0
   private readonly revisions: number[] = new Array<number>(SHARD_COUNT).fill(0)
   private readonly logs: ChangeEvent[][] = Array.from({ length: SHARD_COUNT }, () => [])
   private readonly feed: MemoryChangeFeed
@@ -178,6 +181,22 @@ export class MemoryKeyStore implements KeyStore {
       if (bucket) buckets.push({ ...bucket })
     }
     return buckets
+  }
+
+  async appendAudit(entry: NewAuditEntry): Promise<void> {
+    // Ids sort like stream ids: time, then a sequence number.
+    this.auditSequence++
+    this.audit.push({ ...structuredClone(entry), id: `${entry.at}-${this.auditSequence}` })
+    if (this.audit.length > AUDIT_LOG_MAX_LEN) this.audit.splice(0, this.audit.length - AUDIT_LOG_MAX_LEN)
+  }
+
+  async listAudit(options: { cursor?: string; limit: number }): Promise<AuditEntry[]> {
+    let end = this.audit.length
+    if (options.cursor !== undefined) {
+      const at = this.audit.findIndex((entry) => entry.id === options.cursor)
+      end = at < 0 ? 0 : at
+    }
+    return this.audit.slice(Math.max(0, end - options.limit), end).reverse().map((entry) => structuredClone(entry))
   }
 
   async updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null> {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
+import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit.js'
 import { ANALYTICS_RETENTION_MS, BUCKET_MS, bucketStart, type Bucket, type Granularity, type UsageIncrement } from '../analytics.js'
 import { windowStart } from '../ratelimit.js'
 import { WriteConflictError } from '../errors.js'
@@ -142,6 +143,17 @@ export class RedisKeyStore implements KeyStore {
       if (Object.keys(row).length === 0) return []
       return [{ time, success: Number(row.success ?? 0), rateLimited: Number(row.rateLimited ?? 0), usageExceeded: Number(row.usageExceeded ?? 0) }]
     })
+  }
+
+  async appendAudit(entry: NewAuditEntry): Promise<void> {
+    await this.run(() => this.redis.xadd(redisKeys.auditLog, 'MAXLEN', '~', AUDIT_LOG_MAX_LEN, '*', 'entry', JSON.stringify(entry)))
+  }
+
+  async listAudit(options: { cursor?: string; limit: number }): Promise<AuditEntry[]> {
+    const entries = await this.run(() =>
+      this.redis.xrevrange(redisKeys.auditLog, options.cursor === undefined ? '+' : `(${options.cursor}`, '-', 'COUNT', options.limit),
+    )
+    return entries.map(([id, fields]) => ({ id, ...(JSON.parse(fields[1] ?? '{}') as NewAuditEntry) }))
   }
 
   async updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null> {

@@ -17,6 +17,8 @@ export const redisKeys = {
   rateWindow: (hash: string, name: string, window: number) => `kg:${shardTag(shardOf(hash))}:rl:${hash}:${name}:${window}`,
   /** HASH {success, rateLimited, usageExceeded}: one analytics bucket of a key, in the key id's slot. */
   usage: (keyId: string, granularity: string, time: number) => `kg:usage:{${keyId}}:${granularity}:${time}`,
+  /** STREAM of audit entries (field `entry`: JSON), capped. */
+  auditLog: 'kg:{audit}:log',
   /** STRING hash: keyId → record pointer (own slot; never decides a verdict). */
   keyIdIndex: (keyId: string) => `kg:kid:${keyId}`,
   /** STRING json: the api record. */

@@ -1,0 +1,52 @@
+import type { FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
+import type { Clock } from '../shared/clock.js'
+import type { KeyRecord } from '../shared/records.js'
+import type { KeyStore } from '../shared/store/key-store.js'
+import { toKeyResponse } from './key-response.js'
+import { principalOf } from './root-key-auth.js'
+
+export interface AuditTarget {
+  apiId?: string
+  keyId?: string
+  before?: KeyRecord | Record<string, unknown> | null
+  after?: KeyRecord | Record<string, unknown> | null
+}
+
+/**
+ * Records every management write. The entry is appended after the write succeeded, in its own step: the
+ * log lives in one slot and the records in others, so the two cannot be one atomic write. A failed append
+ * is logged (never the secrets, which entries do not hold) and does not fail the request.
+ */
+export class AuditLog {
+  constructor(private readonly store: KeyStore, private readonly clock: Clock, private readonly log: Logger) {}
+
+  async record(request: FastifyRequest, action: string, target: AuditTarget): Promise<void> {
+    const entry = {
+      at: this.clock.now(),
+      rootKeyId: principalOf(request).rootKeyId,
+      action,
+      apiId: target.apiId,
+      keyId: target.keyId,
+      before: shown(target.before),
+      after: shown(target.after),
+      requestId: request.id,
+    }
+    try {
+      await this.store.appendAudit(entry)
+    } catch (err) {
+      this.log.error({ err, action, keyId: target.keyId, apiId: target.apiId }, 'audit entry could not be written')
+    }
+  }
+}
+
+/** Key records as the API shows them (the response allow-list: no hash); anything else as given. */
+function shown(value: KeyRecord | Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
+  if (!value) return undefined
+  if ('hash' in value && 'start' in value) {
+    const visible = toKeyResponse(value as KeyRecord) as Record<string, unknown>
+    for (const field of Object.keys(visible)) if (visible[field] === undefined) delete visible[field]
+    return visible
+  }
+  return value as Record<string, unknown>
+}

@@ -1,0 +1,21 @@
+/** One management write, as the audit log keeps it: who, what, when, and the record before and after. */
+export interface AuditEntry {
+  /** Position in the log (a stream id on Redis); also the paging cursor. */
+  id: string
+  at: number
+  /** The root key that made the call (`root_bootstrap` for KEYGATE_ROOT_KEY). */
+  rootKeyId: string
+  /** The operation, e.g. `keys.updateKey`. */
+  action: string
+  apiId?: string
+  keyId?: string
+  /** The record as the API shows it (never a hash or a key). */
+  before?: Record<string, unknown>
+  after?: Record<string, unknown>
+  requestId?: string
+}
+
+export type NewAuditEntry = Omit<AuditEntry, 'id'>
+
+/** How many entries the log keeps (approximately, on Redis). */
+export const AUDIT_LOG_MAX_LEN = 100_000

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newId } from '../../shared/ids.js'
+import { generateRootKey, hashKey } from '../../shared/key-material.js'
+import { openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
+import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+
+let redis: RedisServer
+beforeAll(async () => {
+  redis = await startRedisServer()
+})
+afterAll(async () => {
+  await redis.stop()
+})
+
+for (const store of ['memory', 'redis'] as const) {
+  describe(`audit log on the ${store} store`, () => {
+    let backend: Backend
+    let controlPlane: TestServer
+    const headers = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
+
+    beforeAll(async () => {
+      backend = await openBackend(store === 'redis' ? redis.url : undefined)
+      controlPlane = await startTestControlPlane({ backend })
+    })
+    afterAll(async () => {
+      await controlPlane.close()
+      await backend.close()
+    })
+
+    const post = async (path: string, payload: object) => (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
+    const list = async (query = '', auth = headers) => {
+      const response = await controlPlane.app.inject({ method: 'GET', url: `/v1/audit.list${query}`, headers: auth })
+      return { status: response.statusCode, body: response.json() }
+    }
+
+    it('records who did what and when, with the record before and after, newest first, never a key or hash', async () => {
+      const { apiId } = await post('apis.createApi', { name: 'audited' })
+      const { keyId, key } = await post('keys.createKey', { apiId, name: 'first' })
+      await post('keys.updateKey', { keyId, enabled: false })
+      await post('keys.addPermissions', { keyId, permissions: [{ name: 'p' }] })
+      await post('keys.deleteKey', { keyId })
+
+      const { status, body } = await list('?limit=5')
+      expect(status).toBe(200)
+      expect(body.entries.map((e: { action: string }) => e.action)).toEqual([
+        'keys.deleteKey', 'keys.addPermissions', 'keys.updateKey', 'keys.createKey', 'apis.createApi',
+      ])
+      for (const entry of body.entries) expect(entry).toMatchObject({ rootKeyId: 'root_bootstrap', at: expect.any(Number), requestId: expect.stringMatching(/^req_/), apiId })
+      const update = body.entries[2]
+      expect(update).toMatchObject({ keyId, before: { id: keyId, name: 'first', enabled: true }, after: { id: keyId, enabled: false } })
+      const text = JSON.stringify(body)
+      expect(text).not.toContain(key)
+      expect(text).not.toContain(hashKey(key))
+    })
+
+    it('pages with a cursor and is for root keys with * only', async () => {
+      for (let i = 0; i < 3; i++) await post('apis.createApi', { name: `page-${i}` })
+      const first = await list('?limit=2')
+      expect(first.body.entries).toHaveLength(2)
+      const second = await list(`?limit=2&cursor=${first.body.cursor}`)
+      expect(second.body.entries[0].id).not.toBe(first.body.entries[1].id)
+      expect(second.body.entries[0].at).toBeLessThanOrEqual(first.body.entries[1].at)
+      const { key: narrow, hash } = generateRootKey()
+      await backend.store.createRootKey({ id: newId('root'), hash, permissions: ['api.*.read_key'], createdAt: Date.now() })
+      expect((await list('', { ...headers, authorization: `Bearer ${narrow}` })).status).toBe(403)
+    })
+  })
+}
