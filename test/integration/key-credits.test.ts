@@ -1,15 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { lastRefillBoundary } from '../../shared/credits.js'
-import { ManualClock, openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
-
-let redis: RedisServer
-beforeAll(async () => {
-  redis = await startRedisServer()
-})
-afterAll(async () => {
-  await redis.stop()
-})
+import { ManualClock } from '../support/apps.js'
+import { onBothStores } from '../support/both-stores.js'
 
 describe('refill boundaries (UTC)', () => {
   it('daily: the start of the UTC day; monthly: refillDay, or the month’s last day when shorter', () => {
@@ -22,34 +14,14 @@ describe('refill boundaries (UTC)', () => {
   })
 })
 
-for (const store of ['memory', 'redis'] as const) {
-  describe(`usage credits on the ${store} store`, () => {
-    const clock = new ManualClock(Date.UTC(2031, 10, 22, 12))
-    let backend: Backend
-    let controlPlane: TestServer
-    let verifier: TestServer
+onBothStores('usage credits', { clock: () => new ManualClock(Date.UTC(2031, 10, 22, 12)) }, (stack) => {
+    const clock = stack.clock!
     let apiId: string
-    const headers = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
-
     beforeAll(async () => {
-      backend = await openBackend(store === 'redis' ? redis.url : undefined)
-      controlPlane = await startTestControlPlane({ backend, clock })
-      verifier = await startTestVerifier(store === 'redis' ? { redisUrl: redis.url, clock } : { backend, clock })
-      apiId = (await post('apis.createApi', { name: 'credits' })).body.apiId
+      apiId = (await stack.post('apis.createApi', { name: 'credits' })).body.apiId
     })
-    afterAll(async () => {
-      await verifier.close()
-      await controlPlane.close()
-      await backend.close()
-    })
-
-    async function post(path: string, payload: object, server: TestServer = controlPlane, auth: Record<string, string> = headers) {
-      const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: auth, payload })
-      return { status: response.statusCode, body: response.json() }
-    }
-    const verify = async (key: string, cost?: number) =>
-      (await post('keys.verifyKey', cost === undefined ? { key } : { key, remaining: { cost } }, verifier, { 'content-type': 'application/json' })).body
-    const getKey = async (keyId: string) => (await controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${keyId}`, headers })).json()
+    const { post, getKey } = stack
+    const verify = async (key: string, cost?: number) => stack.verify(cost === undefined ? { key } : { key, remaining: { cost } })
 
     it('lets exactly `remaining` calls through, spending each call’s cost; 0 is free', async () => {
       const { body: key } = await post('keys.createKey', { apiId, remaining: 5 })
@@ -67,8 +39,8 @@ for (const store of ['memory', 'redis'] as const) {
       const { body: disabled } = await post('keys.createKey', { apiId, remaining: 2, enabled: false })
       expect((await verify(disabled.key)).code).toBe('DISABLED')
       const { body: key } = await post('keys.createKey', { apiId, remaining: 2, expires: clock.now() + 1_000 })
-      expect((await post('keys.verifyKey', { key: key.key, apiId: 'api_other' }, verifier, { 'content-type': 'application/json' })).body.code).toBe('FORBIDDEN')
-      expect((await post('keys.verifyKey', { key: key.key, authorization: { permissions: 'p' } }, verifier, { 'content-type': 'application/json' })).body.code).toBe('INSUFFICIENT_PERMISSIONS')
+      expect((await post('keys.verifyKey', { key: key.key, apiId: 'api_other' }, stack.verifier, { 'content-type': 'application/json' })).body.code).toBe('FORBIDDEN')
+      expect((await post('keys.verifyKey', { key: key.key, authorization: { permissions: 'p' } }, stack.verifier, { 'content-type': 'application/json' })).body.code).toBe('INSUFFICIENT_PERMISSIONS')
       clock.advance(1_000)
       expect((await verify(key.key)).code).toBe('EXPIRED')
       expect(await balanceOf(disabled.keyId)).toBe(2)
@@ -171,13 +143,12 @@ for (const store of ['memory', 'redis'] as const) {
 
     it('spends the forward-auth cost and reports the balance in X-Keygate-Remaining', async () => {
       const { body: key } = await post('keys.createKey', { apiId, remaining: 10 })
-      const first = await verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key, 'x-keygate-cost': '4' } })
+      const first = await stack.verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key, 'x-keygate-cost': '4' } })
       expect(first.statusCode).toBe(200)
       expect(first.headers['x-keygate-remaining']).toBe('6')
-      await verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key, 'x-keygate-cost': '6' } })
-      const spent = await verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key } })
+      await stack.verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key, 'x-keygate-cost': '6' } })
+      const spent = await stack.verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key } })
       expect(spent.statusCode).toBe(429)
       expect(spent.headers).toMatchObject({ 'x-keygate-code': 'USAGE_EXCEEDED', 'retry-after': '60' })
     })
-  })
-}
+})

@@ -1,42 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/key-material.js'
-import { ManualClock, openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { ManualClock } from '../support/apps.js'
+import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 import { waitFor } from '../support/wait-for.js'
 
-let redis: RedisServer
-beforeAll(async () => {
-  redis = await startRedisServer()
-})
-afterAll(async () => {
-  await redis.stop()
-})
-
-for (const store of ['memory', 'redis'] as const) {
-  describe(`apis.deleteKeys, keys.whoami, keys.rerollKey on the ${store} store`, () => {
-    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12))
-    let backend: Backend
-    let controlPlane: TestServer
-    let verifier: TestServer
-    const headers = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
-
-    beforeAll(async () => {
-      backend = await openBackend(store === 'redis' ? redis.url : undefined)
-      controlPlane = await startTestControlPlane({ backend, clock })
-      verifier = await startTestVerifier(store === 'redis' ? { redisUrl: redis.url, clock } : { backend, clock })
-    })
-    afterAll(async () => {
-      await verifier.close()
-      await controlPlane.close()
-      await backend.close()
-    })
-
-    async function post(path: string, payload: object, server: TestServer = controlPlane, auth: Record<string, string> = headers) {
-      const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: auth, payload })
-      return { status: response.statusCode, body: response.json() }
-    }
-    const verify = async (key: string) => (await post('keys.verifyKey', { key }, verifier, { 'content-type': 'application/json' })).body
+onBothStores('apis.deleteKeys, keys.whoami, keys.rerollKey', { clock: () => new ManualClock(Date.UTC(2026, 10, 22, 12)) }, (stack) => {
+    const clock = stack.clock!
+    const { post } = stack
+    const verify = async (key: string) => stack.verify({ key })
     const newApi = async () => (await post('apis.createApi', { name: 'ops' })).body.apiId as string
 
     it('deleteKeys removes every key of an api (more than a page) and keeps the api', async () => {
@@ -45,9 +17,9 @@ for (const store of ['memory', 'redis'] as const) {
       for (let i = 0; i < 105; i++) keys.push((await post('keys.createKey', { apiId })).body)
       expect((await verify(keys[104]!.key)).valid).toBe(true)
       expect(await post('apis.deleteKeys', { apiId })).toMatchObject({ status: 200, body: { deletedKeys: 105 } })
-      await waitFor(async () => (await verify(keys[104]!.key)).code === 'NOT_FOUND', 'the delete to reach the verifier', 2_000, 2)
+      await waitFor(async () => (await verify(keys[104]!.key)).code === 'NOT_FOUND', 'the delete to reach the stack.verifier', 2_000, 2)
       expect((await verify(keys[0]!.key)).code).toBe('NOT_FOUND')
-      const api = await controlPlane.app.inject({ method: 'GET', url: `/v1/apis.getApi?apiId=${apiId}`, headers })
+      const api = await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/apis.getApi?apiId=${apiId}`, headers: ADMIN_HEADERS })
       expect(api.statusCode).toBe(200)
       expect((await post('apis.deleteKeys', { apiId })).body).toEqual({ deletedKeys: 0 })
       expect((await post('apis.deleteKeys', { apiId: 'api_missing' })).status).toBe(404)
@@ -61,8 +33,8 @@ for (const store of ['memory', 'redis'] as const) {
       })
       expect((await post('keys.whoami', { key: 'sk_unknown_000000000' })).status).toBe(404)
       const { key: other, hash } = generateRootKey()
-      await backend.store.createRootKey({ id: newId('root'), hash, permissions: ['api.api_elsewhere.read_key'], createdAt: Date.now() })
-      expect((await post('keys.whoami', { key: created.key }, controlPlane, { ...headers, authorization: `Bearer ${other}` })).status).toBe(403)
+      await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions: ['api.api_elsewhere.read_key'], createdAt: Date.now() })
+      expect((await post('keys.whoami', { key: created.key }, stack.controlPlane, { ...ADMIN_HEADERS, authorization: `Bearer ${other}` })).status).toBe(403)
     })
 
     it('rerollKey issues a new key with the same settings; the old one expires after the grace period', async () => {
@@ -72,10 +44,10 @@ for (const store of ['memory', 'redis'] as const) {
       expect(status).toBe(200)
       expect(fresh.keyId).not.toBe(old.keyId)
       expect(fresh.key).toMatch(/^sk_/)
-      const read = (await controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${fresh.keyId}`, headers })).json()
+      const read = (await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${fresh.keyId}`, headers: ADMIN_HEADERS })).json()
       expect(read).toMatchObject({ apiId, name: 'rotating', ownerId: 'acme', meta: { a: 1 }, permissions: ['p'], environment: 'live', enabled: true })
       expect(read).not.toHaveProperty('expires')
-      await waitFor(async () => (await verify(old.key)).expires === clock.now() + 60_000, 'the grace period to reach the verifier', 2_000, 2)
+      await waitFor(async () => (await verify(old.key)).expires === clock.now() + 60_000, 'the grace period to reach the stack.verifier', 2_000, 2)
       expect((await verify(old.key)).valid).toBe(true)
       expect((await verify(fresh.key)).valid).toBe(true)
       clock.advance(60_000)
@@ -88,5 +60,4 @@ for (const store of ['memory', 'redis'] as const) {
       expect((await verify(next.key)).valid).toBe(true)
       expect((await post('keys.rerollKey', { keyId: 'key_missing' })).status).toBe(404)
     })
-  })
-}
+})

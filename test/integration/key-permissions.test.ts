@@ -1,51 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { nameId } from '../../control-plane/name-set.js'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/key-material.js'
-import { openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 import { waitFor } from '../support/wait-for.js'
 
-let redis: RedisServer
-beforeAll(async () => {
-  redis = await startRedisServer()
-})
-afterAll(async () => {
-  await redis.stop()
-})
-
-for (const store of ['memory', 'redis'] as const) {
-  describe(`permissions and roles on the ${store} store`, () => {
-    let backend: Backend
-    let controlPlane: TestServer
-    let verifier: TestServer
+onBothStores('permissions and roles', {}, (stack) => {
     let apiId: string
-    const headers = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
-
     beforeAll(async () => {
-      backend = await openBackend(store === 'redis' ? redis.url : undefined)
-      controlPlane = await startTestControlPlane({ backend })
-      verifier = await startTestVerifier(store === 'redis' ? { redisUrl: redis.url } : { backend })
       apiId = (await post('apis.createApi', { name: 'perms' })).body.apiId
     })
-    afterAll(async () => {
-      await verifier.close()
-      await controlPlane.close()
-      await backend.close()
-    })
-
-    async function post(path: string, payload: object, server: TestServer = controlPlane, auth: Record<string, string> = headers) {
-      const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: auth, payload })
-      return { status: response.statusCode, body: response.json() }
-    }
-    const verify = async (key: string, permissions?: unknown) =>
-      (await post('keys.verifyKey', permissions === undefined ? { key } : { key, authorization: { permissions } }, verifier, { 'content-type': 'application/json' })).body
+    const { post } = stack
+    const verify = async (key: string, permissions?: unknown) => stack.verify(permissions === undefined ? { key } : { key, authorization: { permissions } })
     /** Waits until the separate verifier's answer reflects a change (immediate on memory, ms on Redis). */
     const eventually = (check: () => Promise<boolean>) => waitFor(check, 'the change to reach the verifier', 2_000, 2)
 
     it('stores permissions and roles sorted and unique, and shows them on getKey and verifyKey', async () => {
       const { body } = await post('keys.createKey', { apiId, permissions: ['docs.write', 'docs.read', 'docs.read'], roles: ['editor'] })
-      const read = await controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${body.keyId}`, headers })
+      const read = await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${body.keyId}`, headers: ADMIN_HEADERS })
       expect(read.json()).toMatchObject({ permissions: ['docs.read', 'docs.write'], roles: ['editor'] })
       expect(await verify(body.key)).toMatchObject({ valid: true, permissions: ['docs.read', 'docs.write'], roles: ['editor'] })
     })
@@ -66,7 +38,7 @@ for (const store of ['memory', 'redis'] as const) {
       let deep: unknown = 'a'
       for (let i = 0; i < 9; i++) deep = { and: [deep] }
       for (const query of [{ xor: ['a'] }, { and: [] }, { and: 'a' }, 7, 'has space', deep, { or: Array.from({ length: 101 }, (_, i) => `p${i}`) }]) {
-        const response = await post('keys.verifyKey', { key: body.key, authorization: { permissions: query } }, verifier, { 'content-type': 'application/json' })
+        const response = await post('keys.verifyKey', { key: body.key, authorization: { permissions: query } }, stack.verifier, { 'content-type': 'application/json' })
         expect(response.status, JSON.stringify(query).slice(0, 60)).toBe(400)
         expect(response.body.error.message).toMatch(/^authorization\.permissions: /)
       }
@@ -96,7 +68,7 @@ for (const store of ['memory', 'redis'] as const) {
       await eventually(async () => JSON.stringify((await verify(key.key)).roles) === '["billing"]')
       expect((await post('keys.setRoles', { keyId: key.keyId, roles: [] })).body).toEqual([])
       await post('keys.setPermissions', { keyId: key.keyId, permissions: [] })
-      const cleared = (await controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${key.keyId}`, headers })).json()
+      const cleared = (await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${key.keyId}`, headers: ADMIN_HEADERS })).json()
       expect(cleared).not.toHaveProperty('permissions')
       expect(cleared).not.toHaveProperty('roles')
 
@@ -107,9 +79,9 @@ for (const store of ['memory', 'redis'] as const) {
     it('needs update_key on the key’s api, and validates names and counts', async () => {
       const { body: key } = await post('keys.createKey', { apiId })
       const { key: readerKey, hash } = generateRootKey()
-      await backend.store.createRootKey({ id: newId('root'), hash, permissions: [`api.${apiId}.read_key`], createdAt: Date.now() })
+      await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions: [`api.${apiId}.read_key`], createdAt: Date.now() })
       const reader = { authorization: `Bearer ${readerKey}`, 'content-type': 'application/json' }
-      expect((await post('keys.addPermissions', { keyId: key.keyId, permissions: [{ name: 'p' }] }, controlPlane, reader)).status).toBe(403)
+      expect((await post('keys.addPermissions', { keyId: key.keyId, permissions: [{ name: 'p' }] }, stack.controlPlane, reader)).status).toBe(403)
       expect((await post('keys.addPermissions', { keyId: 'key_missing', permissions: [{ name: 'p' }] })).status).toBe(404)
       expect((await post('keys.addPermissions', { keyId: key.keyId, permissions: [{ name: 'bad name' }] })).status).toBe(400)
       expect((await post('keys.addPermissions', { keyId: key.keyId, permissions: [] })).status).toBe(400)
@@ -119,4 +91,3 @@ for (const store of ['memory', 'redis'] as const) {
       expect(over).toMatchObject({ status: 400, body: { error: { message: 'permissions: a key holds at most 100' } } })
     })
   })
-}

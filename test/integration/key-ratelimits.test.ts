@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ManualClock, openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
+import { ManualClock, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
+import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 
 let redis: RedisServer
@@ -10,32 +11,14 @@ afterAll(async () => {
   await redis.stop()
 })
 
-for (const store of ['memory', 'redis'] as const) {
-  describe(`rate limits on the ${store} store (injected clock)`, () => {
-    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12))
-    let backend: Backend
-    let controlPlane: TestServer
-    let verifier: TestServer
+onBothStores('rate limits (injected clock)', { clock: () => new ManualClock(Date.UTC(2026, 10, 22, 12)) }, (stack) => {
+    const clock = stack.clock!
     let apiId: string
-    const headers = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
-
     beforeAll(async () => {
-      backend = await openBackend(store === 'redis' ? redis.url : undefined)
-      controlPlane = await startTestControlPlane({ backend, clock })
-      verifier = await startTestVerifier(store === 'redis' ? { redisUrl: redis.url, clock } : { backend, clock })
-      apiId = (await post('apis.createApi', { name: 'limits' })).body.apiId
+      apiId = (await stack.post('apis.createApi', { name: 'limits' })).body.apiId
     })
-    afterAll(async () => {
-      await verifier.close()
-      await controlPlane.close()
-      await backend.close()
-    })
-
-    async function post(path: string, payload: object, server: TestServer = controlPlane, auth: Record<string, string> = headers) {
-      const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: auth, payload })
-      return { status: response.statusCode, body: response.json() }
-    }
-    const verify = async (payload: object) => (await post('keys.verifyKey', payload, verifier, { 'content-type': 'application/json' })).body
+    const { post } = stack
+    const verify = (payload: object) => stack.verify(payload)
 
     for (const async of [false, true]) {
       it(`${async ? 'async (local)' : 'exact (async:false)'}: lets \`limit\` calls through per window, then RATE_LIMITED until it resets`, async () => {
@@ -56,7 +39,7 @@ for (const store of ['memory', 'redis'] as const) {
       const { body: key } = await post('keys.createKey', { apiId, remaining: 5, ratelimit: { limit: 1, duration: 60_000, async: false } })
       expect(await verify({ key: key.key })).toMatchObject({ valid: true, remaining: 4 })
       expect(await verify({ key: key.key })).toMatchObject({ valid: false, code: 'RATE_LIMITED' })
-      expect((await controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${key.keyId}`, headers })).json()).toMatchObject({ remaining: 4 })
+      expect((await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${key.keyId}`, headers: ADMIN_HEADERS })).json()).toMatchObject({ remaining: 4 })
     })
 
     it('applies ad-hoc ratelimits from the request, with their cost, and refuses incomplete ones', async () => {
@@ -66,13 +49,13 @@ for (const store of ['memory', 'redis'] as const) {
       expect(await verify({ key: key.key, ratelimits: [search] })).toMatchObject({ valid: true })
       expect(await verify({ key: key.key, ratelimits: [search] })).toMatchObject({ valid: false, code: 'RATE_LIMITED' })
       expect(await verify({ key: key.key })).toMatchObject({ valid: true })
-      const incomplete = await post('keys.verifyKey', { key: key.key, ratelimits: [{ name: 'x', limit: 1 }] }, verifier, { 'content-type': 'application/json' })
+      const incomplete = await post('keys.verifyKey', { key: key.key, ratelimits: [{ name: 'x', limit: 1 }] }, stack.verifier, { 'content-type': 'application/json' })
       expect(incomplete).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^ratelimits\.0: needs limit and duration/) } } })
     })
 
     it('accepts Unkey’s deprecated ratelimit spellings, and clears a limit with null', async () => {
       const { body: key } = await post('keys.createKey', { apiId, ratelimit: { type: 'consistent', refillRate: 2, refillInterval: 1_000 } })
-      const read = async () => (await controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${key.keyId}`, headers })).json()
+      const read = async () => (await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${key.keyId}`, headers: ADMIN_HEADERS })).json()
       expect(await read()).toMatchObject({ ratelimit: { limit: 2, duration: 1_000, async: false } })
       expect((await post('keys.createKey', { apiId, ratelimit: { limit: 2 } })).status).toBe(400)
       expect((await post('keys.createKey', { apiId, ratelimit: { limit: 2, duration: 999 } })).status).toBe(400)
@@ -80,17 +63,16 @@ for (const store of ['memory', 'redis'] as const) {
       expect(await read()).not.toHaveProperty('ratelimit')
     })
 
-    it('answers forward-auth 429 with Retry-After and RateLimit-* headers', async () => {
+    it('answers forward-auth 429 with Retry-After and RateLimit-* ADMIN_HEADERS', async () => {
       clock.ms = Date.UTC(2026, 10, 22, 13, 0, 0)
       const { body: key } = await post('keys.createKey', { apiId, ratelimit: { limit: 1, duration: 30_000 } })
-      expect((await verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key } })).statusCode).toBe(200)
-      const limited = await verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key } })
+      expect((await stack.verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key } })).statusCode).toBe(200)
+      const limited = await stack.verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key } })
       expect(limited.statusCode).toBe(429)
       expect(limited.headers).toMatchObject({ 'x-keygate-code': 'RATE_LIMITED', 'ratelimit-limit': '1', 'ratelimit-remaining': '0' })
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
     })
-  })
-}
+})
 
 describe('async rate limits are reconciled between verifiers', () => {
   it('a verifier learns the others’ usage at the next reconcile', async () => {
