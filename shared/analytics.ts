@@ -16,6 +16,13 @@ export const ANALYTICS_RETENTION_MS = 90 * 86_400_000
 
 export const bucketStart = (granularity: Granularity, nowMs: number) => Math.floor(nowMs / BUCKET_MS[granularity]) * BUCKET_MS[granularity]
 
+/** Start times of the buckets from the one holding `from` to `to`, at most `max` of them. */
+export function bucketTimes(granularity: Granularity, from: number, to: number, max = 1_000): number[] {
+  const first = bucketStart(granularity, from)
+  const count = Math.min(max, Math.max(0, Math.floor((to - first) / BUCKET_MS[granularity]) + 1))
+  return Array.from({ length: count }, (_, i) => first + i * BUCKET_MS[granularity])
+}
+
 /** One flushed increment: key, bucket and how many of each outcome. */
 export interface UsageIncrement {
   keyId: string

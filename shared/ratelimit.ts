@@ -19,6 +19,8 @@ export interface AppliedLimit {
   cost: number
 }
 
+export type ExactLimit = Pick<AppliedLimit, 'name' | 'limit' | 'duration' | 'cost'>
+
 export interface LimitOutcome {
   ok: boolean
   limit: number

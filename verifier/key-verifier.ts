@@ -162,11 +162,11 @@ export class KeyVerifier {
   /** Rate limits in order (the key's own first), then credits: a rate-limited call spends no credits. */
   private async limitThenSpend(record: KeyRecord, request: VerifyRequest, valid: Verdict, limits: AppliedLimit[], now: number): Promise<Verdict> {
     let verdict = valid
-    for (const applied of limits) {
-      const outcome = await this.limiter.check(record.hash, applied, now)
-      const state = { limit: outcome.limit, remaining: outcome.remaining, reset: outcome.reset }
-      if (applied.name === KEY_LIMIT) verdict = { ...verdict, ratelimit: state }
-      if (!outcome.ok) return this.count({ ...verdict, valid: false, code: 'RATE_LIMITED', ratelimit: state })
+    if (limits.length > 0) {
+      const { ok, outcomes, failed } = await this.limiter.checkAll(record.hash, limits, now)
+      const state = (i: number) => ({ limit: outcomes[i]!.limit, remaining: outcomes[i]!.remaining, reset: outcomes[i]!.reset })
+      if (limits[0]!.name === KEY_LIMIT) verdict = { ...verdict, ratelimit: state(0) }
+      if (!ok) return this.count({ ...verdict, valid: false, code: 'RATE_LIMITED', ratelimit: state(failed!) })
     }
     if (record.remaining === undefined) return this.count(verdict)
     const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }

@@ -14,18 +14,35 @@ interface LocalWindow {
   pending: number
 }
 
+export interface LimitsOutcome {
+  ok: boolean
+  /** One per limit, in order: the state after this call (charged only if every limit had room). */
+  outcomes: LimitOutcome[]
+  /** Index of the first limit without room. */
+  failed: number | undefined
+}
+
 /**
- * Applies rate limits for one verifier. Exact limits (async:false) are one Redis script per call. Async
- * limits are counted here, in memory, and reconciled every `reconcileMs`: local usage is added to the
- * window's counter in Redis and the global total comes back. Between reconciles a verifier only knows the
- * others' usage as of the last one, so N verifiers can together admit up to N × limit in a window whose
- * traffic all falls between two reconciles (in steady state: limit plus what the others admitted since).
+ * Applies the rate limits of one call, all or nothing: a call refused by one limit is charged to none.
+ *
+ * Exact limits (async:false) are one Redis script per call. Async limits are counted here, in memory, and
+ * reconciled every `reconcileMs`: local usage is added to the window's counter in Redis and the global total
+ * comes back (a window new to this verifier learns it at once; an evicted one hands its usage over first).
+ * Between reconciles a verifier only knows the others' usage as of the last one, so N verifiers can
+ * together admit up to N × limit in a window whose calls all fall between two reconciles.
  */
 export class RateLimiter {
-  private readonly windows = new LRUCache<string, LocalWindow>({ max: 100_000 })
+  private readonly windows: LRUCache<string, LocalWindow>
   private timer: NodeJS.Timeout | undefined
 
-  constructor(private readonly store: KeyStore, private readonly log: Logger, private readonly reconcileMs: number) {}
+  constructor(private readonly store: KeyStore, private readonly log: Logger, private readonly reconcileMs: number) {
+    this.windows = new LRUCache<string, LocalWindow>({
+      max: 100_000,
+      dispose: (window, _id, reason) => {
+        if (reason === 'evict' && window.pending > 0) void this.sync(window).catch(() => {})
+      },
+    })
+  }
 
   start(): void {
     const tick = () => {
@@ -39,32 +56,67 @@ export class RateLimiter {
     if (this.timer) clearTimeout(this.timer)
   }
 
-  check(hash: string, applied: AppliedLimit, nowMs: number): LimitOutcome | Promise<LimitOutcome> {
-    const window = windowStart(applied.duration, nowMs)
-    const reset = window + applied.duration
-    if (!applied.async) {
-      return this.store.consumeRateLimit(hash, applied.name, applied.limit, applied.duration, applied.cost, nowMs).then(({ ok, used }) => ({
-        ok, limit: applied.limit, remaining: Math.max(0, applied.limit - used), reset,
-      }))
+  async checkAll(hash: string, limits: readonly AppliedLimit[], nowMs: number): Promise<LimitsOutcome> {
+    const outcomes: LimitOutcome[] = []
+    const locals: (LocalWindow | undefined)[] = []
+    // Async limits first, in memory, without charging.
+    for (const [i, applied] of limits.entries()) {
+      const reset = windowStart(applied.duration, nowMs) + applied.duration
+      if (!applied.async) {
+        outcomes.push({ ok: true, limit: applied.limit, remaining: 0, reset })
+        locals.push(undefined)
+        continue
+      }
+      const local = this.local(hash, applied, nowMs)
+      const used = local.global + local.pending
+      const ok = used + applied.cost <= applied.limit
+      outcomes.push({ ok, limit: applied.limit, remaining: Math.max(0, applied.limit - used - (ok ? applied.cost : 0)), reset })
+      locals.push(local)
+      if (!ok) return { ok: false, outcomes, failed: i }
     }
-    const id = `${hash} ${applied.name} ${applied.duration} ${window}`
-    let local = this.windows.get(id)
-    if (!local) this.windows.set(id, (local = { hash, name: applied.name, duration: applied.duration, window, global: 0, pending: 0 }))
-    const used = local.global + local.pending
-    if (used + applied.cost > applied.limit) return { ok: false, limit: applied.limit, remaining: Math.max(0, applied.limit - used), reset }
-    local.pending += applied.cost
-    return { ok: true, limit: applied.limit, remaining: applied.limit - used - applied.cost, reset }
+    // Then the exact ones, all or nothing, in one script.
+    const exactIndexes = limits.flatMap((applied, i) => (applied.async ? [] : [i]))
+    if (exactIndexes.length > 0) {
+      const { failed, used } = await this.store.consumeRateLimits(hash, exactIndexes.map((i) => limits[i]!), nowMs)
+      exactIndexes.forEach((i, j) => {
+        const applied = limits[i]!
+        outcomes[i] = { ...outcomes[i]!, ok: failed !== j, remaining: Math.max(0, applied.limit - used[j]!) }
+      })
+      if (failed !== undefined) return { ok: false, outcomes, failed: exactIndexes[failed] }
+    }
+    // Every limit had room: now charge the async ones.
+    locals.forEach((local, i) => {
+      if (local) local.pending += limits[i]!.cost
+    })
+    return { ok: true, outcomes, failed: undefined }
   }
 
   /** Adds local usage to Redis and learns everyone's, for every window still open. */
   async reconcile(nowMs: number = Date.now()): Promise<void> {
-    const open = [...this.windows.entries()].filter(([, w]) => w.window + w.duration > nowMs)
-    for (const [id, w] of this.windows.entries()) if (w.window + w.duration <= nowMs) this.windows.delete(id)
-    await Promise.all(open.map(async ([, w]) => {
-      const pushed = w.pending
-      const total = await this.store.addRateLimitUsage(w.hash, w.name, w.duration, w.window, pushed)
-      w.pending -= pushed
-      w.global = total
-    }))
+    const open: LocalWindow[] = []
+    for (const [id, w] of this.windows.entries()) {
+      if (w.window + w.duration > nowMs) open.push(w)
+      else this.windows.delete(id)
+    }
+    await Promise.all(open.map((w) => this.sync(w)))
+  }
+
+  private local(hash: string, applied: AppliedLimit, nowMs: number): LocalWindow {
+    const window = windowStart(applied.duration, nowMs)
+    const id = `${hash} ${applied.name} ${applied.duration} ${window}`
+    let local = this.windows.get(id)
+    if (!local) {
+      this.windows.set(id, (local = { hash, name: applied.name, duration: applied.duration, window, global: 0, pending: 0 }))
+      // A window new to this verifier (a restart, an eviction) may already be in use elsewhere: learn it now.
+      void this.sync(local).catch(() => {})
+    }
+    return local
+  }
+
+  private async sync(w: LocalWindow): Promise<void> {
+    const pushed = w.pending
+    const total = await this.store.addRateLimitUsage(w.hash, w.name, w.duration, w.window, pushed)
+    w.pending -= pushed
+    w.global = total
   }
 }

@@ -8,7 +8,7 @@ const OUTCOME: Partial<Record<VerdictCode, Outcome>> = { VALID: 'success', RATE_
 /**
  * Counts verifications per key and hour in memory (a Map increment on the hot path, nothing more) and adds
  * them to the store in one batch every `flushMs` (hourly and daily buckets). Counts not yet flushed when the
- * process dies are lost: analytics are best effort, verdicts never wait for them.
+ * process dies, or of a batch the store refused, are lost: analytics are best effort, verdicts never wait.
  */
 export class UsageRecorder {
   private pending = new Map<string, { keyId: string; hour: number; counts: Partial<Record<Outcome, number>> }>()
@@ -38,7 +38,11 @@ export class UsageRecorder {
     if (this.timer) clearTimeout(this.timer)
   }
 
-  /** Adds everything counted so far to the store; on failure the counts are kept for the next flush. */
+  /**
+   * Adds everything counted so far to the store. A failed batch is dropped, not retried: its increments are
+   * separate commands (keys in many slots), some may have landed, and counting them twice would be worse
+   * than missing them.
+   */
   async flush(): Promise<void> {
     if (this.pending.size === 0) return
     const batch = this.pending
@@ -50,12 +54,7 @@ export class UsageRecorder {
     try {
       await this.store.addUsage(increments)
     } catch (err) {
-      this.log.warn({ err, keys: batch.size }, 'could not record verification counts; keeping them for the next flush')
-      for (const [id, entry] of batch) {
-        const current = this.pending.get(id)
-        if (!current) this.pending.set(id, entry)
-        else for (const [outcome, n] of Object.entries(entry.counts)) current.counts[outcome as Outcome] = (current.counts[outcome as Outcome] ?? 0) + (n ?? 0)
-      }
+      this.log.warn({ err, keys: batch.size }, 'could not record verification counts; this batch is lost')
     }
   }
 }

@@ -20,7 +20,7 @@ const Entry = Type.Object({
 export function registerAuditList(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get('/v1/audit.list', {
     schema: {
-      querystring: Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 64 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }),
+      querystring: Type.Object({ cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}-[0-9]{1,15}$' })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }),
       response: { 200: Type.Object({ entries: Type.Array(Entry), cursor: Type.Optional(Type.String()) }) },
     },
   }, async (request) => {

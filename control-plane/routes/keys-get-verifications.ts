@@ -6,10 +6,12 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 
 const MAX_BUCKETS = 1_000
+/** Unix ms up to year 2286: far past any count kept, and well inside exact integers. */
+const MAX_TIME = 9_999_999_999_999
 const Query = Type.Object({
   keyId: Type.String({ minLength: 1, maxLength: 256 }),
-  start: Type.Optional(Type.Integer({ minimum: 0 })),
-  end: Type.Optional(Type.Integer({ minimum: 0 })),
+  start: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TIME })),
+  end: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TIME })),
   granularity: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('hour')])),
 })
 const Bucket = Type.Object({ time: Type.Number(), success: Type.Integer(), rateLimited: Type.Integer(), usageExceeded: Type.Integer() })

@@ -1,6 +1,7 @@
 import type { Bucket, Granularity, UsageIncrement } from '../analytics.js'
 import type { AuditEntry, NewAuditEntry } from '../audit.js'
 import type { ChangeEvent } from '../change-event.js'
+import type { ExactLimit } from '../ratelimit.js'
 import type { CreditOp, Spend } from '../credits.js'
 import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord, RootKeyRecord } from '../records.js'
 
@@ -90,10 +91,10 @@ export interface KeyStore {
   updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null>
 
   /**
-   * Exact fixed-window limit (async:false): adds `cost` to the key's window counter for `name` unless that
-   * would pass `limit`; atomic across every process.
+   * Exact fixed-window limits (async:false) of one call, all or nothing and atomic across every process:
+   * charged only if each window has room for its cost. `failed` is the index of the first without room.
    */
-  consumeRateLimit(hash: string, name: string, limit: number, duration: number, cost: number, nowMs: number): Promise<{ ok: boolean; used: number }>
+  consumeRateLimits(hash: string, limits: readonly ExactLimit[], nowMs: number): Promise<{ failed: number | undefined; used: number[] }>
   /** Adds locally counted usage (async limits) to the window counter and returns its total (delta 0 reads it). */
   addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number>
 

@@ -3,8 +3,8 @@ import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change
 import { LRUCache } from 'lru-cache'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit.js'
-import { BUCKET_MS, bucketStart, type Bucket, type Granularity, type Outcome, type UsageIncrement } from '../analytics.js'
-import { windowStart } from '../ratelimit.js'
+import { bucketTimes, type Bucket, type Granularity, type Outcome, type UsageIncrement } from '../analytics.js'
+import { windowStart, type ExactLimit } from '../ratelimit.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
@@ -150,16 +150,17 @@ export class MemoryKeyStore implements KeyStore {
     return { ok: true, remaining: record.remaining }
   }
 
-  async consumeRateLimit(hash: string, name: string, limit: number, duration: number, cost: number, nowMs: number): Promise<{ ok: boolean; used: number }> {
-    const counter = `${hash} ${name} ${windowStart(duration, nowMs)}`
-    const used = this.rateWindows.get(counter) ?? 0
-    if (used + cost > limit) return { ok: false, used }
-    this.rateWindows.set(counter, used + cost)
-    return { ok: true, used: used + cost }
+  async consumeRateLimits(hash: string, limits: readonly ExactLimit[], nowMs: number): Promise<{ failed: number | undefined; used: number[] }> {
+    const counters = limits.map((l) => `${hash} ${l.name} ${l.duration} ${windowStart(l.duration, nowMs)}`)
+    const used = counters.map((counter) => this.rateWindows.get(counter) ?? 0)
+    const failed = limits.findIndex((l, i) => used[i]! + l.cost > l.limit)
+    if (failed >= 0) return { failed, used }
+    counters.forEach((counter, i) => this.rateWindows.set(counter, used[i]! + limits[i]!.cost))
+    return { failed: undefined, used: used.map((u, i) => u + limits[i]!.cost) }
   }
 
-  async addRateLimitUsage(hash: string, name: string, _duration: number, window: number, delta: number): Promise<number> {
-    const counter = `${hash} ${name} ${window}`
+  async addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number> {
+    const counter = `${hash} ${name} ${duration} ${window}`
     const total = (this.rateWindows.get(counter) ?? 0) + delta
     this.rateWindows.set(counter, total)
     return total
@@ -176,7 +177,7 @@ export class MemoryKeyStore implements KeyStore {
 
   async readUsage(keyId: string, granularity: Granularity, from: number, to: number): Promise<Bucket[]> {
     const buckets: Bucket[] = []
-    for (let t = bucketStart(granularity, from); t <= to; t += BUCKET_MS[granularity]) {
+    for (const t of bucketTimes(granularity, from, to)) {
       const bucket = this.usage.get(`${keyId} ${granularity} ${t}`)
       if (bucket) buckets.push({ ...bucket })
     }
@@ -191,11 +192,14 @@ export class MemoryKeyStore implements KeyStore {
   }
 
   async listAudit(options: { cursor?: string; limit: number }): Promise<AuditEntry[]> {
-    let end = this.audit.length
-    if (options.cursor !== undefined) {
-      const at = this.audit.findIndex((entry) => entry.id === options.cursor)
-      end = at < 0 ? 0 : at
+    // Like a stream: everything older than the cursor, whether or not the cursor's own entry is still kept.
+    const older = (id: string) => {
+      const [at, seq] = id.split('-').map(Number) as [number, number]
+      const [cursorAt, cursorSeq] = options.cursor!.split('-').map(Number) as [number, number]
+      return at < cursorAt || (at === cursorAt && seq < cursorSeq)
     }
+    let end = this.audit.length
+    if (options.cursor !== undefined) while (end > 0 && !older(this.audit[end - 1]!.id)) end--
     return this.audit.slice(Math.max(0, end - options.limit), end).reverse().map((entry) => structuredClone(entry))
   }
 

@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit.js'
-import { ANALYTICS_RETENTION_MS, BUCKET_MS, bucketStart, type Bucket, type Granularity, type UsageIncrement } from '../analytics.js'
-import { windowStart } from '../ratelimit.js'
+import { ANALYTICS_RETENTION_MS, bucketTimes, type Bucket, type Granularity, type UsageIncrement } from '../analytics.js'
+import { windowStart, type ExactLimit } from '../ratelimit.js'
 import { WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
@@ -12,7 +12,7 @@ import { SHARD_COUNT, shardOf } from '../shards.js'
 import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
 import { redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
-import { CONSUME_RATE_LIMIT_SCRIPT, SPEND_CREDITS_SCRIPT, UPDATE_CREDITS_SCRIPT, WRITE_KEY_SCRIPT } from './redis-scripts.js'
+import { CONSUME_RATE_LIMITS_SCRIPT, SPEND_CREDITS_SCRIPT, UPDATE_CREDITS_SCRIPT, WRITE_KEY_SCRIPT } from './redis-scripts.js'
 
 type WriteReply = [number, string, string?]
 
@@ -20,7 +20,7 @@ interface ScriptedRedis extends Redis {
   writeKey(record: string, revision: string, log: string, ...args: (string | number)[]): Promise<WriteReply>
   spendCredits(record: string, ...args: (string | number)[]): Promise<[number, number]>
   updateCredits(record: string, ...args: (string | number)[]): Promise<number>
-  consumeRateLimit(window: string, ...args: (string | number)[]): Promise<[number, number]>
+  consumeRateLimits(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>
 }
 
 // An index entry whose record is missing is a write in flight until it is this old; then it is debris.
@@ -39,7 +39,8 @@ export class RedisKeyStore implements KeyStore {
     redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('spendCredits', { numberOfKeys: 1, lua: SPEND_CREDITS_SCRIPT })
     redis.defineCommand('updateCredits', { numberOfKeys: 1, lua: UPDATE_CREDITS_SCRIPT })
-    redis.defineCommand('consumeRateLimit', { numberOfKeys: 1, lua: CONSUME_RATE_LIMIT_SCRIPT })
+    // Called with the number of keys first: one call checks several windows.
+    redis.defineCommand('consumeRateLimits', { lua: CONSUME_RATE_LIMITS_SCRIPT })
     this.redis = redis as ScriptedRedis
     this.now = now
   }
@@ -110,14 +111,15 @@ export class RedisKeyStore implements KeyStore {
     return outcome === -1 ? null : { ok: outcome === 1, remaining }
   }
 
-  async consumeRateLimit(hash: string, name: string, limit: number, duration: number, cost: number, nowMs: number): Promise<{ ok: boolean; used: number }> {
-    const window = windowStart(duration, nowMs)
-    const [ok, used] = await this.run(() => this.redis.consumeRateLimit(redisKeys.rateWindow(hash, name, window), limit, cost, duration * 2))
-    return { ok: ok === 1, used }
+  async consumeRateLimits(hash: string, limits: readonly ExactLimit[], nowMs: number): Promise<{ failed: number | undefined; used: number[] }> {
+    const keys = limits.map((l) => redisKeys.rateWindow(hash, l.name, l.duration, windowStart(l.duration, nowMs)))
+    const args = limits.flatMap((l) => [l.limit, l.cost, l.duration * 2])
+    const [failed, ...used] = await this.run(() => this.redis.consumeRateLimits(keys.length, ...keys, ...args))
+    return { failed: failed ? failed - 1 : undefined, used }
   }
 
   async addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number> {
-    const counter = redisKeys.rateWindow(hash, name, window)
+    const counter = redisKeys.rateWindow(hash, name, duration, window)
     const [total] = await this.run(() => Promise.all([this.redis.incrby(counter, delta), this.redis.pexpire(counter, duration * 2)]))
     return total
   }
@@ -135,8 +137,7 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async readUsage(keyId: string, granularity: Granularity, from: number, to: number): Promise<Bucket[]> {
-    const times: number[] = []
-    for (let t = bucketStart(granularity, from); t <= to; t += BUCKET_MS[granularity]) times.push(t)
+    const times = bucketTimes(granularity, from, to)
     const rows = await this.run(() => Promise.all(times.map((t) => this.redis.hgetall(redisKeys.usage(keyId, granularity, t)))))
     return times.flatMap((time, i) => {
       const row = rows[i]!

@@ -109,14 +109,25 @@ return next
 `
 
 /**
- * Exact fixed-window rate limit. KEYS: window counter. ARGV: limit, cost, ttl ms.
- * Returns {1, used} when the cost fitted (and was added), {0, used} when it did not (nothing added).
+ * Exact fixed-window rate limits of one call, all or nothing: the call is admitted only if every window has
+ * room for its cost, and then charged to every window; otherwise nothing is charged.
+ * KEYS: window counters (all in the key's slot). ARGV: limit, cost, ttl ms — three per key.
+ * Returns {0, used…} when admitted (usage after), or {i, used…} where i is the first limit without room.
  */
-export const CONSUME_RATE_LIMIT_SCRIPT = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local cost = tonumber(ARGV[2])
-if used + cost > tonumber(ARGV[1]) then return {0, used} end
-used = redis.call('INCRBY', KEYS[1], cost)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return {1, used}
+export const CONSUME_RATE_LIMITS_SCRIPT = `
+local used = {}
+local failed = 0
+for i = 1, #KEYS do
+  local b = 3 * (i - 1)
+  used[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if failed == 0 and used[i] + tonumber(ARGV[b + 2]) > tonumber(ARGV[b + 1]) then failed = i end
+end
+if failed == 0 then
+  for i = 1, #KEYS do
+    local b = 3 * (i - 1)
+    used[i] = redis.call('INCRBY', KEYS[i], ARGV[b + 2])
+    redis.call('PEXPIRE', KEYS[i], ARGV[b + 3])
+  end
+end
+return {failed, unpack(used)}
 `

@@ -53,6 +53,20 @@ onBothStores('rate limits (injected clock)', { clock: () => new ManualClock(Date
       expect(incomplete).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^ratelimits\.0: needs limit and duration/) } } })
     })
 
+    it('charges a call refused by one limit to none of them, and keeps limits of other durations apart', async () => {
+      const { body: key } = await post('keys.createKey', { apiId, ratelimit: { limit: 3, duration: 60_000, async: false } })
+      const tight = { name: 'burst', limit: 1, duration: 60_000, async: false }
+      expect(await verify({ key: key.key, ratelimits: [tight] })).toMatchObject({ valid: true, ratelimit: { remaining: 2 } })
+      for (let i = 0; i < 3; i++) expect(await verify({ key: key.key, ratelimits: [tight] })).toMatchObject({ code: 'RATE_LIMITED', ratelimit: { limit: 1 } })
+      // The refused calls cost the key's own limit nothing.
+      expect(await verify({ key: key.key })).toMatchObject({ valid: true, ratelimit: { limit: 3, remaining: 1 } })
+      // Same name, another duration: another window (on a key without a limit of its own).
+      const { body: free } = await post('keys.createKey', { apiId })
+      expect(await verify({ key: free.key, ratelimits: [{ name: 'x', limit: 1, duration: 1_000, async: false }] })).toMatchObject({ valid: true })
+      expect(await verify({ key: free.key, ratelimits: [{ name: 'x', limit: 1, duration: 2_000, async: false }] })).toMatchObject({ valid: true })
+      expect(await verify({ key: free.key, ratelimits: [{ name: 'x', limit: 1, duration: 2_000, async: false }] })).toMatchObject({ code: 'RATE_LIMITED' })
+    })
+
     it('accepts Unkey’s deprecated ratelimit spellings, and clears a limit with null', async () => {
       const { body: key } = await post('keys.createKey', { apiId, ratelimit: { type: 'consistent', refillRate: 2, refillInterval: 1_000 } })
       const read = async () => (await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${key.keyId}`, headers: ADMIN_HEADERS })).json()

@@ -70,6 +70,12 @@ for (const store of ['memory', 'redis'] as const) {
       expect((await get(`keyId=${keyId}&granularity=hour&start=0&end=${clock.now()}`)).status).toBe(400)
       expect((await get(`keyId=${keyId}&start=${clock.now()}&end=${clock.now() - 1}`)).status).toBe(400)
       expect((await get(`keyId=${keyId}&granularity=week`)).status).toBe(400)
+      // Far-off times neither hang nor grow without bound.
+      expect((await get(`keyId=${keyId}&granularity=hour&start=1e23&end=1e23`)).status).toBe(400)
+      const farthest = 9_999_999_999_999
+      const started = Date.now()
+      expect((await get(`keyId=${keyId}&granularity=hour&start=${farthest}&end=${farthest}`)).body).toEqual({ verifications: [] })
+      expect(Date.now() - started).toBeLessThan(1_000)
       expect((await get(`keyId=${keyId}`)).body).toEqual({ verifications: [] })
     })
   })
