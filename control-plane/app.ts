@@ -7,6 +7,7 @@ import { registerVerifyKey } from '../verifier/verify-key-route.js'
 import { registerAuthorize } from '../verifier/authorize-route.js'
 import type { GatewayPolicy } from '../verifier/gateway-request.js'
 import { AuditLog } from './audit-log.js'
+import { limitManagementCalls } from './management-rate-limit.js'
 import { KeyWrites } from './key-writes.js'
 import { RootKeyAuth } from './root-key-auth.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
@@ -32,6 +33,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   verifier: KeyVerifier
   clock: Clock
   bootstrapRootKey: string | undefined
+  /** Management calls per root key per minute (0 or absent: no limit). */
+  managementRateLimit?: number
   /** Only `keygate dev` serves forward-auth next to the management API. */
   gateway?: GatewayPolicy
 }
@@ -57,6 +60,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     management.addHook('onRequest', async (request) => {
       request.principal = await auth.authenticate(request)
     })
+    await limitManagementCalls(management, deps.managementRateLimit ?? 0)
     registerCreateApi(management, routeDeps)
     registerGetApi(management, routeDeps)
     registerDeleteApi(management, routeDeps, writes)

@@ -32,6 +32,7 @@ export async function startDev(config: DevConfig, log: Logger = createLogger(con
   const app = buildControlPlaneApp({
     store, verifier, clock: systemClock, log, metrics, bootstrapRootKey: rootKey,
     bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl, gateway: config.gateway,
+    managementRateLimit: config.managementRateLimit,
   })
   app.addHook('onClose', async () => {
     verifier.stop()

@@ -16,7 +16,7 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger 
   const verifier = new KeyVerifier({ store, feed, clock: systemClock, elapsed: monotonicClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
   const app = buildControlPlaneApp({
     store, verifier, clock: systemClock, log, metrics, bootstrapRootKey: config.rootKey,
-    bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl,
+    bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl, managementRateLimit: config.managementRateLimit,
   })
   app.addHook('onClose', async () => {
     verifier.stop()

@@ -24,13 +24,14 @@ const common = {
   proxyPort: { flag: 'proxy-port', env: 'PROXY_PORT', kind: 'port', default: 7072, description: 'port of the reverse proxy (with --upstream)' } as OptionSpec,
   upstreamTimeout: { flag: 'upstream-timeout', env: 'UPSTREAM_TIMEOUT_MS', kind: 'int', min: 10, max: 600_000, default: 30_000, description: 'longest wait for the upstream, ms (then 504)' } as OptionSpec,
   upstreamConnections: { flag: 'upstream-connections', env: 'UPSTREAM_CONNECTIONS', kind: 'int', min: 1, max: 10_000, default: 64, description: 'most connections the proxy opens to the upstream' } as OptionSpec,
+  managementRateLimit: { flag: 'management-rate-limit', env: 'MANAGEMENT_RATE_LIMIT', kind: 'int', min: 0, max: 10_000_000, default: 6_000, description: 'management calls per root key per minute on each control plane (0 = no limit)' } as OptionSpec,
   shutdownGrace: { flag: 'shutdown-grace', env: 'SHUTDOWN_GRACE_MS', kind: 'int', min: 0, max: 600_000, default: 10_000, description: 'time to drain requests on SIGTERM, ms' } as OptionSpec,
 }
 
 export const specs = {
-  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.shutdownGrace],
+  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownGrace],
   verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownGrace],
-  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.shutdownGrace],
+  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.managementRateLimit, common.shutdownGrace],
   'root-key create': [
     common.redis,
     { flag: 'permissions', env: 'KEYGATE_PERMISSIONS', kind: 'string', required: true, description: "'*' or a comma-separated list such as api.*.read_key,api.api_x.update_key" },
@@ -54,6 +55,7 @@ export interface ServerConfig {
 export interface ControlPlaneConfig extends ServerConfig {
   redisUrl: string
   rootKey: string | undefined
+  managementRateLimit: number
 }
 
 export interface GatewayConfig {
@@ -79,6 +81,7 @@ export interface VerifierConfig extends ServerConfig {
 
 export interface DevConfig extends ServerConfig {
   rootKey: string | undefined
+  managementRateLimit: number
   gateway: GatewayConfig
 }
 
@@ -132,7 +135,10 @@ function serverConfig(values: Values): ServerConfig {
 
 export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<ControlPlaneConfig> {
   const values = read('control-plane', argv, env)
-  return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string, rootKey: values['root-key'] as string | undefined })
+  return Object.freeze({
+    ...serverConfig(values), redisUrl: values.redis as string, rootKey: values['root-key'] as string | undefined,
+    managementRateLimit: values['management-rate-limit'] as number,
+  })
 }
 
 function gatewayConfig(values: Values): GatewayConfig {
@@ -158,7 +164,10 @@ export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly
 
 export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevConfig> {
   const values = read('dev', argv, env)
-  return Object.freeze({ ...serverConfig(values), rootKey: values['root-key'] as string | undefined, gateway: gatewayConfig(values) })
+  return Object.freeze({
+    ...serverConfig(values), rootKey: values['root-key'] as string | undefined, gateway: gatewayConfig(values),
+    managementRateLimit: values['management-rate-limit'] as number,
+  })
 }
 
 export const PERMISSION_PATTERN = /^(\*|api\.[A-Za-z0-9_*]+\.(create_api|read_api|delete_api|create_key|read_key|update_key|delete_key|read_analytics|\*))$/

@@ -28,6 +28,10 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i
 const QUIET_PATHS = new Set(['/livez', '/readyz', '/metrics', '/v1/liveness'])
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes any content type and never needs its body (forward-auth). */
+    anyBody?: boolean
+  }
   interface FastifyInstance {
     /**
      * First step of a graceful shutdown: readiness turns false and new requests get a contract-shaped 503
@@ -94,7 +98,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
       return
     }
     // Writes are JSON, also when empty: a POST without a JSON content type is a 415 before anything else.
-    if (request.method === 'POST' && !(request.routeOptions.config as { anyBody?: boolean }).anyBody && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+    if (request.method === 'POST' && !request.routeOptions.config.anyBody && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
       done(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'content-type: must be application/json'))
       return
     }

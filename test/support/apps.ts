@@ -70,6 +70,7 @@ export interface TestServerOptions {
   clock?: Clock
   sync?: Partial<SyncSettings>
   gateway?: Partial<GatewayPolicy>
+  managementRateLimit?: number
 }
 
 /** A control plane (with its verifyKey) on its own store connection, ready to inject into. */
@@ -82,7 +83,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
   await verifier.start()
   const app = buildControlPlaneApp({
     store: backend.store, verifier, clock, log, metrics, bootstrapRootKey: TEST_ROOT_KEY, bodyLimitBytes: 1_048_576,
-    docsBaseUrl: 'https://keygate.dev/docs',
+    docsBaseUrl: 'https://keygate.dev/docs', managementRateLimit: options.managementRateLimit,
   })
   await app.ready()
   return { app, verifier, backend, close: async () => { verifier.stop(); await app.close(); if (!options.backend) await backend.close() } }
