@@ -47,21 +47,21 @@ async function main(argv: string[]): Promise<number> {
       const config = controlPlaneConfig(rest, process.env)
       const log = createLogger(config.logLevel, 'control-plane')
       const app = await startControlPlane(config, log)
-      closeGracefully(log, config.shutdownGraceMs, app)
+      closeGracefully(log, config.shutdownGraceMs, config.shutdownDelayMs, app)
       return -1
     }
     case 'verifier': {
       const config = verifierConfig(rest, process.env)
       const log = createLogger(config.logLevel, 'verifier')
       const app = await startVerifier(config, log)
-      closeGracefully(log, config.shutdownGraceMs, app)
+      closeGracefully(log, config.shutdownGraceMs, config.shutdownDelayMs, app)
       return -1
     }
     case 'dev': {
       const config = devConfig(rest, process.env)
       const log = createLogger(config.logLevel, 'dev')
       const dev = await startDev(config, log)
-      closeGracefully(log, config.shutdownGraceMs, dev.app)
+      closeGracefully(log, config.shutdownGraceMs, config.shutdownDelayMs, dev.app)
       process.stdout.write(
         `\nKeygate dev server (in-memory store, no Redis; data is lost on exit)\n` +
         `  URL:      ${dev.url}\n` +

@@ -25,13 +25,14 @@ const common = {
   upstreamTimeout: { flag: 'upstream-timeout', env: 'UPSTREAM_TIMEOUT_MS', kind: 'int', min: 10, max: 600_000, default: 30_000, description: 'longest wait for the upstream, ms (then 504)' } as OptionSpec,
   upstreamConnections: { flag: 'upstream-connections', env: 'UPSTREAM_CONNECTIONS', kind: 'int', min: 1, max: 10_000, default: 64, description: 'most connections the proxy opens to the upstream' } as OptionSpec,
   managementRateLimit: { flag: 'management-rate-limit', env: 'MANAGEMENT_RATE_LIMIT', kind: 'int', min: 0, max: 10_000_000, default: 6_000, description: 'management calls per root key per minute on each control plane (0 = no limit)' } as OptionSpec,
+  shutdownDelay: { flag: 'shutdown-delay', env: 'SHUTDOWN_DELAY_MS', kind: 'int', min: 0, max: 600_000, default: 0, description: 'on SIGTERM, time to stay up while not ready before refusing requests, ms (set it to your load balancer\'s readiness period)' } as OptionSpec,
   shutdownGrace: { flag: 'shutdown-grace', env: 'SHUTDOWN_GRACE_MS', kind: 'int', min: 0, max: 600_000, default: 10_000, description: 'time to drain requests on SIGTERM, ms' } as OptionSpec,
 }
 
 export const specs = {
-  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownGrace],
-  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownGrace],
-  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.managementRateLimit, common.shutdownGrace],
+  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
+  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownDelay, common.shutdownGrace],
+  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
   'root-key create': [
     common.redis,
     { flag: 'permissions', env: 'KEYGATE_PERMISSIONS', kind: 'string', required: true, description: "'*' or a comma-separated list such as api.*.read_key,api.api_x.update_key" },
@@ -48,6 +49,7 @@ export interface ServerConfig {
   bodyLimitBytes: number
   docsBaseUrl: string
   shutdownGraceMs: number
+  shutdownDelayMs: number
   cache: { maxKeys: number; maxUnknown: number; unknownTtlMs: number }
   sync: { maxStalenessMs: number; pollIntervalMs: number; onStale: 'read-through' | 'serve' }
 }
@@ -120,6 +122,7 @@ function serverConfig(values: Values): ServerConfig {
     bodyLimitBytes: values['body-limit'] as number,
     docsBaseUrl: String(values['docs-url']).replace(/\/+$/, ''),
     shutdownGraceMs: values['shutdown-grace'] as number,
+    shutdownDelayMs: values['shutdown-delay'] as number,
     cache: {
       maxKeys: values['cache-size'] as number,
       maxUnknown: values['unknown-cache-size'] as number,

@@ -38,6 +38,8 @@ declare module 'fastify' {
      * (with `Connection: close`) while the requests in flight finish. close() does it too.
      */
     stopAccepting(): void
+    /** Readiness turns false while requests are still served: load balancers move away before stopAccepting(). */
+    beginDraining(): void
   }
 }
 
@@ -76,8 +78,12 @@ export function buildServer(options: ServerOptions): KeygateServer {
   const unmatchedRoute = installErrorHandling(app, options.docsBaseUrl)
 
   let closing = false
+  let draining = false
   app.decorate('stopAccepting', () => {
     closing = true
+  })
+  app.decorate('beginDraining', () => {
+    draining = true
   })
   app.addHook('preClose', (done) => {
     closing = true
@@ -113,7 +119,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
 
   app.get('/livez', async () => ({ status: 'ok' }))
   app.get('/readyz', async (request, reply) => {
-    const reasons = closing ? ['shutting down'] : await options.notReadyReasons()
+    const reasons = closing || draining ? ['shutting down'] : await options.notReadyReasons()
     if (reasons.length === 0) return { status: 'ready' }
     return renderError(new ApiError('UNAVAILABLE', `not ready: ${reasons.join('; ')}`), request, reply, options.docsBaseUrl)
   })
