@@ -9,6 +9,8 @@ export interface KeyCacheOptions {
   maxUnknown: number
   /** How long an unknown hash is remembered; a create event for it forgets it at once. */
   unknownTtlMs: number
+  /** Distinct keys read from the store at once (cache misses in flight); past it, 503. */
+  maxPendingReads?: number
 }
 
 /**

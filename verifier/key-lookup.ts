@@ -24,11 +24,16 @@ const MAX_READS = 4
 export class KeyLookup {
   private readonly pending = new Map<string, PendingRead>()
 
-  constructor(private readonly store: KeyStore, private readonly cache: KeyCache) {}
+  /** `maxPending`: distinct keys being read at once; past it a miss fails fast (503) instead of queueing. */
+  constructor(private readonly store: KeyStore, private readonly cache: KeyCache, private readonly maxPending = 10_000) {}
 
   read(hash: string): Promise<KeyRecord | null> {
     const inFlight = this.pending.get(hash)
     if (inFlight) return inFlight.promise
+    // A flood of random keys is all misses: bound the reads (and their memory) rather than queue them.
+    if (this.pending.size >= this.maxPending) {
+      return Promise.reject(new StoreUnavailableError('too many keys are being looked up at once; retry'))
+    }
     const pending: PendingRead = { promise: Promise.resolve(null), minRev: 0, deleted: false }
     pending.promise = this.readUntilCurrent(hash, pending).finally(() => this.pending.delete(hash))
     this.pending.set(hash, pending)

@@ -63,7 +63,7 @@ export class KeyVerifier {
     this.usage = new UsageRecorder(deps.store, deps.log.child({ component: 'usage' }), deps.sync.pollIntervalMs)
     this.limiter = new RateLimiter(deps.store, deps.log.child({ component: 'rate-limiter' }), deps.sync.pollIntervalMs)
     this.cache = new KeyCache(deps.cache)
-    this.lookup = new KeyLookup(deps.store, this.cache)
+    this.lookup = new KeyLookup(deps.store, this.cache, deps.cache.maxPendingReads)
     this.metrics = createVerifierMetrics(deps.registry, {
       cacheSize: () => this.cache.size,
       stalenessSeconds: () => this.sync.stalenessMs / 1000,

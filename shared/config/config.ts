@@ -12,6 +12,7 @@ const common = {
   cacheSize: { flag: 'cache-size', env: 'CACHE_MAX_KEYS', kind: 'int', min: 1, max: 100_000_000, default: 1_000_000, description: 'key records the verifier cache holds' } as OptionSpec,
   unknownSize: { flag: 'unknown-cache-size', env: 'UNKNOWN_CACHE_MAX', kind: 'int', min: 1, max: 10_000_000, default: 100_000, description: 'unknown keys remembered (negative cache)' } as OptionSpec,
   unknownTtl: { flag: 'unknown-cache-ttl', env: 'UNKNOWN_CACHE_TTL_MS', kind: 'int', min: 0, max: 3_600_000, default: 10_000, description: 'how long an unknown key is remembered, ms' } as OptionSpec,
+  pendingReads: { flag: 'max-pending-reads', env: 'MAX_PENDING_READS', kind: 'int', min: 1, max: 1_000_000, default: 10_000, description: 'distinct keys a verifier reads from Redis at once (cache misses in flight); past it, 503' } as OptionSpec,
   docsUrl: { flag: 'docs-url', env: 'DOCS_BASE_URL', kind: 'string', default: 'https://keygate.dev/docs', description: 'base of the `docs` link in error bodies' } as OptionSpec,
   maxStaleness: { flag: 'max-staleness', env: 'MAX_STALENESS_MS', kind: 'int', min: 100, max: 600_000, default: 5_000, description: 'longest a verifier answers from a cache it cannot confirm current, ms (the revocation bound)' } as OptionSpec,
   pollInterval: { flag: 'poll-interval', env: 'POLL_INTERVAL_MS', kind: 'int', min: 10, max: 60_000, default: 1_000, description: 'how often the verifier polls the shard revisions, ms (keep well under --max-staleness)' } as OptionSpec,
@@ -30,9 +31,9 @@ const common = {
 }
 
 export const specs = {
-  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
-  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownDelay, common.shutdownGrace],
-  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
+  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
+  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownDelay, common.shutdownGrace],
+  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
   'root-key create': [
     common.redis,
     { flag: 'permissions', env: 'KEYGATE_PERMISSIONS', kind: 'string', required: true, description: "'*' or a comma-separated list such as api.*.read_key,api.api_x.update_key" },
@@ -50,7 +51,7 @@ export interface ServerConfig {
   docsBaseUrl: string
   shutdownGraceMs: number
   shutdownDelayMs: number
-  cache: { maxKeys: number; maxUnknown: number; unknownTtlMs: number }
+  cache: { maxKeys: number; maxUnknown: number; unknownTtlMs: number; maxPendingReads: number }
   sync: { maxStalenessMs: number; pollIntervalMs: number; onStale: 'read-through' | 'serve' }
 }
 
@@ -127,6 +128,7 @@ function serverConfig(values: Values): ServerConfig {
       maxKeys: values['cache-size'] as number,
       maxUnknown: values['unknown-cache-size'] as number,
       unknownTtlMs: values['unknown-cache-ttl'] as number,
+      maxPendingReads: values['max-pending-reads'] as number,
     },
     sync: {
       maxStalenessMs: values['max-staleness'] as number,

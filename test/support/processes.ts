@@ -20,7 +20,7 @@ export async function startKeygate(args: string[], env: Record<string, string> =
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`)
   const port = await freePort()
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'debug', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'trace', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

@@ -60,4 +60,20 @@ describe('KeyLookup (the miss path)', () => {
     expect(await lookup.read('h')).toMatchObject({ rev: 1 })
     expect(cache.get('h')).toBeUndefined()
   })
+
+  it('fails fast past the cap on distinct keys in flight, while requests for a key in flight share its read', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let reads = 0
+    const store = { getKeyByHash: async () => { reads++; await gate; return null } } as unknown as KeyStore
+    const lookup = new KeyLookup(store, new KeyCache(cacheOptions), 2)
+    const first = lookup.read('h1')
+    const second = lookup.read('h2')
+    const joined = lookup.read('h1')
+    await expect(lookup.read('h3')).rejects.toBeInstanceOf(StoreUnavailableError)
+    release()
+    expect(await Promise.all([first, second, joined])).toEqual([null, null, null])
+    expect(reads).toBe(2)
+    expect(await lookup.read('h3')).toBeNull()
+  })
 })
