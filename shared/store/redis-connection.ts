@@ -22,11 +22,34 @@ export function connectionOptions(name: string): RedisOptions {
  * A connection that connects and reconnects in the background: servers start even while Redis is down
  * and report it through readiness.
  */
-export function createRedis(url: string, name: string, overrides: RedisOptions = {}): Redis {
-  const redis = new Redis(url, { ...connectionOptions(name), lazyConnect: false, ...overrides })
+export function createRedis(url: string, name: string, overrides: RedisOptions = {}, sentinel?: SentinelTarget): Redis {
+  const options = { ...connectionOptions(name), lazyConnect: false, ...overrides }
+  const redis = sentinel ? new Redis({ ...sentinelOptions(url, sentinel), ...options }) : new Redis(url, options)
   // Errors are surfaced by commands and readiness; without a listener ioredis would print each to stderr.
   redis.on('error', () => {})
   return redis
+}
+
+/** Redis behind Sentinel: the sentinels to ask, and the name of the master they watch. */
+export interface SentinelTarget {
+  sentinels: { host: string; port: number }[]
+  name: string
+}
+
+/** Sentinel connection options; credentials and db still come from REDIS_URL when it has them. */
+function sentinelOptions(url: string, sentinel: SentinelTarget): RedisOptions {
+  const parsed = new URL(url)
+  return {
+    sentinels: sentinel.sentinels,
+    name: sentinel.name,
+    // Reconnect to the new master as soon as the sentinels announce a switch, and whenever the node we are on
+    // answers READONLY (it was demoted): without these a forced failover can leave writes failing for a while.
+    failoverDetector: true,
+    reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
+    username: parsed.username || undefined,
+    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    db: parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined,
+  }
 }
 
 /** Opens a connection to `url` and waits until it is ready (or throws StoreUnavailableError). */

@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { startSentinel, type SentinelProcess } from '../support/sentinel.js'
+import { waitFor } from '../support/wait-for.js'
+
+const ROOT_KEY = 'sentinel-test-root-key-0123456789'
+const NAME = 'kg'
+
+describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', () => {
+  const stoppable: { stop(): Promise<unknown> }[] = []
+  afterAll(async () => {
+    await Promise.all(stoppable.reverse().map((p) => p.stop()))
+  })
+
+  it('runs the seed flow, keeps every acknowledged write across the failover, and a disable still reaches the verifier', async () => {
+    const master: RedisServer = await startRedisServer()
+    const replica: RedisServer = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(master.port)] })
+    stoppable.push(master, replica)
+    const sentinels: SentinelProcess[] = []
+    for (let i = 0; i < 3; i++) sentinels.push(await startSentinel(NAME, master.port))
+    stoppable.push(...sentinels)
+    // The sentinels know the replica and each other (needed to elect a leader for the failover).
+    await waitFor(async () => {
+      const known = await Promise.all(sentinels.map(async (s) => [
+        ((await s.client.call('SENTINEL', 'replicas', NAME)) as unknown[]).length,
+        ((await s.client.call('SENTINEL', 'sentinels', NAME)) as unknown[]).length,
+      ]))
+      return known.every(([replicas, others]) => replicas === 1 && others === 2)
+    }, 'the sentinels to discover the replica and each other', 20_000, 100)
+
+    const env = {
+      REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINELS: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','), REDIS_SENTINEL_NAME: NAME,
+      KEYGATE_ROOT_KEY: ROOT_KEY, LOG_LEVEL: 'warn', MAX_STALENESS_MS: '2000', POLL_INTERVAL_MS: '250',
+    }
+    const controlPlane: KeygateProcess = await startKeygate(['control-plane'], env)
+    const verifier: KeygateProcess = await startKeygate(['verifier'], env)
+    stoppable.push(controlPlane, verifier)
+    const post = async (base: string, path: string, body: unknown, auth = true) => {
+      const response = await fetch(`${base}/v1/${path}`, {
+        method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${ROOT_KEY}` } : {}) }, body: JSON.stringify(body),
+      }).catch(() => undefined)
+      return response ? { status: response.status, body: (await response.json()) as Record<string, any> } : { status: 0, body: {} }
+    }
+
+    const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'sentinel' })
+    const acknowledged: { keyId: string; key: string }[] = []
+    for (let i = 0; i < 20; i++) acknowledged.push((await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })).body as { keyId: string; key: string })
+    expect((await post(verifier.url, 'keys.verifyKey', { key: acknowledged[0]!.key }, false)).body.valid).toBe(true)
+    // Replication is asynchronous: let the replica catch up before forcing the failover.
+    await waitFor(async () => (await master.admin.call('WAIT', '1', '1000')) === 1, 'the replica to acknowledge the writes', 5_000)
+
+    await sentinels[0]!.client.call('SENTINEL', 'FAILOVER', NAME)
+    const failedOverAt = Date.now()
+    await waitFor(async () => {
+      const [, port] = (await sentinels[0]!.client.call('SENTINEL', 'get-master-addr-by-name', NAME)) as [string, string]
+      return Number(port) === replica.port
+    }, 'the sentinels to promote the replica', 20_000, 100)
+    // The control plane writes again once it follows the new master.
+    const after = await waitFor(async () => {
+      const created = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
+      return created.status === 200 ? created.body as { keyId: string; key: string } : undefined
+    }, 'a write on the new master', 20_000, 100)
+    acknowledged.push(after)
+    console.log(`sentinel failover: writes resumed ${Date.now() - failedOverAt} ms after SENTINEL FAILOVER`)
+
+    for (const { keyId } of acknowledged) {
+      const read = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${keyId}`, { headers: { authorization: `Bearer ${ROOT_KEY}` } })
+      expect(read.status, keyId).toBe(200)
+    }
+    // A disable on the new master reaches the verifier within the bound.
+    const target = acknowledged[1]!
+    expect((await post(controlPlane.url, 'keys.updateKey', { keyId: target.keyId, enabled: false })).status).toBe(200)
+    const disabledAt = Date.now()
+    await waitFor(async () => (await post(verifier.url, 'keys.verifyKey', { key: target.key }, false)).body.code === 'DISABLED', 'the disable to reach the verifier', 2_000, 5)
+    console.log(`sentinel failover: disable→deny ${Date.now() - disabledAt} ms on the new master`)
+    expect((await post(verifier.url, 'keys.verifyKey', { key: after.key }, false)).body.valid).toBe(true)
+  }, 90_000)
+})
