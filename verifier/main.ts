@@ -12,7 +12,7 @@ import { createReverseProxy } from './proxy-server.js'
 
 /** `keygate verifier`: the sidecar. Listens at once; /readyz turns 200 once subscribed and synced. */
 export async function startVerifier(config: VerifierConfig, log: Logger = createLogger(config.logLevel, 'verifier')): Promise<KeygateServer> {
-  const { store, feed, close } = openRedisBackend(config.redisUrl, 'verifier', config.sentinel)
+  const { store, feed, close } = openRedisBackend(config.redisUrl, 'verifier', config.redisTarget)
   const metrics = createMetricsRegistry('verifier')
   const verifier = new KeyVerifier({ store, feed, clock: systemClock, elapsed: monotonicClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
   const app = buildVerifierApp({ verifier, store, log, metrics, bodyLimitBytes: config.bodyLimitBytes, docsBaseUrl: config.docsBaseUrl, gateway: config.gateway })

@@ -1,4 +1,4 @@
-import type { SentinelTarget } from '../store/redis-connection.js'
+import type { RedisTarget } from '../store/redis-connection.js'
 import { parseOptions, type OptionSpec } from './option-spec.js'
 
 /** The one place that reads process configuration; everything else takes these frozen objects. */
@@ -8,6 +8,7 @@ const common = {
   port: (fallback: number): OptionSpec => ({ flag: 'port', env: 'PORT', kind: 'port', default: fallback, description: 'port to listen on (0 = any free port)' }),
   redis: { flag: 'redis', env: 'REDIS_URL', kind: 'url', default: 'redis://127.0.0.1:6379', description: 'Redis to keep keys in' } as OptionSpec,
   sentinels: { flag: 'redis-sentinels', env: 'REDIS_SENTINELS', kind: 'string', description: 'host:port,… of Redis Sentinels: connect to the master they name (REDIS_URL still gives password and db)' } as OptionSpec,
+  clusterNodes: { flag: 'redis-cluster-nodes', env: 'REDIS_CLUSTER_NODES', kind: 'string', description: 'host:port,… seed nodes of a Redis Cluster (REDIS_URL then only gives the password)' } as OptionSpec,
   sentinelName: { flag: 'redis-sentinel-name', env: 'REDIS_SENTINEL_NAME', kind: 'string', default: 'mymaster', description: 'name of the master the sentinels watch' } as OptionSpec,
   rootKey: { flag: 'root-key', env: 'KEYGATE_ROOT_KEY', kind: 'secret', min: 16, description: 'bootstrap root key with every permission (prefer the environment: flags show in ps)' } as OptionSpec,
   logLevel: { flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', default: 'info', description: 'fatal|error|warn|info|debug|trace|silent' } as OptionSpec,
@@ -34,8 +35,8 @@ const common = {
 }
 
 export const specs = {
-  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.sentinels, common.sentinelName, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
-  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.sentinels, common.sentinelName, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownDelay, common.shutdownGrace],
+  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.sentinels, common.sentinelName, common.clusterNodes, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
+  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.sentinels, common.sentinelName, common.clusterNodes, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownDelay, common.shutdownGrace],
   dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
   'root-key create': [
     common.redis,
@@ -60,7 +61,8 @@ export interface ServerConfig {
 
 export interface ControlPlaneConfig extends ServerConfig {
   redisUrl: string
-  sentinel: SentinelTarget | undefined
+  /** Sentinel or Cluster, when Redis is not the one server at redisUrl. */
+  redisTarget: RedisTarget | undefined
   rootKey: string | undefined
   managementRateLimit: number
 }
@@ -81,7 +83,8 @@ export interface ProxyConfig {
 
 export interface VerifierConfig extends ServerConfig {
   redisUrl: string
-  sentinel: SentinelTarget | undefined
+  /** Sentinel or Cluster, when Redis is not the one server at redisUrl. */
+  redisTarget: RedisTarget | undefined
   gateway: GatewayConfig
   /** Reverse-proxy mode, when UPSTREAM_URL is set. */
   proxy: ProxyConfig | undefined
@@ -111,10 +114,14 @@ type Values = Record<string, string | number | undefined>
 function read(command: CommandName, argv: string[], env: NodeJS.ProcessEnv, extra?: (values: Values, problems: string[]) => void): Values {
   const { values, problems } = parseOptions([...specs[command]], argv, env)
   extra?.(values, problems)
-  if (values['redis-sentinels'] !== undefined) {
-    for (const address of String(values['redis-sentinels']).split(',')) {
-      if (!/^[^\s:,]+:\d{1,5}$/.test(address.trim())) problems.push(`REDIS_SENTINELS: ${JSON.stringify(address)} is not host:port`)
+  for (const [flag, env] of [['redis-sentinels', 'REDIS_SENTINELS'], ['redis-cluster-nodes', 'REDIS_CLUSTER_NODES']] as const) {
+    if (values[flag] === undefined) continue
+    for (const address of String(values[flag]).split(',')) {
+      if (!/^[^\s:,]+:\d{1,5}$/.test(address.trim())) problems.push(`${env}: ${JSON.stringify(address)} is not host:port`)
     }
+  }
+  if (values['redis-sentinels'] !== undefined && values['redis-cluster-nodes'] !== undefined) {
+    problems.push('REDIS_SENTINELS and REDIS_CLUSTER_NODES: give one or the other')
   }
   const poll = values['poll-interval']
   const bound = values['max-staleness']
@@ -151,18 +158,20 @@ function serverConfig(values: Values): ServerConfig {
 export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<ControlPlaneConfig> {
   const values = read('control-plane', argv, env)
   return Object.freeze({
-    ...serverConfig(values), redisUrl: values.redis as string, sentinel: sentinelOf(values), rootKey: values['root-key'] as string | undefined,
+    ...serverConfig(values), redisUrl: values.redis as string, redisTarget: redisTargetOf(values), rootKey: values['root-key'] as string | undefined,
     managementRateLimit: values['management-rate-limit'] as number,
   })
 }
 
-function sentinelOf(values: Values): SentinelTarget | undefined {
-  if (values['redis-sentinels'] === undefined) return undefined
-  const sentinels = String(values['redis-sentinels']).split(',').map((address) => {
-    const [host, port] = address.trim().split(':') as [string, string]
-    return { host, port: Number(port) }
-  })
-  return { sentinels, name: String(values['redis-sentinel-name']) }
+const addresses = (list: string) => list.split(',').map((address) => {
+  const [host, port] = address.trim().split(':') as [string, string]
+  return { host, port: Number(port) }
+})
+
+function redisTargetOf(values: Values): RedisTarget | undefined {
+  if (values['redis-cluster-nodes'] !== undefined) return { cluster: addresses(String(values['redis-cluster-nodes'])) }
+  if (values['redis-sentinels'] !== undefined) return { sentinel: { sentinels: addresses(String(values['redis-sentinels'])), name: String(values['redis-sentinel-name']) } }
+  return undefined
 }
 
 function gatewayConfig(values: Values): GatewayConfig {
@@ -183,7 +192,7 @@ export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly
     timeoutMs: values['upstream-timeout'] as number,
     connections: values['upstream-connections'] as number,
   }
-  return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string, sentinel: sentinelOf(values), gateway: gatewayConfig(values), proxy })
+  return Object.freeze({ ...serverConfig(values), redisUrl: values.redis as string, redisTarget: redisTargetOf(values), gateway: gatewayConfig(values), proxy })
 }
 
 export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevConfig> {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../store/redis-key-store.js'
 import { parseChangeEvent } from '../change-event.js'
 import { redisKeys } from '../store/redis-keys.js'
 import type { ChangeFeed, ChangeFeedHandlers } from './change-feed.js'
@@ -10,14 +10,14 @@ import type { ChangeFeed, ChangeFeedHandlers } from './change-feed.js'
  */
 export class RedisChangeFeed implements ChangeFeed {
   readonly kind = 'redis' as const
-  private readonly redis: Redis
+  private readonly redis: RedisClient
   private handlers: ChangeFeedHandlers | undefined
   private closed = false
   private live = false
   private firstSubscribed: (() => void) | undefined
 
   /** Takes over `redis` (a connection of its own, opened with autoResubscribe: false): close() closes it. */
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     this.redis = redis
   }
 

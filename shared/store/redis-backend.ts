@@ -1,5 +1,5 @@
 import { RedisChangeFeed } from '../feed/redis-change-feed.js'
-import { createRedis, type SentinelTarget } from './redis-connection.js'
+import { createRedis, type RedisTarget } from './redis-connection.js'
 import { RedisKeyStore } from './redis-key-store.js'
 
 export interface RedisBackend {
@@ -12,9 +12,9 @@ export interface RedisBackend {
  * The store and the change feed on Redis, each on its own connection (a subscribed connection can do
  * nothing else). Both connect and reconnect in the background; whoever opens them closes them.
  */
-export function openRedisBackend(url: string, name: string, sentinel?: SentinelTarget): RedisBackend {
-  const store = new RedisKeyStore(createRedis(url, name, {}, sentinel))
-  const feed = new RedisChangeFeed(createRedis(url, `${name}-changes`, { autoResubscribe: false }, sentinel))
+export function openRedisBackend(url: string, name: string, target?: RedisTarget): RedisBackend {
+  const store = new RedisKeyStore(createRedis(url, name, {}, target))
+  const feed = new RedisChangeFeed(createRedis(url, `${name}-changes`, { autoResubscribe: false }, target))
   return {
     store,
     feed,

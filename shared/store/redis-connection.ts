@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis'
+import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { StoreUnavailableError } from '../errors.js'
 
 /**
@@ -22,9 +22,17 @@ export function connectionOptions(name: string): RedisOptions {
  * A connection that connects and reconnects in the background: servers start even while Redis is down
  * and report it through readiness.
  */
-export function createRedis(url: string, name: string, overrides: RedisOptions = {}, sentinel?: SentinelTarget): Redis {
+export function createRedis(url: string, name: string, overrides: RedisOptions = {}, target?: RedisTarget): Redis | Cluster {
   const options = { ...connectionOptions(name), lazyConnect: false, ...overrides }
-  const redis = sentinel ? new Redis({ ...sentinelOptions(url, sentinel), ...options }) : new Redis(url, options)
+  const redis = target?.cluster
+    ? new Cluster(target.cluster, {
+      redisOptions: { ...options, ...credentialsOf(url) },
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      lazyConnect: false,
+      clusterRetryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1_000),
+    })
+    : target?.sentinel ? new Redis({ ...sentinelOptions(url, target.sentinel), ...options }) : new Redis(url, options)
   // Errors are surfaced by commands and readiness; without a listener ioredis would print each to stderr.
   redis.on('error', () => {})
   return redis
@@ -34,6 +42,18 @@ export function createRedis(url: string, name: string, overrides: RedisOptions =
 export interface SentinelTarget {
   sentinels: { host: string; port: number }[]
   name: string
+}
+
+/** Where Redis is when it is not one server at REDIS_URL: behind Sentinel, or a Cluster. */
+export interface RedisTarget {
+  sentinel?: SentinelTarget
+  /** Seed nodes of a Redis Cluster. */
+  cluster?: { host: string; port: number }[]
+}
+
+function credentialsOf(url: string): RedisOptions {
+  const parsed = new URL(url)
+  return { username: parsed.username || undefined, password: parsed.password ? decodeURIComponent(parsed.password) : undefined }
 }
 
 /** Sentinel connection options; credentials and db still come from REDIS_URL when it has them. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Redis } from 'ioredis'
+import { Cluster, type Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit.js'
@@ -15,6 +15,9 @@ import { toStoreError } from './redis-connection.js'
 import { CONSUME_RATE_LIMITS_SCRIPT, SPEND_CREDITS_SCRIPT, UPDATE_CREDITS_SCRIPT, WRITE_KEY_SCRIPT } from './redis-scripts.js'
 
 type WriteReply = [number, string, string?]
+
+/** A single Redis (or one behind Sentinel), or a Redis Cluster: every multi-key step stays in one slot. */
+export type RedisClient = Redis | Cluster
 
 interface ScriptedRedis extends Redis {
   writeKey(record: string, revision: string, log: string, ...args: (string | number)[]): Promise<WriteReply>
@@ -33,15 +36,17 @@ export class RedisKeyStore implements KeyStore {
   readonly kind = 'redis' as const
   private readonly redis: ScriptedRedis
   private readonly now: () => number
+  private readonly cluster: Cluster | undefined
 
   /** Takes over `redis`: close() closes it. */
-  constructor(redis: Redis, now: () => number = Date.now) {
+  constructor(redis: RedisClient, now: () => number = Date.now) {
     redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('spendCredits', { numberOfKeys: 1, lua: SPEND_CREDITS_SCRIPT })
     redis.defineCommand('updateCredits', { numberOfKeys: 1, lua: UPDATE_CREDITS_SCRIPT })
     // Called with the number of keys first: one call checks several windows.
     redis.defineCommand('consumeRateLimits', { lua: CONSUME_RATE_LIMITS_SCRIPT })
-    this.redis = redis as ScriptedRedis
+    this.redis = redis as unknown as ScriptedRedis
+    this.cluster = redis instanceof Cluster ? redis : undefined
     this.now = now
   }
 
@@ -244,14 +249,14 @@ export class RedisKeyStore implements KeyStore {
 
   async readRevisions(): Promise<RevisionSnapshot> {
     // One HMGET per shard and the server's identity; auto-pipelining sends them in one round trip.
-    const [info, values] = await this.run(() =>
+    const [instance, values] = await this.run(() =>
       Promise.all([
-        this.redis.info('server'),
+        this.instanceId(),
         Promise.all(Array.from({ length: SHARD_COUNT }, (_, shard) => this.redis.hmget(redisKeys.revision(shard), 'rev', 'epoch'))),
       ]),
     )
     return {
-      instance: /run_id:(\w+)/.exec(info)?.[1] ?? '',
+      instance,
       shards: values.map(([rev, epoch]) => ({ rev: rev ? Number(rev) : 0, epoch: epoch ?? '' })),
     }
   }
@@ -276,6 +281,15 @@ export class RedisKeyStore implements KeyStore {
         keyId: field('keyId'), hash: field('hash'), apiId: field('apiId'),
       }
     })
+  }
+
+  /** run_id of the server, or of every master of a Cluster (any of them restarting or failing over changes it). */
+  private async instanceId(): Promise<string> {
+    const runId = (info: string) => /run_id:(\w+)/.exec(info)?.[1] ?? ''
+    if (!this.cluster) return runId(await this.redis.info('server'))
+    const masters = this.cluster.nodes('master')
+    const ids = await Promise.all(masters.map(async (node) => `${node.options.host}:${node.options.port}=${runId(await node.info('server'))}`))
+    return ids.sort().join(',')
   }
 
   async ping(): Promise<void> {

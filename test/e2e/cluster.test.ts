@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process'
+import { afterAll, describe, expect, it } from 'vitest'
+import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { waitFor } from '../support/wait-for.js'
+
+const ROOT_KEY = 'cluster-test-root-key-0123456789'
+
+describe('Redis Cluster: 3 masters', () => {
+  const stoppable: { stop(): Promise<unknown> }[] = []
+  afterAll(async () => {
+    await Promise.all(stoppable.reverse().map((p) => p.stop()))
+  })
+
+  it('runs the seed flow with keys in many slots: verify, disable reaches the verifier, listKeys, credits, exact limits', async () => {
+    const nodes: RedisServer[] = []
+    for (let i = 0; i < 3; i++) nodes.push(await startRedisServer({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'] }))
+    stoppable.push(...nodes)
+    const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' })
+    expect(created.status, created.stderr + created.stdout).toBe(0)
+    await waitFor(async () => nodes.every(() => true) && (await nodes[0]!.admin.call('CLUSTER', 'INFO') as string).includes('cluster_state:ok'), 'cluster_state:ok', 15_000, 100)
+
+    const env = {
+      REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
+      KEYGATE_ROOT_KEY: ROOT_KEY, LOG_LEVEL: 'warn', MAX_STALENESS_MS: '2000', POLL_INTERVAL_MS: '250',
+    }
+    const controlPlane: KeygateProcess = await startKeygate(['control-plane'], env)
+    const verifier: KeygateProcess = await startKeygate(['verifier'], env)
+    stoppable.push(controlPlane, verifier)
+    const post = async (base: string, path: string, body: unknown, auth = true) => {
+      const response = await fetch(`${base}/v1/${path}`, {
+        method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${ROOT_KEY}` } : {}) }, body: JSON.stringify(body),
+      })
+      return { status: response.status, body: (await response.json()) as Record<string, any> }
+    }
+
+    const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'cluster' })
+    const keys: { keyId: string; key: string }[] = []
+    for (let i = 0; i < 24; i++) {
+      const made = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId, externalId: i % 2 ? 'odd' : 'even' })
+      expect(made.status).toBe(200)
+      keys.push(made.body as { keyId: string; key: string })
+    }
+    for (const { key, keyId } of keys) expect((await post(verifier.url, 'keys.verifyKey', { key }, false)).body).toMatchObject({ valid: true, keyId })
+
+    // Disables on many shards (so on every node) reach the verifier.
+    for (const { keyId } of keys.slice(0, 12)) expect((await post(controlPlane.url, 'keys.updateKey', { keyId, enabled: false })).status).toBe(200)
+    for (const { key } of keys.slice(0, 12)) {
+      await waitFor(async () => (await post(verifier.url, 'keys.verifyKey', { key }, false)).body.code === 'DISABLED', 'a disable to reach the verifier', 2_000, 5)
+    }
+
+    const listed = await fetch(`${controlPlane.url}/v1/apis.listKeys?apiId=${api.apiId}&limit=10&externalId=odd`, { headers: { authorization: `Bearer ${ROOT_KEY}` } })
+    expect(((await listed.json()) as { total: number; keys: unknown[] })).toMatchObject({ total: 12 })
+
+    const credited = (await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId, remaining: 2, ratelimit: { limit: 1, duration: 60_000, async: false } })).body
+    expect((await post(verifier.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({ valid: true, remaining: 1 })
+    expect((await post(verifier.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({ code: 'RATE_LIMITED' })
+    expect((await fetch(`${verifier.url}/readyz`)).status).toBe(200)
+    // The instance id covers every master and is stable: polls (every 250 ms) never drop the cache.
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    const metrics = await (await fetch(`${verifier.url}/metrics`)).text()
+    expect(metrics).toMatch(/keygate_cache_drops_total\{service="verifier"\} 0\n/)
+    expect(metrics).toMatch(/keygate_revision_poll_errors_total\{service="verifier"\} 0\n/)
+  }, 60_000)
+})
