@@ -11,7 +11,7 @@ import { buildControlPlaneApp } from './app.js'
 
 /** `keygate control-plane`: the management API on Redis. Listens at once; /readyz says when it can serve. */
 export async function startControlPlane(config: ControlPlaneConfig, log: Logger = createLogger(config.logLevel, 'control-plane')): Promise<KeygateServer> {
-  const { store, feed, close } = openRedisBackend(config.redisUrl, 'control-plane', config.redisTarget)
+  const { store, feed, close } = openRedisBackend(config.redisUrl, 'control-plane', config.redisTarget, config.replication)
   const metrics = createMetricsRegistry('control-plane')
   const verifier = new KeyVerifier({ store, feed, clock: systemClock, elapsed: monotonicClock, log, registry: metrics.registry, cache: config.cache, sync: config.sync })
   const app = buildControlPlaneApp({

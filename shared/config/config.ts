@@ -9,6 +9,8 @@ const common = {
   redis: { flag: 'redis', env: 'REDIS_URL', kind: 'url', default: 'redis://127.0.0.1:6379', description: 'Redis to keep keys in' } as OptionSpec,
   sentinels: { flag: 'redis-sentinels', env: 'REDIS_SENTINELS', kind: 'string', description: 'host:port,… of Redis Sentinels: connect to the master they name (REDIS_URL still gives password and db)' } as OptionSpec,
   clusterNodes: { flag: 'redis-cluster-nodes', env: 'REDIS_CLUSTER_NODES', kind: 'string', description: 'host:port,… seed nodes of a Redis Cluster (REDIS_URL then only gives the password)' } as OptionSpec,
+  waitReplicas: { flag: 'redis-wait-replicas', env: 'REDIS_WAIT_REPLICAS', kind: 'int', min: 0, max: 16, default: 0, description: 'replicas every write must reach (WAIT) before it is acknowledged; set ≥ 1 with Sentinel so no acknowledged write is lost in a failover' } as OptionSpec,
+  waitTimeout: { flag: 'redis-wait-timeout', env: 'REDIS_WAIT_TIMEOUT_MS', kind: 'int', min: 1, max: 60_000, default: 1_000, description: 'how long a write waits for its replicas before answering 503, ms' } as OptionSpec,
   sentinelName: { flag: 'redis-sentinel-name', env: 'REDIS_SENTINEL_NAME', kind: 'string', default: 'mymaster', description: 'name of the master the sentinels watch' } as OptionSpec,
   rootKey: { flag: 'root-key', env: 'KEYGATE_ROOT_KEY', kind: 'secret', min: 16, description: 'bootstrap root key with every permission (prefer the environment: flags show in ps)' } as OptionSpec,
   logLevel: { flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', default: 'info', description: 'fatal|error|warn|info|debug|trace|silent' } as OptionSpec,
@@ -35,7 +37,7 @@ const common = {
 }
 
 export const specs = {
-  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.sentinels, common.sentinelName, common.clusterNodes, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
+  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.sentinels, common.sentinelName, common.clusterNodes, common.waitReplicas, common.waitTimeout, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
   verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.sentinels, common.sentinelName, common.clusterNodes, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownDelay, common.shutdownGrace],
   dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace],
   'root-key create': [
@@ -61,6 +63,7 @@ export interface ServerConfig {
 
 export interface ControlPlaneConfig extends ServerConfig {
   redisUrl: string
+  replication: { waitReplicas: number; timeoutMs: number }
   /** Sentinel or Cluster, when Redis is not the one server at redisUrl. */
   redisTarget: RedisTarget | undefined
   rootKey: string | undefined
@@ -159,6 +162,7 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
   const values = read('control-plane', argv, env)
   return Object.freeze({
     ...serverConfig(values), redisUrl: values.redis as string, redisTarget: redisTargetOf(values), rootKey: values['root-key'] as string | undefined,
+    replication: { waitReplicas: values['redis-wait-replicas'] as number, timeoutMs: values['redis-wait-timeout'] as number },
     managementRateLimit: values['management-rate-limit'] as number,
   })
 }

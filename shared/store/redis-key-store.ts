@@ -5,7 +5,7 @@ import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit.js'
 import { ANALYTICS_RETENTION_MS, bucketTimes, type Bucket, type Granularity, type UsageIncrement } from '../analytics.js'
 import { windowStart, type ExactLimit } from '../ratelimit.js'
-import { WriteConflictError } from '../errors.js'
+import { StoreUnavailableError, WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
@@ -39,7 +39,12 @@ export class RedisKeyStore implements KeyStore {
   private readonly cluster: Cluster | undefined
 
   /** Takes over `redis`: close() closes it. */
-  constructor(redis: RedisClient, now: () => number = Date.now) {
+  /**
+   * `waitReplicas`: every write waits until that many replicas have it (WAIT) before it is acknowledged, so
+   * an acknowledged write survives a failover; if they do not confirm within `timeoutMs` the write answers
+   * 503 (it may or may not survive). 0 (the default) acknowledges on the primary alone.
+   */
+  constructor(redis: RedisClient, now: () => number = Date.now, private readonly replication: { waitReplicas: number; timeoutMs: number } = { waitReplicas: 0, timeoutMs: 1_000 }) {
     redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('spendCredits', { numberOfKeys: 1, lua: SPEND_CREDITS_SCRIPT })
     redis.defineCommand('updateCredits', { numberOfKeys: 1, lua: UPDATE_CREDITS_SCRIPT })
@@ -283,6 +288,15 @@ export class RedisKeyStore implements KeyStore {
     })
   }
 
+  private async confirmReplicated(): Promise<void> {
+    const { waitReplicas, timeoutMs } = this.replication
+    if (waitReplicas === 0) return
+    const confirmed = Number(await this.run(() => this.redis.call('WAIT', waitReplicas, timeoutMs)))
+    if (confirmed < waitReplicas) {
+      throw new StoreUnavailableError(`the write reached ${confirmed} of ${waitReplicas} replicas in ${timeoutMs} ms; its outcome is unknown, retry`)
+    }
+  }
+
   /** run_id of the server, or of every master of a Cluster (any of them restarting or failing over changes it). */
   private async instanceId(): Promise<string> {
     const runId = (info: string) => /run_id:(\w+)/.exec(info)?.[1] ?? ''
@@ -318,6 +332,7 @@ export class RedisKeyStore implements KeyStore {
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'
+    await this.confirmReplicated()
     const event: ChangeEvent = { v: 1, shard, epoch: epoch ?? '', rev, kind, keyId: input.id, hash: input.hash, apiId: input.apiId }
     return { record: { ...input, rev }, event, ...(outcome === 'publish-failed' ? { publishFailed: true } : {}) }
   }
