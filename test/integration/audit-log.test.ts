@@ -2,15 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey, hashKey } from '../../shared/key-material.js'
 import { openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { useRedisServer } from '../support/redis-server.js'
 
-let redis: RedisServer
-beforeAll(async () => {
-  redis = await startRedisServer()
-})
-afterAll(async () => {
-  await redis.stop()
-})
+const redis = useRedisServer()
 
 for (const store of ['memory', 'redis'] as const) {
   describe(`audit log on the ${store} store`, () => {

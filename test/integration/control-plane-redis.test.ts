@@ -1,13 +1,6 @@
-import { afterAll, beforeAll } from 'vitest'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { useRedisServer } from '../support/redis-server.js'
 import { controlPlaneSuite } from './control-plane.api.js'
 
-let redis: RedisServer
-beforeAll(async () => {
-  redis = await startRedisServer()
-})
-afterAll(async () => {
-  await redis.stop()
-})
+const redis = useRedisServer()
 
 controlPlaneSuite('Redis', () => redis.url)

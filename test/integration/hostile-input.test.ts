@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { useRedisServer } from '../support/redis-server.js'
 
 /**
  * Hostile input, property-based and seeded: thousands of malformed requests at every operation of both
@@ -84,13 +84,7 @@ const queryPart = fc.tuple(fc.constantFrom('apiId', 'keyId', 'limit', 'cursor', 
 const query = fc.array(queryPart, { maxLength: 6 }).map((parts) => parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'))
 const method = fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD') })
 
-let redis: RedisServer
-beforeAll(async () => {
-  redis = await startRedisServer()
-})
-afterAll(async () => {
-  await redis.stop()
-})
+const redis = useRedisServer()
 
 for (const store of ['memory', 'redis'] as const) {
   describe(`hostile input on the ${store} store`, () => {

@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ManualClock, openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { useRedisServer } from '../support/redis-server.js'
 
-let redis: RedisServer
-beforeAll(async () => {
-  redis = await startRedisServer()
-})
-afterAll(async () => {
-  await redis.stop()
-})
+const redis = useRedisServer()
 
 for (const store of ['memory', 'redis'] as const) {
   describe(`key expiry on the ${store} store (injected clock, no change event needed)`, () => {

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ManualClock, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { useRedisServer } from '../support/redis-server.js'
 
-let redis: RedisServer
-beforeAll(async () => {
-  redis = await startRedisServer()
-})
-afterAll(async () => {
-  await redis.stop()
-})
+const redis = useRedisServer()
 
 onBothStores('rate limits (injected clock)', { clock: () => new ManualClock(Date.UTC(2026, 10, 22, 12)) }, (stack) => {
     const clock = stack.clock!
