@@ -46,7 +46,7 @@ const NOT_FOUND: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })
  * The verification rules: one pure function of the record (null = no such key), the request and the clock.
  * Every verifier and the control plane answer through it, so they cannot disagree.
  */
-export function verify(record: KeyRecord | null, request: VerifyRequest, nowMs: number): Verdict {
+export function verify(record: Omit<KeyRecord, 'start' | 'createdAt' | 'updatedAt'> | null, request: VerifyRequest, nowMs: number): Verdict {
   if (record === null) return NOT_FOUND
   const code: VerdictCode = !record.enabled
     ? 'DISABLED'

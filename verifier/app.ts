@@ -1,7 +1,7 @@
 import { buildServer, type KeygateServer, type ServerBase } from '../shared/http/build-server.js'
 import type { KeyStore } from '../shared/store/key-store.js'
 import type { KeyVerifier } from './key-verifier.js'
-import { registerVerifyKey } from './verify-key-route.js'
+import { registerVerifyKey, verifyKeyFastRoute } from './verify-key-route.js'
 import { registerAuthorize } from './authorize-route.js'
 import type { GatewayPolicy } from './gateway-request.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
@@ -19,6 +19,8 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
     ...deps,
     // Per-request logs would dominate the hot path; failures are still logged.
     logRequests: false,
+    // verifyKey is the hot path: served ahead of Fastify's per-request machinery (shared/http/fast-route.ts).
+    fastRoute: verifyKeyFastRoute(deps.verifier),
     notReadyReasons: async () => [
       ...deps.verifier.notReadyReasons(),
       ...(await storeReady()),

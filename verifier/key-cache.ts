@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { KeyRecord } from '../shared/records.js'
+import { toCachedKey, type CachedKey } from './cached-key.js'
 import { shardOf } from '../shared/shards.js'
 
 export interface KeyCacheOptions {
@@ -18,7 +19,7 @@ export interface KeyCacheOptions {
  * cached one only if its revision is higher, and an event drops any cached record older than itself.
  */
 export class KeyCache {
-  private readonly known: LRUCache<string, KeyRecord>
+  private readonly known: LRUCache<string, CachedKey>
   private readonly unknown: LRUCache<string, true>
   /**
    * Bumped whenever entries are dropped wholesale. A read that started in an older epoch is not cached: it
@@ -32,7 +33,7 @@ export class KeyCache {
   }
 
   /** The cached record, null for a remembered unknown hash, undefined when the store must be asked. */
-  get(hash: string): KeyRecord | null | undefined {
+  get(hash: string): CachedKey | null | undefined {
     const record = this.known.get(hash)
     if (record !== undefined) return record
     return this.unknown.get(hash) ? null : undefined
@@ -44,8 +45,9 @@ export class KeyCache {
       this.unknown.set(hash, true)
       return
     }
-    const cached = this.known.peek(hash)
-    if (cached === undefined || cached.rev < record.rev) this.known.set(hash, record)
+    // Keyed by the record's own hash string (equal to `hash`): the lean copy points at it, so it is held once.
+    const cached = this.known.peek(record.hash)
+    if (cached === undefined || cached.rev < record.rev) this.known.set(record.hash, toCachedKey(record))
     this.unknown.delete(hash)
   }
 

@@ -11,19 +11,28 @@ const OUTCOME: Partial<Record<VerdictCode, Outcome>> = { VALID: 'success', RATE_
  * process dies, or of a batch the store refused, are lost: analytics are best effort, verdicts never wait.
  */
 export class UsageRecorder {
-  private pending = new Map<string, { keyId: string; hour: number; counts: Partial<Record<Outcome, number>> }>()
+  /** Counts by hour bucket, then key id: no string is built per verification. */
+  private pending = new Map<number, Map<string, Partial<Record<Outcome, number>>>>()
   private timer: NodeJS.Timeout | undefined
 
   constructor(private readonly store: KeyStore, private readonly log: Logger, private readonly flushMs: number) {}
 
+  // The current hour bucket and where it ends: worked out once an hour, not on every verification.
+  private hour = 0
+  private hourEnds = 0
+
   record(keyId: string | undefined, code: VerdictCode, nowMs: number): void {
     const outcome = OUTCOME[code]
     if (keyId === undefined || outcome === undefined) return
-    const hour = bucketStart('hour', nowMs)
-    const id = `${keyId} ${hour}`
-    let entry = this.pending.get(id)
-    if (!entry) this.pending.set(id, (entry = { keyId, hour, counts: {} }))
-    entry.counts[outcome] = (entry.counts[outcome] ?? 0) + 1
+    if (nowMs >= this.hourEnds || nowMs < this.hour) {
+      this.hour = bucketStart('hour', nowMs)
+      this.hourEnds = this.hour + 3_600_000
+    }
+    let byKey = this.pending.get(this.hour)
+    if (!byKey) this.pending.set(this.hour, (byKey = new Map()))
+    let counts = byKey.get(keyId)
+    if (!counts) byKey.set(keyId, (counts = {}))
+    counts[outcome] = (counts[outcome] ?? 0) + 1
   }
 
   start(): void {
@@ -48,13 +57,15 @@ export class UsageRecorder {
     const batch = this.pending
     this.pending = new Map()
     const increments: UsageIncrement[] = []
-    for (const { keyId, hour, counts } of batch.values()) {
-      increments.push({ keyId, granularity: 'hour', time: hour, counts }, { keyId, granularity: 'day', time: bucketStart('day', hour), counts })
+    for (const [hour, byKey] of batch) {
+      for (const [keyId, counts] of byKey) {
+        increments.push({ keyId, granularity: 'hour', time: hour, counts }, { keyId, granularity: 'day', time: bucketStart('day', hour), counts })
+      }
     }
     try {
       await this.store.addUsage(increments)
     } catch (err) {
-      this.log.warn({ err, keys: batch.size }, 'could not record verification counts; this batch is lost')
+      this.log.warn({ err, keys: increments.length / 2 }, 'could not record verification counts; this batch is lost')
     }
   }
 }

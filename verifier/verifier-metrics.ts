@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { Counter, Gauge, type Registry } from 'prom-client'
 import { VERDICT_CODES } from '../shared/verification.js'
 
 export interface VerifierMetrics {
@@ -13,7 +13,6 @@ export interface VerifierMetrics {
   staleAnswers: Counter<'mode'>
   revisionLag: Gauge
   feedConnected: Gauge
-  verifyDuration: Histogram
 }
 
 export interface VerifierGauges {
@@ -40,10 +39,6 @@ export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges
     }),
     revisionLag: new Gauge({ name: 'keygate_revision_lag', help: 'Largest number of revisions a shard was behind at the last poll', registers: [registry] }),
     feedConnected: new Gauge({ name: 'keygate_change_feed_connected', help: '1 while subscribed to the change feed', registers: [registry] }),
-    verifyDuration: new Histogram({
-      name: 'keygate_verify_duration_seconds', help: 'verifyKey time from request to response',
-      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5], registers: [registry],
-    }),
   }
   for (const code of VERDICT_CODES) metrics.verdicts.labels(code)
   for (const mode of ['read-through', 'served']) metrics.staleAnswers.labels(mode)

@@ -1,8 +1,10 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
+import type { FastJsonRoute } from '../shared/http/fast-route.js'
 import { badRequest } from '../shared/errors.js'
 import { queryProblem, type PermissionQuery } from '../shared/permission-query.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import type { KeyVerifier } from './key-verifier.js'
+import type { VerifyRequest } from '../shared/verification.js'
 
 
 const Body = Type.Object(
@@ -48,31 +50,41 @@ const Response = Type.Object({
 
 /**
  * POST /v1/keys.verifyKey: no root key. Always 200 for a well-formed request, valid or not; a failed
- * verification is data, not an error.
+ * verification is data, not an error. Registered on Fastify (inject, and the control plane) and, on the
+ * verifier, also served ahead of it (verifyKeyFastRoute): both answer through answerVerifyKey.
  */
 export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): void {
-  const duration = verifier.metrics.verifyDuration
+  // Its latency is keygate_http_request_duration_seconds{route="/v1/keys.verifyKey"}: one histogram per request.
   app.post('/v1/keys.verifyKey', {
     schema: { body: Body, response: { 200: Response } },
-    onResponse: (_request, reply, done) => {
-      duration.observe(reply.elapsedTime / 1000)
-      done()
-    },
-  }, async (request) => {
-    const body = request.body
-    const ratelimits = body.ratelimits?.map((limit, i) => {
-      if (limit.limit === undefined || limit.duration === undefined) {
-        throw badRequest(`ratelimits.${i}: needs limit and duration (limits stored on keys by name are not supported)`)
-      }
-      if (limit.name === 'key') throw badRequest(`ratelimits.${i}.name: "key" is the key's own limit`)
-      return { name: limit.name, limit: limit.limit, duration: limit.duration, cost: limit.cost ?? 1, async: limit.async }
-    })
-    const query = body.authorization?.permissions
-    if (query !== undefined) {
-      const problem = queryProblem(query)
-      if (problem) throw badRequest(`authorization.permissions: ${problem}`)
+  }, async (request) => answerVerifyKey(verifier, request.body, request.id))
+}
+
+/** The route for the verifier's listening server (shared/http/fast-route.ts). */
+export function verifyKeyFastRoute(verifier: KeyVerifier): FastJsonRoute {
+  return { url: '/v1/keys.verifyKey', bodySchema: Body, handle: (body, requestId) => answerVerifyKey(verifier, body as Static<typeof Body>, requestId) }
+}
+
+const NO_CONDITIONS: VerifyRequest = Object.freeze({})
+
+/** A validated body → the answer: synchronous on a cache hit. */
+function answerVerifyKey(verifier: KeyVerifier, body: Static<typeof Body>, requestId: string): Static<typeof Response> | Promise<Static<typeof Response>> {
+  const ratelimits = body.ratelimits?.map((limit, i) => {
+    if (limit.limit === undefined || limit.duration === undefined) {
+      throw badRequest(`ratelimits.${i}: needs limit and duration (limits stored on keys by name are not supported)`)
     }
-    const verdict = await verifier.verify(body.key, { apiId: body.apiId, permissions: query as PermissionQuery | undefined, cost: body.remaining?.cost, ratelimits, keyLimitCost: body.ratelimit?.cost })
-    return { ...verdict, requestId: request.id }
+    if (limit.name === 'key') throw badRequest(`ratelimits.${i}.name: "key" is the key's own limit`)
+    return { name: limit.name, limit: limit.limit, duration: limit.duration, cost: limit.cost ?? 1, async: limit.async }
   })
+  const query = body.authorization?.permissions
+  if (query !== undefined) {
+    const problem = queryProblem(query)
+    if (problem) throw badRequest(`authorization.permissions: ${problem}`)
+  }
+  // Most requests carry only the key: no conditions object is built for them.
+  const conditions = body.apiId === undefined && query === undefined && body.remaining === undefined && ratelimits === undefined && body.ratelimit === undefined
+    ? NO_CONDITIONS
+    : { apiId: body.apiId, permissions: query as PermissionQuery | undefined, cost: body.remaining?.cost, ratelimits, keyLimitCost: body.ratelimit?.cost }
+  const verdict = verifier.verify(body.key, conditions)
+  return verdict instanceof Promise ? verdict.then((v) => ({ ...v, requestId })) : { ...verdict, requestId }
 }

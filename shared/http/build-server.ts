@@ -1,10 +1,11 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Logger } from 'pino'
 import { ApiError } from '../errors.js'
 import { clientErrorHandler, installErrorHandling, renderError, toApiError } from './error-handler.js'
 import type { HttpMetrics } from './metrics-registry.js'
 import { requestIdOf } from './request-id.js'
+import { fastRouteServerFactory, type FastJsonRoute } from './fast-route.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
 
 /** What every server is built with, whatever it serves. */
@@ -20,6 +21,8 @@ export interface ServerOptions extends ServerBase {
   logRequests: boolean
   /** Why the server cannot serve correctly now, or [] when it can. */
   notReadyReasons(): string[] | Promise<string[]>
+  /** A route served ahead of Fastify on the server it listens with (fast-route.ts); inject() still goes through Fastify. */
+  fastRoute?: FastJsonRoute
 }
 
 export type KeygateServer = FastifyInstance<any, any, any, Logger, TypeBoxTypeProvider>
@@ -48,6 +51,9 @@ declare module 'fastify' {
  * endpoints and metrics. Never listens: the caller adds routes and decides.
  */
 export function buildServer(options: ServerOptions): KeygateServer {
+  let closing = false
+  let draining = false
+  const observe = routeObserver(options.metrics)
   const app = Fastify({
     loggerInstance: options.log,
     // Probes and scrapes every few seconds would drown the request log.
@@ -57,6 +63,9 @@ export function buildServer(options: ServerOptions): KeygateServer {
     }),
     bodyLimit: options.bodyLimitBytes,
     genReqId: requestIdOf,
+    // A child logger per request (to bind its id) costs more than the verifier's whole verdict; without request
+    // logging the server's own logger serves, and errors carry the request id explicitly (error-handler.ts).
+    ...(options.logRequests ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     // Fastify's own closing answer is not in the contract's error shape: see `closing` below.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -70,6 +79,11 @@ export function buildServer(options: ServerOptions): KeygateServer {
     },
     clientErrorHandler: clientErrorHandler(options.docsBaseUrl),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    ...(options.fastRoute ? {
+      serverFactory: fastRouteServerFactory(options.fastRoute, {
+        bodyLimitBytes: options.bodyLimitBytes, docsBaseUrl: options.docsBaseUrl, log: options.log, closing: () => closing, observe,
+      }),
+    } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   // Only JSON bodies: a POST of text/plain is a 415, not a string that fails validation.
@@ -77,8 +91,6 @@ export function buildServer(options: ServerOptions): KeygateServer {
 
   const unmatchedRoute = installErrorHandling(app, options.docsBaseUrl)
 
-  let closing = false
-  let draining = false
   app.decorate('stopAccepting', () => {
     closing = true
   })
@@ -92,6 +104,8 @@ export function buildServer(options: ServerOptions): KeygateServer {
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    // routeOptions is a getter that builds a new object: read it once.
+    const route = request.routeOptions
     // While draining, the process is still live (/livez) and says why it is not ready (/readyz).
     if (closing && request.url !== '/livez' && request.url !== '/readyz') {
       reply.header('connection', 'close')
@@ -99,21 +113,19 @@ export function buildServer(options: ServerOptions): KeygateServer {
       return
     }
     // No route: answer 404/405 now, before the body is read (a broken body must not turn it into a 400).
-    if (request.routeOptions.url === undefined) {
+    if (route.url === undefined) {
       renderError(unmatchedRoute(request), request, reply, options.docsBaseUrl)
       return
     }
     // Writes are JSON, also when empty: a POST without a JSON content type is a 415 before anything else.
-    if (request.method === 'POST' && !request.routeOptions.config.anyBody && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+    if (request.method === 'POST' && !route.config.anyBody && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
       done(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'content-type: must be application/json'))
       return
     }
     done()
   })
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched'
-    options.metrics.requests.labels(route, request.method, String(reply.statusCode)).inc()
-    options.metrics.duration.labels(route).observe(reply.elapsedTime / 1000)
+    observe(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
 
@@ -128,4 +140,22 @@ export function buildServer(options: ServerOptions): KeygateServer {
     return options.metrics.registry.metrics()
   })
   return app
+}
+
+/**
+ * Counts and times a response. prom-client's labels() hashes the label values on every call; the labelled
+ * children are kept here instead, one per route, method and status seen (a bounded set: routes are fixed).
+ */
+function routeObserver(metrics: HttpMetrics): (route: string, method: string, status: number, seconds: number) => void {
+  const counters = new Map<string, { inc(): void }>()
+  const timers = new Map<string, { observe(value: number): void }>()
+  return (route, method, status, seconds) => {
+    const id = `${route} ${method} ${status}`
+    let counter = counters.get(id)
+    if (counter === undefined) counters.set(id, (counter = metrics.requests.labels(route, method, String(status))))
+    counter.inc()
+    let timer = timers.get(route)
+    if (timer === undefined) timers.set(route, (timer = metrics.duration.labels(route)))
+    timer.observe(seconds)
+  }
 }

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { newRequestId } from './request-id.js'
 import { ApiError, ERRORS, StoreUnavailableError, WriteConflictError, type ErrorCode } from '../errors.js'
-import { newId } from '../ids.js'
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(
   Object.entries(ERRORS).map(([code, status]) => [status, code as ErrorCode]),
@@ -58,8 +58,10 @@ export function installErrorHandling(app: FastifyInstance<any, any, any, any, an
 
   app.setErrorHandler((err, request, reply) => {
     const error = toApiError(err)
-    if (error.code === 'UNAVAILABLE') request.log.warn({ err }, 'store unavailable')
-    else if (error.statusCode >= 500) request.log.error({ err }, 'request failed')
+    // Without per-request child loggers (the verifier's hot path) the request id is added here.
+    const context = request.log === app.log ? { err, requestId: request.id } : { err }
+    if (error.code === 'UNAVAILABLE') request.log.warn(context, 'store unavailable')
+    else if (error.statusCode >= 500) request.log.error(context, 'request failed')
     return renderError(error, request, reply, docsBaseUrl)
   })
 
@@ -86,7 +88,7 @@ export function clientErrorHandler(docsBaseUrl: string) {
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? new ApiError('REQUEST_HEADER_FIELDS_TOO_LARGE', 'the request headers are larger than the limit')
         : new ApiError('BAD_REQUEST', 'the request is not well-formed HTTP')
-    const requestId = newId('req')
+    const requestId = newRequestId()
     const body = JSON.stringify({ error: { code: error.code, message: error.message, docs: `${docsBaseUrl}/errors/${error.code}`, requestId } })
     socket.end(
       `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

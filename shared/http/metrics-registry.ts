@@ -23,7 +23,7 @@ export function createMetricsRegistry(service: string): HttpMetrics {
       name: 'keygate_http_request_duration_seconds',
       help: 'Time from request to response, by route',
       labelNames: ['route'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
   }

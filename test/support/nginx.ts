@@ -24,9 +24,9 @@ function nginxBinary(): string {
 
 /**
  * Runs nginx in the foreground on a free port with `serverBlock` (which may use {{port}}) inside http {}.
- * Everything it writes stays in a temp dir.
+ * Everything it writes stays in a temp dir. `commandPrefix` (e.g. taskset -c 0) runs it under another command.
  */
-export async function startNginx(serverBlock: (port: number) => string): Promise<Nginx> {
+export async function startNginx(serverBlock: (port: number) => string, options: { commandPrefix?: string[] } = {}): Promise<Nginx> {
   const binary = nginxBinary()
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'keygate-nginx-'))
@@ -45,7 +45,8 @@ http {
 ${serverBlock(port)}
 }
 `)
-  const child: ChildProcess = spawn(binary, ['-p', dir, '-c', conf, '-e', join(dir, 'error.log')], { stdio: 'ignore' })
+  const [command, ...args] = [...(options.commandPrefix ?? []), binary, '-p', dir, '-c', conf, '-e', join(dir, 'error.log')]
+  const child: ChildProcess = spawn(command!, args, { stdio: 'ignore' })
   const errorLog = () => (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '')
   const url = `http://127.0.0.1:${port}`
   await waitFor(async () => {

@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import autocannon from 'autocannon'
+import type { LoadPlan, LoadResult } from './load.js'
+
+/**
+ * One autocannon run, in its own process so it can be pinned to its own core (`taskset`) away from the server
+ * under test. Reads a LoadPlan from the file named by argv[2]; prints one LoadResult as JSON on stdout.
+ */
+const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadPlan
+const headers = { 'content-type': 'application/json', ...plan.headers }
+
+function requests(): autocannon.Request[] {
+  const method = plan.method ?? 'POST'
+  if (plan.randomKeys) {
+    // A new random key on every request: nothing is ever cached for it.
+    return [{ method, path: plan.path, headers, setupRequest: (request) => ({ ...request, body: JSON.stringify({ key: `bench_${randomBytes(12).toString('base64url')}` }) }) }]
+  }
+  if (plan.headerSets && plan.headerSets.length > 0) return plan.headerSets.map((set) => ({ method, path: plan.path, headers: set }))
+  if (plan.bodies && plan.bodies.length > 0) return plan.bodies.map((body) => ({ method, path: plan.path, headers, body }))
+  return [{ method, path: plan.path, headers: plan.headers ?? {} }]
+}
+
+const result = await autocannon({
+  url: plan.url,
+  connections: plan.connections,
+  pipelining: plan.pipelining ?? 1,
+  duration: plan.durationSeconds,
+  ...(plan.overallRate ? { overallRate: plan.overallRate } : {}),
+  requests: requests(),
+})
+const out: LoadResult = {
+  rps: result.requests.average,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  max: result.latency.max,
+  total: result.requests.total,
+  non2xx: result.non2xx,
+  errors: result.errors + result.timeouts,
+}
+process.stdout.write(JSON.stringify(out))

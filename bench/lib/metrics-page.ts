@@ -1,0 +1,6 @@
+/** A sample's value from a server's /metrics page (the first line of that name, labels or not). */
+export async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+  return Number(line?.split(' ').pop() ?? NaN)
+}

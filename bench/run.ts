@@ -1,0 +1,45 @@
+import { recordScenario, type ScenarioReport } from './lib/report.js'
+import { controlPlane } from './scenarios/control-plane.js'
+import { memory } from './scenarios/memory.js'
+import { propagation } from './scenarios/propagation.js'
+import { proxy } from './scenarios/proxy.js'
+import { unknownFlood } from './scenarios/unknown-flood.js'
+import { verifyHit } from './scenarios/verify-hit.js'
+import { verifyMiss } from './scenarios/verify-miss.js'
+
+/**
+ * `npm run bench` runs every scenario; `npm run bench -- NAME…` (or `npm run bench:NAME`) runs some. Each writes
+ * its section of bench/RESULTS.md, its JSON under bench/results/ and redraws bench/results.svg as it finishes.
+ */
+const SCENARIOS: Record<string, () => Promise<ScenarioReport>> = {
+  'verify-hit': verifyHit,
+  'verify-miss': verifyMiss,
+  'unknown-flood': unknownFlood,
+  propagation,
+  proxy,
+  memory,
+  'control-plane': controlPlane,
+}
+
+const names = process.argv.slice(2)
+const unknown = names.filter((name) => !(name in SCENARIOS))
+if (unknown.length > 0) {
+  console.error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`)
+  process.exit(2)
+}
+const summaries: string[] = []
+let failed = false
+for (const name of names.length > 0 ? names : Object.keys(SCENARIOS)) {
+  process.stderr.write(`bench ${name}\n`)
+  try {
+    const report = await SCENARIOS[name]!()
+    recordScenario(report)
+    const missed = report.checks.filter((check) => !check.pass).map((check) => check.what)
+    summaries.push(`${name}: ${report.summary}${missed.length ? ` — MISSED: ${missed.join('; ')}` : ''}`)
+  } catch (err) {
+    failed = true
+    summaries.push(`${name}: FAILED ${err instanceof Error ? err.message : String(err)}`)
+  }
+}
+console.log(summaries.join('\n'))
+process.exit(failed ? 1 : 0)

@@ -1,0 +1,86 @@
+import { Agent, request } from 'undici'
+import { BENCH_ROOT_KEY, startKeygateFixture } from '../lib/keygate-fixture.js'
+import { startKeygate } from '../lib/processes.js'
+import { showMeasured, type ScenarioReport } from '../lib/report.js'
+import { CONNECTIONS, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
+import { median, percentile } from '../lib/stats.js'
+
+const LIST_KEYS = Number(process.env.BENCH_LIST_KEYS ?? 100_000)
+const PAGE = 100
+
+/**
+ * 7. The control plane (pinned) on Redis: createKey and updateKey throughput with autocannon, then listKeys
+ * page by page through one api of 100,000 keys, each page timed: a page deep in the list must cost what the
+ * first one does.
+ */
+export async function controlPlane(): Promise<ScenarioReport> {
+  const fixture = await startKeygateFixture()
+  const dispatcher = new Agent({ connections: 1 })
+  const stops: (() => Promise<void>)[] = [() => fixture.stop(), () => dispatcher.close()]
+  try {
+    const apiId = await fixture.createApi('bench')
+    const updated = await fixture.createKeys(apiId, 1_000)
+    const server = await startKeygate(['control-plane'], fixture.env)
+    stops.unshift(() => server.stop())
+    const auth = { authorization: `Bearer ${BENCH_ROOT_KEY}` }
+    const results = await runRounds([
+      loadContender('keys.createKey', { url: server.url, path: '/v1/keys.createKey', headers: auth, bodies: [JSON.stringify({ apiId, name: 'bench' })] }),
+      loadContender('keys.updateKey', { url: server.url, path: '/v1/keys.updateKey', headers: auth, bodies: updated.map(({ keyId }, i) => JSON.stringify({ keyId, name: `bench-${i}` })) }),
+    ])
+    const [C, U] = [...results.byLabel.keys()] as [string, string]
+
+    // Fill the api up to LIST_KEYS, then walk it.
+    const { total } = await list(server.url, apiId, undefined, dispatcher, auth)
+    if (total < LIST_KEYS) {
+      progress(`creating ${(LIST_KEYS - total).toLocaleString('en-US')} more keys for listKeys`)
+      await fixture.createKeys(apiId, LIST_KEYS - total, 64)
+    }
+    const inApi = (await list(server.url, apiId, undefined, dispatcher, auth)).total
+    progress(`listKeys through ${LIST_KEYS.toLocaleString('en-US')}+ keys, ${PAGE} a page`)
+    const pageMs: number[] = []
+    let cursor: string | undefined
+    let seen = 0
+    for (;;) {
+      const start = performance.now()
+      const page = await list(server.url, apiId, cursor, dispatcher, auth)
+      pageMs.push(performance.now() - start)
+      seen += page.keys.length
+      cursor = page.cursor
+      if (!cursor || page.keys.length === 0) break
+    }
+    const tenth = Math.max(1, Math.floor(pageMs.length / 10))
+    const first = pageMs.slice(0, tenth)
+    const last = pageMs.slice(-tenth)
+    const depthRatio = median(last) / median(first)
+    const ms = (value: number) => value.toFixed(2)
+    return {
+      name: 'control-plane',
+      title: '7. Control plane',
+      command: 'npm run bench:control-plane',
+      method: `A control plane pinned to the server core on its own Redis; ${CONNECTIONS} connections, ${ROUNDS} rounds × ${SECONDS} s, interleaved; updateKey renames one of 1,000 keys per call (each a revision, a log entry and a publish). Then apis.listKeys walked ${pageMs.length.toLocaleString('en-US')} pages of ${PAGE} (${seen.toLocaleString('en-US')} keys) one request at a time.`,
+      table: {
+        headers: ['operation', 'req/s', 'p50 ms', 'p99 ms'],
+        rows: [
+          ...[C, U].map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 1), showMeasured(results.p99(label), 1)]),
+          [`apis.listKeys, first ${tenth} pages`, '—', ms(median(first)), ms(percentile(first, 99))],
+          [`apis.listKeys, last ${tenth} pages`, '—', ms(median(last)), ms(percentile(last, 99))],
+        ],
+      },
+      checks: [
+        { what: 'listKeys page time, last tenth ÷ first tenth (median)', value: depthRatio, target: '≤ 1.5 (constant per page)', pass: depthRatio <= 1.5 },
+        { what: 'keys listed ÷ keys in the api', value: seen / inApi, target: '= 1', pass: seen === inApi && inApi >= LIST_KEYS },
+      ],
+      chart: [C, U].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
+      summary: `control plane: createKey ${Math.round(results.rps(C).median)} req/s, updateKey ${Math.round(results.rps(U).median)} req/s; listKeys page ${ms(median(first))} ms first vs ${ms(median(last))} ms last of ${pageMs.length} (${depthRatio.toFixed(2)}×)`,
+    }
+  } finally {
+    for (const stop of stops) await stop()
+  }
+}
+
+async function list(url: string, apiId: string, cursor: string | undefined, dispatcher: Agent, headers: Record<string, string>) {
+  const query = new URLSearchParams({ apiId, limit: String(PAGE), ...(cursor ? { cursor } : {}) })
+  const response = await request(`${url}/v1/apis.listKeys?${query}`, { headers, dispatcher })
+  if (response.statusCode !== 200) throw new Error(`listKeys: ${response.statusCode} ${await response.body.text()}`)
+  return (await response.body.json()) as { keys: unknown[]; total: number; cursor?: string }
+}

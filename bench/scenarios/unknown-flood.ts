@@ -1,0 +1,90 @@
+import { startKeygateFixture } from '../lib/keygate-fixture.js'
+import { runLoad, type LoadPlan, type LoadResult } from '../lib/load.js'
+import { measured, median } from '../lib/stats.js'
+import { metric } from '../lib/metrics-page.js'
+import { startKeygate } from '../lib/processes.js'
+import { showMeasured, type ScenarioReport } from '../lib/report.js'
+import { CONNECTIONS, progress, ROUNDS, runRounds, SECONDS, type Contender } from '../lib/rounds.js'
+
+const HOT_KEYS = 1_000
+const HOT_RATE = 2_000
+const PATH = '/v1/keys.verifyKey'
+
+/**
+ * 3. A flood of random (unknown) keys at full speed, beside a steady 2,000 req/s of hot keys. The same hot
+ * load beside a full-speed load of the hot keys themselves is the baseline: same CPU pressure, no unknowns,
+ * so a difference in the hot keys' p99 is what the unknowns cost them (eviction, Redis reads, memory).
+ */
+export async function unknownFlood(): Promise<ScenarioReport> {
+  const fixture = await startKeygateFixture()
+  const stops: (() => Promise<void>)[] = [() => fixture.stop()]
+  try {
+    progress(`creating ${HOT_KEYS} hot keys`)
+    const apiId = await fixture.createApi('bench')
+    const bodies = (await fixture.createKeys(apiId, HOT_KEYS)).map(({ key }) => JSON.stringify({ key }))
+    const verifier = await startKeygate(['verifier'], fixture.env)
+    stops.unshift(() => verifier.stop())
+    const memory = async () => ({
+      rss: await metric(verifier.url, 'keygate_process_resident_memory_bytes'),
+      heap: await metric(verifier.url, 'keygate_nodejs_heap_size_used_bytes'),
+    })
+
+    const hotBeside = (label: string, background: Omit<LoadPlan, 'durationSeconds'>): Contender => ({
+      label,
+      // The hot keys' figures are the result; the background load's throughput is kept apart below.
+      run: async (durationSeconds) => {
+        const [hot, bulk] = await Promise.all([
+          runLoad({ url: verifier.url, path: PATH, bodies, connections: 8, overallRate: HOT_RATE, durationSeconds }),
+          runLoad({ ...background, durationSeconds }),
+        ])
+        backgroundRps.get(label)!.push(bulk.rps)
+        if (bulk.errors > 0 || bulk.non2xx > 0) throw new Error(`${label}: background load had ${bulk.non2xx} non-2xx and ${bulk.errors} errors`)
+        return hot
+      },
+    })
+    const HOT = 'hot keys beside a full-speed load of hot keys'
+    const FLOOD = 'hot keys beside a flood of unknown keys'
+    const backgroundRps = new Map<string, number[]>([[HOT, []], [FLOOD, []]])
+    const before = await memory()
+    const results = await runRounds([
+      hotBeside(HOT, { url: verifier.url, path: PATH, bodies, connections: CONNECTIONS }),
+      hotBeside(FLOOD, { url: verifier.url, path: PATH, randomKeys: true, connections: CONNECTIONS }),
+    ])
+    const after = await memory()
+    const cached = await metric(verifier.url, 'keygate_cache_keys')
+    // Every hot key must still be cached: the unknowns live in their own bounded LRU.
+    const hitsBefore = await metric(verifier.url, 'keygate_verify_cache_hits_total')
+    const missesBefore = await metric(verifier.url, 'keygate_verify_cache_misses_total')
+    const probe: LoadResult = await runLoad({ url: verifier.url, path: PATH, bodies, connections: 8, durationSeconds: 1 })
+    const hits = (await metric(verifier.url, 'keygate_verify_cache_hits_total')) - hitsBefore
+    const misses = (await metric(verifier.url, 'keygate_verify_cache_misses_total')) - missesBefore
+    const hotHitRatio = hits / (hits + misses)
+    const p99Ratio = results.ratio(FLOOD, HOT, 'p99')
+    const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
+    const floodRps = backgroundRps.get(FLOOD)!
+    return {
+      name: 'unknown-flood',
+      title: '3. Unknown keys flood',
+      command: 'npm run bench:unknown-flood',
+      method: `${HOT_KEYS} hot keys at a steady ${HOT_RATE} req/s (8 connections) while ${CONNECTIONS} more connections send either random unknown keys or the hot keys as fast as they are answered; ${ROUNDS} rounds × ${SECONDS} s, interleaved. Default limits (UNKNOWN_CACHE_MAX 100,000, MAX_PENDING_READS 10,000).`,
+      table: {
+        headers: ['hot keys (2,000 req/s)', 'hot p50 ms', 'hot p99 ms', 'background req/s'],
+        rows: [HOT, FLOOD].map((label) => [label, showMeasured(results.p50(label), 1), showMeasured(results.p99(label), 1), showMeasured(measured(backgroundRps.get(label)!))]),
+      },
+      checks: [
+        { what: 'hot keys p99 under the flood ÷ under an equal load of hot keys', value: p99Ratio, target: '≤ 1.2', pass: p99Ratio <= 1.2 },
+        { what: 'hot keys still cached after the flood (hit ratio of a probe)', value: hotHitRatio, target: '= 1', pass: hotHitRatio === 1 && probe.non2xx === 0 },
+        { what: 'cached key records after the flood', value: cached, target: `= ${HOT_KEYS}`, pass: cached === HOT_KEYS },
+      ],
+      chart: [HOT, FLOOD].map((label) => ({ label, p99Ms: results.p99(label) })),
+      notes: [
+        `Verifier memory before → after all rounds: RSS ${mb(before.rss)} → ${mb(after.rss)}, heap used ${mb(before.heap)} → ${mb(after.heap)}; the flood's ${Math.round(median(floodRps) * SECONDS * ROUNDS).toLocaleString('en-US')} or so unknown keys are remembered in a LRU of at most 100,000 for 10 s.`,
+        'Each unknown key costs one Redis read (it might have been created a moment ago); the flood\'s throughput is therefore Redis-bound, and the hot keys share the one core with it.',
+      ],
+      summary: `unknown flood: ${Math.round(median(floodRps))} unknown req/s; hot p99 ${results.p99(FLOOD).median} ms vs ${results.p99(HOT).median} ms under equal hot load (${p99Ratio.toFixed(2)}×); ${cached} hot keys still cached; RSS ${mb(before.rss)} → ${mb(after.rss)}`,
+    }
+  } finally {
+    for (const stop of stops) await stop()
+  }
+}
+

@@ -1,0 +1,71 @@
+import { redisKeys } from '../../shared/store/redis-keys.js'
+import { hashKey } from '../../shared/key-material.js'
+import { startKeygateFixture } from '../lib/keygate-fixture.js'
+import { runLoad, runPinnedWorker, type LoadResult } from '../lib/load.js'
+import { metric } from '../lib/metrics-page.js'
+import { benchServer, startKeygate, startServer } from '../lib/processes.js'
+import { showMeasured, type ScenarioReport } from '../lib/report.js'
+import { CONNECTIONS, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
+
+const KEYS = 10_000
+const PATH = '/v1/keys.verifyKey'
+
+/**
+ * 2. verifyKey on keys the verifier does not hold: its cache is cut to one record (CACHE_MAX_KEYS=1), so each of
+ * the 10,000 keys rotated is read from Redis every time. Compared with the same read in a bare ioredis loop and
+ * with the naive server; Redis' own command counters show how many round trips a miss costs.
+ */
+export async function verifyMiss(): Promise<ScenarioReport> {
+  const fixture = await startKeygateFixture()
+  const stops: (() => Promise<void>)[] = [() => fixture.stop()]
+  try {
+    progress(`creating ${KEYS} keys`)
+    const apiId = await fixture.createApi('bench')
+    const keys = await fixture.createKeys(apiId, KEYS)
+    const bodies = keys.map(({ key }) => JSON.stringify({ key }))
+    const verifier = await startKeygate(['verifier'], { ...fixture.env, CACHE_MAX_KEYS: '1' })
+    const naive = await startServer({ args: [benchServer('naive')], env: { REDIS_URL: fixture.redis.url } })
+    stops.unshift(() => verifier.stop(), () => naive.stop())
+    const recordKeys = keys.map(({ key }) => redisKeys.record(hashKey(key)))
+
+    const results = await runRounds([
+      { label: 'raw ioredis HMGET loop', run: (durationSeconds) => runPinnedWorker<LoadResult>('redis-loop-worker', { redisUrl: fixture.redis.url, keys: recordKeys, connections: CONNECTIONS, durationSeconds }) },
+      loadContender('keygate verifier (cache miss)', { url: verifier.url, path: PATH, bodies }),
+      loadContender('naive: Redis read per request', { url: naive.url, path: PATH, bodies }),
+    ])
+    const [R, K, N] = [...results.byLabel.keys()] as [string, string, string]
+
+    // Round trips per miss: Redis' command counters around a run against the verifier alone.
+    const commands = async () => {
+      const info = await fixture.redis.admin.info('commandstats')
+      return [...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].reduce((sum, m) => sum + (m[1] === 'hmget' ? Number(m[2]) : 0), 0)
+    }
+    const missesBefore = await metric(verifier.url, 'keygate_verify_cache_misses_total')
+    const before = await commands()
+    const alone = await runLoad({ url: verifier.url, path: PATH, bodies, connections: CONNECTIONS, durationSeconds: 2 })
+    const readsPerVerify = ((await commands()) - before) / alone.total
+    const missRatio = ((await metric(verifier.url, 'keygate_verify_cache_misses_total')) - missesBefore) / alone.total
+    const p99VsRaw = results.ratio(K, R, 'p99')
+    return {
+      name: 'verify-miss',
+      title: '2. verifyKey, cache miss',
+      command: 'npm run bench:verify-miss',
+      method: `${KEYS.toLocaleString('en-US')} keys rotated through a verifier whose cache holds one record, so every verification reads Redis; ${CONNECTIONS} connections, ${ROUNDS} rounds × ${SECONDS} s, interleaved. The raw loop is ${CONNECTIONS} concurrent HMGETs of the same records on one ioredis connection (the read a miss makes), timed in-process.`,
+      table: {
+        headers: ['contender', 'req/s', 'p50 ms', 'p99 ms'],
+        rows: [R, K, N].map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 2), showMeasured(results.p99(label), 2)]),
+      },
+      checks: [
+        { what: 'Redis reads per verification (HMGET calls ÷ verifications, verifier alone)', value: readsPerVerify, target: '= 1', pass: Math.abs(readsPerVerify - 1) < 0.01 },
+        { what: 'cache misses ÷ verifications', value: missRatio, target: '= 1', pass: Math.abs(missRatio - 1) < 0.01 },
+      ],
+      chart: [R, K, N].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
+      notes: [
+        `keygate's p99 on a miss is ${p99VsRaw.toFixed(2)}× the raw HMGET loop's: the difference is HTTP, JSON and the verdict around the one read.`,
+      ],
+      summary: `verify miss: ${readsPerVerify.toFixed(2)} Redis reads per verification; keygate p99 ${results.p99(K).median} ms vs raw HMGET ${results.p99(R).median.toFixed(2)} ms (${p99VsRaw.toFixed(2)}×), ${Math.round(results.rps(K).median)} req/s`,
+    }
+  } finally {
+    for (const stop of stops) await stop()
+  }
+}

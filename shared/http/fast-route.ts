@@ -1,0 +1,109 @@
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
+import type { Logger } from 'pino'
+import secureJson from 'secure-json-parse'
+import { ApiError } from '../errors.js'
+import { toApiError } from './error-handler.js'
+import { requestIdOf } from './request-id.js'
+import { compileBodyValidator, schemaErrorFormatter } from './validation.js'
+
+/**
+ * One POST route answered straight off node:http, ahead of Fastify: the verifier's verifyKey, where Fastify's
+ * per-request machinery (hooks, reply pipeline, serializer) cost more than the verification itself. It does
+ * what the Fastify route does — same JSON parser and prototype-poisoning rules, the same compiled body
+ * validator and error messages, the same handler, error shape, request id and metrics — and nothing else.
+ * Anything unusual (not JSON, no Content-Length, a body over the limit or empty, shutting down) is left to
+ * Fastify, which answers it as it would any route; test/integration/fast-route.test.ts holds the two to the
+ * same answers.
+ */
+export interface FastJsonRoute {
+  url: string
+  /** The route's body schema, compiled by the same validator Fastify uses for bodies. */
+  bodySchema: object
+  /** The route's handler: the answer for a valid body (a verdict), or a promise of it. */
+  handle(body: unknown, requestId: string): unknown
+}
+
+export interface FastRouteContext {
+  bodyLimitBytes: number
+  docsBaseUrl: string
+  log: Logger
+  /** True once the server is shutting down: Fastify then answers (503 with Connection: close). */
+  closing(): boolean
+  observe(route: string, method: string, status: number, seconds: number): void
+}
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i
+const PARSE_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
+const INVALID_JSON = new ApiError('BAD_REQUEST', 'body: is not valid JSON, or has a __proto__ or constructor.prototype key')
+
+/** Fastify's `serverFactory`: an HTTP server that serves `route` itself and hands every other request to Fastify. */
+export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteContext) {
+  const validate = compileBodyValidator(route.bodySchema)
+
+  function send(res: ServerResponse, status: number, payload: string, requestId: string, started: number, headers?: Record<string, string>): void {
+    res.writeHead(status, {
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(payload),
+      'x-request-id': requestId,
+    })
+    res.end(payload)
+    context.observe(route.url, 'POST', status, (performance.now() - started) / 1000)
+  }
+
+  function fail(res: ServerResponse, err: unknown, requestId: string, started: number): void {
+    const error = toApiError(err)
+    if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, 'store unavailable')
+    else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
+    const body = JSON.stringify({ error: { code: error.code, message: error.message, docs: `${context.docsBaseUrl}/errors/${error.code}`, requestId } })
+    send(res, error.statusCode, body, requestId, started, error.headers)
+  }
+
+  function answer(res: ServerResponse, text: string, requestId: string, started: number): void {
+    let body: unknown
+    try {
+      body = secureJson.parse(text, undefined, PARSE_OPTIONS)
+    } catch {
+      return fail(res, INVALID_JSON, requestId, started)
+    }
+    if (!validate(body)) return fail(res, schemaErrorFormatter(validate.errors ?? [], 'body'), requestId, started)
+    let result: unknown
+    try {
+      result = route.handle(body, requestId)
+    } catch (err) {
+      return fail(res, err, requestId, started)
+    }
+    if (result instanceof Promise) {
+      result.then((value) => send(res, 200, JSON.stringify(value), requestId, started), (err) => fail(res, err, requestId, started))
+    } else send(res, 200, JSON.stringify(result), requestId, started)
+  }
+
+  /** Whether the request is one this path takes; decided on the request line and headers alone. */
+  function takes(req: IncomingMessage): boolean {
+    if (req.url !== route.url || req.method !== 'POST' || context.closing()) return false
+    const { 'content-type': type, 'content-length': length, 'transfer-encoding': encoding } = req.headers
+    if (type === undefined || encoding !== undefined || length === undefined || !JSON_TYPE.test(type)) return false
+    const bytes = Number(length)
+    return bytes > 0 && bytes <= context.bodyLimitBytes
+  }
+
+  // Fastify hands over its options; the server gets the timeouts Fastify would have set on its own.
+  return (fastify: RequestListener, options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number; http?: object }): Server => {
+    const server = createServer(options.http ?? {}, (req, res) => {
+      if (!takes(req)) {
+        fastify(req, res)
+        return
+      }
+      const started = performance.now()
+      const requestId = requestIdOf(req)
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => answer(res, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), requestId, started))
+    })
+    if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout
+    if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout
+    if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout)
+    if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket
+    return server
+  }
+}

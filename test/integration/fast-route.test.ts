@@ -1,0 +1,139 @@
+import { Readable } from 'node:stream'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { request } from 'undici'
+import { openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
+
+/**
+ * The verifier answers verifyKey ahead of Fastify (shared/http/fast-route.ts) on the server it listens with;
+ * inject() still goes through Fastify's route. Every answer must be the same either way: status, error shape
+ * and message, verdict, headers. This holds the two paths together, for chosen and for generated bodies.
+ */
+let backend: Backend
+let controlPlane: TestServer
+let verifier: TestServer
+let url: string
+const keys: Record<string, string> = {}
+
+beforeAll(async () => {
+  backend = await openBackend()
+  controlPlane = await startTestControlPlane({ backend })
+  verifier = await startTestVerifier({ backend })
+  url = await verifier.app.listen({ port: 0, host: '127.0.0.1' })
+  const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
+  const call = async (path: string, payload: object) => (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
+  const api = await call('apis.createApi', { name: 'fast' })
+  keys.valid = (await call('keys.createKey', { apiId: api.apiId, name: 'n', meta: { a: 1 }, permissions: ['read'], roles: ['r'] })).key
+  const disabled = await call('keys.createKey', { apiId: api.apiId, enabled: false })
+  keys.disabled = disabled.key
+  keys.expired = (await call('keys.createKey', { apiId: api.apiId, expires: Date.now() + 60_000 })).key
+  keys.apiId = api.apiId
+  await verifier.verifier.pollNow()
+})
+afterAll(async () => {
+  await verifier.close()
+  await controlPlane.close()
+  await backend.close()
+})
+
+interface Answer { status: number; body: Record<string, any>; contentType: string | undefined; requestId: string | undefined }
+
+/** Over HTTP: the fast path (when it takes the request). */
+async function overHttp(body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<Answer> {
+  const response = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers, body })
+  return { status: response.statusCode, body: (await response.body.json()) as Record<string, any>, contentType: response.headers['content-type'] as string, requestId: response.headers['x-request-id'] as string }
+}
+
+/** Through inject: Fastify's route. */
+async function throughFastify(body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<Answer> {
+  const response = await verifier.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers, payload: body })
+  return { status: response.statusCode, body: response.json(), contentType: response.headers['content-type'] as string, requestId: response.headers['x-request-id'] as string }
+}
+
+/** The two answers with their request ids taken out (they differ by design), and checks on those ids. */
+async function both(body: string): Promise<[Omit<Answer, 'requestId'>, Omit<Answer, 'requestId'>]> {
+  const answers = [await overHttp(body), await throughFastify(body)]
+  return answers.map(({ requestId, ...answer }) => {
+    expect(requestId).toMatch(/^req_[1-9A-HJ-NP-Za-km-z]{22}$/)
+    const inner = answer.body.error ?? answer.body
+    expect(inner.requestId).toBe(requestId)
+    delete inner.requestId
+    return answer
+  }) as [Omit<Answer, 'requestId'>, Omit<Answer, 'requestId'>]
+}
+
+describe('verifyKey ahead of Fastify', () => {
+  const chosen = () => [
+    JSON.stringify({ key: keys.valid }),
+    JSON.stringify({ key: keys.valid, apiId: keys.apiId }),
+    JSON.stringify({ key: keys.valid, apiId: 'api_other' }),
+    JSON.stringify({ key: keys.valid, authorization: { permissions: 'read' } }),
+    JSON.stringify({ key: keys.valid, authorization: { permissions: { and: ['read', 'write'] } } }),
+    JSON.stringify({ key: keys.valid, authorization: { permissions: { nope: 1 } } }),
+    JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'x' }] }),
+    JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'key', limit: 1, duration: 1000 }] }),
+    JSON.stringify({ key: keys.disabled }),
+    JSON.stringify({ key: keys.expired }),
+    JSON.stringify({ key: 'sk_not_a_key' }),
+    JSON.stringify({ key: '' }),
+    JSON.stringify({ key: 'x'.repeat(1025) }),
+    JSON.stringify({ key: 1 }),
+    JSON.stringify({ key: keys.valid, extra: true }),
+    JSON.stringify({}),
+    '[]', '"text"', 'null', '7', '{', '{"key": "a",}', '\u0000',
+    '{"key":"a","__proto__":{"polluted":true}}',
+    '{"key":"a","constructor":{"prototype":{"polluted":true}}}',
+    '{"key":"\ud800"}',
+    JSON.stringify({ key: 'a', remaining: { cost: -1 } }),
+    JSON.stringify({ key: 'a', tags: Array(11).fill('t') }),
+  ]
+
+  it('answers every chosen body exactly as the Fastify route does', async () => {
+    for (const body of chosen()) {
+      const [fast, fastify] = await both(body)
+      expect(fast, body).toStrictEqual(fastify)
+      expect(fast.status, body).toBeLessThan(500)
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it('answers generated bodies exactly as the Fastify route does', async () => {
+    const value = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }))
+    const body = fc.oneof(
+      fc.record({ key: fc.oneof(fc.constantFrom(keys.valid!, keys.disabled!, 'sk_nope'), value), apiId: value, tags: value, authorization: value, remaining: value, ratelimit: value, ratelimits: value }, { requiredKeys: [] }).map((b) => JSON.stringify(b)),
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+      fc.string({ maxLength: 40 }),
+    ).filter((text) => text.length > 0)
+    await fc.assert(fc.asyncProperty(body, async (text) => {
+      const [fast, fastify] = await both(text)
+      expect(fast).toStrictEqual(fastify)
+    }), { seed: 20261122, numRuns: 300 })
+  })
+
+  it('leaves what it does not take to Fastify: other content types, no Content-Length, oversized and empty bodies', async () => {
+    expect((await overHttp('{"key":"a"}', { 'content-type': 'text/plain' })).status).toBe(415)
+    expect((await overHttp('', { 'content-type': 'application/json' })).body.error.message).toBe((await throughFastify('', { 'content-type': 'application/json' })).body.error.message)
+    const big = JSON.stringify({ key: 'x'.repeat(1_100_000) })
+    expect((await overHttp(big)).status).toBe(413)
+    // Chunked: no Content-Length, so Fastify reads it (and its body limit applies).
+    const chunked = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Readable.from([JSON.stringify({ key: keys.valid })]) })
+    expect(chunked.statusCode).toBe(200)
+    expect(((await chunked.body.json()) as { valid: boolean }).valid).toBe(true)
+  })
+
+  it('counts its answers in the same metrics', async () => {
+    const line = async () => (await verifier.app.inject({ method: 'GET', url: '/metrics' })).body.split('\n').find((l) => l.startsWith('keygate_http_requests_total{') && l.includes('route="/v1/keys.verifyKey"') && l.includes('status="200"'))
+    const before = Number((await line())?.split(' ').pop() ?? 0)
+    await overHttp(JSON.stringify({ key: keys.valid }))
+    await overHttp(JSON.stringify({ key: 'sk_nope' }))
+    expect(Number((await line())?.split(' ').pop())).toBe(before + 2)
+  })
+
+  it('steps aside while the server shuts down: Fastify answers 503 with Connection: close', async () => {
+    verifier.app.stopAccepting()
+    const response = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: keys.valid }) })
+    expect(response.statusCode).toBe(503)
+    expect(response.headers.connection).toBe('close')
+    expect(((await response.body.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')
+  })
+})
