@@ -1,9 +1,11 @@
 import { startRedisServer, type RedisServer } from '../../test/support/redis-process.js'
+import { execFileSync } from 'node:child_process'
+import { canPin, SERVER_CORE } from './cores.js'
 import { startKeygate, type BenchProcess } from './processes.js'
 
 export const BENCH_ROOT_KEY = 'bench-root-key-0123456789abcdef'
 
-/** A bench Redis (its own, no persistence) and a control plane on it, unpinned: they set the stage. */
+/** A bench Redis (its own, no persistence, on the server core) and a control plane on it (unpinned): the stage. */
 export interface KeygateFixture {
   redis: RedisServer
   controlPlane: BenchProcess
@@ -17,6 +19,10 @@ export interface KeygateFixture {
 
 export async function startKeygateFixture(extraEnv: Record<string, string> = {}): Promise<KeygateFixture> {
   const redis = await startRedisServer()
+  // Redis shares the server core: a design that leans on Redis per request pays for it there, not on the load
+  // generator's core (where it would also slow the load down).
+  const pid = /process_id:(\d+)/.exec(await redis.admin.info('server'))?.[1]
+  if (canPin && pid) execFileSync('taskset', ['-pc', String(SERVER_CORE), pid], { stdio: 'ignore' })
   const env = { REDIS_URL: redis.url, KEYGATE_ROOT_KEY: BENCH_ROOT_KEY, MANAGEMENT_RATE_LIMIT: '0', ...extraEnv }
   const controlPlane = await startKeygate(['control-plane'], env, { pin: false })
   const call = async (path: string, body: unknown) => {

@@ -16,8 +16,16 @@ function requests(): autocannon.Request[] {
     // A new random key on every request: nothing is ever cached for it.
     return [{ method, path: plan.path, headers, setupRequest: (request) => ({ ...request, body: JSON.stringify({ key: `bench_${randomBytes(12).toString('base64url')}` }) }) }]
   }
-  if (plan.headerSets && plan.headerSets.length > 0) return plan.headerSets.map((set) => ({ method, path: plan.path, headers: set }))
-  if (plan.bodies && plan.bodies.length > 0) return plan.bodies.map((body) => ({ method, path: plan.path, headers, body }))
+  // One shared cursor over the bodies (or header sets) for every connection: each request takes the next one,
+  // so connections never send the same key in lockstep (which would make concurrent writes to one key collide).
+  let next = 0
+  const { headerSets, bodies } = plan
+  if (headerSets && headerSets.length > 0) {
+    return [{ method, path: plan.path, setupRequest: (request) => ({ ...request, headers: headerSets[next++ % headerSets.length]! }) }]
+  }
+  if (bodies && bodies.length > 0) {
+    return [{ method, path: plan.path, headers, setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length]! }) }]
+  }
   return [{ method, path: plan.path, headers: plan.headers ?? {} }]
 }
 

@@ -5,6 +5,12 @@ export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 export const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2)
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64)
+/**
+ * Requests in flight per connection. With one, a 2-core machine's round trips set the pace and the server idles
+ * a third of the time whatever it is; four keep it busy without deep queues (which would promote every
+ * request's garbage and measure the collector instead).
+ */
+export const PIPELINING = Number(process.env.BENCH_PIPELINING ?? 4)
 
 /** One thing measured: a run of the given length gives one LoadResult. */
 export interface Contender {
@@ -14,7 +20,7 @@ export interface Contender {
 
 /** A contender driven by autocannon (CONNECTIONS connections unless the plan says otherwise). */
 export function loadContender(label: string, plan: Omit<LoadPlan, 'durationSeconds' | 'connections'> & Partial<Pick<LoadPlan, 'connections'>>): Contender {
-  return { label, run: (durationSeconds) => runLoad({ connections: CONNECTIONS, ...plan, durationSeconds }) }
+  return { label, run: (durationSeconds) => runLoad({ connections: CONNECTIONS, pipelining: PIPELINING, ...plan, durationSeconds }) }
 }
 
 export interface RoundResults {

@@ -2,7 +2,7 @@ import { Agent, request } from 'undici'
 import { BENCH_ROOT_KEY, startKeygateFixture } from '../lib/keygate-fixture.js'
 import { startKeygate } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
-import { CONNECTIONS, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
+import { CONNECTIONS, PIPELINING, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
 import { median, percentile } from '../lib/stats.js'
 
 const LIST_KEYS = Number(process.env.BENCH_LIST_KEYS ?? 100_000)
@@ -57,7 +57,7 @@ export async function controlPlane(): Promise<ScenarioReport> {
       name: 'control-plane',
       title: '7. Control plane',
       command: 'npm run bench:control-plane',
-      method: `A control plane pinned to the server core on its own Redis; ${CONNECTIONS} connections, ${ROUNDS} rounds × ${SECONDS} s, interleaved; updateKey renames one of 1,000 keys per call (each a revision, a log entry and a publish). Then apis.listKeys walked ${pageMs.length.toLocaleString('en-US')} pages of ${PAGE} (${seen.toLocaleString('en-US')} keys) one request at a time.`,
+      method: `A control plane pinned to the server core on its own Redis; ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${ROUNDS} rounds × ${SECONDS} s, interleaved; updateKey renames one of 1,000 keys per call (each a revision, a log entry and a publish). Then apis.listKeys walked ${pageMs.length.toLocaleString('en-US')} pages of ${PAGE} (${seen.toLocaleString('en-US')} keys) one request at a time.`,
       table: {
         headers: ['operation', 'req/s', 'p50 ms', 'p99 ms'],
         rows: [

@@ -6,7 +6,7 @@ import { pinned, SERVER_CORE } from '../lib/cores.js'
 import { startKeygateFixture } from '../lib/keygate-fixture.js'
 import { benchServer, startKeygate, startServer } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
-import { CONNECTIONS, loadContender, progress, ROUNDS, runRounds, SECONDS, type Contender } from '../lib/rounds.js'
+import { CONNECTIONS, PIPELINING, loadContender, progress, ROUNDS, runRounds, SECONDS, type Contender } from '../lib/rounds.js'
 
 const KEYS = 1_000
 
@@ -77,7 +77,7 @@ export async function proxy(): Promise<ScenarioReport> {
       name: 'proxy',
       title: '5. Proxy mode',
       command: 'npm run bench:proxy',
-      method: `GET / with one of ${KEYS} keys in X-API-Key, rotated; ${CONNECTIONS} connections, ${ROUNDS} rounds × ${SECONDS} s, interleaved. The API is node:http answering a small JSON body. ${nginxNote}`,
+      method: `GET / with one of ${KEYS} keys in X-API-Key, rotated; ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${ROUNDS} rounds × ${SECONDS} s, interleaved. The API is node:http answering a small JSON body. ${nginxNote}`,
       table: {
         headers: ['path', 'req/s', 'p50 ms', 'p99 ms'],
         rows: labels.map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 1), showMeasured(results.p99(label), 1)]),

@@ -1,7 +1,7 @@
 import { startKeygateFixture } from '../lib/keygate-fixture.js'
 import { benchServer, startKeygate, startServer } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
-import { CONNECTIONS, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
+import { CONNECTIONS, PIPELINING, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
 import { metric } from '../lib/metrics-page.js'
 
 const KEYS = 1_000
@@ -44,7 +44,7 @@ export async function verifyHit(): Promise<ScenarioReport> {
       name: 'verify-hit',
       title: '1. verifyKey, cache hit',
       command: 'npm run bench:verify-hit',
-      method: `${KEYS} distinct keys rotated, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${SECONDS} s per contender, interleaved. The verifier answered ${Math.round(hits).toLocaleString('en-US')} verifications from its cache and read Redis ${Math.round(misses)} times (the first sight of each key).`,
+      method: `${KEYS} distinct keys rotated, ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${ROUNDS} rounds × ${SECONDS} s per contender, interleaved. The verifier answered ${Math.round(hits).toLocaleString('en-US')} verifications from its cache and read Redis ${Math.round(misses)} times (the first sight of each key).`,
       table: {
         headers: ['contender', 'req/s', 'p50 ms', 'p99 ms'],
         rows: [C, K, N].map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 1), showMeasured(results.p99(label), 1)]),

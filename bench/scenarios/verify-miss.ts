@@ -5,7 +5,7 @@ import { runLoad, runPinnedWorker, type LoadResult } from '../lib/load.js'
 import { metric } from '../lib/metrics-page.js'
 import { benchServer, startKeygate, startServer } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
-import { CONNECTIONS, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
+import { CONNECTIONS, PIPELINING, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
 
 const KEYS = 10_000
 const PATH = '/v1/keys.verifyKey'
@@ -29,34 +29,38 @@ export async function verifyMiss(): Promise<ScenarioReport> {
     const recordKeys = keys.map(({ key }) => redisKeys.record(hashKey(key)))
 
     const results = await runRounds([
-      { label: 'raw ioredis HMGET loop', run: (durationSeconds) => runPinnedWorker<LoadResult>('redis-loop-worker', { redisUrl: fixture.redis.url, keys: recordKeys, connections: CONNECTIONS, durationSeconds }) },
+      { label: 'raw ioredis HMGET loop', run: (durationSeconds) => runPinnedWorker<LoadResult>('redis-loop-worker', { redisUrl: fixture.redis.url, keys: recordKeys, connections: CONNECTIONS * PIPELINING, durationSeconds }) },
       loadContender('keygate verifier (cache miss)', { url: verifier.url, path: PATH, bodies }),
       loadContender('naive: Redis read per request', { url: naive.url, path: PATH, bodies }),
     ])
     const [R, K, N] = [...results.byLabel.keys()] as [string, string, string]
 
-    // Round trips per miss: Redis' command counters around a run against the verifier alone.
-    const commands = async () => {
+    // Round trips per miss: Redis' HMGET counter around a run against the verifier alone, less what the
+    // verifier reads in the background anyway (its revision polls) over an idle stretch of the same length.
+    const hmgets = async () => {
       const info = await fixture.redis.admin.info('commandstats')
-      return [...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].reduce((sum, m) => sum + (m[1] === 'hmget' ? Number(m[2]) : 0), 0)
+      return Number(/^cmdstat_hmget:calls=(\d+)/m.exec(info)?.[1] ?? 0)
     }
+    const idleStart = await hmgets()
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    const background = (await hmgets()) - idleStart
     const missesBefore = await metric(verifier.url, 'keygate_verify_cache_misses_total')
-    const before = await commands()
-    const alone = await runLoad({ url: verifier.url, path: PATH, bodies, connections: CONNECTIONS, durationSeconds: 2 })
-    const readsPerVerify = ((await commands()) - before) / alone.total
+    const before = await hmgets()
+    const alone = await runLoad({ url: verifier.url, path: PATH, bodies, connections: CONNECTIONS, pipelining: PIPELINING, durationSeconds: 2 })
+    const readsPerVerify = ((await hmgets()) - before - background) / alone.total
     const missRatio = ((await metric(verifier.url, 'keygate_verify_cache_misses_total')) - missesBefore) / alone.total
     const p99VsRaw = results.ratio(K, R, 'p99')
     return {
       name: 'verify-miss',
       title: '2. verifyKey, cache miss',
       command: 'npm run bench:verify-miss',
-      method: `${KEYS.toLocaleString('en-US')} keys rotated through a verifier whose cache holds one record, so every verification reads Redis; ${CONNECTIONS} connections, ${ROUNDS} rounds × ${SECONDS} s, interleaved. The raw loop is ${CONNECTIONS} concurrent HMGETs of the same records on one ioredis connection (the read a miss makes), timed in-process.`,
+      method: `${KEYS.toLocaleString('en-US')} keys rotated through a verifier whose cache holds one record, so every verification reads Redis; ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${ROUNDS} rounds × ${SECONDS} s, interleaved. The raw loop is ${CONNECTIONS * PIPELINING} concurrent HMGETs of the same records on one ioredis connection (the read a miss makes), timed in-process.`,
       table: {
         headers: ['contender', 'req/s', 'p50 ms', 'p99 ms'],
         rows: [R, K, N].map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 2), showMeasured(results.p99(label), 2)]),
       },
       checks: [
-        { what: 'Redis reads per verification (HMGET calls ÷ verifications, verifier alone)', value: readsPerVerify, target: '= 1', pass: Math.abs(readsPerVerify - 1) < 0.01 },
+        { what: 'Redis reads per verification (HMGET calls ÷ verifications, verifier alone, less its background polls)', value: readsPerVerify, target: '= 1', pass: Math.abs(readsPerVerify - 1) < 0.02 },
         { what: 'cache misses ÷ verifications', value: missRatio, target: '= 1', pass: Math.abs(missRatio - 1) < 0.01 },
       ],
       chart: [R, K, N].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
