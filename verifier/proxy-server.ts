@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { Counter, type Registry } from 'prom-client'
-import { errors as undiciErrors, Pool } from 'undici'
+import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
 import { ApiError, StoreUnavailableError, type ErrorCode } from '../shared/errors.js'
 import { requestIdOf } from '../shared/http/request-id.js'
 import { readGatewayRequest, type GatewayPolicy } from './gateway-request.js'
@@ -66,6 +66,17 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     const requestId = requestIdOf(req)
     // Clients talk to the proxy directly: their X-Keygate-* headers never choose the policy.
     const check = readGatewayRequest(req.headers, policy, false)
+    // A client that leaves (while its key is checked, or before or during the response) cancels the upstream
+    // request and frees its connection. undici takes an EventEmitter as the signal: an AbortController would
+    // build a DOMException (with a stack) for every request, and stream.pipeline makes one per request too —
+    // together ~60 us, more than the rest.
+    const departed = new EventEmitter()
+    let gone = false
+    res.on('close', () => {
+      if (res.writableFinished) return
+      gone = true
+      departed.emit('abort')
+    })
     let verdict
     try {
       verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
@@ -85,18 +96,11 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       return fail(res, requestId, new ApiError('BAD_REQUEST', 'the request target must be a path starting with /'))
     }
     const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined
-    // A client that leaves (before or during the response) cancels the upstream request and frees its connection.
-    // undici takes an EventEmitter as the signal: an AbortController would build a DOMException (with a stack)
-    // for every request, and stream.pipeline makes one per request too — together ~60 us, more than the rest.
-    const departed = new EventEmitter()
-    let gone = false
-    res.on('close', () => {
-      if (res.writableFinished) return
-      gone = true
-      departed.emit('abort')
-    })
+    // Gone while its key was checked: nothing to forward.
+    if (gone) return
+    let upstream: Dispatcher.ResponseData
     try {
-      const upstream = await pool.request({
+      upstream = await pool.request({
         method: req.method as 'GET',
         path: req.url,
         signal: departed,
@@ -106,18 +110,31 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
         }),
         body: hasBody ? req : undefined,
       })
-      forwarded.labels(String(upstream.statusCode)).inc()
-      res.writeHead(upstream.statusCode, { ...clientResponseHeaders(upstream.headers), 'x-request-id': requestId })
-      // The upstream failing mid-body ends the client's response; the client leaving aborts the upstream request
-      // (the signal above covers the body too), so a departed client never pins a connection.
-      upstream.body.on('error', () => res.destroy())
-      upstream.body.pipe(res)
     } catch (err) {
       if (gone) return
       req.resume()
       fail(res, requestId, upstreamError(err))
       if (!(err instanceof undiciErrors.UndiciError)) log.warn({ err, requestId }, 'proxy request failed')
+      return
     }
+    const body = upstream.body
+    // The upstream failing mid-body ends the client's response; the client leaving aborts the upstream request
+    // (the signal covers the body too); a client already gone, or a response we cannot write, frees it at once.
+    body.on('error', () => res.destroy())
+    if (gone) {
+      body.destroy()
+      return
+    }
+    try {
+      res.writeHead(upstream.statusCode, { ...clientResponseHeaders(upstream.headers), 'x-request-id': requestId })
+    } catch (err) {
+      body.destroy()
+      log.warn({ err, requestId }, 'upstream response headers could not be passed on')
+      fail(res, requestId, new ApiError('BAD_GATEWAY', 'the upstream answered with headers that cannot be passed on'))
+      return
+    }
+    forwarded.labels(String(upstream.statusCode)).inc()
+    body.pipe(res)
   }
 
   const server = createServer((req, res) => {

@@ -35,8 +35,12 @@ export class UsageRecorder {
     counts[outcome] = (counts[outcome] ?? 0) + 1
   }
 
+  private stopped = false
+
   start(): void {
     const tick = () => {
+      // A flush in flight when stop() came must not schedule another.
+      if (this.stopped) return
       this.timer = setTimeout(() => void this.flush().finally(tick), this.flushMs)
       this.timer.unref()
     }
@@ -44,6 +48,7 @@ export class UsageRecorder {
   }
 
   stop(): void {
+    this.stopped = true
     if (this.timer) clearTimeout(this.timer)
   }
 

@@ -62,7 +62,7 @@ export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): vo
 
 /** The route for the verifier's listening server (shared/http/fast-route.ts). */
 export function verifyKeyFastRoute(verifier: KeyVerifier): FastJsonRoute {
-  return { url: '/v1/keys.verifyKey', bodySchema: Body, handle: (body, requestId) => answerVerifyKey(verifier, body as Static<typeof Body>, requestId) }
+  return { url: '/v1/keys.verifyKey', bodySchema: Body, responseSchema: Response, handle: (body, requestId) => answerVerifyKey(verifier, body as Static<typeof Body>, requestId) }
 }
 
 const NO_CONDITIONS: VerifyRequest = Object.freeze({})

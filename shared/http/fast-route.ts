@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
+import fastJson from 'fast-json-stringify'
 import secureJson from 'secure-json-parse'
 import { ApiError } from '../errors.js'
 import { toApiError } from './error-handler.js'
@@ -19,6 +20,8 @@ export interface FastJsonRoute {
   url: string
   /** The route's body schema, compiled by the same validator Fastify uses for bodies. */
   bodySchema: object
+  /** The route's 200 response schema: answers are serialized by it, as Fastify does (an allow-list of fields). */
+  responseSchema: object
   /** The route's handler: the answer for a valid body (a verdict), or a promise of it. */
   handle(body: unknown, requestId: string): unknown
 }
@@ -39,6 +42,7 @@ const INVALID_JSON = new ApiError('BAD_REQUEST', 'body: is not valid JSON, or ha
 /** Fastify's `serverFactory`: an HTTP server that serves `route` itself and hands every other request to Fastify. */
 export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteContext) {
   const validate = compileBodyValidator(route.bodySchema)
+  const serialize = fastJson(route.responseSchema as Parameters<typeof fastJson>[0]) as (value: unknown) => string
 
   function send(res: ServerResponse, status: number, payload: string, requestId: string, started: number, headers?: Record<string, string>): void {
     res.writeHead(status, {
@@ -46,6 +50,8 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(payload),
       'x-request-id': requestId,
+      // Shutting down: a keep-alive connection answered now must not linger for the next request.
+      ...(context.closing() ? { connection: 'close' } : {}),
     })
     res.end(payload)
     context.observe(route.url, 'POST', status, (performance.now() - started) / 1000)
@@ -74,8 +80,21 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
       return fail(res, err, requestId, started)
     }
     if (result instanceof Promise) {
-      result.then((value) => send(res, 200, JSON.stringify(value), requestId, started), (err) => fail(res, err, requestId, started))
-    } else send(res, 200, JSON.stringify(result), requestId, started)
+      result.then((value) => succeed(res, value, requestId, started), (err) => fail(res, err, requestId, started)).catch((err: unknown) => {
+        context.log.error({ err, requestId }, 'could not write the answer')
+        res.destroy()
+      })
+    } else succeed(res, result, requestId, started)
+  }
+
+  function succeed(res: ServerResponse, value: unknown, requestId: string, started: number): void {
+    let payload: string
+    try {
+      payload = serialize(value)
+    } catch (err) {
+      return fail(res, err, requestId, started)
+    }
+    send(res, 200, payload, requestId, started)
   }
 
   /** Whether the request is one this path takes; decided on the request line and headers alone. */
@@ -98,7 +117,15 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
       const requestId = requestIdOf(req)
       const chunks: Buffer[] = []
       req.on('data', (chunk: Buffer) => chunks.push(chunk))
-      req.on('end', () => answer(res, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), requestId, started))
+      req.on('end', () => {
+        try {
+          answer(res, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), requestId, started)
+        } catch (err) {
+          // Only writing the answer can get here (everything before it is caught): never let it take the process down.
+          context.log.error({ err, requestId }, 'could not write the answer')
+          res.destroy()
+        }
+      })
     })
     if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout
     if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout

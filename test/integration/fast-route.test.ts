@@ -1,8 +1,14 @@
 import { Readable } from 'node:stream'
+import { StoreUnavailableError } from '../../shared/errors.js'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
+import { pino } from 'pino'
+import { monotonicClock } from '../../shared/clock.js'
+import { createMetricsRegistry } from '../../shared/http/metrics-registry.js'
+import { buildVerifierApp } from '../../verifier/app.js'
+import { KeyVerifier } from '../../verifier/key-verifier.js'
+import { DEFAULT_SYNC, openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
 
 /**
  * The verifier answers verifyKey ahead of Fastify (shared/http/fast-route.ts) on the server it listens with;
@@ -11,14 +17,27 @@ import { openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, t
  */
 let backend: Backend
 let controlPlane: TestServer
-let verifier: TestServer
+let verifier: Pick<TestServer, 'app' | 'verifier' | 'close'>
 let url: string
 const keys: Record<string, string> = {}
+/** verifyKey requests Fastify answered (its onResponse hook ran): the fast path's answers must not count here. */
+let throughFastifyCount = 0
 
 beforeAll(async () => {
   backend = await openBackend()
   controlPlane = await startTestControlPlane({ backend })
-  verifier = await startTestVerifier({ backend })
+  // Built here rather than by startTestVerifier: a hook added before ready() counts what reaches Fastify.
+  const log = pino({ level: 'silent' })
+  const metrics = createMetricsRegistry('verifier')
+  const keyVerifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock: { now: () => Date.now() }, elapsed: monotonicClock, log, registry: metrics.registry, cache: { maxKeys: 1_000, maxUnknown: 1_000, unknownTtlMs: 10_000 }, sync: DEFAULT_SYNC })
+  await keyVerifier.start()
+  const app = buildVerifierApp({ verifier: keyVerifier, store: backend.store, log, metrics, bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs', gateway: { keyHeader: 'x-api-key', cost: 1 } })
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (request.url === '/v1/keys.verifyKey') throughFastifyCount++
+    done()
+  })
+  await app.ready()
+  verifier = { app, verifier: keyVerifier, close: async () => { keyVerifier.stop(); await app.close() } }
   url = await verifier.app.listen({ port: 0, host: '127.0.0.1' })
   const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
   const call = async (path: string, payload: object) => (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
@@ -90,11 +109,37 @@ describe('verifyKey ahead of Fastify', () => {
 
   it('answers every chosen body exactly as the Fastify route does', async () => {
     for (const body of chosen()) {
+      const before = throughFastifyCount
       const [fast, fastify] = await both(body)
       expect(fast, body).toStrictEqual(fastify)
       expect(fast.status, body).toBeLessThan(500)
+      // The HTTP answer came from the fast path (only the inject went through Fastify).
+      expect(throughFastifyCount - before, body).toBe(1)
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it('decodes a body that is not valid UTF-8 as Fastify does', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"key":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])
+    const fast = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes })
+    const fastify = await verifier.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: bytes })
+    const strip = (body: Record<string, any>) => ({ ...body, requestId: undefined })
+    expect(fast.statusCode).toBe(fastify.statusCode)
+    expect(strip((await fast.body.json()) as Record<string, any>)).toStrictEqual(strip(fastify.json()))
+  })
+
+  it('answers 503 in the contract\'s shape when the store cannot be read, as Fastify does', async () => {
+    const read = backend.store.getKeyByHash
+    backend.store.getKeyByHash = async () => {
+      throw new StoreUnavailableError('down')
+    }
+    try {
+      const [fast, fastify] = await both(JSON.stringify({ key: 'sk_never_seen_before' }))
+      expect(fast).toStrictEqual(fastify)
+      expect(fast.status).toBe(503)
+    } finally {
+      backend.store.getKeyByHash = read
+    }
   })
 
   it('answers generated bodies exactly as the Fastify route does', async () => {
@@ -111,7 +156,9 @@ describe('verifyKey ahead of Fastify', () => {
   })
 
   it('leaves what it does not take to Fastify: other content types, no Content-Length, oversized and empty bodies', async () => {
+    const before = throughFastifyCount
     expect((await overHttp('{"key":"a"}', { 'content-type': 'text/plain' })).status).toBe(415)
+    expect(throughFastifyCount).toBe(before + 1)
     expect((await overHttp('', { 'content-type': 'application/json' })).body.error.message).toBe((await throughFastify('', { 'content-type': 'application/json' })).body.error.message)
     const big = JSON.stringify({ key: 'x'.repeat(1_100_000) })
     expect((await overHttp(big)).status).toBe(413)
@@ -124,9 +171,11 @@ describe('verifyKey ahead of Fastify', () => {
   it('counts its answers in the same metrics', async () => {
     const line = async () => (await verifier.app.inject({ method: 'GET', url: '/metrics' })).body.split('\n').find((l) => l.startsWith('keygate_http_requests_total{') && l.includes('route="/v1/keys.verifyKey"') && l.includes('status="200"'))
     const before = Number((await line())?.split(' ').pop() ?? 0)
+    const reachedFastify = throughFastifyCount
     await overHttp(JSON.stringify({ key: keys.valid }))
     await overHttp(JSON.stringify({ key: 'sk_nope' }))
     expect(Number((await line())?.split(' ').pop())).toBe(before + 2)
+    expect(throughFastifyCount).toBe(reachedFastify)
   })
 
   it('steps aside while the server shuts down: Fastify answers 503 with Connection: close', async () => {
