@@ -108,9 +108,21 @@ export function recordScenario(report: ScenarioReport): void {
     const at = text.indexOf('\n## ', text.indexOf(SECTION) + SECTION.length)
     text = at < 0 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, at).trimEnd()}\n\n${section}\n${text.slice(at)}`
   }
-  writeFileSync(RESULTS_MD, text)
+  writeFileSync(RESULTS_MD, inScenarioOrder(text))
 
   const all = readdirSync(RESULTS_JSON).filter((file) => file.endsWith('.json')).sort()
     .map((file) => JSON.parse(readFileSync(`${RESULTS_JSON}${file}`, 'utf8')) as ScenarioReport)
+    .sort((a, b) => Number(/^\d+/.exec(a.title)?.[0] ?? 99) - Number(/^\d+/.exec(b.title)?.[0] ?? 99))
   writeFileSync(CHART, renderChart(all))
+}
+
+/** The scenario sections in the order of their numbers ("### 2. …"), wherever each was first written. */
+function inScenarioOrder(text: string): string {
+  const pattern = /<!-- bench:([\w-]+):start -->[\s\S]*?<!-- bench:\1:end -->/g
+  const sections = [...text.matchAll(pattern)].map((m) => m[0])
+  if (sections.length < 2) return text
+  const number = (section: string) => Number(/^### (\d+)\./m.exec(section)?.[1] ?? 99)
+  const sorted = [...sections].sort((a, b) => number(a) - number(b))
+  let i = 0
+  return text.replace(pattern, () => sorted[i++]!)
 }
