@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -47,7 +47,9 @@ export async function runPinnedWorker<T>(name: string, plan: unknown, nodeFlags:
   const file = join(dir, 'plan.json')
   writeFileSync(file, JSON.stringify(plan))
   try {
-    const worker = fileURLToPath(new URL(`./${name}.js`, import.meta.url))
+    // Beside this file once compiled; from the sources (under vitest), the compiled copy in dist/.
+    const beside = fileURLToPath(new URL(`./${name}.js`, import.meta.url))
+    const worker = existsSync(beside) ? beside : fileURLToPath(new URL(`../../dist/bench/lib/${name}.js`, import.meta.url))
     const [command, ...args] = pinned(LOAD_CORE, [process.execPath, ...nodeFlags, worker, file])
     const child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let stdout = ''

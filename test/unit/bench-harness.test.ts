@@ -1,0 +1,62 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { renderChart } from '../../bench/lib/chart.js'
+import { runLoad } from '../../bench/lib/load.js'
+import { measured, median, percentile } from '../../bench/lib/stats.js'
+import { newRequestId } from '../../shared/http/request-id.js'
+
+describe('bench harness', () => {
+  it('takes medians, nearest-rank percentiles and spreads', () => {
+    expect(median([3, 1, 2])).toBe(2)
+    expect(median([4, 1, 3, 2])).toBe(2.5)
+    expect(percentile([5, 1, 4, 2, 3], 99)).toBe(5)
+    expect(percentile([5, 1, 4, 2, 3], 40)).toBe(2)
+    expect(percentile(Array.from({ length: 200_000 }, (_, i) => i), 100)).toBe(199_999)
+    expect(measured([3, 9, 6])).toStrictEqual({ median: 6, min: 3, max: 9 })
+  })
+
+  it('draws a well-formed chart with every scenario and escapes labels', () => {
+    const svg = renderChart([
+      { title: '1. <a> & b', chart: [{ label: 'x < y', rps: { median: 10, min: 8, max: 12 }, p99Ms: { median: 2, min: 1, max: 3 } }] },
+      { title: '6. no bars', chart: [] },
+    ])
+    expect(svg).toMatch(/^<svg [^>]*>/)
+    expect(svg).toContain('1. &lt;a&gt; &amp; b')
+    expect(svg).toContain('x &lt; y')
+    expect(svg).not.toContain('6. no bars')
+    expect(svg.trim().endsWith('</svg>')).toBe(true)
+  })
+
+  it('sends every body in turn across all connections (one shared cursor), from a pinned worker process', async () => {
+    const seen: string[] = []
+    const server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk) => (body += chunk))
+      req.on('end', () => {
+        seen.push(body)
+        res.end('{}')
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const bodies = Array.from({ length: 50 }, (_, i) => JSON.stringify({ key: `k${i}` }))
+      const result = await runLoad({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, path: '/', bodies, connections: 4, durationSeconds: 1 })
+      expect(result.total).toBeGreaterThan(100)
+      expect(result.non2xx).toBe(0)
+      // Every body was sent, and no connection repeated the sequence in lockstep with another.
+      expect(new Set(seen)).toStrictEqual(new Set(bodies))
+      expect(seen.slice(0, 50).filter((body, i) => seen.indexOf(body) !== i)).toStrictEqual([])
+    } finally {
+      server.close()
+    }
+  })
+})
+
+describe('request ids', () => {
+  it('are unique and keep the contract\'s format', () => {
+    const ids = Array.from({ length: 100_000 }, () => newRequestId())
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const id of ids.slice(0, 1_000)) expect(id).toMatch(/^req_[1-9A-HJ-NP-Za-km-z]{22}$/)
+  })
+})
