@@ -28,6 +28,8 @@ export interface ServerOptions extends ServerBase {
 export type KeygateServer = FastifyInstance<any, any, any, Logger, TypeBoxTypeProvider>
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
+/** Longest a request may take to arrive in full (then 408). */
+const REQUEST_TIMEOUT_MS = 30_000
 const QUIET_PATHS = new Set(['/livez', '/readyz', '/metrics', '/v1/liveness'])
 
 declare module 'fastify' {
@@ -62,6 +64,8 @@ export function buildServer(options: ServerOptions): KeygateServer {
       requestIdLogLabel: 'requestId',
     }),
     bodyLimit: options.bodyLimitBytes,
+    // Fastify's default is no limit: a client trickling a body could hold a connection (and shutdown) forever.
+    requestTimeout: REQUEST_TIMEOUT_MS,
     genReqId: requestIdOf,
     // A child logger per request (to bind its id) costs more than the verifier's whole verdict; without request
     // logging the server's own logger serves, and errors carry the request id explicitly (error-handler.ts).
@@ -123,6 +127,12 @@ export function buildServer(options: ServerOptions): KeygateServer {
       return
     }
     done()
+  })
+  // A request that was in flight when shutdown began must not leave its keep-alive connection behind to
+  // linger (and hold up close) until the keep-alive timeout.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
   app.addHook('onResponse', (request, reply, done) => {
     observe(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream'
+import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
 import type { KeyStore } from '../../shared/store/key-store.js'
 import { openBackend, startTestVerifier } from '../support/apps.js'
@@ -19,7 +21,9 @@ describe('graceful shutdown', () => {
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
 
     const inFlight = fetch(`${base}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"key":"sk_in_flight"}' })
-    await waitFor(() => reads === 1, 'the in-flight request to reach the store')
+    // The same through Fastify's route: a chunked body (no Content-Length) is not the fast path's.
+    const inFlightThroughFastify = request(`${base}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Readable.from(['{"key":"sk_in_flight_2"}']) })
+    await waitFor(() => reads === 2, 'both in-flight requests to reach the store')
     server.app.stopAccepting()
 
     const ready = await server.app.inject({ method: 'GET', url: '/readyz' })
@@ -35,6 +39,12 @@ describe('graceful shutdown', () => {
     const finished = await inFlight
     expect(finished.status).toBe(200)
     expect(await finished.json()).toMatchObject({ valid: false, code: 'NOT_FOUND' })
+    // Answered, and told not to keep the connection: it must not linger past the shutdown.
+    expect(finished.headers.get('connection')).toBe('close')
+    const finishedThroughFastify = await inFlightThroughFastify
+    expect(finishedThroughFastify.statusCode).toBe(200)
+    expect(await finishedThroughFastify.body.json()).toMatchObject({ valid: false, code: 'NOT_FOUND' })
+    expect(finishedThroughFastify.headers.connection).toBe('close')
     await server.close()
   })
 })
