@@ -44,9 +44,10 @@ describe('bench harness', () => {
       const result = await runLoad({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, path: '/', bodies, connections: 4, durationSeconds: 1 })
       expect(result.total).toBeGreaterThan(100)
       expect(result.non2xx).toBe(0)
-      // Every body was sent, and no connection repeated the sequence in lockstep with another.
+      // Every body was sent, and the connections did not walk the list in lockstep (which would send each of the
+      // first dozen bodies four times before the next): the first 50 received are (almost) all different.
       expect(new Set(seen)).toStrictEqual(new Set(bodies))
-      expect(seen.slice(0, 50).filter((body, i) => seen.indexOf(body) !== i)).toStrictEqual([])
+      expect(new Set(seen.slice(0, 50)).size).toBeGreaterThanOrEqual(45)
     } finally {
       server.close()
     }
