@@ -9,6 +9,7 @@ import { createReverseProxy, type ReverseProxy } from '../../verifier/proxy-serv
 import { openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
 import { startEchoUpstream, type EchoUpstream } from '../support/echo-upstream.js'
 import { freePort } from '../support/free-port.js'
+import { waitFor } from '../support/wait-for.js'
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -209,6 +210,34 @@ describe('reverse-proxy mode', () => {
     const quick = await fetch(`${url}/quick`, { headers: { 'x-api-key': valid.key }, signal: AbortSignal.timeout(3_000) })
     expect(await quick.text()).toBe('quick')
     expect(Date.now() - started).toBeLessThan(3_000)
+  })
+
+  it('forwards nothing for a client that leaves while its key is being checked', async () => {
+    const slow = await issue(apiId)
+    // The key is not cached: its check waits on a store read, held here until the client has gone.
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let reading = false
+    const read = backend.store.getKeyByHash
+    backend.store.getKeyByHash = async (hash: string) => {
+      reading = true
+      await gate
+      return read.call(backend.store, hash)
+    }
+    try {
+      const { port } = new URL(proxyUrl)
+      const client = httpRequest({ host: '127.0.0.1', port, path: '/left-early', headers: { 'x-api-key': slow.key } })
+      client.on('error', () => {})
+      client.end()
+      await waitFor(() => reading, 'the key check to reach the store')
+      client.destroy()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      release()
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(upstream.seen.some((seen) => seen.url === '/left-early')).toBe(false)
+    } finally {
+      backend.store.getKeyByHash = read
+    }
   })
 
   it('passes an owner id of any characters as a percent-encoded header, and refuses targets that are not paths', async () => {
