@@ -2,6 +2,7 @@ import { startRedisServer, type RedisServer } from '../../test/support/redis-pro
 import { execFileSync } from 'node:child_process'
 import { canPin, SERVER_CORE } from './cores.js'
 import { startKeygate, type BenchProcess } from './processes.js'
+import { progress } from './rounds.js'
 
 export const BENCH_ROOT_KEY = 'bench-root-key-0123456789abcdef'
 
@@ -59,5 +60,29 @@ export async function startKeygateFixture(extraEnv: Record<string, string> = {})
       await controlPlane.stop()
       await redis.stop()
     },
+  }
+}
+
+/** What a scenario runs on: the fixture, one api with its keys, and a place to register what to stop. */
+export interface Stage {
+  fixture: KeygateFixture
+  apiId: string
+  keys: { keyId: string; key: string }[]
+  /** Stopped when the scenario ends, the last registered first, then the fixture. */
+  onStop(stop: () => Promise<unknown>): void
+}
+
+/** Runs a scenario on a fresh fixture with `keyCount` keys in one api, and stops everything after, whatever happens. */
+export async function onStage<T>(keyCount: number, run: (stage: Stage) => Promise<T>): Promise<T> {
+  const fixture = await startKeygateFixture()
+  const stops: (() => Promise<unknown>)[] = []
+  try {
+    progress(`creating ${keyCount.toLocaleString('en-US')} keys`)
+    const apiId = await fixture.createApi('bench')
+    const keys = await fixture.createKeys(apiId, keyCount)
+    return await run({ fixture, apiId, keys, onStop: (stop) => stops.unshift(stop) })
+  } finally {
+    for (const stop of stops) await stop()
+    await fixture.stop()
   }
 }

@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici'
-import { BENCH_ROOT_KEY, startKeygateFixture } from '../lib/keygate-fixture.js'
+import { BENCH_ROOT_KEY, onStage } from '../lib/keygate-fixture.js'
 import { startKeygate } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
 import { CONNECTIONS, PIPELINING, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
@@ -14,14 +14,11 @@ const PAGE = 100
  * first one does.
  */
 export async function controlPlane(): Promise<ScenarioReport> {
-  const fixture = await startKeygateFixture()
-  const dispatcher = new Agent({ connections: 1 })
-  const stops: (() => Promise<void>)[] = [() => fixture.stop(), () => dispatcher.close()]
-  try {
-    const apiId = await fixture.createApi('bench')
-    const updated = await fixture.createKeys(apiId, 1_000)
+  return onStage(1_000, async ({ fixture, apiId, keys: updated, onStop }) => {
+    const dispatcher = new Agent({ connections: 1 })
+    onStop(() => dispatcher.close())
     const server = await startKeygate(['control-plane'], fixture.env)
-    stops.unshift(() => server.stop())
+    onStop(() => server.stop())
     const auth = { authorization: `Bearer ${BENCH_ROOT_KEY}` }
     const results = await runRounds([
       loadContender('keys.createKey', { url: server.url, path: '/v1/keys.createKey', headers: auth, bodies: [JSON.stringify({ apiId, name: 'bench' })] }),
@@ -73,9 +70,7 @@ export async function controlPlane(): Promise<ScenarioReport> {
       chart: [C, U].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
       summary: `control plane: createKey ${Math.round(results.rps(C).median)} req/s, updateKey ${Math.round(results.rps(U).median)} req/s; listKeys page ${ms(median(first))} ms first vs ${ms(median(last))} ms last of ${pageMs.length} (${depthRatio.toFixed(2)}×)`,
     }
-  } finally {
-    for (const stop of stops) await stop()
-  }
+  })
 }
 
 async function list(url: string, apiId: string, cursor: string | undefined, dispatcher: Agent, headers: Record<string, string>) {

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis'
 import { Agent, request } from 'undici'
 import { parseChangeEvent } from '../../shared/change-event.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
-import { BENCH_ROOT_KEY, startKeygateFixture } from '../lib/keygate-fixture.js'
+import { BENCH_ROOT_KEY, onStage } from '../lib/keygate-fixture.js'
 import { startKeygate } from '../lib/processes.js'
 import type { ScenarioReport } from '../lib/report.js'
 import { progress } from '../lib/rounds.js'
@@ -18,15 +18,11 @@ const DISABLES = Number(process.env.BENCH_DISABLES ?? 1_000)
  * in the same run for reference.
  */
 export async function propagation(): Promise<ScenarioReport> {
-  const fixture = await startKeygateFixture()
-  const stops: (() => Promise<void>)[] = [() => fixture.stop()]
-  const dispatcher = new Agent({ connections: 4, pipelining: 1 })
-  try {
-    progress(`creating ${DISABLES} keys`)
-    const apiId = await fixture.createApi('bench')
-    const keys = await fixture.createKeys(apiId, DISABLES)
+  return onStage(DISABLES, async ({ fixture, keys, onStop }) => {
+    const dispatcher = new Agent({ connections: 4, pipelining: 1 })
+    onStop(() => dispatcher.close())
     const verifiers = [await startKeygate(['verifier'], fixture.env), await startKeygate(['verifier'], fixture.env)]
-    stops.unshift(...verifiers.map((v) => () => v.stop()))
+    for (const verifier of verifiers) onStop(() => verifier.stop())
     const verify = async (url: string, key: string) => {
       const response = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }), dispatcher })
       return ((await response.body.json()) as { valid: boolean }).valid
@@ -36,7 +32,7 @@ export async function propagation(): Promise<ScenarioReport> {
 
     // The plain subscriber: when each key's change event reaches it.
     const subscriber = new Redis(fixture.redis.url)
-    stops.unshift(async () => void subscriber.disconnect())
+    onStop(async () => void subscriber.disconnect())
     const seen = new Map<string, (at: number) => void>()
     subscriber.on('message', (_channel, message) => {
       const at = performance.now()
@@ -72,10 +68,10 @@ export async function propagation(): Promise<ScenarioReport> {
 
     // Raw pub/sub one-way: PUBLISH from one connection, message on another, timed in this process.
     const publisher = new Redis(fixture.redis.url)
-    stops.unshift(async () => void publisher.disconnect())
+    onStop(async () => void publisher.disconnect())
     const raw: number[] = []
     const rawSubscriber = new Redis(fixture.redis.url)
-    stops.unshift(async () => void rawSubscriber.disconnect())
+    onStop(async () => void rawSubscriber.disconnect())
     let received: ((at: number) => void) | undefined
     rawSubscriber.on('message', () => received?.(performance.now()))
     await rawSubscriber.subscribe('bench:raw')
@@ -111,8 +107,5 @@ export async function propagation(): Promise<ScenarioReport> {
       ],
       summary: `propagation: disable → deny p50 ${ms(stats(toDeny).p50)} / p99 ${ms(stats(toDeny).p99)} / max ${ms(stats(toDeny).max)} ms; plain subscriber p99 ${ms(stats(toEvent).p99)} ms (${ratio.toFixed(2)}×); raw pub/sub one-way p99 ${ms(stats(raw).p99)} ms`,
     }
-  } finally {
-    for (const stop of stops) await stop()
-    await dispatcher.close()
-  }
+  })
 }

@@ -3,10 +3,10 @@ import { startNginx } from '../../test/support/nginx.js'
 import { freePort } from '../../test/support/free-port.js'
 import { waitFor } from '../../test/support/wait-for.js'
 import { pinned, SERVER_CORE } from '../lib/cores.js'
-import { startKeygateFixture } from '../lib/keygate-fixture.js'
+import { onStage } from '../lib/keygate-fixture.js'
 import { benchServer, startKeygate, startServer } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
-import { CONNECTIONS, PIPELINING, loadContender, progress, ROUNDS, runRounds, SECONDS, type Contender } from '../lib/rounds.js'
+import { CONNECTIONS, PIPELINING, loadContender, ROUNDS, runRounds, SECONDS, type Contender } from '../lib/rounds.js'
 
 const KEYS = 1_000
 
@@ -18,18 +18,13 @@ const nginxInstalled = () => ['/usr/sbin/nginx', 'nginx'].some((binary) => !spaw
  * verifier and nginx share it, as a sidecar shares its pod.
  */
 export async function proxy(): Promise<ScenarioReport> {
-  const fixture = await startKeygateFixture()
-  const stops: (() => Promise<void>)[] = [() => fixture.stop()]
-  try {
-    progress(`creating ${KEYS} keys`)
-    const apiId = await fixture.createApi('bench')
-    const keys = await fixture.createKeys(apiId, KEYS)
+  return onStage(KEYS, async ({ fixture, apiId, keys, onStop }) => {
     const headerSets = keys.map(({ key }) => ({ 'x-api-key': key }))
     const upstream = await startServer({ args: [benchServer('upstream')], readyPath: '/' })
-    stops.unshift(() => upstream.stop())
+    onStop(() => upstream.stop())
     const proxyPort = await freePort()
     const verifier = await startKeygate(['verifier'], { ...fixture.env, UPSTREAM_URL: upstream.url, PROXY_PORT: String(proxyPort), AUTHORIZE_API_ID: apiId })
-    stops.unshift(() => verifier.stop())
+    onStop(() => verifier.stop())
     const proxyUrl = `http://127.0.0.1:${proxyPort}`
     await waitFor(async () => (await fetch(`${proxyUrl}/`, { headers: headerSets[0]! })).status === 200, 'the proxy to pass a valid key', 10_000, 50)
     if ((await fetch(`${proxyUrl}/`, { headers: { 'x-api-key': 'not-a-key' } })).status !== 401) throw new Error('the proxy let an invalid key through')
@@ -63,7 +58,7 @@ export async function proxy(): Promise<ScenarioReport> {
     }
     location = /__nginx_up { return 204; }
   }`, { commandPrefix: pinned(SERVER_CORE, []) })
-      stops.unshift(() => nginx.stop())
+      onStop(() => nginx.stop())
       if ((await fetch(`${nginx.url}/`, { headers: headerSets[0]! })).status !== 200) throw new Error(`nginx forward-auth did not pass a valid key: ${nginx.errorLog()}`)
       if ((await fetch(`${nginx.url}/`, { headers: { 'x-api-key': 'not-a-key' } })).status !== 401) throw new Error('nginx forward-auth let an invalid key through')
       contenders.push(loadContender('nginx auth_request → keygate, → API', { url: nginx.url, path: '/', method: 'GET', headerSets }))
@@ -89,7 +84,5 @@ export async function proxy(): Promise<ScenarioReport> {
       chart: labels.map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
       summary: `proxy: ${Math.round(results.rps(P).median)} req/s = ${vsDirect.toFixed(2)}× direct${N ? `, ${results.ratio(P, N, 'rps').toFixed(2)}× nginx forward-auth` : ''}; p99 ${results.p99(P).median} ms`,
     }
-  } finally {
-    for (const stop of stops) await stop()
-  }
+  })
 }

@@ -1,10 +1,10 @@
-import { startKeygateFixture } from '../lib/keygate-fixture.js'
+import { onStage } from '../lib/keygate-fixture.js'
 import { runLoad, type LoadPlan, type LoadResult } from '../lib/load.js'
 import { measured, median } from '../lib/stats.js'
 import { metric } from '../lib/metrics-page.js'
 import { startKeygate } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
-import { CONNECTIONS, progress, ROUNDS, runRounds, SECONDS, type Contender } from '../lib/rounds.js'
+import { CONNECTIONS, ROUNDS, runRounds, SECONDS, type Contender } from '../lib/rounds.js'
 
 const HOT_KEYS = 1_000
 const HOT_RATE = 2_000
@@ -16,14 +16,10 @@ const PATH = '/v1/keys.verifyKey'
  * so a difference in the hot keys' p99 is what the unknowns cost them (eviction, Redis reads, memory).
  */
 export async function unknownFlood(): Promise<ScenarioReport> {
-  const fixture = await startKeygateFixture()
-  const stops: (() => Promise<void>)[] = [() => fixture.stop()]
-  try {
-    progress(`creating ${HOT_KEYS} hot keys`)
-    const apiId = await fixture.createApi('bench')
-    const bodies = (await fixture.createKeys(apiId, HOT_KEYS)).map(({ key }) => JSON.stringify({ key }))
+  return onStage(HOT_KEYS, async ({ fixture, keys, onStop }) => {
+    const bodies = keys.map(({ key }) => JSON.stringify({ key }))
     const verifier = await startKeygate(['verifier'], fixture.env)
-    stops.unshift(() => verifier.stop())
+    onStop(() => verifier.stop())
     const memory = async () => ({
       rss: await metric(verifier.url, 'keygate_process_resident_memory_bytes'),
       heap: await metric(verifier.url, 'keygate_nodejs_heap_size_used_bytes'),
@@ -83,8 +79,6 @@ export async function unknownFlood(): Promise<ScenarioReport> {
       ],
       summary: `unknown flood: ${Math.round(median(floodRps))} unknown req/s; hot p99 ${results.p99(FLOOD).median} ms vs ${results.p99(HOT).median} ms under equal hot load (${p99Ratio.toFixed(2)}×); ${cached} hot keys still cached; RSS ${mb(before.rss)} → ${mb(after.rss)}`,
     }
-  } finally {
-    for (const stop of stops) await stop()
-  }
+  })
 }
 

@@ -1,7 +1,7 @@
-import { startKeygateFixture } from '../lib/keygate-fixture.js'
+import { onStage } from '../lib/keygate-fixture.js'
 import { benchServer, startKeygate, startServer } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
-import { CONNECTIONS, PIPELINING, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
+import { CONNECTIONS, PIPELINING, loadContender, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
 import { metric } from '../lib/metrics-page.js'
 
 const KEYS = 1_000
@@ -9,18 +9,15 @@ const PATH = '/v1/keys.verifyKey'
 
 /** 1. verifyKey on cached keys vs the framework's ceiling and vs a Redis read per request. */
 export async function verifyHit(): Promise<ScenarioReport> {
-  const fixture = await startKeygateFixture()
-  const stops: (() => Promise<void>)[] = [() => fixture.stop()]
-  try {
-    progress(`creating ${KEYS} keys`)
-    const apiId = await fixture.createApi('bench')
-    const keys = await fixture.createKeys(apiId, KEYS)
+  return onStage(KEYS, async ({ fixture, keys, onStop }) => {
     const bodies = keys.map(({ key }) => JSON.stringify({ key }))
 
     const ceiling = await startServer({ args: [benchServer('ceiling')] })
     const verifier = await startKeygate(['verifier'], fixture.env)
     const naive = await startServer({ args: [benchServer('naive')], env: { REDIS_URL: fixture.redis.url } })
-    stops.unshift(() => ceiling.stop(), () => verifier.stop(), () => naive.stop())
+    onStop(() => ceiling.stop())
+    onStop(() => verifier.stop())
+    onStop(() => naive.stop())
     // A fast wrong answer is not a result: every key must verify before anything is measured.
     for (const url of [verifier.url, naive.url]) {
       for (const body of bodies.slice(0, 20)) {
@@ -57,8 +54,6 @@ export async function verifyHit(): Promise<ScenarioReport> {
       chart: [C, K, N].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
       summary: `verify hit: keygate ${Math.round(results.rps(K).median)} req/s = ${vsCeiling.toFixed(2)}× ceiling, ${vsNaive.toFixed(2)}× naive; p99 ${results.p99(K).median} ms (${p99VsCeiling.toFixed(2)}× ceiling)`,
     }
-  } finally {
-    for (const stop of stops) await stop()
-  }
+  })
 }
 

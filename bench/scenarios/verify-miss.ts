@@ -1,11 +1,11 @@
 import { redisKeys } from '../../shared/store/redis-keys.js'
 import { hashKey } from '../../shared/key-material.js'
-import { startKeygateFixture } from '../lib/keygate-fixture.js'
+import { onStage } from '../lib/keygate-fixture.js'
 import { runLoad, runPinnedWorker, type LoadResult } from '../lib/load.js'
 import { metric, metricSum } from '../lib/metrics-page.js'
 import { benchServer, startKeygate, startServer } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
-import { CONNECTIONS, PIPELINING, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
+import { CONNECTIONS, PIPELINING, loadContender, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
 
 const KEYS = 10_000
 const PATH = '/v1/keys.verifyKey'
@@ -16,16 +16,12 @@ const PATH = '/v1/keys.verifyKey'
  * with the naive server; Redis' own command counters show how many round trips a miss costs.
  */
 export async function verifyMiss(): Promise<ScenarioReport> {
-  const fixture = await startKeygateFixture()
-  const stops: (() => Promise<void>)[] = [() => fixture.stop()]
-  try {
-    progress(`creating ${KEYS} keys`)
-    const apiId = await fixture.createApi('bench')
-    const keys = await fixture.createKeys(apiId, KEYS)
+  return onStage(KEYS, async ({ fixture, keys, onStop }) => {
     const bodies = keys.map(({ key }) => JSON.stringify({ key }))
     const verifier = await startKeygate(['verifier'], { ...fixture.env, CACHE_MAX_KEYS: '1' })
     const naive = await startServer({ args: [benchServer('naive')], env: { REDIS_URL: fixture.redis.url } })
-    stops.unshift(() => verifier.stop(), () => naive.stop())
+    onStop(() => verifier.stop())
+    onStop(() => naive.stop())
     const recordKeys = keys.map(({ key }) => redisKeys.record(hashKey(key)))
 
     const results = await runRounds([
@@ -73,7 +69,5 @@ export async function verifyMiss(): Promise<ScenarioReport> {
       ],
       summary: `verify miss: ${readsPerVerify.toFixed(2)} Redis reads per verification; keygate p99 ${results.p99(K).median} ms vs raw HMGET ${results.p99(R).median.toFixed(2)} ms (${p99VsRaw.toFixed(2)}×), ${Math.round(results.rps(K).median)} req/s`,
     }
-  } finally {
-    for (const stop of stops) await stop()
-  }
+  })
 }
