@@ -1,9 +1,10 @@
 import { readFileSync, writeFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { startKeygate, type KeygateProcess } from '../test/support/processes.js'
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js'
+import { stopAfterAll } from '../test/support/stop-after-all.js'
 import { heapSnapshotNodeOptions, liveHeapBytes } from './heap-snapshot.js'
 
 /**
@@ -16,10 +17,7 @@ const SECONDS = Number(process.env.SOAK_SECONDS ?? 180)
 const BOUND_MS = 2_000
 const ROOT_KEY = 'soak-root-key-0123456789abcdef'
 const AOF = ['--appendonly', 'yes', '--appendfsync', 'always']
-const processes: { stop(): Promise<unknown> }[] = []
-afterAll(async () => {
-  await Promise.all(processes.reverse().map((p) => p.stop()))
-})
+const processes = stopAfterAll()
 
 const rssMb = (pid: number | undefined) => {
   const status = pid ? readFileSync(`/proc/${pid}/status`, 'utf8') : ''

@@ -1,16 +1,14 @@
 import { spawnSync } from 'node:child_process'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
 
 const ROOT_KEY = 'cluster-test-root-key-0123456789'
 
 describe('Redis Cluster: 3 masters', () => {
-  const stoppable: { stop(): Promise<unknown> }[] = []
-  afterAll(async () => {
-    await Promise.all(stoppable.reverse().map((p) => p.stop()))
-  })
+  const stoppable = stopAfterAll()
 
   it('runs the seed flow with keys in many slots: verify, disable reaches the verifier, listKeys, credits, exact limits', async () => {
     const nodes: RedisServer[] = []

@@ -1,17 +1,15 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { startSentinel, type SentinelProcess } from '../support/sentinel.js'
+import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
 
 const ROOT_KEY = 'sentinel-test-root-key-0123456789'
 const NAME = 'kg'
 
 describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', () => {
-  const stoppable: { stop(): Promise<unknown> }[] = []
-  afterAll(async () => {
-    await Promise.all(stoppable.reverse().map((p) => p.stop()))
-  })
+  const stoppable = stopAfterAll()
 
   it('runs the seed flow, keeps every acknowledged write across the failover, and a disable still reaches the verifier', async () => {
     // No delay before a full sync (Redis 7 waits 5 s by default), so replicas attach at once, also after the failover.
