@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync, existsSync, mkdtempSync, rmSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { startKeygate, type KeygateProcess } from '../test/support/processes.js'
+import { jsonPoster, startKeygate, type KeygateProcess } from '../test/support/processes.js'
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js'
 import { stopAfterAll } from '../test/support/stop-after-all.js'
 import { heapSnapshotNodeOptions, liveHeapBytes } from './heap-snapshot.js'
@@ -24,12 +24,7 @@ const rssMb = (pid: number | undefined) => {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
 }
 
-async function post(base: string, path: string, body: unknown, auth = true) {
-  const response = await fetch(`${base}/v1/${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${ROOT_KEY}` } : {}) }, body: JSON.stringify(body),
-  }).catch(() => undefined)
-  return response ? { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, any> } : { status: 0, body: {} }
-}
+const post = jsonPoster(ROOT_KEY)
 
 it(`soaks for ${SECONDS} s`, async () => {
   let redis: RedisServer = await startRedisServer({ args: AOF })

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
@@ -25,12 +25,7 @@ describe('Redis Cluster: 3 masters', () => {
     const controlPlane: KeygateProcess = await startKeygate(['control-plane'], env)
     const verifier: KeygateProcess = await startKeygate(['verifier'], env)
     stoppable.push(controlPlane, verifier)
-    const post = async (base: string, path: string, body: unknown, auth = true) => {
-      const response = await fetch(`${base}/v1/${path}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${ROOT_KEY}` } : {}) }, body: JSON.stringify(body),
-      })
-      return { status: response.status, body: (await response.json()) as Record<string, any> }
-    }
+    const post = jsonPoster(ROOT_KEY)
 
     const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'cluster' })
     const keys: { keyId: string; key: string }[] = []

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { startSentinel, type SentinelProcess } from '../support/sentinel.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
@@ -41,12 +41,7 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
     const controlPlane: KeygateProcess = await startKeygate(['control-plane'], env)
     const verifier: KeygateProcess = await startKeygate(['verifier'], env)
     stoppable.push(controlPlane, verifier)
-    const post = async (base: string, path: string, body: unknown, auth = true) => {
-      const response = await fetch(`${base}/v1/${path}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${ROOT_KEY}` } : {}) }, body: JSON.stringify(body),
-      }).catch(() => undefined)
-      return response ? { status: response.status, body: (await response.json()) as Record<string, any> } : { status: 0, body: {} }
-    }
+    const post = jsonPoster(ROOT_KEY)
 
     const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'sentinel' })
     const acknowledged: { keyId: string; key: string }[] = []

@@ -55,3 +55,16 @@ export function runKeygate(args: string[], env: Record<string, string> = {}): Pr
     child.on('exit', (code) => resolve({ code, stdout, stderr }))
   })
 }
+
+/**
+ * A POST to `base/v1/path` with a JSON body, with the root key when given. Never throws: a request that could
+ * not be made (the server is down, restarting, failing over) is status 0, which the caller judges.
+ */
+export function jsonPoster(rootKey: string) {
+  return async (base: string, path: string, body: unknown, auth = true): Promise<{ status: number; body: Record<string, any> }> => {
+    const response = await fetch(`${base}/v1/${path}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${rootKey}` } : {}) }, body: JSON.stringify(body),
+    }).catch(() => undefined)
+    return response ? { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, any> } : { status: 0, body: {} }
+  }
+}
