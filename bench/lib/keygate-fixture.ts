@@ -25,7 +25,10 @@ export async function startKeygateFixture(extraEnv: Record<string, string> = {})
   const pid = /process_id:(\d+)/.exec(await redis.admin.info('server'))?.[1]
   if (canPin && pid) execFileSync('taskset', ['-pc', String(SERVER_CORE), pid], { stdio: 'ignore' })
   const env = { REDIS_URL: redis.url, KEYGATE_ROOT_KEY: BENCH_ROOT_KEY, MANAGEMENT_RATE_LIMIT: '0', ...extraEnv }
-  const controlPlane = await startKeygate(['control-plane'], env, { pin: false })
+  const controlPlane = await startKeygate(['control-plane'], env, { pin: false }).catch(async (err: unknown) => {
+    await redis.stop()
+    throw err
+  })
   const call = async (path: string, body: unknown) => {
     const response = await fetch(`${controlPlane.url}/v1/${path}`, {
       method: 'POST',

@@ -54,7 +54,8 @@ export async function runPinnedWorker<T>(name: string, plan: unknown, nodeFlags:
     const child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let stdout = ''
     child.stdout.on('data', (chunk) => (stdout += String(chunk)))
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+    // 'close', not 'exit': only then has all of stdout been read.
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
     if (code !== 0) throw new Error(`${name} exited ${code}`)
     return JSON.parse(stdout) as T
   } finally {

@@ -42,10 +42,16 @@ export async function startServer(options: StartOptions): Promise<BenchProcess> 
   child.stdout!.on('data', (chunk) => (output = (output + String(chunk)).slice(-20_000)))
   child.stderr!.on('data', (chunk) => (output = (output + String(chunk)).slice(-20_000)))
   const url = `http://127.0.0.1:${port}`
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`${options.args.join(' ')} exited ${child.exitCode}: ${output}`)
-    return (await fetch(`${url}${options.readyPath ?? '/readyz'}`)).status === 200
-  }, `${options.args[0]} to be ready`, 30_000, 50)
+  try {
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error(`${options.args.join(' ')} exited ${child.exitCode}: ${output}`)
+      return (await fetch(`${url}${options.readyPath ?? '/readyz'}`)).status === 200
+    }, `${options.args[0]} to be ready`, 30_000, 50)
+  } catch (err) {
+    // Never leave a half-started server behind.
+    child.kill('SIGKILL')
+    throw err
+  }
   return {
     url,
     port,

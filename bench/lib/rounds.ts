@@ -15,12 +15,12 @@ export const PIPELINING = Number(process.env.BENCH_PIPELINING ?? 4)
 /** One thing measured: a run of the given length gives one LoadResult. */
 export interface Contender {
   label: string
-  run(durationSeconds: number): Promise<LoadResult>
+  run(durationSeconds: number, warmUp: boolean): Promise<LoadResult>
 }
 
 /** A contender driven by autocannon (CONNECTIONS connections unless the plan says otherwise). */
 export function loadContender(label: string, plan: Omit<LoadPlan, 'durationSeconds' | 'connections'> & Partial<Pick<LoadPlan, 'connections'>>): Contender {
-  return { label, run: (durationSeconds) => runLoad({ connections: CONNECTIONS, pipelining: PIPELINING, ...plan, durationSeconds }) }
+  return { label, run: (durationSeconds, _warmUp) => runLoad({ connections: CONNECTIONS, pipelining: PIPELINING, ...plan, durationSeconds }) }
 }
 
 export interface RoundResults {
@@ -44,12 +44,15 @@ export async function runRounds(contenders: Contender[], options: { allowNon2xx?
   const byLabel = new Map<string, LoadResult[]>(contenders.map((c) => [c.label, []]))
   for (const contender of contenders) {
     progress(`warm-up ${contender.label} (${WARMUP_SECONDS} s)`)
-    await contender.run(WARMUP_SECONDS)
+    const warm = await contender.run(WARMUP_SECONDS, true)
+    if (warm.errors > 0 || (warm.non2xx > 0 && !options.allowNon2xx)) {
+      throw new Error(`${contender.label}: ${warm.non2xx} non-2xx answers and ${warm.errors} errors while warming up`)
+    }
   }
   for (let round = 0; round < ROUNDS; round++) {
     const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
     for (const contender of order) {
-      const result = await contender.run(SECONDS)
+      const result = await contender.run(SECONDS, false)
       progress(`round ${round + 1}/${ROUNDS} ${contender.label}: ${Math.round(result.rps)} req/s, p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`)
       if (result.errors > 0 || (result.non2xx > 0 && !options.allowNon2xx)) {
         throw new Error(`${contender.label}: ${result.non2xx} non-2xx answers and ${result.errors} errors in round ${round + 1}`)

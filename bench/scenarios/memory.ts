@@ -50,10 +50,15 @@ export async function memory(): Promise<ScenarioReport> {
     const perKey = record + pointer + index
     const logCap = perLogEntry * CHANGE_LOG_MAX_LEN * SHARDS
     const usedPerKey = (usedAfter - usedBefore) / REDIS_KEYS
+    // What the keyspace really costs per key (dict entries, allocator rounding): the growth less the two capped
+    // streams (change logs, audit log). MEMORY USAGE of single keys leaves those overheads out.
+    const audit = await usage(redisKeys.auditLog)
+    const usedPerKeyLessStreams = (usedAfter - usedBefore - log - audit) / REDIS_KEYS
+    const estimatePerKey = Math.max(perKey, usedPerKeyLessStreams)
 
     const heapPerKey = heap[1_000_000]!.keygate
     const gb = (bytes: number) => `${(bytes / 1e9).toFixed(1)} GB`
-    const estimate = (n: number) => [n.toLocaleString('en-US'), gb(heapPerKey * n), gb(perKey * n + logCap)]
+    const estimate = (n: number) => [n.toLocaleString('en-US'), gb(heapPerKey * n), gb(estimatePerKey * n + logCap)]
     return {
       name: 'memory',
       title: '6. Memory per key',
@@ -70,7 +75,8 @@ export async function memory(): Promise<ScenarioReport> {
           ['Redis: share of the api\'s key index (zset)', index.toFixed(0)],
           ['Redis: per key, steady state (sum of the three)', perKey.toFixed(0)],
           [`Redis: per change-log entry (capped at ${CHANGE_LOG_MAX_LEN.toLocaleString('en-US')} per shard × ${SHARDS} = ${gb(logCap)} at most)`, perLogEntry.toFixed(0)],
-          ['Redis: used_memory growth ÷ keys created (includes their log entries)', usedPerKey.toFixed(0)],
+          ['Redis: used_memory growth ÷ keys created (includes their log and audit entries)', usedPerKey.toFixed(0)],
+          ['Redis: the same, less the change-log and audit streams (keyspace overheads included): used for the estimate', usedPerKeyLessStreams.toFixed(0)],
         ],
       },
       checks: [
@@ -79,7 +85,7 @@ export async function memory(): Promise<ScenarioReport> {
       ],
       chart: [],
       markdown: [
-        'Paper estimate (verifier: every key cached, heap only; Redis: steady state per key × keys + the change logs at their cap; add Redis\' own overhead and AOF rewrite headroom):',
+        'Paper estimate (verifier: every key cached, heap only; Redis: per key from used_memory less the streams (or from MEMORY USAGE, whichever is larger) × keys + the change logs at their cap; the audit log is capped separately; add Redis\' own overhead and AOF rewrite headroom):',
         '',
         '| keys | verifier heap | Redis memory |',
         '|---|---|---|',
@@ -87,9 +93,9 @@ export async function memory(): Promise<ScenarioReport> {
         `| ${estimate(100_000_000).join(' | ')} |`,
       ],
       notes: [
-        'A verifier need not cache every key: CACHE_MAX_KEYS bounds it (default 1,000,000 ≈ ' + `${(heapPerKey * 1e6 / 2 ** 20).toFixed(0)} MB), and a key outside it costs one Redis read. Keys with names, meta, permissions or limits cost more, by the size of those values.`,
+        'A verifier need not cache every key: CACHE_MAX_KEYS bounds it (default 1,000,000 ≈ ' + `${(heapPerKey * 1e6 / 2 ** 20).toFixed(0)} MB), and a key outside it costs one Redis read. Keys with names, meta, permissions or limits cost more, by the size of those values; and the keys here all belong to one api, whose id the cache stores once (the best case).`,
       ],
-      summary: `memory: verifier ${heapPerKey.toFixed(0)} B/key at 1M (plain lru-cache ${heap[1_000_000]!.plainLru.toFixed(0)}), Redis ${perKey.toFixed(0)} B/key steady + ${gb(logCap)} change-log cap; 100M keys ≈ ${gb(perKey * 1e8 + logCap)} Redis`,
+      summary: `memory: verifier ${heapPerKey.toFixed(0)} B/key at 1M (plain lru-cache ${heap[1_000_000]!.plainLru.toFixed(0)}), Redis ${estimatePerKey.toFixed(0)} B/key + ${gb(logCap)} change-log cap; 100M keys ≈ ${gb(estimatePerKey * 1e8 + logCap)} Redis`,
     }
   } finally {
     await fixture.stop()

@@ -28,12 +28,12 @@ export async function unknownFlood(): Promise<ScenarioReport> {
     const hotBeside = (label: string, background: Omit<LoadPlan, 'durationSeconds'>): Contender => ({
       label,
       // The hot keys' figures are the result; the background load's throughput is kept apart below.
-      run: async (durationSeconds) => {
+      run: async (durationSeconds, warmUp) => {
         const [hot, bulk] = await Promise.all([
           runLoad({ url: verifier.url, path: PATH, bodies, connections: 8, overallRate: HOT_RATE, durationSeconds }),
           runLoad({ ...background, durationSeconds }),
         ])
-        backgroundRps.get(label)!.push(bulk.rps)
+        if (!warmUp) backgroundRps.get(label)!.push(bulk.rps)
         if (bulk.errors > 0 || bulk.non2xx > 0) throw new Error(`${label}: background load had ${bulk.non2xx} non-2xx and ${bulk.errors} errors`)
         return hot
       },
@@ -68,7 +68,7 @@ export async function unknownFlood(): Promise<ScenarioReport> {
         rows: [HOT, FLOOD].map((label) => [label, showMeasured(results.p50(label), 1), showMeasured(results.p99(label), 1), showMeasured(measured(backgroundRps.get(label)!))]),
       },
       checks: [
-        { what: 'hot keys p99 under the flood ÷ under an equal load of hot keys', value: p99Ratio, target: '≤ 1.2', pass: p99Ratio <= 1.2 },
+        { what: 'hot keys p99 under the flood ÷ beside a full-speed load of hot keys (the same connections; its throughput differs, see the table)', value: p99Ratio, target: '≤ 1.2', pass: p99Ratio <= 1.2 },
         { what: 'hot keys still cached after the flood (hit ratio of a probe)', value: hotHitRatio, target: '= 1', pass: hotHitRatio === 1 && probe.non2xx === 0 },
         { what: 'cached key records after the flood', value: cached, target: `= ${HOT_KEYS}`, pass: cached === HOT_KEYS },
       ],

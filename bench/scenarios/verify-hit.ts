@@ -13,14 +13,14 @@ export async function verifyHit(): Promise<ScenarioReport> {
     const bodies = keys.map(({ key }) => JSON.stringify({ key }))
 
     const ceiling = await startServer({ args: [benchServer('ceiling')] })
-    const verifier = await startKeygate(['verifier'], fixture.env)
-    const naive = await startServer({ args: [benchServer('naive')], env: { REDIS_URL: fixture.redis.url } })
     onStop(() => ceiling.stop())
+    const verifier = await startKeygate(['verifier'], fixture.env)
     onStop(() => verifier.stop())
+    const naive = await startServer({ args: [benchServer('naive')], env: { REDIS_URL: fixture.redis.url } })
     onStop(() => naive.stop())
     // A fast wrong answer is not a result: every key must verify before anything is measured.
     for (const url of [verifier.url, naive.url]) {
-      for (const body of bodies.slice(0, 20)) {
+      for (const body of bodies) {
         const verdict = (await (await fetch(`${url}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as { valid: boolean }
         if (!verdict.valid) throw new Error(`${url}: a created key did not verify`)
       }

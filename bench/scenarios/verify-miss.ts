@@ -19,13 +19,13 @@ export async function verifyMiss(): Promise<ScenarioReport> {
   return onStage(KEYS, async ({ fixture, keys, onStop }) => {
     const bodies = keys.map(({ key }) => JSON.stringify({ key }))
     const verifier = await startKeygate(['verifier'], { ...fixture.env, CACHE_MAX_KEYS: '1' })
-    const naive = await startServer({ args: [benchServer('naive')], env: { REDIS_URL: fixture.redis.url } })
     onStop(() => verifier.stop())
+    const naive = await startServer({ args: [benchServer('naive')], env: { REDIS_URL: fixture.redis.url } })
     onStop(() => naive.stop())
     const recordKeys = keys.map(({ key }) => redisKeys.record(hashKey(key)))
 
     const results = await runRounds([
-      { label: 'raw ioredis HMGET loop', run: (durationSeconds) => runPinnedWorker<LoadResult>('redis-loop-worker', { redisUrl: fixture.redis.url, keys: recordKeys, connections: CONNECTIONS * PIPELINING, durationSeconds }) },
+      { label: 'raw ioredis HMGET loop', run: (durationSeconds, _warmUp) => runPinnedWorker<LoadResult>('redis-loop-worker', { redisUrl: fixture.redis.url, keys: recordKeys, connections: CONNECTIONS * PIPELINING, durationSeconds }) },
       loadContender('keygate verifier (cache miss)', { url: verifier.url, path: PATH, bodies }),
       loadContender('naive: Redis read per request', { url: naive.url, path: PATH, bodies }),
     ])
@@ -33,10 +33,8 @@ export async function verifyMiss(): Promise<ScenarioReport> {
 
     // Round trips per miss: Redis' HMGET counter around a run against the verifier alone, less what the
     // verifier reads in the background anyway (its revision polls) over an idle stretch of the same length.
-    const hmgets = async () => {
-      const info = await fixture.redis.admin.info('commandstats')
-      return Number(/^cmdstat_hmget:calls=(\d+)/m.exec(info)?.[1] ?? 0)
-    }
+    // Every command Redis processed (a miss path that sent anything besides its HMGET would show here).
+    const hmgets = async () => Number(/^total_commands_processed:(\d+)/m.exec(await fixture.redis.admin.info('stats'))?.[1] ?? 0)
     const idleStart = await hmgets()
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     const background = (await hmgets()) - idleStart
@@ -60,7 +58,7 @@ export async function verifyMiss(): Promise<ScenarioReport> {
         rows: [R, K, N].map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 2), showMeasured(results.p99(label), 2)]),
       },
       checks: [
-        { what: 'Redis reads per verification (HMGET calls ÷ verifications, verifier alone, less its background polls)', value: readsPerVerify, target: '= 1', pass: Math.abs(readsPerVerify - 1) < 0.02 },
+        { what: 'Redis commands per verification (all commands ÷ verifications, verifier alone, less its background polls)', value: readsPerVerify, target: '= 1', pass: Math.abs(readsPerVerify - 1) < 0.02 },
         { what: 'cache misses ÷ verifications', value: missRatio, target: '= 1', pass: Math.abs(missRatio - 1) < 0.01 },
       ],
       chart: [R, K, N].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
