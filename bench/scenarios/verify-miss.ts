@@ -33,19 +33,31 @@ export async function verifyMiss(): Promise<ScenarioReport> {
 
     // Round trips per miss: Redis' HMGET counter around a run against the verifier alone, less what the
     // verifier reads in the background anyway (its revision polls) over an idle stretch of the same length.
-    // Every command Redis processed (a miss path that sent anything besides its HMGET would show here).
-    const hmgets = async () => Number(/^total_commands_processed:(\d+)/m.exec(await fixture.redis.admin.info('stats'))?.[1] ?? 0)
-    const idleStart = await hmgets()
+    // Redis' per-command counters around a run against the verifier alone, less what it sends in the background
+    // anyway (revision polls) over an idle stretch of the same length. The miss path's own reads are the HMGETs;
+    // the analytics flush (HINCRBY and PEXPIRE per key every 5 s) is counted apart; anything else would show too.
+    const commandCounts = async () => {
+      const counts = new Map<string, number>()
+      for (const [, name, calls] of (await fixture.redis.admin.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) counts.set(name!, Number(calls))
+      return counts
+    }
+    const delta = (after: Map<string, number>, before: Map<string, number>) => new Map([...after].map(([name, n]) => [name, n - (before.get(name) ?? 0)]))
+    const ANALYTICS = new Set(['hincrby', 'pexpire'])
+    const idleStart = await commandCounts()
     await new Promise((resolve) => setTimeout(resolve, 2_000))
-    const background = (await hmgets()) - idleStart
+    const background = delta(await commandCounts(), idleStart)
     // Counted by the verifier itself (autocannon's total leaves out the requests still in flight when it stops).
     const verdicts = () => metricSum(verifier.url, 'keygate_verify_verdicts_total')
-    const [missesBefore, verdictsBefore, before] = [await metric(verifier.url, 'keygate_verify_cache_misses_total'), await verdicts(), await hmgets()]
+    const [missesBefore, verdictsBefore, before] = [await metric(verifier.url, 'keygate_verify_cache_misses_total'), await verdicts(), await commandCounts()]
     await runLoad({ url: verifier.url, path: PATH, bodies, connections: CONNECTIONS, pipelining: PIPELINING, durationSeconds: 2 })
     await new Promise((resolve) => setTimeout(resolve, 500))
     const answered = (await verdicts()) - verdictsBefore
-    // The background polls ran over the 2.5 s window too (2 s of load, 0.5 s to settle); `background` is per 2 s.
-    const readsPerVerify = ((await hmgets()) - before - background * (2.5 / 2)) / answered
+    // The background ran over the 2.5 s window too (2 s of load, 0.5 s to settle); `background` is per 2 s.
+    const during = [...delta(await commandCounts(), before)].map(([name, n]) => [name, n - (background.get(name) ?? 0) * (2.5 / 2)] as const)
+    const perVerify = (pick: (name: string) => boolean) => during.filter(([name]) => pick(name)).reduce((sum, [, n]) => sum + n, 0) / answered
+    const readsPerVerify = perVerify((name) => name === 'hmget')
+    const otherPerVerify = perVerify((name) => name !== 'hmget' && !ANALYTICS.has(name) && name !== 'info')
+    const analyticsPerVerify = perVerify((name) => ANALYTICS.has(name))
     const missRatio = ((await metric(verifier.url, 'keygate_verify_cache_misses_total')) - missesBefore) / answered
     const p99VsRaw = results.ratio(K, R, 'p99')
     return {
@@ -58,12 +70,14 @@ export async function verifyMiss(): Promise<ScenarioReport> {
         rows: [R, K, N].map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 2), showMeasured(results.p99(label), 2)]),
       },
       checks: [
-        { what: 'Redis commands per verification (all commands ÷ verifications, verifier alone, less its background polls)', value: readsPerVerify, target: '= 1', pass: Math.abs(readsPerVerify - 1) < 0.02 },
+        { what: 'Redis reads (HMGET) per verification, verifier alone, less its background polls', value: readsPerVerify, target: '= 1', pass: Math.abs(readsPerVerify - 1) < 0.02 },
+        { what: 'other Redis commands per verification (not the analytics flush)', value: otherPerVerify, target: '= 0', pass: Math.abs(otherPerVerify) < 0.02 },
         { what: 'cache misses ÷ verifications', value: missRatio, target: '= 1', pass: Math.abs(missRatio - 1) < 0.01 },
       ],
       chart: [R, K, N].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
       notes: [
         `keygate's p99 on a miss is ${p99VsRaw.toFixed(2)}× the raw HMGET loop's: the difference is HTTP, JSON and the verdict around the one read.`,
+        `The analytics flush added ${analyticsPerVerify.toFixed(2)} commands per verification here (four per distinct key every 5 s, and each of the 10,000 keys is distinct within that time: the worst case).`,
       ],
       summary: `verify miss: ${readsPerVerify.toFixed(2)} Redis reads per verification; keygate p99 ${results.p99(K).median} ms vs raw HMGET ${results.p99(R).median.toFixed(2)} ms (${p99VsRaw.toFixed(2)}×), ${Math.round(results.rps(K).median)} req/s`,
     }
