@@ -18,6 +18,11 @@ export interface ChangeEvent {
   keyId: string
   hash: string
   apiId: string
+  /**
+   * When it was published, in unix microseconds by the store's clock: on live events only (the log's
+   * replayed changes carry none). Verifiers turn it into keygate_change_propagation_seconds.
+   */
+  at?: number
 }
 
 const KINDS: ReadonlySet<string> = new Set(['created', 'updated', 'deleted'])
@@ -36,6 +41,8 @@ export function parseChangeEvent(text: string): ChangeEvent | undefined {
     e.v !== 1 || !Number.isSafeInteger(e.shard) || !Number.isSafeInteger(e.rev) || typeof e.epoch !== 'string' || typeof e.kind !== 'string' ||
     !KINDS.has(e.kind) || typeof e.keyId !== 'string' || typeof e.hash !== 'string' || typeof e.apiId !== 'string'
   ) return undefined
+  // A malformed time is dropped, not the event: the change itself must still be applied.
+  if (e.at !== undefined && !Number.isFinite(e.at)) delete e.at
   return e as unknown as ChangeEvent
 }
 

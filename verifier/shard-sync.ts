@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { ChangeEvent } from '../shared/change-event.js'
-import type { Clock } from '../shared/clock.js'
+import { wallMicros, type Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { SHARD_COUNT } from '../shared/shards.js'
 import { LOG_TRIMMED, type KeyStore, type RevisionSnapshot, type ShardRevision } from '../shared/store/key-store.js'
@@ -232,6 +232,9 @@ export class ShardSync {
     this.metrics.eventsReceived.inc()
     // Whatever else happens, nothing older than this event may stay in the cache.
     this.sink.changed(event)
+    // From here on this verifier answers from the store for the key: the change has landed. Clocks of two
+    // hosts may disagree; a negative difference is counted as zero rather than dropped.
+    if (event.at !== undefined) this.metrics.propagation.observe(Math.max(0, wallMicros() - event.at) / 1e6)
     const applied = this.applied[shard]!
     if (applied < 0) return
     if (this.epochs[shard] === '') this.epochs[shard] = event.epoch

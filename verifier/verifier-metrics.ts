@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client'
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import { VERDICT_CODES } from '../shared/verification.js'
 
 export interface VerifierMetrics {
@@ -6,6 +6,8 @@ export interface VerifierMetrics {
   cacheHits: Counter
   cacheMisses: Counter
   eventsReceived: Counter
+  /** Publish → applied here, for live events (their publish time is the store's clock: skew shows here). */
+  propagation: Histogram
   catchUps: Counter
   cacheDrops: Counter
   pollErrors: Counter
@@ -31,6 +33,12 @@ export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges
     cacheHits: new Counter({ name: 'keygate_verify_cache_hits_total', help: 'Verifications answered from the cache', registers: [registry] }),
     cacheMisses: new Counter({ name: 'keygate_verify_cache_misses_total', help: 'Verifications that read the store', registers: [registry] }),
     eventsReceived: new Counter({ name: 'keygate_change_events_total', help: 'Change events received from the feed', registers: [registry] }),
+    propagation: new Histogram({
+      name: 'keygate_change_propagation_seconds',
+      help: 'From a change being published (store clock) to this verifier applying it (its clock): how fast a revocation lands',
+      buckets: [0.0001, 0.0002, 0.0003, 0.0005, 0.00075, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
     catchUps: new Counter({ name: 'keygate_catch_ups_total', help: 'Replays of a shard change log after a gap or reconnect', registers: [registry] }),
     cacheDrops: new Counter({ name: 'keygate_cache_drops_total', help: 'Shard caches dropped because their changes could not be replayed', registers: [registry] }),
     pollErrors: new Counter({ name: 'keygate_revision_poll_errors_total', help: 'Revision polls that failed', registers: [registry] }),

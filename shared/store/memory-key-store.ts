@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { LRUCache } from 'lru-cache'
+import { wallMicros } from '../clock.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit.js'
 import { bucketTimes, type Bucket, type Granularity, type Outcome, type UsageIncrement } from '../analytics.js'
@@ -258,7 +259,7 @@ export class MemoryKeyStore implements KeyStore {
     const log = this.logs[shard]!
     log.push(event)
     if (log.length > this.changeLogMaxLen) log.splice(0, log.length - this.changeLogMaxLen)
-    this.feed.publish(event)
+    this.feed.publish({ ...event, at: wallMicros() })
     return { record: structuredClone(record), event: { ...event } }
   }
 }

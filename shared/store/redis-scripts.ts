@@ -51,8 +51,12 @@ else
     redis.call('HSET', KEYS[1], 'credits', ARGV[11], 'refilledAt', ARGV[12])
   end
 end
+-- The publish time (Redis' clock, microseconds; scripts replicate their effects, so TIME is allowed) lets
+-- verifiers measure how long the news took to reach them.
+local time = redis.call('TIME')
 local event = '{"v":1,"shard":' .. ARGV[9] .. ',"epoch":' .. cjson.encode(epoch) .. ',"rev":' .. rev .. ',"kind":"' .. kind .. '","keyId":' ..
-  cjson.encode(ARGV[4]) .. ',"hash":' .. cjson.encode(ARGV[5]) .. ',"apiId":' .. cjson.encode(ARGV[6]) .. '}'
+  cjson.encode(ARGV[4]) .. ',"hash":' .. cjson.encode(ARGV[5]) .. ',"apiId":' .. cjson.encode(ARGV[6]) ..
+  ',"at":' .. time[1] .. string.format('%06d', tonumber(time[2])) .. '}'
 local published = redis.pcall('PUBLISH', ARGV[8], event)
 if type(published) == 'table' and published.err then return {rev, 'publish-failed', epoch} end
 return {rev, 'published', epoch}

@@ -84,6 +84,22 @@ describe('verifier cache and change feed on Redis', () => {
     await waitFor(async () => (await verdict(server, key)).valid, 'the re-enable to reach the verifier', 2_000, 1)
   })
 
+  it('measures publish → applied for each live event, and none for changes replayed from the log', async () => {
+    const server = await verifier()
+    const { record } = await newKey()
+    await waitFor(async () => (await counter(server, 'keygate_change_propagation_seconds_count')) === 1, 'the created event to be measured')
+    // Same host, same clock: the time is real and small (not zero, not a clock mix-up of 1000×).
+    const seconds = await counter(server, 'keygate_change_propagation_seconds_sum')
+    expect(seconds).toBeGreaterThan(0)
+    expect(seconds).toBeLessThan(0.5)
+    // A change the feed never carried arrives by replay, and carries no publish time to measure.
+    const catchUpsBefore = await counter(server, 'keygate_catch_ups_total')
+    await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    await server.verifier.pollNow()
+    expect(await counter(server, 'keygate_catch_ups_total')).toBe(catchUpsBefore + 1)
+    expect(await counter(server, 'keygate_change_propagation_seconds_count')).toBe(1)
+  })
+
   it('forgets an unknown key as soon as a key with that hash is created', async () => {
     const server = await verifier()
     const api = { id: newId('api'), name: 'neg', createdAt: Date.now() }
