@@ -22,3 +22,29 @@ export interface Measured {
 export function measured(values: number[]): Measured {
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) }
 }
+
+/**
+ * The q-quantile (0..1) of a Prometheus histogram, as PromQL's histogram_quantile estimates it: find the bucket
+ * holding the rank and interpolate linearly inside it. `bounds` are the finite upper bounds in order; `cumulative`
+ * the counts of observations ≤ each bound, then the total (the +Inf bucket). Past the last finite bound it
+ * answers that bound. Used to judge a verifier's histogram against a baseline put through the same buckets.
+ */
+export function histogramQuantile(q: number, bounds: number[], cumulative: number[]): number {
+  const total = cumulative[cumulative.length - 1] ?? 0
+  if (total === 0) return NaN
+  const rank = q * total
+  for (let i = 0; i < bounds.length; i++) {
+    if (cumulative[i]! >= rank) {
+      const lower = i === 0 ? 0 : bounds[i - 1]!
+      const below = i === 0 ? 0 : cumulative[i - 1]!
+      const inBucket = cumulative[i]! - below
+      return inBucket === 0 ? bounds[i]! : lower + ((bounds[i]! - lower) * (rank - below)) / inBucket
+    }
+  }
+  return bounds[bounds.length - 1]!
+}
+
+/** Cumulative bucket counts of raw values, for histogramQuantile (the last entry is the total). */
+export function cumulativeCounts(values: number[], bounds: number[]): number[] {
+  return [...bounds.map((bound) => values.filter((value) => value <= bound).length), values.length]
+}

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { renderChart } from '../../bench/lib/chart.js'
 import { runLoad } from '../../bench/lib/load.js'
-import { measured, median, percentile } from '../../bench/lib/stats.js'
+import { cumulativeCounts, histogramQuantile, measured, median, percentile } from '../../bench/lib/stats.js'
 import { newRequestId } from '../../shared/http/request-id.js'
 
 describe('bench harness', () => {
@@ -51,6 +51,21 @@ describe('bench harness', () => {
     } finally {
       server.close()
     }
+  })
+})
+
+describe('histogram quantiles', () => {
+  it('estimates as histogram_quantile does: linear inside the bucket holding the rank', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1)
+    const bounds = [10, 20, 50, 100]
+    const cumulative = cumulativeCounts(values, bounds)
+    expect(cumulative).toEqual([10, 20, 50, 100, 100])
+    expect(histogramQuantile(0.99, bounds, cumulative)).toBe(99)
+    expect(histogramQuantile(0.5, bounds, cumulative)).toBe(50)
+    expect(histogramQuantile(0.05, bounds, cumulative)).toBe(5)
+    // Ranks past the last finite bound answer that bound; an empty histogram has no quantile.
+    expect(histogramQuantile(0.99, [10], cumulativeCounts([1, 50, 60], [10]))).toBe(10)
+    expect(histogramQuantile(0.5, bounds, [0, 0, 0, 0, 0])).toBeNaN()
   })
 })
 
