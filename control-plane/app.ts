@@ -26,6 +26,7 @@ import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerAuditList } from './routes/audit-list.js'
 import { registerLiveness } from './routes/liveness.js'
+import { registerOpenApi } from './openapi/openapi-plugin.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: KeyStore
@@ -55,6 +56,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const routeDeps = { store: deps.store, auth, audit, clock: deps.clock, log: deps.log }
   const writes = new KeyWrites(routeDeps, (write) => deps.verifier.applyChange(write.event))
   app.decorateRequest('principal', null)
+  registerOpenApi(app)
   // Management routes: the root key is checked before the body is even parsed (401 before 400).
   app.register(async (management: KeygateServer) => {
     management.addHook('onRequest', async (request) => {
@@ -77,8 +79,11 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerGetVerifications(management, routeDeps)
     registerAuditList(management, routeDeps)
   })
-  registerLiveness(app, routeDeps)
-  registerVerifyKey(app, deps.verifier)
-  if (deps.gateway) registerAuthorize(app, deps.verifier, deps.gateway)
+  // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
+  app.register(async (open: KeygateServer) => {
+    registerLiveness(open, routeDeps)
+    registerVerifyKey(open, deps.verifier)
+    if (deps.gateway) registerAuthorize(open, deps.verifier, deps.gateway)
+  })
   return app
 }
