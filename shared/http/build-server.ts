@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { Gauge } from 'prom-client'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Logger } from 'pino'
 import { ApiError } from '../errors.js'
@@ -139,9 +140,16 @@ export function buildServer(options: ServerOptions): KeygateServer {
     done()
   })
 
+  const notReadyReasons = async () => (closing || draining ? ['shutting down'] : await options.notReadyReasons())
+  // Computed at scrape time as /readyz computes it: dashboards and alerts see what the probe sees.
+  new Gauge({
+    name: 'keygate_ready', help: '1 when GET /readyz would answer 200, else 0', registers: [options.metrics.registry],
+    async collect() { this.set((await notReadyReasons()).length === 0 ? 1 : 0) },
+  })
+
   app.get('/livez', async () => ({ status: 'ok' }))
   app.get('/readyz', async (request, reply) => {
-    const reasons = closing || draining ? ['shutting down'] : await options.notReadyReasons()
+    const reasons = await notReadyReasons()
     if (reasons.length === 0) return { status: 'ready' }
     return renderError(new ApiError('UNAVAILABLE', `not ready: ${reasons.join('; ')}`), request, reply, options.docsBaseUrl)
   })

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+import { redisErrorCounts } from '../store/redis-connection.js'
 
 export interface HttpMetrics {
   registry: Registry
@@ -11,6 +12,16 @@ export function createMetricsRegistry(service: string): HttpMetrics {
   const registry = new Registry()
   registry.setDefaultLabels({ service })
   collectDefaultMetrics({ register: registry, prefix: 'keygate_' })
+  new Counter({
+    name: 'keygate_redis_errors_total',
+    help: 'Redis connection errors (refused, reset, timed out) in this process, by connection',
+    labelNames: ['connection'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const [connection, count] of redisErrorCounts()) this.inc({ connection }, count)
+    },
+  })
   return {
     registry,
     requests: new Counter({

@@ -33,9 +33,24 @@ export function createRedis(url: string, name: string, overrides: RedisOptions =
       clusterRetryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1_000),
     })
     : target?.sentinel ? new Redis({ ...sentinelOptions(url, target.sentinel), ...options }) : new Redis(url, options)
-  // Errors are surfaced by commands and readiness; without a listener ioredis would print each to stderr.
-  redis.on('error', () => {})
+  countErrors(redis, name)
   return redis
+}
+
+const errorCounts = new Map<string, number>()
+
+/**
+ * Connection `error` events (refused, reset, timed out: ioredis emits one per failed attempt) by connection name,
+ * for keygate_redis_errors_total. Process-wide, like Node's process metrics: a process runs one server.
+ */
+export function redisErrorCounts(): ReadonlyMap<string, number> {
+  return errorCounts
+}
+
+// Errors are surfaced by commands and readiness, and counted; without a listener ioredis would print each to stderr.
+function countErrors(redis: Redis | Cluster, name: string): void {
+  if (!errorCounts.has(name)) errorCounts.set(name, 0)
+  redis.on('error', () => errorCounts.set(name, (errorCounts.get(name) ?? 0) + 1))
 }
 
 /** Redis behind Sentinel: the sentinels to ask, and the name of the master they watch. */
@@ -75,8 +90,7 @@ function sentinelOptions(url: string, sentinel: SentinelTarget): RedisOptions {
 /** Opens a connection to `url` and waits until it is ready (or throws StoreUnavailableError). */
 export async function openRedis(url: string, name: string, overrides: RedisOptions = {}): Promise<Redis> {
   const redis = new Redis(url, { ...connectionOptions(name), ...overrides })
-  // Errors are surfaced by commands and readiness; without a listener ioredis would print each to stderr.
-  redis.on('error', () => {})
+  countErrors(redis, name)
   try {
     await redis.connect()
   } catch (err) {
