@@ -1,0 +1,38 @@
+# Keygate: one image for both processes (`keygate control-plane`, `keygate verifier`).
+#   docker build -t registry.example.com/keygate:0.1.0 .
+# Build context: the repository root (.dockerignore keeps it to the sources the build needs).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# Dependencies first, so a source change does not reinstall them.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY shared ./shared
+COPY control-plane ./control-plane
+COPY verifier ./verifier
+# tsc writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable.
+RUN npm run build \
+ && chmod 0755 dist/shared/cli/keygate.js \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# package.json travels with dist/: it makes the .js files ES modules and gives the version.
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN ln -s /app/dist/shared/cli/keygate.js /usr/local/bin/keygate
+# The image's `node` user, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
+USER 1000:1000
+# 7070 control plane (and dev), 7071 verifier, 7072 the verifier's reverse proxy (with UPSTREAM_URL).
+EXPOSE 7070 7071 7072
+# No curl in slim images: Node's fetch. PORT when set, else the control plane's and the verifier's defaults.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["node", "-e", "const ports = process.env.PORT ? [process.env.PORT] : [7070, 7071]; Promise.any(ports.map((p) => fetch('http://127.0.0.1:' + p + '/livez').then((r) => { if (!r.ok) throw new Error(String(r.status)) }))).then(() => process.exit(0), () => process.exit(1))"]
+ENTRYPOINT ["keygate"]
+CMD ["control-plane"]
