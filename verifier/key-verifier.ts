@@ -70,6 +70,7 @@ export class KeyVerifier {
       cacheSize: () => this.cache.size,
       stalenessSeconds: () => this.sync.stalenessMs / 1000,
       lastPollAgeSeconds: () => this.sync.lastPollAgeMs / 1000,
+      maxStalenessSeconds: deps.sync.maxStalenessMs / 1000,
     })
     const sink: ChangeSink = {
       changed: (event) => this.applyChange(event),

@@ -23,6 +23,8 @@ export interface VerifierGauges {
   stalenessSeconds(): number
   /** Seconds since the last poll that got an answer. */
   lastPollAgeSeconds(): number
+  /** The staleness bound (MAX_STALENESS_MS), in seconds. */
+  maxStalenessSeconds: number
 }
 
 export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges): VerifierMetrics {
@@ -60,6 +62,8 @@ export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges
     },
   })
   new Gauge({ name: 'keygate_staleness_seconds', help: 'Seconds since the last poll that confirmed the cache current', registers: [registry], collect() { this.set(finite(gauges.stalenessSeconds())) } })
+  // Exported so alerts compare staleness with the bound each process was configured with, not a copied number.
+  new Gauge({ name: 'keygate_max_staleness_seconds', help: 'The staleness bound (MAX_STALENESS_MS): beyond it the cache is not trusted', registers: [registry] }).set(gauges.maxStalenessSeconds)
   new Gauge({ name: 'keygate_last_poll_age_seconds', help: 'Seconds since the last revision poll that got an answer', registers: [registry], collect() { this.set(finite(gauges.lastPollAgeSeconds())) } })
   return metrics
 }

@@ -26,7 +26,7 @@ async function sample(server: TestServer, name: string, labels: Record<string, s
 const readyz = async (server: TestServer) => (await server.app.inject({ method: 'GET', url: '/readyz' })).statusCode
 
 describe('operational metrics on a real Redis', () => {
-  it('keygate_ready follows /readyz and keygate_redis_errors_total counts connection errors while Redis is gone', async () => {
+  it('keygate_ready follows /readyz, keygate_redis_errors_total counts connection errors while Redis is gone, keygate_max_staleness_seconds is the bound', async () => {
     redis = await startRedisServer()
     const port = redis.port
     // Short bound and poll so the verifier's own staleness turns readiness off too, not only the store ping.
@@ -38,6 +38,8 @@ describe('operational metrics on a real Redis', () => {
     for (const [server, service] of [[controlPlane, 'control-plane'], [verifier, 'verifier']] as const) {
       expect(await readyz(server)).toBe(200)
       expect(await sample(server, 'keygate_ready', { service })).toBe(1)
+      // The configured bound, so alerts compare keygate_staleness_seconds with it rather than a copied number.
+      expect(await sample(server, 'keygate_max_staleness_seconds', { service })).toBe(1)
       // The series exists at 0 before any error, so rate()/increase() see the first one.
       expect(await sample(server, 'keygate_redis_errors_total', { service, connection: 'test' })).toBe(0)
       expect(await sample(server, 'keygate_redis_errors_total', { service, connection: 'test-changes' })).toBe(0)
