@@ -50,8 +50,9 @@ export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges
     revisionLag: new Gauge({ name: 'keygate_revision_lag', help: 'Largest number of revisions a shard was behind at the last poll', registers: [registry] }),
     feedConnected: new Gauge({ name: 'keygate_change_feed_connected', help: '1 while subscribed to the change feed', registers: [registry] }),
   }
-  for (const code of VERDICT_CODES) metrics.verdicts.labels(code)
-  for (const mode of ['read-through', 'served']) metrics.staleAnswers.labels(mode)
+  // Every series exported at 0 from the start (labels() alone creates none): increase() then sees the first answers.
+  for (const code of VERDICT_CODES) metrics.verdicts.labels(code).inc(0)
+  for (const mode of ['read-through', 'served']) metrics.staleAnswers.labels(mode).inc(0)
   new Gauge({ name: 'keygate_cache_keys', help: 'Key records in the verifier cache', registers: [registry], collect() { this.set(gauges.cacheSize()) } })
   new Gauge({
     name: 'keygate_cache_hit_ratio', help: 'Cache hits / verifications since start', registers: [registry],

@@ -43,6 +43,10 @@ describe('operational metrics on a real Redis', () => {
       // The series exists at 0 before any error, so rate()/increase() see the first one.
       expect(await sample(server, 'keygate_redis_errors_total', { service, connection: 'test' })).toBe(0)
       expect(await sample(server, 'keygate_redis_errors_total', { service, connection: 'test-changes' })).toBe(0)
+      // Likewise stale answers (KeygateStaleAnswersServed takes increase() of the served ones) and verdicts.
+      expect(await sample(server, 'keygate_stale_answers_total', { service, mode: 'served' })).toBe(0)
+      expect(await sample(server, 'keygate_stale_answers_total', { service, mode: 'read-through' })).toBe(0)
+      expect(await sample(server, 'keygate_verify_verdicts_total', { service, code: 'DISABLED' })).toBe(0)
     }
 
     await redis.stop()
