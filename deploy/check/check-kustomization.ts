@@ -1,0 +1,47 @@
+import { checkContainers } from './container-rules.js'
+import { checkControlPlanes } from './control-plane-rules.js'
+import { checkKeygateContainer, isKeygateContainer } from './keygate-containers.js'
+import { objectName, type Manifest } from './manifest.js'
+import { containersOf, podTemplateOf, type PodTemplate } from './pod-templates.js'
+import type { Problem } from './problem.js'
+import { checkRedisContainer, isRedisContainer } from './redis-containers.js'
+import { checkReferences } from './reference-rules.js'
+import { renderKustomization } from './render-kustomization.js'
+import { validateSchema } from './schema-validation.js'
+
+export interface RenderOptions {
+  /** Directory problems are named relative to (the repository root). */
+  base: string
+  /** The kubectl to render with. */
+  kubectl?: string
+}
+
+/**
+ * Renders one kustomization and checks what it renders: every object against its schema, then the rules
+ * (containers, Keygate's options, Redis, control plane availability, references). Rules only see objects
+ * whose schema validated, so they can trust the types.
+ */
+export async function checkKustomization(dir: string, options: RenderOptions): Promise<Problem[]> {
+  const { rendering, problems } = await renderKustomization(dir, options.base, options.kubectl)
+  const { source } = rendering
+  const valid: Manifest[] = []
+  for (const object of rendering.objects) {
+    const schemaProblems = await validateSchema(object)
+    for (const message of schemaProblems) problems.push({ where: `${source} ${objectName(object)}`, message })
+    if (schemaProblems.length === 0) valid.push(object)
+  }
+  const pods = valid.map(podTemplateOf).filter((pod): pod is PodTemplate => pod !== undefined)
+  for (const pod of pods) {
+    problems.push(...checkContainers(source, pod))
+    for (const { container } of containersOf(pod)) {
+      const where = `${source} ${objectName(pod.owner)} container ${container.name}`
+      const messages = isKeygateContainer(container) ? checkKeygateContainer(container, pod)
+        : isRedisContainer(container) ? checkRedisContainer(container)
+          : []
+      problems.push(...messages.map((message) => ({ where, message })))
+    }
+  }
+  problems.push(...checkControlPlanes(source, pods, valid))
+  problems.push(...checkReferences(source, valid, pods, valid.length === rendering.objects.length))
+  return problems
+}

@@ -1,0 +1,112 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join, posix } from 'node:path'
+import { validate } from 'dockerfile-utils'
+import { finalWorkdir, parseDockerfile, stageNamed, type Instruction, type Stage } from './dockerfile.js'
+import type { Problem } from './problem.js'
+
+const PATH_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])
+
+/**
+ * The Dockerfile lints clean (dockerfile-utils: every warning counts), and its final stage runs as a numeric
+ * non-root user, has a HEALTHCHECK, and an exec-form ENTRYPOINT whose program is in the build output
+ * (`contextDir`, after `npm run build`) and made executable.
+ */
+export function checkDockerfile(path: string, contextDir: string, where = 'Dockerfile'): Problem[] {
+  const text = readFileSync(path, 'utf8')
+  const problems: Problem[] = validate(text).map((diagnostic) => ({
+    where: `${where}:${diagnostic.range.start.line + 1}`,
+    message: typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value,
+  }))
+  const stages = parseDockerfile(text)
+  const final = stages.at(-1)
+  if (!final) return [...problems, { where, message: 'no FROM' }]
+  const last = (keyword: string) => final.instructions.filter((instruction) => instruction.keyword === keyword).at(-1)
+  const add = (instruction: Instruction | undefined, message: string) => problems.push({ where: instruction ? `${where}:${instruction.line}` : where, message })
+
+  const user = last('USER')
+  const uid = user && /^(\d+)(?::\d+)?$/.exec(user.args)?.[1]
+  if (uid === undefined) add(user, 'the final stage has no numeric USER (uid[:gid]): Kubernetes runAsNonRoot can only verify a number')
+  else if (Number(uid) === 0) add(user, 'the final stage runs as root (USER 0)')
+  if (!last('HEALTHCHECK') || /^NONE$/i.test(last('HEALTHCHECK')!.args)) add(last('HEALTHCHECK'), 'the final stage has no HEALTHCHECK')
+
+  const entrypoint = last('ENTRYPOINT')
+  if (!entrypoint) add(undefined, 'the final stage has no ENTRYPOINT')
+  else if (!entrypoint.exec?.length) add(entrypoint, 'ENTRYPOINT is not in exec (JSON) form: under a shell, SIGTERM never reaches the process and it cannot drain')
+  else for (const message of entrypointProblems(stages, final, entrypoint, contextDir)) add(entrypoint, message)
+  return problems
+}
+
+function entrypointProblems(stages: Stage[], final: Stage, entrypoint: Instruction, contextDir: string): string[] {
+  const [program = '', script] = entrypoint.exec!
+  let target: string | undefined
+  if (program === 'node' && script) target = posix.resolve(entrypoint.workdir, script)
+  else if (program.includes('/')) target = posix.resolve(entrypoint.workdir, program)
+  else target = linkTarget(final, program)
+  if (!target) return [`ENTRYPOINT ${program}: no \`ln -s <program> ${[...PATH_DIRS][1]}/${program}\` in the final stage says what it runs`]
+
+  // Follow the target back through the COPY that put it there (the last one wins, as in the build).
+  const copy = final.instructions.filter((instruction) => instruction.keyword === 'COPY' && coveredBy(instruction, target!) !== undefined).at(-1)
+  if (!copy) return [`ENTRYPOINT runs ${target}, which no COPY puts in the final stage`]
+  const { source, from } = coveredBy(copy, target)!
+  let contextPath = source
+  let built = target
+  if (from !== undefined) {
+    const stage = stageNamed(stages, from)
+    if (!stage) return [`ENTRYPOINT runs ${target}, copied from ${JSON.stringify(from)}, which is not a stage of this Dockerfile`]
+    const workdir = finalWorkdir(stage)
+    built = posix.resolve(workdir, source)
+    contextPath = posix.relative(workdir, built)
+    if (contextPath.startsWith('..')) return [`ENTRYPOINT runs ${target}, built at ${built}, outside the stage's WORKDIR ${workdir}: cannot tell which file of the build it is`]
+  }
+  const problems: string[] = []
+  if (!existsSync(join(contextDir, contextPath))) {
+    problems.push(`ENTRYPOINT runs ${target}, which the build makes from ${contextPath}: not found in ${contextDir} (does \`npm run build\` write it?)`)
+  }
+  if (program !== 'node' && !madeExecutable(stages, [target, built])) {
+    problems.push(`ENTRYPOINT runs ${target} by its shebang, but no RUN chmod makes it executable (tsc writes 0644)`)
+  }
+  return problems
+}
+
+/** The file a `ln -s <file> <PATH dir>/<name>` in the stage points `name` at. */
+function linkTarget(stage: Stage, name: string): string | undefined {
+  for (const run of stage.instructions.filter((instruction) => instruction.keyword === 'RUN').reverse()) {
+    for (const match of run.args.matchAll(/\bln\s+-[a-zA-Z]*s[a-zA-Z]*\s+(\S+)\s+(\S+)/g)) {
+      const link = posix.resolve(run.workdir, match[2]!)
+      const linkName = match[2]!.endsWith('/') ? posix.basename(match[1]!) : posix.basename(link)
+      const dir = match[2]!.endsWith('/') ? link : posix.dirname(link)
+      if (linkName === name && PATH_DIRS.has(dir)) return posix.resolve(run.workdir, match[1]!)
+    }
+  }
+  return undefined
+}
+
+/** When `copy` puts `target` in place: the source path it comes from and the stage (`--from`) it is in. */
+function coveredBy(copy: Instruction, target: string): { source: string; from: string | undefined } | undefined {
+  const words = copy.exec ?? copy.args.split(/\s+/)
+  const flags = words.filter((word) => word.startsWith('--'))
+  const paths = words.filter((word) => !word.startsWith('--'))
+  const destination = posix.resolve(copy.workdir, paths.at(-1) ?? '.')
+  const sources = paths.slice(0, -1)
+  const from = flags.find((flag) => flag.startsWith('--from='))?.slice('--from='.length)
+  const rest = posix.relative(destination, target)
+  if (rest.startsWith('..') || posix.isAbsolute(rest)) return undefined
+  if (sources.length === 1) return { source: posix.join(sources[0]!, rest), from }
+  // Several sources into a directory: each lands under its own name.
+  const [first, ...inner] = rest.split('/')
+  const source = sources.find((candidate) => posix.basename(candidate) === first)
+  return source === undefined ? undefined : { source: posix.join(source, ...inner), from }
+}
+
+function madeExecutable(stages: Stage[], paths: string[]): boolean {
+  return stages.some((stage) => stage.instructions.some((instruction) => {
+    if (instruction.keyword !== 'RUN') return false
+    return instruction.args.split(/&&|;|\|\|/).some((command) => {
+      const [name, ...words] = command.trim().split(/\s+/)
+      if (name !== 'chmod') return false
+      const mode = words.find((word) => !word.startsWith('-'))
+      const executable = mode !== undefined && (/^[0-7]*[1357][0-7]{2}$/.test(mode) || /^[ugoa]*\+[rwxX]*x/.test(mode))
+      return executable && words.some((word) => paths.includes(posix.resolve(instruction.workdir, word)))
+    })
+  }))
+}

@@ -1,0 +1,235 @@
+import { execFile } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, it } from 'vitest'
+import { parseDocument, type Document } from 'yaml'
+import { checkKustomization } from '../../deploy/check/check-kustomization.js'
+import { checkDeployTree } from '../../deploy/check/check-tree.js'
+import { checkDockerfile } from '../../deploy/check/dockerfile-rules.js'
+import { formatProblem } from '../../deploy/check/problem.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const CLI = join(ROOT, 'dist/deploy/check/check-deploy.js')
+
+const temps: string[] = []
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A scratch copy of deploy/<paths> (never the real tree), laid out as under deploy/. */
+function copyOf(...paths: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'keygate-deploy-'))
+  temps.push(dir)
+  for (const path of paths) cpSync(join(ROOT, 'deploy', path), join(dir, path), { recursive: true })
+  return dir
+}
+
+/** Edits a YAML file in place through its document; fails the test if the edit changed nothing. */
+function editYaml(file: string, edit: (document: Document) => void): void {
+  const before = readFileSync(file, 'utf8')
+  const document = parseDocument(before)
+  edit(document)
+  const after = document.toString()
+  expect(after, `the edit of ${file} changed nothing`).not.toBe(before)
+  writeFileSync(file, after)
+}
+
+/** Replaces text in a file; fails the test if the text is not there. */
+function replaceIn(file: string, from: string, to: string): void {
+  const before = readFileSync(file, 'utf8')
+  expect(before, `${JSON.stringify(from)} not in ${file}`).toContain(from)
+  writeFileSync(file, before.replace(from, to))
+}
+
+async function problemsOf(root: string, dir: string): Promise<string[]> {
+  return (await checkKustomization(join(root, dir), { base: root })).map(formatProblem)
+}
+
+const CONTROL_PLANE = ['spec', 'template', 'spec', 'containers', 0]
+
+describe('the deployment tree', () => {
+  it('has no problems: every kustomization renders and passes, and the Dockerfile lints clean', async () => {
+    const { problems, checked } = await checkDeployTree({ root: ROOT })
+    expect(problems.map(formatProblem)).toEqual([])
+    // Found by walking deploy/, not from a list: each of ours is among them.
+    for (const dir of ['deploy/base', 'deploy/overlays/external-redis', 'deploy/overlays/external-redis-sentinel',
+      'deploy/overlays/external-redis-cluster', 'deploy/examples/sidecar/forward-auth', 'deploy/examples/sidecar/proxy', 'Dockerfile']) {
+      expect(checked).toContain(dir)
+    }
+  })
+
+  it('npm run check:deploy exits 0 on it, and 1 listing the problem on a broken copy', async () => {
+    const run = promisify(execFile)
+    expect((await run(process.execPath, [CLI])).stdout).toMatch(/^ok: checked /m)
+    const root = mkdtempSync(join(tmpdir(), 'keygate-deploy-'))
+    temps.push(root)
+    cpSync(join(ROOT, 'deploy/base'), join(root, 'deploy/base'), { recursive: true })
+    cpSync(join(ROOT, 'Dockerfile'), join(root, 'Dockerfile'))
+    replaceIn(join(root, 'deploy/base/control-plane-deployment.yaml'), 'replicas: 2', 'replicas: "2"')
+    const failed = await run(process.execPath, [CLI, '--root', root]).then(() => undefined, (err: { code: number; stdout: string }) => err)
+    expect(failed?.code).toBe(1)
+    expect(failed?.stdout).toContain('deploy/base Deployment/keygate-control-plane: spec.replicas must be integer')
+  })
+})
+
+describe('planted faults each give a problem', () => {
+  it('replicas as a string fails the Deployment schema', async () => {
+    const root = copyOf('base')
+    replaceIn(join(root, 'base/control-plane-deployment.yaml'), 'replicas: 2', 'replicas: "2"')
+    expect(await problemsOf(root, 'base')).toContain('base Deployment/keygate-control-plane: spec.replicas must be integer')
+  })
+
+  it('a missing readinessProbe', async () => {
+    const root = copyOf('base')
+    editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) => document.deleteIn([...CONTROL_PLANE, 'readinessProbe']))
+    expect(await problemsOf(root, 'base')).toEqual(['base Deployment/keygate-control-plane container keygate: no readinessProbe'])
+  })
+
+  it('runAsNonRoot missing (from container and pod), a writable root filesystem, no memory limit', async () => {
+    const root = copyOf('base')
+    editYaml(join(root, 'base/redis-statefulset.yaml'), (document) => {
+      document.deleteIn(['spec', 'template', 'spec', 'containers', 0, 'securityContext', 'runAsNonRoot'])
+      document.deleteIn(['spec', 'template', 'spec', 'securityContext', 'runAsNonRoot'])
+      document.setIn(['spec', 'template', 'spec', 'containers', 0, 'securityContext', 'readOnlyRootFilesystem'], false)
+      document.deleteIn(['spec', 'template', 'spec', 'containers', 0, 'resources', 'limits', 'memory'])
+    })
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base StatefulSet/keygate-redis container redis: no resources.limits.memory',
+      'base StatefulSet/keygate-redis container redis: securityContext.runAsNonRoot is not true (container or pod)',
+      'base StatefulSet/keygate-redis container redis: securityContext.readOnlyRootFilesystem is not true',
+    ])
+  })
+
+  it('an env var that is no Keygate option, and a value Keygate would refuse', async () => {
+    const root = copyOf('base')
+    replaceIn(join(root, 'base/control-plane-deployment.yaml'), '- name: REDIS_URL', '- name: REDIS_URLS')
+    replaceIn(join(root, 'base/control-plane-deployment.yaml'), 'value: "5000"', 'value: 5s')
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane container keygate: env REDIS_URLS is not an option of keygate control-plane (did you mean REDIS_URL?)',
+      'base Deployment/keygate-control-plane container keygate: SHUTDOWN_DELAY_MS: must be a whole number from 0 to 600000, got "5s"',
+    ])
+  })
+
+  it('a verifier-only option on the control plane, and a shutdown longer than the grace period', async () => {
+    const root = copyOf('base')
+    editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) => {
+      document.addIn([...CONTROL_PLANE, 'env'], { name: 'UPSTREAM_URL', value: 'http://127.0.0.1:3000' })
+      document.setIn(['spec', 'template', 'spec', 'terminationGracePeriodSeconds'], 10)
+    })
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane container keygate: env UPSTREAM_URL is not an option of keygate control-plane',
+      "base Deployment/keygate-control-plane container keygate: SHUTDOWN_DELAY_MS + SHUTDOWN_GRACE_MS is 15 s, over the pod's terminationGracePeriodSeconds (10 s): the kubelet would kill it mid-drain",
+    ])
+  })
+
+  it('an object of a kind without a schema', async () => {
+    const root = copyOf('base')
+    writeFileSync(join(root, 'base/widget.yaml'), 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec: {}\n')
+    replaceIn(join(root, 'base/kustomization.yaml'), 'resources:\n', 'resources:\n  - widget.yaml\n')
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Widget/w: no schema for example.com/v1 Widget: not a kind of Kubernetes or the Prometheus Operator known to kubernetes-models, so it cannot be validated',
+    ])
+  })
+
+  it('a single control plane, and no PodDisruptionBudget for it', async () => {
+    const root = copyOf('base')
+    replaceIn(join(root, 'base/control-plane-deployment.yaml'), 'replicas: 2', 'replicas: 1')
+    replaceIn(join(root, 'base/kustomization.yaml'), '  - control-plane-pdb.yaml\n', '')
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane: runs the control plane with 1 replica(s): use 2 or more',
+      'base Deployment/keygate-control-plane: runs the control plane but no PodDisruptionBudget selects its pods',
+    ])
+  })
+
+  it('Redis without its append-only file, or allowed to evict', async () => {
+    const root = copyOf('base')
+    const file = join(root, 'base/redis-statefulset.yaml')
+    replaceIn(file, '- --appendonly\n            - "yes"', '- --appendonly\n            - "no"')
+    replaceIn(file, '- noeviction', '- allkeys-lru')
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base StatefulSet/keygate-redis container redis: Redis runs without --appendonly yes: a restart would lose keys Keygate acknowledged',
+      "base StatefulSet/keygate-redis container redis: --maxmemory-policy allkeys-lru: Keygate's Redis must never evict a key (noeviction)",
+    ])
+  })
+
+  it('names that only meet at run time: a probe port, a Service targetPort, a scraped port, a NetworkPolicy port', async () => {
+    const root = copyOf('examples/sidecar/proxy')
+    const dir = 'examples/sidecar/proxy'
+    replaceIn(join(root, dir, 'deployment.yaml'), 'path: /readyz\n              port: verifier', 'path: /readyz\n              port: verifer')
+    replaceIn(join(root, dir, 'service.yaml'), 'targetPort: proxy', 'targetPort: proxi')
+    replaceIn(join(root, dir, 'servicemonitor.yaml'), '- port: verifier', '- port: metrics')
+    replaceIn(join(root, dir, 'networkpolicy.yaml'), '- port: proxy', '- port: 7072x')
+    expect(await problemsOf(root, dir)).toEqual([
+      'examples/sidecar/proxy Deployment/example-api-proxied container keygate-verifier: readinessProbe uses port "verifer", which the container does not name',
+      'examples/sidecar/proxy Service/example-api-proxied: targetPort "proxi" is not a port the selected pods name',
+      'examples/sidecar/proxy ServiceMonitor/example-api-proxied-verifier: scrapes port "metrics", which the selected Services do not name',
+      'examples/sidecar/proxy NetworkPolicy/example-api-proxied: opens port "7072x", which the selected pods do not name',
+    ])
+  })
+
+  it('a kustomization that does not render', async () => {
+    const root = copyOf('overlays/external-redis')
+    // Without the base beside it, ../../base is missing.
+    const problems = await problemsOf(root, 'overlays/external-redis')
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(/^overlays\/external-redis: kubectl kustomize failed: /)
+  })
+
+  it('finds kustomizations at any depth, and checks each', async () => {
+    const root = copyOf('base')
+    cpSync(join(root, 'base'), join(root, 'somewhere/deeper/base'), { recursive: true })
+    replaceIn(join(root, 'somewhere/deeper/base/control-plane-deployment.yaml'), 'replicas: 2', 'replicas: "2"')
+    cpSync(join(ROOT, 'Dockerfile'), join(root, 'Dockerfile'))
+    const { problems, checked } = await checkDeployTree({ root, deployDir: root, contextDir: ROOT })
+    expect(checked).toEqual(['base', 'somewhere/deeper/base', 'Dockerfile'])
+    expect(problems.map(formatProblem)).toEqual(['somewhere/deeper/base Deployment/keygate-control-plane: spec.replicas must be integer'])
+  })
+})
+
+describe('planted faults in the Dockerfile', () => {
+  function dockerfileWith(from: string, to: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'keygate-dockerfile-'))
+    temps.push(dir)
+    cpSync(join(ROOT, 'Dockerfile'), join(dir, 'Dockerfile'))
+    replaceIn(join(dir, 'Dockerfile'), from, to)
+    return join(dir, 'Dockerfile')
+  }
+  const problemsOfDockerfile = (path: string) => checkDockerfile(path, ROOT).map(formatProblem)
+
+  it('a lint error', () => {
+    const problems = problemsOfDockerfile(dockerfileWith('CMD ["control-plane"]', "CMD ['control-plane']"))
+    expect(problems).toEqual([expect.stringMatching(/^Dockerfile:\d+: Instruction written as a JSON array but is using single quotes/)])
+  })
+
+  it('an ENTRYPOINT whose program is not in the build output', () => {
+    const problems = problemsOfDockerfile(dockerfileWith('ln -s /app/dist/shared/cli/keygate.js', 'ln -s /app/dist/cli/keygate.js'))
+    expect(problems).toEqual([
+      expect.stringMatching(/ENTRYPOINT runs \/app\/dist\/cli\/keygate\.js, which the build makes from dist\/cli\/keygate\.js: not found in /),
+      expect.stringContaining('ENTRYPOINT runs /app/dist/cli/keygate.js by its shebang, but no RUN chmod makes it executable'),
+    ])
+  })
+
+  it('an ENTRYPOINT that is not executable, in shell form, or linked nowhere', () => {
+    expect(problemsOfDockerfile(dockerfileWith(' && chmod 0755 dist/shared/cli/keygate.js \\\n', ' \\\n'))).toEqual([
+      expect.stringContaining('by its shebang, but no RUN chmod makes it executable (tsc writes 0644)'),
+    ])
+    expect(problemsOfDockerfile(dockerfileWith('ENTRYPOINT ["keygate"]', 'ENTRYPOINT keygate'))).toEqual([
+      expect.stringContaining('ENTRYPOINT is not in exec (JSON) form'),
+    ])
+    expect(problemsOfDockerfile(dockerfileWith('ENTRYPOINT ["keygate"]', 'ENTRYPOINT ["kg"]'))).toEqual([
+      expect.stringContaining('ENTRYPOINT kg: no `ln -s <program> /usr/local/bin/kg` in the final stage'),
+    ])
+  })
+
+  it('a user by name, or root', () => {
+    expect(problemsOfDockerfile(dockerfileWith('USER 1000:1000', 'USER node'))).toEqual([
+      expect.stringContaining('the final stage has no numeric USER'),
+    ])
+    expect(problemsOfDockerfile(dockerfileWith('USER 1000:1000', 'USER 0'))).toEqual([
+      expect.stringContaining('the final stage runs as root (USER 0)'),
+    ])
+  })
+})
