@@ -134,6 +134,17 @@ describe('planted faults each give a problem', () => {
     ])
   })
 
+  it('Prometheus Operator objects are validated too', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'keygate-deploy-'))
+    temps.push(root)
+    writeFileSync(join(root, 'kustomization.yaml'), 'resources:\n  - rule.yaml\n')
+    writeFileSync(join(root, 'rule.yaml'), [
+      'apiVersion: monitoring.coreos.com/v1', 'kind: PrometheusRule', 'metadata:', '  name: r', 'spec:', '  groups:',
+      '    - name: keygate', '      rules:', '        - alert: KeygateDown', '          expr: up == 0', '          for: 5', '',
+    ].join('\n'))
+    expect(await problemsOf(root, '.')).toEqual(['. PrometheusRule/r: spec.groups.0.rules.0.for must be string'])
+  })
+
   it('a single control plane, and no PodDisruptionBudget for it', async () => {
     const root = copyOf('base')
     replaceIn(join(root, 'base/control-plane-deployment.yaml'), 'replicas: 2', 'replicas: 1')
