@@ -42,7 +42,7 @@ function entrypointProblems(stages: Stage[], final: Stage, entrypoint: Instructi
   if (program === 'node' && script) target = posix.resolve(entrypoint.workdir, script)
   else if (program.includes('/')) target = posix.resolve(entrypoint.workdir, program)
   else target = linkTarget(final, program)
-  if (!target) return [`ENTRYPOINT ${program}: no \`ln -s <program> ${[...PATH_DIRS][1]}/${program}\` in the final stage says what it runs`]
+  if (!target) return [`ENTRYPOINT ${program}: no \`ln -s <program> /usr/local/bin/${program}\` (or another PATH directory) in the final stage says what it runs`]
 
   // Follow the target back through the COPY that put it there (the last one wins, as in the build).
   const copy = final.instructions.filter((instruction) => instruction.keyword === 'COPY' && coveredBy(instruction, target!) !== undefined).at(-1)
