@@ -50,7 +50,10 @@ export function redisErrorCounts(): ReadonlyMap<string, number> {
 // Errors are surfaced by commands and readiness, and counted; without a listener ioredis would print each to stderr.
 function countErrors(redis: Redis | Cluster, name: string): void {
   if (!errorCounts.has(name)) errorCounts.set(name, 0)
-  redis.on('error', () => errorCounts.set(name, (errorCounts.get(name) ?? 0) + 1))
+  const count = () => errorCounts.set(name, (errorCounts.get(name) ?? 0) + 1)
+  redis.on('error', count)
+  // A Cluster reports its nodes' connection errors apart from its own.
+  if (redis instanceof Cluster) redis.on('node error', count)
 }
 
 /** Redis behind Sentinel: the sentinels to ask, and the name of the master they watch. */

@@ -1,4 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
+import { spawnSync } from 'node:child_process'
+import { createMetricsRegistry } from '../../shared/http/metrics-registry.js'
+import { createRedis } from '../../shared/store/redis-connection.js'
 import { startTestControlPlane, startTestVerifier, type TestServer } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
@@ -80,5 +83,34 @@ describe('operational metrics on a real Redis', () => {
     verifier.app.beginDraining()
     expect(await readyz(verifier)).toBe(503)
     expect(await sample(verifier, 'keygate_ready')).toBe(0)
+  })
+
+  it('keygate_redis_errors_total counts the connection errors of a Cluster\'s nodes', async () => {
+    const nodes: RedisServer[] = []
+    let redis: ReturnType<typeof createRedis> | undefined
+    try {
+      for (let i = 0; i < 3; i++) nodes.push(await startRedisServer({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'] }))
+      const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' })
+      expect(created.status, created.stdout + created.stderr).toBe(0)
+      await waitFor(async () => ((await nodes[0]!.admin.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'), 'cluster_state:ok', 15_000, 100)
+      const cluster = (redis = createRedis(nodes[0]!.url, 'cluster-probe', {}, { cluster: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })) }))
+      await waitFor(async () => (await cluster.ping()) === 'PONG', 'the cluster connection', 10_000, 50)
+      // 30 keys: some on every node (each misses one node with odds (2/3)^30).
+      const writeAll = () => Promise.allSettled(Array.from({ length: 30 }, (_, i) => cluster.set(`probe-${i}`, '1')))
+      await writeAll()
+      const { registry } = createMetricsRegistry('probe')
+      const errors = async () => Number(/keygate_redis_errors_total\{connection="cluster-probe"[^}]*\} (\S+)/.exec(await registry.metrics())?.[1])
+      expect(await errors()).toBe(0)
+
+      // A node's connection closing is no error; reaching for it again is (the commands fail on their own too).
+      await nodes[2]!.stop()
+      await waitFor(async () => {
+        await writeAll()
+        return (await errors()) >= 1
+      }, 'an error counted for the lost node', 10_000, 100)
+    } finally {
+      redis?.disconnect()
+      await Promise.all(nodes.map((node) => node.stop()))
+    }
   })
 })
