@@ -1,5 +1,6 @@
 import { recordScenario, type ScenarioReport } from './lib/report.js'
 import { controlPlane } from './scenarios/control-plane.js'
+import { instructions } from './scenarios/instructions.js'
 import { memory } from './scenarios/memory.js'
 import { propagation } from './scenarios/propagation.js'
 import { proxy } from './scenarios/proxy.js'
@@ -13,6 +14,7 @@ import { verifyMiss } from './scenarios/verify-miss.js'
  */
 const SCENARIOS: Record<string, () => Promise<ScenarioReport>> = {
   'verify-hit': verifyHit,
+  instructions,
   'verify-miss': verifyMiss,
   'unknown-flood': unknownFlood,
   propagation,

@@ -27,12 +27,16 @@ export interface StartOptions {
   /** Pin to the server core (default true). */
   pin?: boolean
   port?: number
+  /** A command the node process runs under (e.g. valgrind and its flags). */
+  wrap?: string[]
+  /** How long it may take to become ready (default 30 s; much longer under valgrind). */
+  readyTimeoutMs?: number
 }
 
 /** Starts a node process on a free port (PORT in its environment), pinned to the server core, and waits for it. */
 export async function startServer(options: StartOptions): Promise<BenchProcess> {
   const port = options.port ?? (await freePort())
-  const command = [process.execPath, ...(options.nodeFlags ?? []), ...options.args]
+  const command = [...(options.wrap ?? []), process.execPath, ...(options.nodeFlags ?? []), ...options.args]
   const [bin, ...args] = options.pin === false ? command : pinned(SERVER_CORE, command)
   const child = spawn(bin!, args, {
     env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env },
@@ -46,7 +50,7 @@ export async function startServer(options: StartOptions): Promise<BenchProcess> 
     await waitFor(async () => {
       if (child.exitCode !== null) throw new Error(`${options.args.join(' ')} exited ${child.exitCode}: ${output}`)
       return (await fetch(`${url}${options.readyPath ?? '/readyz'}`)).status === 200
-    }, `${options.args[0]} to be ready`, 30_000, 50)
+    }, `${options.args[0]} to be ready`, options.readyTimeoutMs ?? 30_000, 50)
   } catch (err) {
     // Never leave a half-started server behind.
     child.kill('SIGKILL')

@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import { onStage } from '../lib/keygate-fixture.js'
+import { benchServer, KEYGATE_CLI, startServer, type BenchProcess } from '../lib/processes.js'
+import type { ScenarioReport } from '../lib/report.js'
+import { progress } from '../lib/rounds.js'
+
+const KEYS = 1_000
+const PATH = '/v1/keys.verifyKey'
+const WARM_UP = Number(process.env.BENCH_INSTRUCTIONS_WARMUP ?? 10_000)
+const MEASURED = Number(process.env.BENCH_INSTRUCTIONS_REQUESTS ?? 10_000)
+
+/**
+ * valgrind and callgrind_control find each other through a file named after LOGNAME and HOST as each sees them
+ * (HOST is also the servers' listen address): both get the same.
+ */
+const VGDB_NAMING = { LOGNAME: 'keygate-bench', HOST: '127.0.0.1' }
+
+/** Instructions executed by a process (all its threads) between two callgrind dumps: the dump resets the counts. */
+function dumpTotal(pid: number, dir: string): number {
+  const before = new Set(readdirSync(dir))
+  const said = execFileSync('callgrind_control', ['--dump', String(pid)], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...VGDB_NAMING } })
+  const dumped = readdirSync(dir).filter((file) => !before.has(file))
+  if (dumped.length !== 1) throw new Error(`callgrind wrote ${dumped.length} files on a dump (${[...before].join(', ')}): ${said}`)
+  const totals = /^(?:totals|summary):\s+(\d+)/m.exec(readFileSync(join(dir, dumped[0]!), 'utf8'))
+  if (!totals) throw new Error('no totals in the callgrind dump')
+  return Number(totals[1])
+}
+
+async function send(url: string, bodies: string[], amount: number): Promise<void> {
+  const result = await autocannon({
+    url, amount, connections: 8, pipelining: 1, timeout: 60,
+    requests: bodies.map((body) => ({ method: 'POST' as const, path: PATH, headers: { 'content-type': 'application/json' }, body })),
+  })
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`)
+}
+
+/**
+ * Instructions per verifyKey, counted by valgrind's callgrind: unlike req/s on a shared 2-core VM, the count
+ * repeats from run to run whatever else the machine does, so small differences between contenders show. Each
+ * server runs under callgrind (~50× slower), is warmed up until V8 has optimised the hot path, then the
+ * instructions of every thread of the process over the measured requests are divided by their number. It
+ * counts work, not time: cache misses, syscalls' kernel side and waiting are not in it.
+ */
+export async function instructions(): Promise<ScenarioReport> {
+  return onStage(KEYS, async ({ fixture, keys, onStop }) => {
+    const bodies = keys.map(({ key }) => JSON.stringify({ key }))
+    const contenders: [string, { args: string[]; env: Record<string, string> }][] = [
+      ['node:http, JSON.parse, constant answer (the floor)', { args: [benchServer('raw-http')], env: {} }],
+      ['ceiling: bare fastify, constant answer', { args: [benchServer('ceiling')], env: {} }],
+      ['keygate verifier (cache hit)', { args: [KEYGATE_CLI, 'verifier'], env: fixture.env }],
+    ]
+    const perRequest = new Map<string, number>()
+    for (const [label, { args, env }] of contenders) {
+      const dir = mkdtempSync(join(tmpdir(), 'keygate-callgrind-'))
+      onStop(async () => rmSync(dir, { recursive: true, force: true }))
+      progress(`${label}: starting under callgrind`)
+      const server: BenchProcess = await startServer({
+        args, env: { ...env, ...VGDB_NAMING }, readyTimeoutMs: 300_000,
+        // JIT code is written and rewritten at run time: callgrind must check for it everywhere but in files.
+        wrap: ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${join(dir, 'cg.out')}`],
+      })
+      onStop(() => server.stop())
+      progress(`${label}: ${WARM_UP} warm-up requests`)
+      await send(server.url, bodies, WARM_UP)
+      dumpTotal(server.child.pid!, dir)
+      progress(`${label}: ${MEASURED} measured requests`)
+      await send(server.url, bodies, MEASURED)
+      perRequest.set(label, dumpTotal(server.child.pid!, dir) / MEASURED)
+      await server.stop()
+    }
+    const [floor, ceiling, verifier] = [...perRequest.values()] as [number, number, number]
+    const ratio = ceiling / verifier
+    const thousands = (value: number) => `${(value / 1000).toFixed(1)}k`
+    return {
+      name: 'instructions',
+      title: '1b. verifyKey, instructions per request (callgrind)',
+      command: 'npm run bench:instructions',
+      method: `Each server under valgrind --tool=callgrind; ${WARM_UP.toLocaleString('en-US')} warm-up requests, then ${MEASURED.toLocaleString('en-US')} measured, ${KEYS} keys rotated, 8 connections. Instructions of all the process's threads over the measured requests ÷ their number (background polls included).`,
+      table: {
+        headers: ['contender', 'instructions per request', '× the floor'],
+        rows: [...perRequest].map(([label, count]) => [label, thousands(count), (count / floor).toFixed(2)]),
+      },
+      checks: [
+        { what: 'ceiling ÷ keygate, instructions per request (the work-only form of "≥ 0.9× the ceiling")', value: ratio, target: '≥ 0.9', pass: ratio >= 0.9 },
+      ],
+      chart: [],
+      notes: ['Deterministic: a second run gives the same counts within a fraction of a percent, whatever else the machine does.'],
+      summary: `instructions: keygate verifier ${thousands(verifier)} per request, ceiling ${thousands(ceiling)} (${ratio.toFixed(2)}×), node:http floor ${thousands(floor)}`,
+    }
+  })
+}
