@@ -1,13 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { Counter, type Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
 import { ApiError, StoreUnavailableError, type ErrorCode } from '../shared/errors.js'
 import { requestIdOf } from '../shared/http/request-id.js'
 import { readGatewayRequest, type GatewayPolicy } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { clientResponseHeaders, upstreamRequestHeaders } from './proxy-headers.js'
+import { createProxyMetrics, type AnswerSource } from './proxy-metrics.js'
 import { gatewayAnswer } from './verdict-status.js'
 
 export interface ProxyOptions {
@@ -47,12 +48,10 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   })
-  const forwarded = new Counter({
-    name: 'keygate_proxy_requests_total', help: 'Requests through the reverse proxy, by status answered', labelNames: ['status'], registers: [deps.registry],
-  })
+  const metrics = createProxyMetrics(deps.registry)
 
   function fail(res: ServerResponse, requestId: string, error: ApiError, headers: Record<string, string> = {}): void {
-    forwarded.labels(String(error.statusCode)).inc()
+    metrics.answered(error.statusCode, 'keygate')
     if (res.headersSent) {
       res.destroy()
       return
@@ -63,6 +62,8 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now()
+    let source: AnswerSource = 'keygate'
     const requestId = requestIdOf(req)
     // Clients talk to the proxy directly: their X-Keygate-* headers never choose the policy.
     const check = readGatewayRequest(req.headers, policy, false)
@@ -72,8 +73,9 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     // together ~60 us, more than the rest.
     const departed = new EventEmitter()
     let gone = false
+    // One listener for both ends: a response sent in full is timed; one cut short aborts the upstream request.
     res.on('close', () => {
-      if (res.writableFinished) return
+      if (res.writableFinished) return metrics.finished(res.statusCode, source, (performance.now() - started) / 1000)
       gone = true
       departed.emit('abort')
     })
@@ -133,7 +135,8 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       fail(res, requestId, new ApiError('BAD_GATEWAY', 'the upstream answered with headers that cannot be passed on'))
       return
     }
-    forwarded.labels(String(upstream.statusCode)).inc()
+    source = 'upstream'
+    metrics.answered(upstream.statusCode, source)
     body.pipe(res)
   }
 

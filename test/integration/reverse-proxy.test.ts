@@ -17,6 +17,24 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
 }
 
+type Labels = Partial<Record<string, string | number>>
+const seriesId = (labels: Labels, ...names: string[]) => names.map((name) => labels[name]).join(' ')
+
+/** keygate_proxy_requests_total by "source status". */
+async function counted(registry: Registry): Promise<Record<string, number>> {
+  const { values } = await registry.getSingleMetric('keygate_proxy_requests_total')!.get()
+  return Object.fromEntries(values.map(({ labels, value }) => [seriesId(labels, 'source', 'status'), value]))
+}
+
+/** keygate_proxy_request_duration_seconds: count and sum by "source status", buckets by "source status le". */
+async function histogram(registry: Registry) {
+  const { values } = await registry.getSingleMetric('keygate_proxy_request_duration_seconds')!.get()
+  const part = (suffix: string, ...names: string[]) => Object.fromEntries(values
+    .filter((value) => value.metricName === `keygate_proxy_request_duration_seconds_${suffix}`)
+    .map(({ labels, value }) => [seriesId(labels, ...names), value]))
+  return { count: part('count', 'source', 'status'), sum: part('sum', 'source', 'status'), buckets: part('bucket', 'source', 'status', 'le') }
+}
+
 describe('reverse-proxy mode', () => {
   let backend: Backend
   let verifierServer: TestServer
@@ -48,6 +66,17 @@ describe('reverse-proxy mode', () => {
     })
     extraProxies.push(extra)
     return listen(extra.server)
+  }
+
+  /** A proxy with a registry of its own, to read its metrics. */
+  async function meteredProxyTo(upstreamUrl: string): Promise<{ url: string; registry: Registry }> {
+    const registry = new Registry()
+    const extra = createReverseProxy({
+      verifier: verifierServer.verifier, policy: { keyHeader: 'x-api-key', cost: 1, apiId }, log: pino({ level: 'silent' }), registry,
+      options: { upstreamUrl, connections: 2, timeoutMs: 2_000, docsBaseUrl: 'https://keygate.dev/docs' },
+    })
+    extraProxies.push(extra)
+    return { url: await listen(extra.server), registry }
   }
 
   beforeAll(async () => {
@@ -252,6 +281,32 @@ describe('reverse-proxy mode', () => {
       req.end()
     })
     expect(star).toBe(400)
+  })
+
+  it('counts and times each response by status and by who chose it: Keygate (refusals, 502) or the upstream', async () => {
+    // An upstream that takes 60 ms to answer 503: the time through the proxy includes the upstream's.
+    const busy = createServer((_req, res) => { setTimeout(() => { res.writeHead(503); res.end('busy') }, 60) })
+    extraServers.push(busy)
+    const proxied = await meteredProxyTo(await listen(busy))
+    const down = await meteredProxyTo(`http://127.0.0.1:${await freePort()}`)
+    expect((await fetch(`${proxied.url}/x`, { headers: { 'x-api-key': valid.key } })).status).toBe(503)
+    expect((await fetch(`${proxied.url}/x`, { headers: { 'x-api-key': valid.key } })).status).toBe(503)
+    expect((await fetch(`${proxied.url}/x`)).status).toBe(401)
+    expect((await fetch(`${down.url}/x`, { headers: { 'x-api-key': valid.key } })).status).toBe(502)
+
+    // Observed once the response is finished, which the proxy learns just after the client has it.
+    await waitFor(async () => (await histogram(proxied.registry)).count['upstream 503'] === 2, 'two upstream 503s timed')
+    const upstreamSide = await histogram(proxied.registry)
+    expect(upstreamSide.count).toEqual({ 'upstream 503': 2, 'keygate 401': 1 })
+    expect(await counted(proxied.registry)).toEqual({ 'upstream 503': 2, 'keygate 401': 1 })
+    expect(upstreamSide.sum['upstream 503']).toBeGreaterThanOrEqual(0.1)
+    expect(upstreamSide.sum['upstream 503']).toBeLessThan(2)
+    expect(upstreamSide.buckets['upstream 503 0.05']).toBe(0)
+    expect(upstreamSide.buckets['upstream 503 +Inf']).toBe(2)
+
+    await waitFor(async () => (await histogram(down.registry)).count['keygate 502'] === 1, 'the 502 timed')
+    expect(await counted(down.registry)).toEqual({ 'keygate 502': 1 })
+    expect((await histogram(down.registry)).sum['keygate 502']).toBeGreaterThan(0)
   })
 
   it('stops forwarding for a key as soon as it is disabled', async () => {
