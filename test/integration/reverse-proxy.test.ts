@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pino } from 'pino'
-import { Registry } from 'prom-client'
+import { Registry, type Histogram } from 'prom-client'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
 import { createReverseProxy, type ReverseProxy } from '../../verifier/proxy-server.js'
@@ -28,7 +28,7 @@ async function counted(registry: Registry): Promise<Record<string, number>> {
 
 /** keygate_proxy_request_duration_seconds: count and sum by "source status", buckets by "source status le". */
 async function histogram(registry: Registry) {
-  const { values } = await registry.getSingleMetric('keygate_proxy_request_duration_seconds')!.get()
+  const { values } = await (registry.getSingleMetric('keygate_proxy_request_duration_seconds') as Histogram).get()
   const part = (suffix: string, ...names: string[]) => Object.fromEntries(values
     .filter((value) => value.metricName === `keygate_proxy_request_duration_seconds_${suffix}`)
     .map(({ labels, value }) => [seriesId(labels, ...names), value]))
