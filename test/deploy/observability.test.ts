@@ -1,12 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parse, stringify } from 'yaml'
+import { parse, parseAllDocuments, stringify } from 'yaml'
 import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1'
+import { pino } from 'pino'
+import { verifierConfig } from '../../shared/config/config.js'
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import { startVerifier } from '../../verifier/main.js'
 import { startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
+import { startEchoUpstream, type EchoUpstream } from '../support/echo-upstream.js'
+import { freePort } from '../support/free-port.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -93,6 +99,20 @@ describe('alert rules (deploy/observability/prometheus-rule.yaml)', () => {
   })
 })
 
+describe('deploy/observability/README.md', () => {
+  it('names the monitor kinds the manifests scrape Keygate with, and no other', () => {
+    const deploy = fileURLToPath(new URL('../../deploy/', import.meta.url))
+    const kinds = new Set(readdirSync(deploy, { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.ya?ml$/.test(file))
+      .flatMap((file) => parseAllDocuments(readFileSync(join(deploy, file), 'utf8')).map((doc) => doc.toJS() as { apiVersion?: string; kind?: string } | null))
+      .filter((object) => object?.apiVersion?.startsWith('monitoring.coreos.com/'))
+      .map((object) => object!.kind!))
+    const scraping = /^- \*\*Scraping\*\*[\s\S]*?(?=^\S|^- )/m.exec(read('README.md'))?.[0] ?? ''
+    expect(scraping, 'a Scraping paragraph').not.toBe('')
+    for (const kind of ['ServiceMonitor', 'PodMonitor']) expect(scraping.includes(kind), `${kind}: in the README iff in deploy/`).toBe(kinds.has(kind))
+  })
+})
+
 describe('Grafana dashboard (deploy/observability/grafana-dashboard.json)', () => {
   it('is importable: a schema version, a uid, a Prometheus datasource variable every query uses, a sane layout', () => {
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36)
@@ -119,9 +139,11 @@ describe('Grafana dashboard (deploy/observability/grafana-dashboard.json)', () =
   it('has panels for what operators watch', () => {
     const all = dashboardExprs.map((e) => e.expr).join('\n')
     for (const wanted of [
-      /rate\(keygate_http_requests_total\{[^}]*route="\/v1\/keys\.verifyKey"/,
-      /histogram_quantile\(0\.5, [^\n]*keygate_http_request_duration_seconds_bucket\{[^}]*route="\/v1\/keys\.verifyKey"/,
-      /histogram_quantile\(0\.99, [^\n]*keygate_http_request_duration_seconds_bucket\{[^}]*route="\/v1\/keys\.verifyKey"/,
+      /rate\(keygate_http_requests_total\{[^}]*route=~"[^"]*\/v1\/authorize/,
+      /histogram_quantile\(0\.5, [^\n]*keygate_http_request_duration_seconds_bucket\{[^}]*route=~"[^"]*\/v1\/authorize/,
+      /histogram_quantile\(0\.99, [^\n]*keygate_http_request_duration_seconds_bucket\{[^}]*route=~"[^"]*\/v1\/authorize/,
+      /rate\(keygate_proxy_requests_total\{/, /histogram_quantile\(0\.99, [^\n]*keygate_proxy_request_duration_seconds_bucket\{/,
+      /keygate_proxy_requests_total\{[^}]*status=~"5\.\.", source="keygate"/,
       /keygate_verify_verdicts_total/, /keygate_cache_hit_ratio/, /keygate_revision_lag/, /keygate_last_poll_age_seconds/,
       /keygate_staleness_seconds/, /keygate_max_staleness_seconds/, /keygate_stale_answers_total/,
       /keygate_change_propagation_seconds_bucket/, /keygate_change_feed_connected/, /keygate_ready/, /keygate_redis_errors_total/,
@@ -165,16 +187,37 @@ function exposed(text: string): Map<string, Set<string>> {
   return metrics
 }
 
+/** The values `label` takes on samples of `metric` in Prometheus text. */
+function labelValues(text: string, metric: string, label: string): Set<string> {
+  const values = new Set<string>()
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}{`)) continue
+    const value = new RegExp(`[{,]${label}="((?:[^"\\\\]|\\\\.)*)"`).exec(line)?.[1]
+    if (value !== undefined) values.add(value)
+  }
+  return values
+}
+
 describe('metrics the dashboard and the rules name exist on real servers', () => {
   let redis: RedisServer
+  let upstream: EchoUpstream
+  let proxied: KeygateServer | undefined
   const servers: TestServer[] = []
   let metrics: Map<string, Set<string>>
+  /** Routes keygate_http_requests_total names on the verifier after a verification through every entry point. */
+  let verifierRoutes: Set<string>
 
   beforeAll(async () => {
     redis = await startRedisServer()
+    upstream = await startEchoUpstream()
     const controlPlane = await startTestControlPlane({ redisUrl: redis.url })
     const verifier = await startTestVerifier({ redisUrl: redis.url })
     servers.push(controlPlane, verifier)
+    // A verifier as the reverse-proxy sidecar example runs it (UPSTREAM_URL): its proxy's metrics are on its /metrics.
+    const proxyPort = await freePort()
+    proxied = await startVerifier(verifierConfig([], {
+      REDIS_URL: redis.url, HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: upstream.url, PROXY_PORT: String(proxyPort),
+    }), pino({ level: 'silent' }))
     // Traffic, so labelled series (requests, latency, propagation) have samples to read labels from.
     const post = async (server: TestServer, url: string, payload: object) => {
       const reply = await server.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TEST_ROOT_KEY}` }, payload })
@@ -185,13 +228,25 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
     const { key, keyId } = await post(controlPlane, '/v1/keys.createKey', { apiId: api.apiId })
     for (const server of servers) await post(server, '/v1/keys.verifyKey', { key })
     await post(verifier, '/v1/keys.verifyKey', { key })
+    // Forward-auth, as nginx auth_request asks (/v1/authorize) and as Envoy ext_authz does (the original path appended).
+    for (const url of ['/v1/authorize', '/v1/authorize/orders/17']) {
+      expect((await verifier.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } })).statusCode, url).toBe(200)
+    }
+    // Through the reverse proxy: forwarded (the upstream's 200) and refused (Keygate's 401).
+    expect((await fetch(`http://127.0.0.1:${proxyPort}/orders`, { headers: { 'x-api-key': key } })).status).toBe(200)
+    expect((await fetch(`http://127.0.0.1:${proxyPort}/orders`)).status).toBe(401)
+    // Each response is timed once finished, just after the client has it.
+    await waitFor(async () => /^keygate_proxy_request_duration_seconds_count\{[^}]*source="upstream"/m.test((await proxied!.inject({ method: 'GET', url: '/metrics' })).body), 'the proxied response to be timed')
     await post(controlPlane, '/v1/keys.updateKey', { keyId, enabled: false })
     await waitFor(async () => (await post(verifier, '/v1/keys.verifyKey', { key })).valid === false, 'the verifier to apply the disable')
-    const texts = await Promise.all(servers.map(async (server) => (await server.app.inject({ method: 'GET', url: '/metrics' })).body))
+    const texts = await Promise.all([...servers.map((server) => server.app), proxied].map(async (app) => (await app!.inject({ method: 'GET', url: '/metrics' })).body))
     metrics = exposed(texts.join('\n'))
+    verifierRoutes = labelValues(texts[1]!, 'keygate_http_requests_total', 'route')
   })
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()))
+    await proxied?.close()
+    await upstream?.stop()
     await redis?.stop()
   })
 
@@ -209,6 +264,23 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
     // The check has teeth: a name the servers do not expose is reported.
     expect(metrics.has('keygate_verify_verdicts_total')).toBe(true)
     expect(metrics.has('keygate_verify_verdict_total')).toBe(false)
+  })
+
+  it('the verification panels match every route a verifier verifies keys on', () => {
+    const entryPoints = ['/v1/keys.verifyKey', '/v1/authorize', '/v1/authorize/*']
+    for (const route of entryPoints) expect(verifierRoutes, `the verifier counts ${route}`).toContain(route)
+    const verificationPanels = queryPanels.filter((panel) => /^Verification/.test(panel.title))
+    expect(verificationPanels.map((panel) => panel.title)).toEqual(['Verifications rate', 'Verification latency'])
+    for (const panel of verificationPanels) {
+      for (const target of panel.targets!) {
+        const matcher = /\broute=~"((?:[^"\\]|\\.)*)"/.exec(target.expr)?.[1]
+        expect(matcher, `panel ${panel.title} ${target.refId}: a route=~ matcher`).toBeDefined()
+        // PromQL regexes are anchored at both ends; the string's own escapes (\\) are one level.
+        const regex = new RegExp(`^(?:${matcher!.replace(/\\\\/g, '\\')})$`)
+        for (const route of entryPoints) expect(regex.test(route), `panel ${panel.title} ${target.refId} matches ${route}`).toBe(true)
+        for (const route of ['/readyz', '/metrics', 'unmatched']) expect(regex.test(route), `panel ${panel.title} ${target.refId} leaves out ${route}`).toBe(false)
+      }
+    }
   })
 
   it('every label matched on or grouped by', () => {
