@@ -29,7 +29,7 @@ export function createRedis(url: string, name: string, overrides: RedisOptions =
       redisOptions: { ...options, ...credentialsOf(url) },
       enableOfflineQueue: false,
       enableAutoPipelining: true,
-      lazyConnect: false,
+      lazyConnect: options.lazyConnect,
       clusterRetryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1_000),
     })
     : target?.sentinel ? new Redis({ ...sentinelOptions(url, target.sentinel), ...options }) : new Redis(url, options)
@@ -69,14 +69,23 @@ export interface RedisTarget {
   cluster?: { host: string; port: number }[]
 }
 
+/**
+ * What REDIS_URL says of the nodes when Sentinel or Cluster find them: credentials, and TLS for `rediss:`.
+ * ioredis infers TLS from the scheme only when it parses the URL itself (one server at REDIS_URL).
+ */
 function credentialsOf(url: string): RedisOptions {
   const parsed = new URL(url)
-  return { username: parsed.username || undefined, password: parsed.password ? decodeURIComponent(parsed.password) : undefined }
+  return {
+    username: parsed.username || undefined,
+    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+  }
 }
 
-/** Sentinel connection options; credentials and db still come from REDIS_URL when it has them. */
+/** Sentinel connection options; credentials, db and TLS still come from REDIS_URL when it has them. */
 function sentinelOptions(url: string, sentinel: SentinelTarget): RedisOptions {
   const parsed = new URL(url)
+  const credentials = credentialsOf(url)
   return {
     sentinels: sentinel.sentinels,
     name: sentinel.name,
@@ -84,9 +93,12 @@ function sentinelOptions(url: string, sentinel: SentinelTarget): RedisOptions {
     // answers READONLY (it was demoted): without these a forced failover can leave writes failing for a while.
     failoverDetector: true,
     reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
-    username: parsed.username || undefined,
-    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    ...credentials,
     db: parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined,
+    // rediss: is TLS everywhere, as Redis' own TLS set-up has it (sentinels share the servers' tls-port settings).
+    // In Sentinel mode ioredis ignores `tls` for the master and replicas unless enableTLSForSentinelMode is set;
+    // sentinelTLS is for the sentinels themselves.
+    ...(credentials.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
   }
 }
 

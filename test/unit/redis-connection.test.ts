@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Cluster, Redis } from 'ioredis'
+import { createRedis, type RedisTarget } from '../../shared/store/redis-connection.js'
+
+// The options ioredis is given, read back from the client: lazyConnect, so nothing connects (no TLS server needed).
+const sentinel = { sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: '10.0.0.2', port: 26379 }], name: 'mymaster' }
+const cluster = [{ host: '10.0.0.1', port: 6379 }, { host: '10.0.0.2', port: 6379 }]
+
+const opened: (Redis | Cluster)[] = []
+function open<T extends Redis | Cluster>(url: string, target?: RedisTarget): T {
+  const redis = createRedis(url, 'options-test', { lazyConnect: true }, target)
+  opened.push(redis)
+  return redis as T
+}
+afterEach(() => {
+  for (const redis of opened.splice(0)) redis.disconnect()
+})
+
+describe('Redis connection options from REDIS_URL', () => {
+  it('rediss:// with REDIS_SENTINELS: TLS to the master and replicas (which ioredis only does with enableTLSForSentinelMode) and to the sentinels', () => {
+    const { options } = open<Redis>('rediss://app:s%3Acret@redis.example:6380/2', { sentinel })
+    expect(options).toMatchObject({ tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {}, name: 'mymaster', username: 'app', password: 's:cret', db: 2 })
+  })
+
+  it('redis:// with REDIS_SENTINELS: no TLS anywhere', () => {
+    const { options } = open<Redis>('redis://app:secret@redis.example:6379/2', { sentinel })
+    expect(options.tls).toBeUndefined()
+    expect(options.enableTLSForSentinelMode).toBe(false)
+    expect(options.sentinelTLS).toBeUndefined()
+    expect(options).toMatchObject({ username: 'app', password: 'secret', db: 2 })
+  })
+
+  it('rediss:// with REDIS_CLUSTER_NODES: TLS to every node', () => {
+    const { options } = open<Cluster>('rediss://:secret@redis.example:6380', { cluster })
+    expect(options.redisOptions).toMatchObject({ tls: {}, password: 'secret' })
+  })
+
+  it('redis:// with REDIS_CLUSTER_NODES: no TLS', () => {
+    const { options } = open<Cluster>('redis://:secret@redis.example:6379', { cluster })
+    expect(options.redisOptions?.tls).toBeUndefined()
+    expect(options.redisOptions).toMatchObject({ password: 'secret' })
+  })
+
+  it('one server at REDIS_URL: TLS for rediss:// as ioredis reads the URL, none for redis://', () => {
+    expect(open<Redis>('rediss://redis.example:6380').options.tls).toBeTruthy()
+    expect(open<Redis>('redis://redis.example:6379').options.tls).toBeUndefined()
+  })
+})
