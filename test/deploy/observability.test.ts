@@ -111,6 +111,14 @@ describe('deploy/observability/README.md', () => {
     expect(scraping, 'a Scraping paragraph').not.toBe('')
     for (const kind of ['ServiceMonitor', 'PodMonitor']) expect(scraping.includes(kind), `${kind}: in the README iff in deploy/`).toBe(kinds.has(kind))
   })
+
+  it('every Keygate metric the dashboard and the rules read is documented in the project README (Node\'s process metrics aside)', () => {
+    const projectReadme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
+    const named = new Set([...dashboardExprs.map((e) => e.expr), ...alerts.map((rule) => rule.expr)]
+      .flatMap((expr) => [...expr.matchAll(/\bkeygate_[a-zA-Z0-9_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, ''))))
+    const undocumented = [...named].filter((name) => !/^keygate_(process|nodejs)_/.test(name) && !projectReadme.includes(`\`${name}`))
+    expect(undocumented).toEqual([])
+  })
 })
 
 describe('Grafana dashboard (deploy/observability/grafana-dashboard.json)', () => {
