@@ -2,11 +2,13 @@ import { checkContainers } from './container-rules.js'
 import { checkControlPlanes } from './control-plane-rules.js'
 import { checkKeygateContainer, isKeygateContainer } from './keygate-containers.js'
 import { objectName, type Manifest } from './manifest.js'
+import { checkNetworkPolicies } from './network-policy-rules.js'
 import { containersOf, podTemplateOf, type PodTemplate } from './pod-templates.js'
 import type { Problem } from './problem.js'
 import { checkRedisContainer, isRedisContainer } from './redis-containers.js'
 import { checkReferences } from './reference-rules.js'
 import { renderKustomization, type Kustomize } from './render-kustomization.js'
+import { checkServiceLinks } from './service-links.js'
 import { validateSchema } from './schema-validation.js'
 
 export interface RenderOptions {
@@ -18,8 +20,8 @@ export interface RenderOptions {
 
 /**
  * Renders one kustomization and checks what it renders: every object against its schema, then the rules
- * (containers, Keygate's options, Redis, control plane availability, references). Rules only see objects
- * whose schema validated, so they can trust the types.
+ * (containers, Keygate's options and service links, Redis, control plane availability, references, network
+ * exposure). Rules only see objects whose schema validated, so they can trust the types.
  */
 export async function checkKustomization(dir: string, options: RenderOptions): Promise<Problem[]> {
   const { rendering, problems } = await renderKustomization(dir, options.base, options.kustomize)
@@ -33,6 +35,7 @@ export async function checkKustomization(dir: string, options: RenderOptions): P
   const pods = valid.map(podTemplateOf).filter((pod): pod is PodTemplate => pod !== undefined)
   for (const pod of pods) {
     problems.push(...checkContainers(source, pod))
+    problems.push(...checkServiceLinks(source, pod))
     for (const { container } of containersOf(pod)) {
       const where = `${source} ${objectName(pod.owner)} container ${container.name}`
       const messages = isKeygateContainer(container) ? checkKeygateContainer(container, pod)
@@ -43,5 +46,6 @@ export async function checkKustomization(dir: string, options: RenderOptions): P
   }
   problems.push(...checkControlPlanes(source, pods, valid))
   problems.push(...checkReferences(source, valid, pods, valid.length === rendering.objects.length))
+  problems.push(...checkNetworkPolicies(source, valid, pods))
   return problems
 }

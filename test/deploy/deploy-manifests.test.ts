@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { parseDocument, type Document } from 'yaml'
+import { parseDocument, type Document, type YAMLSeq } from 'yaml'
 import { checkKustomization } from '../../deploy/check/check-kustomization.js'
 import { checkDeployTree } from '../../deploy/check/check-tree.js'
 import { checkDockerfile } from '../../deploy/check/dockerfile-rules.js'
@@ -114,6 +114,49 @@ describe('planted faults each give a problem', () => {
     ])
   })
 
+  it('a variable that is no Keygate option passes only while another one uses it as $(NAME)', async () => {
+    const root = copyOf('base')
+    const file = join(root, 'base/control-plane-deployment.yaml')
+    // The base splices REDIS_PASSWORD (from a Secret) into REDIS_URL: clean (the real tree's test). Unused, it fails.
+    replaceIn(file, 'value: redis://:$(REDIS_PASSWORD)@keygate-redis:6379', 'value: redis://keygate-redis:6379')
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane container keygate: env REDIS_PASSWORD is not an option of keygate control-plane',
+    ])
+  })
+
+  it('a $(NAME) listed before its variable, or never defined, stays as text', async () => {
+    const root = copyOf('base', 'examples/sidecar/proxy')
+    editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) => {
+      const env = document.getIn([...CONTROL_PLANE, 'env']) as YAMLSeq
+      env.items.push(env.items.shift()!) // REDIS_PASSWORD to the end, after REDIS_URL
+    })
+    replaceIn(join(root, 'examples/sidecar/proxy/deployment.yaml'), 'redis://:$(REDIS_PASSWORD)@', 'redis://:$(REDIS_PASWORD)@')
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane container keygate: env REDIS_URL uses $(REDIS_PASSWORD), listed after it: Kubernetes leaves the text $(REDIS_PASSWORD) in its value (list it earlier)',
+    ])
+    expect(await problemsOf(root, 'examples/sidecar/proxy')).toEqual([
+      'examples/sidecar/proxy Deployment/example-api-proxied container keygate-verifier: env REDIS_PASSWORD is not an option of keygate verifier',
+      'examples/sidecar/proxy Deployment/example-api-proxied container keygate-verifier: env REDIS_URL uses $(REDIS_PASWORD), which the container does not define: Kubernetes leaves the text $(REDIS_PASWORD) in its value',
+    ])
+  })
+
+  it('a URL around a $(NAME) from a Secret is still parsed', async () => {
+    const root = copyOf('base')
+    replaceIn(join(root, 'base/control-plane-deployment.yaml'), 'value: redis://:$(REDIS_PASSWORD)@', 'value: http://:$(REDIS_PASSWORD)@')
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane container keygate: REDIS_URL: must be a redis:// or rediss:// URL',
+    ])
+  })
+
+  it('a keygate pod with service links on (a Service named proxy would set PROXY_PORT=tcp://…)', async () => {
+    const root = copyOf('base', 'examples/sidecar/forward-auth')
+    editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) => document.deleteIn(['spec', 'template', 'spec', 'enableServiceLinks']))
+    editYaml(join(root, 'examples/sidecar/forward-auth/deployment.yaml'), (document) => document.setIn(['spec', 'template', 'spec', 'enableServiceLinks'], true))
+    const message = 'runs keygate without enableServiceLinks: false: a Service named proxy sets PROXY_PORT=tcp://…, which Keygate reads as its own option and refuses to start'
+    expect(await problemsOf(root, 'base')).toEqual([`base Deployment/keygate-control-plane: ${message}`])
+    expect(await problemsOf(root, 'examples/sidecar/forward-auth')).toEqual([`examples/sidecar/forward-auth Deployment/example-api: ${message}`])
+  })
+
   it('a verifier-only option on the control plane, and a shutdown longer than the grace period', async () => {
     const root = copyOf('base')
     editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) => {
@@ -164,6 +207,51 @@ describe('planted faults each give a problem', () => {
     expect(await problemsOf(root, 'base')).toEqual([
       'base StatefulSet/keygate-redis container redis: Redis runs without --appendonly yes: a restart would lose keys Keygate acknowledged',
       "base StatefulSet/keygate-redis container redis: --maxmemory-policy allkeys-lru: Keygate's Redis must never evict a key (noeviction)",
+    ])
+  })
+
+  it('Redis without a password, a password from an undefined variable, a redis-cli probe that does not authenticate', async () => {
+    const root = copyOf('base')
+    const file = join(root, 'base/redis-statefulset.yaml')
+    editYaml(file, (document) => {
+      const args = document.getIn(['spec', 'template', 'spec', 'containers', 0, 'args']) as YAMLSeq
+      args.items.splice(args.items.findIndex((item) => String(item) === '--requirepass'), 2)
+    })
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base StatefulSet/keygate-redis container redis: Redis runs without --requirepass: any pod that reaches its port can read and rewrite every key (take the password from a Secret: --requirepass $(REDIS_PASSWORD))',
+    ])
+    writeFileSync(file, readFileSync(join(ROOT, 'deploy/base/redis-statefulset.yaml'), 'utf8'))
+    editYaml(file, (document) => {
+      const env = document.getIn(['spec', 'template', 'spec', 'containers', 0, 'env']) as YAMLSeq
+      env.items.splice(0, env.items.length) // neither REDIS_PASSWORD nor REDISCLI_AUTH
+    })
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base StatefulSet/keygate-redis container redis: --requirepass uses $(REDIS_PASSWORD), which the container does not define: Redis would take the text $(REDIS_PASSWORD) as its password',
+      'base StatefulSet/keygate-redis container redis: readinessProbe runs redis-cli, but the container sets no REDISCLI_AUTH: Redis answers NOAUTH and the probe fails for ever',
+    ])
+  })
+
+  it("Redis' port open to every namespace, a verifier's own port open to a whole namespace", async () => {
+    const root = copyOf('base', 'examples/sidecar/proxy')
+    editYaml(join(root, 'base/redis-networkpolicy.yaml'), (document) => {
+      document.setIn(['spec', 'ingress', 0, 'from', 1, 'namespaceSelector'], document.createNode({}))
+    })
+    editYaml(join(root, 'examples/sidecar/proxy/networkpolicy.yaml'), (document) => document.deleteIn(['spec', 'ingress', 1, 'from', 0, 'podSelector']))
+    expect(await problemsOf(root, 'base')).toEqual([
+      "base NetworkPolicy/keygate-redis: opens Redis' port 6379 of StatefulSet/keygate-redis to pods of every namespace (namespaceSelector: {}): admit only labelled pods (podSelector) of this namespace and of namespaces that opt in by a label",
+    ])
+    expect(await problemsOf(root, 'examples/sidecar/proxy')).toEqual([
+      "examples/sidecar/proxy NetworkPolicy/example-api-proxied: opens the verifier's own port (verifyKey, /v1/authorize) 7071 of Deployment/example-api-proxied to every pod of the namespaces its namespaceSelector picks (no podSelector): admit only the pods that scrape it (Prometheus': namespaceSelector and podSelector in one peer)",
+    ])
+  })
+
+  it("a rule with no from opening the verifier's port (by number) is caught too; the public proxy port is not", async () => {
+    const root = copyOf('examples/sidecar/proxy')
+    editYaml(join(root, 'examples/sidecar/proxy/networkpolicy.yaml'), (document) => {
+      document.addIn(['spec', 'ingress', 0, 'ports'], document.createNode({ port: 7071, protocol: 'TCP' }))
+    })
+    expect(await problemsOf(root, 'examples/sidecar/proxy')).toEqual([
+      "examples/sidecar/proxy NetworkPolicy/example-api-proxied: opens the verifier's own port (verifyKey, /v1/authorize) 7071 of Deployment/example-api-proxied to every source (a rule with no from): admit only the pods that scrape it (Prometheus': namespaceSelector and podSelector in one peer)",
     ])
   })
 

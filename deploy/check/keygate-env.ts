@@ -1,0 +1,82 @@
+import type { IContainer } from 'kubernetes-models/v1/Container'
+import { specs, type CommandName } from '../../shared/config/config.js'
+import { expand, referencesIn, type EnvValue } from './env-references.js'
+
+/** Read by Node itself, not by Keygate: allowed beside Keygate's own options. */
+const NODE_VARIABLES = new Set(['NODE_OPTIONS'])
+
+// Stands for a value from a Secret inside a URL: digits fit wherever a reference can sit in one (a
+// password, a host, a port, a db), so the rest of the URL is still parsed.
+const URL_PLACEHOLDER = '0'
+const URL_KINDS = new Set(['url', 'http-url'])
+
+export interface KeygateEnv {
+  /** The literal values, expanded as the kubelet will, for Keygate's parser. */
+  env: NodeJS.ProcessEnv
+  /** Options whose value is unknown here (a Secret, a ConfigMap): the parser's word on them does not count. */
+  unknown: Set<string>
+  problems: string[]
+}
+
+/**
+ * A keygate container's environment as its process will see it. Every variable must be an option of the
+ * command it runs, except one that another variable of the container uses as `$(NAME)` (a password
+ * from a Secret spliced into REDIS_URL); references must name a variable listed earlier, or Kubernetes
+ * leaves them as text.
+ */
+export function keygateEnv(container: IContainer, command: CommandName): KeygateEnv {
+  const kinds = new Map<string, string>(specs[command].map((spec) => [spec.env, spec.kind]))
+  const variables = container.env ?? []
+  const result: KeygateEnv = { env: {}, unknown: new Set(), problems: [] }
+  const add = (message: string) => result.problems.push(message)
+  if (container.envFrom?.length) add('envFrom hides which variables are set: list each under env (valueFrom for secrets)')
+  const referencedByOthers = (name: string) => variables.some((other) => other.name !== name && referencesIn(other.value ?? '').includes(name))
+  const defined = new Map<string, EnvValue>()
+  for (const variable of variables) {
+    const { name } = variable
+    if (defined.has(name)) add(`env ${name} is listed twice`)
+    for (const reference of referencesIn(variable.value ?? '')) {
+      if (defined.has(reference)) continue
+      const later = variables.some((other) => other.name === reference)
+      add(`env ${name} uses $(${reference}), ${later ? 'listed after it' : 'which the container does not define'}: Kubernetes leaves the text $(${reference}) in its value${later ? ' (list it earlier)' : ''}`)
+    }
+    const kind = kinds.get(name)
+    const value: EnvValue = variable.valueFrom ? { text: '', unknown: true } : expand(variable.value ?? '', defined, URL_PLACEHOLDER)
+    defined.set(name, value)
+    if (kind === undefined && !NODE_VARIABLES.has(name)) {
+      if (!referencedByOthers(name)) add(`env ${name} is not an option of keygate ${command}${hintFor(name, kinds.keys())}`)
+    } else if (variable.valueFrom || (value.unknown && !URL_KINDS.has(kind ?? ''))) {
+      result.unknown.add(name)
+    } else {
+      result.env[name] = value.text
+    }
+  }
+  return result
+}
+
+function hintFor(name: string, known: Iterable<string>): string {
+  const hint = closest(name, known)
+  return hint ? ` (did you mean ${hint}?)` : ''
+}
+
+/** The known name within two edits of `name`, for a "did you mean". */
+function closest(name: string, known: Iterable<string>): string | undefined {
+  let best: { name: string; distance: number } | undefined
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate)
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance }
+  }
+  return best?.name
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}
