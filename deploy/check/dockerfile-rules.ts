@@ -6,10 +6,17 @@ import type { Problem } from './problem.js'
 
 const PATH_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])
 
+const RUNTIME_FILES: Array<[string, string]> = [
+  ['package.json', 'it makes dist/ ES modules ("type": "module"), and the OpenAPI plugin reads the version from it at run time'],
+  ['node_modules', 'the production dependencies (fastify, ioredis, …) the server imports'],
+  ['dist', 'the compiled server'],
+]
+
 /**
  * The Dockerfile lints clean (dockerfile-utils: every warning counts), and its final stage runs as a numeric
- * non-root user, has a HEALTHCHECK, and an exec-form ENTRYPOINT whose program is in the build output
- * (`contextDir`, after `npm run build`) and made executable.
+ * non-root user, has a HEALTHCHECK on /livez or /readyz, copies package.json, node_modules and dist into its
+ * WORKDIR, and has an exec-form ENTRYPOINT whose program is in the build output (`contextDir`, after
+ * `npm run build`) and made executable.
  */
 export function checkDockerfile(path: string, contextDir: string, where = 'Dockerfile'): Problem[] {
   const text = readFileSync(path, 'utf8')
@@ -27,7 +34,17 @@ export function checkDockerfile(path: string, contextDir: string, where = 'Docke
   const uid = user && /^(\d+)(?::\d+)?$/.exec(user.args)?.[1]
   if (uid === undefined) add(user, 'the final stage has no numeric USER (uid[:gid]): Kubernetes runAsNonRoot can only verify a number')
   else if (Number(uid) === 0) add(user, 'the final stage runs as root (USER 0)')
-  if (!last('HEALTHCHECK') || /^NONE$/i.test(last('HEALTHCHECK')!.args)) add(last('HEALTHCHECK'), 'the final stage has no HEALTHCHECK')
+  const healthcheck = last('HEALTHCHECK')
+  if (!healthcheck || /^NONE$/i.test(healthcheck.args)) add(healthcheck, 'the final stage has no HEALTHCHECK')
+  else if (!/\/(livez|readyz)\b/.test(healthcheck.args)) add(healthcheck, 'the HEALTHCHECK calls neither /livez nor /readyz: Keygate answers its health on those paths only')
+
+  // What the process needs beside the entrypoint, in the directory above dist/ (the final WORKDIR).
+  const app = finalWorkdir(final)
+  for (const [name, why] of RUNTIME_FILES) {
+    const target = posix.join(app, name)
+    const copied = final.instructions.some((instruction) => instruction.keyword === 'COPY' && coveredBy(instruction, target) !== undefined)
+    if (!copied) add(final.instructions[0], `the final stage copies no ${name} to ${target}: ${why}`)
+  }
 
   const entrypoint = last('ENTRYPOINT')
   if (!entrypoint) add(undefined, 'the final stage has no ENTRYPOINT')

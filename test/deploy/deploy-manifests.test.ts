@@ -331,6 +331,28 @@ describe('planted faults in the Dockerfile', () => {
     ])
   })
 
+  it('a final stage without package.json, node_modules or dist', () => {
+    const from = expect.stringMatching(/^Dockerfile:\d+: /)
+    expect(problemsOfDockerfile(dockerfileWith('COPY --from=build /app/package.json ./package.json\n', ''))).toEqual([
+      expect.stringContaining('the final stage copies no package.json to /app/package.json: it makes dist/ ES modules ("type": "module"), and the OpenAPI plugin reads the version from it at run time'),
+    ])
+    expect(problemsOfDockerfile(dockerfileWith('COPY --from=build /app/node_modules ./node_modules\n', ''))).toEqual([
+      expect.stringContaining('the final stage copies no node_modules to /app/node_modules: the production dependencies'),
+    ])
+    const withoutDist = problemsOfDockerfile(dockerfileWith('COPY --from=build /app/dist ./dist\n', ''))
+    expect(withoutDist).toEqual([
+      expect.stringContaining('the final stage copies no dist to /app/dist: the compiled server'),
+      expect.stringContaining('ENTRYPOINT runs /app/dist/shared/cli/keygate.js, which no COPY puts in the final stage'),
+    ])
+    expect(withoutDist[0]).toEqual(from)
+  })
+
+  it('a HEALTHCHECK on another path than /livez or /readyz', () => {
+    expect(problemsOfDockerfile(dockerfileWith("+ '/livez'", "+ '/healthz'"))).toEqual([
+      expect.stringContaining('the HEALTHCHECK calls neither /livez nor /readyz: Keygate answers its health on those paths only'),
+    ])
+  })
+
   it('a user by name, or root', () => {
     expect(problemsOfDockerfile(dockerfileWith('USER 1000:1000', 'USER node'))).toEqual([
       expect.stringContaining('the final stage has no numeric USER'),
