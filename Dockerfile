@@ -16,7 +16,7 @@ COPY verifier ./verifier
 # tsc writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable.
 RUN npm run build \
  && chmod 0755 dist/shared/cli/keygate.js \
- && npm prune --omit=dev --no-audit --no-fund \
+ && npm prune --omit=dev --omit=optional --no-audit --no-fund \
  && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime

