@@ -6,6 +6,7 @@ import { checkNetworkPolicies } from './network-policy-rules.js'
 import { containersOf, podTemplateOf, type PodTemplate } from './pod-templates.js'
 import type { Problem } from './problem.js'
 import { checkRedisContainer, isRedisContainer } from './redis-containers.js'
+import { referenceOrderProblems } from './env-references.js'
 import { checkReferences } from './reference-rules.js'
 import { renderKustomization, type Kustomize } from './render-kustomization.js'
 import { checkServiceLinks } from './service-links.js'
@@ -38,9 +39,9 @@ export async function checkKustomization(dir: string, options: RenderOptions): P
     problems.push(...checkServiceLinks(source, pod))
     for (const { container } of containersOf(pod)) {
       const where = `${source} ${objectName(pod.owner)} container ${container.name}`
+      // Every container's `$(NAME)` references must resolve (keygate's own check includes this one).
       const messages = isKeygateContainer(container) ? checkKeygateContainer(container, pod)
-        : isRedisContainer(container) ? checkRedisContainer(container)
-          : []
+        : [...referenceOrderProblems(container.env ?? []), ...(isRedisContainer(container) ? checkRedisContainer(container) : [])]
       problems.push(...messages.map((message) => ({ where, message })))
     }
   }

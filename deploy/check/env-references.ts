@@ -30,3 +30,21 @@ export function expand(value: string, defined: ReadonlyMap<string, EnvValue>, pl
   })
   return { text, unknown }
 }
+
+/**
+ * References Kubernetes would leave unexpanded: to a variable listed after the one that uses it, or to one the
+ * container does not define. The value then holds the text `$(NAME)` (a password that never matches, say).
+ */
+export function referenceOrderProblems(variables: readonly { name: string; value?: string }[]): string[] {
+  const problems: string[] = []
+  const defined = new Set<string>()
+  for (const { name, value } of variables) {
+    for (const reference of referencesIn(value ?? '')) {
+      if (defined.has(reference)) continue
+      const later = variables.some((other) => other.name === reference)
+      problems.push(`env ${name} uses $(${reference}), ${later ? 'listed after it' : 'which the container does not define'}: Kubernetes leaves the text $(${reference}) in its value${later ? ' (list it earlier)' : ''}`)
+    }
+    defined.add(name)
+  }
+  return problems
+}

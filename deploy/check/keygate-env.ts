@@ -1,6 +1,6 @@
 import type { IContainer } from 'kubernetes-models/v1/Container'
 import { specs, type CommandName } from '../../shared/config/config.js'
-import { expand, referencesIn, type EnvValue } from './env-references.js'
+import { expand, referenceOrderProblems, referencesIn, type EnvValue } from './env-references.js'
 
 /** Read by Node itself, not by Keygate: allowed beside Keygate's own options. */
 const NODE_VARIABLES = new Set(['NODE_OPTIONS'])
@@ -20,9 +20,9 @@ export interface KeygateEnv {
 
 /**
  * A keygate container's environment as its process will see it. Every variable must be an option of the
- * command it runs, except one that another variable of the container uses as `$(NAME)` (a password
- * from a Secret spliced into REDIS_URL); references must name a variable listed earlier, or Kubernetes
- * leaves them as text.
+ * command it runs, except one that a later option uses as `$(NAME)` (a password from a Secret spliced into
+ * REDIS_URL) and that is not a near-miss of an option's name; references must name a variable listed earlier,
+ * or Kubernetes leaves them as text.
  */
 export function keygateEnv(container: IContainer, command: CommandName): KeygateEnv {
   const kinds = new Map<string, string>(specs[command].map((spec) => [spec.env, spec.kind]))
@@ -30,21 +30,21 @@ export function keygateEnv(container: IContainer, command: CommandName): Keygate
   const result: KeygateEnv = { env: {}, unknown: new Set(), problems: [] }
   const add = (message: string) => result.problems.push(message)
   if (container.envFrom?.length) add('envFrom hides which variables are set: list each under env (valueFrom for secrets)')
-  const referencedByOthers = (name: string) => variables.some((other) => other.name !== name && referencesIn(other.value ?? '').includes(name))
+  // Only a later Keygate option can make a helper variable mean something: one referenced by another helper
+  // (or by nothing) is a mistake, and so is a name within two edits of an option (a typo, whoever refers to it).
+  const feedsAnOption = (name: string, at: number) =>
+    variables.some((other, i) => i > at && kinds.has(other.name) && referencesIn(other.value ?? '').includes(name))
+  for (const message of referenceOrderProblems(variables)) add(message)
   const defined = new Map<string, EnvValue>()
-  for (const variable of variables) {
+  for (const [at, variable] of variables.entries()) {
     const { name } = variable
     if (defined.has(name)) add(`env ${name} is listed twice`)
-    for (const reference of referencesIn(variable.value ?? '')) {
-      if (defined.has(reference)) continue
-      const later = variables.some((other) => other.name === reference)
-      add(`env ${name} uses $(${reference}), ${later ? 'listed after it' : 'which the container does not define'}: Kubernetes leaves the text $(${reference}) in its value${later ? ' (list it earlier)' : ''}`)
-    }
     const kind = kinds.get(name)
     const value: EnvValue = variable.valueFrom ? { text: '', unknown: true } : expand(variable.value ?? '', defined, URL_PLACEHOLDER)
     defined.set(name, value)
     if (kind === undefined && !NODE_VARIABLES.has(name)) {
-      if (!referencedByOthers(name)) add(`env ${name} is not an option of keygate ${command}${hintFor(name, kinds.keys())}`)
+      const hint = hintFor(name, kinds.keys())
+      if (hint || !feedsAnOption(name, at)) add(`env ${name} is not an option of keygate ${command}${hint}`)
     } else if (variable.valueFrom || (value.unknown && !URL_KINDS.has(kind ?? ''))) {
       result.unknown.add(name)
     } else {

@@ -109,8 +109,27 @@ describe('planted faults each give a problem', () => {
     replaceIn(join(root, 'base/control-plane-deployment.yaml'), '- name: REDIS_URL', '- name: REDIS_URLS')
     replaceIn(join(root, 'base/control-plane-deployment.yaml'), 'value: "5000"', 'value: 5s')
     expect(await problemsOf(root, 'base')).toEqual([
+      // REDIS_PASSWORD fed REDIS_URL; spliced into a variable Keygate does not read, it feeds nothing.
+      'base Deployment/keygate-control-plane container keygate: env REDIS_PASSWORD is not an option of keygate control-plane',
       'base Deployment/keygate-control-plane container keygate: env REDIS_URLS is not an option of keygate control-plane (did you mean REDIS_URL?)',
       'base Deployment/keygate-control-plane container keygate: SHUTDOWN_DELAY_MS: must be a whole number from 0 to 600000, got "5s"',
+    ])
+  })
+
+  it('a misspelt option does not pass by being referenced, nor does a helper only another helper uses', async () => {
+    const root = copyOf('base')
+    const file = join(root, 'base/control-plane-deployment.yaml')
+    editYaml(file, (document) => {
+      const env = document.getIn([...CONTROL_PLANE, 'env']) as YAMLSeq
+      env.items.push(document.createNode({ name: 'MAX_STALENES_MS', value: '2000' }))
+      env.items.push(document.createNode({ name: 'POLL_INTERVAL_MS', value: '$(MAX_STALENES_MS)' }))
+      env.items.push(document.createNode({ name: 'SUFFIX', value: 'x' }))
+      env.items.push(document.createNode({ name: 'JOINED', value: '$(SUFFIX)y' }))
+    })
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane container keygate: env MAX_STALENES_MS is not an option of keygate control-plane (did you mean MAX_STALENESS_MS?)',
+      'base Deployment/keygate-control-plane container keygate: env SUFFIX is not an option of keygate control-plane',
+      'base Deployment/keygate-control-plane container keygate: env JOINED is not an option of keygate control-plane',
     ])
   })
 
@@ -133,10 +152,12 @@ describe('planted faults each give a problem', () => {
     replaceIn(join(root, 'examples/sidecar/proxy/deployment.yaml'), 'redis://:$(REDIS_PASSWORD)@', 'redis://:$(REDIS_PASWORD)@')
     expect(await problemsOf(root, 'base')).toEqual([
       'base Deployment/keygate-control-plane container keygate: env REDIS_URL uses $(REDIS_PASSWORD), listed after it: Kubernetes leaves the text $(REDIS_PASSWORD) in its value (list it earlier)',
+      // Listed after REDIS_URL, it is not expanded there: nothing uses it.
+      'base Deployment/keygate-control-plane container keygate: env REDIS_PASSWORD is not an option of keygate control-plane',
     ])
     expect(await problemsOf(root, 'examples/sidecar/proxy')).toEqual([
-      'examples/sidecar/proxy Deployment/example-api-proxied container keygate-verifier: env REDIS_PASSWORD is not an option of keygate verifier',
       'examples/sidecar/proxy Deployment/example-api-proxied container keygate-verifier: env REDIS_URL uses $(REDIS_PASWORD), which the container does not define: Kubernetes leaves the text $(REDIS_PASWORD) in its value',
+      'examples/sidecar/proxy Deployment/example-api-proxied container keygate-verifier: env REDIS_PASSWORD is not an option of keygate verifier',
     ])
   })
 
@@ -228,6 +249,15 @@ describe('planted faults each give a problem', () => {
     expect(await problemsOf(root, 'base')).toEqual([
       'base StatefulSet/keygate-redis container redis: --requirepass uses $(REDIS_PASSWORD), which the container does not define: Redis would take the text $(REDIS_PASSWORD) as its password',
       'base StatefulSet/keygate-redis container redis: readinessProbe runs redis-cli, but the container sets no REDISCLI_AUTH: Redis answers NOAUTH and the probe fails for ever',
+    ])
+    // REDISCLI_AUTH before the password it quotes: the probe would send the text $(REDIS_PASSWORD) and fail.
+    writeFileSync(file, readFileSync(join(ROOT, 'deploy/base/redis-statefulset.yaml'), 'utf8'))
+    editYaml(file, (document) => {
+      const env = document.getIn(['spec', 'template', 'spec', 'containers', 0, 'env']) as YAMLSeq
+      env.items.reverse()
+    })
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base StatefulSet/keygate-redis container redis: env REDISCLI_AUTH uses $(REDIS_PASSWORD), listed after it: Kubernetes leaves the text $(REDIS_PASSWORD) in its value (list it earlier)',
     ])
   })
 
