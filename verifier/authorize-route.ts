@@ -27,7 +27,7 @@ export function registerAuthorize(app: KeygateServer, verifier: KeyVerifier, pol
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const check = readGatewayRequest(request.headers, policy, true)
       const verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
-      const answer = gatewayAnswer(verdict)
+      const answer = gatewayAnswer(verdict, verifier.now())
       return reply.code(answer.status).headers(answer.headers).send()
     }
     // Envoy's ext_authz appends the original path to its path_prefix: /v1/authorize/<anything> is the same check.

@@ -128,6 +128,11 @@ export class KeyVerifier {
     this.lookup.changed(event)
   }
 
+  /** The wall clock verdicts are judged by (unix ms): rate-limit resets are on it. */
+  now(): number {
+    return this.clock.now()
+  }
+
   /** Synchronous on a cache hit; a promise only when the store must be read. */
   verify(key: string, request: VerifyRequest): Verdict | Promise<Verdict> {
     const hash = hashKey(key)

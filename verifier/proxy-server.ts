@@ -86,7 +86,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       if (err instanceof StoreUnavailableError) return fail(res, requestId, new ApiError('UNAVAILABLE', 'keys cannot be checked right now; retry'))
       throw err
     }
-    const answer = gatewayAnswer(verdict)
+    const answer = gatewayAnswer(verdict, verifier.now())
     if (answer.status !== 200 || !verdict?.keyId) {
       req.resume()
       return fail(res, requestId, new ApiError(CODE_BY_STATUS[answer.status] ?? 'UNAUTHORIZED', `key refused: ${answer.headers['x-keygate-code']}`), answer.headers)

@@ -8,9 +8,10 @@ export interface GatewayAnswer {
 
 /**
  * A verdict as a gateway understands it — status and headers only — shared by forward-auth and the proxy:
- * 200 valid, 401 for no usable key, 403 for a key that may not do this, 429 for limits and credits.
+ * 200 valid, 401 for no usable key, 403 for a key that may not do this, 429 for limits and credits. `now` (unix
+ * ms) is the verifier's own clock, the one the limit's reset was computed with.
  */
-export function gatewayAnswer(verdict: Verdict | undefined): GatewayAnswer {
+export function gatewayAnswer(verdict: Verdict | undefined, now: number): GatewayAnswer {
   if (!verdict) return { status: 401, headers: { 'www-authenticate': 'Bearer realm="keygate"', 'x-keygate-code': 'MISSING_KEY' } }
   const headers: Record<string, string> = { 'x-keygate-code': verdict.code }
   if (verdict.keyId) headers['x-keygate-key-id'] = verdict.keyId
@@ -30,7 +31,7 @@ export function gatewayAnswer(verdict: Verdict | undefined): GatewayAnswer {
     case 'RATE_LIMITED':
     case 'USAGE_EXCEEDED': {
       const limit = verdict.ratelimit
-      const retryAfterS = limit ? Math.max(0, Math.ceil((limit.reset - Date.now()) / 1000)) : 60
+      const retryAfterS = limit ? Math.max(0, Math.ceil((limit.reset - now) / 1000)) : 60
       headers['retry-after'] = String(retryAfterS)
       if (limit) {
         headers['ratelimit-limit'] = String(limit.limit)
