@@ -65,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(
         `\nKeygate dev server (in-memory store, no Redis; data is lost on exit)\n` +
         `  URL:      ${dev.url}\n` +
+        `  API docs: ${dev.url}/docs\n` +
         `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n\n` +
         `Try: curl -s -X POST ${dev.url}/v1/apis.createApi -H "Authorization: Bearer $ROOT_KEY" ` +
         `-H 'Content-Type: application/json' -d '{"name":"my-api"}'\n\n`,

@@ -35,6 +35,7 @@ describe('the keygate command line', () => {
     const rootKey = /root key: (\S+)/.exec(dev.output())?.[1]
     expect(rootKey).toMatch(/^kgroot_/)
     expect(dev.output()).toContain(`URL:      ${dev.url}`)
+    expect(dev.output()).toContain(`API docs: ${dev.url}/docs`)
     const headers = { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }
     const api = await (await fetch(`${dev.url}/v1/apis.createApi`, { method: 'POST', headers, body: JSON.stringify({ name: 'dev' }) })).json() as { apiId: string }
     const created = await (await fetch(`${dev.url}/v1/keys.createKey`, { method: 'POST', headers, body: JSON.stringify({ apiId: api.apiId }) })).json() as { key: string; keyId: string }
