@@ -63,7 +63,7 @@ export class KeyVerifier {
     // Every flush writes two counters per key verified since the last: every 5 s rather than every poll keeps
     // that off a busy verifier's CPU (1,000 keys flushed each second cost it 2–3%).
     this.usage = new UsageRecorder(deps.store, deps.log.child({ component: 'usage' }), Math.max(deps.sync.pollIntervalMs, USAGE_FLUSH_MS))
-    this.limiter = new RateLimiter(deps.store, deps.log.child({ component: 'rate-limiter' }), deps.sync.pollIntervalMs)
+    this.limiter = new RateLimiter(deps.store, deps.log.child({ component: 'rate-limiter' }), deps.sync.pollIntervalMs, deps.clock)
     this.cache = new KeyCache(deps.cache)
     this.lookup = new KeyLookup(deps.store, this.cache, deps.cache.maxPendingReads)
     this.metrics = createVerifierMetrics(deps.registry, {

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
+import type { Clock } from '../shared/clock.js'
 import { windowStart, type AppliedLimit, type LimitOutcome } from '../shared/ratelimit.js'
 import type { KeyStore } from '../shared/store/key-store.js'
 
@@ -35,7 +36,8 @@ export class RateLimiter {
   private readonly windows: LRUCache<string, LocalWindow>
   private timer: NodeJS.Timeout | undefined
 
-  constructor(private readonly store: KeyStore, private readonly log: Logger, private readonly reconcileMs: number) {
+  /** `clock` is the one windows are computed with (the verifier's): a window ends by it, not by Date.now(). */
+  constructor(private readonly store: KeyStore, private readonly log: Logger, private readonly reconcileMs: number, private readonly clock: Clock) {
     this.windows = new LRUCache<string, LocalWindow>({
       max: 100_000,
       dispose: (window, _id, reason) => {
@@ -92,7 +94,7 @@ export class RateLimiter {
   }
 
   /** Adds local usage to Redis and learns everyone's, for every window still open. */
-  async reconcile(nowMs: number = Date.now()): Promise<void> {
+  async reconcile(nowMs: number = this.clock.now()): Promise<void> {
     const open: LocalWindow[] = []
     for (const [id, w] of this.windows.entries()) {
       if (w.window + w.duration > nowMs) open.push(w)
