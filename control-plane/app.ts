@@ -1,7 +1,7 @@
 import type { Clock } from '../shared/clock.js'
 import { buildServer, type KeygateServer, type ServerBase } from '../shared/http/build-server.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { ManagementStore } from '../shared/store/management-store.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
 import { registerVerifyKey } from '../verifier/verify-key-route.js'
 import { registerAuthorize } from '../verifier/authorize-route.js'
@@ -29,7 +29,7 @@ import { registerLiveness } from './routes/liveness.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
-  store: KeyStore
+  store: ManagementStore
   /** Answers keys.verifyKey on the control plane through the verifier's own code path. */
   verifier: KeyVerifier
   clock: Clock

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import type { KeyRecord } from '../shared/records.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { ManagementStore } from '../shared/store/management-store.js'
 import { toKeyResponse } from './key-response.js'
 import { principalOf } from './root-key-auth.js'
 
@@ -19,7 +19,7 @@ export interface AuditTarget {
  * is logged (never the secrets, which entries do not hold) and does not fail the request.
  */
 export class AuditLog {
-  constructor(private readonly store: KeyStore, private readonly clock: Clock, private readonly log: Logger) {}
+  constructor(private readonly store: ManagementStore, private readonly clock: Clock, private readonly log: Logger) {}
 
   async record(request: FastifyRequest, action: string, target: AuditTarget): Promise<void> {
     const entry = {

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { ManagementStore } from '../shared/store/management-store.js'
 import type { AuditLog } from './audit-log.js'
 import type { RootKeyAuth } from './root-key-auth.js'
 
 /** What every management route is given: nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
-  store: KeyStore
+  store: ManagementStore
   auth: RootKeyAuth
   audit: AuditLog
   clock: Clock

@@ -1,6 +1,6 @@
 import { ApiError, WriteConflictError, notFound } from '../shared/errors.js'
 import type { KeyPatch, KeyRecord, NewKeyRecord } from '../shared/records.js'
-import type { KeyWrite } from '../shared/store/key-store.js'
+import type { KeyWrite } from '../shared/store/management-store.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 
 /** Told of every change this control plane writes, as soon as the store has it (read-your-writes). */

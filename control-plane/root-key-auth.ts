@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../shared/errors.js'
 import { hashKey, secretsEqual } from '../shared/key-material.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { ManagementStore } from '../shared/store/management-store.js'
 
 export type Action =
   | 'create_api' | 'read_api' | 'delete_api' | 'create_key' | 'read_key' | 'update_key' | 'delete_key' | 'read_analytics'
@@ -34,7 +34,7 @@ export function principalOf(request: FastifyRequest): Principal {
 export class RootKeyAuth {
   private readonly bootstrapHash: string | undefined
 
-  constructor(private readonly store: KeyStore, bootstrapRootKey: string | undefined) {
+  constructor(private readonly store: ManagementStore, bootstrapRootKey: string | undefined) {
     this.bootstrapHash = bootstrapRootKey === undefined ? undefined : hashKey(bootstrapRootKey)
   }
 

@@ -1,5 +1,5 @@
 import { buildServer, type KeygateServer, type ServerBase } from '../shared/http/build-server.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { VerifierStore } from '../shared/store/verifier-store.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { registerVerifyKey, verifyKeyFastRoute } from './verify-key-route.js'
 import { registerAuthorize } from './authorize-route.js'
@@ -8,7 +8,7 @@ import { storeReadiness } from '../shared/http/store-readiness.js'
 
 export interface VerifierAppDeps extends ServerBase {
   verifier: KeyVerifier
-  store: KeyStore
+  store: VerifierStore
   gateway: GatewayPolicy
 }
 

@@ -1,7 +1,7 @@
 import type { ChangeEvent } from '../shared/change-event.js'
 import { StoreUnavailableError } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { VerifierStore } from '../shared/store/verifier-store.js'
 import type { KeyCache } from './key-cache.js'
 
 interface PendingRead {
@@ -25,7 +25,7 @@ export class KeyLookup {
   private readonly pending = new Map<string, PendingRead>()
 
   /** `maxPending`: distinct keys being read at once; past it a miss fails fast (503) instead of queueing. */
-  constructor(private readonly store: KeyStore, private readonly cache: KeyCache, private readonly maxPending = 10_000) {}
+  constructor(private readonly store: VerifierStore, private readonly cache: KeyCache, private readonly maxPending = 10_000) {}
 
   read(hash: string): Promise<KeyRecord | null> {
     const inFlight = this.pending.get(hash)

@@ -9,7 +9,7 @@ import { RateLimiter } from './rate-limiter.js'
 import { UsageRecorder } from './usage-recorder.js'
 import { hashKey } from '../shared/key-material.js'
 import type { CachedKey } from './cached-key.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { verify, type Verdict, type VerifyRequest } from '../shared/verification.js'
 import { KeyCache, type KeyCacheOptions } from './key-cache.js'
 import { KeyLookup } from './key-lookup.js'
@@ -27,7 +27,7 @@ export interface SyncSettings {
 }
 
 export interface KeyVerifierDeps {
-  store: KeyStore
+  store: VerifierStore
   feed: ChangeFeed
   /** Wall clock, for expiry. */
   clock: Clock
@@ -51,7 +51,7 @@ export class KeyVerifier {
   private readonly sync: ShardSync
   private readonly clock: Clock
   private readonly onStale: OnStale
-  private readonly store: KeyStore
+  private readonly store: VerifierStore
   private readonly limiter: RateLimiter
   private readonly usage: UsageRecorder
   readonly metrics: VerifierMetrics

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import { windowStart, type AppliedLimit, type LimitOutcome } from '../shared/ratelimit.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { VerifierStore } from '../shared/store/verifier-store.js'
 
 interface LocalWindow {
   hash: string
@@ -37,7 +37,7 @@ export class RateLimiter {
   private timer: NodeJS.Timeout | undefined
 
   /** `clock` is the one windows are computed with (the verifier's): a window ends by it, not by Date.now(). */
-  constructor(private readonly store: KeyStore, private readonly log: Logger, private readonly reconcileMs: number, private readonly clock: Clock) {
+  constructor(private readonly store: VerifierStore, private readonly log: Logger, private readonly reconcileMs: number, private readonly clock: Clock) {
     this.windows = new LRUCache<string, LocalWindow>({
       max: 100_000,
       dispose: (window, _id, reason) => {

@@ -3,7 +3,7 @@ import type { ChangeEvent } from '../shared/change-event.js'
 import { wallMicros, type Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { SHARD_COUNT } from '../shared/shards.js'
-import { LOG_TRIMMED, type KeyStore, type RevisionSnapshot, type ShardRevision } from '../shared/store/key-store.js'
+import { LOG_TRIMMED, type RevisionSnapshot, type ShardRevision, type VerifierStore } from '../shared/store/verifier-store.js'
 import type { VerifierMetrics } from './verifier-metrics.js'
 
 /** Where a change must go once it is known: the cache and the miss path. */
@@ -62,7 +62,7 @@ export class ShardSync {
   private staleLogged = false
 
   constructor(
-    private readonly store: KeyStore,
+    private readonly store: VerifierStore,
     private readonly feed: ChangeFeed,
     private readonly sink: ChangeSink,
     private readonly metrics: VerifierMetrics,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import { bucketStart, type Outcome, type UsageIncrement } from '../shared/analytics.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { VerifierStore } from '../shared/store/verifier-store.js'
 import type { VerdictCode } from '../shared/verification.js'
 
 const OUTCOME: Partial<Record<VerdictCode, Outcome>> = { VALID: 'success', RATE_LIMITED: 'rateLimited', USAGE_EXCEEDED: 'usageExceeded' }
@@ -15,7 +15,7 @@ export class UsageRecorder {
   private pending = new Map<number, Map<string, Partial<Record<Outcome, number>>>>()
   private timer: NodeJS.Timeout | undefined
 
-  constructor(private readonly store: KeyStore, private readonly log: Logger, private readonly flushMs: number) {}
+  constructor(private readonly store: VerifierStore, private readonly log: Logger, private readonly flushMs: number) {}
 
   // The current hour bucket and where it ends: worked out once an hour, not on every verification.
   private hour = 0

@@ -1,7 +1,7 @@
-import type { KeyStore } from '../store/key-store.js'
+import type { StoreHealth } from '../store/store-health.js'
 
 /** Readiness check of the store: a ping, answered as a list of reasons not to be ready. */
-export function storeReadiness(store: KeyStore): () => Promise<string[]> {
+export function storeReadiness(store: StoreHealth): () => Promise<string[]> {
   return async () => {
     try {
       await store.ping()
