@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../shared/errors.js'
 import { hashKey, secretsEqual } from '../shared/key-material.js'
+import type { RootKeyAction } from '../shared/root-key-actions.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 
-export type Action =
-  | 'create_api' | 'read_api' | 'delete_api' | 'create_key' | 'read_key' | 'update_key' | 'delete_key' | 'read_analytics'
 
 /** Who made a management call. */
 export interface Principal {
@@ -53,7 +52,7 @@ export class RootKeyAuth {
 }
 
 /** Whether the principal may do `action` on `apiId` (`*` = on every api). */
-export function can(principal: Principal, apiId: string, action: Action): boolean {
+export function can(principal: Principal, apiId: string, action: RootKeyAction): boolean {
   return principal.permissions.some((permission) => {
     if (permission === '*') return true
     const [scope, id, granted] = permission.split('.')
@@ -62,7 +61,7 @@ export function can(principal: Principal, apiId: string, action: Action): boolea
 }
 
 /** Throws the contract's 403 unless the principal may do every one of `actions` on `apiId`. */
-export function requirePermission(principal: Principal, apiId: string, ...actions: Action[]): void {
+export function requirePermission(principal: Principal, apiId: string, ...actions: RootKeyAction[]): void {
   const missing = actions.filter((action) => !can(principal, apiId, action))
   if (missing.length > 0) {
     throw new ApiError(

@@ -3,7 +3,7 @@ import type { VerifierStore } from '../shared/store/verifier-store.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { registerVerifyKey, verifyKeyFastRoute } from './verify-key-route.js'
 import { registerAuthorize } from './authorize-route.js'
-import type { GatewayPolicy } from './gateway-request.js'
+import type { GatewayPolicy } from '../shared/config/settings.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 
 export interface VerifierAppDeps extends ServerBase {

@@ -1,7 +1,8 @@
 import { METHODS } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from '../shared/http/build-server.js'
-import { readGatewayRequest, type GatewayPolicy } from './gateway-request.js'
+import type { GatewayPolicy } from '../shared/config/settings.js'
+import { readGatewayRequest } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { gatewayAnswer } from './verdict-status.js'
 

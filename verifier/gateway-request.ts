@@ -1,15 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
+import type { GatewayPolicy } from '../shared/config/settings.js'
 import type { VerifyRequest } from '../shared/verification.js'
-
-/** What a gateway-facing verifier checks unless a request header (set by the gateway) says otherwise. */
-export interface GatewayPolicy {
-  /** Header carrying the key, lower case (default x-api-key); `Authorization: Bearer` always works too. */
-  keyHeader: string
-  apiId?: string
-  permissions?: readonly string[]
-  /** Credits a request costs (enforced once keys carry credits). */
-  cost: number
-}
 
 export const OVERRIDE_HEADERS = {
   apiId: 'x-keygate-api-id',

@@ -1,18 +1,8 @@
 import { LRUCache } from 'lru-cache'
+import type { CacheSettings } from '../shared/config/settings.js'
 import type { KeyRecord } from '../shared/records.js'
 import { toCachedKey, type CachedKey } from './cached-key.js'
 import { shardOf } from '../shared/shards.js'
-
-export interface KeyCacheOptions {
-  /** Key records held at most. */
-  maxKeys: number
-  /** Unknown hashes remembered at most, in their own LRU so a flood of random keys cannot evict real ones. */
-  maxUnknown: number
-  /** How long an unknown hash is remembered; a create event for it forgets it at once. */
-  unknownTtlMs: number
-  /** Distinct keys read from the store at once (cache misses in flight); past it, 503. */
-  maxPendingReads?: number
-}
 
 /**
  * Key records by hash, and a short memory of hashes that matched no key. Newer wins: a record replaces a
@@ -27,7 +17,7 @@ export class KeyCache {
    */
   epoch = 0
 
-  constructor(options: KeyCacheOptions) {
+  constructor(options: CacheSettings) {
     this.known = new LRUCache({ max: options.maxKeys })
     this.unknown = new LRUCache({ max: options.maxUnknown, ttl: options.unknownTtlMs, ttlAutopurge: false })
   }

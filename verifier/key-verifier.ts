@@ -11,20 +11,11 @@ import { hashKey } from '../shared/key-material.js'
 import type { CachedKey } from './cached-key.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { verify, type Verdict, type VerifyRequest } from '../shared/verification.js'
-import { KeyCache, type KeyCacheOptions } from './key-cache.js'
+import type { CacheSettings, OnStale, SyncSettings } from '../shared/config/settings.js'
+import { KeyCache } from './key-cache.js'
 import { KeyLookup } from './key-lookup.js'
 import { ShardSync, type ChangeSink } from './shard-sync.js'
 import { createVerifierMetrics, type VerifierMetrics } from './verifier-metrics.js'
-
-/** What to do when the cache cannot be confirmed current within the bound. */
-export type OnStale = 'read-through' | 'serve'
-
-export interface SyncSettings {
-  maxStalenessMs: number
-  pollIntervalMs: number
-  /** `read-through` (default): read every key from Redis, 503 if unreachable. `serve`: answer from the stale cache. */
-  onStale: OnStale
-}
 
 export interface KeyVerifierDeps {
   store: VerifierStore
@@ -35,7 +26,7 @@ export interface KeyVerifierDeps {
   elapsed: Clock
   log: Logger
   registry: Registry
-  cache: KeyCacheOptions
+  cache: CacheSettings
   sync: SyncSettings
 }
 

@@ -5,18 +5,14 @@ import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
 import { ApiError, StoreUnavailableError, type ErrorCode } from '../shared/errors.js'
 import { requestIdOf } from '../shared/http/request-id.js'
-import { readGatewayRequest, type GatewayPolicy } from './gateway-request.js'
+import type { GatewayPolicy, ProxySettings } from '../shared/config/settings.js'
+import { readGatewayRequest } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { clientResponseHeaders, upstreamRequestHeaders } from './proxy-headers.js'
 import { createProxyMetrics, type AnswerSource } from './proxy-metrics.js'
 import { gatewayAnswer } from './verdict-status.js'
 
-export interface ProxyOptions {
-  upstreamUrl: string
-  /** Most connections the pool opens to the upstream. */
-  connections: number
-  /** Longest wait for the upstream's response headers (and between body chunks), ms: then 504. */
-  timeoutMs: number
+export interface ProxyOptions extends Omit<ProxySettings, 'port'> {
   docsBaseUrl: string
 }
 

@@ -2,29 +2,55 @@ import { parseArgs } from 'node:util'
 
 export type OptionKind = 'port' | 'host' | 'url' | 'http-url' | 'int' | 'level' | 'secret' | 'string' | 'choice'
 
-export interface OptionSpec {
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+interface OptionBase {
   /** Flag name without dashes, e.g. `port` for --port. */
   flag: string
   env: string
-  kind: OptionKind
   description: string
-  default?: string | number
-  min?: number
-  max?: number
   required?: boolean
-  /** For kind `choice`: the accepted values. */
-  choices?: string[]
 }
 
-export type OptionValues = Record<string, string | number | undefined>
+/** One row of the option table: what the flag and variable are called, what they accept, and the default. */
+export type OptionSpec =
+  | (OptionBase & { kind: 'port' | 'int'; default?: number; min?: number; max?: number })
+  | (OptionBase & { kind: 'choice'; choices: readonly string[]; default?: string })
+  | (OptionBase & { kind: 'secret'; min: number })
+  | (OptionBase & { kind: 'host' | 'url' | 'http-url' | 'level' | 'string'; default?: string })
 
-const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+/** A row kept with its literal types (flag name, kind, choices, default), so values can be typed from it. */
+export const option = <const S extends OptionSpec>(spec: S): S => spec
+
+/** The type a row's value has once parsed. */
+type ValueOf<S extends OptionSpec> = S extends { kind: 'port' | 'int' }
+  ? number
+  : S extends { kind: 'choice'; choices: readonly (infer C)[] }
+    ? C
+    : S extends { kind: 'level' }
+      ? LogLevel
+      : string
+
+/** A row with a default or marked required always has a value after a successful parse. */
+type Always<S extends OptionSpec> = S extends { default: string | number } | { required: true } ? true : false
+
+/** The parsed values of a table of rows, keyed by flag name, typed from the rows themselves. */
+export type OptionValues<Specs extends readonly OptionSpec[]> = {
+  [S in Specs[number] as S['flag']]: Always<S> extends true ? ValueOf<S> : ValueOf<S> | undefined
+}
+
+const LEVELS = new Set<string>(LOG_LEVELS)
 
 /**
  * Reads every option from flags (which win) or the environment, checks them all and returns every problem
  * at once, so that a bad start-up says everything that is wrong in one go.
  */
-export function parseOptions(specs: OptionSpec[], argv: string[], env: NodeJS.ProcessEnv): { values: OptionValues; problems: string[] } {
+export function parseOptions<const Specs extends readonly OptionSpec[]>(
+  specs: Specs,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { values: OptionValues<Specs>; problems: string[] } {
   const problems: string[] = []
   let flags: Record<string, string | boolean | undefined> = {}
   try {
@@ -37,22 +63,27 @@ export function parseOptions(specs: OptionSpec[], argv: string[], env: NodeJS.Pr
   } catch (err) {
     problems.push((err as Error).message)
   }
-  const values: OptionValues = {}
+  const values: Record<string, string | number | undefined> = {}
   for (const spec of specs) {
     const flagValue = flags[spec.flag]
     const raw = typeof flagValue === 'string' ? flagValue : env[spec.env]
     const source = typeof flagValue === 'string' ? `--${spec.flag}` : spec.env
     if (raw === undefined || raw === '') {
       if (spec.required) problems.push(`${spec.env} (--${spec.flag}) is required: ${spec.description}`)
-      values[spec.flag] = spec.default
+      values[spec.flag] = defaultOf(spec)
       continue
     }
     const checked = check(spec, raw)
     if (typeof checked === 'object') problems.push(`${source}: ${checked.problem}`)
     else values[spec.flag] = checked
   }
-  return { values, problems }
+  // Each value was checked against its row above (check()), which is what OptionValues says of it; callers
+  // use the values only when `problems` is empty, when every required row has one.
+  return { values: values as OptionValues<Specs>, problems }
 }
+
+/** A secret has no default: it is given, or absent. */
+export const defaultOf = (spec: OptionSpec): string | number | undefined => ('default' in spec ? spec.default : undefined)
 
 function check(spec: OptionSpec, raw: string): string | number | { problem: string } {
   switch (spec.kind) {
@@ -85,9 +116,9 @@ function check(spec: OptionSpec, raw: string): string | number | { problem: stri
     case 'level':
       return LEVELS.has(raw) ? raw : { problem: `must be one of ${[...LEVELS].join(', ')}` }
     case 'secret':
-      return raw.length >= (spec.min ?? 1) ? raw : { problem: `must be at least ${spec.min} characters` }
+      return raw.length >= spec.min ? raw : { problem: `must be at least ${spec.min} characters` }
     case 'choice':
-      return spec.choices?.includes(raw) ? raw : { problem: `must be one of ${spec.choices?.join(', ')}` }
+      return spec.choices.includes(raw) ? raw : { problem: `must be one of ${spec.choices.join(', ')}` }
     case 'host':
     case 'string':
       return raw
@@ -95,9 +126,9 @@ function check(spec: OptionSpec, raw: string): string | number | { problem: stri
 }
 
 /** `--help` text for a command, from the same table the parser reads. */
-export function helpText(usage: string, summary: string, specs: OptionSpec[]): string {
+export function helpText(usage: string, summary: string, specs: readonly OptionSpec[]): string {
   const rows = specs.map((spec) => {
-    const fallback = spec.default === undefined ? (spec.required ? 'required' : '') : `default ${spec.default}`
+    const fallback = defaultOf(spec) === undefined ? (spec.required ? 'required' : '') : `default ${defaultOf(spec)}`
     return `  --${spec.flag.padEnd(22)} ${spec.env.padEnd(26)} ${spec.description}${fallback ? ` (${fallback})` : ''}`
   })
   return `${usage}\n\n${summary}\n\nOptions (flag, environment variable; flags win over the environment):\n${rows.join('\n')}\n  --help${' '.repeat(17)}${' '.repeat(27)}this text\n`

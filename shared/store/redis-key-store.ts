@@ -1,3 +1,4 @@
+import type { ReplicationSettings } from '../config/settings.js'
 import { randomBytes } from 'node:crypto'
 import { Cluster, type Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
@@ -44,7 +45,7 @@ export class RedisKeyStore implements KeyStore {
    * an acknowledged write survives a failover; if they do not confirm within `timeoutMs` the write answers
    * 503 (it may or may not survive). 0 (the default) acknowledges on the primary alone.
    */
-  constructor(redis: RedisClient, now: () => number = Date.now, private readonly replication: { waitReplicas: number; timeoutMs: number } = { waitReplicas: 0, timeoutMs: 1_000 }) {
+  constructor(redis: RedisClient, now: () => number = Date.now, private readonly replication: ReplicationSettings = { waitReplicas: 0, timeoutMs: 1_000 }) {
     redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('spendCredits', { numberOfKeys: 1, lua: SPEND_CREDITS_SCRIPT })
     redis.defineCommand('updateCredits', { numberOfKeys: 1, lua: UPDATE_CREDITS_SCRIPT })

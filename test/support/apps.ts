@@ -13,8 +13,9 @@ import { MemoryKeyStore } from '../../shared/store/memory-key-store.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import { buildVerifierApp } from '../../verifier/app.js'
-import { KeyVerifier, type SyncSettings } from '../../verifier/key-verifier.js'
-import type { GatewayPolicy } from '../../verifier/gateway-request.js'
+import type { SyncSettings } from '../../shared/config/settings.js'
+import { KeyVerifier } from '../../verifier/key-verifier.js'
+import type { GatewayPolicy } from '../../shared/config/settings.js'
 
 export const TEST_ROOT_KEY = 'test-root-key-0123456789abcdef'
 

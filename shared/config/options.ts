@@ -1,0 +1,50 @@
+import { option } from './option-spec.js'
+
+/** The option table: every flag and environment variable of every command, with its kind, limits and default. */
+
+const common = {
+  host: (fallback: string) => option({ flag: 'host', env: 'HOST', kind: 'host', default: fallback, description: 'address to listen on' }),
+  port: (fallback: number) => option({ flag: 'port', env: 'PORT', kind: 'port', default: fallback, description: 'port to listen on (0 = any free port)' }),
+  redis: option({ flag: 'redis', env: 'REDIS_URL', kind: 'url', default: 'redis://127.0.0.1:6379', description: 'Redis to keep keys in' }),
+  sentinels: option({ flag: 'redis-sentinels', env: 'REDIS_SENTINELS', kind: 'string', description: 'host:port,… of Redis Sentinels: connect to the master they name (REDIS_URL still gives password, db and TLS: rediss:// is TLS to the sentinels too)' }),
+  clusterNodes: option({ flag: 'redis-cluster-nodes', env: 'REDIS_CLUSTER_NODES', kind: 'string', description: 'host:port,… seed nodes of a Redis Cluster (REDIS_URL then only gives the password and TLS: rediss://)' }),
+  waitReplicas: option({ flag: 'redis-wait-replicas', env: 'REDIS_WAIT_REPLICAS', kind: 'int', min: 0, max: 16, default: 0, description: 'replicas every write must reach (WAIT) before it is acknowledged; set ≥ 1 with Sentinel so no acknowledged write is lost in a failover' }),
+  waitTimeout: option({ flag: 'redis-wait-timeout', env: 'REDIS_WAIT_TIMEOUT_MS', kind: 'int', min: 1, max: 60_000, default: 1_000, description: 'how long a write waits for its replicas before answering 503, ms' }),
+  sentinelName: option({ flag: 'redis-sentinel-name', env: 'REDIS_SENTINEL_NAME', kind: 'string', default: 'mymaster', description: 'name of the master the sentinels watch' }),
+  rootKey: option({ flag: 'root-key', env: 'KEYGATE_ROOT_KEY', kind: 'secret', min: 16, description: 'bootstrap root key with every permission (prefer the environment: flags show in ps)' }),
+  logLevel: option({ flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', default: 'info', description: 'fatal|error|warn|info|debug|trace|silent' }),
+  bodyLimit: option({ flag: 'body-limit', env: 'BODY_LIMIT_BYTES', kind: 'int', min: 1_024, max: 64 * 1024 * 1024, default: 1_048_576, description: 'largest request body accepted' }),
+  cacheSize: option({ flag: 'cache-size', env: 'CACHE_MAX_KEYS', kind: 'int', min: 1, max: 100_000_000, default: 1_000_000, description: 'key records the verifier cache holds' }),
+  unknownSize: option({ flag: 'unknown-cache-size', env: 'UNKNOWN_CACHE_MAX', kind: 'int', min: 1, max: 10_000_000, default: 100_000, description: 'unknown keys remembered (negative cache)' }),
+  unknownTtl: option({ flag: 'unknown-cache-ttl', env: 'UNKNOWN_CACHE_TTL_MS', kind: 'int', min: 0, max: 3_600_000, default: 10_000, description: 'how long an unknown key is remembered, ms' }),
+  pendingReads: option({ flag: 'max-pending-reads', env: 'MAX_PENDING_READS', kind: 'int', min: 1, max: 1_000_000, default: 10_000, description: 'distinct keys a verifier reads from Redis at once (cache misses in flight); past it, 503' }),
+  docsUrl: option({ flag: 'docs-url', env: 'DOCS_BASE_URL', kind: 'string', default: 'https://keygate.dev/docs', description: 'base of the `docs` link in error bodies' }),
+  maxStaleness: option({ flag: 'max-staleness', env: 'MAX_STALENESS_MS', kind: 'int', min: 100, max: 600_000, default: 5_000, description: 'longest a verifier answers from a cache it cannot confirm current, ms (the revocation bound)' }),
+  pollInterval: option({ flag: 'poll-interval', env: 'POLL_INTERVAL_MS', kind: 'int', min: 10, max: 60_000, default: 1_000, description: 'how often the verifier polls the shard revisions, ms (keep well under --max-staleness)' }),
+  onStale: option({ flag: 'on-stale', env: 'ON_STALE', kind: 'choice', choices: ['read-through', 'serve'], default: 'read-through', description: 'beyond the bound: read-through (Redis per request, 503 if down) or serve (stale cache, counted)' }),
+  keyHeader: option({ flag: 'key-header', env: 'KEY_HEADER', kind: 'string', default: 'x-api-key', description: 'header carrying the key on /v1/authorize and the proxy (Authorization: Bearer always works too)' }),
+  apiId: option({ flag: 'api-id', env: 'AUTHORIZE_API_ID', kind: 'string', description: 'api the keys must belong to on /v1/authorize and the proxy (header X-Keygate-Api-Id overrides)' }),
+  requirePermissions: option({ flag: 'require-permissions', env: 'AUTHORIZE_PERMISSIONS', kind: 'string', description: 'comma-separated permissions a key must all have there (header X-Keygate-Permissions overrides)' }),
+  cost: option({ flag: 'cost', env: 'AUTHORIZE_COST', kind: 'int', min: 0, max: 1_000_000, default: 1, description: 'credits a request costs there, for keys with credits (header X-Keygate-Cost overrides)' }),
+  upstream: option({ flag: 'upstream', env: 'UPSTREAM_URL', kind: 'http-url', description: 'reverse-proxy mode: forward requests whose key verifies to this origin' }),
+  proxyPort: option({ flag: 'proxy-port', env: 'PROXY_PORT', kind: 'port', default: 7072, description: 'port of the reverse proxy (with --upstream)' }),
+  upstreamTimeout: option({ flag: 'upstream-timeout', env: 'UPSTREAM_TIMEOUT_MS', kind: 'int', min: 10, max: 600_000, default: 30_000, description: 'longest wait for the upstream, ms (then 504)' }),
+  upstreamConnections: option({ flag: 'upstream-connections', env: 'UPSTREAM_CONNECTIONS', kind: 'int', min: 1, max: 10_000, default: 64, description: 'most connections the proxy opens to the upstream' }),
+  managementRateLimit: option({ flag: 'management-rate-limit', env: 'MANAGEMENT_RATE_LIMIT', kind: 'int', min: 0, max: 10_000_000, default: 6_000, description: 'management calls per root key per minute on each control plane (0 = no limit)' }),
+  shutdownDelay: option({ flag: 'shutdown-delay', env: 'SHUTDOWN_DELAY_MS', kind: 'int', min: 0, max: 600_000, default: 0, description: 'on SIGTERM, time to stay up while not ready before refusing requests, ms (set it to your load balancer\'s readiness period)' }),
+  shutdownGrace: option({ flag: 'shutdown-grace', env: 'SHUTDOWN_GRACE_MS', kind: 'int', min: 0, max: 600_000, default: 10_000, description: 'time to drain requests on SIGTERM, ms' }),
+}
+
+/** Every command's options, in --help order: the one table the parser, --help, check:deploy and the README test read. */
+export const specs = {
+  'control-plane': [common.port(7070), common.host('0.0.0.0'), common.redis, common.sentinels, common.sentinelName, common.clusterNodes, common.waitReplicas, common.waitTimeout, common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace] as const,
+  verifier: [common.port(7071), common.host('0.0.0.0'), common.redis, common.sentinels, common.sentinelName, common.clusterNodes, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.upstream, common.proxyPort, common.upstreamTimeout, common.upstreamConnections, common.shutdownDelay, common.shutdownGrace] as const,
+  dev: [common.port(7070), common.host('127.0.0.1'), common.rootKey, common.logLevel, common.bodyLimit, common.cacheSize, common.unknownSize, common.unknownTtl, common.pendingReads, common.docsUrl, common.maxStaleness, common.pollInterval, common.onStale, common.keyHeader, common.apiId, common.requirePermissions, common.cost, common.managementRateLimit, common.shutdownDelay, common.shutdownGrace] as const,
+  'root-key create': [
+    common.redis,
+    option({ flag: 'permissions', env: 'KEYGATE_PERMISSIONS', kind: 'string', required: true, description: "'*' or a comma-separated list such as api.*.read_key,api.api_x.update_key" }),
+    option({ flag: 'name', env: 'KEYGATE_ROOT_KEY_NAME', kind: 'string', description: 'a name to recognise the root key by' }),
+  ] as const,
+}
+
+export type CommandName = keyof typeof specs

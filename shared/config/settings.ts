@@ -1,0 +1,56 @@
+/**
+ * The groups of settings the processes are built with. Each is filled from the option table (config.ts) and
+ * taken as it is by the code it configures: one type per concept, for the CLI and the tests alike.
+ */
+
+/** The verifier's in-memory cache. */
+export interface CacheSettings {
+  /** Key records held at most. */
+  maxKeys: number
+  /** Unknown hashes remembered at most, in their own LRU so a flood of random keys cannot evict real ones. */
+  maxUnknown: number
+  /** How long an unknown hash is remembered, ms; a create event for it forgets it at once. */
+  unknownTtlMs: number
+  /** Distinct keys read from the store at once (cache misses in flight); past it, 503. Default 10,000. */
+  maxPendingReads?: number
+}
+
+/** What to do when the cache cannot be confirmed current within the bound. */
+export type OnStale = 'read-through' | 'serve'
+
+/** How the verifier keeps its cache current, and the revocation bound it keeps. */
+export interface SyncSettings {
+  /** Longest the verifier answers from a cache it cannot confirm current, ms (the revocation bound). */
+  maxStalenessMs: number
+  /** How often the shard revisions are polled, ms. */
+  pollIntervalMs: number
+  /** `read-through` (default): read every key from Redis, 503 if unreachable. `serve`: answer from the stale cache. */
+  onStale: OnStale
+}
+
+/** What a gateway-facing verifier checks unless a request header (set by the gateway) says otherwise. */
+export interface GatewayPolicy {
+  /** Header carrying the key, lower case (default x-api-key); `Authorization: Bearer` always works too. */
+  keyHeader: string
+  apiId?: string | undefined
+  permissions?: readonly string[] | undefined
+  /** Credits a request costs, for keys with credits. */
+  cost: number
+}
+
+/** Reverse-proxy mode of the verifier. */
+export interface ProxySettings {
+  /** The upstream's origin (no path: paths pass through as requested). */
+  upstreamUrl: string
+  port: number
+  /** Longest wait for the upstream's response headers (and between body chunks), ms: then 504. */
+  timeoutMs: number
+  /** Most connections the pool opens to the upstream. */
+  connections: number
+}
+
+/** Replicas every write must reach (Redis WAIT) before it is acknowledged. */
+export interface ReplicationSettings {
+  waitReplicas: number
+  timeoutMs: number
+}
