@@ -15,7 +15,7 @@ COPY control-plane ./control-plane
 COPY verifier ./verifier
 # tsc writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable.
 RUN npm run build \
- && chmod 0755 dist/shared/cli/keygate.js \
+ && chmod 0755 dist/cli/keygate.js \
  && npm prune --omit=dev --omit=optional --no-audit --no-fund \
  && npm cache clean --force
 
@@ -26,7 +26,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-RUN ln -s /app/dist/shared/cli/keygate.js /usr/local/bin/keygate
+RUN ln -s /app/dist/cli/keygate.js /usr/local/bin/keygate
 # The image's `node` user, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
 USER 1000:1000
 # 7070 control plane (and dev), 7071 verifier, 7072 the verifier's reverse proxy (with UPSTREAM_URL).

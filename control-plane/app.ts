@@ -2,13 +2,9 @@ import type { Clock } from '../shared/clock.js'
 import { buildServer, type KeygateServer, type ServerBase } from '../shared/http/build-server.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
-import type { KeyVerifier } from '../verifier/key-verifier.js'
-import { registerVerifyKey } from '../verifier/verify-key-route.js'
-import { registerAuthorize } from '../verifier/authorize-route.js'
-import type { GatewayPolicy } from '../shared/config/settings.js'
 import { AuditLog } from './audit-log.js'
 import { limitManagementCalls } from './management-rate-limit.js'
-import { KeyWrites } from './key-writes.js'
+import { KeyWrites, type WriteListener } from './key-writes.js'
 import { RootKeyAuth } from './root-key-auth.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
 import { registerDeleteApi } from './routes/apis-delete-api.js'
@@ -30,17 +26,22 @@ import { registerOpenApi } from './openapi/openapi-plugin.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
-  /** Answers keys.verifyKey on the control plane through the verifier's own code path. */
-  verifier: KeyVerifier
   clock: Clock
   bootstrapRootKey: string | undefined
   /** Management calls per root key per minute (0 or absent: no limit). */
-  managementRateLimit?: number
-  /** Only `keygate dev` serves forward-auth next to the management API. */
-  gateway?: GatewayPolicy
+  managementRateLimit?: number | undefined
+  /** Told of every write as soon as the store has it: the process's verifier, for read-your-writes. */
+  onWrite: WriteListener
+  /** Why something else in the process (its verifier's sync) keeps it from serving correctly, or []. */
+  notReadyReasons?: () => string[]
+  /** Routes served without a root key beside liveness (keys.verifyKey; forward-auth in dev). */
+  publicRoutes?: (app: KeygateServer) => void
 }
 
-/** The control plane's HTTP surface. Never listens: control-plane/main.ts does, tests inject. */
+/**
+ * The control plane's HTTP surface. Never listens: cli/control-plane-command.ts does, tests inject. What it
+ * needs of a verifier is handed in by the composition root (cli/assemble-control-plane.ts).
+ */
 export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const storeReady = storeReadiness(deps.store)
   const app = buildServer({
@@ -48,13 +49,13 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     logRequests: true,
     notReadyReasons: async () => [
       ...(await storeReady()),
-      ...deps.verifier.notReadyReasons(),
+      ...(deps.notReadyReasons?.() ?? []),
     ],
   })
   const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey)
   const audit = new AuditLog(deps.store, deps.clock, deps.log)
   const routeDeps = { store: deps.store, auth, audit, clock: deps.clock, log: deps.log }
-  const writes = new KeyWrites(routeDeps, (write) => deps.verifier.applyChange(write.event))
+  const writes = new KeyWrites(routeDeps, deps.onWrite)
   app.decorateRequest('principal', null)
   registerOpenApi(app)
   // Management routes: the root key is checked before the body is even parsed (401 before 400).
@@ -82,8 +83,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {
     registerLiveness(open, routeDeps)
-    registerVerifyKey(open, deps.verifier)
-    if (deps.gateway) registerAuthorize(open, deps.verifier, deps.gateway)
+    deps.publicRoutes?.(open)
   })
   return app
 }

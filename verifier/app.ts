@@ -12,7 +12,7 @@ export interface VerifierAppDeps extends ServerBase {
   gateway: GatewayPolicy
 }
 
-/** The verifier's HTTP surface. Never listens: verifier/main.ts does, tests inject. */
+/** The verifier's HTTP surface. Never listens: cli/verifier-command.ts does, tests inject. */
 export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   const storeReady = storeReadiness(deps.store)
   const app = buildServer({

@@ -4,7 +4,7 @@ import { freePort } from '../../test/support/free-port.js'
 import { waitFor } from '../../test/support/wait-for.js'
 import { pinned, SERVER_CORE } from './cores.js'
 
-export const KEYGATE_CLI = fileURLToPath(new URL('../../shared/cli/keygate.js', import.meta.url))
+export const KEYGATE_CLI = fileURLToPath(new URL('../../cli/keygate.js', import.meta.url))
 /** A bench server script compiled next to this file (bench/servers/NAME.ts). */
 export const benchServer = (name: string) => fileURLToPath(new URL(`../servers/${name}.js`, import.meta.url))
 

@@ -342,15 +342,15 @@ describe('planted faults in the Dockerfile', () => {
   })
 
   it('an ENTRYPOINT whose program is not in the build output', () => {
-    const problems = problemsOfDockerfile(dockerfileWith('ln -s /app/dist/shared/cli/keygate.js', 'ln -s /app/dist/cli/keygate.js'))
+    const problems = problemsOfDockerfile(dockerfileWith('ln -s /app/dist/cli/keygate.js', 'ln -s /app/dist/bin/keygate.js'))
     expect(problems).toEqual([
-      expect.stringMatching(/ENTRYPOINT runs \/app\/dist\/cli\/keygate\.js, which the build makes from dist\/cli\/keygate\.js: not found in /),
-      expect.stringContaining('ENTRYPOINT runs /app/dist/cli/keygate.js by its shebang, but no RUN chmod makes it executable'),
+      expect.stringMatching(/ENTRYPOINT runs \/app\/dist\/bin\/keygate\.js, which the build makes from dist\/bin\/keygate\.js: not found in /),
+      expect.stringContaining('ENTRYPOINT runs /app/dist/bin/keygate.js by its shebang, but no RUN chmod makes it executable'),
     ])
   })
 
   it('an ENTRYPOINT that is not executable, in shell form, or linked nowhere', () => {
-    expect(problemsOfDockerfile(dockerfileWith(' && chmod 0755 dist/shared/cli/keygate.js \\\n', ' \\\n'))).toEqual([
+    expect(problemsOfDockerfile(dockerfileWith(' && chmod 0755 dist/cli/keygate.js \\\n', ' \\\n'))).toEqual([
       expect.stringContaining('by its shebang, but no RUN chmod makes it executable (tsc writes 0644)'),
     ])
     expect(problemsOfDockerfile(dockerfileWith('ENTRYPOINT ["keygate"]', 'ENTRYPOINT keygate'))).toEqual([
@@ -372,7 +372,7 @@ describe('planted faults in the Dockerfile', () => {
     const withoutDist = problemsOfDockerfile(dockerfileWith('COPY --from=build /app/dist ./dist\n', ''))
     expect(withoutDist).toEqual([
       expect.stringContaining('the final stage copies no dist to /app/dist: the compiled server'),
-      expect.stringContaining('ENTRYPOINT runs /app/dist/shared/cli/keygate.js, which no COPY puts in the final stage'),
+      expect.stringContaining('ENTRYPOINT runs /app/dist/cli/keygate.js, which no COPY puts in the final stage'),
     ])
     expect(withoutDist[0]).toEqual(from)
   })

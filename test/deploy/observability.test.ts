@@ -9,7 +9,7 @@ import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitorin
 import { pino } from 'pino'
 import { verifierConfig } from '../../shared/config/config.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
-import { startVerifier } from '../../verifier/main.js'
+import { startVerifier } from '../../cli/verifier-command.js'
 import { startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 import { startEchoUpstream, type EchoUpstream } from '../support/echo-upstream.js'
 import { freePort } from '../support/free-port.js'

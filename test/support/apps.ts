@@ -1,20 +1,19 @@
 import { pino, type Logger } from 'pino'
 import { Writable } from 'node:stream'
-import { buildControlPlaneApp } from '../../control-plane/app.js'
-import { monotonicClock, type Clock } from '../../shared/clock.js'
+import { assembleControlPlane } from '../../cli/assemble-control-plane.js'
+import { assembleVerifier, type ProcessParts } from '../../cli/assemble-verifier.js'
+import { monotonicClock, systemClock, type Clock } from '../../shared/clock.js'
 import type { ChangeFeed } from '../../shared/feed/change-feed.js'
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
 import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
-import { createMetricsRegistry } from '../../shared/http/metrics-registry.js'
 import { loggerOptions } from '../../shared/logger.js'
 import type { KeyStore } from '../../shared/store/key-store.js'
 import { MemoryKeyStore } from '../../shared/store/memory-key-store.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
-import { buildVerifierApp } from '../../verifier/app.js'
 import type { SyncSettings } from '../../shared/config/settings.js'
-import { KeyVerifier } from '../../verifier/key-verifier.js'
+import type { KeyVerifier } from '../../verifier/key-verifier.js'
 import type { GatewayPolicy } from '../../shared/config/settings.js'
 
 export const TEST_ROOT_KEY = 'test-root-key-0123456789abcdef'
@@ -63,6 +62,7 @@ export interface TestServer {
 
 const cache = { maxKeys: 10_000, maxUnknown: 1_000, unknownTtlMs: 10_000 }
 export const DEFAULT_SYNC: SyncSettings = { maxStalenessMs: 5_000, pollIntervalMs: 1_000, onStale: 'read-through' }
+const SERVER = { bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs' }
 
 export interface TestServerOptions {
   redisUrl?: string
@@ -74,30 +74,44 @@ export interface TestServerOptions {
   managementRateLimit?: number
 }
 
-/** A control plane (with its verifyKey) on its own store connection, ready to inject into. */
-export async function startTestControlPlane(options: TestServerOptions = {}): Promise<TestServer> {
+/** The parts a test server is assembled on: the test's clock, when it has one, moves both clocks. */
+async function partsOf(options: TestServerOptions): Promise<{ backend: Backend; parts: ProcessParts<KeyStore> }> {
   const backend = options.backend ?? (await openBackend(options.redisUrl))
-  const log = options.log ?? pino({ level: 'silent' })
-  const clock = options.clock ?? { now: () => Date.now() }
-  const metrics = createMetricsRegistry('control-plane')
-  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock, elapsed: options.clock ?? monotonicClock, log, registry: metrics.registry, cache, sync: { ...DEFAULT_SYNC, ...options.sync } })
-  await verifier.start()
-  const app = buildControlPlaneApp({
-    store: backend.store, verifier, clock, log, metrics, bootstrapRootKey: TEST_ROOT_KEY, bodyLimitBytes: 1_048_576,
-    docsBaseUrl: 'https://keygate.dev/docs', managementRateLimit: options.managementRateLimit,
-  })
-  await app.ready()
-  return { app, verifier, backend, close: async () => { verifier.stop(); await app.close(); if (!options.backend) await backend.close() } }
+  const parts = {
+    store: backend.store,
+    feed: backend.feed,
+    clock: options.clock ?? systemClock,
+    elapsed: options.clock ?? monotonicClock,
+    log: options.log ?? pino({ level: 'silent' }),
+  }
+  return { backend, parts }
 }
 
-/** A verifier on its own store connection and feed subscription. */
-export async function startTestVerifier(options: TestServerOptions = {}): Promise<TestServer> {
-  const backend = options.backend ?? (await openBackend(options.redisUrl))
-  const log = options.log ?? pino({ level: 'silent' })
-  const metrics = createMetricsRegistry('verifier')
-  const verifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock: options.clock ?? { now: () => Date.now() }, elapsed: options.clock ?? monotonicClock, log, registry: metrics.registry, cache, sync: { ...DEFAULT_SYNC, ...options.sync } })
+/** A control plane (with its verifyKey) on its own store connection, assembled as the CLI does, ready to inject into. */
+export async function startTestControlPlane(options: TestServerOptions = {}): Promise<TestServer> {
+  const { backend, parts } = await partsOf(options)
+  const { app, verifier } = assembleControlPlane(parts, {
+    ...SERVER,
+    cache,
+    sync: { ...DEFAULT_SYNC, ...options.sync },
+    bootstrapRootKey: TEST_ROOT_KEY,
+    managementRateLimit: options.managementRateLimit,
+  })
   await verifier.start()
-  const app = buildVerifierApp({ verifier, store: backend.store, log, metrics, bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs', gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } })
   await app.ready()
-  return { app, verifier, backend, close: async () => { verifier.stop(); await app.close(); if (!options.backend) await backend.close() } }
+  return { app, verifier, backend, close: async () => { await app.close(); if (!options.backend) await backend.close() } }
+}
+
+/** A verifier on its own store connection and feed subscription, assembled as the CLI does. */
+export async function startTestVerifier(options: TestServerOptions = {}): Promise<TestServer> {
+  const { backend, parts } = await partsOf(options)
+  const { app, verifier } = assembleVerifier(parts, {
+    ...SERVER,
+    cache,
+    sync: { ...DEFAULT_SYNC, ...options.sync },
+    gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway },
+  })
+  await verifier.start()
+  await app.ready()
+  return { app, verifier, backend, close: async () => { await app.close(); if (!options.backend) await backend.close() } }
 }

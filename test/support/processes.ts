@@ -5,7 +5,7 @@ import { freePort } from './free-port.js'
 import { waitFor } from './wait-for.js'
 
 /** The built CLI: end-to-end tests run what users run (`npm test` builds first). */
-export const CLI = fileURLToPath(new URL('../../dist/shared/cli/keygate.js', import.meta.url))
+export const CLI = fileURLToPath(new URL('../../dist/cli/keygate.js', import.meta.url))
 
 export interface KeygateProcess {
   url: string

@@ -1,0 +1,61 @@
+import type { CacheSettings, GatewayPolicy, SyncSettings } from '../shared/config/settings.js'
+import type { KeygateServer } from '../shared/http/build-server.js'
+import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
+import type { KeyStore } from '../shared/store/key-store.js'
+import { buildControlPlaneApp } from '../control-plane/app.js'
+import { registerAuthorize } from '../verifier/authorize-route.js'
+import type { KeyVerifier } from '../verifier/key-verifier.js'
+import { registerVerifyKey } from '../verifier/verify-key-route.js'
+import { keyVerifierOf, type ProcessParts } from './assemble-verifier.js'
+
+export interface ControlPlaneSettings {
+  bodyLimitBytes: number
+  docsBaseUrl: string
+  cache: CacheSettings
+  sync: SyncSettings
+  /** KEYGATE_ROOT_KEY: a root key with every permission, compared by hash. */
+  bootstrapRootKey: string | undefined
+  /** Management calls per root key per minute (0 or absent: no limit). */
+  managementRateLimit?: number | undefined
+  /** `keygate dev` only: forward-auth (/v1/authorize) next to the management API. */
+  gateway?: GatewayPolicy | undefined
+  /** The `service` label of its metrics. */
+  service?: 'control-plane' | 'dev'
+}
+
+export interface AssembledControlPlane {
+  /** The management API, keys.verifyKey, health and metrics. Not listening yet. */
+  app: KeygateServer
+  /** Answers the control plane's keys.verifyKey; told of each write the control plane makes. */
+  verifier: KeyVerifier
+}
+
+/**
+ * The control plane, wired: the management app on the store, and a key verifier of its own that serves
+ * keys.verifyKey (and, in dev, forward-auth) through the verifier's code path. The app knows the verifier
+ * only as what it hands over here: a write listener (read-your-writes), readiness, and public routes.
+ * Nothing is started: the caller starts the verifier's sync and listens. Closing the app stops the verifier.
+ */
+export function assembleControlPlane(parts: ProcessParts<KeyStore>, settings: ControlPlaneSettings): AssembledControlPlane {
+  const metrics = createMetricsRegistry(settings.service ?? 'control-plane')
+  const verifier = keyVerifierOf(parts, settings, metrics.registry)
+  const { gateway } = settings
+  const app = buildControlPlaneApp({
+    store: parts.store,
+    clock: parts.clock,
+    log: parts.log,
+    metrics,
+    bodyLimitBytes: settings.bodyLimitBytes,
+    docsBaseUrl: settings.docsBaseUrl,
+    bootstrapRootKey: settings.bootstrapRootKey,
+    managementRateLimit: settings.managementRateLimit,
+    onWrite: (write) => verifier.applyChange(write.event),
+    notReadyReasons: () => verifier.notReadyReasons(),
+    publicRoutes: (open) => {
+      registerVerifyKey(open, verifier)
+      if (gateway) registerAuthorize(open, verifier, gateway)
+    },
+  })
+  app.addHook('onClose', async () => verifier.stop())
+  return { app, verifier }
+}

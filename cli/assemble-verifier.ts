@@ -1,0 +1,83 @@
+import type { Logger } from 'pino'
+import type { Clock } from '../shared/clock.js'
+import type { GatewayPolicy, CacheSettings, ProxySettings, SyncSettings } from '../shared/config/settings.js'
+import type { ChangeFeed } from '../shared/feed/change-feed.js'
+import type { KeygateServer } from '../shared/http/build-server.js'
+import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
+import type { VerifierStore } from '../shared/store/verifier-store.js'
+import { buildVerifierApp } from '../verifier/app.js'
+import { KeyVerifier } from '../verifier/key-verifier.js'
+import { createReverseProxy, type ReverseProxy } from '../verifier/proxy-server.js'
+
+/** What a process is assembled on. Whoever opened the store and feed (a command, a test) closes them. */
+export interface ProcessParts<Store> {
+  store: Store
+  feed: ChangeFeed
+  /** Wall clock, for expiry and rate-limit windows. */
+  clock: Clock
+  /** Monotonic clock, for the staleness bound. */
+  elapsed: Clock
+  log: Logger
+}
+
+export interface VerifierSettings {
+  bodyLimitBytes: number
+  docsBaseUrl: string
+  cache: CacheSettings
+  sync: SyncSettings
+  gateway: GatewayPolicy
+  /** Reverse-proxy mode. */
+  proxy?: ProxySettings | undefined
+}
+
+export interface AssembledVerifier {
+  /** verifyKey, /v1/authorize, health and metrics. Not listening yet. */
+  app: KeygateServer
+  verifier: KeyVerifier
+  /** Reverse-proxy mode: its server, not listening yet. */
+  proxy: ReverseProxy | undefined
+}
+
+/**
+ * The verifier sidecar, wired: the key verifier on the store and feed, its HTTP app, and the reverse proxy
+ * when configured. Nothing is started: the caller starts the verifier's sync and listens. Closing the app
+ * closes the proxy and stops the verifier's background work.
+ */
+export function assembleVerifier(parts: ProcessParts<VerifierStore>, settings: VerifierSettings): AssembledVerifier {
+  const { store, log } = parts
+  const metrics = createMetricsRegistry('verifier')
+  const verifier = keyVerifierOf(parts, settings, metrics.registry)
+  const app = buildVerifierApp({
+    verifier,
+    store,
+    log,
+    metrics,
+    bodyLimitBytes: settings.bodyLimitBytes,
+    docsBaseUrl: settings.docsBaseUrl,
+    gateway: settings.gateway,
+  })
+  const proxy =
+    settings.proxy &&
+    createReverseProxy({
+      verifier,
+      policy: settings.gateway,
+      log: log.child({ component: 'proxy' }),
+      registry: metrics.registry,
+      options: { ...settings.proxy, docsBaseUrl: settings.docsBaseUrl },
+    })
+  app.addHook('onClose', async () => {
+    await proxy?.close()
+    verifier.stop()
+  })
+  return { app, verifier, proxy }
+}
+
+/** The one place a KeyVerifier is made, for the verifier and for the control plane's own verifyKey. */
+export function keyVerifierOf(
+  parts: ProcessParts<VerifierStore>,
+  settings: Pick<VerifierSettings, 'cache' | 'sync'>,
+  registry: ReturnType<typeof createMetricsRegistry>['registry'],
+): KeyVerifier {
+  const { store, feed, clock, elapsed, log } = parts
+  return new KeyVerifier({ store, feed, clock, elapsed, log, registry, cache: settings.cache, sync: settings.sync })
+}

@@ -1,0 +1,32 @@
+import type { Logger } from 'pino'
+import { monotonicClock, systemClock } from '../shared/clock.js'
+import { controlPlaneConfig, type ControlPlaneConfig } from '../shared/config/config.js'
+import type { KeygateServer } from '../shared/http/build-server.js'
+import { closeGracefully } from '../shared/http/graceful-shutdown.js'
+import { createLogger } from '../shared/logger.js'
+import { openRedisBackend } from '../shared/store/redis-backend.js'
+import { redactUrl } from '../shared/store/redis-connection.js'
+import { assembleControlPlane } from './assemble-control-plane.js'
+
+/** `keygate control-plane`: the management API on Redis. Listens at once; /readyz says when it can serve. */
+export async function startControlPlane(config: ControlPlaneConfig, log: Logger): Promise<KeygateServer> {
+  const backend = openRedisBackend(config.redisUrl, 'control-plane', config.redisTarget, config.replication)
+  const { app, verifier } = assembleControlPlane(
+    { store: backend.store, feed: backend.feed, clock: systemClock, elapsed: monotonicClock, log },
+    { ...config, bootstrapRootKey: config.rootKey },
+  )
+  // Registered after the assembly's own hook: the verifier stops before its connections close.
+  app.addHook('onClose', backend.close)
+  verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
+  await app.listen({ port: config.port, host: config.host })
+  log.info({ redis: redactUrl(config.redisUrl), bootstrapRootKey: config.rootKey !== undefined }, 'control plane started')
+  return app
+}
+
+export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
+  const config = controlPlaneConfig(argv, env)
+  const log = createLogger(config.logLevel, 'control-plane')
+  const app = await startControlPlane(config, log)
+  closeGracefully(log, config.shutdownGraceMs, config.shutdownDelayMs, app)
+  return 'serving'
+}

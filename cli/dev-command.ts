@@ -1,0 +1,59 @@
+import type { Logger } from 'pino'
+import { monotonicClock, systemClock } from '../shared/clock.js'
+import { devConfig, type DevConfig } from '../shared/config/config.js'
+import { MemoryChangeFeed } from '../shared/feed/memory-change-feed.js'
+import type { KeygateServer } from '../shared/http/build-server.js'
+import { closeGracefully } from '../shared/http/graceful-shutdown.js'
+import { generateRootKey } from '../shared/key-material.js'
+import { createLogger } from '../shared/logger.js'
+import { MemoryKeyStore } from '../shared/store/memory-key-store.js'
+import { assembleControlPlane } from './assemble-control-plane.js'
+
+export interface DevServer {
+  app: KeygateServer
+  url: string
+  /** The root key to use: KEYGATE_ROOT_KEY, or one made for this run. */
+  rootKey: string
+  rootKeyGenerated: boolean
+}
+
+/**
+ * `keygate dev`: control plane and verifier endpoints in one process over the in-memory store and feed.
+ * No Redis; everything is gone when it exits.
+ */
+export async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
+  const feed = new MemoryChangeFeed()
+  const store = new MemoryKeyStore(feed)
+  const rootKey = config.rootKey ?? generateRootKey().key
+  const { app, verifier } = assembleControlPlane(
+    { store, feed, clock: systemClock, elapsed: monotonicClock, log },
+    { ...config, bootstrapRootKey: rootKey, service: 'dev' },
+  )
+  app.addHook('onClose', async () => {
+    await feed.close()
+    await store.close()
+  })
+  await verifier.start()
+  await app.listen({ port: config.port, host: config.host })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  return { app, url, rootKey, rootKeyGenerated: config.rootKey === undefined }
+}
+
+export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
+  const config = devConfig(argv, env)
+  const log = createLogger(config.logLevel, 'dev')
+  const dev = await startDev(config, log)
+  closeGracefully(log, config.shutdownGraceMs, config.shutdownDelayMs, dev.app)
+  process.stdout.write(
+    `\nKeygate dev server (in-memory store, no Redis; data is lost on exit)\n` +
+      `  URL:      ${dev.url}\n` +
+      `  API docs: ${dev.url}/docs\n` +
+      `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n\n` +
+      `Try: curl -s -X POST ${dev.url}/v1/apis.createApi -H "Authorization: Bearer $ROOT_KEY" ` +
+      `-H 'Content-Type: application/json' -d '{"name":"my-api"}'\n\n`,
+  )
+  return 'serving'
+}

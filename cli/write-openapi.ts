@@ -1,0 +1,33 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { pino } from 'pino'
+import { monotonicClock, systemClock } from '../shared/clock.js'
+import { devConfig } from '../shared/config/config.js'
+import { MemoryChangeFeed } from '../shared/feed/memory-change-feed.js'
+import { MemoryKeyStore } from '../shared/store/memory-key-store.js'
+import { assembleControlPlane } from './assemble-control-plane.js'
+
+/**
+ * Writes the OpenAPI document the control plane serves at /openapi.json to a file (`npm run lint:openapi`, or
+ * to publish it). Taken from a control plane assembled as `keygate dev` assembles it, never listening: the
+ * document depends on the routes, not on the store.
+ */
+const out = process.argv[2] ?? 'openapi.json'
+const config = devConfig([], {})
+const feed = new MemoryChangeFeed()
+const store = new MemoryKeyStore(feed)
+const { app } = assembleControlPlane(
+  { store, feed, clock: systemClock, elapsed: monotonicClock, log: pino({ level: 'silent' }) },
+  { ...config, bootstrapRootKey: undefined, service: 'dev' },
+)
+try {
+  const response = await app.inject({ method: 'GET', url: '/openapi.json' })
+  if (response.statusCode !== 200) throw new Error(`GET /openapi.json answered ${response.statusCode}`)
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, `${JSON.stringify(response.json(), null, 2)}\n`)
+  console.log(`wrote ${out}`)
+} finally {
+  await app.close()
+  await feed.close()
+  await store.close()
+}
