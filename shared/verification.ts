@@ -1,7 +1,7 @@
 import { satisfies, type PermissionQuery } from './permission-query.js'
 import type { KeyRecord } from './records.js'
 
-/** Verdict codes in the order they are checked (../shared/API.md). */
+/** Verdict codes in the order they are checked (README.md, "API": verifyKey's codes). */
 export type VerdictCode =
   | 'NOT_FOUND' | 'DISABLED' | 'FORBIDDEN' | 'EXPIRED' | 'INSUFFICIENT_PERMISSIONS' | 'RATE_LIMITED'
   | 'USAGE_EXCEEDED' | 'VALID'
@@ -34,9 +34,9 @@ export interface Verdict {
   environment?: string
   permissions?: string[]
   roles?: string[]
-  /** Credits left (keys with credits: a later version). */
+  /** Credits left, for a key that carries credits. */
   remaining?: number
-  /** The key's rate limit state (a later version). */
+  /** The state of the key's own rate limit, for a key that has one. */
   ratelimit?: { limit: number; remaining: number; reset: number }
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
 import { ApiError, StoreUnavailableError, type ErrorCode } from '../shared/errors.js'
+import { errorBody } from '../shared/http/error-body.js'
 import { requestIdOf } from '../shared/http/request-id.js'
 import type { GatewayPolicy, ProxySettings } from '../shared/config/settings.js'
 import { readGatewayRequest } from './gateway-request.js'
@@ -52,7 +53,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       res.destroy()
       return
     }
-    const body = JSON.stringify({ error: { code: error.code, message: error.message, docs: `${options.docsBaseUrl}/errors/${error.code}`, requestId } })
+    const body = JSON.stringify(errorBody(error, requestId, options.docsBaseUrl))
     res.writeHead(error.statusCode, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId })
     res.end(body)
   }

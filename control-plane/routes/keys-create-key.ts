@@ -10,7 +10,7 @@ import { checkRefill } from '../refill-rules.js'
 import { rateLimitOf } from '../rate-limit-body.js'
 import { checkMeta } from '../meta-limits.js'
 import { nameSet } from '../name-set.js'
-import { notRecoverable, ownerIdOf, refuseNotYetSupported } from '../not-yet-supported.js'
+import { notRecoverable, ownerIdOf } from '../v1-field-rules.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { CreateKeyBody } from '../schemas/key-schemas.js'
 
@@ -21,7 +21,6 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     const principal = principalOf(request)
     const body = request.body
     requirePermission(principal, body.apiId, 'create_key')
-    refuseNotYetSupported(body)
     if (body.recoverable) throw notRecoverable()
     checkMeta(body.meta)
     checkExpires(body.expires, deps.clock.now())

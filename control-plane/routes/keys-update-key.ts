@@ -6,7 +6,7 @@ import { checkExpires } from '../expires.js'
 import { checkRefill } from '../refill-rules.js'
 import { rateLimitOf } from '../rate-limit-body.js'
 import { checkMeta } from '../meta-limits.js'
-import { ownerIdOf, refuseNotYetSupported } from '../not-yet-supported.js'
+import { ownerIdOf } from '../v1-field-rules.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { EmptyResponse, UpdateKeyBody } from '../schemas/key-schemas.js'
 
@@ -20,7 +20,6 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     const write = await writes.updateKey(body.keyId, patch, (record) => {
       before = record
       requirePermission(principal, record.apiId, 'update_key')
-      refuseNotYetSupported(body)
       checkMeta(body.meta)
       checkExpires(body.expires, deps.clock.now())
       checkRefill(body.refill, body.remaining === undefined ? record.remaining !== undefined : body.remaining !== null)

@@ -45,10 +45,6 @@ export const RateLimitBody = Type.Object(
 /** Unix milliseconds; up to year 2286, so that a seconds value sent by mistake is caught by the future check. */
 const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999 })
 
-/** Fields of Unkey's v1 schemas that a later Keygate version implements: known (no "unknown field"), refused for now. */
-export const NOT_YET_SUPPORTED = [] as const
-const notYetSupported = Object.fromEntries(NOT_YET_SUPPORTED.map((field) => [field, Type.Optional(Type.Unknown())]))
-
 export const CreateKeyBody = Type.Object(
   {
     apiId: Id,
@@ -67,7 +63,6 @@ export const CreateKeyBody = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     environment: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.environmentLength })),
     recoverable: Type.Optional(Type.Boolean()),
-    ...notYetSupported,
   },
   { additionalProperties: false },
 )
@@ -87,7 +82,6 @@ export const UpdateKeyBody = Type.Object(
     permissions: Type.Optional(Names),
     roles: Type.Optional(Names),
     enabled: Type.Optional(Type.Boolean()),
-    ...notYetSupported,
   },
   { additionalProperties: false },
 )

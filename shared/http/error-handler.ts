@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { errorBody } from './error-body.js'
 import { newRequestId } from './request-id.js'
 import { ApiError, ERRORS, StoreUnavailableError, WriteConflictError, type ErrorCode } from '../errors.js'
 
@@ -38,9 +39,7 @@ export function renderError(error: ApiError, request: FastifyRequest, reply: Fas
   reply.header('x-request-id', request.id)
   if (error.headers) reply.headers(error.headers)
   if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
-  return reply.code(error.statusCode).type('application/json').send({
-    error: { code: error.code, message: error.message, docs: `${docsBaseUrl}/errors/${error.code}`, requestId: request.id },
-  })
+  return reply.code(error.statusCode).type('application/json').send(errorBody(error, request.id, docsBaseUrl))
 }
 
 /** Says why a request matched no route: 405 (with Allow) on a known path, 404 otherwise. */
@@ -89,7 +88,7 @@ export function clientErrorHandler(docsBaseUrl: string) {
         ? new ApiError('REQUEST_HEADER_FIELDS_TOO_LARGE', 'the request headers are larger than the limit')
         : new ApiError('BAD_REQUEST', 'the request is not well-formed HTTP')
     const requestId = newRequestId()
-    const body = JSON.stringify({ error: { code: error.code, message: error.message, docs: `${docsBaseUrl}/errors/${error.code}`, requestId } })
+    const body = JSON.stringify(errorBody(error, requestId, docsBaseUrl))
     socket.end(
       `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import fastJson from 'fast-json-stringify'
 import secureJson from 'secure-json-parse'
 import { ApiError } from '../errors.js'
+import { errorBody } from './error-body.js'
 import { toApiError } from './error-handler.js'
 import { requestIdOf } from './request-id.js'
 import { compileBodyValidator, schemaErrorFormatter } from './validation.js'
@@ -61,7 +62,7 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
     const error = toApiError(err)
     if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, 'store unavailable')
     else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
-    const body = JSON.stringify({ error: { code: error.code, message: error.message, docs: `${context.docsBaseUrl}/errors/${error.code}`, requestId } })
+    const body = JSON.stringify(errorBody(error, requestId, context.docsBaseUrl))
     send(res, error.statusCode, body, requestId, started, error.headers)
   }
 

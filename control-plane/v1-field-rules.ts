@@ -1,12 +1,6 @@
 import { ApiError, badRequest } from '../shared/errors.js'
-import { NOT_YET_SUPPORTED } from './schemas/key-schemas.js'
 
-/** Fields of Unkey's v1 createKey/updateKey that this version does not implement yet: a clear 400, never ignored. */
-export function refuseNotYetSupported(body: Record<string, unknown>): void {
-  for (const field of NOT_YET_SUPPORTED) {
-    if (body[field] !== undefined) throw badRequest(`${field}: is not supported by this Keygate version yet`)
-  }
-}
+/** Rules on Unkey v1 request fields that a schema cannot say: deprecated aliases, and what Keygate refuses by design. */
 
 /** `ownerId` is the deprecated alias of `externalId`; both may be sent only if they agree. */
 export function ownerIdOf(body: { externalId?: string | null; ownerId?: string | null }): string | null | undefined {
