@@ -1,0 +1,318 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OPERATIONS } from '../../control-plane/openapi/operations.js'
+import type { Action } from '../../control-plane/root-key-auth.js'
+import { newId } from '../../shared/ids.js'
+import { generateRootKey } from '../../shared/key-material.js'
+import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
+import { useRedisServer } from '../support/redis-server.js'
+
+/**
+ * Security of every management route, from one table: each operation of OPERATIONS marked `rootKey: true`
+ * must refuse a missing, a wrong and an under-privileged root key, and take a good one. The operations are
+ * listed from OPERATIONS, not from the table, so a new route without a row fails here instead of going
+ * untested (and openapi.test.ts ties OPERATIONS to the server's real routes).
+ */
+
+/** What v1 answers a caller it cannot authenticate. A later issue moves v1 to 403: change it here only. */
+const UNAUTHENTICATED_STATUS = 401
+const UNAUTHENTICATED_CODE = 'UNAUTHORIZED'
+const FORBIDDEN_STATUS = 403
+const FORBIDDEN_CODE = 'INSUFFICIENT_PERMISSIONS'
+
+/** Every root-key action. A Record, so that a new Action fails the typecheck until it is listed here. */
+const ACTION_LIST: Record<Action, true> = {
+  create_api: true, read_api: true, delete_api: true, create_key: true, read_key: true, update_key: true, delete_key: true, read_analytics: true,
+}
+const ACTIONS = Object.keys(ACTION_LIST) as Action[]
+
+/** Made fresh for every test, so that a destructive call (delete, reroll) never spoils another test. */
+interface Fixture {
+  /** The api the call is about. */
+  apiId: string
+  /** A key of that api, with credits, a permission and a role (so that every write has something to change). */
+  keyId: string
+  /** That key in plaintext: an ordinary key, which must never pass as a root key. */
+  key: string
+}
+
+type Method = 'GET' | 'POST'
+/** A request without its URL: the URL is made from the operation id, so a row cannot call another route. */
+type Call = { method: 'GET'; query: Record<string, string> } | { method: 'POST'; body: object }
+interface Request { method: Method | 'HEAD'; url: string; body?: unknown }
+
+/**
+ * A permission a route needs: an action on the fixture's api (`read_key`), an action on every api
+ * (`*.create_api`: only `api.*.create_api` or `*` hold it), or `*` itself (admin).
+ */
+type Need = Action | `*.${Action}` | '*'
+
+interface Row {
+  /** Every permission the route needs; a root key lacking any one of them gets 403. */
+  needs: Need[]
+  /** A call that succeeds (200) for a root key with `*`. */
+  call: (fixture: Fixture) => Call
+}
+
+const get = (query: Record<string, string> = {}): Call => ({ method: 'GET', query })
+const post = (body: object): Call => ({ method: 'POST', body })
+
+const FIXTURE_PERMISSION = 'documents.read'
+const FIXTURE_ROLE = 'reader'
+
+/** The table: one row per management operation (checked against OPERATIONS below). */
+const TABLE: Record<string, Row> = {
+  'apis.createApi': { needs: ['*.create_api'], call: () => post({ name: 'made by the security table' }) },
+  'apis.getApi': { needs: ['read_api'], call: (f) => get({ apiId: f.apiId }) },
+  'apis.deleteApi': { needs: ['delete_api'], call: (f) => post({ apiId: f.apiId }) },
+  'apis.listKeys': { needs: ['read_key', 'read_api'], call: (f) => get({ apiId: f.apiId }) },
+  'apis.deleteKeys': { needs: ['delete_key'], call: (f) => post({ apiId: f.apiId }) },
+  'keys.createKey': { needs: ['create_key'], call: (f) => post({ apiId: f.apiId, name: 'another' }) },
+  'keys.getKey': { needs: ['read_key'], call: (f) => get({ keyId: f.keyId }) },
+  'keys.updateKey': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, name: 'renamed', enabled: false }) },
+  'keys.deleteKey': { needs: ['delete_key'], call: (f) => post({ keyId: f.keyId }) },
+  'keys.rerollKey': { needs: ['create_key', 'update_key'], call: (f) => post({ keyId: f.keyId }) },
+  'keys.whoami': { needs: ['read_key'], call: (f) => post({ key: f.key }) },
+  'keys.updateRemaining': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, op: 'decrement', value: 1 }) },
+  'keys.getVerifications': { needs: ['read_analytics'], call: (f) => get({ keyId: f.keyId }) },
+  'keys.addPermissions': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, permissions: [{ name: 'documents.write' }] }) },
+  'keys.setPermissions': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, permissions: [] }) },
+  'keys.removePermissions': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, permissions: [{ name: FIXTURE_PERMISSION }] }) },
+  'keys.addRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [{ name: 'writer' }] }) },
+  'keys.setRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [] }) },
+  'keys.removeRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [{ name: FIXTURE_ROLE }] }) },
+  'audit.list': { needs: ['*'], call: () => get() },
+}
+
+const MANAGEMENT = Object.entries(OPERATIONS).filter(([, doc]) => doc.rootKey).map(([operationId]) => operationId)
+const OPEN = Object.entries(OPERATIONS).filter(([, doc]) => !doc.rootKey).map(([operationId]) => operationId)
+
+function requestOf(operationId: string, call: Call): Request {
+  const url = `/v1/${operationId}`
+  if (call.method === 'POST') return { method: 'POST', url, body: call.body }
+  const query = new URLSearchParams(call.query).toString()
+  return { method: 'GET', url: query ? `${url}?${query}` : url }
+}
+
+/**
+ * The same route with a request its schema refuses (400 for a root key with `*`): a GET without its required
+ * query and with a limit below 1, a POST whose body is not an object.
+ */
+function malformed(request: Request): Request {
+  return request.method === 'POST' ? { ...request, body: [] } : { method: request.method, url: `${request.url.split('?')[0]}?limit=0` }
+}
+
+/** A need as the permission string a root key would hold. */
+function permissionOf(need: Need, fixture: Fixture): string {
+  if (need === '*') return '*'
+  return need.startsWith('*.') ? `api.${need}` : `api.${fixture.apiId}.${need}`
+}
+
+/**
+ * Whether holding `held` grants `needed` (both permission strings). The rule of root-key-auth.ts `can`,
+ * restated here so that the test does not take the product's word for it.
+ */
+function grants(held: string, needed: string): boolean {
+  if (held === '*') return true
+  if (needed === '*') return false
+  const [, heldApi, heldAction] = held.split('.')
+  const [, neededApi, neededAction] = needed.split('.')
+  return (heldApi === '*' || heldApi === neededApi) && (heldAction === '*' || heldAction === neededAction)
+}
+
+/**
+ * Every permission a root key could hold about the fixture's api, another api and every api, minus those that
+ * grant `missing`: the strongest root key that still lacks it. Its 403 shows the route checks that very
+ * permission, on the right api.
+ */
+function everyPermissionBut(missing: string, fixture: Fixture, otherApiId: string): string[] {
+  const scopes = ['*', fixture.apiId, otherApiId]
+  const all = ['*', ...scopes.flatMap((scope) => [...ACTIONS, '*'].map((action) => `api.${scope}.${action}`))]
+  return all.filter((permission) => !grants(permission, missing))
+}
+
+interface Answer { status: number; body: any; headers: Record<string, unknown> }
+
+async function send(server: TestServer, request: Request, authorization?: string): Promise<Answer> {
+  const response = await server.app.inject({
+    method: request.method, url: request.url,
+    headers: authorization === undefined ? {} : { authorization },
+    ...(request.body === undefined ? {} : { payload: request.body as object }),
+  })
+  let body: unknown
+  try {
+    body = response.body === '' ? undefined : response.json()
+  } catch {
+    body = response.body
+  }
+  return { status: response.statusCode, body, headers: response.headers }
+}
+
+const bearer = (key: string) => `Bearer ${key}`
+const ADMIN = bearer(TEST_ROOT_KEY)
+
+/** A root key of the store (not the bootstrap key: that one never meets the store's permissions). */
+async function storedRootKey(server: TestServer, permissions: string[]): Promise<{ key: string; hash: string }> {
+  const { key, hash } = generateRootKey()
+  await server.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+  return { key, hash }
+}
+
+async function freshFixture(server: TestServer): Promise<Fixture> {
+  const api = await send(server, { method: 'POST', url: '/v1/apis.createApi', body: { name: 'security table' } }, ADMIN)
+  expect(api.status, JSON.stringify(api.body)).toBe(200)
+  const apiId = api.body.apiId as string
+  const created = await send(server, {
+    method: 'POST', url: '/v1/keys.createKey',
+    body: { apiId, name: 'fixture', remaining: 100, permissions: [FIXTURE_PERMISSION], roles: [FIXTURE_ROLE] },
+  }, ADMIN)
+  expect(created.status, JSON.stringify(created.body)).toBe(200)
+  return { apiId, keyId: created.body.keyId, key: created.body.key }
+}
+
+/**
+ * What a refused call must leave as it was: the api, its keys (every field), and the audit log's newest entry
+ * (every management write appends one, so it also catches writes elsewhere, such as a new api).
+ */
+async function snapshot(server: TestServer, fixture: Fixture) {
+  const read = async (url: string) => {
+    const { status, body } = await send(server, { method: 'GET', url }, ADMIN)
+    return { status, body }
+  }
+  return {
+    api: await read(`/v1/apis.getApi?apiId=${fixture.apiId}`),
+    keys: await read(`/v1/apis.listKeys?apiId=${fixture.apiId}`),
+    newestAuditEntry: (await read('/v1/audit.list?limit=1')).body.entries[0]?.id ?? null,
+  }
+}
+
+/** `what` names the route and the caller, so that a failure says which route let whom through. */
+function expectRefusal(answer: Answer, status: number, code: string, what: string): void {
+  expect({ status: answer.status, code: answer.body?.error?.code }, what).toEqual({ status, code })
+  if (code === UNAUTHENTICATED_CODE) expect(answer.headers['www-authenticate'], `${what}: WWW-Authenticate`).toBe('Bearer')
+}
+
+const describeRequest = (operationId: string, request: Request) => `${operationId} (${request.method} ${request.url})`
+
+// One redis-server for the file; the memory store needs none.
+const redis = useRedisServer()
+
+describe('the security table', () => {
+  it('has a row for every management operation of OPERATIONS, and none for anything else', () => {
+    const missing = MANAGEMENT.filter((operationId) => !(operationId in TABLE))
+    const unknown = Object.keys(TABLE).filter((operationId) => !MANAGEMENT.includes(operationId))
+    expect(missing, 'management operations without a row in TABLE: add one').toEqual([])
+    expect(unknown, 'rows in TABLE that are no management operation of OPERATIONS').toEqual([])
+    expect(MANAGEMENT.length).toBeGreaterThan(15)
+  })
+})
+
+for (const store of ['memory', 'redis'] as const) {
+  describe(`management routes on the ${store} store`, () => {
+    let server: TestServer
+    /** An api the fixture's calls are not about: permissions on it must not count. */
+    let otherApiId: string
+
+    beforeAll(async () => {
+      server = await startTestControlPlane(store === 'redis' ? { redisUrl: redis.url } : {})
+      otherApiId = (await freshFixture(server)).apiId
+    })
+    afterAll(async () => {
+      await server?.close()
+    })
+
+    // The flag is true to the server: an operation said to be open answers a stranger with something other
+    // than a refusal of the caller. (A management route flagged open would skip the table otherwise.)
+    it.each(OPEN)('%s, said to need no root key, does not ask a stranger for one', async (operationId) => {
+      const document = (await send(server, { method: 'GET', url: '/openapi.json' })).body
+      const found = Object.entries(document.paths as Record<string, Record<string, { operationId: string }>>)
+        .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), id: op.operationId })))
+        .find((route) => route.id === operationId)
+      expect(found, `${operationId} is not in /openapi.json`).toBeDefined()
+      const answer = await send(server, { method: found!.method as Method, url: found!.path, ...(found!.method === 'POST' ? { body: {} } : {}) })
+      expect(answer.body?.error?.code, `${operationId} answered ${answer.status} without Authorization`).not.toBe(UNAUTHENTICATED_CODE)
+      expect(answer.headers['www-authenticate']).toBeUndefined()
+    })
+
+    describe.each(MANAGEMENT)('%s', (operationId) => {
+      const row = TABLE[operationId]
+      if (!row) {
+        // Fails (never skips) under the route's own name, next to the completeness check above.
+        it('has a row in the security table', () => {
+          throw new Error(`${operationId} is a management operation (OPERATIONS says rootKey: true) without a row in TABLE`)
+        })
+        return
+      }
+
+      /** A fresh fixture, the row's request for it, and what the store looked like before the call. */
+      async function arrange() {
+        const fixture = await freshFixture(server)
+        const request = requestOf(operationId, row!.call(fixture))
+        return { fixture, request, what: describeRequest(operationId, request) }
+      }
+
+      /** Sends the request as `authorization` and checks it was refused with `status`/`code`, changing nothing. */
+      async function expectRefusedAndUnchanged(fixture: Fixture, request: Request, authorization: string | undefined, status: number, code: string, what: string) {
+        const before = await snapshot(server, fixture)
+        expectRefusal(await send(server, request, authorization), status, code, what)
+        expect(await snapshot(server, fixture), `${what}: the refused call changed the store`).toEqual(before)
+      }
+
+      it(`refuses a call without Authorization: ${UNAUTHENTICATED_STATUS}, WWW-Authenticate: Bearer, nothing changed`, async () => {
+        const { fixture, request, what } = await arrange()
+        await expectRefusedAndUnchanged(fixture, request, undefined, UNAUTHENTICATED_STATUS, UNAUTHENTICATED_CODE, `${what} without Authorization`)
+        if (request.method === 'GET') {
+          // Fastify answers HEAD on every GET route: it must be behind the same door.
+          const head = await send(server, { ...request, method: 'HEAD' })
+          expect(head.status, `HEAD ${request.url} without Authorization`).toBe(UNAUTHENTICATED_STATUS)
+        }
+      })
+
+      it(`refuses a stranger before reading the request: ${UNAUTHENTICATED_STATUS} for a malformed one, not 400`, async () => {
+        const { fixture, request, what } = await arrange()
+        const bad = malformed(request)
+        // With a good root key the malformed request is a 400: so the stranger's answer is about the key.
+        expect((await send(server, bad, ADMIN)).status, `${what}, malformed, as the bootstrap root key`).toBe(400)
+        await expectRefusedAndUnchanged(fixture, bad, undefined, UNAUTHENTICATED_STATUS, UNAUTHENTICATED_CODE, `${what}, malformed, without Authorization`)
+      })
+
+      const wrongKeys: [string, (fixture: Fixture, adminHash: string) => string][] = [
+        ['the bootstrap root key in another scheme (Basic)', () => `Basic ${TEST_ROOT_KEY}`],
+        ['an empty Bearer', () => 'Bearer '],
+        ['an unknown root key', () => bearer(generateRootKey().key)],
+        ['an ordinary key of the api', (fixture) => bearer(fixture.key)],
+        ["a stored root key's hash (what the store holds is no key)", (_fixture, adminHash) => bearer(adminHash)],
+      ]
+      it.each(wrongKeys)(`refuses %s: ${UNAUTHENTICATED_STATUS}, nothing changed`, async (who, authorization) => {
+        const { fixture, request, what } = await arrange()
+        const admin = await storedRootKey(server, ['*'])
+        await expectRefusedAndUnchanged(fixture, request, authorization(fixture, admin.hash), UNAUTHENTICATED_STATUS, UNAUTHENTICATED_CODE, `${what} as ${who}`)
+      })
+
+      it.each(row.needs)(`refuses a stored root key with every permission but %s: ${FORBIDDEN_STATUS}, nothing changed`, async (need) => {
+        const { fixture, request, what } = await arrange()
+        const missing = permissionOf(need, fixture)
+        const permissions = everyPermissionBut(missing, fixture, otherApiId)
+        // The key is strong: all of the other api, and every other permission the route needs.
+        expect(permissions).toContain(`api.${otherApiId}.*`)
+        for (const other of row.needs.filter((n) => n !== need)) expect(permissions.some((held) => grants(held, permissionOf(other, fixture)))).toBe(true)
+        const { key } = await storedRootKey(server, permissions)
+        await expectRefusedAndUnchanged(fixture, request, bearer(key), FORBIDDEN_STATUS, FORBIDDEN_CODE, `${what} as a root key without ${missing}`)
+      })
+
+      it('answers 200 to a stored root key with *: the row is a valid request', async () => {
+        const { request, what } = await arrange()
+        const { key } = await storedRootKey(server, ['*'])
+        const answer = await send(server, request, bearer(key))
+        expect(answer.status, `${what} as a root key with *: ${JSON.stringify(answer.body)}`).toBe(200)
+      })
+
+      it(`answers 200 to a root key with exactly ${row.needs.join(' and ')}: the row's needs are enough`, async () => {
+        const { fixture, request, what } = await arrange()
+        const permissions = row.needs.map((need) => permissionOf(need, fixture))
+        const { key } = await storedRootKey(server, permissions)
+        const answer = await send(server, request, bearer(key))
+        expect(answer.status, `${what} as a root key with ${permissions.join(', ')}: ${JSON.stringify(answer.body)}`).toBe(200)
+      })
+    })
+  })
+}
