@@ -16,7 +16,7 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
     { ...config, bootstrapRootKey: config.rootKey },
   )
   // Registered after the assembly's own hook: the verifier stops before its connections close.
-  app.addHook('onClose', backend.close)
+  app.addHook('onClose', () => backend.close())
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
   await app.listen({ port: config.port, host: config.host })
   log.info({ redis: redactUrl(config.redisUrl), bootstrapRootKey: config.rootKey !== undefined }, 'control plane started')

@@ -16,7 +16,7 @@ export async function startVerifier(config: VerifierConfig, log: Logger): Promis
     config,
   )
   // Registered after the assembly's own hook: the proxy and verifier stop before their connections close.
-  app.addHook('onClose', backend.close)
+  app.addHook('onClose', () => backend.close())
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
   if (proxy && config.proxy) {
     const { port, upstreamUrl } = config.proxy

@@ -48,5 +48,5 @@ function shown(value: KeyRecord | Record<string, unknown> | null | undefined): R
     for (const field of Object.keys(visible)) if (visible[field] === undefined) delete visible[field]
     return visible
   }
-  return value as Record<string, unknown>
+  return value
 }

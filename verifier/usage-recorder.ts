@@ -29,7 +29,7 @@ export class UsageRecorder {
       this.hourEnds = this.hour + 3_600_000
     }
     let byKey = this.pending.get(this.hour)
-    if (!byKey) this.pending.set(this.hour, (byKey = new Map()))
+    if (!byKey) this.pending.set(this.hour, (byKey = new Map<string, Partial<Record<Outcome, number>>>()))
     let counts = byKey.get(keyId)
     if (!counts) byKey.set(keyId, (counts = {}))
     counts[outcome] = (counts[outcome] ?? 0) + 1

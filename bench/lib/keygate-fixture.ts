@@ -72,7 +72,7 @@ export interface Stage {
   apiId: string
   keys: { keyId: string; key: string }[]
   /** Stopped when the scenario ends, the last registered first, then the fixture. */
-  onStop(stop: () => Promise<unknown>): void
+  onStop: (stop: () => Promise<unknown>) => void
 }
 
 /** Runs a scenario on a fresh fixture with `keyCount` keys in one api, and stops everything after, whatever happens. */

@@ -43,8 +43,8 @@ export async function startServer(options: StartOptions): Promise<BenchProcess> 
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
-  child.stdout!.on('data', (chunk) => (output = (output + String(chunk)).slice(-20_000)))
-  child.stderr!.on('data', (chunk) => (output = (output + String(chunk)).slice(-20_000)))
+  child.stdout.on('data', (chunk) => (output = (output + String(chunk)).slice(-20_000)))
+  child.stderr.on('data', (chunk) => (output = (output + String(chunk)).slice(-20_000)))
   const url = `http://127.0.0.1:${port}`
   try {
     await waitFor(async () => {

@@ -87,7 +87,7 @@ export async function controlPlane(): Promise<ScenarioReport> {
 
 async function list(url: string, apiId: string, cursor: string | undefined, dispatcher: Agent, headers: Record<string, string>) {
   const query = new URLSearchParams({ apiId, limit: String(PAGE), ...(cursor ? { cursor } : {}) })
-  const response = await request(`${url}/v1/apis.listKeys?${query}`, { headers, dispatcher })
+  const response = await request(`${url}/v1/apis.listKeys?${query.toString()}`, { headers, dispatcher })
   if (response.statusCode !== 200) throw new Error(`listKeys: ${response.statusCode} ${await response.body.text()}`)
   return (await response.body.json()) as { keys: unknown[]; total: number; cursor?: string }
 }

@@ -88,8 +88,9 @@ export async function propagation(): Promise<ScenarioReport> {
         await response.body.arrayBuffer()
         return performance.now()
       })
-      let failed: unknown
-      write.catch((err: unknown) => (failed = err))
+      // A write rejects with an Error (undici, or the status check above).
+      let failed: Error | undefined
+      write.catch((err: Error) => (failed = err))
       const deadline = start + 10_000
       const denied = await Promise.all(verifiers.map(async (v) => {
         while ((await verify(v.url, key)) !== false) {

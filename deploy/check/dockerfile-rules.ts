@@ -62,7 +62,7 @@ function entrypointProblems(stages: Stage[], final: Stage, entrypoint: Instructi
   if (!target) return [`ENTRYPOINT ${program}: no \`ln -s <program> /usr/local/bin/${program}\` (or another PATH directory) in the final stage says what it runs`]
 
   // Follow the target back through the COPY that put it there (the last one wins, as in the build).
-  const copy = final.instructions.filter((instruction) => instruction.keyword === 'COPY' && coveredBy(instruction, target!) !== undefined).at(-1)
+  const copy = final.instructions.filter((instruction) => instruction.keyword === 'COPY' && coveredBy(instruction, target) !== undefined).at(-1)
   if (!copy) return [`ENTRYPOINT runs ${target}, which no COPY puts in the final stage`]
   const { source, from } = coveredBy(copy, target)!
   let contextPath = source

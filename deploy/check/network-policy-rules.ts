@@ -50,8 +50,8 @@ function tooBroad(rule: INetworkPolicyIngressRule): string | undefined {
   if (!rule.from?.length) return 'every source (a rule with no from)'
   for (const peer of rule.from) {
     const { ipBlock } = peer
-    const namespaces = peer.namespaceSelector as LabelSelector | undefined
-    const pods = peer.podSelector as LabelSelector | undefined
+    const namespaces = peer.namespaceSelector
+    const pods = peer.podSelector
     if (ipBlock) {
       if (ipBlock.cidr.endsWith('/0')) return `every address (ipBlock ${ipBlock.cidr})`
       continue

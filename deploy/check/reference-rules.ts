@@ -1,7 +1,7 @@
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy'
 import type { IService } from 'kubernetes-models/v1/Service'
 import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor'
-import { selects, selectsByMap, type LabelSelector } from './label-selectors.js'
+import { selects, selectsByMap } from './label-selectors.js'
 import { objectName, type Manifest } from './manifest.js'
 import type { PodTemplate } from './pod-templates.js'
 import type { Problem } from './problem.js'
@@ -35,7 +35,7 @@ export function checkReferences(source: string, objects: Manifest[], pods: PodTe
   for (const monitor of objects.filter((object) => object.kind === 'ServiceMonitor' && services.length > 0)) {
     const spec = (monitor as unknown as IServiceMonitor).spec
     if (spec.namespaceSelector) continue
-    const selected = services.filter((service) => sameNamespace(service, monitor) && selects(spec.selector as LabelSelector, service.metadata.labels ?? {}))
+    const selected = services.filter((service) => sameNamespace(service, monitor) && selects(spec.selector, service.metadata.labels ?? {}))
     if (selected.length === 0) { if (complete) add(monitor, 'its selector matches no Service in this rendering'); continue }
     const names = new Set(selected.flatMap((service) => ((service as IService).spec?.ports ?? []).map((port) => port.name)))
     for (const endpoint of spec.endpoints) {
@@ -45,7 +45,7 @@ export function checkReferences(source: string, objects: Manifest[], pods: PodTe
 
   for (const policy of objects.filter((object) => object.kind === 'NetworkPolicy')) {
     const spec = (policy as unknown as INetworkPolicy).spec
-    const selector = spec?.podSelector as LabelSelector | undefined
+    const selector = spec?.podSelector
     // An empty podSelector is a namespace-wide policy (default deny and the like): nothing to match here.
     if (!spec || !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && !selector.matchExpressions?.length)) continue
     const selected = pods.filter((pod) => sameNamespace(pod.owner, policy) && selects(selector, pod.labels))

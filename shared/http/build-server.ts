@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { Gauge } from 'prom-client'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -26,7 +27,7 @@ export interface ServerOptions extends ServerBase {
   fastRoute?: FastJsonRoute
 }
 
-export type KeygateServer = FastifyInstance<any, any, any, Logger, TypeBoxTypeProvider>
+export type KeygateServer = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
 /** Longest a request may take to arrive in full (then 408). */

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { KeygateServer } from './build-server.js'
 import { errorBody } from './error-body.js'
 import { newRequestId } from './request-id.js'
 import { ApiError, ERRORS, StoreUnavailableError, WriteConflictError, type ErrorCode } from '../errors.js'
@@ -46,8 +47,7 @@ export function renderError(error: ApiError, request: FastifyRequest, reply: Fas
 export type UnmatchedRoute = (request: FastifyRequest) => ApiError
 
 /** The one error handler and the 404/405 handler of every Keygate server. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function installErrorHandling(app: FastifyInstance<any, any, any, any, any>, docsBaseUrl: string): UnmatchedRoute {
+export function installErrorHandling(app: KeygateServer, docsBaseUrl: string): UnmatchedRoute {
   const methodsByPath = new Map<string, Set<string>>()
   app.addHook('onRoute', (route) => {
     const methods = methodsByPath.get(route.url) ?? new Set<string>()

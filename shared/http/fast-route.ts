@@ -43,7 +43,7 @@ const INVALID_JSON = new ApiError('BAD_REQUEST', 'body: is not valid JSON, or ha
 /** Fastify's `serverFactory`: an HTTP server that serves `route` itself and hands every other request to Fastify. */
 export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteContext) {
   const validate = compileBodyValidator(route.bodySchema)
-  const serialize = fastJson(route.responseSchema as Parameters<typeof fastJson>[0]) as (value: unknown) => string
+  const serialize = fastJson(route.responseSchema as Parameters<typeof fastJson>[0])
 
   function send(res: ServerResponse, status: number, payload: string, requestId: string, started: number, headers?: Record<string, string>): void {
     res.writeHead(status, {

@@ -147,7 +147,7 @@ describe('planted faults each give a problem', () => {
     const root = copyOf('base', 'examples/sidecar/proxy')
     editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) => {
       const env = document.getIn([...CONTROL_PLANE, 'env']) as YAMLSeq
-      env.items.push(env.items.shift()!) // REDIS_PASSWORD to the end, after REDIS_URL
+      env.items.push(env.items.shift()) // REDIS_PASSWORD to the end, after REDIS_URL
     })
     replaceIn(join(root, 'examples/sidecar/proxy/deployment.yaml'), 'redis://:$(REDIS_PASSWORD)@', 'redis://:$(REDIS_PASWORD)@')
     expect(await problemsOf(root, 'base')).toEqual([

@@ -247,7 +247,7 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
     await waitFor(async () => /^keygate_proxy_request_duration_seconds_count\{[^}]*source="upstream"/m.test((await proxied!.inject({ method: 'GET', url: '/metrics' })).body), 'the proxied response to be timed')
     await post(controlPlane, '/v1/keys.updateKey', { keyId, enabled: false })
     await waitFor(async () => (await post(verifier, '/v1/keys.verifyKey', { key })).valid === false, 'the verifier to apply the disable')
-    const texts = await Promise.all([...servers.map((server) => server.app), proxied].map(async (app) => (await app!.inject({ method: 'GET', url: '/metrics' })).body))
+    const texts = await Promise.all([...servers.map((server) => server.app), proxied].map(async (app) => (await app.inject({ method: 'GET', url: '/metrics' })).body))
     metrics = exposed(texts.join('\n'))
     verifierRoutes = labelValues(texts[1]!, 'keygate_http_requests_total', 'route')
   })

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { startKeygate } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
 

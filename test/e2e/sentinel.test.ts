@@ -18,7 +18,7 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
     const replica: RedisServer = await startRedisServer({ args: [...fast, '--replicaof', '127.0.0.1', String(master.port)] })
     stoppable.push(master, replica)
     // Redis 7 delays a replica's first full sync (repl-diskless-sync-delay, 5 s): wait until it is attached.
-    await waitFor(async () => ((await replica.admin.info('replication')) as string).includes('master_link_status:up'), 'the replica to attach', 20_000, 100)
+    await waitFor(async () => ((await replica.admin.info('replication'))).includes('master_link_status:up'), 'the replica to attach', 20_000, 100)
     const sentinels: SentinelProcess[] = []
     for (let i = 0; i < 3; i++) sentinels.push(await startSentinel(NAME, master.port))
     stoppable.push(...sentinels)

@@ -20,11 +20,11 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
 
     async function post(path: string, body: unknown, headers: Record<string, string> = auth) {
       const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: { 'content-type': 'application/json', ...headers }, payload: typeof body === 'string' ? body : JSON.stringify(body) })
-      return { status: response.statusCode, body: response.json() as Json, headers: response.headers }
+      return { status: response.statusCode, body: response.json<Json>(), headers: response.headers }
     }
     async function get(path: string, headers: Record<string, string> = auth) {
       const response = await server.app.inject({ method: 'GET', url: `/v1/${path}`, headers })
-      return { status: response.statusCode, body: response.json() as Json, headers: response.headers }
+      return { status: response.statusCode, body: response.json<Json>(), headers: response.headers }
     }
     async function createApi(): Promise<string> {
       const { status, body } = await post('apis.createApi', { name: 'suite' })

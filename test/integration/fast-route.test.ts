@@ -129,7 +129,7 @@ describe('verifyKey ahead of Fastify', () => {
   })
 
   it('answers 503 in the contract\'s shape when the store cannot be read, as Fastify does', async () => {
-    const read = backend.store.getKeyByHash
+    const read = backend.store.getKeyByHash.bind(backend.store)
     backend.store.getKeyByHash = async () => {
       throw new StoreUnavailableError('down')
     }

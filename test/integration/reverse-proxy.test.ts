@@ -247,7 +247,7 @@ describe('reverse-proxy mode', () => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
     let reading = false
-    const read = backend.store.getKeyByHash
+    const read = backend.store.getKeyByHash.bind(backend.store)
     backend.store.getKeyByHash = async (hash: string) => {
       reading = true
       await gate

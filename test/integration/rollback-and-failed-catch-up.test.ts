@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
 import type { KeyRecord } from '../../shared/records.js'

@@ -54,7 +54,7 @@ async function verifier(store?: KeyStore): Promise<TestServer> {
 
 async function verdict(server: TestServer, key: string) {
   const response = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key } })
-  return { status: response.statusCode, ...(response.json() as { valid: boolean; code: string; enabled?: boolean }) }
+  return { status: response.statusCode, ...response.json<{ valid: boolean; code: string; enabled?: boolean }>() }
 }
 
 async function counter(server: TestServer, name: string): Promise<number> {

@@ -13,11 +13,11 @@ export interface StoreStack {
   /** A verifier of its own (on Redis: its own connections and cache, as a sidecar). */
   verifier: TestServer
   /** POST to the control plane (or `server`) as the bootstrap root key (or with `auth`). */
-  post(path: string, payload: object | string, server?: TestServer, auth?: Record<string, string>): Promise<{ status: number; body: any }>
+  post: (path: string, payload: object | string, server?: TestServer, auth?: Record<string, string>) => Promise<{ status: number; body: any }>
   /** keys.verifyKey on the verifier. */
-  verify(payload: object): Promise<any>
+  verify: (payload: object) => Promise<any>
   /** keys.getKey on the control plane, as the root key. */
-  getKey(keyId: string): Promise<any>
+  getKey: (keyId: string) => Promise<any>
 }
 
 /**

@@ -46,7 +46,7 @@ ${serverBlock(port)}
 }
 `)
   const [command, ...args] = [...(options.commandPrefix ?? []), binary, '-p', dir, '-c', conf, '-e', join(dir, 'error.log')]
-  const child: ChildProcess = spawn(command!, args, { stdio: 'ignore' })
+  const child: ChildProcess = spawn(command, args, { stdio: 'ignore' })
   const errorLog = () => (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '')
   const url = `http://127.0.0.1:${port}`
   await waitFor(async () => {

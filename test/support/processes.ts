@@ -24,8 +24,8 @@ export async function startKeygate(args: string[], env: Record<string, string> =
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
-  child.stdout!.on('data', (chunk) => (output += String(chunk)))
-  child.stderr!.on('data', (chunk) => (output += String(chunk)))
+  child.stdout.on('data', (chunk) => (output += String(chunk)))
+  child.stderr.on('data', (chunk) => (output += String(chunk)))
   const url = `http://127.0.0.1:${port}`
   await waitFor(async () => {
     if (child.exitCode !== null) throw new Error(`keygate ${args.join(' ')} exited ${child.exitCode}: ${output}`)

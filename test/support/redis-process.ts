@@ -50,7 +50,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     } catch (err) {
       if (Date.now() > deadline || child.exitCode !== null) {
         child.kill('SIGKILL')
-        throw new Error(`redis-server on port ${port} did not start: ${String(err)}`)
+        throw new Error(`redis-server on port ${port} did not start: ${String(err)}`, { cause: err })
       }
       admin.disconnect()
       await new Promise((resolve) => setTimeout(resolve, 50))

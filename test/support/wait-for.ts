@@ -5,11 +5,11 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, time
   for (;;) {
     try {
       const value = await check()
-      if (value) return value as NonNullable<T>
+      if (value) return value
     } catch (err) {
       last = err
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`)
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''}`)
     await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
 }

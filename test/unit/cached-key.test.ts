@@ -15,7 +15,7 @@ const records: fc.Arbitrary<KeyRecord> = fc.record(
     createdAt: fc.nat(), updatedAt: fc.nat(), rev: fc.integer({ min: 1 }),
   },
   { requiredKeys: ['id', 'hash', 'apiId', 'start', 'enabled', 'createdAt', 'rev'] },
-) as fc.Arbitrary<KeyRecord>
+)
 
 describe('the lean copy a verifier caches', () => {
   it('keeps every field but start, createdAt and updatedAt, and verifies exactly as the full record', () => {

@@ -25,19 +25,18 @@ describe('KeyLookup (the miss path)', () => {
 
   it('re-reads a record older than an event that arrived during the read, and caches the newer one', async () => {
     const cache = new KeyCache(cacheOptions)
-    let lookup!: KeyLookup
+    // The store's script runs during a read, when `lookup` is long assigned.
     const store = scriptedStore([record(1, true), record(2, false)], (read) => {
       if (read === 0) lookup.changed({ hash: 'h', rev: 2, kind: 'updated' })
     })
-    lookup = new KeyLookup(store, cache)
+    const lookup = new KeyLookup(store, cache)
     expect(await lookup.read('h')).toMatchObject({ rev: 2, enabled: false })
     expect(cache.get('h')).toMatchObject({ rev: 2 })
   })
 
   it('accepts "no record" after a delete event, but not after a create event', async () => {
     const cache = new KeyCache(cacheOptions)
-    let lookup!: KeyLookup
-    lookup = new KeyLookup(scriptedStore([null], (read) => read === 0 && lookup.changed({ hash: 'h', rev: 3, kind: 'deleted' })), cache)
+    const lookup: KeyLookup = new KeyLookup(scriptedStore([null], (read) => read === 0 && lookup.changed({ hash: 'h', rev: 3, kind: 'deleted' })), cache)
     expect(await lookup.read('h')).toBeNull()
 
     let reads = 0
@@ -48,8 +47,7 @@ describe('KeyLookup (the miss path)', () => {
 
   it('answers 503 rather than a record older than a change it has seen', async () => {
     const cache = new KeyCache(cacheOptions)
-    let lookup!: KeyLookup
-    lookup = new KeyLookup(scriptedStore([record(1, true)], () => lookup.changed({ hash: 'h', rev: 9, kind: 'updated' })), cache)
+    const lookup: KeyLookup = new KeyLookup(scriptedStore([record(1, true)], () => lookup.changed({ hash: 'h', rev: 9, kind: 'updated' })), cache)
     await expect(lookup.read('h')).rejects.toBeInstanceOf(StoreUnavailableError)
     expect(cache.get('h')).toBeUndefined()
   })
