@@ -9,7 +9,10 @@ import tseslint from 'typescript-eslint'
  * `control-plane/` never imports `verifier/` (it is handed what it needs by cli/assemble-control-plane.ts).
  * test/unit/layers.test.ts checks that these rules are on and catch a forbidden import.
  */
-const folder = (name) => ({ regex: `(^|/)${name}/`, message: `${name}/ is another layer: see README.md "Architecture" (only cli/ wires the processes together).` })
+const folder = (name) => ({
+  regex: `(^|/)${name}/`,
+  message: `${name}/ is another layer: see README.md "Architecture" (only cli/ wires the processes together).`,
+})
 const MANAGEMENT_ONLY = ['@fastify/swagger', '@fastify/swagger-ui', '@fastify/rate-limit'].map((name) => ({
   name,
   message: 'a management-only plugin: the verifier sidecar must not load it.',
@@ -44,6 +47,8 @@ export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.tmp/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
+  // Formatting is Prettier's: the rules it would fight are off (max-len is turned back on below, for comments).
+  prettier,
   {
     languageOptions: {
       // tsconfig.check.json covers every TypeScript file here, tests and bench included.
@@ -54,8 +59,16 @@ export default tseslint.config(
     rules: {
       // Fastify handlers and hooks are async by contract (a returned value is the answer), with or without an await.
       '@typescript-eslint/require-await': 'off',
+      // Prettier wraps code at 120; comments too must fit (strings may not be broken, as Prettier will not).
+      'max-len': [
+        'error',
+        { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true },
+      ],
       // `_name` marks a parameter or a destructured field left out on purpose.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {
@@ -72,5 +85,4 @@ export default tseslint.config(
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   ...layers,
-  prettier,
 )

@@ -20,7 +20,9 @@ export async function liveHeapBytes(child: ChildProcess, dir: string, timeoutMs 
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 500))
-    const file = readdirSync(dir).find((name) => name.includes(`.${child.pid}.`) && name.endsWith('.heapsnapshot') && !before.has(name))
+    const file = readdirSync(dir).find(
+      (name) => name.includes(`.${child.pid}.`) && name.endsWith('.heapsnapshot') && !before.has(name),
+    )
     if (!file) continue
     // V8 writes the file in pieces: it is complete once its size stops changing and it parses.
     const path = join(dir, file)

@@ -5,8 +5,16 @@ import { readFileSync } from 'node:fs'
  * profile, and the share of samples under each of the N heaviest call paths' roots — the text form of a flame
  * graph, for a terminal and for commit messages.
  */
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
+interface Profile {
+  nodes: ProfileNode[]
+  samples: number[]
+  timeDeltas: number[]
+}
 
 const [file, count = '25'] = process.argv.slice(2)
 if (!file) {
@@ -46,7 +54,8 @@ for (const [id, time] of inclusive) {
   const key = where(node)
   byInclusive.set(key, (byInclusive.get(key) ?? 0) + time)
 }
-const busy = total - [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0)
+const busy =
+  total - [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0)
 console.log(`inclusive time (share of busy time, ${(busy / 1000).toFixed(0)} ms), top ${count}:`)
 for (const [name, time] of [...byInclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(count))) {
   console.log(`${((100 * time) / busy).toFixed(1).padStart(5)}%  ${name}`)

@@ -31,10 +31,19 @@ it(`soaks for ${SECONDS} s`, async () => {
   processes.push({ stop: () => redis.stop() })
   const snapshots = mkdtempSync(join(tmpdir(), 'keygate-soak-heap-'))
   processes.push({ stop: async () => rmSync(snapshots, { recursive: true, force: true }) })
-  const env = { REDIS_URL: redis.url, KEYGATE_ROOT_KEY: ROOT_KEY, LOG_LEVEL: 'warn', MAX_STALENESS_MS: String(BOUND_MS), POLL_INTERVAL_MS: '250' }
+  const env = {
+    REDIS_URL: redis.url,
+    KEYGATE_ROOT_KEY: ROOT_KEY,
+    LOG_LEVEL: 'warn',
+    MAX_STALENESS_MS: String(BOUND_MS),
+    POLL_INTERVAL_MS: '250',
+  }
   const controlPlane = await startKeygate(['control-plane'], env)
   const verifierEnv = { ...env, NODE_OPTIONS: heapSnapshotNodeOptions(snapshots) }
-  const verifiers: KeygateProcess[] = [await startKeygate(['verifier'], verifierEnv), await startKeygate(['verifier'], verifierEnv)]
+  const verifiers: KeygateProcess[] = [
+    await startKeygate(['verifier'], verifierEnv),
+    await startKeygate(['verifier'], verifierEnv),
+  ]
   processes.push(controlPlane, ...verifiers)
   const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'soak' })
 
@@ -47,13 +56,19 @@ it(`soaks for ${SECONDS} s`, async () => {
   const writer = async () => {
     while (!stopping) {
       const made = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
-      if (made.status === 200) { live.push(made.body as { keyId: string; key: string }); stats.creates++ } else stats.errors503++
+      if (made.status === 200) {
+        live.push(made.body as { keyId: string; key: string })
+        stats.creates++
+      } else stats.errors503++
     }
   }
   const reader = async () => {
     while (!stopping) {
       const pick = live[Math.floor(Math.random() * live.length)]
-      if (!pick) { await new Promise((r) => setTimeout(r, 10)); continue }
+      if (!pick) {
+        await new Promise((r) => setTimeout(r, 10))
+        continue
+      }
       await post(verifiers[stats.verifies % 2]!.url, 'keys.verifyKey', { key: pick.key }, false)
       stats.verifies++
     }
@@ -64,13 +79,22 @@ it(`soaks for ${SECONDS} s`, async () => {
   const disabler = async () => {
     while (!stopping) {
       disablerIdle = true
-      if (snapshotting) { await new Promise((r) => setTimeout(r, 20)); continue }
+      if (snapshotting) {
+        await new Promise((r) => setTimeout(r, 20))
+        continue
+      }
       disablerIdle = false
       const index = Math.floor(Math.random() * live.length)
       const target = live[index]
-      if (!target) { await new Promise((r) => setTimeout(r, 20)); continue }
+      if (!target) {
+        await new Promise((r) => setTimeout(r, 20))
+        continue
+      }
       const answer = await post(controlPlane.url, 'keys.updateKey', { keyId: target.keyId, enabled: false })
-      if (answer.status !== 200) { await new Promise((r) => setTimeout(r, 50)); continue }
+      if (answer.status !== 200) {
+        await new Promise((r) => setTimeout(r, 50))
+        continue
+      }
       live.splice(index, 1)
       stats.disables++
       const at = Date.now()
@@ -134,7 +158,9 @@ it(`soaks for ${SECONDS} s`, async () => {
   const peakRss = [0, 1].map((i) => Math.max(0, ...rss.map((s) => s[i]!)))
   const mb = (values: number[]) => values.map((m) => m.toFixed(0)).join('/')
   const line = `| ${new Date().toISOString().slice(0, 10)} | ${SECONDS} s | ${stats.creates} | ${stats.verifies} | ${stats.disables} | ${stats.restarts} | ${stats.worstDenyMs} ms | ${stats.lateValid} | ${mb(first)} → ${mb(last)} MB | ${mb(peakRss)} MB |`
-  console.log(`soak: ${JSON.stringify(stats)} live heap ${mb(first)} → ${mb(last)} MB, rss ${JSON.stringify(rss.map((r) => r.map((m) => Math.round(m))))}`)
+  console.log(
+    `soak: ${JSON.stringify(stats)} live heap ${mb(first)} → ${mb(last)} MB, rss ${JSON.stringify(rss.map((r) => r.map((m) => Math.round(m))))}`,
+  )
   expect(stats.lateValid).toBe(0)
   expect(stats.disables).toBeGreaterThan(10)
   expect(stats.restarts).toBeGreaterThanOrEqual(Math.floor(SECONDS / 30) - 1)
@@ -142,23 +168,32 @@ it(`soaks for ${SECONDS} s`, async () => {
   // each, more than a cached record takes) plus 2 MB, not with the verifications, disables and restarts. A
   // leak of 250 B per verification fails this within a 60 s run (checked by injecting one).
   const allowedMb = 2 + (createdBetween * 400) / 1024 / 1024
-  console.log(`soak: live heap growth allowed ${allowedMb.toFixed(1)} MB (${createdBetween} keys created, ${verifiedBetween} verifications between the snapshots)`)
+  console.log(
+    `soak: live heap growth allowed ${allowedMb.toFixed(1)} MB (${createdBetween} keys created, ${verifiedBetween} verifications between the snapshots)`,
+  )
   last.forEach((heapMb, i) => expect(heapMb - first[i]!).toBeLessThan(allowedMb))
   // Recorded only for a run that passed: a failed soak is in the test output, not in the results.
   // The row goes under the soak table's last row; the section (with its table) is written if missing.
   const results = new URL('./RESULTS.md', import.meta.url)
-  const header = '| date | length | creates | verifies | disables | Redis restarts | worst disable→deny | valid past the bound | verifiers\' live heap, ⅓ in → end | verifiers\' peak RSS |\n|---|---|---|---|---|---|---|---|---|---|\n'
+  const header =
+    "| date | length | creates | verifies | disables | Redis restarts | worst disable→deny | valid past the bound | verifiers' live heap, ⅓ in → end | verifiers' peak RSS |\n|---|---|---|---|---|---|---|---|---|---|\n"
   const text = existsSync(results) ? readFileSync(results, 'utf8') : '# Results\n'
   const marker = '## Soak\n'
   const start = text.indexOf(marker)
   if (start < 0) {
-    writeFileSync(results, `${text.trimEnd()}\n\n${marker}\n\`SOAK_SECONDS=${SECONDS} npm run soak\`:\n\n${header}${line}\n`)
+    writeFileSync(
+      results,
+      `${text.trimEnd()}\n\n${marker}\n\`SOAK_SECONDS=${SECONDS} npm run soak\`:\n\n${header}${line}\n`,
+    )
   } else {
     const next = text.indexOf('\n## ', start + marker.length)
     const section = text.slice(start, next < 0 ? text.length : next)
     const rows = section.trimEnd().split('\n')
     const lastRow = rows.map((row, i) => (row.startsWith('|') ? i : -1)).reduce((a, b) => Math.max(a, b), -1)
-    const updated = lastRow < 0 ? `${section.trimEnd()}\n\n${header}${line}\n` : `${[...rows.slice(0, lastRow + 1), line, ...rows.slice(lastRow + 1)].join('\n')}\n`
+    const updated =
+      lastRow < 0
+        ? `${section.trimEnd()}\n\n${header}${line}\n`
+        : `${[...rows.slice(0, lastRow + 1), line, ...rows.slice(lastRow + 1)].join('\n')}\n`
     writeFileSync(results, text.slice(0, start) + updated + (next < 0 ? '' : `\n${text.slice(next + 1)}`))
   }
 })

@@ -36,7 +36,10 @@ export interface AssembledControlPlane {
  * only as what it hands over here: a write listener (read-your-writes), readiness, and public routes.
  * Nothing is started: the caller starts the verifier's sync and listens. Closing the app stops the verifier.
  */
-export function assembleControlPlane(parts: ProcessParts<KeyStore>, settings: ControlPlaneSettings): AssembledControlPlane {
+export function assembleControlPlane(
+  parts: ProcessParts<KeyStore>,
+  settings: ControlPlaneSettings,
+): AssembledControlPlane {
   const metrics = createMetricsRegistry(settings.service ?? 'control-plane')
   const verifier = keyVerifierOf(parts, settings, metrics.registry)
   const { gateway } = settings

@@ -19,7 +19,10 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
   app.addHook('onClose', () => backend.close())
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
   await app.listen({ port: config.port, host: config.host })
-  log.info({ redis: redactUrl(config.redisUrl), bootstrapRootKey: config.rootKey !== undefined }, 'control plane started')
+  log.info(
+    { redis: redactUrl(config.redisUrl), bootstrapRootKey: config.rootKey !== undefined },
+    'control plane started',
+  )
   return app
 }
 

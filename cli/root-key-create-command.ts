@@ -21,7 +21,9 @@ export async function createRootKey(config: RootKeyCreateConfig): Promise<{ id: 
 export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const config = rootKeyCreateConfig(argv, env)
   const { id, key } = await createRootKey(config)
-  process.stderr.write(`Created root key ${id} with permissions ${config.permissions.join(',')}. It is shown only this once:\n`)
+  process.stderr.write(
+    `Created root key ${id} with permissions ${config.permissions.join(',')}. It is shown only this once:\n`,
+  )
   process.stdout.write(`${key}\n`)
   return 0
 }

@@ -47,10 +47,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const app = buildServer({
     ...deps,
     logRequests: true,
-    notReadyReasons: async () => [
-      ...(await storeReady()),
-      ...(deps.notReadyReasons?.() ?? []),
-    ],
+    notReadyReasons: async () => [...(await storeReady()), ...(deps.notReadyReasons?.() ?? [])],
   })
   const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey)
   const audit = new AuditLog(deps.store, deps.clock, deps.log)

@@ -19,7 +19,11 @@ export interface AuditTarget {
  * is logged (never the secrets, which entries do not hold) and does not fail the request.
  */
 export class AuditLog {
-  constructor(private readonly store: ManagementStore, private readonly clock: Clock, private readonly log: Logger) {}
+  constructor(
+    private readonly store: ManagementStore,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
 
   async record(request: FastifyRequest, action: string, target: AuditTarget): Promise<void> {
     const entry = {

@@ -11,7 +11,10 @@ const UPDATE_ATTEMPTS = 5
 
 /** Writes that take more than one store call, and their crash and race rules. */
 export class KeyWrites {
-  constructor(private readonly deps: ControlPlaneDeps, private readonly onWrite: WriteListener) {}
+  constructor(
+    private readonly deps: ControlPlaneDeps,
+    private readonly onWrite: WriteListener,
+  ) {}
 
   async createKey(record: NewKeyRecord): Promise<KeyWrite> {
     const { store } = this.deps
@@ -32,7 +35,11 @@ export class KeyWrites {
    * Applies the patch on the freshest record, retrying when another write got there first. `allowed` checks
    * the caller may (it throws otherwise); a patch given as a function is computed from the record it applies to.
    */
-  async updateKey(keyId: string, patch: KeyPatch | ((current: KeyRecord) => KeyPatch), allowed: (record: KeyRecord) => void): Promise<KeyWrite> {
+  async updateKey(
+    keyId: string,
+    patch: KeyPatch | ((current: KeyRecord) => KeyPatch),
+    allowed: (record: KeyRecord) => void,
+  ): Promise<KeyWrite> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.deps.store.getKeyById(keyId)
       if (!current) throw notFound(`key ${keyId} not found`)
@@ -87,7 +94,10 @@ export class KeyWrites {
   private written(write: KeyWrite): void {
     this.onWrite(write)
     if (write.publishFailed) {
-      this.deps.log.warn({ keyId: write.event.keyId, shard: write.event.shard, rev: write.event.rev }, 'change logged but not published; verifiers repair from the log')
+      this.deps.log.warn(
+        { keyId: write.event.keyId, shard: write.event.shard, rev: write.event.rev },
+        'change logged but not published; verifiers repair from the log',
+      )
     }
   }
 }

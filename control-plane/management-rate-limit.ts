@@ -15,8 +15,12 @@ export async function limitManagementCalls(scope: KeygateServer, perMinute: numb
     hook: 'preHandler',
     keyGenerator: (request) => request.principal?.rootKeyId ?? request.ip,
     errorResponseBuilder: (_request, context) =>
-      new ApiError('RATE_LIMITED', `this root key made more than ${context.max} management calls in a minute; retry in ${Math.ceil(context.ttl / 1000)} s`, {
-        'retry-after': String(Math.ceil(context.ttl / 1000)),
-      }),
+      new ApiError(
+        'RATE_LIMITED',
+        `this root key made more than ${context.max} management calls in a minute; retry in ${Math.ceil(context.ttl / 1000)} s`,
+        {
+          'retry-after': String(Math.ceil(context.ttl / 1000)),
+        },
+      ),
   })
 }

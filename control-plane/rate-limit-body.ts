@@ -15,6 +15,7 @@ export function rateLimitOf(input: RateLimitInput | null | undefined): RateLimit
   if (input === null || input === undefined) return input
   const limit = input.limit ?? input.refillRate
   const duration = input.duration ?? input.refillInterval
-  if (limit === undefined || duration === undefined) throw badRequest('ratelimit: needs limit and duration (ms, at least 1000)')
+  if (limit === undefined || duration === undefined)
+    throw badRequest('ratelimit: needs limit and duration (ms, at least 1000)')
   return { limit, duration, async: input.async ?? (input.type === undefined ? true : input.type === 'fast') }
 }

@@ -5,5 +5,6 @@ import { badRequest } from '../shared/errors.js'
 export function checkRefill(refill: Refill | null | undefined, hasCredits: boolean): void {
   if (refill === null || refill === undefined) return
   if (!hasCredits) throw badRequest('refill: needs remaining (a key without credits has nothing to refill)')
-  if (refill.refillDay !== undefined && refill.interval !== 'monthly') throw badRequest('refill.refillDay: only for a monthly refill')
+  if (refill.refillDay !== undefined && refill.interval !== 'monthly')
+    throw badRequest('refill.refillDay: only for a monthly refill')
 }

@@ -4,7 +4,6 @@ import { hashKey, secretsEqual } from '../shared/key-material.js'
 import type { RootKeyAction } from '../shared/root-key-actions.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 
-
 /** Who made a management call. */
 export interface Principal {
   rootKeyId: string
@@ -22,7 +21,8 @@ declare module 'fastify' {
 
 /** The authenticated caller of a management route (the hook ran before the handler). */
 export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new ApiError('UNAUTHORIZED', 'authorization: send a root key as `Authorization: Bearer <root key>`')
+  if (!request.principal)
+    throw new ApiError('UNAUTHORIZED', 'authorization: send a root key as `Authorization: Bearer <root key>`')
   return request.principal
 }
 
@@ -33,14 +33,18 @@ export function principalOf(request: FastifyRequest): Principal {
 export class RootKeyAuth {
   private readonly bootstrapHash: string | undefined
 
-  constructor(private readonly store: ManagementStore, bootstrapRootKey: string | undefined) {
+  constructor(
+    private readonly store: ManagementStore,
+    bootstrapRootKey: string | undefined,
+  ) {
     this.bootstrapHash = bootstrapRootKey === undefined ? undefined : hashKey(bootstrapRootKey)
   }
 
   async authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-    if (!match) throw new ApiError('UNAUTHORIZED', 'authorization: send a root key as `Authorization: Bearer <root key>`')
+    if (!match)
+      throw new ApiError('UNAUTHORIZED', 'authorization: send a root key as `Authorization: Bearer <root key>`')
     const hash = hashKey(match[1]!)
     if (this.bootstrapHash !== undefined && secretsEqual(hash, this.bootstrapHash)) {
       return { rootKeyId: BOOTSTRAP_ID, permissions: ['*'] }

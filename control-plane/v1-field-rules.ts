@@ -1,6 +1,8 @@
 import { ApiError, badRequest } from '../shared/errors.js'
 
-/** Rules on Unkey v1 request fields that a schema cannot say: deprecated aliases, and what Keygate refuses by design. */
+/**
+ * Rules on Unkey v1 request fields that a schema cannot say: deprecated aliases, and what Keygate refuses by design.
+ */
 
 /** `ownerId` is the deprecated alias of `externalId`; both may be sent only if they agree. */
 export function ownerIdOf(body: { externalId?: string | null; ownerId?: string | null }): string | null | undefined {

@@ -14,7 +14,8 @@ export const BUCKET_MS: Record<Granularity, number> = { hour: 3_600_000, day: 86
 /** How long counts are kept. */
 export const ANALYTICS_RETENTION_MS = 90 * 86_400_000
 
-export const bucketStart = (granularity: Granularity, nowMs: number) => Math.floor(nowMs / BUCKET_MS[granularity]) * BUCKET_MS[granularity]
+export const bucketStart = (granularity: Granularity, nowMs: number) =>
+  Math.floor(nowMs / BUCKET_MS[granularity]) * BUCKET_MS[granularity]
 
 /** Start times of the buckets from the one holding `from` to `to`, at most `max` of them. */
 export function bucketTimes(granularity: Granularity, from: number, to: number, max = 1_000): number[] {

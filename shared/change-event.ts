@@ -38,9 +38,17 @@ export function parseChangeEvent(text: string): ChangeEvent | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const e = value as Record<string, unknown>
   if (
-    e.v !== 1 || !Number.isSafeInteger(e.shard) || !Number.isSafeInteger(e.rev) || typeof e.epoch !== 'string' || typeof e.kind !== 'string' ||
-    !KINDS.has(e.kind) || typeof e.keyId !== 'string' || typeof e.hash !== 'string' || typeof e.apiId !== 'string'
-  ) return undefined
+    e.v !== 1 ||
+    !Number.isSafeInteger(e.shard) ||
+    !Number.isSafeInteger(e.rev) ||
+    typeof e.epoch !== 'string' ||
+    typeof e.kind !== 'string' ||
+    !KINDS.has(e.kind) ||
+    typeof e.keyId !== 'string' ||
+    typeof e.hash !== 'string' ||
+    typeof e.apiId !== 'string'
+  )
+    return undefined
   // A malformed time is dropped, not the event: the change itself must still be applied.
   if (e.at !== undefined && !Number.isFinite(e.at)) delete e.at
   return e as unknown as ChangeEvent

@@ -23,7 +23,8 @@ export function queryProblem(query: unknown): string | undefined {
       if (terms > PERMISSION_QUERY_LIMITS.terms) return `has more than ${PERMISSION_QUERY_LIMITS.terms} permissions`
       return PERMISSION_NAME.test(node) ? undefined : `${JSON.stringify(node.slice(0, 40))} is not a permission name`
     }
-    if (typeof node !== 'object' || node === null || Array.isArray(node)) return 'must be a permission name, {and:[…]} or {or:[…]}'
+    if (typeof node !== 'object' || node === null || Array.isArray(node))
+      return 'must be a permission name, {and:[…]} or {or:[…]}'
     const keys = Object.keys(node)
     const list = (node as Record<string, unknown>)[keys[0] ?? '']
     if (keys.length !== 1 || (keys[0] !== 'and' && keys[0] !== 'or') || !Array.isArray(list) || list.length === 0) {

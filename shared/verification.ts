@@ -3,11 +3,24 @@ import type { KeyRecord } from './records.js'
 
 /** Verdict codes in the order they are checked (README.md, "API": verifyKey's codes). */
 export type VerdictCode =
-  | 'NOT_FOUND' | 'DISABLED' | 'FORBIDDEN' | 'EXPIRED' | 'INSUFFICIENT_PERMISSIONS' | 'RATE_LIMITED'
-  | 'USAGE_EXCEEDED' | 'VALID'
+  | 'NOT_FOUND'
+  | 'DISABLED'
+  | 'FORBIDDEN'
+  | 'EXPIRED'
+  | 'INSUFFICIENT_PERMISSIONS'
+  | 'RATE_LIMITED'
+  | 'USAGE_EXCEEDED'
+  | 'VALID'
 
 export const VERDICT_CODES: readonly VerdictCode[] = [
-  'NOT_FOUND', 'DISABLED', 'FORBIDDEN', 'EXPIRED', 'INSUFFICIENT_PERMISSIONS', 'RATE_LIMITED', 'USAGE_EXCEEDED', 'VALID',
+  'NOT_FOUND',
+  'DISABLED',
+  'FORBIDDEN',
+  'EXPIRED',
+  'INSUFFICIENT_PERMISSIONS',
+  'RATE_LIMITED',
+  'USAGE_EXCEEDED',
+  'VALID',
 ]
 
 export interface VerifyRequest {
@@ -46,7 +59,11 @@ const NOT_FOUND: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })
  * The verification rules: one pure function of the record (null = no such key), the request and the clock.
  * Every verifier and the control plane answer through it, so they cannot disagree.
  */
-export function verify(record: Omit<KeyRecord, 'start' | 'createdAt' | 'updatedAt'> | null, request: VerifyRequest, nowMs: number): Verdict {
+export function verify(
+  record: Omit<KeyRecord, 'start' | 'createdAt' | 'updatedAt'> | null,
+  request: VerifyRequest,
+  nowMs: number,
+): Verdict {
   if (record === null) return NOT_FOUND
   const code: VerdictCode = !record.enabled
     ? 'DISABLED'
@@ -55,8 +72,8 @@ export function verify(record: Omit<KeyRecord, 'start' | 'createdAt' | 'updatedA
       : record.expires !== undefined && nowMs >= record.expires
         ? 'EXPIRED'
         : request.permissions !== undefined && !satisfies(record.permissions, request.permissions)
-        ? 'INSUFFICIENT_PERMISSIONS'
-        : 'VALID'
+          ? 'INSUFFICIENT_PERMISSIONS'
+          : 'VALID'
   return {
     valid: code === 'VALID',
     code,

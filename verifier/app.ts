@@ -21,10 +21,7 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
     logRequests: false,
     // verifyKey is the hot path: served ahead of Fastify's per-request machinery (shared/http/fast-route.ts).
     fastRoute: verifyKeyFastRoute(deps.verifier),
-    notReadyReasons: async () => [
-      ...deps.verifier.notReadyReasons(),
-      ...(await storeReady()),
-    ],
+    notReadyReasons: async () => [...deps.verifier.notReadyReasons(), ...(await storeReady())],
   })
   registerVerifyKey(app, deps.verifier)
   registerAuthorize(app, deps.verifier, deps.gateway)

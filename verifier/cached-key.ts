@@ -22,14 +22,31 @@ function sharedApiId(apiId: string): string {
 
 // The fields a key may or may not have. A field added to KeyRecord and not listed here (or dropped above) fails to
 // compile, rather than going missing from every verifier's cache.
-const OPTIONAL_FIELDS = ['name', 'ownerId', 'meta', 'expires', 'remaining', 'refill', 'ratelimit', 'environment', 'permissions', 'roles'] as const
+const OPTIONAL_FIELDS = [
+  'name',
+  'ownerId',
+  'meta',
+  'expires',
+  'remaining',
+  'refill',
+  'ratelimit',
+  'environment',
+  'permissions',
+  'roles',
+] as const
 type Listed = 'id' | 'hash' | 'apiId' | 'enabled' | 'rev' | (typeof OPTIONAL_FIELDS)[number]
 const everyFieldListed: Exclude<keyof CachedKey, Listed> extends never ? true : never = true
 void everyFieldListed
 
 /** Built once per cache fill (a miss or a change), never per verification. */
 export function toCachedKey(record: CachedKey): CachedKey {
-  const key: CachedKey = { id: record.id, hash: record.hash, apiId: sharedApiId(record.apiId), enabled: record.enabled, rev: record.rev }
+  const key: CachedKey = {
+    id: record.id,
+    hash: record.hash,
+    apiId: sharedApiId(record.apiId),
+    enabled: record.enabled,
+    rev: record.rev,
+  }
   for (const field of OPTIONAL_FIELDS) {
     if (record[field] !== undefined) (key as Record<string, unknown>)[field] = record[field]
   }

@@ -26,7 +26,11 @@ const MAX_KEY_LENGTH = 1024
  * the policy; without it (the reverse proxy: the request comes straight from a client) they are ignored.
  * A blank override counts as absent.
  */
-export function readGatewayRequest(headers: IncomingHttpHeaders, policy: GatewayPolicy, trustOverrides: boolean): GatewayCheck {
+export function readGatewayRequest(
+  headers: IncomingHttpHeaders,
+  policy: GatewayPolicy,
+  trustOverrides: boolean,
+): GatewayCheck {
   const fromHeader = single(headers[policy.keyHeader])?.trim()
   const bearer = BEARER.exec(single(headers.authorization) ?? '')?.[1]
   const key = fromHeader || bearer
@@ -41,10 +45,18 @@ export function readGatewayRequest(headers: IncomingHttpHeaders, policy: Gateway
   return {
     key: key && key.length <= MAX_KEY_LENGTH ? key : undefined,
     keyFrom,
-    request: { apiId, cost, ...(permissions && permissions.length > 0 ? { permissions: { and: [...permissions] } } : {}) },
+    request: {
+      apiId,
+      cost,
+      ...(permissions && permissions.length > 0 ? { permissions: { and: [...permissions] } } : {}),
+    },
     cost,
   }
 }
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
-export const splitList = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean)
+export const splitList = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)

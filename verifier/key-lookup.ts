@@ -25,7 +25,11 @@ export class KeyLookup {
   private readonly pending = new Map<string, PendingRead>()
 
   /** `maxPending`: distinct keys being read at once; past it a miss fails fast (503) instead of queueing. */
-  constructor(private readonly store: VerifierStore, private readonly cache: KeyCache, private readonly maxPending = 10_000) {}
+  constructor(
+    private readonly store: VerifierStore,
+    private readonly cache: KeyCache,
+    private readonly maxPending = 10_000,
+  ) {}
 
   read(hash: string): Promise<KeyRecord | null> {
     const inFlight = this.pending.get(hash)

@@ -53,8 +53,17 @@ export class KeyVerifier {
     this.store = deps.store
     // Every flush writes two counters per key verified since the last: every 5 s rather than every poll keeps
     // that off a busy verifier's CPU (1,000 keys flushed each second cost it 2–3%).
-    this.usage = new UsageRecorder(deps.store, deps.log.child({ component: 'usage' }), Math.max(deps.sync.pollIntervalMs, USAGE_FLUSH_MS))
-    this.limiter = new RateLimiter(deps.store, deps.log.child({ component: 'rate-limiter' }), deps.sync.pollIntervalMs, deps.clock)
+    this.usage = new UsageRecorder(
+      deps.store,
+      deps.log.child({ component: 'usage' }),
+      Math.max(deps.sync.pollIntervalMs, USAGE_FLUSH_MS),
+    )
+    this.limiter = new RateLimiter(
+      deps.store,
+      deps.log.child({ component: 'rate-limiter' }),
+      deps.sync.pollIntervalMs,
+      deps.clock,
+    )
     this.cache = new KeyCache(deps.cache)
     this.lookup = new KeyLookup(deps.store, this.cache, deps.cache.maxPendingReads)
     this.metrics = createVerifierMetrics(deps.registry, {
@@ -69,7 +78,10 @@ export class KeyVerifier {
       firstSyncDone: () => this.cache.clear(),
     }
     if (this.onStale === 'serve') {
-      deps.log.warn({ maxStalenessMs: deps.sync.maxStalenessMs }, 'ON_STALE=serve: beyond the staleness bound this verifier answers from a cache it cannot confirm current (counted in keygate_stale_answers_total{mode="served"})')
+      deps.log.warn(
+        { maxStalenessMs: deps.sync.maxStalenessMs },
+        'ON_STALE=serve: beyond the staleness bound this verifier answers from a cache it cannot confirm current (counted in keygate_stale_answers_total{mode="served"})',
+      )
     }
     this.sync = new ShardSync(deps.store, deps.feed, sink, this.metrics, deps.log.child({ component: 'shard-sync' }), {
       clock: deps.elapsed,
@@ -102,7 +114,11 @@ export class KeyVerifier {
   notReadyReasons(): string[] {
     if (this.sync.current) return []
     const age = this.sync.stalenessMs
-    return [Number.isFinite(age) ? `cache not confirmed current for ${Math.round(age)} ms (bound exceeded)` : 'not synced with the store yet']
+    return [
+      Number.isFinite(age)
+        ? `cache not confirmed current for ${Math.round(age)} ms (bound exceeded)`
+        : 'not synced with the store yet',
+    ]
   }
 
   /** Polls the store now (tests, and the control plane's health). */
@@ -159,11 +175,21 @@ export class KeyVerifier {
   }
 
   /** Rate limits in order (the key's own first), then credits: a rate-limited call spends no credits. */
-  private async limitThenSpend(record: CachedKey, request: VerifyRequest, valid: Verdict, limits: AppliedLimit[], now: number): Promise<Verdict> {
+  private async limitThenSpend(
+    record: CachedKey,
+    request: VerifyRequest,
+    valid: Verdict,
+    limits: AppliedLimit[],
+    now: number,
+  ): Promise<Verdict> {
     let verdict = valid
     if (limits.length > 0) {
       const { ok, outcomes, failed } = await this.limiter.checkAll(record.hash, limits, now)
-      const state = (i: number) => ({ limit: outcomes[i]!.limit, remaining: outcomes[i]!.remaining, reset: outcomes[i]!.reset })
+      const state = (i: number) => ({
+        limit: outcomes[i]!.limit,
+        remaining: outcomes[i]!.remaining,
+        reset: outcomes[i]!.reset,
+      })
       if (limits[0]!.name === KEY_LIMIT) verdict = { ...verdict, ratelimit: state(0) }
       if (!ok) return this.count({ ...verdict, valid: false, code: 'RATE_LIMITED', ratelimit: state(failed!) })
     }
@@ -171,7 +197,11 @@ export class KeyVerifier {
     const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
     const spend = await this.store.spendCredits(record.hash, request.cost ?? 1, refill, now)
     if (spend === null) return this.count(verdict)
-    return this.count(spend.ok ? { ...verdict, remaining: spend.remaining } : { ...verdict, valid: false, code: 'USAGE_EXCEEDED', remaining: spend.remaining })
+    return this.count(
+      spend.ok
+        ? { ...verdict, remaining: spend.remaining }
+        : { ...verdict, valid: false, code: 'USAGE_EXCEEDED', remaining: spend.remaining },
+    )
   }
 
   /** Reconciles async rate-limit counts with the store now (tests; otherwise every poll interval). */
@@ -184,7 +214,8 @@ export class KeyVerifier {
 
   private count(verdict: Verdict): Verdict {
     let counter = this.verdictCounters.get(verdict.code)
-    if (counter === undefined) this.verdictCounters.set(verdict.code, (counter = this.metrics.verdicts.labels(verdict.code)))
+    if (counter === undefined)
+      this.verdictCounters.set(verdict.code, (counter = this.metrics.verdicts.labels(verdict.code)))
     counter.inc()
     this.usage.record(verdict.keyId, verdict.code, this.clock.now())
     return verdict
@@ -203,7 +234,13 @@ const USAGE_FLUSH_MS = 5_000
 function appliedLimits(record: CachedKey, request: VerifyRequest): AppliedLimit[] {
   const limits: AppliedLimit[] = []
   if (record.ratelimit) {
-    limits.push({ name: KEY_LIMIT, limit: record.ratelimit.limit, duration: record.ratelimit.duration, async: record.ratelimit.async ?? true, cost: request.keyLimitCost ?? 1 })
+    limits.push({
+      name: KEY_LIMIT,
+      limit: record.ratelimit.limit,
+      duration: record.ratelimit.duration,
+      async: record.ratelimit.async ?? true,
+      cost: request.keyLimitCost ?? 1,
+    })
   }
   for (const adHoc of request.ratelimits ?? []) limits.push({ ...adHoc, async: adHoc.async ?? true })
   return limits

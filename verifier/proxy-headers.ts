@@ -2,8 +2,15 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
 
 // RFC 9110 §7.6.1: headers that describe one connection, never forwarded.
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer',
-  'transfer-encoding', 'upgrade',
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
   // Node's server has already answered 100 Continue; undici refuses the header (and would 502).
   'expect',
 ])
@@ -33,7 +40,10 @@ export interface ForwardedIdentity {
  * The request headers the upstream gets: the client's, less hop-by-hop headers, the key and any
  * X-Keygate-* the client sent; plus who the key is and X-Forwarded-*.
  */
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, who: ForwardedIdentity): Record<string, string | string[]> {
+export function upstreamRequestHeaders(
+  incoming: IncomingHttpHeaders,
+  who: ForwardedIdentity,
+): Record<string, string | string[]> {
   const drop = hopByHop(incoming)
   drop.add(who.keyHeader)
   drop.add('host')

@@ -30,7 +30,11 @@ export interface ReverseProxy {
   close(): Promise<void>
 }
 
-const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = { 401: 'UNAUTHORIZED', 403: 'INSUFFICIENT_PERMISSIONS', 429: 'RATE_LIMITED' }
+const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
+  401: 'UNAUTHORIZED',
+  403: 'INSUFFICIENT_PERMISSIONS',
+  429: 'RATE_LIMITED',
+}
 
 /**
  * Reverse-proxy mode: every request whose key verifies is forwarded to the upstream through one bounded
@@ -54,7 +58,12 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       return
     }
     const body = JSON.stringify(errorBody(error, requestId, options.docsBaseUrl))
-    res.writeHead(error.statusCode, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId })
+    res.writeHead(error.statusCode, {
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': requestId,
+    })
     res.end(body)
   }
 
@@ -80,13 +89,22 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     try {
       verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
     } catch (err) {
-      if (err instanceof StoreUnavailableError) return fail(res, requestId, new ApiError('UNAVAILABLE', 'keys cannot be checked right now; retry'))
+      if (err instanceof StoreUnavailableError)
+        return fail(res, requestId, new ApiError('UNAVAILABLE', 'keys cannot be checked right now; retry'))
       throw err
     }
     const answer = gatewayAnswer(verdict, verifier.now())
     if (answer.status !== 200 || !verdict?.keyId) {
       req.resume()
-      return fail(res, requestId, new ApiError(CODE_BY_STATUS[answer.status] ?? 'UNAUTHORIZED', `key refused: ${answer.headers['x-keygate-code']}`), answer.headers)
+      return fail(
+        res,
+        requestId,
+        new ApiError(
+          CODE_BY_STATUS[answer.status] ?? 'UNAUTHORIZED',
+          `key refused: ${answer.headers['x-keygate-code']}`,
+        ),
+        answer.headers,
+      )
     }
 
     // Origin-form targets only (`OPTIONS *` and absolute URLs are not ours to pass on).
@@ -94,7 +112,10 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       req.resume()
       return fail(res, requestId, new ApiError('BAD_REQUEST', 'the request target must be a path starting with /'))
     }
-    const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined
+    const hasBody =
+      req.headers['content-length'] !== undefined
+        ? req.headers['content-length'] !== '0'
+        : req.headers['transfer-encoding'] !== undefined
     // Gone while its key was checked: nothing to forward.
     if (gone) return
     let upstream: Dispatcher.ResponseData
@@ -104,8 +125,12 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
         path: req.url,
         signal: departed,
         headers: upstreamRequestHeaders(req.headers, {
-          keyId: verdict.keyId, ownerId: verdict.ownerId, requestId, clientAddress: req.socket.remoteAddress,
-          keyHeader: policy.keyHeader, keyInAuthorization: check.keyFrom === 'authorization',
+          keyId: verdict.keyId,
+          ownerId: verdict.ownerId,
+          requestId,
+          clientAddress: req.socket.remoteAddress,
+          keyHeader: policy.keyHeader,
+          keyInAuthorization: check.keyFrom === 'authorization',
         }),
         body: hasBody ? req : undefined,
       })
@@ -160,7 +185,11 @@ function upstreamError(err: unknown): ApiError {
   if (err instanceof undiciErrors.InvalidArgumentError || err instanceof undiciErrors.NotSupportedError) {
     return new ApiError('BAD_REQUEST', `the request cannot be forwarded: ${err.message}`)
   }
-  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+  if (
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError ||
+    err instanceof undiciErrors.ConnectTimeoutError
+  ) {
     return new ApiError('GATEWAY_TIMEOUT', 'the upstream did not answer in time')
   }
   return new ApiError('BAD_GATEWAY', 'the upstream refused the connection or broke it')

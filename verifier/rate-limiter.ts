@@ -37,7 +37,12 @@ export class RateLimiter {
   private timer: NodeJS.Timeout | undefined
 
   /** `clock` is the one windows are computed with (the verifier's): a window ends by it, not by Date.now(). */
-  constructor(private readonly store: VerifierStore, private readonly log: Logger, private readonly reconcileMs: number, private readonly clock: Clock) {
+  constructor(
+    private readonly store: VerifierStore,
+    private readonly log: Logger,
+    private readonly reconcileMs: number,
+    private readonly clock: Clock,
+  ) {
     this.windows = new LRUCache<string, LocalWindow>({
       max: 100_000,
       dispose: (window, _id, reason) => {
@@ -48,7 +53,13 @@ export class RateLimiter {
 
   start(): void {
     const tick = () => {
-      this.timer = setTimeout(() => void this.reconcile().catch((err) => this.log.warn({ err }, 'rate-limit reconcile failed')).finally(tick), this.reconcileMs)
+      this.timer = setTimeout(
+        () =>
+          void this.reconcile()
+            .catch((err) => this.log.warn({ err }, 'rate-limit reconcile failed'))
+            .finally(tick),
+        this.reconcileMs,
+      )
       this.timer.unref()
     }
     tick()
@@ -72,14 +83,23 @@ export class RateLimiter {
       const local = this.local(hash, applied, nowMs)
       const used = local.global + local.pending
       const ok = used + applied.cost <= applied.limit
-      outcomes.push({ ok, limit: applied.limit, remaining: Math.max(0, applied.limit - used - (ok ? applied.cost : 0)), reset })
+      outcomes.push({
+        ok,
+        limit: applied.limit,
+        remaining: Math.max(0, applied.limit - used - (ok ? applied.cost : 0)),
+        reset,
+      })
       locals.push(local)
       if (!ok) return { ok: false, outcomes, failed: i }
     }
     // Then the exact ones, all or nothing, in one script.
     const exactIndexes = limits.flatMap((applied, i) => (applied.async ? [] : [i]))
     if (exactIndexes.length > 0) {
-      const { failed, used } = await this.store.consumeRateLimits(hash, exactIndexes.map((i) => limits[i]!), nowMs)
+      const { failed, used } = await this.store.consumeRateLimits(
+        hash,
+        exactIndexes.map((i) => limits[i]!),
+        nowMs,
+      )
       exactIndexes.forEach((i, j) => {
         const applied = limits[i]!
         outcomes[i] = { ...outcomes[i]!, ok: failed !== j, remaining: Math.max(0, applied.limit - used[j]!) }
@@ -108,7 +128,10 @@ export class RateLimiter {
     const id = `${hash} ${applied.name} ${applied.duration} ${window}`
     let local = this.windows.get(id)
     if (!local) {
-      this.windows.set(id, (local = { hash, name: applied.name, duration: applied.duration, window, global: 0, pending: 0 }))
+      this.windows.set(
+        id,
+        (local = { hash, name: applied.name, duration: applied.duration, window, global: 0, pending: 0 }),
+      )
       // A window new to this verifier (a restart, an eviction) may already be in use elsewhere: learn it now.
       void this.sync(local).catch(() => {})
     }

@@ -3,7 +3,12 @@ import type { ChangeEvent } from '../shared/change-event.js'
 import { wallMicros, type Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { SHARD_COUNT } from '../shared/shards.js'
-import { LOG_TRIMMED, type RevisionSnapshot, type ShardRevision, type VerifierStore } from '../shared/store/verifier-store.js'
+import {
+  LOG_TRIMMED,
+  type RevisionSnapshot,
+  type ShardRevision,
+  type VerifierStore,
+} from '../shared/store/verifier-store.js'
 import type { VerifierMetrics } from './verifier-metrics.js'
 
 /** Where a change must go once it is known: the cache and the miss path. */
@@ -123,10 +128,12 @@ export class ShardSync {
   /** Polls now, or right after the poll in flight (a poll must start after the caller's reason for it). */
   requestPoll(): Promise<void> {
     if (!this.inFlight) return this.runPoll()
-    this.queued ??= this.inFlight.catch(() => {}).then(() => {
-      this.queued = undefined
-      return this.runPoll()
-    })
+    this.queued ??= this.inFlight
+      .catch(() => {})
+      .then(() => {
+        this.queued = undefined
+        return this.runPoll()
+      })
     return this.queued
   }
 
@@ -139,7 +146,11 @@ export class ShardSync {
   }
 
   private async firstPoll(): Promise<void> {
-    for (let wait = FIRST_POLL_RETRY_MS.first; !this.stopped && !this.everSynced; wait = Math.min(wait * 2, FIRST_POLL_RETRY_MS.max)) {
+    for (
+      let wait = FIRST_POLL_RETRY_MS.first;
+      !this.stopped && !this.everSynced;
+      wait = Math.min(wait * 2, FIRST_POLL_RETRY_MS.max)
+    ) {
       try {
         await this.requestPoll()
       } catch {
@@ -170,7 +181,10 @@ export class ShardSync {
       const revisions = snapshot.shards
       this.metrics.revisionLag.set(Math.max(0, ...revisions.map((r, shard) => r.rev - Math.max(before[shard]!, 0))))
       if (this.instance !== undefined && snapshot.instance !== this.instance) {
-        this.log.warn({ was: this.instance, now: snapshot.instance }, 'store instance changed (restart or failover: its data may be older); dropping the whole cache')
+        this.log.warn(
+          { was: this.instance, now: snapshot.instance },
+          'store instance changed (restart or failover: its data may be older); dropping the whole cache',
+        )
         revisions.forEach((position, shard) => this.restartShard(shard, position))
       }
       this.instance = snapshot.instance
@@ -195,7 +209,10 @@ export class ShardSync {
       return
     }
     this.staleLogged = true
-    this.log.warn({ err, stalenessMs: this.stalenessMs }, 'cannot confirm the cache is current within the staleness bound')
+    this.log.warn(
+      { err, stalenessMs: this.stalenessMs },
+      'cannot confirm the cache is current within the staleness bound',
+    )
   }
 
   private async reconcile(shard: number, position: ShardRevision, appliedBefore: number): Promise<void> {
@@ -210,7 +227,10 @@ export class ShardSync {
       this.log.warn({ shard }, 'shard epoch changed (Redis lost its data); dropping the shard cache')
       this.restartShard(shard, position)
     } else if (position.rev < appliedBefore) {
-      this.log.warn({ shard, applied: appliedBefore, rev: position.rev }, 'shard revision went backwards; dropping the shard cache')
+      this.log.warn(
+        { shard, applied: appliedBefore, rev: position.rev },
+        'shard revision went backwards; dropping the shard cache',
+      )
       this.restartShard(shard, position)
     } else if (position.rev > this.applied[shard]!) {
       await this.catchUp(shard, position.rev)
@@ -248,7 +268,9 @@ export class ShardSync {
       this.applied[shard] = event.rev
       return
     }
-    void this.catchUp(shard, event.rev).catch((err) => this.log.warn({ err, shard }, 'catch-up failed; the next poll retries'))
+    void this.catchUp(shard, event.rev).catch((err) =>
+      this.log.warn({ err, shard }, 'catch-up failed; the next poll retries'),
+    )
   }
 
   /**
@@ -278,7 +300,10 @@ export class ShardSync {
       if (changes === LOG_TRIMMED || changes.length === 0) {
         // Trimmed past our position, or nothing logged where a revision (or an event) says there is: the
         // missing changes cannot be replayed, so nothing cached of the shard can be trusted.
-        this.log.warn({ shard, from, to: this.wanted[shard] }, 'changes cannot be replayed from the log; dropping the shard cache')
+        this.log.warn(
+          { shard, from, to: this.wanted[shard] },
+          'changes cannot be replayed from the log; dropping the shard cache',
+        )
         this.sink.dropShard(shard)
         this.metrics.cacheDrops.inc()
         this.applied[shard] = this.wanted[shard]!

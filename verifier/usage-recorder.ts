@@ -3,7 +3,11 @@ import { bucketStart, type Outcome, type UsageIncrement } from '../shared/analyt
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import type { VerdictCode } from '../shared/verification.js'
 
-const OUTCOME: Partial<Record<VerdictCode, Outcome>> = { VALID: 'success', RATE_LIMITED: 'rateLimited', USAGE_EXCEEDED: 'usageExceeded' }
+const OUTCOME: Partial<Record<VerdictCode, Outcome>> = {
+  VALID: 'success',
+  RATE_LIMITED: 'rateLimited',
+  USAGE_EXCEEDED: 'usageExceeded',
+}
 
 /**
  * Counts verifications per key and hour in memory (a Map increment on the hot path, nothing more) and adds
@@ -15,7 +19,11 @@ export class UsageRecorder {
   private pending = new Map<number, Map<string, Partial<Record<Outcome, number>>>>()
   private timer: NodeJS.Timeout | undefined
 
-  constructor(private readonly store: VerifierStore, private readonly log: Logger, private readonly flushMs: number) {}
+  constructor(
+    private readonly store: VerifierStore,
+    private readonly log: Logger,
+    private readonly flushMs: number,
+  ) {}
 
   // The current hour bucket and where it ends: worked out once an hour, not on every verification.
   private hour = 0
@@ -64,7 +72,10 @@ export class UsageRecorder {
     const increments: UsageIncrement[] = []
     for (const [hour, byKey] of batch) {
       for (const [keyId, counts] of byKey) {
-        increments.push({ keyId, granularity: 'hour', time: hour, counts }, { keyId, granularity: 'day', time: bucketStart('day', hour), counts })
+        increments.push(
+          { keyId, granularity: 'hour', time: hour, counts },
+          { keyId, granularity: 'day', time: bucketStart('day', hour), counts },
+        )
       }
     }
     try {

@@ -12,7 +12,8 @@ export interface GatewayAnswer {
  * ms) is the verifier's own clock, the one the limit's reset was computed with.
  */
 export function gatewayAnswer(verdict: Verdict | undefined, now: number): GatewayAnswer {
-  if (!verdict) return { status: 401, headers: { 'www-authenticate': 'Bearer realm="keygate"', 'x-keygate-code': 'MISSING_KEY' } }
+  if (!verdict)
+    return { status: 401, headers: { 'www-authenticate': 'Bearer realm="keygate"', 'x-keygate-code': 'MISSING_KEY' } }
   const headers: Record<string, string> = { 'x-keygate-code': verdict.code }
   if (verdict.keyId) headers['x-keygate-key-id'] = verdict.keyId
   switch (verdict.code) {

@@ -30,42 +30,109 @@ export interface VerifierGauges {
 export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges): VerifierMetrics {
   const metrics: VerifierMetrics = {
     verdicts: new Counter({
-      name: 'keygate_verify_verdicts_total', help: 'verifyKey answers by verdict code', labelNames: ['code'], registers: [registry],
+      name: 'keygate_verify_verdicts_total',
+      help: 'verifyKey answers by verdict code',
+      labelNames: ['code'],
+      registers: [registry],
     }),
-    cacheHits: new Counter({ name: 'keygate_verify_cache_hits_total', help: 'Verifications answered from the cache', registers: [registry] }),
-    cacheMisses: new Counter({ name: 'keygate_verify_cache_misses_total', help: 'Verifications that read the store', registers: [registry] }),
-    eventsReceived: new Counter({ name: 'keygate_change_events_total', help: 'Change events received from the feed', registers: [registry] }),
+    cacheHits: new Counter({
+      name: 'keygate_verify_cache_hits_total',
+      help: 'Verifications answered from the cache',
+      registers: [registry],
+    }),
+    cacheMisses: new Counter({
+      name: 'keygate_verify_cache_misses_total',
+      help: 'Verifications that read the store',
+      registers: [registry],
+    }),
+    eventsReceived: new Counter({
+      name: 'keygate_change_events_total',
+      help: 'Change events received from the feed',
+      registers: [registry],
+    }),
     propagation: new Histogram({
       name: 'keygate_change_propagation_seconds',
       help: 'From a change being published (store clock) to this verifier applying it (its clock): how fast a revocation lands',
-      buckets: [0.0001, 0.0002, 0.0003, 0.0005, 0.00075, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      buckets: [
+        0.0001, 0.0002, 0.0003, 0.0005, 0.00075, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+      ],
       registers: [registry],
     }),
-    catchUps: new Counter({ name: 'keygate_catch_ups_total', help: 'Replays of a shard change log after a gap or reconnect', registers: [registry] }),
-    cacheDrops: new Counter({ name: 'keygate_cache_drops_total', help: 'Shard caches dropped because their changes could not be replayed', registers: [registry] }),
-    pollErrors: new Counter({ name: 'keygate_revision_poll_errors_total', help: 'Revision polls that failed', registers: [registry] }),
-    staleAnswers: new Counter({
-      name: 'keygate_stale_answers_total', help: 'Verifications answered while the cache was beyond the staleness bound, by mode (read-through or served)', labelNames: ['mode'], registers: [registry],
+    catchUps: new Counter({
+      name: 'keygate_catch_ups_total',
+      help: 'Replays of a shard change log after a gap or reconnect',
+      registers: [registry],
     }),
-    revisionLag: new Gauge({ name: 'keygate_revision_lag', help: 'Largest number of revisions a shard was behind at the last poll', registers: [registry] }),
-    feedConnected: new Gauge({ name: 'keygate_change_feed_connected', help: '1 while subscribed to the change feed', registers: [registry] }),
+    cacheDrops: new Counter({
+      name: 'keygate_cache_drops_total',
+      help: 'Shard caches dropped because their changes could not be replayed',
+      registers: [registry],
+    }),
+    pollErrors: new Counter({
+      name: 'keygate_revision_poll_errors_total',
+      help: 'Revision polls that failed',
+      registers: [registry],
+    }),
+    staleAnswers: new Counter({
+      name: 'keygate_stale_answers_total',
+      help: 'Verifications answered while the cache was beyond the staleness bound, by mode (read-through or served)',
+      labelNames: ['mode'],
+      registers: [registry],
+    }),
+    revisionLag: new Gauge({
+      name: 'keygate_revision_lag',
+      help: 'Largest number of revisions a shard was behind at the last poll',
+      registers: [registry],
+    }),
+    feedConnected: new Gauge({
+      name: 'keygate_change_feed_connected',
+      help: '1 while subscribed to the change feed',
+      registers: [registry],
+    }),
   }
   // Every series exported at 0 from the start (labels() alone creates none): increase() then sees the first answers.
   for (const code of VERDICT_CODES) metrics.verdicts.labels(code).inc(0)
   for (const mode of ['read-through', 'served']) metrics.staleAnswers.labels(mode).inc(0)
-  new Gauge({ name: 'keygate_cache_keys', help: 'Key records in the verifier cache', registers: [registry], collect() { this.set(gauges.cacheSize()) } })
   new Gauge({
-    name: 'keygate_cache_hit_ratio', help: 'Cache hits / verifications since start', registers: [registry],
+    name: 'keygate_cache_keys',
+    help: 'Key records in the verifier cache',
+    registers: [registry],
+    collect() {
+      this.set(gauges.cacheSize())
+    },
+  })
+  new Gauge({
+    name: 'keygate_cache_hit_ratio',
+    help: 'Cache hits / verifications since start',
+    registers: [registry],
     async collect() {
       const hits = (await metrics.cacheHits.get()).values[0]?.value ?? 0
       const misses = (await metrics.cacheMisses.get()).values[0]?.value ?? 0
       this.set(hits + misses === 0 ? 0 : hits / (hits + misses))
     },
   })
-  new Gauge({ name: 'keygate_staleness_seconds', help: 'Seconds since the last poll that confirmed the cache current', registers: [registry], collect() { this.set(finite(gauges.stalenessSeconds())) } })
+  new Gauge({
+    name: 'keygate_staleness_seconds',
+    help: 'Seconds since the last poll that confirmed the cache current',
+    registers: [registry],
+    collect() {
+      this.set(finite(gauges.stalenessSeconds()))
+    },
+  })
   // Exported so alerts compare staleness with the bound each process was configured with, not a copied number.
-  new Gauge({ name: 'keygate_max_staleness_seconds', help: 'The staleness bound (MAX_STALENESS_MS): beyond it the cache is not trusted', registers: [registry] }).set(gauges.maxStalenessSeconds)
-  new Gauge({ name: 'keygate_last_poll_age_seconds', help: 'Seconds since the last revision poll that got an answer', registers: [registry], collect() { this.set(finite(gauges.lastPollAgeSeconds())) } })
+  new Gauge({
+    name: 'keygate_max_staleness_seconds',
+    help: 'The staleness bound (MAX_STALENESS_MS): beyond it the cache is not trusted',
+    registers: [registry],
+  }).set(gauges.maxStalenessSeconds)
+  new Gauge({
+    name: 'keygate_last_poll_age_seconds',
+    help: 'Seconds since the last revision poll that got an answer',
+    registers: [registry],
+    collect() {
+      this.set(finite(gauges.lastPollAgeSeconds()))
+    },
+  })
   return metrics
 }
 

@@ -24,7 +24,14 @@ function heapAfterGc(): number {
 
 function storedRecord(i: number): { key: string; doc: string } {
   const key = `kg_${randomBytes(16).toString('base64url')}`
-  const record = { id: newId('key'), hash: hashKey(key), apiId: 'api_3ZtWQ4dJ8Fq1xY', start: key.slice(0, 8), enabled: true, createdAt: 1_795_000_000_000 + i }
+  const record = {
+    id: newId('key'),
+    hash: hashKey(key),
+    apiId: 'api_3ZtWQ4dJ8Fq1xY',
+    start: key.slice(0, 8),
+    enabled: true,
+    createdAt: 1_795_000_000_000 + i,
+  }
   return { key, doc: JSON.stringify(record) }
 }
 
@@ -41,7 +48,8 @@ function perKey(fill: (docs: { key: string; doc: string }[]) => unknown): number
 const keygate = perKey((docs) => {
   const cache = new KeyCache({ maxKeys: keys, maxUnknown: 1_000, unknownTtlMs: 10_000 })
   // The lookup's hash is a string of its own (hashed from the request's key), as in the verifier.
-  for (const [i, { key, doc }] of docs.entries()) cache.offer(hashKey(key), { ...(JSON.parse(doc) as Omit<KeyRecord, 'rev'>), rev: i + 1 })
+  for (const [i, { key, doc }] of docs.entries())
+    cache.offer(hashKey(key), { ...(JSON.parse(doc) as Omit<KeyRecord, 'rev'>), rev: i + 1 })
   return cache
 })
 const plainLru = perKey((docs) => {

@@ -26,8 +26,30 @@ export function renderChart(scenarios: Pick<ScenarioReport, 'title' | 'chart'>[]
     const maxP99 = Math.max(0.001, ...scenario.chart.map((p) => p.p99Ms?.max ?? 0))
     for (const point of scenario.chart) {
       parts.push(`<text x="${LABEL - 8}" y="${y + 15}" text-anchor="end">${escape(point.label)}</text>`)
-      if (point.rps) parts.push(bar(LABEL, y, point.rps.median / maxRps, point.rps.min / maxRps, point.rps.max / maxRps, 'rps', number(point.rps.median)))
-      if (point.p99Ms) parts.push(bar(LABEL + BAR + 60, y, point.p99Ms.median / maxP99, point.p99Ms.min / maxP99, point.p99Ms.max / maxP99, 'p99', number(point.p99Ms.median, 2)))
+      if (point.rps)
+        parts.push(
+          bar(
+            LABEL,
+            y,
+            point.rps.median / maxRps,
+            point.rps.min / maxRps,
+            point.rps.max / maxRps,
+            'rps',
+            number(point.rps.median),
+          ),
+        )
+      if (point.p99Ms)
+        parts.push(
+          bar(
+            LABEL + BAR + 60,
+            y,
+            point.p99Ms.median / maxP99,
+            point.p99Ms.min / maxP99,
+            point.p99Ms.max / maxP99,
+            'p99',
+            number(point.p99Ms.median, 2),
+          ),
+        )
       y += ROW
     }
     y += 10

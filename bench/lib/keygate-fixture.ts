@@ -14,7 +14,12 @@ export interface KeygateFixture {
   call(path: string, body: unknown): Promise<Record<string, any>>
   createApi(name: string): Promise<string>
   /** Creates `count` keys with `concurrency` requests in flight. */
-  createKeys(apiId: string, count: number, concurrency?: number, extra?: Record<string, unknown>): Promise<{ keyId: string; key: string }[]>
+  createKeys(
+    apiId: string,
+    count: number,
+    concurrency?: number,
+    extra?: Record<string, unknown>,
+  ): Promise<{ keyId: string; key: string }[]>
   stop(): Promise<void>
 }
 
@@ -50,13 +55,15 @@ export async function startKeygateFixture(extraEnv: Record<string, string> = {})
     async createKeys(apiId, count, concurrency = 32, extra = {}) {
       const keys: { keyId: string; key: string }[] = []
       let next = 0
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next < count) {
-          next++
-          const { keyId, key } = await call('keys.createKey', { apiId, ...extra })
-          keys.push({ keyId, key })
-        }
-      }))
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < count) {
+            next++
+            const { keyId, key } = await call('keys.createKey', { apiId, ...extra })
+            keys.push({ keyId, key })
+          }
+        }),
+      )
       return keys
     },
     async stop() {

@@ -14,17 +14,40 @@ function requests(): autocannon.Request[] {
   const method = plan.method ?? 'POST'
   if (plan.randomKeys) {
     // A new random key on every request: nothing is ever cached for it.
-    return [{ method, path: plan.path, headers, setupRequest: (request) => ({ ...request, body: JSON.stringify({ key: `bench_${randomBytes(12).toString('base64url')}` }) }) }]
+    return [
+      {
+        method,
+        path: plan.path,
+        headers,
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ key: `bench_${randomBytes(12).toString('base64url')}` }),
+        }),
+      },
+    ]
   }
   // One shared cursor over the bodies (or header sets) for every connection: each request takes the next one,
   // so connections never send the same key in lockstep (which would make concurrent writes to one key collide).
   let next = 0
   const { headerSets, bodies } = plan
   if (headerSets && headerSets.length > 0) {
-    return [{ method, path: plan.path, setupRequest: (request) => ({ ...request, headers: headerSets[next++ % headerSets.length]! }) }]
+    return [
+      {
+        method,
+        path: plan.path,
+        setupRequest: (request) => ({ ...request, headers: headerSets[next++ % headerSets.length]! }),
+      },
+    ]
   }
   if (bodies && bodies.length > 0) {
-    return [{ method, path: plan.path, headers, setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length]! }) }]
+    return [
+      {
+        method,
+        path: plan.path,
+        headers,
+        setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length]! }),
+      },
+    ]
   }
   return [{ method, path: plan.path, headers: plan.headers ?? {} }]
 }

@@ -18,7 +18,9 @@ export interface LoadPlan {
   /** A fresh random `{ key }` body on every request instead. */
   randomKeys?: boolean
   connections: number
-  /** Requests each connection keeps in flight (HTTP pipelining), so that the server, not the round trip, sets the pace. */
+  /**
+   * Requests each connection keeps in flight (HTTP pipelining), so that the server, not the round trip, sets the pace.
+   */
   pipelining?: number
   durationSeconds: number
   /** Requests per second across all connections (open-loop), else as fast as the server answers. */
@@ -49,7 +51,9 @@ export async function runPinnedWorker<T>(name: string, plan: unknown, nodeFlags:
   try {
     // Beside this file once compiled; from the sources (under vitest), the compiled copy in dist/.
     const beside = fileURLToPath(new URL(`./${name}.js`, import.meta.url))
-    const worker = existsSync(beside) ? beside : fileURLToPath(new URL(`../../dist/bench/lib/${name}.js`, import.meta.url))
+    const worker = existsSync(beside)
+      ? beside
+      : fileURLToPath(new URL(`../../dist/bench/lib/${name}.js`, import.meta.url))
     const [command, ...args] = pinned(LOAD_CORE, [process.execPath, ...nodeFlags, worker, file])
     const child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let stdout = ''

@@ -8,5 +8,8 @@ export async function metric(url: string, name: string): Promise<number> {
 /** The sum of every sample of that name (all label sets). */
 export async function metricSum(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text()
-  return text.split('\n').filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`)).reduce((sum, l) => sum + Number(l.split(' ').pop()), 0)
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0)
 }

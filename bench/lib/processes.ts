@@ -47,10 +47,15 @@ export async function startServer(options: StartOptions): Promise<BenchProcess> 
   child.stderr.on('data', (chunk) => (output = (output + String(chunk)).slice(-20_000)))
   const url = `http://127.0.0.1:${port}`
   try {
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`${options.args.join(' ')} exited ${child.exitCode}: ${output}`)
-      return (await fetch(`${url}${options.readyPath ?? '/readyz'}`)).status === 200
-    }, `${options.args[0]} to be ready`, options.readyTimeoutMs ?? 30_000, 50)
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${options.args.join(' ')} exited ${child.exitCode}: ${output}`)
+        return (await fetch(`${url}${options.readyPath ?? '/readyz'}`)).status === 200
+      },
+      `${options.args[0]} to be ready`,
+      options.readyTimeoutMs ?? 30_000,
+      50,
+    )
   } catch (err) {
     // Never leave a half-started server behind.
     child.kill('SIGKILL')
@@ -75,7 +80,16 @@ export async function startServer(options: StartOptions): Promise<BenchProcess> 
  * stops (open it in Chrome DevTools or speedscope for the flame graph; `node dist/bench/profile-summary.js FILE`
  * prints the heaviest functions).
  */
-export function startKeygate(command: string[], env: Record<string, string>, options: Partial<StartOptions> = {}): Promise<BenchProcess> {
+export function startKeygate(
+  command: string[],
+  env: Record<string, string>,
+  options: Partial<StartOptions> = {},
+): Promise<BenchProcess> {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []
-  return startServer({ ...options, nodeFlags: [...profile, ...(options.nodeFlags ?? [])], args: [KEYGATE_CLI, ...command], env })
+  return startServer({
+    ...options,
+    nodeFlags: [...profile, ...(options.nodeFlags ?? [])],
+    args: [KEYGATE_CLI, ...command],
+    env,
+  })
 }

@@ -48,20 +48,29 @@ const SECTION = '## Benchmarks'
 
 export function machine(): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
-  const pinning = canPin ? `servers pinned to core ${SERVER_CORE}, load generator to core ${LOAD_CORE} (taskset)` : 'no pinning (one core or no taskset)'
+  const pinning = canPin
+    ? `servers pinned to core ${SERVER_CORE}, load generator to core ${LOAD_CORE} (taskset)`
+    : 'no pinning (one core or no taskset)'
   return `${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${pinning}`
 }
 
 function versions(): string {
-  const lock = JSON.parse(readFileSync(`${BENCH_DIR}../package-lock.json`, 'utf8')) as { packages: Record<string, { version?: string }> }
+  const lock = JSON.parse(readFileSync(`${BENCH_DIR}../package-lock.json`, 'utf8')) as {
+    packages: Record<string, { version?: string }>
+  }
   const version = (name: string) => lock.packages[`node_modules/${name}`]?.version ?? '?'
-  return ['fastify', 'ioredis', 'lru-cache', 'undici', 'autocannon'].map((name) => `${name} ${version(name)}`).join(', ')
+  return ['fastify', 'ioredis', 'lru-cache', 'undici', 'autocannon']
+    .map((name) => `${name} ${version(name)}`)
+    .join(', ')
 }
 
-const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const fmt = (value: number, digits = 0) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 /** "47,120 (46,800–47,900)": the median and the spread over the rounds. */
 export function showMeasured(m: Measured, digits = 0): string {
-  return m.min === m.max ? fmt(m.median, digits) : `${fmt(m.median, digits)} (${fmt(m.min, digits)}–${fmt(m.max, digits)})`
+  return m.min === m.max
+    ? fmt(m.median, digits)
+    : `${fmt(m.median, digits)} (${fmt(m.min, digits)}–${fmt(m.max, digits)})`
 }
 
 function renderScenario(report: ScenarioReport, date: string): string {
@@ -78,7 +87,8 @@ function renderScenario(report: ScenarioReport, date: string): string {
   ]
   if (report.checks.length > 0) {
     lines.push('| target | measured | wanted | |', '|---|---|---|---|')
-    for (const check of report.checks) lines.push(`| ${check.what} | ${fmt(check.value, 2)} | ${check.target} | ${check.pass ? 'met' : '**missed**'} |`)
+    for (const check of report.checks)
+      lines.push(`| ${check.what} | ${fmt(check.value, 2)} | ${check.target} | ${check.pass ? 'met' : '**missed**'} |`)
     lines.push('')
   }
   for (const note of report.notes ?? []) lines.push(`- ${note}`)
@@ -92,7 +102,10 @@ function renderScenario(report: ScenarioReport, date: string): string {
 export function recordScenario(report: ScenarioReport): void {
   const date = new Date().toISOString().slice(0, 10)
   mkdirSync(RESULTS_JSON, { recursive: true })
-  writeFileSync(`${RESULTS_JSON}${report.name}.json`, `${JSON.stringify({ date, machine: machine(), ...report }, null, 2)}\n`)
+  writeFileSync(
+    `${RESULTS_JSON}${report.name}.json`,
+    `${JSON.stringify({ date, machine: machine(), ...report }, null, 2)}\n`,
+  )
 
   let text = existsSync(RESULTS_MD) ? readFileSync(RESULTS_MD, 'utf8') : '# Results\n'
   if (!text.includes(SECTION)) {
@@ -106,11 +119,14 @@ export function recordScenario(report: ScenarioReport): void {
   else {
     // New sections go at the end of the benchmarks part, before any later top-level section.
     const at = text.indexOf('\n## ', text.indexOf(SECTION) + SECTION.length)
-    text = at < 0 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, at).trimEnd()}\n\n${section}\n${text.slice(at)}`
+    text =
+      at < 0 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, at).trimEnd()}\n\n${section}\n${text.slice(at)}`
   }
   writeFileSync(RESULTS_MD, inScenarioOrder(text))
 
-  const all = readdirSync(RESULTS_JSON).filter((file) => file.endsWith('.json')).sort()
+  const all = readdirSync(RESULTS_JSON)
+    .filter((file) => file.endsWith('.json'))
+    .sort()
     .map((file) => JSON.parse(readFileSync(`${RESULTS_JSON}${file}`, 'utf8')) as ScenarioReport)
     .sort((a, b) => Number(/^\d+/.exec(a.title)?.[0] ?? 99) - Number(/^\d+/.exec(b.title)?.[0] ?? 99))
   writeFileSync(CHART, renderChart(all))

@@ -19,8 +19,15 @@ export interface Contender {
 }
 
 /** A contender driven by autocannon (CONNECTIONS connections unless the plan says otherwise). */
-export function loadContender(label: string, plan: Omit<LoadPlan, 'durationSeconds' | 'connections'> & Partial<Pick<LoadPlan, 'connections'>>): Contender {
-  return { label, run: (durationSeconds, _warmUp) => runLoad({ connections: CONNECTIONS, pipelining: PIPELINING, ...plan, durationSeconds }) }
+export function loadContender(
+  label: string,
+  plan: Omit<LoadPlan, 'durationSeconds' | 'connections'> & Partial<Pick<LoadPlan, 'connections'>>,
+): Contender {
+  return {
+    label,
+    run: (durationSeconds, _warmUp) =>
+      runLoad({ connections: CONNECTIONS, pipelining: PIPELINING, ...plan, durationSeconds }),
+  }
 }
 
 export interface RoundResults {
@@ -40,7 +47,10 @@ export const progress = (text: string) => process.stderr.write(`  ${text}\n`)
  * (and their order rotated between rounds) so that a slow minute on a shared machine hits all of them alike.
  * Any non-2xx answer or socket error fails the run: a fast wrong answer is not a result.
  */
-export async function runRounds(contenders: Contender[], options: { allowNon2xx?: boolean } = {}): Promise<RoundResults> {
+export async function runRounds(
+  contenders: Contender[],
+  options: { allowNon2xx?: boolean } = {},
+): Promise<RoundResults> {
   const byLabel = new Map<string, LoadResult[]>(contenders.map((c) => [c.label, []]))
   for (const contender of contenders) {
     progress(`warm-up ${contender.label} (${WARMUP_SECONDS} s)`)
@@ -53,9 +63,13 @@ export async function runRounds(contenders: Contender[], options: { allowNon2xx?
     const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
     for (const contender of order) {
       const result = await contender.run(SECONDS, false)
-      progress(`round ${round + 1}/${ROUNDS} ${contender.label}: ${Math.round(result.rps)} req/s, p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`)
+      progress(
+        `round ${round + 1}/${ROUNDS} ${contender.label}: ${Math.round(result.rps)} req/s, p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`,
+      )
       if (result.errors > 0 || (result.non2xx > 0 && !options.allowNon2xx)) {
-        throw new Error(`${contender.label}: ${result.non2xx} non-2xx answers and ${result.errors} errors in round ${round + 1}`)
+        throw new Error(
+          `${contender.label}: ${result.non2xx} non-2xx answers and ${result.errors} errors in round ${round + 1}`,
+        )
       }
       byLabel.get(contender.label)!.push(result)
     }

@@ -21,8 +21,18 @@ export async function controlPlane(): Promise<ScenarioReport> {
     onStop(() => server.stop())
     const auth = { authorization: `Bearer ${BENCH_ROOT_KEY}` }
     const results = await runRounds([
-      loadContender('keys.createKey', { url: server.url, path: '/v1/keys.createKey', headers: auth, bodies: [JSON.stringify({ apiId, name: 'bench' })] }),
-      loadContender('keys.updateKey', { url: server.url, path: '/v1/keys.updateKey', headers: auth, bodies: updated.map(({ keyId }, i) => JSON.stringify({ keyId, name: `bench-${i}` })) }),
+      loadContender('keys.createKey', {
+        url: server.url,
+        path: '/v1/keys.createKey',
+        headers: auth,
+        bodies: [JSON.stringify({ apiId, name: 'bench' })],
+      }),
+      loadContender('keys.updateKey', {
+        url: server.url,
+        path: '/v1/keys.updateKey',
+        headers: auth,
+        bodies: updated.map(({ keyId }, i) => JSON.stringify({ keyId, name: `bench-${i}` })),
+      }),
     ])
     const [C, U] = [...results.byLabel.keys()] as [string, string]
 
@@ -34,7 +44,8 @@ export async function controlPlane(): Promise<ScenarioReport> {
     }
     const inApi = (await list(server.url, apiId, undefined, dispatcher, auth)).total
     // One walk through every page (counting the keys, keeping each page's cursor), then the first tenth of the pages
-    // and the last tenth timed alternately, a first page then a last one: a noisy stretch of the machine hits both alike.
+    // and the last tenth timed alternately, a first page then a last one: a noisy stretch of the machine hits both
+    // alike.
     progress(`listKeys through ${LIST_KEYS.toLocaleString('en-US')}+ keys, ${PAGE} a page`)
     const cursors: (string | undefined)[] = []
     let cursor: string | undefined
@@ -70,14 +81,29 @@ export async function controlPlane(): Promise<ScenarioReport> {
       table: {
         headers: ['operation', 'req/s', 'p50 ms', 'p99 ms'],
         rows: [
-          ...[C, U].map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 1), showMeasured(results.p99(label), 1)]),
+          ...[C, U].map((label) => [
+            label,
+            showMeasured(results.rps(label)),
+            showMeasured(results.p50(label), 1),
+            showMeasured(results.p99(label), 1),
+          ]),
           [`apis.listKeys, first ${tenth} pages`, '—', ms(median(first)), ms(percentile(first, 99))],
           [`apis.listKeys, last ${tenth} pages`, '—', ms(median(last)), ms(percentile(last, 99))],
         ],
       },
       checks: [
-        { what: 'listKeys page time, last tenth ÷ first tenth (median)', value: depthRatio, target: '≤ 1.5 (constant per page)', pass: depthRatio <= 1.5 },
-        { what: 'keys listed ÷ keys in the api', value: seen / inApi, target: '= 1', pass: seen === inApi && inApi >= LIST_KEYS },
+        {
+          what: 'listKeys page time, last tenth ÷ first tenth (median)',
+          value: depthRatio,
+          target: '≤ 1.5 (constant per page)',
+          pass: depthRatio <= 1.5,
+        },
+        {
+          what: 'keys listed ÷ keys in the api',
+          value: seen / inApi,
+          target: '= 1',
+          pass: seen === inApi && inApi >= LIST_KEYS,
+        },
       ],
       chart: [C, U].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
       summary: `control plane: createKey ${Math.round(results.rps(C).median)} req/s, updateKey ${Math.round(results.rps(U).median)} req/s; listKeys page ${ms(median(first))} ms first vs ${ms(median(last))} ms last of ${pageMs.length} (${depthRatio.toFixed(2)}×)`,
@@ -85,7 +111,13 @@ export async function controlPlane(): Promise<ScenarioReport> {
   })
 }
 
-async function list(url: string, apiId: string, cursor: string | undefined, dispatcher: Agent, headers: Record<string, string>) {
+async function list(
+  url: string,
+  apiId: string,
+  cursor: string | undefined,
+  dispatcher: Agent,
+  headers: Record<string, string>,
+) {
   const query = new URLSearchParams({ apiId, limit: String(PAGE), ...(cursor ? { cursor } : {}) })
   const response = await request(`${url}/v1/apis.listKeys?${query.toString()}`, { headers, dispatcher })
   if (response.statusCode !== 200) throw new Error(`listKeys: ${response.statusCode} ${await response.body.text()}`)

@@ -23,9 +23,13 @@ const VGDB_NAMING = { LOGNAME: 'keygate-bench', HOST: '127.0.0.1' }
 /** Instructions executed by a process (all its threads) between two callgrind dumps: the dump resets the counts. */
 function dumpTotal(pid: number, dir: string): number {
   const before = new Set(readdirSync(dir))
-  const said = execFileSync('callgrind_control', ['--dump', String(pid)], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...VGDB_NAMING } })
+  const said = execFileSync('callgrind_control', ['--dump', String(pid)], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...VGDB_NAMING },
+  })
   const dumped = readdirSync(dir).filter((file) => !before.has(file))
-  if (dumped.length !== 1) throw new Error(`callgrind wrote ${dumped.length} files on a dump (${[...before].join(', ')}): ${said}`)
+  if (dumped.length !== 1)
+    throw new Error(`callgrind wrote ${dumped.length} files on a dump (${[...before].join(', ')}): ${said}`)
   const totals = /^(?:totals|summary):\s+(\d+)/m.exec(readFileSync(join(dir, dumped[0]!), 'utf8'))
   if (!totals) throw new Error('no totals in the callgrind dump')
   return Number(totals[1])
@@ -33,10 +37,20 @@ function dumpTotal(pid: number, dir: string): number {
 
 async function send(url: string, bodies: string[], amount: number): Promise<void> {
   const result = await autocannon({
-    url, amount, connections: 8, pipelining: 1, timeout: 60,
-    requests: bodies.map((body) => ({ method: 'POST' as const, path: PATH, headers: { 'content-type': 'application/json' }, body })),
+    url,
+    amount,
+    connections: 8,
+    pipelining: 1,
+    timeout: 60,
+    requests: bodies.map((body) => ({
+      method: 'POST' as const,
+      path: PATH,
+      headers: { 'content-type': 'application/json' },
+      body,
+    })),
   })
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`)
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`)
 }
 
 /**
@@ -67,9 +81,16 @@ export async function instructions(): Promise<ScenarioReport> {
       if (!keep) onStop(async () => rmSync(dir, { recursive: true, force: true }))
       progress(`${label}: starting under callgrind`)
       const server: BenchProcess = await startServer({
-        args, env: { ...env, ...VGDB_NAMING }, readyTimeoutMs: 300_000,
+        args,
+        env: { ...env, ...VGDB_NAMING },
+        readyTimeoutMs: 300_000,
         // JIT code is written and rewritten at run time: callgrind must check for it everywhere but in files.
-        wrap: ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${join(dir, 'cg.out')}`],
+        wrap: [
+          'valgrind',
+          '--tool=callgrind',
+          '--smc-check=all-non-file',
+          `--callgrind-out-file=${join(dir, 'cg.out')}`,
+        ],
       })
       onStop(() => server.stop())
       progress(`${label}: ${WARM_UP} warm-up requests`)
@@ -87,14 +108,27 @@ export async function instructions(): Promise<ScenarioReport> {
       const idleStarted = performance.now()
       await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000))
       const idlePerSecond = dumpTotal(server.child.pid!, dir) / ((performance.now() - idleStarted) / 1000)
-      perRequest.set(label, { raw: busy / MEASURED, perRequest: (busy - idlePerSecond * busySeconds) / MEASURED, idlePerSecond })
+      perRequest.set(label, {
+        raw: busy / MEASURED,
+        perRequest: (busy - idlePerSecond * busySeconds) / MEASURED,
+        idlePerSecond,
+      })
       await server.stop()
     }
     if (only !== undefined) {
-      const measured = [...perRequest].map(([label, count]) => `${label}: ${(count.perRequest / 1000).toFixed(1)}k (raw ${(count.raw / 1000).toFixed(1)}k, idle ${(count.idlePerSecond / 1e6).toFixed(1)}M/s)`).join('; ')
+      const measured = [...perRequest]
+        .map(
+          ([label, count]) =>
+            `${label}: ${(count.perRequest / 1000).toFixed(1)}k (raw ${(count.raw / 1000).toFixed(1)}k, idle ${(count.idlePerSecond / 1e6).toFixed(1)}M/s)`,
+        )
+        .join('; ')
       throw new Error(`only some contenders measured (BENCH_INSTRUCTIONS_ONLY), nothing recorded: ${measured}`)
     }
-    const [floor, ceiling, verifier] = [...perRequest.values()].map((count) => count.perRequest) as [number, number, number]
+    const [floor, ceiling, verifier] = [...perRequest.values()].map((count) => count.perRequest) as [
+      number,
+      number,
+      number,
+    ]
     const ratio = ceiling / verifier
     const thousands = (value: number) => `${(value / 1000).toFixed(1)}k`
     return {
@@ -103,14 +137,33 @@ export async function instructions(): Promise<ScenarioReport> {
       command: 'npm run bench:instructions',
       method: `Each server under valgrind --tool=callgrind; ${WARM_UP.toLocaleString('en-US')} warm-up requests, then ${MEASURED.toLocaleString('en-US')} measured, ${KEYS} keys rotated, 8 connections. Instructions of all the process's threads over the measured requests, less what the process does per second when idle (timers: polls, flushes, metrics sampling) times the seconds they took, ÷ their number.`,
       table: {
-        headers: ['contender', 'instructions per request', '× the floor', 'before taking out idle work', 'idle, per second'],
-        rows: [...perRequest].map(([label, count]) => [label, thousands(count.perRequest), (count.perRequest / floor).toFixed(2), thousands(count.raw), `${(count.idlePerSecond / 1e6).toFixed(1)}M`]),
+        headers: [
+          'contender',
+          'instructions per request',
+          '× the floor',
+          'before taking out idle work',
+          'idle, per second',
+        ],
+        rows: [...perRequest].map(([label, count]) => [
+          label,
+          thousands(count.perRequest),
+          (count.perRequest / floor).toFixed(2),
+          thousands(count.raw),
+          `${(count.idlePerSecond / 1e6).toFixed(1)}M`,
+        ]),
       },
       checks: [
-        { what: 'ceiling ÷ keygate, instructions per request (the work-only form of "≥ 0.9× the ceiling")', value: ratio, target: '≥ 0.9', pass: ratio >= 0.9 },
+        {
+          what: 'ceiling ÷ keygate, instructions per request (the work-only form of "≥ 0.9× the ceiling")',
+          value: ratio,
+          target: '≥ 0.9',
+          pass: ratio >= 0.9,
+        },
       ],
       chart: [],
-      notes: ['Not exact (V8 is driven by time as well as work): repeat runs of the verifier agreed within 1–6%; a shorter warm-up gives larger counts. It sizes the gap; it does not resolve changes of a few percent.'],
+      notes: [
+        'Not exact (V8 is driven by time as well as work): repeat runs of the verifier agreed within 1–6%; a shorter warm-up gives larger counts. It sizes the gap; it does not resolve changes of a few percent.',
+      ],
       summary: `instructions: keygate verifier ${thousands(verifier)} per request, ceiling ${thousands(ceiling)} (${ratio.toFixed(2)}×), node:http floor ${thousands(floor)}`,
     }
   })

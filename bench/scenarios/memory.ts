@@ -72,20 +72,36 @@ export async function memory(): Promise<ScenarioReport> {
           ['verifier heap, plain lru-cache of small records, 1M keys', heap[1_000_000]!.plainLru.toFixed(0)],
           ['Redis: key record (hash: rev, doc)', record.toFixed(0)],
           ['Redis: key id → record pointer', pointer.toFixed(0)],
-          ['Redis: share of the api\'s key index (zset)', index.toFixed(0)],
+          ["Redis: share of the api's key index (zset)", index.toFixed(0)],
           ['Redis: per key, steady state (sum of the three)', perKey.toFixed(0)],
-          [`Redis: per change-log entry (capped at ${CHANGE_LOG_MAX_LEN.toLocaleString('en-US')} per shard × ${SHARDS} = ${gb(logCap)} at most)`, perLogEntry.toFixed(0)],
+          [
+            `Redis: per change-log entry (capped at ${CHANGE_LOG_MAX_LEN.toLocaleString('en-US')} per shard × ${SHARDS} = ${gb(logCap)} at most)`,
+            perLogEntry.toFixed(0),
+          ],
           ['Redis: used_memory growth ÷ keys created (includes their log and audit entries)', usedPerKey.toFixed(0)],
-          ['Redis: the same, less the change-log and audit streams (keyspace overheads included): used for the estimate', usedPerKeyLessStreams.toFixed(0)],
+          [
+            'Redis: the same, less the change-log and audit streams (keyspace overheads included): used for the estimate',
+            usedPerKeyLessStreams.toFixed(0),
+          ],
         ],
       },
       checks: [
-        { what: 'verifier heap bytes per cached key at 1M keys', value: heapPerKey, target: '≤ 300', pass: heapPerKey <= 300 },
-        { what: 'verifier heap bytes per cached key at 100k keys', value: heap[100_000]!.keygate, target: '≤ 300', pass: heap[100_000]!.keygate <= 300 },
+        {
+          what: 'verifier heap bytes per cached key at 1M keys',
+          value: heapPerKey,
+          target: '≤ 300',
+          pass: heapPerKey <= 300,
+        },
+        {
+          what: 'verifier heap bytes per cached key at 100k keys',
+          value: heap[100_000]!.keygate,
+          target: '≤ 300',
+          pass: heap[100_000]!.keygate <= 300,
+        },
       ],
       chart: [],
       markdown: [
-        'Paper estimate (verifier: every key cached, heap only; Redis: per key from used_memory less the streams (or from MEMORY USAGE, whichever is larger) × keys + the change logs at their cap; the audit log is capped separately; add Redis\' own overhead and AOF rewrite headroom):',
+        "Paper estimate (verifier: every key cached, heap only; Redis: per key from used_memory less the streams (or from MEMORY USAGE, whichever is larger) × keys + the change logs at their cap; the audit log is capped separately; add Redis' own overhead and AOF rewrite headroom):",
         '',
         '| keys | verifier heap | Redis memory |',
         '|---|---|---|',
@@ -93,7 +109,8 @@ export async function memory(): Promise<ScenarioReport> {
         `| ${estimate(100_000_000).join(' | ')} |`,
       ],
       notes: [
-        'A verifier need not cache every key: CACHE_MAX_KEYS bounds it (default 1,000,000 ≈ ' + `${(heapPerKey * 1e6 / 2 ** 20).toFixed(0)} MB), and a key outside it costs one Redis read. Keys with names, meta, permissions or limits cost more, by the size of those values; and the keys here all belong to one api, whose id the cache stores once (the best case).`,
+        'A verifier need not cache every key: CACHE_MAX_KEYS bounds it (default 1,000,000 ≈ ' +
+          `${((heapPerKey * 1e6) / 2 ** 20).toFixed(0)} MB), and a key outside it costs one Redis read. Keys with names, meta, permissions or limits cost more, by the size of those values; and the keys here all belong to one api, whose id the cache stores once (the best case).`,
       ],
       summary: `memory: verifier ${heapPerKey.toFixed(0)} B/key at 1M (plain lru-cache ${heap[1_000_000]!.plainLru.toFixed(0)}), Redis ${estimatePerKey.toFixed(0)} B/key + ${gb(logCap)} change-log cap; 100M keys ≈ ${gb(estimatePerKey * 1e8 + logCap)} Redis`,
     }

@@ -12,7 +12,10 @@ const DISABLES = Number(process.env.BENCH_DISABLES ?? 1_000)
 
 const PROPAGATION_METRIC = 'keygate_change_propagation_seconds'
 
-/** A verifier's keygate_change_propagation_seconds buckets: bounds (seconds) and cumulative counts, +Inf last (empty before any). */
+/**
+ * A verifier's keygate_change_propagation_seconds buckets: bounds (seconds) and cumulative counts, +Inf last (empty
+ * before any).
+ */
 async function propagationBuckets(url: string): Promise<{ bounds: number[]; cumulative: number[] }> {
   const text = await (await fetch(`${url}/metrics`)).text()
   const bounds: number[] = []
@@ -50,14 +53,23 @@ export async function propagation(): Promise<ScenarioReport> {
     }
     /** true or false for a 200's verdict; undefined for anything else (an error is not a deny: ask again). */
     const verify = async (url: string, key: string): Promise<boolean | undefined> => {
-      const response = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }), dispatcher })
+      const response = await request(`${url}/v1/keys.verifyKey`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ key }),
+        dispatcher,
+      })
       const body = (await response.body.json()) as { valid?: boolean }
       return response.statusCode === 200 ? body.valid : undefined
     }
-    const listener = await startServer({ args: [benchServer('change-listener')], env: { REDIS_URL: fixture.redis.url } })
+    const listener = await startServer({
+      args: [benchServer('change-listener')],
+      env: { REDIS_URL: fixture.redis.url },
+    })
     onStop(() => listener.stop())
     progress('caching every key in both verifiers')
-    for (const { key } of keys) for (const v of verifiers) if (!(await verify(v.url, key))) throw new Error('a new key did not verify')
+    for (const { key } of keys)
+      for (const v of verifiers) if (!(await verify(v.url, key))) throw new Error('a new key did not verify')
 
     // The plain subscriber: when each key's change event reaches it.
     const subscriber = new Redis(fixture.redis.url)
@@ -82,7 +94,10 @@ export async function propagation(): Promise<ScenarioReport> {
       const event = new Promise<number>((resolve) => seen.set(keyId, resolve))
       const start = performance.now()
       const write = request(`${fixture.controlPlane.url}/v1/keys.updateKey`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_ROOT_KEY}` }, body: JSON.stringify({ keyId, enabled: false }), dispatcher,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_ROOT_KEY}` },
+        body: JSON.stringify({ keyId, enabled: false }),
+        dispatcher,
       }).then(async (response) => {
         if (response.statusCode !== 200) throw new Error(`updateKey: ${response.statusCode}`)
         await response.body.arrayBuffer()
@@ -92,13 +107,15 @@ export async function propagation(): Promise<ScenarioReport> {
       let failed: Error | undefined
       write.catch((err: Error) => (failed = err))
       const deadline = start + 10_000
-      const denied = await Promise.all(verifiers.map(async (v) => {
-        while ((await verify(v.url, key)) !== false) {
-          if (failed !== undefined) throw failed
-          if (performance.now() > deadline) throw new Error(`${v.url} still did not deny ${keyId} after 10 s`)
-        }
-        return performance.now()
-      }))
+      const denied = await Promise.all(
+        verifiers.map(async (v) => {
+          while ((await verify(v.url, key)) !== false) {
+            if (failed !== undefined) throw failed
+            if (performance.now() > deadline) throw new Error(`${v.url} still did not deny ${keyId} after 10 s`)
+          }
+          return performance.now()
+        }),
+      )
       const eventAt = await event
       toDeny.push(Math.max(...denied) - start)
       toEvent.push(eventAt - start)
@@ -112,12 +129,20 @@ export async function propagation(): Promise<ScenarioReport> {
     const histogramsAfter = await Promise.all(verifiers.map((v) => propagationBuckets(v.url)))
     const bounds = histogramsAfter[0]!.bounds
     if (bounds.length === 0) throw new Error(`the verifiers show no ${PROPAGATION_METRIC}`)
-    const applied = bounds.map((_, i) => i).concat(bounds.length).map((i) =>
-      histogramsAfter.reduce((sum, h, v) => sum + h.cumulative[i]! - (histogramsBefore[v]!.cumulative[i] ?? 0), 0))
+    const applied = bounds
+      .map((_, i) => i)
+      .concat(bounds.length)
+      .map((i) =>
+        histogramsAfter.reduce((sum, h, v) => sum + h.cumulative[i]! - (histogramsBefore[v]!.cumulative[i] ?? 0), 0),
+      )
     const appliedCount = applied[applied.length - 1]!
-    if (appliedCount < 2 * DISABLES) throw new Error(`the verifiers measured ${appliedCount} events, expected ${2 * DISABLES}`)
-    const listened = ((await (await fetch(`${listener.url}/latencies`)).json()) as number[]).map((micros) => micros / 1e6)
-    if (listened.length < DISABLES) throw new Error(`the plain listener noted ${listened.length} events, expected ${DISABLES}`)
+    if (appliedCount < 2 * DISABLES)
+      throw new Error(`the verifiers measured ${appliedCount} events, expected ${2 * DISABLES}`)
+    const listened = ((await (await fetch(`${listener.url}/latencies`)).json()) as number[]).map(
+      (micros) => micros / 1e6,
+    )
+    if (listened.length < DISABLES)
+      throw new Error(`the plain listener noted ${listened.length} events, expected ${DISABLES}`)
     const listenedBuckets = cumulativeCounts(listened, bounds)
     const estimate = (q: number, cumulative: number[]) => histogramQuantile(q, bounds, cumulative) * 1000
 
@@ -137,7 +162,11 @@ export async function propagation(): Promise<ScenarioReport> {
       raw.push((await arrived) - start)
     }
 
-    const stats = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values) })
+    const stats = (values: number[]) => ({
+      p50: percentile(values, 50),
+      p99: percentile(values, 99),
+      max: Math.max(...values),
+    })
     const rows: [string, number[]][] = [
       ['updateKey sent → both verifiers deny', toDeny],
       ['updateKey sent → a plain subscriber has the event', toEvent],
@@ -150,7 +179,10 @@ export async function propagation(): Promise<ScenarioReport> {
     const ms = (value: number) => value.toFixed(2)
     const estimated: [string, number[]][] = [
       [`publish → applied in a verifier (${PROPAGATION_METRIC}, both verifiers, ${appliedCount} events)`, applied],
-      [`publish → a plain subscriber process on the verifiers' core has it (same buckets, ${listened.length} events)`, listenedBuckets],
+      [
+        `publish → a plain subscriber process on the verifiers' core has it (same buckets, ${listened.length} events)`,
+        listenedBuckets,
+      ],
     ]
     return {
       name: 'propagation',
@@ -160,21 +192,56 @@ export async function propagation(): Promise<ScenarioReport> {
       table: {
         headers: ['from → to', 'p50 ms', 'p99 ms', 'max ms'],
         rows: [
-          ...estimated.map(([label, cumulative]) => [label, ms(estimate(0.5, cumulative)), ms(estimate(0.99, cumulative)), '']),
-          ["publish → a plain subscriber process on the verifiers' core has it (exact)", ms(stats(listened).p50 * 1000), ms(stats(listened).p99 * 1000), ms(stats(listened).max * 1000)],
-          ...rows.map(([label, values]) => [label, ms(stats(values).p50), ms(stats(values).p99), ms(stats(values).max)]),
+          ...estimated.map(([label, cumulative]) => [
+            label,
+            ms(estimate(0.5, cumulative)),
+            ms(estimate(0.99, cumulative)),
+            '',
+          ]),
+          [
+            "publish → a plain subscriber process on the verifiers' core has it (exact)",
+            ms(stats(listened).p50 * 1000),
+            ms(stats(listened).p99 * 1000),
+            ms(stats(listened).max * 1000),
+          ],
+          ...rows.map(([label, values]) => [
+            label,
+            ms(stats(values).p50),
+            ms(stats(values).p99),
+            ms(stats(values).max),
+          ]),
         ],
       },
       checks: [
-        { what: 'p99 publish → applied in the verifiers ÷ p99 publish → plain subscriber (raw pub/sub one-way, same events, same core, same buckets)', value: ratio, target: '≤ 2', pass: ratio <= 2 },
-        { what: 'p99 sent → deny ÷ p99 sent → plain subscriber has the same event (the whole path, paired)', value: pairedRatio, target: '(reported)', pass: true },
+        {
+          what: 'p99 publish → applied in the verifiers ÷ p99 publish → plain subscriber (raw pub/sub one-way, same events, same core, same buckets)',
+          value: ratio,
+          target: '≤ 2',
+          pass: ratio <= 2,
+        },
+        {
+          what: 'p99 sent → deny ÷ p99 sent → plain subscriber has the same event (the whole path, paired)',
+          value: pairedRatio,
+          target: '(reported)',
+          pass: true,
+        },
       ],
       chart: [
-        ...estimated.map(([label, cumulative]) => ({ label, p99Ms: { median: estimate(0.99, cumulative), min: estimate(0.5, cumulative), max: estimate(0.99, cumulative) } })),
-        ...rows.map(([label, values]) => ({ label, p99Ms: { median: stats(values).p99, min: stats(values).p50, max: stats(values).max } })),
+        ...estimated.map(([label, cumulative]) => ({
+          label,
+          p99Ms: {
+            median: estimate(0.99, cumulative),
+            min: estimate(0.5, cumulative),
+            max: estimate(0.99, cumulative),
+          },
+        })),
+        ...rows.map(([label, values]) => ({
+          label,
+          p99Ms: { median: stats(values).p99, min: stats(values).p50, max: stats(values).max },
+        })),
       ],
       notes: [
-        'The first two rows are estimated from histogram buckets as PromQL\'s histogram_quantile does (no max: a histogram keeps none); both go through the same buckets, so the ratio compares like with like. Clocks: Redis and the processes share this host\'s clock.',
+        "The first two rows are estimated from histogram buckets as PromQL's histogram_quantile does (no max: a histogram keeps none); both go through the same buckets, so the ratio compares like with like. Clocks: Redis and the processes share this host's clock.",
         'In the chart the bar is the p99 and the line runs from p50 to max (one run of 1,000, not rounds).',
         'The rows from "updateKey sent" are the whole path observed from outside: deny is seen by polling, so each includes up to one verify round trip after the verifier applied the change (upper bounds), and the in-process subscriber shares this process\'s event loop with that polling, so its timestamps can run late too.',
       ],

@@ -23,11 +23,22 @@ export async function proxy(): Promise<ScenarioReport> {
     const upstream = await startServer({ args: [benchServer('upstream')], readyPath: '/' })
     onStop(() => upstream.stop())
     const proxyPort = await freePort()
-    const verifier = await startKeygate(['verifier'], { ...fixture.env, UPSTREAM_URL: upstream.url, PROXY_PORT: String(proxyPort), AUTHORIZE_API_ID: apiId })
+    const verifier = await startKeygate(['verifier'], {
+      ...fixture.env,
+      UPSTREAM_URL: upstream.url,
+      PROXY_PORT: String(proxyPort),
+      AUTHORIZE_API_ID: apiId,
+    })
     onStop(() => verifier.stop())
     const proxyUrl = `http://127.0.0.1:${proxyPort}`
-    await waitFor(async () => (await fetch(`${proxyUrl}/`, { headers: headerSets[0]! })).status === 200, 'the proxy to pass a valid key', 10_000, 50)
-    if ((await fetch(`${proxyUrl}/`, { headers: { 'x-api-key': 'not-a-key' } })).status !== 401) throw new Error('the proxy let an invalid key through')
+    await waitFor(
+      async () => (await fetch(`${proxyUrl}/`, { headers: headerSets[0]! })).status === 200,
+      'the proxy to pass a valid key',
+      10_000,
+      50,
+    )
+    if ((await fetch(`${proxyUrl}/`, { headers: { 'x-api-key': 'not-a-key' } })).status !== 401)
+      throw new Error('the proxy let an invalid key through')
 
     const contenders: Contender[] = [
       loadContender('direct to the API', { url: upstream.url, path: '/', method: 'GET', headerSets }),
@@ -35,7 +46,8 @@ export async function proxy(): Promise<ScenarioReport> {
     ]
     let nginxNote = 'nginx is not installed: the forward-auth contender was skipped.'
     if (nginxInstalled()) {
-      const nginx = await startNginx((port) => `
+      const nginx = await startNginx(
+        (port) => `
   upstream api { server 127.0.0.1:${upstream.port}; keepalive 64; }
   upstream keygate { server 127.0.0.1:${verifier.port}; keepalive 64; }
   server {
@@ -57,11 +69,17 @@ export async function proxy(): Promise<ScenarioReport> {
       proxy_set_header X-Keygate-Api-Id "${apiId}";
     }
     location = /__nginx_up { return 204; }
-  }`, { commandPrefix: pinned(SERVER_CORE, []) })
+  }`,
+        { commandPrefix: pinned(SERVER_CORE, []) },
+      )
       onStop(() => nginx.stop())
-      if ((await fetch(`${nginx.url}/`, { headers: headerSets[0]! })).status !== 200) throw new Error(`nginx forward-auth did not pass a valid key: ${nginx.errorLog()}`)
-      if ((await fetch(`${nginx.url}/`, { headers: { 'x-api-key': 'not-a-key' } })).status !== 401) throw new Error('nginx forward-auth let an invalid key through')
-      contenders.push(loadContender('nginx auth_request → keygate, → API', { url: nginx.url, path: '/', method: 'GET', headerSets }))
+      if ((await fetch(`${nginx.url}/`, { headers: headerSets[0]! })).status !== 200)
+        throw new Error(`nginx forward-auth did not pass a valid key: ${nginx.errorLog()}`)
+      if ((await fetch(`${nginx.url}/`, { headers: { 'x-api-key': 'not-a-key' } })).status !== 401)
+        throw new Error('nginx forward-auth let an invalid key through')
+      contenders.push(
+        loadContender('nginx auth_request → keygate, → API', { url: nginx.url, path: '/', method: 'GET', headerSets }),
+      )
       nginxNote = 'nginx (one worker, keep-alive to both) runs on the server core too.'
     }
     const results = await runRounds(contenders)
@@ -75,11 +93,25 @@ export async function proxy(): Promise<ScenarioReport> {
       method: `GET / with one of ${KEYS} keys in X-API-Key, rotated; ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${ROUNDS} rounds × ${SECONDS} s, interleaved. The API is node:http answering a small JSON body. ${nginxNote}`,
       table: {
         headers: ['path', 'req/s', 'p50 ms', 'p99 ms'],
-        rows: labels.map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 1), showMeasured(results.p99(label), 1)]),
+        rows: labels.map((label) => [
+          label,
+          showMeasured(results.rps(label)),
+          showMeasured(results.p50(label), 1),
+          showMeasured(results.p99(label), 1),
+        ]),
       },
       checks: [
         { what: 'keygate proxy ÷ direct, req/s', value: vsDirect, target: '≥ 0.6', pass: vsDirect >= 0.6 },
-        ...(N ? [{ what: 'keygate proxy ÷ nginx forward-auth, req/s', value: results.ratio(P, N, 'rps'), target: '(reported)', pass: true }] : []),
+        ...(N
+          ? [
+              {
+                what: 'keygate proxy ÷ nginx forward-auth, req/s',
+                value: results.ratio(P, N, 'rps'),
+                target: '(reported)',
+                pass: true,
+              },
+            ]
+          : []),
       ],
       chart: labels.map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
       summary: `proxy: ${Math.round(results.rps(P).median)} req/s = ${vsDirect.toFixed(2)}× direct${N ? `, ${results.ratio(P, N, 'rps').toFixed(2)}× nginx forward-auth` : ''}; p99 ${results.p99(P).median} ms`,

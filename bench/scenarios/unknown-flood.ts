@@ -34,13 +34,17 @@ export async function unknownFlood(): Promise<ScenarioReport> {
           runLoad({ ...background, durationSeconds }),
         ])
         if (!warmUp) backgroundRps.get(label)!.push(bulk.rps)
-        if (bulk.errors > 0 || bulk.non2xx > 0) throw new Error(`${label}: background load had ${bulk.non2xx} non-2xx and ${bulk.errors} errors`)
+        if (bulk.errors > 0 || bulk.non2xx > 0)
+          throw new Error(`${label}: background load had ${bulk.non2xx} non-2xx and ${bulk.errors} errors`)
         return hot
       },
     })
     const HOT = 'hot keys beside a full-speed load of hot keys'
     const FLOOD = 'hot keys beside a flood of unknown keys'
-    const backgroundRps = new Map<string, number[]>([[HOT, []], [FLOOD, []]])
+    const backgroundRps = new Map<string, number[]>([
+      [HOT, []],
+      [FLOOD, []],
+    ])
     const before = await memory()
     const results = await runRounds([
       hotBeside(HOT, { url: verifier.url, path: PATH, bodies, connections: CONNECTIONS }),
@@ -51,7 +55,13 @@ export async function unknownFlood(): Promise<ScenarioReport> {
     // Every hot key must still be cached: the unknowns live in their own bounded LRU.
     const hitsBefore = await metric(verifier.url, 'keygate_verify_cache_hits_total')
     const missesBefore = await metric(verifier.url, 'keygate_verify_cache_misses_total')
-    const probe: LoadResult = await runLoad({ url: verifier.url, path: PATH, bodies, connections: 8, durationSeconds: 1 })
+    const probe: LoadResult = await runLoad({
+      url: verifier.url,
+      path: PATH,
+      bodies,
+      connections: 8,
+      durationSeconds: 1,
+    })
     const hits = (await metric(verifier.url, 'keygate_verify_cache_hits_total')) - hitsBefore
     const misses = (await metric(verifier.url, 'keygate_verify_cache_misses_total')) - missesBefore
     const hotHitRatio = hits / (hits + misses)
@@ -65,20 +75,39 @@ export async function unknownFlood(): Promise<ScenarioReport> {
       method: `${HOT_KEYS} hot keys at a steady ${HOT_RATE} req/s (8 connections) while ${CONNECTIONS} more connections send either random unknown keys or the hot keys as fast as they are answered; ${ROUNDS} rounds × ${SECONDS} s, interleaved. Default limits (UNKNOWN_CACHE_MAX 100,000, MAX_PENDING_READS 10,000).`,
       table: {
         headers: ['hot keys (2,000 req/s)', 'hot p50 ms', 'hot p99 ms', 'background req/s'],
-        rows: [HOT, FLOOD].map((label) => [label, showMeasured(results.p50(label), 1), showMeasured(results.p99(label), 1), showMeasured(measured(backgroundRps.get(label)!))]),
+        rows: [HOT, FLOOD].map((label) => [
+          label,
+          showMeasured(results.p50(label), 1),
+          showMeasured(results.p99(label), 1),
+          showMeasured(measured(backgroundRps.get(label)!)),
+        ]),
       },
       checks: [
-        { what: 'hot keys p99 under the flood ÷ beside a full-speed load of hot keys (the same connections; its throughput differs, see the table)', value: p99Ratio, target: '≤ 1.2', pass: p99Ratio <= 1.2 },
-        { what: 'hot keys still cached after the flood (hit ratio of a probe)', value: hotHitRatio, target: '= 1', pass: hotHitRatio === 1 && probe.non2xx === 0 },
-        { what: 'cached key records after the flood', value: cached, target: `= ${HOT_KEYS}`, pass: cached === HOT_KEYS },
+        {
+          what: 'hot keys p99 under the flood ÷ beside a full-speed load of hot keys (the same connections; its throughput differs, see the table)',
+          value: p99Ratio,
+          target: '≤ 1.2',
+          pass: p99Ratio <= 1.2,
+        },
+        {
+          what: 'hot keys still cached after the flood (hit ratio of a probe)',
+          value: hotHitRatio,
+          target: '= 1',
+          pass: hotHitRatio === 1 && probe.non2xx === 0,
+        },
+        {
+          what: 'cached key records after the flood',
+          value: cached,
+          target: `= ${HOT_KEYS}`,
+          pass: cached === HOT_KEYS,
+        },
       ],
       chart: [HOT, FLOOD].map((label) => ({ label, p99Ms: results.p99(label) })),
       notes: [
         `Verifier memory before → after all rounds: RSS ${mb(before.rss)} → ${mb(after.rss)}, heap used ${mb(before.heap)} → ${mb(after.heap)}; the flood's ${Math.round(median(floodRps) * SECONDS * ROUNDS).toLocaleString('en-US')} or so unknown keys are remembered in a LRU of at most 100,000 for 10 s.`,
-        'Each unknown key costs one Redis read (it might have been created a moment ago); the flood\'s throughput is therefore Redis-bound, and the hot keys share the one core with it.',
+        "Each unknown key costs one Redis read (it might have been created a moment ago); the flood's throughput is therefore Redis-bound, and the hot keys share the one core with it.",
       ],
       summary: `unknown flood: ${Math.round(median(floodRps))} unknown req/s; hot p99 ${results.p99(FLOOD).median} ms vs ${results.p99(HOT).median} ms under equal hot load (${p99Ratio.toFixed(2)}×); ${cached} hot keys still cached; RSS ${mb(before.rss)} → ${mb(after.rss)}`,
     }
   })
 }
-

@@ -21,7 +21,9 @@ export async function verifyHit(): Promise<ScenarioReport> {
     // A fast wrong answer is not a result: every key must verify before anything is measured.
     for (const url of [verifier.url, naive.url]) {
       for (const body of bodies) {
-        const verdict = (await (await fetch(`${url}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as { valid: boolean }
+        const verdict = (await (
+          await fetch(`${url}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        ).json()) as { valid: boolean }
         if (!verdict.valid) throw new Error(`${url}: a created key did not verify`)
       }
     }
@@ -44,7 +46,12 @@ export async function verifyHit(): Promise<ScenarioReport> {
       method: `${KEYS} distinct keys rotated, ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${ROUNDS} rounds × ${SECONDS} s per contender, interleaved. The verifier answered ${Math.round(hits).toLocaleString('en-US')} verifications from its cache and read Redis ${Math.round(misses)} times (the first sight of each key).`,
       table: {
         headers: ['contender', 'req/s', 'p50 ms', 'p99 ms'],
-        rows: [C, K, N].map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 1), showMeasured(results.p99(label), 1)]),
+        rows: [C, K, N].map((label) => [
+          label,
+          showMeasured(results.rps(label)),
+          showMeasured(results.p50(label), 1),
+          showMeasured(results.p99(label), 1),
+        ]),
       },
       checks: [
         { what: 'keygate ÷ ceiling, req/s', value: vsCeiling, target: '≥ 0.9', pass: vsCeiling >= 0.9 },
@@ -56,4 +63,3 @@ export async function verifyHit(): Promise<ScenarioReport> {
     }
   })
 }
-

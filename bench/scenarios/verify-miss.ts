@@ -25,7 +25,16 @@ export async function verifyMiss(): Promise<ScenarioReport> {
     const recordKeys = keys.map(({ key }) => redisKeys.record(hashKey(key)))
 
     const results = await runRounds([
-      { label: 'raw ioredis HMGET loop', run: (durationSeconds, _warmUp) => runPinnedWorker<LoadResult>('redis-loop-worker', { redisUrl: fixture.redis.url, keys: recordKeys, connections: CONNECTIONS * PIPELINING, durationSeconds }) },
+      {
+        label: 'raw ioredis HMGET loop',
+        run: (durationSeconds, _warmUp) =>
+          runPinnedWorker<LoadResult>('redis-loop-worker', {
+            redisUrl: fixture.redis.url,
+            keys: recordKeys,
+            connections: CONNECTIONS * PIPELINING,
+            durationSeconds,
+          }),
+      },
       loadContender('keygate verifier (cache miss)', { url: verifier.url, path: PATH, bodies }),
       loadContender('naive: Redis read per request', { url: naive.url, path: PATH, bodies }),
     ])
@@ -38,23 +47,41 @@ export async function verifyMiss(): Promise<ScenarioReport> {
     // the analytics flush (HINCRBY and PEXPIRE per key every 5 s) is counted apart; anything else would show too.
     const commandCounts = async () => {
       const counts = new Map<string, number>()
-      for (const [, name, calls] of (await fixture.redis.admin.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) counts.set(name!, Number(calls))
+      for (const [, name, calls] of (await fixture.redis.admin.info('commandstats')).matchAll(
+        /^cmdstat_(\w+):calls=(\d+)/gm,
+      ))
+        counts.set(name!, Number(calls))
       return counts
     }
-    const delta = (after: Map<string, number>, before: Map<string, number>) => new Map([...after].map(([name, n]) => [name, n - (before.get(name) ?? 0)]))
+    const delta = (after: Map<string, number>, before: Map<string, number>) =>
+      new Map([...after].map(([name, n]) => [name, n - (before.get(name) ?? 0)]))
     const ANALYTICS = new Set(['hincrby', 'pexpire'])
     const idleStart = await commandCounts()
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     const background = delta(await commandCounts(), idleStart)
     // Counted by the verifier itself (autocannon's total leaves out the requests still in flight when it stops).
     const verdicts = () => metricSum(verifier.url, 'keygate_verify_verdicts_total')
-    const [missesBefore, verdictsBefore, before] = [await metric(verifier.url, 'keygate_verify_cache_misses_total'), await verdicts(), await commandCounts()]
-    await runLoad({ url: verifier.url, path: PATH, bodies, connections: CONNECTIONS, pipelining: PIPELINING, durationSeconds: 2 })
+    const [missesBefore, verdictsBefore, before] = [
+      await metric(verifier.url, 'keygate_verify_cache_misses_total'),
+      await verdicts(),
+      await commandCounts(),
+    ]
+    await runLoad({
+      url: verifier.url,
+      path: PATH,
+      bodies,
+      connections: CONNECTIONS,
+      pipelining: PIPELINING,
+      durationSeconds: 2,
+    })
     await new Promise((resolve) => setTimeout(resolve, 500))
     const answered = (await verdicts()) - verdictsBefore
     // The background ran over the 2.5 s window too (2 s of load, 0.5 s to settle); `background` is per 2 s.
-    const during = [...delta(await commandCounts(), before)].map(([name, n]) => [name, n - (background.get(name) ?? 0) * (2.5 / 2)] as const)
-    const perVerify = (pick: (name: string) => boolean) => during.filter(([name]) => pick(name)).reduce((sum, [, n]) => sum + n, 0) / answered
+    const during = [...delta(await commandCounts(), before)].map(
+      ([name, n]) => [name, n - (background.get(name) ?? 0) * (2.5 / 2)] as const,
+    )
+    const perVerify = (pick: (name: string) => boolean) =>
+      during.filter(([name]) => pick(name)).reduce((sum, [, n]) => sum + n, 0) / answered
     const readsPerVerify = perVerify((name) => name === 'hmget')
     const otherPerVerify = perVerify((name) => name !== 'hmget' && !ANALYTICS.has(name) && name !== 'info')
     const analyticsPerVerify = perVerify((name) => ANALYTICS.has(name))
@@ -67,11 +94,26 @@ export async function verifyMiss(): Promise<ScenarioReport> {
       method: `${KEYS.toLocaleString('en-US')} keys rotated through a verifier whose cache holds one record, so every verification reads Redis; ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${ROUNDS} rounds × ${SECONDS} s, interleaved. The raw loop is ${CONNECTIONS * PIPELINING} concurrent HMGETs of the same records on one ioredis connection (the read a miss makes), timed in-process.`,
       table: {
         headers: ['contender', 'req/s', 'p50 ms', 'p99 ms'],
-        rows: [R, K, N].map((label) => [label, showMeasured(results.rps(label)), showMeasured(results.p50(label), 2), showMeasured(results.p99(label), 2)]),
+        rows: [R, K, N].map((label) => [
+          label,
+          showMeasured(results.rps(label)),
+          showMeasured(results.p50(label), 2),
+          showMeasured(results.p99(label), 2),
+        ]),
       },
       checks: [
-        { what: 'Redis reads (HMGET) per verification, verifier alone, less its background polls', value: readsPerVerify, target: '= 1', pass: Math.abs(readsPerVerify - 1) < 0.02 },
-        { what: 'other Redis commands per verification (not the analytics flush)', value: otherPerVerify, target: '= 0', pass: Math.abs(otherPerVerify) < 0.02 },
+        {
+          what: 'Redis reads (HMGET) per verification, verifier alone, less its background polls',
+          value: readsPerVerify,
+          target: '= 1',
+          pass: Math.abs(readsPerVerify - 1) < 0.02,
+        },
+        {
+          what: 'other Redis commands per verification (not the analytics flush)',
+          value: otherPerVerify,
+          target: '= 0',
+          pass: Math.abs(otherPerVerify) < 0.02,
+        },
         { what: 'cache misses ÷ verifications', value: missRatio, target: '= 1', pass: Math.abs(missRatio - 1) < 0.01 },
       ],
       chart: [R, K, N].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),

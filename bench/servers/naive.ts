@@ -14,16 +14,32 @@ import { verify } from '../../shared/verification.js'
 const { store } = openRedisBackend(process.env.REDIS_URL!, 'bench-naive')
 const Body = Type.Object({ key: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false })
 const Response = Type.Object({
-  keyId: Type.Optional(Type.String()), valid: Type.Boolean(), code: Type.String(), enabled: Type.Optional(Type.Boolean()), requestId: Type.String(),
+  keyId: Type.Optional(Type.String()),
+  valid: Type.Boolean(),
+  code: Type.String(),
+  enabled: Type.Optional(Type.Boolean()),
+  requestId: Type.String(),
 })
 const app = Fastify({
   logger: false,
-  serverFactory: fastRouteServerFactory({
-    url: '/v1/keys.verifyKey',
-    bodySchema: Body,
-    responseSchema: Response,
-    handle: async (body, requestId) => ({ ...verify(await store.getKeyByHash(hashKey((body as { key: string }).key)), {}, Date.now()), requestId }),
-  }, { bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs', log: pino({ level: 'silent' }), closing: () => false, observe: () => {} }),
+  serverFactory: fastRouteServerFactory(
+    {
+      url: '/v1/keys.verifyKey',
+      bodySchema: Body,
+      responseSchema: Response,
+      handle: async (body, requestId) => ({
+        ...verify(await store.getKeyByHash(hashKey((body as { key: string }).key)), {}, Date.now()),
+        requestId,
+      }),
+    },
+    {
+      bodyLimitBytes: 1_048_576,
+      docsBaseUrl: 'https://keygate.dev/docs',
+      log: pino({ level: 'silent' }),
+      closing: () => false,
+      observe: () => {},
+    },
+  ),
 })
 app.get('/readyz', async () => ({ status: 'ready' }))
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })

@@ -9,21 +9,26 @@ import { OPERATIONS, operationIdOf } from './operations.js'
 /** The package's version, from the package.json above this module (in dist/ or, under tests, the sources). */
 function packageVersion(): string {
   for (let dir = new URL('./', import.meta.url); dir.pathname !== '/'; dir = new URL('../', dir)) {
-    if (existsSync(new URL('package.json', dir))) return (JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { version: string }).version
+    if (existsSync(new URL('package.json', dir)))
+      return (JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { version: string }).version
   }
   throw new Error('package.json not found above the OpenAPI module')
 }
 const version = packageVersion()
 
 /** The contract's error shape (rendered by shared/http/error-handler.ts), documented once for every error status. */
-const ErrorResponse = (code: ErrorCode, description: string) => Type.Object({
-  error: Type.Object({
-    code: Type.String({ examples: [code] }),
-    message: Type.String(),
-    docs: Type.String({ description: 'a link to the documentation of the code' }),
-    requestId: Type.String(),
-  }),
-}, { description })
+const ErrorResponse = (code: ErrorCode, description: string) =>
+  Type.Object(
+    {
+      error: Type.Object({
+        code: Type.String({ examples: [code] }),
+        message: Type.String(),
+        docs: Type.String({ description: 'a link to the documentation of the code' }),
+        requestId: Type.String(),
+      }),
+    },
+    { description },
+  )
 
 /** The errors any operation can answer with, and those only management calls (root key) can. */
 const COMMON_ERRORS: [ErrorCode, string][] = [
@@ -49,7 +54,8 @@ export function registerOpenApi(app: KeygateServer): void {
       info: {
         title: 'Keygate API',
         version,
-        description: "API keys: the management API (apis.*, keys.*, audit.*) and key verification. The wire contract is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies. Every error has the shape `{error: {code, message, docs, requestId}}`.",
+        description:
+          "API keys: the management API (apis.*, keys.*, audit.*) and key verification. The wire contract is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies. Every error has the shape `{error: {code, message, docs, requestId}}`.",
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/', description: 'this server' }],
@@ -70,11 +76,14 @@ export function registerOpenApi(app: KeygateServer): void {
       const doc = id === undefined ? undefined : OPERATIONS[id]
       // Routes outside the table (health probes, metrics) stay out of the API document.
       if (!id || !doc || !schema || schema.hide) return { schema: { ...schema, hide: true }, url }
-      const errors = doc.rootKey ? [...ROOT_KEY_ERRORS, ...COMMON_ERRORS] : COMMON_ERRORS.filter(([code]) => code !== 'RATE_LIMITED')
+      const errors = doc.rootKey
+        ? [...ROOT_KEY_ERRORS, ...COMMON_ERRORS]
+        : COMMON_ERRORS.filter(([code]) => code !== 'RATE_LIMITED')
       const response: Record<string, unknown> = { ...(schema.response as object) }
       for (const status of Object.keys(response)) {
         const described = response[status] as { description?: string }
-        if (described.description === undefined) response[status] = { ...described, description: status === '200' ? 'OK' : `HTTP ${status}` }
+        if (described.description === undefined)
+          response[status] = { ...described, description: status === '200' ? 'OK' : `HTTP ${status}` }
       }
       for (const [code, description] of errors) response[String(ERRORS[code])] ??= ErrorResponse(code, description)
       return {

@@ -19,7 +19,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'keys.getKey': { summary: 'Read a key', rootKey: true },
   'keys.updateKey': { summary: 'Change a key: enable or disable it, expiry, meta, credits, rate limit', rootKey: true },
   'keys.deleteKey': { summary: 'Delete a key', rootKey: true },
-  'keys.rerollKey': { summary: 'Issue a new key in place of one, the old one expiring after a grace period', rootKey: true },
+  'keys.rerollKey': {
+    summary: 'Issue a new key in place of one, the old one expiring after a grace period',
+    rootKey: true,
+  },
   'keys.whoami': { summary: 'Find the key record of a key', rootKey: true },
   'keys.updateRemaining': { summary: "Set, increment or decrement a key's credits", rootKey: true },
   'keys.getVerifications': { summary: "A key's verification counts per hour or day", rootKey: true },
@@ -30,7 +33,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'keys.setRoles': { summary: "Replace a key's roles", rootKey: true },
   'keys.removeRoles': { summary: 'Remove roles from a key', rootKey: true },
   'audit.list': { summary: 'Read the audit log of management writes, newest first', rootKey: true },
-  'keys.verifyKey': { summary: 'Verify a key (always 200 for a well-formed request: `valid` and `code` say the verdict)', rootKey: false },
+  'keys.verifyKey': {
+    summary: 'Verify a key (always 200 for a well-formed request: `valid` and `code` say the verdict)',
+    rootKey: false,
+  },
   liveness: { summary: 'Whether the service is up, and which store it runs on', rootKey: false },
 }
 

@@ -6,15 +6,19 @@ import { CreateApiBody } from '../schemas/api-schemas.js'
 import { Type } from 'typebox'
 
 export function registerCreateApi(app: KeygateServer, deps: ControlPlaneDeps): void {
-  app.post('/v1/apis.createApi', {
-    schema: { body: CreateApiBody, response: { 200: Type.Object({ apiId: Type.String(), name: Type.String() }) } },
-  }, async (request) => {
-    const principal = principalOf(request)
-    requirePermission(principal, '*', 'create_api')
-    const api = { id: newId('api', deps.clock.now()), name: request.body.name, createdAt: deps.clock.now() }
-    await deps.store.createApi(api)
-    await deps.audit.record(request, 'apis.createApi', { apiId: api.id, after: { id: api.id, name: api.name } })
-    request.log.info({ apiId: api.id, rootKeyId: principal.rootKeyId }, 'api created')
-    return { apiId: api.id, name: api.name }
-  })
+  app.post(
+    '/v1/apis.createApi',
+    {
+      schema: { body: CreateApiBody, response: { 200: Type.Object({ apiId: Type.String(), name: Type.String() }) } },
+    },
+    async (request) => {
+      const principal = principalOf(request)
+      requirePermission(principal, '*', 'create_api')
+      const api = { id: newId('api', deps.clock.now()), name: request.body.name, createdAt: deps.clock.now() }
+      await deps.store.createApi(api)
+      await deps.audit.record(request, 'apis.createApi', { apiId: api.id, after: { id: api.id, name: api.name } })
+      request.log.info({ apiId: api.id, rootKeyId: principal.rootKeyId }, 'api created')
+      return { apiId: api.id, name: api.name }
+    },
+  )
 }

@@ -6,14 +6,21 @@ import { principalOf, requirePermission } from '../root-key-auth.js'
 import { ApiResponse } from '../schemas/api-schemas.js'
 
 export function registerGetApi(app: KeygateServer, deps: ControlPlaneDeps): void {
-  app.get('/v1/apis.getApi', {
-    schema: { querystring: Type.Object({ apiId: Type.String({ minLength: 1, maxLength: 256 }) }), response: { 200: ApiResponse } },
-  }, async (request) => {
-    const principal = principalOf(request)
-    const { apiId } = request.query
-    requirePermission(principal, apiId, 'read_api')
-    const api = await deps.store.getApi(apiId)
-    if (!api) throw notFound(`api ${apiId} not found`)
-    return { id: api.id, name: api.name, createdAt: api.createdAt }
-  })
+  app.get(
+    '/v1/apis.getApi',
+    {
+      schema: {
+        querystring: Type.Object({ apiId: Type.String({ minLength: 1, maxLength: 256 }) }),
+        response: { 200: ApiResponse },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request)
+      const { apiId } = request.query
+      requirePermission(principal, apiId, 'read_api')
+      const api = await deps.store.getApi(apiId)
+      if (!api) throw notFound(`api ${apiId} not found`)
+      return { id: api.id, name: api.name, createdAt: api.createdAt }
+    },
+  )
 }

@@ -15,29 +15,49 @@ import { principalOf, requirePermission } from '../root-key-auth.js'
 import { CreateKeyBody } from '../schemas/key-schemas.js'
 
 export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
-  app.post('/v1/keys.createKey', {
-    schema: { body: CreateKeyBody, response: { 200: Type.Object({ keyId: Type.String(), key: Type.String() }) } },
-  }, async (request) => {
-    const principal = principalOf(request)
-    const body = request.body
-    requirePermission(principal, body.apiId, 'create_key')
-    if (body.recoverable) throw notRecoverable()
-    checkMeta(body.meta)
-    checkExpires(body.expires, deps.clock.now())
-    checkRefill(body.refill, body.remaining !== undefined)
-    const ownerId = ownerIdOf(body) ?? undefined
-    if (!(await deps.store.getApi(body.apiId))) throw notFound(`api ${body.apiId} not found`)
+  app.post(
+    '/v1/keys.createKey',
+    {
+      schema: { body: CreateKeyBody, response: { 200: Type.Object({ keyId: Type.String(), key: Type.String() }) } },
+    },
+    async (request) => {
+      const principal = principalOf(request)
+      const body = request.body
+      requirePermission(principal, body.apiId, 'create_key')
+      if (body.recoverable) throw notRecoverable()
+      checkMeta(body.meta)
+      checkExpires(body.expires, deps.clock.now())
+      checkRefill(body.refill, body.remaining !== undefined)
+      const ownerId = ownerIdOf(body) ?? undefined
+      if (!(await deps.store.getApi(body.apiId))) throw notFound(`api ${body.apiId} not found`)
 
-    const now = deps.clock.now()
-    const { key, hash, start } = generateKey(body.prefix, body.byteLength)
-    const write = await writes.createKey({
-      id: newId('key', now), hash, start, apiId: body.apiId, name: body.name, ownerId, meta: body.meta, expires: body.expires,
-      permissions: nameSet(body.permissions), roles: nameSet(body.roles), remaining: body.remaining, refill: body.refill,
-      ratelimit: rateLimitOf(body.ratelimit) ?? undefined,
-      environment: body.environment, enabled: body.enabled ?? true, createdAt: now,
-    })
-    request.log.info({ keyId: write.record.id, apiId: body.apiId, rootKeyId: principal.rootKeyId }, 'key created')
-    await deps.audit.record(request, 'keys.createKey', { apiId: body.apiId, keyId: write.record.id, after: write.record })
-    return { keyId: write.record.id, key }
-  })
+      const now = deps.clock.now()
+      const { key, hash, start } = generateKey(body.prefix, body.byteLength)
+      const write = await writes.createKey({
+        id: newId('key', now),
+        hash,
+        start,
+        apiId: body.apiId,
+        name: body.name,
+        ownerId,
+        meta: body.meta,
+        expires: body.expires,
+        permissions: nameSet(body.permissions),
+        roles: nameSet(body.roles),
+        remaining: body.remaining,
+        refill: body.refill,
+        ratelimit: rateLimitOf(body.ratelimit) ?? undefined,
+        environment: body.environment,
+        enabled: body.enabled ?? true,
+        createdAt: now,
+      })
+      request.log.info({ keyId: write.record.id, apiId: body.apiId, rootKeyId: principal.rootKeyId }, 'key created')
+      await deps.audit.record(request, 'keys.createKey', {
+        apiId: body.apiId,
+        keyId: write.record.id,
+        after: write.record,
+      })
+      return { keyId: write.record.id, key }
+    },
+  )
 }

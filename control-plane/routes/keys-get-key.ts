@@ -7,18 +7,26 @@ import { principalOf, requirePermission } from '../root-key-auth.js'
 import { KeyResponse } from '../schemas/key-schemas.js'
 
 export function registerGetKey(app: KeygateServer, deps: ControlPlaneDeps): void {
-  app.get('/v1/keys.getKey', {
-    schema: {
-      querystring: Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 256 }), decrypt: Type.Optional(Type.Boolean()) }),
-      response: { 200: KeyResponse },
+  app.get(
+    '/v1/keys.getKey',
+    {
+      schema: {
+        querystring: Type.Object({
+          keyId: Type.String({ minLength: 1, maxLength: 256 }),
+          decrypt: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: KeyResponse },
+      },
     },
-  }, async (request) => {
-    const principal = principalOf(request)
-    const { keyId, decrypt } = request.query
-    if (decrypt) throw new ApiError('PRECONDITION_FAILED', 'decrypt: Keygate stores only hashes; keys cannot be shown again')
-    const record = await deps.store.getKeyById(keyId)
-    if (!record) throw notFound(`key ${keyId} not found`)
-    requirePermission(principal, record.apiId, 'read_key')
-    return toKeyResponse(record)
-  })
+    async (request) => {
+      const principal = principalOf(request)
+      const { keyId, decrypt } = request.query
+      if (decrypt)
+        throw new ApiError('PRECONDITION_FAILED', 'decrypt: Keygate stores only hashes; keys cannot be shown again')
+      const record = await deps.store.getKeyById(keyId)
+      if (!record) throw notFound(`key ${keyId} not found`)
+      requirePermission(principal, record.apiId, 'read_key')
+      return toKeyResponse(record)
+    },
+  )
 }

@@ -14,24 +14,34 @@ const Query = Type.Object({
   end: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TIME })),
   granularity: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('hour')])),
 })
-const Bucket = Type.Object({ time: Type.Number(), success: Type.Integer(), rateLimited: Type.Integer(), usageExceeded: Type.Integer() })
+const Bucket = Type.Object({
+  time: Type.Number(),
+  success: Type.Integer(),
+  rateLimited: Type.Integer(),
+  usageExceeded: Type.Integer(),
+})
 
 /**
  * Verification counts of a key per hour or day (UTC), as its verifiers recorded them (flushed about once a
  * second, kept 90 days). Defaults: the last 24 hours by hour, or the last 30 days by day.
  */
 export function registerGetVerifications(app: KeygateServer, deps: ControlPlaneDeps): void {
-  app.get('/v1/keys.getVerifications', { schema: { querystring: Query, response: { 200: Type.Object({ verifications: Type.Array(Bucket) }) } } }, async (request) => {
-    const principal = principalOf(request)
-    const { keyId } = request.query
-    const granularity: Granularity = request.query.granularity ?? 'day'
-    const end = request.query.end ?? deps.clock.now()
-    const start = request.query.start ?? end - (granularity === 'hour' ? 24 : 30 * 24) * BUCKET_MS.hour
-    if (start > end) throw badRequest('start: must not be after end')
-    if ((end - start) / BUCKET_MS[granularity] > MAX_BUCKETS) throw badRequest(`start: at most ${MAX_BUCKETS} ${granularity}s per request`)
-    const record = await deps.store.getKeyById(keyId)
-    if (!record) throw notFound(`key ${keyId} not found`)
-    requirePermission(principal, record.apiId, 'read_analytics')
-    return { verifications: await deps.store.readUsage(keyId, granularity, start, end) }
-  })
+  app.get(
+    '/v1/keys.getVerifications',
+    { schema: { querystring: Query, response: { 200: Type.Object({ verifications: Type.Array(Bucket) }) } } },
+    async (request) => {
+      const principal = principalOf(request)
+      const { keyId } = request.query
+      const granularity: Granularity = request.query.granularity ?? 'day'
+      const end = request.query.end ?? deps.clock.now()
+      const start = request.query.start ?? end - (granularity === 'hour' ? 24 : 30 * 24) * BUCKET_MS.hour
+      if (start > end) throw badRequest('start: must not be after end')
+      if ((end - start) / BUCKET_MS[granularity] > MAX_BUCKETS)
+        throw badRequest(`start: at most ${MAX_BUCKETS} ${granularity}s per request`)
+      const record = await deps.store.getKeyById(keyId)
+      if (!record) throw notFound(`key ${keyId} not found`)
+      requirePermission(principal, record.apiId, 'read_analytics')
+      return { verifications: await deps.store.readUsage(keyId, granularity, start, end) }
+    },
+  )
 }

@@ -26,35 +26,60 @@ export function registerPermissionAndRoleRoutes(app: KeygateServer, deps: Contro
   }
 }
 
-function register(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites, field: Field, operation: Operation): void {
+function register(
+  app: KeygateServer,
+  deps: ControlPlaneDeps,
+  writes: KeyWrites,
+  field: Field,
+  operation: Operation,
+): void {
   const noun = field === 'permissions' ? 'Permissions' : 'Roles'
   const Body = Type.Object(
-    { keyId: Type.String({ minLength: 1, maxLength: 256 }), [field]: Type.Array(NameRef, { maxItems: LIMITS.namesPerKey, minItems: operation === 'set' ? 0 : 1 }) },
+    {
+      keyId: Type.String({ minLength: 1, maxLength: 256 }),
+      [field]: Type.Array(NameRef, { maxItems: LIMITS.namesPerKey, minItems: operation === 'set' ? 0 : 1 }),
+    },
     { additionalProperties: false },
   )
-  app.post(`/v1/keys.${operation}${noun}`, {
-    schema: { body: Body, response: { 200: operation === 'remove' ? EmptyResponse : NamedList } },
-  }, async (request) => {
-    const principal = principalOf(request)
-    const body = request.body as { keyId: string } & Record<Field, { name: string }[]>
-    const names = body[field].map((ref) => ref.name)
-    const next = (current: KeyRecord): string[] => {
-      const existing = current[field] ?? []
-      if (operation === 'set') return names
-      if (operation === 'add') return [...existing, ...names]
-      return existing.filter((name) => !names.includes(name))
-    }
-    let before: KeyRecord | undefined
-    const write = await writes.updateKey(body.keyId, (current) => ({ [field]: next(current) }), (record) => {
-      before = record
-      requirePermission(principal, record.apiId, 'update_key')
-      const after = new Set(next(record))
-      if (after.size > LIMITS.namesPerKey) throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
-    })
-    request.log.info({ keyId: body.keyId, [field]: write.record[field]?.length ?? 0, rootKeyId: principal.rootKeyId }, `key ${field} ${operation}`)
-    await deps.audit.record(request, `keys.${operation}${noun}`, { apiId: write.record.apiId, keyId: body.keyId, before, after: write.record })
-    if (operation === 'remove') return {}
-    const shown = operation === 'set' ? write.record[field] ?? [] : [...new Set(names)].sort()
-    return shown.map((name) => ({ id: nameId(field === 'permissions' ? 'perm' : 'role', name), name }))
-  })
+  app.post(
+    `/v1/keys.${operation}${noun}`,
+    {
+      schema: { body: Body, response: { 200: operation === 'remove' ? EmptyResponse : NamedList } },
+    },
+    async (request) => {
+      const principal = principalOf(request)
+      const body = request.body as { keyId: string } & Record<Field, { name: string }[]>
+      const names = body[field].map((ref) => ref.name)
+      const next = (current: KeyRecord): string[] => {
+        const existing = current[field] ?? []
+        if (operation === 'set') return names
+        if (operation === 'add') return [...existing, ...names]
+        return existing.filter((name) => !names.includes(name))
+      }
+      let before: KeyRecord | undefined
+      const write = await writes.updateKey(
+        body.keyId,
+        (current) => ({ [field]: next(current) }),
+        (record) => {
+          before = record
+          requirePermission(principal, record.apiId, 'update_key')
+          const after = new Set(next(record))
+          if (after.size > LIMITS.namesPerKey) throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
+        },
+      )
+      request.log.info(
+        { keyId: body.keyId, [field]: write.record[field]?.length ?? 0, rootKeyId: principal.rootKeyId },
+        `key ${field} ${operation}`,
+      )
+      await deps.audit.record(request, `keys.${operation}${noun}`, {
+        apiId: write.record.apiId,
+        keyId: body.keyId,
+        before,
+        after: write.record,
+      })
+      if (operation === 'remove') return {}
+      const shown = operation === 'set' ? (write.record[field] ?? []) : [...new Set(names)].sort()
+      return shown.map((name) => ({ id: nameId(field === 'permissions' ? 'perm' : 'role', name), name }))
+    },
+  )
 }

@@ -19,20 +19,32 @@ const Body = Type.Object(
  * is due, so the refill can never undo it later. A key without credits: 412, use updateKey.
  */
 export function registerUpdateRemaining(app: KeygateServer, deps: ControlPlaneDeps): void {
-  app.post('/v1/keys.updateRemaining', { schema: { body: Body, response: { 200: Type.Object({ remaining: Type.Integer() }) } } }, async (request) => {
-    const principal = principalOf(request)
-    const { keyId, op, value } = request.body
-    const record = await deps.store.getKeyById(keyId)
-    if (!record) throw notFound(`key ${keyId} not found`)
-    requirePermission(principal, record.apiId, 'update_key')
-    const now = deps.clock.now()
-    const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
-    const remaining = await deps.store.updateCredits(keyId, op, value, refill, now)
-    if (remaining === null) {
-      throw new ApiError('PRECONDITION_FAILED', 'the key carries no credits; give it some with keys.updateKey {remaining}')
-    }
-    request.log.info({ keyId, op, value, remaining, rootKeyId: principal.rootKeyId }, 'key credits updated')
-    await deps.audit.record(request, 'keys.updateRemaining', { apiId: record.apiId, keyId, before: { remaining: record.remaining }, after: { op, value, remaining } })
-    return { remaining }
-  })
+  app.post(
+    '/v1/keys.updateRemaining',
+    { schema: { body: Body, response: { 200: Type.Object({ remaining: Type.Integer() }) } } },
+    async (request) => {
+      const principal = principalOf(request)
+      const { keyId, op, value } = request.body
+      const record = await deps.store.getKeyById(keyId)
+      if (!record) throw notFound(`key ${keyId} not found`)
+      requirePermission(principal, record.apiId, 'update_key')
+      const now = deps.clock.now()
+      const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
+      const remaining = await deps.store.updateCredits(keyId, op, value, refill, now)
+      if (remaining === null) {
+        throw new ApiError(
+          'PRECONDITION_FAILED',
+          'the key carries no credits; give it some with keys.updateKey {remaining}',
+        )
+      }
+      request.log.info({ keyId, op, value, remaining, rootKeyId: principal.rootKeyId }, 'key credits updated')
+      await deps.audit.record(request, 'keys.updateRemaining', {
+        apiId: record.apiId,
+        keyId,
+        before: { remaining: record.remaining },
+        after: { op, value, remaining },
+      })
+      return { remaining }
+    },
+  )
 }

@@ -24,7 +24,12 @@ export function registerWhoami(app: KeygateServer, deps: ControlPlaneDeps): void
     if (!record) throw notFound('no key matches')
     requirePermission(principal, record.apiId, 'read_key')
     return {
-      id: record.id, name: record.name, meta: record.meta, remaining: record.remaining, createdAt: record.createdAt, enabled: record.enabled,
+      id: record.id,
+      name: record.name,
+      meta: record.meta,
+      remaining: record.remaining,
+      createdAt: record.createdAt,
+      enabled: record.enabled,
       identity: record.ownerId === undefined ? undefined : { externalId: record.ownerId },
     }
   })

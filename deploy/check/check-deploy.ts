@@ -17,5 +17,7 @@ const { values } = parseArgs({ options: { root: { type: 'string' } } })
 const root = resolve(values.root ?? REPOSITORY)
 const { problems, checked } = await checkDeployTree({ root })
 for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`)
-process.stdout.write(`${problems.length === 0 ? 'ok' : `${problems.length} problem(s)`}: checked ${checked.join(', ')}\n`)
+process.stdout.write(
+  `${problems.length === 0 ? 'ok' : `${problems.length} problem(s)`}: checked ${checked.join(', ')}\n`,
+)
 process.exitCode = problems.length === 0 ? 0 : 1

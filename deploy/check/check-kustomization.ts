@@ -40,8 +40,12 @@ export async function checkKustomization(dir: string, options: RenderOptions): P
     for (const { container } of containersOf(pod)) {
       const where = `${source} ${objectName(pod.owner)} container ${container.name}`
       // Every container's `$(NAME)` references must resolve (keygate's own check includes this one).
-      const messages = isKeygateContainer(container) ? checkKeygateContainer(container, pod)
-        : [...referenceOrderProblems(container.env ?? []), ...(isRedisContainer(container) ? checkRedisContainer(container) : [])]
+      const messages = isKeygateContainer(container)
+        ? checkKeygateContainer(container, pod)
+        : [
+            ...referenceOrderProblems(container.env ?? []),
+            ...(isRedisContainer(container) ? checkRedisContainer(container) : []),
+          ]
       problems.push(...messages.map((message) => ({ where, message })))
     }
   }

@@ -25,12 +25,16 @@ export async function checkDeployTree(options: TreeOptions): Promise<{ problems:
   const dockerfile = options.dockerfile ?? join(options.root, 'Dockerfile')
   const directories = findKustomizations(deployDir)
   const problems: Problem[] = []
-  if (directories.length === 0) problems.push({ where: relative(options.root, deployDir) || '.', message: 'no kustomization found' })
+  if (directories.length === 0)
+    problems.push({ where: relative(options.root, deployDir) || '.', message: 'no kustomization found' })
   // Rendered side by side: kustomize is the slow part (~100 ms each).
-  const results = await Promise.all(directories.map((dir) => checkKustomization(dir, { base: options.root, kustomize: options.kustomize })))
+  const results = await Promise.all(
+    directories.map((dir) => checkKustomization(dir, { base: options.root, kustomize: options.kustomize })),
+  )
   problems.push(...results.flat())
   const dockerWhere = relative(options.root, dockerfile) || dockerfile
-  if (existsSync(dockerfile)) problems.push(...checkDockerfile(dockerfile, options.contextDir ?? options.root, dockerWhere))
+  if (existsSync(dockerfile))
+    problems.push(...checkDockerfile(dockerfile, options.contextDir ?? options.root, dockerWhere))
   else problems.push({ where: dockerWhere, message: 'no Dockerfile' })
   return { problems, checked: [...directories.map((dir) => relative(options.root, dir)), dockerWhere] }
 }

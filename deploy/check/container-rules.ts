@@ -43,16 +43,22 @@ function securityProblems(container: IContainer, pod: PodTemplate): string[] {
   const podLevel = pod.spec.securityContext ?? {}
   const problems: string[] = []
   // The container's setting wins over the pod's, as in Kubernetes.
-  if ((own.runAsNonRoot ?? podLevel.runAsNonRoot) !== true) problems.push('securityContext.runAsNonRoot is not true (container or pod)')
+  if ((own.runAsNonRoot ?? podLevel.runAsNonRoot) !== true)
+    problems.push('securityContext.runAsNonRoot is not true (container or pod)')
   const user = own.runAsUser ?? podLevel.runAsUser
-  if (user === undefined) problems.push('no numeric securityContext.runAsUser (container or pod): runAsNonRoot cannot verify an image whose USER is a name')
+  if (user === undefined)
+    problems.push(
+      'no numeric securityContext.runAsUser (container or pod): runAsNonRoot cannot verify an image whose USER is a name',
+    )
   else if (user === 0) problems.push('securityContext.runAsUser is 0 (root)')
   if (own.readOnlyRootFilesystem !== true) problems.push('securityContext.readOnlyRootFilesystem is not true')
   if (own.allowPrivilegeEscalation !== false) problems.push('securityContext.allowPrivilegeEscalation is not false')
   if (own.privileged === true) problems.push('securityContext.privileged is true')
-  if (!(own.capabilities?.drop ?? []).includes('ALL')) problems.push('securityContext.capabilities.drop does not include ALL')
+  if (!(own.capabilities?.drop ?? []).includes('ALL'))
+    problems.push('securityContext.capabilities.drop does not include ALL')
   const seccomp = (own.seccompProfile ?? podLevel.seccompProfile)?.type
-  if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') problems.push('securityContext.seccompProfile.type is not RuntimeDefault (container or pod)')
+  if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost')
+    problems.push('securityContext.seccompProfile.type is not RuntimeDefault (container or pod)')
   return problems
 }
 
@@ -60,12 +66,15 @@ function securityProblems(container: IContainer, pod: PodTemplate): string[] {
 function probePortProblems(container: IContainer): string[] {
   const names = new Set((container.ports ?? []).map((port) => port.name).filter(Boolean))
   const probes: Array<[string, IProbe | undefined]> = [
-    ['readinessProbe', container.readinessProbe], ['livenessProbe', container.livenessProbe], ['startupProbe', container.startupProbe],
+    ['readinessProbe', container.readinessProbe],
+    ['livenessProbe', container.livenessProbe],
+    ['startupProbe', container.startupProbe],
   ]
   const problems: string[] = []
   for (const [field, probe] of probes) {
     const port = probe?.httpGet?.port ?? probe?.tcpSocket?.port ?? probe?.grpc?.port
-    if (typeof port === 'string' && !names.has(port)) problems.push(`${field} uses port ${JSON.stringify(port)}, which the container does not name`)
+    if (typeof port === 'string' && !names.has(port))
+      problems.push(`${field} uses port ${JSON.stringify(port)}, which the container does not name`)
   }
   return problems
 }

@@ -26,10 +26,16 @@ export function checkControlPlanes(source: string, pods: PodTemplate[], objects:
       continue
     }
     const replicas = (pod.owner.spec as { replicas?: number } | undefined)?.replicas ?? 1
-    if (replicas < 2) problems.push({ where, message: `runs the control plane with ${replicas} replica(s): use 2 or more` })
+    if (replicas < 2)
+      problems.push({ where, message: `runs the control plane with ${replicas} replica(s): use 2 or more` })
     const namespace = pod.owner.metadata.namespace
-    const covered = budgets.some((budget) => budget.metadata.namespace === namespace && selects((budget.spec as { selector?: LabelSelector } | undefined)?.selector, pod.labels))
-    if (!covered) problems.push({ where, message: 'runs the control plane but no PodDisruptionBudget selects its pods' })
+    const covered = budgets.some(
+      (budget) =>
+        budget.metadata.namespace === namespace &&
+        selects((budget.spec as { selector?: LabelSelector } | undefined)?.selector, pod.labels),
+    )
+    if (!covered)
+      problems.push({ where, message: 'runs the control plane but no PodDisruptionBudget selects its pods' })
   }
   return problems
 }

@@ -7,7 +7,10 @@ import type { Problem } from './problem.js'
 const PATH_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])
 
 const RUNTIME_FILES: Array<[string, string]> = [
-  ['package.json', 'it makes dist/ ES modules ("type": "module"), and the OpenAPI plugin reads the version from it at run time'],
+  [
+    'package.json',
+    'it makes dist/ ES modules ("type": "module"), and the OpenAPI plugin reads the version from it at run time',
+  ],
   ['node_modules', 'the production dependencies (fastify, ioredis, …) the server imports'],
   ['dist', 'the compiled server'],
 ]
@@ -28,27 +31,36 @@ export function checkDockerfile(path: string, contextDir: string, where = 'Docke
   const final = stages.at(-1)
   if (!final) return [...problems, { where, message: 'no FROM' }]
   const last = (keyword: string) => final.instructions.filter((instruction) => instruction.keyword === keyword).at(-1)
-  const add = (instruction: Instruction | undefined, message: string) => problems.push({ where: instruction ? `${where}:${instruction.line}` : where, message })
+  const add = (instruction: Instruction | undefined, message: string) =>
+    problems.push({ where: instruction ? `${where}:${instruction.line}` : where, message })
 
   const user = last('USER')
   const uid = user && /^(\d+)(?::\d+)?$/.exec(user.args)?.[1]
-  if (uid === undefined) add(user, 'the final stage has no numeric USER (uid[:gid]): Kubernetes runAsNonRoot can only verify a number')
+  if (uid === undefined)
+    add(user, 'the final stage has no numeric USER (uid[:gid]): Kubernetes runAsNonRoot can only verify a number')
   else if (Number(uid) === 0) add(user, 'the final stage runs as root (USER 0)')
   const healthcheck = last('HEALTHCHECK')
   if (!healthcheck || /^NONE$/i.test(healthcheck.args)) add(healthcheck, 'the final stage has no HEALTHCHECK')
-  else if (!/\/(livez|readyz)\b/.test(healthcheck.args)) add(healthcheck, 'the HEALTHCHECK calls neither /livez nor /readyz: Keygate answers its health on those paths only')
+  else if (!/\/(livez|readyz)\b/.test(healthcheck.args))
+    add(healthcheck, 'the HEALTHCHECK calls neither /livez nor /readyz: Keygate answers its health on those paths only')
 
   // What the process needs beside the entrypoint, in the directory above dist/ (the final WORKDIR).
   const app = finalWorkdir(final)
   for (const [name, why] of RUNTIME_FILES) {
     const target = posix.join(app, name)
-    const copied = final.instructions.some((instruction) => instruction.keyword === 'COPY' && coveredBy(instruction, target) !== undefined)
+    const copied = final.instructions.some(
+      (instruction) => instruction.keyword === 'COPY' && coveredBy(instruction, target) !== undefined,
+    )
     if (!copied) add(final.instructions[0], `the final stage copies no ${name} to ${target}: ${why}`)
   }
 
   const entrypoint = last('ENTRYPOINT')
   if (!entrypoint) add(undefined, 'the final stage has no ENTRYPOINT')
-  else if (!entrypoint.exec?.length) add(entrypoint, 'ENTRYPOINT is not in exec (JSON) form: under a shell, SIGTERM never reaches the process and it cannot drain')
+  else if (!entrypoint.exec?.length)
+    add(
+      entrypoint,
+      'ENTRYPOINT is not in exec (JSON) form: under a shell, SIGTERM never reaches the process and it cannot drain',
+    )
   else for (const message of entrypointProblems(stages, final, entrypoint, contextDir)) add(entrypoint, message)
   return problems
 }
@@ -59,25 +71,36 @@ function entrypointProblems(stages: Stage[], final: Stage, entrypoint: Instructi
   if (program === 'node' && script) target = posix.resolve(entrypoint.workdir, script)
   else if (program.includes('/')) target = posix.resolve(entrypoint.workdir, program)
   else target = linkTarget(final, program)
-  if (!target) return [`ENTRYPOINT ${program}: no \`ln -s <program> /usr/local/bin/${program}\` (or another PATH directory) in the final stage says what it runs`]
+  if (!target)
+    return [
+      `ENTRYPOINT ${program}: no \`ln -s <program> /usr/local/bin/${program}\` (or another PATH directory) in the final stage says what it runs`,
+    ]
 
   // Follow the target back through the COPY that put it there (the last one wins, as in the build).
-  const copy = final.instructions.filter((instruction) => instruction.keyword === 'COPY' && coveredBy(instruction, target) !== undefined).at(-1)
+  const copy = final.instructions
+    .filter((instruction) => instruction.keyword === 'COPY' && coveredBy(instruction, target) !== undefined)
+    .at(-1)
   if (!copy) return [`ENTRYPOINT runs ${target}, which no COPY puts in the final stage`]
   const { source, from } = coveredBy(copy, target)!
   let contextPath = source
   let built = target
   if (from !== undefined) {
     const stage = stageNamed(stages, from)
-    if (!stage) return [`ENTRYPOINT runs ${target}, copied from ${JSON.stringify(from)}, which is not a stage of this Dockerfile`]
+    if (!stage)
+      return [`ENTRYPOINT runs ${target}, copied from ${JSON.stringify(from)}, which is not a stage of this Dockerfile`]
     const workdir = finalWorkdir(stage)
     built = posix.resolve(workdir, source)
     contextPath = posix.relative(workdir, built)
-    if (contextPath.startsWith('..')) return [`ENTRYPOINT runs ${target}, built at ${built}, outside the stage's WORKDIR ${workdir}: cannot tell which file of the build it is`]
+    if (contextPath.startsWith('..'))
+      return [
+        `ENTRYPOINT runs ${target}, built at ${built}, outside the stage's WORKDIR ${workdir}: cannot tell which file of the build it is`,
+      ]
   }
   const problems: string[] = []
   if (!existsSync(join(contextDir, contextPath))) {
-    problems.push(`ENTRYPOINT runs ${target}, which the build makes from ${contextPath}: not found in ${contextDir} (does \`npm run build\` write it?)`)
+    problems.push(
+      `ENTRYPOINT runs ${target}, which the build makes from ${contextPath}: not found in ${contextDir} (does \`npm run build\` write it?)`,
+    )
   }
   if (program !== 'node' && !madeExecutable(stages, [target, built])) {
     problems.push(`ENTRYPOINT runs ${target} by its shebang, but no RUN chmod makes it executable (tsc writes 0644)`)
@@ -116,14 +139,17 @@ function coveredBy(copy: Instruction, target: string): { source: string; from: s
 }
 
 function madeExecutable(stages: Stage[], paths: string[]): boolean {
-  return stages.some((stage) => stage.instructions.some((instruction) => {
-    if (instruction.keyword !== 'RUN') return false
-    return instruction.args.split(/&&|;|\|\|/).some((command) => {
-      const [name, ...words] = command.trim().split(/\s+/)
-      if (name !== 'chmod') return false
-      const mode = words.find((word) => !word.startsWith('-'))
-      const executable = mode !== undefined && (/^[0-7]*[1357][0-7]{2}$/.test(mode) || /^[ugoa]*\+[rwxX]*x/.test(mode))
-      return executable && words.some((word) => paths.includes(posix.resolve(instruction.workdir, word)))
-    })
-  }))
+  return stages.some((stage) =>
+    stage.instructions.some((instruction) => {
+      if (instruction.keyword !== 'RUN') return false
+      return instruction.args.split(/&&|;|\|\|/).some((command) => {
+        const [name, ...words] = command.trim().split(/\s+/)
+        if (name !== 'chmod') return false
+        const mode = words.find((word) => !word.startsWith('-'))
+        const executable =
+          mode !== undefined && (/^[0-7]*[1357][0-7]{2}$/.test(mode) || /^[ugoa]*\+[rwxX]*x/.test(mode))
+        return executable && words.some((word) => paths.includes(posix.resolve(instruction.workdir, word)))
+      })
+    }),
+  )
 }

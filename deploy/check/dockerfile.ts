@@ -65,8 +65,10 @@ function execForm(args: string): string[] | undefined {
 
 /** The stage a `COPY --from=` names: by name, or by index. */
 export function stageNamed(stages: Stage[], reference: string): Stage | undefined {
-  return stages.find((stage) => stage.name?.toLowerCase() === reference.toLowerCase()) ??
+  return (
+    stages.find((stage) => stage.name?.toLowerCase() === reference.toLowerCase()) ??
     (/^\d+$/.test(reference) ? stages[Number(reference)] : undefined)
+  )
 }
 
 /** The WORKDIR at the end of a stage. */

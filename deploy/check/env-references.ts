@@ -6,7 +6,7 @@ const REFERENCE = /\$\$|\$\(([^()]*)\)/g
 
 /** The names a value refers to as `$(NAME)`, escapes (`$$(NAME)`) left out. */
 export function referencesIn(value: string): string[] {
-  return [...value.matchAll(REFERENCE)].flatMap((match) => match[1] === undefined ? [] : [match[1]])
+  return [...value.matchAll(REFERENCE)].flatMap((match) => (match[1] === undefined ? [] : [match[1]]))
 }
 
 /** A variable's value as the container will see it; `unknown` when it comes from a Secret or ConfigMap. */
@@ -42,7 +42,9 @@ export function referenceOrderProblems(variables: readonly { name: string; value
     for (const reference of referencesIn(value ?? '')) {
       if (defined.has(reference)) continue
       const later = variables.some((other) => other.name === reference)
-      problems.push(`env ${name} uses $(${reference}), ${later ? 'listed after it' : 'which the container does not define'}: Kubernetes leaves the text $(${reference}) in its value${later ? ' (list it earlier)' : ''}`)
+      problems.push(
+        `env ${name} uses $(${reference}), ${later ? 'listed after it' : 'which the container does not define'}: Kubernetes leaves the text $(${reference}) in its value${later ? ' (list it earlier)' : ''}`,
+      )
     }
     defined.add(name)
   }

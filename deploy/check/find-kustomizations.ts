@@ -10,7 +10,8 @@ export function findKustomizations(root: string): string[] {
     const entries = readdirSync(dir, { withFileTypes: true })
     if (entries.some((entry) => entry.isFile() && KUSTOMIZATION_FILES.has(entry.name))) found.push(dir)
     for (const entry of entries) {
-      if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(join(dir, entry.name))
+      if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.'))
+        walk(join(dir, entry.name))
     }
   }
   walk(root)

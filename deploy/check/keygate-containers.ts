@@ -1,6 +1,12 @@
 import type { IContainer } from 'kubernetes-models/v1/Container'
 import {
-  ConfigError, controlPlaneConfig, devConfig, rootKeyCreateConfig, specs, verifierConfig, type CommandName,
+  ConfigError,
+  controlPlaneConfig,
+  devConfig,
+  rootKeyCreateConfig,
+  specs,
+  verifierConfig,
+  type CommandName,
 } from '../../shared/config/config.js'
 import { keygateEnv } from './keygate-env.js'
 import { imageName, type PodTemplate } from './pod-templates.js'
@@ -17,12 +23,16 @@ export function keygateCommand(container: IContainer): { command: CommandName; f
   let argv = container.args ?? DEFAULT_ARGS
   if (container.command) {
     // `command` replaces the image's ENTRYPOINT (keygate); only `keygate …` keeps the options checkable.
-    if (container.command[0] !== 'keygate') return { problem: `command ${JSON.stringify(container.command)} does not run keygate: use args with the image's entrypoint` }
+    if (container.command[0] !== 'keygate')
+      return {
+        problem: `command ${JSON.stringify(container.command)} does not run keygate: use args with the image's entrypoint`,
+      }
     argv = [...container.command.slice(1), ...(container.args ?? [])]
   }
   const [first, second] = argv
   const named = first === 'root-key' && second === 'create' ? 'root-key create' : first
-  if (named === undefined || !Object.hasOwn(specs, named)) return { problem: `runs unknown keygate command ${JSON.stringify(argv.join(' '))}` }
+  if (named === undefined || !Object.hasOwn(specs, named))
+    return { problem: `runs unknown keygate command ${JSON.stringify(argv.join(' '))}` }
   return { command: named as CommandName, flags: argv.slice(named === 'root-key create' ? 2 : 1) }
 }
 
@@ -35,14 +45,21 @@ export function verifierPort(container: IContainer): number | undefined {
   if ('problem' in resolved || resolved.command !== 'verifier') return undefined
   const { flags } = resolved
   const at = flags.findIndex((flag) => flag === '--port' || flag.startsWith('--port='))
-  const raw = at === -1 ? container.env?.find((variable) => variable.name === 'PORT')?.value
-    : flags[at]!.includes('=') ? flags[at]!.slice('--port='.length) : flags[at + 1]
+  const raw =
+    at === -1
+      ? container.env?.find((variable) => variable.name === 'PORT')?.value
+      : flags[at]!.includes('=')
+        ? flags[at]!.slice('--port='.length)
+        : flags[at + 1]
   const fallback = specs.verifier.find((spec) => spec.env === 'PORT')!.default
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : Number(fallback)
 }
 
 const parsers = {
-  'control-plane': controlPlaneConfig, verifier: verifierConfig, dev: devConfig, 'root-key create': rootKeyCreateConfig,
+  'control-plane': controlPlaneConfig,
+  verifier: verifierConfig,
+  dev: devConfig,
+  'root-key create': rootKeyCreateConfig,
 } satisfies Record<CommandName, (argv: string[], env: NodeJS.ProcessEnv) => unknown>
 
 /**
@@ -69,7 +86,9 @@ export function checkKeygateContainer(container: IContainer, pod: PodTemplate): 
     const needed = (shutdown.shutdownDelayMs + shutdown.shutdownGraceMs) / 1000
     const allowed = pod.spec.terminationGracePeriodSeconds ?? 30
     if (needed > allowed) {
-      problems.push(`SHUTDOWN_DELAY_MS + SHUTDOWN_GRACE_MS is ${needed} s, over the pod's terminationGracePeriodSeconds (${allowed} s): the kubelet would kill it mid-drain`)
+      problems.push(
+        `SHUTDOWN_DELAY_MS + SHUTDOWN_GRACE_MS is ${needed} s, over the pod's terminationGracePeriodSeconds (${allowed} s): the kubelet would kill it mid-drain`,
+      )
     }
   }
   return problems

@@ -29,7 +29,8 @@ export function keygateEnv(container: IContainer, command: CommandName): Keygate
   const variables = container.env ?? []
   const result: KeygateEnv = { env: {}, unknown: new Set(), problems: [] }
   const add = (message: string) => result.problems.push(message)
-  if (container.envFrom?.length) add('envFrom hides which variables are set: list each under env (valueFrom for secrets)')
+  if (container.envFrom?.length)
+    add('envFrom hides which variables are set: list each under env (valueFrom for secrets)')
   // Only a later Keygate option can make a helper variable mean something: one referenced by another helper
   // (or by nothing) is a mistake, and so is a name within two edits of an option (a typo, whoever refers to it).
   const feedsAnOption = (name: string, at: number) =>
@@ -40,7 +41,9 @@ export function keygateEnv(container: IContainer, command: CommandName): Keygate
     const { name } = variable
     if (defined.has(name)) add(`env ${name} is listed twice`)
     const kind = kinds.get(name)
-    const value: EnvValue = variable.valueFrom ? { text: '', unknown: true } : expand(variable.value ?? '', defined, URL_PLACEHOLDER)
+    const value: EnvValue = variable.valueFrom
+      ? { text: '', unknown: true }
+      : expand(variable.value ?? '', defined, URL_PLACEHOLDER)
     defined.set(name, value)
     if (kind === undefined && !NODE_VARIABLES.has(name)) {
       const hint = hintFor(name, kinds.keys())

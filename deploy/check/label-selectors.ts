@@ -12,11 +12,16 @@ export function selects(selector: LabelSelector | undefined, labels: Record<stri
   }
   for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
     const has = Object.hasOwn(labels, key)
-    const ok = operator === 'In' ? has && values.includes(labels[key]!)
-      : operator === 'NotIn' ? !has || !values.includes(labels[key]!)
-        : operator === 'Exists' ? has
-          : operator === 'DoesNotExist' ? !has
-            : false
+    const ok =
+      operator === 'In'
+        ? has && values.includes(labels[key]!)
+        : operator === 'NotIn'
+          ? !has || !values.includes(labels[key]!)
+          : operator === 'Exists'
+            ? has
+            : operator === 'DoesNotExist'
+              ? !has
+              : false
     if (!ok) return false
   }
   return true

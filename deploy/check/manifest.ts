@@ -15,8 +15,13 @@ export interface Rendering {
 export function isManifest(value: unknown): value is Manifest {
   if (typeof value !== 'object' || value === null) return false
   const { apiVersion, kind, metadata } = value as Record<string, unknown>
-  return typeof apiVersion === 'string' && typeof kind === 'string' &&
-    typeof metadata === 'object' && metadata !== null && typeof (metadata as Record<string, unknown>).name === 'string'
+  return (
+    typeof apiVersion === 'string' &&
+    typeof kind === 'string' &&
+    typeof metadata === 'object' &&
+    metadata !== null &&
+    typeof (metadata as Record<string, unknown>).name === 'string'
+  )
 }
 
 /** `Kind/name`, with the namespace when it has one: how problems name an object. */

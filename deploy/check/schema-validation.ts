@@ -15,11 +15,25 @@ const PACKAGE_BY_GROUP: Record<string, string> = {
 // Versions kubernetes-models still ships but current clusters no longer serve: valid against the schema,
 // refused by the API server.
 const REMOVED_API_VERSIONS = new Set([
-  'extensions/v1beta1', 'apps/v1beta1', 'apps/v1beta2', 'policy/v1beta1', 'networking.k8s.io/v1beta1',
-  'batch/v1beta1', 'autoscaling/v2beta1', 'autoscaling/v2beta2', 'rbac.authorization.k8s.io/v1beta1',
-  'storage.k8s.io/v1beta1', 'admissionregistration.k8s.io/v1beta1', 'apiextensions.k8s.io/v1beta1',
-  'scheduling.k8s.io/v1beta1', 'coordination.k8s.io/v1beta1', 'discovery.k8s.io/v1beta1', 'events.k8s.io/v1beta1',
-  'node.k8s.io/v1beta1', 'flowcontrol.apiserver.k8s.io/v1beta1', 'flowcontrol.apiserver.k8s.io/v1beta2',
+  'extensions/v1beta1',
+  'apps/v1beta1',
+  'apps/v1beta2',
+  'policy/v1beta1',
+  'networking.k8s.io/v1beta1',
+  'batch/v1beta1',
+  'autoscaling/v2beta1',
+  'autoscaling/v2beta2',
+  'rbac.authorization.k8s.io/v1beta1',
+  'storage.k8s.io/v1beta1',
+  'admissionregistration.k8s.io/v1beta1',
+  'apiextensions.k8s.io/v1beta1',
+  'scheduling.k8s.io/v1beta1',
+  'coordination.k8s.io/v1beta1',
+  'discovery.k8s.io/v1beta1',
+  'events.k8s.io/v1beta1',
+  'node.k8s.io/v1beta1',
+  'flowcontrol.apiserver.k8s.io/v1beta1',
+  'flowcontrol.apiserver.k8s.io/v1beta2',
 ])
 
 const API_VERSION = /^(?:([a-z0-9-]+(?:\.[a-z0-9-]+)*)\/)?(v\d+(?:(?:alpha|beta)\d+)?)$/
@@ -49,7 +63,7 @@ async function loadModelClass(apiVersion: string, kind: string): Promise<ModelCl
     // The module of a sub-type (e.g. DeploymentSpec) has no apiVersion/kind of its own: not a kind.
     if (typeof model !== 'function') return undefined
     const { apiVersion: modelApiVersion, kind: modelKind } = model as Partial<ModelClass>
-    return modelApiVersion === apiVersion && modelKind === kind ? model as ModelClass : undefined
+    return modelApiVersion === apiVersion && modelKind === kind ? (model as ModelClass) : undefined
   } catch {
     // Not exported by the package (ERR_PACKAGE_PATH_NOT_EXPORTED under Node; vitest words it its own way):
     // no schema. Failing closed, a broken install shows up as every object lacking one.
@@ -74,7 +88,9 @@ export async function validateSchema(object: Manifest): Promise<string[]> {
   }
   const model = await modelClass(object.apiVersion, object.kind)
   if (!model) {
-    return [`no schema for ${object.apiVersion} ${object.kind}: not a kind of Kubernetes or the Prometheus Operator known to kubernetes-models, so it cannot be validated`]
+    return [
+      `no schema for ${object.apiVersion} ${object.kind}: not a kind of Kubernetes or the Prometheus Operator known to kubernetes-models, so it cannot be validated`,
+    ]
   }
   try {
     new model(object).validate()

@@ -8,7 +8,10 @@ import type { Problem } from './problem.js'
 // for each Service of the namespace: the Keygate options of that shape, and the Service name that sets each.
 const COLLISIONS = [...new Set(Object.values(specs).flatMap((options) => options.map((option) => option.env)))]
   .filter((name) => name.endsWith('_PORT'))
-  .map((name) => `a Service named ${name.slice(0, -'_PORT'.length).toLowerCase().replaceAll('_', '-')} sets ${name}=tcp://…`)
+  .map(
+    (name) =>
+      `a Service named ${name.slice(0, -'_PORT'.length).toLowerCase().replaceAll('_', '-')} sets ${name}=tcp://…`,
+  )
 
 /**
  * A pod that runs keygate must set `enableServiceLinks: false`: with links on, a Service that happens to be
@@ -17,8 +20,10 @@ const COLLISIONS = [...new Set(Object.values(specs).flatMap((options) => options
 export function checkServiceLinks(source: string, pod: PodTemplate): Problem[] {
   if (pod.spec.enableServiceLinks === false) return []
   if (!containersOf(pod).some(({ container }) => isKeygateContainer(container))) return []
-  return [{
-    where: `${source} ${objectName(pod.owner)}`,
-    message: `runs keygate without enableServiceLinks: false: ${COLLISIONS.join(', ')}, which Keygate reads as its own option and refuses to start`,
-  }]
+  return [
+    {
+      where: `${source} ${objectName(pod.owner)}`,
+      message: `runs keygate without enableServiceLinks: false: ${COLLISIONS.join(', ')}, which Keygate reads as its own option and refuses to start`,
+    },
+  ]
 }

@@ -78,10 +78,17 @@ function read<C extends CommandName>(
 }
 
 /** Sentinel and Cluster seed lists: host:port,… and not both. */
-function checkRedisTarget(values: { 'redis-sentinels': string | undefined; 'redis-cluster-nodes': string | undefined }, problems: string[]): void {
-  for (const [list, env] of [[values['redis-sentinels'], 'REDIS_SENTINELS'], [values['redis-cluster-nodes'], 'REDIS_CLUSTER_NODES']] as const) {
+function checkRedisTarget(
+  values: { 'redis-sentinels': string | undefined; 'redis-cluster-nodes': string | undefined },
+  problems: string[],
+): void {
+  for (const [list, env] of [
+    [values['redis-sentinels'], 'REDIS_SENTINELS'],
+    [values['redis-cluster-nodes'], 'REDIS_CLUSTER_NODES'],
+  ] as const) {
     for (const address of list?.split(',') ?? []) {
-      if (!/^[^\s:,]+:\d{1,5}$/.test(address.trim())) problems.push(`${env}: ${JSON.stringify(address)} is not host:port`)
+      if (!/^[^\s:,]+:\d{1,5}$/.test(address.trim()))
+        problems.push(`${env}: ${JSON.stringify(address)} is not host:port`)
     }
   }
   if (values['redis-sentinels'] !== undefined && values['redis-cluster-nodes'] !== undefined) {
@@ -93,7 +100,9 @@ function checkRedisTarget(values: { 'redis-sentinels': string | undefined; 'redi
 function checkPollInterval(values: { 'poll-interval': number; 'max-staleness': number }, problems: string[]): void {
   const { 'poll-interval': poll, 'max-staleness': bound } = values
   if (poll * 2 > bound) {
-    problems.push(`POLL_INTERVAL_MS (${poll}) must be at most half of MAX_STALENESS_MS (${bound}), or one slow poll breaks the bound`)
+    problems.push(
+      `POLL_INTERVAL_MS (${poll}) must be at most half of MAX_STALENESS_MS (${bound}), or one slow poll breaks the bound`,
+    )
   }
 }
 
@@ -139,7 +148,10 @@ function redisConfig(values: Values<'control-plane' | 'verifier'>): RedisConfig 
 }
 
 function gatewayPolicy(values: Values<'verifier' | 'dev'>): GatewayPolicy {
-  const permissions = values['require-permissions']?.split(',').map((p) => p.trim()).filter(Boolean)
+  const permissions = values['require-permissions']
+    ?.split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
   return {
     keyHeader: values['key-header'].toLowerCase(),
     apiId: values['api-id'],
@@ -191,7 +203,10 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
 export function rootKeyCreateConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<RootKeyCreateConfig> {
   let permissions: string[] = []
   const values = read('root-key create', argv, env, (raw, problems) => {
-    permissions = (raw.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean)
+    permissions = (raw.permissions ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)
     for (const permission of permissions) {
       if (!ROOT_KEY_PERMISSION.test(permission)) {
         problems.push(`--permissions: ${JSON.stringify(permission)} is not ${ROOT_KEY_PERMISSION_FORMAT}`)

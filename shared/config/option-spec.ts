@@ -83,14 +83,15 @@ export function parseOptions<const Specs extends readonly OptionSpec[]>(
 }
 
 /** A secret has no default: it is given, or absent. */
-export const defaultOf = (spec: OptionSpec): string | number | undefined => ('default' in spec ? spec.default : undefined)
+export const defaultOf = (spec: OptionSpec): string | number | undefined =>
+  'default' in spec ? spec.default : undefined
 
 function check(spec: OptionSpec, raw: string): string | number | { problem: string } {
   switch (spec.kind) {
     case 'port':
     case 'int': {
-      const min = spec.kind === 'port' ? 0 : spec.min ?? 0
-      const max = spec.kind === 'port' ? 65_535 : spec.max ?? Number.MAX_SAFE_INTEGER
+      const min = spec.kind === 'port' ? 0 : (spec.min ?? 0)
+      const max = spec.kind === 'port' ? 65_535 : (spec.max ?? Number.MAX_SAFE_INTEGER)
       const value = /^\d+$/.test(raw) ? Number(raw) : NaN
       return Number.isSafeInteger(value) && value >= min && value <= max
         ? value
@@ -99,7 +100,8 @@ function check(spec: OptionSpec, raw: string): string | number | { problem: stri
     case 'url':
       try {
         const url = new URL(raw)
-        if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return { problem: 'must be a redis:// or rediss:// URL' }
+        if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+          return { problem: 'must be a redis:// or rediss:// URL' }
         return raw
       } catch {
         return { problem: 'must be a URL such as redis://127.0.0.1:6379' }
@@ -107,8 +109,10 @@ function check(spec: OptionSpec, raw: string): string | number | { problem: stri
     case 'http-url':
       try {
         const url = new URL(raw)
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: 'must be an http:// or https:// URL' }
-        if (url.pathname !== '/' || url.search) return { problem: 'must be an origin such as http://app:3000 (no path): paths pass through as requested' }
+        if (url.protocol !== 'http:' && url.protocol !== 'https:')
+          return { problem: 'must be an http:// or https:// URL' }
+        if (url.pathname !== '/' || url.search)
+          return { problem: 'must be an origin such as http://app:3000 (no path): paths pass through as requested' }
         return url.origin
       } catch {
         return { problem: 'must be a URL such as http://127.0.0.1:3000' }

@@ -23,7 +23,10 @@ export interface ServerOptions extends ServerBase {
   logRequests: boolean
   /** Why the server cannot serve correctly now, or [] when it can. */
   notReadyReasons(): string[] | Promise<string[]>
-  /** A route served ahead of Fastify on the server it listens with (fast-route.ts); inject() still goes through Fastify. */
+  /**
+   * A route served ahead of Fastify on the server it listens with (fast-route.ts); inject() still goes through
+   * Fastify.
+   */
   fastRoute?: FastJsonRoute
 }
 
@@ -62,7 +65,9 @@ export function buildServer(options: ServerOptions): KeygateServer {
     loggerInstance: options.log,
     // Probes and scrapes every few seconds would drown the request log.
     logController: new LogController({
-      disableRequestLogging: options.logRequests ? (request) => QUIET_PATHS.has(request.url.split('?', 1)[0] ?? '') : true,
+      disableRequestLogging: options.logRequests
+        ? (request) => QUIET_PATHS.has(request.url.split('?', 1)[0] ?? '')
+        : true,
       requestIdLogLabel: 'requestId',
     }),
     bodyLimit: options.bodyLimitBytes,
@@ -85,11 +90,17 @@ export function buildServer(options: ServerOptions): KeygateServer {
     },
     clientErrorHandler: clientErrorHandler(options.docsBaseUrl),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    ...(options.fastRoute ? {
-      serverFactory: fastRouteServerFactory(options.fastRoute, {
-        bodyLimitBytes: options.bodyLimitBytes, docsBaseUrl: options.docsBaseUrl, log: options.log, closing: () => closing, observe,
-      }),
-    } : {}),
+    ...(options.fastRoute
+      ? {
+          serverFactory: fastRouteServerFactory(options.fastRoute, {
+            bodyLimitBytes: options.bodyLimitBytes,
+            docsBaseUrl: options.docsBaseUrl,
+            log: options.log,
+            closing: () => closing,
+            observe,
+          }),
+        }
+      : {}),
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   // Only JSON bodies: a POST of text/plain is a 415, not a string that fails validation.
@@ -115,7 +126,12 @@ export function buildServer(options: ServerOptions): KeygateServer {
     // While draining, the process is still live (/livez) and says why it is not ready (/readyz).
     if (closing && request.url !== '/livez' && request.url !== '/readyz') {
       reply.header('connection', 'close')
-      renderError(new ApiError('UNAVAILABLE', 'the server is shutting down; retry'), request, reply, options.docsBaseUrl)
+      renderError(
+        new ApiError('UNAVAILABLE', 'the server is shutting down; retry'),
+        request,
+        reply,
+        options.docsBaseUrl,
+      )
       return
     }
     // No route: answer 404/405 now, before the body is read (a broken body must not turn it into a 400).
@@ -144,15 +160,24 @@ export function buildServer(options: ServerOptions): KeygateServer {
   const notReadyReasons = async () => (closing || draining ? ['shutting down'] : await options.notReadyReasons())
   // Computed at scrape time as /readyz computes it: dashboards and alerts see what the probe sees.
   new Gauge({
-    name: 'keygate_ready', help: '1 when GET /readyz would answer 200, else 0', registers: [options.metrics.registry],
-    async collect() { this.set((await notReadyReasons()).length === 0 ? 1 : 0) },
+    name: 'keygate_ready',
+    help: '1 when GET /readyz would answer 200, else 0',
+    registers: [options.metrics.registry],
+    async collect() {
+      this.set((await notReadyReasons()).length === 0 ? 1 : 0)
+    },
   })
 
   app.get('/livez', async () => ({ status: 'ok' }))
   app.get('/readyz', async (request, reply) => {
     const reasons = await notReadyReasons()
     if (reasons.length === 0) return { status: 'ready' }
-    return renderError(new ApiError('UNAVAILABLE', `not ready: ${reasons.join('; ')}`), request, reply, options.docsBaseUrl)
+    return renderError(
+      new ApiError('UNAVAILABLE', `not ready: ${reasons.join('; ')}`),
+      request,
+      reply,
+      options.docsBaseUrl,
+    )
   })
   app.get('/metrics', async (_request, reply) => {
     reply.type(options.metrics.registry.contentType)

@@ -13,8 +13,10 @@ const CODE_BY_STATUS = new Map<number, ErrorCode>(
 /** Any thrown value → the contract's error. Messages of anything ≥ 500 are never shown to clients. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err
-  if (err instanceof StoreUnavailableError) return new ApiError('UNAVAILABLE', 'the store cannot be reached; retry later')
-  if (err instanceof WriteConflictError) return new ApiError('CONFLICT', 'the record was changed by another request; retry')
+  if (err instanceof StoreUnavailableError)
+    return new ApiError('UNAVAILABLE', 'the store cannot be reached; retry later')
+  if (err instanceof WriteConflictError)
+    return new ApiError('CONFLICT', 'the record was changed by another request; retry')
   const fastifyError = err as Partial<FastifyError>
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -30,7 +32,8 @@ export function toApiError(err: unknown): ApiError {
   const status = fastifyError.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Parser errors (invalid JSON, __proto__ keys) arrive as SyntaxErrors with a 400.
-    const message = err instanceof SyntaxError ? `body: is not valid JSON (${err.message})` : fastifyError.message ?? 'bad request'
+    const message =
+      err instanceof SyntaxError ? `body: is not valid JSON (${err.message})` : (fastifyError.message ?? 'bad request')
     return new ApiError(CODE_BY_STATUS.get(status) ?? 'BAD_REQUEST', message)
   }
   return new ApiError('INTERNAL_SERVER_ERROR', 'internal error; the request id identifies it in our logs')
@@ -40,7 +43,10 @@ export function renderError(error: ApiError, request: FastifyRequest, reply: Fas
   reply.header('x-request-id', request.id)
   if (error.headers) reply.headers(error.headers)
   if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
-  return reply.code(error.statusCode).type('application/json').send(errorBody(error, request.id, docsBaseUrl))
+  return reply
+    .code(error.statusCode)
+    .type('application/json')
+    .send(errorBody(error, request.id, docsBaseUrl))
 }
 
 /** Says why a request matched no route: 405 (with Allow) on a known path, 404 otherwise. */
@@ -68,7 +74,9 @@ export function installErrorHandling(app: KeygateServer, docsBaseUrl: string): U
     const path = request.url.split('?', 1)[0] ?? ''
     const allowed = methodsByPath.get(path)
     return allowed
-      ? new ApiError('METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}`, { allow: [...allowed].join(', ') })
+      ? new ApiError('METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}`, {
+          allow: [...allowed].join(', '),
+        })
       : new ApiError('NOT_FOUND', `no operation at ${request.method} ${path}`)
   }
   app.setNotFoundHandler((request, reply) => renderError(unmatched(request), request, reply, docsBaseUrl))
@@ -82,16 +90,17 @@ export function installErrorHandling(app: KeygateServer, docsBaseUrl: string): U
 export function clientErrorHandler(docsBaseUrl: string) {
   return (err: Error & { code?: string }, socket: Socket): void => {
     if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return
-    const error = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? new ApiError('REQUEST_TIMEOUT', 'the request took too long to arrive')
-      : err.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError('REQUEST_HEADER_FIELDS_TOO_LARGE', 'the request headers are larger than the limit')
-        : new ApiError('BAD_REQUEST', 'the request is not well-formed HTTP')
+    const error =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError('REQUEST_TIMEOUT', 'the request took too long to arrive')
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? new ApiError('REQUEST_HEADER_FIELDS_TOO_LARGE', 'the request headers are larger than the limit')
+          : new ApiError('BAD_REQUEST', 'the request is not well-formed HTTP')
     const requestId = newRequestId()
     const body = JSON.stringify(errorBody(error, requestId, docsBaseUrl))
     socket.end(
       `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     )
   }
 }

@@ -38,14 +38,24 @@ export interface FastRouteContext {
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
 const PARSE_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
-const INVALID_JSON = new ApiError('BAD_REQUEST', 'body: is not valid JSON, or has a __proto__ or constructor.prototype key')
+const INVALID_JSON = new ApiError(
+  'BAD_REQUEST',
+  'body: is not valid JSON, or has a __proto__ or constructor.prototype key',
+)
 
 /** Fastify's `serverFactory`: an HTTP server that serves `route` itself and hands every other request to Fastify. */
 export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteContext) {
   const validate = compileBodyValidator(route.bodySchema)
   const serialize = fastJson(route.responseSchema as Parameters<typeof fastJson>[0])
 
-  function send(res: ServerResponse, status: number, payload: string, requestId: string, started: number, headers?: Record<string, string>): void {
+  function send(
+    res: ServerResponse,
+    status: number,
+    payload: string,
+    requestId: string,
+    started: number,
+    headers?: Record<string, string>,
+  ): void {
     res.writeHead(status, {
       ...headers,
       'content-type': 'application/json; charset=utf-8',
@@ -81,10 +91,15 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
       return fail(res, err, requestId, started)
     }
     if (result instanceof Promise) {
-      result.then((value) => succeed(res, value, requestId, started), (err) => fail(res, err, requestId, started)).catch((err: unknown) => {
-        context.log.error({ err, requestId }, 'could not write the answer')
-        res.destroy()
-      })
+      result
+        .then(
+          (value) => succeed(res, value, requestId, started),
+          (err) => fail(res, err, requestId, started),
+        )
+        .catch((err: unknown) => {
+          context.log.error({ err, requestId }, 'could not write the answer')
+          res.destroy()
+        })
     } else succeed(res, result, requestId, started)
   }
 
@@ -108,7 +123,16 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
   }
 
   // Fastify hands over its options; the server gets the timeouts Fastify would have set on its own.
-  return (fastify: RequestListener, options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number; http?: object }): Server => {
+  return (
+    fastify: RequestListener,
+    options: {
+      keepAliveTimeout?: number
+      requestTimeout?: number
+      connectionTimeout?: number
+      maxRequestsPerSocket?: number
+      http?: object
+    },
+  ): Server => {
     const server = createServer(options.http ?? {}, (req, res) => {
       if (!takes(req)) {
         fastify(req, res)
@@ -120,7 +144,12 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
       req.on('data', (chunk: Buffer) => chunks.push(chunk))
       req.on('end', () => {
         try {
-          answer(res, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), requestId, started)
+          answer(
+            res,
+            chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'),
+            requestId,
+            started,
+          )
         } catch (err) {
           // Only writing the answer can get here (everything before it is caught): never let it take the process down.
           context.log.error({ err, requestId }, 'could not write the answer')

@@ -2,7 +2,9 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 import { redisErrorCounts } from '../store/redis-connection.js'
 
 /** Latency buckets, seconds: from a cached verdict (~100 µs) to a slow Redis round trip. */
-export const LATENCY_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+export const LATENCY_BUCKETS: readonly number[] = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+]
 
 export interface HttpMetrics {
   registry: Registry

@@ -4,14 +4,19 @@ import type { FastifySchemaCompiler } from 'fastify'
 import { ApiError } from '../errors.js'
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as FormatsPlugin
 
 /**
  * Bodies are validated strictly (a string is never coerced into a boolean: wrong types are a 400) and
  * nothing is removed silently (an unknown field is a 400); query strings are text, so they are coerced.
  */
-const strict = addFormats(new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false }))
-const coercing = addFormats(new Ajv({ allErrors: false, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false }))
+const strict = addFormats(
+  new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false }),
+)
+const coercing = addFormats(
+  new Ajv({ allErrors: false, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false }),
+)
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? strict : coercing).compile<unknown>(schema as object)

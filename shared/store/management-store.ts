@@ -53,9 +53,18 @@ export interface ManagementStore extends StoreHealth {
    * Changes a key's balance (capped at MAX_CREDITS), applying a refill that is due first; `take` empties it
    * and returns what it held. Null when the key carries no credits or is gone.
    */
-  updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null>
+  updateCredits(
+    keyId: string,
+    op: CreditOp,
+    value: number,
+    refill: { boundary: number; amount: number } | undefined,
+    nowMs: number,
+  ): Promise<number | null>
 
-  /** Buckets of a key between two times (inclusive of the bucket containing `from`), oldest first, only those with counts. */
+  /**
+   * Buckets of a key between two times (inclusive of the bucket containing `from`), oldest first, only those with
+   * counts.
+   */
   readUsage(keyId: string, granularity: Granularity, from: number, to: number): Promise<Bucket[]>
 
   /** Appends to the capped audit log. */

@@ -7,7 +7,14 @@ import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit
 import { bucketTimes, type Bucket, type Granularity, type Outcome, type UsageIncrement } from '../analytics.js'
 import { windowStart, type ExactLimit } from '../ratelimit.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
-import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
+import {
+  applyKeyPatch,
+  type ApiRecord,
+  type KeyPatch,
+  type KeyRecord,
+  type NewKeyRecord,
+  type RootKeyRecord,
+} from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
 import { WriteConflictError } from '../errors.js'
 import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
@@ -72,14 +79,14 @@ export class MemoryKeyStore implements KeyStore {
     this.apiKeyIds.delete(apiId)
   }
 
-
   async createKey(input: NewKeyRecord): Promise<KeyWrite | false> {
     if (this.keysByHash.has(input.hash)) return false
     const write = this.write(input, 'created')
     if (input.remaining !== undefined) this.refilledAt.set(input.hash, input.createdAt)
     this.hashById.set(input.id, input.hash)
     this.indexOf(this.apiKeyIds, input.apiId).add(input.id)
-    if (input.ownerId !== undefined) this.indexOf(this.ownerKeyIds, ownerIndexKey(input.apiId, input.ownerId)).add(input.id)
+    if (input.ownerId !== undefined)
+      this.indexOf(this.ownerKeyIds, ownerIndexKey(input.apiId, input.ownerId)).add(input.id)
     return write
   }
 
@@ -120,14 +127,16 @@ export class MemoryKeyStore implements KeyStore {
     this.keysByHash.delete(current.hash)
     this.hashById.delete(keyId)
     this.apiKeyIds.get(current.apiId)?.delete(keyId)
-    if (current.ownerId !== undefined) this.ownerKeyIds.get(ownerIndexKey(current.apiId, current.ownerId))?.delete(keyId)
+    if (current.ownerId !== undefined)
+      this.ownerKeyIds.get(ownerIndexKey(current.apiId, current.ownerId))?.delete(keyId)
     return write
   }
 
   async listKeys(apiId: string, options: { cursor?: string; limit: number; ownerId?: string }): Promise<KeyPage> {
-    const ids = options.ownerId === undefined
-      ? this.apiKeyIds.get(apiId)
-      : this.ownerKeyIds.get(ownerIndexKey(apiId, options.ownerId))
+    const ids =
+      options.ownerId === undefined
+        ? this.apiKeyIds.get(apiId)
+        : this.ownerKeyIds.get(ownerIndexKey(apiId, options.ownerId))
     if (!ids) return { keys: [], total: 0 }
     const keys: KeyRecord[] = []
     for (const id of ids.after(options.cursor)) {
@@ -139,7 +148,12 @@ export class MemoryKeyStore implements KeyStore {
     return { keys, total: ids.size }
   }
 
-  async spendCredits(hash: string, cost: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<Spend | null> {
+  async spendCredits(
+    hash: string,
+    cost: number,
+    refill: { boundary: number; amount: number } | undefined,
+    nowMs: number,
+  ): Promise<Spend | null> {
     const record = this.keysByHash.get(hash)
     if (!record || record.remaining === undefined) return null
     if (refill && (this.refilledAt.get(hash) ?? 0) < refill.boundary) {
@@ -151,7 +165,11 @@ export class MemoryKeyStore implements KeyStore {
     return { ok: true, remaining: record.remaining }
   }
 
-  async consumeRateLimits(hash: string, limits: readonly ExactLimit[], nowMs: number): Promise<{ failed: number | undefined; used: number[] }> {
+  async consumeRateLimits(
+    hash: string,
+    limits: readonly ExactLimit[],
+    nowMs: number,
+  ): Promise<{ failed: number | undefined; used: number[] }> {
     const counters = limits.map((l) => `${hash} ${l.name} ${l.duration} ${windowStart(l.duration, nowMs)}`)
     const used = counters.map((counter) => this.rateWindows.get(counter) ?? 0)
     const failed = limits.findIndex((l, i) => used[i]! + l.cost > l.limit)
@@ -160,7 +178,13 @@ export class MemoryKeyStore implements KeyStore {
     return { failed: undefined, used: used.map((u, i) => u + limits[i]!.cost) }
   }
 
-  async addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number> {
+  async addRateLimitUsage(
+    hash: string,
+    name: string,
+    duration: number,
+    window: number,
+    delta: number,
+  ): Promise<number> {
     const counter = `${hash} ${name} ${duration} ${window}`
     const total = (this.rateWindows.get(counter) ?? 0) + delta
     this.rateWindows.set(counter, total)
@@ -201,10 +225,19 @@ export class MemoryKeyStore implements KeyStore {
     }
     let end = this.audit.length
     if (options.cursor !== undefined) while (end > 0 && !older(this.audit[end - 1]!.id)) end--
-    return this.audit.slice(Math.max(0, end - options.limit), end).reverse().map((entry) => structuredClone(entry))
+    return this.audit
+      .slice(Math.max(0, end - options.limit), end)
+      .reverse()
+      .map((entry) => structuredClone(entry))
   }
 
-  async updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null> {
+  async updateCredits(
+    keyId: string,
+    op: CreditOp,
+    value: number,
+    refill: { boundary: number; amount: number } | undefined,
+    nowMs: number,
+  ): Promise<number | null> {
     const record = this.keysByHash.get(this.hashById.get(keyId) ?? '')
     if (!record || record.remaining === undefined) return null
     if (refill && (this.refilledAt.get(record.hash) ?? 0) < refill.boundary) {
@@ -213,7 +246,8 @@ export class MemoryKeyStore implements KeyStore {
     }
     const before = record.remaining
     if (op === 'set') this.refilledAt.set(record.hash, nowMs)
-    const next = op === 'set' ? value : op === 'increment' ? before + value : op === 'take' ? 0 : Math.max(0, before - value)
+    const next =
+      op === 'set' ? value : op === 'increment' ? before + value : op === 'take' ? 0 : Math.max(0, before - value)
     record.remaining = Math.min(next, MAX_CREDITS)
     return op === 'take' ? before : record.remaining
   }
@@ -235,7 +269,10 @@ export class MemoryKeyStore implements KeyStore {
     const log = this.logs[shard] ?? []
     const oldest = log[0]?.rev ?? (this.revisions[shard] ?? 0) + 1
     if (afterRev + 1 < oldest) return LOG_TRIMMED
-    const changes = log.filter((event) => event.rev > afterRev).slice(0, limit).map((event) => ({ ...event }))
+    const changes = log
+      .filter((event) => event.rev > afterRev)
+      .slice(0, limit)
+      .map((event) => ({ ...event }))
     return changes.length > 0 && changes[0]!.rev !== afterRev + 1 ? LOG_TRIMMED : changes
   }
 
@@ -255,7 +292,16 @@ export class MemoryKeyStore implements KeyStore {
     const rev = (this.revisions[shard] = (this.revisions[shard] ?? 0) + 1)
     const record: KeyRecord = { ...structuredClone(input), rev }
     if (kind !== 'deleted') this.keysByHash.set(record.hash, record)
-    const event: ChangeEvent = { v: 1, shard, epoch: this.epoch, rev, kind, keyId: record.id, hash: record.hash, apiId: record.apiId }
+    const event: ChangeEvent = {
+      v: 1,
+      shard,
+      epoch: this.epoch,
+      rev,
+      kind,
+      keyId: record.id,
+      hash: record.hash,
+      apiId: record.apiId,
+    }
     const log = this.logs[shard]!
     log.push(event)
     if (log.length > this.changeLogMaxLen) log.splice(0, log.length - this.changeLogMaxLen)

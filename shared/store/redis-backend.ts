@@ -13,7 +13,12 @@ export interface RedisBackend {
  * The store and the change feed on Redis, each on its own connection (a subscribed connection can do
  * nothing else). Both connect and reconnect in the background; whoever opens them closes them.
  */
-export function openRedisBackend(url: string, name: string, target?: RedisTarget, replication?: ReplicationSettings): RedisBackend {
+export function openRedisBackend(
+  url: string,
+  name: string,
+  target?: RedisTarget,
+  replication?: ReplicationSettings,
+): RedisBackend {
   const store = new RedisKeyStore(createRedis(url, name, {}, target), Date.now, replication)
   const feed = new RedisChangeFeed(createRedis(url, `${name}-changes`, { autoResubscribe: false }, target))
   return {

@@ -22,17 +22,24 @@ export function connectionOptions(name: string): RedisOptions {
  * A connection that connects and reconnects in the background: servers start even while Redis is down
  * and report it through readiness.
  */
-export function createRedis(url: string, name: string, overrides: RedisOptions = {}, target?: RedisTarget): Redis | Cluster {
+export function createRedis(
+  url: string,
+  name: string,
+  overrides: RedisOptions = {},
+  target?: RedisTarget,
+): Redis | Cluster {
   const options = { ...connectionOptions(name), lazyConnect: false, ...overrides }
   const redis = target?.cluster
     ? new Cluster(target.cluster, {
-      redisOptions: { ...options, ...credentialsOf(url) },
-      enableOfflineQueue: false,
-      enableAutoPipelining: true,
-      lazyConnect: options.lazyConnect,
-      clusterRetryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1_000),
-    })
-    : target?.sentinel ? new Redis({ ...sentinelOptions(url, target.sentinel), ...options }) : new Redis(url, options)
+        redisOptions: { ...options, ...credentialsOf(url) },
+        enableOfflineQueue: false,
+        enableAutoPipelining: true,
+        lazyConnect: options.lazyConnect,
+        clusterRetryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1_000),
+      })
+    : target?.sentinel
+      ? new Redis({ ...sentinelOptions(url, target.sentinel), ...options })
+      : new Redis(url, options)
   countErrors(redis, name)
   return redis
 }
@@ -127,7 +134,8 @@ export function redactUrl(url: string): string {
 }
 
 // Replies that mean "Redis cannot serve this now", as opposed to a bug in a command or script.
-const UNAVAILABLE_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS)\b/
+const UNAVAILABLE_REPLIES =
+  /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS)\b/
 
 /** Maps a Redis client error to StoreUnavailableError when it means Redis could not be used. */
 export function toStoreError(err: unknown): unknown {

@@ -4,16 +4,34 @@ import { Cluster, type Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit.js'
-import { ANALYTICS_RETENTION_MS, bucketTimes, type Bucket, type Granularity, type UsageIncrement } from '../analytics.js'
+import {
+  ANALYTICS_RETENTION_MS,
+  bucketTimes,
+  type Bucket,
+  type Granularity,
+  type UsageIncrement,
+} from '../analytics.js'
 import { windowStart, type ExactLimit } from '../ratelimit.js'
 import { StoreUnavailableError, WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
-import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord, type RootKeyRecord } from '../records.js'
+import {
+  applyKeyPatch,
+  type ApiRecord,
+  type KeyPatch,
+  type KeyRecord,
+  type NewKeyRecord,
+  type RootKeyRecord,
+} from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
 import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
 import { redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
-import { CONSUME_RATE_LIMITS_SCRIPT, SPEND_CREDITS_SCRIPT, UPDATE_CREDITS_SCRIPT, WRITE_KEY_SCRIPT } from './redis-scripts.js'
+import {
+  CONSUME_RATE_LIMITS_SCRIPT,
+  SPEND_CREDITS_SCRIPT,
+  UPDATE_CREDITS_SCRIPT,
+  WRITE_KEY_SCRIPT,
+} from './redis-scripts.js'
 
 type WriteReply = [number, string, string?]
 
@@ -45,7 +63,11 @@ export class RedisKeyStore implements KeyStore {
    * an acknowledged write survives a failover; if they do not confirm within `timeoutMs` the write answers
    * 503 (it may or may not survive). 0 (the default) acknowledges on the primary alone.
    */
-  constructor(redis: RedisClient, now: () => number = Date.now, private readonly replication: ReplicationSettings = { waitReplicas: 0, timeoutMs: 1_000 }) {
+  constructor(
+    redis: RedisClient,
+    now: () => number = Date.now,
+    private readonly replication: ReplicationSettings = { waitReplicas: 0, timeoutMs: 1_000 },
+  ) {
     redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('spendCredits', { numberOfKeys: 1, lua: SPEND_CREDITS_SCRIPT })
     redis.defineCommand('updateCredits', { numberOfKeys: 1, lua: UPDATE_CREDITS_SCRIPT })
@@ -91,7 +113,13 @@ export class RedisKeyStore implements KeyStore {
       if (input.ownerId !== undefined) index.zadd(redisKeys.apiOwnerKeys(input.apiId, input.ownerId), 0, input.id)
       await index.exec()
     })
-    const write = await this.write(input, 'created', '', input.remaining === undefined ? '' : String(input.remaining), input.createdAt)
+    const write = await this.write(
+      input,
+      'created',
+      '',
+      input.remaining === undefined ? '' : String(input.remaining),
+      input.createdAt,
+    )
     if (write === 'exists') {
       await this.removeIndexEntries(input.id, input.apiId, input.ownerId)
       return false
@@ -115,64 +143,120 @@ export class RedisKeyStore implements KeyStore {
     return record
   }
 
-  async spendCredits(hash: string, cost: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<Spend | null> {
+  async spendCredits(
+    hash: string,
+    cost: number,
+    refill: { boundary: number; amount: number } | undefined,
+    nowMs: number,
+  ): Promise<Spend | null> {
     const [outcome, remaining] = await this.run(() =>
-      this.redis.spendCredits(redisKeys.record(hash), cost, refill ? refill.boundary : '', refill ? refill.amount : 0, nowMs),
+      this.redis.spendCredits(
+        redisKeys.record(hash),
+        cost,
+        refill ? refill.boundary : '',
+        refill ? refill.amount : 0,
+        nowMs,
+      ),
     )
     return outcome === -1 ? null : { ok: outcome === 1, remaining }
   }
 
-  async consumeRateLimits(hash: string, limits: readonly ExactLimit[], nowMs: number): Promise<{ failed: number | undefined; used: number[] }> {
+  async consumeRateLimits(
+    hash: string,
+    limits: readonly ExactLimit[],
+    nowMs: number,
+  ): Promise<{ failed: number | undefined; used: number[] }> {
     const keys = limits.map((l) => redisKeys.rateWindow(hash, l.name, l.duration, windowStart(l.duration, nowMs)))
     const args = limits.flatMap((l) => [l.limit, l.cost, l.duration * 2])
     const [failed, ...used] = await this.run(() => this.redis.consumeRateLimits(keys.length, ...keys, ...args))
     return { failed: failed ? failed - 1 : undefined, used }
   }
 
-  async addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number> {
+  async addRateLimitUsage(
+    hash: string,
+    name: string,
+    duration: number,
+    window: number,
+    delta: number,
+  ): Promise<number> {
     const counter = redisKeys.rateWindow(hash, name, duration, window)
-    const [total] = await this.run(() => Promise.all([this.redis.incrby(counter, delta), this.redis.pexpire(counter, duration * 2)]))
+    const [total] = await this.run(() =>
+      Promise.all([this.redis.incrby(counter, delta), this.redis.pexpire(counter, duration * 2)]),
+    )
     return total
   }
 
   async addUsage(increments: UsageIncrement[]): Promise<void> {
     await this.run(() =>
-      Promise.all(increments.flatMap((inc) => {
-        const bucket = redisKeys.usage(inc.keyId, inc.granularity, inc.time)
-        return [
-          ...Object.entries(inc.counts).map(([field, n]) => this.redis.hincrby(bucket, field, n ?? 0)),
-          this.redis.pexpire(bucket, ANALYTICS_RETENTION_MS),
-        ]
-      })),
+      Promise.all(
+        increments.flatMap((inc) => {
+          const bucket = redisKeys.usage(inc.keyId, inc.granularity, inc.time)
+          return [
+            ...Object.entries(inc.counts).map(([field, n]) => this.redis.hincrby(bucket, field, n ?? 0)),
+            this.redis.pexpire(bucket, ANALYTICS_RETENTION_MS),
+          ]
+        }),
+      ),
     )
   }
 
   async readUsage(keyId: string, granularity: Granularity, from: number, to: number): Promise<Bucket[]> {
     const times = bucketTimes(granularity, from, to)
-    const rows = await this.run(() => Promise.all(times.map((t) => this.redis.hgetall(redisKeys.usage(keyId, granularity, t)))))
+    const rows = await this.run(() =>
+      Promise.all(times.map((t) => this.redis.hgetall(redisKeys.usage(keyId, granularity, t)))),
+    )
     return times.flatMap((time, i) => {
       const row = rows[i]!
       if (Object.keys(row).length === 0) return []
-      return [{ time, success: Number(row.success ?? 0), rateLimited: Number(row.rateLimited ?? 0), usageExceeded: Number(row.usageExceeded ?? 0) }]
+      return [
+        {
+          time,
+          success: Number(row.success ?? 0),
+          rateLimited: Number(row.rateLimited ?? 0),
+          usageExceeded: Number(row.usageExceeded ?? 0),
+        },
+      ]
     })
   }
 
   async appendAudit(entry: NewAuditEntry): Promise<void> {
-    await this.run(() => this.redis.xadd(redisKeys.auditLog, 'MAXLEN', '~', AUDIT_LOG_MAX_LEN, '*', 'entry', JSON.stringify(entry)))
+    await this.run(() =>
+      this.redis.xadd(redisKeys.auditLog, 'MAXLEN', '~', AUDIT_LOG_MAX_LEN, '*', 'entry', JSON.stringify(entry)),
+    )
   }
 
   async listAudit(options: { cursor?: string; limit: number }): Promise<AuditEntry[]> {
     const entries = await this.run(() =>
-      this.redis.xrevrange(redisKeys.auditLog, options.cursor === undefined ? '+' : `(${options.cursor}`, '-', 'COUNT', options.limit),
+      this.redis.xrevrange(
+        redisKeys.auditLog,
+        options.cursor === undefined ? '+' : `(${options.cursor}`,
+        '-',
+        'COUNT',
+        options.limit,
+      ),
     )
     return entries.map(([id, fields]) => ({ id, ...(JSON.parse(fields[1] ?? '{}') as NewAuditEntry) }))
   }
 
-  async updateCredits(keyId: string, op: CreditOp, value: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<number | null> {
+  async updateCredits(
+    keyId: string,
+    op: CreditOp,
+    value: number,
+    refill: { boundary: number; amount: number } | undefined,
+    nowMs: number,
+  ): Promise<number | null> {
     const hash = await this.run(() => this.redis.get(redisKeys.keyIdIndex(keyId)))
     if (hash === null) return null
     const balance = await this.run(() =>
-      this.redis.updateCredits(redisKeys.record(hash), op, value, refill ? refill.boundary : '', refill ? refill.amount : 0, nowMs, MAX_CREDITS),
+      this.redis.updateCredits(
+        redisKeys.record(hash),
+        op,
+        value,
+        refill ? refill.boundary : '',
+        refill ? refill.amount : 0,
+        nowMs,
+        MAX_CREDITS,
+      ),
     )
     return balance === -1 ? null : balance
   }
@@ -188,9 +272,14 @@ export class RedisKeyStore implements KeyStore {
     if (ownerChanged && next.ownerId !== undefined) {
       await this.run(() => this.redis.zadd(redisKeys.apiOwnerKeys(next.apiId, next.ownerId!), 0, keyId))
     }
-    const credits = patch.remaining === null ? 'del'
-      : patch.remaining !== undefined ? String(patch.remaining)
-      : patch.refill ? 'stamp' : ''
+    const credits =
+      patch.remaining === null
+        ? 'del'
+        : patch.remaining !== undefined
+          ? String(patch.remaining)
+          : patch.refill
+            ? 'stamp'
+            : ''
     const write = await this.write(next, 'updated', String(expectedRev), credits, nowMs)
     if (write === 'missing') return null
     if (write === 'conflict') throw new WriteConflictError()
@@ -213,7 +302,8 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async listKeys(apiId: string, options: { cursor?: string; limit: number; ownerId?: string }): Promise<KeyPage> {
-    const index = options.ownerId === undefined ? redisKeys.apiKeys(apiId) : redisKeys.apiOwnerKeys(apiId, options.ownerId)
+    const index =
+      options.ownerId === undefined ? redisKeys.apiKeys(apiId) : redisKeys.apiOwnerKeys(apiId, options.ownerId)
     const keys: KeyRecord[] = []
     let cursor = options.cursor
     let total = 0
@@ -258,7 +348,11 @@ export class RedisKeyStore implements KeyStore {
     const [instance, values] = await this.run(() =>
       Promise.all([
         this.instanceId(),
-        Promise.all(Array.from({ length: SHARD_COUNT }, (_, shard) => this.redis.hmget(redisKeys.revision(shard), 'rev', 'epoch'))),
+        Promise.all(
+          Array.from({ length: SHARD_COUNT }, (_, shard) =>
+            this.redis.hmget(redisKeys.revision(shard), 'rev', 'epoch'),
+          ),
+        ),
       ]),
     )
     return {
@@ -283,8 +377,14 @@ export class RedisKeyStore implements KeyStore {
     return entries.map(([id, fields]) => {
       const field = (name: string) => fields[fields.indexOf(name) + 1] ?? ''
       return {
-        v: 1, shard, epoch: epoch ?? '', rev: parseInt(id, 10), kind: field('kind') as ChangeKind,
-        keyId: field('keyId'), hash: field('hash'), apiId: field('apiId'),
+        v: 1,
+        shard,
+        epoch: epoch ?? '',
+        rev: parseInt(id, 10),
+        kind: field('kind') as ChangeKind,
+        keyId: field('keyId'),
+        hash: field('hash'),
+        apiId: field('apiId'),
       }
     })
   }
@@ -294,7 +394,9 @@ export class RedisKeyStore implements KeyStore {
     if (waitReplicas === 0) return
     const confirmed = Number(await this.run(() => this.redis.call('WAIT', waitReplicas, timeoutMs)))
     if (confirmed < waitReplicas) {
-      throw new StoreUnavailableError(`the write reached ${confirmed} of ${waitReplicas} replicas in ${timeoutMs} ms; its outcome is unknown, retry`)
+      throw new StoreUnavailableError(
+        `the write reached ${confirmed} of ${waitReplicas} replicas in ${timeoutMs} ms; its outcome is unknown, retry`,
+      )
     }
   }
 
@@ -303,7 +405,9 @@ export class RedisKeyStore implements KeyStore {
     const runId = (info: string) => /run_id:(\w+)/.exec(info)?.[1] ?? ''
     if (!this.cluster) return runId(await this.redis.info('server'))
     const masters = this.cluster.nodes('master')
-    const ids = await Promise.all(masters.map(async (node) => `${node.options.host}:${node.options.port}=${runId(await node.info('server'))}`))
+    const ids = await Promise.all(
+      masters.map(async (node) => `${node.options.host}:${node.options.port}=${runId(await node.info('server'))}`),
+    )
     return ids.sort().join(',')
   }
 
@@ -321,20 +425,47 @@ export class RedisKeyStore implements KeyStore {
   }
 
   /** `credits`: '' leaves the balance, 'del' removes it, a number sets it. The document never holds it. */
-  private async write(input: NewKeyRecord, kind: ChangeKind, expectedRev: string, credits: string, nowMs: number): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
+  private async write(
+    input: NewKeyRecord,
+    kind: ChangeKind,
+    expectedRev: string,
+    credits: string,
+    nowMs: number,
+  ): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
     const shard = shardOf(input.hash)
     const { remaining: _balance, ...doc } = input
     const [rev, outcome, epoch] = await this.run(() =>
       this.redis.writeKey(
-        redisKeys.record(input.hash), redisKeys.revision(shard), redisKeys.changeLog(shard),
-        kind, expectedRev, JSON.stringify(doc), input.id, input.hash, input.apiId, CHANGE_LOG_MAX_LEN,
+        redisKeys.record(input.hash),
+        redisKeys.revision(shard),
+        redisKeys.changeLog(shard),
+        kind,
+        expectedRev,
+        JSON.stringify(doc),
+        input.id,
+        input.hash,
+        input.apiId,
+        CHANGE_LOG_MAX_LEN,
         // A fresh epoch candidate on every call: a counter re-created after data loss always gets a new epoch.
-        redisKeys.changesChannel, shard, randomBytes(9).toString('base64url'), credits, nowMs,
+        redisKeys.changesChannel,
+        shard,
+        randomBytes(9).toString('base64url'),
+        credits,
+        nowMs,
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'
     await this.confirmReplicated()
-    const event: ChangeEvent = { v: 1, shard, epoch: epoch ?? '', rev, kind, keyId: input.id, hash: input.hash, apiId: input.apiId }
+    const event: ChangeEvent = {
+      v: 1,
+      shard,
+      epoch: epoch ?? '',
+      rev,
+      kind,
+      keyId: input.id,
+      hash: input.hash,
+      apiId: input.apiId,
+    }
     return { record: { ...input, rev }, event, ...(outcome === 'publish-failed' ? { publishFailed: true } : {}) }
   }
 

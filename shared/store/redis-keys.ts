@@ -14,7 +14,8 @@ export const redisKeys = {
   /** STREAM of changes, entry id `<rev>-1`, capped. */
   changeLog: (shard: number) => `kg:${shardTag(shard)}:log`,
   /** STRING counter: one rate-limit window of a key, in the key's slot, expiring after the window. */
-  rateWindow: (hash: string, name: string, duration: number, window: number) => `kg:${shardTag(shardOf(hash))}:rl:${hash}:${name}:${duration}:${window}`,
+  rateWindow: (hash: string, name: string, duration: number, window: number) =>
+    `kg:${shardTag(shardOf(hash))}:rl:${hash}:${name}:${duration}:${window}`,
   /** HASH {success, rateLimited, usageExceeded}: one analytics bucket of a key, in the key id's slot. */
   usage: (keyId: string, granularity: string, time: number) => `kg:usage:{${keyId}}:${granularity}:${time}`,
   /** STREAM of audit entries (field `entry`: JSON), capped. */

@@ -8,8 +8,8 @@
  * ARGV: kind (created|updated|deleted), expected rev ('' = any), doc json, keyId, hash, apiId, log max length,
  *       channel, shard, epoch to use if the shard has none yet, credits ('' leave, 'del', 'stamp' = restart the
  *       refill clock, or the balance to set), now (unix ms, the refill clock's start).
- * Returns {rev, 'published'|'publish-failed', epoch} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must run with
- * `maxmemory-policy noeviction` (and AOF); should the counter be lost anyway, the log's last id takes over.
+ * Returns {rev, 'published'|'publish-failed', epoch} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must
+ * run with `maxmemory-policy noeviction` (and AOF); should the counter be lost anyway, the log's last id takes over.
  */
 export const WRITE_KEY_SCRIPT = `
 local kind = ARGV[1]

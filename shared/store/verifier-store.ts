@@ -36,20 +36,32 @@ export interface VerifierStore extends StoreHealth {
    * Spends `cost` credits of the key with this hash, atomically across every process (refilling first when
    * `refill` says a refill is due); null when the key carries no credits or is gone.
    */
-  spendCredits(hash: string, cost: number, refill: { boundary: number; amount: number } | undefined, nowMs: number): Promise<Spend | null>
+  spendCredits(
+    hash: string,
+    cost: number,
+    refill: { boundary: number; amount: number } | undefined,
+    nowMs: number,
+  ): Promise<Spend | null>
 
   /**
    * Exact fixed-window limits (async:false) of one call, all or nothing and atomic across every process:
    * charged only if each window has room for its cost. `failed` is the index of the first without room.
    */
-  consumeRateLimits(hash: string, limits: readonly ExactLimit[], nowMs: number): Promise<{ failed: number | undefined; used: number[] }>
+  consumeRateLimits(
+    hash: string,
+    limits: readonly ExactLimit[],
+    nowMs: number,
+  ): Promise<{ failed: number | undefined; used: number[] }>
   /** Adds locally counted usage (async limits) to the window counter and returns its total (delta 0 reads it). */
   addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number>
 
   /** Adds verification counts (batched by the verifiers); best effort, never on a verdict's path. */
   addUsage(increments: UsageIncrement[]): Promise<void>
 
-  /** The store's instance and every shard's epoch and revision (rev 0, epoch '' where nothing was written), in one round trip. */
+  /**
+   * The store's instance and every shard's epoch and revision (rev 0, epoch '' where nothing was written), in one
+   * round trip.
+   */
   readRevisions(): Promise<RevisionSnapshot>
   /**
    * Changes of a shard with rev > afterRev, oldest first, contiguous from afterRev + 1, at most `limit`;

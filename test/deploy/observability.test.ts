@@ -22,28 +22,69 @@ import { waitFor } from '../support/wait-for.js'
 const DIR = fileURLToPath(new URL('../../deploy/observability/', import.meta.url))
 const read = (file: string) => readFileSync(join(DIR, file), 'utf8')
 
-interface AlertRule { alert?: string; record?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> }
-interface RuleGroup { name: string; rules: AlertRule[] }
+interface AlertRule {
+  alert?: string
+  record?: string
+  expr: string
+  for?: string
+  labels?: Record<string, string>
+  annotations?: Record<string, string>
+}
+interface RuleGroup {
+  name: string
+  rules: AlertRule[]
+}
 const ruleObject = parse(read('prometheus-rule.yaml'))
 const groups: RuleGroup[] = ruleObject.spec.groups
 const alerts = groups.flatMap((group) => group.rules).filter((rule) => rule.alert !== undefined)
 
-interface Target { refId: string; expr: string; datasource?: { uid?: string } }
-interface Panel { id: number; type: string; title: string; datasource?: { uid?: string }; targets?: Target[]; panels?: Panel[]; gridPos: { x: number; y: number; w: number; h: number } }
-interface Variable { name: string; type: string; query: string | { query: string }; datasource?: { uid?: string } }
-const dashboard: { uid: string; title: string; schemaVersion: number; panels: Panel[]; templating: { list: Variable[] } } = JSON.parse(read('grafana-dashboard.json'))
+interface Target {
+  refId: string
+  expr: string
+  datasource?: { uid?: string }
+}
+interface Panel {
+  id: number
+  type: string
+  title: string
+  datasource?: { uid?: string }
+  targets?: Target[]
+  panels?: Panel[]
+  gridPos: { x: number; y: number; w: number; h: number }
+}
+interface Variable {
+  name: string
+  type: string
+  query: string | { query: string }
+  datasource?: { uid?: string }
+}
+const dashboard: {
+  uid: string
+  title: string
+  schemaVersion: number
+  panels: Panel[]
+  templating: { list: Variable[] }
+} = JSON.parse(read('grafana-dashboard.json'))
 const panels = dashboard.panels.flatMap((panel) => [panel, ...(panel.panels ?? [])])
 const queryPanels = panels.filter((panel) => panel.type !== 'row')
 
 /** Every PromQL expression of the dashboard: panel targets, and the series selector of each query variable. */
 const dashboardExprs: { where: string; expr: string }[] = [
-  ...queryPanels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ where: `panel ${panel.id} "${panel.title}" ${target.refId}`, expr: target.expr }))),
-  ...dashboard.templating.list.filter((variable) => variable.type === 'query').map((variable) => {
-    const query = typeof variable.query === 'string' ? variable.query : variable.query.query
-    const selector = /^label_values\((.*),\s*\w+\)$/.exec(query)?.[1] ?? /^query_result\((.*)\)$/.exec(query)?.[1]
-    if (selector === undefined) throw new Error(`variable ${variable.name}: cannot read the series selector of ${query}`)
-    return { where: `variable ${variable.name}`, expr: selector }
-  }),
+  ...queryPanels.flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({
+      where: `panel ${panel.id} "${panel.title}" ${target.refId}`,
+      expr: target.expr,
+    })),
+  ),
+  ...dashboard.templating.list
+    .filter((variable) => variable.type === 'query')
+    .map((variable) => {
+      const query = typeof variable.query === 'string' ? variable.query : variable.query.query
+      const selector = /^label_values\((.*),\s*\w+\)$/.exec(query)?.[1] ?? /^query_result\((.*)\)$/.exec(query)?.[1]
+      if (selector === undefined)
+        throw new Error(`variable ${variable.name}: cannot read the series selector of ${query}`)
+      return { where: `variable ${variable.name}`, expr: selector }
+    }),
 ]
 
 const PROMTOOL_MISSING =
@@ -53,7 +94,8 @@ const PROMTOOL_MISSING =
 function promtool(args: string[]): string {
   const run = spawnSync('promtool', args, { encoding: 'utf8' })
   if (run.error) throw new Error(`${PROMTOOL_MISSING}\n(${run.error.message})`)
-  if (run.status !== 0) throw new Error(`promtool ${args.join(' ')} failed (exit ${run.status}):\n${run.stdout}${run.stderr}`)
+  if (run.status !== 0)
+    throw new Error(`promtool ${args.join(' ')} failed (exit ${run.status}):\n${run.stdout}${run.stderr}`)
   return run.stdout
 }
 
@@ -78,11 +120,18 @@ describe('alert rules (deploy/observability/prometheus-rule.yaml)', () => {
     copyFileSync(join(DIR, 'rules.test.yaml'), join(work, 'rules.test.yaml'))
     expect(promtool(['test', 'rules', join(work, 'rules.test.yaml')])).toContain('SUCCESS')
 
-    const cases = (parse(read('rules.test.yaml')).tests as { alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[])
-      .flatMap((test) => test.alert_rule_test ?? [])
+    const cases = (
+      parse(read('rules.test.yaml')).tests as { alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[]
+    ).flatMap((test) => test.alert_rule_test ?? [])
     for (const name of new Set(alerts.map((rule) => rule.alert!))) {
-      expect(cases.some((c) => c.alertname === name && (c.exp_alerts?.length ?? 0) > 0), `${name}: a case where it fires`).toBe(true)
-      expect(cases.some((c) => c.alertname === name && (c.exp_alerts?.length ?? 0) === 0), `${name}: a case where it must not fire`).toBe(true)
+      expect(
+        cases.some((c) => c.alertname === name && (c.exp_alerts?.length ?? 0) > 0),
+        `${name}: a case where it fires`,
+      ).toBe(true)
+      expect(
+        cases.some((c) => c.alertname === name && (c.exp_alerts?.length ?? 0) === 0),
+        `${name}: a case where it must not fire`,
+      ).toBe(true)
     }
   })
 
@@ -102,21 +151,33 @@ describe('alert rules (deploy/observability/prometheus-rule.yaml)', () => {
 describe('deploy/observability/README.md', () => {
   it('names the monitor kinds the manifests scrape Keygate with, and no other', () => {
     const deploy = fileURLToPath(new URL('../../deploy/', import.meta.url))
-    const kinds = new Set(readdirSync(deploy, { recursive: true, encoding: 'utf8' })
-      .filter((file) => /\.ya?ml$/.test(file))
-      .flatMap((file) => parseAllDocuments(readFileSync(join(deploy, file), 'utf8')).map((doc) => doc.toJS() as { apiVersion?: string; kind?: string } | null))
-      .filter((object) => object?.apiVersion?.startsWith('monitoring.coreos.com/'))
-      .map((object) => object!.kind!))
+    const kinds = new Set(
+      readdirSync(deploy, { recursive: true, encoding: 'utf8' })
+        .filter((file) => /\.ya?ml$/.test(file))
+        .flatMap((file) =>
+          parseAllDocuments(readFileSync(join(deploy, file), 'utf8')).map(
+            (doc) => doc.toJS() as { apiVersion?: string; kind?: string } | null,
+          ),
+        )
+        .filter((object) => object?.apiVersion?.startsWith('monitoring.coreos.com/'))
+        .map((object) => object!.kind!),
+    )
     const scraping = /^- \*\*Scraping\*\*[\s\S]*?(?=^\S|^- )/m.exec(read('README.md'))?.[0] ?? ''
     expect(scraping, 'a Scraping paragraph').not.toBe('')
-    for (const kind of ['ServiceMonitor', 'PodMonitor']) expect(scraping.includes(kind), `${kind}: in the README iff in deploy/`).toBe(kinds.has(kind))
+    for (const kind of ['ServiceMonitor', 'PodMonitor'])
+      expect(scraping.includes(kind), `${kind}: in the README iff in deploy/`).toBe(kinds.has(kind))
   })
 
-  it('every Keygate metric the dashboard and the rules read is documented in the project README (Node\'s process metrics aside)', () => {
+  it("every Keygate metric the dashboard and the rules read is documented in the project README (Node's process metrics aside)", () => {
     const projectReadme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
-    const named = new Set([...dashboardExprs.map((e) => e.expr), ...alerts.map((rule) => rule.expr)]
-      .flatMap((expr) => [...expr.matchAll(/\bkeygate_[a-zA-Z0-9_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, ''))))
-    const undocumented = [...named].filter((name) => !/^keygate_(process|nodejs)_/.test(name) && !projectReadme.includes(`\`${name}`))
+    const named = new Set(
+      [...dashboardExprs.map((e) => e.expr), ...alerts.map((rule) => rule.expr)].flatMap((expr) =>
+        [...expr.matchAll(/\bkeygate_[a-zA-Z0-9_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, '')),
+      ),
+    )
+    const undocumented = [...named].filter(
+      (name) => !/^keygate_(process|nodejs)_/.test(name) && !projectReadme.includes(`\`${name}`),
+    )
     expect(undocumented).toEqual([])
   })
 })
@@ -125,7 +186,9 @@ describe('Grafana dashboard (deploy/observability/grafana-dashboard.json)', () =
   it('is importable: a schema version, a uid, a Prometheus datasource variable every query uses, a sane layout', () => {
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36)
     expect(dashboard.uid).toMatch(/^[a-zA-Z0-9_-]{1,40}$/)
-    expect(dashboard.templating.list).toContainEqual(expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }))
+    expect(dashboard.templating.list).toContainEqual(
+      expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }),
+    )
     for (const variable of dashboard.templating.list.filter((v) => v.type === 'query')) {
       expect(variable.datasource?.uid, `variable ${variable.name}`).toBe('${datasource}')
     }
@@ -133,15 +196,18 @@ describe('Grafana dashboard (deploy/observability/grafana-dashboard.json)', () =
     for (const panel of queryPanels) {
       expect(panel.datasource?.uid, `panel ${panel.title}`).toBe('${datasource}')
       expect(panel.targets?.length, `panel ${panel.title}: targets`).toBeGreaterThan(0)
-      for (const target of panel.targets ?? []) expect(target.datasource?.uid, `panel ${panel.title} ${target.refId}`).toBe('${datasource}')
+      for (const target of panel.targets ?? [])
+        expect(target.datasource?.uid, `panel ${panel.title} ${target.refId}`).toBe('${datasource}')
       expect(panel.gridPos.x + panel.gridPos.w, `panel ${panel.title}: width`).toBeLessThanOrEqual(24)
     }
     const kustomization = parse(read('kustomization.yaml'))
     expect(kustomization.resources).toContain('prometheus-rule.yaml')
-    expect(kustomization.configMapGenerator).toContainEqual(expect.objectContaining({
-      files: [expect.stringMatching(/=grafana-dashboard\.json$/)],
-      options: expect.objectContaining({ labels: expect.objectContaining({ grafana_dashboard: '1' }) }),
-    }))
+    expect(kustomization.configMapGenerator).toContainEqual(
+      expect.objectContaining({
+        files: [expect.stringMatching(/=grafana-dashboard\.json$/)],
+        options: expect.objectContaining({ labels: expect.objectContaining({ grafana_dashboard: '1' }) }),
+      }),
+    )
   })
 
   it('has panels for what operators watch', () => {
@@ -150,13 +216,23 @@ describe('Grafana dashboard (deploy/observability/grafana-dashboard.json)', () =
       /rate\(keygate_http_requests_total\{[^}]*route=~"[^"]*\/v1\/authorize/,
       /histogram_quantile\(0\.5, [^\n]*keygate_http_request_duration_seconds_bucket\{[^}]*route=~"[^"]*\/v1\/authorize/,
       /histogram_quantile\(0\.99, [^\n]*keygate_http_request_duration_seconds_bucket\{[^}]*route=~"[^"]*\/v1\/authorize/,
-      /rate\(keygate_proxy_requests_total\{/, /histogram_quantile\(0\.99, [^\n]*keygate_proxy_request_duration_seconds_bucket\{/,
+      /rate\(keygate_proxy_requests_total\{/,
+      /histogram_quantile\(0\.99, [^\n]*keygate_proxy_request_duration_seconds_bucket\{/,
       /keygate_proxy_requests_total\{[^}]*status=~"5\.\.", source="keygate"/,
-      /keygate_verify_verdicts_total/, /keygate_cache_hit_ratio/, /keygate_revision_lag/, /keygate_last_poll_age_seconds/,
-      /keygate_staleness_seconds/, /keygate_max_staleness_seconds/, /keygate_stale_answers_total/,
-      /keygate_change_propagation_seconds_bucket/, /keygate_change_feed_connected/, /keygate_ready/, /keygate_redis_errors_total/,
+      /keygate_verify_verdicts_total/,
+      /keygate_cache_hit_ratio/,
+      /keygate_revision_lag/,
+      /keygate_last_poll_age_seconds/,
+      /keygate_staleness_seconds/,
+      /keygate_max_staleness_seconds/,
+      /keygate_stale_answers_total/,
+      /keygate_change_propagation_seconds_bucket/,
+      /keygate_change_feed_connected/,
+      /keygate_ready/,
+      /keygate_redis_errors_total/,
       /status=~"5\.\."/,
-    ]) expect(all).toMatch(wanted)
+    ])
+      expect(all).toMatch(wanted)
   })
 
   it('has only PromQL that promtool parses (template variables substituted)', () => {
@@ -223,12 +299,24 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
     servers.push(controlPlane, verifier)
     // A verifier as the reverse-proxy sidecar example runs it (UPSTREAM_URL): its proxy's metrics are on its /metrics.
     const proxyPort = await freePort()
-    proxied = await startVerifier(verifierConfig([], {
-      REDIS_URL: redis.url, HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: upstream.url, PROXY_PORT: String(proxyPort),
-    }), pino({ level: 'silent' }))
+    proxied = await startVerifier(
+      verifierConfig([], {
+        REDIS_URL: redis.url,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        UPSTREAM_URL: upstream.url,
+        PROXY_PORT: String(proxyPort),
+      }),
+      pino({ level: 'silent' }),
+    )
     // Traffic, so labelled series (requests, latency, propagation) have samples to read labels from.
     const post = async (server: TestServer, url: string, payload: object) => {
-      const reply = await server.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TEST_ROOT_KEY}` }, payload })
+      const reply = await server.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+        payload,
+      })
       expect(reply.statusCode, `${url}: ${reply.body}`).toBe(200)
       return reply.json()
     }
@@ -236,18 +324,34 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
     const { key, keyId } = await post(controlPlane, '/v1/keys.createKey', { apiId: api.apiId })
     for (const server of servers) await post(server, '/v1/keys.verifyKey', { key })
     await post(verifier, '/v1/keys.verifyKey', { key })
-    // Forward-auth, as nginx auth_request asks (/v1/authorize) and as Envoy ext_authz does (the original path appended).
+    // Forward-auth, as nginx auth_request asks (/v1/authorize) and as Envoy ext_authz does (the original path
+    // appended).
     for (const url of ['/v1/authorize', '/v1/authorize/orders/17']) {
-      expect((await verifier.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } })).statusCode, url).toBe(200)
+      expect((await verifier.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } })).statusCode, url).toBe(
+        200,
+      )
     }
     // Through the reverse proxy: forwarded (the upstream's 200) and refused (Keygate's 401).
     expect((await fetch(`http://127.0.0.1:${proxyPort}/orders`, { headers: { 'x-api-key': key } })).status).toBe(200)
     expect((await fetch(`http://127.0.0.1:${proxyPort}/orders`)).status).toBe(401)
     // Each response is timed once finished, just after the client has it.
-    await waitFor(async () => /^keygate_proxy_request_duration_seconds_count\{[^}]*source="upstream"/m.test((await proxied!.inject({ method: 'GET', url: '/metrics' })).body), 'the proxied response to be timed')
+    await waitFor(
+      async () =>
+        /^keygate_proxy_request_duration_seconds_count\{[^}]*source="upstream"/m.test(
+          (await proxied!.inject({ method: 'GET', url: '/metrics' })).body,
+        ),
+      'the proxied response to be timed',
+    )
     await post(controlPlane, '/v1/keys.updateKey', { keyId, enabled: false })
-    await waitFor(async () => (await post(verifier, '/v1/keys.verifyKey', { key })).valid === false, 'the verifier to apply the disable')
-    const texts = await Promise.all([...servers.map((server) => server.app), proxied].map(async (app) => (await app.inject({ method: 'GET', url: '/metrics' })).body))
+    await waitFor(
+      async () => (await post(verifier, '/v1/keys.verifyKey', { key })).valid === false,
+      'the verifier to apply the disable',
+    )
+    const texts = await Promise.all(
+      [...servers.map((server) => server.app), proxied].map(
+        async (app) => (await app.inject({ method: 'GET', url: '/metrics' })).body,
+      ),
+    )
     metrics = exposed(texts.join('\n'))
     verifierRoutes = labelValues(texts[1]!, 'keygate_http_requests_total', 'route')
   })
@@ -266,7 +370,8 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
   it('every keygate_ metric named', () => {
     const missing: string[] = []
     for (const { where, expr } of sources()) {
-      for (const [name] of expr.matchAll(/\bkeygate_[a-zA-Z0-9_]+/g)) if (!metrics.has(name)) missing.push(`${where}: ${name}`)
+      for (const [name] of expr.matchAll(/\bkeygate_[a-zA-Z0-9_]+/g))
+        if (!metrics.has(name)) missing.push(`${where}: ${name}`)
     }
     expect(missing).toEqual([])
     // The check has teeth: a name the servers do not expose is reported.
@@ -285,8 +390,10 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
         expect(matcher, `panel ${panel.title} ${target.refId}: a route=~ matcher`).toBeDefined()
         // PromQL regexes are anchored at both ends; the string's own escapes (\\) are one level.
         const regex = new RegExp(`^(?:${matcher!.replace(/\\\\/g, '\\')})$`)
-        for (const route of entryPoints) expect(regex.test(route), `panel ${panel.title} ${target.refId} matches ${route}`).toBe(true)
-        for (const route of ['/readyz', '/metrics', 'unmatched']) expect(regex.test(route), `panel ${panel.title} ${target.refId} leaves out ${route}`).toBe(false)
+        for (const route of entryPoints)
+          expect(regex.test(route), `panel ${panel.title} ${target.refId} matches ${route}`).toBe(true)
+        for (const route of ['/readyz', '/metrics', 'unmatched'])
+          expect(regex.test(route), `panel ${panel.title} ${target.refId} leaves out ${route}`).toBe(false)
       }
     }
   })
@@ -296,14 +403,19 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
     for (const { where, expr } of sources()) {
       for (const [, name, matchers] of expr.matchAll(/\b(keygate_[a-zA-Z0-9_]+)\{([^}]*)\}/g)) {
         for (const [, label] of matchers!.matchAll(/([a-zA-Z_]\w*)\s*(?:=~|!~|!=|=)/g)) {
-          if (!TARGET_LABELS.has(label!) && !metrics.get(name!)?.has(label!)) missing.push(`${where}: ${name}{${label}}`)
+          if (!TARGET_LABELS.has(label!) && !metrics.get(name!)?.has(label!))
+            missing.push(`${where}: ${name}{${label}}`)
         }
       }
       // A grouping label must be on at least one metric of the expression (or be a target label).
       const named = [...expr.matchAll(/\bkeygate_[a-zA-Z0-9_]+/g)].map(([name]) => name)
       for (const [, list] of expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g)) {
-        for (const label of list!.split(',').map((l) => l.trim()).filter(Boolean)) {
-          if (!TARGET_LABELS.has(label) && !named.some((name) => metrics.get(name)?.has(label))) missing.push(`${where}: by ${label}`)
+        for (const label of list!
+          .split(',')
+          .map((l) => l.trim())
+          .filter(Boolean)) {
+          if (!TARGET_LABELS.has(label) && !named.some((name) => metrics.get(name)?.has(label)))
+            missing.push(`${where}: by ${label}`)
         }
       }
     }

@@ -20,7 +20,10 @@ describe('the keygate command line', () => {
   })
 
   it('fails at start-up listing every bad option, with a non-zero exit', async () => {
-    const result = await runKeygate(['verifier', '--port', 'nope', '--cache-size', '0'], { REDIS_URL: 'mysql://x', LOG_LEVEL: 'chatty' })
+    const result = await runKeygate(['verifier', '--port', 'nope', '--cache-size', '0'], {
+      REDIS_URL: 'mysql://x',
+      LOG_LEVEL: 'chatty',
+    })
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('--port: must be a whole number')
     expect(result.stderr).toContain('--cache-size: must be a whole number from 1')
@@ -37,11 +40,28 @@ describe('the keygate command line', () => {
     expect(dev.output()).toContain(`URL:      ${dev.url}`)
     expect(dev.output()).toContain(`API docs: ${dev.url}/docs`)
     const headers = { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }
-    const api = await (await fetch(`${dev.url}/v1/apis.createApi`, { method: 'POST', headers, body: JSON.stringify({ name: 'dev' }) })).json() as { apiId: string }
-    const created = await (await fetch(`${dev.url}/v1/keys.createKey`, { method: 'POST', headers, body: JSON.stringify({ apiId: api.apiId }) })).json() as { key: string; keyId: string }
-    const verify = () => fetch(`${dev.url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: created.key }) }).then((r) => r.json() as Promise<{ valid: boolean; code: string }>)
+    const api = (await (
+      await fetch(`${dev.url}/v1/apis.createApi`, { method: 'POST', headers, body: JSON.stringify({ name: 'dev' }) })
+    ).json()) as { apiId: string }
+    const created = (await (
+      await fetch(`${dev.url}/v1/keys.createKey`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ apiId: api.apiId }),
+      })
+    ).json()) as { key: string; keyId: string }
+    const verify = () =>
+      fetch(`${dev.url}/v1/keys.verifyKey`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ key: created.key }),
+      }).then((r) => r.json() as Promise<{ valid: boolean; code: string }>)
     expect(await verify()).toMatchObject({ valid: true })
-    await fetch(`${dev.url}/v1/keys.updateKey`, { method: 'POST', headers, body: JSON.stringify({ keyId: created.keyId, enabled: false }) })
+    await fetch(`${dev.url}/v1/keys.updateKey`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ keyId: created.keyId, enabled: false }),
+    })
     expect(await verify()).toMatchObject({ valid: false, code: 'DISABLED' })
     expect(await (await fetch(`${dev.url}/v1/liveness`)).json()).toMatchObject({ services: { store: 'memory' } })
   })
@@ -51,7 +71,11 @@ describe('the keygate command line', () => {
     const dev = await startKeygate(['dev'], { KEYGATE_ROOT_KEY: rootKey })
     running.push(dev)
     expect(dev.output()).toContain('(from KEYGATE_ROOT_KEY)')
-    const ok = await fetch(`${dev.url}/v1/apis.createApi`, { method: 'POST', headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }, body: '{"name":"x"}' })
+    const ok = await fetch(`${dev.url}/v1/apis.createApi`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
+      body: '{"name":"x"}',
+    })
     expect(ok.status).toBe(200)
     expect(dev.output()).not.toContain(rootKey)
   })

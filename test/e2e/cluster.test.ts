@@ -12,15 +12,35 @@ describe('Redis Cluster: 3 masters', () => {
 
   it('runs the seed flow with keys in many slots: verify, disable reaches the verifier, listKeys, credits, exact limits', async () => {
     const nodes: RedisServer[] = []
-    for (let i = 0; i < 3; i++) nodes.push(await startRedisServer({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'] }))
+    for (let i = 0; i < 3; i++)
+      nodes.push(
+        await startRedisServer({
+          args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
+        }),
+      )
     stoppable.push(...nodes)
-    const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' })
+    const created = spawnSync(
+      'redis-cli',
+      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+      { encoding: 'utf8' },
+    )
     expect(created.status, created.stderr + created.stdout).toBe(0)
-    await waitFor(async () => nodes.every(() => true) && (await nodes[0]!.admin.call('CLUSTER', 'INFO') as string).includes('cluster_state:ok'), 'cluster_state:ok', 15_000, 100)
+    await waitFor(
+      async () =>
+        nodes.every(() => true) &&
+        ((await nodes[0]!.admin.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'),
+      'cluster_state:ok',
+      15_000,
+      100,
+    )
 
     const env = {
-      REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
-      KEYGATE_ROOT_KEY: ROOT_KEY, LOG_LEVEL: 'warn', MAX_STALENESS_MS: '2000', POLL_INTERVAL_MS: '250',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_CLUSTER_NODES: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'warn',
+      MAX_STALENESS_MS: '2000',
+      POLL_INTERVAL_MS: '250',
     }
     const controlPlane: KeygateProcess = await startKeygate(['control-plane'], env)
     const verifier: KeygateProcess = await startKeygate(['verifier'], env)
@@ -30,24 +50,47 @@ describe('Redis Cluster: 3 masters', () => {
     const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'cluster' })
     const keys: { keyId: string; key: string }[] = []
     for (let i = 0; i < 24; i++) {
-      const made = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId, externalId: i % 2 ? 'odd' : 'even' })
+      const made = await post(controlPlane.url, 'keys.createKey', {
+        apiId: api.apiId,
+        externalId: i % 2 ? 'odd' : 'even',
+      })
       expect(made.status).toBe(200)
       keys.push(made.body as { keyId: string; key: string })
     }
-    for (const { key, keyId } of keys) expect((await post(verifier.url, 'keys.verifyKey', { key }, false)).body).toMatchObject({ valid: true, keyId })
+    for (const { key, keyId } of keys)
+      expect((await post(verifier.url, 'keys.verifyKey', { key }, false)).body).toMatchObject({ valid: true, keyId })
 
     // Disables on many shards (so on every node) reach the verifier.
-    for (const { keyId } of keys.slice(0, 12)) expect((await post(controlPlane.url, 'keys.updateKey', { keyId, enabled: false })).status).toBe(200)
+    for (const { keyId } of keys.slice(0, 12))
+      expect((await post(controlPlane.url, 'keys.updateKey', { keyId, enabled: false })).status).toBe(200)
     for (const { key } of keys.slice(0, 12)) {
-      await waitFor(async () => (await post(verifier.url, 'keys.verifyKey', { key }, false)).body.code === 'DISABLED', 'a disable to reach the verifier', 2_000, 5)
+      await waitFor(
+        async () => (await post(verifier.url, 'keys.verifyKey', { key }, false)).body.code === 'DISABLED',
+        'a disable to reach the verifier',
+        2_000,
+        5,
+      )
     }
 
-    const listed = await fetch(`${controlPlane.url}/v1/apis.listKeys?apiId=${api.apiId}&limit=10&externalId=odd`, { headers: { authorization: `Bearer ${ROOT_KEY}` } })
-    expect(((await listed.json()) as { total: number; keys: unknown[] })).toMatchObject({ total: 12 })
+    const listed = await fetch(`${controlPlane.url}/v1/apis.listKeys?apiId=${api.apiId}&limit=10&externalId=odd`, {
+      headers: { authorization: `Bearer ${ROOT_KEY}` },
+    })
+    expect((await listed.json()) as { total: number; keys: unknown[] }).toMatchObject({ total: 12 })
 
-    const credited = (await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId, remaining: 2, ratelimit: { limit: 1, duration: 60_000, async: false } })).body
-    expect((await post(verifier.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({ valid: true, remaining: 1 })
-    expect((await post(verifier.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({ code: 'RATE_LIMITED' })
+    const credited = (
+      await post(controlPlane.url, 'keys.createKey', {
+        apiId: api.apiId,
+        remaining: 2,
+        ratelimit: { limit: 1, duration: 60_000, async: false },
+      })
+    ).body
+    expect((await post(verifier.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({
+      valid: true,
+      remaining: 1,
+    })
+    expect((await post(verifier.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({
+      code: 'RATE_LIMITED',
+    })
     expect((await fetch(`${verifier.url}/readyz`)).status).toBe(200)
     // The instance id covers every master and is stable: over a second of polls (every 250 ms), nothing is
     // dropped and no poll fails (some may have at start-up, while the client learned the slots).

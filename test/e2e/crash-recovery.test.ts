@@ -7,7 +7,12 @@ const ROOT_KEY = 'crash-test-root-key-0123456789'
 const AOF = ['--appendonly', 'yes', '--appendfsync', 'always']
 const running: { stop(): Promise<unknown> }[] = []
 afterEach(async () => {
-  await Promise.all(running.splice(0).reverse().map((p) => p.stop()))
+  await Promise.all(
+    running
+      .splice(0)
+      .reverse()
+      .map((p) => p.stop()),
+  )
 })
 
 async function post(base: string, path: string, body: unknown, auth = true) {
@@ -16,14 +21,22 @@ async function post(base: string, path: string, body: unknown, auth = true) {
     headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${ROOT_KEY}` } : {}) },
     body: JSON.stringify(body),
   }).catch(() => undefined)
-  return response ? { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, any> } : { status: 0, body: {} }
+  return response
+    ? { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, any> }
+    : { status: 0, body: {} }
 }
 
 describe('crash recovery', () => {
   it('keeps every acknowledged write through a SIGKILL of Redis (AOF), leaves nothing half-written, and both processes recover on their own', async () => {
     let redis: RedisServer = await startRedisServer({ args: AOF })
     running.push({ stop: () => redis.stop() })
-    const env = { REDIS_URL: redis.url, KEYGATE_ROOT_KEY: ROOT_KEY, LOG_LEVEL: 'warn', MAX_STALENESS_MS: '2000', POLL_INTERVAL_MS: '250' }
+    const env = {
+      REDIS_URL: redis.url,
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'warn',
+      MAX_STALENESS_MS: '2000',
+      POLL_INTERVAL_MS: '250',
+    }
     const controlPlane = await startKeygate(['control-plane'], env)
     running.push(controlPlane)
     const verifier = await startKeygate(['verifier'], env)
@@ -51,16 +64,30 @@ describe('crash recovery', () => {
     await waitFor(() => acknowledged.length >= ackedBeforeCrash + 40, 'writes after the restart', 15_000)
     stop = true
     await Promise.all(writers)
-    console.log(`crash recovery: ${acknowledged.length} creates acknowledged, failures by status: ${JSON.stringify(Object.fromEntries(failures))}`)
+    console.log(
+      `crash recovery: ${acknowledged.length} creates acknowledged, failures by status: ${JSON.stringify(Object.fromEntries(failures))}`,
+    )
     expect([...failures.keys()].every((status) => status === 503)).toBe(true)
 
     // Both processes recovered by themselves.
-    await waitFor(async () => (await fetch(`${controlPlane.url}/readyz`)).status === 200, 'the control plane to be ready', 10_000, 50)
-    await waitFor(async () => (await fetch(`${verifier.url}/readyz`)).status === 200, 'the verifier to be ready', 10_000, 50)
+    await waitFor(
+      async () => (await fetch(`${controlPlane.url}/readyz`)).status === 200,
+      'the control plane to be ready',
+      10_000,
+      50,
+    )
+    await waitFor(
+      async () => (await fetch(`${verifier.url}/readyz`)).status === 200,
+      'the verifier to be ready',
+      10_000,
+      50,
+    )
 
     // Every acknowledged key is there, whole, and verifies.
     for (const { keyId, key } of acknowledged) {
-      const read = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${keyId}`, { headers: { authorization: `Bearer ${ROOT_KEY}` } })
+      const read = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${keyId}`, {
+        headers: { authorization: `Bearer ${ROOT_KEY}` },
+      })
       expect(read.status, keyId).toBe(200)
       expect((await post(verifier.url, 'keys.verifyKey', { key }, false)).body).toMatchObject({ valid: true, keyId })
     }
@@ -69,7 +96,10 @@ describe('crash recovery', () => {
     const listed: string[] = []
     let cursor: string | undefined
     do {
-      const page = await fetch(`${controlPlane.url}/v1/apis.listKeys?apiId=${api.apiId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${ROOT_KEY}` } })
+      const page = await fetch(
+        `${controlPlane.url}/v1/apis.listKeys?apiId=${api.apiId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+        { headers: { authorization: `Bearer ${ROOT_KEY}` } },
+      )
       const body = (await page.json()) as { keys: { id: string }[]; cursor?: string }
       listed.push(...body.keys.map((k) => k.id))
       cursor = body.cursor
@@ -78,7 +108,9 @@ describe('crash recovery', () => {
     for (const id of acked) expect(listed).toContain(id)
     const unacknowledged = listed.filter((id) => !acked.has(id))
     for (const id of unacknowledged) {
-      const read = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${id}`, { headers: { authorization: `Bearer ${ROOT_KEY}` } })
+      const read = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${id}`, {
+        headers: { authorization: `Bearer ${ROOT_KEY}` },
+      })
       expect(read.status).toBe(200)
     }
     expect(unacknowledged.length).toBeLessThanOrEqual(4)
@@ -101,12 +133,20 @@ describe('crash recovery', () => {
     const client = async (key: string, expected: boolean) => {
       for (let i = 0; i < 400; i++) {
         const { status, body } = await post(verifier.url, 'keys.verifyKey', { key }, false)
-        if (status === 0) { errors++; return }
+        if (status === 0) {
+          errors++
+          return
+        }
         answers++
         if (status === 200) expect(body.valid).toBe(expected)
       }
     }
-    const clients = [client(valid.key, true), client(disabled.key, false), client(valid.key, true), client(disabled.key, false)]
+    const clients = [
+      client(valid.key, true),
+      client(disabled.key, false),
+      client(valid.key, true),
+      client(disabled.key, false),
+    ]
     await waitFor(() => answers > 100, 'answers before the kill')
     verifier.child.kill('SIGKILL')
     await Promise.all(clients)

@@ -11,8 +11,13 @@ describe('credits and limits across two verifier processes hammering one key', (
 
   beforeAll(async () => {
     redis = await startRedisServer()
-    controlPlane = await startKeygate(['control-plane'], { REDIS_URL: redis.url, KEYGATE_ROOT_KEY: ROOT_KEY, LOG_LEVEL: 'warn' })
-    for (let i = 0; i < 2; i++) verifiers.push(await startKeygate(['verifier'], { REDIS_URL: redis.url, LOG_LEVEL: 'warn' }))
+    controlPlane = await startKeygate(['control-plane'], {
+      REDIS_URL: redis.url,
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'warn',
+    })
+    for (let i = 0; i < 2; i++)
+      verifiers.push(await startKeygate(['verifier'], { REDIS_URL: redis.url, LOG_LEVEL: 'warn' }))
   })
   afterAll(async () => {
     await Promise.all(verifiers.map((v) => v.stop()))
@@ -21,36 +26,59 @@ describe('credits and limits across two verifier processes hammering one key', (
   })
 
   it('lets exactly `remaining` of 3× as many concurrent calls through', async () => {
-    const admin = (path: string, body: unknown) => fetch(`${controlPlane.url}/v1/${path}`, {
-      method: 'POST', headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-    }).then((r) => r.json() as Promise<Record<string, string>>)
+    const admin = (path: string, body: unknown) =>
+      fetch(`${controlPlane.url}/v1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<Record<string, string>>)
     const { apiId } = await admin('apis.createApi', { name: 'exact' })
     const { key, keyId } = await admin('keys.createKey', { apiId, remaining: 150 })
 
     const calls = 450
-    const outcomes = await Promise.all(Array.from({ length: calls }, async (_, i) => {
-      const verifier = verifiers[i % 2]!
-      const response = await fetch(`${verifier.url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) })
-      return (await response.json()) as { valid: boolean; code: string }
-    }))
+    const outcomes = await Promise.all(
+      Array.from({ length: calls }, async (_, i) => {
+        const verifier = verifiers[i % 2]!
+        const response = await fetch(`${verifier.url}/v1/keys.verifyKey`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ key }),
+        })
+        return (await response.json()) as { valid: boolean; code: string }
+      }),
+    )
     const valid = outcomes.filter((o) => o.valid).length
     console.log(`credits: ${valid} of ${calls} concurrent calls through 2 verifiers succeeded (remaining was 150)`)
     expect(valid).toBe(150)
     expect(outcomes.filter((o) => !o.valid).every((o) => o.code === 'USAGE_EXCEEDED')).toBe(true)
-    const read = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${keyId}`, { headers: { authorization: `Bearer ${ROOT_KEY}` } })
+    const read = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${keyId}`, {
+      headers: { authorization: `Bearer ${ROOT_KEY}` },
+    })
     expect(((await read.json()) as { remaining: number }).remaining).toBe(0)
   })
 
-  async function hammer(ratelimit: { limit: number; duration: number; async: boolean }, calls: number): Promise<number> {
-    const admin = (path: string, body: unknown) => fetch(`${controlPlane.url}/v1/${path}`, {
-      method: 'POST', headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-    }).then((r) => r.json() as Promise<Record<string, string>>)
+  async function hammer(
+    ratelimit: { limit: number; duration: number; async: boolean },
+    calls: number,
+  ): Promise<number> {
+    const admin = (path: string, body: unknown) =>
+      fetch(`${controlPlane.url}/v1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<Record<string, string>>)
     const { apiId } = await admin('apis.createApi', { name: 'limits' })
     const { key } = await admin('keys.createKey', { apiId, ratelimit })
-    const outcomes = await Promise.all(Array.from({ length: calls }, async (_, i) => {
-      const response = await fetch(`${verifiers[i % 2]!.url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) })
-      return (await response.json()) as { valid: boolean; code: string }
-    }))
+    const outcomes = await Promise.all(
+      Array.from({ length: calls }, async (_, i) => {
+        const response = await fetch(`${verifiers[i % 2]!.url}/v1/keys.verifyKey`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ key }),
+        })
+        return (await response.json()) as { valid: boolean; code: string }
+      }),
+    )
     expect(outcomes.filter((o) => !o.valid).every((o) => o.code === 'RATE_LIMITED')).toBe(true)
     return outcomes.filter((o) => o.valid).length
   }

@@ -54,7 +54,9 @@ describe('forward-auth through a real nginx (auth_request)', () => {
 
   const admin = async (path: string, body: unknown) => {
     const response = await fetch(`${controlPlane.url}/v1/${path}`, {
-      method: 'POST', headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
     })
     expect(response.status).toBe(200)
     return (await response.json()) as Record<string, string>
@@ -62,7 +64,11 @@ describe('forward-auth through a real nginx (auth_request)', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer()
-    controlPlane = await startKeygate(['control-plane'], { REDIS_URL: redis.url, KEYGATE_ROOT_KEY: ROOT_KEY, LOG_LEVEL: 'warn' })
+    controlPlane = await startKeygate(['control-plane'], {
+      REDIS_URL: redis.url,
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'warn',
+    })
     verifier = await startKeygate(['verifier'], { REDIS_URL: redis.url, LOG_LEVEL: 'warn' })
     upstream = await startEchoUpstream()
     apiId = (await admin('apis.createApi', { name: 'behind-nginx' })).apiId!
@@ -80,7 +86,10 @@ describe('forward-auth through a real nginx (auth_request)', () => {
   })
 
   it('lets a valid key through with its id and owner, and without the key itself', async () => {
-    for (const headers of [{ 'x-api-key': key.key }, { authorization: `Bearer ${key.key}` }] as Record<string, string>[]) {
+    for (const headers of [{ 'x-api-key': key.key }, { authorization: `Bearer ${key.key}` }] as Record<
+      string,
+      string
+    >[]) {
       const before = upstream.seen.length
       const response = await fetch(`${nginx.url}/orders?page=2`, { headers })
       expect(response.status, nginx.errorLog()).toBe(200)
@@ -97,13 +106,24 @@ describe('forward-auth through a real nginx (auth_request)', () => {
   it('refuses no key and an unknown key with 401, a key of another api with 403, and the upstream sees neither', async () => {
     const before = upstream.seen.length
     expect((await fetch(`${nginx.url}/orders`)).status).toBe(401)
-    expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': 'sk_not_a_real_key_0000' } })).status).toBe(401)
+    expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': 'sk_not_a_real_key_0000' } })).status).toBe(
+      401,
+    )
     expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': otherApiKey } })).status).toBe(403)
     // A client cannot pick its own policy: nginx overwrites the X-Keygate-* headers.
-    expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': otherApiId } })).status).toBe(403)
+    expect(
+      (await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': otherApiId } }))
+        .status,
+    ).toBe(403)
     expect(upstream.seen.length).toBe(before)
     // … nor add a requirement (nginx clears the header): the valid key still passes.
-    expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': key.key, 'x-keygate-permissions': 'admin.everything' } })).status).toBe(200)
+    expect(
+      (
+        await fetch(`${nginx.url}/orders`, {
+          headers: { 'x-api-key': key.key, 'x-keygate-permissions': 'admin.everything' },
+        })
+      ).status,
+    ).toBe(200)
     upstream.seen.pop()
     expect(upstream.seen.length).toBe(before)
   })

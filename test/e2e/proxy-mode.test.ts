@@ -16,10 +16,17 @@ describe('keygate verifier --upstream (reverse-proxy mode, real processes)', () 
   beforeAll(async () => {
     redis = await startRedisServer()
     upstream = await startEchoUpstream()
-    controlPlane = await startKeygate(['control-plane'], { REDIS_URL: redis.url, KEYGATE_ROOT_KEY: ROOT_KEY, LOG_LEVEL: 'warn' })
+    controlPlane = await startKeygate(['control-plane'], {
+      REDIS_URL: redis.url,
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'warn',
+    })
     const proxyPort = await freePort()
     proxyUrl = `http://127.0.0.1:${proxyPort}`
-    verifier = await startKeygate(['verifier', '--upstream', upstream.url, '--proxy-port', String(proxyPort)], { REDIS_URL: redis.url, LOG_LEVEL: 'warn' })
+    verifier = await startKeygate(['verifier', '--upstream', upstream.url, '--proxy-port', String(proxyPort)], {
+      REDIS_URL: redis.url,
+      LOG_LEVEL: 'warn',
+    })
   })
   afterAll(async () => {
     await verifier?.stop()
@@ -29,9 +36,12 @@ describe('keygate verifier --upstream (reverse-proxy mode, real processes)', () 
   })
 
   it('forwards requests with a valid key to the upstream on PROXY_PORT, and refuses the rest', async () => {
-    const admin = (path: string, body: unknown) => fetch(`${controlPlane.url}/v1/${path}`, {
-      method: 'POST', headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-    }).then((r) => r.json() as Promise<Record<string, string>>)
+    const admin = (path: string, body: unknown) =>
+      fetch(`${controlPlane.url}/v1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<Record<string, string>>)
     const { apiId } = await admin('apis.createApi', { name: 'proxied' })
     const { key, keyId } = await admin('keys.createKey', { apiId })
     const through = await fetch(`${proxyUrl}/hello?x=1`, { headers: { 'x-api-key': key! } })

@@ -20,10 +20,18 @@ interface Stack {
 
 const running: { stop(): Promise<unknown> }[] = []
 afterEach(async () => {
-  await Promise.all(running.splice(0).reverse().map((p) => p.stop()))
+  await Promise.all(
+    running
+      .splice(0)
+      .reverse()
+      .map((p) => p.stop()),
+  )
 })
 afterAll(() => {
-  const table = results.map((r) => `  ${r.mode.padEnd(42)} worst ${String(r.worstMs.toFixed(1)).padStart(7)} ms over ${r.runs} disables (bound ${MAX_STALENESS_MS} ms)`)
+  const table = results.map(
+    (r) =>
+      `  ${r.mode.padEnd(42)} worst ${String(r.worstMs.toFixed(1)).padStart(7)} ms over ${r.runs} disables (bound ${MAX_STALENESS_MS} ms)`,
+  )
   console.log(`disable→deny on the verifier, per failure mode:\n${table.join('\n')}`)
 })
 
@@ -35,8 +43,16 @@ async function stack(options: { redisArgs?: string[]; verifierUser?: string } = 
     await redis.admin.call('ACL', 'SETUSER', options.verifierUser, 'on', '>verifier-password', '~*', '&*', '+@all')
     verifierUrl = `redis://${options.verifierUser}:verifier-password@127.0.0.1:${redis.port}`
   }
-  const env = { MAX_STALENESS_MS: String(MAX_STALENESS_MS), POLL_INTERVAL_MS: String(POLL_INTERVAL_MS), LOG_LEVEL: 'warn' }
-  const controlPlane = await startKeygate(['control-plane'], { ...env, REDIS_URL: redis.url, KEYGATE_ROOT_KEY: ROOT_KEY })
+  const env = {
+    MAX_STALENESS_MS: String(MAX_STALENESS_MS),
+    POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
+    LOG_LEVEL: 'warn',
+  }
+  const controlPlane = await startKeygate(['control-plane'], {
+    ...env,
+    REDIS_URL: redis.url,
+    KEYGATE_ROOT_KEY: ROOT_KEY,
+  })
   running.push(controlPlane)
   const verifier = await startKeygate(['verifier'], { ...env, REDIS_URL: verifierUrl })
   running.push(verifier)
@@ -65,7 +81,11 @@ async function cachedKey(s: Stack): Promise<{ keyId: string; key: string }> {
  * Disables the key (after `before`), then asks the verifier every few ms until it denies. Every valid:true
  * must come within the bound of the disable's 200; returns how long the verifier took to deny.
  */
-async function disableToDeny(s: Stack, key: { keyId: string; key: string }, disable?: () => Promise<void>): Promise<number> {
+async function disableToDeny(
+  s: Stack,
+  key: { keyId: string; key: string },
+  disable?: () => Promise<void>,
+): Promise<number> {
   if (disable) await disable()
   else expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status).toBe(200)
   const answeredAt = performance.now()
@@ -101,10 +121,14 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
     const times: number[] = []
     for (let i = 0; i < 3; i++) {
       const key = await cachedKey(s)
-      times.push(await disableToDeny(s, key, async () => {
-        await s.redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
-        expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status).toBe(200)
-      }))
+      times.push(
+        await disableToDeny(s, key, async () => {
+          await s.redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
+          expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status).toBe(
+            200,
+          )
+        }),
+      )
     }
     record('subscriber killed before disable', times)
   })
@@ -117,7 +141,9 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
     await s.redis.admin.call('CLIENT', 'KILL', 'USER', 'sidecar')
     const times = [await disableToDeny(s, key)]
     record('subscriber cannot resubscribe', times)
-    expect(await (await fetch(`${s.verifier.url}/metrics`)).text()).toMatch(/keygate_change_feed_connected\{service="verifier"\} 0/)
+    expect(await (await fetch(`${s.verifier.url}/metrics`)).text()).toMatch(
+      /keygate_change_feed_connected\{service="verifier"\} 0/,
+    )
   })
 
   it('PUBLISH refused for all clients', async () => {
@@ -145,13 +171,16 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
     s.redis = restarted
     // Disable at the first moment the control plane can write again: the verifier may not have resubscribed
     // yet, so the event can be lost and only its reconnect poll repairs it.
-    const times = [await disableToDeny(s, key, async () => {
-      for (let i = 0; i < 400; i++) {
-        if ((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status === 200) return
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
-      throw new Error('the control plane never wrote again')
-    })]
+    const times = [
+      await disableToDeny(s, key, async () => {
+        for (let i = 0; i < 400; i++) {
+          if ((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status === 200)
+            return
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+        throw new Error('the control plane never wrote again')
+      }),
+    ]
     record('Redis restarted (AOF), disable at once', times)
   })
 
@@ -180,10 +209,14 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
   it('control plane killed right after answering', async () => {
     const s = await stack()
     const key = await cachedKey(s)
-    const times = [await disableToDeny(s, key, async () => {
-      expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status).toBe(200)
-      s.controlPlane.child.kill('SIGKILL')
-    })]
+    const times = [
+      await disableToDeny(s, key, async () => {
+        expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status).toBe(
+          200,
+        )
+        s.controlPlane.child.kill('SIGKILL')
+      }),
+    ]
     record('control plane SIGKILLed after 200', times)
   })
 
@@ -199,9 +232,18 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
     const times = [await disableToDeny(s, key)]
     const disabledEvent = events.find((e) => e.includes(key.keyId) && e.includes('"updated"'))!
     expect(disabledEvent).toBeDefined()
-    const createdEvent = JSON.stringify({ ...JSON.parse(disabledEvent), kind: 'created', rev: JSON.parse(disabledEvent).rev - 1 })
+    const createdEvent = JSON.stringify({
+      ...JSON.parse(disabledEvent),
+      kind: 'created',
+      rev: JSON.parse(disabledEvent).rev - 1,
+    })
     // Twice, then an older event after it, then a far-future revision (a gap nothing in the log fills).
-    for (const message of [disabledEvent, disabledEvent, createdEvent, JSON.stringify({ ...JSON.parse(disabledEvent), rev: 10_000_000 })]) {
+    for (const message of [
+      disabledEvent,
+      disabledEvent,
+      createdEvent,
+      JSON.stringify({ ...JSON.parse(disabledEvent), rev: 10_000_000 }),
+    ]) {
       await s.redis.admin.publish('kg:changes', message)
     }
     const until = performance.now() + 3 * POLL_INTERVAL_MS

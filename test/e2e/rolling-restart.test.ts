@@ -29,9 +29,12 @@ describe('rolling restart of verifiers behind load', () => {
       return verifier
     }
     const pool = [await start(), await start()]
-    const admin = (path: string, body: unknown) => fetch(`${controlPlane.url}/v1/${path}`, {
-      method: 'POST', headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-    }).then((r) => r.json() as Promise<Record<string, string>>)
+    const admin = (path: string, body: unknown) =>
+      fetch(`${controlPlane.url}/v1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<Record<string, string>>)
     const { apiId } = await admin('apis.createApi', { name: 'rolling' })
     const { key } = await admin('keys.createKey', { apiId })
 
@@ -40,7 +43,11 @@ describe('rolling restart of verifiers behind load', () => {
     let probing = true
     const prober = (async () => {
       while (probing) {
-        const ready = await Promise.all(pool.map(async (v) => ((await fetch(`${v.url}/readyz`).catch(() => undefined))?.status === 200 ? v.url : undefined)))
+        const ready = await Promise.all(
+          pool.map(async (v) =>
+            (await fetch(`${v.url}/readyz`).catch(() => undefined))?.status === 200 ? v.url : undefined,
+          ),
+        )
         endpoints = ready.filter((url): url is string => url !== undefined)
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
@@ -52,9 +59,16 @@ describe('rolling restart of verifiers behind load', () => {
     const client = async (n: number) => {
       for (let i = n; loading; i++) {
         const target = endpoints[i % Math.max(1, endpoints.length)]
-        if (!target) { await new Promise((resolve) => setTimeout(resolve, 5)); continue }
+        if (!target) {
+          await new Promise((resolve) => setTimeout(resolve, 5))
+          continue
+        }
         try {
-          const response = await fetch(`${target}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) })
+          const response = await fetch(`${target}/v1/keys.verifyKey`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ key }),
+          })
           const body = (await response.json()) as { valid?: boolean }
           if (response.status === 200 && body.valid === true) ok++
           else failures.push(`${response.status} from ${target}`)

@@ -15,28 +15,48 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
     // No delay before a full sync (Redis 7 waits 5 s by default), so replicas attach at once, also after the failover.
     const fast = ['--repl-diskless-sync-delay', '0']
     const master: RedisServer = await startRedisServer({ args: fast })
-    const replica: RedisServer = await startRedisServer({ args: [...fast, '--replicaof', '127.0.0.1', String(master.port)] })
+    const replica: RedisServer = await startRedisServer({
+      args: [...fast, '--replicaof', '127.0.0.1', String(master.port)],
+    })
     stoppable.push(master, replica)
     // Redis 7 delays a replica's first full sync (repl-diskless-sync-delay, 5 s): wait until it is attached.
-    await waitFor(async () => ((await replica.admin.info('replication'))).includes('master_link_status:up'), 'the replica to attach', 20_000, 100)
+    await waitFor(
+      async () => (await replica.admin.info('replication')).includes('master_link_status:up'),
+      'the replica to attach',
+      20_000,
+      100,
+    )
     const sentinels: SentinelProcess[] = []
     for (let i = 0; i < 3; i++) sentinels.push(await startSentinel(NAME, master.port))
     stoppable.push(...sentinels)
     // The sentinels know the replica and each other (needed to elect a leader for the failover).
-    await waitFor(async () => {
-      const known = await Promise.all(sentinels.map(async (s) => [
-        ((await s.client.call('SENTINEL', 'replicas', NAME)) as unknown[]).length,
-        ((await s.client.call('SENTINEL', 'sentinels', NAME)) as unknown[]).length,
-      ]))
-      return known.every(([replicas, others]) => replicas === 1 && others === 2)
-    }, 'the sentinels to discover the replica and each other', 20_000, 100)
+    await waitFor(
+      async () => {
+        const known = await Promise.all(
+          sentinels.map(async (s) => [
+            ((await s.client.call('SENTINEL', 'replicas', NAME)) as unknown[]).length,
+            ((await s.client.call('SENTINEL', 'sentinels', NAME)) as unknown[]).length,
+          ]),
+        )
+        return known.every(([replicas, others]) => replicas === 1 && others === 2)
+      },
+      'the sentinels to discover the replica and each other',
+      20_000,
+      100,
+    )
 
     const env = {
-      REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINELS: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','), REDIS_SENTINEL_NAME: NAME,
-      KEYGATE_ROOT_KEY: ROOT_KEY, LOG_LEVEL: 'warn', MAX_STALENESS_MS: '2000', POLL_INTERVAL_MS: '250',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_SENTINELS: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
+      REDIS_SENTINEL_NAME: NAME,
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'warn',
+      MAX_STALENESS_MS: '2000',
+      POLL_INTERVAL_MS: '250',
       // Acknowledge a write only once the replica has it: a write the old master takes in the failover window
       // then answers 503 instead of being acknowledged and lost.
-      REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '500',
+      REDIS_WAIT_REPLICAS: '1',
+      REDIS_WAIT_TIMEOUT_MS: '500',
     }
     const controlPlane: KeygateProcess = await startKeygate(['control-plane'], env)
     const verifier: KeygateProcess = await startKeygate(['verifier'], env)
@@ -52,41 +72,75 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
     }
     expect((await post(verifier.url, 'keys.verifyKey', { key: acknowledged[0]!.key }, false)).body.valid).toBe(true)
     // Replication is asynchronous: let the replica catch up before forcing the failover.
-    await waitFor(async () => (await master.admin.call('WAIT', '1', '1000')) === 1, 'the replica to acknowledge the writes', 5_000)
+    await waitFor(
+      async () => (await master.admin.call('WAIT', '1', '1000')) === 1,
+      'the replica to acknowledge the writes',
+      5_000,
+    )
 
     await sentinels[0]!.client.call('SENTINEL', 'FAILOVER', NAME)
     const failedOverAt = Date.now()
-    await waitFor(async () => {
-      const [, port] = (await sentinels[0]!.client.call('SENTINEL', 'get-master-addr-by-name', NAME)) as [string, string]
-      return Number(port) === replica.port
-    }, 'the sentinels to promote the replica', 20_000, 100)
+    await waitFor(
+      async () => {
+        const [, port] = (await sentinels[0]!.client.call('SENTINEL', 'get-master-addr-by-name', NAME)) as [
+          string,
+          string,
+        ]
+        return Number(port) === replica.port
+      },
+      'the sentinels to promote the replica',
+      20_000,
+      100,
+    )
     // The control plane writes again once it follows the new master.
-    const after = await waitFor(async () => {
-      const created = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
-      return created.status === 200 ? created.body as { keyId: string; key: string } : undefined
-    }, 'a write on the new master', 40_000, 100)
+    const after = await waitFor(
+      async () => {
+        const created = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
+        return created.status === 200 ? (created.body as { keyId: string; key: string }) : undefined
+      },
+      'a write on the new master',
+      40_000,
+      100,
+    )
     acknowledged.push(after)
     console.log(`sentinel failover: writes resumed ${Date.now() - failedOverAt} ms after SENTINEL FAILOVER`)
 
     // Just after a failover the client may reconnect once more (the sentinels' announcement can arrive after the
     // first write): a 503 then means "retry", so reads retry; what must never happen is a 404.
     const read = async (keyId: string) => {
-      const status = await waitFor(async () => {
-        const response = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${keyId}`, { headers: { authorization: `Bearer ${ROOT_KEY}` } })
-        return response.status === 503 ? undefined : response.status
-      }, `a stable answer for ${keyId}`, 5_000, 50)
+      const status = await waitFor(
+        async () => {
+          const response = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${keyId}`, {
+            headers: { authorization: `Bearer ${ROOT_KEY}` },
+          })
+          return response.status === 503 ? undefined : response.status
+        },
+        `a stable answer for ${keyId}`,
+        5_000,
+        50,
+      )
       return status
     }
     for (const { keyId } of acknowledged) expect(await read(keyId), keyId).toBe(200)
     // A disable on the new master reaches the verifier within the bound.
     const target = acknowledged[1]!
-    const disabled = await waitFor(async () => {
-      const answer = await post(controlPlane.url, 'keys.updateKey', { keyId: target.keyId, enabled: false })
-      return answer.status === 503 ? undefined : answer.status
-    }, 'the disable to be written', 5_000, 50)
+    const disabled = await waitFor(
+      async () => {
+        const answer = await post(controlPlane.url, 'keys.updateKey', { keyId: target.keyId, enabled: false })
+        return answer.status === 503 ? undefined : answer.status
+      },
+      'the disable to be written',
+      5_000,
+      50,
+    )
     expect(disabled).toBe(200)
     const disabledAt = Date.now()
-    await waitFor(async () => (await post(verifier.url, 'keys.verifyKey', { key: target.key }, false)).body.code === 'DISABLED', 'the disable to reach the verifier', 2_000, 5)
+    await waitFor(
+      async () => (await post(verifier.url, 'keys.verifyKey', { key: target.key }, false)).body.code === 'DISABLED',
+      'the disable to reach the verifier',
+      2_000,
+      5,
+    )
     console.log(`sentinel failover: disable→deny ${Date.now() - disabledAt} ms on the new master`)
     expect((await post(verifier.url, 'keys.verifyKey', { key: after.key }, false)).body.valid).toBe(true)
   }, 90_000)

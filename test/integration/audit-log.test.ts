@@ -21,7 +21,8 @@ for (const store of ['memory', 'redis'] as const) {
       await backend.close()
     })
 
-    const post = async (path: string, payload: object) => (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
+    const post = async (path: string, payload: object) =>
+      (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
     const list = async (query = '', auth = headers) => {
       const response = await controlPlane.app.inject({ method: 'GET', url: `/v1/audit.list${query}`, headers: auth })
       return { status: response.statusCode, body: response.json() }
@@ -37,11 +38,25 @@ for (const store of ['memory', 'redis'] as const) {
       const { status, body } = await list('?limit=5')
       expect(status).toBe(200)
       expect(body.entries.map((e: { action: string }) => e.action)).toEqual([
-        'keys.deleteKey', 'keys.addPermissions', 'keys.updateKey', 'keys.createKey', 'apis.createApi',
+        'keys.deleteKey',
+        'keys.addPermissions',
+        'keys.updateKey',
+        'keys.createKey',
+        'apis.createApi',
       ])
-      for (const entry of body.entries) expect(entry).toMatchObject({ rootKeyId: 'root_bootstrap', at: expect.any(Number), requestId: expect.stringMatching(/^req_/), apiId })
+      for (const entry of body.entries)
+        expect(entry).toMatchObject({
+          rootKeyId: 'root_bootstrap',
+          at: expect.any(Number),
+          requestId: expect.stringMatching(/^req_/),
+          apiId,
+        })
       const update = body.entries[2]
-      expect(update).toMatchObject({ keyId, before: { id: keyId, name: 'first', enabled: true }, after: { id: keyId, enabled: false } })
+      expect(update).toMatchObject({
+        keyId,
+        before: { id: keyId, name: 'first', enabled: true },
+        after: { id: keyId, enabled: false },
+      })
       const text = JSON.stringify(body)
       expect(text).not.toContain(key)
       expect(text).not.toContain(hashKey(key))
@@ -55,9 +70,15 @@ for (const store of ['memory', 'redis'] as const) {
       expect(first.body.cursor).toBe(all[1])
       const second = await list(`?limit=2&cursor=${first.body.cursor}`)
       expect(second.body.entries.map((e: { id: string }) => e.id)).toEqual(all.slice(2, 4))
-      for (const bad of ['abc', '99999999999999999999999-0', '1-']) expect((await list(`?cursor=${bad}`)).status).toBe(400)
+      for (const bad of ['abc', '99999999999999999999999-0', '1-'])
+        expect((await list(`?cursor=${bad}`)).status).toBe(400)
       const { key: narrow, hash } = generateRootKey()
-      await backend.store.createRootKey({ id: newId('root'), hash, permissions: ['api.*.read_key'], createdAt: Date.now() })
+      await backend.store.createRootKey({
+        id: newId('root'),
+        hash,
+        permissions: ['api.*.read_key'],
+        createdAt: Date.now(),
+      })
       expect((await list('', { ...headers, authorization: `Bearer ${narrow}` })).status).toBe(403)
     })
   })

@@ -15,7 +15,15 @@ describe('forward-auth: /v1/authorize', () => {
   async function issue(api: string, fields: { enabled?: boolean; ownerId?: string } = {}) {
     const { key, hash, start } = generateKey('sk')
     const keyId = newId('key')
-    await backend.store.createKey({ id: keyId, hash, start, apiId: api, enabled: fields.enabled ?? true, ownerId: fields.ownerId, createdAt: Date.now() })
+    await backend.store.createKey({
+      id: keyId,
+      hash,
+      start,
+      apiId: api,
+      enabled: fields.enabled ?? true,
+      ownerId: fields.ownerId,
+      createdAt: Date.now(),
+    })
     return { key, keyId }
   }
 
@@ -27,7 +35,10 @@ describe('forward-auth: /v1/authorize', () => {
     valid = await issue(apiId, { ownerId: 'acme' })
     disabled = await issue(apiId, { enabled: false })
     plain = await startTestVerifier({ backend })
-    strict = await startTestVerifier({ backend, gateway: { keyHeader: 'x-custom-key', apiId, permissions: ['documents.read'] } })
+    strict = await startTestVerifier({
+      backend,
+      gateway: { keyHeader: 'x-custom-key', apiId, permissions: ['documents.read'] },
+    })
   })
   afterAll(async () => {
     await plain.close()
@@ -39,16 +50,27 @@ describe('forward-auth: /v1/authorize', () => {
     server.app.inject({ method: method as 'GET', url: '/v1/authorize', headers, payload })
 
   it('answers 200 with the key id and owner for a valid key, from X-API-Key or Authorization: Bearer, with no body', async () => {
-    for (const headers of [{ 'x-api-key': valid.key }, { authorization: `Bearer ${valid.key}` }] as Record<string, string>[]) {
+    for (const headers of [{ 'x-api-key': valid.key }, { authorization: `Bearer ${valid.key}` }] as Record<
+      string,
+      string
+    >[]) {
       const response = await authorize(plain, headers)
       expect(response.statusCode).toBe(200)
-      expect(response.headers).toMatchObject({ 'x-keygate-key-id': valid.keyId, 'x-keygate-owner-id': 'acme', 'x-keygate-code': 'VALID' })
+      expect(response.headers).toMatchObject({
+        'x-keygate-key-id': valid.keyId,
+        'x-keygate-owner-id': 'acme',
+        'x-keygate-code': 'VALID',
+      })
       expect(response.body).toBe('')
     }
   })
 
   it('answers under /v1/authorize/<original path> too, as Envoy ext_authz calls it', async () => {
-    const response = await plain.app.inject({ method: 'GET', url: '/v1/authorize/orders/17?page=2', headers: { 'x-api-key': valid.key } })
+    const response = await plain.app.inject({
+      method: 'GET',
+      url: '/v1/authorize/orders/17?page=2',
+      headers: { 'x-api-key': valid.key },
+    })
     expect(response.statusCode).toBe(200)
     expect(response.headers['x-keygate-key-id']).toBe(valid.keyId)
     expect((await plain.app.inject({ method: 'GET', url: '/v1/authorize/orders/17' })).statusCode).toBe(401)
@@ -71,10 +93,20 @@ describe('forward-auth: /v1/authorize', () => {
 
   it('takes any method and any body without reading it', async () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'TRACE', 'MKCOL']) {
-      const response = await authorize(plain, { 'x-api-key': valid.key, 'content-type': 'text/plain' }, method, method === 'HEAD' ? undefined : '{not json'.repeat(10_000))
+      const response = await authorize(
+        plain,
+        { 'x-api-key': valid.key, 'content-type': 'text/plain' },
+        method,
+        method === 'HEAD' ? undefined : '{not json'.repeat(10_000),
+      )
       expect(response.statusCode, method).toBe(200)
     }
-    const json = await authorize(plain, { 'x-api-key': valid.key, 'content-type': 'application/json' }, 'POST', '{"broken":')
+    const json = await authorize(
+      plain,
+      { 'x-api-key': valid.key, 'content-type': 'application/json' },
+      'POST',
+      '{"broken":',
+    )
     expect(json.statusCode).toBe(200)
   })
 
@@ -87,15 +119,32 @@ describe('forward-auth: /v1/authorize', () => {
     await backend.store.updateKey(reader.keyId, { permissions: ['documents.read'] }, record!.rev, Date.now())
     expect((await authorize(strict, { 'x-custom-key': reader.key })).statusCode).toBe(200)
     // Comma-separated gateway permissions must all be held.
-    expect((await authorize(strict, { 'x-custom-key': reader.key, 'x-keygate-permissions': 'documents.read, documents.write' })).statusCode).toBe(403)
+    expect(
+      (
+        await authorize(strict, {
+          'x-custom-key': reader.key,
+          'x-keygate-permissions': 'documents.read, documents.write',
+        })
+      ).statusCode,
+    ).toBe(403)
     // A blank or empty-list override is no override: the configured permission still applies.
     for (const blank of ['', ' ', ',', ' , ']) {
-      expect((await authorize(strict, { 'x-custom-key': valid.key, 'x-keygate-permissions': blank })).statusCode, JSON.stringify(blank)).toBe(403)
+      expect(
+        (await authorize(strict, { 'x-custom-key': valid.key, 'x-keygate-permissions': blank })).statusCode,
+        JSON.stringify(blank),
+      ).toBe(403)
     }
     const granted = await issue(apiId)
     const grantedRecord = await backend.store.getKeyById(granted.keyId)
-    await backend.store.updateKey(granted.keyId, { permissions: ['documents.read', 'billing.read'] }, grantedRecord!.rev, Date.now())
-    expect((await authorize(strict, { 'x-custom-key': granted.key, 'x-keygate-permissions': 'billing.read' })).statusCode).toBe(200)
+    await backend.store.updateKey(
+      granted.keyId,
+      { permissions: ['documents.read', 'billing.read'] },
+      grantedRecord!.rev,
+      Date.now(),
+    )
+    expect(
+      (await authorize(strict, { 'x-custom-key': granted.key, 'x-keygate-permissions': 'billing.read' })).statusCode,
+    ).toBe(200)
     const otherApi = await authorize(strict, { 'x-custom-key': granted.key, 'x-keygate-api-id': otherApiId })
     expect(otherApi.statusCode).toBe(403)
     expect(otherApi.headers['x-keygate-code']).toBe('FORBIDDEN')
@@ -110,10 +159,19 @@ describe('forward-auth: /v1/authorize', () => {
     const port = typeof address === 'object' && address ? address.port : 0
     const { request } = await import('node:http')
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ port, host: '127.0.0.1', path: '/v1/authorize', method: 'POST', headers: { 'x-api-key': valid.key, 'transfer-encoding': 'chunked' } }, (res) => {
-        resolve(res.statusCode ?? 0)
-        req.destroy()
-      })
+      const req = request(
+        {
+          port,
+          host: '127.0.0.1',
+          path: '/v1/authorize',
+          method: 'POST',
+          headers: { 'x-api-key': valid.key, 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          resolve(res.statusCode ?? 0)
+          req.destroy()
+        },
+      )
       req.on('error', reject)
       req.write('a chunk, and then nothing more for ever')
       setTimeout(() => reject(new Error('no answer within 2 s')), 2_000).unref()

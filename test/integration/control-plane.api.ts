@@ -19,7 +19,12 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
     })
 
     async function post(path: string, body: unknown, headers: Record<string, string> = auth) {
-      const response = await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers: { 'content-type': 'application/json', ...headers }, payload: typeof body === 'string' ? body : JSON.stringify(body) })
+      const response = await server.app.inject({
+        method: 'POST',
+        url: `/v1/${path}`,
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: typeof body === 'string' ? body : JSON.stringify(body),
+      })
       return { status: response.statusCode, body: response.json<Json>(), headers: response.headers }
     }
     async function get(path: string, headers: Record<string, string> = auth) {
@@ -43,20 +48,36 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         const { body } = await post('apis.createApi', { name: 'payments' })
         expect(body).toEqual({ apiId: expect.stringMatching(/^api_[1-9A-HJ-NP-Za-km-z]{22}$/), name: 'payments' })
         const read = await get(`apis.getApi?apiId=${body.apiId}`)
-        expect(read).toMatchObject({ status: 200, body: { id: body.apiId, name: 'payments', createdAt: expect.any(Number) } })
+        expect(read).toMatchObject({
+          status: 200,
+          body: { id: body.apiId, name: 'payments', createdAt: expect.any(Number) },
+        })
       })
 
       it('creates a key, verifies it, disables it (valid:false, enabled:false), re-enables it', async () => {
         const apiId = await createApi()
-        const { keyId, key } = await createKey(apiId, { name: 'checkout', prefix: 'sk', meta: { plan: 'pro' }, externalId: 'user_1', environment: 'live' })
+        const { keyId, key } = await createKey(apiId, {
+          name: 'checkout',
+          prefix: 'sk',
+          meta: { plan: 'pro' },
+          externalId: 'user_1',
+          environment: 'live',
+        })
         expect(keyId).toMatch(/^key_/)
         expect(key).toMatch(/^sk_[1-9A-HJ-NP-Za-km-z]{20,24}$/)
 
         const valid = await verify({ key })
         expect(valid.status).toBe(200)
         expect(valid.body).toEqual({
-          keyId, valid: true, code: 'VALID', name: 'checkout', ownerId: 'user_1', meta: { plan: 'pro' }, enabled: true,
-          environment: 'live', requestId: valid.headers['x-request-id'],
+          keyId,
+          valid: true,
+          code: 'VALID',
+          name: 'checkout',
+          ownerId: 'user_1',
+          meta: { plan: 'pro' },
+          enabled: true,
+          environment: 'live',
+          requestId: valid.headers['x-request-id'],
         })
 
         expect(await post('keys.updateKey', { keyId, enabled: false })).toMatchObject({ status: 200, body: {} })
@@ -70,10 +91,26 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
 
       it('returns the key record by id, without its hash, with start = prefix plus 4 characters', async () => {
         const apiId = await createApi()
-        const { keyId, key } = await createKey(apiId, { name: 'n', prefix: 'pk', byteLength: 32, meta: { tier: 1 }, ownerId: 'o', enabled: false })
+        const { keyId, key } = await createKey(apiId, {
+          name: 'n',
+          prefix: 'pk',
+          byteLength: 32,
+          meta: { tier: 1 },
+          ownerId: 'o',
+          enabled: false,
+        })
         const { status, body } = await get(`keys.getKey?keyId=${keyId}`)
         expect(status).toBe(200)
-        expect(body).toEqual({ id: keyId, start: key.slice(0, 7), apiId, name: 'n', ownerId: 'o', meta: { tier: 1 }, createdAt: expect.any(Number), enabled: false })
+        expect(body).toEqual({
+          id: keyId,
+          start: key.slice(0, 7),
+          apiId,
+          name: 'n',
+          ownerId: 'o',
+          meta: { tier: 1 },
+          createdAt: expect.any(Number),
+          enabled: false,
+        })
         expect(JSON.stringify(body)).not.toContain(hashKey(key))
         expect(JSON.stringify(body)).not.toContain(key)
       })
@@ -101,7 +138,12 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         const apiId = await createApi()
         const { keyId, key } = await createKey(apiId)
         expect((await verify({ key, apiId })).body).toMatchObject({ valid: true, code: 'VALID' })
-        expect((await verify({ key, apiId: 'api_other' })).body).toMatchObject({ keyId, valid: false, code: 'FORBIDDEN', enabled: true })
+        expect((await verify({ key, apiId: 'api_other' })).body).toMatchObject({
+          keyId,
+          valid: false,
+          code: 'FORBIDDEN',
+          enabled: true,
+        })
       })
 
       it('creates a disabled key that does not verify until enabled', async () => {
@@ -137,11 +179,14 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
       it('pages listKeys over 27 keys by cursor, sorted by id, cursor only on full pages', async () => {
         const apiId = await createApi()
         const created: string[] = []
-        for (let i = 0; i < 27; i++) created.push((await createKey(apiId, { externalId: i < 4 ? 'acme' : undefined })).keyId)
+        for (let i = 0; i < 27; i++)
+          created.push((await createKey(apiId, { externalId: i < 4 ? 'acme' : undefined })).keyId)
         const pages: Json[] = []
         let cursor: string | undefined
         do {
-          const { status, body } = await get(`apis.listKeys?apiId=${apiId}&limit=10${cursor ? `&cursor=${cursor}` : ''}`)
+          const { status, body } = await get(
+            `apis.listKeys?apiId=${apiId}&limit=10${cursor ? `&cursor=${cursor}` : ''}`,
+          )
           expect(status).toBe(200)
           pages.push(body)
           cursor = body.cursor
@@ -165,17 +210,30 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
       })
 
       it('answers liveness without a root key', async () => {
-        expect(await get('liveness', {})).toMatchObject({ status: 200, body: { status: 'ok', services: { store: redisUrl() ? 'redis' : 'memory' } } })
+        expect(await get('liveness', {})).toMatchObject({
+          status: 200,
+          body: { status: 'ok', services: { store: redisUrl() ? 'redis' : 'memory' } },
+        })
       })
     })
 
     describe('bad input: a clear 4xx in the contract shape, nothing written', () => {
       const errorShape = (code: string) => ({
-        error: { code, message: expect.any(String), docs: `https://keygate.dev/docs/errors/${code}`, requestId: expect.stringMatching(/^req_/) },
+        error: {
+          code,
+          message: expect.any(String),
+          docs: `https://keygate.dev/docs/errors/${code}`,
+          requestId: expect.stringMatching(/^req_/),
+        },
       })
 
       it('rejects a body that is not JSON', async () => {
-        const response = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: '{"key":' })
+        const response = await server.app.inject({
+          method: 'POST',
+          url: '/v1/keys.verifyKey',
+          headers: { 'content-type': 'application/json' },
+          payload: '{"key":',
+        })
         expect(response.statusCode).toBe(400)
         expect(response.json()).toEqual(errorShape('BAD_REQUEST'))
       })
@@ -188,7 +246,9 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         expect(wrong).toMatchObject({ status: 400, body: errorShape('BAD_REQUEST') })
         expect(wrong.body.error.message).toBe('enabled: must be a boolean')
         expect((await post('keys.createKey', { name: 'x' })).body.error.message).toBe('apiId: is required')
-        expect((await post('keys.createKey', { apiId, nmae: 'typo' })).body.error.message).toBe('nmae: is not a known field')
+        expect((await post('keys.createKey', { apiId, nmae: 'typo' })).body.error.message).toBe(
+          'nmae: is not a known field',
+        )
         expect((await post('keys.updateKey', { keyId, enabled: null })).status).toBe(400)
         expect((await get(`keys.getKey?keyId=${keyId}`)).body.enabled).toBe(true)
       })
@@ -196,12 +256,17 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
       it('refuses a verifyKey rate limit given by name only (limits stored on keys by name are not supported)', async () => {
         const { status, body } = await verify({ key: 'x', ratelimits: [{ name: 'n' }] })
         expect(status).toBe(400)
-        expect(body.error.message).toBe('ratelimits.0: needs limit and duration (limits stored on keys by name are not supported)')
+        expect(body.error.message).toBe(
+          'ratelimits.0: needs limit and duration (limits stored on keys by name are not supported)',
+        )
       })
 
       it('refuses recoverable keys and decrypt with 412', async () => {
         const apiId = await createApi()
-        expect(await post('keys.createKey', { apiId, recoverable: true })).toMatchObject({ status: 412, body: errorShape('PRECONDITION_FAILED') })
+        expect(await post('keys.createKey', { apiId, recoverable: true })).toMatchObject({
+          status: 412,
+          body: errorShape('PRECONDITION_FAILED'),
+        })
         const { keyId } = await createKey(apiId, { recoverable: false })
         expect((await get(`keys.getKey?keyId=${keyId}&decrypt=true`)).status).toBe(412)
         expect((await get(`apis.listKeys?apiId=${apiId}&decrypt=true`)).status).toBe(412)
@@ -214,25 +279,44 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         expect((await post('keys.createKey', { apiId, prefix: 'bad_prefix' })).status).toBe(400)
         expect((await post('keys.createKey', { apiId, byteLength: 15 })).status).toBe(400)
         expect((await post('keys.createKey', { apiId, byteLength: 256 })).status).toBe(400)
-        expect(await post('keys.createKey', { apiId, meta: { blob: 'x'.repeat(70_000) } })).toMatchObject({ status: 413, body: errorShape('PAYLOAD_TOO_LARGE') })
+        expect(await post('keys.createKey', { apiId, meta: { blob: 'x'.repeat(70_000) } })).toMatchObject({
+          status: 413,
+          body: errorShape('PAYLOAD_TOO_LARGE'),
+        })
         let deep: Json = {}
         for (let i = 0; i < 20; i++) deep = { d: deep }
         expect((await post('keys.createKey', { apiId, meta: deep })).status).toBe(400)
         expect((await post('keys.createKey', { apiId, meta: [1, 2] })).status).toBe(400)
         // Far deeper than any stack: still a clear 400, on create and on update.
         const abyss = `${'['.repeat(10_000)}1${']'.repeat(10_000)}`
-        expect(await post('keys.createKey', `{"apiId":"${apiId}","meta":{"abyss":${abyss}}}`)).toMatchObject({ status: 400, body: errorShape('BAD_REQUEST') })
+        expect(await post('keys.createKey', `{"apiId":"${apiId}","meta":{"abyss":${abyss}}}`)).toMatchObject({
+          status: 400,
+          body: errorShape('BAD_REQUEST'),
+        })
         const { keyId } = await createKey(apiId)
-        expect(await post('keys.updateKey', `{"keyId":"${keyId}","meta":{"abyss":${abyss}}}`)).toMatchObject({ status: 400, body: errorShape('BAD_REQUEST') })
+        expect(await post('keys.updateKey', `{"keyId":"${keyId}","meta":{"abyss":${abyss}}}`)).toMatchObject({
+          status: 400,
+          body: errorShape('BAD_REQUEST'),
+        })
         expect((await get(`keys.getKey?keyId=${keyId}`)).body).not.toHaveProperty('meta')
-        const huge = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ key: 'x'.repeat(1_100_000) }) })
+        const huge = await server.app.inject({
+          method: 'POST',
+          url: '/v1/keys.verifyKey',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ key: 'x'.repeat(1_100_000) }),
+        })
         expect(huge.statusCode).toBe(413)
         expect(huge.json()).toEqual(errorShape('PAYLOAD_TOO_LARGE'))
         expect((await get(`apis.listKeys?apiId=${apiId}`)).body.total).toBe(1)
       })
 
       it('answers 415 for a POST without a JSON content type, 405 for a wrong method, 404 for no route', async () => {
-        const plain = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'text/plain' }, payload: 'key' })
+        const plain = await server.app.inject({
+          method: 'POST',
+          url: '/v1/keys.verifyKey',
+          headers: { 'content-type': 'text/plain' },
+          payload: 'key',
+        })
         expect(plain.statusCode).toBe(415)
         expect(plain.json()).toEqual(errorShape('UNSUPPORTED_MEDIA_TYPE'))
         const none = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey' })
@@ -248,7 +332,10 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
       })
 
       it('answers 404 for ids that match nothing, well formed or not', async () => {
-        expect(await get('keys.getKey?keyId=key_1111111111111111111111')).toMatchObject({ status: 404, body: errorShape('NOT_FOUND') })
+        expect(await get('keys.getKey?keyId=key_1111111111111111111111')).toMatchObject({
+          status: 404,
+          body: errorShape('NOT_FOUND'),
+        })
         expect((await get('keys.getKey?keyId=whatever')).status).toBe(404)
         expect((await get('apis.getApi?apiId=nope')).status).toBe(404)
         expect((await post('keys.updateKey', { keyId: 'key_nope', enabled: false })).status).toBe(404)
@@ -257,14 +344,26 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
 
       it('accepts a GET with a JSON content type and no body (as Unkey’s SDK sends)', async () => {
         const apiId = await createApi()
-        const response = await server.app.inject({ method: 'GET', url: `/v1/apis.getApi?apiId=${apiId}`, headers: { ...auth, 'content-type': 'application/json' } })
+        const response = await server.app.inject({
+          method: 'GET',
+          url: `/v1/apis.getApi?apiId=${apiId}`,
+          headers: { ...auth, 'content-type': 'application/json' },
+        })
         expect(response.statusCode).toBe(200)
       })
 
       it('echoes a safe X-Request-Id and replaces an unsafe one', async () => {
-        const echoed = await server.app.inject({ method: 'GET', url: '/v1/liveness', headers: { 'x-request-id': 'abc.DEF-123_x' } })
+        const echoed = await server.app.inject({
+          method: 'GET',
+          url: '/v1/liveness',
+          headers: { 'x-request-id': 'abc.DEF-123_x' },
+        })
         expect(echoed.headers['x-request-id']).toBe('abc.DEF-123_x')
-        const replaced = await server.app.inject({ method: 'GET', url: '/v1/keys.nope', headers: { 'x-request-id': 'bad id<script>' } })
+        const replaced = await server.app.inject({
+          method: 'GET',
+          url: '/v1/keys.nope',
+          headers: { 'x-request-id': 'bad id<script>' },
+        })
         expect(replaced.headers['x-request-id']).toMatch(/^req_/)
         expect(replaced.json().error.requestId).toBe(replaced.headers['x-request-id'])
       })
@@ -274,7 +373,12 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
       it('answers 401 with WWW-Authenticate without a bearer, with a wrong root key, and with an ordinary key', async () => {
         const apiId = await createApi()
         const { key } = await createKey(apiId)
-        for (const headers of [{} as Record<string, string>, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-root-key-000000' }, { authorization: `Bearer ${key}` }]) {
+        for (const headers of [
+          {} as Record<string, string>,
+          { authorization: 'Basic abc' },
+          { authorization: 'Bearer wrong-root-key-000000' },
+          { authorization: `Bearer ${key}` },
+        ]) {
           const response = await post('apis.createApi', { name: 'x' }, headers)
           expect(response.status).toBe(401)
           expect(response.body.error.code).toBe('UNAUTHORIZED')
@@ -291,7 +395,12 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         const { keyId } = await createKey(apiId)
         const { keyId: otherKeyId } = await createKey(otherApiId)
         const { key: readerKey, hash } = generateRootKey()
-        await server.backend.store.createRootKey({ id: newId('root'), hash, permissions: [`api.${apiId}.read_key`, `api.${apiId}.read_api`], createdAt: Date.now() })
+        await server.backend.store.createRootKey({
+          id: newId('root'),
+          hash,
+          permissions: [`api.${apiId}.read_key`, `api.${apiId}.read_api`],
+          createdAt: Date.now(),
+        })
         const reader = { authorization: `Bearer ${readerKey}` }
 
         expect((await get(`keys.getKey?keyId=${keyId}`, reader)).status).toBe(200)
@@ -300,7 +409,9 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         expect(denied).toMatchObject({ status: 403, body: { error: { code: 'INSUFFICIENT_PERMISSIONS' } } })
         expect((await post('keys.updateKey', { keyId, enabled: false }, reader)).status).toBe(403)
         // Permission before content: no 400 (or 413) tells a reader about the key's api.
-        expect((await post('keys.updateKey', { keyId, remaining: 1, meta: { x: 'y'.repeat(70_000) } }, reader)).status).toBe(403)
+        expect(
+          (await post('keys.updateKey', { keyId, remaining: 1, meta: { x: 'y'.repeat(70_000) } }, reader)).status,
+        ).toBe(403)
         expect((await post('keys.createKey', { apiId }, reader)).status).toBe(403)
         expect((await post('apis.createApi', { name: 'x' }, reader)).status).toBe(403)
         expect((await post('apis.deleteApi', { apiId }, reader)).status).toBe(403)
@@ -310,7 +421,12 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
       it('grants api.*.<action> on every api', async () => {
         const apiId = await createApi()
         const { key: creatorKey, hash } = generateRootKey()
-        await server.backend.store.createRootKey({ id: newId('root'), hash, permissions: ['api.*.create_key'], createdAt: Date.now() })
+        await server.backend.store.createRootKey({
+          id: newId('root'),
+          hash,
+          permissions: ['api.*.create_key'],
+          createdAt: Date.now(),
+        })
         expect((await post('keys.createKey', { apiId }, { authorization: `Bearer ${creatorKey}` })).status).toBe(200)
       })
     })

@@ -8,7 +8,14 @@ import { monotonicClock } from '../../shared/clock.js'
 import { createMetricsRegistry } from '../../shared/http/metrics-registry.js'
 import { buildVerifierApp } from '../../verifier/app.js'
 import { KeyVerifier } from '../../verifier/key-verifier.js'
-import { DEFAULT_SYNC, openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
+import {
+  DEFAULT_SYNC,
+  openBackend,
+  startTestControlPlane,
+  TEST_ROOT_KEY,
+  type Backend,
+  type TestServer,
+} from '../support/apps.js'
 
 /**
  * The verifier answers verifyKey ahead of Fastify (shared/http/fast-route.ts) on the server it listens with;
@@ -29,20 +36,47 @@ beforeAll(async () => {
   // Built here rather than by startTestVerifier: a hook added before ready() counts what reaches Fastify.
   const log = pino({ level: 'silent' })
   const metrics = createMetricsRegistry('verifier')
-  const keyVerifier = new KeyVerifier({ store: backend.store, feed: backend.feed, clock: { now: () => Date.now() }, elapsed: monotonicClock, log, registry: metrics.registry, cache: { maxKeys: 1_000, maxUnknown: 1_000, unknownTtlMs: 10_000 }, sync: DEFAULT_SYNC })
+  const keyVerifier = new KeyVerifier({
+    store: backend.store,
+    feed: backend.feed,
+    clock: { now: () => Date.now() },
+    elapsed: monotonicClock,
+    log,
+    registry: metrics.registry,
+    cache: { maxKeys: 1_000, maxUnknown: 1_000, unknownTtlMs: 10_000 },
+    sync: DEFAULT_SYNC,
+  })
   await keyVerifier.start()
-  const app = buildVerifierApp({ verifier: keyVerifier, store: backend.store, log, metrics, bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs', gateway: { keyHeader: 'x-api-key', cost: 1 } })
+  const app = buildVerifierApp({
+    verifier: keyVerifier,
+    store: backend.store,
+    log,
+    metrics,
+    bodyLimitBytes: 1_048_576,
+    docsBaseUrl: 'https://keygate.dev/docs',
+    gateway: { keyHeader: 'x-api-key', cost: 1 },
+  })
   app.addHook('onResponse', (request, _reply, done) => {
     if (request.url === '/v1/keys.verifyKey') throughFastifyCount++
     done()
   })
   await app.ready()
-  verifier = { app, verifier: keyVerifier, close: async () => { keyVerifier.stop(); await app.close() } }
+  verifier = {
+    app,
+    verifier: keyVerifier,
+    close: async () => {
+      keyVerifier.stop()
+      await app.close()
+    },
+  }
   url = await verifier.app.listen({ port: 0, host: '127.0.0.1' })
   const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
-  const call = async (path: string, payload: object) => (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
+  const call = async (path: string, payload: object) =>
+    (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
   const api = await call('apis.createApi', { name: 'fast' })
-  keys.valid = (await call('keys.createKey', { apiId: api.apiId, name: 'n', meta: { a: 1 }, permissions: ['read'], roles: ['r'] })).key
+  keys.valid = (
+    await call('keys.createKey', { apiId: api.apiId, name: 'n', meta: { a: 1 }, permissions: ['read'], roles: ['r'] })
+  ).key
   const disabled = await call('keys.createKey', { apiId: api.apiId, enabled: false })
   keys.disabled = disabled.key
   keys.expired = (await call('keys.createKey', { apiId: api.apiId, expires: Date.now() + 60_000 })).key
@@ -55,18 +89,39 @@ afterAll(async () => {
   await backend.close()
 })
 
-interface Answer { status: number; body: Record<string, any>; contentType: string | undefined; requestId: string | undefined }
+interface Answer {
+  status: number
+  body: Record<string, any>
+  contentType: string | undefined
+  requestId: string | undefined
+}
 
 /** Over HTTP: the fast path (when it takes the request). */
-async function overHttp(body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<Answer> {
+async function overHttp(
+  body: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): Promise<Answer> {
   const response = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers, body })
-  return { status: response.statusCode, body: (await response.body.json()) as Record<string, any>, contentType: response.headers['content-type'] as string, requestId: response.headers['x-request-id'] as string }
+  return {
+    status: response.statusCode,
+    body: (await response.body.json()) as Record<string, any>,
+    contentType: response.headers['content-type'] as string,
+    requestId: response.headers['x-request-id'] as string,
+  }
 }
 
 /** Through inject: Fastify's route. */
-async function throughFastify(body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<Answer> {
+async function throughFastify(
+  body: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): Promise<Answer> {
   const response = await verifier.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers, payload: body })
-  return { status: response.statusCode, body: response.json(), contentType: response.headers['content-type'] as string, requestId: response.headers['x-request-id'] as string }
+  return {
+    status: response.statusCode,
+    body: response.json(),
+    contentType: response.headers['content-type'] as string,
+    requestId: response.headers['x-request-id'] as string,
+  }
 }
 
 /** The two answers with their request ids taken out (they differ by design), and checks on those ids. */
@@ -99,7 +154,13 @@ describe('verifyKey ahead of Fastify', () => {
     JSON.stringify({ key: 1 }),
     JSON.stringify({ key: keys.valid, extra: true }),
     JSON.stringify({}),
-    '[]', '"text"', 'null', '7', '{', '{"key": "a",}', '\u0000',
+    '[]',
+    '"text"',
+    'null',
+    '7',
+    '{',
+    '{"key": "a",}',
+    '\u0000',
     '{"key":"a","__proto__":{"polluted":true}}',
     '{"key":"a","constructor":{"prototype":{"polluted":true}}}',
     '{"key":"\ud800"}',
@@ -121,14 +182,23 @@ describe('verifyKey ahead of Fastify', () => {
 
   it('decodes a body that is not valid UTF-8 as Fastify does', async () => {
     const bytes = Buffer.concat([Buffer.from('{"key":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])
-    const fast = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes })
-    const fastify = await verifier.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: bytes })
+    const fast = await request(`${url}/v1/keys.verifyKey`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: bytes,
+    })
+    const fastify = await verifier.app.inject({
+      method: 'POST',
+      url: '/v1/keys.verifyKey',
+      headers: { 'content-type': 'application/json' },
+      payload: bytes,
+    })
     const strip = (body: Record<string, any>) => ({ ...body, requestId: undefined })
     expect(fast.statusCode).toBe(fastify.statusCode)
     expect(strip((await fast.body.json()) as Record<string, any>)).toStrictEqual(strip(fastify.json()))
   })
 
-  it('answers 503 in the contract\'s shape when the store cannot be read, as Fastify does', async () => {
+  it("answers 503 in the contract's shape when the store cannot be read, as Fastify does", async () => {
     const read = backend.store.getKeyByHash.bind(backend.store)
     backend.store.getKeyByHash = async () => {
       throw new StoreUnavailableError('down')
@@ -143,33 +213,72 @@ describe('verifyKey ahead of Fastify', () => {
   })
 
   it('answers generated bodies exactly as the Fastify route does', async () => {
-    const value = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }))
-    const body = fc.oneof(
-      fc.record({ key: fc.oneof(fc.constantFrom(keys.valid!, keys.disabled!, 'sk_nope'), value), apiId: value, tags: value, authorization: value, remaining: value, ratelimit: value, ratelimits: value }, { requiredKeys: [] }).map((b) => JSON.stringify(b)),
-      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
-      fc.string({ maxLength: 40 }),
-    ).filter((text) => text.length > 0)
-    await fc.assert(fc.asyncProperty(body, async (text) => {
-      const [fast, fastify] = await both(text)
-      expect(fast).toStrictEqual(fastify)
-    }), { seed: 20261122, numRuns: 300 })
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string(), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+    )
+    const body = fc
+      .oneof(
+        fc
+          .record(
+            {
+              key: fc.oneof(fc.constantFrom(keys.valid!, keys.disabled!, 'sk_nope'), value),
+              apiId: value,
+              tags: value,
+              authorization: value,
+              remaining: value,
+              ratelimit: value,
+              ratelimits: value,
+            },
+            { requiredKeys: [] },
+          )
+          .map((b) => JSON.stringify(b)),
+        fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+        fc.string({ maxLength: 40 }),
+      )
+      .filter((text) => text.length > 0)
+    await fc.assert(
+      fc.asyncProperty(body, async (text) => {
+        const [fast, fastify] = await both(text)
+        expect(fast).toStrictEqual(fastify)
+      }),
+      { seed: 20261122, numRuns: 300 },
+    )
   })
 
   it('leaves what it does not take to Fastify: other content types, no Content-Length, oversized and empty bodies', async () => {
     const before = throughFastifyCount
     expect((await overHttp('{"key":"a"}', { 'content-type': 'text/plain' })).status).toBe(415)
     expect(throughFastifyCount).toBe(before + 1)
-    expect((await overHttp('', { 'content-type': 'application/json' })).body.error.message).toBe((await throughFastify('', { 'content-type': 'application/json' })).body.error.message)
+    expect((await overHttp('', { 'content-type': 'application/json' })).body.error.message).toBe(
+      (await throughFastify('', { 'content-type': 'application/json' })).body.error.message,
+    )
     const big = JSON.stringify({ key: 'x'.repeat(1_100_000) })
     expect((await overHttp(big)).status).toBe(413)
     // Chunked: no Content-Length, so Fastify reads it (and its body limit applies).
-    const chunked = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Readable.from([JSON.stringify({ key: keys.valid })]) })
+    const chunked = await request(`${url}/v1/keys.verifyKey`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Readable.from([JSON.stringify({ key: keys.valid })]),
+    })
     expect(chunked.statusCode).toBe(200)
     expect(((await chunked.body.json()) as { valid: boolean }).valid).toBe(true)
   })
 
   it('counts its answers in the same metrics', async () => {
-    const line = async () => (await verifier.app.inject({ method: 'GET', url: '/metrics' })).body.split('\n').find((l) => l.startsWith('keygate_http_requests_total{') && l.includes('route="/v1/keys.verifyKey"') && l.includes('status="200"'))
+    const line = async () =>
+      (await verifier.app.inject({ method: 'GET', url: '/metrics' })).body
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('keygate_http_requests_total{') &&
+            l.includes('route="/v1/keys.verifyKey"') &&
+            l.includes('status="200"'),
+        )
     const before = Number((await line())?.split(' ').pop() ?? 0)
     const reachedFastify = throughFastifyCount
     await overHttp(JSON.stringify({ key: keys.valid }))
@@ -180,7 +289,11 @@ describe('verifyKey ahead of Fastify', () => {
 
   it('steps aside while the server shuts down: Fastify answers 503 with Connection: close', async () => {
     verifier.app.stopAccepting()
-    const response = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: keys.valid }) })
+    const response = await request(`${url}/v1/keys.verifyKey`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: keys.valid }),
+    })
     expect(response.statusCode).toBe(503)
     expect(response.headers.connection).toBe('close')
     expect(((await response.body.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')

@@ -59,7 +59,12 @@ describe('HTTP edge cases still answer in the contract shape with a request id',
     expect(put.json().error.code).toBe('METHOD_NOT_ALLOWED')
     const unknown = await server.app.inject({ method: 'POST', url: '/v1/keys.nope', headers, payload: '{' })
     expect(unknown.statusCode).toBe(404)
-    const large = await server.app.inject({ method: 'POST', url: '/v1/keys.nope', headers, payload: 'x'.repeat(1_200_000) })
+    const large = await server.app.inject({
+      method: 'POST',
+      url: '/v1/keys.nope',
+      headers,
+      payload: 'x'.repeat(1_200_000),
+    })
     expect(large.statusCode).toBe(404)
   })
 })

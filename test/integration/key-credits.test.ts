@@ -5,150 +5,224 @@ import { onBothStores } from '../support/both-stores.js'
 
 describe('refill boundaries (UTC)', () => {
   it('daily: the start of the UTC day; monthly: refillDay, or the month’s last day when shorter', () => {
-    expect(lastRefillBoundary({ interval: 'daily', amount: 1 }, Date.UTC(2026, 10, 22, 23, 59))).toBe(Date.UTC(2026, 10, 22))
+    expect(lastRefillBoundary({ interval: 'daily', amount: 1 }, Date.UTC(2026, 10, 22, 23, 59))).toBe(
+      Date.UTC(2026, 10, 22),
+    )
     expect(lastRefillBoundary({ interval: 'monthly', amount: 1 }, Date.UTC(2026, 10, 22))).toBe(Date.UTC(2026, 10, 1))
-    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 31 }, Date.UTC(2026, 10, 30, 1))).toBe(Date.UTC(2026, 10, 30))
-    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 31 }, Date.UTC(2026, 10, 29))).toBe(Date.UTC(2026, 9, 31))
-    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 30 }, Date.UTC(2028, 1, 29, 12))).toBe(Date.UTC(2028, 1, 29))
-    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 15 }, Date.UTC(2027, 0, 3))).toBe(Date.UTC(2026, 11, 15))
+    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 31 }, Date.UTC(2026, 10, 30, 1))).toBe(
+      Date.UTC(2026, 10, 30),
+    )
+    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 31 }, Date.UTC(2026, 10, 29))).toBe(
+      Date.UTC(2026, 9, 31),
+    )
+    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 30 }, Date.UTC(2028, 1, 29, 12))).toBe(
+      Date.UTC(2028, 1, 29),
+    )
+    expect(lastRefillBoundary({ interval: 'monthly', amount: 1, refillDay: 15 }, Date.UTC(2027, 0, 3))).toBe(
+      Date.UTC(2026, 11, 15),
+    )
   })
 })
 
 onBothStores('usage credits', { clock: () => new ManualClock(Date.UTC(2031, 10, 22, 12)) }, (stack) => {
-    const clock = stack.clock!
-    let apiId: string
-    beforeAll(async () => {
-      apiId = (await stack.post('apis.createApi', { name: 'credits' })).body.apiId
-    })
-    const { post, getKey } = stack
-    const verify = async (key: string, cost?: number) => stack.verify(cost === undefined ? { key } : { key, remaining: { cost } })
+  const clock = stack.clock!
+  let apiId: string
+  beforeAll(async () => {
+    apiId = (await stack.post('apis.createApi', { name: 'credits' })).body.apiId
+  })
+  const { post, getKey } = stack
+  const verify = async (key: string, cost?: number) =>
+    stack.verify(cost === undefined ? { key } : { key, remaining: { cost } })
 
-    it('lets exactly `remaining` calls through, spending each call’s cost; 0 is free', async () => {
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 5 })
-      expect(await verify(key.key)).toMatchObject({ valid: true, code: 'VALID', remaining: 4 })
-      expect(await verify(key.key, 3)).toMatchObject({ valid: true, remaining: 1 })
-      expect(await verify(key.key, 2)).toMatchObject({ valid: false, code: 'USAGE_EXCEEDED', remaining: 1, keyId: key.keyId })
-      expect(await verify(key.key, 0)).toMatchObject({ valid: true, remaining: 1 })
-      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 0 })
-      expect(await verify(key.key)).toMatchObject({ valid: false, code: 'USAGE_EXCEEDED', remaining: 0 })
-      expect(await getKey(key.keyId)).toMatchObject({ remaining: 0 })
+  it('lets exactly `remaining` calls through, spending each call’s cost; 0 is free', async () => {
+    const { body: key } = await post('keys.createKey', { apiId, remaining: 5 })
+    expect(await verify(key.key)).toMatchObject({ valid: true, code: 'VALID', remaining: 4 })
+    expect(await verify(key.key, 3)).toMatchObject({ valid: true, remaining: 1 })
+    expect(await verify(key.key, 2)).toMatchObject({
+      valid: false,
+      code: 'USAGE_EXCEEDED',
+      remaining: 1,
+      keyId: key.keyId,
     })
+    expect(await verify(key.key, 0)).toMatchObject({ valid: true, remaining: 1 })
+    expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 0 })
+    expect(await verify(key.key)).toMatchObject({ valid: false, code: 'USAGE_EXCEEDED', remaining: 0 })
+    expect(await getKey(key.keyId)).toMatchObject({ remaining: 0 })
+  })
 
-    it('spends nothing on a call that is disabled, of another api, expired or lacks a permission', async () => {
-      const balanceOf = async (keyId: string) => (await getKey(keyId)).remaining
-      const { body: disabled } = await post('keys.createKey', { apiId, remaining: 2, enabled: false })
-      expect((await verify(disabled.key)).code).toBe('DISABLED')
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 2, expires: clock.now() + 1_000 })
-      expect((await post('keys.verifyKey', { key: key.key, apiId: 'api_other' }, stack.verifier, { 'content-type': 'application/json' })).body.code).toBe('FORBIDDEN')
-      expect((await post('keys.verifyKey', { key: key.key, authorization: { permissions: 'p' } }, stack.verifier, { 'content-type': 'application/json' })).body.code).toBe('INSUFFICIENT_PERMISSIONS')
-      clock.advance(1_000)
-      expect((await verify(key.key)).code).toBe('EXPIRED')
-      expect(await balanceOf(disabled.keyId)).toBe(2)
-      expect(await balanceOf(key.keyId)).toBe(2)
+  it('spends nothing on a call that is disabled, of another api, expired or lacks a permission', async () => {
+    const balanceOf = async (keyId: string) => (await getKey(keyId)).remaining
+    const { body: disabled } = await post('keys.createKey', { apiId, remaining: 2, enabled: false })
+    expect((await verify(disabled.key)).code).toBe('DISABLED')
+    const { body: key } = await post('keys.createKey', { apiId, remaining: 2, expires: clock.now() + 1_000 })
+    expect(
+      (
+        await post('keys.verifyKey', { key: key.key, apiId: 'api_other' }, stack.verifier, {
+          'content-type': 'application/json',
+        })
+      ).body.code,
+    ).toBe('FORBIDDEN')
+    expect(
+      (
+        await post('keys.verifyKey', { key: key.key, authorization: { permissions: 'p' } }, stack.verifier, {
+          'content-type': 'application/json',
+        })
+      ).body.code,
+    ).toBe('INSUFFICIENT_PERMISSIONS')
+    clock.advance(1_000)
+    expect((await verify(key.key)).code).toBe('EXPIRED')
+    expect(await balanceOf(disabled.keyId)).toBe(2)
+    expect(await balanceOf(key.keyId)).toBe(2)
+  })
+
+  it('changes the balance with keys.updateRemaining, and clears credits with remaining:null', async () => {
+    const { body: key } = await post('keys.createKey', { apiId, remaining: 1 })
+    expect(await post('keys.updateRemaining', { keyId: key.keyId, op: 'increment', value: 4 })).toMatchObject({
+      status: 200,
+      body: { remaining: 5 },
     })
-
-    it('changes the balance with keys.updateRemaining, and clears credits with remaining:null', async () => {
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 1 })
-      expect(await post('keys.updateRemaining', { keyId: key.keyId, op: 'increment', value: 4 })).toMatchObject({ status: 200, body: { remaining: 5 } })
-      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'decrement', value: 2 })).body).toEqual({ remaining: 3 })
-      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'decrement', value: 99 })).body).toEqual({ remaining: 0 })
-      expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
-      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'set', value: 1 })).body).toEqual({ remaining: 1 })
-      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 0 })
-
-      await post('keys.updateKey', { keyId: key.keyId, remaining: null })
-      for (let i = 0; i < 200 && (await verify(key.key)).valid !== true; i++) await new Promise((resolve) => setTimeout(resolve, 5))
-      const unlimited = await verify(key.key)
-      expect(unlimited).toMatchObject({ valid: true })
-      expect(unlimited).not.toHaveProperty('remaining')
-      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'set', value: 3 })).status).toBe(412)
-      expect((await post('keys.updateRemaining', { keyId: 'key_missing', op: 'set', value: 3 })).status).toBe(404)
+    expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'decrement', value: 2 })).body).toEqual({
+      remaining: 3,
     })
-
-    it('refills daily at the start of each UTC day, resetting (not adding to) the balance', async () => {
-      clock.ms = Date.UTC(2031, 10, 22, 23, 0)
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 2, refill: { interval: 'daily', amount: 3 } })
-      await verify(key.key)
-      await verify(key.key)
-      expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
-      clock.ms = Date.UTC(2031, 10, 22, 23, 59, 59, 999)
-      expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
-      clock.ms = Date.UTC(2031, 10, 23, 0, 0)
-      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 2 })
-      clock.advance(3_600_000)
-      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 1 })
+    expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'decrement', value: 99 })).body).toEqual({
+      remaining: 0,
     })
-
-    it('refills monthly on refillDay (the 30th in a 30-day month for refillDay 31)', async () => {
-      clock.ms = Date.UTC(2031, 10, 10)
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'monthly', amount: 10, refillDay: 31 } })
-      await verify(key.key)
-      clock.ms = Date.UTC(2031, 10, 29, 23)
-      expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
-      clock.ms = Date.UTC(2031, 10, 30, 0, 1)
-      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 9 })
+    expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
+    expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'set', value: 1 })).body).toEqual({
+      remaining: 1,
     })
+    expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 0 })
 
-    it('applies a due refill before keys.updateRemaining, so the refill never undoes it', async () => {
-      clock.ms = Date.UTC(2031, 10, 22, 12)
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 100, refill: { interval: 'daily', amount: 100 } })
-      clock.ms = Date.UTC(2031, 10, 23, 9)
-      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'set', value: 1000 })).body).toEqual({ remaining: 1000 })
-      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 999 })
-      clock.ms = Date.UTC(2031, 10, 24, 9)
-      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'increment', value: 5 })).body).toEqual({ remaining: 105 })
-      expect(await verify(key.key)).toMatchObject({ remaining: 104 })
-    })
+    await post('keys.updateKey', { keyId: key.keyId, remaining: null })
+    for (let i = 0; i < 200 && (await verify(key.key)).valid !== true; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    const unlimited = await verify(key.key)
+    expect(unlimited).toMatchObject({ valid: true })
+    expect(unlimited).not.toHaveProperty('remaining')
+    expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'set', value: 3 })).status).toBe(412)
+    expect((await post('keys.updateRemaining', { keyId: 'key_missing', op: 'set', value: 3 })).status).toBe(404)
+  })
 
-    it('starts a refill added to an existing key at the next boundary, not at once', async () => {
-      clock.ms = Date.UTC(2031, 10, 20, 12)
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 5 })
-      clock.ms = Date.UTC(2031, 10, 22, 10)
-      await post('keys.updateKey', { keyId: key.keyId, refill: { interval: 'daily', amount: 100 } })
-      for (let i = 0; i < 200 && (await getKey(key.keyId)).refill === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 5))
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 4 })
-      clock.ms = Date.UTC(2031, 10, 23, 0, 0, 1)
-      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 99 })
+  it('refills daily at the start of each UTC day, resetting (not adding to) the balance', async () => {
+    clock.ms = Date.UTC(2031, 10, 22, 23, 0)
+    const { body: key } = await post('keys.createKey', {
+      apiId,
+      remaining: 2,
+      refill: { interval: 'daily', amount: 3 },
     })
+    await verify(key.key)
+    await verify(key.key)
+    expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
+    clock.ms = Date.UTC(2031, 10, 22, 23, 59, 59, 999)
+    expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
+    clock.ms = Date.UTC(2031, 10, 23, 0, 0)
+    expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 2 })
+    clock.advance(3_600_000)
+    expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 1 })
+  })
 
-    it('caps a balance at 1e12 and keeps it exact', async () => {
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 1_000_000_000_000 })
-      expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'increment', value: 1_000_000_000_000 })).body).toEqual({ remaining: 1_000_000_000_000 })
-      expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 999_999_999_999 })
-      const who = await post('keys.whoami', { key: key.key })
-      expect(who.body).toMatchObject({ id: key.keyId, remaining: 999_999_999_999 })
+  it('refills monthly on refillDay (the 30th in a 30-day month for refillDay 31)', async () => {
+    clock.ms = Date.UTC(2031, 10, 10)
+    const { body: key } = await post('keys.createKey', {
+      apiId,
+      remaining: 1,
+      refill: { interval: 'monthly', amount: 10, refillDay: 31 },
     })
+    await verify(key.key)
+    clock.ms = Date.UTC(2031, 10, 29, 23)
+    expect((await verify(key.key)).code).toBe('USAGE_EXCEEDED')
+    clock.ms = Date.UTC(2031, 10, 30, 0, 1)
+    expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 9 })
+  })
 
-    it('moves the balance to the new key on reroll instead of doubling it', async () => {
-      const { body: old } = await post('keys.createKey', { apiId, remaining: 3 })
-      await verify(old.key)
-      const { body: fresh } = await post('keys.rerollKey', { keyId: old.keyId, expiration: 60_000 })
-      expect(await getKey(fresh.keyId)).toMatchObject({ remaining: 2 })
-      expect(await getKey(old.keyId)).toMatchObject({ remaining: 0 })
-      let successes = 0
-      for (let i = 0; i < 4; i++) {
-        if ((await verify(old.key)).valid) successes++
-        if ((await verify(fresh.key)).valid) successes++
-      }
-      expect(successes).toBe(2)
+  it('applies a due refill before keys.updateRemaining, so the refill never undoes it', async () => {
+    clock.ms = Date.UTC(2031, 10, 22, 12)
+    const { body: key } = await post('keys.createKey', {
+      apiId,
+      remaining: 100,
+      refill: { interval: 'daily', amount: 100 },
     })
+    clock.ms = Date.UTC(2031, 10, 23, 9)
+    expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'set', value: 1000 })).body).toEqual({
+      remaining: 1000,
+    })
+    expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 999 })
+    clock.ms = Date.UTC(2031, 10, 24, 9)
+    expect((await post('keys.updateRemaining', { keyId: key.keyId, op: 'increment', value: 5 })).body).toEqual({
+      remaining: 105,
+    })
+    expect(await verify(key.key)).toMatchObject({ remaining: 104 })
+  })
 
-    it('refuses a refill without credits, refillDay on a daily refill, and remaining below 1 on create', async () => {
-      expect((await post('keys.createKey', { apiId, refill: { interval: 'daily', amount: 1 } })).status).toBe(400)
-      expect((await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'daily', amount: 1, refillDay: 3 } })).status).toBe(400)
-      expect((await post('keys.createKey', { apiId, remaining: 0 })).status).toBe(400)
-      expect((await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'weekly', amount: 1 } })).status).toBe(400)
-    })
+  it('starts a refill added to an existing key at the next boundary, not at once', async () => {
+    clock.ms = Date.UTC(2031, 10, 20, 12)
+    const { body: key } = await post('keys.createKey', { apiId, remaining: 5 })
+    clock.ms = Date.UTC(2031, 10, 22, 10)
+    await post('keys.updateKey', { keyId: key.keyId, refill: { interval: 'daily', amount: 100 } })
+    for (let i = 0; i < 200 && (await getKey(key.keyId)).refill === undefined; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 4 })
+    clock.ms = Date.UTC(2031, 10, 23, 0, 0, 1)
+    expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 99 })
+  })
 
-    it('spends the forward-auth cost and reports the balance in X-Keygate-Remaining', async () => {
-      const { body: key } = await post('keys.createKey', { apiId, remaining: 10 })
-      const first = await stack.verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key, 'x-keygate-cost': '4' } })
-      expect(first.statusCode).toBe(200)
-      expect(first.headers['x-keygate-remaining']).toBe('6')
-      await stack.verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key, 'x-keygate-cost': '6' } })
-      const spent = await stack.verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key } })
-      expect(spent.statusCode).toBe(429)
-      expect(spent.headers).toMatchObject({ 'x-keygate-code': 'USAGE_EXCEEDED', 'retry-after': '60' })
+  it('caps a balance at 1e12 and keeps it exact', async () => {
+    const { body: key } = await post('keys.createKey', { apiId, remaining: 1_000_000_000_000 })
+    expect(
+      (await post('keys.updateRemaining', { keyId: key.keyId, op: 'increment', value: 1_000_000_000_000 })).body,
+    ).toEqual({ remaining: 1_000_000_000_000 })
+    expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 999_999_999_999 })
+    const who = await post('keys.whoami', { key: key.key })
+    expect(who.body).toMatchObject({ id: key.keyId, remaining: 999_999_999_999 })
+  })
+
+  it('moves the balance to the new key on reroll instead of doubling it', async () => {
+    const { body: old } = await post('keys.createKey', { apiId, remaining: 3 })
+    await verify(old.key)
+    const { body: fresh } = await post('keys.rerollKey', { keyId: old.keyId, expiration: 60_000 })
+    expect(await getKey(fresh.keyId)).toMatchObject({ remaining: 2 })
+    expect(await getKey(old.keyId)).toMatchObject({ remaining: 0 })
+    let successes = 0
+    for (let i = 0; i < 4; i++) {
+      if ((await verify(old.key)).valid) successes++
+      if ((await verify(fresh.key)).valid) successes++
+    }
+    expect(successes).toBe(2)
+  })
+
+  it('refuses a refill without credits, refillDay on a daily refill, and remaining below 1 on create', async () => {
+    expect((await post('keys.createKey', { apiId, refill: { interval: 'daily', amount: 1 } })).status).toBe(400)
+    expect(
+      (await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'daily', amount: 1, refillDay: 3 } }))
+        .status,
+    ).toBe(400)
+    expect((await post('keys.createKey', { apiId, remaining: 0 })).status).toBe(400)
+    expect(
+      (await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'weekly', amount: 1 } })).status,
+    ).toBe(400)
+  })
+
+  it('spends the forward-auth cost and reports the balance in X-Keygate-Remaining', async () => {
+    const { body: key } = await post('keys.createKey', { apiId, remaining: 10 })
+    const first = await stack.verifier.app.inject({
+      method: 'GET',
+      url: '/v1/authorize',
+      headers: { 'x-api-key': key.key, 'x-keygate-cost': '4' },
     })
+    expect(first.statusCode).toBe(200)
+    expect(first.headers['x-keygate-remaining']).toBe('6')
+    await stack.verifier.app.inject({
+      method: 'GET',
+      url: '/v1/authorize',
+      headers: { 'x-api-key': key.key, 'x-keygate-cost': '6' },
+    })
+    const spent = await stack.verifier.app.inject({
+      method: 'GET',
+      url: '/v1/authorize',
+      headers: { 'x-api-key': key.key },
+    })
+    expect(spent.statusCode).toBe(429)
+    expect(spent.headers).toMatchObject({ 'x-keygate-code': 'USAGE_EXCEEDED', 'retry-after': '60' })
+  })
 })

@@ -5,7 +5,10 @@ import { ManualClock } from '../support/apps.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 import { waitFor } from '../support/wait-for.js'
 
-onBothStores('apis.deleteKeys, keys.whoami, keys.rerollKey', { clock: () => new ManualClock(Date.UTC(2026, 10, 22, 12)) }, (stack) => {
+onBothStores(
+  'apis.deleteKeys, keys.whoami, keys.rerollKey',
+  { clock: () => new ManualClock(Date.UTC(2026, 10, 22, 12)) },
+  (stack) => {
     const clock = stack.clock!
     const { post } = stack
     const verify = async (key: string) => stack.verify({ key })
@@ -17,9 +20,18 @@ onBothStores('apis.deleteKeys, keys.whoami, keys.rerollKey', { clock: () => new 
       for (let i = 0; i < 105; i++) keys.push((await post('keys.createKey', { apiId })).body)
       expect((await verify(keys[104]!.key)).valid).toBe(true)
       expect(await post('apis.deleteKeys', { apiId })).toMatchObject({ status: 200, body: { deletedKeys: 105 } })
-      await waitFor(async () => (await verify(keys[104]!.key)).code === 'NOT_FOUND', 'the delete to reach the stack.verifier', 2_000, 2)
+      await waitFor(
+        async () => (await verify(keys[104]!.key)).code === 'NOT_FOUND',
+        'the delete to reach the stack.verifier',
+        2_000,
+        2,
+      )
       expect((await verify(keys[0]!.key)).code).toBe('NOT_FOUND')
-      const api = await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/apis.getApi?apiId=${apiId}`, headers: ADMIN_HEADERS })
+      const api = await stack.controlPlane.app.inject({
+        method: 'GET',
+        url: `/v1/apis.getApi?apiId=${apiId}`,
+        headers: ADMIN_HEADERS,
+      })
       expect(api.statusCode).toBe(200)
       expect((await post('apis.deleteKeys', { apiId })).body).toEqual({ deletedKeys: 0 })
       expect((await post('apis.deleteKeys', { apiId: 'api_missing' })).status).toBe(404)
@@ -27,27 +39,79 @@ onBothStores('apis.deleteKeys, keys.whoami, keys.rerollKey', { clock: () => new 
 
     it('whoami finds a key by its plaintext, for a root key allowed to read it', async () => {
       const apiId = await newApi()
-      const { body: created } = await post('keys.createKey', { apiId, name: 'support', externalId: 'acme', meta: { plan: 'pro' } })
+      const { body: created } = await post('keys.createKey', {
+        apiId,
+        name: 'support',
+        externalId: 'acme',
+        meta: { plan: 'pro' },
+      })
       expect(await post('keys.whoami', { key: created.key })).toMatchObject({
-        status: 200, body: { id: created.keyId, name: 'support', meta: { plan: 'pro' }, enabled: true, createdAt: clock.now(), identity: { externalId: 'acme' } },
+        status: 200,
+        body: {
+          id: created.keyId,
+          name: 'support',
+          meta: { plan: 'pro' },
+          enabled: true,
+          createdAt: clock.now(),
+          identity: { externalId: 'acme' },
+        },
       })
       expect((await post('keys.whoami', { key: 'sk_unknown_000000000' })).status).toBe(404)
       const { key: other, hash } = generateRootKey()
-      await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions: ['api.api_elsewhere.read_key'], createdAt: Date.now() })
-      expect((await post('keys.whoami', { key: created.key }, stack.controlPlane, { ...ADMIN_HEADERS, authorization: `Bearer ${other}` })).status).toBe(403)
+      await stack.backend.store.createRootKey({
+        id: newId('root'),
+        hash,
+        permissions: ['api.api_elsewhere.read_key'],
+        createdAt: Date.now(),
+      })
+      expect(
+        (
+          await post('keys.whoami', { key: created.key }, stack.controlPlane, {
+            ...ADMIN_HEADERS,
+            authorization: `Bearer ${other}`,
+          })
+        ).status,
+      ).toBe(403)
     })
 
     it('rerollKey issues a new key with the same settings; the old one expires after the grace period', async () => {
       const apiId = await newApi()
-      const { body: old } = await post('keys.createKey', { apiId, prefix: 'sk', name: 'rotating', externalId: 'acme', meta: { a: 1 }, permissions: ['p'], environment: 'live' })
+      const { body: old } = await post('keys.createKey', {
+        apiId,
+        prefix: 'sk',
+        name: 'rotating',
+        externalId: 'acme',
+        meta: { a: 1 },
+        permissions: ['p'],
+        environment: 'live',
+      })
       const { status, body: fresh } = await post('keys.rerollKey', { keyId: old.keyId, expiration: 60_000 })
       expect(status).toBe(200)
       expect(fresh.keyId).not.toBe(old.keyId)
       expect(fresh.key).toMatch(/^sk_/)
-      const read = (await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${fresh.keyId}`, headers: ADMIN_HEADERS })).json()
-      expect(read).toMatchObject({ apiId, name: 'rotating', ownerId: 'acme', meta: { a: 1 }, permissions: ['p'], environment: 'live', enabled: true })
+      const read = (
+        await stack.controlPlane.app.inject({
+          method: 'GET',
+          url: `/v1/keys.getKey?keyId=${fresh.keyId}`,
+          headers: ADMIN_HEADERS,
+        })
+      ).json()
+      expect(read).toMatchObject({
+        apiId,
+        name: 'rotating',
+        ownerId: 'acme',
+        meta: { a: 1 },
+        permissions: ['p'],
+        environment: 'live',
+        enabled: true,
+      })
       expect(read).not.toHaveProperty('expires')
-      await waitFor(async () => (await verify(old.key)).expires === clock.now() + 60_000, 'the grace period to reach the stack.verifier', 2_000, 2)
+      await waitFor(
+        async () => (await verify(old.key)).expires === clock.now() + 60_000,
+        'the grace period to reach the stack.verifier',
+        2_000,
+        2,
+      )
       expect((await verify(old.key)).valid).toBe(true)
       expect((await verify(fresh.key)).valid).toBe(true)
       clock.advance(60_000)
@@ -60,4 +124,5 @@ onBothStores('apis.deleteKeys, keys.whoami, keys.rerollKey', { clock: () => new 
       expect((await verify(next.key)).valid).toBe(true)
       expect((await post('keys.rerollKey', { keyId: 'key_missing' })).status).toBe(404)
     })
-})
+  },
+)

@@ -31,7 +31,11 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
     beforeAll(async () => {
       harness = await open()
       store = harness.store
-      await harness.feed.subscribe({ onEvent: (e) => events.push(e), onSubscribed: () => subscribedCalls++, onDisconnected: () => {} })
+      await harness.feed.subscribe({
+        onEvent: (e) => events.push(e),
+        onSubscribed: () => subscribedCalls++,
+        onDisconnected: () => {},
+      })
     })
     afterAll(async () => {
       await harness.close()
@@ -74,7 +78,16 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const input = newKey(api.id, { name: 'n', ownerId: 'o', meta: { a: [1, { b: 0.1 }] }, environment: 'live' })
       const write = await store.createKey(input)
       if (!write) throw new Error('create failed')
-      expect(write.event).toEqual({ v: 1, shard: shardOf(input.hash), epoch: expect.stringMatching(/^.{8,}$/), rev: write.record.rev, kind: 'created', keyId: input.id, hash: input.hash, apiId: api.id })
+      expect(write.event).toEqual({
+        v: 1,
+        shard: shardOf(input.hash),
+        epoch: expect.stringMatching(/^.{8,}$/),
+        rev: write.record.rev,
+        kind: 'created',
+        keyId: input.id,
+        hash: input.hash,
+        apiId: api.id,
+      })
       expect(write.record).toEqual({ ...input, rev: write.event.rev })
       expect(await store.getKeyById(input.id)).toEqual(write.record)
       expect(await store.getKeyByHash(input.hash)).toEqual(write.record)
@@ -110,13 +123,24 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const api = await newApi()
       const created = await store.createKey(newKey(api.id, { name: 'old', ownerId: 'o1', meta: { x: 1 } }))
       if (!created) throw new Error('create failed')
-      const write = await store.updateKey(created.record.id, { name: null, meta: { y: 2 }, enabled: false }, created.record.rev, 1234)
+      const write = await store.updateKey(
+        created.record.id,
+        { name: null, meta: { y: 2 }, enabled: false },
+        created.record.rev,
+        1234,
+      )
       if (!write) throw new Error('update failed')
       expect(write.event.kind).toBe('updated')
       expect(write.event.rev).toBeGreaterThan(created.record.rev)
       const stored = await store.getKeyById(created.record.id)
       expect(stored).toEqual(write.record)
-      expect(stored).toMatchObject({ ownerId: 'o1', meta: { y: 2 }, enabled: false, updatedAt: 1234, rev: write.event.rev })
+      expect(stored).toMatchObject({
+        ownerId: 'o1',
+        meta: { y: 2 },
+        enabled: false,
+        updatedAt: 1234,
+        rev: write.event.rev,
+      })
       expect(stored).not.toHaveProperty('name')
     })
 
@@ -125,7 +149,9 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const created = await store.createKey(newKey(api.id))
       if (!created) throw new Error('create failed')
       await store.updateKey(created.record.id, { name: 'first' }, created.record.rev, Date.now())
-      await expect(store.updateKey(created.record.id, { name: 'second' }, created.record.rev, Date.now())).rejects.toBeInstanceOf(WriteConflictError)
+      await expect(
+        store.updateKey(created.record.id, { name: 'second' }, created.record.rev, Date.now()),
+      ).rejects.toBeInstanceOf(WriteConflictError)
       expect((await store.getKeyById(created.record.id))?.name).toBe('first')
     })
 
@@ -164,7 +190,10 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const created = await store.createKey(newKey(api.id))
       if (!created) throw new Error('create failed')
       const shard = created.event.shard
-      expect((await store.readRevisions()).shards[shard]).toEqual({ rev: created.event.rev, epoch: created.event.epoch })
+      expect((await store.readRevisions()).shards[shard]).toEqual({
+        rev: created.event.rev,
+        epoch: created.event.epoch,
+      })
       const updated = await store.updateKey(created.record.id, { enabled: false }, created.record.rev, Date.now())
       expect(updated!.event.rev).toBe(created.event.rev + 1)
       expect(updated!.event.epoch).toBe(created.event.epoch)
@@ -186,8 +215,22 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       const replay = await store.readChanges(shard, created.event.rev, 100)
       if (replay === LOG_TRIMMED) throw new Error('unexpectedly trimmed')
       expect(replay.map((e) => e.rev)).toEqual(replay.map((e) => e.rev).sort((a, b) => a - b))
-      expect(replay.filter((e) => e.keyId === record.id).map((e) => e.kind)).toEqual(['updated', 'updated', 'updated', 'updated', 'updated'])
-      expect(replay.at(-1)).toMatchObject({ rev: record.rev, keyId: record.id, hash: record.hash, apiId: api.id, shard, v: 1, epoch: created.event.epoch })
+      expect(replay.filter((e) => e.keyId === record.id).map((e) => e.kind)).toEqual([
+        'updated',
+        'updated',
+        'updated',
+        'updated',
+        'updated',
+      ])
+      expect(replay.at(-1)).toMatchObject({
+        rev: record.rev,
+        keyId: record.id,
+        hash: record.hash,
+        apiId: api.id,
+        shard,
+        v: 1,
+        epoch: created.event.epoch,
+      })
       expect(await store.readChanges(shard, record.rev, 100)).toEqual([])
 
       await harness.trimLog(shard, 2)
@@ -227,8 +270,12 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       // Moving a key to another owner moves it between the owner's lists.
       const moved = acme.keys[0]!
       await store.updateKey(moved.id, { ownerId: 'globex' }, moved.rev, Date.now())
-      expect((await store.listKeys(api.id, { limit: 100, ownerId: 'acme' })).keys.map((k) => k.id)).not.toContain(moved.id)
-      expect((await store.listKeys(api.id, { limit: 100, ownerId: 'globex' })).keys.map((k) => k.id)).toEqual([moved.id])
+      expect((await store.listKeys(api.id, { limit: 100, ownerId: 'acme' })).keys.map((k) => k.id)).not.toContain(
+        moved.id,
+      )
+      expect((await store.listKeys(api.id, { limit: 100, ownerId: 'globex' })).keys.map((k) => k.id)).toEqual([
+        moved.id,
+      ])
     })
 
     it('stores root keys by hash', async () => {

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/key-material.js'
-import { ManualClock, openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
+import {
+  ManualClock,
+  openBackend,
+  startTestControlPlane,
+  startTestVerifier,
+  TEST_ROOT_KEY,
+  type Backend,
+  type TestServer,
+} from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
 
 const redis = useRedisServer()
@@ -28,17 +36,25 @@ for (const store of ['memory', 'redis'] as const) {
     const post = async (server: TestServer, path: string, payload: object) =>
       (await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
     const get = async (query: string, auth = headers) => {
-      const response = await controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getVerifications?${query}`, headers: auth })
+      const response = await controlPlane.app.inject({
+        method: 'GET',
+        url: `/v1/keys.getVerifications?${query}`,
+        headers: auth,
+      })
       return { status: response.statusCode, body: response.json() }
     }
 
     it('counts successes, rate-limited and usage-exceeded calls of every verifier, by hour and by day', async () => {
       const { apiId } = await post(controlPlane, 'apis.createApi', { name: 'analytics' })
-      const { key, keyId } = await post(controlPlane, 'keys.createKey', { apiId, remaining: 3, ratelimit: { limit: 4, duration: 3_600_000, async: false } })
-      for (let i = 0; i < 3; i++) await post(verifiers[i % 2]!, 'keys.verifyKey', { key })  // 3 successes
-      await post(verifiers[0]!, 'keys.verifyKey', { key })                                    // usage exceeded
-      await post(verifiers[1]!, 'keys.verifyKey', { key })                                    // rate limited (5th of 4)
-      clock.advance(3_600_000)                                                                // next hour
+      const { key, keyId } = await post(controlPlane, 'keys.createKey', {
+        apiId,
+        remaining: 3,
+        ratelimit: { limit: 4, duration: 3_600_000, async: false },
+      })
+      for (let i = 0; i < 3; i++) await post(verifiers[i % 2]!, 'keys.verifyKey', { key }) // 3 successes
+      await post(verifiers[0]!, 'keys.verifyKey', { key }) // usage exceeded
+      await post(verifiers[1]!, 'keys.verifyKey', { key }) // rate limited (5th of 4)
+      clock.advance(3_600_000) // next hour
       await post(controlPlane, 'keys.updateRemaining', { keyId, op: 'set', value: 10 })
       await post(verifiers[0]!, 'keys.verifyKey', { key })
       for (const server of verifiers) await server.verifier.flushUsage()
@@ -49,8 +65,12 @@ for (const store of ['memory', 'redis'] as const) {
         { time: Date.UTC(2031, 4, 10, 11), success: 1, rateLimited: 0, usageExceeded: 0 },
       ])
       const daily = await get(`keyId=${keyId}`)
-      expect(daily.body.verifications).toEqual([{ time: Date.UTC(2031, 4, 10), success: 4, rateLimited: 1, usageExceeded: 1 }])
-      const window = await get(`keyId=${keyId}&granularity=hour&start=${Date.UTC(2031, 4, 10, 11)}&end=${Date.UTC(2031, 4, 10, 12)}`)
+      expect(daily.body.verifications).toEqual([
+        { time: Date.UTC(2031, 4, 10), success: 4, rateLimited: 1, usageExceeded: 1 },
+      ])
+      const window = await get(
+        `keyId=${keyId}&granularity=hour&start=${Date.UTC(2031, 4, 10, 11)}&end=${Date.UTC(2031, 4, 10, 12)}`,
+      )
       expect(window.body.verifications).toHaveLength(1)
     })
 
@@ -58,7 +78,12 @@ for (const store of ['memory', 'redis'] as const) {
       const { apiId } = await post(controlPlane, 'apis.createApi', { name: 'analytics-2' })
       const { keyId } = await post(controlPlane, 'keys.createKey', { apiId })
       const { key: reader, hash } = generateRootKey()
-      await backend.store.createRootKey({ id: newId('root'), hash, permissions: [`api.${apiId}.read_key`], createdAt: Date.now() })
+      await backend.store.createRootKey({
+        id: newId('root'),
+        hash,
+        permissions: [`api.${apiId}.read_key`],
+        createdAt: Date.now(),
+      })
       expect((await get(`keyId=${keyId}`, { ...headers, authorization: `Bearer ${reader}` })).status).toBe(403)
       expect((await get(`keyId=key_missing`)).status).toBe(404)
       expect((await get(`keyId=${keyId}&granularity=hour&start=0&end=${clock.now()}`)).status).toBe(400)
@@ -68,7 +93,9 @@ for (const store of ['memory', 'redis'] as const) {
       expect((await get(`keyId=${keyId}&granularity=hour&start=1e23&end=1e23`)).status).toBe(400)
       const farthest = 9_999_999_999_999
       const started = Date.now()
-      expect((await get(`keyId=${keyId}&granularity=hour&start=${farthest}&end=${farthest}`)).body).toEqual({ verifications: [] })
+      expect((await get(`keyId=${keyId}&granularity=hour&start=${farthest}&end=${farthest}`)).body).toEqual({
+        verifications: [],
+      })
       expect(Date.now() - started).toBeLessThan(1_000)
       expect((await get(`keyId=${keyId}`)).body).toEqual({ verifications: [] })
     })

@@ -13,14 +13,24 @@ describe('management rate limit per root key', () => {
   })
 
   const call = (rootKey: string) =>
-    server.app.inject({ method: 'POST', url: '/v1/apis.createApi', headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }, payload: { name: 'rl' } })
+    server.app.inject({
+      method: 'POST',
+      url: '/v1/apis.createApi',
+      headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
+      payload: { name: 'rl' },
+    })
 
   it('answers 429 RATE_LIMITED in the contract shape past the budget, per root key, and leaves verifyKey alone', async () => {
     for (let i = 0; i < 5; i++) expect((await call(TEST_ROOT_KEY)).statusCode).toBe(200)
     const limited = await call(TEST_ROOT_KEY)
     expect(limited.statusCode).toBe(429)
     expect(limited.json()).toEqual({
-      error: { code: 'RATE_LIMITED', message: expect.stringContaining('management calls'), docs: expect.stringContaining('/errors/RATE_LIMITED'), requestId: limited.headers['x-request-id'] },
+      error: {
+        code: 'RATE_LIMITED',
+        message: expect.stringContaining('management calls'),
+        docs: expect.stringContaining('/errors/RATE_LIMITED'),
+        requestId: limited.headers['x-request-id'],
+      },
     })
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
 
@@ -29,7 +39,12 @@ describe('management rate limit per root key', () => {
     expect((await call(other)).statusCode).toBe(200)
 
     for (let i = 0; i < 10; i++) {
-      const verify = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key: 'sk_x' } })
+      const verify = await server.app.inject({
+        method: 'POST',
+        url: '/v1/keys.verifyKey',
+        headers: { 'content-type': 'application/json' },
+        payload: { key: 'sk_x' },
+      })
       expect(verify.statusCode).toBe(200)
     }
     // Strangers are refused by authentication, and do not spend anyone's budget.

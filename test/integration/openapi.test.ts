@@ -49,7 +49,8 @@ describe('OpenAPI document', () => {
     const routes = new Set<string>()
     for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
       const url = /(\/v1\/[A-Za-z.]+) \(([A-Z, ]+)\)/.exec(line)
-      if (url) for (const method of url[2]!.split(', ')) if (method !== 'HEAD') routes.add(`${method.toLowerCase()} ${url[1]}`)
+      if (url)
+        for (const method of url[2]!.split(', ')) if (method !== 'HEAD') routes.add(`${method.toLowerCase()} ${url[1]}`)
     }
     const documentedRoutes = [...operations.values()].map(({ method, path }) => `${method} ${path}`)
     expect(routes.size).toBeGreaterThan(20)
@@ -64,14 +65,32 @@ describe('OpenAPI document', () => {
   })
 
   it('describes the answers the server really gives, errors included', async () => {
-    const created = await server.app.inject({ method: 'POST', url: '/v1/apis.createApi', headers: { authorization: `Bearer ${TEST_ROOT_KEY}` }, payload: { name: 'docs' } })
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/v1/apis.createApi',
+      headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+      payload: { name: 'docs' },
+    })
     expect(created.statusCode).toBe(200)
     const ok = documented('apis.createApi', 200)
     expect(ok(created.json())).toBe(true)
-    const key = await server.app.inject({ method: 'POST', url: '/v1/keys.createKey', headers: { authorization: `Bearer ${TEST_ROOT_KEY}` }, payload: { apiId: created.json().apiId } })
-    const verified = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', payload: { key: key.json().key } })
+    const key = await server.app.inject({
+      method: 'POST',
+      url: '/v1/keys.createKey',
+      headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+      payload: { apiId: created.json().apiId },
+    })
+    const verified = await server.app.inject({
+      method: 'POST',
+      url: '/v1/keys.verifyKey',
+      payload: { key: key.json().key },
+    })
     expect(documented('keys.verifyKey', 200)(verified.json())).toBe(true)
-    const unauthorized = await server.app.inject({ method: 'POST', url: '/v1/keys.createKey', payload: { apiId: 'api_x' } })
+    const unauthorized = await server.app.inject({
+      method: 'POST',
+      url: '/v1/keys.createKey',
+      payload: { apiId: 'api_x' },
+    })
     expect(unauthorized.statusCode).toBe(401)
     expect(documented('keys.createKey', 401)(unauthorized.json())).toBe(true)
     const bad = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', payload: { key: '' } })
@@ -82,7 +101,10 @@ describe('OpenAPI document', () => {
   })
 
   it('documents request bodies with the limits the server enforces', () => {
-    const body = operations.get('keys.verifyKey')!.op.requestBody!.content['application/json'].schema as { required: string[]; properties: { key: { maxLength: number } } }
+    const body = operations.get('keys.verifyKey')!.op.requestBody!.content['application/json'].schema as {
+      required: string[]
+      properties: { key: { maxLength: number } }
+    }
     expect(body.required).toEqual(['key'])
     expect(body.properties.key.maxLength).toBe(1024)
   })

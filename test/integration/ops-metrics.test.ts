@@ -14,7 +14,11 @@ afterAll(async () => {
 })
 
 /** The value of one sample of GET /metrics whose name and labels contain every `labels` pair (undefined if none). */
-async function sample(server: TestServer, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+async function sample(
+  server: TestServer,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number | undefined> {
   const text = (await server.app.inject({ method: 'GET', url: '/metrics' })).body
   const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`)
   for (const line of text.split('\n')) {
@@ -38,7 +42,10 @@ describe('operational metrics on a real Redis', () => {
     const verifier = await startTestVerifier({ redisUrl: redis.url, sync })
     servers.push(controlPlane, verifier)
 
-    for (const [server, service] of [[controlPlane, 'control-plane'], [verifier, 'verifier']] as const) {
+    for (const [server, service] of [
+      [controlPlane, 'control-plane'],
+      [verifier, 'verifier'],
+    ] as const) {
       expect(await readyz(server)).toBe(200)
       expect(await sample(server, 'keygate_ready', { service })).toBe(1)
       // The configured bound, so alerts compare keygate_staleness_seconds with it rather than a copied number.
@@ -60,16 +67,28 @@ describe('operational metrics on a real Redis', () => {
     }
     // ioredis emits an error per failed reconnect attempt, on the store's and the feed's connection alike.
     for (const connection of ['test', 'test-changes']) {
-      await waitFor(async () => ((await sample(verifier, 'keygate_redis_errors_total', { connection })) ?? 0) >= 2, `errors on ${connection}`, 5_000, 50)
+      await waitFor(
+        async () => ((await sample(verifier, 'keygate_redis_errors_total', { connection })) ?? 0) >= 2,
+        `errors on ${connection}`,
+        5_000,
+        50,
+      )
     }
     // Process-wide counts: both servers' registries report the same connections.
     const errors = await sample(verifier, 'keygate_redis_errors_total', { connection: 'test' })
-    expect(await sample(controlPlane, 'keygate_redis_errors_total', { connection: 'test' })).toBeGreaterThanOrEqual(errors!)
+    expect(await sample(controlPlane, 'keygate_redis_errors_total', { connection: 'test' })).toBeGreaterThanOrEqual(
+      errors!,
+    )
 
     // Back on the same port: readiness returns (resynced), the counter keeps what it counted.
     redis = await startRedisServer({ port })
     for (const server of [controlPlane, verifier]) {
-      await waitFor(async () => (await sample(server, 'keygate_ready')) === 1, 'keygate_ready to return to 1', 10_000, 50)
+      await waitFor(
+        async () => (await sample(server, 'keygate_ready')) === 1,
+        'keygate_ready to return to 1',
+        10_000,
+        50,
+      )
       expect(await readyz(server)).toBe(200)
     }
     expect(await sample(verifier, 'keygate_redis_errors_total', { connection: 'test' })).toBeGreaterThanOrEqual(errors!)
@@ -85,29 +104,56 @@ describe('operational metrics on a real Redis', () => {
     expect(await sample(verifier, 'keygate_ready')).toBe(0)
   })
 
-  it('keygate_redis_errors_total counts the connection errors of a Cluster\'s nodes', async () => {
+  it("keygate_redis_errors_total counts the connection errors of a Cluster's nodes", async () => {
     const nodes: RedisServer[] = []
     let redis: ReturnType<typeof createRedis> | undefined
     try {
-      for (let i = 0; i < 3; i++) nodes.push(await startRedisServer({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'] }))
-      const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' })
+      for (let i = 0; i < 3; i++)
+        nodes.push(
+          await startRedisServer({
+            args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
+          }),
+        )
+      const created = spawnSync(
+        'redis-cli',
+        ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+        { encoding: 'utf8' },
+      )
       expect(created.status, created.stdout + created.stderr).toBe(0)
-      await waitFor(async () => ((await nodes[0]!.admin.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'), 'cluster_state:ok', 15_000, 100)
-      const cluster = (redis = createRedis(nodes[0]!.url, 'cluster-probe', {}, { cluster: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })) }))
+      await waitFor(
+        async () => ((await nodes[0]!.admin.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'),
+        'cluster_state:ok',
+        15_000,
+        100,
+      )
+      const cluster = (redis = createRedis(
+        nodes[0]!.url,
+        'cluster-probe',
+        {},
+        { cluster: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })) },
+      ))
       await waitFor(async () => (await cluster.ping()) === 'PONG', 'the cluster connection', 10_000, 50)
       // 30 keys: some on every node (each misses one node with odds (2/3)^30).
       const writeAll = () => Promise.allSettled(Array.from({ length: 30 }, (_, i) => cluster.set(`probe-${i}`, '1')))
       await writeAll()
       const { registry } = createMetricsRegistry('probe')
-      const errors = async () => Number(/keygate_redis_errors_total\{connection="cluster-probe"[^}]*\} (\S+)/.exec(await registry.metrics())?.[1])
+      const errors = async () =>
+        Number(
+          /keygate_redis_errors_total\{connection="cluster-probe"[^}]*\} (\S+)/.exec(await registry.metrics())?.[1],
+        )
       expect(await errors()).toBe(0)
 
       // A node's connection closing is no error; reaching for it again is (the commands fail on their own too).
       await nodes[2]!.stop()
-      await waitFor(async () => {
-        await writeAll()
-        return (await errors()) >= 1
-      }, 'an error counted for the lost node', 10_000, 100)
+      await waitFor(
+        async () => {
+          await writeAll()
+          return (await errors()) >= 1
+        },
+        'an error counted for the lost node',
+        10_000,
+        100,
+      )
     } finally {
       redis?.disconnect()
       await Promise.all(nodes.map((node) => node.stop()))

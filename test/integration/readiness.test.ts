@@ -21,7 +21,12 @@ const status = async (server: KeygateServer, url: string) => (await server.injec
 describe('readiness and an unreachable store', () => {
   it('starts without Redis, is ready once Redis answers, answers 503 (never a hang) when it goes away', async () => {
     const port = await freePort()
-    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, PORT: '0', HOST: '127.0.0.1', KEYGATE_ROOT_KEY: TEST_ROOT_KEY }
+    const env = {
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      KEYGATE_ROOT_KEY: TEST_ROOT_KEY,
+    }
     const log = pino({ level: 'silent' })
     const verifier = await startVerifier(verifierConfig([], env), log)
     const controlPlane = await startControlPlane(controlPlaneConfig([], env), log)
@@ -35,22 +40,47 @@ describe('readiness and an unreachable store', () => {
 
     redis = await startRedisServer({ port })
     await waitFor(async () => (await status(verifier, '/readyz')) === 200, 'the verifier to become ready', 10_000, 50)
-    await waitFor(async () => (await status(controlPlane, '/readyz')) === 200, 'the control plane to become ready', 10_000, 50)
+    await waitFor(
+      async () => (await status(controlPlane, '/readyz')) === 200,
+      'the control plane to become ready',
+      10_000,
+      50,
+    )
     const auth = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
-    const api = await controlPlane.inject({ method: 'POST', url: '/v1/apis.createApi', headers: auth, payload: { name: 'r' } })
+    const api = await controlPlane.inject({
+      method: 'POST',
+      url: '/v1/apis.createApi',
+      headers: auth,
+      payload: { name: 'r' },
+    })
     expect(api.statusCode).toBe(200)
 
     await redis.stop()
     redis = undefined
     const started = Date.now()
-    const write = await controlPlane.inject({ method: 'POST', url: '/v1/apis.createApi', headers: auth, payload: { name: 'r' } })
+    const write = await controlPlane.inject({
+      method: 'POST',
+      url: '/v1/apis.createApi',
+      headers: auth,
+      payload: { name: 'r' },
+    })
     expect(write.statusCode).toBe(503)
     expect(write.json().error.code).toBe('UNAVAILABLE')
-    const miss = await verifier.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key: 'sk_unknown_key_value' } })
+    const miss = await verifier.inject({
+      method: 'POST',
+      url: '/v1/keys.verifyKey',
+      headers: { 'content-type': 'application/json' },
+      payload: { key: 'sk_unknown_key_value' },
+    })
     expect(miss.statusCode).toBe(503)
     expect(miss.json().error.code).toBe('UNAVAILABLE')
     expect(Date.now() - started).toBeLessThan(5_000)
-    await waitFor(async () => (await status(verifier, '/readyz')) === 503, 'the verifier to report not ready', 5_000, 50)
+    await waitFor(
+      async () => (await status(verifier, '/readyz')) === 503,
+      'the verifier to report not ready',
+      5_000,
+      50,
+    )
     expect(await status(verifier, '/livez')).toBe(200)
   })
 })

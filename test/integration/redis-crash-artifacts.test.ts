@@ -47,7 +47,14 @@ describe('Redis store after partial writes', () => {
     const api = { id: newId('api'), name: 'evicted', createdAt: Date.now() }
     await store.createApi(api)
     const { hash, start } = generateKey('sk')
-    const created = await store.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+    const created = await store.createKey({
+      id: newId('key'),
+      hash,
+      start,
+      apiId: api.id,
+      enabled: true,
+      createdAt: Date.now(),
+    })
     if (!created) throw new Error('create failed')
     // As an eviction policy other than noeviction could do.
     await redis.admin.del(redisKeys.revision(shardOf(hash)))

@@ -29,10 +29,17 @@ async function counted(registry: Registry): Promise<Record<string, number>> {
 /** keygate_proxy_request_duration_seconds: count and sum by "source status", buckets by "source status le". */
 async function histogram(registry: Registry) {
   const { values } = await (registry.getSingleMetric('keygate_proxy_request_duration_seconds') as Histogram).get()
-  const part = (suffix: string, ...names: string[]) => Object.fromEntries(values
-    .filter((value) => value.metricName === `keygate_proxy_request_duration_seconds_${suffix}`)
-    .map(({ labels, value }) => [seriesId(labels, ...names), value]))
-  return { count: part('count', 'source', 'status'), sum: part('sum', 'source', 'status'), buckets: part('bucket', 'source', 'status', 'le') }
+  const part = (suffix: string, ...names: string[]) =>
+    Object.fromEntries(
+      values
+        .filter((value) => value.metricName === `keygate_proxy_request_duration_seconds_${suffix}`)
+        .map(({ labels, value }) => [seriesId(labels, ...names), value]),
+    )
+  return {
+    count: part('count', 'source', 'status'),
+    sum: part('sum', 'source', 'status'),
+    buckets: part('bucket', 'source', 'status', 'le'),
+  }
 }
 
 describe('reverse-proxy mode', () => {
@@ -59,9 +66,17 @@ describe('reverse-proxy mode', () => {
     return proxyToWith(upstreamUrl, {}, 4, timeoutMs)
   }
 
-  async function proxyToWith(upstreamUrl: string, policy: { permissions?: string[] }, connections = 4, timeoutMs = 5_000): Promise<string> {
+  async function proxyToWith(
+    upstreamUrl: string,
+    policy: { permissions?: string[] },
+    connections = 4,
+    timeoutMs = 5_000,
+  ): Promise<string> {
     const extra = createReverseProxy({
-      verifier: verifierServer.verifier, policy: { keyHeader: 'x-api-key', cost: 1, apiId, ...policy }, log: pino({ level: 'silent' }), registry: new Registry(),
+      verifier: verifierServer.verifier,
+      policy: { keyHeader: 'x-api-key', cost: 1, apiId, ...policy },
+      log: pino({ level: 'silent' }),
+      registry: new Registry(),
       options: { upstreamUrl, connections, timeoutMs, docsBaseUrl: 'https://keygate.dev/docs' },
     })
     extraProxies.push(extra)
@@ -72,7 +87,10 @@ describe('reverse-proxy mode', () => {
   async function meteredProxyTo(upstreamUrl: string): Promise<{ url: string; registry: Registry }> {
     const registry = new Registry()
     const extra = createReverseProxy({
-      verifier: verifierServer.verifier, policy: { keyHeader: 'x-api-key', cost: 1, apiId }, log: pino({ level: 'silent' }), registry,
+      verifier: verifierServer.verifier,
+      policy: { keyHeader: 'x-api-key', cost: 1, apiId },
+      log: pino({ level: 'silent' }),
+      registry,
       options: { upstreamUrl, connections: 2, timeoutMs: 2_000, docsBaseUrl: 'https://keygate.dev/docs' },
     })
     extraProxies.push(extra)
@@ -90,14 +108,20 @@ describe('reverse-proxy mode', () => {
     verifierServer = await startTestVerifier({ backend })
     upstream = await startEchoUpstream()
     proxy = createReverseProxy({
-      verifier: verifierServer.verifier, policy: { keyHeader: 'x-api-key', cost: 1, apiId }, log: pino({ level: 'silent' }), registry: new Registry(),
+      verifier: verifierServer.verifier,
+      policy: { keyHeader: 'x-api-key', cost: 1, apiId },
+      log: pino({ level: 'silent' }),
+      registry: new Registry(),
       options: { upstreamUrl: upstream.url, connections: 8, timeoutMs: 5_000, docsBaseUrl: 'https://keygate.dev/docs' },
     })
     proxyUrl = await listen(proxy.server)
   })
   afterAll(async () => {
     await Promise.all([proxy, ...extraProxies].map((p) => p.close()))
-    for (const server of extraServers) { server.closeAllConnections(); server.close() }
+    for (const server of extraServers) {
+      server.closeAllConnections()
+      server.close()
+    }
     await upstream.stop()
     await verifierServer.close()
     await backend.close()
@@ -108,16 +132,31 @@ describe('reverse-proxy mode', () => {
     const before = upstream.seen.length
     const response = await fetch(`${proxyUrl}/v2/orders/17?expand=items&x=1`, {
       method: 'PUT',
-      headers: { 'x-api-key': valid.key, 'content-type': 'application/octet-stream', 'x-custom': 'kept', 'x-keygate-key-id': 'forged', 'x-request-id': 'trace-123' },
+      headers: {
+        'x-api-key': valid.key,
+        'content-type': 'application/octet-stream',
+        'x-custom': 'kept',
+        'x-keygate-key-id': 'forged',
+        'x-request-id': 'trace-123',
+      },
       body,
     })
     expect(response.status).toBe(200)
     expect(response.headers.get('x-upstream')).toBe('echo')
     expect(response.headers.get('x-request-id')).toBe('trace-123')
-    expect(await response.json()).toEqual({ method: 'PUT', url: '/v2/orders/17?expand=items&x=1', bodyLength: body.length })
+    expect(await response.json()).toEqual({
+      method: 'PUT',
+      url: '/v2/orders/17?expand=items&x=1',
+      bodyLength: body.length,
+    })
     const seen = upstream.seen[before]!
     expect(createHash('sha256').update(seen.body).digest('hex')).toBe(createHash('sha256').update(body).digest('hex'))
-    expect(seen.headers).toMatchObject({ 'x-custom': 'kept', 'x-keygate-key-id': valid.keyId, 'x-keygate-owner-id': 'acme', 'x-request-id': 'trace-123' })
+    expect(seen.headers).toMatchObject({
+      'x-custom': 'kept',
+      'x-keygate-key-id': valid.keyId,
+      'x-keygate-owner-id': 'acme',
+      'x-request-id': 'trace-123',
+    })
     expect(seen.headers['x-api-key']).toBeUndefined()
     expect(JSON.stringify(seen.headers)).not.toContain(valid.key)
   })
@@ -131,7 +170,22 @@ describe('reverse-proxy mode', () => {
 
     // Raw request: a Connection-named header and other hop-by-hop headers never reach the upstream.
     await new Promise<void>((resolve, reject) => {
-      const req = httpRequest(`${proxyUrl}/c`, { headers: { 'x-api-key': valid.key, connection: 'keep-alive, x-hop', 'x-hop': 'secret-hop', 'proxy-authorization': 'x', te: 'trailers' } }, (res) => { res.resume(); res.on('end', resolve) })
+      const req = httpRequest(
+        `${proxyUrl}/c`,
+        {
+          headers: {
+            'x-api-key': valid.key,
+            connection: 'keep-alive, x-hop',
+            'x-hop': 'secret-hop',
+            'proxy-authorization': 'x',
+            te: 'trailers',
+          },
+        },
+        (res) => {
+          res.resume()
+          res.on('end', resolve)
+        },
+      )
       req.on('error', reject)
       req.end()
     })
@@ -150,18 +204,28 @@ describe('reverse-proxy mode', () => {
       [{ 'x-api-key': otherApiKey }, 403, 'FORBIDDEN'],
     ]
     for (const [headers, status, code] of cases) {
-      const response = await fetch(`${proxyUrl}/orders`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"a":1}' })
+      const response = await fetch(`${proxyUrl}/orders`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{"a":1}',
+      })
       expect(response.status, code).toBe(status)
       expect(response.headers.get('x-keygate-code')).toBe(code)
       const body = (await response.json()) as { error: Record<string, string> }
-      expect(body.error).toMatchObject({ code: status === 401 ? 'UNAUTHORIZED' : 'INSUFFICIENT_PERMISSIONS', requestId: response.headers.get('x-request-id') })
+      expect(body.error).toMatchObject({
+        code: status === 401 ? 'UNAUTHORIZED' : 'INSUFFICIENT_PERMISSIONS',
+        requestId: response.headers.get('x-request-id'),
+      })
       if (status === 401) expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/)
     }
     expect(upstream.seen.length).toBe(before)
   })
 
   it('passes the upstream’s own status codes and headers through', async () => {
-    const teapot = createServer((_req, res) => { res.writeHead(418, { 'x-from': 'teapot', 'content-type': 'text/plain' }); res.end('short and stout') })
+    const teapot = createServer((_req, res) => {
+      res.writeHead(418, { 'x-from': 'teapot', 'content-type': 'text/plain' })
+      res.end('short and stout')
+    })
     extraServers.push(teapot)
     const url = await proxyTo(await listen(teapot), 2_000)
     const response = await fetch(`${url}/`, { headers: { 'x-api-key': valid.key } })
@@ -176,7 +240,9 @@ describe('reverse-proxy mode', () => {
     expect(refused.status).toBe(502)
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('BAD_GATEWAY')
 
-    const silent = createServer(() => { /* never answers */ })
+    const silent = createServer(() => {
+      /* never answers */
+    })
     extraServers.push(silent)
     const slow = await proxyTo(await listen(silent), 300)
     const started = Date.now()
@@ -187,15 +253,21 @@ describe('reverse-proxy mode', () => {
   })
 
   it('ignores policy headers a client sends: the proxy’s own policy decides', async () => {
-    const forged = await fetch(`${proxyUrl}/x`, { headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': 'api_of_my_choosing' } })
+    const forged = await fetch(`${proxyUrl}/x`, {
+      headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': 'api_of_my_choosing' },
+    })
     expect(forged.status).toBe(403)
     const strictUrl = await proxyToWith(upstream.url, { permissions: ['orders.read'] })
     for (const permissions of ['', ',', 'anything.else']) {
-      const response = await fetch(`${strictUrl}/x`, { headers: { 'x-api-key': valid.key, 'x-keygate-permissions': permissions } })
+      const response = await fetch(`${strictUrl}/x`, {
+        headers: { 'x-api-key': valid.key, 'x-keygate-permissions': permissions },
+      })
       expect(response.status, JSON.stringify(permissions)).toBe(403)
     }
     const before = upstream.seen.length
-    await fetch(`${proxyUrl}/y`, { headers: { 'x-api-key': valid.key, 'x-forwarded-proto': 'https', forwarded: 'for=1.2.3.4' } })
+    await fetch(`${proxyUrl}/y`, {
+      headers: { 'x-api-key': valid.key, 'x-forwarded-proto': 'https', forwarded: 'for=1.2.3.4' },
+    })
     expect(upstream.seen[before]!.headers['x-forwarded-proto']).toBe('http')
     expect(upstream.seen[before]!.headers.forwarded).toBeUndefined()
   })
@@ -205,10 +277,19 @@ describe('reverse-proxy mode', () => {
     const { port } = new URL(small)
     for (let i = 0; i < 6; i++) {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path: '/upload', method: 'PUT', headers: { 'x-api-key': valid.key, expect: '100-continue', 'content-length': '11' } }, (res) => {
-          res.resume()
-          res.on('end', () => resolve(res.statusCode ?? 0))
-        })
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/upload',
+            method: 'PUT',
+            headers: { 'x-api-key': valid.key, expect: '100-continue', 'content-length': '11' },
+          },
+          (res) => {
+            res.resume()
+            res.on('end', () => resolve(res.statusCode ?? 0))
+          },
+        )
         req.on('continue', () => req.end('hello world'))
         req.on('error', reject)
       })
@@ -236,7 +317,10 @@ describe('reverse-proxy mode', () => {
       abort.abort()
     }
     const started = Date.now()
-    const quick = await fetch(`${url}/quick`, { headers: { 'x-api-key': valid.key }, signal: AbortSignal.timeout(3_000) })
+    const quick = await fetch(`${url}/quick`, {
+      headers: { 'x-api-key': valid.key },
+      signal: AbortSignal.timeout(3_000),
+    })
     expect(await quick.text()).toBe('quick')
     expect(Date.now() - started).toBeLessThan(3_000)
   })
@@ -276,7 +360,13 @@ describe('reverse-proxy mode', () => {
     expect(decodeURIComponent(String(upstream.seen[before]!.headers['x-keygate-owner-id']))).toBe('用户-42\n')
     const { port } = new URL(proxyUrl)
     const star = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '*', method: 'OPTIONS', headers: { 'x-api-key': valid.key } }, (res) => { res.resume(); resolve(res.statusCode ?? 0) })
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path: '*', method: 'OPTIONS', headers: { 'x-api-key': valid.key } },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        },
+      )
       req.on('error', reject)
       req.end()
     })
@@ -285,7 +375,12 @@ describe('reverse-proxy mode', () => {
 
   it('counts and times each response by status and by who chose it: Keygate (refusals, 502) or the upstream', async () => {
     // An upstream that takes 60 ms to answer 503: the time through the proxy includes the upstream's.
-    const busy = createServer((_req, res) => { setTimeout(() => { res.writeHead(503); res.end('busy') }, 60) })
+    const busy = createServer((_req, res) => {
+      setTimeout(() => {
+        res.writeHead(503)
+        res.end('busy')
+      }, 60)
+    })
     extraServers.push(busy)
     const proxied = await meteredProxyTo(await listen(busy))
     const down = await meteredProxyTo(`http://127.0.0.1:${await freePort()}`)
@@ -295,7 +390,10 @@ describe('reverse-proxy mode', () => {
     expect((await fetch(`${down.url}/x`, { headers: { 'x-api-key': valid.key } })).status).toBe(502)
 
     // Observed once the response is finished, which the proxy learns just after the client has it.
-    await waitFor(async () => (await histogram(proxied.registry)).count['upstream 503'] === 2, 'two upstream 503s timed')
+    await waitFor(
+      async () => (await histogram(proxied.registry)).count['upstream 503'] === 2,
+      'two upstream 503s timed',
+    )
     const upstreamSide = await histogram(proxied.registry)
     expect(upstreamSide.count).toEqual({ 'upstream 503': 2, 'keygate 401': 1 })
     expect(await counted(proxied.registry)).toEqual({ 'upstream 503': 2, 'keygate 401': 1 })

@@ -17,7 +17,14 @@ const manualPolls = { maxStalenessMs: 5_000, pollIntervalMs: 3_600_000 }
 async function issue(store: KeyStore, apiId: string, shard?: number): Promise<{ key: string; record: KeyRecord }> {
   let generated = generateKey('sk')
   while (shard !== undefined && shardOf(generated.hash) !== shard) generated = generateKey('sk')
-  const write = await store.createKey({ id: newId('key'), hash: generated.hash, start: generated.start, apiId, enabled: true, createdAt: Date.now() })
+  const write = await store.createKey({
+    id: newId('key'),
+    hash: generated.hash,
+    start: generated.start,
+    apiId,
+    enabled: true,
+    createdAt: Date.now(),
+  })
   if (!write) throw new Error('create failed')
   return { key: generated.key, record: write.record }
 }
@@ -44,13 +51,14 @@ describe('data rolled back under the verifier', () => {
     let announced = false
     const quiet: ChangeFeed = {
       kind: 'redis',
-      subscribe: (handlers) => backend.feed.subscribe({
-        ...handlers,
-        onSubscribed: () => {
-          if (!announced) handlers.onSubscribed()
-          announced = true
-        },
-      }),
+      subscribe: (handlers) =>
+        backend.feed.subscribe({
+          ...handlers,
+          onSubscribed: () => {
+            if (!announced) handlers.onSubscribed()
+            announced = true
+          },
+        }),
       close: () => backend.feed.close(),
     }
     const server = await startTestVerifier({ backend: { ...backend, feed: quiet }, sync: manualPolls })
@@ -61,14 +69,32 @@ describe('data rolled back under the verifier', () => {
     redis = await startRedisServer({ port, dir, args: ['--dbfilename', 'dump.rdb'] })
     // The same epoch and lower revisions: the disable reuses the revision the verifier already holds, and a
     // write to the neighbour pushes the counter past the verifier's position.
-    await waitFor(async () => (await writer.ping().then(() => true, () => false)), 'the writer to reconnect', 5_000, 20)
+    await waitFor(
+      async () =>
+        await writer.ping().then(
+          () => true,
+          () => false,
+        ),
+      'the writer to reconnect',
+      5_000,
+      20,
+    )
     const restored = await writer.getKeyById(target.record.id)
     expect(restored?.rev).toBeLessThan(renamed!.record.rev)
     const disabled = await writer.updateKey(target.record.id, { enabled: false }, restored!.rev, Date.now())
     expect(disabled!.event.rev).toBe(renamed!.record.rev)
     await writer.updateKey(neighbour.record.id, { name: 'push' }, neighbour.record.rev, Date.now())
 
-    await waitFor(async () => (await server.verifier.pollNow().then(() => true, () => false)), 'a poll of the restarted Redis', 4_000, 50)
+    await waitFor(
+      async () =>
+        await server.verifier.pollNow().then(
+          () => true,
+          () => false,
+        ),
+      'a poll of the restarted Redis',
+      4_000,
+      50,
+    )
     expect(await server.verifier.verify(target.key, {})).toMatchObject({ valid: false, code: 'DISABLED' })
     await server.close()
     await backend.close()
@@ -90,7 +116,11 @@ describe('a catch-up that fails', () => {
     })
     const clock = new ManualClock(Date.now())
     // A feed that never delivers: the poll is the only way the verifier can learn of the disable.
-    const deaf = { kind: 'memory' as const, subscribe: async (handlers: { onSubscribed(): void }) => handlers.onSubscribed(), close: async () => {} }
+    const deaf = {
+      kind: 'memory' as const,
+      subscribe: async (handlers: { onSubscribed(): void }) => handlers.onSubscribed(),
+      close: async () => {},
+    }
     const server = await startTestVerifier({ backend: { ...backend, store, feed: deaf }, clock, sync: manualPolls })
     const api = { id: newId('api'), name: 'catch-up', createdAt: Date.now() }
     await backend.store.createApi(api)

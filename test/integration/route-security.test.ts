@@ -35,7 +35,11 @@ interface Fixture {
 type Method = 'GET' | 'POST'
 /** A request without its URL: the URL is made from the operation id, so a row cannot call another route. */
 type Call = { method: 'GET'; query: Record<string, string> } | { method: 'POST'; body: object }
-interface Request { method: Method | 'HEAD'; url: string; body?: unknown }
+interface Request {
+  method: Method | 'HEAD'
+  url: string
+  body?: unknown
+}
 
 /**
  * A permission a route needs: an action on the fixture's api (`read_key`), an action on every api
@@ -71,17 +75,27 @@ const TABLE: Record<string, Row> = {
   'keys.whoami': { needs: ['read_key'], call: (f) => post({ key: f.key }) },
   'keys.updateRemaining': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, op: 'decrement', value: 1 }) },
   'keys.getVerifications': { needs: ['read_analytics'], call: (f) => get({ keyId: f.keyId }) },
-  'keys.addPermissions': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, permissions: [{ name: 'documents.write' }] }) },
+  'keys.addPermissions': {
+    needs: ['update_key'],
+    call: (f) => post({ keyId: f.keyId, permissions: [{ name: 'documents.write' }] }),
+  },
   'keys.setPermissions': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, permissions: [] }) },
-  'keys.removePermissions': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, permissions: [{ name: FIXTURE_PERMISSION }] }) },
+  'keys.removePermissions': {
+    needs: ['update_key'],
+    call: (f) => post({ keyId: f.keyId, permissions: [{ name: FIXTURE_PERMISSION }] }),
+  },
   'keys.addRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [{ name: 'writer' }] }) },
   'keys.setRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [] }) },
   'keys.removeRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [{ name: FIXTURE_ROLE }] }) },
   'audit.list': { needs: ['*'], call: () => get() },
 }
 
-const MANAGEMENT = Object.entries(OPERATIONS).filter(([, doc]) => doc.rootKey).map(([operationId]) => operationId)
-const OPEN = Object.entries(OPERATIONS).filter(([, doc]) => !doc.rootKey).map(([operationId]) => operationId)
+const MANAGEMENT = Object.entries(OPERATIONS)
+  .filter(([, doc]) => doc.rootKey)
+  .map(([operationId]) => operationId)
+const OPEN = Object.entries(OPERATIONS)
+  .filter(([, doc]) => !doc.rootKey)
+  .map(([operationId]) => operationId)
 
 function requestOf(operationId: string, call: Call): Request {
   const url = `/v1/${operationId}`
@@ -95,7 +109,9 @@ function requestOf(operationId: string, call: Call): Request {
  * query and with a limit below 1, a POST whose body is not an object.
  */
 function malformed(request: Request): Request {
-  return request.method === 'POST' ? { ...request, body: [] } : { method: request.method, url: `${request.url.split('?')[0]}?limit=0` }
+  return request.method === 'POST'
+    ? { ...request, body: [] }
+    : { method: request.method, url: `${request.url.split('?')[0]}?limit=0` }
 }
 
 /** A need as the permission string a root key would hold. */
@@ -127,11 +143,16 @@ function everyPermissionBut(missing: string, fixture: Fixture, otherApiId: strin
   return all.filter((permission) => !grants(permission, missing))
 }
 
-interface Answer { status: number; body: any; headers: Record<string, unknown> }
+interface Answer {
+  status: number
+  body: any
+  headers: Record<string, unknown>
+}
 
 async function send(server: TestServer, request: Request, authorization?: string): Promise<Answer> {
   const response = await server.app.inject({
-    method: request.method, url: request.url,
+    method: request.method,
+    url: request.url,
     headers: authorization === undefined ? {} : { authorization },
     ...(request.body === undefined ? {} : { payload: request.body as object }),
   })
@@ -158,10 +179,15 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
   const api = await send(server, { method: 'POST', url: '/v1/apis.createApi', body: { name: 'security table' } }, ADMIN)
   expect(api.status, JSON.stringify(api.body)).toBe(200)
   const apiId = api.body.apiId as string
-  const created = await send(server, {
-    method: 'POST', url: '/v1/keys.createKey',
-    body: { apiId, name: 'fixture', remaining: 100, permissions: [FIXTURE_PERMISSION], roles: [FIXTURE_ROLE] },
-  }, ADMIN)
+  const created = await send(
+    server,
+    {
+      method: 'POST',
+      url: '/v1/keys.createKey',
+      body: { apiId, name: 'fixture', remaining: 100, permissions: [FIXTURE_PERMISSION], roles: [FIXTURE_ROLE] },
+    },
+    ADMIN,
+  )
   expect(created.status, JSON.stringify(created.body)).toBe(200)
   return { apiId, keyId: created.body.keyId, key: created.body.key }
 }
@@ -185,7 +211,8 @@ async function snapshot(server: TestServer, fixture: Fixture) {
 /** `what` names the route and the caller, so that a failure says which route let whom through. */
 function expectRefusal(answer: Answer, status: number, code: string, what: string): void {
   expect({ status: answer.status, code: answer.body?.error?.code }, what).toEqual({ status, code })
-  if (code === UNAUTHENTICATED_CODE) expect(answer.headers['www-authenticate'], `${what}: WWW-Authenticate`).toBe('Bearer')
+  if (code === UNAUTHENTICATED_CODE)
+    expect(answer.headers['www-authenticate'], `${what}: WWW-Authenticate`).toBe('Bearer')
 }
 
 const describeRequest = (operationId: string, request: Request) => `${operationId} (${request.method} ${request.url})`
@@ -222,11 +249,19 @@ for (const store of ['memory', 'redis'] as const) {
     it.each(OPEN)('%s, said to need no root key, does not ask a stranger for one', async (operationId) => {
       const document = (await send(server, { method: 'GET', url: '/openapi.json' })).body
       const found = Object.entries(document.paths as Record<string, Record<string, { operationId: string }>>)
-        .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), id: op.operationId })))
+        .flatMap(([path, methods]) =>
+          Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), id: op.operationId })),
+        )
         .find((route) => route.id === operationId)
       expect(found, `${operationId} is not in /openapi.json`).toBeDefined()
-      const answer = await send(server, { method: found!.method as Method, url: found!.path, ...(found!.method === 'POST' ? { body: {} } : {}) })
-      expect(answer.body?.error?.code, `${operationId} answered ${answer.status} without Authorization`).not.toBe(UNAUTHENTICATED_CODE)
+      const answer = await send(server, {
+        method: found!.method as Method,
+        url: found!.path,
+        ...(found!.method === 'POST' ? { body: {} } : {}),
+      })
+      expect(answer.body?.error?.code, `${operationId} answered ${answer.status} without Authorization`).not.toBe(
+        UNAUTHENTICATED_CODE,
+      )
       expect(answer.headers['www-authenticate']).toBeUndefined()
     })
 
@@ -235,7 +270,9 @@ for (const store of ['memory', 'redis'] as const) {
       if (!row) {
         // Fails (never skips) under the route's own name, next to the completeness check above.
         it('has a row in the security table', () => {
-          throw new Error(`${operationId} is a management operation (OPERATIONS says rootKey: true) without a row in TABLE`)
+          throw new Error(
+            `${operationId} is a management operation (OPERATIONS says rootKey: true) without a row in TABLE`,
+          )
         })
         return
       }
@@ -248,7 +285,14 @@ for (const store of ['memory', 'redis'] as const) {
       }
 
       /** Sends the request as `authorization` and checks it was refused with `status`/`code`, changing nothing. */
-      async function expectRefusedAndUnchanged(fixture: Fixture, request: Request, authorization: string | undefined, status: number, code: string, what: string) {
+      async function expectRefusedAndUnchanged(
+        fixture: Fixture,
+        request: Request,
+        authorization: string | undefined,
+        status: number,
+        code: string,
+        what: string,
+      ) {
         const before = await snapshot(server, fixture)
         expectRefusal(await send(server, request, authorization), status, code, what)
         expect(await snapshot(server, fixture), `${what}: the refused call changed the store`).toEqual(before)
@@ -256,7 +300,14 @@ for (const store of ['memory', 'redis'] as const) {
 
       it(`refuses a call without Authorization: ${UNAUTHENTICATED_STATUS}, WWW-Authenticate: Bearer, nothing changed`, async () => {
         const { fixture, request, what } = await arrange()
-        await expectRefusedAndUnchanged(fixture, request, undefined, UNAUTHENTICATED_STATUS, UNAUTHENTICATED_CODE, `${what} without Authorization`)
+        await expectRefusedAndUnchanged(
+          fixture,
+          request,
+          undefined,
+          UNAUTHENTICATED_STATUS,
+          UNAUTHENTICATED_CODE,
+          `${what} without Authorization`,
+        )
         if (request.method === 'GET') {
           // Fastify answers HEAD on every GET route: it must be behind the same door.
           const head = await send(server, { ...request, method: 'HEAD' })
@@ -269,7 +320,14 @@ for (const store of ['memory', 'redis'] as const) {
         const bad = malformed(request)
         // With a good root key the malformed request is a 400: so the stranger's answer is about the key.
         expect((await send(server, bad, ADMIN)).status, `${what}, malformed, as the bootstrap root key`).toBe(400)
-        await expectRefusedAndUnchanged(fixture, bad, undefined, UNAUTHENTICATED_STATUS, UNAUTHENTICATED_CODE, `${what}, malformed, without Authorization`)
+        await expectRefusedAndUnchanged(
+          fixture,
+          bad,
+          undefined,
+          UNAUTHENTICATED_STATUS,
+          UNAUTHENTICATED_CODE,
+          `${what}, malformed, without Authorization`,
+        )
       })
 
       const wrongKeys: [string, (fixture: Fixture, adminHash: string) => string][] = [
@@ -282,19 +340,37 @@ for (const store of ['memory', 'redis'] as const) {
       it.each(wrongKeys)(`refuses %s: ${UNAUTHENTICATED_STATUS}, nothing changed`, async (who, authorization) => {
         const { fixture, request, what } = await arrange()
         const admin = await storedRootKey(server, ['*'])
-        await expectRefusedAndUnchanged(fixture, request, authorization(fixture, admin.hash), UNAUTHENTICATED_STATUS, UNAUTHENTICATED_CODE, `${what} as ${who}`)
+        await expectRefusedAndUnchanged(
+          fixture,
+          request,
+          authorization(fixture, admin.hash),
+          UNAUTHENTICATED_STATUS,
+          UNAUTHENTICATED_CODE,
+          `${what} as ${who}`,
+        )
       })
 
-      it.each(row.needs)(`refuses a stored root key with every permission but %s: ${FORBIDDEN_STATUS}, nothing changed`, async (need) => {
-        const { fixture, request, what } = await arrange()
-        const missing = permissionOf(need, fixture)
-        const permissions = everyPermissionBut(missing, fixture, otherApiId)
-        // The key is strong: all of the other api, and every other permission the route needs.
-        expect(permissions).toContain(`api.${otherApiId}.*`)
-        for (const other of row.needs.filter((n) => n !== need)) expect(permissions.some((held) => grants(held, permissionOf(other, fixture)))).toBe(true)
-        const { key } = await storedRootKey(server, permissions)
-        await expectRefusedAndUnchanged(fixture, request, bearer(key), FORBIDDEN_STATUS, FORBIDDEN_CODE, `${what} as a root key without ${missing}`)
-      })
+      it.each(row.needs)(
+        `refuses a stored root key with every permission but %s: ${FORBIDDEN_STATUS}, nothing changed`,
+        async (need) => {
+          const { fixture, request, what } = await arrange()
+          const missing = permissionOf(need, fixture)
+          const permissions = everyPermissionBut(missing, fixture, otherApiId)
+          // The key is strong: all of the other api, and every other permission the route needs.
+          expect(permissions).toContain(`api.${otherApiId}.*`)
+          for (const other of row.needs.filter((n) => n !== need))
+            expect(permissions.some((held) => grants(held, permissionOf(other, fixture)))).toBe(true)
+          const { key } = await storedRootKey(server, permissions)
+          await expectRefusedAndUnchanged(
+            fixture,
+            request,
+            bearer(key),
+            FORBIDDEN_STATUS,
+            FORBIDDEN_CODE,
+            `${what} as a root key without ${missing}`,
+          )
+        },
+      )
 
       it('answers 200 to a stored root key with *: the row is a valid request', async () => {
         const { request, what } = await arrange()
@@ -308,7 +384,10 @@ for (const store of ['memory', 'redis'] as const) {
         const permissions = row.needs.map((need) => permissionOf(need, fixture))
         const { key } = await storedRootKey(server, permissions)
         const answer = await send(server, request, bearer(key))
-        expect(answer.status, `${what} as a root key with ${permissions.join(', ')}: ${JSON.stringify(answer.body)}`).toBe(200)
+        expect(
+          answer.status,
+          `${what} as a root key with ${permissions.join(', ')}: ${JSON.stringify(answer.body)}`,
+        ).toBe(200)
       })
     })
   })

@@ -13,16 +13,30 @@ describe('graceful shutdown', () => {
     const gate = new Promise<void>((resolve) => (release = resolve))
     let reads = 0
     const heldStore: KeyStore = Object.create(backend.store, {
-      getKeyByHash: { value: async (hash: string) => { reads++; await gate; return backend.store.getKeyByHash(hash) } },
+      getKeyByHash: {
+        value: async (hash: string) => {
+          reads++
+          await gate
+          return backend.store.getKeyByHash(hash)
+        },
+      },
     })
     const server = await startTestVerifier({ backend: { ...backend, store: heldStore } })
     await server.app.listen({ port: 0, host: '127.0.0.1' })
     const address = server.app.server.address()
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
 
-    const inFlight = fetch(`${base}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"key":"sk_in_flight"}' })
+    const inFlight = fetch(`${base}/v1/keys.verifyKey`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"key":"sk_in_flight"}',
+    })
     // The same through Fastify's route: a chunked body (no Content-Length) is not the fast path's.
-    const inFlightThroughFastify = request(`${base}/v1/keys.verifyKey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Readable.from(['{"key":"sk_in_flight_2"}']) })
+    const inFlightThroughFastify = request(`${base}/v1/keys.verifyKey`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Readable.from(['{"key":"sk_in_flight_2"}']),
+    })
     await waitFor(() => reads === 2, 'both in-flight requests to reach the store')
     server.app.stopAccepting()
 
@@ -30,10 +44,22 @@ describe('graceful shutdown', () => {
     expect(ready.statusCode).toBe(503)
     expect((await server.app.inject({ method: 'GET', url: '/livez' })).statusCode).toBe(200)
     expect(ready.json().error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('shutting down') })
-    const refused = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key: 'k' } })
+    const refused = await server.app.inject({
+      method: 'POST',
+      url: '/v1/keys.verifyKey',
+      headers: { 'content-type': 'application/json' },
+      payload: { key: 'k' },
+    })
     expect(refused.statusCode).toBe(503)
     expect(refused.headers.connection).toBe('close')
-    expect(refused.json()).toEqual({ error: { code: 'UNAVAILABLE', message: expect.any(String), docs: expect.any(String), requestId: refused.headers['x-request-id'] } })
+    expect(refused.json()).toEqual({
+      error: {
+        code: 'UNAVAILABLE',
+        message: expect.any(String),
+        docs: expect.any(String),
+        requestId: refused.headers['x-request-id'],
+      },
+    })
 
     release()
     const finished = await inFlight

@@ -12,7 +12,9 @@ const sync = { maxStalenessMs: BOUND, pollIntervalMs: 3_600_000 }
 /** A memory store whose revision polls, or every read, can be made to fail as an unreachable Redis would. */
 function faultyStore(backend: Backend) {
   const faults = { polls: false, reads: false }
-  const fail = () => { throw new StoreUnavailableError('unreachable (injected)') }
+  const fail = () => {
+    throw new StoreUnavailableError('unreachable (injected)')
+  }
   const store: KeyStore = Object.create(backend.store, {
     readRevisions: { value: async () => (faults.polls ? fail() : backend.store.readRevisions()) },
     getKeyByHash: { value: async (hash: string) => (faults.reads ? fail() : backend.store.getKeyByHash(hash)) },
@@ -30,13 +32,24 @@ async function setUp(onStale: 'read-through' | 'serve') {
   const { key, hash, start } = generateKey('sk')
   await backend.store.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: clock.now() })
   const verify = async () => {
-    const response = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key } })
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/v1/keys.verifyKey',
+      headers: { 'content-type': 'application/json' },
+      payload: { key },
+    })
     return { status: response.statusCode, body: response.json() }
   }
   const readyz = async () => (await server.app.inject({ method: 'GET', url: '/readyz' })).statusCode
   const metric = async (name: string) => {
     const text = (await server.app.inject({ method: 'GET', url: '/metrics' })).body
-    return Number(text.split('\n').find((line) => line.startsWith(name))?.split(' ').at(-1))
+    return Number(
+      text
+        .split('\n')
+        .find((line) => line.startsWith(name))
+        ?.split(' ')
+        .at(-1),
+    )
   }
   return { server, clock, faults, verify, readyz, metric }
 }

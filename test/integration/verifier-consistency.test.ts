@@ -12,7 +12,14 @@ import { shardOf } from '../../shared/shards.js'
 import { connectionOptions, openRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import { KeyVerifier } from '../../verifier/key-verifier.js'
-import { DEFAULT_SYNC, ManualClock, openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY } from '../support/apps.js'
+import {
+  DEFAULT_SYNC,
+  ManualClock,
+  openBackend,
+  startTestControlPlane,
+  startTestVerifier,
+  TEST_ROOT_KEY,
+} from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -36,7 +43,14 @@ async function newKey(): Promise<{ key: string; record: KeyRecord }> {
   const api = { id: newId('api'), name: 'consistency', createdAt: Date.now() }
   await writer.createApi(api)
   const { key, hash, start } = generateKey('sk')
-  const write = await writer.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+  const write = await writer.createKey({
+    id: newId('key'),
+    hash,
+    start,
+    apiId: api.id,
+    enabled: true,
+    createdAt: Date.now(),
+  })
   if (!write) throw new Error('create failed')
   return { key, record: write.record }
 }
@@ -45,10 +59,23 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
   it('forgets reads made before its first sync (a change between them and the subscription is not replayed)', async () => {
     const store = new RedisKeyStore(await openRedis(redis.url, 'early-store'))
     // The subscriber's connection comes up late, as when the two connections race at boot.
-    const lateConnection = new Redis(redis.url, { ...connectionOptions('late-feed'), lazyConnect: true, autoResubscribe: false })
+    const lateConnection = new Redis(redis.url, {
+      ...connectionOptions('late-feed'),
+      lazyConnect: true,
+      autoResubscribe: false,
+    })
     lateConnection.on('error', () => {})
     const feed = new RedisChangeFeed(lateConnection)
-    const verifier = new KeyVerifier({ store, feed, clock: { now: () => Date.now() }, elapsed: { now: () => performance.now() }, log: pino({ level: 'silent' }), registry: new Registry(), cache: { maxKeys: 100, maxUnknown: 100, unknownTtlMs: 60_000 }, sync: DEFAULT_SYNC })
+    const verifier = new KeyVerifier({
+      store,
+      feed,
+      clock: { now: () => Date.now() },
+      elapsed: { now: () => performance.now() },
+      log: pino({ level: 'silent' }),
+      registry: new Registry(),
+      cache: { maxKeys: 100, maxUnknown: 100, unknownTtlMs: 60_000 },
+      sync: DEFAULT_SYNC,
+    })
     const started = verifier.start()
     const { key, record } = await newKey()
 
@@ -69,12 +96,29 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     const backend = await openBackend(redis.url)
     let hold: Promise<void> | undefined
     const gated: KeyStore = Object.create(backend.store, {
-      readRevisions: { value: async () => { if (hold) await hold; return backend.store.readRevisions() } },
+      readRevisions: {
+        value: async () => {
+          if (hold) await hold
+          return backend.store.readRevisions()
+        },
+      },
     })
     const clock = new ManualClock(Date.now())
-    const server = await startTestVerifier({ backend: { ...backend, store: gated }, clock, sync: { maxStalenessMs: 5_000, pollIntervalMs: 3_600_000 } })
+    const server = await startTestVerifier({
+      backend: { ...backend, store: gated },
+      clock,
+      sync: { maxStalenessMs: 5_000, pollIntervalMs: 3_600_000 },
+    })
     const { key, record } = await newKey()
-    const verdict = async () => (await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key } })).json()
+    const verdict = async () =>
+      (
+        await server.app.inject({
+          method: 'POST',
+          url: '/v1/keys.verifyKey',
+          headers: { 'content-type': 'application/json' },
+          payload: { key },
+        })
+      ).json()
     expect(await verdict()).toMatchObject({ valid: true })
 
     let release!: () => void
@@ -82,7 +126,10 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     // A disable the feed never delivers, then a reconnect whose resync poll hangs.
     await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     await redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
-    await waitFor(async () => (await redis.admin.call('PUBSUB', 'NUMSUB', 'kg:changes') as [string, number])[1] === 1, 'the resubscription')
+    await waitFor(
+      async () => ((await redis.admin.call('PUBSUB', 'NUMSUB', 'kg:changes')) as [string, number])[1] === 1,
+      'the resubscription',
+    )
     // Within the bound the cache may still answer (that is the promise: no longer than the bound) …
     clock.advance(5_000)
     expect(server.verifier.ready).toBe(true)
@@ -103,7 +150,11 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
 
   it('drops a shard whose epoch changed even when its counter has climbed past where it was (Redis lost its data)', async () => {
     const clock = new ManualClock(Date.now())
-    const server = await startTestVerifier({ redisUrl: redis.url, clock, sync: { maxStalenessMs: 5_000, pollIntervalMs: 3_600_000 } })
+    const server = await startTestVerifier({
+      redisUrl: redis.url,
+      clock,
+      sync: { maxStalenessMs: 5_000, pollIntervalMs: 3_600_000 },
+    })
     const { key, record } = await newKey()
     expect((await server.verifier.verify(key, {})).valid).toBe(true)
     const shard = shardOf(record.hash)
@@ -134,7 +185,8 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     }
     const server = await startTestControlPlane({ backend: { ...backend, feed: deaf } })
     const headers = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
-    const post = async (path: string, payload: object) => (await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
+    const post = async (path: string, payload: object) =>
+      (await server.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
     const { apiId } = await post('apis.createApi', { name: 'ryw' })
     const { keyId, key } = await post('keys.createKey', { apiId })
     expect(await post('keys.verifyKey', { key })).toMatchObject({ valid: true })

@@ -39,7 +39,14 @@ async function newKey(shard?: number): Promise<{ key: string; record: KeyRecord 
   let generated = generateKey('sk')
   while (shard !== undefined && shardOf(generated.hash) !== shard) generated = generateKey('sk')
   const { key, hash, start } = generated
-  const write = await writer.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+  const write = await writer.createKey({
+    id: newId('key'),
+    hash,
+    start,
+    apiId: api.id,
+    enabled: true,
+    createdAt: Date.now(),
+  })
   if (!write) throw new Error('create failed')
   return { key, record: write.record }
 }
@@ -47,13 +54,27 @@ async function newKey(shard?: number): Promise<{ key: string; record: KeyRecord 
 async function verifier(store?: KeyStore): Promise<TestServer> {
   const backend = await openBackend(redis.url)
   // No periodic poll: each test proves the path it names, not the once-a-second repair.
-  const server = await startTestVerifier({ backend: store ? { ...backend, store } : backend, sync: { pollIntervalMs: 3_600_000 } })
-  open.push({ ...server, close: async () => { await server.close(); await backend.close() } })
+  const server = await startTestVerifier({
+    backend: store ? { ...backend, store } : backend,
+    sync: { pollIntervalMs: 3_600_000 },
+  })
+  open.push({
+    ...server,
+    close: async () => {
+      await server.close()
+      await backend.close()
+    },
+  })
   return server
 }
 
 async function verdict(server: TestServer, key: string) {
-  const response = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: { 'content-type': 'application/json' }, payload: { key } })
+  const response = await server.app.inject({
+    method: 'POST',
+    url: '/v1/keys.verifyKey',
+    headers: { 'content-type': 'application/json' },
+    payload: { key },
+  })
   return { status: response.statusCode, ...response.json<{ valid: boolean; code: string; enabled?: boolean }>() }
 }
 
@@ -78,7 +99,12 @@ describe('verifier cache and change feed on Redis', () => {
     const { key, record } = await newKey()
     expect(await verdict(server, key)).toMatchObject({ valid: true })
     const disabled = await writer.updateKey(record.id, { enabled: false }, record.rev, Date.now())
-    await waitFor(async () => (await verdict(server, key)).code === 'DISABLED', 'the disable to reach the verifier', 2_000, 1)
+    await waitFor(
+      async () => (await verdict(server, key)).code === 'DISABLED',
+      'the disable to reach the verifier',
+      2_000,
+      1,
+    )
     expect(await verdict(server, key)).toMatchObject({ valid: false, enabled: false })
     await writer.updateKey(record.id, { enabled: true }, disabled!.record.rev, Date.now())
     await waitFor(async () => (await verdict(server, key)).valid, 'the re-enable to reach the verifier', 2_000, 1)
@@ -87,7 +113,10 @@ describe('verifier cache and change feed on Redis', () => {
   it('measures publish → applied for each live event, and none for changes replayed from the log', async () => {
     const server = await verifier()
     const { record } = await newKey()
-    await waitFor(async () => (await counter(server, 'keygate_change_propagation_seconds_count')) === 1, 'the created event to be measured')
+    await waitFor(
+      async () => (await counter(server, 'keygate_change_propagation_seconds_count')) === 1,
+      'the created event to be measured',
+    )
     // Same host, same clock: the time is real and small (not zero, not a clock mix-up of 1000×).
     const seconds = await counter(server, 'keygate_change_propagation_seconds_sum')
     expect(seconds).toBeGreaterThan(0)
@@ -107,7 +136,12 @@ describe('verifier cache and change feed on Redis', () => {
     const { key, hash, start } = generateKey('sk')
     expect(await verdict(server, key)).toMatchObject({ code: 'NOT_FOUND' })
     await writer.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
-    await waitFor(async () => (await verdict(server, key)).valid, 'the create event to clear the negative entry', 2_000, 1)
+    await waitFor(
+      async () => (await verdict(server, key)).valid,
+      'the create event to clear the negative entry',
+      2_000,
+      1,
+    )
   })
 
   it('never lets a slow miss-read overwrite a newer disable (newer wins)', async () => {

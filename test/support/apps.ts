@@ -32,7 +32,12 @@ export class ManualClock implements Clock {
 /** Every log line a server wrote, as text: tests scan it for secrets. */
 export function capturedLogger(): { log: Logger; lines: string[] } {
   const lines: string[] = []
-  const sink = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done() } })
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk))
+      done()
+    },
+  })
   return { log: pino({ ...loggerOptions('trace', 'test') }, sink), lines }
 }
 
@@ -50,7 +55,14 @@ export async function openBackend(redisUrl?: string): Promise<Backend> {
   }
   const store = new RedisKeyStore(await openRedis(redisUrl, 'test'))
   const feed = new RedisChangeFeed(await openRedis(redisUrl, 'test-changes', { autoResubscribe: false }))
-  return { store, feed, close: async () => { await feed.close(); await store.close() } }
+  return {
+    store,
+    feed,
+    close: async () => {
+      await feed.close()
+      await store.close()
+    },
+  }
 }
 
 export interface TestServer {
@@ -87,7 +99,9 @@ async function partsOf(options: TestServerOptions): Promise<{ backend: Backend; 
   return { backend, parts }
 }
 
-/** A control plane (with its verifyKey) on its own store connection, assembled as the CLI does, ready to inject into. */
+/**
+ * A control plane (with its verifyKey) on its own store connection, assembled as the CLI does, ready to inject into.
+ */
 export async function startTestControlPlane(options: TestServerOptions = {}): Promise<TestServer> {
   const { backend, parts } = await partsOf(options)
   const { app, verifier } = assembleControlPlane(parts, {
@@ -99,7 +113,15 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
   })
   await verifier.start()
   await app.ready()
-  return { app, verifier, backend, close: async () => { await app.close(); if (!options.backend) await backend.close() } }
+  return {
+    app,
+    verifier,
+    backend,
+    close: async () => {
+      await app.close()
+      if (!options.backend) await backend.close()
+    },
+  }
 }
 
 /** A verifier on its own store connection and feed subscription, assembled as the CLI does. */
@@ -113,5 +135,13 @@ export async function startTestVerifier(options: TestServerOptions = {}): Promis
   })
   await verifier.start()
   await app.ready()
-  return { app, verifier, backend, close: async () => { await app.close(); if (!options.backend) await backend.close() } }
+  return {
+    app,
+    verifier,
+    backend,
+    close: async () => {
+      await app.close()
+      if (!options.backend) await backend.close()
+    },
+  }
 }

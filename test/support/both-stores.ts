@@ -1,8 +1,19 @@
 import { afterAll, beforeAll, describe } from 'vitest'
-import { openBackend, startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type Backend, type ManualClock, type TestServer } from './apps.js'
+import {
+  openBackend,
+  startTestControlPlane,
+  startTestVerifier,
+  TEST_ROOT_KEY,
+  type Backend,
+  type ManualClock,
+  type TestServer,
+} from './apps.js'
 import { startRedisServer, type RedisServer } from './redis-server.js'
 
-export const ADMIN_HEADERS: Record<string, string> = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
+export const ADMIN_HEADERS: Record<string, string> = {
+  authorization: `Bearer ${TEST_ROOT_KEY}`,
+  'content-type': 'application/json',
+}
 export const JSON_ONLY: Record<string, string> = { 'content-type': 'application/json' }
 
 export interface StoreStack {
@@ -13,7 +24,12 @@ export interface StoreStack {
   /** A verifier of its own (on Redis: its own connections and cache, as a sidecar). */
   verifier: TestServer
   /** POST to the control plane (or `server`) as the bootstrap root key (or with `auth`). */
-  post: (path: string, payload: object | string, server?: TestServer, auth?: Record<string, string>) => Promise<{ status: number; body: any }>
+  post: (
+    path: string,
+    payload: object | string,
+    server?: TestServer,
+    auth?: Record<string, string>,
+  ) => Promise<{ status: number; body: any }>
   /** keys.verifyKey on the verifier. */
   verify: (payload: object) => Promise<any>
   /** keys.getKey on the control plane, as the root key. */
@@ -24,7 +40,11 @@ export interface StoreStack {
  * Defines the same tests once per store — memory and a fresh redis-server — each with a control plane and a
  * separate verifier, so every rule is shown through the verifier on both implementations.
  */
-export function onBothStores(title: string, options: { clock?: () => ManualClock }, define: (stack: StoreStack) => void): void {
+export function onBothStores(
+  title: string,
+  options: { clock?: () => ManualClock },
+  define: (stack: StoreStack) => void,
+): void {
   let redis: RedisServer | undefined
   beforeAll(async () => {
     redis = await startRedisServer()
@@ -40,11 +60,22 @@ export function onBothStores(title: string, options: { clock?: () => ManualClock
         return { status: response.statusCode, body: response.json() }
       }
       stack.verify = async (payload) => (await stack.post('keys.verifyKey', payload, stack.verifier, JSON_ONLY)).body
-      stack.getKey = async (keyId) => (await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${keyId}`, headers: ADMIN_HEADERS })).json()
+      stack.getKey = async (keyId) =>
+        (
+          await stack.controlPlane.app.inject({
+            method: 'GET',
+            url: `/v1/keys.getKey?keyId=${keyId}`,
+            headers: ADMIN_HEADERS,
+          })
+        ).json()
       beforeAll(async () => {
         stack.backend = await openBackend(store === 'redis' ? redis!.url : undefined)
         stack.controlPlane = await startTestControlPlane({ backend: stack.backend, clock: stack.clock })
-        stack.verifier = await startTestVerifier(store === 'redis' ? { redisUrl: redis!.url, clock: stack.clock } : { backend: stack.backend, clock: stack.clock })
+        stack.verifier = await startTestVerifier(
+          store === 'redis'
+            ? { redisUrl: redis!.url, clock: stack.clock }
+            : { backend: stack.backend, clock: stack.clock },
+        )
       })
       afterAll(async () => {
         await stack.verifier.close()

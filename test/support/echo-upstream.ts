@@ -21,7 +21,12 @@ export async function startEchoUpstream(): Promise<EchoUpstream> {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
-      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() }
+      const request = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      }
       seen.push(request)
       res.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'echo' })
       res.end(JSON.stringify({ method: request.method, url: request.url, bodyLength: request.body.length }))
@@ -34,6 +39,10 @@ export async function startEchoUpstream(): Promise<EchoUpstream> {
     url: `http://127.0.0.1:${port}`,
     server,
     seen,
-    stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

@@ -26,12 +26,17 @@ function nginxBinary(): string {
  * Runs nginx in the foreground on a free port with `serverBlock` (which may use {{port}}) inside http {}.
  * Everything it writes stays in a temp dir. `commandPrefix` (e.g. taskset -c 0) runs it under another command.
  */
-export async function startNginx(serverBlock: (port: number) => string, options: { commandPrefix?: string[] } = {}): Promise<Nginx> {
+export async function startNginx(
+  serverBlock: (port: number) => string,
+  options: { commandPrefix?: string[] } = {},
+): Promise<Nginx> {
   const binary = nginxBinary()
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'keygate-nginx-'))
   const conf = join(dir, 'nginx.conf')
-  writeFileSync(conf, `
+  writeFileSync(
+    conf,
+    `
 daemon off;
 master_process off;
 worker_processes 1;
@@ -44,15 +49,30 @@ http {
   proxy_temp_path ${dir}/proxy;
 ${serverBlock(port)}
 }
-`)
-  const [command, ...args] = [...(options.commandPrefix ?? []), binary, '-p', dir, '-c', conf, '-e', join(dir, 'error.log')]
+`,
+  )
+  const [command, ...args] = [
+    ...(options.commandPrefix ?? []),
+    binary,
+    '-p',
+    dir,
+    '-c',
+    conf,
+    '-e',
+    join(dir, 'error.log'),
+  ]
   const child: ChildProcess = spawn(command, args, { stdio: 'ignore' })
   const errorLog = () => (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '')
   const url = `http://127.0.0.1:${port}`
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`nginx exited ${child.exitCode}: ${errorLog()}`)
-    return (await fetch(`${url}/__nginx_up`).catch(() => undefined)) !== undefined
-  }, 'nginx to listen', 10_000, 25)
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`nginx exited ${child.exitCode}: ${errorLog()}`)
+      return (await fetch(`${url}/__nginx_up`).catch(() => undefined)) !== undefined
+    },
+    'nginx to listen',
+    10_000,
+    25,
+  )
   return {
     url,
     errorLog,

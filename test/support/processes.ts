@@ -27,10 +27,15 @@ export async function startKeygate(args: string[], env: Record<string, string> =
   child.stdout.on('data', (chunk) => (output += String(chunk)))
   child.stderr.on('data', (chunk) => (output += String(chunk)))
   const url = `http://127.0.0.1:${port}`
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`keygate ${args.join(' ')} exited ${child.exitCode}: ${output}`)
-    return (await fetch(`${url}/readyz`)).status === 200
-  }, `keygate ${args[0]} to be ready`, 15_000, 50)
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`keygate ${args.join(' ')} exited ${child.exitCode}: ${output}`)
+      return (await fetch(`${url}/readyz`)).status === 200
+    },
+    `keygate ${args[0]} to be ready`,
+    15_000,
+    50,
+  )
   return {
     url,
     child,
@@ -45,9 +50,15 @@ export async function startKeygate(args: string[], env: Record<string, string> =
 }
 
 /** Runs the CLI to completion. */
-export function runKeygate(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runKeygate(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += String(chunk)))
@@ -61,10 +72,19 @@ export function runKeygate(args: string[], env: Record<string, string> = {}): Pr
  * not be made (the server is down, restarting, failing over) is status 0, which the caller judges.
  */
 export function jsonPoster(rootKey: string) {
-  return async (base: string, path: string, body: unknown, auth = true): Promise<{ status: number; body: Record<string, any> }> => {
+  return async (
+    base: string,
+    path: string,
+    body: unknown,
+    auth = true,
+  ): Promise<{ status: number; body: Record<string, any> }> => {
     const response = await fetch(`${base}/v1/${path}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${rootKey}` } : {}) }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${rootKey}` } : {}) },
+      body: JSON.stringify(body),
     }).catch(() => undefined)
-    return response ? { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, any> } : { status: 0, body: {} }
+    return response
+      ? { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, any> }
+      : { status: 0, body: {} }
   }
 }

@@ -36,10 +36,28 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'keygate-redis-'))
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...(options.args ?? [])],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      ...(options.args ?? []),
+    ],
     { stdio: 'ignore' },
   )
-  const admin = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 })
+  const admin = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => 50,
+  })
   admin.on('error', () => {})
   const deadline = Date.now() + 10_000
   for (;;) {
@@ -73,4 +91,3 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     },
   }
 }
-

@@ -20,8 +20,14 @@ export function useRedisServer(options: RedisServerOptions = {}): Pick<RedisServ
     return server
   }
   return {
-    get url() { return started().url },
-    get admin() { return started().admin },
-    get port() { return started().port },
+    get url() {
+      return started().url
+    },
+    get admin() {
+      return started().admin
+    },
+    get port() {
+      return started().port
+    },
   }
 }

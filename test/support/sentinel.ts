@@ -17,17 +17,36 @@ export async function startSentinel(name: string, masterPort: number): Promise<S
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'keygate-sentinel-'))
   const conf = join(dir, 'sentinel.conf')
-  writeFileSync(conf, [
-    `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
-    `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
-    `sentinel down-after-milliseconds ${name} 1000`,
-    `sentinel failover-timeout ${name} 5000`,
-    `sentinel parallel-syncs ${name} 1`,
-  ].join('\n'))
+  writeFileSync(
+    conf,
+    [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
+      `sentinel down-after-milliseconds ${name} 1000`,
+      `sentinel failover-timeout ${name} 5000`,
+      `sentinel parallel-syncs ${name} 1`,
+    ].join('\n'),
+  )
   const child: ChildProcess = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' })
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 })
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => 50,
+  })
   client.on('error', () => {})
-  await waitFor(async () => { await client.connect().catch(() => {}); return (await client.ping()) === 'PONG' }, `sentinel on ${port}`, 10_000, 50)
+  await waitFor(
+    async () => {
+      await client.connect().catch(() => {})
+      return (await client.ping()) === 'PONG'
+    },
+    `sentinel on ${port}`,
+    10_000,
+    50,
+  )
   return {
     port,
     client,

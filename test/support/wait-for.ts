@@ -1,5 +1,10 @@
 /** Polls `check` until it returns a truthy value or the time is up (for things that happen on other processes). */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 5_000, everyMs = 10): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 5_000,
+  everyMs = 10,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {
@@ -9,7 +14,10 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, time
     } catch (err) {
       last = err
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''}`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''}`,
+      )
     await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
 }

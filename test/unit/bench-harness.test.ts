@@ -12,13 +12,21 @@ describe('bench harness', () => {
     expect(median([4, 1, 3, 2])).toBe(2.5)
     expect(percentile([5, 1, 4, 2, 3], 99)).toBe(5)
     expect(percentile([5, 1, 4, 2, 3], 40)).toBe(2)
-    expect(percentile(Array.from({ length: 200_000 }, (_, i) => i), 100)).toBe(199_999)
+    expect(
+      percentile(
+        Array.from({ length: 200_000 }, (_, i) => i),
+        100,
+      ),
+    ).toBe(199_999)
     expect(measured([3, 9, 6])).toStrictEqual({ median: 6, min: 3, max: 9 })
   })
 
   it('draws a well-formed chart with every scenario and escapes labels', () => {
     const svg = renderChart([
-      { title: '1. <a> & b', chart: [{ label: 'x < y', rps: { median: 10, min: 8, max: 12 }, p99Ms: { median: 2, min: 1, max: 3 } }] },
+      {
+        title: '1. <a> & b',
+        chart: [{ label: 'x < y', rps: { median: 10, min: 8, max: 12 }, p99Ms: { median: 2, min: 1, max: 3 } }],
+      },
       { title: '6. no bars', chart: [] },
     ])
     expect(svg).toMatch(/^<svg [^>]*>/)
@@ -41,7 +49,13 @@ describe('bench harness', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const bodies = Array.from({ length: 50 }, (_, i) => JSON.stringify({ key: `k${i}` }))
-      const result = await runLoad({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, path: '/', bodies, connections: 4, durationSeconds: 1 })
+      const result = await runLoad({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        path: '/',
+        bodies,
+        connections: 4,
+        durationSeconds: 1,
+      })
       expect(result.total).toBeGreaterThan(100)
       expect(result.non2xx).toBe(0)
       // Every body was sent, and the connections did not walk the list in lockstep (which would send each of the
@@ -70,7 +84,7 @@ describe('histogram quantiles', () => {
 })
 
 describe('request ids', () => {
-  it('are unique and keep the contract\'s format', () => {
+  it("are unique and keep the contract's format", () => {
     const ids = Array.from({ length: 100_000 }, () => newRequestId())
     expect(new Set(ids).size).toBe(ids.length)
     for (const id of ids.slice(0, 1_000)) expect(id).toMatch(/^req_[1-9A-HJ-NP-Za-km-z]{22}$/)

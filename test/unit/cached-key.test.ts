@@ -7,24 +7,47 @@ import { toCachedKey } from '../../verifier/cached-key.js'
 /** Every field a key record can carry, each present or absent. */
 const records: fc.Arbitrary<KeyRecord> = fc.record(
   {
-    id: fc.string({ minLength: 1 }), hash: fc.string({ minLength: 1 }), apiId: fc.constantFrom('api_a', 'api_b'), start: fc.string(),
-    name: fc.string(), ownerId: fc.string(), meta: fc.dictionary(fc.string(), fc.jsonValue()), expires: fc.integer({ min: 0, max: 2e12 }),
-    remaining: fc.nat(), refill: fc.record({ interval: fc.constantFrom('daily', 'monthly'), amount: fc.nat(), refillDay: fc.integer({ min: 1, max: 31 }) }),
+    id: fc.string({ minLength: 1 }),
+    hash: fc.string({ minLength: 1 }),
+    apiId: fc.constantFrom('api_a', 'api_b'),
+    start: fc.string(),
+    name: fc.string(),
+    ownerId: fc.string(),
+    meta: fc.dictionary(fc.string(), fc.jsonValue()),
+    expires: fc.integer({ min: 0, max: 2e12 }),
+    remaining: fc.nat(),
+    refill: fc.record({
+      interval: fc.constantFrom('daily', 'monthly'),
+      amount: fc.nat(),
+      refillDay: fc.integer({ min: 1, max: 31 }),
+    }),
     ratelimit: fc.record({ limit: fc.integer({ min: 1 }), duration: fc.integer({ min: 1000 }), async: fc.boolean() }),
-    environment: fc.string(), permissions: fc.array(fc.string()), roles: fc.array(fc.string()), enabled: fc.boolean(),
-    createdAt: fc.nat(), updatedAt: fc.nat(), rev: fc.integer({ min: 1 }),
+    environment: fc.string(),
+    permissions: fc.array(fc.string()),
+    roles: fc.array(fc.string()),
+    enabled: fc.boolean(),
+    createdAt: fc.nat(),
+    updatedAt: fc.nat(),
+    rev: fc.integer({ min: 1 }),
   },
   { requiredKeys: ['id', 'hash', 'apiId', 'start', 'enabled', 'createdAt', 'rev'] },
 )
 
 describe('the lean copy a verifier caches', () => {
   it('keeps every field but start, createdAt and updatedAt, and verifies exactly as the full record', () => {
-    fc.assert(fc.property(records, fc.integer({ min: 0, max: 2e12 }), fc.option(fc.constantFrom('api_a', 'api_b'), { nil: undefined }), (record, now, apiId) => {
-      const { start: _start, createdAt: _createdAt, updatedAt: _updatedAt, ...wanted } = record
-      const cached = toCachedKey(record)
-      expect(cached).toStrictEqual(wanted)
-      expect(verify(cached, { apiId }, now)).toStrictEqual(verify(record, { apiId }, now))
-    }), { seed: 20261122, numRuns: 500 })
+    fc.assert(
+      fc.property(
+        records,
+        fc.integer({ min: 0, max: 2e12 }),
+        fc.option(fc.constantFrom('api_a', 'api_b'), { nil: undefined }),
+        (record, now, apiId) => {
+          const { start: _start, createdAt: _createdAt, updatedAt: _updatedAt, ...wanted } = record
+          const cached = toCachedKey(record)
+          expect(cached).toStrictEqual(wanted)
+          expect(verify(cached, { apiId }, now)).toStrictEqual(verify(record, { apiId }, now))
+        },
+      ),
+      { seed: 20261122, numRuns: 500 },
+    )
   })
-
 })

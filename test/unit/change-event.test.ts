@@ -6,7 +6,10 @@ const event = { v: 1, shard: 3, epoch: 'e1', rev: 7, kind: 'updated', keyId: 'ke
 
 describe('change events', () => {
   it('keeps a well-formed publish time and drops a malformed one without dropping the change', () => {
-    expect(parseChangeEvent(JSON.stringify({ ...event, at: 1_763_812_345_678_123 }))).toEqual({ ...event, at: 1_763_812_345_678_123 })
+    expect(parseChangeEvent(JSON.stringify({ ...event, at: 1_763_812_345_678_123 }))).toEqual({
+      ...event,
+      at: 1_763_812_345_678_123,
+    })
     expect(parseChangeEvent(JSON.stringify({ ...event, at: 'soon' }))).toEqual(event)
     expect(parseChangeEvent(JSON.stringify(event))).toEqual(event)
     expect(parseChangeEvent(JSON.stringify({ ...event, rev: 'x' }))).toBeUndefined()

@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, controlPlaneConfig, devConfig, rootKeyCreateConfig, verifierConfig } from '../../shared/config/config.js'
+import {
+  ConfigError,
+  controlPlaneConfig,
+  devConfig,
+  rootKeyCreateConfig,
+  verifierConfig,
+} from '../../shared/config/config.js'
 
 describe('configuration', () => {
   it('has defaults for every server option', () => {
-    expect(verifierConfig([], {})).toMatchObject({ port: 7071, host: '0.0.0.0', redisUrl: 'redis://127.0.0.1:6379', logLevel: 'info', bodyLimitBytes: 1_048_576 })
+    expect(verifierConfig([], {})).toMatchObject({
+      port: 7071,
+      host: '0.0.0.0',
+      redisUrl: 'redis://127.0.0.1:6379',
+      logLevel: 'info',
+      bodyLimitBytes: 1_048_576,
+    })
     expect(controlPlaneConfig([], {})).toMatchObject({ port: 7070, rootKey: undefined })
     expect(devConfig([], {})).toMatchObject({ port: 7070, host: '127.0.0.1' })
   })
@@ -11,13 +23,20 @@ describe('configuration', () => {
   it('reads the environment, and flags win over it', () => {
     const env = { PORT: '8000', REDIS_URL: 'redis://redis:6379', LOG_LEVEL: 'warn' }
     expect(verifierConfig([], env)).toMatchObject({ port: 8000, redisUrl: 'redis://redis:6379', logLevel: 'warn' })
-    expect(verifierConfig(['--port', '9000', '--redis=redis://other:1'], env)).toMatchObject({ port: 9000, redisUrl: 'redis://other:1' })
+    expect(verifierConfig(['--port', '9000', '--redis=redis://other:1'], env)).toMatchObject({
+      port: 9000,
+      redisUrl: 'redis://other:1',
+    })
   })
 
   it('lists every problem at once', () => {
     let error: unknown
     try {
-      controlPlaneConfig(['--port', '70000', '--bogus', 'x'], { REDIS_URL: 'http://x', KEYGATE_ROOT_KEY: 'short', LOG_LEVEL: 'loud' })
+      controlPlaneConfig(['--port', '70000', '--bogus', 'x'], {
+        REDIS_URL: 'http://x',
+        KEYGATE_ROOT_KEY: 'short',
+        LOG_LEVEL: 'loud',
+      })
     } catch (err) {
       error = err
     }
@@ -35,7 +54,10 @@ describe('configuration', () => {
 
   it('checks root-key permissions', () => {
     expect(rootKeyCreateConfig(['--permissions', '*'], {}).permissions).toEqual(['*'])
-    expect(rootKeyCreateConfig(['--permissions', 'api.*.read_key, api.api_x.update_key'], {}).permissions).toEqual(['api.*.read_key', 'api.api_x.update_key'])
+    expect(rootKeyCreateConfig(['--permissions', 'api.*.read_key, api.api_x.update_key'], {}).permissions).toEqual([
+      'api.*.read_key',
+      'api.api_x.update_key',
+    ])
     expect(() => rootKeyCreateConfig(['--permissions', 'api.x.fly'], {})).toThrow(/not '\*' or api/)
     expect(() => rootKeyCreateConfig([], {})).toThrow(/KEYGATE_PERMISSIONS \(--permissions\) is required/)
   })

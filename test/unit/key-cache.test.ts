@@ -4,7 +4,15 @@ import { hashKey } from '../../shared/key-material.js'
 import { shardOf } from '../../shared/shards.js'
 import { KeyCache } from '../../verifier/key-cache.js'
 
-const record = (hash: string, rev: number, enabled = true): KeyRecord => ({ id: `key_${rev}`, hash, apiId: 'api_a', start: 'x', enabled, createdAt: 0, rev })
+const record = (hash: string, rev: number, enabled = true): KeyRecord => ({
+  id: `key_${rev}`,
+  hash,
+  apiId: 'api_a',
+  start: 'x',
+  enabled,
+  createdAt: 0,
+  rev,
+})
 
 describe('KeyCache', () => {
   const options = { maxKeys: 100, maxUnknown: 5, unknownTtlMs: 60_000 }

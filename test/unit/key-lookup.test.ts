@@ -5,7 +5,15 @@ import type { KeyStore } from '../../shared/store/key-store.js'
 import { KeyCache } from '../../verifier/key-cache.js'
 import { KeyLookup } from '../../verifier/key-lookup.js'
 
-const record = (rev: number, enabled = true): KeyRecord => ({ id: 'key_a', hash: 'h', apiId: 'api_a', start: 's', enabled, createdAt: 0, rev })
+const record = (rev: number, enabled = true): KeyRecord => ({
+  id: 'key_a',
+  hash: 'h',
+  apiId: 'api_a',
+  start: 's',
+  enabled,
+  createdAt: 0,
+  rev,
+})
 
 /** A store whose reads answer from a script, each read pausing so that events can arrive "during" it. */
 function scriptedStore(answers: (KeyRecord | null)[], during: (read: number) => void): KeyStore {
@@ -36,25 +44,40 @@ describe('KeyLookup (the miss path)', () => {
 
   it('accepts "no record" after a delete event, but not after a create event', async () => {
     const cache = new KeyCache(cacheOptions)
-    const lookup: KeyLookup = new KeyLookup(scriptedStore([null], (read) => read === 0 && lookup.changed({ hash: 'h', rev: 3, kind: 'deleted' })), cache)
+    const lookup: KeyLookup = new KeyLookup(
+      scriptedStore([null], (read) => read === 0 && lookup.changed({ hash: 'h', rev: 3, kind: 'deleted' })),
+      cache,
+    )
     expect(await lookup.read('h')).toBeNull()
 
     let reads = 0
-    const created = new KeyLookup(scriptedStore([null, record(4)], (read) => { reads++; if (read === 0) created.changed({ hash: 'h', rev: 4, kind: 'created' }) }), new KeyCache(cacheOptions))
+    const created = new KeyLookup(
+      scriptedStore([null, record(4)], (read) => {
+        reads++
+        if (read === 0) created.changed({ hash: 'h', rev: 4, kind: 'created' })
+      }),
+      new KeyCache(cacheOptions),
+    )
     expect(await created.read('h')).toMatchObject({ rev: 4 })
     expect(reads).toBe(2)
   })
 
   it('answers 503 rather than a record older than a change it has seen', async () => {
     const cache = new KeyCache(cacheOptions)
-    const lookup: KeyLookup = new KeyLookup(scriptedStore([record(1, true)], () => lookup.changed({ hash: 'h', rev: 9, kind: 'updated' })), cache)
+    const lookup: KeyLookup = new KeyLookup(
+      scriptedStore([record(1, true)], () => lookup.changed({ hash: 'h', rev: 9, kind: 'updated' })),
+      cache,
+    )
     await expect(lookup.read('h')).rejects.toBeInstanceOf(StoreUnavailableError)
     expect(cache.get('h')).toBeUndefined()
   })
 
   it('does not cache a read that started before the cache was cleared', async () => {
     const cache = new KeyCache(cacheOptions)
-    const lookup = new KeyLookup(scriptedStore([record(1)], () => cache.clear()), cache)
+    const lookup = new KeyLookup(
+      scriptedStore([record(1)], () => cache.clear()),
+      cache,
+    )
     expect(await lookup.read('h')).toMatchObject({ rev: 1 })
     expect(cache.get('h')).toBeUndefined()
   })
@@ -63,7 +86,13 @@ describe('KeyLookup (the miss path)', () => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
     let reads = 0
-    const store = { getKeyByHash: async () => { reads++; await gate; return null } } as unknown as KeyStore
+    const store = {
+      getKeyByHash: async () => {
+        reads++
+        await gate
+        return null
+      },
+    } as unknown as KeyStore
     const lookup = new KeyLookup(store, new KeyCache(cacheOptions), 2)
     const first = lookup.read('h1')
     const second = lookup.read('h2')

@@ -6,7 +6,10 @@ describe('log redaction', () => {
   it('censors keys, root keys and credentials wherever they are logged, at any level', () => {
     const { log, lines } = capturedLogger()
     const secret = 'sk_secret_value_123456789'
-    log.trace({ req: { headers: { authorization: `Bearer ${secret}`, 'x-api-key': secret, cookie: secret } } }, 'request')
+    log.trace(
+      { req: { headers: { authorization: `Bearer ${secret}`, 'x-api-key': secret, cookie: secret } } },
+      'request',
+    )
     log.info({ key: secret, body: { key: secret }, rootKey: secret }, 'body')
     log.error({ headers: { authorization: secret, 'x-api-key': secret }, payload: { key: secret } }, 'nested')
     expect(lines).toHaveLength(3)
@@ -15,11 +18,18 @@ describe('log redaction', () => {
   })
 
   it('censors secret-looking query parameters in logged request URLs', () => {
-    expect(loggableUrl('/v1/keys.verifyKey?key=sk_abc&apiId=api_1')).toBe('/v1/keys.verifyKey?key=[redacted]&apiId=api_1')
-    expect(loggableUrl('/x?a=1&ROOTKEY=r&api_key=k&token=t')).toBe('/x?a=1&ROOTKEY=[redacted]&api_key=[redacted]&token=[redacted]')
+    expect(loggableUrl('/v1/keys.verifyKey?key=sk_abc&apiId=api_1')).toBe(
+      '/v1/keys.verifyKey?key=[redacted]&apiId=api_1',
+    )
+    expect(loggableUrl('/x?a=1&ROOTKEY=r&api_key=k&token=t')).toBe(
+      '/x?a=1&ROOTKEY=[redacted]&api_key=[redacted]&token=[redacted]',
+    )
     expect(loggableUrl('/v1/keys.getKey?keyId=key_1')).toBe('/v1/keys.getKey?keyId=key_1')
     const { log, lines } = capturedLogger()
-    log.info({ req: { method: 'GET', url: '/v1/keys.verifyKey?key=sk_secret_in_query', ip: '127.0.0.1' } }, 'incoming request')
+    log.info(
+      { req: { method: 'GET', url: '/v1/keys.verifyKey?key=sk_secret_in_query', ip: '127.0.0.1' } },
+      'incoming request',
+    )
     expect(lines.join('')).not.toContain('sk_secret_in_query')
   })
 })

@@ -27,7 +27,11 @@ describe('root-key permissions', () => {
   it('throws the contract 403 naming what is missing', () => {
     expect(() => requirePermission(principal('api.api_a.read_key'), 'api_a', 'read_key', 'read_api')).toThrow(ApiError)
     expect(() => requirePermission(principal(), 'api_a', 'read_key')).toThrow(
-      expect.objectContaining({ code: 'INSUFFICIENT_PERMISSIONS', statusCode: 403, message: expect.stringContaining('api.api_a.read_key') }),
+      expect.objectContaining({
+        code: 'INSUFFICIENT_PERMISSIONS',
+        statusCode: 403,
+        message: expect.stringContaining('api.api_a.read_key'),
+      }),
     )
   })
 })

@@ -22,6 +22,9 @@ describe('async rate limits', () => {
     limiter.start()
     // The periodic reconcile (every 10 ms here) adds the 3 calls to the store's window counter.
     const window = windowStart(limit.duration, clock.now())
-    await waitFor(async () => (await store.addRateLimitUsage('hash-1', 'key', limit.duration, window, 0)) === 3, 'the usage to be reconciled')
+    await waitFor(
+      async () => (await store.addRateLimitUsage('hash-1', 'key', limit.duration, window, 0)) === 3,
+      'the usage to be reconciled',
+    )
   })
 })

@@ -3,8 +3,17 @@ import type { Cluster, Redis } from 'ioredis'
 import { createRedis, type RedisTarget } from '../../shared/store/redis-connection.js'
 
 // The options ioredis is given, read back from the client: lazyConnect, so nothing connects (no TLS server needed).
-const sentinel = { sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: '10.0.0.2', port: 26379 }], name: 'mymaster' }
-const cluster = [{ host: '10.0.0.1', port: 6379 }, { host: '10.0.0.2', port: 6379 }]
+const sentinel = {
+  sentinels: [
+    { host: '10.0.0.1', port: 26379 },
+    { host: '10.0.0.2', port: 26379 },
+  ],
+  name: 'mymaster',
+}
+const cluster = [
+  { host: '10.0.0.1', port: 6379 },
+  { host: '10.0.0.2', port: 6379 },
+]
 
 const opened: (Redis | Cluster)[] = []
 function open<T extends Redis | Cluster>(url: string, target?: RedisTarget): T {
@@ -19,7 +28,15 @@ afterEach(() => {
 describe('Redis connection options from REDIS_URL', () => {
   it('rediss:// with REDIS_SENTINELS: TLS to the master and replicas (which ioredis only does with enableTLSForSentinelMode) and to the sentinels', () => {
     const { options } = open<Redis>('rediss://app:s%3Acret@redis.example:6380/2', { sentinel })
-    expect(options).toMatchObject({ tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {}, name: 'mymaster', username: 'app', password: 's:cret', db: 2 })
+    expect(options).toMatchObject({
+      tls: {},
+      enableTLSForSentinelMode: true,
+      sentinelTLS: {},
+      name: 'mymaster',
+      username: 'app',
+      password: 's:cret',
+      db: 2,
+    })
   })
 
   it('redis:// with REDIS_SENTINELS: no TLS anywhere', () => {

@@ -8,13 +8,18 @@ describe('UsageRecorder', () => {
   it('batches counts per key and hour, and never sends a failed batch twice', async () => {
     const sent: UsageIncrement[][] = []
     let failing = true
-    const store = { addUsage: async (batch: UsageIncrement[]) => { sent.push(batch); if (failing) throw new Error('partly written') } } as unknown as KeyStore
+    const store = {
+      addUsage: async (batch: UsageIncrement[]) => {
+        sent.push(batch)
+        if (failing) throw new Error('partly written')
+      },
+    } as unknown as KeyStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const t = Date.UTC(2031, 0, 1, 10, 15)
     recorder.record('key_a', 'VALID', t)
     recorder.record('key_a', 'VALID', t + 60_000)
     recorder.record('key_a', 'RATE_LIMITED', t)
-    recorder.record('key_b', 'DISABLED', t)   // not an analytics outcome
+    recorder.record('key_b', 'DISABLED', t) // not an analytics outcome
     recorder.record(undefined, 'NOT_FOUND', t)
     await recorder.flush()
     expect(sent).toHaveLength(1)

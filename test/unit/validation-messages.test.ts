@@ -3,12 +3,17 @@ import { Type } from 'typebox'
 import { schemaErrorFormatter, validatorCompiler } from '../../shared/http/validation.js'
 
 function messageFor(schema: object, value: unknown, httpPart = 'body'): string | undefined {
-  const validate = validatorCompiler({ schema, httpPart, method: 'POST', url: '/' }) as unknown as ((v: unknown) => boolean) & { errors: never[] }
+  const validate = validatorCompiler({ schema, httpPart, method: 'POST', url: '/' }) as unknown as ((
+    v: unknown,
+  ) => boolean) & { errors: never[] }
   return validate(value) ? undefined : schemaErrorFormatter(validate.errors, httpPart).message
 }
 
 describe('validation messages name the field', () => {
-  const schema = Type.Object({ apiId: Type.String(), nested: Type.Optional(Type.Object({ n: Type.Integer({ minimum: 1 }) })) }, { additionalProperties: false })
+  const schema = Type.Object(
+    { apiId: Type.String(), nested: Type.Optional(Type.Object({ n: Type.Integer({ minimum: 1 }) })) },
+    { additionalProperties: false },
+  )
 
   it('for wrong types, missing and unknown fields, and ranges', () => {
     expect(messageFor(schema, { apiId: 1 })).toBe('apiId: must be a string')
