@@ -1,0 +1,102 @@
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ESLint, type Linter } from 'eslint'
+import tseslint from 'typescript-eslint'
+import { describe, expect, it } from 'vitest'
+
+/**
+ * The dependency rule (README.md, "Architecture") is enforced by the linter that `npm test` runs: these tests
+ * read the rules the project's ESLint configuration gives each layer, and show that they refuse a forbidden
+ * import (static, type-only or dynamic) and let the allowed ones through.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const LAYER_RULES = ['no-restricted-imports', 'no-restricted-syntax'] as const
+
+interface Layer {
+  /** A file of the layer (need not exist: only its path selects the rules). */
+  file: string
+  forbidden: string[]
+  allowed: string[]
+}
+
+const LAYERS: Layer[] = [
+  {
+    file: 'verifier/probe.ts',
+    forbidden: ['../control-plane/app.js', '../cli/assemble-verifier.js', '@fastify/swagger', '@fastify/rate-limit'],
+    allowed: ['../shared/store/verifier-store.js', './key-cache.js', 'fastify', 'undici'],
+  },
+  {
+    file: 'control-plane/routes/probe.ts',
+    forbidden: ['../../verifier/key-verifier.js', '../../cli/assemble-control-plane.js'],
+    allowed: ['../../shared/errors.js', '../key-writes.js', '@fastify/swagger'],
+  },
+  {
+    file: 'shared/http/probe.ts',
+    forbidden: ['../../verifier/app.js', '../../control-plane/app.js', '../../cli/keygate.js', '@fastify/swagger-ui'],
+    allowed: ['../store/verifier-store.js', './error-body.js', 'fastify'],
+  },
+  {
+    file: 'deploy/check/probe.ts',
+    forbidden: ['../../control-plane/app.js', '../../verifier/app.js'],
+    allowed: ['../../shared/config/config.js', './problem.js'],
+  },
+]
+
+/** The layer rules the project's configuration applies to `file`. */
+async function layerRulesOf(file: string): Promise<Partial<Linter.RulesRecord>> {
+  const config = (await new ESLint({ cwd: ROOT }).calculateConfigForFile(join(ROOT, file))) as Linter.Config
+  return Object.fromEntries(LAYER_RULES.flatMap((rule) => (config.rules?.[rule] ? [[rule, config.rules[rule]]] : [])))
+}
+
+/** Lints `code` as if it were `file`, with only the layer rules (no type information needed). */
+async function layerProblems(file: string, code: string): Promise<string[]> {
+  const rules = await layerRulesOf(file)
+  const linter = new ESLint({
+    cwd: ROOT,
+    overrideConfigFile: true,
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, rules }],
+  })
+  const [result] = await linter.lintText(code, { filePath: join(ROOT, file) })
+  return (result?.messages ?? []).map((message) => `${message.ruleId}: ${message.message}`)
+}
+
+describe('the dependency rule, as the linter enforces it', () => {
+  it.each(LAYERS)('is on, as an error, for $file', async ({ file }) => {
+    const rules = await layerRulesOf(file)
+    for (const rule of LAYER_RULES) {
+      const setting = rules[rule]
+      // calculateConfigForFile gives severities as numbers: 2 is "error".
+      expect([rule, Array.isArray(setting) ? setting[0] : setting]).toEqual([rule, 2])
+    }
+  })
+
+  it.each(LAYERS)('refuses what $file may not import, in every form', async ({ file, forbidden }) => {
+    for (const source of forbidden) {
+      for (const code of [
+        `import { x } from '${source}'\n`,
+        `import type { X } from '${source}'\n`,
+        `export * from '${source}'\n`,
+      ]) {
+        expect(await layerProblems(file, code), code).toEqual([expect.stringMatching(/^no-restricted-imports: /)])
+      }
+      if (source.startsWith('.')) {
+        const dynamic = `export const load = () => import('${source}')\n`
+        expect(await layerProblems(file, dynamic), dynamic).toEqual([expect.stringMatching(/^no-restricted-syntax: /)])
+      }
+    }
+  })
+
+  it.each(LAYERS)('lets $file import its own layer, shared/ and libraries', async ({ file, allowed }) => {
+    for (const source of allowed) {
+      expect(
+        await layerProblems(file, `import { x } from '${source}'\nexport const load = () => import('${source}')\n`),
+      ).toEqual([])
+    }
+  })
+
+  it('leaves cli/, the composition root, free to import both processes', async () => {
+    const code = `import { a } from '../control-plane/app.js'\nimport { b } from '../verifier/app.js'\n`
+    expect(await layerProblems('cli/probe.ts', code)).toEqual([])
+  })
+})
