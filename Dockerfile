@@ -2,7 +2,9 @@
 #   docker build -t registry.example.com/keygate:0.1.0 .
 # Build context: the repository root (.dockerignore keeps it to the sources the build needs).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 LTS: the line CI tests (besides the machine's Node). check:deploy accepts only lines Keygate supports
+# (24 or 26, by major version): Node 20 reached end of life in April 2026.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

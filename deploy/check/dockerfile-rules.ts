@@ -1,10 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { validate } from 'dockerfile-utils'
-import { finalWorkdir, parseDockerfile, stageNamed, type Instruction, type Stage } from './dockerfile.js'
+import { baseImages, finalWorkdir, parseDockerfile, stageNamed, type BaseImage, type Instruction, type Stage } from './dockerfile.js'
 import type { Problem } from './problem.js'
 
 const PATH_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])
+
+/**
+ * The Node lines Keygate supports (README, "Supported Node"): LTS lines that are not end-of-life. CI runs the
+ * suite on 24; Node 20 still runs it but reached end of life in April 2026, so no image may ship it.
+ */
+export const SUPPORTED_NODE_LINES = [24, 26]
 
 const RUNTIME_FILES: Array<[string, string]> = [
   [
@@ -19,7 +25,8 @@ const RUNTIME_FILES: Array<[string, string]> = [
  * The Dockerfile lints clean (dockerfile-utils: every warning counts), and its final stage runs as a numeric
  * non-root user, has a HEALTHCHECK on /livez or /readyz, copies package.json, node_modules and dist into its
  * WORKDIR, and has an exec-form ENTRYPOINT whose program is in the build output (`contextDir`, after
- * `npm run build`) and made executable.
+ * `npm run build`) and made executable. Every stage starts from the official node image on a line Keygate supports
+ * (SUPPORTED_NODE_LINES), named by its major version: a floating tag (`lts`, `latest`) moves on by itself.
  */
 export function checkDockerfile(path: string, contextDir: string, where = 'Dockerfile'): Problem[] {
   const text = readFileSync(path, 'utf8')
@@ -27,6 +34,10 @@ export function checkDockerfile(path: string, contextDir: string, where = 'Docke
     where: `${where}:${diagnostic.range.start.line + 1}`,
     message: typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value,
   }))
+  for (const base of baseImages(text)) {
+    const message = nodeLineProblem(base)
+    if (message) problems.push({ where: `${where}:${base.line}`, message })
+  }
   const stages = parseDockerfile(text)
   const final = stages.at(-1)
   if (!final) return [...problems, { where, message: 'no FROM' }]
@@ -63,6 +74,37 @@ export function checkDockerfile(path: string, contextDir: string, where = 'Docke
     )
   else for (const message of entrypointProblems(stages, final, entrypoint, contextDir)) add(entrypoint, message)
   return problems
+}
+
+/** What is wrong with the Node line a base image runs, if anything. */
+function nodeLineProblem(base: BaseImage): string | undefined {
+  const lines = SUPPORTED_NODE_LINES.join(' or ')
+  const subject = `${base.stage ? `the ${base.stage} stage's` : 'a'} base image`
+  if (base.image === undefined) {
+    const names = base.args.map((arg) => arg.name).join(', ') || base.written
+    return `${subject} ${base.written}: ${names} has no default, so the image it ships cannot be told; default it to node:<${SUPPORTED_NODE_LINES.join('|')}>-…`
+  }
+  const image = base.args.length
+    ? `${base.image} (from ${base.args.map((arg) => `ARG ${arg.name}, line ${arg.line}`).join('; ')})`
+    : base.image
+  // [registry/]repository[:tag][@digest]: the tag is after the last colon of the last path segment.
+  const reference = base.image.replace(/@.*$/, '')
+  const slash = reference.lastIndexOf('/')
+  const colon = reference.lastIndexOf(':')
+  const repository = colon > slash ? reference.slice(0, colon) : reference
+  const tag = colon > slash ? reference.slice(colon + 1) : 'latest'
+  // node, library/node, docker.io/library/node, and mirrors of Docker Hub's library (…/library/node).
+  if (!/^(?:node|(?:.+\/)?library\/node)$/.test(repository)) {
+    return `${subject} ${image} is not the official node image: cannot tell which Node it runs (use node:<${SUPPORTED_NODE_LINES.join('|')}>-bookworm-slim)`
+  }
+  const major = /^(\d+)(?:[.-]|$)/.exec(tag)?.[1]
+  if (major === undefined) {
+    return `${subject} ${image} names no Node line: the tag ${tag} moves to another major version by itself; pin an LTS line Keygate supports (${lines})`
+  }
+  if (!SUPPORTED_NODE_LINES.includes(Number(major))) {
+    return `${subject} ${image} runs Node ${major}, not an LTS line Keygate supports (${lines})`
+  }
+  return undefined
 }
 
 function entrypointProblems(stages: Stage[], final: Stage, entrypoint: Instruction, contextDir: string): string[] {
