@@ -1,7 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { validate } from 'dockerfile-utils'
-import { baseImages, finalWorkdir, parseDockerfile, stageNamed, type BaseImage, type Instruction, type Stage } from './dockerfile.js'
+import {
+  baseImages,
+  finalWorkdir,
+  parseDockerfile,
+  stageNamed,
+  type BaseImage,
+  type Instruction,
+  type Stage,
+} from './dockerfile.js'
 import type { Problem } from './problem.js'
 
 const PATH_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])

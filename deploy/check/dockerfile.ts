@@ -85,14 +85,17 @@ export function baseImages(text: string): BaseImage[] {
     if (!stageNames.has(written.toLowerCase())) {
       const used: Array<{ name: string; line: number }> = []
       let unresolved = false
-      const image = written.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_, braced?: string, fallback?: string, bare?: string) => {
-        const name = (braced ?? bare)!
-        const global = globals.get(name)
-        if (global) used.push({ name, line: global.line })
-        const value = global?.value || fallback
-        if (value === undefined) unresolved = true
-        return value ?? ''
-      })
+      const image = written.replace(
+        /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+        (_, braced?: string, fallback?: string, bare?: string) => {
+          const name = (braced ?? bare)!
+          const global = globals.get(name)
+          if (global) used.push({ name, line: global.line })
+          const value = global?.value || fallback
+          if (value === undefined) unresolved = true
+          return value ?? ''
+        },
+      )
       images.push({ stage, line, written, image: unresolved ? undefined : image, args: used })
     }
     if (stage) stageNames.add(stage.toLowerCase())

@@ -462,19 +462,39 @@ describe('planted faults in the Dockerfile', () => {
 
   it('a base image on a Node line Keygate does not support, or on none', () => {
     // Both stages start from the ARG's default: each FROM is a problem, and says where the image comes from.
-    expect(problemsOfDockerfile(dockerfileWith('ARG NODE_IMAGE=node:24-bookworm-slim', 'ARG NODE_IMAGE=node:20-bookworm-slim'))).toEqual([
-      expect.stringMatching(/^Dockerfile:\d+: the build stage's base image node:20-bookworm-slim \(from ARG NODE_IMAGE, line \d+\) runs Node 20, not an LTS line Keygate supports \(24 or 26\)$/),
-      expect.stringMatching(/^Dockerfile:\d+: the runtime stage's base image node:20-bookworm-slim \(from ARG NODE_IMAGE, line \d+\) runs Node 20, not an LTS line Keygate supports \(24 or 26\)$/),
+    expect(
+      problemsOfDockerfile(
+        dockerfileWith('ARG NODE_IMAGE=node:24-bookworm-slim', 'ARG NODE_IMAGE=node:20-bookworm-slim'),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^Dockerfile:\d+: the build stage's base image node:20-bookworm-slim \(from ARG NODE_IMAGE, line \d+\) runs Node 20, not an LTS line Keygate supports \(24 or 26\)$/,
+      ),
+      expect.stringMatching(
+        /^Dockerfile:\d+: the runtime stage's base image node:20-bookworm-slim \(from ARG NODE_IMAGE, line \d+\) runs Node 20, not an LTS line Keygate supports \(24 or 26\)$/,
+      ),
     ])
-    expect(problemsOfDockerfile(dockerfileWith('FROM ${NODE_IMAGE} AS runtime', 'FROM node:22.12.0-bookworm-slim@sha256:0123 AS runtime'))).toEqual([
-      expect.stringContaining("the runtime stage's base image node:22.12.0-bookworm-slim@sha256:0123 runs Node 22, not an LTS line"),
+    expect(
+      problemsOfDockerfile(
+        dockerfileWith('FROM ${NODE_IMAGE} AS runtime', 'FROM node:22.12.0-bookworm-slim@sha256:0123 AS runtime'),
+      ),
+    ).toEqual([
+      expect.stringContaining(
+        "the runtime stage's base image node:22.12.0-bookworm-slim@sha256:0123 runs Node 22, not an LTS line",
+      ),
     ])
-    expect(problemsOfDockerfile(dockerfileWith('FROM ${NODE_IMAGE} AS runtime', 'FROM node:lts-bookworm-slim AS runtime'))).toEqual([
-      expect.stringContaining("the runtime stage's base image node:lts-bookworm-slim names no Node line: the tag lts-bookworm-slim moves to another major version by itself; pin an LTS line Keygate supports (24 or 26)"),
+    expect(
+      problemsOfDockerfile(dockerfileWith('FROM ${NODE_IMAGE} AS runtime', 'FROM node:lts-bookworm-slim AS runtime')),
+    ).toEqual([
+      expect.stringContaining(
+        "the runtime stage's base image node:lts-bookworm-slim names no Node line: the tag lts-bookworm-slim moves to another major version by itself; pin an LTS line Keygate supports (24 or 26)",
+      ),
     ])
-    expect(problemsOfDockerfile(dockerfileWith('FROM ${NODE_IMAGE} AS runtime', 'FROM gcr.io/distroless/nodejs24-debian12 AS runtime'))).toEqual([
-      expect.stringContaining('is not the official node image: cannot tell which Node it runs'),
-    ])
+    expect(
+      problemsOfDockerfile(
+        dockerfileWith('FROM ${NODE_IMAGE} AS runtime', 'FROM gcr.io/distroless/nodejs24-debian12 AS runtime'),
+      ),
+    ).toEqual([expect.stringContaining('is not the official node image: cannot tell which Node it runs')])
     expect(problemsOfDockerfile(dockerfileWith('ARG NODE_IMAGE=node:24-bookworm-slim', 'ARG NODE_IMAGE'))).toEqual([
       expect.stringContaining("the build stage's base image ${NODE_IMAGE}: NODE_IMAGE has no default"),
       expect.stringContaining("the runtime stage's base image ${NODE_IMAGE}: NODE_IMAGE has no default"),
@@ -482,7 +502,14 @@ describe('planted faults in the Dockerfile', () => {
   })
 
   it('accepts the supported lines however the image is named, and a stage built on another stage', () => {
-    expect(problemsOfDockerfile(dockerfileWith('ARG NODE_IMAGE=node:24-bookworm-slim', 'ARG NODE_IMAGE=docker.io/library/node:26.1.0-bookworm-slim'))).toEqual([])
+    expect(
+      problemsOfDockerfile(
+        dockerfileWith(
+          'ARG NODE_IMAGE=node:24-bookworm-slim',
+          'ARG NODE_IMAGE=docker.io/library/node:26.1.0-bookworm-slim',
+        ),
+      ),
+    ).toEqual([])
     expect(problemsOfDockerfile(dockerfileWith('FROM ${NODE_IMAGE} AS runtime', 'FROM build AS runtime'))).toEqual([])
   })
 

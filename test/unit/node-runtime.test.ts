@@ -13,7 +13,8 @@ describe('the Node running the suite', () => {
     // Set by .ci/run for each run; without it (a plain `npm test`) the run is on whatever node the PATH gives.
     const expected = process.env.KEYGATE_EXPECT_NODE
     if (expected) expect(process.version).toBe(expected)
-    // The end-to-end tests start the CLI with process.execPath; scripts and shebangs (`env node`) find `node` on the PATH.
+    // The end-to-end tests start the CLI with process.execPath; scripts and shebangs (`env node`) find `node` on
+    // the PATH.
     expect(await versionOf(process.execPath)).toBe(process.version)
     expect(await versionOf('node')).toBe(process.version)
     // npm sets this to the node it runs on (under `npm test`, `npx`): npm must not be left on another Node.
