@@ -2,10 +2,9 @@ import type { Logger } from 'pino'
 import { monotonicClock, systemClock } from '../shared/clock.js'
 import { controlPlaneConfig, type ControlPlaneConfig } from '../shared/config/config.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
-import { closeGracefully } from '../shared/http/graceful-shutdown.js'
-import { createLogger } from '../shared/logger.js'
 import { openRedisBackend } from '../shared/store/redis-backend.js'
 import { redactUrl } from '../shared/store/redis-connection.js'
+import { serve } from './serve.js'
 import { assembleControlPlane } from './assemble-control-plane.js'
 
 /** `keygate control-plane`: the management API on Redis. Listens at once; /readyz says when it can serve. */
@@ -26,10 +25,6 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
   return app
 }
 
-export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
-  const config = controlPlaneConfig(argv, env)
-  const log = createLogger(config.logLevel, 'control-plane')
-  const app = await startControlPlane(config, log)
-  closeGracefully(log, config.shutdownGraceMs, config.shutdownDelayMs, app)
-  return 'serving'
+export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
+  return serve('control-plane', controlPlaneConfig(argv, env), startControlPlane)
 }

@@ -2,10 +2,9 @@ import type { Logger } from 'pino'
 import { monotonicClock, systemClock } from '../shared/clock.js'
 import { verifierConfig, type VerifierConfig } from '../shared/config/config.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
-import { closeGracefully } from '../shared/http/graceful-shutdown.js'
-import { createLogger } from '../shared/logger.js'
 import { openRedisBackend } from '../shared/store/redis-backend.js'
 import { redactUrl } from '../shared/store/redis-connection.js'
+import { serve } from './serve.js'
 import { assembleVerifier } from './assemble-verifier.js'
 
 /** `keygate verifier`: the sidecar. Listens at once; /readyz turns 200 once subscribed and synced. */
@@ -32,10 +31,6 @@ export async function startVerifier(config: VerifierConfig, log: Logger): Promis
   return app
 }
 
-export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
-  const config = verifierConfig(argv, env)
-  const log = createLogger(config.logLevel, 'verifier')
-  const app = await startVerifier(config, log)
-  closeGracefully(log, config.shutdownGraceMs, config.shutdownDelayMs, app)
-  return 'serving'
+export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
+  return serve('verifier', verifierConfig(argv, env), startVerifier)
 }
