@@ -34,7 +34,8 @@ export interface AssembledControlPlane {
  * The control plane, wired: the management app on the store, and a key verifier of its own that serves
  * keys.verifyKey (and, in dev, forward-auth) through the verifier's code path. The app knows the verifier
  * only as what it hands over here: a write listener (read-your-writes), readiness, and public routes.
- * Nothing is started: the caller starts the verifier's sync and listens. Closing the app stops the verifier.
+ * Nothing is started: the caller starts the verifier's sync and listens. Closing the app stops the verifier
+ * (writing its last usage counts), then closes the backend.
  */
 export function assembleControlPlane(
   parts: ProcessParts<KeyStore>,
@@ -59,6 +60,10 @@ export function assembleControlPlane(
       if (gateway) registerAuthorize(open, verifier, gateway)
     },
   })
-  app.addHook('onClose', async () => verifier.stop())
+  // One hook, in order: the verifier's last usage counts are written before the store closes.
+  app.addHook('onClose', async () => {
+    await verifier.stop()
+    await parts.closeBackend?.()
+  })
   return { app, verifier }
 }

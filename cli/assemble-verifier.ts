@@ -18,6 +18,11 @@ export interface ProcessParts<Store> {
   /** Monotonic clock, for the staleness bound. */
   elapsed: Clock
   log: Logger
+  /**
+   * Closes the store and feed (the command's own connections), called once the process's work has stopped: the
+   * last usage counts are written first. A test sharing one store between servers leaves it out.
+   */
+  closeBackend?: () => Promise<void>
 }
 
 export interface VerifierSettings {
@@ -41,7 +46,7 @@ export interface AssembledVerifier {
 /**
  * The verifier sidecar, wired: the key verifier on the store and feed, its HTTP app, and the reverse proxy
  * when configured. Nothing is started: the caller starts the verifier's sync and listens. Closing the app
- * closes the proxy and stops the verifier's background work.
+ * closes the proxy, stops the verifier (writing its last usage counts), then closes the backend.
  */
 export function assembleVerifier(parts: ProcessParts<VerifierStore>, settings: VerifierSettings): AssembledVerifier {
   const { store, log } = parts
@@ -65,9 +70,11 @@ export function assembleVerifier(parts: ProcessParts<VerifierStore>, settings: V
       registry: metrics.registry,
       options: { ...settings.proxy, docsBaseUrl: settings.docsBaseUrl },
     })
+  // One hook, in order: Fastify runs onClose hooks last-registered first, so a second one would run before this.
   app.addHook('onClose', async () => {
     await proxy?.close()
-    verifier.stop()
+    await verifier.stop()
+    await parts.closeBackend?.()
   })
   return { app, verifier, proxy }
 }

@@ -10,12 +10,18 @@ import { assembleControlPlane } from './assemble-control-plane.js'
 /** `keygate control-plane`: the management API on Redis. Listens at once; /readyz says when it can serve. */
 export async function startControlPlane(config: ControlPlaneConfig, log: Logger): Promise<KeygateServer> {
   const backend = openRedisBackend(config.redisUrl, 'control-plane', config.redisTarget, config.replication)
+  const { store, feed } = backend
   const { app, verifier } = assembleControlPlane(
-    { store: backend.store, feed: backend.feed, clock: systemClock, elapsed: monotonicClock, log },
-    { ...config, bootstrapRootKey: config.rootKey },
+    { store, feed, clock: systemClock, elapsed: monotonicClock, log, closeBackend: () => backend.close() },
+    {
+      bodyLimitBytes: config.bodyLimitBytes,
+      docsBaseUrl: config.docsBaseUrl,
+      cache: config.cache,
+      sync: config.sync,
+      bootstrapRootKey: config.rootKey,
+      managementRateLimit: config.managementRateLimit,
+    },
   )
-  // Registered after the assembly's own hook: the verifier stops before its connections close.
-  app.addHook('onClose', () => backend.close())
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
   await app.listen({ port: config.port, host: config.host })
   log.info(

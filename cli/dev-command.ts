@@ -9,7 +9,7 @@ import { createLogger } from '../shared/logger.js'
 import { MemoryKeyStore } from '../shared/store/memory-key-store.js'
 import { assembleControlPlane } from './assemble-control-plane.js'
 
-export interface DevServer {
+interface DevServer {
   app: KeygateServer
   url: string
   /** The root key to use: KEYGATE_ROOT_KEY, or one made for this run. */
@@ -21,18 +21,34 @@ export interface DevServer {
  * `keygate dev`: control plane and verifier endpoints in one process over the in-memory store and feed.
  * No Redis; everything is gone when it exits.
  */
-export async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
+async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
   const feed = new MemoryChangeFeed()
   const store = new MemoryKeyStore(feed)
   const rootKey = config.rootKey ?? generateRootKey().key
   const { app, verifier } = assembleControlPlane(
-    { store, feed, clock: systemClock, elapsed: monotonicClock, log },
-    { ...config, bootstrapRootKey: rootKey, service: 'dev' },
+    {
+      store,
+      feed,
+      clock: systemClock,
+      elapsed: monotonicClock,
+      log,
+      closeBackend: async () => {
+        await feed.close()
+        await store.close()
+      },
+    },
+    {
+      bodyLimitBytes: config.bodyLimitBytes,
+      docsBaseUrl: config.docsBaseUrl,
+      cache: config.cache,
+      sync: config.sync,
+      bootstrapRootKey: rootKey,
+      managementRateLimit: config.managementRateLimit,
+      // Forward-auth next to the management API: only in dev.
+      gateway: config.gateway,
+      service: 'dev',
+    },
   )
-  app.addHook('onClose', async () => {
-    await feed.close()
-    await store.close()
-  })
   await verifier.start()
   await app.listen({ port: config.port, host: config.host })
   const address = app.server.address()

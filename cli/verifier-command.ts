@@ -10,12 +10,18 @@ import { assembleVerifier } from './assemble-verifier.js'
 /** `keygate verifier`: the sidecar. Listens at once; /readyz turns 200 once subscribed and synced. */
 export async function startVerifier(config: VerifierConfig, log: Logger): Promise<KeygateServer> {
   const backend = openRedisBackend(config.redisUrl, 'verifier', config.redisTarget)
+  const { store, feed } = backend
   const { app, verifier, proxy } = assembleVerifier(
-    { store: backend.store, feed: backend.feed, clock: systemClock, elapsed: monotonicClock, log },
-    config,
+    { store, feed, clock: systemClock, elapsed: monotonicClock, log, closeBackend: () => backend.close() },
+    {
+      bodyLimitBytes: config.bodyLimitBytes,
+      docsBaseUrl: config.docsBaseUrl,
+      cache: config.cache,
+      sync: config.sync,
+      gateway: config.gateway,
+      proxy: config.proxy,
+    },
   )
-  // Registered after the assembly's own hook: the proxy and verifier stop before their connections close.
-  app.addHook('onClose', () => backend.close())
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
   if (proxy && config.proxy) {
     const { port, upstreamUrl } = config.proxy

@@ -17,8 +17,26 @@ const config = devConfig([], {})
 const feed = new MemoryChangeFeed()
 const store = new MemoryKeyStore(feed)
 const { app } = assembleControlPlane(
-  { store, feed, clock: systemClock, elapsed: monotonicClock, log: pino({ level: 'silent' }) },
-  { ...config, bootstrapRootKey: undefined, service: 'dev' },
+  {
+    store,
+    feed,
+    clock: systemClock,
+    elapsed: monotonicClock,
+    log: pino({ level: 'silent' }),
+    closeBackend: async () => {
+      await feed.close()
+      await store.close()
+    },
+  },
+  {
+    bodyLimitBytes: config.bodyLimitBytes,
+    docsBaseUrl: config.docsBaseUrl,
+    cache: config.cache,
+    sync: config.sync,
+    bootstrapRootKey: undefined,
+    gateway: config.gateway,
+    service: 'dev',
+  },
 )
 try {
   const response = await app.inject({ method: 'GET', url: '/openapi.json' })
@@ -28,6 +46,4 @@ try {
   console.log(`wrote ${out}`)
 } finally {
   await app.close()
-  await feed.close()
-  await store.close()
 }

@@ -97,12 +97,15 @@ export class KeyVerifier {
     return this.sync.start()
   }
 
-  /** Stops background work (polling); the store and feed are closed by whoever opened them. */
-  stop(): void {
+  /**
+   * Stops background work (polling) and writes the verification counts gathered since the last flush: call it
+   * before the store closes. The store and feed are closed by whoever opened them.
+   */
+  async stop(): Promise<void> {
     this.sync.stop()
     this.limiter.stop()
     this.usage.stop()
-    void this.usage.flush()
+    await this.usage.flush()
   }
 
   /** Synced, and confirmed current within the staleness bound. */

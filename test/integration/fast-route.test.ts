@@ -4,10 +4,8 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { pino } from 'pino'
-import { monotonicClock } from '../../shared/clock.js'
-import { createMetricsRegistry } from '../../shared/http/metrics-registry.js'
-import { buildVerifierApp } from '../../verifier/app.js'
-import { KeyVerifier } from '../../verifier/key-verifier.js'
+import { assembleVerifier } from '../../cli/assemble-verifier.js'
+import { monotonicClock, systemClock } from '../../shared/clock.js'
 import {
   DEFAULT_SYNC,
   openBackend,
@@ -33,29 +31,24 @@ let throughFastifyCount = 0
 beforeAll(async () => {
   backend = await openBackend()
   controlPlane = await startTestControlPlane({ backend })
-  // Built here rather than by startTestVerifier: a hook added before ready() counts what reaches Fastify.
-  const log = pino({ level: 'silent' })
-  const metrics = createMetricsRegistry('verifier')
-  const keyVerifier = new KeyVerifier({
-    store: backend.store,
-    feed: backend.feed,
-    clock: { now: () => Date.now() },
-    elapsed: monotonicClock,
-    log,
-    registry: metrics.registry,
-    cache: { maxKeys: 1_000, maxUnknown: 1_000, unknownTtlMs: 10_000 },
-    sync: DEFAULT_SYNC,
-  })
+  // Assembled here rather than by startTestVerifier: a hook added before ready() counts what reaches Fastify.
+  const { app, verifier: keyVerifier } = assembleVerifier(
+    {
+      store: backend.store,
+      feed: backend.feed,
+      clock: systemClock,
+      elapsed: monotonicClock,
+      log: pino({ level: 'silent' }),
+    },
+    {
+      bodyLimitBytes: 1_048_576,
+      docsBaseUrl: 'https://keygate.dev/docs',
+      cache: { maxKeys: 1_000, maxUnknown: 1_000, unknownTtlMs: 10_000 },
+      sync: DEFAULT_SYNC,
+      gateway: { keyHeader: 'x-api-key', cost: 1 },
+    },
+  )
   await keyVerifier.start()
-  const app = buildVerifierApp({
-    verifier: keyVerifier,
-    store: backend.store,
-    log,
-    metrics,
-    bodyLimitBytes: 1_048_576,
-    docsBaseUrl: 'https://keygate.dev/docs',
-    gateway: { keyHeader: 'x-api-key', cost: 1 },
-  })
   app.addHook('onResponse', (request, _reply, done) => {
     if (request.url === '/v1/keys.verifyKey') throughFastifyCount++
     done()
@@ -64,10 +57,8 @@ beforeAll(async () => {
   verifier = {
     app,
     verifier: keyVerifier,
-    close: async () => {
-      keyVerifier.stop()
-      await app.close()
-    },
+    // Closing the app stops the verifier (the assembly's hook); the backend is the test's.
+    close: () => app.close(),
   }
   url = await verifier.app.listen({ port: 0, host: '127.0.0.1' })
   const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }

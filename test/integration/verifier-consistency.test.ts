@@ -87,7 +87,7 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     expect(verifier.ready).toBe(true)
     expect(await verifier.verify(key, {})).toMatchObject({ valid: false, code: 'DISABLED' })
 
-    verifier.stop()
+    await verifier.stop()
     await feed.close()
     await store.close()
   })
