@@ -6,41 +6,85 @@ import tseslint from 'typescript-eslint'
 /**
  * The dependency rule, enforced: `cli/` (the composition root) is the only code that imports both processes.
  * `shared/` imports neither; `verifier/` never imports `control-plane/` nor a management-only plugin;
- * `control-plane/` never imports `verifier/` (it is handed what it needs by cli/assemble-control-plane.ts).
- * test/unit/layers.test.ts checks that these rules are on and catch a forbidden import.
+ * `control-plane/` never imports `verifier/` (it is handed what it needs by cli/assemble-control-plane.ts); the
+ * part of `cli/` that `keygate verifier` loads imports nothing of the control plane's. Only paths the linter can
+ * read can be checked, so the processes' code writes every import as a plain string: no computed import(), no
+ * require(). test/unit/layers.test.ts checks that these rules are on and catch each form of a forbidden import.
  */
-const folder = (name) => ({
-  regex: `(^|/)${name}/`,
-  message: `${name}/ is another layer: see README.md "Architecture" (only cli/ wires the processes together).`,
-})
-const MANAGEMENT_ONLY = ['@fastify/swagger', '@fastify/swagger-ui', '@fastify/rate-limit'].map((name) => ({
-  name,
+const SEE = 'see README.md "Architecture" (only cli/ wires the processes together)'
+const folder = (name) => ({ regex: `(^|/)${name}/`, message: `${name}/ is another layer: ${SEE}.` })
+const MANAGEMENT_ONLY = {
+  regex: '^@fastify/(swagger|swagger-ui|rate-limit)(/|$)',
   message: 'a management-only plugin: the verifier sidecar must not load it.',
-}))
+}
+/** The modules of cli/ that only the control plane, dev and root-key commands load. */
+const CLI_MANAGEMENT = {
+  regex: '^\\./(control-plane-command|dev-command|root-key-create-command|assemble-control-plane|write-openapi)\\.js$',
+  message: `a module of the control plane's side of cli/: keygate verifier would load it (import() it lazily, as commands.ts does): ${SEE}.`,
+}
+const SLASH = '\\u002F'
 
-/** no-restricted-imports for static imports, no-restricted-syntax for import() of the same folders. */
-function layer(files, forbiddenFolders, forbiddenPackages = []) {
+/** Imports the linter cannot read the path of, refused in the processes' code. */
+const UNCHECKABLE = [
+  {
+    selector: "ImportExpression[source.type!='Literal']",
+    message: `import() of a computed path: the layer rule cannot check it; import a module named by a plain string (${SEE}).`,
+  },
+  {
+    selector: "CallExpression[callee.name='require'], CallExpression[callee.name='createRequire']",
+    message: `require(): the layer rule cannot check it; use import (${SEE}).`,
+  },
+]
+
+/**
+ * A layer: no-restricted-imports for static imports and re-exports (type-only ones too), no-restricted-syntax
+ * for import() of the same folders and, in the processes' code, for imports whose path cannot be read.
+ */
+function layer(files, forbiddenFolders, { packages = [], processCode = true } = {}) {
   const pattern = forbiddenFolders.join('|')
   return {
     files,
     rules: {
-      'no-restricted-imports': ['error', { paths: forbiddenPackages, patterns: forbiddenFolders.map(folder) }],
+      'no-restricted-imports': ['error', { patterns: [...forbiddenFolders.map(folder), ...packages] }],
       'no-restricted-syntax': [
         'error',
         {
-          selector: `ImportExpression > Literal[value=/(^|\\u002F)(${pattern})\\u002F/]`,
-          message: `import() of another layer (${forbiddenFolders.join(', ')}): see README.md "Architecture".`,
+          selector: `ImportExpression > Literal[value=/(^|${SLASH})(${pattern})${SLASH}/]`,
+          message: `import() of another layer (${forbiddenFolders.join(', ')}): ${SEE}.`,
         },
+        ...(processCode ? UNCHECKABLE : []),
       ],
     },
   }
 }
 
+/** The modules `keygate verifier` loads from cli/: the bin, the command table, and the verifier's own. */
+const CLI_VERIFIER_SIDE = [
+  'cli/keygate.ts',
+  'cli/commands.ts',
+  'cli/serve.ts',
+  'cli/verifier-command.ts',
+  'cli/assemble-verifier.ts',
+]
+
 export const layers = [
-  layer(['shared/**/*.ts'], ['cli', 'control-plane', 'verifier', 'test', 'bench', 'deploy'], MANAGEMENT_ONLY),
-  layer(['verifier/**/*.ts'], ['cli', 'control-plane', 'test', 'bench', 'deploy'], MANAGEMENT_ONLY),
+  layer(['shared/**/*.ts'], ['cli', 'control-plane', 'verifier', 'test', 'bench', 'deploy'], {
+    packages: [MANAGEMENT_ONLY],
+  }),
+  layer(['verifier/**/*.ts'], ['cli', 'control-plane', 'test', 'bench', 'deploy'], { packages: [MANAGEMENT_ONLY] }),
   layer(['control-plane/**/*.ts'], ['cli', 'verifier', 'test', 'bench', 'deploy']),
-  layer(['deploy/**/*.ts'], ['cli', 'control-plane', 'verifier', 'test', 'bench']),
+  // Tools, not a process: they may compute a module path (deploy/check reads schemas by kind).
+  layer(['deploy/**/*.ts'], ['cli', 'control-plane', 'verifier', 'test', 'bench'], { processCode: false }),
+  {
+    // Static imports only: commands.ts loads each command with import() when it runs, which is the point.
+    files: CLI_VERIFIER_SIDE,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [folder('control-plane'), folder('test'), folder('bench'), MANAGEMENT_ONLY, CLI_MANAGEMENT] },
+      ],
+    },
+  },
 ]
 
 export default tseslint.config(

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startEchoUpstream } from '../support/echo-upstream.js'
+import { freePort } from '../support/free-port.js'
 import { CLI, startKeygate } from '../support/processes.js'
 import { TEST_ROOT_KEY } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
@@ -35,7 +37,7 @@ afterAll(() => {
 
 /** Runs `keygate <args>` to readiness, calls it, stops it, and answers the modules it loaded. */
 async function modulesOf(args: string[], exercise: (url: string) => Promise<void>): Promise<Set<string>> {
-  const trace = join(traces, `${args[0]}.trace`)
+  const trace = join(traces, `${args.join('-').replace(/[^\w-]/g, '_')}.trace`)
   const process = await startKeygate(args, {
     REDIS_URL: redis.url,
     KEYGATE_ROOT_KEY: TEST_ROOT_KEY,
@@ -73,6 +75,24 @@ describe('the modules each process loads', () => {
     expect([...modules].filter((m) => m.startsWith('dist/control-plane/'))).toEqual([])
     expect([...modules].filter((m) => /^dist\/cli\/(control-plane|dev|root-key)/.test(m))).toEqual([])
     expect(MANAGEMENT_PLUGINS.filter((name) => plugin(modules, name))).toEqual([])
+  })
+
+  it('keygate verifier --upstream (reverse-proxy mode): no control-plane module, no management-only plugin', async () => {
+    const upstream = await startEchoUpstream()
+    const proxyPort = await freePort()
+    try {
+      const args = ['verifier', '--upstream', upstream.url, '--proxy-port', String(proxyPort)]
+      const modules = await modulesOf(args, async () => {
+        expect((await fetch(`http://127.0.0.1:${proxyPort}/`, { headers: { 'x-api-key': 'sk_none' } })).status).toBe(
+          401,
+        )
+      })
+      expect(modules).toContain('dist/verifier/proxy-server.js')
+      expect([...modules].filter((m) => m.startsWith('dist/control-plane/'))).toEqual([])
+      expect(MANAGEMENT_PLUGINS.filter((name) => plugin(modules, name))).toEqual([])
+    } finally {
+      await upstream.stop()
+    }
   })
 
   it('keygate control-plane, traced the same way, loads the management code and plugins', async () => {

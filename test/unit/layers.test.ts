@@ -23,7 +23,14 @@ interface Layer {
 const LAYERS: Layer[] = [
   {
     file: 'verifier/probe.ts',
-    forbidden: ['../control-plane/app.js', '../cli/assemble-verifier.js', '@fastify/swagger', '@fastify/rate-limit'],
+    forbidden: [
+      '../control-plane/app.js',
+      '../cli/assemble-verifier.js',
+      '@fastify/swagger',
+      '@fastify/swagger-ui/index.js',
+      '@fastify/rate-limit',
+      'keygate/dist/control-plane/app.js',
+    ],
     allowed: ['../shared/store/verifier-store.js', './key-cache.js', 'fastify', 'undici'],
   },
   {
@@ -42,6 +49,9 @@ const LAYERS: Layer[] = [
     allowed: ['../../shared/config/config.js', './problem.js'],
   },
 ]
+
+/** Files of the processes' code, where every import must name its module by a plain string. */
+const PROCESS_FILES = ['verifier/probe.ts', 'control-plane/probe.ts', 'shared/probe.ts']
 
 /** The layer rules the project's configuration applies to `file`. */
 async function layerRulesOf(file: string): Promise<Partial<Linter.RulesRecord>> {
@@ -87,6 +97,34 @@ describe('the dependency rule, as the linter enforces it', () => {
     }
   })
 
+  it.each(PROCESS_FILES)('refuses, in %s, imports whose path the linter cannot read', async (file) => {
+    const unreadable = [
+      'export const load = () => import(`../control-plane/app.js`)\n',
+      "export const load = () => import('../control-plane/' + 'app.js')\n",
+      'export const load = (name: string) => import(name)\n',
+      "export const app: unknown = require('../control-plane/app.js')\n",
+      "import { createRequire } from 'node:module'\nexport const app: unknown = createRequire(import.meta.url)('x')\n",
+    ]
+    for (const code of unreadable) {
+      expect(await layerProblems(file, code), code).toEqual([expect.stringMatching(/^no-restricted-syntax: /)])
+    }
+  })
+
+  it('keeps what keygate verifier loads of cli/ clear of the control plane, but lets commands.ts load it lazily', async () => {
+    for (const file of ['cli/keygate.ts', 'cli/commands.ts', 'cli/verifier-command.ts', 'cli/assemble-verifier.ts']) {
+      for (const source of ['./control-plane-command.js', './assemble-control-plane.js', '../control-plane/app.js']) {
+        const code = `import { x } from '${source}'\n`
+        expect(await layerProblems(file, code), `${file}: ${code}`).toEqual([
+          expect.stringMatching(/^no-restricted-imports: /),
+        ])
+      }
+      expect(await layerProblems(file, `import { x } from './verifier-command.js'\n`)).toEqual([])
+    }
+    expect(
+      await layerProblems('cli/commands.ts', `export const load = () => import('./control-plane-command.js')\n`),
+    ).toEqual([])
+  })
+
   it.each(LAYERS)('lets $file import its own layer, shared/ and libraries', async ({ file, allowed }) => {
     for (const source of allowed) {
       expect(
@@ -95,8 +133,8 @@ describe('the dependency rule, as the linter enforces it', () => {
     }
   })
 
-  it('leaves cli/, the composition root, free to import both processes', async () => {
+  it('leaves the rest of cli/, the composition root, free to import both processes', async () => {
     const code = `import { a } from '../control-plane/app.js'\nimport { b } from '../verifier/app.js'\n`
-    expect(await layerProblems('cli/probe.ts', code)).toEqual([])
+    expect(await layerProblems('cli/assemble-control-plane.ts', code)).toEqual([])
   })
 })
