@@ -69,17 +69,18 @@ function read<C extends CommandName>(
   command: C,
   argv: string[],
   env: NodeJS.ProcessEnv,
-  extra: (values: OptionValues<(typeof specs)[C]>, problems: string[]) => void = () => {},
+  // Cross-option rules run even when some rows failed (every problem is listed at once): a failed row is absent.
+  extra: (values: Partial<OptionValues<(typeof specs)[C]>>, problems: string[]) => void = () => {},
 ): OptionValues<(typeof specs)[C]> {
-  const { values, problems } = parseOptions(specs[command], argv, env)
-  extra(values, problems)
-  if (problems.length > 0) throw new ConfigError(problems)
+  const { read, problems, values } = parseOptions(specs[command], argv, env)
+  extra(read, problems)
+  if (values === undefined || problems.length > 0) throw new ConfigError(problems)
   return values
 }
 
 /** Sentinel and Cluster seed lists: host:port,… and not both. */
 function checkRedisTarget(
-  values: { 'redis-sentinels': string | undefined; 'redis-cluster-nodes': string | undefined },
+  values: { 'redis-sentinels'?: string | undefined; 'redis-cluster-nodes'?: string | undefined },
   problems: string[],
 ): void {
   for (const [list, env] of [
@@ -97,9 +98,12 @@ function checkRedisTarget(
 }
 
 /** One slow poll must not break the bound. */
-function checkPollInterval(values: { 'poll-interval': number; 'max-staleness': number }, problems: string[]): void {
+function checkPollInterval(
+  values: { 'poll-interval'?: number | undefined; 'max-staleness'?: number | undefined },
+  problems: string[],
+): void {
   const { 'poll-interval': poll, 'max-staleness': bound } = values
-  if (poll * 2 > bound) {
+  if (poll !== undefined && bound !== undefined && poll * 2 > bound) {
     problems.push(
       `POLL_INTERVAL_MS (${poll}) must be at most half of MAX_STALENESS_MS (${bound}), or one slow poll breaks the bound`,
     )
@@ -160,7 +164,7 @@ function gatewayPolicy(values: Values<'verifier' | 'dev'>): GatewayPolicy {
   }
 }
 
-const serverChecks = (values: Values<'control-plane' | 'verifier'>, problems: string[]) => {
+const serverChecks = (values: Partial<Values<'control-plane' | 'verifier'>>, problems: string[]) => {
   checkRedisTarget(values, problems)
   checkPollInterval(values, problems)
 }

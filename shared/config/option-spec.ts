@@ -18,10 +18,16 @@ export type OptionSpec =
   | (OptionBase & { kind: 'port' | 'int'; default?: number; min?: number; max?: number })
   | (OptionBase & { kind: 'choice'; choices: readonly string[]; default?: string })
   | (OptionBase & { kind: 'secret'; min: number })
-  | (OptionBase & { kind: 'host' | 'url' | 'http-url' | 'level' | 'string'; default?: string })
+  | (OptionBase & { kind: 'level'; default?: LogLevel })
+  | (OptionBase & { kind: 'host' | 'url' | 'http-url' | 'string'; default?: string })
+
+/** A choice's default must be one of its choices (a level's is a LogLevel by its type above). */
+type DefaultChosen<S extends OptionSpec> = S extends { kind: 'choice'; choices: readonly (infer C)[] }
+  ? { default?: C }
+  : unknown
 
 /** A row kept with its literal types (flag name, kind, choices, default), so values can be typed from it. */
-export const option = <const S extends OptionSpec>(spec: S): S => spec
+export const option = <const S extends OptionSpec>(spec: S & DefaultChosen<S>): S => spec
 
 /** The type a row's value has once parsed. */
 type ValueOf<S extends OptionSpec> = S extends { kind: 'port' | 'int' }
@@ -42,6 +48,15 @@ export type OptionValues<Specs extends readonly OptionSpec[]> = {
 
 const LEVELS = new Set<string>(LOG_LEVELS)
 
+export interface ParsedOptions<Specs extends readonly OptionSpec[]> {
+  /** Every value that was given and valid, or defaulted: what cross-option rules may look at. */
+  read: Partial<OptionValues<Specs>>
+  /** Everything wrong, each naming its flag or variable. */
+  problems: string[]
+  /** All the values, when there is no problem. */
+  values: OptionValues<Specs> | undefined
+}
+
 /**
  * Reads every option from flags (which win) or the environment, checks them all and returns every problem
  * at once, so that a bad start-up says everything that is wrong in one go.
@@ -50,7 +65,7 @@ export function parseOptions<const Specs extends readonly OptionSpec[]>(
   specs: Specs,
   argv: string[],
   env: NodeJS.ProcessEnv,
-): { values: OptionValues<Specs>; problems: string[] } {
+): ParsedOptions<Specs> {
   const problems: string[] = []
   let flags: Record<string, string | boolean | undefined> = {}
   try {
@@ -77,9 +92,13 @@ export function parseOptions<const Specs extends readonly OptionSpec[]>(
     if (typeof checked === 'object') problems.push(`${source}: ${checked.problem}`)
     else values[spec.flag] = checked
   }
-  // Each value was checked against its row above (check()), which is what OptionValues says of it; callers
-  // use the values only when `problems` is empty, when every required row has one.
-  return { values: values as OptionValues<Specs>, problems }
+  // Each value present was checked against its row above (check()), which is what OptionValues says of it; a
+  // row that failed is absent, and only without problems is every required row (and defaulted one) there.
+  return {
+    read: values as Partial<OptionValues<Specs>>,
+    problems,
+    values: problems.length === 0 ? (values as OptionValues<Specs>) : undefined,
+  }
 }
 
 /** A secret has no default: it is given, or absent. */

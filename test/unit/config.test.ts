@@ -4,8 +4,10 @@ import {
   controlPlaneConfig,
   devConfig,
   rootKeyCreateConfig,
+  specs,
   verifierConfig,
 } from '../../shared/config/config.js'
+import { defaultOf, parseOptions } from '../../shared/config/option-spec.js'
 
 describe('configuration', () => {
   it('has defaults for every server option', () => {
@@ -60,5 +62,29 @@ describe('configuration', () => {
     ])
     expect(() => rootKeyCreateConfig(['--permissions', 'api.x.fly'], {})).toThrow(/not '\*' or api/)
     expect(() => rootKeyCreateConfig([], {})).toThrow(/KEYGATE_PERMISSIONS \(--permissions\) is required/)
+  })
+
+  it('gives every option a default its own row accepts (the table is checked against itself)', () => {
+    const rows = Object.values(specs).flat()
+    for (const row of rows) {
+      const fallback = defaultOf(row)
+      if (fallback === undefined) continue
+      const given = parseOptions([row], [], { [row.env]: String(fallback) })
+      expect(given.problems, `${row.env}=${fallback}`).toEqual([])
+      expect(given.values?.[row.flag as never], row.env).toBe(
+        row.kind === 'http-url' ? new URL(String(fallback)).origin : fallback,
+      )
+    }
+  })
+
+  it('runs the cross-option rules on what could be read, listing their problems beside the others', () => {
+    expect(() => verifierConfig(['--poll-interval', 'x', '--max-staleness', '100'], {})).toThrow(
+      /--poll-interval: must be/,
+    )
+    expect(() => verifierConfig(['--poll-interval', 'x', '--max-staleness', '100'], {})).not.toThrow(/POLL_INTERVAL_MS/)
+    const both = () => controlPlaneConfig(['--port', 'x', '--poll-interval', '3000'], { REDIS_SENTINELS: 'nohost' })
+    expect(both).toThrow(
+      /--port: must be[\s\S]*REDIS_SENTINELS: "nohost" is not host:port[\s\S]*POLL_INTERVAL_MS \(3000\)/,
+    )
   })
 })
