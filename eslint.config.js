@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js'
 import prettier from 'eslint-config-prettier'
+import { defineConfig } from 'eslint/config'
 import tseslint from 'typescript-eslint'
 
 /**
@@ -87,7 +88,7 @@ export const layers = [
   },
 ]
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['dist/', 'node_modules/', '.tmp/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

@@ -49,7 +49,7 @@ type Need = Action | `*.${Action}` | '*'
 
 interface Row {
   /** Every permission the route needs; a root key lacking any one of them gets 403. */
-  needs: Need[]
+  needs: [Need, ...Need[]]
   /** A call that succeeds (200) for a root key with `*`. */
   call: (fixture: Fixture) => Call
 }
