@@ -15,6 +15,7 @@ COPY tsconfig.json ./
 COPY shared ./shared
 COPY control-plane ./control-plane
 COPY verifier ./verifier
+COPY cli ./cli
 # tsc writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable.
 RUN npm run build \
  && chmod 0755 dist/cli/keygate.js \
