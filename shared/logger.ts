@@ -18,12 +18,27 @@ export const REDACTED_PATHS = [
   'req.body.key',
 ]
 
-// Query parameters whose value is a secret if a client puts one there (e.g. GET keys.verifyKey?key=…).
-const SECRET_QUERY = /([?&](?:key|rootKey|root_key|apiKey|api_key|token|authorization)=)[^&]*/gi
+/**
+ * Query parameters whose values are safe to log: ids, paging and flags of Keygate's own GET operations. Every
+ * other value is redacted, whatever its name (a client may put a key in `?apiKey=`, `?roles=`, `?q=` …), and so
+ * is a bare word with no `=` (it may be the key itself).
+ */
+const HARMLESS_QUERY = new Set(['apiId', 'keyId', 'cursor', 'limit', 'start', 'end', 'granularity', 'decrypt'])
 
-/** A URL as logs show it: secret-looking query values censored. */
+/** A URL as logs show it: the path, the names of its query parameters, and only harmless values. */
 export function loggableUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[redacted]')
+  const query = url.indexOf('?')
+  if (query < 0) return url
+  const params = url
+    .slice(query + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=')
+      if (equals < 0) return pair === '' ? pair : '[redacted]'
+      const name = pair.slice(0, equals)
+      return HARMLESS_QUERY.has(name) ? pair : `${name}=[redacted]`
+    })
+  return `${url.slice(0, query)}?${params.join('&')}`
 }
 
 interface LoggedRequest {

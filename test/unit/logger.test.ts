@@ -17,12 +17,17 @@ describe('log redaction', () => {
     expect(lines.join('\n')).toContain('[redacted]')
   })
 
-  it('censors secret-looking query parameters in logged request URLs', () => {
+  it('logs the path and query parameter names, and the values of harmless ones only', () => {
     expect(loggableUrl('/v1/keys.verifyKey?key=sk_abc&apiId=api_1')).toBe(
       '/v1/keys.verifyKey?key=[redacted]&apiId=api_1',
     )
-    expect(loggableUrl('/x?a=1&ROOTKEY=r&api_key=k&token=t')).toBe(
-      '/x?a=1&ROOTKEY=[redacted]&api_key=[redacted]&token=[redacted]',
+    expect(loggableUrl('/x?a=1&ROOTKEY=r&api_key=k&token=t&roles=sk_x&apiKey=sk_y')).toBe(
+      '/x?a=[redacted]&ROOTKEY=[redacted]&api_key=[redacted]&token=[redacted]&roles=[redacted]&apiKey=[redacted]',
+    )
+    // A bare word may be the key itself; an empty pair stays empty.
+    expect(loggableUrl('/v1/authorize?sk_live_bare&&limit=5')).toBe('/v1/authorize?[redacted]&&limit=5')
+    expect(loggableUrl('/v1/apis.listKeys?apiId=api_1&cursor=key_2&limit=10&externalId=ann@example.com')).toBe(
+      '/v1/apis.listKeys?apiId=api_1&cursor=key_2&limit=10&externalId=[redacted]',
     )
     expect(loggableUrl('/v1/keys.getKey?keyId=key_1')).toBe('/v1/keys.getKey?keyId=key_1')
     const { log, lines } = capturedLogger()

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { capturedLogger, startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
+
+/**
+ * No key or root key reaches a log, whatever the query parameter or header it came in: a real control plane
+ * logging at trace level is sent keys everywhere a client might put them, and its log lines are searched.
+ */
+describe('secrets in requests never reach the log', () => {
+  const captured = capturedLogger()
+  let server: TestServer
+  let key: string
+  const auth = { authorization: `Bearer ${TEST_ROOT_KEY}` }
+
+  beforeAll(async () => {
+    server = await startTestControlPlane({ log: captured.log })
+    const api = await server.app.inject({
+      method: 'POST',
+      url: '/v1/apis.createApi',
+      headers: auth,
+      payload: { name: 'l' },
+    })
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/v1/keys.createKey',
+      headers: auth,
+      payload: { apiId: api.json<{ apiId: string }>().apiId },
+    })
+    key = created.json<{ key: string }>().key
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  it('in any query parameter, as a bare query word, in headers and bodies', async () => {
+    const paths = [
+      `/v1/keys.verifyKey?key=${key}`,
+      `/v1/apis.listKeys?apiId=api_x&apiKey=${key}`,
+      `/v1/apis.listKeys?apiId=api_x&roles=${key}`,
+      `/v1/keys.getKey?keyId=key_x&q=${encodeURIComponent(TEST_ROOT_KEY)}`,
+      `/v1/apis.getApi?${key}`,
+      `/v1/keys.nope?token=${key}`,
+    ]
+    for (const url of paths) {
+      await server.app.inject({ method: 'GET', url, headers: { ...auth, 'x-api-key': key, 'x-custom': key } })
+    }
+    await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', payload: { key } })
+    await server.app.inject({ method: 'POST', url: '/v1/keys.whoami', headers: auth, payload: { key } })
+    await server.app.inject({ method: 'POST', url: `/v1/keys.verifyKey?apiKey=${key}`, payload: '{"key": broken' })
+
+    const text = captured.lines.join('')
+    // The requests were logged (by path and parameter names), so the search below searched something.
+    expect(text).toContain('/v1/apis.listKeys?apiId=api_x&apiKey=[redacted]')
+    expect(text).toContain('/v1/apis.getApi?[redacted]')
+    expect(text).not.toContain(key)
+    expect(text).not.toContain(TEST_ROOT_KEY)
+    expect(text).not.toContain(encodeURIComponent(TEST_ROOT_KEY))
+  })
+})
