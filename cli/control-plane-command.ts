@@ -4,6 +4,7 @@ import { controlPlaneConfig, type ControlPlaneConfig } from '../shared/config/co
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { openRedisBackend } from '../shared/store/redis-backend.js'
 import { redactUrl } from '../shared/store/redis-connection.js'
+import { listenApp } from './listen.js'
 import { serve } from './serve.js'
 import { assembleControlPlane } from './assemble-control-plane.js'
 
@@ -23,7 +24,12 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
     },
   )
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    await listenApp(app, config.port, config.host, 'PORT (--port)')
+  } catch (err) {
+    await app.close()
+    throw err
+  }
   log.info(
     { redis: redactUrl(config.redisUrl), bootstrapRootKey: config.rootKey !== undefined },
     'control plane started',

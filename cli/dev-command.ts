@@ -8,6 +8,7 @@ import { generateRootKey } from '../shared/key-material.js'
 import { createLogger } from '../shared/logger.js'
 import { MemoryKeyStore } from '../shared/store/memory-key-store.js'
 import { assembleControlPlane } from './assemble-control-plane.js'
+import { listenApp } from './listen.js'
 
 interface DevServer {
   app: KeygateServer
@@ -50,7 +51,12 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
     },
   )
   await verifier.start()
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    await listenApp(app, config.port, config.host, 'PORT (--port)')
+  } catch (err) {
+    await app.close()
+    throw err
+  }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host

@@ -4,6 +4,7 @@ import { verifierConfig, type VerifierConfig } from '../shared/config/config.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { openRedisBackend } from '../shared/store/redis-backend.js'
 import { redactUrl } from '../shared/store/redis-connection.js'
+import { listenApp, listenServer } from './listen.js'
 import { serve } from './serve.js'
 import { assembleVerifier } from './assemble-verifier.js'
 
@@ -23,16 +24,17 @@ export async function startVerifier(config: VerifierConfig, log: Logger): Promis
     },
   )
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
-  if (proxy && config.proxy) {
-    const { port, upstreamUrl } = config.proxy
-    // The proxy listens before /readyz turns 200; until then it reads keys through (or answers 503).
-    await new Promise<void>((resolve, reject) => {
-      proxy.server.once('error', reject)
-      proxy.server.listen(port, config.host, () => resolve())
-    })
-    log.info({ upstream: upstreamUrl, port }, 'reverse proxy listening')
+  // Both ports are taken before anything is announced: a taken one stops the start with the option to change.
+  try {
+    if (proxy && config.proxy)
+      await listenServer(proxy.server, config.proxy.port, config.host, 'PROXY_PORT (--proxy-port)')
+    await listenApp(app, config.port, config.host, 'PORT (--port)')
+  } catch (err) {
+    await app.close()
+    throw err
   }
-  await app.listen({ port: config.port, host: config.host })
+  // The proxy listens before /readyz turns 200; until then it reads keys through (or answers 503).
+  if (config.proxy) log.info({ upstream: config.proxy.upstreamUrl, port: config.proxy.port }, 'reverse proxy listening')
   log.info({ redis: redactUrl(config.redisUrl) }, 'verifier started')
   return app
 }
