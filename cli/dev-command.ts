@@ -8,6 +8,7 @@ import { generateRootKey } from '../shared/key-material.js'
 import { createLogger } from '../shared/logger.js'
 import { MemoryKeyStore } from '../shared/store/memory-key-store.js'
 import { assembleControlPlane } from './assemble-control-plane.js'
+import { readableLogLines } from './dev-log-lines.js'
 import { listenApp } from './listen.js'
 
 interface DevServer {
@@ -66,16 +67,25 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
 
 export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
   const config = devConfig(argv, env)
-  const log = createLogger(config.logLevel, 'dev')
+  const log = createLogger(config.logLevel, 'dev', readableLogLines(process.stdout))
   const dev = await startDev(config, log)
   closeGracefully(log, config.shutdownGraceMs, config.shutdownDelayMs, dev.app)
-  process.stdout.write(
-    `\nKeygate dev server (in-memory store, no Redis; data is lost on exit)\n` +
-      `  URL:      ${dev.url}\n` +
-      `  API docs: ${dev.url}/docs\n` +
-      `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n\n` +
-      `Try: curl -s -X POST ${dev.url}/v1/apis.createApi -H "Authorization: Bearer $ROOT_KEY" ` +
-      `-H 'Content-Type: application/json' -d '{"name":"my-api"}'\n\n`,
-  )
+  process.stdout.write(banner(dev))
   return 'serving'
+}
+
+/** What `keygate dev` prints once it listens: where it is, the root key, and a first call that works as printed. */
+function banner(dev: DevServer): string {
+  // A generated root key is printed (this run made it); KEYGATE_ROOT_KEY never is: the shell that set it has it.
+  const rootKey = dev.rootKeyGenerated ? dev.rootKey : '"$KEYGATE_ROOT_KEY"'
+  return (
+    `\nKeygate dev server (in-memory store, no Redis; data is lost on exit)\n` +
+    `  URL:      ${dev.url}\n` +
+    `  API docs: ${dev.url}/docs\n` +
+    `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n\n` +
+    `Try it from another terminal:\n` +
+    `  export KG=${dev.url} ROOT_KEY=${rootKey}\n` +
+    `  curl -s -X POST $KG/v1/apis.createApi -H "Authorization: Bearer $ROOT_KEY" ` +
+    `-H 'Content-Type: application/json' -d '{"name":"my-api"}'\n\n`
+  )
 }

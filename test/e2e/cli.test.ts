@@ -1,5 +1,16 @@
+import { spawnSync } from 'node:child_process'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
+import { waitFor } from '../support/wait-for.js'
+
+/** Runs the lines `keygate dev` prints under "Try it from another terminal:" in bash, as a user would paste them. */
+function runPrintedTry(output: string, env: Record<string, string>): string {
+  const lines = /Try it from another terminal:\n((?: {2}.*\n){2})/.exec(output)?.[1]
+  expect(lines, output).toBeDefined()
+  const shell = spawnSync('bash', ['-c', lines!], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } })
+  expect(shell.status, shell.stderr).toBe(0)
+  return shell.stdout
+}
 
 describe('the keygate command line', () => {
   const running: KeygateProcess[] = []
@@ -66,6 +77,18 @@ describe('the keygate command line', () => {
     expect(await (await fetch(`${dev.url}/v1/liveness`)).json()).toMatchObject({ services: { store: 'memory' } })
   })
 
+  it('keygate dev prints a first call that works as printed, and logs one readable line per request', async () => {
+    const dev = await startKeygate(['dev'], { LOG_LEVEL: 'info' })
+    running.push(dev)
+    const shell = runPrintedTry(dev.output(), {})
+    expect(JSON.parse(shell)).toMatchObject({ apiId: expect.stringMatching(/^api_/), name: 'my-api' })
+    await waitFor(
+      () => /^\d\d:\d\d:\d\d POST \/v1\/apis\.createApi 200 \(\d+\.\d ms\)$/m.test(dev.output()),
+      'the request line',
+    )
+    expect(dev.output()).not.toContain('{"level"')
+  })
+
   it('uses KEYGATE_ROOT_KEY in dev mode and never prints it', async () => {
     const rootKey = 'my-own-dev-root-key-123456'
     const dev = await startKeygate(['dev'], { KEYGATE_ROOT_KEY: rootKey })
@@ -77,6 +100,8 @@ describe('the keygate command line', () => {
       body: '{"name":"x"}',
     })
     expect(ok.status).toBe(200)
+    // The printed first call works in a shell that has the key it was started with.
+    expect(JSON.parse(runPrintedTry(dev.output(), { KEYGATE_ROOT_KEY: rootKey }))).toMatchObject({ name: 'my-api' })
     expect(dev.output()).not.toContain(rootKey)
   })
 
