@@ -129,6 +129,6 @@ export default defineConfig(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
-  { files: ['test/support/*.mjs'], languageOptions: { globals: { process: 'readonly' } } },
+  { files: ['test/support/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   ...layers,
 )

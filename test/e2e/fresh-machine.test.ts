@@ -1,0 +1,129 @@
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../support/free-port.js'
+import { waitFor } from '../support/wait-for.js'
+
+/**
+ * The README's two commands on a fresh machine: a copy of this checkout (what git tracks or would track, no
+ * node_modules, no dist), and a PATH without the optional system tools (promtool, chromium) nor apt-get.
+ * `npm install && npm start` must work with Node alone, printing no EBADENGINE; `npm test` must stop at once
+ * with the one command that installs what is missing, not fail minutes later.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const HIDDEN = new Set(['promtool', 'chromium', 'apt-get', 'apt'])
+let work: string
+let clone: string
+let env: NodeJS.ProcessEnv
+
+/** A directory of links to every program on the PATH but the hidden ones: the PATH of a machine without them. */
+function pathWithout(hidden: Set<string>, into: string): string {
+  mkdirSync(into)
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    let names: string[]
+    try {
+      names = readdirSync(dir)
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      if (hidden.has(name)) continue
+      try {
+        symlinkSync(join(dir, name), join(into, name))
+      } catch {
+        // The first directory on the PATH that has a name wins, as it does for the shell.
+      }
+    }
+  }
+  return into
+}
+
+function run(command: string, args: string[], timeout = 170_000): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd: clone, env, encoding: 'utf8', timeout })
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'keygate-fresh-'))
+  clone = join(work, 'keygate')
+  const files = spawnSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' })
+  for (const file of files.stdout.split('\0').filter(Boolean)) {
+    mkdirSync(dirname(join(clone, file)), { recursive: true })
+    try {
+      cpSync(join(ROOT, file), join(clone, file))
+    } catch {
+      // A file git lists as deleted in the working tree: the clone lacks it too.
+    }
+  }
+  const bin = pathWithout(HIDDEN, join(work, 'bin'))
+  const keep = ['HOME', 'TMPDIR', 'LANG', 'npm_config_cache']
+  env = {
+    ...Object.fromEntries(keep.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []))),
+    PATH: bin,
+    // The registry is reached through npm's cache when it can: the same packages, less waiting.
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+  }
+})
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true })
+})
+
+describe("the README's two commands on a fresh machine", () => {
+  it('npm install prints no EBADENGINE, and npm start serves with Node alone', async () => {
+    const install = run('npm', ['install'])
+    expect(install.status, install.stderr).toBe(0)
+    expect(install.stdout + install.stderr).not.toContain('EBADENGINE')
+
+    const port = await freePort()
+    const start = spawn('npm', ['start'], { cwd: clone, env: { ...env, PORT: String(port) }, detached: true })
+    let output = ''
+    start.stdout.on('data', (chunk) => (output += String(chunk)))
+    start.stderr.on('data', (chunk) => (output += String(chunk)))
+    try {
+      await waitFor(() => output.includes('root key: kgroot_'), 'npm start to print its banner', 120_000, 200)
+      expect(output).toContain(`URL:      http://127.0.0.1:${port}`)
+      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200)
+    } finally {
+      // npm start runs node under npm: stop the whole process group.
+      process.kill(-start.pid!, 'SIGTERM')
+    }
+  }, 300_000)
+
+  it('npm test stops at once, naming the one command that installs what is missing', () => {
+    const started = Date.now()
+    const test = run('npm', ['test'], 60_000)
+    const output = test.stdout + test.stderr
+    expect(test.status, output).not.toBe(0)
+    expect(output).toContain('promtool (Debian/Ubuntu package prometheus)')
+    expect(output).toContain('chromium (Debian/Ubuntu package chromium)')
+    expect(output).toContain('  sudo apt-get install -y prometheus chromium\n')
+    // It stopped before building or testing anything.
+    expect(output).not.toMatch(/RUN {2}v\d|Test Files/)
+    expect(Date.now() - started).toBeLessThan(30_000)
+  })
+
+  it('with apt-get and root, npm test installs with it first (here the packages are in place but hidden)', () => {
+    const withApt = join(work, 'bin-apt')
+    pathWithout(new Set(['promtool', 'chromium']), withApt)
+    const test = spawnSync('npm', ['test'], {
+      cwd: clone,
+      env: { ...env, PATH: withApt },
+      encoding: 'utf8',
+      timeout: 120_000,
+    })
+    const output = test.stdout + test.stderr
+    if (process.getuid?.() === 0) {
+      expect(output).toContain("npm test: installing from Debian's packages: prometheus chromium")
+      // apt-get finds them installed; hidden from this PATH, they are still missing, and it says so.
+      expect(output).toContain('apt-get ran, but these programs are still not on the PATH')
+    } else {
+      expect(output).toContain('  sudo apt-get install -y prometheus chromium\n')
+    }
+    expect(test.status).not.toBe(0)
+  })
+})
