@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -46,6 +46,25 @@ function run(command: string, args: string[], timeout = 170_000): SpawnSyncRetur
   return spawnSync(command, args, { cwd: clone, env, encoding: 'utf8', timeout })
 }
 
+/** The first `sh` block under a heading of the README (the clone's: what a user of this checkout reads). */
+function readmeBlock(heading: string): string {
+  const readme = readFileSync(join(clone, 'README.md'), 'utf8')
+  const at = readme.indexOf(`\n${heading}`)
+  expect(at, heading).toBeGreaterThan(0)
+  const start = readme.indexOf('```sh\n', at) + '```sh\n'.length
+  return readme.slice(start, readme.indexOf('```', start))
+}
+
+/** A README block run by bash in the clone, stopping at the first failing command as a careful user would. */
+function runBlock(block: string): SpawnSyncReturns<string> {
+  return spawnSync('bash', ['-e', '-o', 'pipefail', '-c', block], {
+    cwd: clone,
+    env,
+    encoding: 'utf8',
+    timeout: 100_000,
+  })
+}
+
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'keygate-fresh-'))
   clone = join(work, 'keygate')
@@ -87,12 +106,40 @@ describe("the README's two commands on a fresh machine", () => {
     try {
       await waitFor(() => output.includes('root key: kgroot_'), 'npm start to print its banner', 120_000, 200)
       expect(output).toContain(`URL:      http://127.0.0.1:${port}`)
-      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200)
+      // The walk-through, as a user pastes it: the export line npm start printed, then the README's block.
+      const exported = /^ {2}(export KG=.*)$/m.exec(output)?.[1]
+      expect(exported, output).toBeDefined()
+      const walk = runBlock(`${exported}\n${readmeBlock('## Walk-through')}`)
+      expect(walk.status, walk.stdout + walk.stderr).toBe(0)
+      expect(walk.stdout).toMatch(/^api_\w+$/m)
+      expect(walk.stdout).toContain('{"valid":true,"code":"VALID"')
+      expect(walk.stdout).toContain('{"valid":false,"code":"DISABLED"')
+      expect(walk.stdout).toMatch(/"total":1}$/m)
     } finally {
       // npm start runs node under npm: stop the whole process group.
       process.kill(-start.pid!, 'SIGTERM')
     }
   }, 300_000)
+
+  it("runs 'Running on Redis' as pasted: root key, control plane, verifier, a key verified, both stopped", () => {
+    const redis = runBlock(readmeBlock('## Running on Redis'))
+    const output = redis.stdout + redis.stderr
+    expect(redis.status, output).toBe(0)
+    expect(redis.stdout.match(/^\{"status":"ready"\}$/gm)).toHaveLength(2)
+    expect(redis.stdout).toContain('{"valid":true,"code":"VALID"')
+    // The block stops what it started: nothing of it is left listening.
+    return waitFor(
+      async () => {
+        const ports = await Promise.all(
+          [7070, 7071].map((port) => fetch(`http://127.0.0.1:${port}/livez`).catch(() => null)),
+        )
+        return ports.every((answer) => answer === null)
+      },
+      'the servers the block started to stop',
+      15_000,
+      200,
+    )
+  }, 120_000)
 
   it('npm test stops at once, naming the one command that installs what is missing', () => {
     const started = Date.now()
