@@ -91,7 +91,7 @@ export function checkNetworkPolicies(source: string, objects: Manifest[], pods: 
     const selected = pods.filter(
       (pod) =>
         pod.owner.metadata.namespace === policy.metadata.namespace &&
-        selects(spec.podSelector as LabelSelector, pod.labels),
+        selects(spec.podSelector, pod.labels),
     )
     for (const pod of selected) {
       for (const guarded of guardedPorts(pod)) {
