@@ -89,9 +89,7 @@ export function checkNetworkPolicies(source: string, objects: Manifest[], pods: 
     const spec = (policy as unknown as INetworkPolicy).spec
     if (!spec || (spec.policyTypes && !spec.policyTypes.includes('Ingress'))) continue
     const selected = pods.filter(
-      (pod) =>
-        pod.owner.metadata.namespace === policy.metadata.namespace &&
-        selects(spec.podSelector, pod.labels),
+      (pod) => pod.owner.metadata.namespace === policy.metadata.namespace && selects(spec.podSelector, pod.labels),
     )
     for (const pod of selected) {
       for (const guarded of guardedPorts(pod)) {
