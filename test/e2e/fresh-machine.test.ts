@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -88,9 +89,10 @@ beforeAll(() => {
     npm_config_fund: 'false',
   }
 })
-afterAll(() => {
-  rmSync(work, { recursive: true, force: true })
-})
+afterAll(async () => {
+  // A whole npm install: thousands of files, slow to delete on a busy machine.
+  await rm(work, { recursive: true, force: true })
+}, 180_000)
 
 describe("the README's two commands on a fresh machine", () => {
   it('npm install prints no EBADENGINE, and npm start serves with Node alone', async () => {
