@@ -62,11 +62,19 @@ export interface KeyPatch {
 
 export interface RootKeyRecord {
   id: string
+  /** SHA-256 of the root key, standard base64. */
   hash: string
+  /** `kgroot_` and the first characters of the random part, to recognise it by (absent on early root keys). */
+  start?: string
   name?: string
-  /** `*` or `api.<apiId|*>.<action>`. */
+  /** `*`, `api.<apiId|*>.<action>` or `rootkey.*.manage` (shared/root-key-actions.ts). */
   permissions: string[]
   createdAt: number
+  /**
+   * When it last authenticated a management call, unix ms: recorded at most about once a minute per control plane
+   * (control-plane/root-key-use.ts), so it can be up to a minute early. Absent: not used since it was created.
+   */
+  lastUsedAt?: number
 }
 
 /** Apply a patch to a record (pure): the one definition of updateKey's field semantics for every store. */

@@ -2,7 +2,8 @@ import type { Bucket, Granularity } from '../analytics.js'
 import type { AuditEntry, NewAuditEntry } from '../audit.js'
 import type { ChangeEvent } from '../change-event.js'
 import type { CreditOp } from '../credits.js'
-import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord, RootKeyRecord } from '../records.js'
+import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord } from '../records.js'
+import type { RootKeyStore } from './root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 
 export interface KeyPage {
@@ -21,10 +22,10 @@ export interface KeyWrite {
 }
 
 /**
- * What the control plane asks of the store: apis, keys, root keys, credits, usage reads and the audit log.
- * The general contract (absence, atomicity, revisions, errors) is on KeyStore (key-store.ts).
+ * What the control plane asks of the store: apis, keys, root keys (root-key-store.ts), credits, usage reads and the
+ * audit log. The general contract (absence, atomicity, revisions, errors) is on KeyStore (key-store.ts).
  */
-export interface ManagementStore extends StoreHealth {
+export interface ManagementStore extends StoreHealth, RootKeyStore {
   createApi(api: ApiRecord): Promise<void>
   getApi(apiId: string): Promise<ApiRecord | null>
   /** Marks the api deleting (absent to readers from now on); returns it, or null if there was none. */
@@ -71,7 +72,4 @@ export interface ManagementStore extends StoreHealth {
   appendAudit(entry: NewAuditEntry): Promise<void>
   /** Audit entries newest first, after `cursor` (an entry id, exclusive). */
   listAudit(options: { cursor?: string; limit: number }): Promise<AuditEntry[]>
-
-  createRootKey(record: RootKeyRecord): Promise<void>
-  getRootKeyByHash(hash: string): Promise<RootKeyRecord | null>
 }

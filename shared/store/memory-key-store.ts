@@ -15,6 +15,7 @@ import {
   type NewKeyRecord,
   type RootKeyRecord,
 } from '../records.js'
+import { MemoryRootKeyStore } from './memory-root-key-store.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
 import { WriteConflictError } from '../errors.js'
 import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
@@ -32,7 +33,7 @@ export class MemoryKeyStore implements KeyStore {
   private readonly ownerKeyIds = new Map<string, SortedIds>()
   private readonly keysByHash = new Map<string, KeyRecord>()
   private readonly hashById = new Map<string, string>()
-  private readonly rootKeys = new Map<string, RootKeyRecord>()
+  private readonly rootKeys = new MemoryRootKeyStore()
   /** When each credit-carrying key was last refilled (its balance lives on the record, outside its revision). */
   private readonly refilledAt = new Map<string, number>()
   /** Rate-limit window counters; bounded so old windows cannot pile up in a long-running dev process. */
@@ -252,13 +253,41 @@ export class MemoryKeyStore implements KeyStore {
     return op === 'take' ? before : record.remaining
   }
 
-  async createRootKey(record: RootKeyRecord): Promise<void> {
-    this.rootKeys.set(record.hash, structuredClone(record))
+  // Root keys: memory-root-key-store.ts.
+  createRootKey(record: RootKeyRecord): Promise<boolean> {
+    return this.rootKeys.createRootKey(record)
   }
 
-  async getRootKeyByHash(hash: string): Promise<RootKeyRecord | null> {
-    const record = this.rootKeys.get(hash)
-    return record ? structuredClone(record) : null
+  getRootKeyByHash(hash: string): Promise<RootKeyRecord | null> {
+    return this.rootKeys.getRootKeyByHash(hash)
+  }
+
+  getRootKeyById(id: string): Promise<RootKeyRecord | null> {
+    return this.rootKeys.getRootKeyById(id)
+  }
+
+  listRootKeys(): Promise<RootKeyRecord[]> {
+    return this.rootKeys.listRootKeys()
+  }
+
+  revokeRootKey(id: string): Promise<RootKeyRecord | null> {
+    return this.rootKeys.revokeRootKey(id)
+  }
+
+  rollRootKey(id: string, next: RootKeyRecord): Promise<RootKeyRecord | null> {
+    return this.rootKeys.rollRootKey(id, next)
+  }
+
+  touchRootKey(hash: string, atMs: number): Promise<void> {
+    return this.rootKeys.touchRootKey(hash, atMs)
+  }
+
+  isBootstrapRootKeyDisabled(): Promise<boolean> {
+    return this.rootKeys.isBootstrapRootKeyDisabled()
+  }
+
+  setBootstrapRootKeyDisabled(disabled: boolean): Promise<void> {
+    return this.rootKeys.setBootstrapRootKeyDisabled(disabled)
   }
 
   async readRevisions(): Promise<RevisionSnapshot> {

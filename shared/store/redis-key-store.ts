@@ -26,6 +26,7 @@ import { SHARD_COUNT, shardOf } from '../shards.js'
 import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
 import { redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
+import { RedisRootKeyStore } from './redis-root-key-store.js'
 import {
   CONSUME_RATE_LIMITS_SCRIPT,
   SPEND_CREDITS_SCRIPT,
@@ -56,6 +57,7 @@ export class RedisKeyStore implements KeyStore {
   private readonly redis: ScriptedRedis
   private readonly now: () => number
   private readonly cluster: Cluster | undefined
+  private readonly rootKeys: RedisRootKeyStore
 
   /** Takes over `redis`: close() closes it. */
   /**
@@ -76,6 +78,7 @@ export class RedisKeyStore implements KeyStore {
     this.redis = redis as unknown as ScriptedRedis
     this.cluster = redis instanceof Cluster ? redis : undefined
     this.now = now
+    this.rootKeys = new RedisRootKeyStore(redis, () => this.confirmReplicated())
   }
 
   async createApi(api: ApiRecord): Promise<void> {
@@ -334,13 +337,41 @@ export class RedisKeyStore implements KeyStore {
     return { keys, total, cursor }
   }
 
-  async createRootKey(record: RootKeyRecord): Promise<void> {
-    await this.run(() => this.redis.set(redisKeys.rootKey(record.hash), JSON.stringify(record)))
+  // Root keys: redis-root-key-store.ts.
+  createRootKey(record: RootKeyRecord): Promise<boolean> {
+    return this.rootKeys.createRootKey(record)
   }
 
-  async getRootKeyByHash(hash: string): Promise<RootKeyRecord | null> {
-    const doc = await this.run(() => this.redis.get(redisKeys.rootKey(hash)))
-    return doc === null ? null : (JSON.parse(doc) as RootKeyRecord)
+  getRootKeyByHash(hash: string): Promise<RootKeyRecord | null> {
+    return this.rootKeys.getRootKeyByHash(hash)
+  }
+
+  getRootKeyById(id: string): Promise<RootKeyRecord | null> {
+    return this.rootKeys.getRootKeyById(id)
+  }
+
+  listRootKeys(): Promise<RootKeyRecord[]> {
+    return this.rootKeys.listRootKeys()
+  }
+
+  revokeRootKey(id: string): Promise<RootKeyRecord | null> {
+    return this.rootKeys.revokeRootKey(id)
+  }
+
+  rollRootKey(id: string, next: RootKeyRecord): Promise<RootKeyRecord | null> {
+    return this.rootKeys.rollRootKey(id, next)
+  }
+
+  touchRootKey(hash: string, atMs: number): Promise<void> {
+    return this.rootKeys.touchRootKey(hash, atMs)
+  }
+
+  isBootstrapRootKeyDisabled(): Promise<boolean> {
+    return this.rootKeys.isBootstrapRootKeyDisabled()
+  }
+
+  setBootstrapRootKeyDisabled(disabled: boolean): Promise<void> {
+    return this.rootKeys.setBootstrapRootKeyDisabled(disabled)
   }
 
   async readRevisions(): Promise<RevisionSnapshot> {

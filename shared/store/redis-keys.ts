@@ -28,8 +28,20 @@ export const redisKeys = {
   apiKeys: (apiId: string) => `kg:api:{${apiId}}:keys`,
   /** ZSET of key ids of one owner (externalId) in the api's slot. */
   apiOwnerKeys: (apiId: string, ownerId: string) => `kg:api:{${apiId}}:owner:${ownerId}`,
-  /** STRING json: a root key record by hash. */
-  rootKey: (hash: string) => `kg:root:${hash}`,
+  /** HASH hash → root key record json. Every root key lives in the one `{root}` slot, so its writes are atomic. */
+  rootKeys: 'kg:{root}:keys',
+  /** HASH root key id → hash. */
+  rootKeyIds: 'kg:{root}:ids',
+  /** HASH hash → when the root key last authenticated a call, unix ms. */
+  rootKeysUsed: 'kg:{root}:used',
+  /** SET of the hashes of revoked root keys (see redis-root-key-scripts.ts). */
+  revokedRootKeys: 'kg:{root}:revoked',
+  /** STRING `disabled` while the bootstrap root key (KEYGATE_ROOT_KEY) is turned off. */
+  bootstrapRootKey: 'kg:{root}:bootstrap',
+  /** STRING json: a root key as releases before the `{root}` slot stored it; moved into it when found. */
+  legacyRootKey: (hash: string) => `kg:root:${hash}`,
+  /** STRING: set once every legacy root key has been looked for (by SCAN) and moved. */
+  legacyRootKeysMoved: 'kg:{root}:legacy-moved',
   /** Pub/sub channel of change events. */
   changesChannel: 'kg:changes',
 } as const

@@ -8,6 +8,7 @@ import type { NewKeyRecord } from '../../shared/records.js'
 import { shardOf } from '../../shared/shards.js'
 import { LOG_TRIMMED, type KeyStore } from '../../shared/store/key-store.js'
 import { waitFor } from '../support/wait-for.js'
+import { rootKeyStoreContract } from './root-key-store.contract.js'
 
 export interface StoreHarness {
   store: KeyStore
@@ -278,13 +279,7 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       ])
     })
 
-    it('stores root keys by hash', async () => {
-      const { hash } = generateKey('root')
-      const record = { id: newId('root'), hash, permissions: ['api.*.read_key'], createdAt: Date.now() }
-      await store.createRootKey(record)
-      expect(await store.getRootKeyByHash(hash)).toEqual(record)
-      expect(await store.getRootKeyByHash(hashKey('other'))).toBeNull()
-    })
+    rootKeyStoreContract(() => store)
 
     it('answers ping when it can serve', async () => {
       await expect(store.ping()).resolves.toBeUndefined()

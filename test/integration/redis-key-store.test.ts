@@ -1,8 +1,11 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newId } from '../../shared/ids.js'
+import { generateRootKey } from '../../shared/key-material.js'
 import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
-import { startRedisServer } from '../support/redis-server.js'
+import { startRedisServer, useRedisServer } from '../support/redis-server.js'
 import { keyStoreContract } from './key-store.contract.js'
 
 keyStoreContract('redis', async () => {
@@ -21,4 +24,60 @@ keyStoreContract('redis', async () => {
       await redis.stop()
     },
   }
+})
+
+describe('root keys stored by earlier releases (kg:root:<hash>)', () => {
+  const redis = useRedisServer()
+  let store: RedisKeyStore
+  beforeAll(async () => {
+    store = new RedisKeyStore(await openRedis(redis.url, 'test'))
+  })
+  afterAll(async () => {
+    await store?.close()
+  })
+
+  /** A root key as `keygate root-key create` stored it before root keys had a slot of their own. */
+  async function legacy(permissions = ['*']) {
+    const { key, hash } = generateRootKey()
+    const record = { id: newId('root'), hash, name: 'old', permissions, createdAt: Date.now() }
+    await redis.admin.set(redisKeys.legacyRootKey(hash), JSON.stringify(record))
+    return { key, record }
+  }
+
+  it('still authenticate, and move into the slot when first looked up', async () => {
+    const { record } = await legacy()
+    expect(await store.getRootKeyByHash(record.hash)).toEqual(record)
+    expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
+    expect(await store.getRootKeyById(record.id)).toEqual(record)
+  })
+
+  it('are all found by the first list (even those never used), which then stops looking', async () => {
+    const { record: unused } = await legacy(['api.*.read_key'])
+    expect((await store.listRootKeys()).map((k) => k.id)).toContain(unused.id)
+    expect(await redis.admin.exists(redisKeys.legacyRootKey(unused.hash))).toBe(0)
+    expect(await redis.admin.get(redisKeys.legacyRootKeysMoved)).toBe('1')
+    // Revocable like any other.
+    expect(await store.revokeRootKey(unused.id)).toMatchObject({ id: unused.id })
+  })
+
+  it('cannot come back once revoked, even if a copy was left behind (a move cut short by a crash)', async () => {
+    const { record } = await legacy()
+    await store.getRootKeyByHash(record.hash)
+    await store.revokeRootKey(record.id)
+    await redis.admin.set(redisKeys.legacyRootKey(record.hash), JSON.stringify(record))
+    expect(await store.getRootKeyByHash(record.hash)).toBeNull()
+    expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
+  })
+
+  it('keeps every root key in one hash slot, so that each write is one atomic script on a Cluster too', () => {
+    const slots = [
+      redisKeys.rootKeys,
+      redisKeys.rootKeyIds,
+      redisKeys.rootKeysUsed,
+      redisKeys.revokedRootKeys,
+      redisKeys.bootstrapRootKey,
+      redisKeys.legacyRootKeysMoved,
+    ].map((key) => /\{([^}]+)\}/.exec(key)?.[1]) // Redis hashes only the first {…} of a key: its hash tag
+    expect(slots).toEqual(slots.map(() => 'root'))
+  })
 })

@@ -1,0 +1,146 @@
+import { Cluster, type Redis } from 'ioredis'
+import type { RootKeyRecord } from '../records.js'
+import { toStoreError } from './redis-connection.js'
+import { redisKeys } from './redis-keys.js'
+import { CREATE_ROOT_KEY_SCRIPT, REVOKE_ROOT_KEY_SCRIPT, TOUCH_ROOT_KEY_SCRIPT } from './redis-root-key-scripts.js'
+import type { RootKeyStore } from './root-key-store.js'
+
+interface RootKeyScripts {
+  createRootKey(...keysAndArgs: string[]): Promise<number>
+  revokeRootKey(...keysAndArgs: string[]): Promise<[string, string] | null>
+  touchRootKey(...keysAndArgs: string[]): Promise<number>
+}
+
+const SLOT = [redisKeys.rootKeys, redisKeys.rootKeyIds, redisKeys.rootKeysUsed, redisKeys.revokedRootKeys]
+const LEGACY_PATTERN = redisKeys.legacyRootKey('*')
+
+/** What is stored of a root key (its last use is kept apart, so that recording one never rewrites the record). */
+function documentOf({ lastUsedAt: _lastUsedAt, ...record }: RootKeyRecord): string {
+  return JSON.stringify(record)
+}
+
+function recordOf(doc: string, used: string | null | undefined): RootKeyRecord {
+  const record = JSON.parse(doc) as RootKeyRecord
+  if (used) record.lastUsedAt = Number(used)
+  return record
+}
+
+/**
+ * Root keys on Redis, all in the `{root}` slot (redis-keys.ts), written by the scripts of
+ * redis-root-key-scripts.ts. Root keys stored by earlier releases (`kg:root:<hash>`, one slot each) are moved in
+ * when first met: looked up by hash, or by the first list, which looks for all of them once.
+ */
+export class RedisRootKeyStore implements RootKeyStore {
+  private readonly redis: Redis & RootKeyScripts
+  private readonly nodes: () => Redis[]
+
+  /** `afterWrite` runs after every write that changed something (the store's replica confirmation). */
+  constructor(
+    redis: Redis | Cluster,
+    private readonly afterWrite: () => Promise<void>,
+  ) {
+    redis.defineCommand('createRootKey', { numberOfKeys: SLOT.length, lua: CREATE_ROOT_KEY_SCRIPT })
+    redis.defineCommand('revokeRootKey', { numberOfKeys: SLOT.length, lua: REVOKE_ROOT_KEY_SCRIPT })
+    redis.defineCommand('touchRootKey', { numberOfKeys: SLOT.length, lua: TOUCH_ROOT_KEY_SCRIPT })
+    this.redis = redis as unknown as Redis & RootKeyScripts
+    this.nodes = () => (redis instanceof Cluster ? redis.nodes('master') : [redis])
+  }
+
+  async createRootKey(record: RootKeyRecord): Promise<boolean> {
+    const created = await this.run(() => this.redis.createRootKey(...SLOT, record.hash, record.id, documentOf(record)))
+    if (created !== 1) return false
+    await this.afterWrite()
+    return true
+  }
+
+  async getRootKeyByHash(hash: string): Promise<RootKeyRecord | null> {
+    const [doc, used] = await this.run(() =>
+      Promise.all([this.redis.hget(redisKeys.rootKeys, hash), this.redis.hget(redisKeys.rootKeysUsed, hash)]),
+    )
+    return doc === null ? this.moveLegacy(redisKeys.legacyRootKey(hash)) : recordOf(doc, used)
+  }
+
+  async getRootKeyById(id: string): Promise<RootKeyRecord | null> {
+    const hash = await this.run(() => this.redis.hget(redisKeys.rootKeyIds, id))
+    const record = hash === null ? null : await this.getRootKeyByHash(hash)
+    return record?.id === id ? record : null
+  }
+
+  async listRootKeys(): Promise<RootKeyRecord[]> {
+    await this.moveLegacyOnce()
+    const [docs, used] = await this.run(() =>
+      Promise.all([this.redis.hgetall(redisKeys.rootKeys), this.redis.hgetall(redisKeys.rootKeysUsed)]),
+    )
+    return Object.entries(docs)
+      .map(([hash, doc]) => recordOf(doc, used[hash]))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  }
+
+  async revokeRootKey(id: string): Promise<RootKeyRecord | null> {
+    return this.revoke(id)
+  }
+
+  async rollRootKey(id: string, next: RootKeyRecord): Promise<RootKeyRecord | null> {
+    return this.revoke(id, next)
+  }
+
+  async touchRootKey(hash: string, atMs: number): Promise<void> {
+    await this.run(() => this.redis.touchRootKey(...SLOT, hash, String(atMs)))
+  }
+
+  async isBootstrapRootKeyDisabled(): Promise<boolean> {
+    return (await this.run(() => this.redis.get(redisKeys.bootstrapRootKey))) === 'disabled'
+  }
+
+  async setBootstrapRootKeyDisabled(disabled: boolean): Promise<void> {
+    await this.run(async () => {
+      if (disabled) await this.redis.set(redisKeys.bootstrapRootKey, 'disabled')
+      else await this.redis.del(redisKeys.bootstrapRootKey)
+    })
+    await this.afterWrite()
+  }
+
+  private async revoke(id: string, next?: RootKeyRecord): Promise<RootKeyRecord | null> {
+    const args = next ? [id, next.hash, next.id, documentOf(next)] : [id]
+    const removed = await this.run(() => this.redis.revokeRootKey(...SLOT, ...args))
+    if (!removed) return null
+    await this.afterWrite()
+    const record = recordOf(...removed)
+    // A legacy copy left by a move cut short: the revoked set already keeps it out; this tidies it away.
+    await this.run(() => this.redis.del(redisKeys.legacyRootKey(record.hash)))
+    return record
+  }
+
+  /** Moves one legacy root key into the slot (unless it was revoked); answers it, or null if there is none. */
+  private async moveLegacy(key: string): Promise<RootKeyRecord | null> {
+    const doc = await this.run(() => this.redis.get(key))
+    if (doc === null) return null
+    const record = JSON.parse(doc) as RootKeyRecord
+    const moved = await this.run(() => this.redis.createRootKey(...SLOT, record.hash, record.id, documentOf(record)))
+    if (moved === 1) await this.afterWrite()
+    await this.run(() => this.redis.del(key))
+    return moved === -1 ? null : record
+  }
+
+  /** Finds every legacy root key (SCAN on every master), once: then marks the store as moved. */
+  private async moveLegacyOnce(): Promise<void> {
+    if ((await this.run(() => this.redis.exists(redisKeys.legacyRootKeysMoved))) === 1) return
+    for (const node of this.nodes()) {
+      let cursor = '0'
+      do {
+        const [next, keys] = await this.run(() => node.scan(cursor, 'MATCH', LEGACY_PATTERN, 'COUNT', 1_000))
+        for (const key of keys) await this.moveLegacy(key)
+        cursor = next
+      } while (cursor !== '0')
+    }
+    await this.run(() => this.redis.set(redisKeys.legacyRootKeysMoved, '1'))
+  }
+
+  private async run<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation()
+    } catch (err) {
+      throw toStoreError(err)
+    }
+  }
+}
