@@ -3,6 +3,7 @@ import type { KeygateServer } from '../shared/http/build-server.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
 import type { KeyStore } from '../shared/store/key-store.js'
 import { buildControlPlaneApp } from '../control-plane/app.js'
+import { RootKeyUse } from '../control-plane/root-key-use.js'
 import { registerAuthorize } from '../verifier/authorize-route.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
 import { registerVerifyKey } from '../verifier/verify-key-route.js'
@@ -44,6 +45,7 @@ export function assembleControlPlane(
   const metrics = createMetricsRegistry(settings.service ?? 'control-plane')
   const verifier = keyVerifierOf(parts, settings, metrics.registry)
   const { gateway } = settings
+  const rootKeyUse = new RootKeyUse(parts.store, parts.clock, parts.log)
   const app = buildControlPlaneApp({
     store: parts.store,
     clock: parts.clock,
@@ -52,6 +54,7 @@ export function assembleControlPlane(
     bodyLimitBytes: settings.bodyLimitBytes,
     docsBaseUrl: settings.docsBaseUrl,
     bootstrapRootKey: settings.bootstrapRootKey,
+    rootKeyUse,
     managementRateLimit: settings.managementRateLimit,
     onWrite: (write) => verifier.applyChange(write.event),
     notReadyReasons: () => verifier.notReadyReasons(),
@@ -60,9 +63,10 @@ export function assembleControlPlane(
       if (gateway) registerAuthorize(open, verifier, gateway)
     },
   })
-  // One hook, in order: the verifier's last usage counts are written before the store closes.
+  // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.
   app.addHook('onClose', async () => {
     await verifier.stop()
+    await rootKeyUse.settle()
     await parts.closeBackend?.()
   })
   return { app, verifier }

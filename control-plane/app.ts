@@ -6,6 +6,8 @@ import { AuditLog } from './audit-log.js'
 import { limitManagementCalls } from './management-rate-limit.js'
 import { KeyWrites, type WriteListener } from './key-writes.js'
 import { RootKeyAuth } from './root-key-auth.js'
+import type { RootKeyUse } from './root-key-use.js'
+import { RootKeys } from './root-keys.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
 import { registerDeleteApi } from './routes/apis-delete-api.js'
 import { registerGetApi } from './routes/apis-get-api.js'
@@ -21,6 +23,10 @@ import { registerWhoami } from './routes/keys-whoami.js'
 import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerAuditList } from './routes/audit-list.js'
+import { registerCreateRootKey } from './routes/root-keys-create-root-key.js'
+import { registerListRootKeys } from './routes/root-keys-list-root-keys.js'
+import { registerRevokeRootKey } from './routes/root-keys-revoke-root-key.js'
+import { registerRollRootKey } from './routes/root-keys-roll-root-key.js'
 import { registerLiveness } from './routes/liveness.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 
@@ -28,6 +34,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
   clock: Clock
   bootstrapRootKey: string | undefined
+  /** Records root keys' last use; the composition root settles it before the store closes. */
+  rootKeyUse: RootKeyUse
   /** Management calls per root key per minute (0 or absent: no limit). */
   managementRateLimit?: number | undefined
   /** Told of every write as soon as the store has it: the process's verifier, for read-your-writes. */
@@ -49,9 +57,10 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     logRequests: true,
     notReadyReasons: async () => [...(await storeReady()), ...(deps.notReadyReasons?.() ?? [])],
   })
-  const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey)
+  const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey, deps.rootKeyUse)
   const audit = new AuditLog(deps.store, deps.clock, deps.log)
-  const routeDeps = { store: deps.store, auth, audit, clock: deps.clock, log: deps.log }
+  const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock })
+  const routeDeps = { store: deps.store, auth, audit, rootKeys, clock: deps.clock, log: deps.log }
   const writes = new KeyWrites(routeDeps, deps.onWrite)
   app.decorateRequest('principal', null)
   registerOpenApi(app)
@@ -76,6 +85,10 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerUpdateRemaining(management, routeDeps)
     registerGetVerifications(management, routeDeps)
     registerAuditList(management, routeDeps)
+    registerCreateRootKey(management, routeDeps)
+    registerListRootKeys(management, routeDeps)
+    registerRevokeRootKey(management, routeDeps)
+    registerRollRootKey(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

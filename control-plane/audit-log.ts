@@ -6,6 +6,15 @@ import type { ManagementStore } from '../shared/store/management-store.js'
 import { toKeyResponse } from './key-response.js'
 import { principalOf } from './root-key-auth.js'
 
+/** Who made a write: the root key of a management call (and the request), or the command line. */
+export interface AuditActor {
+  rootKeyId: string
+  requestId?: string
+}
+
+/** The actor of `keygate root-key …` commands, which need no root key: whoever can reach Redis runs them. */
+export const CLI_ACTOR: AuditActor = { rootKeyId: 'cli' }
+
 export interface AuditTarget {
   apiId?: string
   keyId?: string
@@ -20,21 +29,26 @@ export interface AuditTarget {
  */
 export class AuditLog {
   constructor(
-    private readonly store: ManagementStore,
+    private readonly store: Pick<ManagementStore, 'appendAudit'>,
     private readonly clock: Clock,
     private readonly log: Logger,
   ) {}
 
   async record(request: FastifyRequest, action: string, target: AuditTarget): Promise<void> {
+    await this.append({ rootKeyId: principalOf(request).rootKeyId, requestId: request.id }, action, target)
+  }
+
+  /** An entry for a write made by `actor`: a management call, or a `keygate root-key` command (CLI_ACTOR). */
+  async append(actor: AuditActor, action: string, target: AuditTarget): Promise<void> {
     const entry = {
       at: this.clock.now(),
-      rootKeyId: principalOf(request).rootKeyId,
+      rootKeyId: actor.rootKeyId,
       action,
       apiId: target.apiId,
       keyId: target.keyId,
       before: shown(target.before),
       after: shown(target.after),
-      requestId: request.id,
+      requestId: actor.requestId,
     }
     try {
       await this.store.appendAudit(entry)

@@ -3,12 +3,14 @@ import type { Clock } from '../shared/clock.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 import type { AuditLog } from './audit-log.js'
 import type { RootKeyAuth } from './root-key-auth.js'
+import type { RootKeys } from './root-keys.js'
 
 /** What every management route is given: nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
   store: ManagementStore
   auth: RootKeyAuth
   audit: AuditLog
+  rootKeys: RootKeys
   clock: Clock
   log: Logger
 }

@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../shared/errors.js'
 import { hashKey, secretsEqual } from '../shared/key-material.js'
-import type { RootKeyAction } from '../shared/root-key-actions.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import { grants, MANAGE_ROOT_KEYS, type RootKeyAction } from '../shared/root-key-actions.js'
+import type { RootKeyStore } from '../shared/store/root-key-store.js'
+import type { RootKeyUse } from './root-key-use.js'
 
 /** Who made a management call. */
 export interface Principal {
@@ -10,7 +11,8 @@ export interface Principal {
   permissions: readonly string[]
 }
 
-const BOOTSTRAP_ID = 'root_bootstrap'
+/** The id the bootstrap root key (KEYGATE_ROOT_KEY) acts under: in the audit log, the rate limit, the logs. */
+export const BOOTSTRAP_ID = 'root_bootstrap'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,16 +28,21 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal
 }
 
+/** One answer for every root key that does not authenticate: unknown, revoked, or the bootstrap key turned off. */
+const notValid = () => new ApiError('UNAUTHORIZED', 'authorization: the root key is not valid')
+
 /**
- * Root-key authentication: the bearer is hashed and looked up by hash (only hashes are stored); the
- * bootstrap key from KEYGATE_ROOT_KEY is compared by hash in constant time.
+ * Root-key authentication: the bearer is hashed and looked up by hash on every call (only hashes are stored), so a
+ * revoked root key is refused by the very next call, on every control plane. The bootstrap key from
+ * KEYGATE_ROOT_KEY is compared by hash in constant time, and refused while the store says it is turned off.
  */
 export class RootKeyAuth {
   private readonly bootstrapHash: string | undefined
 
   constructor(
-    private readonly store: ManagementStore,
+    private readonly store: Pick<RootKeyStore, 'getRootKeyByHash' | 'isBootstrapRootKeyDisabled'>,
     bootstrapRootKey: string | undefined,
+    private readonly use: RootKeyUse,
   ) {
     this.bootstrapHash = bootstrapRootKey === undefined ? undefined : hashKey(bootstrapRootKey)
   }
@@ -47,10 +54,12 @@ export class RootKeyAuth {
       throw new ApiError('UNAUTHORIZED', 'authorization: send a root key as `Authorization: Bearer <root key>`')
     const hash = hashKey(match[1]!)
     if (this.bootstrapHash !== undefined && secretsEqual(hash, this.bootstrapHash)) {
+      if (await this.store.isBootstrapRootKeyDisabled()) throw notValid()
       return { rootKeyId: BOOTSTRAP_ID, permissions: ['*'] }
     }
     const rootKey = await this.store.getRootKeyByHash(hash)
-    if (!rootKey) throw new ApiError('UNAUTHORIZED', 'authorization: the root key is not valid')
+    if (!rootKey) throw notValid()
+    this.use.record(rootKey)
     return { rootKeyId: rootKey.id, permissions: rootKey.permissions }
   }
 }
@@ -71,6 +80,25 @@ export function requirePermission(principal: Principal, apiId: string, ...action
     throw new ApiError(
       'INSUFFICIENT_PERMISSIONS',
       `the root key needs ${missing.map((action) => `api.${apiId}.${action}`).join(' and ')}`,
+    )
+  }
+}
+
+/**
+ * Throws the contract's 403 unless the principal may manage root keys (MANAGE_ROOT_KEYS) and holds every one of
+ * `permissions`: those of the root key it creates, revokes or rolls. No root key can make or take over a root
+ * key stronger than itself. (Revoking itself needs neither: rootKeys.revokeRootKey lets any root key do that.)
+ */
+export function requireRootKeyManagement(principal: Principal, permissions: readonly string[] = []): void {
+  const needed = [...new Set([MANAGE_ROOT_KEYS, ...permissions])]
+  const missing = needed.filter((permission) => !principal.permissions.some((held) => grants(held, permission)))
+  if (missing.length > 0) {
+    throw new ApiError(
+      'INSUFFICIENT_PERMISSIONS',
+      `the root key needs ${missing.join(' and ')}` +
+        (missing.some((permission) => permission !== MANAGE_ROOT_KEYS)
+          ? ' (a root key creates, revokes and rolls only root keys whose every permission it holds)'
+          : ''),
     )
   }
 }

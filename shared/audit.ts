@@ -3,11 +3,12 @@ export interface AuditEntry {
   /** Position in the log (a stream id on Redis); also the paging cursor. */
   id: string
   at: number
-  /** The root key that made the call (`root_bootstrap` for KEYGATE_ROOT_KEY). */
+  /** The root key that made the call (`root_bootstrap` for KEYGATE_ROOT_KEY, `cli` for `keygate root-key …`). */
   rootKeyId: string
   /** The operation, e.g. `keys.updateKey`. */
   action: string
   apiId?: string
+  /** The key the write is about; for rootKeys.* writes, the root key (`root_…`). */
   keyId?: string
   /** The record as the API shows it (never a hash or a key). */
   before?: Record<string, unknown>

@@ -33,6 +33,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'keys.setRoles': { summary: "Replace a key's roles", rootKey: true },
   'keys.removeRoles': { summary: 'Remove roles from a key', rootKey: true },
   'audit.list': { summary: 'Read the audit log of management writes, newest first', rootKey: true },
+  'rootKeys.createRootKey': {
+    summary: 'Create a root key with at most the permissions of the caller (shown once; only its hash is stored)',
+    rootKey: true,
+  },
+  'rootKeys.listRootKeys': { summary: 'List the stored root keys (never a key or a hash)', rootKey: true },
+  'rootKeys.revokeRootKey': { summary: 'Revoke a root key: refused from the next call on', rootKey: true },
+  'rootKeys.rollRootKey': {
+    summary: 'Replace a root key by a new one with the same name and permissions (shown once); the old one is revoked',
+    rootKey: true,
+  },
   'keys.verifyKey': {
     summary: 'Verify a key (always 200 for a well-formed request: `valid` and `code` say the verdict)',
     rootKey: false,

@@ -26,7 +26,7 @@ keyStoreContract('redis', async () => {
   }
 })
 
-describe('root keys stored by earlier releases (kg:root:<hash>)', () => {
+describe('root keys on Redis: layout, and those stored by earlier releases (kg:root:<hash>)', () => {
   const redis = useRedisServer()
   let store: RedisKeyStore
   beforeAll(async () => {
@@ -44,14 +44,14 @@ describe('root keys stored by earlier releases (kg:root:<hash>)', () => {
     return { key, record }
   }
 
-  it('still authenticate, and move into the slot when first looked up', async () => {
+  it('legacy ones still authenticate, and move into the slot when first looked up', async () => {
     const { record } = await legacy()
     expect(await store.getRootKeyByHash(record.hash)).toEqual(record)
     expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
     expect(await store.getRootKeyById(record.id)).toEqual(record)
   })
 
-  it('are all found by the first list (even those never used), which then stops looking', async () => {
+  it('legacy ones are all found by the first list (even those never used), which then stops looking', async () => {
     const { record: unused } = await legacy(['api.*.read_key'])
     expect((await store.listRootKeys()).map((k) => k.id)).toContain(unused.id)
     expect(await redis.admin.exists(redisKeys.legacyRootKey(unused.hash))).toBe(0)
@@ -60,13 +60,21 @@ describe('root keys stored by earlier releases (kg:root:<hash>)', () => {
     expect(await store.revokeRootKey(unused.id)).toMatchObject({ id: unused.id })
   })
 
-  it('cannot come back once revoked, even if a copy was left behind (a move cut short by a crash)', async () => {
+  it('a legacy one cannot come back once revoked, even if a copy was left behind (a move cut short by a crash)', async () => {
     const { record } = await legacy()
     await store.getRootKeyByHash(record.hash)
     await store.revokeRootKey(record.id)
     await redis.admin.set(redisKeys.legacyRootKey(record.hash), JSON.stringify(record))
     expect(await store.getRootKeyByHash(record.hash)).toBeNull()
     expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
+  })
+
+  it('leaves nothing behind for a root key used just after it was revoked (a late last-use write)', async () => {
+    const { record } = await legacy()
+    await store.getRootKeyByHash(record.hash)
+    await store.revokeRootKey(record.id)
+    await store.touchRootKey(record.hash, Date.now())
+    expect(await redis.admin.hexists(redisKeys.rootKeysUsed, record.hash)).toBe(0)
   })
 
   it('keeps every root key in one hash slot, so that each write is one atomic script on a Cluster too', () => {

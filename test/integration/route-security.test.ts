@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OPERATIONS } from '../../control-plane/openapi/operations.js'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/key-material.js'
-import { ROOT_KEY_ACTIONS, type RootKeyAction as Action } from '../../shared/root-key-actions.js'
+import { MANAGE_ROOT_KEYS, ROOT_KEY_ACTIONS, type RootKeyAction as Action } from '../../shared/root-key-actions.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
 
@@ -30,6 +30,8 @@ interface Fixture {
   keyId: string
   /** That key in plaintext: an ordinary key, which must never pass as a root key. */
   key: string
+  /** A stored root key with read_key on the api: what the rootKeys.* calls act on. */
+  rootKeyId: string
 }
 
 type Method = 'GET' | 'POST'
@@ -43,9 +45,9 @@ interface Request {
 
 /**
  * A permission a route needs: an action on the fixture's api (`read_key`), an action on every api
- * (`*.create_api`: only `api.*.create_api` or `*` hold it), or `*` itself (admin).
+ * (`*.create_api`: only `api.*.create_api` or `*` hold it), managing root keys, or `*` itself (admin).
  */
-type Need = Action | `*.${Action}` | '*'
+type Need = Action | `*.${Action}` | typeof MANAGE_ROOT_KEYS | '*'
 
 interface Row {
   /** Every permission the route needs; a root key lacking any one of them gets 403. */
@@ -88,6 +90,14 @@ const TABLE: Record<string, Row> = {
   'keys.setRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [] }) },
   'keys.removeRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [{ name: FIXTURE_ROLE }] }) },
   'audit.list': { needs: ['*'], call: () => get() },
+  // A root key acts only on root keys whose every permission it holds: the fixture's holds read_key.
+  'rootKeys.createRootKey': {
+    needs: [MANAGE_ROOT_KEYS, 'read_key'],
+    call: (f) => post({ name: 'made by the security table', permissions: [`api.${f.apiId}.read_key`] }),
+  },
+  'rootKeys.listRootKeys': { needs: [MANAGE_ROOT_KEYS], call: () => get() },
+  'rootKeys.revokeRootKey': { needs: [MANAGE_ROOT_KEYS, 'read_key'], call: (f) => post({ rootKeyId: f.rootKeyId }) },
+  'rootKeys.rollRootKey': { needs: [MANAGE_ROOT_KEYS, 'read_key'], call: (f) => post({ rootKeyId: f.rootKeyId }) },
 }
 
 const MANAGEMENT = Object.entries(OPERATIONS)
@@ -116,7 +126,7 @@ function malformed(request: Request): Request {
 
 /** A need as the permission string a root key would hold. */
 function permissionOf(need: Need, fixture: Fixture): string {
-  if (need === '*') return '*'
+  if (need === '*' || need === MANAGE_ROOT_KEYS) return need
   return need.startsWith('*.') ? `api.${need}` : `api.${fixture.apiId}.${need}`
 }
 
@@ -127,9 +137,13 @@ function permissionOf(need: Need, fixture: Fixture): string {
 function grants(held: string, needed: string): boolean {
   if (held === '*') return true
   if (needed === '*') return false
-  const [, heldApi, heldAction] = held.split('.')
-  const [, neededApi, neededAction] = needed.split('.')
-  return (heldApi === '*' || heldApi === neededApi) && (heldAction === '*' || heldAction === neededAction)
+  const [heldScope, heldApi, heldAction] = held.split('.')
+  const [neededScope, neededApi, neededAction] = needed.split('.')
+  return (
+    heldScope === neededScope &&
+    (heldApi === '*' || heldApi === neededApi) &&
+    (heldAction === '*' || heldAction === neededAction)
+  )
 }
 
 /**
@@ -139,7 +153,11 @@ function grants(held: string, needed: string): boolean {
  */
 function everyPermissionBut(missing: string, fixture: Fixture, otherApiId: string): string[] {
   const scopes = ['*', fixture.apiId, otherApiId]
-  const all = ['*', ...scopes.flatMap((scope) => [...ACTIONS, '*'].map((action) => `api.${scope}.${action}`))]
+  const all = [
+    '*',
+    MANAGE_ROOT_KEYS,
+    ...scopes.flatMap((scope) => [...ACTIONS, '*'].map((action) => `api.${scope}.${action}`)),
+  ]
   return all.filter((permission) => !grants(permission, missing))
 }
 
@@ -189,12 +207,20 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
     ADMIN,
   )
   expect(created.status, JSON.stringify(created.body)).toBe(200)
-  return { apiId, keyId: created.body.keyId, key: created.body.key }
+  const rootKeyId = newId('root')
+  const { hash } = generateRootKey()
+  await server.backend.store.createRootKey({
+    id: rootKeyId,
+    hash,
+    permissions: [`api.${apiId}.read_key`],
+    createdAt: Date.now(),
+  })
+  return { apiId, keyId: created.body.keyId, key: created.body.key, rootKeyId }
 }
 
 /**
- * What a refused call must leave as it was: the api, its keys (every field), and the audit log's newest entry
- * (every management write appends one, so it also catches writes elsewhere, such as a new api).
+ * What a refused call must leave as it was: the api, its keys (every field), the stored root keys, and the audit
+ * log's newest entry (every management write appends one, so it also catches writes elsewhere, such as a new api).
  */
 async function snapshot(server: TestServer, fixture: Fixture) {
   const read = async (url: string) => {
@@ -204,6 +230,8 @@ async function snapshot(server: TestServer, fixture: Fixture) {
   return {
     api: await read(`/v1/apis.getApi?apiId=${fixture.apiId}`),
     keys: await read(`/v1/apis.listKeys?apiId=${fixture.apiId}`),
+    // Ids only: a refused call may still record its root key's last use.
+    rootKeys: (await server.backend.store.listRootKeys()).map((rootKey) => rootKey.id),
     newestAuditEntry: (await read('/v1/audit.list?limit=1')).body.entries[0]?.id ?? null,
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../shared/errors.js'
-import { can, requirePermission } from '../../control-plane/root-key-auth.js'
+import { can, requirePermission, requireRootKeyManagement } from '../../control-plane/root-key-auth.js'
+import { grants, MANAGE_ROOT_KEYS } from '../../shared/root-key-actions.js'
 
 const principal = (...permissions: string[]) => ({ rootKeyId: 'root_x', permissions })
 
@@ -33,5 +34,33 @@ describe('root-key permissions', () => {
         message: expect.stringContaining('api.api_a.read_key'),
       }),
     )
+  })
+})
+
+describe('managing root keys', () => {
+  it('needs rootkey.*.manage, which api.*.* does not include', () => {
+    expect(() => requireRootKeyManagement(principal(MANAGE_ROOT_KEYS))).not.toThrow()
+    expect(() => requireRootKeyManagement(principal('*'))).not.toThrow()
+    expect(() => requireRootKeyManagement(principal('api.*.*'))).toThrow(
+      expect.objectContaining({ statusCode: 403, message: expect.stringContaining(MANAGE_ROOT_KEYS) }),
+    )
+  })
+
+  it('reaches only root keys whose every permission the caller holds (no escalation)', () => {
+    const manager = principal(MANAGE_ROOT_KEYS, 'api.api_a.*')
+    expect(() => requireRootKeyManagement(manager, ['api.api_a.read_key', MANAGE_ROOT_KEYS])).not.toThrow()
+    for (const stronger of ['*', 'api.*.read_key', 'api.api_b.read_key'])
+      expect(() => requireRootKeyManagement(manager, ['api.api_a.read_key', stronger])).toThrow(
+        expect.objectContaining({ statusCode: 403, message: expect.stringContaining(stronger) }),
+      )
+  })
+
+  it('grants by scope, id and action, * granting everything and nothing granting *', () => {
+    expect(grants('*', '*')).toBe(true)
+    expect(grants('api.*.*', '*')).toBe(false)
+    expect(grants('api.*.read_key', 'api.api_a.read_key')).toBe(true)
+    expect(grants('api.api_a.read_key', 'api.*.read_key')).toBe(false)
+    expect(grants('api.*.*', MANAGE_ROOT_KEYS)).toBe(false)
+    expect(grants(MANAGE_ROOT_KEYS, MANAGE_ROOT_KEYS)).toBe(true)
   })
 })

@@ -1,0 +1,126 @@
+import type { Clock } from '../shared/clock.js'
+import { ApiError, notFound } from '../shared/errors.js'
+import { newId } from '../shared/ids.js'
+import { generateRootKey } from '../shared/key-material.js'
+import type { RootKeyRecord } from '../shared/records.js'
+import type { RootKeyStore } from '../shared/store/root-key-store.js'
+import type { AuditActor, AuditLog } from './audit-log.js'
+import { BOOTSTRAP_ID } from './root-key-auth.js'
+
+/**
+ * A root key as the API, the command line and the audit log show it: never its hash, never the key. (A type, not
+ * an interface, so that the audit log takes it as a plain object; a RootKeyRecord it would refuse.)
+ */
+export type RootKeyView = {
+  id: string
+  name?: string
+  start?: string
+  permissions: string[]
+  createdAt: number
+  lastUsedAt?: number
+}
+
+export function rootKeyView(record: RootKeyRecord): RootKeyView {
+  const { id, name, start, permissions, createdAt, lastUsedAt } = record
+  return {
+    id,
+    ...(name === undefined ? {} : { name }),
+    ...(start === undefined ? {} : { start }),
+    permissions,
+    createdAt,
+    ...(lastUsedAt === undefined ? {} : { lastUsedAt }),
+  }
+}
+
+/** A root key just made: the key itself is in the answer once, and nowhere else. */
+export interface NewRootKey {
+  record: RootKeyRecord
+  key: string
+}
+
+export interface RootKeysDeps {
+  store: RootKeyStore
+  audit: AuditLog
+  clock: Clock
+}
+
+/**
+ * The root-key lifecycle, for the rootKeys.* routes and the `keygate root-key` commands alike: each write is
+ * audited under its actor. Who may do what is the caller's to check (a route checks its root key's permissions;
+ * the command line can reach Redis, so it may do anything).
+ */
+export class RootKeys {
+  constructor(private readonly deps: RootKeysDeps) {}
+
+  async create(actor: AuditActor, input: { name?: string | undefined; permissions: string[] }): Promise<NewRootKey> {
+    const now = this.deps.clock.now()
+    const { key, hash, start } = generateRootKey()
+    const record: RootKeyRecord = {
+      id: newId('root', now),
+      hash,
+      start,
+      ...(input.name === undefined ? {} : { name: input.name }),
+      permissions: [...new Set(input.permissions)].sort(),
+      createdAt: now,
+    }
+    // Two random 32-byte keys (and two random ids) never collide: this is a bug, not a case to handle.
+    if (!(await this.deps.store.createRootKey(record))) throw new Error('a new root key collided with a stored one')
+    await this.deps.audit.append(actor, 'rootKeys.createRootKey', { keyId: record.id, after: rootKeyView(record) })
+    return { record, key }
+  }
+
+  list(): Promise<RootKeyRecord[]> {
+    return this.deps.store.listRootKeys()
+  }
+
+  /** The stored root key `id`, or the contract's 404 (which says what the bootstrap key is, if that was asked). */
+  async get(id: string): Promise<RootKeyRecord> {
+    const record = await this.deps.store.getRootKeyById(id)
+    if (record) return record
+    if (id === BOOTSTRAP_ID)
+      throw notFound(
+        `${BOOTSTRAP_ID} is KEYGATE_ROOT_KEY, which is not stored: turn it off with \`keygate root-key bootstrap disable\``,
+      )
+    throw notFound(`root key ${id} not found`)
+  }
+
+  /** Revokes root key `id`: refused from the moment this returns, on every control plane. */
+  async revoke(actor: AuditActor, id: string): Promise<RootKeyRecord> {
+    const revoked = await this.deps.store.revokeRootKey(id)
+    if (!revoked) throw notFound(`root key ${id} not found`)
+    await this.deps.audit.append(actor, 'rootKeys.revokeRootKey', { keyId: id, before: rootKeyView(revoked) })
+    return revoked
+  }
+
+  /** A new root key with the same name and permissions, and root key `id` revoked, in one step. */
+  async roll(actor: AuditActor, id: string): Promise<NewRootKey & { revoked: RootKeyRecord }> {
+    const old = await this.get(id)
+    const now = this.deps.clock.now()
+    const { key, hash, start } = generateRootKey()
+    const { lastUsedAt: _lastUsedAt, ...kept } = old
+    const record: RootKeyRecord = { ...kept, id: newId('root', now), hash, start, createdAt: now }
+    const revoked = await this.deps.store.rollRootKey(id, record)
+    if (!revoked) throw notFound(`root key ${id} not found`)
+    await this.deps.audit.append(actor, 'rootKeys.rollRootKey', {
+      keyId: id,
+      before: rootKeyView(revoked),
+      after: rootKeyView(record),
+    })
+    return { record, key, revoked }
+  }
+
+  /**
+   * Turns the bootstrap root key (KEYGATE_ROOT_KEY) off or back on for every control plane on this store, whatever
+   * their environment says. Off only once a stored root key with `*` exists, so that the API keeps an admin.
+   */
+  async setBootstrap(actor: AuditActor, enabled: boolean): Promise<void> {
+    if (!enabled && !(await this.list()).some((record) => record.permissions.includes('*')))
+      throw new ApiError(
+        'PRECONDITION_FAILED',
+        "no stored root key has '*': create one first (keygate root-key create --permissions '*'), then turn the bootstrap root key off",
+      )
+    await this.deps.store.setBootstrapRootKeyDisabled(!enabled)
+    const action = enabled ? 'rootKeys.enableBootstrapRootKey' : 'rootKeys.disableBootstrapRootKey'
+    await this.deps.audit.append(actor, action, { keyId: BOOTSTRAP_ID, after: { enabled } })
+  }
+}
