@@ -20,7 +20,7 @@ const MANAGEMENT_ONLY = {
 }
 /** The modules of cli/ that only the control plane, dev and root-key commands load. */
 const CLI_MANAGEMENT = {
-  regex: '^\\./(control-plane-command|dev-command|root-key-create-command|assemble-control-plane|write-openapi)\\.js$',
+  regex: '^\\./(control-plane-command|dev-command|root-key-[a-z-]+|assemble-control-plane|write-openapi)\\.js$',
   message: `a module of the control plane's side of cli/: keygate verifier would load it (import() it lazily, as commands.ts does): ${SEE}.`,
 }
 const SLASH = '\\u002F'

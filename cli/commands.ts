@@ -28,4 +28,24 @@ export const COMMANDS: Record<CommandName, Command> = {
     summary: 'Stores a new root key (only its hash) in Redis and prints the key once.',
     load: () => import('./root-key-create-command.js'),
   },
+  'root-key list': {
+    summary: 'Lists the stored root keys (id, name, start, permissions, created, last used), never a key.',
+    load: () => import('./root-key-list-command.js'),
+  },
+  'root-key revoke': {
+    summary: 'Revokes a root key: every control plane refuses it from its next call on.',
+    load: () => import('./root-key-revoke-command.js'),
+  },
+  'root-key roll': {
+    summary: 'Replaces a root key by a new one with the same name and permissions (printed once); revokes the old.',
+    load: () => import('./root-key-roll-command.js'),
+  },
+  'root-key bootstrap disable': {
+    summary: 'Makes every control plane on this Redis refuse KEYGATE_ROOT_KEY (needs a stored root key with *).',
+    load: () => import('./root-key-bootstrap-command.js').then((module) => module.disable),
+  },
+  'root-key bootstrap enable': {
+    summary: 'Lets control planes accept KEYGATE_ROOT_KEY again.',
+    load: () => import('./root-key-bootstrap-command.js').then((module) => module.enable),
+  },
 }

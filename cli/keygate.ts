@@ -1,35 +1,47 @@
 #!/usr/bin/env node
-import { ConfigError, specs, type CommandName } from '../shared/config/config.js'
+import { commandArguments, commandOf, ConfigError, specs, type CommandName } from '../shared/config/config.js'
 import { helpText } from '../shared/config/option-spec.js'
 import { COMMANDS } from './commands.js'
 
+/** `root-key revoke <rootKeyId>`: a command as it is typed. */
+const synopsis = (name: CommandName) =>
+  [name, ...(commandArguments[name] ?? []).map((argument) => `<${argument.name}>`)].join(' ')
+
+const width = Math.max(...Object.keys(COMMANDS).map((name) => synopsis(name as CommandName).length))
 const USAGE = `Usage: keygate <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, command]) => `  ${name.padEnd(18)} ${command.summary}`)
+  .map(([name, command]) => `  ${synopsis(name as CommandName).padEnd(width)}  ${command.summary}`)
   .join('\n')}
 
 keygate <command> --help lists the command's options.
 `
 
-const isCommand = (name: string | undefined): name is CommandName => name !== undefined && Object.hasOwn(COMMANDS, name)
-
 /** The `keygate` bin: finds the command, answers --help from the option table, loads and runs the command. */
 async function main(argv: string[]): Promise<'serving' | number> {
-  const [first, second] = argv
-  const named = first === 'root-key' && second === 'create' ? 'root-key create' : first
-  if (!isCommand(named)) {
-    if (named === undefined || named === '--help' || named === 'help') {
+  const found = commandOf(argv)
+  if (!found) {
+    const [first] = argv
+    if (first === undefined || first === '--help' || first === 'help') {
       process.stdout.write(USAGE)
       return 0
     }
     process.stderr.write(`keygate: unknown command ${JSON.stringify(argv.join(' '))}\n\n${USAGE}`)
     return 2
   }
-  const rest = argv.slice(named === 'root-key create' ? 2 : 1)
+  const { command: named, rest } = found
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(helpText(`Usage: keygate ${named} [options]`, COMMANDS[named].summary, specs[named]))
+    const argumentsHelp = (commandArguments[named] ?? []).map(
+      (argument) => `\n  <${argument.name}>  ${argument.description}`,
+    )
+    process.stdout.write(
+      helpText(
+        `Usage: keygate ${synopsis(named)} [options]`,
+        COMMANDS[named].summary + argumentsHelp.join(''),
+        specs[named],
+      ),
+    )
     return 0
   }
   const command = await COMMANDS[named].load()

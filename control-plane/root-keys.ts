@@ -73,6 +73,10 @@ export class RootKeys {
     return this.deps.store.listRootKeys()
   }
 
+  bootstrapDisabled(): Promise<boolean> {
+    return this.deps.store.isBootstrapRootKeyDisabled()
+  }
+
   /** The stored root key `id`, or the contract's 404 (which says what the bootstrap key is, if that was asked). */
   async get(id: string): Promise<RootKeyRecord> {
     const record = await this.deps.store.getRootKeyById(id)

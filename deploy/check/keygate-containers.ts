@@ -1,9 +1,13 @@
 import type { IContainer } from 'kubernetes-models/v1/Container'
 import {
+  commandOf,
   ConfigError,
   controlPlaneConfig,
   devConfig,
+  rootKeyBootstrapConfig,
   rootKeyCreateConfig,
+  rootKeyIdConfig,
+  rootKeyListConfig,
   specs,
   verifierConfig,
   type CommandName,
@@ -29,11 +33,9 @@ export function keygateCommand(container: IContainer): { command: CommandName; f
       }
     argv = [...container.command.slice(1), ...(container.args ?? [])]
   }
-  const [first, second] = argv
-  const named = first === 'root-key' && second === 'create' ? 'root-key create' : first
-  if (named === undefined || !Object.hasOwn(specs, named))
-    return { problem: `runs unknown keygate command ${JSON.stringify(argv.join(' '))}` }
-  return { command: named as CommandName, flags: argv.slice(named === 'root-key create' ? 2 : 1) }
+  const found = commandOf(argv)
+  if (!found) return { problem: `runs unknown keygate command ${JSON.stringify(argv.join(' '))}` }
+  return { command: found.command, flags: found.rest }
 }
 
 /**
@@ -60,6 +62,11 @@ const parsers = {
   verifier: verifierConfig,
   dev: devConfig,
   'root-key create': rootKeyCreateConfig,
+  'root-key list': rootKeyListConfig,
+  'root-key revoke': (argv, env) => rootKeyIdConfig('root-key revoke', argv, env),
+  'root-key roll': (argv, env) => rootKeyIdConfig('root-key roll', argv, env),
+  'root-key bootstrap disable': (argv, env) => rootKeyBootstrapConfig('root-key bootstrap disable', argv, env),
+  'root-key bootstrap enable': (argv, env) => rootKeyBootstrapConfig('root-key bootstrap enable', argv, env),
 } satisfies Record<CommandName, (argv: string[], env: NodeJS.ProcessEnv) => unknown>
 
 /**

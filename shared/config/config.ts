@@ -1,10 +1,10 @@
 import { ROOT_KEY_PERMISSION, ROOT_KEY_PERMISSION_FORMAT } from '../root-key-actions.js'
 import type { RedisTarget } from '../store/redis-connection.js'
 import { parseOptions, type LogLevel, type OptionValues } from './option-spec.js'
-import { specs, type CommandName } from './options.js'
+import { commandArguments, specs, type CommandName } from './options.js'
 import type { CacheSettings, GatewayPolicy, ProxySettings, ReplicationSettings, SyncSettings } from './settings.js'
 
-export { specs, type CommandName } from './options.js'
+export { commandArguments, commandOf, specs, type CommandName } from './options.js'
 
 /**
  * The one place that reads process configuration; everything else takes these frozen objects. Values come
@@ -48,11 +48,26 @@ export interface DevConfig extends ServerConfig {
   gateway: GatewayPolicy
 }
 
-export interface RootKeyCreateConfig {
-  redisUrl: string
+/** What every `keygate root-key …` command reads: where the store is (as the control plane finds it). */
+export interface RootKeyCommandConfig extends RedisConfig {
+  replication: ReplicationSettings
+}
+
+export interface RootKeyCreateConfig extends RootKeyCommandConfig {
   permissions: string[]
   name: string | undefined
 }
+
+export interface RootKeyListConfig extends RootKeyCommandConfig {
+  json: boolean
+}
+
+/** revoke and roll: the root key they act on. */
+export interface RootKeyIdConfig extends RootKeyCommandConfig {
+  rootKeyId: string
+}
+
+type RootKeyCommand = Extract<CommandName, `root-key ${string}`>
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -72,10 +87,21 @@ function read<C extends CommandName>(
   // Cross-option rules run even when some rows failed (every problem is listed at once): a failed row is absent.
   extra: (values: Partial<OptionValues<(typeof specs)[C]>>, problems: string[]) => void = () => {},
 ): OptionValues<(typeof specs)[C]> {
-  const { read, problems, values } = parseOptions(specs[command], argv, env)
+  return readWithArguments(command, argv, env, extra).values
+}
+
+/** `read`, with the command's arguments (commandArguments) as well. */
+function readWithArguments<C extends CommandName>(
+  command: C,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  extra: (values: Partial<OptionValues<(typeof specs)[C]>>, problems: string[]) => void = () => {},
+): { values: OptionValues<(typeof specs)[C]>; args: string[] } {
+  const argNames = (commandArguments[command] ?? []).map((argument) => argument.name)
+  const { read, problems, values, args } = parseOptions(specs[command], argv, env, argNames)
   extra(read, problems)
   if (values === undefined || problems.length > 0) throw new ConfigError(problems)
-  return values
+  return { values, args }
 }
 
 /** Sentinel and Cluster seed lists: host:port,… and not both. */
@@ -139,7 +165,7 @@ const addresses = (list: string) =>
     return { host, port: Number(port) }
   })
 
-function redisConfig(values: Values<'control-plane' | 'verifier'>): RedisConfig {
+function redisConfig(values: Values<'control-plane' | 'verifier' | RootKeyCommand>): RedisConfig {
   const sentinels = values['redis-sentinels']
   const clusterNodes = values['redis-cluster-nodes']
   const redisTarget: RedisTarget | undefined =
@@ -204,9 +230,17 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
   })
 }
 
+function rootKeyCommandConfig(values: Values<RootKeyCommand>): RootKeyCommandConfig {
+  return {
+    ...redisConfig(values),
+    replication: { waitReplicas: values['redis-wait-replicas'], timeoutMs: values['redis-wait-timeout'] },
+  }
+}
+
 export function rootKeyCreateConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<RootKeyCreateConfig> {
   let permissions: string[] = []
   const values = read('root-key create', argv, env, (raw, problems) => {
+    checkRedisTarget(raw, problems)
     permissions = (raw.permissions ?? '')
       .split(',')
       .map((p) => p.trim())
@@ -218,5 +252,29 @@ export function rootKeyCreateConfig(argv: string[], env: NodeJS.ProcessEnv): Rea
     }
     if (raw.permissions !== undefined && permissions.length === 0) problems.push('--permissions: give at least one')
   })
-  return Object.freeze({ redisUrl: values.redis, permissions, name: values.name })
+  return Object.freeze({ ...rootKeyCommandConfig(values), permissions, name: values.name })
+}
+
+export function rootKeyListConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<RootKeyListConfig> {
+  const values = read('root-key list', argv, env, checkRedisTarget)
+  return Object.freeze({ ...rootKeyCommandConfig(values), json: values.json })
+}
+
+/** `keygate root-key revoke|roll <rootKeyId>`. */
+export function rootKeyIdConfig(
+  command: 'root-key revoke' | 'root-key roll',
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): Readonly<RootKeyIdConfig> {
+  const { values, args } = readWithArguments(command, argv, env, checkRedisTarget)
+  return Object.freeze({ ...rootKeyCommandConfig(values), rootKeyId: args[0]! })
+}
+
+/** `keygate root-key bootstrap disable|enable`: only where the store is. */
+export function rootKeyBootstrapConfig(
+  command: 'root-key bootstrap disable' | 'root-key bootstrap enable',
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): Readonly<RootKeyCommandConfig> {
+  return Object.freeze(rootKeyCommandConfig(read(command, argv, env, checkRedisTarget)))
 }

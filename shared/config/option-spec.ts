@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 
-export type OptionKind = 'port' | 'host' | 'url' | 'http-url' | 'int' | 'level' | 'secret' | 'string' | 'choice'
+export type OptionKind =
+  'port' | 'host' | 'url' | 'http-url' | 'int' | 'level' | 'secret' | 'string' | 'choice' | 'boolean'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -19,6 +20,8 @@ export type OptionSpec =
   | (OptionBase & { kind: 'choice'; choices: readonly string[]; default?: string })
   | (OptionBase & { kind: 'secret'; min: number })
   | (OptionBase & { kind: 'level'; default?: LogLevel })
+  /** A switch: the bare flag (`--json`) turns it on; its variable takes true/false (or 1/0). */
+  | (OptionBase & { kind: 'boolean'; default?: boolean })
   | (OptionBase & { kind: 'host' | 'url' | 'http-url' | 'string'; default?: string })
 
 /** A choice's default must be one of its choices (a level's is a LogLevel by its type above). */
@@ -36,10 +39,12 @@ type ValueOf<S extends OptionSpec> = S extends { kind: 'port' | 'int' }
     ? C
     : S extends { kind: 'level' }
       ? LogLevel
-      : string
+      : S extends { kind: 'boolean' }
+        ? boolean
+        : string
 
 /** A row with a default or marked required always has a value after a successful parse. */
-type Always<S extends OptionSpec> = S extends { default: string | number } | { required: true } ? true : false
+type Always<S extends OptionSpec> = S extends { default: string | number | boolean } | { required: true } ? true : false
 
 /** The parsed values of a table of rows, keyed by flag name, typed from the rows themselves. */
 export type OptionValues<Specs extends readonly OptionSpec[]> = {
@@ -55,32 +60,50 @@ export interface ParsedOptions<Specs extends readonly OptionSpec[]> {
   problems: string[]
   /** All the values, when there is no problem. */
   values: OptionValues<Specs> | undefined
+  /** The command's arguments (beside its options), one per name asked for, when they were all given. */
+  args: string[]
 }
 
 /**
  * Reads every option from flags (which win) or the environment, checks them all and returns every problem
- * at once, so that a bad start-up says everything that is wrong in one go.
+ * at once, so that a bad start-up says everything that is wrong in one go. `argNames` names the arguments the
+ * command takes beside its options (`<rootKeyId>`), in order; each is required, and no other is taken.
  */
 export function parseOptions<const Specs extends readonly OptionSpec[]>(
   specs: Specs,
   argv: string[],
   env: NodeJS.ProcessEnv,
+  argNames: readonly string[] = [],
 ): ParsedOptions<Specs> {
   const problems: string[] = []
   let flags: Record<string, string | boolean | undefined> = {}
+  let args: string[] = []
   try {
-    flags = parseArgs({
+    const parsed = parseArgs({
       args: argv,
-      options: Object.fromEntries(specs.map((spec) => [spec.flag, { type: 'string' as const }])),
+      options: Object.fromEntries(
+        specs.map((spec) => [
+          spec.flag,
+          { type: spec.kind === 'boolean' ? ('boolean' as const) : ('string' as const) },
+        ]),
+      ),
       strict: true,
-      allowPositionals: false,
-    }).values
+      allowPositionals: true,
+    })
+    flags = parsed.values
+    args = parsed.positionals
+    for (const name of argNames.slice(args.length)) problems.push(`<${name}> is required`)
+    for (const extra of args.slice(argNames.length)) problems.push(`unexpected argument ${JSON.stringify(extra)}`)
   } catch (err) {
     problems.push((err as Error).message)
   }
-  const values: Record<string, string | number | undefined> = {}
+  const values: Record<string, string | number | boolean | undefined> = {}
   for (const spec of specs) {
     const flagValue = flags[spec.flag]
+    if (flagValue === true) {
+      values[spec.flag] = true
+      continue
+    }
     const raw = typeof flagValue === 'string' ? flagValue : env[spec.env]
     const source = typeof flagValue === 'string' ? `--${spec.flag}` : spec.env
     if (raw === undefined || raw === '') {
@@ -98,15 +121,22 @@ export function parseOptions<const Specs extends readonly OptionSpec[]>(
     read: values as Partial<OptionValues<Specs>>,
     problems,
     values: problems.length === 0 ? (values as OptionValues<Specs>) : undefined,
+    args: problems.length === 0 ? args : [],
   }
 }
 
 /** A secret has no default: it is given, or absent. */
-export const defaultOf = (spec: OptionSpec): string | number | undefined =>
+export const defaultOf = (spec: OptionSpec): string | number | boolean | undefined =>
   'default' in spec ? spec.default : undefined
 
-function check(spec: OptionSpec, raw: string): string | number | { problem: string } {
+function check(spec: OptionSpec, raw: string): string | number | boolean | { problem: string } {
   switch (spec.kind) {
+    case 'boolean':
+      return raw === 'true' || raw === '1'
+        ? true
+        : raw === 'false' || raw === '0'
+          ? false
+          : { problem: 'must be true or false (or 1 or 0)' }
     case 'port':
     case 'int': {
       const min = spec.kind === 'port' ? 0 : (spec.min ?? 0)

@@ -257,6 +257,8 @@ const serving = [
 ] as const
 const gateway = [common.keyHeader, common.apiId, common.requirePermissions, common.cost] as const
 const shutdown = [common.shutdownDelay, common.shutdownGrace] as const
+/** What `keygate root-key …` needs: the store the control plane uses, found as the control plane finds it. */
+const rootKeyStore = [...redisTarget, common.waitReplicas, common.waitTimeout] as const
 
 /**
  * Every command's options, in --help order: the one table the parser, --help, check:deploy and the README test read.
@@ -295,13 +297,13 @@ export const specs = {
     ...shutdown,
   ] as const,
   'root-key create': [
-    common.redis,
+    ...rootKeyStore,
     option({
       flag: 'permissions',
       env: 'KEYGATE_PERMISSIONS',
       kind: 'string',
       required: true,
-      description: "'*' or a comma-separated list such as api.*.read_key,api.api_x.update_key",
+      description: "'*' or a comma-separated list such as api.*.read_key,api.api_x.update_key,rootkey.*.manage",
     }),
     option({
       flag: 'name',
@@ -310,6 +312,42 @@ export const specs = {
       description: 'a name to recognise the root key by',
     }),
   ] as const,
+  'root-key list': [
+    ...rootKeyStore,
+    option({
+      flag: 'json',
+      env: 'KEYGATE_JSON',
+      kind: 'boolean',
+      default: false,
+      description: 'print a JSON array of {id, name, start, permissions, createdAt, lastUsedAt} instead of a table',
+    }),
+  ] as const,
+  'root-key revoke': rootKeyStore,
+  'root-key roll': rootKeyStore,
+  'root-key bootstrap disable': rootKeyStore,
+  'root-key bootstrap enable': rootKeyStore,
 }
 
 export type CommandName = keyof typeof specs
+
+/** An argument a command takes beside its options. */
+export interface CommandArgument {
+  name: string
+  description: string
+}
+
+/** The arguments of the commands that take some, in order (every one required). */
+export const commandArguments: Partial<Record<CommandName, readonly CommandArgument[]>> = {
+  'root-key revoke': [{ name: 'rootKeyId', description: 'the root key to revoke (root_…, as `root-key list` shows)' }],
+  'root-key roll': [{ name: 'rootKeyId', description: 'the root key to replace (root_…, as `root-key list` shows)' }],
+}
+
+/**
+ * The command `argv` starts with (the longest command name its first words spell: `root-key bootstrap disable`)
+ * and the words after it; undefined when it names none.
+ */
+export function commandOf(argv: readonly string[]): { command: CommandName; rest: string[] } | undefined {
+  const names = (Object.keys(specs) as CommandName[]).sort((a, b) => b.split(' ').length - a.split(' ').length)
+  const command = names.find((name) => name.split(' ').every((word, i) => argv[i] === word))
+  return command === undefined ? undefined : { command, rest: argv.slice(command.split(' ').length) }
+}

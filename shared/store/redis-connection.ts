@@ -122,6 +122,41 @@ export async function openRedis(url: string, name: string, overrides: RedisOptio
   return redis
 }
 
+/**
+ * Opens a connection to the Redis that `url` and `target` name (one server, behind Sentinel, or a Cluster), as the
+ * servers find it, and waits until it is ready, at most `timeoutMs` (ioredis retries unreachable sentinels for
+ * ever), or throws StoreUnavailableError: for commands that run once.
+ */
+export async function connectRedis(
+  url: string,
+  name: string,
+  target?: RedisTarget,
+  timeoutMs = 10_000,
+): Promise<Redis | Cluster> {
+  const redis = createRedis(url, name, { lazyConnect: true }, target)
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not ready after ${timeoutMs} ms`)), timeoutMs)
+  })
+  try {
+    await Promise.race([redis.connect(), timedOut])
+  } catch (err) {
+    redis.disconnect()
+    throw new StoreUnavailableError(`cannot connect to Redis ${describeTarget(url, target)}`, { cause: err })
+  } finally {
+    clearTimeout(timer)
+  }
+  return redis
+}
+
+/** Where a connection goes, for errors: never a password. */
+function describeTarget(url: string, target: RedisTarget | undefined): string {
+  const list = (nodes: { host: string; port: number }[]) => nodes.map((n) => `${n.host}:${n.port}`).join(',')
+  if (target?.cluster) return `Cluster (nodes ${list(target.cluster)})`
+  if (target?.sentinel) return `master ${target.sentinel.name} (sentinels ${list(target.sentinel.sentinels)})`
+  return `at ${redactUrl(url)}`
+}
+
 /** A Redis URL without its password, for logs and errors. */
 export function redactUrl(url: string): string {
   try {

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import {
+  commandOf,
   ConfigError,
   controlPlaneConfig,
   devConfig,
+  rootKeyBootstrapConfig,
   rootKeyCreateConfig,
+  rootKeyIdConfig,
+  rootKeyListConfig,
   specs,
   verifierConfig,
 } from '../../shared/config/config.js'
@@ -86,5 +90,39 @@ describe('configuration', () => {
     expect(both).toThrow(
       /--port: must be[\s\S]*REDIS_SENTINELS: "nohost" is not host:port[\s\S]*POLL_INTERVAL_MS \(3000\)/,
     )
+  })
+
+  it('reads the root-key commands: Redis found as the servers find it, the id argument, the --json switch', () => {
+    const revoke = rootKeyIdConfig('root-key revoke', ['root_abc', '--redis-cluster-nodes', '10.0.0.1:6379'], {
+      REDIS_WAIT_REPLICAS: '1',
+    })
+    expect(revoke).toMatchObject({
+      rootKeyId: 'root_abc',
+      redisTarget: { cluster: [{ host: '10.0.0.1', port: 6379 }] },
+      replication: { waitReplicas: 1 },
+    })
+    expect(rootKeyBootstrapConfig('root-key bootstrap disable', [], { REDIS_SENTINELS: 'a:1' }).redisTarget).toEqual({
+      sentinel: { sentinels: [{ host: 'a', port: 1 }], name: 'mymaster' },
+    })
+    expect(() => rootKeyIdConfig('root-key roll', [], {})).toThrow(/<rootKeyId> is required/)
+    expect(() => rootKeyIdConfig('root-key roll', ['root_a', 'root_b'], {})).toThrow(/unexpected argument "root_b"/)
+    expect(() => rootKeyListConfig(['root_a'], {})).toThrow(/unexpected argument "root_a"/)
+    expect(rootKeyListConfig([], {}).json).toBe(false)
+    expect(rootKeyListConfig(['--json'], {}).json).toBe(true)
+    expect(rootKeyListConfig([], { KEYGATE_JSON: '1' }).json).toBe(true)
+    expect(() => rootKeyListConfig([], { KEYGATE_JSON: 'yes' })).toThrow(/KEYGATE_JSON: must be true or false/)
+    expect(rootKeyCreateConfig(['--permissions', 'rootkey.*.manage'], {}).permissions).toEqual(['rootkey.*.manage'])
+    expect(() => rootKeyCreateConfig(['--permissions', 'rootkey.x.manage'], {})).toThrow(/--permissions/)
+  })
+
+  it('finds the command a command line names, however many words it has', () => {
+    expect(commandOf(['root-key', 'bootstrap', 'disable', '--redis', 'redis://x'])).toEqual({
+      command: 'root-key bootstrap disable',
+      rest: ['--redis', 'redis://x'],
+    })
+    expect(commandOf(['root-key', 'revoke', 'root_a'])).toEqual({ command: 'root-key revoke', rest: ['root_a'] })
+    expect(commandOf(['verifier'])).toEqual({ command: 'verifier', rest: [] })
+    expect(commandOf(['root-key'])).toBeUndefined()
+    expect(commandOf(['root-key', 'bootstrap'])).toBeUndefined()
   })
 })

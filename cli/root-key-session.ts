@@ -1,0 +1,28 @@
+import { pino } from 'pino'
+import { AuditLog } from '../control-plane/audit-log.js'
+import { RootKeys } from '../control-plane/root-keys.js'
+import { systemClock } from '../shared/clock.js'
+import type { RootKeyCommandConfig } from '../shared/config/config.js'
+import { createLogger } from '../shared/logger.js'
+import { connectRedis } from '../shared/store/redis-connection.js'
+import { RedisKeyStore } from '../shared/store/redis-key-store.js'
+
+/**
+ * Runs `work` with the root-key service on the store the control plane uses, found as it finds it (REDIS_URL,
+ * Sentinel or Cluster, writes confirmed by REDIS_WAIT_REPLICAS), then closes the connection. Writes are audited as
+ * `cli`; a failure to audit is logged on stderr (stdout carries only what the command prints).
+ */
+export async function withRootKeys<T>(
+  config: RootKeyCommandConfig,
+  work: (rootKeys: RootKeys) => Promise<T>,
+): Promise<T> {
+  const redis = await connectRedis(config.redisUrl, 'root-key', config.redisTarget)
+  const store = new RedisKeyStore(redis, Date.now, config.replication)
+  try {
+    const log = createLogger('warn', 'keygate-root-key', pino.destination(2))
+    const audit = new AuditLog(store, systemClock, log)
+    return await work(new RootKeys({ store, audit, clock: systemClock }))
+  } finally {
+    await store.close()
+  }
+}

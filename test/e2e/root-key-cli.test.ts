@@ -1,0 +1,214 @@
+import { spawnSync } from 'node:child_process'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
+import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { startSentinel } from '../support/sentinel.js'
+import { stopAfterAll } from '../support/stop-after-all.js'
+import { waitFor } from '../support/wait-for.js'
+
+/**
+ * `keygate root-key …` as a real process against real redis-servers (one server by URL, behind Sentinel, a
+ * 3-master Cluster), checked against a real `keygate control-plane`: what the command line revokes, the control
+ * plane refuses at its next call. Keys appear once, on stdout, and only from create and roll.
+ */
+const BOOTSTRAP = 'cli-test-bootstrap-root-key-0123456789'
+const KEY = /^kgroot_\w+$/
+
+/** A management call to a control plane process as `rootKey`: its HTTP status. */
+async function statusAs(controlPlane: KeygateProcess, rootKey: string, path = 'rootKeys.listRootKeys') {
+  return (await fetch(`${controlPlane.url}/v1/${path}`, { headers: { authorization: `Bearer ${rootKey}` } })).status
+}
+
+/** `keygate root-key …` against `env`'s Redis; fails the test on an unexpected exit code. */
+async function rootKey(env: Record<string, string>, args: string[], expectedCode = 0) {
+  const result = await runKeygate(['root-key', ...args], env)
+  expect(result.code, `keygate root-key ${args.join(' ')}: ${result.stderr}`).toBe(expectedCode)
+  return result
+}
+
+/** The one line a create or roll prints on stdout: the key. */
+function keyOf(stdout: string): string {
+  expect(stdout).toMatch(/^kgroot_\w+\n$/)
+  return stdout.trim()
+}
+
+describe('keygate root-key on one Redis server (REDIS_URL)', () => {
+  let redis: RedisServer
+  let env: Record<string, string>
+  let controlPlane: KeygateProcess
+  const keysSeen: string[] = [BOOTSTRAP]
+  /** Every byte the commands wrote, to check no key reached a place it should not. */
+  const stderrs: string[] = []
+  const listings: string[] = []
+
+  beforeAll(async () => {
+    redis = await startRedisServer()
+    env = { REDIS_URL: redis.url }
+    controlPlane = await startKeygate(['control-plane'], { ...env, KEYGATE_ROOT_KEY: BOOTSTRAP, LOG_LEVEL: 'warn' })
+  })
+  afterAll(async () => {
+    await controlPlane?.stop()
+    await redis?.stop()
+  })
+
+  const run = async (args: string[], code = 0) => {
+    const result = await rootKey(env, args, code)
+    stderrs.push(result.stderr)
+    return result
+  }
+  const listJson = async () => {
+    const { stdout } = await run(['list', '--json'])
+    listings.push(stdout)
+    return JSON.parse(stdout) as Record<string, unknown>[]
+  }
+
+  it('creates a root key: the key alone on stdout, working at once; list --json shows it, never the key', async () => {
+    const created = await run(['create', '--permissions', 'rootkey.*.manage,api.*.read_key', '--name', 'ops'])
+    const key = keyOf(created.stdout)
+    keysSeen.push(key)
+    const id = /Created root key (root_\w+)/.exec(created.stderr)?.[1]
+    expect(id).toBeDefined()
+    expect(await statusAs(controlPlane, key)).toBe(200)
+    const listed = await listJson()
+    expect(listed).toHaveLength(1)
+    expect(listed[0]).toEqual({
+      id,
+      name: 'ops',
+      start: key.slice(0, 11),
+      permissions: ['api.*.read_key', 'rootkey.*.manage'],
+      createdAt: expect.any(Number),
+      // The call above recorded it (the control plane writes it off the request's path).
+      lastUsedAt: expect.any(Number),
+    })
+    expect(Object.keys(listed[0]!)).toEqual(['id', 'name', 'start', 'permissions', 'createdAt', 'lastUsedAt'])
+    const table = await run(['list'])
+    listings.push(table.stdout)
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+START\s+PERMISSIONS\s+CREATED\s+LAST USED\n/)
+    expect(table.stdout).toContain(`${id}  ops`)
+    expect(table.stderr).toContain('the bootstrap root key (KEYGATE_ROOT_KEY) is enabled')
+  })
+
+  it('rolls a root key: a new one with the same name and permissions on stdout; the old one refused at once', async () => {
+    const [before] = await listJson()
+    const oldKey = keysSeen[1]!
+    const rolled = await run(['roll', String(before!.id)])
+    const key = keyOf(rolled.stdout)
+    keysSeen.push(key)
+    expect(await statusAs(controlPlane, oldKey)).toBe(401)
+    expect(await statusAs(controlPlane, key)).toBe(200)
+    const [after] = await listJson()
+    expect(after).toMatchObject({ name: 'ops', permissions: before!.permissions, lastUsedAt: expect.any(Number) })
+    expect(after!.id).not.toBe(before!.id)
+  })
+
+  it('revokes a root key: the control plane refuses it at its next call, as it refuses an unknown key', async () => {
+    const [current] = await listJson()
+    const key = keysSeen[2]!
+    const revoked = await run(['revoke', String(current!.id)])
+    expect(revoked.stdout).toBe('')
+    expect(revoked.stderr).toContain(`Revoked root key ${String(current!.id)} (ops)`)
+    expect(await statusAs(controlPlane, key)).toBe(401)
+    expect(await listJson()).toEqual([])
+  })
+
+  it('exits 1 with a clear message for an unknown id, and 2 for bad usage', async () => {
+    const unknown = await run(['revoke', 'root_NoSuchRootKey'], 1)
+    expect(unknown.stderr).toContain('root key root_NoSuchRootKey not found')
+    expect((await run(['roll', 'root_bootstrap'], 1)).stderr).toContain('keygate root-key bootstrap disable')
+    expect((await run(['revoke'], 2)).stderr).toContain('<rootKeyId> is required')
+    expect((await run(['revoke', 'root_a', 'root_b'], 2)).stderr).toContain('unexpected argument "root_b"')
+    expect((await run(['create', '--permissions', 'api.x.fly'], 2)).stderr).toContain('--permissions')
+    expect((await run(['list', '--json', '--bogus'], 2)).stderr).toContain('--bogus')
+    expect((await runKeygate(['root-key', 'frobnicate'], env)).code).toBe(2)
+  })
+
+  it('turns the bootstrap root key off (once a stored root key has *) and on again, for the running control plane', async () => {
+    expect((await run(['bootstrap', 'disable'], 1)).stderr).toContain("no stored root key has '*'")
+    expect(await statusAs(controlPlane, BOOTSTRAP)).toBe(200)
+    const admin = keyOf((await run(['create', '--permissions', '*', '--name', 'admin'])).stdout)
+    keysSeen.push(admin)
+    await run(['bootstrap', 'disable'])
+    expect(await statusAs(controlPlane, BOOTSTRAP)).toBe(401)
+    expect(await statusAs(controlPlane, admin)).toBe(200)
+    expect((await run(['list'])).stderr).toContain('the bootstrap root key (KEYGATE_ROOT_KEY) is disabled')
+    await run(['bootstrap', 'enable'])
+    expect(await statusAs(controlPlane, BOOTSTRAP)).toBe(200)
+  })
+
+  it('audits every change it made, as `cli`, and never wrote a key anywhere but the stdout of create and roll', async () => {
+    const [admin] = await listJson()
+    const response = await fetch(`${controlPlane.url}/v1/audit.list`, {
+      headers: { authorization: `Bearer ${BOOTSTRAP}` },
+    })
+    const entries = ((await response.json()) as { entries: { action: string; rootKeyId: string }[] }).entries
+    expect(entries.filter((entry) => entry.rootKeyId === 'cli').map((entry) => entry.action)).toEqual([
+      'rootKeys.enableBootstrapRootKey',
+      'rootKeys.disableBootstrapRootKey',
+      'rootKeys.createRootKey',
+      'rootKeys.revokeRootKey',
+      'rootKeys.rollRootKey',
+      'rootKeys.createRootKey',
+    ])
+    expect(admin).toMatchObject({ name: 'admin' })
+    const elsewhere = [...stderrs, ...listings, JSON.stringify(entries), controlPlane.output()].join('\n')
+    for (const key of keysSeen) expect(elsewhere).not.toContain(key)
+    expect(keysSeen.slice(1).every((key) => KEY.test(key))).toBe(true)
+  })
+})
+
+describe('keygate root-key through Sentinel and on a Cluster', () => {
+  const stoppable = stopAfterAll()
+
+  it('creates and lists root keys behind Redis Sentinel (REDIS_SENTINELS)', async () => {
+    const master = await startRedisServer()
+    stoppable.push(master)
+    const sentinel = await startSentinel('kgcli', master.port)
+    stoppable.push(sentinel)
+    // REDIS_URL names no server: only the sentinel can lead the command to the master.
+    const sentinelEnv = {
+      REDIS_URL: 'redis://127.0.0.1:1',
+      REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`,
+      REDIS_SENTINEL_NAME: 'kgcli',
+    }
+    const key = keyOf((await rootKey(sentinelEnv, ['create', '--permissions', '*', '--name', 'via sentinel'])).stdout)
+    const listed = JSON.parse((await rootKey(sentinelEnv, ['list', '--json'])).stdout)
+    expect(listed).toMatchObject([{ name: 'via sentinel', start: key.slice(0, 11) }])
+    // It is the master the sentinel names that holds it.
+    expect(await master.admin.hlen('kg:{root}:keys')).toBe(1)
+  }, 60_000)
+
+  it('creates, lists and revokes root keys on a 3-master Cluster (REDIS_CLUSTER_NODES), honoured by the control plane', async () => {
+    const nodes: RedisServer[] = []
+    for (let i = 0; i < 3; i++)
+      nodes.push(
+        await startRedisServer({
+          args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
+        }),
+      )
+    stoppable.push(...nodes)
+    const made = spawnSync(
+      'redis-cli',
+      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+      { encoding: 'utf8' },
+    )
+    expect(made.status, made.stderr + made.stdout).toBe(0)
+    await waitFor(
+      async () => ((await nodes[0]!.admin.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'),
+      'cluster_state:ok',
+      15_000,
+      100,
+    )
+    const env = {
+      REDIS_URL: 'redis://127.0.0.1:1',
+      REDIS_CLUSTER_NODES: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
+    }
+    const key = keyOf((await rootKey(env, ['create', '--permissions', '*', '--name', 'on the cluster'])).stdout)
+    const controlPlane = await startKeygate(['control-plane'], { ...env, LOG_LEVEL: 'warn' })
+    stoppable.push(controlPlane)
+    expect(await statusAs(controlPlane, key)).toBe(200)
+    const [listed] = JSON.parse((await rootKey(env, ['list', '--json'])).stdout)
+    expect(listed).toMatchObject({ name: 'on the cluster' })
+    await rootKey(env, ['revoke', listed.id])
+    expect(await statusAs(controlPlane, key)).toBe(401)
+  }, 60_000)
+})
