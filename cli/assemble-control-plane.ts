@@ -60,7 +60,7 @@ export function assembleControlPlane(
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
       registerVerifyKey(open, verifier)
-      if (gateway) registerAuthorize(open, verifier, gateway)
+      if (gateway) registerAuthorize(open, verifier, gateway, settings.docsBaseUrl)
     },
   })
   // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.

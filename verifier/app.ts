@@ -5,6 +5,7 @@ import { registerVerifyKey, verifyKeyFastRoute } from './verify-key-route.js'
 import { registerAuthorize } from './authorize-route.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
+import { boundApi } from './bound-api.js'
 
 export interface VerifierAppDeps extends ServerBase {
   verifier: KeyVerifier
@@ -15,15 +16,24 @@ export interface VerifierAppDeps extends ServerBase {
 /** The verifier's HTTP surface. Never listens: cli/verifier-command.ts does, tests inject. */
 export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   const storeReady = storeReadiness(deps.store)
+  const bound = boundApi(deps.store, deps.gateway.apiId, deps.log)
   const app = buildServer({
     ...deps,
     // Per-request logs would dominate the hot path; failures are still logged.
     logRequests: false,
     // verifyKey is the hot path: served ahead of Fastify's per-request machinery (shared/http/fast-route.ts).
     fastRoute: verifyKeyFastRoute(deps.verifier),
-    notReadyReasons: async () => [...deps.verifier.notReadyReasons(), ...(await storeReady())],
+    notReadyReasons: async () => [
+      ...deps.verifier.notReadyReasons(),
+      ...(await storeReady()),
+      ...(await bound.notReadyReasons()),
+    ],
+  })
+  // At start-up, so that a bound api that does not exist is logged at once (not awaited: Redis may be down).
+  app.addHook('onReady', async () => {
+    void bound.notReadyReasons()
   })
   registerVerifyKey(app, deps.verifier)
-  registerAuthorize(app, deps.verifier, deps.gateway)
+  registerAuthorize(app, deps.verifier, deps.gateway, deps.docsBaseUrl)
   return app
 }

@@ -1,18 +1,35 @@
 import { METHODS } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from '../shared/http/build-server.js'
+import { errorBody } from '../shared/http/error-body.js'
+import { StoreUnavailableError } from '../shared/errors.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import { readGatewayRequest } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
-import { gatewayAnswer } from './verdict-status.js'
+import { gatewayAnswer, refusalMessage, unavailable } from './verdict-status.js'
 
 /**
- * /v1/authorize, any method, any body: forward-auth for nginx auth_request, Envoy ext_authz (HTTP service)
- * and Traefik forwardAuth. Answers with a status and X-Keygate-* headers only; the body is never read.
- * When the verifier fails closed (store unreachable beyond the staleness bound) the answer is a 503 in the
- * contract's error shape, which every gateway turns into a refusal.
+ * /v1/authorize, any method, any body: forward-auth for nginx auth_request, Envoy ext_authz (HTTP service),
+ * Traefik forwardAuth and Caddy forward_auth. Answers with a status and X-Keygate-* headers only; the body is
+ * never read. When the verifier fails closed (store unreachable beyond the staleness bound) the answer is a 503
+ * in the contract's error shape, which every gateway turns into a refusal. A request that names no api, to a
+ * verifier bound to none, is refused (403 API_ID_REQUIRED, with a body saying what to set): it is never checked
+ * against every api unless the operator said so (`--any-api`).
  */
-export function registerAuthorize(app: KeygateServer, verifier: KeyVerifier, policy: GatewayPolicy): void {
+export function registerAuthorize(
+  app: KeygateServer,
+  verifier: KeyVerifier,
+  policy: GatewayPolicy,
+  docsBaseUrl: string,
+): void {
+  if (policy.anyApi && policy.apiId === undefined) {
+    app.log.warn('AUTHORIZE_ANY_API: /v1/authorize accepts a key of any api when the gateway names none')
+  } else if (policy.apiId === undefined) {
+    app.log.info(
+      '/v1/authorize takes the api from X-Keygate-Api-Id (set by the gateway) and refuses requests without it: no AUTHORIZE_API_ID',
+    )
+  }
+  let refusedUnbound = false
   // Envoy forwards the original method, whatever it is: let the router know every method Node parses.
   for (const method of METHODS) {
     if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true })
@@ -27,8 +44,30 @@ export function registerAuthorize(app: KeygateServer, verifier: KeyVerifier, pol
     })
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const check = readGatewayRequest(request.headers, policy, true)
-      const verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
-      const answer = gatewayAnswer(verdict, verifier.now())
+      if (check.noApi) {
+        // A deployment mistake, not the client's: said once in the log, and to every caller in the body.
+        if (!refusedUnbound) {
+          refusedUnbound = true
+          request.log.warn(
+            { requestId: request.id },
+            '/v1/authorize refused a request: no X-Keygate-Api-Id from the gateway, and the verifier runs without --api-id (or --any-api)',
+          )
+        }
+        const answer = gatewayAnswer({ code: 'API_ID_REQUIRED' }, verifier.now())
+        const message = refusalMessage('API_ID_REQUIRED', policy.keyHeader, check.keyFrom)
+        return reply
+          .code(answer.status)
+          .headers(answer.headers)
+          .send(errorBody({ code: answer.code, message }, request.id, docsBaseUrl))
+      }
+      let verdict
+      try {
+        verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
+      } catch (err) {
+        if (err instanceof StoreUnavailableError) throw unavailable()
+        throw err
+      }
+      const answer = gatewayAnswer(verdict ?? { code: 'MISSING_KEY' }, verifier.now())
       return reply.code(answer.status).headers(answer.headers).send()
     }
     // Envoy's ext_authz appends the original path to its path_prefix: /v1/authorize/<anything> is the same check.

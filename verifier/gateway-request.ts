@@ -13,6 +13,11 @@ export interface GatewayCheck {
   key: string | undefined
   /** Which header carried it (the proxy strips it before forwarding). */
   keyFrom: 'header' | 'authorization' | undefined
+  /**
+   * Neither the gateway nor the policy names an api, and the policy does not accept every api: the request must be
+   * refused (API_ID_REQUIRED) rather than checked against every api.
+   */
+  noApi: boolean
   request: VerifyRequest
   cost: number
 }
@@ -45,6 +50,7 @@ export function readGatewayRequest(
   return {
     key: key && key.length <= MAX_KEY_LENGTH ? key : undefined,
     keyFrom,
+    noApi: apiId === undefined && policy.anyApi !== true,
     request: {
       apiId,
       cost,

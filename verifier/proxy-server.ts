@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
-import { ApiError, StoreUnavailableError, type ErrorCode } from '../shared/errors.js'
+import { ApiError, StoreUnavailableError } from '../shared/errors.js'
 import { errorBody } from '../shared/http/error-body.js'
 import { requestIdOf } from '../shared/http/request-id.js'
 import type { GatewayPolicy, ProxySettings } from '../shared/config/settings.js'
@@ -11,7 +11,7 @@ import { readGatewayRequest } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { clientResponseHeaders, upstreamRequestHeaders } from './proxy-headers.js'
 import { createProxyMetrics, type AnswerSource } from './proxy-metrics.js'
-import { gatewayAnswer } from './verdict-status.js'
+import { gatewayAnswer, refusalMessage, unavailable, type GatewayCode } from './verdict-status.js'
 
 export interface ProxyOptions extends Omit<ProxySettings, 'port'> {
   docsBaseUrl: string
@@ -30,19 +30,19 @@ export interface ReverseProxy {
   close(): Promise<void>
 }
 
-const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
-  401: 'UNAUTHORIZED',
-  403: 'INSUFFICIENT_PERMISSIONS',
-  429: 'RATE_LIMITED',
-}
-
 /**
  * Reverse-proxy mode: every request whose key verifies is forwarded to the upstream through one bounded
  * undici Pool, method, path, query, headers and body streamed as they come; anything else is answered like
- * forward-auth (401/403/429) in the contract's error shape. Upstream down → 502, too slow → 504.
+ * forward-auth (401/403/429) in the contract's error shape, its code the X-Keygate-Code it is sent with.
+ * Upstream down → 502, too slow → 504. Clients cannot name the api, so the policy must: an api id, or
+ * `anyApi` (the operator's explicit choice); without either the proxy is not built.
  */
 export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   const { verifier, policy, log, options } = deps
+  if (policy.apiId === undefined && !policy.anyApi) {
+    throw new Error('the reverse proxy needs the api keys must belong to (apiId), or anyApi to accept every api')
+  }
+  if (policy.apiId === undefined) log.warn('AUTHORIZE_ANY_API: the proxy forwards requests with a key of any api')
   const pool = new Pool(options.upstreamUrl, {
     connections: options.connections,
     connectTimeout: Math.min(options.timeoutMs, 5_000),
@@ -51,14 +51,21 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   })
   const metrics = createProxyMetrics(deps.registry)
 
-  function fail(res: ServerResponse, requestId: string, error: ApiError, headers: Record<string, string> = {}): void {
+  /** An answer of Keygate's own: an ApiError, or a refusal carrying its X-Keygate-Code as the body's code. */
+  function fail(
+    res: ServerResponse,
+    requestId: string,
+    error: ApiError | { statusCode: number; code: GatewayCode; message: string },
+    headers: Record<string, string> = {},
+  ): void {
     metrics.answered(error.statusCode, 'keygate')
     if (res.headersSent) {
       res.destroy()
       return
     }
-    const body = JSON.stringify(errorBody(error, requestId, options.docsBaseUrl))
+    const body = JSON.stringify(errorBody<string>(error, requestId, options.docsBaseUrl))
     res.writeHead(error.statusCode, {
+      ...(error instanceof ApiError ? error.headers : undefined),
       ...headers,
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
@@ -89,23 +96,17 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     try {
       verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
     } catch (err) {
-      if (err instanceof StoreUnavailableError)
-        return fail(res, requestId, new ApiError('UNAVAILABLE', 'keys cannot be checked right now; retry'))
+      if (err instanceof StoreUnavailableError) return fail(res, requestId, unavailable())
       throw err
     }
-    const answer = gatewayAnswer(verdict, verifier.now())
-    if (answer.status !== 200 || !verdict?.keyId) {
+    const answer = gatewayAnswer(verdict ?? { code: 'MISSING_KEY' }, verifier.now())
+    if (answer.code !== 'VALID') {
       req.resume()
-      return fail(
-        res,
-        requestId,
-        new ApiError(
-          CODE_BY_STATUS[answer.status] ?? 'UNAUTHORIZED',
-          `key refused: ${answer.headers['x-keygate-code']}`,
-        ),
-        answer.headers,
-      )
+      const message = refusalMessage(answer.code, policy.keyHeader, check.keyFrom)
+      return fail(res, requestId, { statusCode: answer.status, code: answer.code, message }, answer.headers)
     }
+    // Never so (a VALID verdict names its key: shared/verification.ts); a bug answers 500, never forwards.
+    if (verdict?.keyId === undefined) throw new Error('a VALID verdict without a key id')
 
     // Origin-form targets only (`OPTIONS *` and absolute URLs are not ours to pass on).
     if (!req.url?.startsWith('/')) {

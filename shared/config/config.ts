@@ -185,6 +185,7 @@ function gatewayPolicy(values: Values<'verifier' | 'dev'>): GatewayPolicy {
   return {
     keyHeader: values['key-header'].toLowerCase(),
     apiId: values['api-id'],
+    anyApi: values['any-api'],
     permissions: permissions && permissions.length > 0 ? permissions : undefined,
     cost: values.cost,
   }
@@ -193,6 +194,22 @@ function gatewayPolicy(values: Values<'verifier' | 'dev'>): GatewayPolicy {
 const serverChecks = (values: Partial<Values<'control-plane' | 'verifier'>>, problems: string[]) => {
   checkRedisTarget(values, problems)
   checkPollInterval(values, problems)
+}
+
+/** Which api forward-auth and the proxy guard: one api, or every api by the operator's explicit word. */
+function checkGatewayApi(
+  values: { 'api-id'?: string | undefined; 'any-api'?: boolean | undefined; upstream?: string | undefined },
+  problems: string[],
+): void {
+  if (values['api-id'] !== undefined && values['any-api'] === true) {
+    problems.push('AUTHORIZE_API_ID and AUTHORIZE_ANY_API: give one or the other')
+  }
+  // The proxy has no gateway to name the api per request: it must know it from the start.
+  if (values.upstream !== undefined && values['api-id'] === undefined && values['any-api'] === false) {
+    problems.push(
+      "UPSTREAM_URL (reverse-proxy mode) needs the api the keys must belong to: set AUTHORIZE_API_ID (--api-id) to your api's id, or AUTHORIZE_ANY_API=true (--any-api) to accept keys of every api",
+    )
+  }
 }
 
 export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<ControlPlaneConfig> {
@@ -207,7 +224,10 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
 }
 
 export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<VerifierConfig> {
-  const values = read('verifier', argv, env, serverChecks)
+  const values = read('verifier', argv, env, (read, problems) => {
+    serverChecks(read, problems)
+    checkGatewayApi(read, problems)
+  })
   const proxy =
     values.upstream === undefined
       ? undefined
@@ -221,7 +241,10 @@ export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly
 }
 
 export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevConfig> {
-  const values = read('dev', argv, env, checkPollInterval)
+  const values = read('dev', argv, env, (read, problems) => {
+    checkPollInterval(read, problems)
+    checkGatewayApi(read, problems)
+  })
   return Object.freeze({
     ...serverConfig(values),
     rootKey: values['root-key'],

@@ -163,7 +163,16 @@ const common = {
     flag: 'api-id',
     env: 'AUTHORIZE_API_ID',
     kind: 'string',
-    description: 'api the keys must belong to on /v1/authorize and the proxy (header X-Keygate-Api-Id overrides)',
+    description:
+      'api the keys must belong to on /v1/authorize and the proxy (header X-Keygate-Api-Id overrides); without it (or --any-api) /v1/authorize refuses requests that do not name one, and the proxy does not start',
+  }),
+  anyApi: option({
+    flag: 'any-api',
+    env: 'AUTHORIZE_ANY_API',
+    kind: 'boolean',
+    default: false,
+    description:
+      'accept keys of every api on /v1/authorize and the proxy when no api id is given (logged as a warning at start-up)',
   }),
   requirePermissions: option({
     flag: 'require-permissions',
@@ -255,7 +264,7 @@ const serving = [
   common.pollInterval,
   common.onStale,
 ] as const
-const gateway = [common.keyHeader, common.apiId, common.requirePermissions, common.cost] as const
+const gateway = [common.keyHeader, common.apiId, common.anyApi, common.requirePermissions, common.cost] as const
 const shutdown = [common.shutdownDelay, common.shutdownGrace] as const
 /** What `keygate root-key …` needs: the store the control plane uses, found as the control plane finds it. */
 const rootKeyStore = [...redisTarget, common.waitReplicas, common.waitTimeout] as const

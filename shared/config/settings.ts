@@ -32,7 +32,13 @@ export interface SyncSettings {
 export interface GatewayPolicy {
   /** Header carrying the key, lower case (default x-api-key); `Authorization: Bearer` always works too. */
   keyHeader: string
+  /**
+   * The api keys must belong to. Without it, and without `anyApi`, forward-auth refuses a request whose gateway
+   * names no api (X-Keygate-Api-Id), and the proxy cannot be built.
+   */
   apiId?: string | undefined
+  /** Keys of every api are accepted when no api id is given (`--any-api`: the operator said so). */
+  anyApi?: boolean | undefined
   permissions?: readonly string[] | undefined
   /** Credits a request costs, for keys with credits. */
   cost: number

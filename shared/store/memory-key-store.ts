@@ -63,6 +63,10 @@ export class MemoryKeyStore implements KeyStore {
     return api && !api.deleting ? structuredClone(api) : null
   }
 
+  async apiExists(apiId: string): Promise<boolean> {
+    return (await this.getApi(apiId)) !== null
+  }
+
   async markApiDeleting(apiId: string): Promise<ApiRecord | null> {
     const api = this.apis.get(apiId)
     if (!api) return null

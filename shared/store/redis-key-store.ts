@@ -90,6 +90,10 @@ export class RedisKeyStore implements KeyStore {
     return api && !api.deleting ? api : null
   }
 
+  async apiExists(apiId: string): Promise<boolean> {
+    return (await this.getApi(apiId)) !== null
+  }
+
   async markApiDeleting(apiId: string): Promise<ApiRecord | null> {
     const api = await this.readApi(apiId)
     if (!api) return null

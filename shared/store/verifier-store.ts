@@ -24,13 +24,20 @@ export interface RevisionSnapshot {
 export const LOG_TRIMMED = 'trimmed' as const
 
 /**
- * What the verifier asks of the store: records by hash, the shard revisions and change logs it syncs
- * from, and the shared counters (credits, exact rate limits, usage) a verdict may need. Nothing else: a
- * verifier cannot create, list or delete anything. The general contract is on KeyStore (key-store.ts).
+ * What the verifier asks of the store: records by hash, whether its bound api exists, the shard revisions and
+ * change logs it syncs from, and the shared counters (credits, exact rate limits, usage) a verdict may need.
+ * Nothing else: a verifier cannot create, list or delete anything. The general contract is on KeyStore
+ * (key-store.ts).
  */
 export interface VerifierStore extends StoreHealth {
   /** The verifier's miss path: one read in one shard. */
   getKeyByHash(hash: string): Promise<KeyRecord | null>
+
+  /**
+   * Whether the api exists (false for one being deleted, as for one never created): readiness of a verifier bound
+   * to an api (--api-id), one read.
+   */
+  apiExists(apiId: string): Promise<boolean>
 
   /**
    * Spends `cost` credits of the key with this hash, atomically across every process (refilling first when

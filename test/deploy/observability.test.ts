@@ -297,18 +297,6 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
     const controlPlane = await startTestControlPlane({ redisUrl: redis.url })
     const verifier = await startTestVerifier({ redisUrl: redis.url })
     servers.push(controlPlane, verifier)
-    // A verifier as the reverse-proxy sidecar example runs it (UPSTREAM_URL): its proxy's metrics are on its /metrics.
-    const proxyPort = await freePort()
-    proxied = await startVerifier(
-      verifierConfig([], {
-        REDIS_URL: redis.url,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        UPSTREAM_URL: upstream.url,
-        PROXY_PORT: String(proxyPort),
-      }),
-      pino({ level: 'silent' }),
-    )
     // Traffic, so labelled series (requests, latency, propagation) have samples to read labels from.
     const post = async (server: TestServer, url: string, payload: object) => {
       const reply = await server.app.inject({
@@ -321,15 +309,27 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
       return reply.json()
     }
     const api = await post(controlPlane, '/v1/apis.createApi', { name: 'observability' })
+    // A verifier as the reverse-proxy sidecar example runs it (UPSTREAM_URL): its proxy's metrics are on its /metrics.
+    const proxyPort = await freePort()
+    proxied = await startVerifier(
+      verifierConfig([], {
+        REDIS_URL: redis.url,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        UPSTREAM_URL: upstream.url,
+        PROXY_PORT: String(proxyPort),
+        AUTHORIZE_API_ID: api.apiId,
+      }),
+      pino({ level: 'silent' }),
+    )
     const { key, keyId } = await post(controlPlane, '/v1/keys.createKey', { apiId: api.apiId })
     for (const server of servers) await post(server, '/v1/keys.verifyKey', { key })
     await post(verifier, '/v1/keys.verifyKey', { key })
     // Forward-auth, as nginx auth_request asks (/v1/authorize) and as Envoy ext_authz does (the original path
     // appended).
     for (const url of ['/v1/authorize', '/v1/authorize/orders/17']) {
-      expect((await verifier.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } })).statusCode, url).toBe(
-        200,
-      )
+      const headers = { 'x-api-key': key, 'x-keygate-api-id': api.apiId }
+      expect((await verifier.app.inject({ method: 'GET', url, headers })).statusCode, url).toBe(200)
     }
     // Through the reverse proxy: forwarded (the upstream's 200) and refused (Keygate's 401).
     expect((await fetch(`http://127.0.0.1:${proxyPort}/orders`, { headers: { 'x-api-key': key } })).status).toBe(200)

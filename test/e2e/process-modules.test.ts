@@ -61,7 +61,7 @@ describe('the modules each process loads', () => {
   })
 
   it('keygate verifier: no control-plane module, no management-only plugin', async () => {
-    const modules = await modulesOf(['verifier'], async (url) => {
+    const modules = await modulesOf(['verifier', '--any-api'], async (url) => {
       const headers = { 'content-type': 'application/json' }
       const verified = await fetch(`${url}/v1/keys.verifyKey`, { method: 'POST', headers, body: '{"key":"sk_none"}' })
       expect(verified.status).toBe(200)
@@ -81,7 +81,7 @@ describe('the modules each process loads', () => {
     const upstream = await startEchoUpstream()
     const proxyPort = await freePort()
     try {
-      const args = ['verifier', '--upstream', upstream.url, '--proxy-port', String(proxyPort)]
+      const args = ['verifier', '--upstream', upstream.url, '--proxy-port', String(proxyPort), '--any-api']
       const modules = await modulesOf(args, async () => {
         expect((await fetch(`http://127.0.0.1:${proxyPort}/`, { headers: { 'x-api-key': 'sk_none' } })).status).toBe(
           401,

@@ -23,7 +23,8 @@ describe('a taken port', () => {
   const announced = /listening|started|Keygate dev server/
 
   it('of the verifier, with the reverse proxy on a free one', async () => {
-    const args = ['verifier', '--port', String(taken), '--upstream', 'http://127.0.0.1:9', '--proxy-port']
+    const proxy = ['--upstream', 'http://127.0.0.1:9', '--api-id', 'api_x', '--proxy-port']
+    const args = ['verifier', '--port', String(taken), ...proxy]
     const result = await runKeygate([...args, String(await freePort())], env)
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(`keygate: port ${taken} on 127.0.0.1 is already in use`)
@@ -32,7 +33,15 @@ describe('a taken port', () => {
   })
 
   it("of the verifier's reverse proxy", async () => {
-    const args = ['verifier', '--port', String(await freePort()), '--upstream', 'http://127.0.0.1:9']
+    const args = [
+      'verifier',
+      '--port',
+      String(await freePort()),
+      '--upstream',
+      'http://127.0.0.1:9',
+      '--api-id',
+      'api_x',
+    ]
     const result = await runKeygate([...args, '--proxy-port', String(taken)], env)
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(`port ${taken} on 127.0.0.1 is already in use`)

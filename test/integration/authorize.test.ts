@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
-import { openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
+import { capturedLogger, openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
 
 describe('forward-auth: /v1/authorize', () => {
   let backend: Backend
+  /** Started with --any-api: keys of every api pass unless the gateway names one. */
   let plain: TestServer
   let strict: TestServer
+  /** Neither --api-id nor --any-api: the gateway must name the api. */
+  let unbound: TestServer
+  const unboundLog = capturedLogger()
   let apiId: string
   let otherApiId: string
   let valid: { key: string; keyId: string }
@@ -34,7 +38,8 @@ describe('forward-auth: /v1/authorize', () => {
     for (const id of [apiId, otherApiId]) await backend.store.createApi({ id, name: 'gw', createdAt: Date.now() })
     valid = await issue(apiId, { ownerId: 'acme' })
     disabled = await issue(apiId, { enabled: false })
-    plain = await startTestVerifier({ backend })
+    plain = await startTestVerifier({ backend, gateway: { anyApi: true } })
+    unbound = await startTestVerifier({ backend, log: unboundLog.log })
     strict = await startTestVerifier({
       backend,
       gateway: { keyHeader: 'x-custom-key', apiId, permissions: ['documents.read'] },
@@ -43,6 +48,7 @@ describe('forward-auth: /v1/authorize', () => {
   afterAll(async () => {
     await plain.close()
     await strict.close()
+    await unbound.close()
     await backend.close()
   })
 
@@ -151,6 +157,42 @@ describe('forward-auth: /v1/authorize', () => {
     // The configured header replaces X-API-Key; Bearer still works.
     expect((await authorize(strict, { 'x-api-key': granted.key })).statusCode).toBe(401)
     expect((await authorize(strict, { authorization: `Bearer ${granted.key}` })).statusCode).toBe(200)
+  })
+
+  it('refuses, without an api from the gateway or its flags, every request (403 API_ID_REQUIRED, saying what to set), and says so in its log once', async () => {
+    for (const headers of [
+      { 'x-api-key': valid.key },
+      { 'x-api-key': valid.key, 'x-keygate-api-id': ' ' },
+      {},
+    ] as Record<string, string>[]) {
+      const response = await authorize(unbound, headers)
+      expect(response.statusCode, JSON.stringify(headers)).toBe(403)
+      expect(response.headers['x-keygate-code']).toBe('API_ID_REQUIRED')
+      expect(response.headers['x-keygate-key-id']).toBeUndefined()
+      expect(response.json().error).toMatchObject({
+        code: 'API_ID_REQUIRED',
+        message: expect.stringMatching(/X-Keygate-Api-Id[\s\S]*--api-id[\s\S]*--any-api/),
+        requestId: response.headers['x-request-id'],
+      })
+    }
+    const warnings = unboundLog.lines.filter((line) => line.includes('/v1/authorize refused a request'))
+    expect(warnings).toHaveLength(1)
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40 })
+    // The gateway naming the api is all it takes.
+    const named = await authorize(unbound, { 'x-api-key': valid.key, 'x-keygate-api-id': apiId })
+    expect(named.statusCode).toBe(200)
+    expect(named.headers['x-keygate-key-id']).toBe(valid.keyId)
+    const other = await authorize(unbound, { 'x-api-key': valid.key, 'x-keygate-api-id': otherApiId })
+    expect(other.statusCode).toBe(403)
+    expect(other.headers['x-keygate-code']).toBe('FORBIDDEN')
+  })
+
+  it('says at start-up how it finds the api: from the gateway alone, or (--any-api, a warning) any api', async () => {
+    expect(unboundLog.lines.join('')).toMatch(/takes the api from X-Keygate-Api-Id/)
+    const anyApi = capturedLogger()
+    await (await startTestVerifier({ backend, log: anyApi.log, gateway: { anyApi: true } })).close()
+    const line = anyApi.lines.find((l) => l.includes('AUTHORIZE_ANY_API'))
+    expect(JSON.parse(line!)).toMatchObject({ level: 40 })
   })
 
   it('answers without waiting for a body that never ends', async () => {

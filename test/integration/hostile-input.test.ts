@@ -268,7 +268,11 @@ for (const store of ['memory', 'redis'] as const) {
     beforeAll(async () => {
       backend = await openBackend(store === 'redis' ? redis.url : undefined)
       servers.controlPlane = await startTestControlPlane({ backend })
-      servers.verifier = await startTestVerifier(store === 'redis' ? { redisUrl: redis.url } : { backend })
+      // Any api: hostile input reaches the verdict, not only the unbound-verifier refusal.
+      const gateway = { anyApi: true }
+      servers.verifier = await startTestVerifier(
+        store === 'redis' ? { redisUrl: redis.url, gateway } : { backend, gateway },
+      )
       const api = (
         await servers.controlPlane.app.inject({
           method: 'POST',

@@ -208,19 +208,19 @@ onBothStores('usage credits', { clock: () => new ManualClock(Date.UTC(2031, 10, 
     const first = await stack.verifier.app.inject({
       method: 'GET',
       url: '/v1/authorize',
-      headers: { 'x-api-key': key.key, 'x-keygate-cost': '4' },
+      headers: { 'x-api-key': key.key, 'x-keygate-cost': '4', 'x-keygate-api-id': apiId },
     })
     expect(first.statusCode).toBe(200)
     expect(first.headers['x-keygate-remaining']).toBe('6')
     await stack.verifier.app.inject({
       method: 'GET',
       url: '/v1/authorize',
-      headers: { 'x-api-key': key.key, 'x-keygate-cost': '6' },
+      headers: { 'x-api-key': key.key, 'x-keygate-cost': '6', 'x-keygate-api-id': apiId },
     })
     const spent = await stack.verifier.app.inject({
       method: 'GET',
       url: '/v1/authorize',
-      headers: { 'x-api-key': key.key },
+      headers: { 'x-api-key': key.key, 'x-keygate-api-id': apiId },
     })
     expect(spent.statusCode).toBe(429)
     expect(spent.headers).toMatchObject({ 'x-keygate-code': 'USAGE_EXCEEDED', 'retry-after': '60' })

@@ -72,7 +72,7 @@ for (const store of ['memory', 'redis'] as const) {
       const gateway = await verifier.app.inject({
         method: 'GET',
         url: '/v1/authorize',
-        headers: { 'x-api-key': created.key },
+        headers: { 'x-api-key': created.key, 'x-keygate-api-id': api.apiId },
       })
       expect(gateway.statusCode).toBe(401)
       expect(gateway.headers['x-keygate-code']).toBe('EXPIRED')

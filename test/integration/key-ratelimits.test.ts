@@ -138,13 +138,18 @@ onBothStores('rate limits (injected clock)', { clock: () => new ManualClock(Date
     clock.ms = Date.UTC(2026, 10, 22, 13, 0, 0)
     const { body: key } = await post('keys.createKey', { apiId, ratelimit: { limit: 1, duration: 30_000 } })
     expect(
-      (await stack.verifier.app.inject({ method: 'GET', url: '/v1/authorize', headers: { 'x-api-key': key.key } }))
-        .statusCode,
+      (
+        await stack.verifier.app.inject({
+          method: 'GET',
+          url: '/v1/authorize',
+          headers: { 'x-api-key': key.key, 'x-keygate-api-id': apiId },
+        })
+      ).statusCode,
     ).toBe(200)
     const limited = await stack.verifier.app.inject({
       method: 'GET',
       url: '/v1/authorize',
-      headers: { 'x-api-key': key.key },
+      headers: { 'x-api-key': key.key, 'x-keygate-api-id': apiId },
     })
     expect(limited.statusCode).toBe(429)
     expect(limited.headers).toMatchObject({

@@ -64,6 +64,17 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       expect(await store.apiExistsOrDeleting(api.id)).toBe('exists')
     })
 
+    it('tells the verifier whether an api exists: not before it is created, nor once it is being deleted', async () => {
+      const id = newId('api')
+      expect(await store.apiExists(id)).toBe(false)
+      await store.createApi({ id, name: 'bound', createdAt: Date.now() })
+      expect(await store.apiExists(id)).toBe(true)
+      await store.markApiDeleting(id)
+      expect(await store.apiExists(id)).toBe(false)
+      await store.removeApi(id)
+      expect(await store.apiExists(id)).toBe(false)
+    })
+
     it('hides an api being deleted, then removes it', async () => {
       const api = await newApi()
       expect(await store.markApiDeleting(api.id)).toMatchObject({ id: api.id, deleting: true })

@@ -4,7 +4,7 @@ import { startControlPlane } from '../../cli/control-plane-command.js'
 import { controlPlaneConfig, verifierConfig } from '../../shared/config/config.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { startVerifier } from '../../cli/verifier-command.js'
-import { TEST_ROOT_KEY } from '../support/apps.js'
+import { capturedLogger, openBackend, startTestVerifier, TEST_ROOT_KEY } from '../support/apps.js'
 import { freePort } from '../support/free-port.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
@@ -82,5 +82,46 @@ describe('readiness and an unreachable store', () => {
       50,
     )
     expect(await status(verifier, '/livez')).toBe(200)
+  })
+})
+
+describe('readiness of a verifier bound to an api (--api-id)', () => {
+  it('is not ready while its api does not exist (logged, naming it), and turns ready once the api is created', async () => {
+    const backend = await openBackend()
+    const { log, lines } = capturedLogger()
+    const apiId = 'api_created_later'
+    const verifier = await startTestVerifier({ backend, log, gateway: { apiId } })
+    try {
+      const notReady = await verifier.app.inject({ method: 'GET', url: '/readyz' })
+      expect(notReady.statusCode).toBe(503)
+      expect(notReady.json().error.message).toContain(`api ${apiId} (AUTHORIZE_API_ID) does not exist`)
+      expect((await verifier.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^keygate_ready\S* 0$/m)
+      const warnings = lines.map((line) => JSON.parse(line)).filter((line) => line.apiId === apiId)
+      expect(warnings).toEqual([
+        expect.objectContaining({ level: 40, msg: expect.stringMatching(/does not exist: \/readyz answers 503/) }),
+      ])
+
+      await backend.store.createApi({ id: apiId, name: 'late', createdAt: Date.now() })
+      expect(await status(verifier.app, '/readyz')).toBe(200)
+      expect(lines.join('')).toMatch(/the bound api \(AUTHORIZE_API_ID\) exists now/)
+    } finally {
+      await verifier.close()
+      await backend.close()
+    }
+  })
+
+  it('is ready with an api that exists, and without a bound api', async () => {
+    const backend = await openBackend()
+    await backend.store.createApi({ id: 'api_there', name: 'there', createdAt: Date.now() })
+    const bound = await startTestVerifier({ backend, gateway: { apiId: 'api_there' } })
+    const unbound = await startTestVerifier({ backend })
+    try {
+      expect(await status(bound.app, '/readyz')).toBe(200)
+      expect(await status(unbound.app, '/readyz')).toBe(200)
+    } finally {
+      await bound.close()
+      await unbound.close()
+      await backend.close()
+    }
   })
 })

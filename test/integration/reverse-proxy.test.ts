@@ -6,7 +6,7 @@ import { Registry, type Histogram } from 'prom-client'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
 import { createReverseProxy, type ReverseProxy } from '../../verifier/proxy-server.js'
-import { openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
+import { capturedLogger, openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
 import { startEchoUpstream, type EchoUpstream } from '../support/echo-upstream.js'
 import { freePort } from '../support/free-port.js'
 import { waitFor } from '../support/wait-for.js'
@@ -195,16 +195,19 @@ describe('reverse-proxy mode', () => {
     expect(hop.te).toBeUndefined()
   })
 
-  it('refuses like forward-auth, in the contract shape, without calling the upstream', async () => {
+  it('refuses like forward-auth, in the contract shape with one code (header and body), without calling the upstream', async () => {
     const before = upstream.seen.length
-    const cases: [Record<string, string>, number, string][] = [
-      [{}, 401, 'MISSING_KEY'],
-      [{ 'x-api-key': 'sk_never_issued_000000' }, 401, 'NOT_FOUND'],
-      [{ 'x-api-key': disabledKey }, 401, 'DISABLED'],
-      [{ 'x-api-key': otherApiKey }, 403, 'FORBIDDEN'],
+    const strictUrl = await proxyToWith(upstream.url, { permissions: ['orders.read'] })
+    const cases: [string, Record<string, string>, number, string, RegExp][] = [
+      [proxyUrl, {}, 401, 'MISSING_KEY', /send it in the x-api-key header, or as Authorization: Bearer <key>/],
+      [proxyUrl, { 'x-api-key': 'sk_never_issued_000000' }, 401, 'NOT_FOUND', /key in the x-api-key header/],
+      [proxyUrl, { authorization: 'Bearer sk_never_issued_000000' }, 401, 'NOT_FOUND', /Authorization: Bearer/],
+      [proxyUrl, { 'x-api-key': disabledKey }, 401, 'DISABLED', /disabled/],
+      [proxyUrl, { 'x-api-key': otherApiKey }, 403, 'FORBIDDEN', /another api/],
+      [strictUrl, { 'x-api-key': valid.key }, 403, 'INSUFFICIENT_PERMISSIONS', /lacks a permission/],
     ]
-    for (const [headers, status, code] of cases) {
-      const response = await fetch(`${proxyUrl}/orders`, {
+    for (const [url, headers, status, code, message] of cases) {
+      const response = await fetch(`${url}/orders`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
         body: '{"a":1}',
@@ -213,12 +216,36 @@ describe('reverse-proxy mode', () => {
       expect(response.headers.get('x-keygate-code')).toBe(code)
       const body = (await response.json()) as { error: Record<string, string> }
       expect(body.error).toMatchObject({
-        code: status === 401 ? 'UNAUTHORIZED' : 'INSUFFICIENT_PERMISSIONS',
+        code,
+        message: expect.stringMatching(message),
+        docs: `https://keygate.dev/docs/errors/${code}`,
         requestId: response.headers.get('x-request-id'),
       })
       if (status === 401) expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/)
     }
     expect(upstream.seen.length).toBe(before)
+  })
+
+  it('is not built without an api to check keys against, unless told to take any api (and says so)', async () => {
+    const options = { upstreamUrl: upstream.url, connections: 1, timeoutMs: 1_000, docsBaseUrl: 'https://d' }
+    const build = (policy: { apiId?: string; anyApi?: boolean }, log = pino({ level: 'silent' })) =>
+      createReverseProxy({
+        verifier: verifierServer.verifier,
+        policy: { keyHeader: 'x-api-key', cost: 1, ...policy },
+        log,
+        registry: new Registry(),
+        options,
+      })
+    expect(() => build({})).toThrow(/needs the api/)
+    expect(() => build({ anyApi: false })).toThrow(/needs the api/)
+    const { log, lines } = capturedLogger()
+    const anyApi = build({ anyApi: true }, log)
+    extraProxies.push(anyApi)
+    expect(lines.map((line) => JSON.parse(line))).toContainEqual(
+      expect.objectContaining({ level: 40, msg: expect.stringMatching(/AUTHORIZE_ANY_API/) }),
+    )
+    const url = await listen(anyApi.server)
+    expect((await fetch(`${url}/any`, { headers: { 'x-api-key': otherApiKey } })).status).toBe(200)
   })
 
   it('passes the upstream’s own status codes and headers through', async () => {

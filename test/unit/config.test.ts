@@ -81,6 +81,27 @@ describe('configuration', () => {
     }
   })
 
+  it('takes --any-api as a switch (AUTHORIZE_ANY_API=true|false), never beside --api-id', () => {
+    expect(verifierConfig([], {}).gateway).toMatchObject({ apiId: undefined, anyApi: false })
+    expect(verifierConfig(['--any-api'], {}).gateway.anyApi).toBe(true)
+    expect(verifierConfig([], { AUTHORIZE_ANY_API: 'true' }).gateway.anyApi).toBe(true)
+    expect(devConfig(['--any-api'], { AUTHORIZE_ANY_API: 'false' }).gateway.anyApi).toBe(true)
+    expect(() => verifierConfig([], { AUTHORIZE_ANY_API: 'yes' })).toThrow(/AUTHORIZE_ANY_API: must be true or false/)
+    expect(() => verifierConfig(['--any-api=true'], {})).toThrow(/--any-api/)
+    expect(() => verifierConfig(['--any-api', '--api-id', 'api_1'], {})).toThrow(
+      /AUTHORIZE_API_ID and AUTHORIZE_ANY_API: give one or the other/,
+    )
+  })
+
+  it('refuses reverse-proxy mode without the api its keys must belong to, unless --any-api says every api', () => {
+    const proxy = ['--upstream', 'http://127.0.0.1:3000']
+    expect(() => verifierConfig(proxy, {})).toThrow(/UPSTREAM_URL \(reverse-proxy mode\) needs the api/)
+    expect(verifierConfig([...proxy, '--api-id', 'api_1'], {}).gateway.apiId).toBe('api_1')
+    expect(verifierConfig(proxy, { AUTHORIZE_ANY_API: 'true' }).gateway.anyApi).toBe(true)
+    // Forward-auth alone may take the api per request, from the gateway.
+    expect(() => verifierConfig([], {})).not.toThrow()
+  })
+
   it('runs the cross-option rules on what could be read, listing their problems beside the others', () => {
     expect(() => verifierConfig(['--poll-interval', 'x', '--max-staleness', '100'], {})).toThrow(
       /--poll-interval: must be/,

@@ -22,9 +22,13 @@ describe('verdict → gateway answer', () => {
       expect(answer.status, code).toBe(status)
       expect(answer.headers['x-keygate-code']).toBe(code)
     }
-    expect(gatewayAnswer(undefined, 1_000_000)).toMatchObject({
+    expect(gatewayAnswer({ code: 'MISSING_KEY' }, 1_000_000)).toMatchObject({
       status: 401,
       headers: { 'x-keygate-code': 'MISSING_KEY' },
+    })
+    expect(gatewayAnswer({ code: 'API_ID_REQUIRED' }, 1_000_000)).toMatchObject({
+      status: 403,
+      headers: { 'x-keygate-code': 'API_ID_REQUIRED' },
     })
   })
 
