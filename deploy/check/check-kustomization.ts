@@ -10,6 +10,7 @@ import { referenceOrderProblems } from './env-references.js'
 import { checkReferences } from './reference-rules.js'
 import { renderKustomization, type Kustomize } from './render-kustomization.js'
 import { checkServiceLinks } from './service-links.js'
+import { placeholderProblems } from './placeholders.js'
 import { validateSchema } from './schema-validation.js'
 
 export interface RenderOptions {
@@ -22,7 +23,7 @@ export interface RenderOptions {
 /**
  * Renders one kustomization and checks what it renders: every object against its schema, then the rules
  * (containers, Keygate's options and service links, Redis, control plane availability, references, network
- * exposure). Rules only see objects whose schema validated, so they can trust the types.
+ * exposure, placeholders left in). Rules only see objects whose schema validated, so they can trust the types.
  */
 export async function checkKustomization(dir: string, options: RenderOptions): Promise<Problem[]> {
   const { rendering, problems } = await renderKustomization(dir, options.base, options.kustomize)
@@ -47,6 +48,9 @@ export async function checkKustomization(dir: string, options: RenderOptions): P
             ...(isRedisContainer(container) ? checkRedisContainer(container) : []),
           ]
       problems.push(...messages.map((message) => ({ where, message })))
+      problems.push(
+        ...placeholderProblems(container).map((message) => ({ where, message, placeholder: true as const })),
+      )
     }
   }
   problems.push(...checkControlPlanes(source, pods, valid))

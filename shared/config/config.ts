@@ -207,7 +207,8 @@ function checkGatewayApi(
   // The proxy has no gateway to name the api per request: it must know it from the start.
   if (values.upstream !== undefined && values['api-id'] === undefined && values['any-api'] === false) {
     problems.push(
-      "UPSTREAM_URL (reverse-proxy mode) needs the api the keys must belong to: set AUTHORIZE_API_ID (--api-id) to your api's id, or AUTHORIZE_ANY_API=true (--any-api) to accept keys of every api",
+      // Named first: check:deploy drops a problem that starts with a variable it cannot read (from a Secret).
+      'AUTHORIZE_API_ID (--api-id) is required in reverse-proxy mode (UPSTREAM_URL): set it to the api the keys must belong to, or AUTHORIZE_ANY_API=true (--any-api) to accept keys of every api',
     )
   }
 }

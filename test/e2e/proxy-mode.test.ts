@@ -58,7 +58,7 @@ describe('keygate verifier --upstream (reverse-proxy mode, real processes)', () 
     const proxy = ['verifier', '--upstream', upstream.url, '--proxy-port', String(await freePort())]
     const refused = await runKeygate([...proxy, '--port', '0'], { REDIS_URL: redis.url })
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toMatch(/UPSTREAM_URL \(reverse-proxy mode\) needs the api[^\n]*AUTHORIZE_API_ID/)
+    expect(refused.stderr).toMatch(/AUTHORIZE_API_ID \(--api-id\) is required in reverse-proxy mode[^\n]*--any-api/)
     const anyApi = await startKeygate([...proxy, '--any-api'], { REDIS_URL: redis.url, LOG_LEVEL: 'warn' })
     try {
       expect(anyApi.output()).toMatch(

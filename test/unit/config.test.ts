@@ -95,7 +95,9 @@ describe('configuration', () => {
 
   it('refuses reverse-proxy mode without the api its keys must belong to, unless --any-api says every api', () => {
     const proxy = ['--upstream', 'http://127.0.0.1:3000']
-    expect(() => verifierConfig(proxy, {})).toThrow(/UPSTREAM_URL \(reverse-proxy mode\) needs the api/)
+    expect(() => verifierConfig(proxy, {})).toThrow(
+      /AUTHORIZE_API_ID \(--api-id\) is required in reverse-proxy mode \(UPSTREAM_URL\)/,
+    )
     expect(verifierConfig([...proxy, '--api-id', 'api_1'], {}).gateway.apiId).toBe('api_1')
     expect(verifierConfig(proxy, { AUTHORIZE_ANY_API: 'true' }).gateway.anyApi).toBe(true)
     // Forward-auth alone may take the api per request, from the gateway.

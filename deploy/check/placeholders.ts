@@ -1,0 +1,28 @@
+import type { IContainer } from 'kubernetes-models/v1/Container'
+
+/**
+ * What the repository's examples leave where only the user knows the value (`api_REPLACE_ME`: the README has it
+ * replaced with `sed` before applying). Applied as it is, the value means nothing.
+ */
+export const PLACEHOLDER = 'REPLACE_ME'
+
+const WHAT_TO_SET: Record<string, string> = {
+  AUTHORIZE_API_ID: "your api's id (the apiId apis.createApi answered)",
+}
+
+/** A container's env values and args that still hold the placeholder. */
+export function placeholderProblems(container: IContainer): string[] {
+  const problems: string[] = []
+  for (const variable of container.env ?? []) {
+    if (!variable.value?.includes(PLACEHOLDER)) continue
+    const what = WHAT_TO_SET[variable.name] ?? 'its real value'
+    problems.push(
+      `env ${variable.name} is still the placeholder ${JSON.stringify(variable.value)}: set it to ${what} before applying`,
+    )
+  }
+  for (const arg of [...(container.command ?? []), ...(container.args ?? [])]) {
+    if (arg.includes(PLACEHOLDER))
+      problems.push(`${JSON.stringify(arg)} still holds a placeholder: replace it before applying`)
+  }
+  return problems
+}
