@@ -1,91 +1,54 @@
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startEchoUpstream, type EchoUpstream } from '../support/echo-upstream.js'
+import { startGatewayStack, type GatewayStack } from '../support/gateway-stack.js'
 import { startNginx, type Nginx } from '../support/nginx.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { readmeBlock } from '../support/readme-blocks.js'
 
-const ROOT_KEY = 'nginx-test-root-key-0123456789'
+const EXAMPLE = new URL('../../deploy/examples/sidecar/forward-auth/nginx.conf', import.meta.url)
 
 /**
- * The README's nginx configuration (auth_request → the verifier's /v1/authorize), run by a real nginx in
- * front of a real upstream, with the verifier and control plane as processes on a real Redis.
+ * The README's nginx configuration (auth_request → the verifier's /v1/authorize), its text as it is there with the
+ * addresses and api id filled in, run by a real nginx in front of a real upstream, with the verifier and control
+ * plane as processes on a real Redis; and the sidecar example's nginx.conf, which leaves the api to the verifier's
+ * AUTHORIZE_API_ID.
  */
-function nginxServerBlock(port: number, verifierUrl: string, upstreamUrl: string, apiId: string): string {
-  return `
-  server {
-    listen 127.0.0.1:${port};
-
-    location / {
-      auth_request /_keygate;
-      # What the verifier found, passed on to the API:
-      auth_request_set $keygate_key_id $upstream_http_x_keygate_key_id;
-      auth_request_set $keygate_owner_id $upstream_http_x_keygate_owner_id;
-      proxy_set_header X-Keygate-Key-Id $keygate_key_id;
-      proxy_set_header X-Keygate-Owner-Id $keygate_owner_id;
-      # The API never sees the key itself.
-      proxy_set_header X-API-Key "";
-      proxy_set_header Authorization "";
-      proxy_pass ${upstreamUrl};
-    }
-
-    location = /_keygate {
-      internal;
-      proxy_pass ${verifierUrl}/v1/authorize;
-      proxy_pass_request_body off;
-      proxy_set_header Content-Length "";
-      # Policy headers are set here, never taken from the client.
-      proxy_set_header X-Keygate-Api-Id "${apiId}";
-      proxy_set_header X-Keygate-Permissions "";
-      proxy_set_header X-Keygate-Cost "";
-    }
-  }`
-}
-
-describe('forward-auth through a real nginx (auth_request)', () => {
-  let redis: RedisServer
-  let controlPlane: KeygateProcess
-  let verifier: KeygateProcess
-  let upstream: EchoUpstream
+describe('forward-auth through a real nginx (auth_request), configured as the README says', () => {
+  let stack: GatewayStack
   let nginx: Nginx
-  let apiId: string
-  let otherApiKey: string
-  let otherApiId: string
-  let key: { keyId: string; key: string }
-
-  const admin = async (path: string, body: unknown) => {
-    const response = await fetch(`${controlPlane.url}/v1/${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    expect(response.status).toBe(200)
-    return (await response.json()) as Record<string, string>
-  }
+  /** The sidecar example: the verifier is bound to the api (--api-id), nginx clears X-Keygate-Api-Id. */
+  let bound: KeygateProcess
+  let example: Nginx
 
   beforeAll(async () => {
-    redis = await startRedisServer()
-    controlPlane = await startKeygate(['control-plane'], {
-      REDIS_URL: redis.url,
-      KEYGATE_ROOT_KEY: ROOT_KEY,
-      LOG_LEVEL: 'warn',
-    })
-    verifier = await startKeygate(['verifier'], { REDIS_URL: redis.url, LOG_LEVEL: 'warn' })
-    upstream = await startEchoUpstream()
-    apiId = (await admin('apis.createApi', { name: 'behind-nginx' })).apiId!
-    const otherApi = (otherApiId = (await admin('apis.createApi', { name: 'other' })).apiId!)
-    key = (await admin('keys.createKey', { apiId, externalId: 'acme' })) as { keyId: string; key: string }
-    otherApiKey = (await admin('keys.createKey', { apiId: otherApi })).key!
-    nginx = await startNginx((port) => nginxServerBlock(port, verifier.url, upstream.url, apiId))
+    stack = await startGatewayStack()
+    const { verifier, upstream, apiId } = stack
+    const locations = readmeBlock('Gateways: forward-auth', 'nginx', [
+      ['http://127.0.0.1:7071', verifier.url],
+      ['http://127.0.0.1:3000', upstream.url],
+      ['"api_…"', `"${apiId}"`],
+    ])
+    nginx = await startNginx((port) => `server {\n  listen 127.0.0.1:${port};\n${locations}\n}`)
+    bound = await startKeygate(['verifier', '--api-id', apiId], { REDIS_URL: stack.redis.url, LOG_LEVEL: 'warn' })
+    let conf = readFileSync(EXAMPLE, 'utf8')
+    for (const [from, to] of [
+      ['http://127.0.0.1:7071', bound.url],
+      ['http://127.0.0.1:3000', upstream.url],
+    ] as const) {
+      expect(conf, from).toContain(from)
+      conf = conf.split(from).join(to)
+    }
+    example = await startNginx((port) => conf.replace('listen 8080;', `listen 127.0.0.1:${port};`))
   })
   afterAll(async () => {
+    await example?.stop()
     await nginx?.stop()
-    await upstream?.stop()
-    await verifier?.stop()
-    await controlPlane?.stop()
-    await redis?.stop()
+    await bound?.stop()
+    await stack?.stop()
   })
 
   it('lets a valid key through with its id and owner, and without the key itself', async () => {
+    const { upstream, key } = stack
     for (const headers of [{ 'x-api-key': key.key }, { authorization: `Bearer ${key.key}` }] as Record<
       string,
       string
@@ -104,16 +67,20 @@ describe('forward-auth through a real nginx (auth_request)', () => {
   })
 
   it('refuses no key and an unknown key with 401, a key of another api with 403, and the upstream sees neither', async () => {
+    const { upstream, key, otherApiKey, otherApiId } = stack
     const before = upstream.seen.length
     expect((await fetch(`${nginx.url}/orders`)).status).toBe(401)
     expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': 'sk_not_a_real_key_0000' } })).status).toBe(
       401,
     )
-    expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': otherApiKey } })).status).toBe(403)
+    expect((await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': otherApiKey.key } })).status).toBe(403)
     // A client cannot pick its own policy: nginx overwrites the X-Keygate-* headers.
     expect(
-      (await fetch(`${nginx.url}/orders`, { headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': otherApiId } }))
-        .status,
+      (
+        await fetch(`${nginx.url}/orders`, {
+          headers: { 'x-api-key': otherApiKey.key, 'x-keygate-api-id': otherApiId },
+        })
+      ).status,
     ).toBe(403)
     expect(upstream.seen.length).toBe(before)
     // … nor add a requirement (nginx clears the header): the valid key still passes.
@@ -129,6 +96,7 @@ describe('forward-auth through a real nginx (auth_request)', () => {
   })
 
   it('stops letting a key through as soon as it is disabled', async () => {
+    const { key, admin } = stack
     expect((await fetch(`${nginx.url}/x`, { headers: { 'x-api-key': key.key } })).status).toBe(200)
     await admin('keys.updateKey', { keyId: key.keyId, enabled: false })
     const disabledAt = performance.now()
@@ -137,5 +105,51 @@ describe('forward-auth through a real nginx (auth_request)', () => {
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
     await admin('keys.updateKey', { keyId: key.keyId, enabled: true })
+  })
+
+  it('passes the verifier’s 429 on with Retry-After (auth_request alone would answer 500), and the API’s own 500 unchanged', async () => {
+    for (const gateway of [nginx, example]) {
+      const limited = await stack.newKey({ ratelimit: { limit: 1, duration: 60_000 } })
+      const headers = { 'x-api-key': limited.key }
+      expect((await fetch(`${gateway.url}/x`, { headers })).status, gateway.errorLog()).toBe(200)
+      const refused = await fetch(`${gateway.url}/x`, { headers })
+      expect(refused.status, gateway.errorLog()).toBe(429)
+      expect(refused.headers.get('x-keygate-code')).toBe('RATE_LIMITED')
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60)
+      const before = stack.upstream.seen.length
+      const apiError = await fetch(`${gateway.url}/__status/500`, { headers: { 'x-api-key': stack.key.key } })
+      expect(apiError.status).toBe(500)
+      expect(apiError.headers.get('x-upstream')).toBe('echo')
+      expect(await apiError.json()).toMatchObject({ url: '/__status/500' })
+      expect(stack.upstream.seen.length).toBe(before + 1)
+    }
+  })
+
+  it('runs the sidecar example’s nginx.conf: the api is the verifier’s --api-id, whatever the client sends', async () => {
+    const { key, otherApiKey, otherApiId, upstream } = stack
+    expect((await fetch(`${example.url}/_gateway/healthz`)).status).toBe(200)
+    const through = await fetch(`${example.url}/orders`, { headers: { 'x-api-key': key.key } })
+    expect(through.status, example.errorLog()).toBe(200)
+    expect(upstream.seen.at(-1)!.headers['x-keygate-key-id']).toBe(key.keyId)
+    const forged = { 'x-api-key': otherApiKey.key, 'x-keygate-api-id': otherApiId }
+    expect((await fetch(`${example.url}/orders`, { headers: forged })).status).toBe(403)
+    expect((await fetch(`${example.url}/orders`)).status).toBe(401)
+  })
+
+  // Last: it stops Redis.
+  it('passes the verifier’s 503 on when it fails closed (Redis gone, a key it has not seen)', async () => {
+    await stack.redis.stop()
+    const headers = { 'x-api-key': 'sk_never_seen_while_redis_is_down' }
+    const direct = await fetch(`${stack.verifier.url}/v1/authorize`, {
+      headers: { ...headers, 'x-keygate-api-id': stack.apiId },
+    })
+    expect(direct.status).toBe(503)
+    expect(direct.headers.get('x-keygate-code')).toBe('UNAVAILABLE')
+    for (const gateway of [nginx, example]) {
+      const response = await fetch(`${gateway.url}/x`, { headers })
+      expect(response.status, gateway.errorLog()).toBe(503)
+      expect(response.headers.get('x-keygate-code')).toBe('UNAVAILABLE')
+    }
   })
 })

@@ -14,7 +14,7 @@ export interface EchoUpstream {
   stop(): Promise<void>
 }
 
-/** A real upstream on port 0 that records each request and answers it as JSON. */
+/** A real upstream on port 0 that records each request and answers it as JSON (200, or /__status/<code>). */
 export async function startEchoUpstream(): Promise<EchoUpstream> {
   const seen: SeenRequest[] = []
   const server = createServer((req, res) => {
@@ -28,7 +28,9 @@ export async function startEchoUpstream(): Promise<EchoUpstream> {
         body: Buffer.concat(chunks).toString(),
       }
       seen.push(request)
-      res.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'echo' })
+      // /__status/<code> answers with that status (an API's own errors, to see a gateway pass them on).
+      const status = Number(/^\/__status\/(\d{3})/.exec(request.url)?.[1] ?? 200)
+      res.writeHead(status, { 'content-type': 'application/json', 'x-upstream': 'echo' })
       res.end(JSON.stringify({ method: request.method, url: request.url, bodyLength: request.body.length }))
     })
   })

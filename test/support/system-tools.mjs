@@ -10,6 +10,7 @@ const TOOLS = [
   { program: 'redis-server', apt: 'redis-server', why: 'the integration and end-to-end tests (each starts its own)' },
   // Debian installs nginx in /usr/sbin, which a non-root PATH lacks; the nginx tests look there too.
   { program: 'nginx', apt: 'nginx-light', why: 'the nginx forward-auth test', also: ['/usr/sbin'] },
+  { program: 'caddy', apt: 'caddy', why: 'the Caddy forward-auth test' },
   { program: 'promtool', apt: 'prometheus', why: 'the alert-rule and dashboard checks' },
   { program: 'chromium', apt: 'chromium', why: 'the /docs browser test' },
 ]

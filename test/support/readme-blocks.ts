@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs'
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+
+/**
+ * The fenced ````language` block of the README's section `heading` (a `## ` heading), as a user pastes it, with
+ * the values the user fills in replaced: every `[from, to]` must occur in the block, so a README that changes what
+ * it documents makes the test fail rather than run something else. The end-to-end gateway tests run this text.
+ */
+export function readmeBlock(heading: string, language: string, replacements: [string, string][]): string {
+  const start = README.indexOf(`\n## ${heading}\n`)
+  if (start === -1) throw new Error(`README.md has no section "## ${heading}"`)
+  const end = README.indexOf('\n## ', start + 1)
+  const section = README.slice(start, end === -1 ? undefined : end)
+  const blocks = [...section.matchAll(new RegExp(`\\n\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\`\\n`, 'g'))]
+  if (blocks.length !== 1) throw new Error(`"## ${heading}" has ${blocks.length} \`\`\`${language} blocks, not one`)
+  let block = blocks[0]![1]!
+  for (const [from, to] of replacements) {
+    if (!block.includes(from)) throw new Error(`the README's ${language} block no longer holds ${JSON.stringify(from)}`)
+    block = block.split(from).join(to)
+  }
+  return block
+}
