@@ -7,7 +7,7 @@ import { waitFor } from './wait-for.js'
 
 const INSTALL_HINT =
   'nginx was not found. The forward-auth end-to-end test runs a real nginx with auth_request.\n' +
-  'Install it with: sudo apt-get install -y nginx-light   (.ci/run does this on CI)'
+  'Install it with: sudo apt-get install -y nginx-light   (npm test does it as root: test/support/system-tools.mjs)'
 
 export interface Nginx {
   url: string
