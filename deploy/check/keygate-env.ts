@@ -1,4 +1,5 @@
 import type { IContainer } from 'kubernetes-models/v1/Container'
+import { closestName } from '../../shared/closest-name.js'
 import { specs, type CommandName } from '../../shared/config/config.js'
 import { expand, referenceOrderProblems, referencesIn, type EnvValue } from './env-references.js'
 
@@ -58,28 +59,6 @@ export function keygateEnv(container: IContainer, command: CommandName): Keygate
 }
 
 function hintFor(name: string, known: Iterable<string>): string {
-  const hint = closest(name, known)
+  const hint = closestName(name, known)
   return hint ? ` (did you mean ${hint}?)` : ''
-}
-
-/** The known name within two edits of `name`, for a "did you mean". */
-function closest(name: string, known: Iterable<string>): string | undefined {
-  let best: { name: string; distance: number } | undefined
-  for (const candidate of known) {
-    const distance = editDistance(name, candidate)
-    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance }
-  }
-  return best?.name
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.length]!
 }

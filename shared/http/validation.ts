@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import { closestName } from '../closest-name.js'
 import { ApiError } from '../errors.js'
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped.
@@ -10,13 +11,12 @@ const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin })
 /**
  * Bodies are validated strictly (a string is never coerced into a boolean: wrong types are a 400) and
  * nothing is removed silently (an unknown field is a 400); query strings are text, so they are coerced.
+ * `verbose` puts the failing value and its schema on each error (only when one is made, never on success): the
+ * messages below read them to name an unknown field beside a missing one, and the closest known field.
  */
-const strict = addFormats(
-  new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false }),
-)
-const coercing = addFormats(
-  new Ajv({ allErrors: false, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false }),
-)
+const OPTIONS = { allErrors: false, removeAdditional: false, useDefaults: true, strict: false, verbose: true } as const
+const strict = addFormats(new Ajv({ ...OPTIONS, coerceTypes: false }))
+const coercing = addFormats(new Ajv({ ...OPTIONS, coerceTypes: true }))
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? strict : coercing).compile<unknown>(schema as object)
@@ -28,28 +28,113 @@ export function compileBodyValidator(schema: object): ValidateFunction {
 
 /** Renders Ajv errors as the contract's 400: the message names the field, e.g. `apiId: must be a string`. */
 export function schemaErrorFormatter(errors: ErrorObject[], dataVar: string): Error {
-  const error = errors[0]
-  return new ApiError('BAD_REQUEST', error ? describe(error, dataVar) : `${dataVar}: invalid`)
+  return new ApiError('BAD_REQUEST', errors.length > 0 ? describe(errors, dataVar) : `${dataVar}: invalid`)
 }
 
-function describe(error: ErrorObject, dataVar: string): string {
-  const path = error.instancePath.split('/').slice(1).map(decodePointer).join('.')
-  const field = path || (dataVar === 'querystring' ? 'query' : dataVar)
+/**
+ * The message for the first failure. Ajv reports an anyOf's branches before the anyOf itself: when the first
+ * error comes from inside one, the innermost such anyOf says what the value could have been.
+ */
+function describe(errors: ErrorObject[], dataVar: string): string {
+  const first = errors[0]!
+  const union = errors.find((e) => isUnion(e) && first.schemaPath.startsWith(`${e.schemaPath}/`))
+  return union ? describeUnion(union, errors, dataVar) : describeOne(first, dataVar)
+}
+
+const isUnion = (error: ErrorObject) => error.keyword === 'anyOf' || error.keyword === 'oneOf'
+
+/** A value that matched no branch: what it could have been, or, when it had a branch's type, that branch's error. */
+function describeUnion(union: ErrorObject, errors: ErrorObject[], dataVar: string): string {
+  const branches = new Map<string, ErrorObject[]>()
+  for (const error of errors) {
+    if (error === union || !error.schemaPath.startsWith(`${union.schemaPath}/`)) continue
+    const branch = error.schemaPath.slice(union.schemaPath.length + 1).split('/', 1)[0]!
+    branches.set(branch, [...(branches.get(branch) ?? []), error])
+  }
+  if (branches.size === 0) return describeOne(union, dataVar)
+  const alternatives: string[] = []
+  const constants: string[] = []
+  for (const branchErrors of branches.values()) {
+    const [only] = branchErrors
+    const shallow = branchErrors.length === 1 && only!.instancePath === union.instancePath
+    if (shallow && only!.keyword === 'const') {
+      const value = JSON.stringify((only!.params as { allowedValue: unknown }).allowedValue)
+      constants.push(value)
+      alternatives.push(value)
+    } else if (shallow && only!.keyword === 'type') alternatives.push(article(String(only!.params.type)))
+    // The value has this branch's type and fails inside it: that is what to fix.
+    else return describe(branchErrors, dataVar)
+  }
+  const field = fieldOf(union, dataVar)
+  if (constants.length === alternatives.length) return `${field}: must be one of ${constants.join(', ')}`
+  return `${field}: must be ${alternatives.slice(0, -1).join(', ')} or ${alternatives.at(-1)}`
+}
+
+function describeOne(error: ErrorObject, dataVar: string): string {
+  const path = pathOf(error)
+  const field = fieldOf(error, dataVar)
   const at = (name: string) => (path ? `${path}.${name}` : name)
   const params = error.params as Record<string, unknown>
   switch (error.keyword) {
-    case 'required':
-      return `${at(String(params.missingProperty))}: is required`
-    case 'additionalProperties':
-      return `${at(String(params.additionalProperty))}: is not a known field`
+    case 'required': {
+      // Ajv checks `required` before unknown fields: a misspelt field would hide behind the one it was meant to be.
+      const unknown = unknownFields(error)[0]
+      const missing = `${at(String(params.missingProperty))}: is required`
+      return unknown === undefined ? missing : `${at(unknown)}: is not a known field${hint(error, unknown)}; ${missing}`
+    }
+    case 'additionalProperties': {
+      const name = String(params.additionalProperty)
+      return `${at(name)}: is not a known field${hint(error, name)}`
+    }
     case 'type':
       return `${field}: must be ${article(String(params.type))}`
+    case 'minLength':
+      return params.limit === 1
+        ? `${field}: must not be empty`
+        : `${field}: must be at least ${count(params.limit, 'character')}`
+    case 'maxLength':
+      return `${field}: must be at most ${count(params.limit, 'character')}`
+    case 'minItems':
+      return params.limit === 1
+        ? `${field}: must not be empty`
+        : `${field}: must have at least ${count(params.limit, 'item')}`
+    case 'maxItems':
+      return `${field}: must have at most ${count(params.limit, 'item')}`
+    case 'enum':
+      return `${field}: must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+    case 'const':
+      return `${field}: must be ${JSON.stringify(params.allowedValue)}`
     case 'anyOf':
+    case 'oneOf':
       return `${field}: has the wrong type`
     default:
       return `${field}: ${error.message ?? 'is invalid'}`
   }
 }
 
+interface ObjectSchema {
+  properties?: Record<string, unknown>
+  additionalProperties?: unknown
+}
+
+/** Fields of the object an error is about that its schema does not know (when it refuses unknown fields). */
+function unknownFields(error: ErrorObject): string[] {
+  const schema = error.parentSchema as ObjectSchema | undefined
+  const data: unknown = error.data
+  if (schema?.additionalProperties !== false || typeof data !== 'object' || data === null) return []
+  return Object.keys(data).filter((name) => !Object.hasOwn(schema.properties ?? {}, name))
+}
+
+/** ` (did you mean name?)` when a known field of the same object is a likely misspelling's target. */
+function hint(error: ErrorObject, name: string): string {
+  const properties = (error.parentSchema as ObjectSchema | undefined)?.properties
+  const nearest = properties && closestName(name, Object.keys(properties))
+  return nearest ? ` (did you mean ${nearest}?)` : ''
+}
+
+const pathOf = (error: ErrorObject) => error.instancePath.split('/').slice(1).map(decodePointer).join('.')
+const fieldOf = (error: ErrorObject, dataVar: string) =>
+  pathOf(error) || (dataVar === 'querystring' ? 'query' : dataVar)
 const decodePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~')
-const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`)
+const article = (type: string) => (type === 'null' ? 'null' : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`)
+const count = (n: unknown, noun: string) => `${String(n)} ${noun}${n === 1 ? '' : 's'}`

@@ -247,7 +247,15 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         expect(wrong.body.error.message).toBe('enabled: must be a boolean')
         expect((await post('keys.createKey', { name: 'x' })).body.error.message).toBe('apiId: is required')
         expect((await post('keys.createKey', { apiId, nmae: 'typo' })).body.error.message).toBe(
-          'nmae: is not a known field',
+          'nmae: is not a known field (did you mean name?)',
+        )
+        // The misspelt field is named even though the field it hides (apiId) is missing too.
+        expect((await post('keys.createKey', { apiid: apiId })).body.error.message).toBe(
+          'apiid: is not a known field (did you mean apiId?); apiId: is required',
+        )
+        expect((await verify({ key: '' })).body.error.message).toBe('key: must not be empty')
+        expect((await post('keys.updateRemaining', { keyId, op: 'add', value: 1 })).body.error.message).toBe(
+          'op: must be one of "increment", "decrement", "set"',
         )
         expect((await post('keys.updateKey', { keyId, enabled: null })).status).toBe(400)
         expect((await get(`keys.getKey?keyId=${keyId}`)).body.enabled).toBe(true)

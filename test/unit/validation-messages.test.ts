@@ -29,3 +29,52 @@ describe('validation messages name the field', () => {
     expect(messageFor(flag, { enabled: 'true' }, 'querystring')).toBeUndefined()
   })
 })
+
+describe('validation messages teach', () => {
+  const body = Type.Object(
+    {
+      apiId: Type.String({ minLength: 1, maxLength: 8 }),
+      name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      op: Type.Optional(Type.Union([Type.Literal('increment'), Type.Literal('set')])),
+      interval: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['daily', 'monthly'] })),
+      refill: Type.Optional(
+        Type.Union([
+          Type.Object({ amount: Type.Integer(), day: Type.Optional(Type.Integer()) }, { additionalProperties: false }),
+          Type.Null(),
+        ]),
+      ),
+      tags: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 2 })),
+    },
+    { additionalProperties: false },
+  )
+
+  it('says what a length or a count must be, in words', () => {
+    expect(messageFor(body, { apiId: '' })).toBe('apiId: must not be empty')
+    expect(messageFor(body, { apiId: 'x'.repeat(9) })).toBe('apiId: must be at most 8 characters')
+    expect(messageFor(Type.Object({ k: Type.String({ minLength: 3 }) }), { k: 'ab' })).toBe(
+      'k: must be at least 3 characters',
+    )
+    expect(messageFor(body, { apiId: 'a', tags: [] })).toBe('tags: must not be empty')
+    expect(messageFor(body, { apiId: 'a', tags: ['a', 'b', 'c'] })).toBe('tags: must have at most 2 items')
+  })
+
+  it('names an unknown field even when a required one is missing too, and the field it may have meant', () => {
+    expect(messageFor(body, { apiid: 'a' })).toBe(
+      'apiid: is not a known field (did you mean apiId?); apiId: is required',
+    )
+    expect(messageFor(body, { apiId: 'a', nmae: 'x' })).toBe('nmae: is not a known field (did you mean name?)')
+    expect(messageFor(body, { apiId: 'a', colour: 'x' })).toBe('colour: is not a known field')
+    expect(messageFor(body, { apiId: 'a', refill: { amout: 1 } })).toBe(
+      'refill.amout: is not a known field (did you mean amount?); refill.amount: is required',
+    )
+  })
+
+  it('lists the values a choice allows, and the types a nullable field takes', () => {
+    expect(messageFor(body, { apiId: 'a', op: 'add' })).toBe('op: must be one of "increment", "set"')
+    expect(messageFor(body, { apiId: 'a', interval: 'weekly' })).toBe('interval: must be one of "daily", "monthly"')
+    expect(messageFor(body, { apiId: 'a', name: 5 })).toBe('name: must be a string or null')
+    expect(messageFor(body, { apiId: 'a', refill: 'daily' })).toBe('refill: must be an object or null')
+    // A value of the right type fails inside its branch: that is what is named.
+    expect(messageFor(body, { apiId: 'a', refill: { amount: 'x' } })).toBe('refill.amount: must be an integer')
+  })
+})
