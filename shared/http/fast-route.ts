@@ -1,10 +1,9 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import fastJson from 'fast-json-stringify'
-import secureJson from 'secure-json-parse'
-import { ApiError } from '../errors.js'
 import { errorBody } from './error-body.js'
 import { toApiError } from './error-handler.js'
+import { parseJsonBody } from './json-body.js'
 import { requestIdOf } from './request-id.js'
 import { compileBodyValidator, schemaErrorFormatter } from './validation.js'
 
@@ -37,11 +36,6 @@ export interface FastRouteContext {
 }
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
-const PARSE_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
-const INVALID_JSON = new ApiError(
-  'BAD_REQUEST',
-  'body: is not valid JSON, or has a __proto__ or constructor.prototype key',
-)
 
 /** Fastify's `serverFactory`: an HTTP server that serves `route` itself and hands every other request to Fastify. */
 export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteContext) {
@@ -79,9 +73,9 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
   function answer(res: ServerResponse, text: string, requestId: string, started: number): void {
     let body: unknown
     try {
-      body = secureJson.parse(text, undefined, PARSE_OPTIONS)
-    } catch {
-      return fail(res, INVALID_JSON, requestId, started)
+      body = parseJsonBody(text)
+    } catch (err) {
+      return fail(res, err, requestId, started)
     }
     if (!validate(body)) return fail(res, schemaErrorFormatter(validate.errors ?? [], 'body'), requestId, started)
     let result: unknown

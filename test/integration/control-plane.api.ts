@@ -236,6 +236,9 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         })
         expect(response.statusCode).toBe(400)
         expect(response.json()).toEqual(errorShape('BAD_REQUEST'))
+        expect(response.json().error.message).toBe(
+          'body: is not valid JSON: unexpected end of body at position 7 (expected a value: an object, array, string, number, true, false or null)',
+        )
       })
 
       it('names the field of a wrong type, a missing field and an unknown field', async () => {

@@ -171,6 +171,16 @@ describe('verifyKey ahead of Fastify', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
+  it('says where a body stops being JSON, on both paths', async () => {
+    const [fast, fastify] = await both('{"key": "a",}')
+    expect(fast).toStrictEqual(fastify)
+    expect(fast.body.error.message).toBe(
+      "body: is not valid JSON: unexpected '}' at position 12 (expected a property name in double quotes)",
+    )
+    const [poisoned] = await both('{"key":"a","__proto__":{"polluted":true}}')
+    expect(poisoned.body.error.message).toBe('body: has a __proto__ or constructor.prototype key, which is refused')
+  })
+
   it('decodes a body that is not valid UTF-8 as Fastify does', async () => {
     const bytes = Buffer.concat([Buffer.from('{"key":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])
     const fast = await request(`${url}/v1/keys.verifyKey`, {
