@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from './build-server.js'
 import { errorBody } from './error-body.js'
 import { newRequestId } from './request-id.js'
+import { closestName } from '../closest-name.js'
 import { ApiError, ERRORS, StoreUnavailableError, WriteConflictError, type ErrorCode } from '../errors.js'
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(
@@ -77,10 +78,31 @@ export function installErrorHandling(app: KeygateServer, docsBaseUrl: string): U
       ? new ApiError('METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}`, {
           allow: [...allowed].join(', '),
         })
-      : new ApiError('NOT_FOUND', `no operation at ${request.method} ${path}`)
+      : new ApiError('NOT_FOUND', `no operation at ${request.method} ${path}${suggestion(path, methodsByPath.keys())}`)
   }
   app.setNotFoundHandler((request, reply) => renderError(unmatched(request), request, reply, docsBaseUrl))
   return unmatched
+}
+
+/**
+ * `; did you mean keys.createKey?` for a path that is nearly an operation: a typo or another case
+ * (`/v1/keys.createkey`), the method under the wrong service (`/v1/apis.createKey`), or no `/v1/` (then the
+ * whole path is suggested). Nothing when no operation is close: a guess would mislead.
+ */
+function suggestion(path: string, paths: Iterable<string>): string {
+  const operations = new Map<string, string>()
+  for (const known of paths) {
+    const operation = /^\/v1\/([A-Za-z]+\.[A-Za-z]+|[A-Za-z]+)$/.exec(known)?.[1]
+    if (operation) operations.set(operation, known)
+  }
+  const underV1 = path.startsWith('/v1/')
+  const asked = underV1 ? path.slice('/v1/'.length) : path.slice(path.lastIndexOf('/') + 1)
+  const method = asked.slice(asked.lastIndexOf('.') + 1).toLowerCase()
+  const nearest =
+    closestName(asked, operations.keys()) ??
+    [...operations.keys()].find((op) => method.length > 3 && op.slice(op.lastIndexOf('.') + 1).toLowerCase() === method)
+  if (nearest === undefined) return ''
+  return `; did you mean ${underV1 ? nearest : operations.get(nearest)}?`
 }
 
 /**

@@ -67,4 +67,24 @@ describe('HTTP edge cases still answer in the contract shape with a request id',
     })
     expect(large.statusCode).toBe(404)
   })
+
+  it('suggests the operation a near miss was meant to be, and only then', async () => {
+    const message = async (method: string, url: string) =>
+      (await server.app.inject({ method, url })).json().error.message as string
+    expect(await message('POST', '/v1/keys.createkey')).toBe(
+      'no operation at POST /v1/keys.createkey; did you mean keys.createKey?',
+    )
+    expect(await message('POST', '/v1/keys.creatKey')).toBe(
+      'no operation at POST /v1/keys.creatKey; did you mean keys.createKey?',
+    )
+    // The method under the wrong service, or under none.
+    expect(await message('POST', '/v1/apis.createKey')).toMatch(/; did you mean keys\.createKey\?$/)
+    expect(await message('POST', '/v1/createKey')).toMatch(/; did you mean keys\.createKey\?$/)
+    // Without /v1/, the whole path.
+    expect(await message('GET', '/keys.getKey')).toBe('no operation at GET /keys.getKey; did you mean /v1/keys.getKey?')
+    // Nothing close: no guess.
+    expect(await message('POST', '/v1/keys.nope')).toBe('no operation at POST /v1/keys.nope')
+    expect(await message('GET', '/favicon.ico')).toBe('no operation at GET /favicon.ico')
+    expect(await message('GET', `/v1/${'k'.repeat(5_000)}`)).toBe(`no operation at GET /v1/${'k'.repeat(5_000)}`)
+  })
 })
