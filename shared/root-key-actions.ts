@@ -1,3 +1,5 @@
+import { closestName } from './closest-name.js'
+
 /**
  * What a root key may be allowed to do, in one list: the control plane checks permissions against it and
  * `keygate root-key create` refuses anything else. A permission is `*` (everything), `api.<apiId|*>.<action|*>`
@@ -45,4 +47,20 @@ export function grants(held: string, needed: string): boolean {
     (heldId === '*' || heldId === neededId) &&
     (heldAction === '*' || heldAction === neededAction)
   )
+}
+
+/**
+ * Why a permission is not well formed, listing the actions (and the one probably meant), or undefined when it
+ * is: `… "create_keys" is not an action (did you mean create_key?); actions: create_api, …`.
+ */
+export function rootKeyPermissionProblem(permission: string): string | undefined {
+  if (ROOT_KEY_PERMISSION.test(permission)) return undefined
+  const parts = permission.split('.')
+  const action = parts.length === 3 && parts[0] === 'api' ? parts[2]! : undefined
+  const nearest = action && closestName(action, ROOT_KEY_ACTIONS)
+  const which =
+    action === undefined || (ROOT_KEY_ACTIONS as readonly string[]).includes(action) || action === '*'
+      ? ''
+      : `: ${JSON.stringify(action)} is not an action${nearest ? ` (did you mean ${nearest}?)` : ''}`
+  return `${JSON.stringify(permission)} is not ${ROOT_KEY_PERMISSION_FORMAT}${which}; actions: ${ROOT_KEY_ACTIONS.join(', ')} or *`
 }

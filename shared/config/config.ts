@@ -1,4 +1,4 @@
-import { ROOT_KEY_PERMISSION, ROOT_KEY_PERMISSION_FORMAT } from '../root-key-actions.js'
+import { rootKeyPermissionProblem } from '../root-key-actions.js'
 import type { RedisTarget } from '../store/redis-connection.js'
 import { parseOptions, type LogLevel, type OptionValues } from './option-spec.js'
 import { commandArguments, specs, type CommandName } from './options.js'
@@ -270,9 +270,8 @@ export function rootKeyCreateConfig(argv: string[], env: NodeJS.ProcessEnv): Rea
       .map((p) => p.trim())
       .filter(Boolean)
     for (const permission of permissions) {
-      if (!ROOT_KEY_PERMISSION.test(permission)) {
-        problems.push(`--permissions: ${JSON.stringify(permission)} is not ${ROOT_KEY_PERMISSION_FORMAT}`)
-      }
+      const problem = rootKeyPermissionProblem(permission)
+      if (problem) problems.push(`--permissions: ${problem}`)
     }
     if (raw.permissions !== undefined && permissions.length === 0) problems.push('--permissions: give at least one')
   })

@@ -65,6 +65,27 @@ describe('configuration', () => {
       'api.api_x.update_key',
     ])
     expect(() => rootKeyCreateConfig(['--permissions', 'api.x.fly'], {})).toThrow(/not '\*' or api/)
+  })
+
+  it('lists the actions when a root-key permission is malformed, and the one probably meant', () => {
+    const problems = (permissions: string) => {
+      try {
+        rootKeyCreateConfig(['--permissions', permissions], {})
+        return []
+      } catch (err) {
+        return (err as ConfigError).problems
+      }
+    }
+    const format = "'*' or api.<apiId|*>.<action> or rootkey.*.manage"
+    const actions =
+      'actions: create_api, read_api, delete_api, create_key, read_key, update_key, delete_key, read_analytics or *'
+    expect(problems('api.*.create_keys')).toEqual([
+      `--permissions: "api.*.create_keys" is not ${format}: "create_keys" is not an action (did you mean create_key?); ${actions}`,
+    ])
+    expect(problems('api.api_1.fly')).toEqual([
+      `--permissions: "api.api_1.fly" is not ${format}: "fly" is not an action; ${actions}`,
+    ])
+    expect(problems('read_key')).toEqual([`--permissions: "read_key" is not ${format}; ${actions}`])
     expect(() => rootKeyCreateConfig([], {})).toThrow(/KEYGATE_PERMISSIONS \(--permissions\) is required/)
   })
 
