@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 
 export type OptionKind =
-  'port' | 'host' | 'url' | 'http-url' | 'int' | 'level' | 'secret' | 'string' | 'choice' | 'boolean'
+  'port' | 'host' | 'url' | 'http-url' | 'link-base' | 'int' | 'level' | 'secret' | 'string' | 'choice' | 'boolean'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -22,7 +22,7 @@ export type OptionSpec =
   | (OptionBase & { kind: 'level'; default?: LogLevel })
   /** A switch: the bare flag (`--json`) turns it on; its variable takes true/false (or 1/0). */
   | (OptionBase & { kind: 'boolean'; default?: boolean })
-  | (OptionBase & { kind: 'host' | 'url' | 'http-url' | 'string'; default?: string })
+  | (OptionBase & { kind: 'host' | 'url' | 'http-url' | 'link-base' | 'string'; default?: string })
 
 /** A choice's default must be one of its choices (a level's is a LogLevel by its type above). */
 type DefaultChosen<S extends OptionSpec> = S extends { kind: 'choice'; choices: readonly (infer C)[] }
@@ -166,6 +166,16 @@ function check(spec: OptionSpec, raw: string): string | number | boolean | { pro
       } catch {
         return { problem: 'must be a URL such as http://127.0.0.1:3000' }
       }
+    case 'link-base':
+      // A path from the root is a link relative to whichever server answered; else an absolute http(s) URL.
+      if (/^\/(?!\/)[^?#\s]*$/.test(raw)) return raw
+      try {
+        const url = new URL(raw)
+        if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash) return raw
+      } catch {
+        // not a URL: the problem below
+      }
+      return { problem: 'must be a path such as /docs or an http(s) URL such as https://keygate.example.com/docs' }
     case 'level':
       return LEVELS.has(raw) ? raw : { problem: `must be one of ${[...LEVELS].join(', ')}` }
     case 'secret':

@@ -122,9 +122,10 @@ const common = {
   docsUrl: option({
     flag: 'docs-url',
     env: 'DOCS_BASE_URL',
-    kind: 'string',
-    default: 'https://keygate.dev/docs',
-    description: 'base of the `docs` link in error bodies',
+    kind: 'link-base',
+    default: '/docs',
+    description:
+      "base of the `docs` link in error bodies: a path (relative to the server that answered, which serves /docs/errors) or the public URL of a control plane's /docs",
   }),
   maxStaleness: option({
     flag: 'max-staleness',

@@ -4,6 +4,7 @@ import { Gauge } from 'prom-client'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Logger } from 'pino'
 import { ApiError } from '../errors.js'
+import { registerErrorPages } from './error-pages.js'
 import { clientErrorHandler, installErrorHandling, renderError, toApiError } from './error-handler.js'
 import type { HttpMetrics } from './metrics-registry.js'
 import { requestIdOf } from './request-id.js'
@@ -177,6 +178,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
     },
   })
 
+  registerErrorPages(app, options.docsBaseUrl)
   app.get('/livez', async () => ({ status: 'ok' }))
   app.get('/readyz', async (request, reply) => {
     const reasons = await notReadyReasons()

@@ -222,7 +222,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         error: {
           code,
           message: expect.any(String),
-          docs: `https://keygate.dev/docs/errors/${code}`,
+          docs: `/docs/errors/${code}`,
           requestId: expect.stringMatching(/^req_/),
         },
       })

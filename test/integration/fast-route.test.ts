@@ -42,7 +42,7 @@ beforeAll(async () => {
     },
     {
       bodyLimitBytes: 1_048_576,
-      docsBaseUrl: 'https://keygate.dev/docs',
+      docsBaseUrl: '/docs',
       cache: { maxKeys: 1_000, maxUnknown: 1_000, unknownTtlMs: 10_000 },
       sync: DEFAULT_SYNC,
       gateway: { keyHeader: 'x-api-key', cost: 1 },

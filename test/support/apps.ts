@@ -74,7 +74,7 @@ export interface TestServer {
 
 const cache = { maxKeys: 10_000, maxUnknown: 1_000, unknownTtlMs: 10_000 }
 export const DEFAULT_SYNC: SyncSettings = { maxStalenessMs: 5_000, pollIntervalMs: 1_000, onStale: 'read-through' }
-const SERVER = { bodyLimitBytes: 1_048_576, docsBaseUrl: 'https://keygate.dev/docs' }
+const SERVER = { bodyLimitBytes: 1_048_576, docsBaseUrl: '/docs' }
 
 export interface TestServerOptions {
   redisUrl?: string

@@ -54,6 +54,19 @@ describe('configuration', () => {
     expect(problems.join('\n')).toMatch(/LOG_LEVEL: must be one of/)
   })
 
+  it('links error docs to a path on the answering server by default, or to the configured base', () => {
+    expect(verifierConfig([], {}).docsBaseUrl).toBe('/docs')
+    expect(controlPlaneConfig([], { DOCS_BASE_URL: 'https://keygate.example.com/docs/' }).docsBaseUrl).toBe(
+      'https://keygate.example.com/docs',
+    )
+    expect(devConfig(['--docs-url', '/keygate/docs'], {}).docsBaseUrl).toBe('/keygate/docs')
+    for (const bad of ['keygate.example.com/docs', '//keygate.example.com/docs', 'ftp://x/docs', '/docs?x=1']) {
+      expect(() => verifierConfig([], { DOCS_BASE_URL: bad }), bad).toThrow(
+        /DOCS_BASE_URL: must be a path such as \/docs or an http\(s\) URL/,
+      )
+    }
+  })
+
   it('returns frozen objects', () => {
     expect(Object.isFrozen(verifierConfig([], {}))).toBe(true)
   })

@@ -1,0 +1,152 @@
+import { pino } from 'pino'
+import { request } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assembleVerifier } from '../../cli/assemble-verifier.js'
+import { monotonicClock, systemClock } from '../../shared/clock.js'
+import { ERROR_DOCS } from '../../shared/error-docs.js'
+import { ERRORS, type ErrorCode } from '../../shared/errors.js'
+import {
+  DEFAULT_SYNC,
+  openBackend,
+  startTestControlPlane,
+  startTestVerifier,
+  type Backend,
+  type TestServer,
+} from '../support/apps.js'
+
+/**
+ * Every error body links to a page that exists: /docs/errors/<CODE>, served by each Keygate server (control
+ * plane, dev, verifier), relative to the server that answered unless DOCS_BASE_URL says where the docs are.
+ */
+let controlPlane: TestServer
+let verifier: TestServer
+let controlPlaneUrl: string
+let verifierUrl: string
+
+beforeAll(async () => {
+  controlPlane = await startTestControlPlane()
+  verifier = await startTestVerifier({ backend: controlPlane.backend })
+  controlPlaneUrl = await controlPlane.app.listen({ port: 0, host: '127.0.0.1' })
+  verifierUrl = await verifier.app.listen({ port: 0, host: '127.0.0.1' })
+})
+afterAll(async () => {
+  await verifier.close()
+  await controlPlane.close()
+})
+
+const CODES = Object.keys(ERRORS) as ErrorCode[]
+
+async function get(url: string) {
+  const response = await request(url)
+  return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
+}
+
+describe('error pages', () => {
+  it('has a page for every code: what it means and how to fix it, as HTML with no script', async () => {
+    for (const code of CODES) {
+      const page = await get(`${controlPlaneUrl}/docs/errors/${code}`)
+      expect(page.status, code).toBe(200)
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8')
+      expect(page.headers['content-security-policy']).toMatch(/default-src 'none'/)
+      expect(page.headers['content-security-policy']).not.toMatch(/script-src/)
+      expect(page.body).toContain(`<h1><code>${code}</code> <small>HTTP ${ERRORS[code]}</small></h1>`)
+      expect(page.body).toContain('<h2>What it means</h2>')
+      expect(page.body).toContain('<h2>How to fix it</h2>')
+      expect(page.body).not.toMatch(/<script|\son[a-z]+=/i)
+      expect(ERROR_DOCS[code].fix.length, code).toBeGreaterThan(0)
+    }
+    // Text is escaped: `<root key>` in the docs is not a tag.
+    const unauthorized = (await get(`${controlPlaneUrl}/docs/errors/UNAUTHORIZED`)).body
+    expect(unauthorized).toContain('Bearer &#60;root key&#62;')
+    expect(unauthorized).not.toContain('<root key>')
+  })
+
+  it('lists every code on an index whose links, and the pages links back, resolve', async () => {
+    const index = await get(`${controlPlaneUrl}/docs/errors`)
+    expect(index.status).toBe(200)
+    const links = [...index.body.matchAll(/href="([^"]+)"/g)].map(
+      (m) => new URL(m[1]!, `${controlPlaneUrl}/docs/errors`),
+    )
+    expect(links.map((url) => url.pathname)).toEqual(CODES.map((code) => `/docs/errors/${code}`))
+    for (const link of links) expect((await get(link.href)).status, link.href).toBe(200)
+    const back = /href="([^"]+)"/.exec((await get(`${controlPlaneUrl}/docs/errors/CONFLICT`)).body)![1]!
+    expect(new URL(back, `${controlPlaneUrl}/docs/errors/CONFLICT`).pathname).toBe('/docs/errors')
+  })
+
+  it('answers an unknown code in the contract shape, with the code probably meant', async () => {
+    const page = await get(`${controlPlaneUrl}/docs/errors/BAD_REQEST`)
+    expect(page.status).toBe(404)
+    expect(JSON.parse(page.body).error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'no error code BAD_REQEST; did you mean BAD_REQUEST? (every code: /docs/errors)',
+    })
+  })
+
+  it("links every error body, by default, to a page on the server that answered: control plane, verifier, verifier's fast route", async () => {
+    const answers = [
+      await request(`${controlPlaneUrl}/v1/apis.createApi`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":"x"}',
+      }),
+      await request(`${controlPlaneUrl}/v1/keys.createkey`, { method: 'POST' }),
+      await request(`${verifierUrl}/v1/keys.verifyKey`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"key":""}',
+      }),
+      await request(`${verifierUrl}/v1/keys.verifyKey`, { method: 'GET' }),
+    ]
+    const bases = [controlPlaneUrl, controlPlaneUrl, verifierUrl, verifierUrl]
+    const codes: string[] = []
+    for (const [i, answer] of answers.entries()) {
+      const { error } = (await answer.body.json()) as { error: { code: ErrorCode; docs: string } }
+      expect(error.docs).toBe(`/docs/errors/${error.code}`)
+      const page = await get(new URL(error.docs, bases[i]).href)
+      expect(page.status, error.docs).toBe(200)
+      expect(page.body).toContain(`<code>${error.code}</code>`)
+      codes.push(error.code)
+    }
+    expect(codes).toEqual(['UNAUTHORIZED', 'NOT_FOUND', 'BAD_REQUEST', 'METHOD_NOT_ALLOWED'])
+  })
+
+  it('links to the configured public base instead, on every path (the fast route included)', async () => {
+    const backend: Backend = await openBackend()
+    const { app, verifier: keyVerifier } = assembleVerifier(
+      {
+        store: backend.store,
+        feed: backend.feed,
+        clock: systemClock,
+        elapsed: monotonicClock,
+        log: pino({ level: 'silent' }),
+      },
+      {
+        bodyLimitBytes: 1_048_576,
+        docsBaseUrl: 'https://keygate.example.com/docs',
+        cache: { maxKeys: 10, maxUnknown: 10, unknownTtlMs: 1_000 },
+        sync: DEFAULT_SYNC,
+        gateway: { keyHeader: 'x-api-key', cost: 1 },
+      },
+    )
+    try {
+      await keyVerifier.start()
+      const url = await app.listen({ port: 0, host: '127.0.0.1' })
+      const fast = await request(`${url}/v1/keys.verifyKey`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{',
+      })
+      const slow = await app.inject({
+        method: 'POST',
+        url: '/v1/keys.verifyKey',
+        payload: '{',
+        headers: { 'content-type': 'application/json' },
+      })
+      for (const body of [(await fast.body.json()) as any, slow.json()])
+        expect(body.error.docs).toBe('https://keygate.example.com/docs/errors/BAD_REQUEST')
+    } finally {
+      await app.close()
+      await backend.close()
+    }
+  })
+})
