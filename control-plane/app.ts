@@ -56,6 +56,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     ...deps,
     logRequests: true,
     notReadyReasons: async () => [...(await storeReady()), ...(deps.notReadyReasons?.() ?? [])],
+    // Before every route, the server's own (probes, metrics) included, so that the document lists them all.
+    documentation: registerOpenApi,
   })
   const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey, deps.rootKeyUse)
   const audit = new AuditLog(deps.store, deps.clock, deps.log)
@@ -63,7 +65,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const routeDeps = { store: deps.store, auth, audit, rootKeys, clock: deps.clock, log: deps.log }
   const writes = new KeyWrites(routeDeps, deps.onWrite)
   app.decorateRequest('principal', null)
-  registerOpenApi(app)
   // Management routes: the root key is checked before the body is even parsed (401 before 400).
   app.register(async (management: KeygateServer) => {
     management.addHook('onRequest', async (request) => {

@@ -1,3 +1,5 @@
+import { Type } from 'typebox'
+
 /**
  * verifyKey's `authorization.permissions`: a permission name, or {and:[…]} / {or:[…]} of queries, nested.
  * Evaluated against the key's own permissions; pure and allocation-free.
@@ -6,6 +8,42 @@ export type PermissionQuery = string | { and: PermissionQuery[] } | { or: Permis
 
 export const PERMISSION_NAME = /^[A-Za-z0-9_.:*\-/]{1,256}$/
 export const PERMISSION_QUERY_LIMITS = { depth: 8, terms: 100 } as const
+
+/**
+ * The query's shape as the API reference shows it. Not a validator: queryProblem checks queries, with the
+ * depth and size limits a recursive schema could not express.
+ */
+export const PermissionQueryShape = Type.Cyclic(
+  {
+    PermissionQuery: Type.Union(
+      [
+        Type.String({ pattern: PERMISSION_NAME.source, description: 'A permission name: the key must have it' }),
+        Type.Object(
+          {
+            and: Type.Array(Type.Ref('PermissionQuery'), {
+              minItems: 1,
+              description: 'Every one of these queries must hold',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Object(
+          {
+            or: Type.Array(Type.Ref('PermissionQuery'), {
+              minItems: 1,
+              description: 'At least one of these queries must hold',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+      ],
+      {
+        description: `A permission name, or {and: […]} / {or: […]} of queries, nested up to ${PERMISSION_QUERY_LIMITS.depth} levels, at most ${PERMISSION_QUERY_LIMITS.terms} names in all`,
+      },
+    ),
+  },
+  'PermissionQuery',
+)
 
 export function satisfies(granted: readonly string[] | undefined, query: PermissionQuery): boolean {
   if (typeof query === 'string') return granted?.includes(query) ?? false

@@ -1,67 +1,147 @@
 import { Type, type Static } from 'typebox'
 import type { FastJsonRoute } from '../shared/http/fast-route.js'
 import { badRequest } from '../shared/errors.js'
-import { queryProblem, type PermissionQuery } from '../shared/permission-query.js'
+import {
+  PERMISSION_QUERY_LIMITS,
+  PermissionQueryShape,
+  queryProblem,
+  type PermissionQuery,
+} from '../shared/permission-query.js'
+import { documentedAs, StringEnum } from '../shared/http/schema-docs.js'
+import { WIRE_EXAMPLES } from '../shared/wire-examples.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import type { KeyVerifier } from './key-verifier.js'
-import type { VerifyRequest } from '../shared/verification.js'
+import { VERDICT_CODES, type VerifyRequest } from '../shared/verification.js'
 
+const COST = { minimum: 0, maximum: 1_000_000 }
 const Body = Type.Object(
   {
-    key: Type.String({ minLength: 1, maxLength: 1024 }),
-    apiId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-    tags: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 10 })),
+    key: Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: 'The key to verify, as your client sent it (keys.createKey returned it once)',
+      examples: [WIRE_EXAMPLES.key],
+    }),
+    apiId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          'Only valid for this api: a key of another api answers FORBIDDEN. The `apiId` apis.createApi returned',
+        examples: [WIRE_EXAMPLES.apiId],
+      }),
+    ),
+    tags: Type.Optional(
+      Type.Array(Type.String({ maxLength: 128, description: 'A tag, up to 128 characters' }), {
+        maxItems: 10,
+        description: "Unkey's analytics tags: accepted (up to 10) and not stored",
+      }),
+    ),
     // The query's shape is recursive: checked (with limits) by queryProblem rather than by the schema.
     authorization: Type.Optional(
-      Type.Object({ permissions: Type.Optional(Type.Unknown()) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          permissions: Type.Optional(
+            documentedAs(
+              Type.Unknown({
+                description: `What the key's permissions must satisfy: a permission name, or {and: […]} / {or: […]} of such queries, nested up to ${PERMISSION_QUERY_LIMITS.depth} levels, at most ${PERMISSION_QUERY_LIMITS.terms} names. Otherwise INSUFFICIENT_PERMISSIONS`,
+                examples: [{ and: ['documents.read', { or: ['documents.write', 'admin'] }] }],
+              }),
+              PermissionQueryShape,
+            ),
+          ),
+        },
+        { additionalProperties: false, description: 'Permissions the key must have for this request' },
+      ),
     ),
     remaining: Type.Optional(
       Type.Object(
-        { cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })) },
-        { additionalProperties: false },
+        {
+          cost: Type.Optional(
+            Type.Integer({ ...COST, description: 'Credits this verification spends (default 1; 0 is free)' }),
+          ),
+        },
+        { additionalProperties: false, description: 'For keys with credits: what this verification costs' },
       ),
     ),
-    /** Unkey's deprecated form: the cost for the key's own limit. */
     ratelimit: Type.Optional(
       Type.Object(
-        { cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })) },
-        { additionalProperties: false },
+        {
+          cost: Type.Optional(
+            Type.Integer({
+              ...COST,
+              description: "Units of the key's own rate limit this verification uses (default 1)",
+            }),
+          ),
+        },
+        { additionalProperties: false, description: "Deprecated (Unkey): the cost against the key's own rate limit" },
       ),
     ),
     ratelimits: Type.Optional(
       Type.Array(
         Type.Object(
           {
-            name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' }),
-            cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
-            duration: Type.Optional(Type.Integer({ minimum: 1_000, maximum: 31 * 86_400_000 })),
-            async: Type.Optional(Type.Boolean()),
+            name: Type.String({
+              minLength: 1,
+              maxLength: 128,
+              pattern: '^[A-Za-z0-9_.:-]+$',
+              description: "The limit's name: windows are counted per key and name (`key` is the key's own limit)",
+            }),
+            cost: Type.Optional(Type.Integer({ ...COST, description: 'Units this verification uses (default 1)' })),
+            limit: Type.Optional(
+              Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Units allowed per window (required)' }),
+            ),
+            duration: Type.Optional(
+              Type.Integer({
+                minimum: 1_000,
+                maximum: 31 * 86_400_000,
+                description: 'The window, milliseconds (required; fixed windows aligned to the epoch)',
+              }),
+            ),
+            async: Type.Optional(
+              Type.Boolean({ description: 'true (default): counted in memory, reconciled every poll; false: exact' }),
+            ),
           },
           { additionalProperties: false },
         ),
-        { maxItems: 10 },
+        {
+          maxItems: 10,
+          description: "Rate limits for this request, beside the key's own: all or nothing (a refused call uses none)",
+          examples: [[{ name: 'uploads', limit: 10, duration: 60_000 }]],
+        },
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ key: WIRE_EXAMPLES.key }] },
 )
 
 const Response = Type.Object({
-  keyId: Type.Optional(Type.String()),
-  valid: Type.Boolean(),
-  code: Type.String(),
-  name: Type.Optional(Type.String()),
-  ownerId: Type.Optional(Type.String()),
-  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  expires: Type.Optional(Type.Number()),
-  enabled: Type.Optional(Type.Boolean()),
-  environment: Type.Optional(Type.String()),
-  permissions: Type.Optional(Type.Array(Type.String())),
-  roles: Type.Optional(Type.Array(Type.String())),
-  remaining: Type.Optional(Type.Integer()),
-  ratelimit: Type.Optional(Type.Object({ limit: Type.Integer(), remaining: Type.Integer(), reset: Type.Number() })),
-  requestId: Type.String(),
+  keyId: Type.Optional(Type.String({ description: "The key's id (absent for NOT_FOUND)" })),
+  valid: Type.Boolean({ description: 'Whether the key may be used for this request: true only with code VALID' }),
+  code: StringEnum(VERDICT_CODES, {
+    description:
+      'The verdict, checked in this order: NOT_FOUND (no such key), DISABLED, FORBIDDEN (another api than `apiId`), EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED (no credits left), VALID',
+  }),
+  name: Type.Optional(Type.String({ description: "The key's name" })),
+  ownerId: Type.Optional(Type.String({ description: "The key's externalId: who it belongs to" })),
+  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The key's meta" })),
+  expires: Type.Optional(Type.Number({ description: 'When the key expires, unix milliseconds' })),
+  enabled: Type.Optional(Type.Boolean({ description: 'Whether the key is enabled' })),
+  environment: Type.Optional(Type.String({ description: "The key's environment label" })),
+  permissions: Type.Optional(Type.Array(Type.String(), { description: "The key's permissions" })),
+  roles: Type.Optional(Type.Array(Type.String(), { description: "The key's roles" })),
+  remaining: Type.Optional(Type.Integer({ description: 'Credits left after this verification (keys with credits)' })),
+  ratelimit: Type.Optional(
+    Type.Object(
+      {
+        limit: Type.Integer({ description: 'Units allowed per window' }),
+        remaining: Type.Integer({ description: 'Units left in this window' }),
+        reset: Type.Number({ description: 'When the window ends, unix milliseconds' }),
+      },
+      { description: "The rate limit that decided, or the key's own" },
+    ),
+  ),
+  requestId: Type.String({ description: "This request's id (also the X-Request-Id header)" }),
 })
 
 /**

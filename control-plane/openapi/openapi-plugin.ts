@@ -4,7 +4,8 @@ import swaggerUi from '@fastify/swagger-ui'
 import { Type } from 'typebox'
 import { ERRORS, type ErrorCode } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
-import { OPERATIONS, operationIdOf } from './operations.js'
+import { withDocumentedShapes } from './documented-shapes.js'
+import { OPERATIONS, operationIdOf, type OperationDoc } from './operations.js'
 
 /** The package's version, from the package.json above this module (in dist/ or, under tests, the sources). */
 function packageVersion(): string {
@@ -20,28 +21,43 @@ const version = packageVersion()
 const ErrorResponse = (code: ErrorCode, description: string) =>
   Type.Object(
     {
-      error: Type.Object({
-        code: Type.String({ examples: [code] }),
-        message: Type.String(),
-        docs: Type.String({ description: 'a link to the documentation of the code' }),
-        requestId: Type.String(),
-      }),
+      error: Type.Object(
+        {
+          code: Type.String({ description: 'What went wrong, as a code (one per HTTP status)', examples: [code] }),
+          message: Type.String({ description: 'What went wrong in this request: the field and the rule, for a 400' }),
+          docs: Type.String({
+            description:
+              "A link to the code's page (what it means, how to fix it): a path on this server unless DOCS_BASE_URL is set",
+            examples: [`/docs/errors/${code}`],
+          }),
+          requestId: Type.String({ description: 'Finds the request in the logs (also the X-Request-Id header)' }),
+        },
+        { description: 'The error' },
+      ),
     },
     { description },
   )
 
-/** The errors any operation can answer with, and those only management calls (root key) can. */
-const COMMON_ERRORS: [ErrorCode, string][] = [
-  ['BAD_REQUEST', 'The request is malformed: `message` names the field and the rule.'],
-  ['RATE_LIMITED', 'Too many management calls for this root key (Retry-After says when to retry).'],
-  ['INTERNAL_SERVER_ERROR', 'Something failed on our side (the message is not shown).'],
-  ['UNAVAILABLE', 'The store cannot be reached or the server is shutting down: retry.'],
+/** The errors an operation can answer with, by kind, and what each means there. */
+const ERROR_TEXT: Partial<Record<ErrorCode, string>> = {
+  BAD_REQUEST: 'The request is malformed: `message` names the field and the rule.',
+  UNAUTHORIZED: 'No root key, or not a valid one.',
+  INSUFFICIENT_PERMISSIONS: 'The root key lacks the permission the operation needs.',
+  NOT_FOUND: 'The api or key does not exist.',
+  RATE_LIMITED: 'Too many management calls for this root key (Retry-After says when to retry).',
+  INTERNAL_SERVER_ERROR: 'Something failed on our side (the message is not shown).',
+  UNAVAILABLE: 'The store cannot be reached, the server cannot answer correctly now, or it is shutting down: retry.',
+}
+const MANAGEMENT_ERRORS: ErrorCode[] = [
+  'BAD_REQUEST',
+  'UNAUTHORIZED',
+  'INSUFFICIENT_PERMISSIONS',
+  'NOT_FOUND',
+  'RATE_LIMITED',
+  'INTERNAL_SERVER_ERROR',
+  'UNAVAILABLE',
 ]
-const ROOT_KEY_ERRORS: [ErrorCode, string][] = [
-  ['UNAUTHORIZED', 'No root key, or not a valid one.'],
-  ['INSUFFICIENT_PERMISSIONS', 'The root key lacks the permission the operation needs.'],
-  ['NOT_FOUND', 'The api or key does not exist.'],
-]
+const PUBLIC_ERRORS: ErrorCode[] = ['BAD_REQUEST', 'INTERNAL_SERVER_ERROR', 'UNAVAILABLE']
 
 /**
  * OpenAPI 3.1 generated from the routes' own TypeBox schemas (request and every response), served at
@@ -54,8 +70,11 @@ export function registerOpenApi(app: KeygateServer): void {
       info: {
         title: 'Keygate API',
         version,
-        description:
-          "API keys: the management API (apis.*, keys.*, audit.*) and key verification. The wire contract is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies. Every error has the shape `{error: {code, message, docs, requestId}}`.",
+        description: [
+          "API keys: the management API (`apis.*`, `keys.*`, `audit.*`) and key verification. The wire contract is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies.",
+          '**Trying it out:** management operations need a root key. Press **Authorize** and paste the root key (`keygate dev` prints one). Create an api with `apis.createApi`, then put the `apiId` it returns into `keys.createKey`; the examples show ids of the right shape, which name nothing until you replace them.',
+          'Every error has the shape `{error: {code, message, docs, requestId}}`; `docs` links to the page of its code, listed at [/docs/errors](/docs/errors).',
+        ].join('\n\n'),
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/', description: 'this server' }],
@@ -63,7 +82,9 @@ export function registerOpenApi(app: KeygateServer): void {
         { name: 'apis', description: 'Apis: namespaces that keys belong to' },
         { name: 'keys', description: 'Keys: create, change, verify' },
         { name: 'audit', description: 'The audit log of management writes' },
-        { name: 'health', description: 'Whether the service is up' },
+        { name: 'rootKeys', description: 'Root keys: the keys that call the management API' },
+        { name: 'gateway', description: 'Forward-auth for gateways (verifier and `keygate dev`)' },
+        { name: 'health', description: 'Whether the service is up, ready, and its metrics' },
       ],
       components: {
         securitySchemes: {
@@ -74,32 +95,72 @@ export function registerOpenApi(app: KeygateServer): void {
     transform: ({ schema, url }) => {
       const id = operationIdOf(url)
       const doc = id === undefined ? undefined : OPERATIONS[id]
-      // Routes outside the table (health probes, metrics) stay out of the API document.
-      if (!id || !doc || !schema || schema.hide) return { schema: { ...schema, hide: true }, url }
-      const errors = doc.rootKey
-        ? [...ROOT_KEY_ERRORS, ...COMMON_ERRORS]
-        : COMMON_ERRORS.filter(([code]) => code !== 'RATE_LIMITED')
-      const response: Record<string, unknown> = { ...(schema.response as object) }
-      for (const status of Object.keys(response)) {
-        const described = response[status] as { description?: string }
-        if (described.description === undefined)
-          response[status] = { ...described, description: status === '200' ? 'OK' : `HTTP ${status}` }
+      // Routes outside the table (the docs themselves, error pages, /v1/authorize/*) stay out of the document.
+      if (!id || !doc || schema?.hide) return { schema: { ...schema, hide: true }, url }
+      return { url, schema: operationSchema(id, doc, (schema ?? {}) as RouteSchema) }
+    },
+    // Forward-auth takes every method Node parses; OpenAPI can list only some: the table says which to show.
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject
+      const { openapiObject } = document
+      for (const [url, path] of Object.entries(openapiObject.paths ?? {})) {
+        const methods = OPERATIONS[operationIdOf(url) ?? '']?.methods
+        if (!methods || !path) continue
+        const shown = new Set(methods.map((method) => method.toLowerCase()))
+        for (const method of Object.keys(path)) {
+          if (!shown.has(method)) delete (path as Record<string, unknown>)[method]
+        }
       }
-      for (const [code, description] of errors) response[String(ERRORS[code])] ??= ErrorResponse(code, description)
-      return {
-        url,
-        schema: {
-          ...schema,
-          operationId: id,
-          summary: doc.summary,
-          tags: [id.includes('.') ? id.split('.')[0]! : 'health'],
-          // An empty list says "no authentication" outright (verification is open by design).
-          security: doc.rootKey ? [{ rootKey: [] }] : [],
-          response,
-        },
-      }
+      return openapiObject
     },
   })
   void app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}
+
+interface RouteSchema {
+  body?: object
+  querystring?: object
+  headers?: object
+  response?: Record<string, object>
+}
+
+/** A route's schema as the document shows it: the table's words, its answers (errors included), its auth. */
+function operationSchema(id: string, doc: OperationDoc, schema: RouteSchema) {
+  const response: Record<string, unknown> = {}
+  for (const [status, answer] of Object.entries(schema.response ?? {})) {
+    const described = answer as { description?: string }
+    response[status] = described.description === undefined ? { ...described, description: 'OK' } : described
+  }
+  for (const [status, answer] of Object.entries(doc.responses ?? {})) {
+    response[status] = {
+      description: answer.description,
+      ...(answer.content
+        ? { content: { [answer.content.type]: { schema: answer.content.schema } } }
+        : { type: 'null' }),
+      ...(answer.headers ? { headers: headerSchemas(answer.headers) } : {}),
+    }
+  }
+  const errors = doc.errors ?? (doc.rootKey ? MANAGEMENT_ERRORS : PUBLIC_ERRORS)
+  for (const code of errors) response[String(ERRORS[code])] ??= ErrorResponse(code, ERROR_TEXT[code] ?? code)
+  return {
+    ...schema,
+    ...(schema.body ? { body: withDocumentedShapes(schema.body) } : {}),
+    ...(doc.headers
+      ? { headers: { type: 'object', properties: headerSchemas(doc.headers), additionalProperties: true } }
+      : {}),
+    operationId: id,
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: [doc.tag],
+    // An empty list says "no authentication" outright (verification is open by design).
+    security: doc.rootKey ? [{ rootKey: [] }] : [],
+    response,
+  }
+}
+
+function headerSchemas(headers: NonNullable<OperationDoc['headers']>): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, header]) => [name, { type: 'string', description: header.description }]),
+  )
 }

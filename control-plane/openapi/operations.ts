@@ -1,56 +1,198 @@
+import type { ErrorCode } from '../../shared/errors.js'
+
+/** A header of a request or an answer, as the reference describes it. */
+interface HeaderDoc {
+  description: string
+  example?: string
+}
+
+/** An answer of a route that has no response schema of its own (metrics, forward-auth): status, body, headers. */
+export interface ResponseDoc {
+  description: string
+  /** The body's content type and schema; no body when absent. */
+  content?: { type: string; schema: object }
+  headers?: Record<string, HeaderDoc>
+}
+
 /**
  * What the OpenAPI document says of each operation beyond its schemas: a summary, and whether it takes a
  * root key. The schemas themselves come from the routes (the single source of truth); this table only names
- * them for people. test/integration/openapi.test.ts fails if a route has no entry here, or an entry no route.
+ * them for people, and describes the answers of the few routes that send no JSON. test/integration/openapi.test.ts
+ * fails if a route has no entry here, or an entry no route.
  */
 export interface OperationDoc {
   summary: string
+  /** Longer text under the summary (Markdown). */
+  description?: string
   /** Management calls need `Authorization: Bearer <root key>`; verification and health do not. */
   rootKey: boolean
+  tag: 'apis' | 'keys' | 'audit' | 'rootKeys' | 'gateway' | 'health'
+  /** Where it is served, when not at `/v1/<operation id>` (probes and metrics). */
+  path?: string
+  /** The errors it answers with, when not the usual ones (those of its kind of operation). */
+  errors?: ErrorCode[]
+  /** The methods to document, when the route takes more than OpenAPI can list (forward-auth takes any). */
+  methods?: string[]
+  /** Request headers it reads, for a route without a schema. */
+  headers?: Record<string, HeaderDoc>
+  /** Its answers, for a route without a response schema. */
+  responses?: Record<number, ResponseDoc>
+}
+
+const KEYGATE_CODE = {
+  description:
+    'The verdict: VALID, NOT_FOUND, DISABLED, FORBIDDEN, EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED, or MISSING_KEY (no key sent)',
 }
 
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'apis.createApi': { summary: 'Create an api (a namespace for keys)', rootKey: true },
-  'apis.getApi': { summary: 'Read an api', rootKey: true },
-  'apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true },
-  'apis.listKeys': { summary: "List an api's keys, a page at a time", rootKey: true },
-  'apis.deleteKeys': { summary: "Delete all of an api's keys", rootKey: true },
-  'keys.createKey': { summary: 'Create a key (the key is shown once; only its hash is stored)', rootKey: true },
-  'keys.getKey': { summary: 'Read a key', rootKey: true },
-  'keys.updateKey': { summary: 'Change a key: enable or disable it, expiry, meta, credits, rate limit', rootKey: true },
-  'keys.deleteKey': { summary: 'Delete a key', rootKey: true },
+  'apis.createApi': { summary: 'Create an api (a namespace for keys)', rootKey: true, tag: 'apis' },
+  'apis.getApi': { summary: 'Read an api', rootKey: true, tag: 'apis' },
+  'apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true, tag: 'apis' },
+  'apis.listKeys': { summary: "List an api's keys, a page at a time", rootKey: true, tag: 'apis' },
+  'apis.deleteKeys': { summary: "Delete all of an api's keys", rootKey: true, tag: 'apis' },
+  'keys.createKey': {
+    summary: 'Create a key (the key is shown once; only its hash is stored)',
+    description:
+      'Needs an api: create one with apis.createApi and put its `apiId` here. The answer holds the key itself, shown this once.',
+    rootKey: true,
+    tag: 'keys',
+  },
+  'keys.getKey': { summary: 'Read a key', rootKey: true, tag: 'keys' },
+  'keys.updateKey': {
+    summary: 'Change a key: enable or disable it, expiry, meta, credits, rate limit',
+    rootKey: true,
+    tag: 'keys',
+  },
+  'keys.deleteKey': { summary: 'Delete a key', rootKey: true, tag: 'keys' },
   'keys.rerollKey': {
     summary: 'Issue a new key in place of one, the old one expiring after a grace period',
     rootKey: true,
+    tag: 'keys',
   },
-  'keys.whoami': { summary: 'Find the key record of a key', rootKey: true },
-  'keys.updateRemaining': { summary: "Set, increment or decrement a key's credits", rootKey: true },
-  'keys.getVerifications': { summary: "A key's verification counts per hour or day", rootKey: true },
-  'keys.addPermissions': { summary: 'Add permissions to a key', rootKey: true },
-  'keys.setPermissions': { summary: "Replace a key's permissions", rootKey: true },
-  'keys.removePermissions': { summary: 'Remove permissions from a key', rootKey: true },
-  'keys.addRoles': { summary: 'Add roles to a key', rootKey: true },
-  'keys.setRoles': { summary: "Replace a key's roles", rootKey: true },
-  'keys.removeRoles': { summary: 'Remove roles from a key', rootKey: true },
-  'audit.list': { summary: 'Read the audit log of management writes, newest first', rootKey: true },
+  'keys.whoami': { summary: 'Find the key record of a key', rootKey: true, tag: 'keys' },
+  'keys.updateRemaining': { summary: "Set, increment or decrement a key's credits", rootKey: true, tag: 'keys' },
+  'keys.getVerifications': { summary: "A key's verification counts per hour or day", rootKey: true, tag: 'keys' },
+  'keys.addPermissions': { summary: 'Add permissions to a key', rootKey: true, tag: 'keys' },
+  'keys.setPermissions': { summary: "Replace a key's permissions", rootKey: true, tag: 'keys' },
+  'keys.removePermissions': { summary: 'Remove permissions from a key', rootKey: true, tag: 'keys' },
+  'keys.addRoles': { summary: 'Add roles to a key', rootKey: true, tag: 'keys' },
+  'keys.setRoles': { summary: "Replace a key's roles", rootKey: true, tag: 'keys' },
+  'keys.removeRoles': { summary: 'Remove roles from a key', rootKey: true, tag: 'keys' },
+  'audit.list': { summary: 'Read the audit log of management writes, newest first', rootKey: true, tag: 'audit' },
   'rootKeys.createRootKey': {
     summary: 'Create a root key with at most the permissions of the caller (shown once; only its hash is stored)',
     rootKey: true,
+    tag: 'rootKeys',
   },
-  'rootKeys.listRootKeys': { summary: 'List the stored root keys (never a key or a hash)', rootKey: true },
-  'rootKeys.revokeRootKey': { summary: 'Revoke a root key: refused from the next call on', rootKey: true },
+  'rootKeys.listRootKeys': {
+    summary: 'List the stored root keys (never a key or a hash)',
+    rootKey: true,
+    tag: 'rootKeys',
+  },
+  'rootKeys.revokeRootKey': {
+    summary: 'Revoke a root key: refused from the next call on',
+    rootKey: true,
+    tag: 'rootKeys',
+  },
   'rootKeys.rollRootKey': {
     summary: 'Replace a root key by a new one with the same name and permissions (shown once); the old one is revoked',
     rootKey: true,
+    tag: 'rootKeys',
   },
   'keys.verifyKey': {
     summary: 'Verify a key (always 200 for a well-formed request: `valid` and `code` say the verdict)',
+    description:
+      'What your API calls, usually on the verifier sidecar; no root key. A key that does not verify is an answer, not an error: 200 with `valid: false` and the `code` that says why.',
     rootKey: false,
+    tag: 'keys',
   },
-  liveness: { summary: 'Whether the service is up, and which store it runs on', rootKey: false },
+  authorize: {
+    summary: 'Forward-auth: verify the key of a request a gateway holds (status and headers only)',
+    description:
+      "For nginx `auth_request`, Envoy `ext_authz` and Traefik `forwardAuth`: any method, any body (never read), also at `/v1/authorize/<path>`. Served by the verifier and by `keygate dev`. The policy (api, permissions, cost) comes from the verifier's flags or the `X-Keygate-*` headers, which the gateway must set or clear.",
+    rootKey: false,
+    tag: 'gateway',
+    methods: ['GET'],
+    errors: ['UNAVAILABLE'],
+    headers: {
+      'x-api-key': { description: 'The key (the header is `KEY_HEADER`; `Authorization: Bearer <key>` works too)' },
+      'x-keygate-api-id': { description: 'Only keys of this api (overrides --api-id; the gateway sets it)' },
+      'x-keygate-permissions': {
+        description: 'Comma-separated permissions the key must all have (overrides --require-permissions)',
+      },
+      'x-keygate-cost': { description: 'Credits the request costs, for keys with credits (overrides --cost)' },
+    },
+    responses: {
+      200: {
+        description: 'VALID: let the request through',
+        headers: {
+          'x-keygate-code': KEYGATE_CODE,
+          'x-keygate-key-id': { description: "The key's id" },
+          'x-keygate-owner-id': { description: "The key's externalId, percent-encoded beyond printable ASCII" },
+          'x-keygate-remaining': { description: 'Credits left (keys with credits)' },
+        },
+      },
+      401: {
+        description: 'No key, or NOT_FOUND, DISABLED, EXPIRED (with `WWW-Authenticate: Bearer`)',
+        headers: { 'x-keygate-code': KEYGATE_CODE },
+      },
+      403: {
+        description: 'FORBIDDEN (another api) or INSUFFICIENT_PERMISSIONS',
+        headers: { 'x-keygate-code': KEYGATE_CODE },
+      },
+      429: {
+        description: 'RATE_LIMITED or USAGE_EXCEEDED',
+        headers: {
+          'x-keygate-code': KEYGATE_CODE,
+          'retry-after': { description: 'Seconds until the window resets' },
+          'ratelimit-limit': { description: 'Units per window' },
+          'ratelimit-remaining': { description: 'Units left' },
+          'ratelimit-reset': { description: 'Seconds until the window resets' },
+        },
+      },
+    },
+  },
+  liveness: {
+    summary: 'Whether the service is up, and which store it runs on',
+    rootKey: false,
+    tag: 'health',
+    errors: [],
+  },
+  livez: {
+    path: '/livez',
+    summary: 'Liveness probe: the process is up',
+    rootKey: false,
+    tag: 'health',
+    errors: [],
+  },
+  readyz: {
+    path: '/readyz',
+    summary: 'Readiness probe: 200 only when the server can answer correctly',
+    description:
+      'Redis reachable, the verifier synced and confirmed current within `MAX_STALENESS_MS`, not shutting down; otherwise 503 with the reasons in `message`.',
+    rootKey: false,
+    tag: 'health',
+    errors: ['UNAVAILABLE'],
+  },
+  metrics: {
+    path: '/metrics',
+    summary: 'Prometheus metrics',
+    rootKey: false,
+    tag: 'health',
+    errors: [],
+    responses: {
+      200: {
+        description: 'The Prometheus text format: `keygate_*` counters, gauges and histograms',
+        content: { type: 'text/plain; version=0.0.4; charset=utf-8', schema: { type: 'string' } },
+      },
+    },
+  },
 }
 
-/** `/v1/keys.createKey` → `keys.createKey`; `/v1/liveness` → `liveness`. */
-export function operationIdOf(url: string): string | undefined {
-  return /^\/v1\/([A-Za-z]+(?:\.[A-Za-z]+)?)$/.exec(url)?.[1]
-}
+/** Where an operation is served: `keys.createKey` → `/v1/keys.createKey`, `livez` → `/livez`. */
+export const operationPath = (id: string): string => OPERATIONS[id]?.path ?? `/v1/${id}`
+
+const ID_BY_PATH = new Map(Object.keys(OPERATIONS).map((id) => [operationPath(id), id]))
+
+/** The operation served at a route's URL, or undefined for a route the table does not document. */
+export const operationIdOf = (url: string): string | undefined => ID_BY_PATH.get(url)

@@ -9,7 +9,15 @@ export function registerCreateApi(app: KeygateServer, deps: ControlPlaneDeps): v
   app.post(
     '/v1/apis.createApi',
     {
-      schema: { body: CreateApiBody, response: { 200: Type.Object({ apiId: Type.String(), name: Type.String() }) } },
+      schema: {
+        body: CreateApiBody,
+        response: {
+          200: Type.Object({
+            apiId: Type.String({ description: "The new api's id: pass it as `apiId` to keys.createKey" }),
+            name: Type.String({ description: 'Its name' }),
+          }),
+        },
+      },
     },
     async (request) => {
       const principal = principalOf(request)

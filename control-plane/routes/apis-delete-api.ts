@@ -5,8 +5,10 @@ import { principalOf, requirePermission } from '../root-key-auth.js'
 import { ApiIdBody } from '../schemas/api-schemas.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 
+const Body = ApiIdBody('The api to delete, with every key of it: the `apiId` that apis.createApi returned')
+
 export function registerDeleteApi(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
-  app.post('/v1/apis.deleteApi', { schema: { body: ApiIdBody, response: { 200: EmptyResponse } } }, async (request) => {
+  app.post('/v1/apis.deleteApi', { schema: { body: Body, response: { 200: EmptyResponse } } }, async (request) => {
     const principal = principalOf(request)
     requirePermission(principal, request.body.apiId, 'delete_api')
     await writes.deleteApi(request.body.apiId)

@@ -4,13 +4,14 @@ import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { ApiResponse } from '../schemas/api-schemas.js'
+import { ApiIdField } from '../schemas/fields.js'
 
 export function registerGetApi(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get(
     '/v1/apis.getApi',
     {
       schema: {
-        querystring: Type.Object({ apiId: Type.String({ minLength: 1, maxLength: 256 }) }),
+        querystring: Type.Object({ apiId: ApiIdField() }),
         response: { 200: ApiResponse },
       },
     },

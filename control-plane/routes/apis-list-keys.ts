@@ -5,14 +5,26 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { toKeyResponse } from '../key-response.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { KeyResponse } from '../schemas/key-schemas.js'
+import { ApiIdField, DecryptField } from '../schemas/fields.js'
 
 const Query = Type.Object({
-  apiId: Type.String({ minLength: 1, maxLength: 256 }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
-  cursor: Type.Optional(Type.String({ maxLength: 256 })),
-  externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  decrypt: Type.Optional(Type.Boolean()),
+  apiId: ApiIdField('The api whose keys to list: the `apiId` that apis.createApi returned'),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'Keys per page, 1–100', examples: [10] }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 256,
+      description: "The previous page's `cursor`, for the page after it; leave out for the first page",
+    }),
+  ),
+  externalId: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 256, description: 'Only the keys of this owner (their `externalId`)' }),
+  ),
+  ownerId: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 256, description: 'Deprecated (Unkey): the same as `externalId`' }),
+  ),
+  decrypt: DecryptField(),
 })
 
 export function registerListKeys(app: KeygateServer, deps: ControlPlaneDeps): void {
@@ -23,9 +35,11 @@ export function registerListKeys(app: KeygateServer, deps: ControlPlaneDeps): vo
         querystring: Query,
         response: {
           200: Type.Object({
-            keys: Type.Array(KeyResponse),
-            total: Type.Integer(),
-            cursor: Type.Optional(Type.String()),
+            keys: Type.Array(KeyResponse, { description: 'This page of keys, sorted by id' }),
+            total: Type.Integer({ description: "How many keys the api has (all pages; the owner's when filtered)" }),
+            cursor: Type.Optional(
+              Type.String({ description: 'Pass it as `cursor` for the next page; absent on the last page' }),
+            ),
           }),
         },
       },

@@ -4,16 +4,17 @@ import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { principalOf } from '../root-key-auth.js'
 
+const Record = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description })
 const Entry = Type.Object({
-  id: Type.String(),
-  at: Type.Number(),
-  rootKeyId: Type.String(),
-  action: Type.String(),
-  apiId: Type.Optional(Type.String()),
-  keyId: Type.Optional(Type.String()),
-  before: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  after: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  requestId: Type.Optional(Type.String()),
+  id: Type.String({ description: "The entry's id: pass the last one as `cursor` for older entries" }),
+  at: Type.Number({ description: 'When the write happened, unix milliseconds' }),
+  rootKeyId: Type.String({ description: 'The root key that made it' }),
+  action: Type.String({ description: 'The operation, e.g. `keys.updateKey`' }),
+  apiId: Type.Optional(Type.String({ description: 'The api it touched' })),
+  keyId: Type.Optional(Type.String({ description: 'The key it touched' })),
+  before: Type.Optional(Record('The record before, as the API shows it (never a key or hash)')),
+  after: Type.Optional(Record('The record after, as the API shows it (never a key or hash)')),
+  requestId: Type.Optional(Type.String({ description: 'The request that made it' })),
 })
 
 /** GET /v1/audit.list: the audit log, newest first, for root keys with `*` (admins). */
@@ -23,10 +24,29 @@ export function registerAuditList(app: KeygateServer, deps: ControlPlaneDeps): v
     {
       schema: {
         querystring: Type.Object({
-          cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}-[0-9]{1,15}$' })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          cursor: Type.Optional(
+            Type.String({
+              pattern: '^[0-9]{1,15}-[0-9]{1,15}$',
+              description: "The previous page's `cursor`, for older entries; leave out for the newest",
+            }),
+          ),
+          limit: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 100,
+              description: 'Entries per page, 1–100 (default 100)',
+              examples: [20],
+            }),
+          ),
         }),
-        response: { 200: Type.Object({ entries: Type.Array(Entry), cursor: Type.Optional(Type.String()) }) },
+        response: {
+          200: Type.Object({
+            entries: Type.Array(Entry, { description: 'Management writes, newest first' }),
+            cursor: Type.Optional(
+              Type.String({ description: 'Pass it as `cursor` for older entries; absent at the end' }),
+            ),
+          }),
+        },
       },
     },
     async (request) => {

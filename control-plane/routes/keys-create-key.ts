@@ -1,4 +1,3 @@
-import { Type } from 'typebox'
 import { notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { newId } from '../../shared/ids.js'
@@ -12,13 +11,13 @@ import { checkMeta } from '../meta-limits.js'
 import { nameSet } from '../name-set.js'
 import { notRecoverable, ownerIdOf } from '../v1-field-rules.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
-import { CreateKeyBody } from '../schemas/key-schemas.js'
+import { CreateKeyBody, NewKeyResponse } from '../schemas/key-schemas.js'
 
 export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
   app.post(
     '/v1/keys.createKey',
     {
-      schema: { body: CreateKeyBody, response: { 200: Type.Object({ keyId: Type.String(), key: Type.String() }) } },
+      schema: { body: CreateKeyBody, response: { 200: NewKeyResponse } },
     },
     async (request) => {
       const principal = principalOf(request)

@@ -5,10 +5,12 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
+import { KeyIdField, PermanentField } from '../schemas/fields.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 
 const Body = Type.Object(
-  { keyId: Type.String({ minLength: 1, maxLength: 256 }), permanent: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
+  { keyId: KeyIdField('The key to delete: the `keyId` that keys.createKey returned'), permanent: PermanentField() },
+  { additionalProperties: false, examples: [{ keyId: WIRE_EXAMPLES.keyId }] },
 )
 
 export function registerDeleteKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {

@@ -5,16 +5,14 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { toKeyResponse } from '../key-response.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { KeyResponse } from '../schemas/key-schemas.js'
+import { DecryptField, KeyIdField } from '../schemas/fields.js'
 
 export function registerGetKey(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get(
     '/v1/keys.getKey',
     {
       schema: {
-        querystring: Type.Object({
-          keyId: Type.String({ minLength: 1, maxLength: 256 }),
-          decrypt: Type.Optional(Type.Boolean()),
-        }),
+        querystring: Type.Object({ keyId: KeyIdField(), decrypt: DecryptField() }),
         response: { 200: KeyResponse },
       },
     },

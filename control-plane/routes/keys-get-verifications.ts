@@ -4,21 +4,33 @@ import { badRequest, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
+import { KeyIdField } from '../schemas/fields.js'
+import { StringEnum } from '../../shared/http/schema-docs.js'
 
 const MAX_BUCKETS = 1_000
 /** Unix ms up to year 2286: far past any count kept, and well inside exact integers. */
 const MAX_TIME = 9_999_999_999_999
 const Query = Type.Object({
-  keyId: Type.String({ minLength: 1, maxLength: 256 }),
-  start: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TIME })),
-  end: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TIME })),
-  granularity: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('hour')])),
+  keyId: KeyIdField(),
+  start: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_TIME,
+      description: `From, unix milliseconds (default: 30 days before end by day, 24 hours by hour; at most ${MAX_BUCKETS} buckets)`,
+    }),
+  ),
+  end: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: MAX_TIME, description: 'To, unix milliseconds (default: now)' }),
+  ),
+  granularity: Type.Optional(
+    StringEnum(['day', 'hour'], { description: 'One bucket per UTC day (default) or per hour' }),
+  ),
 })
 const Bucket = Type.Object({
-  time: Type.Number(),
-  success: Type.Integer(),
-  rateLimited: Type.Integer(),
-  usageExceeded: Type.Integer(),
+  time: Type.Number({ description: "The bucket's start, unix milliseconds" }),
+  success: Type.Integer({ description: 'Verifications answered VALID' }),
+  rateLimited: Type.Integer({ description: 'Verifications answered RATE_LIMITED' }),
+  usageExceeded: Type.Integer({ description: 'Verifications answered USAGE_EXCEEDED' }),
 })
 
 /**
@@ -28,7 +40,18 @@ const Bucket = Type.Object({
 export function registerGetVerifications(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get(
     '/v1/keys.getVerifications',
-    { schema: { querystring: Query, response: { 200: Type.Object({ verifications: Type.Array(Bucket) }) } } },
+    {
+      schema: {
+        querystring: Query,
+        response: {
+          200: Type.Object({
+            verifications: Type.Array(Bucket, {
+              description: 'Counts per bucket, oldest first; buckets with none left out',
+            }),
+          }),
+        },
+      },
+    },
     async (request) => {
       const principal = principalOf(request)
       const { keyId } = request.query

@@ -6,18 +6,39 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import { nameId } from '../name-set.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
-import { EmptyResponse, LIMITS, Names } from '../schemas/key-schemas.js'
+import { EmptyResponse, LIMITS, NameField } from '../schemas/key-schemas.js'
+import { KeyIdField } from '../schemas/fields.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 
 type Field = 'permissions' | 'roles'
 type Operation = 'add' | 'set' | 'remove'
 
 // Unkey's v1 bodies: [{id?, name?, create?}]. Keygate has no separate permission or role records, so the
 // name is required; `id` and `create` are accepted and ignored (ids are derived from names).
-const NameRef = Type.Object(
-  { name: Names.items, id: Type.Optional(Type.String({ maxLength: 256 })), create: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
-)
-const NamedList = Type.Array(Type.Object({ id: Type.String(), name: Type.String() }))
+const NameRef = (noun: string, example: string) =>
+  Type.Object(
+    {
+      name: { ...NameField(`The ${noun}'s name`), examples: [example] },
+      id: Type.Optional(
+        Type.String({
+          maxLength: 256,
+          description: `Unkey's ${noun} id: accepted and ignored (the name is the identity)`,
+        }),
+      ),
+      create: Type.Optional(
+        Type.Boolean({ description: `Unkey's: accepted and ignored (a ${noun} needs no record of its own)` }),
+      ),
+    },
+    { additionalProperties: false },
+  )
+const NamedList = (noun: string) =>
+  Type.Array(
+    Type.Object({
+      id: Type.String({ description: `The ${noun}'s id, derived from its name` }),
+      name: Type.String({ description: `The ${noun}'s name` }),
+    }),
+    { description: `The ${noun}s` },
+  )
 
 /** keys.add|set|removePermissions and keys.add|set|removeRoles: six routes, one rule table. */
 export function registerPermissionAndRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
@@ -34,17 +55,26 @@ function register(
   operation: Operation,
 ): void {
   const noun = field === 'permissions' ? 'Permissions' : 'Roles'
+  const one = field === 'permissions' ? 'permission' : 'role'
+  const example = field === 'permissions' ? 'documents.read' : 'editor'
+  const what = { add: 'to add', set: 'the key will have, replacing its own ([] clears them)', remove: 'to remove' }
   const Body = Type.Object(
     {
-      keyId: Type.String({ minLength: 1, maxLength: 256 }),
-      [field]: Type.Array(NameRef, { maxItems: LIMITS.namesPerKey, minItems: operation === 'set' ? 0 : 1 }),
+      keyId: KeyIdField(),
+      [field]: Type.Array(NameRef(one, example), {
+        maxItems: LIMITS.namesPerKey,
+        minItems: operation === 'set' ? 0 : 1,
+        description: `The ${field} ${what[operation]}`,
+      }),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, examples: [{ keyId: WIRE_EXAMPLES.keyId, [field]: [{ name: example }] }] },
   )
+  const answer =
+    operation === 'remove' ? EmptyResponse : NamedList(operation === 'set' ? `${one} the key has now` : `${one} added`)
   app.post(
     `/v1/keys.${operation}${noun}`,
     {
-      schema: { body: Body, response: { 200: operation === 'remove' ? EmptyResponse : NamedList } },
+      schema: { body: Body, response: { 200: answer } },
     },
     async (request) => {
       const principal = principalOf(request)

@@ -4,14 +4,21 @@ import { ApiError, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
+import { KeyIdField } from '../schemas/fields.js'
+import { StringEnum } from '../../shared/http/schema-docs.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 
 const Body = Type.Object(
   {
-    keyId: Type.String({ minLength: 1, maxLength: 256 }),
-    op: Type.Union([Type.Literal('increment'), Type.Literal('decrement'), Type.Literal('set')]),
-    value: Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 }),
+    keyId: KeyIdField(
+      'A key that carries credits (created with `remaining`): the `keyId` that keys.createKey returned',
+    ),
+    op: StringEnum(['increment', 'decrement', 'set'], {
+      description: 'Add `value`, take it away (stopping at 0), or set the balance to it',
+    }),
+    value: Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: 'Credits', examples: [100] }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ keyId: WIRE_EXAMPLES.keyId, op: 'set', value: 100 }] },
 )
 
 /**
@@ -21,7 +28,12 @@ const Body = Type.Object(
 export function registerUpdateRemaining(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.post(
     '/v1/keys.updateRemaining',
-    { schema: { body: Body, response: { 200: Type.Object({ remaining: Type.Integer() }) } } },
+    {
+      schema: {
+        body: Body,
+        response: { 200: Type.Object({ remaining: Type.Integer({ description: 'The balance now' }) }) },
+      },
+    },
     async (request) => {
       const principal = principalOf(request)
       const { keyId, op, value } = request.body

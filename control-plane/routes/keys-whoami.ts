@@ -4,16 +4,33 @@ import type { KeygateServer } from '../../shared/http/build-server.js'
 import { hashKey } from '../../shared/key-material.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
+import { CreatedAtField } from '../schemas/fields.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 
-const Body = Type.Object({ key: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false })
+const Body = Type.Object(
+  {
+    key: Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: 'A key itself (as keys.createKey returned it once), to find its record',
+      examples: [WIRE_EXAMPLES.key],
+    }),
+  },
+  { additionalProperties: false, examples: [{ key: WIRE_EXAMPLES.key }] },
+)
 const Response = Type.Object({
-  id: Type.String(),
-  name: Type.Optional(Type.String()),
-  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  remaining: Type.Optional(Type.Integer()),
-  createdAt: Type.Number(),
-  enabled: Type.Boolean(),
-  identity: Type.Optional(Type.Object({ externalId: Type.String() })),
+  id: Type.String({ description: "The key's id" }),
+  name: Type.Optional(Type.String({ description: 'Its name' })),
+  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta' })),
+  remaining: Type.Optional(Type.Integer({ description: 'Credits left (keys with credits only)' })),
+  createdAt: CreatedAtField(),
+  enabled: Type.Boolean({ description: 'Whether it verifies' }),
+  identity: Type.Optional(
+    Type.Object(
+      { externalId: Type.String({ description: 'Who it belongs to' }) },
+      { description: 'Its owner, when it has one' },
+    ),
+  ),
 })
 
 /** Which key is this? For support tooling: looks a plaintext key up by its hash, with read_key on its api. */

@@ -7,7 +7,14 @@ export function registerLiveness(app: KeygateServer, deps: ControlPlaneDeps): vo
     '/v1/liveness',
     {
       schema: {
-        response: { 200: Type.Object({ status: Type.String(), services: Type.Record(Type.String(), Type.String()) }) },
+        response: {
+          200: Type.Object({
+            status: Type.String({ description: '`ok`: the process answers' }),
+            services: Type.Record(Type.String(), Type.String(), {
+              description: 'What it runs on: `store` is `redis` or `memory`',
+            }),
+          }),
+        },
       },
     },
     async () => ({ status: 'ok', services: { store: deps.store.kind } }),

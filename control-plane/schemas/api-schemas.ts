@@ -1,14 +1,28 @@
 import { Type } from 'typebox'
-import { LIMITS } from './key-schemas.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import { ApiIdField, CreatedAtField } from './fields.js'
+import { LIMITS } from './limits.js'
 
 export const CreateApiBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: LIMITS.nameLength }) },
-  { additionalProperties: false },
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: LIMITS.nameLength,
+      description: 'A name for people, 1–256 characters (not unique: the api is known by the id it gets)',
+      examples: ['payments'],
+    }),
+  },
+  { additionalProperties: false, examples: [{ name: 'payments' }] },
 )
 
-export const ApiIdBody = Type.Object(
-  { apiId: Type.String({ minLength: 1, maxLength: LIMITS.idLength }) },
-  { additionalProperties: false },
-)
+export const ApiIdBody = (description: string) =>
+  Type.Object(
+    { apiId: ApiIdField(description) },
+    { additionalProperties: false, examples: [{ apiId: WIRE_EXAMPLES.apiId }] },
+  )
 
-export const ApiResponse = Type.Object({ id: Type.String(), name: Type.String(), createdAt: Type.Number() })
+export const ApiResponse = Type.Object({
+  id: Type.String({ description: "The api's id (`apiId` elsewhere)" }),
+  name: Type.String({ description: 'Its name' }),
+  createdAt: CreatedAtField(),
+})

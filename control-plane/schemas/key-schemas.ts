@@ -1,110 +1,242 @@
-import { Type, type Static } from 'typebox'
-import { KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } from '../../shared/key-material.js'
+import { Type, type Static, type TSchema } from 'typebox'
+import { KEY_BYTES_DEFAULT, KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } from '../../shared/key-material.js'
 import { PERMISSION_NAME } from '../../shared/permission-query.js'
+import { StringEnum } from '../../shared/http/schema-docs.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import { ApiIdField, CreatedAtField, KeyIdField } from './fields.js'
+import { LIMITS } from './limits.js'
 
-/** Limits on input, documented in the README. */
-export const LIMITS = {
-  idLength: 256,
-  nameLength: 256,
-  ownerIdLength: 256,
-  environmentLength: 256,
-  metaBytes: 64 * 1024,
-  metaDepth: 16,
-  namesPerKey: 100,
-} as const
+export { LIMITS } from './limits.js'
 
-const Meta = Type.Record(Type.String(), Type.Unknown())
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
-const Id = Type.String({ minLength: 1, maxLength: LIMITS.idLength })
-/** Permission or role names: at most 100 per key, each 1–256 of [A-Za-z0-9_.:*-/]. */
-export const Names = Type.Array(Type.String({ pattern: PERMISSION_NAME.source }), { maxItems: LIMITS.namesPerKey })
+const Meta = (description: string) =>
+  Type.Record(Type.String(), Type.Unknown(), { description, examples: [{ plan: 'pro' }] })
+const Nullable = <T extends TSchema>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description })
+/** A permission or role name: 1–256 of [A-Za-z0-9_.:*-/]. */
+export const NameField = (description: string) =>
+  Type.String({
+    pattern: PERMISSION_NAME.source,
+    description: `${description}: 1–256 of letters, digits and _ . : * - /`,
+  })
+/** Permission or role names: at most 100 per key. */
+export const Names = (description: string, example: string[]) =>
+  Type.Array(NameField('A name'), {
+    maxItems: LIMITS.namesPerKey,
+    description: `${description}; at most ${LIMITS.namesPerKey}`,
+    examples: [example],
+  })
 const Credits = Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 })
 export const Refill = Type.Object(
   {
-    interval: Type.Union([Type.Literal('daily'), Type.Literal('monthly')]),
-    amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 }),
-    refillDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 31 })),
+    interval: StringEnum(['daily', 'monthly'], {
+      description: 'Reset the balance at the start of each UTC day, or each month on `refillDay`',
+    }),
+    amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'The balance each refill sets' }),
+    refillDay: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 31,
+        description: "Monthly only: the day of the month (the month's last day when shorter; default 1)",
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'Refill the credits periodically (lazily, at the first verification after the boundary). Needs `remaining`',
+    examples: [{ interval: 'monthly', amount: 1000, refillDay: 1 }],
+  },
 )
+const LIMIT = { minimum: 1, maximum: 1_000_000_000 }
+const DURATION = { minimum: 1_000, maximum: 31 * 86_400_000 }
 /**
  * A key's rate limit. `type` ('fast' = async, 'consistent' = exact), `refillRate` (= limit) and
  * `refillInterval` (= duration) are Unkey's deprecated spellings, accepted as aliases.
  */
 export const RateLimitBody = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
-    duration: Type.Optional(Type.Integer({ minimum: 1_000, maximum: 31 * 86_400_000 })),
-    async: Type.Optional(Type.Boolean()),
-    type: Type.Optional(Type.Union([Type.Literal('fast'), Type.Literal('consistent')])),
-    refillRate: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
-    refillInterval: Type.Optional(Type.Integer({ minimum: 1_000, maximum: 31 * 86_400_000 })),
+    limit: Type.Optional(Type.Integer({ ...LIMIT, description: 'Verifications allowed per window' })),
+    duration: Type.Optional(
+      Type.Integer({ ...DURATION, description: 'The window, in milliseconds (fixed windows aligned to the epoch)' }),
+    ),
+    async: Type.Optional(
+      Type.Boolean({
+        description:
+          'true (default): counted by each verifier in memory, reconciled every poll (fast, may overshoot across verifiers); false: exact, one Redis call per verification',
+      }),
+    ),
+    type: Type.Optional(
+      StringEnum(['fast', 'consistent'], {
+        description: "Deprecated (Unkey): 'fast' = async true, 'consistent' = false",
+      }),
+    ),
+    refillRate: Type.Optional(Type.Integer({ ...LIMIT, description: 'Deprecated (Unkey): the same as `limit`' })),
+    refillInterval: Type.Optional(
+      Type.Integer({ ...DURATION, description: 'Deprecated (Unkey): the same as `duration`' }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'A rate limit on the key: `limit` verifications per `duration` ms',
+    examples: [{ limit: 100, duration: 60_000 }],
+  },
 )
 /** Unix milliseconds; up to year 2286, so that a seconds value sent by mistake is caught by the future check. */
-const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999 })
+const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999, examples: [1_893_456_000_000] })
+const EXTERNAL_ID = 'Who the key belongs to, in your terms (a user or customer id): returned by verifyKey as `ownerId`'
 
 export const CreateKeyBody = Type.Object(
   {
-    apiId: Id,
-    name: Type.Optional(Type.String({ maxLength: LIMITS.nameLength })),
-    prefix: Type.Optional(Type.String({ pattern: KEY_PREFIX_PATTERN })),
-    byteLength: Type.Optional(Type.Integer({ minimum: KEY_BYTES_MIN, maximum: KEY_BYTES_MAX })),
-    externalId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength })),
-    ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength })),
-    meta: Type.Optional(Meta),
-    expires: Type.Optional(Expires),
-    remaining: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 })),
+    apiId: ApiIdField('The api the key belongs to: the `apiId` that apis.createApi returned'),
+    name: Type.Optional(
+      Type.String({
+        maxLength: LIMITS.nameLength,
+        description: 'A name for people, up to 256 characters',
+        examples: ['acme checkout'],
+      }),
+    ),
+    prefix: Type.Optional(
+      Type.String({
+        pattern: KEY_PREFIX_PATTERN,
+        description: 'Starts the key, followed by `_`: 1–16 letters or digits (e.g. `sk` gives `sk_…`)',
+        examples: ['sk'],
+      }),
+    ),
+    byteLength: Type.Optional(
+      Type.Integer({
+        minimum: KEY_BYTES_MIN,
+        maximum: KEY_BYTES_MAX,
+        description: `Random bytes in the key, ${KEY_BYTES_MIN}–${KEY_BYTES_MAX} (default ${KEY_BYTES_DEFAULT})`,
+      }),
+    ),
+    externalId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength, description: EXTERNAL_ID, examples: ['acme'] }),
+    ),
+    ownerId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: LIMITS.ownerIdLength,
+        description: 'Deprecated (Unkey): the same as `externalId`',
+      }),
+    ),
+    meta: Type.Optional(Meta('Any JSON object (≤ 64 KiB, ≤ 16 levels), returned by every verification of the key')),
+    expires: Type.Optional({
+      ...Expires,
+      description: 'When the key stops verifying (EXPIRED), unix milliseconds; must be in the future',
+    }),
+    remaining: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000_000_000,
+        description:
+          'Credits: the key verifies this many times (each verification spends its cost), then USAGE_EXCEEDED',
+      }),
+    ),
     refill: Type.Optional(Refill),
     ratelimit: Type.Optional(RateLimitBody),
-    permissions: Type.Optional(Names),
-    roles: Type.Optional(Names),
-    enabled: Type.Optional(Type.Boolean()),
-    environment: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.environmentLength })),
-    recoverable: Type.Optional(Type.Boolean()),
+    permissions: Type.Optional(
+      Names("The key's permissions, checked by verifyKey's `authorization`", ['documents.read']),
+    ),
+    roles: Type.Optional(Names("The key's roles: labels, returned by verifyKey (they grant nothing)", ['editor'])),
+    enabled: Type.Optional(
+      Type.Boolean({ description: 'false: the key exists but does not verify (DISABLED); default true' }),
+    ),
+    environment: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: LIMITS.environmentLength,
+        description: 'A label such as `live` or `test`, returned by verifyKey',
+      }),
+    ),
+    recoverable: Type.Optional(
+      Type.Boolean({
+        description:
+          "Unkey's: keep the key so it can be shown again. Keygate keeps only a hash, so `true` answers 412: leave it out",
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { apiId: WIRE_EXAMPLES.apiId, name: 'acme checkout', prefix: 'sk', externalId: 'acme', meta: { plan: 'pro' } },
+    ],
+  },
 )
 export type CreateKeyBody = Static<typeof CreateKeyBody>
 
+const CLEARS = '(null clears it)'
 export const UpdateKeyBody = Type.Object(
   {
-    keyId: Id,
-    name: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.nameLength }))),
-    externalId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }))),
-    ownerId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }))),
-    meta: Type.Optional(Nullable(Meta)),
-    expires: Type.Optional(Nullable(Expires)),
-    remaining: Type.Optional(Nullable(Credits)),
-    refill: Type.Optional(Nullable(Refill)),
-    ratelimit: Type.Optional(Nullable(RateLimitBody)),
-    permissions: Type.Optional(Names),
-    roles: Type.Optional(Names),
-    enabled: Type.Optional(Type.Boolean()),
+    keyId: KeyIdField('The key to change: the `keyId` that keys.createKey returned'),
+    name: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.nameLength }), `A name for people ${CLEARS}`)),
+    externalId: Type.Optional(
+      Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }), `${EXTERNAL_ID} ${CLEARS}`),
+    ),
+    ownerId: Type.Optional(
+      Nullable(
+        Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }),
+        'Deprecated (Unkey): the same as `externalId`',
+      ),
+    ),
+    meta: Type.Optional(Nullable(Meta('Any JSON object'), `Replaces the key's meta ${CLEARS}`)),
+    expires: Type.Optional(
+      Nullable(Expires, `When the key stops verifying, unix milliseconds, in the future ${CLEARS}`),
+    ),
+    remaining: Type.Optional(
+      Nullable(Credits, `Sets the credits (0 stops the key: USAGE_EXCEEDED) ${CLEARS}: no credits, no limit`),
+    ),
+    refill: Type.Optional(Nullable(Refill, `The periodic refill ${CLEARS}`)),
+    ratelimit: Type.Optional(Nullable(RateLimitBody, `The key's rate limit ${CLEARS}`)),
+    permissions: Type.Optional(Names("Replaces the key's permissions ([] clears them)", ['documents.read'])),
+    roles: Type.Optional(Names("Replaces the key's roles ([] clears them)", ['editor'])),
+    enabled: Type.Optional(
+      Type.Boolean({ description: 'false: the key stops verifying at once (DISABLED); true: it verifies again' }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'Fields left out are unchanged; null clears one',
+    examples: [{ keyId: WIRE_EXAMPLES.keyId, enabled: false }],
+  },
 )
 export type UpdateKeyBody = Static<typeof UpdateKeyBody>
 
 /** The key as clients see it: this schema is the allow-list that keeps the hash off the wire. */
 export const KeyResponse = Type.Object({
-  id: Type.String(),
-  start: Type.String(),
-  apiId: Type.String(),
-  name: Type.Optional(Type.String()),
-  ownerId: Type.Optional(Type.String()),
-  meta: Type.Optional(Meta),
-  expires: Type.Optional(Type.Number()),
-  remaining: Type.Optional(Type.Integer()),
+  id: Type.String({ description: "The key's id (`keyId` elsewhere)" }),
+  start: Type.String({ description: 'The first characters of the key (its prefix and 4 more), to recognise it by' }),
+  apiId: Type.String({ description: 'The api it belongs to' }),
+  name: Type.Optional(Type.String({ description: 'Its name' })),
+  ownerId: Type.Optional(Type.String({ description: 'Its externalId: who it belongs to' })),
+  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta' })),
+  expires: Type.Optional(Type.Number({ description: 'When it stops verifying, unix milliseconds' })),
+  remaining: Type.Optional(Type.Integer({ description: 'Credits left (keys with credits only)' })),
   refill: Type.Optional(Refill),
-  ratelimit: Type.Optional(Type.Object({ limit: Type.Integer(), duration: Type.Integer(), async: Type.Boolean() })),
-  createdAt: Type.Number(),
-  updatedAt: Type.Optional(Type.Number()),
-  enabled: Type.Boolean(),
-  environment: Type.Optional(Type.String()),
-  permissions: Type.Optional(Type.Array(Type.String())),
-  roles: Type.Optional(Type.Array(Type.String())),
+  ratelimit: Type.Optional(
+    Type.Object(
+      {
+        limit: Type.Integer({ description: 'Verifications allowed per window' }),
+        duration: Type.Integer({ description: 'The window, milliseconds' }),
+        async: Type.Boolean({ description: 'Counted in each verifier (true) or exactly in Redis (false)' }),
+      },
+      { description: 'Its rate limit' },
+    ),
+  ),
+  createdAt: CreatedAtField(),
+  updatedAt: Type.Optional(Type.Number({ description: 'When it last changed, unix milliseconds' })),
+  enabled: Type.Boolean({ description: 'Whether it verifies (false: DISABLED)' }),
+  environment: Type.Optional(Type.String({ description: 'Its environment label' })),
+  permissions: Type.Optional(Type.Array(Type.String(), { description: 'Its permissions' })),
+  roles: Type.Optional(Type.Array(Type.String(), { description: 'Its roles' })),
 })
 
-export const EmptyResponse = Type.Object({})
+export const EmptyResponse = Type.Object({}, { description: 'Done: nothing more to say' })
+
+/** A key as issued (createKey, rerollKey): the only time the key itself is on the wire. */
+export const NewKeyResponse = Type.Object({
+  keyId: Type.String({ description: "The new key's id: for keys.getKey, updateKey, deleteKey" }),
+  key: Type.String({
+    description:
+      'The key itself, shown this once (Keygate keeps only its hash): give it to your client, which sends it to be verified',
+  }),
+})

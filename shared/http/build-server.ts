@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Logger } from 'pino'
 import { ApiError } from '../errors.js'
 import { registerErrorPages } from './error-pages.js'
+import { registerProbes } from './probe-routes.js'
 import { clientErrorHandler, installErrorHandling, renderError, toApiError } from './error-handler.js'
 import type { HttpMetrics } from './metrics-registry.js'
 import { requestIdOf } from './request-id.js'
@@ -30,6 +31,8 @@ export interface ServerOptions extends ServerBase {
    * Fastify.
    */
   fastRoute?: FastJsonRoute
+  /** Registers a plugin that must see every route, the server's own included (the OpenAPI document). */
+  documentation?: (app: KeygateServer) => void
 }
 
 export type KeygateServer = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>
@@ -178,21 +181,11 @@ export function buildServer(options: ServerOptions): KeygateServer {
     },
   })
 
-  registerErrorPages(app, options.docsBaseUrl)
-  app.get('/livez', async () => ({ status: 'ok' }))
-  app.get('/readyz', async (request, reply) => {
-    const reasons = await notReadyReasons()
-    if (reasons.length === 0) return { status: 'ready' }
-    return renderError(
-      new ApiError('UNAVAILABLE', `not ready: ${reasons.join('; ')}`),
-      request,
-      reply,
-      options.docsBaseUrl,
-    )
-  })
-  app.get('/metrics', async (_request, reply) => {
-    reply.type(options.metrics.registry.contentType)
-    return options.metrics.registry.metrics()
+  // A plugin that must see every route (the OpenAPI document) is registered before the server's own routes.
+  options.documentation?.(app)
+  app.register(async (scope: KeygateServer) => {
+    registerErrorPages(scope, options.docsBaseUrl)
+    registerProbes(scope, { notReadyReasons, registry: options.metrics.registry, docsBaseUrl: options.docsBaseUrl })
   })
   return app
 }

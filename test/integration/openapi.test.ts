@@ -5,18 +5,40 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OPERATIONS } from '../../control-plane/openapi/operations.js'
+import { OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
+import { VERDICT_CODES } from '../../shared/verification.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 
+interface Parameter {
+  name: string
+  in: string
+  required: boolean
+  description?: string
+  example?: unknown
+}
 interface Operation {
   operationId: string
   security: Record<string, string[]>[]
-  requestBody?: { content: { 'application/json': { schema: object } } }
-  responses: Record<string, { content?: { 'application/json': { schema: object } } }>
+  parameters?: Parameter[]
+  requestBody?: { content: { 'application/json': { schema: object; example?: unknown } } }
+  responses: Record<string, { content?: Record<string, { schema: object }> }>
 }
 interface Document {
   openapi: string
+  info: { description: string }
   paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, Schema> }
+}
+interface Schema {
+  description?: string
+  properties?: Record<string, Schema>
+  items?: Schema
+  anyOf?: Schema[]
+  allOf?: Schema[]
+  additionalProperties?: Schema | boolean
+  enum?: unknown[]
+  $ref?: string
 }
 
 let server: TestServer
@@ -24,7 +46,8 @@ let doc: Document
 const operations = new Map<string, { method: string; path: string; op: Operation }>()
 
 beforeAll(async () => {
-  server = await startTestControlPlane()
+  // With forward-auth, as `keygate dev` has it: every operation of the table is served.
+  server = await startTestControlPlane({ gateway: {} })
   const response = await server.app.inject({ method: 'GET', url: '/openapi.json' })
   expect(response.statusCode).toBe(200)
   doc = response.json()
@@ -36,26 +59,133 @@ afterAll(async () => {
   await server.close()
 })
 
+function call(method: string, url: string, payload?: unknown) {
+  return server.app.inject({
+    method: method as 'GET',
+    url,
+    headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  })
+}
+
 /** The documented schema of an answer, as a validator (OpenAPI 3.1 schemas are JSON Schema 2020-12). */
 function documented(operationId: string, status: number) {
-  const schema = operations.get(operationId)?.op.responses[String(status)]?.content?.['application/json'].schema
+  const schema = operations.get(operationId)?.op.responses[String(status)]?.content?.['application/json']?.schema
   if (!schema) throw new Error(`${operationId} documents no ${status}`)
   return new Ajv2020({ strict: false }).compile(schema)
 }
 
 describe('OpenAPI document', () => {
-  it('is OpenAPI 3.1 and documents every /v1 route of the server, and nothing else', () => {
+  it('is OpenAPI 3.1 and documents every route of the server, probes, metrics and forward-auth included, and nothing else', () => {
     expect(doc.openapi).toBe('3.1.0')
     const routes = new Set<string>()
+    const byPath = new Map(Object.entries(OPERATIONS).map(([id, operation]) => [operationPath(id), operation]))
+    // Top-level routes only: nested ones are Swagger UI's own files, the error pages and /v1/authorize/<path>.
     for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
-      const url = /(\/v1\/[A-Za-z.]+) \(([A-Z, ]+)\)/.exec(line)
-      if (url)
-        for (const method of url[2]!.split(', ')) if (method !== 'HEAD') routes.add(`${method.toLowerCase()} ${url[1]}`)
+      const route = /^[├└]── (\/[^ ]+) \(([A-Z, -]+)\)$/.exec(line)
+      if (!route || route[1] === '/openapi.json' || route[1] === '/docs') continue
+      const shown = byPath.get(route[1]!)
+      for (const method of route[2]!.split(', ')) {
+        // Forward-auth takes every method; the document shows the ones the table names.
+        if (method !== 'HEAD' && (!shown?.methods || shown.methods.includes(method)))
+          routes.add(`${method.toLowerCase()} ${route[1]}`)
+      }
     }
     const documentedRoutes = [...operations.values()].map(({ method, path }) => `${method} ${path}`)
-    expect(routes.size).toBeGreaterThan(20)
+    expect(routes).toContain('get /livez')
+    expect(routes).toContain('get /readyz')
+    expect(routes).toContain('get /metrics')
+    expect(routes).toContain('get /v1/authorize')
+    expect(routes.size).toBeGreaterThan(25)
     expect(new Set(documentedRoutes)).toEqual(routes)
     expect([...operations.keys()].sort()).toEqual(Object.keys(OPERATIONS).sort())
+    // Every operation that takes input documents its 400 (Redocly's 4xx rule is off for the probes' sake).
+    for (const [id, { op }] of operations) {
+      if (op.requestBody || op.parameters?.some((p) => p.in === 'query')) expect(op.responses, id).toHaveProperty('400')
+    }
+  })
+
+  it('describes every field of every request and answer', () => {
+    const missing: string[] = []
+    const walk = (schema: Schema | undefined, at: string) => {
+      if (!schema || schema.$ref) return
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        if (!property.description) missing.push(`${at}.${name}`)
+        walk(property, `${at}.${name}`)
+      }
+      walk(schema.items, `${at}[]`)
+      for (const branch of [...(schema.anyOf ?? []), ...(schema.allOf ?? [])]) walk(branch, at)
+      if (typeof schema.additionalProperties === 'object') walk(schema.additionalProperties, `${at}.*`)
+    }
+    let fields = 0
+    for (const [id, { op }] of operations) {
+      for (const parameter of op.parameters ?? []) {
+        fields++
+        if (!parameter.description) missing.push(`${id} ${parameter.in} ${parameter.name}`)
+      }
+      walk(op.requestBody?.content['application/json'].schema, `${id} body`)
+      for (const [status, answer] of Object.entries(op.responses))
+        walk(answer.content?.['application/json']?.schema, `${id} ${status}`)
+    }
+    for (const [name, component] of Object.entries(doc.components.schemas)) walk(component, `components.${name}`)
+    expect(missing).toEqual([])
+    expect(fields).toBeGreaterThan(10)
+  })
+
+  it("lists verifyKey's codes, and shows the shape of authorization.permissions (not {})", () => {
+    const verify = operations.get('keys.verifyKey')!.op
+    const answer = verify.responses['200']!.content!['application/json']!.schema as Schema
+    expect(answer.properties!.code!.enum).toEqual([...VERDICT_CODES])
+    const body = verify.requestBody!.content['application/json'].schema as Schema
+    const permissions = body.properties!.authorization!.properties!.permissions!
+    const shape = doc.components.schemas[permissions.allOf![0]!.$ref!.split('/').pop()!]!
+    expect(shape.anyOf!.map((branch) => Object.keys(branch.properties ?? { name: 1 })[0])).toEqual([
+      'name',
+      'and',
+      'or',
+    ])
+    expect(operations.get('keys.updateRemaining')!.op.requestBody!.content['application/json'].schema).toMatchObject({
+      properties: { op: { enum: ['increment', 'decrement', 'set'] } },
+    })
+  })
+
+  it('says in its header which services it covers, as code (Markdown would eat the asterisks)', () => {
+    expect(doc.info.description).toContain('(`apis.*`, `keys.*`, `audit.*`)')
+  })
+
+  it('gives examples that succeed when tried, once their ids are ones that exist', async () => {
+    const tried: string[] = []
+    for (const [id, { method, path, op }] of operations) {
+      // Fresh for each operation: a delete or a reroll must not spoil the next one.
+      const apiId = (await call('POST', '/v1/apis.createApi', { name: 'examples' })).json().apiId
+      const { keyId, key } = (await call('POST', '/v1/keys.createKey', { apiId, remaining: 10 })).json()
+      const real = (value: unknown) =>
+        JSON.parse(
+          JSON.stringify(value)
+            .replaceAll(WIRE_EXAMPLES.apiId, apiId)
+            .replaceAll(WIRE_EXAMPLES.keyId, keyId)
+            .replaceAll(WIRE_EXAMPLES.key, key),
+        )
+      const parameters = (op.parameters ?? []).filter((p) => p.in === 'query')
+      const body = op.requestBody?.content['application/json']
+      if (!body && parameters.length === 0) continue
+      if (body) expect(body.example, `${id} has no example body`).toBeDefined()
+      for (const parameter of parameters.filter((p) => p.required))
+        expect(parameter.example, `${id} ${parameter.name} has no example`).toBeDefined()
+      const query = new URLSearchParams(
+        parameters.filter((p) => p.example !== undefined).map((p): [string, string] => [p.name, String(p.example)]),
+      )
+      const url = `${path}${query.size > 0 ? `?${query.toString()}` : ''}`
+      // As printed, the ids name nothing: at worst a 404, never a refusal of the example itself.
+      const asPrinted = await call(method.toUpperCase(), url, body?.example)
+      expect([200, 404], `${id} as printed: ${asPrinted.body}`).toContain(asPrinted.statusCode)
+      const answer = await call(method.toUpperCase(), real(url), body && real(body.example))
+      expect(answer.statusCode, `${id}: ${answer.body}`).toBe(200)
+      tried.push(id)
+    }
+    expect(tried).toContain('apis.createApi')
+    expect(tried).toContain('keys.createKey')
+    expect(tried.length).toBeGreaterThan(20)
   })
 
   it('says which operations need a root key', () => {

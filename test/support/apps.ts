@@ -110,6 +110,8 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     sync: { ...DEFAULT_SYNC, ...options.sync },
     bootstrapRootKey: TEST_ROOT_KEY,
     managementRateLimit: options.managementRateLimit,
+    // Forward-auth beside the management API, as `keygate dev` has it.
+    ...(options.gateway ? { gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } } : {}),
   })
   await verifier.start()
   await app.ready()

@@ -1,0 +1,10 @@
+/**
+ * Ids and a key shaped exactly like real ones (newId, generateKey), for the API reference's examples. They name
+ * nothing that exists: where an example needs an api or a key, its description says which call returns the id.
+ */
+export const WIRE_EXAMPLES = {
+  apiId: 'api_1CX8vqzf82AxTQNodKXXH8',
+  keyId: 'key_1CX8vvRBhstWqpZHNqeFeX',
+  key: 'sk_LXq5RcAiu5vihojMjbXaZo',
+  requestId: 'req_1CX8vvRBjP4dUq9kWm2TnE',
+} as const
