@@ -115,34 +115,50 @@ const Body = Type.Object(
   { additionalProperties: false, examples: [{ key: WIRE_EXAMPLES.key }] },
 )
 
-const Response = Type.Object({
-  keyId: Type.Optional(Type.String({ description: "The key's id (absent for NOT_FOUND)" })),
-  valid: Type.Boolean({ description: 'Whether the key may be used for this request: true only with code VALID' }),
-  code: StringEnum(VERDICT_CODES, {
-    description:
-      'The verdict, checked in this order: NOT_FOUND (no such key), DISABLED, FORBIDDEN (another api than `apiId`), EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED (no credits left), VALID',
-  }),
-  name: Type.Optional(Type.String({ description: "The key's name" })),
-  ownerId: Type.Optional(Type.String({ description: "The key's externalId: who it belongs to" })),
-  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The key's meta" })),
-  expires: Type.Optional(Type.Number({ description: 'When the key expires, unix milliseconds' })),
-  enabled: Type.Optional(Type.Boolean({ description: 'Whether the key is enabled' })),
-  environment: Type.Optional(Type.String({ description: "The key's environment label" })),
-  permissions: Type.Optional(Type.Array(Type.String(), { description: "The key's permissions" })),
-  roles: Type.Optional(Type.Array(Type.String(), { description: "The key's roles" })),
-  remaining: Type.Optional(Type.Integer({ description: 'Credits left after this verification (keys with credits)' })),
-  ratelimit: Type.Optional(
-    Type.Object(
-      {
-        limit: Type.Integer({ description: 'Units allowed per window' }),
-        remaining: Type.Integer({ description: 'Units left in this window' }),
-        reset: Type.Number({ description: 'When the window ends, unix milliseconds' }),
-      },
-      { description: "The rate limit that decided, or the key's own" },
+const Response = Type.Object(
+  {
+    keyId: Type.Optional(Type.String({ description: "The key's id (absent for NOT_FOUND)" })),
+    valid: Type.Boolean({ description: 'Whether the key may be used for this request: true only with code VALID' }),
+    code: StringEnum(VERDICT_CODES, {
+      description:
+        'The verdict, checked in this order: NOT_FOUND (no such key), DISABLED, FORBIDDEN (another api than `apiId`), EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED (no credits left), VALID',
+    }),
+    name: Type.Optional(Type.String({ description: "The key's name" })),
+    ownerId: Type.Optional(Type.String({ description: "The key's externalId: who it belongs to" })),
+    meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The key's meta" })),
+    expires: Type.Optional(Type.Number({ description: 'When the key expires, unix milliseconds' })),
+    enabled: Type.Optional(Type.Boolean({ description: 'Whether the key is enabled' })),
+    environment: Type.Optional(Type.String({ description: "The key's environment label" })),
+    permissions: Type.Optional(Type.Array(Type.String(), { description: "The key's permissions" })),
+    roles: Type.Optional(Type.Array(Type.String(), { description: "The key's roles" })),
+    remaining: Type.Optional(Type.Integer({ description: 'Credits left after this verification (keys with credits)' })),
+    ratelimit: Type.Optional(
+      Type.Object(
+        {
+          limit: Type.Integer({ description: 'Units allowed per window' }),
+          remaining: Type.Integer({ description: 'Units left in this window' }),
+          reset: Type.Number({ description: 'When the window ends, unix milliseconds' }),
+        },
+        { description: "The rate limit that decided, or the key's own" },
+      ),
     ),
-  ),
-  requestId: Type.String({ description: "This request's id (also the X-Request-Id header)" }),
-})
+    requestId: Type.String({ description: "This request's id (also the X-Request-Id header)" }),
+  },
+  {
+    examples: [
+      {
+        keyId: WIRE_EXAMPLES.keyId,
+        valid: true,
+        code: 'VALID',
+        name: 'acme checkout',
+        ownerId: 'acme',
+        meta: { plan: 'pro' },
+        enabled: true,
+        requestId: WIRE_EXAMPLES.requestId,
+      },
+    ],
+  },
+)
 
 /**
  * POST /v1/keys.verifyKey: no root key. Always 200 for a well-formed request, valid or not; a failed

@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import { Type } from 'typebox'
 import { ERRORS, type ErrorCode } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { withDocumentedShapes } from './documented-shapes.js'
 import { OPERATIONS, operationIdOf, type OperationDoc } from './operations.js'
 
@@ -24,19 +25,36 @@ const ErrorResponse = (code: ErrorCode, description: string) =>
       error: Type.Object(
         {
           code: Type.String({ description: 'What went wrong, as a code (one per HTTP status)', examples: [code] }),
-          message: Type.String({ description: 'What went wrong in this request: the field and the rule, for a 400' }),
+          message: Type.String({
+            description: 'What went wrong in this request: the field and the rule, for a 400',
+            examples: [ERROR_EXAMPLES[code] ?? 'what went wrong'],
+          }),
           docs: Type.String({
             description:
               "A link to the code's page (what it means, how to fix it): a path on this server unless DOCS_BASE_URL is set",
             examples: [`/docs/errors/${code}`],
           }),
-          requestId: Type.String({ description: 'Finds the request in the logs (also the X-Request-Id header)' }),
+          requestId: Type.String({
+            description: 'Finds the request in the logs (also the X-Request-Id header)',
+            examples: [WIRE_EXAMPLES.requestId],
+          }),
         },
         { description: 'The error' },
       ),
     },
     { description },
   )
+
+/** A message of each code, for the examples. */
+const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
+  BAD_REQUEST: 'apiId: is required',
+  UNAUTHORIZED: 'authorization: send a root key as `Authorization: Bearer <root key>`',
+  INSUFFICIENT_PERMISSIONS: `the root key needs api.${WIRE_EXAMPLES.apiId}.create_key`,
+  NOT_FOUND: `api ${WIRE_EXAMPLES.apiId} not found`,
+  RATE_LIMITED: 'this root key made more than 6000 management calls in a minute; retry in 12 s',
+  INTERNAL_SERVER_ERROR: 'internal error; the request id identifies it in our logs',
+  UNAVAILABLE: 'the store cannot be reached; retry later',
+}
 
 /** The errors an operation can answer with, by kind, and what each means there. */
 const ERROR_TEXT: Partial<Record<ErrorCode, string>> = {

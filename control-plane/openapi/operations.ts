@@ -100,7 +100,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'rootKeys',
   },
   'keys.verifyKey': {
-    summary: 'Verify a key (always 200 for a well-formed request: `valid` and `code` say the verdict)',
+    summary: 'Verify a key (always 200 for a well-formed request: valid and code say the verdict)',
     description:
       'What your API calls, usually on the verifier sidecar; no root key. A key that does not verify is an answer, not an error: 200 with `valid: false` and the `code` that says why.',
     rootKey: false,

@@ -233,10 +233,13 @@ export const KeyResponse = Type.Object({
 export const EmptyResponse = Type.Object({}, { description: 'Done: nothing more to say' })
 
 /** A key as issued (createKey, rerollKey): the only time the key itself is on the wire. */
-export const NewKeyResponse = Type.Object({
-  keyId: Type.String({ description: "The new key's id: for keys.getKey, updateKey, deleteKey" }),
-  key: Type.String({
-    description:
-      'The key itself, shown this once (Keygate keeps only its hash): give it to your client, which sends it to be verified',
-  }),
-})
+export const NewKeyResponse = Type.Object(
+  {
+    keyId: Type.String({ description: "The new key's id: for keys.getKey, updateKey, deleteKey" }),
+    key: Type.String({
+      description:
+        'The key itself, shown this once (Keygate keeps only its hash): give it to your client, which sends it to be verified',
+    }),
+  },
+  { examples: [{ keyId: WIRE_EXAMPLES.keyId, key: WIRE_EXAMPLES.key }] },
+)

@@ -45,7 +45,8 @@ function sendPage(reply: FastifyReply, html: string) {
 const STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}' +
   'code,pre{font:14px ui-monospace,monospace;background:#f3f3f3;border-radius:3px}code{padding:0 .2em}' +
-  'pre{padding:.6em;overflow-x:auto}h1 small{font-weight:normal;color:#555}table{border-collapse:collapse}' +
+  'pre{padding:.6em;overflow-x:auto}h1 code{font-size:inherit}h1 small{font-weight:normal;color:#555}' +
+  'table{border-collapse:collapse}' +
   'td,th{text-align:left;padding:.2em .8em .2em 0;vertical-align:top}'
 
 function layout(title: string, body: string): string {
@@ -58,9 +59,11 @@ function layout(title: string, body: string): string {
 
 function errorPage(code: ErrorCode, docsBaseUrl: string): string {
   const doc = ERROR_DOCS[code]
-  const example = JSON.stringify({
-    error: { code, message: '…', docs: `${docsBaseUrl}/errors/${code}`, requestId: 'req_…' },
-  })
+  const example = JSON.stringify(
+    { error: { code, message: '…', docs: `${docsBaseUrl}/errors/${code}`, requestId: 'req_…' } },
+    null,
+    2,
+  )
   return layout(
     `${code} (HTTP ${ERRORS[code]}) · Keygate errors`,
     // From /docs/errors/<CODE>, `../errors` is the index whatever prefix Keygate is served under.

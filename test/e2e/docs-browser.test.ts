@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OPERATIONS } from '../../control-plane/openapi/operations.js'
+import { OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 
 /** Debian's chromium (.ci/run installs it); playwright cannot download browsers here. */
@@ -9,10 +10,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 let keygate: KeygateProcess
 let browser: Browser
+/** The root key `keygate dev` printed, as a new user would copy it. */
+let rootKey: string
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`)
   keygate = await startKeygate(['dev'], { LOG_LEVEL: 'warn' })
+  rootKey = /root key: (\S+)/.exec(keygate.output())![1]!
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     // The machine has no network beyond loopback: no background fetches, no sandbox (root in CI), no GPU.
@@ -41,11 +45,88 @@ describe('API docs in a browser', () => {
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 })
     const paths = await page.locator('.opblock-summary-path').allInnerTexts()
     const shown = new Set(paths.map((path) => path.replace(/\u200b/g, '').trim()))
-    for (const id of Object.keys(OPERATIONS)) expect(shown, id).toContain(`/v1/${id}`)
+    for (const id of Object.keys(OPERATIONS)) expect(shown, id).toContain(operationPath(id))
     // Opening one shows its request body schema, fetched from /openapi.json by the page itself.
     await page.locator('.opblock-summary', { hasText: '/v1/keys.verifyKey' }).click()
     await expect.poll(() => page.locator('.opblock.is-open').innerText(), { timeout: 10_000 }).toContain('Request body')
     expect(await page.title()).toMatch(/swagger/i)
     expect(failed).toEqual([])
   }, 60_000)
+
+  it('shows the header as written: the services as code, not eaten by Markdown', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${keygate.url}/docs`)
+    const header = page.locator('.information-container .description')
+    await header.waitFor({ timeout: 20_000 })
+    expect(await header.innerText()).toContain('(apis.*, keys.*, audit.*)')
+    expect(await header.locator('code', { hasText: 'apis.*' }).count()).toBe(1)
+  }, 60_000)
+
+  it('runs "Try it out" as printed: Authorize with the root key, createApi with its example → 200, then createKey with that apiId → 200', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${keygate.url}/docs`)
+    await page.locator('.btn.authorize').first().click({ timeout: 20_000 })
+    await page.locator('.modal-ux input').first().fill(rootKey)
+    await page.locator('.modal-ux .auth-btn-wrapper .authorize').click()
+    await page.locator('.modal-ux .btn-done').click()
+
+    const createApi = await tryItOut(page, '/v1/apis.createApi')
+    expect(JSON.parse(await createApi.locator('textarea.body-param__text').inputValue())).toEqual({ name: 'payments' })
+    const api = await execute(createApi)
+    expect(api.status).toBe('200')
+    const { apiId } = JSON.parse(api.body) as { apiId: string }
+    expect(apiId).toMatch(/^api_/)
+
+    const createKey = await tryItOut(page, '/v1/keys.createKey')
+    const body = createKey.locator('textarea.body-param__text')
+    const example = await body.inputValue()
+    expect(JSON.parse(example)).not.toHaveProperty('recoverable')
+    await body.fill(example.replace(WIRE_EXAMPLES.apiId, apiId))
+    const key = await execute(createKey)
+    expect(key.status).toBe('200')
+    expect(JSON.parse(key.body)).toMatchObject({
+      keyId: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^sk_/),
+    })
+  }, 90_000)
+
+  it("opens an error body's docs link: a page on what the code means and how to fix it", async () => {
+    const answer = await fetch(`${keygate.url}/v1/keys.createKey`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${rootKey}` },
+      body: '{"apiid":"x"}',
+    })
+    const { error } = (await answer.json()) as { error: { code: string; message: string; docs: string } }
+    expect(error.message).toBe('apiid: is not a known field (did you mean apiId?); apiId: is required')
+    const page = await browser.newPage()
+    const problems: string[] = []
+    page.on('console', (message) => problems.push(message.text()))
+    page.on('pageerror', (err) => problems.push(err.message))
+    await page.goto(new URL(error.docs, keygate.url).href)
+    expect(await page.locator('h1').innerText()).toBe('BAD_REQUEST HTTP 400')
+    expect(await page.locator('h2').allInnerTexts()).toEqual(['What it means', 'How to fix it', 'The answer'])
+    await page.locator('a', { hasText: 'Keygate error codes' }).click()
+    await page.locator('table').waitFor()
+    expect(await page.locator('tbody tr').count()).toBeGreaterThan(10)
+    expect(problems).toEqual([])
+  }, 60_000)
 })
+
+/** Opens an operation and presses "Try it out"; returns its block. */
+async function tryItOut(page: Page, path: string) {
+  const block = page.locator('.opblock', { has: page.locator('.opblock-summary-path', { hasText: path }) })
+  await block.locator('.opblock-summary').click()
+  await block.locator('.try-out__btn').click()
+  return block
+}
+
+/** Presses Execute and reads the live answer's status and body. */
+async function execute(block: Locator): Promise<{ status: string; body: string }> {
+  await block.locator('.execute').click()
+  const status = block.locator('.live-responses-table tr.response .response-col_status')
+  await status.waitFor({ timeout: 10_000 })
+  return {
+    status: (await status.innerText()).trim(),
+    body: await block.locator('.live-responses-table tr.response .response-col_description pre').first().innerText(),
+  }
+}
