@@ -7,4 +7,5 @@ export const WIRE_EXAMPLES = {
   keyId: 'key_1CX8vvRBhstWqpZHNqeFeX',
   key: 'sk_LXq5RcAiu5vihojMjbXaZo',
   requestId: 'req_1CX8vvRBjP4dUq9kWm2TnE',
+  rootKeyId: 'root_1CX8vvRBgH2CvVAh5oiMQV',
 } as const

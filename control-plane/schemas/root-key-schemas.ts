@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { ROOT_KEY_PERMISSION } from '../../shared/root-key-actions.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { LIMITS } from './key-schemas.js'
 
 /** The wire shapes of rootKeys.*: a root key is shown by id, name, start and permissions, never by hash. */
@@ -8,6 +9,7 @@ export const RootKeyId = Type.String({
   minLength: 1,
   maxLength: LIMITS.idLength,
   description: 'the id of a stored root key (root_…), as rootKeys.listRootKeys shows it',
+  examples: [WIRE_EXAMPLES.rootKeyId],
 })
 
 export const RootKeyPermissions = Type.Array(
@@ -29,10 +31,16 @@ export const CreateRootKeyBody = Type.Object(
     ),
     permissions: RootKeyPermissions,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'ci deploys', permissions: ['api.*.create_key', 'api.*.read_key'] }],
+  },
 )
 
-export const RootKeyIdBody = Type.Object({ rootKeyId: RootKeyId }, { additionalProperties: false })
+export const RootKeyIdBody = Type.Object(
+  { rootKeyId: RootKeyId },
+  { additionalProperties: false, examples: [{ rootKeyId: WIRE_EXAMPLES.rootKeyId }] },
+)
 
 /** A new root key: the only answer that ever holds one. */
 export const NewRootKeyResponse = Type.Object({

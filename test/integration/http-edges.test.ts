@@ -69,7 +69,7 @@ describe('HTTP edge cases still answer in the contract shape with a request id',
   })
 
   it('suggests the operation a near miss was meant to be, and only then', async () => {
-    const message = async (method: string, url: string) =>
+    const message = async (method: 'GET' | 'POST', url: string) =>
       (await server.app.inject({ method, url })).json().error.message as string
     expect(await message('POST', '/v1/keys.createkey')).toBe(
       'no operation at POST /v1/keys.createkey; did you mean keys.createKey?',

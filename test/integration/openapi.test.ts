@@ -159,12 +159,16 @@ describe('OpenAPI document', () => {
       // Fresh for each operation: a delete or a reroll must not spoil the next one.
       const apiId = (await call('POST', '/v1/apis.createApi', { name: 'examples' })).json().apiId
       const { keyId, key } = (await call('POST', '/v1/keys.createKey', { apiId, remaining: 10 })).json()
+      const { rootKeyId } = (
+        await call('POST', '/v1/rootKeys.createRootKey', { permissions: ['api.*.read_key'] })
+      ).json()
       const real = (value: unknown) =>
         JSON.parse(
           JSON.stringify(value)
             .replaceAll(WIRE_EXAMPLES.apiId, apiId)
             .replaceAll(WIRE_EXAMPLES.keyId, keyId)
-            .replaceAll(WIRE_EXAMPLES.key, key),
+            .replaceAll(WIRE_EXAMPLES.key, key)
+            .replaceAll(WIRE_EXAMPLES.rootKeyId, rootKeyId),
         )
       const parameters = (op.parameters ?? []).filter((p) => p.in === 'query')
       const body = op.requestBody?.content['application/json']
