@@ -3,6 +3,7 @@ import addFormatsModule, { type FormatsPlugin } from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import { closestName } from '../closest-name.js'
 import { ApiError } from '../errors.js'
+import { ROOT_KEY_PERMISSION, rootKeyPermissionProblem } from '../root-key-actions.js'
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
@@ -100,6 +101,11 @@ function describeOne(error: ErrorObject, dataVar: string): string {
         : `${field}: must have at least ${count(params.limit, 'item')}`
     case 'maxItems':
       return `${field}: must have at most ${count(params.limit, 'item')}`
+    case 'pattern': {
+      const explain = EXPLAINED_PATTERNS.get(String(params.pattern))
+      const problem = explain && typeof error.data === 'string' ? explain(error.data) : undefined
+      return `${field}: ${problem ?? error.message ?? 'is invalid'}`
+    }
     case 'enum':
       return `${field}: must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
     case 'const':
@@ -111,6 +117,11 @@ function describeOne(error: ErrorObject, dataVar: string): string {
       return `${field}: ${error.message ?? 'is invalid'}`
   }
 }
+
+/** Patterns whose refusal is explained in words rather than by the regular expression (the actions, for a root key). */
+const EXPLAINED_PATTERNS = new Map<string, (value: string) => string | undefined>([
+  [ROOT_KEY_PERMISSION.source, rootKeyPermissionProblem],
+])
 
 interface ObjectSchema {
   properties?: Record<string, unknown>

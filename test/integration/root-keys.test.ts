@@ -98,6 +98,16 @@ for (const storeKind of ['memory', 'redis'] as const) {
       expect(text).not.toContain(hashKey(key))
     })
 
+    it('lists the actions when a permission is malformed, and the one probably meant (issue 13)', async () => {
+      const made = await admin('POST', 'rootKeys.createRootKey', {
+        permissions: ['api.*.read_key', 'api.*.create_keys'],
+      })
+      expect(made.status).toBe(400)
+      expect(made.body.error.message).toBe(
+        `permissions.1: "api.*.create_keys" is not '*' or api.<apiId|*>.<action> or rootkey.*.manage: "create_keys" is not an action (did you mean create_key?); actions: create_api, read_api, delete_api, create_key, read_key, update_key, delete_key, read_analytics or *`,
+      )
+    })
+
     it('revokes a root key: both control planes refuse it at its next call, with the answer an unknown key gets', async () => {
       const { rootKeyId, key } = await createRootKey(['*'], 'leaked')
       expect((await call(first, key, 'GET', 'rootKeys.listRootKeys')).status).toBe(200)
