@@ -15,6 +15,7 @@ interface LogRecord {
 }
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' }
+const MAX_IN_FLIGHT = 500
 /** Fields every record carries: left out of the readable line. */
 const ROUTINE = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg', 'requestId'])
 
@@ -52,6 +53,8 @@ function lineOf(json: string, incoming: Map<string, string>): string | undefined
   const id = record.requestId
   if (record.msg === 'incoming request' && id !== undefined) {
     incoming.set(id, `${record.req?.method ?? '?'} ${record.req?.url ?? '?'}`)
+    // A request that never completes (the client left) must not be held for ever: keep the newest few hundred.
+    if (incoming.size > MAX_IN_FLIGHT) incoming.delete(incoming.keys().next().value!)
     return undefined
   }
   if (record.msg === 'request completed' && id !== undefined) {
