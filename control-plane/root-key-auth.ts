@@ -1,7 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../shared/errors.js'
 import { hashKey, secretsEqual } from '../shared/key-material.js'
-import { grants, MANAGE_ROOT_KEYS, type RootKeyAction } from '../shared/root-key-actions.js'
+import {
+  grants,
+  MANAGE_ROOT_KEYS,
+  type ResourceAction,
+  type RootKeyAction,
+  type RootKeyResource,
+} from '../shared/root-key-actions.js'
 import type { RootKeyStore } from '../shared/store/root-key-store.js'
 import type { RootKeyUse } from './root-key-use.js'
 
@@ -64,22 +70,42 @@ export class RootKeyAuth {
   }
 }
 
+/** Whether the principal may do `action` on the record `id` of `resource` (`*` = on every one). */
+export function may<R extends RootKeyResource>(
+  principal: Principal,
+  resource: R,
+  id: string,
+  action: ResourceAction<R>,
+): boolean {
+  const needed = `${resource}.${id}.${action}`
+  return principal.permissions.some((held) => grants(held, needed))
+}
+
 /** Whether the principal may do `action` on `apiId` (`*` = on every api). */
 export function can(principal: Principal, apiId: string, action: RootKeyAction): boolean {
-  return principal.permissions.some((permission) => {
-    if (permission === '*') return true
-    const [scope, id, granted] = permission.split('.')
-    return scope === 'api' && (id === '*' || id === apiId) && (granted === action || granted === '*')
-  })
+  return may(principal, 'api', apiId, action)
 }
 
 /** Throws the contract's 403 unless the principal may do every one of `actions` on `apiId`. */
 export function requirePermission(principal: Principal, apiId: string, ...actions: RootKeyAction[]): void {
-  const missing = actions.filter((action) => !can(principal, apiId, action))
+  requireAction(principal, 'api', apiId, ...actions)
+}
+
+/**
+ * Throws the contract's 403 unless the principal may do every one of `actions` on the record `id` of `resource`
+ * (`*`: resources with no per-record scope, such as roles and permissions, are checked on `*`).
+ */
+export function requireAction<R extends RootKeyResource>(
+  principal: Principal,
+  resource: R,
+  id: string,
+  ...actions: ResourceAction<R>[]
+): void {
+  const missing = actions.filter((action) => !may(principal, resource, id, action))
   if (missing.length > 0) {
     throw new ApiError(
       'INSUFFICIENT_PERMISSIONS',
-      `the root key needs ${missing.map((action) => `api.${apiId}.${action}`).join(' and ')}`,
+      `the root key needs ${missing.map((action) => `${resource}.${id}.${action}`).join(' and ')}`,
     )
   }
 }

@@ -67,7 +67,7 @@ export interface RootKeyRecord {
   /** `kgroot_` and the first characters of the random part, to recognise it by (absent on early root keys). */
   start?: string
   name?: string
-  /** `*`, `api.<apiId|*>.<action>` or `rootkey.*.manage` (shared/root-key-actions.ts). */
+  /** `*`, `<resource>.<id|*>.<action>` or `rootkey.*.manage` (shared/root-key-actions.ts). */
   permissions: string[]
   createdAt: number
   /**

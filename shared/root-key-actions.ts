@@ -1,22 +1,61 @@
 import { closestName } from './closest-name.js'
 
 /**
- * What a root key may be allowed to do, in one list: the control plane checks permissions against it and
- * `keygate root-key create` refuses anything else. A permission is `*` (everything), `api.<apiId|*>.<action|*>`
- * (an action on one api or on every api) or `rootkey.*.manage` (see MANAGE_ROOT_KEYS).
+ * What a root key may be allowed to do, in one table: the control plane checks permissions against it and
+ * `keygate root-key create` refuses anything else. A permission is `*` (everything) or
+ * `<resource>.<id|*>.<action|*>`: an action on one record of the resource (an api, a rate-limit namespace…) or on
+ * every one. The resources and actions are Unkey's, so root-key permissions written for Unkey work unchanged;
+ * `rootkey.*.manage` is Keygate's own (see MANAGE_ROOT_KEYS).
  */
-export const ROOT_KEY_ACTIONS = [
-  'create_api',
-  'read_api',
-  'delete_api',
-  'create_key',
-  'read_key',
-  'update_key',
-  'delete_key',
-  'read_analytics',
-] as const
+export const ROOT_KEY_RESOURCES = {
+  api: [
+    'create_api',
+    'read_api',
+    'update_api',
+    'delete_api',
+    'create_key',
+    'read_key',
+    'update_key',
+    'delete_key',
+    'verify_key',
+    'read_analytics',
+  ],
+  rbac: [
+    'create_permission',
+    'read_permission',
+    'update_permission',
+    'delete_permission',
+    'create_role',
+    'read_role',
+    'update_role',
+    'delete_role',
+    'add_permission_to_key',
+    'remove_permission_from_key',
+    'add_role_to_key',
+    'remove_role_from_key',
+    'add_permission_to_role',
+    'remove_permission_from_role',
+  ],
+  identity: ['create_identity', 'read_identity', 'update_identity', 'delete_identity'],
+  ratelimit: [
+    'limit',
+    'create_namespace',
+    'read_namespace',
+    'update_namespace',
+    'delete_namespace',
+    'set_override',
+    'read_override',
+    'delete_override',
+  ],
+  rootkey: ['manage'],
+} as const
 
-export type RootKeyAction = (typeof ROOT_KEY_ACTIONS)[number]
+export type RootKeyResource = keyof typeof ROOT_KEY_RESOURCES
+export type ResourceAction<R extends RootKeyResource> = (typeof ROOT_KEY_RESOURCES)[R][number]
+
+/** The actions on apis and their keys (`api.<apiId|*>.<action>`). */
+export const ROOT_KEY_ACTIONS = ROOT_KEY_RESOURCES.api
+export type RootKeyAction = ResourceAction<'api'>
 
 /**
  * Managing root keys (rootKeys.*: create, list, revoke, roll). Root keys belong to no api, so the permission has
@@ -25,13 +64,20 @@ export type RootKeyAction = (typeof ROOT_KEY_ACTIONS)[number]
  */
 export const MANAGE_ROOT_KEYS = 'rootkey.*.manage'
 
+const RESOURCE_NAMES = Object.keys(ROOT_KEY_RESOURCES) as RootKeyResource[]
+
 /** A well-formed root-key permission. */
 export const ROOT_KEY_PERMISSION = new RegExp(
-  `^(\\*|api\\.[A-Za-z0-9_*]+\\.(${ROOT_KEY_ACTIONS.join('|')}|\\*)|rootkey\\.\\*\\.manage)$`,
+  `^(\\*|${RESOURCE_NAMES.map((resource) =>
+    resource === 'rootkey'
+      ? 'rootkey\\.\\*\\.manage'
+      : `${resource}\\.[A-Za-z0-9_*]+\\.(${ROOT_KEY_RESOURCES[resource].join('|')}|\\*)`,
+  ).join('|')})$`,
 )
 
 /** How a permission is written, for error messages. */
-export const ROOT_KEY_PERMISSION_FORMAT = "'*' or api.<apiId|*>.<action> or rootkey.*.manage"
+export const ROOT_KEY_PERMISSION_FORMAT =
+  "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit) or rootkey.*.manage"
 
 /**
  * Whether holding the permission `held` grants the permission `needed` (both well-formed): `*` grants everything;
@@ -50,17 +96,22 @@ export function grants(held: string, needed: string): boolean {
 }
 
 /**
- * Why a permission is not well formed, listing the actions (and the one probably meant), or undefined when it
- * is: `… "create_keys" is not an action (did you mean create_key?); actions: create_api, …`.
+ * Why a permission is not well formed, listing the actions of its resource (and the one probably meant), or
+ * undefined when it is: `… "create_keys" is not an action of api (did you mean create_key?); actions: …`.
  */
 export function rootKeyPermissionProblem(permission: string): string | undefined {
   if (ROOT_KEY_PERMISSION.test(permission)) return undefined
   const parts = permission.split('.')
-  const action = parts.length === 3 && parts[0] === 'api' ? parts[2]! : undefined
-  const nearest = action && closestName(action, ROOT_KEY_ACTIONS)
+  const resource = RESOURCE_NAMES.find((name) => name === parts[0])
+  if (parts.length !== 3 || resource === undefined) {
+    return `${JSON.stringify(permission)} is not ${ROOT_KEY_PERMISSION_FORMAT}`
+  }
+  const actions: readonly string[] = ROOT_KEY_RESOURCES[resource]
+  const action = parts[2]!
+  const nearest = closestName(action, actions)
   const which =
-    action === undefined || (ROOT_KEY_ACTIONS as readonly string[]).includes(action) || action === '*'
+    actions.includes(action) || action === '*'
       ? ''
-      : `: ${JSON.stringify(action)} is not an action${nearest ? ` (did you mean ${nearest}?)` : ''}`
-  return `${JSON.stringify(permission)} is not ${ROOT_KEY_PERMISSION_FORMAT}${which}; actions: ${ROOT_KEY_ACTIONS.join(', ')} or *`
+      : `: ${JSON.stringify(action)} is not an action of ${resource}${nearest ? ` (did you mean ${nearest}?)` : ''}`
+  return `${JSON.stringify(permission)} is not ${ROOT_KEY_PERMISSION_FORMAT}${which}; actions of ${resource}: ${actions.join(', ')} or *`
 }

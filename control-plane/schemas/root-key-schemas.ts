@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { ROOT_KEY_PERMISSION } from '../../shared/root-key-actions.js'
+import { ROOT_KEY_PERMISSION, ROOT_KEY_PERMISSION_FORMAT } from '../../shared/root-key-actions.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { LIMITS } from './key-schemas.js'
 
@@ -15,7 +15,7 @@ export const RootKeyId = Type.String({
 export const RootKeyPermissions = Type.Array(
   Type.String({
     pattern: ROOT_KEY_PERMISSION.source,
-    description: "'*' (everything), api.<apiId|*>.<action> or rootkey.*.manage",
+    description: ROOT_KEY_PERMISSION_FORMAT,
   }),
   {
     minItems: 1,

@@ -77,7 +77,7 @@ describe('configuration', () => {
       'api.*.read_key',
       'api.api_x.update_key',
     ])
-    expect(() => rootKeyCreateConfig(['--permissions', 'api.x.fly'], {})).toThrow(/not '\*' or api/)
+    expect(() => rootKeyCreateConfig(['--permissions', 'api.x.fly'], {})).toThrow(/not '\*' or <resource>/)
   })
 
   it('lists the actions when a root-key permission is malformed, and the one probably meant', () => {
@@ -89,16 +89,21 @@ describe('configuration', () => {
         return (err as ConfigError).problems
       }
     }
-    const format = "'*' or api.<apiId|*>.<action> or rootkey.*.manage"
+    const format = "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit) or rootkey.*.manage"
     const actions =
-      'actions: create_api, read_api, delete_api, create_key, read_key, update_key, delete_key, read_analytics or *'
+      'actions of api: create_api, read_api, update_api, delete_api, create_key, read_key, update_key, delete_key, verify_key, read_analytics or *'
     expect(problems('api.*.create_keys')).toEqual([
-      `--permissions: "api.*.create_keys" is not ${format}: "create_keys" is not an action (did you mean create_key?); ${actions}`,
+      `--permissions: "api.*.create_keys" is not ${format}: "create_keys" is not an action of api (did you mean create_key?); ${actions}`,
     ])
     expect(problems('api.api_1.fly')).toEqual([
-      `--permissions: "api.api_1.fly" is not ${format}: "fly" is not an action; ${actions}`,
+      `--permissions: "api.api_1.fly" is not ${format}: "fly" is not an action of api; ${actions}`,
     ])
-    expect(problems('read_key')).toEqual([`--permissions: "read_key" is not ${format}; ${actions}`])
+    expect(problems('rbac.*.create_permissions')).toEqual([
+      `--permissions: "rbac.*.create_permissions" is not ${format}: "create_permissions" is not an action of rbac (did you mean create_permission?); actions of rbac: create_permission, read_permission, update_permission, delete_permission, create_role, read_role, update_role, delete_role, add_permission_to_key, remove_permission_from_key, add_role_to_key, remove_role_from_key, add_permission_to_role, remove_permission_from_role or *`,
+    ])
+    expect(problems('identity.*.read_identity')).toEqual([])
+    expect(problems('ratelimit.rl_1.limit')).toEqual([])
+    expect(problems('read_key')).toEqual([`--permissions: "read_key" is not ${format}`])
     expect(() => rootKeyCreateConfig([], {})).toThrow(/KEYGATE_PERMISSIONS \(--permissions\) is required/)
   })
 
