@@ -25,6 +25,13 @@ export const REDACTED_PATHS = [
  */
 const HARMLESS_QUERY = new Set(['apiId', 'keyId', 'cursor', 'limit', 'start', 'end', 'granularity', 'decrypt'])
 
+/**
+ * A query parameter name shown as it is: short, and made of the characters names are made of. Anything else may be
+ * the key itself sent with an `=` (`?<key>=`, or a base64 key's padding in `?<key>`): every key Keygate makes, and
+ * a bootstrap root key, is at least 16 characters, so a longer name is redacted like a value.
+ */
+const PLAIN_NAME = /^[A-Za-z0-9_.[\]-]{1,15}$/
+
 /** A URL as logs show it: the path, the names of its query parameters, and only harmless values. */
 export function loggableUrl(url: string): string {
   const query = url.indexOf('?')
@@ -36,7 +43,8 @@ export function loggableUrl(url: string): string {
       const equals = pair.indexOf('=')
       if (equals < 0) return pair === '' ? pair : '[redacted]'
       const name = pair.slice(0, equals)
-      return HARMLESS_QUERY.has(name) ? pair : `${name}=[redacted]`
+      if (HARMLESS_QUERY.has(name)) return pair
+      return `${PLAIN_NAME.test(name) ? name : '[redacted]'}=[redacted]`
     })
   return `${url.slice(0, query)}?${params.join('&')}`
 }

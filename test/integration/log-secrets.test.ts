@@ -38,6 +38,9 @@ describe('secrets in requests never reach the log', () => {
       `/v1/apis.listKeys?apiId=api_x&roles=${key}`,
       `/v1/keys.getKey?keyId=key_x&q=${encodeURIComponent(TEST_ROOT_KEY)}`,
       `/v1/apis.getApi?${key}`,
+      // A key followed by `=`: a base64 bootstrap root key's padding, or a client that sends `?<key>=`.
+      `/v1/apis.getApi?apiId=api_x&${key}=`,
+      `/v1/apis.getApi?${TEST_ROOT_KEY}==`,
       `/v1/keys.nope?token=${key}`,
     ]
     for (const url of paths) {

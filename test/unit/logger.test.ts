@@ -30,6 +30,12 @@ describe('log redaction', () => {
       '/v1/apis.listKeys?apiId=api_1&cursor=key_2&limit=10&externalId=[redacted]',
     )
     expect(loggableUrl('/v1/keys.getKey?keyId=key_1')).toBe('/v1/keys.getKey?keyId=key_1')
+    // A key sent as a name: with an `=` after it, or a base64 bootstrap root key whose padding is one.
+    const base64Key = 'q0J3kL9m2Xv8sT4wY7zA1bC6dE5fG0hI2jK4lM6nO8p='
+    expect(loggableUrl(`/v1/apis.getApi?${base64Key}`)).toBe('/v1/apis.getApi?[redacted]=[redacted]')
+    expect(loggableUrl('/v1/apis.getApi?apiId=api_1&sk_3ZkVq8Lb1Hn2Xw9Pd4Rt7M=1')).toBe(
+      '/v1/apis.getApi?apiId=api_1&[redacted]=[redacted]',
+    )
     const { log, lines } = capturedLogger()
     log.info(
       { req: { method: 'GET', url: '/v1/keys.verifyKey?key=sk_secret_in_query', ip: '127.0.0.1' } },
