@@ -13,6 +13,12 @@ describe('README', () => {
     expect(firstBlock).toContain('npm test')
   })
 
+  it("runs keygate as npx keygate in every sh block: after the README's set-up, keygate alone is not on the PATH", () => {
+    const blocks = [...readme.matchAll(/\n```sh\n([\s\S]*?)\n```\n/g)].map((match) => match[1]!)
+    const bare = blocks.flatMap((block) => block.split('\n')).filter((line) => /^\s*keygate\s/.test(line))
+    expect(bare).toEqual([])
+  })
+
   it('documents every flag and environment variable the code reads', () => {
     for (const spec of Object.values(specs).flat()) {
       expect(readme, `--${spec.flag}`).toContain(`\`--${spec.flag}\``)
