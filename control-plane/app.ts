@@ -8,6 +8,7 @@ import { KeyWrites, type WriteListener } from './key-writes.js'
 import { RootKeyAuth } from './root-key-auth.js'
 import type { RootKeyUse } from './root-key-use.js'
 import { RootKeys } from './root-keys.js'
+import { Rbac } from './rbac.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
 import { registerDeleteApi } from './routes/apis-delete-api.js'
 import { registerGetApi } from './routes/apis-get-api.js'
@@ -28,6 +29,8 @@ import { registerListRootKeys } from './routes/root-keys-list-root-keys.js'
 import { registerRevokeRootKey } from './routes/root-keys-revoke-root-key.js'
 import { registerRollRootKey } from './routes/root-keys-roll-root-key.js'
 import { registerLiveness } from './routes/liveness.js'
+import { registerPermissionRoutes } from './routes/permissions-permissions.js'
+import { registerRoleRoutes } from './routes/permissions-roles.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
@@ -62,7 +65,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey, deps.rootKeyUse)
   const audit = new AuditLog(deps.store, deps.clock, deps.log)
   const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock })
-  const routeDeps = { store: deps.store, auth, audit, rootKeys, clock: deps.clock, log: deps.log }
+  const rbac = new Rbac(deps.store, deps.clock, deps.onWrite)
+  const routeDeps = { store: deps.store, auth, audit, rootKeys, rbac, clock: deps.clock, log: deps.log }
   const writes = new KeyWrites(routeDeps, deps.onWrite)
   app.decorateRequest('principal', null)
   // Management routes: the root key is checked before the body is even parsed (401 before 400).
@@ -90,6 +94,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListRootKeys(management, routeDeps)
     registerRevokeRootKey(management, routeDeps)
     registerRollRootKey(management, routeDeps)
+    registerPermissionRoutes(management, routeDeps)
+    registerRoleRoutes(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

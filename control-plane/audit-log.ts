@@ -4,6 +4,7 @@ import type { Clock } from '../shared/clock.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 import { toKeyResponse } from './key-response.js'
+import { EMPTY_CONTEXT } from '../shared/key-context.js'
 import { principalOf } from './root-key-auth.js'
 
 /** Who made a write: the root key of a management call (and the request), or the command line. */
@@ -62,7 +63,13 @@ export class AuditLog {
 function shown(value: KeyRecord | Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
   if (!value) return undefined
   if ('hash' in value && 'start' in value) {
-    const visible = toKeyResponse(value as KeyRecord) as Record<string, unknown>
+    const record = value as KeyRecord
+    // The references as stored (ids): what the key held at that moment, whatever their records became since.
+    const visible = {
+      ...toKeyResponse(record, EMPTY_CONTEXT),
+      permissionIds: record.permissionIds,
+      roleIds: record.roleIds,
+    } as Record<string, unknown>
     for (const field of Object.keys(visible)) if (visible[field] === undefined) delete visible[field]
     return visible
   }

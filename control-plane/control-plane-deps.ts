@@ -4,6 +4,7 @@ import type { ManagementStore } from '../shared/store/management-store.js'
 import type { AuditLog } from './audit-log.js'
 import type { RootKeyAuth } from './root-key-auth.js'
 import type { RootKeys } from './root-keys.js'
+import type { Rbac } from './rbac.js'
 
 /** What every management route is given: nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
@@ -11,6 +12,7 @@ export interface ControlPlaneDeps {
   auth: RootKeyAuth
   audit: AuditLog
   rootKeys: RootKeys
+  rbac: Rbac
   clock: Clock
   log: Logger
 }

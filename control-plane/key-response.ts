@@ -1,7 +1,11 @@
+import type { KeyContext } from '../shared/key-context.js'
 import type { KeyRecord } from '../shared/records.js'
 
-/** A stored record as the wire shows it; the response schema drops anything not listed (the hash). */
-export function toKeyResponse(record: KeyRecord) {
+/**
+ * A stored record as the wire shows it, with what it is granted and who it belongs to (`context`, resolved from
+ * its roles, permissions and identity); the response schema drops anything not listed (the hash).
+ */
+export function toKeyResponse(record: KeyRecord, context: KeyContext) {
   return {
     id: record.id,
     start: record.start,
@@ -17,7 +21,12 @@ export function toKeyResponse(record: KeyRecord) {
     updatedAt: record.updatedAt,
     enabled: record.enabled,
     environment: record.environment,
-    permissions: record.permissions,
-    roles: record.roles,
+    permissions: context.permissions.length > 0 ? context.permissions : undefined,
+    roles: context.roles.length > 0 ? context.roles : undefined,
+    identity: context.identity && {
+      id: context.identity.id,
+      externalId: context.identity.externalId,
+      meta: context.identity.meta,
+    },
   }
 }

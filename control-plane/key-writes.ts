@@ -3,8 +3,8 @@ import type { KeyPatch, KeyRecord, NewKeyRecord } from '../shared/records.js'
 import type { KeyWrite } from '../shared/store/management-store.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 
-/** Told of every change this control plane writes, as soon as the store has it (read-your-writes). */
-export type WriteListener = (write: KeyWrite) => void
+/** Told of every change this control plane writes (a key's or an entity's), as soon as the store has it. */
+export type WriteListener = (write: Pick<KeyWrite, 'event'>) => void
 
 // A compare-and-set update is retried this many times against concurrent writers before a 409.
 const UPDATE_ATTEMPTS = 5

@@ -30,10 +30,14 @@ export interface KeyRecord {
   refill?: Refill
   ratelimit?: RateLimitConfig
   environment?: string
-  /** Permission names granted to the key, sorted, unique. */
-  permissions?: string[]
-  /** Role names attached to the key, sorted, unique (labels: roles carry no permissions of their own here). */
-  roles?: string[]
+  /**
+   * Ids of the permission records granted to the key directly, sorted, unique. Names are resolved when the key is
+   * verified or shown (key-context.ts): a deleted permission grants nothing, and one re-created under the same
+   * name is another record the key does not hold.
+   */
+  permissionIds?: string[]
+  /** Ids of the key's roles, sorted, unique: each grants its permissions, resolved the same way. */
+  roleIds?: string[]
   enabled: boolean
   createdAt: number
   updatedAt?: number
@@ -54,9 +58,9 @@ export interface KeyPatch {
   remaining?: number | null
   refill?: Refill | null
   ratelimit?: RateLimitConfig | null
-  /** Full replacement; [] removes them all. */
-  permissions?: string[]
-  roles?: string[]
+  /** Full replacement (ids); [] removes them all. */
+  permissionIds?: string[]
+  roleIds?: string[]
   enabled?: boolean
 }
 
@@ -85,7 +89,7 @@ export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number)
     if (value === null) delete next[field]
     else if (value !== undefined) (next as Record<string, unknown>)[field] = value
   }
-  for (const field of ['permissions', 'roles'] as const) {
+  for (const field of ['permissionIds', 'roleIds'] as const) {
     const names = patch[field]
     if (names === undefined) continue
     if (names.length === 0) delete next[field]

@@ -1,4 +1,5 @@
 import { satisfies, type PermissionQuery } from './permission-query.js'
+import type { KeyContext } from './key-context.js'
 import type { KeyRecord } from './records.js'
 
 /** Verdict codes in the order they are checked (README.md, "API": verifyKey's codes). */
@@ -45,8 +46,11 @@ export interface Verdict {
   expires?: number
   enabled?: boolean
   environment?: string
+  /** Effective permissions: the key's own and its roles'. */
   permissions?: string[]
   roles?: string[]
+  /** The identity the key belongs to (through its externalId), if one exists. */
+  identity?: { id: string; externalId: string; meta?: Record<string, unknown> }
   /** Credits left, for a key that carries credits. */
   remaining?: number
   /** The state of the key's own rate limit, for a key that has one. */
@@ -56,11 +60,13 @@ export interface Verdict {
 const NOT_FOUND: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })
 
 /**
- * The verification rules: one pure function of the record (null = no such key), the request and the clock.
- * Every verifier and the control plane answer through it, so they cannot disagree.
+ * The verification rules: one pure function of the record (null = no such key), what it is granted (resolved
+ * from its roles, permissions and identity: key-context.ts), the request and the clock. Every verifier and the
+ * control plane answer through it, so they cannot disagree.
  */
 export function verify(
   record: Omit<KeyRecord, 'start' | 'createdAt' | 'updatedAt'> | null,
+  context: KeyContext,
   request: VerifyRequest,
   nowMs: number,
 ): Verdict {
@@ -71,7 +77,7 @@ export function verify(
       ? 'FORBIDDEN'
       : record.expires !== undefined && nowMs >= record.expires
         ? 'EXPIRED'
-        : request.permissions !== undefined && !satisfies(record.permissions, request.permissions)
+        : request.permissions !== undefined && !satisfies(context.permissions, request.permissions)
           ? 'INSUFFICIENT_PERMISSIONS'
           : 'VALID'
   return {
@@ -83,8 +89,13 @@ export function verify(
     meta: record.meta,
     expires: record.expires,
     enabled: record.enabled,
-    permissions: record.permissions,
-    roles: record.roles,
+    permissions: context.permissions.length > 0 ? context.permissions : undefined,
+    roles: context.roles.length > 0 ? context.roles : undefined,
+    identity: context.identity && {
+      id: context.identity.id,
+      externalId: context.identity.externalId,
+      meta: context.identity.meta,
+    },
     environment: record.environment,
   }
 }

@@ -8,4 +8,6 @@ export const WIRE_EXAMPLES = {
   key: 'sk_LXq5RcAiu5vihojMjbXaZo',
   requestId: 'req_1CX8vvRBjP4dUq9kWm2TnE',
   rootKeyId: 'root_1CX8vvRBgH2CvVAh5oiMQV',
+  permissionId: 'perm_1CX8vvRBk5mZqT3vYwXpLs',
+  roleId: 'role_1CX8vvRBmN7cGh2JkQwErT',
 } as const

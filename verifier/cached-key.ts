@@ -1,3 +1,4 @@
+import type { KeyContext } from '../shared/key-context.js'
 import type { KeyRecord } from '../shared/records.js'
 
 /**
@@ -7,7 +8,13 @@ import type { KeyRecord } from '../shared/records.js'
  * fields only when present, the api id shared between the keys of an api, and `hash` the very string the
  * cache is keyed by.
  */
-export type CachedKey = Omit<KeyRecord, 'start' | 'createdAt' | 'updatedAt'>
+export interface CachedKey extends Omit<KeyRecord, 'start' | 'createdAt' | 'updatedAt'> {
+  /**
+   * What the key was granted when last verified (its roles' and permissions' names, its identity), and the entity
+   * cache generation it was resolved at: reused until any entity changes (key-verifier.ts).
+   */
+  resolved?: { generation: number; context: KeyContext }
+}
 
 // Api ids repeat across every key of an api: one string each, for as many apis as a verifier plausibly sees.
 const MAX_SHARED_API_IDS = 10_000
@@ -31,15 +38,15 @@ const OPTIONAL_FIELDS = [
   'refill',
   'ratelimit',
   'environment',
-  'permissions',
-  'roles',
+  'permissionIds',
+  'roleIds',
 ] as const
-type Listed = 'id' | 'hash' | 'apiId' | 'enabled' | 'rev' | (typeof OPTIONAL_FIELDS)[number]
+type Listed = 'id' | 'hash' | 'apiId' | 'enabled' | 'rev' | 'resolved' | (typeof OPTIONAL_FIELDS)[number]
 const everyFieldListed: Exclude<keyof CachedKey, Listed> extends never ? true : never = true
 void everyFieldListed
 
 /** Built once per cache fill (a miss or a change), never per verification. */
-export function toCachedKey(record: CachedKey): CachedKey {
+export function toCachedKey(record: Omit<CachedKey, 'resolved'>): CachedKey {
   const key: CachedKey = {
     id: record.id,
     hash: record.hash,
@@ -48,7 +55,7 @@ export function toCachedKey(record: CachedKey): CachedKey {
     rev: record.rev,
   }
   for (const field of OPTIONAL_FIELDS) {
-    if (record[field] !== undefined) (key as Record<string, unknown>)[field] = record[field]
+    if (record[field] !== undefined) (key as unknown as Record<string, unknown>)[field] = record[field]
   }
   return key
 }

@@ -11,6 +11,11 @@ import { hashKey } from '../shared/key-material.js'
 import type { CachedKey } from './cached-key.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { verify, type Verdict, type VerifyRequest } from '../shared/verification.js'
+import { isEntityAddress, type StoredEntity } from '../shared/entity.js'
+import { EMPTY_CONTEXT, resolveKeyContext, type EntityLookup, type KeyContext } from '../shared/key-context.js'
+import { StoreUnavailableError } from '../shared/errors.js'
+import { EntityCache } from './entity-cache.js'
+import { RecordLookup } from './record-lookup.js'
 import type { CacheSettings, OnStale, SyncSettings } from '../shared/config/settings.js'
 import { KeyCache } from './key-cache.js'
 import { KeyLookup } from './key-lookup.js'
@@ -39,6 +44,8 @@ export interface KeyVerifierDeps {
 export class KeyVerifier {
   private readonly cache: KeyCache
   private readonly lookup: KeyLookup
+  private readonly entities: EntityCache
+  private readonly entityLookup: RecordLookup<StoredEntity<unknown>>
   private readonly sync: ShardSync
   private readonly clock: Clock
   private readonly onStale: OnStale
@@ -66,6 +73,13 @@ export class KeyVerifier {
     )
     this.cache = new KeyCache(deps.cache)
     this.lookup = new KeyLookup(deps.store, this.cache, deps.cache.maxPendingReads)
+    this.entities = new EntityCache(MAX_CACHED_ENTITIES)
+    this.entityLookup = new RecordLookup(
+      (address) => deps.store.getEntity(address),
+      this.entities,
+      deps.cache.maxPendingReads,
+      'record',
+    )
     this.metrics = createVerifierMetrics(deps.registry, {
       cacheSize: () => this.cache.size,
       stalenessSeconds: () => this.sync.stalenessMs / 1000,
@@ -74,8 +88,14 @@ export class KeyVerifier {
     })
     const sink: ChangeSink = {
       changed: (event) => this.applyChange(event),
-      dropShard: (shard) => this.cache.dropShard(shard),
-      firstSyncDone: () => this.cache.clear(),
+      dropShard: (shard) => {
+        this.cache.dropShard(shard)
+        this.entities.dropShard(shard)
+      },
+      firstSyncDone: () => {
+        this.cache.clear()
+        this.entities.clear()
+      },
     }
     if (this.onStale === 'serve') {
       deps.log.warn(
@@ -134,6 +154,11 @@ export class KeyVerifier {
    * without waiting for the published copy (which ShardSync still handles in revision order).
    */
   applyChange(event: Pick<ChangeEvent, 'hash' | 'rev' | 'kind'>): void {
+    if (isEntityAddress(event.hash)) {
+      this.entities.invalidate(event.hash, event.rev)
+      this.entityLookup.changed(event)
+      return
+    }
     this.cache.invalidate(event.hash, event.rev)
     this.lookup.changed(event)
   }
@@ -150,17 +175,69 @@ export class KeyVerifier {
       const cached = this.cache.get(hash)
       if (cached !== undefined) {
         this.metrics.cacheHits.inc()
-        return this.decide(cached, request)
+        return this.withContext(cached, request)
       }
     } else if (this.onStale === 'serve') {
       this.metrics.staleAnswers.labels('served').inc()
       const cached = this.cache.get(hash)
-      if (cached !== undefined) return this.decide(cached, request)
+      if (cached !== undefined) return this.withContext(cached, request)
     } else {
       this.metrics.staleAnswers.labels('read-through').inc()
     }
     this.metrics.cacheMisses.inc()
-    return this.lookup.read(hash).then((record) => this.decide(record, request))
+    return this.lookup.read(hash).then((record) => this.withContext(record, request))
+  }
+
+  /** Resolves what the key is granted (usually memoised: no work), then decides. */
+  private withContext(record: CachedKey | null, request: VerifyRequest): Verdict | Promise<Verdict> {
+    if (record === null) return this.decide(null, EMPTY_CONTEXT, request)
+    const context = this.contextOf(record)
+    return context instanceof Promise
+      ? context.then((resolved) => this.decide(record, resolved, request))
+      : this.decide(record, context, request)
+  }
+
+  /**
+   * The key's context from its roles, permissions and identity: memoised on the cached key until any entity
+   * changes; read from the store for what the entity cache lacks. Beyond the staleness bound (unless serving
+   * stale) the cache is not trusted, so every record is read afresh, as the key itself is.
+   */
+  private contextOf(key: CachedKey): KeyContext | Promise<KeyContext> {
+    const trusted = this.sync.current || this.onStale === 'serve'
+    const generation = this.entities.generation
+    if (trusted) {
+      const memo = key.resolved
+      if (memo !== undefined && memo.generation === generation) return memo.context
+    }
+    const cached: EntityLookup = trusted ? (address) => this.entities.get(address) : () => undefined
+    const result = resolveKeyContext(key, cached)
+    if ('missing' in result) return this.readContext(key, result.missing, cached, generation, trusted)
+    if (trusted) key.resolved = { generation, context: result }
+    return result
+  }
+
+  private async readContext(
+    key: CachedKey,
+    missing: string[],
+    cached: EntityLookup,
+    generation: number,
+    trusted: boolean,
+  ): Promise<KeyContext> {
+    const read = new Map<string, unknown>()
+    const lookup: EntityLookup = (address) => (read.has(address) ? read.get(address) : cached(address))
+    // Roles are read before their permissions: two rounds at most, unless records change under the reads.
+    for (let round = 0; round < MAX_CONTEXT_ROUNDS; round++) {
+      const found = await Promise.all(missing.map((address) => this.entityLookup.read(address)))
+      missing.forEach((address, i) => read.set(address, found[i]?.doc ?? null))
+      const result = resolveKeyContext(key, lookup)
+      if (!('missing' in result)) {
+        // Memoised only if no entity changed meanwhile: a change during the reads may have been missed by them.
+        if (trusted && generation === this.entities.generation) key.resolved = { generation, context: result }
+        return result
+      }
+      missing = result.missing
+    }
+    throw new StoreUnavailableError(`key ${key.id}: its roles and permissions kept changing while they were read`)
   }
 
   /**
@@ -168,9 +245,9 @@ export class KeyVerifier {
    * the store (credits are global: N verifiers let exactly `remaining` calls through). Keys without credits
    * never leave memory.
    */
-  private decide(record: CachedKey | null, request: VerifyRequest): Verdict | Promise<Verdict> {
+  private decide(record: CachedKey | null, context: KeyContext, request: VerifyRequest): Verdict | Promise<Verdict> {
     const now = this.clock.now()
-    const verdict = verify(record, request, now)
+    const verdict = verify(record, context, request, now)
     if (verdict.code !== 'VALID' || record === null) return this.count(verdict)
     const limits = appliedLimits(record, request)
     if (limits.length === 0 && record.remaining === undefined) return this.count(verdict)
@@ -232,6 +309,9 @@ export class KeyVerifier {
 
 const KEY_LIMIT = 'key'
 const USAGE_FLUSH_MS = 5_000
+// Roles, permissions and identities a verifier remembers (the knowledge that one does not exist included).
+const MAX_CACHED_ENTITIES = 100_000
+const MAX_CONTEXT_ROUNDS = 3
 
 /** The key's own limit (if any) and the request's ad-hoc ones, each with its cost. */
 function appliedLimits(record: CachedKey, request: VerifyRequest): AppliedLimit[] {

@@ -5,6 +5,7 @@ import { fastRouteServerFactory } from '../../shared/http/fast-route.js'
 import { hashKey } from '../../shared/key-material.js'
 import { openRedisBackend } from '../../shared/store/redis-backend.js'
 import { verify } from '../../shared/verification.js'
+import { EMPTY_CONTEXT } from '../../shared/key-context.js'
 
 /**
  * The naive design keygate is compared with: no cache, every verification reads the key's record from
@@ -28,7 +29,7 @@ const app = Fastify({
       bodySchema: Body,
       responseSchema: Response,
       handle: async (body, requestId) => ({
-        ...verify(await store.getKeyByHash(hashKey((body as { key: string }).key)), {}, Date.now()),
+        ...verify(await store.getKeyByHash(hashKey((body as { key: string }).key)), EMPTY_CONTEXT, {}, Date.now()),
         requestId,
       }),
     },

@@ -89,7 +89,7 @@ export function registerOpenApi(app: KeygateServer): void {
         title: 'Keygate API',
         version,
         description: [
-          "API keys: the management API (`apis.*`, `keys.*`, `audit.*`) and key verification. The wire contract is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies.",
+          "API keys: the management API (`apis.*`, `keys.*`, `permissions.*`, `audit.*`, `rootKeys.*`) and key verification. The wire contract is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies.",
           '**Trying it out:** management operations need a root key. Press **Authorize** and paste the root key (`keygate dev` prints one). Create an api with `apis.createApi`, then put the `apiId` it returns into `keys.createKey`; the examples show ids of the right shape, which name nothing until you replace them.',
           'Every error has the shape `{error: {code, message, docs, requestId}}`; `docs` links to the page of its code, listed at [/docs/errors](/docs/errors).',
         ].join('\n\n'),
@@ -99,6 +99,14 @@ export function registerOpenApi(app: KeygateServer): void {
       tags: [
         { name: 'apis', description: 'Apis: namespaces that keys belong to' },
         { name: 'keys', description: 'Keys: create, change, verify' },
+        { name: 'permissions', description: 'Permissions and roles: what keys are granted' },
+        {
+          name: 'identities',
+          description: 'Identities: the users or organisations behind keys, and their shared limits',
+        },
+        { name: 'ratelimits', description: 'Rate limits of anything, by namespace and identifier, with overrides' },
+        { name: 'migrations', description: 'Importing keys from elsewhere' },
+        { name: 'analytics', description: 'Verification counts' },
         { name: 'audit', description: 'The audit log of management writes' },
         { name: 'rootKeys', description: 'Root keys: the keys that call the management API' },
         { name: 'gateway', description: 'Forward-auth for gateways (verifier and `keygate dev`)' },

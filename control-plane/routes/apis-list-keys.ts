@@ -57,7 +57,14 @@ export function registerListKeys(app: KeygateServer, deps: ControlPlaneDeps): vo
       }
       if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
       const page = await deps.store.listKeys(apiId, { cursor, limit, ownerId: externalId ?? ownerId })
-      return { keys: page.keys.map(toKeyResponse), total: page.total, cursor: page.cursor }
+      // One memo for the page: the keys of an api mostly share their roles and permissions.
+      const memo = new Map<string, unknown>()
+      const contexts = await Promise.all(page.keys.map((key) => deps.rbac.contextOf(key, memo)))
+      return {
+        keys: page.keys.map((key, i) => toKeyResponse(key, contexts[i]!)),
+        total: page.total,
+        cursor: page.cursor,
+      }
     },
   )
 }

@@ -8,7 +8,6 @@ import { checkExpires } from '../expires.js'
 import { checkRefill } from '../refill-rules.js'
 import { rateLimitOf } from '../rate-limit-body.js'
 import { checkMeta } from '../meta-limits.js'
-import { nameSet } from '../name-set.js'
 import { notRecoverable, ownerIdOf } from '../v1-field-rules.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { CreateKeyBody, NewKeyResponse } from '../schemas/key-schemas.js'
@@ -29,6 +28,11 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
       checkRefill(body.refill, body.remaining !== undefined)
       const ownerId = ownerIdOf(body) ?? undefined
       if (!(await deps.store.getApi(body.apiId))) throw notFound(`api ${body.apiId} not found`)
+      // Unkey creates the permissions and roles named that do not exist yet, if the root key may.
+      const permissionIds = body.permissions?.length
+        ? await deps.rbac.permissionIdsOf(body.permissions, principal, true)
+        : undefined
+      const roleIds = body.roles?.length ? await deps.rbac.roleIdsOf(body.roles, principal, true) : undefined
 
       const now = deps.clock.now()
       const { key, hash, start } = generateKey(body.prefix, body.byteLength)
@@ -41,8 +45,8 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
         ownerId,
         meta: body.meta,
         expires: body.expires,
-        permissions: nameSet(body.permissions),
-        roles: nameSet(body.roles),
+        permissionIds,
+        roleIds,
         remaining: body.remaining,
         refill: body.refill,
         ratelimit: rateLimitOf(body.ratelimit) ?? undefined,

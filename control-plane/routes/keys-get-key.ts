@@ -24,7 +24,7 @@ export function registerGetKey(app: KeygateServer, deps: ControlPlaneDeps): void
       const record = await deps.store.getKeyById(keyId)
       if (!record) throw notFound(`key ${keyId} not found`)
       requirePermission(principal, record.apiId, 'read_key')
-      return toKeyResponse(record)
+      return toKeyResponse(record, await deps.rbac.contextOf(record))
     },
   )
 }

@@ -2,43 +2,58 @@ import { Type } from 'typebox'
 import { badRequest } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { KeyRecord } from '../../shared/records.js'
+import type { ResourceAction } from '../../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
-import { nameId } from '../name-set.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
-import { EmptyResponse, LIMITS, NameField } from '../schemas/key-schemas.js'
+import type { RecordRef } from '../rbac.js'
+import { may, principalOf, type Principal } from '../root-key-auth.js'
+import { ApiError } from '../../shared/errors.js'
+import { EmptyResponse, LIMITS } from '../schemas/key-schemas.js'
 import { KeyIdField } from '../schemas/fields.js'
+import { Slug } from '../schemas/rbac-schemas.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 
-type Field = 'permissions' | 'roles'
+export type Field = 'permissions' | 'roles'
 type Operation = 'add' | 'set' | 'remove'
 
-// Unkey's v1 bodies: [{id?, name?, create?}]. Keygate has no separate permission or role records, so the
-// name is required; `id` and `create` are accepted and ignored (ids are derived from names).
-const NameRef = (noun: string, example: string) =>
+// Unkey's v1 bodies: [{id?, name?, create?}] (permissions also `slug`, the newer word for their name).
+const Ref = (noun: string, example: string, field: Field) =>
   Type.Object(
     {
-      name: { ...NameField(`The ${noun}'s name`), examples: [example] },
-      id: Type.Optional(
-        Type.String({
-          maxLength: 256,
-          description: `Unkey's ${noun} id: accepted and ignored (the name is the identity)`,
+      id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: `The ${noun}'s id` })),
+      name: Type.Optional(
+        field === 'permissions'
+          ? { ...Slug("The permission's slug (its name unless given one)"), examples: [example] }
+          : Type.String({ minLength: 1, maxLength: 512, description: "The role's name", examples: [example] }),
+      ),
+      ...(field === 'permissions'
+        ? {
+            slug: Type.Optional(Slug("The permission's slug (same as `name`)")),
+          }
+        : {}),
+      create: Type.Optional(
+        Type.Boolean({
+          description: `Create the ${noun} if no ${noun} has this name (needs rbac.*.create_${noun === 'permission' ? 'permission' : 'role'})`,
         }),
       ),
-      create: Type.Optional(
-        Type.Boolean({ description: `Unkey's: accepted and ignored (a ${noun} needs no record of its own)` }),
-      ),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, description: `A ${noun}, by id or by name` },
   )
+
 const NamedList = (noun: string) =>
   Type.Array(
     Type.Object({
-      id: Type.String({ description: `The ${noun}'s id, derived from its name` }),
-      name: Type.String({ description: `The ${noun}'s name` }),
+      id: Type.String({ description: `The ${noun}'s id` }),
+      name: Type.String({ description: `The ${noun}'s ${noun === 'permission' ? 'slug' : 'name'}` }),
     }),
     { description: `The ${noun}s` },
   )
+
+// Unkey's permission for each change.
+const ACTIONS: Record<Field, { add: ResourceAction<'rbac'>; remove: ResourceAction<'rbac'> }> = {
+  permissions: { add: 'add_permission_to_key', remove: 'remove_permission_from_key' },
+  roles: { add: 'add_role_to_key', remove: 'remove_role_from_key' },
+}
 
 /** keys.add|set|removePermissions and keys.add|set|removeRoles: six routes, one rule table. */
 export function registerPermissionAndRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
@@ -57,59 +72,98 @@ function register(
   const noun = field === 'permissions' ? 'Permissions' : 'Roles'
   const one = field === 'permissions' ? 'permission' : 'role'
   const example = field === 'permissions' ? 'documents.read' : 'editor'
-  const what = { add: 'to add', set: 'the key will have, replacing its own ([] clears them)', remove: 'to remove' }
+  const idField = field === 'permissions' ? 'permissionIds' : 'roleIds'
+  const what = { add: 'to add', set: 'the key will have, replacing its own', remove: 'to remove' }
   const Body = Type.Object(
     {
       keyId: KeyIdField(),
-      [field]: Type.Array(NameRef(one, example), {
+      [field]: Type.Array(Ref(one, example, field), {
+        minItems: 1,
         maxItems: LIMITS.namesPerKey,
-        minItems: operation === 'set' ? 0 : 1,
         description: `The ${field} ${what[operation]}`,
       }),
     },
-    { additionalProperties: false, examples: [{ keyId: WIRE_EXAMPLES.keyId, [field]: [{ name: example }] }] },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          keyId: WIRE_EXAMPLES.keyId,
+          [field]: [{ name: example, ...(operation === 'remove' ? {} : { create: true }) }],
+        },
+      ],
+    },
   )
   const answer =
     operation === 'remove' ? EmptyResponse : NamedList(operation === 'set' ? `${one} the key has now` : `${one} added`)
-  app.post(
-    `/v1/keys.${operation}${noun}`,
-    {
-      schema: { body: Body, response: { 200: answer } },
-    },
-    async (request) => {
-      const principal = principalOf(request)
-      const body = request.body as { keyId: string } & Record<Field, { name: string }[]>
-      const names = body[field].map((ref) => ref.name)
-      const next = (current: KeyRecord): string[] => {
-        const existing = current[field] ?? []
-        if (operation === 'set') return names
-        if (operation === 'add') return [...existing, ...names]
-        return existing.filter((name) => !names.includes(name))
+  app.post(`/v1/keys.${operation}${noun}`, { schema: { body: Body, response: { 200: answer } } }, async (request) => {
+    const principal = principalOf(request)
+    const body = request.body as { keyId: string } & Record<Field, (RecordRef & { slug?: string })[]>
+    const refs = body[field].map((ref) => {
+      if (ref.id === undefined && ref.name === undefined && ref.slug === undefined) {
+        throw badRequest(`${field}: each ${one} needs an id or a name`)
       }
-      let before: KeyRecord | undefined
-      const write = await writes.updateKey(
-        body.keyId,
-        (current) => ({ [field]: next(current) }),
-        (record) => {
-          before = record
-          requirePermission(principal, record.apiId, 'update_key')
-          const after = new Set(next(record))
-          if (after.size > LIMITS.namesPerKey) throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
-        },
-      )
-      request.log.info(
-        { keyId: body.keyId, [field]: write.record[field]?.length ?? 0, rootKeyId: principal.rootKeyId },
-        `key ${field} ${operation}`,
-      )
-      await deps.audit.record(request, `keys.${operation}${noun}`, {
-        apiId: write.record.apiId,
-        keyId: body.keyId,
-        before,
-        after: write.record,
-      })
-      if (operation === 'remove') return {}
-      const shown = operation === 'set' ? (write.record[field] ?? []) : [...new Set(names)].sort()
-      return shown.map((name) => ({ id: nameId(field === 'permissions' ? 'perm' : 'role', name), name }))
-    },
-  )
+      return { id: ref.id, name: ref.slug ?? ref.name, create: ref.create }
+    })
+    // 404 for the key, then 403, before anything is created or resolved.
+    const current = await writes.readKey(body.keyId)
+    const removing = operation === 'remove' || (operation === 'set' && (current[idField]?.length ?? 0) > 0)
+    allowKeyGrants(principal, field, operation !== 'remove', removing)
+    const ids =
+      field === 'permissions'
+        ? await deps.rbac.permissionIdsOf(operation === 'remove' ? refs.map(noCreate) : refs, principal, false)
+        : await deps.rbac.roleIdsOf(operation === 'remove' ? refs.map(noCreate) : refs, principal, false)
+    const next = (record: KeyRecord): string[] => {
+      const existing = record[idField] ?? []
+      if (operation === 'set') return ids
+      if (operation === 'add') return [...existing, ...ids]
+      return existing.filter((id) => !ids.includes(id))
+    }
+    let before: KeyRecord | undefined
+    const write = await writes.updateKey(
+      body.keyId,
+      (record) => ({ [idField]: next(record) }),
+      (record) => {
+        before = record
+        const removes = operation === 'remove' || (operation === 'set' && (record[idField]?.length ?? 0) > 0)
+        allowKeyGrants(principal, field, operation !== 'remove', removes)
+        if (new Set(next(record)).size > LIMITS.namesPerKey) {
+          throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
+        }
+      },
+    )
+    request.log.info(
+      { keyId: body.keyId, [field]: write.record[idField]?.length ?? 0, rootKeyId: principal.rootKeyId },
+      `key ${field} ${operation}`,
+    )
+    await deps.audit.record(request, `keys.${operation}${noun}`, {
+      apiId: write.record.apiId,
+      keyId: body.keyId,
+      before,
+      after: write.record,
+    })
+    if (operation === 'remove') return {}
+    const shown = operation === 'set' ? (write.record[idField] ?? []) : ids
+    const records = await Promise.all(
+      shown.map((id) => (field === 'permissions' ? deps.rbac.permissions.get(id) : deps.rbac.roles.get(id))),
+    )
+    return records.flatMap((record) =>
+      record ? [{ id: record.id, name: 'slug' in record ? record.slug : record.name }] : [],
+    )
+  })
+}
+
+function noCreate(ref: RecordRef): RecordRef {
+  return { ...ref, create: false }
+}
+
+/** Unkey's rbac permissions for changing a key's permissions or roles: adding, and removing when any is taken away. */
+export function allowKeyGrants(principal: Principal, field: Field, adds: boolean, removes: boolean): void {
+  const needed = [...(adds ? [ACTIONS[field].add] : []), ...(removes ? [ACTIONS[field].remove] : [])]
+  const missing = needed.filter((action) => !may(principal, 'rbac', '*', action))
+  if (missing.length > 0) {
+    throw new ApiError(
+      'INSUFFICIENT_PERMISSIONS',
+      `the root key needs ${missing.map((action) => `rbac.*.${action}`).join(' and ')}`,
+    )
+  }
 }

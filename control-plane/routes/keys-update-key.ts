@@ -2,6 +2,8 @@ import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { KeyPatch, KeyRecord } from '../../shared/records.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
+import type { RecordRef } from '../rbac.js'
+import { allowKeyGrants } from './keys-permissions-and-roles.js'
 import { checkExpires } from '../expires.js'
 import { checkRefill } from '../refill-rules.js'
 import { rateLimitOf } from '../rate-limit-body.js'
@@ -17,6 +19,13 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     async (request) => {
       const principal = principalOf(request)
       const body = request.body
+      // 404 and 403 before any permission or role named is looked up (or created).
+      const current = await writes.readKey(body.keyId)
+      requirePermission(principal, current.apiId, 'update_key')
+      // Unkey's: changing a key's permissions or roles needs the rbac actions for it, as keys.addPermissions does.
+      if (body.permissions)
+        allowKeyGrants(principal, 'permissions', body.permissions.length > 0, !!current.permissionIds)
+      if (body.roles) allowKeyGrants(principal, 'roles', body.roles.length > 0, !!current.roleIds)
       const patch: KeyPatch = {
         name: body.name,
         ownerId: ownerIdOf(body),
@@ -25,8 +34,10 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
         remaining: body.remaining,
         refill: body.refill,
         ratelimit: rateLimitOf(body.ratelimit),
-        permissions: body.permissions,
-        roles: body.roles,
+        // A bare name is created when missing, as keys.createKey does; Unkey's {name} only with `create: true`.
+        permissionIds:
+          body.permissions && (await deps.rbac.permissionIdsOf(body.permissions.map(named), principal, false)),
+        roleIds: body.roles && (await deps.rbac.roleIdsOf(body.roles.map(named), principal, false)),
         enabled: body.enabled,
       }
       // 404, then 403, then the content: a root key without rights on the key learns nothing more.
@@ -54,4 +65,8 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
       return {}
     },
   )
+}
+
+function named(ref: string | RecordRef): RecordRef {
+  return typeof ref === 'string' ? { name: ref, create: true } : ref
 }

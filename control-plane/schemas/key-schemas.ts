@@ -25,6 +25,28 @@ export const Names = (description: string, example: string[]) =>
     description: `${description}; at most ${LIMITS.namesPerKey}`,
     examples: [example],
   })
+/** updateKey's roles and permissions: names, or Unkey's `{id?, name?, create?}` references. */
+const References = (noun: 'permission' | 'role', description: string, example: string) =>
+  Type.Array(
+    Type.Union([
+      NameField(`A ${noun} ${noun === 'permission' ? 'slug' : 'name'}`),
+      Type.Object(
+        {
+          id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: `The ${noun}'s id` })),
+          name: Type.Optional(NameField(`The ${noun}'s ${noun === 'permission' ? 'slug' : 'name'}`)),
+          create: Type.Optional(
+            Type.Boolean({ description: `Create the ${noun} if none has this name (needs rbac.*.create_${noun})` }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ]),
+    {
+      maxItems: LIMITS.namesPerKey,
+      description: `${description}; at most ${LIMITS.namesPerKey}`,
+      examples: [[example]],
+    },
+  )
 const Credits = Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 })
 export const Refill = Type.Object(
   {
@@ -135,9 +157,14 @@ export const CreateKeyBody = Type.Object(
     refill: Type.Optional(Refill),
     ratelimit: Type.Optional(RateLimitBody),
     permissions: Type.Optional(
-      Names("The key's permissions, checked by verifyKey's `authorization`", ['documents.read']),
+      Names(
+        "The key's permissions by slug, checked by verifyKey's `authorization`; a slug with no permission record is created (the root key needs rbac.*.create_permission then)",
+        ['documents.read'],
+      ),
     ),
-    roles: Type.Optional(Names("The key's roles: labels, returned by verifyKey (they grant nothing)", ['editor'])),
+    roles: Type.Optional(
+      Names('Roles by name (they must exist: permissions.createRole); each grants the key its permissions', ['editor']),
+    ),
     enabled: Type.Optional(
       Type.Boolean({ description: 'false: the key exists but does not verify (DISABLED); default true' }),
     ),
@@ -187,8 +214,20 @@ export const UpdateKeyBody = Type.Object(
     ),
     refill: Type.Optional(Nullable(Refill, `The periodic refill ${CLEARS}`)),
     ratelimit: Type.Optional(Nullable(RateLimitBody, `The key's rate limit ${CLEARS}`)),
-    permissions: Type.Optional(Names("Replaces the key's permissions ([] clears them)", ['documents.read'])),
-    roles: Type.Optional(Names("Replaces the key's roles ([] clears them)", ['editor'])),
+    permissions: Type.Optional(
+      References(
+        'permission',
+        "Replaces the key's permissions ([] clears them): slugs, or Unkey's {id?, name?, create?}",
+        'documents.read',
+      ),
+    ),
+    roles: Type.Optional(
+      References(
+        'role',
+        "Replaces the key's roles ([] clears them): names, or Unkey's {id?, name?, create?}",
+        'editor',
+      ),
+    ),
     enabled: Type.Optional(
       Type.Boolean({ description: 'false: the key stops verifying at once (DISABLED); true: it verifies again' }),
     ),
@@ -200,6 +239,16 @@ export const UpdateKeyBody = Type.Object(
   },
 )
 export type UpdateKeyBody = Static<typeof UpdateKeyBody>
+
+/** The identity a key belongs to (through its externalId), as getKey and verifyKey show it. */
+export const IdentityResponse = Type.Object(
+  {
+    id: Type.String({ description: "The identity's id" }),
+    externalId: Type.String({ description: 'Its externalId: the id of the user or organisation in your system' }),
+    meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta' })),
+  },
+  { description: 'The identity the key belongs to, when one exists with its externalId' },
+)
 
 /** The key as clients see it: this schema is the allow-list that keeps the hash off the wire. */
 export const KeyResponse = Type.Object({
@@ -226,8 +275,11 @@ export const KeyResponse = Type.Object({
   updatedAt: Type.Optional(Type.Number({ description: 'When it last changed, unix milliseconds' })),
   enabled: Type.Boolean({ description: 'Whether it verifies (false: DISABLED)' }),
   environment: Type.Optional(Type.String({ description: 'Its environment label' })),
-  permissions: Type.Optional(Type.Array(Type.String(), { description: 'Its permissions' })),
-  roles: Type.Optional(Type.Array(Type.String(), { description: 'Its roles' })),
+  permissions: Type.Optional(
+    Type.Array(Type.String(), { description: 'Its permissions (slugs): its own and those its roles grant' }),
+  ),
+  roles: Type.Optional(Type.Array(Type.String(), { description: 'Its roles (names)' })),
+  identity: Type.Optional(IdentityResponse),
 })
 
 export const EmptyResponse = Type.Object({}, { description: 'Done: nothing more to say' })

@@ -4,6 +4,7 @@ import type { ChangeEvent } from '../change-event.js'
 import type { CreditOp } from '../credits.js'
 import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord } from '../records.js'
 import type { RootKeyStore } from './root-key-store.js'
+import type { EntityStore } from './entity-store.js'
 import type { StoreHealth } from './store-health.js'
 
 export interface KeyPage {
@@ -22,10 +23,11 @@ export interface KeyWrite {
 }
 
 /**
- * What the control plane asks of the store: apis, keys, root keys (root-key-store.ts), credits, usage reads and the
- * audit log. The general contract (absence, atomicity, revisions, errors) is on KeyStore (key-store.ts).
+ * What the control plane asks of the store: apis, keys, entities (entity-store.ts), root keys (root-key-store.ts),
+ * credits, usage reads and the audit log. The general contract (absence, atomicity, revisions, errors) is on
+ * KeyStore (key-store.ts).
  */
-export interface ManagementStore extends StoreHealth, RootKeyStore {
+export interface ManagementStore extends StoreHealth, RootKeyStore, EntityStore {
   createApi(api: ApiRecord): Promise<void>
   getApi(apiId: string): Promise<ApiRecord | null>
   /** Marks the api deleting (absent to readers from now on); returns it, or null if there was none. */

@@ -16,6 +16,9 @@ import {
   type RootKeyRecord,
 } from '../records.js'
 import { MemoryRootKeyStore } from './memory-root-key-store.js'
+import { MemoryEntityStore } from './memory-entity-store.js'
+import type { StoredEntity } from '../entity.js'
+import type { EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
 import { WriteConflictError } from '../errors.js'
 import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
@@ -34,6 +37,7 @@ export class MemoryKeyStore implements KeyStore {
   private readonly keysByHash = new Map<string, KeyRecord>()
   private readonly hashById = new Map<string, string>()
   private readonly rootKeys = new MemoryRootKeyStore()
+  private readonly entities = new MemoryEntityStore((...change) => this.logChange(...change))
   /** When each credit-carrying key was last refilled (its balance lives on the record, outside its revision). */
   private readonly refilledAt = new Map<string, number>()
   /** Rate-limit window counters; bounded so old windows cannot pile up in a long-running dev process. */
@@ -257,6 +261,49 @@ export class MemoryKeyStore implements KeyStore {
     return op === 'take' ? before : record.remaining
   }
 
+  // Entities (roles, permissions, identities, rate-limit namespaces and overrides): memory-entity-store.ts.
+  getEntity<T>(address: string): Promise<StoredEntity<T> | null> {
+    return this.entities.getEntity<T>(address)
+  }
+
+  writeEntity(
+    address: string,
+    id: string,
+    kind: 'created' | 'updated' | 'deleted',
+    doc: unknown,
+    expectedRev?: number,
+  ): Promise<EntityWrite | EntityWriteRefused> {
+    return this.entities.writeEntity(address, id, kind, doc, expectedRev)
+  }
+
+  addToIndex(index: string, member: string): Promise<void> {
+    return this.entities.addToIndex(index, member)
+  }
+
+  removeFromIndex(index: string, member: string): Promise<void> {
+    return this.entities.removeFromIndex(index, member)
+  }
+
+  listIndex(index: string, options: { cursor?: string; limit: number }): Promise<IndexPage> {
+    return this.entities.listIndex(index, options)
+  }
+
+  claimName(scope: string, name: string, value: string): Promise<string | null> {
+    return this.entities.claimName(scope, name, value)
+  }
+
+  readName(scope: string, name: string): Promise<string | null> {
+    return this.entities.readName(scope, name)
+  }
+
+  replaceName(scope: string, name: string, from: string, to: string): Promise<boolean> {
+    return this.entities.replaceName(scope, name, from, to)
+  }
+
+  releaseName(scope: string, name: string, value: string): Promise<void> {
+    return this.entities.releaseName(scope, name, value)
+  }
+
   // Root keys: memory-root-key-store.ts.
   createRootKey(record: RootKeyRecord): Promise<boolean> {
     return this.rootKeys.createRootKey(record)
@@ -321,25 +368,21 @@ export class MemoryKeyStore implements KeyStore {
 
   /** Revision bump, record, log append and publish: one synchronous step, like the Redis script. */
   private write(input: NewKeyRecord, kind: ChangeKind): KeyWrite {
-    const shard = shardOf(input.hash)
-    const rev = (this.revisions[shard] = (this.revisions[shard] ?? 0) + 1)
-    const record: KeyRecord = { ...structuredClone(input), rev }
+    const event = this.logChange(shardOf(input.hash), kind, input.id, input.hash, input.apiId)
+    const record: KeyRecord = { ...structuredClone(input), rev: event.rev }
     if (kind !== 'deleted') this.keysByHash.set(record.hash, record)
-    const event: ChangeEvent = {
-      v: 1,
-      shard,
-      epoch: this.epoch,
-      rev,
-      kind,
-      keyId: record.id,
-      hash: record.hash,
-      apiId: record.apiId,
-    }
+    return { record: structuredClone(record), event: { ...event } }
+  }
+
+  /** The next revision of the shard, appended to its log and published; the caller stores the record with it. */
+  private logChange(shard: number, kind: ChangeKind, id: string, hash: string, apiId: string): ChangeEvent {
+    const rev = (this.revisions[shard] = (this.revisions[shard] ?? 0) + 1)
+    const event: ChangeEvent = { v: 1, shard, epoch: this.epoch, rev, kind, keyId: id, hash, apiId }
     const log = this.logs[shard]!
     log.push(event)
     if (log.length > this.changeLogMaxLen) log.splice(0, log.length - this.changeLogMaxLen)
     this.feed.publish({ ...event, at: wallMicros() })
-    return { record: structuredClone(record), event: { ...event } }
+    return { ...event }
   }
 }
 

@@ -27,6 +27,9 @@ import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionS
 import { redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
 import { RedisRootKeyStore } from './redis-root-key-store.js'
+import { RedisEntityStore } from './redis-entity-store.js'
+import type { StoredEntity } from '../entity.js'
+import type { EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
 import {
   CONSUME_RATE_LIMITS_SCRIPT,
   SPEND_CREDITS_SCRIPT,
@@ -58,6 +61,7 @@ export class RedisKeyStore implements KeyStore {
   private readonly now: () => number
   private readonly cluster: Cluster | undefined
   private readonly rootKeys: RedisRootKeyStore
+  private readonly entities: RedisEntityStore
 
   /** Takes over `redis`: close() closes it. */
   /**
@@ -79,6 +83,7 @@ export class RedisKeyStore implements KeyStore {
     this.cluster = redis instanceof Cluster ? redis : undefined
     this.now = now
     this.rootKeys = new RedisRootKeyStore(redis, () => this.confirmReplicated())
+    this.entities = new RedisEntityStore(redis, () => this.confirmReplicated())
   }
 
   async createApi(api: ApiRecord): Promise<void> {
@@ -339,6 +344,49 @@ export class RedisKeyStore implements KeyStore {
     }
     // Full page, or a scan cut short by many skipped pointers: either way the index may hold more.
     return { keys, total, cursor }
+  }
+
+  // Entities (roles, permissions, identities, rate-limit namespaces and overrides): redis-entity-store.ts.
+  getEntity<T>(address: string): Promise<StoredEntity<T> | null> {
+    return this.entities.getEntity<T>(address)
+  }
+
+  writeEntity(
+    address: string,
+    id: string,
+    kind: 'created' | 'updated' | 'deleted',
+    doc: unknown,
+    expectedRev?: number,
+  ): Promise<EntityWrite | EntityWriteRefused> {
+    return this.entities.writeEntity(address, id, kind, doc, expectedRev)
+  }
+
+  addToIndex(index: string, member: string): Promise<void> {
+    return this.entities.addToIndex(index, member)
+  }
+
+  removeFromIndex(index: string, member: string): Promise<void> {
+    return this.entities.removeFromIndex(index, member)
+  }
+
+  listIndex(index: string, options: { cursor?: string; limit: number }): Promise<IndexPage> {
+    return this.entities.listIndex(index, options)
+  }
+
+  claimName(scope: string, name: string, value: string): Promise<string | null> {
+    return this.entities.claimName(scope, name, value)
+  }
+
+  readName(scope: string, name: string): Promise<string | null> {
+    return this.entities.readName(scope, name)
+  }
+
+  replaceName(scope: string, name: string, from: string, to: string): Promise<boolean> {
+    return this.entities.replaceName(scope, name, from, to)
+  }
+
+  releaseName(scope: string, name: string, value: string): Promise<void> {
+    return this.entities.releaseName(scope, name, value)
   }
 
   // Root keys: redis-root-key-store.ts.

@@ -1,3 +1,4 @@
+import { entityShard } from '../entity.js'
 import { shardOf } from '../shards.js'
 
 /**
@@ -9,6 +10,12 @@ const shardTag = (shard: number) => `{s${shard}}`
 export const redisKeys = {
   /** HASH {rev, doc}: the key record, in its shard's slot. */
   record: (hash: string) => `kg:${shardTag(shardOf(hash))}:k:${hash}`,
+  /** HASH {rev, doc}: an entity (shared/entity.ts) by address, in its shard's slot. */
+  entity: (address: string) => `kg:${shardTag(entityShard(address))}:e:${address}`,
+  /** ZSET (score 0, ordered by member): an index of entities, e.g. every role's id. Never decides a verdict. */
+  entityIndex: (index: string) => `kg:idx:${index}`,
+  /** STRING: a unique name's pointer (a permission's name → its id). Never decides a verdict. */
+  entityName: (scope: string, name: string) => `kg:name:${scope}:${name}`,
   /** HASH {rev, epoch}: the shard's revision counter and the identity of its sequence. */
   revision: (shard: number) => `kg:${shardTag(shard)}:rev`,
   /** STREAM of changes, entry id `<rev>-1`, capped. */

@@ -32,7 +32,7 @@ for (const store of ['memory', 'redis'] as const) {
       const { apiId } = await post('apis.createApi', { name: 'audited' })
       const { keyId, key } = await post('keys.createKey', { apiId, name: 'first' })
       await post('keys.updateKey', { keyId, enabled: false })
-      await post('keys.addPermissions', { keyId, permissions: [{ name: 'p' }] })
+      await post('keys.addPermissions', { keyId, permissions: [{ name: 'p', create: true }] })
       await post('keys.deleteKey', { keyId })
 
       const { status, body } = await list('?limit=5')

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
 import { capturedLogger, openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
+import { EVERYTHING, grantsOn } from '../support/rbac.js'
 
 describe('forward-auth: /v1/authorize', () => {
   let backend: Backend
@@ -122,7 +123,13 @@ describe('forward-auth: /v1/authorize', () => {
     expect(needsPermission.headers['x-keygate-code']).toBe('INSUFFICIENT_PERMISSIONS')
     const reader = await issue(apiId)
     const record = await backend.store.getKeyById(reader.keyId)
-    await backend.store.updateKey(reader.keyId, { permissions: ['documents.read'] }, record!.rev, Date.now())
+    const permissionIds = (slugs: string[]) => grantsOn(backend).permissionIdsOf(slugs, EVERYTHING, true)
+    await backend.store.updateKey(
+      reader.keyId,
+      { permissionIds: await permissionIds(['documents.read']) },
+      record!.rev,
+      Date.now(),
+    )
     expect((await authorize(strict, { 'x-custom-key': reader.key })).statusCode).toBe(200)
     // Comma-separated gateway permissions must all be held.
     expect(
@@ -144,7 +151,7 @@ describe('forward-auth: /v1/authorize', () => {
     const grantedRecord = await backend.store.getKeyById(granted.keyId)
     await backend.store.updateKey(
       granted.keyId,
-      { permissions: ['documents.read', 'billing.read'] },
+      { permissionIds: await permissionIds(['documents.read', 'billing.read']) },
       grantedRecord!.rev,
       Date.now(),
     )

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OPERATIONS } from '../../control-plane/openapi/operations.js'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/key-material.js'
-import { MANAGE_ROOT_KEYS, ROOT_KEY_ACTIONS, type RootKeyAction as Action } from '../../shared/root-key-actions.js'
+import {
+  MANAGE_ROOT_KEYS,
+  ROOT_KEY_ACTIONS,
+  ROOT_KEY_RESOURCES,
+  type ResourceAction,
+  type RootKeyAction as Action,
+} from '../../shared/root-key-actions.js'
+import { grantsOn } from '../support/rbac.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
 
@@ -32,6 +39,11 @@ interface Fixture {
   key: string
   /** A stored root key with read_key on the api: what the rootKeys.* calls act on. */
   rootKeyId: string
+  /** A permission and a role of its own, which the key holds. */
+  permissionId: string
+  permissionSlug: string
+  roleId: string
+  roleName: string
 }
 
 type Method = 'GET' | 'POST'
@@ -47,7 +59,17 @@ interface Request {
  * A permission a route needs: an action on the fixture's api (`read_key`), an action on every api
  * (`*.create_api`: only `api.*.create_api` or `*` hold it), managing root keys, or `*` itself (admin).
  */
-type Need = Action | `*.${Action}` | typeof MANAGE_ROOT_KEYS | '*'
+type Need =
+  | Action
+  | `*.${Action}`
+  | typeof MANAGE_ROOT_KEYS
+  | '*'
+  | `rbac.*.${ResourceAction<'rbac'>}`
+  | `identity.*.${ResourceAction<'identity'>}`
+  | `ratelimit.*.${ResourceAction<'ratelimit'>}`
+
+/** The resources whose permissions are written whole in a row (`rbac.*.create_role`), not per api. */
+const SCOPED_RESOURCES = ['rbac', 'identity', 'ratelimit'] as const
 
 interface Row {
   /** Every permission the route needs; a root key lacking any one of them gets 403. */
@@ -58,9 +80,6 @@ interface Row {
 
 const get = (query: Record<string, string> = {}): Call => ({ method: 'GET', query })
 const post = (body: object): Call => ({ method: 'POST', body })
-
-const FIXTURE_PERMISSION = 'documents.read'
-const FIXTURE_ROLE = 'reader'
 
 /** The table: one row per management operation (checked against OPERATIONS below). */
 const TABLE: Record<string, Row> = {
@@ -77,18 +96,53 @@ const TABLE: Record<string, Row> = {
   'keys.whoami': { needs: ['read_key'], call: (f) => post({ key: f.key }) },
   'keys.updateRemaining': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, op: 'decrement', value: 1 }) },
   'keys.getVerifications': { needs: ['read_analytics'], call: (f) => get({ keyId: f.keyId }) },
+  // Unkey's: a key's permissions and roles are rbac actions, whatever the api.
   'keys.addPermissions': {
-    needs: ['update_key'],
-    call: (f) => post({ keyId: f.keyId, permissions: [{ name: 'documents.write' }] }),
+    needs: ['rbac.*.add_permission_to_key'],
+    call: (f) => post({ keyId: f.keyId, permissions: [{ name: f.permissionSlug }] }),
   },
-  'keys.setPermissions': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, permissions: [] }) },
+  'keys.setPermissions': {
+    needs: ['rbac.*.add_permission_to_key', 'rbac.*.remove_permission_from_key'],
+    call: (f) => post({ keyId: f.keyId, permissions: [{ id: f.permissionId }] }),
+  },
   'keys.removePermissions': {
-    needs: ['update_key'],
-    call: (f) => post({ keyId: f.keyId, permissions: [{ name: FIXTURE_PERMISSION }] }),
+    needs: ['rbac.*.remove_permission_from_key'],
+    call: (f) => post({ keyId: f.keyId, permissions: [{ name: f.permissionSlug }] }),
   },
-  'keys.addRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [{ name: 'writer' }] }) },
-  'keys.setRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [] }) },
-  'keys.removeRoles': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, roles: [{ name: FIXTURE_ROLE }] }) },
+  'keys.addRoles': {
+    needs: ['rbac.*.add_role_to_key'],
+    call: (f) => post({ keyId: f.keyId, roles: [{ id: f.roleId }] }),
+  },
+  'keys.setRoles': {
+    needs: ['rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key'],
+    call: (f) => post({ keyId: f.keyId, roles: [{ name: f.roleName }] }),
+  },
+  'keys.removeRoles': {
+    needs: ['rbac.*.remove_role_from_key'],
+    call: (f) => post({ keyId: f.keyId, roles: [{ name: f.roleName }] }),
+  },
+  'permissions.createPermission': {
+    needs: ['rbac.*.create_permission'],
+    call: (f) => post({ name: `made.${f.apiId}` }),
+  },
+  'permissions.getPermission': {
+    needs: ['rbac.*.read_permission'],
+    call: (f) => get({ permissionId: f.permissionId }),
+  },
+  'permissions.listPermissions': { needs: ['rbac.*.read_permission'], call: () => get() },
+  'permissions.deletePermission': {
+    needs: ['rbac.*.delete_permission'],
+    call: (f) => post({ permissionId: f.permissionId }),
+  },
+  'permissions.createRole': { needs: ['rbac.*.create_role'], call: (f) => post({ name: `made-${f.apiId}` }) },
+  'permissions.getRole': { needs: ['rbac.*.read_role'], call: (f) => get({ roleId: f.roleId }) },
+  'permissions.listRoles': { needs: ['rbac.*.read_role'], call: () => get() },
+  'permissions.deleteRole': { needs: ['rbac.*.delete_role'], call: (f) => post({ roleId: f.roleId }) },
+  // The fixture's role grants nothing yet: giving it a permission takes nothing away.
+  'permissions.setRolePermissions': {
+    needs: ['rbac.*.add_permission_to_role'],
+    call: (f) => post({ roleId: f.roleId, permissions: [{ id: f.permissionId }] }),
+  },
   'audit.list': { needs: ['*'], call: () => get() },
   // A root key acts only on root keys whose every permission it holds: the fixture's holds read_key.
   'rootKeys.createRootKey': {
@@ -129,6 +183,7 @@ function malformed(request: Request): Request {
 /** A need as the permission string a root key would hold. */
 function permissionOf(need: Need, fixture: Fixture): string {
   if (need === '*' || need === MANAGE_ROOT_KEYS) return need
+  if (SCOPED_RESOURCES.some((resource) => need.startsWith(`${resource}.`))) return need
   return need.startsWith('*.') ? `api.${need}` : `api.${fixture.apiId}.${need}`
 }
 
@@ -159,6 +214,9 @@ function everyPermissionBut(missing: string, fixture: Fixture, otherApiId: strin
     '*',
     MANAGE_ROOT_KEYS,
     ...scopes.flatMap((scope) => [...ACTIONS, '*'].map((action) => `api.${scope}.${action}`)),
+    ...SCOPED_RESOURCES.flatMap((resource) =>
+      [...ROOT_KEY_RESOURCES[resource], '*'].map((action) => `${resource}.*.${action}`),
+    ),
   ]
   return all.filter((permission) => !grants(permission, missing))
 }
@@ -199,12 +257,15 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
   const api = await send(server, { method: 'POST', url: '/v1/apis.createApi', body: { name: 'security table' } }, ADMIN)
   expect(api.status, JSON.stringify(api.body)).toBe(200)
   const apiId = api.body.apiId as string
+  // Its own permission and role (created by createKey), so that deleting one spoils no other test.
+  const permissionSlug = `documents.read.${apiId}`
+  const roleName = `reader-${apiId}`
   const created = await send(
     server,
     {
       method: 'POST',
       url: '/v1/keys.createKey',
-      body: { apiId, name: 'fixture', remaining: 100, permissions: [FIXTURE_PERMISSION], roles: [FIXTURE_ROLE] },
+      body: { apiId, name: 'fixture', remaining: 100, permissions: [permissionSlug], roles: [roleName] },
     },
     ADMIN,
   )
@@ -217,7 +278,19 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
     permissions: [`api.${apiId}.read_key`],
     createdAt: Date.now(),
   })
-  return { apiId, keyId: created.body.keyId, key: created.body.key, rootKeyId }
+  const rbac = grantsOn(server.backend)
+  const permissionId = (await rbac.permissions.findByName(permissionSlug))!.id
+  const roleId = (await rbac.roles.findByName(roleName))!.id
+  return {
+    apiId,
+    keyId: created.body.keyId,
+    key: created.body.key,
+    rootKeyId,
+    permissionId,
+    permissionSlug,
+    roleId,
+    roleName,
+  }
 }
 
 /**
@@ -234,6 +307,8 @@ async function snapshot(server: TestServer, fixture: Fixture) {
     keys: await read(`/v1/apis.listKeys?apiId=${fixture.apiId}`),
     // Ids only: a refused call may still record its root key's last use.
     rootKeys: (await server.backend.store.listRootKeys()).map((rootKey) => rootKey.id),
+    permissions: await read('/v1/permissions.listPermissions'),
+    roles: await read('/v1/permissions.listRoles'),
     newestAuditEntry: (await read('/v1/audit.list?limit=1')).body.entries[0]?.id ?? null,
   }
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { KeyRecord } from '../../shared/records.js'
 import { verify } from '../../shared/verification.js'
+import { EMPTY_CONTEXT } from '../../shared/key-context.js'
 import { toCachedKey } from '../../verifier/cached-key.js'
 
 /** Every field a key record can carry, each present or absent. */
@@ -23,8 +24,8 @@ const records: fc.Arbitrary<KeyRecord> = fc.record(
     }),
     ratelimit: fc.record({ limit: fc.integer({ min: 1 }), duration: fc.integer({ min: 1000 }), async: fc.boolean() }),
     environment: fc.string(),
-    permissions: fc.array(fc.string()),
-    roles: fc.array(fc.string()),
+    permissionIds: fc.array(fc.string()),
+    roleIds: fc.array(fc.string()),
     enabled: fc.boolean(),
     createdAt: fc.nat(),
     updatedAt: fc.nat(),
@@ -44,7 +45,9 @@ describe('the lean copy a verifier caches', () => {
           const { start: _start, createdAt: _createdAt, updatedAt: _updatedAt, ...wanted } = record
           const cached = toCachedKey(record)
           expect(cached).toStrictEqual(wanted)
-          expect(verify(cached, { apiId }, now)).toStrictEqual(verify(record, { apiId }, now))
+          expect(verify(cached, EMPTY_CONTEXT, { apiId }, now)).toStrictEqual(
+            verify(record, EMPTY_CONTEXT, { apiId }, now),
+          )
         },
       ),
       { seed: 20261122, numRuns: 500 },

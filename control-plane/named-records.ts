@@ -1,0 +1,130 @@
+import { entityAddress, type EntityType } from '../shared/entity.js'
+import { ApiError, WriteConflictError, notFound } from '../shared/errors.js'
+import { idTimestamp } from '../shared/ids.js'
+import type { EntityWrite } from '../shared/store/entity-store.js'
+import type { ManagementStore } from '../shared/store/management-store.js'
+import type { WriteListener } from './key-writes.js'
+
+// A name claimed by a record that never appeared is a create in flight until it is this old; then it is debris.
+const DANGLING_AFTER_MS = 60_000
+// A compare-and-set update is retried this many times against concurrent writers before a 409.
+const UPDATE_ATTEMPTS = 5
+// Listing reads the index in pages of this size.
+const LIST_PAGE = 100
+
+/** What every record kept by NamedRecords has. */
+export interface NamedRecord {
+  id: string
+  createdAt: number
+}
+
+/**
+ * Records of one entity type stored by id (`<type>:<id>`), unique by a name, listed by an index: permissions and
+ * roles. The name pointer and the index entry are written before the record and removed after it, so a crash
+ * leaves at most a pointer to nothing — skipped by readers, and taken over once old enough.
+ */
+export class NamedRecords<T extends NamedRecord> {
+  constructor(
+    private readonly store: ManagementStore,
+    private readonly type: EntityType,
+    private readonly noun: string,
+    /** The unique name a record is found by: a permission's slug, a role's name. */
+    private readonly nameOf: (record: T) => string,
+    private readonly now: () => number,
+    private readonly onWrite: WriteListener,
+  ) {}
+
+  address(id: string): string {
+    return entityAddress(this.type, id)
+  }
+
+  async get(id: string): Promise<T | null> {
+    return (await this.store.getEntity<T>(this.address(id)))?.doc ?? null
+  }
+
+  /** The record, or the contract's 404. */
+  async require(id: string): Promise<T> {
+    const record = await this.get(id)
+    if (!record) throw notFound(`${this.noun} ${id} not found`)
+    return record
+  }
+
+  async findByName(name: string): Promise<T | null> {
+    const id = await this.store.readName(this.type, name)
+    if (id === null) return null
+    const record = await this.get(id)
+    return record && this.nameOf(record) === name ? record : null
+  }
+
+  /** Creates the record under a name no other record of the type holds; 409 CONFLICT if one does. */
+  async create(record: T): Promise<T> {
+    const name = this.nameOf(record)
+    const held = await this.store.claimName(this.type, name, record.id)
+    if (held !== null && held !== record.id) {
+      const holder = await this.get(held)
+      const age = this.now() - (idTimestamp(held) ?? this.now())
+      // A claim whose record never appeared, old enough not to be a create in flight, is taken over.
+      if (holder || age < DANGLING_AFTER_MS || !(await this.store.replaceName(this.type, name, held, record.id))) {
+        throw new ApiError(
+          'CONFLICT',
+          `${capitalised(this.noun)} with name ${JSON.stringify(name)} already exists in this workspace`,
+        )
+      }
+    }
+    await this.store.addToIndex(this.type, record.id)
+    const write = await this.store.writeEntity(this.address(record.id), record.id, 'created', record)
+    if (typeof write === 'string') throw new Error(`unexpected reply to create: ${write}`)
+    this.written(write)
+    return record
+  }
+
+  /** Applies `change` to the freshest record, retrying when another write got there first. */
+  async update(id: string, change: (current: T) => T): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.store.getEntity<T>(this.address(id))
+      if (!current) throw notFound(`${this.noun} ${id} not found`)
+      const next = change(current.doc)
+      const write = await this.store.writeEntity(this.address(id), id, 'updated', next, current.rev)
+      if (write === 'missing') throw notFound(`${this.noun} ${id} not found`)
+      if (typeof write !== 'string') {
+        this.written(write)
+        return next
+      }
+      if (attempt === UPDATE_ATTEMPTS) throw new WriteConflictError()
+    }
+  }
+
+  /** Deletes the record, then its name and index entry; 404 if there is none. */
+  async delete(id: string): Promise<T> {
+    const record = await this.require(id)
+    const write = await this.store.writeEntity(this.address(id), id, 'deleted', null)
+    if (write === 'missing') throw notFound(`${this.noun} ${id} not found`)
+    if (typeof write === 'string') throw new Error(`unexpected reply to delete: ${write}`)
+    this.written(write)
+    await this.store.releaseName(this.type, this.nameOf(record), id)
+    await this.store.removeFromIndex(this.type, id)
+    return record
+  }
+
+  /** Every record, oldest first (ids sort by creation time), at most `max`. */
+  async list(max: number): Promise<T[]> {
+    const records: T[] = []
+    let cursor: string | undefined
+    while (records.length < max) {
+      const page = await this.store.listIndex(this.type, { cursor, limit: Math.min(LIST_PAGE, max - records.length) })
+      const found = await Promise.all(page.members.map((id) => this.get(id)))
+      for (const record of found) if (record) records.push(record)
+      if (!page.cursor) break
+      cursor = page.cursor
+    }
+    return records
+  }
+
+  private written(write: EntityWrite): void {
+    this.onWrite(write)
+  }
+}
+
+function capitalised(noun: string): string {
+  return noun.charAt(0).toUpperCase() + noun.slice(1)
+}

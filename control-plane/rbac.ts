@@ -1,0 +1,161 @@
+import { ApiError, badRequest } from '../shared/errors.js'
+import { newId } from '../shared/ids.js'
+import { resolveKeyContext, type KeyContext, type KeyReferences } from '../shared/key-context.js'
+import type { PermissionRecord, RoleRecord } from '../shared/rbac.js'
+import type { ManagementStore } from '../shared/store/management-store.js'
+import type { Clock } from '../shared/clock.js'
+import type { WriteListener } from './key-writes.js'
+import { NamedRecords } from './named-records.js'
+import { may, type Principal } from './root-key-auth.js'
+
+/** How a request names a permission or a role: Unkey's `{id?, name?, create?}`, or a bare name. */
+export interface RecordRef {
+  id?: string
+  name?: string
+  create?: boolean
+}
+
+export { MAX_LISTED } from './schemas/rbac-schemas.js'
+
+// A key's context needs at most: its roles and identity, then their permissions.
+const CONTEXT_ROUNDS = 3
+
+/**
+ * Permissions and roles: their records, the references keys and roles hold to them (ids), and the resolution of
+ * those references into names. Nothing is fanned out: deleting a permission or a role, or changing a role's
+ * permissions, is one write; every key's grants follow when they are next resolved (key-context.ts).
+ */
+export class Rbac {
+  readonly permissions: NamedRecords<PermissionRecord>
+  readonly roles: NamedRecords<RoleRecord>
+
+  constructor(
+    private readonly store: ManagementStore,
+    private readonly clock: Clock,
+    onWrite: WriteListener,
+  ) {
+    const now = () => clock.now()
+    this.permissions = new NamedRecords(store, 'permission', 'permission', (p) => p.slug, now, onWrite)
+    this.roles = new NamedRecords(store, 'role', 'role', (r) => r.name, now, onWrite)
+  }
+
+  async createPermission(input: { name: string; slug?: string; description?: string }): Promise<PermissionRecord> {
+    const now = this.clock.now()
+    return this.permissions.create({
+      id: newId('perm', now),
+      name: input.name,
+      slug: input.slug ?? input.name,
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      createdAt: now,
+    })
+  }
+
+  async createRole(input: { name: string; description?: string; permissionIds?: string[] }): Promise<RoleRecord> {
+    const now = this.clock.now()
+    return this.roles.create({
+      id: newId('role', now),
+      name: input.name,
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      permissionIds: [...new Set(input.permissionIds ?? [])].sort(),
+      createdAt: now,
+    })
+  }
+
+  /** Replaces the permissions a role grants: one write, and every key holding the role follows. */
+  async setRolePermissions(roleId: string, permissionIds: string[]): Promise<RoleRecord> {
+    const now = this.clock.now()
+    return this.roles.update(roleId, (role) => ({
+      ...role,
+      permissionIds: [...new Set(permissionIds)].sort(),
+      updatedAt: now,
+    }))
+  }
+
+  /**
+   * The ids of the permissions a request names, by id or by slug. A slug with no record is created when the
+   * request allows it (`create: true`, or `createMissing` as keys.createKey does) and the root key may create
+   * permissions; otherwise it is a 404 (an id with no record always is).
+   */
+  async permissionIdsOf(refs: readonly (RecordRef | string)[], principal: Principal, createMissing: boolean) {
+    const ids: string[] = []
+    for (const ref of refs.map(asRef)) {
+      const found =
+        ref.id !== undefined ? await this.permissions.get(ref.id) : await this.permissions.findByName(ref.name!)
+      if (found) {
+        ids.push(found.id)
+        continue
+      }
+      if (ref.id !== undefined) throw new ApiError('NOT_FOUND', `permission ${ref.id} not found`)
+      if (!(ref.create ?? createMissing))
+        throw new ApiError('NOT_FOUND', `permission ${JSON.stringify(ref.name)} not found`)
+      if (!may(principal, 'rbac', '*', 'create_permission')) {
+        throw new ApiError(
+          'INSUFFICIENT_PERMISSIONS',
+          `permission ${JSON.stringify(ref.name)} does not exist, and creating it needs rbac.*.create_permission`,
+        )
+      }
+      ids.push(await this.createOrFindPermission(ref.name!))
+    }
+    return [...new Set(ids)]
+  }
+
+  /** The ids of the roles a request names, by id or by name; a missing one is created as permissions are. */
+  async roleIdsOf(refs: readonly (RecordRef | string)[], principal: Principal, createMissing: boolean) {
+    const ids: string[] = []
+    for (const ref of refs.map(asRef)) {
+      const found = ref.id !== undefined ? await this.roles.get(ref.id) : await this.roles.findByName(ref.name!)
+      if (found) {
+        ids.push(found.id)
+        continue
+      }
+      if (ref.id !== undefined) throw new ApiError('NOT_FOUND', `role ${ref.id} not found`)
+      if (!(ref.create ?? createMissing)) throw new ApiError('NOT_FOUND', `role ${JSON.stringify(ref.name)} not found`)
+      if (!may(principal, 'rbac', '*', 'create_role')) {
+        throw new ApiError(
+          'INSUFFICIENT_PERMISSIONS',
+          `role ${JSON.stringify(ref.name)} does not exist, and creating it needs rbac.*.create_role`,
+        )
+      }
+      ids.push(await this.createOrFindRole(ref.name!))
+    }
+    return [...new Set(ids)]
+  }
+
+  /** What a key is granted and who it belongs to, read from the store (management reads: getKey, listKeys…). */
+  async contextOf(key: KeyReferences, memo: Map<string, unknown> = new Map()): Promise<KeyContext> {
+    for (let round = 0; round < CONTEXT_ROUNDS; round++) {
+      const result = resolveKeyContext(key, (address) => memo.get(address))
+      if (!('missing' in result)) return result
+      const found = await Promise.all(result.missing.map((address) => this.store.getEntity(address)))
+      result.missing.forEach((address, i) => memo.set(address, found[i]?.doc ?? null))
+    }
+    throw new ApiError('CONFLICT', "the key's roles and permissions kept changing while they were read; retry")
+  }
+
+  // Two requests may create the same missing slug at once: the loser uses the winner's record.
+  private async createOrFindPermission(slug: string): Promise<string> {
+    try {
+      return (await this.createPermission({ name: slug })).id
+    } catch (err) {
+      const winner = err instanceof ApiError && err.code === 'CONFLICT' && (await this.permissions.findByName(slug))
+      if (winner) return winner.id
+      throw err
+    }
+  }
+
+  private async createOrFindRole(name: string): Promise<string> {
+    try {
+      return (await this.createRole({ name })).id
+    } catch (err) {
+      const winner = err instanceof ApiError && err.code === 'CONFLICT' && (await this.roles.findByName(name))
+      if (winner) return winner.id
+      throw err
+    }
+  }
+}
+
+function asRef(ref: RecordRef | string): RecordRef {
+  if (typeof ref === 'string') return { name: ref }
+  if (ref.id === undefined && ref.name === undefined) throw badRequest('each item needs an id or a name')
+  return ref
+}

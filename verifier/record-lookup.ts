@@ -1,0 +1,73 @@
+import type { ChangeEvent } from '../shared/change-event.js'
+import { StoreUnavailableError } from '../shared/errors.js'
+
+/** Where a lookup puts what it read: the key cache or the entity cache. */
+export interface LookupCache<R> {
+  /** Bumped when entries are dropped wholesale; a read that started in an older epoch is not cached. */
+  readonly epoch: number
+  offer(id: string, record: R | null): void
+}
+
+interface PendingRead<R> {
+  promise: Promise<R | null>
+  /** The newest change event seen for the id while the read was in flight (0 = none). */
+  minRev: number
+  /** Whether that newest change was a delete (then "no record" is the current answer). */
+  deleted: boolean
+}
+
+// A record changed this many times during consecutive reads gets a 503 rather than a possibly older answer.
+const MAX_READS = 4
+
+/**
+ * The cache-miss path: one store read per id (a key's hash, an entity's address) at a time, however many requests
+ * wait for it. A read is accepted only if it is at least as new as every change event that arrived for the id
+ * meanwhile; otherwise it is repeated — so a slow read can never answer, or cache, an older state than a change
+ * the verifier has already seen.
+ */
+export class RecordLookup<R extends { rev: number }> {
+  private readonly pending = new Map<string, PendingRead<R>>()
+
+  /** `maxPending`: distinct ids being read at once; past it a miss fails fast (503) instead of queueing. */
+  constructor(
+    private readonly readRecord: (id: string) => Promise<R | null>,
+    private readonly cache: LookupCache<R>,
+    private readonly maxPending = 10_000,
+    private readonly what = 'record',
+  ) {}
+
+  read(id: string): Promise<R | null> {
+    const inFlight = this.pending.get(id)
+    if (inFlight) return inFlight.promise
+    // A flood of random keys is all misses: bound the reads (and their memory) rather than queue them.
+    if (this.pending.size >= this.maxPending) {
+      return Promise.reject(new StoreUnavailableError(`too many ${this.what}s are being looked up at once; retry`))
+    }
+    const pending: PendingRead<R> = { promise: Promise.resolve(null), minRev: 0, deleted: false }
+    pending.promise = this.readUntilCurrent(id, pending).finally(() => this.pending.delete(id))
+    this.pending.set(id, pending)
+    return pending.promise
+  }
+
+  /** A change event for the id arrived: a read in flight must be at least this new. */
+  changed(event: Pick<ChangeEvent, 'hash' | 'rev' | 'kind'>): void {
+    const pending = this.pending.get(event.hash)
+    if (pending && event.rev >= pending.minRev) {
+      pending.minRev = event.rev
+      pending.deleted = event.kind === 'deleted'
+    }
+  }
+
+  private async readUntilCurrent(id: string, pending: PendingRead<R>): Promise<R | null> {
+    for (let attempt = 1; attempt <= MAX_READS; attempt++) {
+      const epoch = this.cache.epoch
+      const record = await this.readRecord(id)
+      const current = record ? record.rev >= pending.minRev : pending.minRev === 0 || pending.deleted
+      if (current) {
+        if (epoch === this.cache.epoch) this.cache.offer(id, record)
+        return record
+      }
+    }
+    throw new StoreUnavailableError(`${this.what} kept changing during ${MAX_READS} reads`)
+  }
+}
