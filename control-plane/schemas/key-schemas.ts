@@ -107,16 +107,73 @@ export const RateLimitBody = Type.Object(
 const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999, examples: [1_893_456_000_000] })
 const EXTERNAL_ID = 'Who the key belongs to, in your terms (a user or customer id): returned by verifyKey as `ownerId`'
 
+/**
+ * What every new key may be given, whether Keygate makes the key (keys.createKey) or it is imported
+ * (migrations.createKeys): one list, so that a field added to a key is accepted by both.
+ */
+export const NEW_KEY_FIELDS = {
+  apiId: ApiIdField('The api the key belongs to: the `apiId` that apis.createApi returned'),
+  name: Type.Optional(
+    Type.String({
+      maxLength: LIMITS.nameLength,
+      description: 'A name for people, up to 256 characters',
+      examples: ['acme checkout'],
+    }),
+  ),
+  externalId: Type.Optional(
+    Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength, description: EXTERNAL_ID, examples: ['acme'] }),
+  ),
+  ownerId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: LIMITS.ownerIdLength,
+      description: 'Deprecated (Unkey): the same as `externalId`',
+    }),
+  ),
+  meta: Type.Optional(Meta('Any JSON object (≤ 64 KiB, ≤ 16 levels), returned by every verification of the key')),
+  expires: Type.Optional({
+    ...Expires,
+    description: 'When the key stops verifying (EXPIRED), unix milliseconds; must be in the future',
+  }),
+  remaining: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000_000_000,
+      description: 'Credits: the key verifies this many times (each verification spends its cost), then USAGE_EXCEEDED',
+    }),
+  ),
+  refill: Type.Optional(Refill),
+  ratelimit: Type.Optional(RateLimitBody),
+  permissions: Type.Optional(
+    Names(
+      "The key's permissions by slug, checked by verifyKey's `authorization`; a slug with no permission record is created (the root key needs rbac.*.create_permission then)",
+      ['documents.read'],
+    ),
+  ),
+  roles: Type.Optional(
+    Names(
+      'Roles by name, each granting the key its permissions; a name with no role is created (the root key needs rbac.*.create_role then)',
+      ['editor'],
+    ),
+  ),
+  enabled: Type.Optional(
+    Type.Boolean({ description: 'false: the key exists but does not verify (DISABLED); default true' }),
+  ),
+  environment: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: LIMITS.environmentLength,
+      description: 'A label such as `live` or `test`, returned by verifyKey',
+    }),
+  ),
+}
+const NewKeyFields = Type.Object(NEW_KEY_FIELDS)
+/** The fields of NEW_KEY_FIELDS as a request carries them. */
+export type NewKeyFields = Static<typeof NewKeyFields>
+
 export const CreateKeyBody = Type.Object(
   {
-    apiId: ApiIdField('The api the key belongs to: the `apiId` that apis.createApi returned'),
-    name: Type.Optional(
-      Type.String({
-        maxLength: LIMITS.nameLength,
-        description: 'A name for people, up to 256 characters',
-        examples: ['acme checkout'],
-      }),
-    ),
+    ...NEW_KEY_FIELDS,
     prefix: Type.Optional(
       Type.String({
         pattern: KEY_PREFIX_PATTERN,
@@ -129,50 +186,6 @@ export const CreateKeyBody = Type.Object(
         minimum: KEY_BYTES_MIN,
         maximum: KEY_BYTES_MAX,
         description: `Random bytes in the key, ${KEY_BYTES_MIN}–${KEY_BYTES_MAX} (default ${KEY_BYTES_DEFAULT})`,
-      }),
-    ),
-    externalId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength, description: EXTERNAL_ID, examples: ['acme'] }),
-    ),
-    ownerId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: LIMITS.ownerIdLength,
-        description: 'Deprecated (Unkey): the same as `externalId`',
-      }),
-    ),
-    meta: Type.Optional(Meta('Any JSON object (≤ 64 KiB, ≤ 16 levels), returned by every verification of the key')),
-    expires: Type.Optional({
-      ...Expires,
-      description: 'When the key stops verifying (EXPIRED), unix milliseconds; must be in the future',
-    }),
-    remaining: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 1_000_000_000_000,
-        description:
-          'Credits: the key verifies this many times (each verification spends its cost), then USAGE_EXCEEDED',
-      }),
-    ),
-    refill: Type.Optional(Refill),
-    ratelimit: Type.Optional(RateLimitBody),
-    permissions: Type.Optional(
-      Names(
-        "The key's permissions by slug, checked by verifyKey's `authorization`; a slug with no permission record is created (the root key needs rbac.*.create_permission then)",
-        ['documents.read'],
-      ),
-    ),
-    roles: Type.Optional(
-      Names('Roles by name (they must exist: permissions.createRole); each grants the key its permissions', ['editor']),
-    ),
-    enabled: Type.Optional(
-      Type.Boolean({ description: 'false: the key exists but does not verify (DISABLED); default true' }),
-    ),
-    environment: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: LIMITS.environmentLength,
-        description: 'A label such as `live` or `test`, returned by verifyKey',
       }),
     ),
     recoverable: Type.Optional(
