@@ -31,6 +31,7 @@ import { registerRollRootKey } from './routes/root-keys-roll-root-key.js'
 import { registerLiveness } from './routes/liveness.js'
 import { registerPermissionRoutes } from './routes/permissions-permissions.js'
 import { registerRoleRoutes } from './routes/permissions-roles.js'
+import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
@@ -89,6 +90,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerRerollKey(management, routeDeps, writes)
     registerUpdateRemaining(management, routeDeps)
     registerGetVerifications(management, routeDeps)
+    registerMigrationsCreateKeys(management, routeDeps, writes)
     registerAuditList(management, routeDeps)
     registerCreateRootKey(management, routeDeps)
     registerListRootKeys(management, routeDeps)

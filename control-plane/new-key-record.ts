@@ -66,7 +66,9 @@ export async function newKeyGrants(
   principal: Principal,
 ): Promise<KeyGrants> {
   return {
-    permissionIds: fields.permissions?.length ? await rbac.permissionIdsOf(fields.permissions, principal, true) : undefined,
+    permissionIds: fields.permissions?.length
+      ? await rbac.permissionIdsOf(fields.permissions, principal, true)
+      : undefined,
     roleIds: fields.roles?.length ? await rbac.roleIdsOf(fields.roles, principal, true) : undefined,
   }
 }

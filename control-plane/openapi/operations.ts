@@ -116,6 +116,23 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'permissions',
   },
+  'migrations.createKeys': {
+    summary: 'Import up to 100 existing keys, by plaintext or SHA-256 hash, without reissuing them',
+    description:
+      'Each key takes the fields of keys.createKey and its `plaintext` or `hash`. All or nothing: a duplicate (twice in the request, or already stored) is a 409 naming every one, and nothing is written.',
+    rootKey: true,
+    tag: 'migrations',
+    errors: [
+      'BAD_REQUEST',
+      'UNAUTHORIZED',
+      'INSUFFICIENT_PERMISSIONS',
+      'NOT_FOUND',
+      'CONFLICT',
+      'RATE_LIMITED',
+      'INTERNAL_SERVER_ERROR',
+      'UNAVAILABLE',
+    ],
+  },
   'audit.list': { summary: 'Read the audit log of management writes, newest first', rootKey: true, tag: 'audit' },
   'rootKeys.createRootKey': {
     summary: 'Create a root key with at most the permissions of the caller (shown once; only its hash is stored)',

@@ -167,9 +167,8 @@ export const NEW_KEY_FIELDS = {
     }),
   ),
 }
-const NewKeyFields = Type.Object(NEW_KEY_FIELDS)
 /** The fields of NEW_KEY_FIELDS as a request carries them. */
-export type NewKeyFields = Static<typeof NewKeyFields>
+export type NewKeyFields = Static<ReturnType<typeof Type.Object<typeof NEW_KEY_FIELDS>>>
 
 export const CreateKeyBody = Type.Object(
   {

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OPERATIONS } from '../../control-plane/openapi/operations.js'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey, hashKey } from '../../shared/key-material.js'
 import {
   MANAGE_ROOT_KEYS,
   ROOT_KEY_ACTIONS,
@@ -142,6 +143,10 @@ const TABLE: Record<string, Row> = {
   'permissions.setRolePermissions': {
     needs: ['rbac.*.add_permission_to_role'],
     call: (f) => post({ roleId: f.roleId, permissions: [{ id: f.permissionId }] }),
+  },
+  'migrations.createKeys': {
+    needs: ['create_key'],
+    call: (f) => post([{ apiId: f.apiId, hash: { value: hashKey(randomUUID()), variant: 'sha256_base64' } }]),
   },
   'audit.list': { needs: ['*'], call: () => get() },
   // A root key acts only on root keys whose every permission it holds: the fixture's holds read_key.

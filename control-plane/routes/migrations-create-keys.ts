@@ -1,0 +1,29 @@
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { importKeys } from '../key-import.js'
+import type { KeyWrites } from '../key-writes.js'
+import { principalOf, requirePermission } from '../root-key-auth.js'
+import { CreateKeysBody, CreateKeysResponse } from '../schemas/migration-schemas.js'
+
+/** Imports existing keys (from Unkey, or any store of SHA-256 hashes) without reissuing them. */
+export function registerMigrationsCreateKeys(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
+  app.post(
+    '/v1/migrations.createKeys',
+    { schema: { body: CreateKeysBody, response: { 200: CreateKeysResponse } } },
+    async (request) => {
+      const principal = principalOf(request)
+      for (const apiId of new Set(request.body.map((key) => key.apiId)))
+        requirePermission(principal, apiId, 'create_key')
+      const records = await importKeys(deps, writes, request.body, principal)
+      request.log.info({ keys: records.length, rootKeyId: principal.rootKeyId }, 'keys imported')
+      for (const record of records) {
+        await deps.audit.record(request, 'migrations.createKeys', {
+          apiId: record.apiId,
+          keyId: record.id,
+          after: record,
+        })
+      }
+      return { keyIds: records.map((record) => record.id) }
+    },
+  )
+}
