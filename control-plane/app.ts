@@ -31,6 +31,7 @@ import { registerRollRootKey } from './routes/root-keys-roll-root-key.js'
 import { registerLiveness } from './routes/liveness.js'
 import { registerPermissionRoutes } from './routes/permissions-permissions.js'
 import { registerRoleRoutes } from './routes/permissions-roles.js'
+import { registerAnalyticsGetVerifications } from './routes/analytics-get-verifications.js'
 import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 
@@ -91,6 +92,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerUpdateRemaining(management, routeDeps)
     registerGetVerifications(management, routeDeps)
     registerMigrationsCreateKeys(management, routeDeps, writes)
+    registerAnalyticsGetVerifications(management, routeDeps)
     registerAuditList(management, routeDeps)
     registerCreateRootKey(management, routeDeps)
     registerListRootKeys(management, routeDeps)

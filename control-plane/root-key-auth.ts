@@ -110,6 +110,15 @@ export function requireAction<R extends RootKeyResource>(
   }
 }
 
+/** Throws the contract's 403 unless the principal may do one of `actions` on `apiId` (where Unkey's name differs). */
+export function requireOneOf(principal: Principal, apiId: string, actions: readonly RootKeyAction[]): void {
+  if (actions.some((action) => can(principal, apiId, action))) return
+  throw new ApiError(
+    'INSUFFICIENT_PERMISSIONS',
+    `the root key needs ${actions.map((action) => `api.${apiId}.${action}`).join(' or ')}`,
+  )
+}
+
 /**
  * Throws the contract's 403 unless the principal may manage root keys (MANAGE_ROOT_KEYS) and holds every one of
  * `permissions`: those of the root key it creates, revokes or rolls. No root key can make or take over a root

@@ -133,6 +133,23 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'UNAVAILABLE',
     ],
   },
+  'analytics.getVerifications': {
+    summary: "Verification counts across an api's keys: summed, or per hour, day, month, key or externalId",
+    description:
+      'From the counts verifiers keep per key and hour/day (90 days): VALID, RATE_LIMITED and USAGE_EXCEEDED. Sums over at most 1000 keys of the api or the externalId (more: 412, name the keys with keyId) and 100000 bucket reads. Needs read_analytics or read_api on the api.',
+    rootKey: true,
+    tag: 'analytics',
+    errors: [
+      'BAD_REQUEST',
+      'UNAUTHORIZED',
+      'INSUFFICIENT_PERMISSIONS',
+      'NOT_FOUND',
+      'PRECONDITION_FAILED',
+      'RATE_LIMITED',
+      'INTERNAL_SERVER_ERROR',
+      'UNAVAILABLE',
+    ],
+  },
   'audit.list': { summary: 'Read the audit log of management writes, newest first', rootKey: true, tag: 'audit' },
   'rootKeys.createRootKey': {
     summary: 'Create a root key with at most the permissions of the caller (shown once; only its hash is stored)',

@@ -71,10 +71,18 @@ type Need =
 
 /** The resources whose permissions are written whole in a row (`rbac.*.create_role`), not per api. */
 const SCOPED_RESOURCES = ['rbac', 'identity', 'ratelimit'] as const
+/**
+ * A need, or alternatives any one of which will do (Keygate's permission and the one Unkey's clients hold, as for
+ * the analytics reads).
+ */
+type Requirement = Need | { anyOf: [Need, Need, ...Need[]] }
+const alternatives = (requirement: Requirement): Need[] =>
+  typeof requirement === 'string' ? [requirement] : requirement.anyOf
+const labelOf = (requirement: Requirement) => alternatives(requirement).join(' or ')
 
 interface Row {
   /** Every permission the route needs; a root key lacking any one of them gets 403. */
-  needs: [Need, ...Need[]]
+  needs: [Requirement, ...Requirement[]]
   /** A call that succeeds (200) for a root key with `*`. */
   call: (fixture: Fixture) => Call
 }
@@ -148,6 +156,10 @@ const TABLE: Record<string, Row> = {
     needs: ['create_key'],
     call: (f) => post([{ apiId: f.apiId, hash: { value: hashKey(randomUUID()), variant: 'sha256_base64' } }]),
   },
+  'analytics.getVerifications': {
+    needs: [{ anyOf: ['read_analytics', 'read_api'] }],
+    call: (f) => get({ apiId: f.apiId, start: String(Date.now() - 86_400_000), groupBy: 'hour' }),
+  },
   'audit.list': { needs: ['*'], call: () => get() },
   // A root key acts only on root keys whose every permission it holds: the fixture's holds read_key.
   'rootKeys.createRootKey': {
@@ -213,7 +225,7 @@ function grants(held: string, needed: string): boolean {
  * grant `missing`: the strongest root key that still lacks it. Its 403 shows the route checks that very
  * permission, on the right api.
  */
-function everyPermissionBut(missing: string, fixture: Fixture, otherApiId: string): string[] {
+function everyPermissionBut(missing: string[], fixture: Fixture, otherApiId: string): string[] {
   const scopes = ['*', fixture.apiId, otherApiId]
   const all = [
     '*',
@@ -223,7 +235,7 @@ function everyPermissionBut(missing: string, fixture: Fixture, otherApiId: strin
       [...ROOT_KEY_RESOURCES[resource], '*'].map((action) => `${resource}.*.${action}`),
     ),
   ]
-  return all.filter((permission) => !grants(permission, missing))
+  return all.filter((permission) => !missing.some((needed) => grants(permission, needed)))
 }
 
 interface Answer {
@@ -460,16 +472,20 @@ for (const store of ['memory', 'redis'] as const) {
         )
       })
 
-      it.each(row.needs)(
+      it.each(row.needs.map((need) => [labelOf(need), need] as const))(
         `refuses a stored root key with every permission but %s: ${FORBIDDEN_STATUS}, nothing changed`,
-        async (need) => {
+        async (_label, need) => {
           const { fixture, request, what } = await arrange()
-          const missing = permissionOf(need, fixture)
+          const missing = alternatives(need).map((alternative) => permissionOf(alternative, fixture))
           const permissions = everyPermissionBut(missing, fixture, otherApiId)
           // The key is strong: all of the other api, and every other permission the route needs.
           expect(permissions).toContain(`api.${otherApiId}.*`)
           for (const other of row.needs.filter((n) => n !== need))
-            expect(permissions.some((held) => grants(held, permissionOf(other, fixture)))).toBe(true)
+            expect(
+              alternatives(other).some((alternative) =>
+                permissions.some((held) => grants(held, permissionOf(alternative, fixture))),
+              ),
+            ).toBe(true)
           const { key } = await storedRootKey(server, permissions)
           await expectRefusedAndUnchanged(
             fixture,
@@ -477,7 +493,7 @@ for (const store of ['memory', 'redis'] as const) {
             bearer(key),
             FORBIDDEN_STATUS,
             FORBIDDEN_CODE,
-            `${what} as a root key without ${missing}`,
+            `${what} as a root key without ${missing.join(' or ')}`,
           )
         },
       )
@@ -489,16 +505,30 @@ for (const store of ['memory', 'redis'] as const) {
         expect(answer.status, `${what} as a root key with *: ${JSON.stringify(answer.body)}`).toBe(200)
       })
 
-      it(`answers 200 to a root key with exactly ${row.needs.join(' and ')}: the row's needs are enough`, async () => {
-        const { fixture, request, what } = await arrange()
-        const permissions = row.needs.map((need) => permissionOf(need, fixture))
-        const { key } = await storedRootKey(server, permissions)
-        const answer = await send(server, request, bearer(key))
-        expect(
-          answer.status,
-          `${what} as a root key with ${permissions.join(', ')}: ${JSON.stringify(answer.body)}`,
-        ).toBe(200)
-      })
+      // Every first alternative together, then each other alternative in place of its need's first.
+      const choices = [
+        [0, alternatives(row.needs[0])[0]!] as const,
+        ...row.needs.flatMap((need, i) =>
+          alternatives(need)
+            .slice(1)
+            .map((alternative) => [i, alternative] as const),
+        ),
+      ]
+      it.each(choices)(
+        `answers 200 to a root key with exactly the needs of ${row.needs.map(labelOf).join(' and ')} (need %i as %s)`,
+        async (index, chosen) => {
+          const { fixture, request, what } = await arrange()
+          const permissions = row.needs.map((need, i) =>
+            permissionOf(i === index ? chosen : alternatives(need)[0]!, fixture),
+          )
+          const { key } = await storedRootKey(server, permissions)
+          const answer = await send(server, request, bearer(key))
+          expect(
+            answer.status,
+            `${what} as a root key with ${permissions.join(', ')}: ${JSON.stringify(answer.body)}`,
+          ).toBe(200)
+        },
+      )
     })
   })
 }
