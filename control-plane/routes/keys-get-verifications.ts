@@ -2,16 +2,30 @@ import { Type } from 'typebox'
 import { BUCKET_MS, type Granularity } from '../../shared/analytics.js'
 import { badRequest, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
+import type { KeyRecord } from '../../shared/records.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
-import { KeyIdField } from '../schemas/fields.js'
+import { keysInScope } from '../keys-in-scope.js'
+import { principalOf, requireOneOf, type Principal } from '../root-key-auth.js'
+import { ApiIdField, KeyIdField } from '../schemas/fields.js'
+import { LIMITS } from '../schemas/limits.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
+import { verificationReport } from '../verification-report.js'
 
 const MAX_BUCKETS = 1_000
 /** Unix ms up to year 2286: far past any count kept, and well inside exact integers. */
 const MAX_TIME = 9_999_999_999_999
 const Query = Type.Object({
-  keyId: KeyIdField(),
+  keyId: Type.Optional(KeyIdField('The key; or give ownerId (and apiId) for all the keys of an owner')),
+  ownerId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: LIMITS.ownerIdLength,
+      description: "Instead of keyId: the keys of this owner (externalId) in apiId, counts summed (Unkey's)",
+    }),
+  ),
+  apiId: Type.Optional(
+    ApiIdField('With ownerId: the api whose keys of that owner count (Keygate finds owners per api)'),
+  ),
   start: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -34,8 +48,9 @@ const Bucket = Type.Object({
 })
 
 /**
- * Verification counts of a key per hour or day (UTC), as its verifiers recorded them (flushed about once a
- * second, kept 90 days). Defaults: the last 24 hours by hour, or the last 30 days by day.
+ * Verification counts of a key, or summed over an owner's keys, per hour or day (UTC), as its verifiers recorded
+ * them (flushed about once a second, kept 90 days). Defaults: the last 24 hours by hour, or the last 30 days by
+ * day. read_analytics is Keygate's permission for it; read_key is Unkey's, which its clients' root keys hold.
  */
 export function registerGetVerifications(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get(
@@ -54,17 +69,59 @@ export function registerGetVerifications(app: KeygateServer, deps: ControlPlaneD
     },
     async (request) => {
       const principal = principalOf(request)
-      const { keyId } = request.query
+      const { keyId, ownerId, apiId } = request.query
+      if (keyId === undefined && ownerId === undefined) throw badRequest('keyId or ownerId must be provided')
       const granularity: Granularity = request.query.granularity ?? 'day'
       const end = request.query.end ?? deps.clock.now()
       const start = request.query.start ?? end - (granularity === 'hour' ? 24 : 30 * 24) * BUCKET_MS.hour
       if (start > end) throw badRequest('start: must not be after end')
       if ((end - start) / BUCKET_MS[granularity] > MAX_BUCKETS)
         throw badRequest(`start: at most ${MAX_BUCKETS} ${granularity}s per request`)
-      const record = await deps.store.getKeyById(keyId)
-      if (!record) throw notFound(`key ${keyId} not found`)
-      requirePermission(principal, record.apiId, 'read_analytics')
-      return { verifications: await deps.store.readUsage(keyId, granularity, start, end) }
+      const keys =
+        keyId !== undefined
+          ? [await oneKey(deps, principal, keyId)]
+          : await ownersKeys(deps, principal, ownerId!, apiId)
+      const rows = await verificationReport(deps.store, {
+        keys,
+        start,
+        end,
+        now: deps.clock.now(),
+        slice: granularity,
+        byKey: false,
+        byIdentity: false,
+        fill: false,
+      })
+      return {
+        verifications: rows.map((row) => ({
+          time: row.time!,
+          success: row.valid,
+          rateLimited: row.rateLimited,
+          usageExceeded: row.usageExceeded,
+        })),
+      }
     },
   )
+}
+
+const READERS = ['read_analytics', 'read_key'] as const
+
+async function oneKey(deps: ControlPlaneDeps, principal: Principal, keyId: string): Promise<KeyRecord> {
+  const record = await deps.store.getKeyById(keyId)
+  if (!record) throw notFound(`key ${keyId} not found`)
+  requireOneOf(principal, record.apiId, READERS)
+  return record
+}
+
+async function ownersKeys(
+  deps: ControlPlaneDeps,
+  principal: Principal,
+  ownerId: string,
+  apiId: string | undefined,
+): Promise<KeyRecord[]> {
+  if (apiId === undefined) throw badRequest("apiId: is required with ownerId (Keygate finds an owner's keys per api)")
+  requireOneOf(principal, apiId, READERS)
+  if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
+  const keys = await keysInScope(deps.store, apiId, ownerId)
+  if (keys.length === 0) throw notFound(`no key of api ${apiId} has ownerId ${ownerId}`)
+  return keys
 }

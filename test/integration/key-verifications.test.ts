@@ -74,17 +74,17 @@ for (const store of ['memory', 'redis'] as const) {
       expect(window.body.verifications).toHaveLength(1)
     })
 
-    it('needs read_analytics on the key’s api, and bounds the range', async () => {
+    it('needs read_analytics or (as Unkey) read_key on the key’s api, and bounds the range', async () => {
       const { apiId } = await post(controlPlane, 'apis.createApi', { name: 'analytics-2' })
       const { keyId } = await post(controlPlane, 'keys.createKey', { apiId })
-      const { key: reader, hash } = generateRootKey()
-      await backend.store.createRootKey({
-        id: newId('root'),
-        hash,
-        permissions: [`api.${apiId}.read_key`],
-        createdAt: Date.now(),
-      })
-      expect((await get(`keyId=${keyId}`, { ...headers, authorization: `Bearer ${reader}` })).status).toBe(403)
+      const rootKey = async (permission: string) => {
+        const { key, hash } = generateRootKey()
+        await backend.store.createRootKey({ id: newId('root'), hash, permissions: [permission], createdAt: Date.now() })
+        return { ...headers, authorization: `Bearer ${key}` }
+      }
+      expect((await get(`keyId=${keyId}`, await rootKey(`api.${apiId}.update_key`))).status).toBe(403)
+      expect((await get(`keyId=${keyId}`, await rootKey(`api.${apiId}.read_key`))).status).toBe(200)
+      expect((await get(`keyId=${keyId}`, await rootKey(`api.${apiId}.read_analytics`))).status).toBe(200)
       expect((await get(`keyId=key_missing`)).status).toBe(404)
       expect((await get(`keyId=${keyId}&granularity=hour&start=0&end=${clock.now()}`)).status).toBe(400)
       expect((await get(`keyId=${keyId}&start=${clock.now()}&end=${clock.now() - 1}`)).status).toBe(400)
@@ -98,6 +98,36 @@ for (const store of ['memory', 'redis'] as const) {
       })
       expect(Date.now() - started).toBeLessThan(1_000)
       expect((await get(`keyId=${keyId}`)).body).toEqual({ verifications: [] })
+    })
+
+    it('sums the keys of an owner (ownerId, with the api Keygate finds owners in), as Unkey does by ownerId', async () => {
+      const { apiId } = await post(controlPlane, 'apis.createApi', { name: 'analytics-owner' })
+      const ownerId = `owner_${newId('key')}`
+      const mine = [
+        await post(controlPlane, 'keys.createKey', { apiId, ownerId }),
+        await post(controlPlane, 'keys.createKey', { apiId, externalId: ownerId }),
+      ]
+      const other = await post(controlPlane, 'keys.createKey', { apiId })
+      expect((await get(`ownerId=${ownerId}&apiId=${apiId}`)).body).toEqual({ verifications: [] })
+      for (const { key } of [...mine, mine[0]!, other]) await post(verifiers[0]!, 'keys.verifyKey', { key })
+      await verifiers[0]!.verifier.flushUsage()
+      const { status, body } = await get(`ownerId=${ownerId}&apiId=${apiId}&granularity=hour`)
+      expect(status).toBe(200)
+      expect(body.verifications).toEqual([
+        { time: Math.floor(clock.now() / 3_600_000) * 3_600_000, success: 3, rateLimited: 0, usageExceeded: 0 },
+      ])
+    })
+
+    it('keyId or ownerId: neither is a 400, ownerId without apiId a 400, an owner without keys a 404', async () => {
+      const { apiId } = await post(controlPlane, 'apis.createApi', { name: 'analytics-owner-errors' })
+      const neither = await get('')
+      expect({ status: neither.status, message: neither.body.error.message }).toEqual({
+        status: 400,
+        message: 'keyId or ownerId must be provided',
+      })
+      expect((await get('ownerId=nobody')).body.error.message).toContain('apiId')
+      expect((await get(`ownerId=nobody&apiId=${apiId}`)).status).toBe(404)
+      expect((await get(`ownerId=nobody&apiId=api_missing`)).status).toBe(404)
     })
   })
 }

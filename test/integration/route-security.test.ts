@@ -104,7 +104,7 @@ const TABLE: Record<string, Row> = {
   'keys.rerollKey': { needs: ['create_key', 'update_key'], call: (f) => post({ keyId: f.keyId }) },
   'keys.whoami': { needs: ['read_key'], call: (f) => post({ key: f.key }) },
   'keys.updateRemaining': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, op: 'decrement', value: 1 }) },
-  'keys.getVerifications': { needs: ['read_analytics'], call: (f) => get({ keyId: f.keyId }) },
+  'keys.getVerifications': { needs: [{ anyOf: ['read_analytics', 'read_key'] }], call: (f) => get({ keyId: f.keyId }) },
   // Unkey's: a key's permissions and roles are rbac actions, whatever the api.
   'keys.addPermissions': {
     needs: ['rbac.*.add_permission_to_key'],
