@@ -1,5 +1,14 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
@@ -10,13 +19,20 @@ import { waitFor } from '../support/wait-for.js'
 
 /**
  * The README's two commands on a fresh machine: a copy of this checkout (what git tracks or would track, no
- * node_modules, no dist), and a PATH without the optional system tools (promtool, chromium) nor apt-get.
+ * node_modules, no dist), and a PATH without any of the system tools `npm test` installs (system-tools.json) nor
+ * apt-get.
  * `npm install && npm start` must work with Node alone, printing no EBADENGINE; `npm test` must stop at once
  * with the one command that installs what is missing, not fail minutes later.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const HIDDEN = new Set(['promtool', 'chromium', 'apt-get', 'apt'])
+/** The programs `npm test` runs and the Debian/Ubuntu package of each: test/support/system-tools.mjs's table. */
+const TOOLS = JSON.parse(readFileSync(join(ROOT, 'test/support/system-tools.json'), 'utf8')) as {
+  program: string
+  apt: string
+}[]
+const PACKAGES = TOOLS.map((tool) => tool.apt).join(' ')
+const HIDDEN = new Set([...TOOLS.map((tool) => tool.program), 'apt-get', 'apt'])
 let work: string
 let clone: string
 let env: NodeJS.ProcessEnv
@@ -143,22 +159,32 @@ describe("the README's two commands on a fresh machine", () => {
     )
   }, 120_000)
 
+  it("the README names the same programs and packages as the table npm test's first step reads", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const programs = /`npm test` also runs real programs:\s+([^.]+)\./.exec(readme)?.[1]
+    expect(programs?.match(/`[^`]+`/g)).toEqual(TOOLS.map((tool) => `\`${tool.program}\``))
+    expect(readme).toContain(`(\`sudo apt-get install -y ${PACKAGES}\`, less what is there already)`)
+  })
+
   it('npm test stops at once, naming the one command that installs what is missing', () => {
     const started = Date.now()
     const test = run('npm', ['test'], 60_000)
     const output = test.stdout + test.stderr
     expect(test.status, output).not.toBe(0)
-    expect(output).toContain('promtool (Debian/Ubuntu package prometheus)')
-    expect(output).toContain('chromium (Debian/Ubuntu package chromium)')
-    expect(output).toContain('  sudo apt-get install -y prometheus chromium\n')
+    for (const tool of TOOLS) expect(output).toContain(`  ${tool.program} (Debian/Ubuntu package ${tool.apt}), for `)
+    expect(output).toContain(`  sudo apt-get install -y ${PACKAGES}\n`)
     // It stopped before building or testing anything.
     expect(output).not.toMatch(/RUN {2}v\d|Test Files/)
     expect(Date.now() - started).toBeLessThan(30_000)
   })
 
-  it('with apt-get and root, npm test installs with it first (here the packages are in place but hidden)', () => {
+  it('with apt-get and root, npm test installs with it first (a stand-in apt-get: it records its call)', () => {
     const withApt = join(work, 'bin-apt')
-    pathWithout(new Set(['promtool', 'chromium']), withApt)
+    pathWithout(HIDDEN, withApt)
+    const calls = join(work, 'apt-get-calls')
+    // A real apt-get would install the packages on this machine; this one only records what it was asked.
+    writeFileSync(join(withApt, 'apt-get'), `#!/bin/sh\necho "$*" >> '${calls}'\n`)
+    chmodSync(join(withApt, 'apt-get'), 0o755)
     const test = spawnSync('npm', ['test'], {
       cwd: clone,
       env: { ...env, PATH: withApt },
@@ -167,12 +193,12 @@ describe("the README's two commands on a fresh machine", () => {
     })
     const output = test.stdout + test.stderr
     if (process.getuid?.() === 0) {
-      expect(output).toContain("npm test: installing from Debian's packages: prometheus chromium")
-      // apt-get finds them installed; hidden from this PATH, they are still missing, and it says so.
+      expect(output).toContain(`npm test: installing from Debian's packages: ${PACKAGES}`)
+      expect(readFileSync(calls, 'utf8')).toBe(`install -y -qq ${PACKAGES}\n`)
+      // apt-get "succeeded", but the programs are still not on the PATH, and it says so.
       expect(output).toContain('apt-get ran, but these programs are still not on the PATH')
-    } else {
-      expect(output).toContain('  sudo apt-get install -y prometheus chromium\n')
     }
+    expect(output).toContain(`  sudo apt-get install -y ${PACKAGES}\n`)
     expect(test.status).not.toBe(0)
   })
 })

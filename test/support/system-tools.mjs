@@ -1,24 +1,24 @@
 #!/usr/bin/env node
-// The programs `npm test` runs for real, each with the Debian/Ubuntu package that installs it. Run first by
-// `npm test`: it installs what is missing when it can (root, apt-get on the PATH), and otherwise stops at once
-// with the one command to run, rather than failing a few tests minutes later.
+// The programs `npm test` runs for real (system-tools.json), each with the Debian/Ubuntu package that installs it.
+// Run first by `npm test`: it installs what is missing when it can (root, apt-get on the PATH), and otherwise stops
+// at once with the one command to run, rather than failing a few tests minutes later.
 import { spawnSync } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
+import { accessSync, constants, readFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 
-const TOOLS = [
-  { program: 'redis-server', apt: 'redis-server', why: 'the integration and end-to-end tests (each starts its own)' },
-  // Debian installs nginx in /usr/sbin, which a non-root PATH lacks; the nginx tests look there too.
-  { program: 'nginx', apt: 'nginx-light', why: 'the nginx forward-auth test', also: ['/usr/sbin'] },
-  { program: 'caddy', apt: 'caddy', why: 'the Caddy forward-auth test' },
-  { program: 'promtool', apt: 'prometheus', why: 'the alert-rule and dashboard checks' },
-  { program: 'chromium', apt: 'chromium', why: 'the /docs browser test' },
-]
+// JSON, so that test/e2e/fresh-machine.test.ts expects the same list.
+const TOOLS = JSON.parse(readFileSync(join(import.meta.dirname, 'system-tools.json'), 'utf8'))
 
-const pathDirs = () => (process.env.PATH ?? '').split(delimiter).filter(Boolean)
+// Each bin directory's sbin sibling too: Debian installs nginx in /usr/sbin, which a non-root PATH lacks (the nginx
+// tests look there too). Derived from the PATH, not a fixed list, so that a PATH without a tool hides it entirely.
+const searchDirs = () =>
+  (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .flatMap((dir) => (/\/bin\/?$/.test(dir) ? [dir, dir.replace(/\/bin\/?$/, '/sbin')] : [dir]))
 
 function found(tool) {
-  return [...pathDirs(), ...(tool.also ?? [])].some((dir) => {
+  return searchDirs().some((dir) => {
     try {
       accessSync(join(dir, tool.program), constants.X_OK)
       return true
