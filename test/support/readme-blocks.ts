@@ -1,15 +1,22 @@
 import { readFileSync } from 'node:fs'
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+const ROOT = new URL('../../', import.meta.url)
 
 /**
  * The fenced ````language` block of the README's section `heading` (a `## ` heading), as a user pastes it, with
  * the values the user fills in replaced: every `[from, to]` must occur in the block, so a README that changes what
  * it documents makes the test fail rather than run something else. The end-to-end gateway tests run this text.
+ * `file`: another README of the repository (deploy/README.md), relative to its root.
  */
-export function readmeBlock(heading: string, language: string, replacements: [string, string][]): string {
+export function readmeBlock(
+  heading: string,
+  language: string,
+  replacements: [string, string][],
+  file = 'README.md',
+): string {
+  const README = readFileSync(new URL(file, ROOT), 'utf8')
   const start = README.indexOf(`\n## ${heading}\n`)
-  if (start === -1) throw new Error(`README.md has no section "## ${heading}"`)
+  if (start === -1) throw new Error(`${file} has no section "## ${heading}"`)
   const end = README.indexOf('\n## ', start + 1)
   const section = README.slice(start, end === -1 ? undefined : end)
   const blocks = [...section.matchAll(new RegExp(`\\n\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\`\\n`, 'g'))]
