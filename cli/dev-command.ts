@@ -76,16 +76,24 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serv
 
 /** What `keygate dev` prints once it listens: where it is, the root key, and a first call that works as printed. */
 function banner(dev: DevServer): string {
-  // A generated root key is printed (this run made it); KEYGATE_ROOT_KEY never is: the shell that set it has it.
-  const rootKey = dev.rootKeyGenerated ? dev.rootKey : '"$KEYGATE_ROOT_KEY"'
-  return (
+  const firstCall =
+    `  curl -s -X POST $KG/v1/apis.createApi -H "Authorization: Bearer $ROOT_KEY" ` +
+    `-H 'Content-Type: application/json' -d '{"name":"my-api"}'\n\n`
+  const header =
     `\nKeygate dev server (in-memory store, no Redis; data is lost on exit)\n` +
     `  URL:      ${dev.url}\n` +
     `  API docs: ${dev.url}/docs\n` +
-    `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n\n` +
-    `Try it from another terminal:\n` +
-    `  export KG=${dev.url} ROOT_KEY=${rootKey}\n` +
-    `  curl -s -X POST $KG/v1/apis.createApi -H "Authorization: Bearer $ROOT_KEY" ` +
-    `-H 'Content-Type: application/json' -d '{"name":"my-api"}'\n\n`
+    `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n\n`
+  // A generated root key is printed: this run made it.
+  if (dev.rootKeyGenerated)
+    return `${header}Try it from another terminal:\n  export KG=${dev.url} ROOT_KEY=${dev.rootKey}\n${firstCall}`
+  // KEYGATE_ROOT_KEY never is, and another terminal lacks it (so may the shell that started this one:
+  // `KEYGATE_ROOT_KEY=… npm start`): the line asks for it, unechoed. Alone, since read would take the next pasted
+  // line as the key; printf and read -rs rather than read -p, which zsh reads otherwise.
+  return (
+    `${header}Try it from another terminal: paste this line alone, then type the KEYGATE_ROOT_KEY ` +
+    `keygate dev was started with\n` +
+    `  printf 'root key (not shown): '; read -rs ROOT_KEY; echo; export KG=${dev.url} ROOT_KEY\n` +
+    `then:\n${firstCall}`
   )
 }

@@ -3,13 +3,22 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { waitFor } from '../support/wait-for.js'
 
-/** Runs the lines `keygate dev` prints under "Try it from another terminal:" in bash, as a user would paste them. */
-function runPrintedTry(output: string, env: Record<string, string>): string {
-  const lines = /Try it from another terminal:\n((?: {2}.*\n){2})/.exec(output)?.[1]
-  expect(lines, output).toBeDefined()
-  const shell = spawnSync('bash', ['-c', lines!], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } })
+/**
+ * Runs the lines `keygate dev` prints under "Try it from another terminal" in bash, as a user would paste them in
+ * another terminal: one with nothing but a PATH, typing `typed` when asked. Returns the last line printed.
+ */
+function runPrintedTry(output: string, typed = ''): string {
+  // Its indented lines, up to the blank line: the ones to paste (the others say how).
+  const block = /Try it from another terminal.*\n((?:.+\n)+)/.exec(output)?.[1]
+  expect(block, output).toBeDefined()
+  const lines = block!.split('\n').filter((line) => line.startsWith('  '))
+  const shell = spawnSync('bash', ['-c', lines.join('\n')], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+    input: typed,
+  })
   expect(shell.status, shell.stderr).toBe(0)
-  return shell.stdout
+  return shell.stdout.trimEnd().split('\n').at(-1)!
 }
 
 describe('the keygate command line', () => {
@@ -80,7 +89,7 @@ describe('the keygate command line', () => {
   it('keygate dev prints a first call that works as printed, and logs one readable line per request', async () => {
     const dev = await startKeygate(['dev'], { LOG_LEVEL: 'info' })
     running.push(dev)
-    const shell = runPrintedTry(dev.output(), {})
+    const shell = runPrintedTry(dev.output())
     expect(JSON.parse(shell)).toMatchObject({ apiId: expect.stringMatching(/^api_/), name: 'my-api' })
     await waitFor(
       () => /^\d\d:\d\d:\d\d POST \/v1\/apis\.createApi 200 \(\d+\.\d ms\)$/m.test(dev.output()),
@@ -100,8 +109,8 @@ describe('the keygate command line', () => {
       body: '{"name":"x"}',
     })
     expect(ok.status).toBe(200)
-    // The printed first call works in a shell that has the key it was started with.
-    expect(JSON.parse(runPrintedTry(dev.output(), { KEYGATE_ROOT_KEY: rootKey }))).toMatchObject({ name: 'my-api' })
+    // The printed lines work in another terminal, which has no KEYGATE_ROOT_KEY: they ask for the key.
+    expect(JSON.parse(runPrintedTry(dev.output(), `${rootKey}\n`))).toMatchObject({ name: 'my-api' })
     expect(dev.output()).not.toContain(rootKey)
   })
 
