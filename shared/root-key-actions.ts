@@ -1,4 +1,5 @@
 import { closestName } from './closest-name.js'
+import { clipInput } from './clip-input.js'
 
 /**
  * What a root key may be allowed to do, in one table: the control plane checks permissions against it and
@@ -104,7 +105,7 @@ export function rootKeyPermissionProblem(permission: string): string | undefined
   const parts = permission.split('.')
   const resource = RESOURCE_NAMES.find((name) => name === parts[0])
   if (parts.length !== 3 || resource === undefined) {
-    return `${JSON.stringify(permission)} is not ${ROOT_KEY_PERMISSION_FORMAT}`
+    return `${JSON.stringify(clipInput(permission))} is not ${ROOT_KEY_PERMISSION_FORMAT}`
   }
   const actions: readonly string[] = ROOT_KEY_RESOURCES[resource]
   const action = parts[2]!
@@ -112,6 +113,6 @@ export function rootKeyPermissionProblem(permission: string): string | undefined
   const which =
     actions.includes(action) || action === '*'
       ? ''
-      : `: ${JSON.stringify(action)} is not an action of ${resource}${nearest ? ` (did you mean ${nearest}?)` : ''}`
-  return `${JSON.stringify(permission)} is not ${ROOT_KEY_PERMISSION_FORMAT}${which}; actions of ${resource}: ${actions.join(', ')} or *`
+      : `: ${JSON.stringify(clipInput(action))} is not an action of ${resource}${nearest ? ` (did you mean ${nearest}?)` : ''}`
+  return `${JSON.stringify(clipInput(permission))} is not ${ROOT_KEY_PERMISSION_FORMAT}${which}; actions of ${resource}: ${actions.join(', ')} or *`
 }

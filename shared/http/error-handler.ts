@@ -5,6 +5,7 @@ import type { KeygateServer } from './build-server.js'
 import { errorBody } from './error-body.js'
 import { newRequestId } from './request-id.js'
 import { closestName } from '../closest-name.js'
+import { clipInput } from '../clip-input.js'
 import { ApiError, ERRORS, StoreUnavailableError, WriteConflictError, type ErrorCode } from '../errors.js'
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(
@@ -29,13 +30,20 @@ export function toApiError(err: unknown): ApiError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       // The parser also refuses `__proto__` and `constructor.prototype` keys here (prototype poisoning).
       return new ApiError('BAD_REQUEST', 'body: is not valid JSON, or has a __proto__ or constructor.prototype key')
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH': {
+      // Fastify quotes the whole URL: a path parameter past maxParamLength, or one badly percent-encoded.
+      const url = /^'([\s\S]*)' is /.exec(fastifyError.message ?? '')?.[1] ?? ''
+      return new ApiError('BAD_REQUEST', `'${clipInput(url)}': a path segment is too long or badly encoded`)
+    }
   }
   const status = fastifyError.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Parser errors (invalid JSON, __proto__ keys) arrive as SyntaxErrors with a 400.
     const message =
       err instanceof SyntaxError ? `body: is not valid JSON (${err.message})` : (fastifyError.message ?? 'bad request')
-    return new ApiError(CODE_BY_STATUS.get(status) ?? 'BAD_REQUEST', message)
+    // Bounded: Fastify's own messages may quote the request, however long.
+    return new ApiError(CODE_BY_STATUS.get(status) ?? 'BAD_REQUEST', clipInput(message, 200))
   }
   return new ApiError('INTERNAL_SERVER_ERROR', 'internal error; the request id identifies it in our logs')
 }
@@ -75,10 +83,13 @@ export function installErrorHandling(app: KeygateServer, docsBaseUrl: string): U
     const path = request.url.split('?', 1)[0] ?? ''
     const allowed = methodsByPath.get(path)
     return allowed
-      ? new ApiError('METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}`, {
+      ? new ApiError('METHOD_NOT_ALLOWED', `${clipInput(path)} does not answer ${request.method}`, {
           allow: [...allowed].join(', '),
         })
-      : new ApiError('NOT_FOUND', `no operation at ${request.method} ${path}${suggestion(path, methodsByPath.keys())}`)
+      : new ApiError(
+          'NOT_FOUND',
+          `no operation at ${request.method} ${clipInput(path)}${suggestion(path, methodsByPath.keys())}`,
+        )
   }
   app.setNotFoundHandler((request, reply) => renderError(unmatched(request), request, reply, docsBaseUrl))
   return unmatched

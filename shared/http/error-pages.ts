@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify'
 import { ERROR_DOCS } from '../error-docs.js'
 import { ApiError, ERRORS, type ErrorCode } from '../errors.js'
 import { closestName } from '../closest-name.js'
+import { clipInput } from '../clip-input.js'
 import type { KeygateServer } from './build-server.js'
 
 /**
@@ -24,7 +25,7 @@ export function registerErrorPages(app: KeygateServer, docsBaseUrl: string): voi
       const nearest = closestName(code, pages.keys())
       throw new ApiError(
         'NOT_FOUND',
-        `no error code ${code}${nearest ? `; did you mean ${nearest}?` : ''} (every code: /docs/errors)`,
+        `no error code ${clipInput(code)}${nearest ? `; did you mean ${nearest}?` : ''} (every code: /docs/errors)`,
       )
     }
     return sendPage(reply, page)

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import { closestName } from '../closest-name.js'
+import { clipInput } from '../clip-input.js'
 import { ApiError } from '../errors.js'
 import { ROOT_KEY_PERMISSION, rootKeyPermissionProblem } from '../root-key-actions.js'
 
@@ -74,7 +75,8 @@ function describeUnion(union: ErrorObject, errors: ErrorObject[], dataVar: strin
 function describeOne(error: ErrorObject, dataVar: string): string {
   const path = pathOf(error)
   const field = fieldOf(error, dataVar)
-  const at = (name: string) => (path ? `${path}.${name}` : name)
+  // A field name the schema does not know is the client's text: quoted clipped, like every segment of the path.
+  const at = (name: string) => (path ? `${path}.${clipInput(name)}` : clipInput(name))
   const params = error.params as Record<string, unknown>
   switch (error.keyword) {
     case 'required': {
@@ -143,7 +145,12 @@ function hint(error: ErrorObject, name: string): string {
   return nearest ? ` (did you mean ${nearest}?)` : ''
 }
 
-const pathOf = (error: ErrorObject) => error.instancePath.split('/').slice(1).map(decodePointer).join('.')
+const pathOf = (error: ErrorObject) =>
+  error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => clipInput(decodePointer(segment)))
+    .join('.')
 const fieldOf = (error: ErrorObject, dataVar: string) =>
   pathOf(error) || (dataVar === 'querystring' ? 'query' : dataVar)
 const decodePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~')

@@ -85,6 +85,7 @@ describe('HTTP edge cases still answer in the contract shape with a request id',
     // Nothing close: no guess.
     expect(await message('POST', '/v1/keys.nope')).toBe('no operation at POST /v1/keys.nope')
     expect(await message('GET', '/favicon.ico')).toBe('no operation at GET /favicon.ico')
-    expect(await message('GET', `/v1/${'k'.repeat(5_000)}`)).toBe(`no operation at GET /v1/${'k'.repeat(5_000)}`)
+    // No guess for a long path, which is quoted by its first 60 characters.
+    expect(await message('GET', `/v1/${'k'.repeat(5_000)}`)).toBe(`no operation at GET /v1/${'k'.repeat(56)}…`)
   })
 })
