@@ -71,7 +71,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const routeDeps = { store: deps.store, auth, audit, rootKeys, rbac, clock: deps.clock, log: deps.log }
   const writes = new KeyWrites(routeDeps, deps.onWrite)
   app.decorateRequest('principal', null)
-  // Management routes: the root key is checked before the body is even parsed (401 before 400).
+  // Management routes: the root key is checked before the body is even parsed (UNAUTHORIZED before 400).
   app.register(async (management: KeygateServer) => {
     management.addHook('onRequest', async (request) => {
       request.principal = await auth.authenticate(request)

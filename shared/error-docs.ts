@@ -28,6 +28,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     meaning: [
       'Management operations (`apis.*`, `keys.*` but verifyKey, `audit.*`) need a root key in `Authorization: Bearer <root key>`; the header was missing, malformed, or named no root key.',
       'It is checked before the body is read. The answer carries `WWW-Authenticate: Bearer`.',
+      'The status is 403 (not 401) because Unkey v1 answered so: the code, not the status, tells it from `INSUFFICIENT_PERMISSIONS`.',
     ],
     fix: [
       'Send the root key that `keygate dev` printed, the one set as `KEYGATE_ROOT_KEY`, or one made by `keygate root-key create`: `-H "Authorization: Bearer $ROOT_KEY"`.',

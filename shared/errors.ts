@@ -4,7 +4,8 @@
  */
 export const ERRORS = {
   BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
+  // 403, not 401: Unkey v1 answered a missing or wrong root key so, and clients were written against it.
+  UNAUTHORIZED: 403,
   INSUFFICIENT_PERMISSIONS: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,

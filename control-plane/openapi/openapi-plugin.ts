@@ -18,21 +18,24 @@ function packageVersion(): string {
 }
 const version = packageVersion()
 
-/** The contract's error shape (rendered by shared/http/error-handler.ts), documented once for every error status. */
-const ErrorResponse = (code: ErrorCode, description: string) =>
+/**
+ * The contract's error shape (rendered by shared/http/error-handler.ts), documented once for every error status
+ * with the codes it carries there (403 carries two on v1: UNAUTHORIZED and INSUFFICIENT_PERMISSIONS).
+ */
+const ErrorResponse = (codes: ErrorCode[], description: string) =>
   Type.Object(
     {
       error: Type.Object(
         {
-          code: Type.String({ description: 'What went wrong, as a code (one per HTTP status)', examples: [code] }),
+          code: Type.String({ description: 'What went wrong, as a code', examples: codes }),
           message: Type.String({
             description: 'What went wrong in this request: the field and the rule, for a 400',
-            examples: [ERROR_EXAMPLES[code] ?? 'what went wrong'],
+            examples: codes.map((code) => ERROR_EXAMPLES[code] ?? 'what went wrong'),
           }),
           docs: Type.String({
             description:
               "A link to the code's page (what it means, how to fix it): a path on this server unless DOCS_BASE_URL is set",
-            examples: [`/docs/errors/${code}`],
+            examples: codes.map((code) => `/docs/errors/${code}`),
           }),
           requestId: Type.String({
             description: 'Finds the request in the logs (also the X-Request-Id header)',
@@ -169,7 +172,13 @@ function operationSchema(id: string, doc: OperationDoc, schema: RouteSchema) {
     }
   }
   const errors = doc.errors ?? (doc.rootKey ? MANAGEMENT_ERRORS : PUBLIC_ERRORS)
-  for (const code of errors) response[String(ERRORS[code])] ??= ErrorResponse(code, ERROR_TEXT[code] ?? code)
+  const byStatus = new Map<string, ErrorCode[]>()
+  for (const code of errors) byStatus.set(String(ERRORS[code]), [...(byStatus.get(String(ERRORS[code])) ?? []), code])
+  for (const [status, codes] of byStatus) {
+    const text = (code: ErrorCode) => ERROR_TEXT[code] ?? code
+    const description = codes.length === 1 ? text(codes[0]!) : codes.map((code) => `${code}: ${text(code)}`).join(' ')
+    response[status] ??= ErrorResponse(codes, description)
+  }
   return {
     ...schema,
     ...(schema.body ? { body: withDocumentedShapes(schema.body) } : {}),

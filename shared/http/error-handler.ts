@@ -8,8 +8,12 @@ import { closestName } from '../closest-name.js'
 import { clipInput } from '../clip-input.js'
 import { ApiError, ERRORS, StoreUnavailableError, WriteConflictError, type ErrorCode } from '../errors.js'
 
+// UNAUTHORIZED shares 403 with INSUFFICIENT_PERMISSIONS: only root-key auth answers it (with WWW-Authenticate),
+// so another 403 is never taken for it.
 const CODE_BY_STATUS = new Map<number, ErrorCode>(
-  Object.entries(ERRORS).map(([code, status]) => [status, code as ErrorCode]),
+  Object.entries(ERRORS)
+    .filter(([code]) => code !== 'UNAUTHORIZED')
+    .map(([code, status]) => [status, code as ErrorCode]),
 )
 
 /** Any thrown value → the contract's error. Messages of anything ≥ 500 are never shown to clients. */

@@ -139,7 +139,7 @@ describe('end to end: control plane + verifier processes on Redis', () => {
       body: { error: { code: 'BAD_REQUEST', message: 'name: must be a string' } },
     })
     const noRootKey = await call(controlPlane.url, 'POST', 'apis.createApi', { name: 'x' })
-    expect(noRootKey.status).toBe(401)
+    expect(noRootKey.status).toBe(403)
     expect(noRootKey.headers.get('www-authenticate')).toBe('Bearer')
     const wrongRootKey = await call(
       controlPlane.url,
@@ -148,7 +148,7 @@ describe('end to end: control plane + verifier processes on Redis', () => {
       { name: 'x' },
       { authorization: 'Bearer not-a-root-key-at-all' },
     )
-    expect(wrongRootKey).toMatchObject({ status: 401, body: { error: { code: 'UNAUTHORIZED' } } })
+    expect(wrongRootKey).toMatchObject({ status: 403, body: { error: { code: 'UNAUTHORIZED' } } })
     const unknown = await verifyOnVerifier('sk_this_key_was_never_issued')
     expect(unknown).toMatchObject({ status: 200, body: { valid: false, code: 'NOT_FOUND' } })
     expect(Object.keys(unknown.body).sort()).toEqual(['code', 'requestId', 'valid'])

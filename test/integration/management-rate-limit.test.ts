@@ -48,6 +48,6 @@ describe('management rate limit per root key', () => {
       expect(verify.statusCode).toBe(200)
     }
     // Strangers are refused by authentication, and do not spend anyone's budget.
-    expect((await call('not-a-root-key-000000')).statusCode).toBe(401)
+    expect((await call('not-a-root-key-000000')).json().error.code).toBe('UNAUTHORIZED')
   })
 })

@@ -233,8 +233,8 @@ describe('OpenAPI document', () => {
       url: '/v1/keys.createKey',
       payload: { apiId: 'api_x' },
     })
-    expect(unauthorized.statusCode).toBe(401)
-    expect(documented('keys.createKey', 401)(unauthorized.json())).toBe(true)
+    expect(unauthorized.statusCode).toBe(403)
+    expect(documented('keys.createKey', 403)(unauthorized.json())).toBe(true)
     const bad = await server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', payload: { key: '' } })
     expect(bad.statusCode).toBe(400)
     expect(documented('keys.verifyKey', 400)(bad.json())).toBe(true)

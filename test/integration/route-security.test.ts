@@ -21,8 +21,8 @@ import { useRedisServer } from '../support/redis-server.js'
  * untested (and openapi.test.ts ties OPERATIONS to the server's real routes).
  */
 
-/** What v1 answers a caller it cannot authenticate. A later issue moves v1 to 403: change it here only. */
-const UNAUTHENTICATED_STATUS = 401
+/** What v1 answers a caller it cannot authenticate: 403, as Unkey v1 did (the code tells the two 403s apart). */
+const UNAUTHENTICATED_STATUS = 403
 const UNAUTHENTICATED_CODE = 'UNAUTHORIZED'
 const FORBIDDEN_STATUS = 403
 const FORBIDDEN_CODE = 'INSUFFICIENT_PERMISSIONS'
