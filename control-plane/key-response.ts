@@ -1,5 +1,6 @@
 import type { KeyContext } from '../shared/key-context.js'
 import type { KeyRecord } from '../shared/records.js'
+import { withRefillDay } from './refill-rules.js'
 
 /**
  * A stored record as the wire shows it, with what it is granted and who it belongs to (`context`, resolved from
@@ -15,7 +16,7 @@ export function toKeyResponse(record: KeyRecord, context: KeyContext) {
     meta: record.meta,
     expires: record.expires,
     remaining: record.remaining,
-    refill: record.refill,
+    refill: withRefillDay(record.refill),
     ratelimit: record.ratelimit && { ...record.ratelimit, async: record.ratelimit.async ?? true },
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,

@@ -5,7 +5,7 @@ import type { Principal } from './root-key-auth.js'
 import { checkExpires } from './expires.js'
 import { checkMeta } from './meta-limits.js'
 import { rateLimitOf } from './rate-limit-body.js'
-import { checkRefill } from './refill-rules.js'
+import { checkRefill, withRefillDay } from './refill-rules.js'
 import type { NewKeyFields } from './schemas/key-schemas.js'
 import { ownerIdOf } from './v1-field-rules.js'
 
@@ -48,7 +48,7 @@ export function newKeyRecord(
     permissionIds: grants.permissionIds && [...grants.permissionIds].sort(),
     roleIds: grants.roleIds && [...grants.roleIds].sort(),
     remaining: fields.remaining,
-    refill: fields.refill,
+    refill: withRefillDay(fields.refill),
     ratelimit: rateLimitOf(fields.ratelimit) ?? undefined,
     environment: fields.environment,
     enabled: fields.enabled ?? true,

@@ -5,7 +5,7 @@ import type { KeyWrites } from '../key-writes.js'
 import type { RecordRef } from '../rbac.js'
 import { allowKeyGrants } from './keys-permissions-and-roles.js'
 import { checkExpires } from '../expires.js'
-import { checkRefill } from '../refill-rules.js'
+import { checkRefill, withRefillDay } from '../refill-rules.js'
 import { rateLimitOf } from '../rate-limit-body.js'
 import { checkMeta } from '../meta-limits.js'
 import { ownerIdOf } from '../v1-field-rules.js'
@@ -32,7 +32,7 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
         meta: body.meta,
         expires: body.expires,
         remaining: body.remaining,
-        refill: body.refill,
+        refill: withRefillDay(body.refill),
         ratelimit: rateLimitOf(body.ratelimit),
         // A bare name is created when missing, as keys.createKey does; Unkey's {name} only with `create: true`.
         permissionIds:

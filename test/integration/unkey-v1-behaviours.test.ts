@@ -1,0 +1,42 @@
+import { expect, it } from 'vitest'
+import { ManualClock } from '../support/apps.js'
+import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
+
+/**
+ * Behaviours that Unkey's own v1 route tests pin down (apps/api/src/routes/v1_*.test.ts at ccfc028d), restated in
+ * our words: a client written against Unkey v1 must get the same answers here.
+ */
+onBothStores('Unkey v1 behaviours', { clock: () => new ManualClock(Date.UTC(2026, 10, 22, 12)) }, (stack) => {
+  const { post } = stack
+  const get = async (path: string) => {
+    const response = await stack.controlPlane.app.inject({ method: 'GET', url: `/v1/${path}`, headers: ADMIN_HEADERS })
+    return { status: response.statusCode, body: response.json(), headers: response.headers }
+  }
+  const newApi = async () => (await post('apis.createApi', { name: 'v1 behaviours' })).body.apiId as string
+
+  it('a monthly refill without refillDay refills on the 1st, and getKey says so', async () => {
+    const apiId = await newApi()
+    const { body: created } = await post('keys.createKey', {
+      apiId,
+      remaining: 10,
+      refill: { interval: 'monthly', amount: 20 },
+    })
+    expect((await stack.getKey(created.keyId)).refill).toEqual({ interval: 'monthly', amount: 20, refillDay: 1 })
+
+    const { body: other } = await post('keys.createKey', { apiId, remaining: 10 })
+    expect(
+      (await post('keys.updateKey', { keyId: other.keyId, refill: { interval: 'monthly', amount: 130 } })).status,
+    ).toBe(200)
+    const updated = await stack.getKey(other.keyId)
+    expect(updated).toMatchObject({ remaining: 10, refill: { interval: 'monthly', amount: 130, refillDay: 1 } })
+    // A daily refill has no day.
+    await post('keys.updateKey', { keyId: other.keyId, refill: { interval: 'daily', amount: 5 } })
+    expect((await stack.getKey(other.keyId)).refill).toEqual({ interval: 'daily', amount: 5 })
+    const listed = (await get(`apis.listKeys?apiId=${apiId}`)).body.keys as { id: string; refill: unknown }[]
+    expect(listed.find((key) => key.id === created.keyId)!.refill).toEqual({
+      interval: 'monthly',
+      amount: 20,
+      refillDay: 1,
+    })
+  })
+})
