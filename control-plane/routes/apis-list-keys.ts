@@ -36,7 +36,9 @@ export function registerListKeys(app: KeygateServer, deps: ControlPlaneDeps): vo
         response: {
           200: Type.Object({
             keys: Type.Array(KeyResponse, { description: 'This page of keys, sorted by id' }),
-            total: Type.Integer({ description: "How many keys the api has (all pages; the owner's when filtered)" }),
+            total: Type.Integer({
+              description: 'How many keys the api has: all pages, and all owners even when filtered',
+            }),
             cursor: Type.Optional(
               Type.String({ description: 'Pass it as `cursor` for the next page; absent on the last page' }),
             ),

@@ -9,7 +9,10 @@ import type { StoreHealth } from './store-health.js'
 
 export interface KeyPage {
   keys: KeyRecord[]
-  /** Keys in the index (may count pointers whose record a crashed write left missing). */
+  /**
+   * Keys of the whole api, even when the page is filtered by owner (as Unkey's listKeys counts); may count pointers
+   * whose record a crashed write left missing.
+   */
   total: number
   /** Where the next page starts; absent when the index holds nothing after this page. */
   cursor?: string

@@ -146,15 +146,16 @@ export class MemoryKeyStore implements KeyStore {
       options.ownerId === undefined
         ? this.apiKeyIds.get(apiId)
         : this.ownerKeyIds.get(ownerIndexKey(apiId, options.ownerId))
-    if (!ids) return { keys: [], total: 0 }
+    const total = this.apiKeyIds.get(apiId)?.size ?? 0
+    if (!ids) return { keys: [], total }
     const keys: KeyRecord[] = []
     for (const id of ids.after(options.cursor)) {
       const record = this.keysByHash.get(this.hashById.get(id) ?? '')
       if (!record) continue
       keys.push(structuredClone(record))
-      if (keys.length === options.limit) return { keys, total: ids.size, cursor: id }
+      if (keys.length === options.limit) return { keys, total, cursor: id }
     }
-    return { keys, total: ids.size }
+    return { keys, total }
   }
 
   async spendCredits(

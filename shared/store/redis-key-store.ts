@@ -325,7 +325,7 @@ export class RedisKeyStore implements KeyStore {
       const [ids, count] = await this.run(() =>
         Promise.all([
           this.redis.zrangebylex(index, cursor === undefined ? '-' : `(${cursor}`, '+', 'LIMIT', 0, want),
-          this.redis.zcard(index),
+          this.redis.zcard(redisKeys.apiKeys(apiId)),
         ]),
       )
       total = count

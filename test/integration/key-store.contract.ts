@@ -276,7 +276,9 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       }
       expect(seen).toEqual(ids)
       const acme = await store.listKeys(api.id, { limit: 100, ownerId: 'acme' })
-      expect(acme.total).toBe(9)
+      // total counts the api, not the owner: Unkey's listKeys answers so.
+      expect(acme.keys).toHaveLength(9)
+      expect(acme.total).toBe(27)
       expect(acme.keys.every((k) => k.ownerId === 'acme')).toBe(true)
 
       // Moving a key to another owner moves it between the owner's lists.

@@ -39,4 +39,14 @@ onBothStores('Unkey v1 behaviours', { clock: () => new ManualClock(Date.UTC(2026
       refillDay: 1,
     })
   })
+
+  it('listKeys counts the whole api in total, also when filtered by externalId or ownerId', async () => {
+    const apiId = await newApi()
+    for (let i = 0; i < 6; i++) await post('keys.createKey', { apiId, ...(i % 2 === 0 ? { externalId: 'acme' } : {}) })
+    for (const filter of ['externalId', 'ownerId']) {
+      const { body } = await get(`apis.listKeys?apiId=${apiId}&${filter}=acme`)
+      expect({ filter, keys: body.keys.length, total: body.total }).toEqual({ filter, keys: 3, total: 6 })
+    }
+    expect((await get(`apis.listKeys?apiId=${apiId}&externalId=nobody`)).body).toEqual({ keys: [], total: 6 })
+  })
 })
