@@ -1,7 +1,18 @@
 import { badRequest } from '../shared/errors.js'
 
-/** An expiry must lie in the future: a key that is expired at birth is almost always seconds sent as milliseconds. */
-export function checkExpires(expires: number | null | undefined, nowMs: number): void {
+// Any expiry before this is a time in seconds sent as milliseconds (now in seconds reads as January 1970).
+const EARLIEST_MS = Date.UTC(2000, 0, 1)
+
+/**
+ * createKey: an expiry must lie in the future (a key expired at birth is a mistake). updateKey (`pastAllowed`):
+ * any time, as Unkey v1 takes it, so that `expires: now` ends a key at once. Both refuse a time in seconds.
+ */
+export function checkExpires(
+  expires: number | null | undefined,
+  nowMs: number,
+  { pastAllowed = false }: { pastAllowed?: boolean } = {},
+): void {
   if (expires === null || expires === undefined) return
-  if (expires <= nowMs) throw badRequest('expires: must be in the future (unix milliseconds)')
+  if (expires < EARLIEST_MS) throw badRequest('expires: must be unix milliseconds (this looks like seconds)')
+  if (!pastAllowed && expires <= nowMs) throw badRequest('expires: must be in the future (unix milliseconds)')
 }

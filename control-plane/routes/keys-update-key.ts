@@ -46,7 +46,7 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
         before = record
         requirePermission(principal, record.apiId, 'update_key')
         checkMeta(body.meta)
-        checkExpires(body.expires, deps.clock.now())
+        checkExpires(body.expires, deps.clock.now(), { pastAllowed: true })
         checkRefill(
           body.refill,
           body.remaining === undefined ? record.remaining !== undefined : body.remaining !== null,

@@ -219,7 +219,7 @@ export const UpdateKeyBody = Type.Object(
     ),
     meta: Type.Optional(Nullable(Meta('Any JSON object'), `Replaces the key's meta ${CLEARS}`)),
     expires: Type.Optional(
-      Nullable(Expires, `When the key stops verifying, unix milliseconds, in the future ${CLEARS}`),
+      Nullable(Expires, `When the key stops verifying, unix milliseconds; now or past ends it at once ${CLEARS}`),
     ),
     remaining: Type.Optional(
       Nullable(Credits, `Sets the credits (0 stops the key: USAGE_EXCEEDED) ${CLEARS}: no credits, no limit`),

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest'
 import { ManualClock } from '../support/apps.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
+import { waitFor } from '../support/wait-for.js'
 
 /**
  * Behaviours that Unkey's own v1 route tests pin down (apps/api/src/routes/v1_*.test.ts at ccfc028d), restated in
@@ -48,5 +49,17 @@ onBothStores('Unkey v1 behaviours', { clock: () => new ManualClock(Date.UTC(2026
       expect({ filter, keys: body.keys.length, total: body.total }).toEqual({ filter, keys: 3, total: 6 })
     }
     expect((await get(`apis.listKeys?apiId=${apiId}&externalId=nobody`)).body).toEqual({ keys: [], total: 6 })
+  })
+
+  it('updateKey takes expires equal to now, or past: the key is EXPIRED from then on', async () => {
+    const apiId = await newApi()
+    const now = stack.clock!.now()
+    for (const expires of [now, now - 60_000]) {
+      const { body: created } = await post('keys.createKey', { apiId })
+      const update = await post('keys.updateKey', { keyId: created.keyId, expires, name: 'ended', enabled: true })
+      expect({ expires, status: update.status }).toEqual({ expires, status: 200 })
+      expect(await stack.getKey(created.keyId)).toMatchObject({ expires })
+      await waitFor(async () => (await stack.verify({ key: created.key })).code === 'EXPIRED', 'the verifier to see it')
+    }
   })
 })
