@@ -89,7 +89,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerDeleteKeys(management, routeDeps, writes)
     registerWhoami(management, routeDeps)
     registerRerollKey(management, routeDeps, writes)
-    registerUpdateRemaining(management, routeDeps)
+    registerUpdateRemaining(management, routeDeps, writes)
     registerGetVerifications(management, routeDeps)
     registerMigrationsCreateKeys(management, routeDeps, writes)
     registerAnalyticsGetVerifications(management, routeDeps)

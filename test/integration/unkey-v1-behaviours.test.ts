@@ -62,4 +62,38 @@ onBothStores('Unkey v1 behaviours', { clock: () => new ManualClock(Date.UTC(2026
       await waitFor(async () => (await stack.verify({ key: created.key })).code === 'EXPIRED', 'the verifier to see it')
     }
   })
+
+  it('updateRemaining set on a key without credits gives it credits (200); increment and decrement are a 400', async () => {
+    const apiId = await newApi()
+    const { body: created } = await post('keys.createKey', { apiId })
+    for (const op of ['increment', 'decrement']) {
+      const refused = await post('keys.updateRemaining', { keyId: created.keyId, op, value: 1 })
+      expect({ op, status: refused.status, code: refused.body.error.code }).toEqual({
+        op,
+        status: 400,
+        code: 'BAD_REQUEST',
+      })
+    }
+    expect(await post('keys.updateRemaining', { keyId: created.keyId, op: 'set', value: 2 })).toEqual({
+      status: 200,
+      body: { remaining: 2 },
+    })
+    expect((await stack.getKey(created.keyId)).remaining).toBe(2)
+    // The verifiers hear of it: the key now spends credits, and stops when they are gone.
+    await waitFor(
+      async () => (await stack.verify({ key: created.key })).remaining === 1,
+      'the credits to reach the verifier',
+    )
+    expect(await stack.verify({ key: created.key })).toMatchObject({ valid: true, remaining: 0 })
+    expect((await stack.verify({ key: created.key })).code).toBe('USAGE_EXCEEDED')
+    // set null takes them away again: no limit.
+    expect(await post('keys.updateRemaining', { keyId: created.keyId, op: 'set', value: null })).toEqual({
+      status: 200,
+      body: {},
+    })
+    expect(await stack.getKey(created.keyId)).not.toHaveProperty('remaining')
+    expect((await post('keys.updateRemaining', { keyId: created.keyId, op: 'increment', value: null })).status).toBe(
+      400,
+    )
+  })
 })
