@@ -5,10 +5,11 @@ import { LIMITS } from './limits.js'
 
 export const CreateApiBody = Type.Object(
   {
+    // At least 3 characters, as Unkey v1 requires (its v1_apis_createApi.error tests refuse '' and 'ab').
     name: Type.String({
-      minLength: 1,
+      minLength: 3,
       maxLength: LIMITS.nameLength,
-      description: 'A name for people, 1–256 characters (not unique: the api is known by the id it gets)',
+      description: 'A name for people, 3–256 characters (not unique: the api is known by the id it gets)',
       examples: ['payments'],
     }),
   },

@@ -106,7 +106,7 @@ describe('the keygate command line', () => {
     const ok = await fetch(`${dev.url}/v1/apis.createApi`, {
       method: 'POST',
       headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
-      body: '{"name":"x"}',
+      body: '{"name":"dev"}',
     })
     expect(ok.status).toBe(200)
     // The printed lines work in another terminal, which has no KEYGATE_ROOT_KEY: they ask for the key.

@@ -426,7 +426,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
           (await post('keys.updateKey', { keyId, remaining: 1, meta: { x: 'y'.repeat(70_000) } }, reader)).status,
         ).toBe(403)
         expect((await post('keys.createKey', { apiId }, reader)).status).toBe(403)
-        expect((await post('apis.createApi', { name: 'x' }, reader)).status).toBe(403)
+        expect((await post('apis.createApi', { name: 'xyz' }, reader)).status).toBe(403)
         expect((await post('apis.deleteApi', { apiId }, reader)).status).toBe(403)
         expect((await get(`keys.getKey?keyId=${keyId}`)).body.enabled).toBe(true)
       })

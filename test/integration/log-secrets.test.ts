@@ -17,7 +17,7 @@ describe('secrets in requests never reach the log', () => {
       method: 'POST',
       url: '/v1/apis.createApi',
       headers: auth,
-      payload: { name: 'l' },
+      payload: { name: 'log-secrets' },
     })
     const created = await server.app.inject({
       method: 'POST',

@@ -17,7 +17,7 @@ describe('management rate limit per root key', () => {
       method: 'POST',
       url: '/v1/apis.createApi',
       headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
-      payload: { name: 'rl' },
+      payload: { name: 'rate-limited' },
     })
 
   it('answers 429 RATE_LIMITED in the contract shape past the budget, per root key, and leaves verifyKey alone', async () => {

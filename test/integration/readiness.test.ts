@@ -51,7 +51,7 @@ describe('readiness and an unreachable store', () => {
       method: 'POST',
       url: '/v1/apis.createApi',
       headers: auth,
-      payload: { name: 'r' },
+      payload: { name: 'readiness' },
     })
     expect(api.statusCode).toBe(200)
 
@@ -62,7 +62,7 @@ describe('readiness and an unreachable store', () => {
       method: 'POST',
       url: '/v1/apis.createApi',
       headers: auth,
-      payload: { name: 'r' },
+      payload: { name: 'readiness' },
     })
     expect(write.statusCode).toBe(503)
     expect(write.json().error.code).toBe('UNAVAILABLE')

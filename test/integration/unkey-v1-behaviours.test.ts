@@ -96,4 +96,14 @@ onBothStores('Unkey v1 behaviours', { clock: () => new ManualClock(Date.UTC(2026
       400,
     )
   })
+
+  it('createApi wants a name of at least 3 characters', async () => {
+    for (const name of ['', 'ab']) {
+      expect(await post('apis.createApi', { name })).toMatchObject({
+        status: 400,
+        body: { error: { code: 'BAD_REQUEST', message: 'name: must be at least 3 characters' } },
+      })
+    }
+    expect((await post('apis.createApi', { name: 'abc' })).status).toBe(200)
+  })
 })
