@@ -55,6 +55,11 @@ export interface Verdict {
   remaining?: number
   /** The state of the key's own rate limit, for a key that has one. */
   ratelimit?: { limit: number; remaining: number; reset: number }
+  /**
+   * RATE_LIMITED only: the name of the limit that refused the call (`default` for the key's own, as Unkey names
+   * it). Not in the body: verifyKey sends it as the Unkey-Ratelimit-Triggered header.
+   */
+  triggeredLimit?: string
 }
 
 const NOT_FOUND: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })

@@ -271,7 +271,16 @@ export class KeyVerifier {
         reset: outcomes[i]!.reset,
       })
       if (limits[0]!.name === KEY_LIMIT) verdict = { ...verdict, ratelimit: state(0) }
-      if (!ok) return this.count({ ...verdict, valid: false, code: 'RATE_LIMITED', ratelimit: state(failed!) })
+      if (!ok) {
+        const name = limits[failed!]!.name
+        return this.count({
+          ...verdict,
+          valid: false,
+          code: 'RATE_LIMITED',
+          ratelimit: state(failed!),
+          triggeredLimit: name === KEY_LIMIT ? UNKEY_KEY_LIMIT : name,
+        })
+      }
     }
     if (record.remaining === undefined) return this.count(verdict)
     const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
@@ -308,6 +317,8 @@ export class KeyVerifier {
 }
 
 const KEY_LIMIT = 'key'
+/** What Unkey calls a key's own limit, in the Unkey-Ratelimit-Triggered header. */
+const UNKEY_KEY_LIMIT = 'default'
 const USAGE_FLUSH_MS = 5_000
 // Roles, permissions and identities a verifier remembers (the knowledge that one does not exist included).
 const MAX_CACHED_ENTITIES = 100_000

@@ -174,7 +174,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'keys.verifyKey': {
     summary: 'Verify a key (always 200 for a well-formed request: valid and code say the verdict)',
     description:
-      'What your API calls, usually on the verifier sidecar; no root key. A key that does not verify is an answer, not an error: 200 with `valid: false` and the `code` that says why.',
+      "What your API calls, usually on the verifier sidecar; no root key. A key that does not verify is an answer, not an error: 200 with `valid: false` and the `code` that says why. A RATE_LIMITED answer names the limit that refused the call in the `Unkey-Ratelimit-Triggered` header, as Unkey v1 did (`default`: the key's own).",
     rootKey: false,
     tag: 'keys',
   },

@@ -85,6 +85,8 @@ interface Answer {
   body: Record<string, any>
   contentType: string | undefined
   requestId: string | undefined
+  /** Unkey-Ratelimit-Triggered: the limit that refused the call. */
+  triggered: string | undefined
 }
 
 /** Over HTTP: the fast path (when it takes the request). */
@@ -98,6 +100,7 @@ async function overHttp(
     body: (await response.body.json()) as Record<string, any>,
     contentType: response.headers['content-type'] as string,
     requestId: response.headers['x-request-id'] as string,
+    triggered: response.headers['unkey-ratelimit-triggered'] as string | undefined,
   }
 }
 
@@ -112,6 +115,7 @@ async function throughFastify(
     body: response.json(),
     contentType: response.headers['content-type'] as string,
     requestId: response.headers['x-request-id'] as string,
+    triggered: response.headers['unkey-ratelimit-triggered'] as string | undefined,
   }
 }
 
@@ -137,6 +141,8 @@ describe('verifyKey ahead of Fastify', () => {
     JSON.stringify({ key: keys.valid, authorization: { permissions: { nope: 1 } } }),
     JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'x' }] }),
     JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'key', limit: 1, duration: 1000 }] }),
+    // Refused every time (the cost is over the limit): RATE_LIMITED with Unkey-Ratelimit-Triggered on both paths.
+    JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'tight', limit: 1, duration: 60_000, cost: 2 }] }),
     JSON.stringify({ key: keys.disabled }),
     JSON.stringify({ key: keys.expired }),
     JSON.stringify({ key: 'sk_not_a_key' }),
@@ -169,6 +175,17 @@ describe('verifyKey ahead of Fastify', () => {
       expect(throughFastifyCount - before, body).toBe(1)
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it('names the rate limit that refused a call in Unkey-Ratelimit-Triggered, on both paths, and only then', async () => {
+    const [fast, fastify] = await both(
+      JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'tight', limit: 1, duration: 60_000, cost: 2 }] }),
+    )
+    expect(fast).toStrictEqual(fastify)
+    expect(fast).toMatchObject({ body: { code: 'RATE_LIMITED' }, triggered: 'tight' })
+    expect(fast.body).not.toHaveProperty('triggeredLimit')
+    const [valid] = await both(JSON.stringify({ key: keys.valid }))
+    expect(valid).toMatchObject({ body: { code: 'VALID' }, triggered: undefined })
   })
 
   it('says where a body stops being JSON, on both paths', async () => {

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { ManualClock } from '../support/apps.js'
-import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
+import { ADMIN_HEADERS, JSON_ONLY, onBothStores } from '../support/both-stores.js'
 import { waitFor } from '../support/wait-for.js'
 
 /**
@@ -105,5 +105,33 @@ onBothStores('Unkey v1 behaviours', { clock: () => new ManualClock(Date.UTC(2026
       })
     }
     expect((await post('apis.createApi', { name: 'abc' })).status).toBe(200)
+  })
+
+  it('verifyKey names the limit that refused a call in Unkey-Ratelimit-Triggered, on the verifier and the control plane', async () => {
+    const apiId = await newApi()
+    const { body: created } = await post('keys.createKey', {
+      apiId,
+      ratelimit: { limit: 1, duration: 60_000, async: false },
+    })
+    await waitFor(async () => (await stack.verify({ key: created.key })).code === 'RATE_LIMITED', 'the key to verify')
+    for (const server of [stack.verifier, stack.controlPlane]) {
+      const verifyKey = (payload: object) =>
+        server.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers: JSON_ONLY, payload })
+      // The key's own limit is Unkey's `default`; an ad-hoc limit of the request goes by its name.
+      const own = await verifyKey({ key: created.key })
+      expect(own.json()).toMatchObject({ valid: false, code: 'RATE_LIMITED' })
+      expect(own.headers['unkey-ratelimit-triggered']).toBe('default')
+      expect(own.json()).not.toHaveProperty('triggeredLimit')
+      const { body: other } = await post('keys.createKey', { apiId })
+      const adHoc = { name: 'uploads', limit: 1, duration: 60_000, async: false }
+      await waitFor(async () => (await verifyKey({ key: other.key, ratelimits: [adHoc] })).json().valid, 'a first call')
+      const refused = await verifyKey({ key: other.key, ratelimits: [adHoc] })
+      expect(refused.json().code).toBe('RATE_LIMITED')
+      expect(refused.headers['unkey-ratelimit-triggered']).toBe('uploads')
+      // Any other answer goes without it.
+      const valid = await verifyKey({ key: other.key })
+      expect(valid.json().code).toBe('VALID')
+      expect(valid.headers).not.toHaveProperty('unkey-ratelimit-triggered')
+    }
   })
 })
