@@ -1,6 +1,7 @@
 import type { KeyContext } from '../shared/key-context.js'
 import type { KeyRecord } from '../shared/records.js'
 import { withRefillDay } from './refill-rules.js'
+import { WORKSPACE_ID } from './workspace.js'
 
 /**
  * A stored record as the wire shows it, with what it is granted and who it belongs to (`context`, resolved from
@@ -11,6 +12,7 @@ export function toKeyResponse(record: KeyRecord, context: KeyContext) {
     id: record.id,
     start: record.start,
     apiId: record.apiId,
+    workspaceId: WORKSPACE_ID,
     name: record.name,
     ownerId: record.ownerId,
     meta: record.meta,

@@ -5,6 +5,7 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { ApiResponse } from '../schemas/api-schemas.js'
 import { ApiIdField } from '../schemas/fields.js'
+import { WORKSPACE_ID } from '../workspace.js'
 
 export function registerGetApi(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get(
@@ -21,7 +22,7 @@ export function registerGetApi(app: KeygateServer, deps: ControlPlaneDeps): void
       requirePermission(principal, apiId, 'read_api')
       const api = await deps.store.getApi(apiId)
       if (!api) throw notFound(`api ${apiId} not found`)
-      return { id: api.id, name: api.name, createdAt: api.createdAt }
+      return { id: api.id, workspaceId: WORKSPACE_ID, name: api.name, createdAt: api.createdAt }
     },
   )
 }

@@ -25,6 +25,7 @@ const Response = Type.Object({
   remaining: Type.Optional(Type.Integer({ description: 'Credits left (keys with credits only)' })),
   createdAt: CreatedAtField(),
   enabled: Type.Boolean({ description: 'Whether it verifies' }),
+  environment: Type.Optional(Type.String({ description: 'Its environment label' })),
   identity: Type.Optional(
     Type.Object(
       { externalId: Type.String({ description: 'Who it belongs to' }) },
@@ -47,6 +48,7 @@ export function registerWhoami(app: KeygateServer, deps: ControlPlaneDeps): void
       remaining: record.remaining,
       createdAt: record.createdAt,
       enabled: record.enabled,
+      environment: record.environment,
       identity: record.ownerId === undefined ? undefined : { externalId: record.ownerId },
     }
   })

@@ -32,3 +32,9 @@ export const PermanentField = () =>
   )
 
 export const CreatedAtField = () => Type.Number({ description: 'When it was created, unix milliseconds' })
+
+export const WorkspaceIdField = () =>
+  Type.String({
+    description: "Unkey's workspace: Keygate has one, always `ws_keygate` (kept so that clients reading it work)",
+    examples: ['ws_keygate'],
+  })

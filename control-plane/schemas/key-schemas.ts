@@ -3,7 +3,7 @@ import { KEY_BYTES_DEFAULT, KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } f
 import { PERMISSION_NAME } from '../../shared/permission-query.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { ApiIdField, CreatedAtField, KeyIdField } from './fields.js'
+import { ApiIdField, CreatedAtField, KeyIdField, WorkspaceIdField } from './fields.js'
 import { LIMITS } from './limits.js'
 
 export { LIMITS } from './limits.js'
@@ -267,6 +267,7 @@ export const KeyResponse = Type.Object({
   id: Type.String({ description: "The key's id (`keyId` elsewhere)" }),
   start: Type.String({ description: 'The first characters of the key (its prefix and 4 more), to recognise it by' }),
   apiId: Type.String({ description: 'The api it belongs to' }),
+  workspaceId: WorkspaceIdField(),
   name: Type.Optional(Type.String({ description: 'Its name' })),
   ownerId: Type.Optional(Type.String({ description: 'Its externalId: who it belongs to' })),
   meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta' })),

@@ -105,6 +105,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
           id: keyId,
           start: key.slice(0, 7),
           apiId,
+          workspaceId: 'ws_keygate',
           name: 'n',
           ownerId: 'o',
           meta: { tier: 1 },

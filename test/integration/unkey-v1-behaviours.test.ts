@@ -134,4 +134,19 @@ onBothStores('Unkey v1 behaviours', { clock: () => new ManualClock(Date.UTC(2026
       expect(valid.headers).not.toHaveProperty('unkey-ratelimit-triggered')
     }
   })
+
+  it('getApi, getKey and listKeys carry the one workspace id; whoami carries the environment', async () => {
+    const apiId = await newApi()
+    expect((await get(`apis.getApi?apiId=${apiId}`)).body).toMatchObject({ id: apiId, workspaceId: 'ws_keygate' })
+    const { body: created } = await post('keys.createKey', { apiId, name: 'test', environment: 'test', remaining: 100 })
+    expect(await stack.getKey(created.keyId)).toMatchObject({ id: created.keyId, apiId, workspaceId: 'ws_keygate' })
+    expect((await get(`apis.listKeys?apiId=${apiId}`)).body.keys).toMatchObject([{ workspaceId: 'ws_keygate' }])
+    expect((await post('keys.whoami', { key: created.key })).body).toMatchObject({
+      id: created.keyId,
+      name: 'test',
+      remaining: 100,
+      enabled: true,
+      environment: 'test',
+    })
+  })
 })
