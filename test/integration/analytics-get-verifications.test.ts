@@ -285,7 +285,7 @@ onBothStores('analytics.getVerifications', { clock: () => new ManualClock(NOW) }
       ['a wrong root key', { authorization: `Bearer ${generateRootKey().key}` }],
     ])('%s: UNAUTHORIZED', async (_who, auth) => {
       const { status, body } = await query({ apiId: await newApi(), start: NOW - HOUR }, auth)
-      expect({ status, code: body.error.code }).toEqual({ status: 401, code: 'UNAUTHORIZED' })
+      expect({ status, code: body.error.code }).toEqual({ status: 403, code: 'UNAUTHORIZED' })
     })
 
     it.each([

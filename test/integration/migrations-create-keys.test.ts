@@ -239,7 +239,7 @@ onBothStores('migrations.createKeys', {}, (stack) => {
       if (authorization) headers.authorization = authorization
       const { status, body } = await importKeys([key], headers)
       expect(body.error.code).toBe('UNAUTHORIZED')
-      expect(status).toBe(401)
+      expect(status).toBe(403)
       expect(await stored(key.hash.value)).toBeNull()
     })
 
