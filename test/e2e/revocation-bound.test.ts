@@ -16,6 +16,8 @@ interface Stack {
   redis: RedisServer
   controlPlane: KeygateProcess
   verifier: KeygateProcess
+  /** More verifiers, when asked for: each a sidecar of its own. */
+  others: KeygateProcess[]
 }
 
 const running: { stop(): Promise<unknown> }[] = []
@@ -35,7 +37,9 @@ afterAll(() => {
   console.log(`disable→deny on the verifier, per failure mode:\n${table.join('\n')}`)
 })
 
-async function stack(options: { redisArgs?: string[]; verifierUser?: string } = {}): Promise<Stack> {
+async function stack(
+  options: { redisArgs?: string[]; verifierUser?: string; verifiers?: number } = {},
+): Promise<Stack> {
   const redis = await startRedisServer({ args: options.redisArgs })
   running.push({ stop: () => redis.stop() })
   let verifierUrl = redis.url
@@ -56,7 +60,12 @@ async function stack(options: { redisArgs?: string[]; verifierUser?: string } = 
   running.push(controlPlane)
   const verifier = await startKeygate(['verifier'], { ...env, REDIS_URL: verifierUrl })
   running.push(verifier)
-  return { redis, controlPlane, verifier }
+  const others: KeygateProcess[] = []
+  for (let i = 1; i < (options.verifiers ?? 1); i++) {
+    others.push(await startKeygate(['verifier'], { ...env, REDIS_URL: verifierUrl }))
+    running.push(others.at(-1)!)
+  }
+  return { redis, controlPlane, verifier, others }
 }
 
 async function post(base: string, path: string, body: unknown, auth = true) {
@@ -106,6 +115,73 @@ function record(mode: string, times: number[]) {
   results.push({ mode, worstMs: Math.max(...times), runs: times.length })
   for (const t of times) expect(t).toBeLessThanOrEqual(MAX_STALENESS_MS)
 }
+
+/**
+ * A key that holds `reports.read` only through a role, cached as valid by every verifier with that query; `revoke`
+ * then takes it away through the role or the permission, and every verifier must deny within the bound.
+ */
+async function roleGrantToDeny(s: Stack, revoke: (ids: { roleId: string; permissionId: string }) => Promise<void>) {
+  const suffix = Math.random().toString(36).slice(2, 10)
+  const permission = await post(s.controlPlane.url, 'permissions.createPermission', { name: `reports.read.${suffix}` })
+  const role = await post(s.controlPlane.url, 'permissions.createRole', {
+    name: `analyst-${suffix}`,
+    permissions: [{ id: permission.body.permissionId }],
+  })
+  const api = await post(s.controlPlane.url, 'apis.createApi', { name: 'bound' })
+  const { key } = (
+    await post(s.controlPlane.url, 'keys.createKey', { apiId: api.body.apiId, roles: [`analyst-${suffix}`] })
+  ).body as { key: string }
+  const query = { key, authorization: { permissions: `reports.read.${suffix}` } }
+  const verifiers = [s.verifier, ...s.others]
+  for (const v of verifiers) expect((await post(v.url, 'keys.verifyKey', query, false)).body.valid).toBe(true)
+  await revoke({ roleId: role.body.roleId, permissionId: permission.body.permissionId })
+  const answeredAt = performance.now()
+  const denied = await Promise.all(
+    verifiers.map(async (v) => {
+      for (;;) {
+        const verdict = await post(v.url, 'keys.verifyKey', query, false)
+        const elapsed = performance.now() - answeredAt
+        if (verdict.status === 200 && verdict.body.valid === false) {
+          expect(verdict.body.code).toBe('INSUFFICIENT_PERMISSIONS')
+          return elapsed
+        }
+        expect(verdict.body.valid, `valid:true ${elapsed.toFixed(0)} ms after the change answered`).toBe(true)
+        expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    }),
+  )
+  return Math.max(...denied)
+}
+
+describe('revocation bound for what a role grants (two verifiers, real Redis, real processes)', () => {
+  const revocations = (s: Stack) => [
+    async ({ roleId }: { roleId: string }) =>
+      expect(
+        (await post(s.controlPlane.url, 'permissions.setRolePermissions', { roleId, permissions: [] })).status,
+      ).toBe(200),
+    async ({ permissionId }: { permissionId: string }) =>
+      expect((await post(s.controlPlane.url, 'permissions.deletePermission', { permissionId })).status).toBe(200),
+    async ({ roleId }: { roleId: string }) =>
+      expect((await post(s.controlPlane.url, 'permissions.deleteRole', { roleId })).status).toBe(200),
+  ]
+
+  it('healthy: the role loses the permission, the permission or the role is deleted; both deny at once', async () => {
+    const s = await stack({ verifiers: 2 })
+    const times: number[] = []
+    for (const revoke of revocations(s)) times.push(await roleGrantToDeny(s, revoke))
+    record('role grant, healthy (2 verifiers)', times)
+    expect(Math.max(...times)).toBeLessThan(POLL_INTERVAL_MS)
+  })
+
+  it('PUBLISH refused: both verifiers learn it from the shard logs within the bound', async () => {
+    const s = await stack({ verifiers: 2 })
+    await s.redis.admin.call('ACL', 'SETUSER', 'default', '-publish')
+    const times: number[] = []
+    for (const revoke of revocations(s)) times.push(await roleGrantToDeny(s, revoke))
+    record('role grant, PUBLISH refused (2 verifiers)', times)
+  })
+})
 
 describe('revocation bound under failure (real Redis, real processes)', () => {
   it('healthy: a connected verifier denies within milliseconds', async () => {
