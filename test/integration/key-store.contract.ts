@@ -6,6 +6,7 @@ import { newId } from '../../shared/ids.js'
 import { generateKey, hashKey } from '../../shared/key-material.js'
 import type { NewKeyRecord } from '../../shared/records.js'
 import { shardOf } from '../../shared/shards.js'
+import { entityAddress, entityShard } from '../../shared/entity.js'
 import { LOG_TRIMMED, type KeyStore } from '../../shared/store/key-store.js'
 import { waitFor } from '../support/wait-for.js'
 import { rootKeyStoreContract } from './root-key-store.contract.js'
@@ -293,6 +294,54 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
     })
 
     rootKeyStoreContract(() => store)
+
+    it('writes an entity in its shard: created once, updated at its revision, deleted, each logged and published', async () => {
+      const id = newId('role')
+      const address = entityAddress('role', id)
+      const shard = entityShard(address)
+      const created = await store.writeEntity(address, id, 'created', { id, name: 'contract role' })
+      if (typeof created === 'string') throw new Error(created)
+      expect(created.event).toMatchObject({ kind: 'created', shard, keyId: id, hash: address, apiId: '' })
+      expect(await store.getEntity(address)).toEqual({ doc: { id, name: 'contract role' }, rev: created.rev })
+      expect(await store.writeEntity(address, id, 'created', { id })).toBe('exists')
+      expect(await store.writeEntity(address, id, 'updated', { id, name: 'stale' }, created.rev - 1)).toBe('conflict')
+      const updated = await store.writeEntity(address, id, 'updated', { id, name: 'renamed' }, created.rev)
+      if (typeof updated === 'string') throw new Error(updated)
+      expect(updated.rev).toBeGreaterThan(created.rev)
+      expect((await store.getEntity<{ name: string }>(address))!.doc.name).toBe('renamed')
+      const deleted = await store.writeEntity(address, id, 'deleted', null)
+      if (typeof deleted === 'string') throw new Error(deleted)
+      expect(await store.getEntity(address)).toBeNull()
+      expect(await store.writeEntity(address, id, 'updated', { id })).toBe('missing')
+      // The same log and revision sequence as keys: a verifier replays entity changes as it does key changes.
+      const replayed = await store.readChanges(shard, created.rev - 1, 10)
+      if (replayed === LOG_TRIMMED) throw new Error('trimmed')
+      expect(replayed.filter((e) => e.hash === address).map((e) => [e.kind, e.rev])).toEqual([
+        ['created', created.rev],
+        ['updated', updated.rev],
+        ['deleted', deleted.rev],
+      ])
+      await waitFor(() => events.some((e) => e.hash === address && e.kind === 'deleted'), 'the delete to be published')
+    })
+
+    it('claims unique names, moves them only from their holder, and lists indexes by member with a cursor', async () => {
+      const scope = `contract-${newId('req')}`
+      expect(await store.claimName(scope, 'editor', 'role_a')).toBeNull()
+      expect(await store.claimName(scope, 'editor', 'role_b')).toBe('role_a')
+      expect(await store.readName(scope, 'editor')).toBe('role_a')
+      expect(await store.replaceName(scope, 'editor', 'role_b', 'role_c')).toBe(false)
+      expect(await store.replaceName(scope, 'editor', 'role_a', 'role_c')).toBe(true)
+      await store.releaseName(scope, 'editor', 'role_a')
+      expect(await store.readName(scope, 'editor')).toBe('role_c')
+      await store.releaseName(scope, 'editor', 'role_c')
+      expect(await store.readName(scope, 'editor')).toBeNull()
+
+      for (const member of ['m3', 'm1', 'm2', 'm4']) await store.addToIndex(scope, member)
+      await store.removeFromIndex(scope, 'm4')
+      const first = await store.listIndex(scope, { limit: 2 })
+      expect(first).toEqual({ members: ['m1', 'm2'], total: 3, cursor: 'm2' })
+      expect(await store.listIndex(scope, { limit: 2, cursor: first.cursor })).toEqual({ members: ['m3'], total: 3 })
+    })
 
     it('answers ping when it can serve', async () => {
       await expect(store.ping()).resolves.toBeUndefined()
