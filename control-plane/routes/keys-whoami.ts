@@ -28,7 +28,10 @@ const Response = Type.Object({
   environment: Type.Optional(Type.String({ description: 'Its environment label' })),
   identity: Type.Optional(
     Type.Object(
-      { externalId: Type.String({ description: 'Who it belongs to' }) },
+      {
+        id: Type.Optional(Type.String({ description: "The identity's id, when an identity has this externalId" })),
+        externalId: Type.String({ description: 'Who it belongs to' }),
+      },
       { description: 'Its owner, when it has one' },
     ),
   ),
@@ -49,7 +52,13 @@ export function registerWhoami(app: KeygateServer, deps: ControlPlaneDeps): void
       createdAt: record.createdAt,
       enabled: record.enabled,
       environment: record.environment,
-      identity: record.ownerId === undefined ? undefined : { externalId: record.ownerId },
+      // The identity record bound through the externalId (Unkey's {id, externalId}); its externalId alone if none.
+      identity: record.ownerId === undefined ? undefined : await whoamiIdentity(deps, record.ownerId),
     }
   })
+}
+
+async function whoamiIdentity(deps: ControlPlaneDeps, externalId: string) {
+  const context = await deps.rbac.contextOf({ ownerId: externalId })
+  return context.identity ? { id: context.identity.id, externalId } : { externalId }
 }
