@@ -75,7 +75,31 @@ describe('Redis Cluster: 3 masters', () => {
     const listed = await fetch(`${controlPlane.url}/v1/apis.listKeys?apiId=${api.apiId}&limit=10&externalId=odd`, {
       headers: { authorization: `Bearer ${ROOT_KEY}` },
     })
-    expect((await listed.json()) as { total: number; keys: unknown[] }).toMatchObject({ total: 12 })
+    // total counts the whole api (as Unkey's); the page holds only the owner's keys.
+    const page = (await listed.json()) as { total: number; keys: { ownerId: string }[] }
+    expect(page.total).toBe(24)
+    expect(page.keys.map((k) => k.ownerId)).toEqual(Array(10).fill('odd'))
+
+    // Roles and permissions are records in their own shards (other slots than the key's): a role's grant reaches
+    // the verifier, and so does taking it away.
+    const permission = await post(controlPlane.url, 'permissions.createPermission', { name: 'cluster.read' })
+    const role = await post(controlPlane.url, 'permissions.createRole', {
+      name: 'cluster-reader',
+      permissions: [{ id: permission.body.permissionId }],
+    })
+    const { body: reader } = await post(controlPlane.url, 'keys.createKey', {
+      apiId: api.apiId,
+      roles: ['cluster-reader'],
+    })
+    const query = { key: reader.key, authorization: { permissions: 'cluster.read' } }
+    expect((await post(verifier.url, 'keys.verifyKey', query, false)).body).toMatchObject({ valid: true })
+    await post(controlPlane.url, 'permissions.setRolePermissions', { roleId: role.body.roleId, permissions: [] })
+    await waitFor(
+      async () => (await post(verifier.url, 'keys.verifyKey', query, false)).body.code === 'INSUFFICIENT_PERMISSIONS',
+      'the role change to reach the verifier',
+      2_000,
+      5,
+    )
 
     const credited = (
       await post(controlPlane.url, 'keys.createKey', {
