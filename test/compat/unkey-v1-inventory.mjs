@@ -70,7 +70,29 @@ function fill(title, row) {
 
 function testsOf(source) {
   const found = []
+  /** Top-level `const NAME = [...]` arrays, for the tests made in a loop over one. */
+  const arrays = new Map()
+  for (const statement of source.statements) {
+    if (!ts.isVariableStatement(statement)) continue
+    for (const declaration of statement.declarationList.declarations) {
+      if (ts.isIdentifier(declaration.name) && declaration.initializer && ts.isArrayLiteralExpression(declaration.initializer))
+        arrays.set(declaration.name.text, declaration.initializer.elements)
+    }
+  }
   const visit = (node, path, outer) => {
+    // for (const row of ROWS) test(...): one test per row of a top-level array (titles numbered: they are computed).
+    if (ts.isForOfStatement(node) && ts.isIdentifier(node.expression)) {
+      const rows = arrays.get(node.expression.text)
+      if (rows) {
+        const before = found.length
+        visit(node.statement, path, outer)
+        const made = found.splice(before)
+        rows.forEach((_, i) => {
+          for (const test of made) found.push({ ...test, title: `${test.title} #${i + 1}` })
+        })
+        return
+      }
+    }
     if (ts.isCallExpression(node)) {
       const callee = node.expression
       // runCommonRouteTests({...})

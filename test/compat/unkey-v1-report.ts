@@ -1,6 +1,6 @@
 /** Writes docs/unkey-v1-compatibility.md from the verdicts of unkey-v1.test.ts. */
 
-export type Verdict = 'same' | 'deviation' | 'bug' | 'n/a' | 'unserved' | 'pending'
+export type Verdict = 'same' | 'deviation' | 'bug' | 'missing' | 'n/a' | 'unserved' | 'pending'
 
 export const DOC_PATH = new URL('../../docs/unkey-v1-compatibility.md', import.meta.url)
 
@@ -23,11 +23,12 @@ export function operationOf(file: string): string {
   return legacy ? `legacy ${operation}` : operation.replace(/\.$/, '')
 }
 
-const COLUMNS: Verdict[] = ['same', 'deviation', 'bug', 'n/a', 'unserved', 'pending']
+const COLUMNS: Verdict[] = ['same', 'deviation', 'bug', 'missing', 'n/a', 'unserved', 'pending']
 const HEADINGS: Record<Verdict, string> = {
   same: 'pass as written',
   deviation: 'deliberate deviation',
   bug: 'bug (fails)',
+  missing: 'missing feature (fails)',
   'n/a': 'n/a',
   unserved: 'not served',
   pending: 'pending',
@@ -57,6 +58,9 @@ export function compatibilityDoc(rows: Row[]): string {
     '- **bug (fails)**: Keygate answers differently by mistake; the case asserts Unkey’s answer and is marked as failing until fixed.',
   )
   lines.push(
+    '- **missing feature (fails)**: a v1 behaviour Keygate does not have yet and issue 14 asks for; the case asserts Unkey’s answer and is marked as failing until it lands.',
+  )
+  lines.push(
     '- **n/a**: cannot be said against Keygate (another or a disabled workspace, encrypted keys, rows only a database holds, tests Unkey itself skipped); the reason is listed below.',
   )
   lines.push('- **not served**: the route is not one Keygate serves.')
@@ -74,12 +78,12 @@ export function compatibilityDoc(rows: Row[]): string {
     lines.push(`| ${operation} | ${list.length} | ${COLUMNS.map((verdict) => count(list, verdict)).join(' | ')} |`)
   }
   lines.push(`| **all** | **${rows.length}** | ${COLUMNS.map((verdict) => `**${count(rows, verdict)}**`).join(' | ')} |`)
-  const expressible = rows.filter((row) => ['same', 'deviation', 'bug'].includes(row.verdict))
+  const expressible = rows.filter((row) => ['same', 'deviation', 'bug', 'missing'].includes(row.verdict))
   lines.push('')
   lines.push(
-    `Of the ${expressible.length} tests that can be said against what Keygate serves (pass, deviation or bug), Keygate passes ${count(rows, 'same')} as Unkey wrote them, answers ${count(rows, 'deviation')} differently on purpose and fails ${count(rows, 'bug')}.`,
+    `Of the ${expressible.length} tests that can be said against what Keygate serves (pass, deviation, bug or missing), Keygate passes ${count(rows, 'same')} as Unkey wrote them, answers ${count(rows, 'deviation')} differently on purpose, fails ${count(rows, 'bug')} by a bug and ${count(rows, 'missing')} for a feature it lacks.`,
   )
-  for (const verdict of ['deviation', 'bug', 'n/a', 'unserved'] as const) {
+  for (const verdict of ['deviation', 'bug', 'missing', 'n/a', 'unserved'] as const) {
     const list = rows.filter((row) => row.verdict === verdict)
     if (list.length === 0) continue
     lines.push('')
