@@ -1,3 +1,4 @@
+/* global process, console, URL */
 // Lists every test of Unkey's v1 route tests (apps/api/src/routes/v1_*.test.ts at ccfc028d, the last commit with
 // apps/api) by its full title, with describe.each / test.each tables expanded and runCommonRouteTests counted as
 // the six tests it defines, and writes test/compat/unkey-v1-inventory.json. Only titles are kept: no code.
@@ -75,7 +76,11 @@ function testsOf(source) {
   for (const statement of source.statements) {
     if (!ts.isVariableStatement(statement)) continue
     for (const declaration of statement.declarationList.declarations) {
-      if (ts.isIdentifier(declaration.name) && declaration.initializer && ts.isArrayLiteralExpression(declaration.initializer))
+      if (
+        ts.isIdentifier(declaration.name) &&
+        declaration.initializer &&
+        ts.isArrayLiteralExpression(declaration.initializer)
+      )
         arrays.set(declaration.name.text, declaration.initializer.elements)
     }
   }
@@ -106,7 +111,11 @@ function testsOf(source) {
       let modifier
       if (ts.isCallExpression(callee) && ts.isPropertyAccessExpression(callee.expression)) {
         // describe.each([...])(title, fn)
-        if (callee.expression.name.text === 'each' && callee.arguments[0] && ts.isArrayLiteralExpression(callee.arguments[0])) {
+        if (
+          callee.expression.name.text === 'each' &&
+          callee.arguments[0] &&
+          ts.isArrayLiteralExpression(callee.arguments[0])
+        ) {
           rows = callee.arguments[0].elements
           base = callee.expression.expression
         }
@@ -141,7 +150,11 @@ for (const path of files) {
   const tests = testsOf(source)
   // Skipped files (.test.ts.skipped, .test_disabled.ts) are listed too: their tests never ran in Unkey's CI.
   const fileStatus = /\.test\.ts$/.test(file) ? 'run' : 'disabled'
-  for (const test of tests) inventory.push({ file, title: test.title, status: fileStatus === 'run' ? test.status : fileStatus })
+  for (const test of tests)
+    inventory.push({ file, title: test.title, status: fileStatus === 'run' ? test.status : fileStatus })
 }
-writeFileSync(new URL('./unkey-v1-inventory.json', import.meta.url), JSON.stringify({ commit: COMMIT, tests: inventory }, null, 2) + '\n')
+writeFileSync(
+  new URL('./unkey-v1-inventory.json', import.meta.url),
+  JSON.stringify({ commit: COMMIT, tests: inventory }, null, 2) + '\n',
+)
 console.log(`${inventory.length} tests in ${files.length} files`)

@@ -31,6 +31,7 @@ import inventory from './unkey-v1-inventory.json' with { type: 'json' }
  *              database holds, ...): the reason is given.
  *   unserved   The route is not one Keygate serves.
  *   pending    identities.* and ratelimits.*: being built; counted, not run.
+ *   todo       Expressible, but not written in this pass: no claim either way.
  *
  * One normalisation applies everywhere: an error body's `docs` link is Keygate's own page for the code
  * (`/docs/errors/<CODE>`), where Unkey's tests expect `https://unkey.dev/docs/api-reference/errors/code/<CODE>`.
@@ -186,12 +187,16 @@ const missing = (short: string, title: string, reason: string, run: Run) =>
   define(short, title, { verdict: 'missing', reason, run })
 const na = (short: string, title: string, reason: string) => define(short, title, { verdict: 'n/a', reason })
 const pending = (short: string, title: string, reason: string) => define(short, title, { verdict: 'pending', reason })
-const unserved = (short: string, title: string, reason: string) =>
-  define(short, title, { verdict: 'unserved', reason })
+const todo = (short: string, title: string, reason: string) => define(short, title, { verdict: 'todo', reason })
 
 /** Verdicts given to every test of the inventory that matches, where no case says otherwise. */
 const RULES: { file: RegExp; title: RegExp; verdict: Verdict; reason: string }[] = [
-  { file: /^v1_(identities|ratelimits)_/, title: /./, verdict: 'pending', reason: 'being built (identities.*, ratelimits.*)' },
+  {
+    file: /^v1_(identities|ratelimits)_/,
+    title: /./,
+    verdict: 'pending',
+    reason: 'being built (identities.*, ratelimits.*)',
+  },
   {
     file: /./,
     title: /^disabled workspace > /,
@@ -226,7 +231,8 @@ const MIGRATION_HASH =
 const MESSAGE_KEY_REQUIRED =
   "message in Keygate's words (how to send a root key) where Unkey's says `key required`; status 403 and code UNAUTHORIZED as Unkey's"
 /** Validation messages are Keygate's own (`field: what is wrong`); status and code are Unkey's. */
-const VALIDATION_MESSAGE = "message in Keygate's words (`field: what is wrong`); status 400 and code BAD_REQUEST as Unkey's"
+const VALIDATION_MESSAGE =
+  "message in Keygate's words (`field: what is wrong`); status 400 and code BAD_REQUEST as Unkey's"
 
 interface Route {
   /** The request, made fresh for each case (it may create what it acts on). */
@@ -308,11 +314,17 @@ function rowsFor(actions: string[], names = { wildcard: 'wildcard', specific: tr
   const rows: [string, (apiId: string) => string[]][] = [
     ...LEGACY,
     [names.wildcard, () => actions.map((action) => `api.*.${action}`)],
-    [`${names.wildcard === 'wildcard' ? 'wildcard' : 'wildcard'} and more`, () => [...actions.map((a) => `api.*.${a}`), randomUUID()]],
+    [
+      `${names.wildcard === 'wildcard' ? 'wildcard' : 'wildcard'} and more`,
+      () => [...actions.map((a) => `api.*.${a}`), randomUUID()],
+    ],
   ]
   if (names.specific) {
     rows.push(['specific apiId', (apiId) => actions.map((action) => `api.${apiId}.${action}`)])
-    rows.push(['specific apiId and more', (apiId) => [...actions.map((action) => `api.${apiId}.${action}`), randomUUID()]])
+    rows.push([
+      'specific apiId and more',
+      (apiId) => [...actions.map((action) => `api.${apiId}.${action}`), randomUUID()],
+    ])
   }
   return rows
 }
@@ -345,8 +357,9 @@ for (const [name, apiName] of [
   ['empty name', ''],
   ['short name', 'ab'],
 ]) {
-  same('apis_createApi.error', `${name} > reject`, async (h) => {
-    expectError(await h.post('apis.createApi', { name: apiName }), 400, 'BAD_REQUEST')
+  // Unkey's message: `name: String must contain at least 3 character(s)`.
+  deviation('apis_createApi.error', `${name} > reject`, VALIDATION_MESSAGE, async (h) => {
+    expectError(await h.post('apis.createApi', { name: apiName }), 400, 'BAD_REQUEST', /^name: /)
   })
 }
 same('apis_createApi.happy', 'creates new api', async (h) => {
@@ -415,11 +428,16 @@ same('apis_getApi.error', 'api does not exist', async (h) => {
   const apiId = newId('api')
   expectError(await h.get(`apis.getApi?apiId=${apiId}`), 404, 'NOT_FOUND', `api ${apiId} not found`)
 })
-bug('apis_getApi.happy', 'return the api', 'the body has a createdAt Unkey\'s test forbids (toEqual {id, name, workspaceId})', async (h) => {
-  const answer = await h.get(`apis.getApi?apiId=${h.apiId}`)
-  expectOk(answer)
-  expect(answer.body).toEqual({ id: h.apiId, name: expect.any(String), workspaceId: expect.any(String) })
-})
+bug(
+  'apis_getApi.happy',
+  'return the api',
+  "the body has a createdAt Unkey's test forbids (toEqual {id, name, workspaceId})",
+  async (h) => {
+    const answer = await h.get(`apis.getApi?apiId=${h.apiId}`)
+    expectOk(answer)
+    expect(answer.body).toEqual({ id: h.apiId, name: expect.any(String), workspaceId: expect.any(String) })
+  },
+)
 na('apis_getApi.happy', 'with ip whitelist', 'an ip whitelist is set in the database (no v1 call sets it)')
 
 security(
@@ -488,7 +506,10 @@ same('apis_listKeys.happy', 'returns roles and permissions', async (h) => {
   const role = await h.post('permissions.createRole', { name: roleName })
   expectOk(role)
   expectOk(
-    await h.post('permissions.setRolePermissions', { roleId: role.body.roleId, permissions: [{ id: permission.body.permissionId }] }),
+    await h.post('permissions.setRolePermissions', {
+      roleId: role.body.roleId,
+      permissions: [{ id: permission.body.permissionId }],
+    }),
   )
   const { keyId } = await h.createKey()
   expectOk(await h.post('keys.addRoles', { keyId, roles: [{ id: role.body.roleId }] }))
@@ -539,11 +560,7 @@ same('keys_createKey.security', 'cannot create permission without permissions', 
 })
 same('keys_createKey.error', 'when the api does not exist', async (h) => {
   const apiId = newId('api')
-  const answer = await h.post(
-    'keys.createKey',
-    { apiId, byteLength: 16 },
-    await h.rootKey([`api.${apiId}.create_key`]),
-  )
+  const answer = await h.post('keys.createKey', { apiId, byteLength: 16 }, await h.rootKey([`api.${apiId}.create_key`]))
   expectError(answer, 404, 'NOT_FOUND', `api ${apiId} not found`)
 })
 na('keys_createKey.error', 'when the api has no keyAuth', 'an api without keyAuth exists only in the database')
@@ -636,37 +653,65 @@ for (const title of [
 ]) {
   pending('keys_createKey.happy', title, 'checks the identity record: identities.* are being built')
 }
-same('keys_createKey.happy', 'with externalId > Should default first day of month if none provided > should provide default value', async (h) => {
-  const answer = await createAs(h, { remaining: 10, refill: { interval: 'monthly', amount: 20 } })
-  expectOk(answer)
-  expect((await h.get(`keys.getKey?keyId=${answer.body.keyId}`)).body.refill.refillDay).toBe(1)
-})
+same(
+  'keys_createKey.happy',
+  'with externalId > Should default first day of month if none provided > should provide default value',
+  async (h) => {
+    const answer = await createAs(h, { remaining: 10, refill: { interval: 'monthly', amount: 20 } })
+    expectOk(answer)
+    expect((await h.get(`keys.getKey?keyId=${answer.body.keyId}`)).body.refill.refillDay).toBe(1)
+  },
+)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Security of the other routes (their happy and error tests follow, operation by operation).
 
-const keyRoute = (method: 'GET' | 'POST', path: (keyId: string) => string, body?: (keyId: string) => object): Route => ({
+const keyRoute = (
+  method: 'GET' | 'POST',
+  path: (keyId: string) => string,
+  body?: (keyId: string) => object,
+): Route => ({
   async request(h) {
     const { keyId } = await h.createKey()
     return { method, path: path(keyId), ...(body ? { body: body(keyId) } : {}) }
   },
 })
-security('keys_getKey.security', keyRoute('GET', (keyId) => `keys.getKey?keyId=${keyId}`), {
-  group: 'correct roles',
-  rows: READ_ROWS,
-})
-security('keys_deleteKey.security', keyRoute('POST', () => 'keys.deleteKey', (keyId) => ({ keyId })), {
-  group: 'correct roles',
-  rows: [],
-})
+security(
+  'keys_getKey.security',
+  keyRoute('GET', (keyId) => `keys.getKey?keyId=${keyId}`),
+  {
+    group: 'correct roles',
+    rows: READ_ROWS,
+  },
+)
+security(
+  'keys_deleteKey.security',
+  keyRoute(
+    'POST',
+    () => 'keys.deleteKey',
+    (keyId) => ({ keyId }),
+  ),
+  {
+    group: 'correct roles',
+    rows: [],
+  },
+)
 security(
   'keys_updateKey.security',
-  keyRoute('POST', () => 'keys.updateKey', (keyId) => ({ keyId, enabled: false })),
+  keyRoute(
+    'POST',
+    () => 'keys.updateKey',
+    (keyId) => ({ keyId, enabled: false }),
+  ),
   { group: 'correct roles', rows: rowsFor(['update_key'], { wildcard: 'wildcard api', specific: true }) },
 )
 security(
   'keys_updateRemaining.security',
-  keyRoute('POST', () => 'keys.updateRemaining', (keyId) => ({ keyId, op: 'set', value: 10 })),
+  keyRoute(
+    'POST',
+    () => 'keys.updateRemaining',
+    (keyId) => ({ keyId, op: 'set', value: 10 }),
+  ),
   { group: 'correct roles', rows: rowsFor(['update_key'], { wildcard: 'wildcard api', specific: true }) },
 )
 security(
@@ -679,21 +724,21 @@ security(
   },
   { group: 'correct permissions', rows: READ_ROWS },
 )
-security('keys_getVerifications.security', keyRoute('GET', (keyId) => `keys.getVerifications?keyId=${keyId}`), {
-  group: 'correct roles',
-  rows: [
-    ...LEGACY,
-    ['wildcard api', () => ['api.*.read_key']],
-    ['wildcard and more', () => ['api.*.read_key', 'api.*.read_api', randomUUID()]],
-    ['specific apiId', (apiId) => [`api.${apiId}.read_key`]],
-    ['specific apiId and more', (apiId) => [`api.${apiId}.read_key`, randomUUID()]],
-  ],
-})
-na(
+security(
   'keys_getVerifications.security',
-  'cannot read keys from a different workspace',
-  'Keygate has one workspace',
+  keyRoute('GET', (keyId) => `keys.getVerifications?keyId=${keyId}`),
+  {
+    group: 'correct roles',
+    rows: [
+      ...LEGACY,
+      ['wildcard api', () => ['api.*.read_key']],
+      ['wildcard and more', () => ['api.*.read_key', 'api.*.read_api', randomUUID()]],
+      ['specific apiId', (apiId) => [`api.${apiId}.read_key`]],
+      ['specific apiId and more', (apiId) => [`api.${apiId}.read_key`, randomUUID()]],
+    ],
+  },
 )
+na('keys_getVerifications.security', 'cannot read keys from a different workspace', 'Keygate has one workspace')
 for (const [operation, field] of [
   ['addPermissions', 'permissions'],
   ['setPermissions', 'permissions'],
@@ -705,10 +750,14 @@ for (const [operation, field] of [
   const create = !operation.startsWith('remove')
   security(
     `keys_${operation}.security`,
-    keyRoute('POST', () => `keys.${operation}`, (keyId) => ({
-      keyId,
-      [field]: [{ name: unique('hello'), ...(create ? { create: true } : {}) }],
-    })),
+    keyRoute(
+      'POST',
+      () => `keys.${operation}`,
+      (keyId) => ({
+        keyId,
+        [field]: [{ name: unique('hello'), ...(create ? { create: true } : {}) }],
+      }),
+    ),
     {
       group: 'correct permissions',
       rows: LEGACY,
@@ -773,7 +822,10 @@ security(
   { request: async () => ({ method: 'POST', path: 'permissions.createRole', body: { name: randomUUID() } }) },
   { group: 'correct roles', rows: LEGACY },
 )
-security('permissions_deletePermission.security', named('Permission', 'delete'), { group: 'correct roles', rows: LEGACY })
+security('permissions_deletePermission.security', named('Permission', 'delete'), {
+  group: 'correct roles',
+  rows: LEGACY,
+})
 security('permissions_deleteRole.security', named('Role', 'delete'), { group: 'correct roles', rows: LEGACY })
 security('permissions_getPermission.security', named('Permission', 'get'), {
   group: 'correct permissions',
@@ -799,7 +851,9 @@ const singular = (kind: Kind) => (kind === 'permissions' ? 'permission' : 'role'
 /** A permission or role made through the API: its id and name. */
 async function record(h: Harness, kind: Kind) {
   const name = randomUUID()
-  const made = await h.post(kind === 'permissions' ? 'permissions.createPermission' : 'permissions.createRole', { name })
+  const made = await h.post(kind === 'permissions' ? 'permissions.createPermission' : 'permissions.createRole', {
+    name,
+  })
   expectOk(made)
   return { id: made.body[`${singular(kind)}Id`] as string, name }
 }
@@ -839,7 +893,11 @@ for (const kind of ['permissions', 'roles'] as const) {
         "creating a role needs rbac.*.create_role: Unkey's test holds create_permission and add_role_to_key, and gets 403 INSUFFICIENT_PERMISSIONS here",
         async (h) => {
           const { keyId } = await h.createKey()
-          const answer = await h.post(path, { keyId, roles: [{ name: randomUUID(), create: true }] }, await h.rootKey(rootFor()))
+          const answer = await h.post(
+            path,
+            { keyId, roles: [{ name: randomUUID(), create: true }] },
+            await h.rootKey(rootFor()),
+          )
           expectError(answer, 403, 'INSUFFICIENT_PERMISSIONS')
         },
       )
@@ -859,14 +917,23 @@ for (const kind of ['permissions', 'roles'] as const) {
       expect((await heldBy(h, keyId, kind)).sort()).toEqual(made.map(({ name }) => name).sort())
     })
   }
-  same(`keys_set${Kind}.happy`, kind === 'roles' ? 'not desired roles are disconnected' : 'not desired permissions are removed', async (h) => {
-    const made = [await record(h, kind), await record(h, kind), await record(h, kind)]
-    const { keyId } = await h.createKey()
-    await attach(h, keyId, kind, made[0]!.id)
-    const root = await h.rootKey([`rbac.*.create_${singular(kind)}`, remove, add])
-    expectOk(await h.post(`keys.set${Kind}`, { keyId, [kind]: made.slice(1).map(({ id }) => ({ id })) }, root))
-    expect((await heldBy(h, keyId, kind)).sort()).toEqual(made.slice(1).map(({ name }) => name).sort())
-  })
+  same(
+    `keys_set${Kind}.happy`,
+    kind === 'roles' ? 'not desired roles are disconnected' : 'not desired permissions are removed',
+    async (h) => {
+      const made = [await record(h, kind), await record(h, kind), await record(h, kind)]
+      const { keyId } = await h.createKey()
+      await attach(h, keyId, kind, made[0]!.id)
+      const root = await h.rootKey([`rbac.*.create_${singular(kind)}`, remove, add])
+      expectOk(await h.post(`keys.set${Kind}`, { keyId, [kind]: made.slice(1).map(({ id }) => ({ id })) }, root))
+      expect((await heldBy(h, keyId, kind)).sort()).toEqual(
+        made
+          .slice(1)
+          .map(({ name }) => name)
+          .sort(),
+      )
+    },
+  )
   deviation(
     `keys_set${Kind}.happy`,
     `additional ${kind} does not remove existing ${kind}`,
@@ -885,7 +952,11 @@ for (const kind of ['permissions', 'roles'] as const) {
       const made = await record(h, kind)
       const { keyId } = await h.createKey()
       await attach(h, keyId, kind, made.id)
-      const answer = await h.post(`keys.remove${Kind}`, { keyId, [kind]: [{ [by]: made[by] }] }, await h.rootKey([remove]))
+      const answer = await h.post(
+        `keys.remove${Kind}`,
+        { keyId, [kind]: [{ [by]: made[by] }] },
+        await h.rootKey([remove]),
+      )
       expectOk(answer)
       expect(await heldBy(h, keyId, kind)).toEqual([])
     })
@@ -934,7 +1005,11 @@ deviation(
 )
 same('keys_deleteKey.happy', 'hard deletes key', async (h) => {
   const { keyId } = await h.createKey()
-  const answer = await h.post('keys.deleteKey', { keyId, permanent: true }, await h.rootKey([`api.${h.apiId}.delete_key`]))
+  const answer = await h.post(
+    'keys.deleteKey',
+    { keyId, permanent: true },
+    await h.rootKey([`api.${h.apiId}.delete_key`]),
+  )
   expectOk(answer)
   expectError(await h.get(`keys.getKey?keyId=${keyId}`), 404, 'NOT_FOUND')
 })
@@ -953,12 +1028,23 @@ same('keys_whoami.happy', 'returns 200', async (h) => {
   const created = await h.createKey({ name: 'test', remaining: 100, enabled: true, environment: 'test', meta })
   const answer = await h.post('keys.whoami', { key: created.key }, await h.rootKey(['api.*.read_key']))
   expectOk(answer)
-  expect(answer.body).toMatchObject({ id: created.keyId, name: 'test', remaining: 100, meta, enabled: true, environment: 'test' })
+  expect(answer.body).toMatchObject({
+    id: created.keyId,
+    name: 'test',
+    remaining: 100,
+    meta,
+    enabled: true,
+    environment: 'test',
+  })
 })
 pending('keys_whoami.happy', 'returns identity', 'checks the identity record: identities.* are being built')
 same('keys_updateRemaining.error', 'when the key does not exist', async (h) => {
   const keyId = newId('key')
-  const answer = await h.post('keys.updateRemaining', { keyId, op: 'set', value: 10 }, await h.rootKey([`api.${h.apiId}.update_key`]))
+  const answer = await h.post(
+    'keys.updateRemaining',
+    { keyId, op: 'set', value: 10 },
+    await h.rootKey([`api.${h.apiId}.update_key`]),
+  )
   expectError(answer, 404, 'NOT_FOUND', `key ${keyId} not found`)
 })
 for (const [op, expected] of [
@@ -975,7 +1061,11 @@ for (const [op, expected] of [
 }
 same('keys_updateRemaining.happy', 'invalid operation', async (h) => {
   const { keyId } = await h.createKey({ name: 'test', remaining: 100 })
-  const answer = await h.post('keys.updateRemaining', { keyId, op: 'XXX', value: 10 }, await h.rootKey(['api.*.update_key']))
+  const answer = await h.post(
+    'keys.updateRemaining',
+    { keyId, op: 'XXX', value: 10 },
+    await h.rootKey(['api.*.update_key']),
+  )
   expect(answer.status).toBe(400)
 })
 
@@ -988,11 +1078,15 @@ for (const kind of ['Permission', 'Role'] as const) {
     ['empty name', ''],
     ['short name', 'ab'],
   ]) {
-    same(`permissions_create${kind}.error`, `${name} > reject`, async (h) => {
-      expectError(await h.post(`permissions.create${kind}`, { name: value }), 400, 'BAD_REQUEST')
+    // Unkey's message: `name: String must contain at least 3 character(s)`.
+    deviation(`permissions_create${kind}.error`, `${name} > reject`, VALIDATION_MESSAGE, async (h) => {
+      expectError(await h.post(`permissions.create${kind}`, { name: value }), 400, 'BAD_REQUEST', /^name: /)
     })
   }
-  const twice = kind === 'Permission' ? 'creating the same permission twice returns conflict' : 'creating the same role twice errors'
+  const twice =
+    kind === 'Permission'
+      ? 'creating the same permission twice returns conflict'
+      : 'creating the same role twice errors'
   same(`permissions_create${kind}.error`, twice, async (h) => {
     const rootKey = await h.rootKey([`rbac.*.create_${lower}`])
     const name = randomUUID()
@@ -1005,25 +1099,36 @@ for (const kind of ['Permission', 'Role'] as const) {
     )
   })
   same(`permissions_create${kind}.happy`, `creates new ${lower}`, async (h) => {
-    const created = await h.post(`permissions.create${kind}`, { name: randomUUID() }, await h.rootKey([`rbac.*.create_${lower}`]))
+    const created = await h.post(
+      `permissions.create${kind}`,
+      { name: randomUUID() },
+      await h.rootKey([`rbac.*.create_${lower}`]),
+    )
     expectOk(created)
     expectOk(await h.get(`permissions.get${kind}?${lower}Id=${created.body[`${lower}Id`]}`))
   })
   same(`permissions_get${kind}.error`, `${lower} does not exist`, async (h) => {
-    const id = newId(lower)
+    const id = newId(kind === 'Permission' ? 'perm' : 'role')
     const answer = await h.get(`permissions.get${kind}?${lower}Id=${id}`, await h.rootKey(['*']))
     expectError(answer, 404, 'NOT_FOUND', `${lower} ${id} not found`)
   })
   same(`permissions_delete${kind}.happy`, `deletes ${lower}`, async (h) => {
     const id = (await record(h, kind === 'Permission' ? 'permissions' : 'roles')).id
-    const answer = await h.post(`permissions.delete${kind}`, { [`${lower}Id`]: id }, await h.rootKey([`rbac.*.delete_${lower}`]))
+    const answer = await h.post(
+      `permissions.delete${kind}`,
+      { [`${lower}Id`]: id },
+      await h.rootKey([`rbac.*.delete_${lower}`]),
+    )
     expectOk(answer)
     expectError(await h.get(`permissions.get${kind}?${lower}Id=${id}`), 404, 'NOT_FOUND')
   })
   // Both of Unkey's get tests are titled "return the role".
   same(`permissions_get${kind}.happy`, 'return the role', async (h) => {
     const made = await record(h, kind === 'Permission' ? 'permissions' : 'roles')
-    const answer = await h.get(`permissions.get${kind}?${lower}Id=${made.id}`, await h.rootKey([`rbac.*.read_${lower}`]))
+    const answer = await h.get(
+      `permissions.get${kind}?${lower}Id=${made.id}`,
+      await h.rootKey([`rbac.*.read_${lower}`]),
+    )
     expectOk(answer)
     expect(answer.body).toMatchObject({ id: made.id, name: made.name })
     if (kind === 'Permission') expect(answer.body.slug).toBe(made.name)
@@ -1067,7 +1172,7 @@ same('keys_getVerifications.happy', 'returns an empty verifications array', asyn
 deviation(
   'keys_getVerifications.happy',
   'ownerId works too',
-  'ownerId needs an apiId beside it (Keygate finds an owner\'s keys per api): 400 BAD_REQUEST without one. Issue 14 asks for ownerId alone',
+  "ownerId needs an apiId beside it (Keygate finds an owner's keys per api): 400 BAD_REQUEST without one. Issue 14 asks for ownerId alone",
   async (h) => {
     const ownerId = randomUUID()
     for (let i = 0; i < 3; i++) await h.createKey({ ownerId })
@@ -1111,7 +1216,16 @@ same('keys_updateKey.happy', 'returns 200', async (h) => {
 same('keys_updateKey.happy', 'update all', async (h) => {
   const { keyId } = await h.createKey({ name: 'test' })
   const ratelimit = { type: 'fast', limit: 10, refillRate: 5, refillInterval: 1000 }
-  const body = { keyId, name: 'newName', ownerId: 'newOwnerId', expires: null, meta: { new: 'meta' }, ratelimit, remaining: 0, enabled: true }
+  const body = {
+    keyId,
+    name: 'newName',
+    ownerId: 'newOwnerId',
+    expires: null,
+    meta: { new: 'meta' },
+    ratelimit,
+    remaining: 0,
+    enabled: true,
+  }
   expectOk(await update(h, body))
   const found = await read(h, keyId)
   expect(found).toMatchObject({ name: 'newName', ownerId: 'newOwnerId', meta: { new: 'meta' }, remaining: 0 })
@@ -1119,7 +1233,13 @@ same('keys_updateKey.happy', 'update all', async (h) => {
 })
 same('keys_updateKey.happy', 'update ratelimit', async (h) => {
   const { keyId } = await h.createKey({ name: 'test' })
-  expectOk(await update(h, { keyId, ratelimit: { type: 'fast', limit: 10, refillRate: 5, refillInterval: 1000 }, enabled: true }))
+  expectOk(
+    await update(h, {
+      keyId,
+      ratelimit: { type: 'fast', limit: 10, refillRate: 5, refillInterval: 1000 },
+      enabled: true,
+    }),
+  )
   const found = await read(h, keyId)
   expect(found.name).toBe('test')
   expect(found.ownerId).toBeUndefined()
@@ -1134,7 +1254,12 @@ for (const kind of ['roles', 'permissions'] as const) {
   same('keys_updateKey.happy', `${group} > creates all missing ${kind}`, async (h) => {
     const { keyId } = await h.createKey()
     const name = randomUUID()
-    const permissions = ['rbac.*.create_permission', 'api.*.update_key', add, ...(kind === 'roles' ? ['rbac.*.create_role'] : [])]
+    const permissions = [
+      'rbac.*.create_permission',
+      'api.*.update_key',
+      add,
+      ...(kind === 'roles' ? ['rbac.*.create_role'] : []),
+    ]
     expectOk(await update(h, { keyId, [kind]: [{ name, create: true }] }, permissions))
     expect(await heldBy(h, keyId, kind)).toContain(name)
   })
@@ -1151,7 +1276,12 @@ for (const kind of ['roles', 'permissions'] as const) {
     await attach(h, keyId, kind, made[0]!.id)
     const permissions = ['rbac.*.create_permission', add, remove, 'api.*.update_key']
     expectOk(await update(h, { keyId, [kind]: made.slice(1).map(({ id }) => ({ id })) }, permissions))
-    expect((await heldBy(h, keyId, kind)).sort()).toEqual(made.slice(1).map(({ name }) => name).sort())
+    expect((await heldBy(h, keyId, kind)).sort()).toEqual(
+      made
+        .slice(1)
+        .map(({ name }) => name)
+        .sort(),
+    )
   })
   deviation(
     'keys_updateKey.happy',
@@ -1210,7 +1340,12 @@ same('keys_updateKey.happy', 'update ratelimit should not disable it', async (h)
   const rootKey = await h.rootKey([`api.${h.apiId}.create_key`, `api.${h.apiId}.update_key`])
   const created = await h.post('keys.createKey', { apiId: h.apiId, name: 'my key', ownerId: 'team_123' }, rootKey)
   expectOk(created)
-  const body = { keyId: created.body.keyId, name: 'Customer X', ownerId: 'user_123', ratelimit: { async: true, limit: 5, duration: 5000 } }
+  const body = {
+    keyId: created.body.keyId,
+    name: 'Customer X',
+    ownerId: 'user_123',
+    ratelimit: { async: true, limit: 5, duration: 5000 },
+  }
   expectOk(await h.post('keys.updateKey', body, rootKey))
   expect((await read(h, created.body.keyId)).ratelimit).toMatchObject({ limit: 5, duration: 5000 })
   const verified = await h.verify({ apiId: h.apiId, key: created.body.key })
@@ -1223,7 +1358,12 @@ same('keys_updateKey.happy', 'When refillDay is omitted. > should provide defaul
 })
 same('keys_updateKey.happy', 'update name > should not affect ratelimit config', async (h) => {
   const rootKey = await h.rootKey([`api.${h.apiId}.create_key`, `api.${h.apiId}.update_key`])
-  const body = { apiId: h.apiId, prefix: 'prefix', name: 'my key', ratelimit: { async: true, limit: 10, duration: 1000 } }
+  const body = {
+    apiId: h.apiId,
+    prefix: 'prefix',
+    name: 'my key',
+    ratelimit: { async: true, limit: 10, duration: 1000 },
+  }
   const created = await h.post('keys.createKey', body, rootKey)
   expectOk(created)
   expectOk(await h.post('keys.updateKey', { keyId: created.body.keyId, name: 'changed' }, rootKey))
@@ -1237,7 +1377,8 @@ same('keys_updateKey.happy', 'update name > should not affect ratelimit config',
 
 const NAMED_LIMITS =
   'named limits stored on a key (createKey `ratelimits`; verifyKey `ratelimits: [{name}]` without limit and duration) are refused with 400: issue 14 item 3'
-const LIMIT_NAMES = "limit names as Unkey allows them (`10/10s`, `1/1min`) are refused with 400 (name pattern): issue 14 item 3"
+const LIMIT_NAMES =
+  'limit names as Unkey allows them (`10/10s`, `1/1min`) are refused with 400 (name pattern): issue 14 item 3'
 /** A key with no credits left: createKey takes remaining >= 1 (Unkey's test writes 0 to its database). */
 async function spentKey(h: Harness, fields: object = {}) {
   const created = await h.createKey({ remaining: 1, ...fields })
@@ -1288,7 +1429,15 @@ same(
     clock.advance(2500)
     const answer = await h.verify({ key, apiId: h.apiId })
     expectOk(answer)
-    expect(answer.body).toMatchObject({ valid: false, code: 'EXPIRED', meta, expires, environment: 'prod', name: 'hello world', ownerId })
+    expect(answer.body).toMatchObject({
+      valid: false,
+      code: 'EXPIRED',
+      meta,
+      expires,
+      environment: 'prod',
+      name: 'hello world',
+      ownerId,
+    })
     expect(answer.body.permissions).toMatchObject(['permission'])
     expect(answer.body.roles).toMatchObject(['role'])
   }),
@@ -1300,7 +1449,11 @@ same('keys_verifyKey', 'with metadata > returns meta when key is disabled', asyn
   expect(answer.body.valid).toBe(false)
   expect(answer.body.meta).toMatchObject({ disabledReason: 'cause I can' })
 })
-for (const title of ['with identity > returns the identity', 'with identity > returns the meta', 'when ratelimited > returns ownerId and identity ']) {
+for (const title of [
+  'with identity > returns the identity',
+  'with identity > returns the meta',
+  'when ratelimited > returns ownerId and identity ',
+]) {
   pending('keys_verifyKey', title, 'needs an identity record: identities.* are being built')
 }
 same('keys_verifyKey', 'with ratelimit override > deducts the correct number of tokens', async (h) => {
@@ -1334,8 +1487,16 @@ same('keys_verifyKey', 'with ratelimit > with used up key > returns valid=false 
   expectOk(answer)
   expect(answer.body).toMatchObject({ valid: false, code: 'USAGE_EXCEEDED' })
 })
-na('keys_verifyKey', 'with ip whitelist > with valid ip > returns valid', 'an ip whitelist is set in the database (no v1 call sets it)')
-na('keys_verifyKey', 'with ip whitelist > with invalid ip > returns invalid', 'an ip whitelist is set in the database (no v1 call sets it)')
+na(
+  'keys_verifyKey',
+  'with ip whitelist > with valid ip > returns valid',
+  'an ip whitelist is set in the database (no v1 call sets it)',
+)
+na(
+  'keys_verifyKey',
+  'with ip whitelist > with invalid ip > returns invalid',
+  'an ip whitelist is set in the database (no v1 call sets it)',
+)
 same('keys_verifyKey', 'with enabled key > returns valid', async (h) => {
   const apiId = await newApi(h)
   const { body } = await h.post('keys.createKey', { apiId, enabled: true })
@@ -1361,15 +1522,26 @@ same('keys_verifyKey', 'key is soft deleted > returns NOT_FOUND', async (h) => {
   expectOk(await h.post('keys.deleteKey', { keyId }))
   expect((await h.verify({ key, apiId: h.apiId })).body).toMatchObject({ valid: false, code: 'NOT_FOUND' })
 })
-na('keys_verifyKey', 'key exists but keyspace is soft deleted > returns NOT_FOUND', 'a keyspace (keyAuth) is a database row of its own in Unkey; a Keygate api is its keyspace (deleting the api: the next two tests)')
-for (const title of ['key exists but api is soft deleted > returns NOT_FOUND', 'key exists but api is hard deleted > returns NOT_FOUND']) {
+na(
+  'keys_verifyKey',
+  'key exists but keyspace is soft deleted > returns NOT_FOUND',
+  'a keyspace (keyAuth) is a database row of its own in Unkey; a Keygate api is its keyspace (deleting the api: the next two tests)',
+)
+for (const title of [
+  'key exists but api is soft deleted > returns NOT_FOUND',
+  'key exists but api is hard deleted > returns NOT_FOUND',
+]) {
   same('keys_verifyKey', title, async (h) => {
     const { key } = await h.createKey()
     expectOk(await h.post('apis.deleteApi', { apiId: h.apiId }))
     expect((await h.verify({ key })).body).toMatchObject({ valid: false, code: 'NOT_FOUND' })
   })
 }
-pending('keys_verifyKey', 'ownerId prioritization > returns identity.externalId over key.ownerId when both exist', 'needs an identity record: identities.* are being built')
+pending(
+  'keys_verifyKey',
+  'ownerId prioritization > returns identity.externalId over key.ownerId when both exist',
+  'needs an identity record: identities.* are being built',
+)
 same('keys_verifyKey', 'ownerId prioritization > returns key.ownerId when no identity exists', async (h) => {
   const { key } = await h.createKey({ ownerId: 'key-owner-123', enabled: true })
   const answer = await h.verify({ key, apiId: h.apiId })
@@ -1378,15 +1550,26 @@ same('keys_verifyKey', 'ownerId prioritization > returns key.ownerId when no ide
 })
 
 // keys.verifyKey.error and .multilimit: named limits on a key (the identity halves are pending).
-pending('keys_verifyKey.error', 'with identity > with ratelimits > missing ratelimit > returns 400 and a useful error message', 'needs an identity record: identities.* are being built')
-missing('keys_verifyKey.error', 'without identity > with ratelimits > missing ratelimit > returns 400 and a useful error message', NAMED_LIMITS, async (h) => {
-  const { key, keyId } = await h.createKey({ ratelimits: [{ name: 'existing-ratelimit', limit: 100, duration: 60_000 }] })
-  const answer = await h.verify({ key, ratelimits: [{ name: 'does-not-exist' }] })
-  expect(answer.status).toBe(400)
-  expect(answer.body.error.message).toBe(
-    `ratelimit "does-not-exist" was requested but does not exist for key "${keyId}" and there is no identity connected`,
-  )
-})
+pending(
+  'keys_verifyKey.error',
+  'with identity > with ratelimits > missing ratelimit > returns 400 and a useful error message',
+  'needs an identity record: identities.* are being built',
+)
+missing(
+  'keys_verifyKey.error',
+  'without identity > with ratelimits > missing ratelimit > returns 400 and a useful error message',
+  NAMED_LIMITS,
+  async (h) => {
+    const { key, keyId } = await h.createKey({
+      ratelimits: [{ name: 'existing-ratelimit', limit: 100, duration: 60_000 }],
+    })
+    const answer = await h.verify({ key, ratelimits: [{ name: 'does-not-exist' }] })
+    expect(answer.status).toBe(400)
+    expect(answer.body.error.message).toBe(
+      `ratelimit "does-not-exist" was requested but does not exist for key "${keyId}" and there is no identity connected`,
+    )
+  },
+)
 const TWO_LIMITS = (secondCost: number) => [
   { name: '10/10s', cost: 4, limit: 10, duration: 10_000 },
   { name: '1/1min', cost: secondCost, limit: 1, duration: 60_000 },
@@ -1412,7 +1595,7 @@ for (let i = 1; i <= 5; i++) {
   na(
     'keys_verifyKey.ratelimit_accuracy',
     `name #${i}`,
-    'a wall-clock load test (15 to 420 s at up to 300 requests a second), beyond this file\'s budget',
+    "a wall-clock load test (15 to 420 s at up to 300 requests a second), beyond this file's budget",
   )
 }
 
@@ -1428,48 +1611,108 @@ const PERMISSION_CASES: [string, [string, string[]][], Query | undefined, boolea
   ['No query', [[newId('role'), []]], undefined, true],
   ['Single role, single permission', [[newId('role'), ['p1']]], or('p1'), true],
   ['No roles, but required', [], or('p1'), false],
-  ["nested of 'and' and 'or'", [['r1', ['p1', 'p2', 'p3']], ['r2', ['p1', 'p4', 'p5']]], and('p1', or('p2', 'p6', and('p4', 'p2'))), true],
-  ['Simple role check (Pass)', [['r1', ['p1', 'p2', 'p3']], ['r2', ['p4', 'p5', 'p6']]], 'p1', true],
+  [
+    "nested of 'and' and 'or'",
+    [
+      ['r1', ['p1', 'p2', 'p3']],
+      ['r2', ['p1', 'p4', 'p5']],
+    ],
+    and('p1', or('p2', 'p6', and('p4', 'p2'))),
+    true,
+  ],
+  [
+    'Simple role check (Pass)',
+    [
+      ['r1', ['p1', 'p2', 'p3']],
+      ['r2', ['p4', 'p5', 'p6']],
+    ],
+    'p1',
+    true,
+  ],
   ['Simple role check (Fail)', [['r1', ALL]], 'p7', false],
   ["'and' of two permissions (Pass)", [['r1', ALL]], and('p1', 'p2'), true],
   ["'and' of two permissions (Fail)", [['r1', ALL]], and('p1', 'p7'), false],
   ["'or' of two permissions (Pass)", [['r1', ALL]], or('p1', 'p7'), true],
-  ["or' of two permissions (Fail)", [['r1', ['p1']], ['r2', ['p2']], ['r4', ['p4']], ['r5', ['p5']], ['r6', ['p6']]], or('p7', 'p3'), false],
+  [
+    "or' of two permissions (Fail)",
+    [
+      ['r1', ['p1']],
+      ['r2', ['p2']],
+      ['r4', ['p4']],
+      ['r5', ['p5']],
+      ['r6', ['p6']],
+    ],
+    or('p7', 'p3'),
+    false,
+  ],
   ["and' and 'or' combination (Pass)", [['r1', ALL]], and('p1', or('p2', 'p3')), true],
-  ["'and' and 'or' combination (Fail)", [['r1', ['p2', 'p3']], ['r2', ['p4']], ['r3', ['p5', 'p6']]], and('p1', or('p7', 'p5')), false],
+  [
+    "'and' and 'or' combination (Fail)",
+    [
+      ['r1', ['p2', 'p3']],
+      ['r2', ['p4']],
+      ['r3', ['p5', 'p6']],
+    ],
+    and('p1', or('p7', 'p5')),
+    false,
+  ],
   ["Deep nesting of 'and'(Pass)", [['r1', ALL]], and('p1', and('p2', and('p3', 'p4'))), true],
   ["Deep nesting of 'and' (Fail)", [['r1', ALL]], and('p1', and('p7', 'p3')), false],
   ["Deep nesting of 'or'(Pass)", [['r1', ALL]], or('p1', or('p2', or('p3', 'p4'))), true],
-  ["Deep nesting of 'or' (Fail)", [['r1', ['p1', 'p2', 'p3']], ['r2', ['p4']]], or('p7', or('p5', 'p6')), false],
+  [
+    "Deep nesting of 'or' (Fail)",
+    [
+      ['r1', ['p1', 'p2', 'p3']],
+      ['r2', ['p4']],
+    ],
+    or('p7', or('p5', 'p6')),
+    false,
+  ],
   ["Complex combination of 'and' and 'or'(Pass)", [['r1', ALL]], or(and('p1', 'p2'), and('p3', 'p4')), true],
-  ["Complex combination of 'and' and 'or' (Fail)", [['r1', ['p1', 'p2', 'p3', 'p4', 'p6']]], or(and('p1', 'p7'), and('p5', 'p6')), false],
+  [
+    "Complex combination of 'and' and 'or' (Fail)",
+    [['r1', ['p1', 'p2', 'p3', 'p4', 'p6']]],
+    or(and('p1', 'p7'), and('p5', 'p6')),
+    false,
+  ],
   ['Multiple levels of nesting(Pass)', [['r1', ALL]], or(and('p1', or('p2', and('p3', 'p4'))), 'p5'), true],
-  ['Multiple levels of nesting (Fail)', [['r1', ['p2', 'p3', 'p4', 'p5']]], or(and('p1', or('p7', and('p3', 'p4'))), 'p6'), false],
-  ["Complex combination of 'and' and 'or' at different levels (Pass)", [['r1', ALL]], or(and('p1', or('p2', and('p3', 'p4'))), and('p5', 'p6')), true],
-  ["Complex combination of 'and' and 'or' at different levels (Fail)", [['r1', ['p2', 'p3', 'p4', 'p5', 'p6']]], or(and('p1', or('p7', and('p3', 'p4'))), and('p5', 'p7')), false],
+  [
+    'Multiple levels of nesting (Fail)',
+    [['r1', ['p2', 'p3', 'p4', 'p5']]],
+    or(and('p1', or('p7', and('p3', 'p4'))), 'p6'),
+    false,
+  ],
+  [
+    "Complex combination of 'and' and 'or' at different levels (Pass)",
+    [['r1', ALL]],
+    or(and('p1', or('p2', and('p3', 'p4'))), and('p5', 'p6')),
+    true,
+  ],
+  [
+    "Complex combination of 'and' and 'or' at different levels (Fail)",
+    [['r1', ['p2', 'p3', 'p4', 'p5', 'p6']]],
+    or(and('p1', or('p7', and('p3', 'p4'))), and('p5', 'p7')),
+    false,
+  ],
 ]
 for (const [name, roles, query, valid] of PERMISSION_CASES) {
-  same(
-    'keys_verifyKey.permissions',
-    `${name} > returns valid=${valid}`,
-    async (h) => {
-      const suffix = `-${randomUUID().slice(0, 8)}`
-      const own = (q: Query): Query =>
-        typeof q === 'string' ? `${q}${suffix}` : 'and' in q ? { and: q.and.map(own) } : { or: q.or.map(own) }
-      for (const [role, permissions] of roles) {
-        const made = await h.post('permissions.createRole', { name: `${role}${suffix}` })
-        expectOk(made)
-        if (permissions.length === 0) continue
-        const grants = permissions.map((permission) => ({ name: `${permission}${suffix}`, create: true }))
-        expectOk(await h.post('permissions.setRolePermissions', { roleId: made.body.roleId, permissions: grants }))
-      }
-      const { key } = await h.createKey(roles.length ? { roles: roles.map(([role]) => `${role}${suffix}`) } : {})
-      const authorization = query ? { authorization: { permissions: own(query) } } : {}
-      const answer = await h.verify({ key, apiId: h.apiId, ...authorization })
-      expectOk(answer)
-      expect(answer.body.valid, JSON.stringify(answer.body)).toBe(valid)
-    },
-  )
+  same('keys_verifyKey.permissions', `${name} > returns valid=${valid}`, async (h) => {
+    const suffix = `-${randomUUID().slice(0, 8)}`
+    const own = (q: Query): Query =>
+      typeof q === 'string' ? `${q}${suffix}` : 'and' in q ? { and: q.and.map(own) } : { or: q.or.map(own) }
+    for (const [role, permissions] of roles) {
+      const made = await h.post('permissions.createRole', { name: `${role}${suffix}` })
+      expectOk(made)
+      if (permissions.length === 0) continue
+      const grants = permissions.map((permission) => ({ name: `${permission}${suffix}`, create: true }))
+      expectOk(await h.post('permissions.setRolePermissions', { roleId: made.body.roleId, permissions: grants }))
+    }
+    const { key } = await h.createKey(roles.length ? { roles: roles.map(([role]) => `${role}${suffix}`) } : {})
+    const authorization = query ? { authorization: { permissions: own(query) } } : {}
+    const answer = await h.verify({ key, apiId: h.apiId, ...authorization })
+    expectOk(answer)
+    expect(answer.body.valid, JSON.stringify(answer.body)).toBe(valid)
+  })
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1478,7 +1721,11 @@ for (const [name, roles, query, valid] of PERMISSION_CASES) {
 /** What Unkey's `sha256()` gives: the base64 SHA-256 of a string. */
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64')
 const migrate = async (h: Harness, keys: object[], permissions = [`api.${h.apiId}.create_key`]) =>
-  h.post('migrations.createKeys', keys.map((key) => ({ apiId: h.apiId, ...key })), await h.rootKey(permissions))
+  h.post(
+    'migrations.createKeys',
+    keys.map((key) => ({ apiId: h.apiId, ...key })),
+    await h.rootKey(permissions),
+  )
 
 same('migrations_createKey.error', 'when the api does not exist', async (h) => {
   const apiId = newId('api')
@@ -1488,7 +1735,11 @@ same('migrations_createKey.error', 'when the api does not exist', async (h) => {
 })
 na('migrations_createKey.error', 'when the api has no keyAuth', 'an api without keyAuth exists only in the database')
 same('migrations_createKey.error', 'reject invalid ratelimit config', async (h) => {
-  const answer = await migrate(h, [{ start: 'x', hash: { value: 'x', variant: 'sha256_base64' }, ratelimit: { type: 'x' } }], ['*'])
+  const answer = await migrate(
+    h,
+    [{ start: 'x', hash: { value: 'x', variant: 'sha256_base64' }, ratelimit: { type: 'x' } }],
+    ['*'],
+  )
   expect(answer.status).toBe(400)
   expect(answer.body.error.code).toBe('BAD_REQUEST')
 })
@@ -1498,7 +1749,11 @@ deviation(
   `${MIGRATION_HASH}; the message is Keygate's (status and code as Unkey's)`,
   async (h) => {
     const refill = { amount: 100, refillDay: 4, interval: 'daily' }
-    const answer = await migrate(h, [{ start: 'x', hash: { value: 'x', variant: 'sha256_base64' }, remaining: 10, refill }], ['*'])
+    const answer = await migrate(
+      h,
+      [{ start: 'x', hash: { value: 'x', variant: 'sha256_base64' }, remaining: 10, refill }],
+      ['*'],
+    )
     expectError(answer, 400, 'BAD_REQUEST')
   },
 )
@@ -1506,7 +1761,9 @@ deviation(
 const imported = async (h: Harness, keyId: string) => read(h, keyId)
 same('migrations_createKey.happy', 'creates key', async (h) => {
   const plaintext = randomUUID()
-  const answer = await migrate(h, [{ start: 'start_', hash: { value: sha256(plaintext), variant: 'sha256_base64' }, enabled: true }])
+  const answer = await migrate(h, [
+    { start: 'start_', hash: { value: sha256(plaintext), variant: 'sha256_base64' }, enabled: true },
+  ])
   expectOk(answer)
   // The stored hash is the one sent: the key it is the hash of verifies.
   expect((await h.verify({ key: plaintext })).body).toMatchObject({ valid: true, keyId: answer.body.keyIds[0] })
@@ -1529,8 +1786,16 @@ same('migrations_createKey.happy', 'with prefix > start includes prefix', async 
   expectOk(answer)
   expect((await imported(h, answer.body.keyIds[0])).start).toBe('start_')
 })
-pending('migrations_createKey.happy', 'with externalId > when identity does not exist > should create an identity', 'checks the identity record: identities.* are being built')
-pending('migrations_createKey.happy', 'with externalId > when identity does exist > should link the identity', 'checks the identity record: identities.* are being built')
+pending(
+  'migrations_createKey.happy',
+  'with externalId > when identity does not exist > should create an identity',
+  'checks the identity record: identities.* are being built',
+)
+pending(
+  'migrations_createKey.happy',
+  'with externalId > when identity does exist > should link the identity',
+  'checks the identity record: identities.* are being built',
+)
 same('migrations_createKey.happy', 'roles > connects the specified roles', async (h) => {
   // Unkey's "roles" test sends permissions (and its "permissions" test roles).
   const permissions = [unique('p1'), unique('p2')]
@@ -1542,17 +1807,25 @@ same('migrations_createKey.happy', 'roles > connects the specified roles', async
 same('migrations_createKey.happy', 'permissions > connects the specified permissions', async (h) => {
   const roles = [unique('r1'), unique('r2')]
   for (const name of roles) expectOk(await h.post('permissions.createRole', { name }))
-  const answer = await migrate(h, [{ start: 'start_', hash: { value: sha256(randomUUID()), variant: 'sha256_base64' }, roles }])
+  const answer = await migrate(h, [
+    { start: 'start_', hash: { value: sha256(randomUUID()), variant: 'sha256_base64' }, roles },
+  ])
   expectOk(answer)
   expect((await rolesOf(h, answer.body.keyIds[0])).sort()).toEqual(roles.sort())
 })
 same('migrations_createKey.happy', 'creates a key with environment', async (h) => {
-  const answer = await migrate(h, [{ start: 'start_', hash: { value: sha256(randomUUID()), variant: 'sha256_base64' }, environment: 'test' }])
+  const answer = await migrate(h, [
+    { start: 'start_', hash: { value: sha256(randomUUID()), variant: 'sha256_base64' }, environment: 'test' },
+  ])
   expectOk(answer)
   expect((await imported(h, answer.body.keyIds[0])).environment).toBe('test')
 })
 deviation('migrations_createKey.happy', 'creates 100 keys', MIGRATION_HASH, async (h) => {
-  const keys = Array.from({ length: 100 }, (_, i) => ({ start: String(i), hash: { value: randomUUID(), variant: 'sha256_base64' }, enabled: i % 2 === 0 }))
+  const keys = Array.from({ length: 100 }, (_, i) => ({
+    start: String(i),
+    hash: { value: randomUUID(), variant: 'sha256_base64' },
+    enabled: i % 2 === 0,
+  }))
   expectError(await migrate(h, keys), 400, 'BAD_REQUEST')
 })
 deviation(
@@ -1560,13 +1833,21 @@ deviation(
   'an error rolls back and does not create any keys',
   `${MIGRATION_HASH} (409 CONFLICT for the repeated key once the hashes are digests); nothing is written either way`,
   async (h) => {
-    const keys = Array.from({ length: 10 }, (_, i) => ({ start: String(i), hash: { value: randomUUID(), variant: 'sha256_base64' }, enabled: i % 2 === 0 }))
+    const keys = Array.from({ length: 10 }, (_, i) => ({
+      start: String(i),
+      hash: { value: randomUUID(), variant: 'sha256_base64' },
+      enabled: i % 2 === 0,
+    }))
     keys.push(keys[0]!)
     expectError(await migrate(h, keys), 400, 'BAD_REQUEST')
     expect((await h.get(`apis.listKeys?apiId=${h.apiId}`)).body.keys).toEqual([])
   },
 )
-na('migrations_createKey.happy', 'retrieves a key in plain text', 'Keygate stores no key it could decrypt (hashes only)')
+na(
+  'migrations_createKey.happy',
+  'retrieves a key in plain text',
+  'Keygate stores no key it could decrypt (hashes only)',
+)
 same('migrations_createKey.happy', 'migrate and verify a key', async (h) => {
   const key = `test_${randomUUID().replace(/-/g, '')}`
   const answer = await migrate(h, [{ plaintext: key }])
@@ -1576,12 +1857,70 @@ same('migrations_createKey.happy', 'migrate and verify a key', async (h) => {
   expectOk(verified)
   expect(verified.body.valid).toBe(true)
 })
-same('migrations_createKey.happy', 'Should default to first day of month if none provided > should provide default value', async (h) => {
-  const hash = { value: sha256(randomUUID()), variant: 'sha256_base64' }
-  const answer = await migrate(h, [{ start: 'start_', hash, enabled: true, remaining: 10, refill: { interval: 'monthly', amount: 100 } }])
+same(
+  'migrations_createKey.happy',
+  'Should default to first day of month if none provided > should provide default value',
+  async (h) => {
+    const hash = { value: sha256(randomUUID()), variant: 'sha256_base64' }
+    const answer = await migrate(h, [
+      { start: 'start_', hash, enabled: true, remaining: 10, refill: { interval: 'monthly', amount: 100 } },
+    ])
+    expectOk(answer)
+    expect(await imported(h, answer.body.keyIds[0])).toMatchObject({
+      remaining: 10,
+      refill: { amount: 100, refillDay: 1 },
+    })
+  },
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// analytics.getVerifications
+
+const HOUR = 60 * 60 * 1000
+same('analytics_getVerifications.happy', 'with no data > returns an array with one element per interval', async (h) => {
+  const end = clock.now()
+  const start = end - 30 * HOUR
+  const query = `start=${start}&end=${end}&groupBy=hour&apiId=${h.apiId}`
+  const answer = await h.get(`analytics.getVerifications?${query}`, await h.rootKey(['api.*.read_api']))
   expectOk(answer)
-  expect(await imported(h, answer.body.keyIds[0])).toMatchObject({ remaining: 10, refill: { amount: 100, refillDay: 1 } })
+  expect(answer.body).toHaveLength(Math.floor((end - start) / HOUR))
 })
+const TAGS = 'Keygate keeps no tags with its verification counts: `tag` and groupBy `tag`/`tags` are a 400 BAD_REQUEST'
+for (const [title, query] of [
+  ['filter by tag', 'tag=a'],
+  ['filter by multiple tags', 'tag=a&tag=b'],
+  ['grouping by tags', 'groupBy=tags'],
+  ['breakdown by tag', 'groupBy=tag'],
+] as const) {
+  deviation('analytics_getVerifications.happy', title, TAGS, async (h) => {
+    const { key } = await h.createKey()
+    await h.verify({ key, apiId: h.apiId, tags: ['a', 'b'] })
+    const range = `start=${clock.now() - 24 * HOUR}&end=${clock.now()}`
+    const answer = await h.get(
+      `analytics.getVerifications?apiId=${h.apiId}&${range}&${query}`,
+      await h.rootKey(['api.*.read_api']),
+    )
+    expectError(answer, 400, 'BAD_REQUEST', /^tag: /)
+  })
+}
+for (const title of [
+  'per hour > all verifications are accounted for',
+  'per day > all verifications are accounted for',
+  'per month > all verifications are accounted for',
+  "RFC scenarios > a user's usage over the past 24h for 2 keys",
+  'RFC scenarios > daily usage breakdown for a user per key in the current month',
+  'RFC scenarios > A monthly cron job creates invoices for each identity',
+  'RFC scenarios > a user sees a gauge with their quota, showing they used X out of Y API calls in the current billing period',
+  'RFC scenarios > An internal dashboard shows the top 10 users by API usage over the past 30 days',
+  'filter by key',
+  'filter by multiple keys',
+]) {
+  todo(
+    'analytics_getVerifications.happy',
+    title,
+    "Unkey's test writes thousands of synthetic verification rows (days back, outcomes such as DISABLED that Keygate does not count, identities); to be re-expressed by verifying keys under a moved clock",
+  )
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // liveness
@@ -1589,7 +1928,7 @@ same('migrations_createKey.happy', 'Should default to first day of month if none
 deviation(
   'liveness',
   'confirms services',
-  "status is `ok` (Unkey's was the joke \"we're so back\"); services names the store",
+  'status is `ok` (Unkey\'s was the joke "we\'re so back"); services names the store',
   async (h) => {
     const answer = await h.get('liveness', null)
     expectOk(answer)
@@ -1633,7 +1972,10 @@ describe("Unkey's v1 route tests, re-expressed", () => {
 describe('the inventory', () => {
   it('gives every Unkey test exactly one verdict, and names no test Unkey does not have', () => {
     const known = new Set(TESTS.map((test) => keyOf(test.file, test.title)))
-    expect([...CASES.keys()].filter((key) => !known.has(key)), 'cases that are no Unkey test').toEqual([])
+    expect(
+      [...CASES.keys()].filter((key) => !known.has(key)),
+      'cases that are no Unkey test',
+    ).toEqual([])
     const without = TESTS.filter((test) => verdictOf(test).verdict === undefined)
     expect(
       without.map((test) => keyOf(test.file, test.title)),
@@ -1642,7 +1984,9 @@ describe('the inventory', () => {
   })
 
   it('matches docs/unkey-v1-compatibility.md', () => {
-    const runnable = [...CASES].filter(([, entry]) => entry.run && entry.verdict !== 'bug' && entry.verdict !== 'missing')
+    const runnable = [...CASES].filter(
+      ([, entry]) => entry.run && entry.verdict !== 'bug' && entry.verdict !== 'missing',
+    )
     if (runnable.some(([key]) => !results.has(key))) return // a filtered or failed run: nothing to compare
     const rows = TESTS.map((test) => ({ ...test, ...verdictOf(test) })) as (InventoryTest & {
       verdict: Verdict
