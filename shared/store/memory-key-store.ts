@@ -17,6 +17,7 @@ import {
 } from '../records.js'
 import { MemoryRootKeyStore } from './memory-root-key-store.js'
 import { MemoryEntityStore } from './memory-entity-store.js'
+import { MemoryNamespaceCounters } from './memory-namespace-counters.js'
 import type { StoredEntity } from '../entity.js'
 import type { EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
@@ -38,6 +39,7 @@ export class MemoryKeyStore implements KeyStore {
   private readonly hashById = new Map<string, string>()
   private readonly rootKeys = new MemoryRootKeyStore()
   private readonly entities = new MemoryEntityStore((...change) => this.logChange(...change))
+  private readonly namespaceCounters = new MemoryNamespaceCounters()
   /** When each credit-carrying key was last refilled (its balance lives on the record, outside its revision). */
   private readonly refilledAt = new Map<string, number>()
   /** Rate-limit window counters; bounded so old windows cannot pile up in a long-running dev process. */
@@ -260,6 +262,28 @@ export class MemoryKeyStore implements KeyStore {
       op === 'set' ? value : op === 'increment' ? before + value : op === 'take' ? 0 : Math.max(0, before - value)
     record.remaining = Math.min(next, MAX_CREDITS)
     return op === 'take' ? before : record.remaining
+  }
+
+  // The standalone rate-limit service's windows: memory-namespace-counters.ts.
+  consumeNamespaceLimit(
+    namespace: string,
+    identifier: string,
+    limit: number,
+    duration: number,
+    cost: number,
+    nowMs: number,
+  ): Promise<{ ok: boolean; used: number }> {
+    return this.namespaceCounters.consumeNamespaceLimit(namespace, identifier, limit, duration, cost, nowMs)
+  }
+
+  addNamespaceUsage(
+    namespace: string,
+    identifier: string,
+    duration: number,
+    window: number,
+    delta: number,
+  ): Promise<number> {
+    return this.namespaceCounters.addNamespaceUsage(namespace, identifier, duration, window, delta)
   }
 
   // Entities (roles, permissions, identities, rate-limit namespaces and overrides): memory-entity-store.ts.

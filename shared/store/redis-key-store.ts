@@ -28,6 +28,7 @@ import { redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
 import { RedisRootKeyStore } from './redis-root-key-store.js'
 import { RedisEntityStore } from './redis-entity-store.js'
+import { RedisNamespaceCounters } from './redis-namespace-counters.js'
 import type { StoredEntity } from '../entity.js'
 import type { EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
 import {
@@ -62,6 +63,7 @@ export class RedisKeyStore implements KeyStore {
   private readonly cluster: Cluster | undefined
   private readonly rootKeys: RedisRootKeyStore
   private readonly entities: RedisEntityStore
+  private readonly namespaceCounters: RedisNamespaceCounters
 
   /** Takes over `redis`: close() closes it. */
   /**
@@ -84,6 +86,7 @@ export class RedisKeyStore implements KeyStore {
     this.now = now
     this.rootKeys = new RedisRootKeyStore(redis, () => this.confirmReplicated())
     this.entities = new RedisEntityStore(redis, () => this.confirmReplicated())
+    this.namespaceCounters = new RedisNamespaceCounters(redis)
   }
 
   async createApi(api: ApiRecord): Promise<void> {
@@ -344,6 +347,28 @@ export class RedisKeyStore implements KeyStore {
     }
     // Full page, or a scan cut short by many skipped pointers: either way the index may hold more.
     return { keys, total, cursor }
+  }
+
+  // The standalone rate-limit service's windows: redis-namespace-counters.ts.
+  consumeNamespaceLimit(
+    namespace: string,
+    identifier: string,
+    limit: number,
+    duration: number,
+    cost: number,
+    nowMs: number,
+  ): Promise<{ ok: boolean; used: number }> {
+    return this.namespaceCounters.consumeNamespaceLimit(namespace, identifier, limit, duration, cost, nowMs)
+  }
+
+  addNamespaceUsage(
+    namespace: string,
+    identifier: string,
+    duration: number,
+    window: number,
+    delta: number,
+  ): Promise<number> {
+    return this.namespaceCounters.addNamespaceUsage(namespace, identifier, duration, window, delta)
   }
 
   // Entities (roles, permissions, identities, rate-limit namespaces and overrides): redis-entity-store.ts.

@@ -1,4 +1,5 @@
 import { entityShard } from '../entity.js'
+import { digestOf } from '../ratelimit-namespace.js'
 import { shardOf } from '../shards.js'
 
 /**
@@ -23,6 +24,12 @@ export const redisKeys = {
   /** STRING counter: one rate-limit window of a key, in the key's slot, expiring after the window. */
   rateWindow: (hash: string, name: string, duration: number, window: number) =>
     `kg:${shardTag(shardOf(hash))}:rl:${hash}:${name}:${duration}:${window}`,
+  /**
+   * STRING counter: one window of an identifier in a rate-limit namespace (ratelimits.limit), in the slot of that
+   * identifier alone (the digest: any name and identifier, fixed length), expiring after the window.
+   */
+  namespaceWindow: (namespace: string, identifier: string, duration: number, window: number) =>
+    `kg:rlns:{${digestOf(JSON.stringify([namespace, identifier]))}}:${duration}:${window}`,
   /** HASH {success, rateLimited, usageExceeded}: one analytics bucket of a key, in the key id's slot. */
   usage: (keyId: string, granularity: string, time: number) => `kg:usage:{${keyId}}:${granularity}:${time}`,
   /** STREAM of audit entries (field `entry`: JSON), capped. */

@@ -5,6 +5,7 @@ import type { ExactLimit } from '../ratelimit.js'
 import type { KeyRecord } from '../records.js'
 import type { StoreHealth } from './store-health.js'
 import type { EntityReader } from './entity-store.js'
+import type { NamespaceCounterStore } from './namespace-counter-store.js'
 
 /** Where a shard's revision sequence stands: its epoch ('' before the first write) and last revision. */
 export interface ShardRevision {
@@ -27,10 +28,10 @@ export const LOG_TRIMMED = 'trimmed' as const
 /**
  * What the verifier asks of the store: records by hash, entities by address (entity-store.ts), whether its bound
  * api exists, the shard revisions and change logs it syncs from, and the shared counters (credits, exact rate
- * limits, usage) a verdict may need. Nothing else: a verifier cannot create, list or delete anything. The general
- * contract is on KeyStore (key-store.ts).
+ * limits, usage, rate-limit namespaces' windows) a verdict may need. Nothing else: a verifier cannot create, list
+ * or delete anything. The general contract is on KeyStore (key-store.ts).
  */
-export interface VerifierStore extends StoreHealth, EntityReader {
+export interface VerifierStore extends StoreHealth, EntityReader, NamespaceCounterStore {
   /** The verifier's miss path: one read in one shard. */
   getKeyByHash(hash: string): Promise<KeyRecord | null>
 
