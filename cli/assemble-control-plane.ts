@@ -6,8 +6,9 @@ import { buildControlPlaneApp } from '../control-plane/app.js'
 import { RootKeyUse } from '../control-plane/root-key-use.js'
 import { registerAuthorize } from '../verifier/authorize-route.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
+import type { NamespaceRatelimits } from '../verifier/namespace-ratelimits.js'
 import { registerVerifyKey } from '../verifier/verify-key-route.js'
-import { keyVerifierOf, type ProcessParts } from './assemble-verifier.js'
+import { keyVerifierOf, namespaceRatelimitsOf, type ProcessParts } from './assemble-verifier.js'
 
 export interface ControlPlaneSettings {
   bodyLimitBytes: number
@@ -29,6 +30,8 @@ export interface AssembledControlPlane {
   app: KeygateServer
   /** Answers the control plane's keys.verifyKey; told of each write the control plane makes. */
   verifier: KeyVerifier
+  /** ratelimits.limit's core; counts async calls from the app's start to its close. */
+  ratelimits: NamespaceRatelimits
 }
 
 /**
@@ -44,6 +47,7 @@ export function assembleControlPlane(
 ): AssembledControlPlane {
   const metrics = createMetricsRegistry(settings.service ?? 'control-plane')
   const verifier = keyVerifierOf(parts, settings, metrics.registry)
+  const ratelimits = namespaceRatelimitsOf(parts, settings, verifier)
   const { gateway } = settings
   const rootKeyUse = new RootKeyUse(parts.store, parts.clock, parts.log)
   const app = buildControlPlaneApp({
@@ -57,6 +61,7 @@ export function assembleControlPlane(
     rootKeyUse,
     managementRateLimit: settings.managementRateLimit,
     onWrite: (write) => verifier.applyChange(write.event),
+    ratelimits,
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
       registerVerifyKey(open, verifier)
@@ -64,10 +69,12 @@ export function assembleControlPlane(
     },
   })
   // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.
+  app.addHook('onReady', async () => ratelimits.start())
   app.addHook('onClose', async () => {
+    await ratelimits.stop()
     await verifier.stop()
     await rootKeyUse.settle()
     await parts.closeBackend?.()
   })
-  return { app, verifier }
+  return { app, verifier, ratelimits }
 }

@@ -7,6 +7,8 @@ import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { buildVerifierApp } from '../verifier/app.js'
 import { KeyVerifier } from '../verifier/key-verifier.js'
+import { NamespaceLimiter } from '../verifier/namespace-limiter.js'
+import { NamespaceRatelimits } from '../verifier/namespace-ratelimits.js'
 import { createReverseProxy, type ReverseProxy } from '../verifier/proxy-server.js'
 
 /** What a process is assembled on. Whoever opened the store and feed (a command, a test) closes them. */
@@ -36,9 +38,11 @@ export interface VerifierSettings {
 }
 
 export interface AssembledVerifier {
-  /** verifyKey, /v1/authorize, health and metrics. Not listening yet. */
+  /** verifyKey, ratelimits.limit, /v1/authorize, health and metrics. Not listening yet. */
   app: KeygateServer
   verifier: KeyVerifier
+  /** ratelimits.limit's core; counts async calls from the app's start to its close. */
+  ratelimits: NamespaceRatelimits
   /** Reverse-proxy mode: its server, not listening yet. */
   proxy: ReverseProxy | undefined
 }
@@ -52,8 +56,10 @@ export function assembleVerifier(parts: ProcessParts<VerifierStore>, settings: V
   const { store, log } = parts
   const metrics = createMetricsRegistry('verifier')
   const verifier = keyVerifierOf(parts, settings, metrics.registry)
+  const ratelimits = namespaceRatelimitsOf(parts, settings, verifier)
   const app = buildVerifierApp({
     verifier,
+    ratelimits,
     store,
     log,
     metrics,
@@ -70,13 +76,15 @@ export function assembleVerifier(parts: ProcessParts<VerifierStore>, settings: V
       registry: metrics.registry,
       options: { ...settings.proxy, docsBaseUrl: settings.docsBaseUrl },
     })
+  app.addHook('onReady', async () => ratelimits.start())
   // One hook, in order: Fastify runs onClose hooks last-registered first, so a second one would run before this.
   app.addHook('onClose', async () => {
     await proxy?.close()
+    await ratelimits.stop()
     await verifier.stop()
     await parts.closeBackend?.()
   })
-  return { app, verifier, proxy }
+  return { app, verifier, ratelimits, proxy }
 }
 
 /** The one place a KeyVerifier is made, for the verifier and for the control plane's own verifyKey. */
@@ -87,4 +95,22 @@ export function keyVerifierOf(
 ): KeyVerifier {
   const { store, feed, clock, elapsed, log } = parts
   return new KeyVerifier({ store, feed, clock, elapsed, log, registry, cache: settings.cache, sync: settings.sync })
+}
+
+/**
+ * The one place ratelimits.limit's core is made, for the verifier and for the control plane: on the process's key
+ * verifier (its entity cache, its clock), async calls reconciled every poll interval as keys' async limits are.
+ */
+export function namespaceRatelimitsOf(
+  parts: ProcessParts<VerifierStore>,
+  settings: Pick<VerifierSettings, 'sync'>,
+  verifier: KeyVerifier,
+): NamespaceRatelimits {
+  const limiter = new NamespaceLimiter(
+    parts.store,
+    parts.log.child({ component: 'namespace-limiter' }),
+    settings.sync.pollIntervalMs,
+    parts.clock,
+  )
+  return new NamespaceRatelimits(verifier, limiter, parts.clock)
 }

@@ -9,6 +9,11 @@ import { RootKeyAuth } from './root-key-auth.js'
 import type { RootKeyUse } from './root-key-use.js'
 import { RootKeys } from './root-keys.js'
 import { Rbac } from './rbac.js'
+import { RatelimitNamespaces } from './ratelimit-namespaces.js'
+import { RatelimitOverrides } from './ratelimit-overrides.js'
+import type { NamespaceLimits } from '../shared/namespace-limits.js'
+import { registerLimit } from './routes/ratelimits-limit.js'
+import { registerOverrideRoutes } from './routes/ratelimits-overrides.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
 import { registerDeleteApi } from './routes/apis-delete-api.js'
 import { registerGetApi } from './routes/apis-get-api.js'
@@ -47,6 +52,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   onWrite: WriteListener
   /** Why something else in the process (its verifier's sync) keeps it from serving correctly, or []. */
   notReadyReasons?: () => string[]
+  /** ratelimits.limit's core: the process's verifier's (cli/assemble-verifier.ts namespaceRatelimitsOf). */
+  ratelimits: NamespaceLimits
   /** Routes served without a root key beside liveness (keys.verifyKey; forward-auth in dev). */
   publicRoutes?: (app: KeygateServer) => void
 }
@@ -68,7 +75,19 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const audit = new AuditLog(deps.store, deps.clock, deps.log)
   const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock })
   const rbac = new Rbac(deps.store, deps.clock, deps.onWrite)
-  const routeDeps = { store: deps.store, auth, audit, rootKeys, rbac, clock: deps.clock, log: deps.log }
+  const namespaces = new RatelimitNamespaces(deps.store, deps.clock, deps.onWrite)
+  const overrides = new RatelimitOverrides(deps.store, namespaces, deps.clock, deps.onWrite)
+  const routeDeps = {
+    store: deps.store,
+    auth,
+    audit,
+    rootKeys,
+    rbac,
+    namespaces,
+    overrides,
+    clock: deps.clock,
+    log: deps.log,
+  }
   const writes = new KeyWrites(routeDeps, deps.onWrite)
   app.decorateRequest('principal', null)
   // Management routes: the root key is checked before the body is even parsed (UNAUTHORIZED before 400).
@@ -100,6 +119,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerRollRootKey(management, routeDeps)
     registerPermissionRoutes(management, routeDeps)
     registerRoleRoutes(management, routeDeps)
+    registerLimit(management, routeDeps, deps.ratelimits)
+    registerOverrideRoutes(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

@@ -5,6 +5,8 @@ import type { AuditLog } from './audit-log.js'
 import type { RootKeyAuth } from './root-key-auth.js'
 import type { RootKeys } from './root-keys.js'
 import type { Rbac } from './rbac.js'
+import type { RatelimitNamespaces } from './ratelimit-namespaces.js'
+import type { RatelimitOverrides } from './ratelimit-overrides.js'
 
 /** What every management route is given: nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
@@ -13,6 +15,8 @@ export interface ControlPlaneDeps {
   audit: AuditLog
   rootKeys: RootKeys
   rbac: Rbac
+  namespaces: RatelimitNamespaces
+  overrides: RatelimitOverrides
   clock: Clock
   log: Logger
 }

@@ -10,4 +10,6 @@ export const WIRE_EXAMPLES = {
   rootKeyId: 'root_1CX8vvRBgH2CvVAh5oiMQV',
   permissionId: 'perm_1CX8vvRBk5mZqT3vYwXpLs',
   roleId: 'role_1CX8vvRBmN7cGh2JkQwErT',
+  /** A rate-limit namespace's name (namespaces are made on first use, so an example names one by its name). */
+  namespaceName: 'email.outbound',
 } as const

@@ -6,11 +6,15 @@ import { registerAuthorize } from './authorize-route.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 import { boundApi } from './bound-api.js'
+import type { NamespaceLimits } from '../shared/namespace-limits.js'
+import { registerVerifierLimit } from './ratelimits-limit-route.js'
 
 export interface VerifierAppDeps extends ServerBase {
   verifier: KeyVerifier
   store: VerifierStore
   gateway: GatewayPolicy
+  /** ratelimits.limit's core (the standalone rate-limit service). */
+  ratelimits: NamespaceLimits
 }
 
 /** The verifier's HTTP surface. Never listens: cli/verifier-command.ts does, tests inject. */
@@ -35,5 +39,6 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   })
   registerVerifyKey(app, deps.verifier)
   registerAuthorize(app, deps.verifier, deps.gateway, deps.docsBaseUrl)
+  registerVerifierLimit(app, deps.ratelimits)
   return app
 }

@@ -163,6 +163,18 @@ export class KeyVerifier {
     this.lookup.changed(event)
   }
 
+  /**
+   * An entity as verdicts see it (null: there is none): from the cache while it is trusted, else read from the store
+   * (and cached), as a key's roles are. Synchronous on a hit. ratelimits.limit reads namespaces and overrides so.
+   */
+  entity<T>(address: string): T | null | Promise<T | null> {
+    if (this.sync.current || this.onStale === 'serve') {
+      const cached = this.entities.get(address)
+      if (cached !== undefined) return cached as T | null
+    }
+    return this.entityLookup.read(address).then((found) => (found?.doc ?? null) as T | null)
+  }
+
   /** The wall clock verdicts are judged by (unix ms): rate-limit resets are on it. */
   now(): number {
     return this.clock.now()

@@ -150,7 +150,9 @@ describe('OpenAPI document', () => {
   })
 
   it('says in its header which services it covers, as code (Markdown would eat the asterisks)', () => {
-    expect(doc.info.description).toContain('(`apis.*`, `keys.*`, `permissions.*`, `audit.*`, `rootKeys.*`)')
+    expect(doc.info.description).toContain(
+      '(`apis.*`, `keys.*`, `permissions.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`)',
+    )
   })
 
   it('gives examples that succeed when tried, once their ids are ones that exist', async () => {
@@ -166,6 +168,13 @@ describe('OpenAPI document', () => {
         await call('POST', '/v1/permissions.createPermission', { name: `examples.${apiId}` })
       ).json()
       const { roleId } = (await call('POST', '/v1/permissions.createRole', { name: `examples-${apiId}` })).json()
+      // A namespace of its own with an override for the examples' identifier, so that deleting it spoils no other.
+      const namespaceName = `examples.${apiId}`
+      const identifier = 'user_123'
+      expect(
+        (await call('POST', '/v1/ratelimits.setOverride', { namespaceName, identifier, limit: 5, duration: 60_000 }))
+          .statusCode,
+      ).toBe(200)
       const real = (value: unknown) =>
         JSON.parse(
           JSON.stringify(value)
@@ -174,7 +183,8 @@ describe('OpenAPI document', () => {
             .replaceAll(WIRE_EXAMPLES.key, key)
             .replaceAll(WIRE_EXAMPLES.rootKeyId, rootKeyId)
             .replaceAll(WIRE_EXAMPLES.permissionId, permissionId)
-            .replaceAll(WIRE_EXAMPLES.roleId, roleId),
+            .replaceAll(WIRE_EXAMPLES.roleId, roleId)
+            .replaceAll(WIRE_EXAMPLES.namespaceName, namespaceName),
         )
       const parameters = (op.parameters ?? []).filter((p) => p.in === 'query')
       const body = op.requestBody?.content['application/json']

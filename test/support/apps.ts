@@ -14,6 +14,7 @@ import { openRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import type { SyncSettings } from '../../shared/config/settings.js'
 import type { KeyVerifier } from '../../verifier/key-verifier.js'
+import type { NamespaceRatelimits } from '../../verifier/namespace-ratelimits.js'
 import type { GatewayPolicy } from '../../shared/config/settings.js'
 
 export const TEST_ROOT_KEY = 'test-root-key-0123456789abcdef'
@@ -68,6 +69,8 @@ export async function openBackend(redisUrl?: string): Promise<Backend> {
 export interface TestServer {
   app: KeygateServer
   verifier: KeyVerifier
+  /** ratelimits.limit's core (reconcile() hands async counts over now). */
+  ratelimits: NamespaceRatelimits
   backend: Backend
   close(): Promise<void>
 }
@@ -104,7 +107,7 @@ async function partsOf(options: TestServerOptions): Promise<{ backend: Backend; 
  */
 export async function startTestControlPlane(options: TestServerOptions = {}): Promise<TestServer> {
   const { backend, parts } = await partsOf(options)
-  const { app, verifier } = assembleControlPlane(parts, {
+  const { app, verifier, ratelimits } = assembleControlPlane(parts, {
     ...SERVER,
     cache,
     sync: { ...DEFAULT_SYNC, ...options.sync },
@@ -118,6 +121,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
   return {
     app,
     verifier,
+    ratelimits,
     backend,
     close: async () => {
       await app.close()
@@ -129,7 +133,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
 /** A verifier on its own store connection and feed subscription, assembled as the CLI does. */
 export async function startTestVerifier(options: TestServerOptions = {}): Promise<TestServer> {
   const { backend, parts } = await partsOf(options)
-  const { app, verifier } = assembleVerifier(parts, {
+  const { app, verifier, ratelimits } = assembleVerifier(parts, {
     ...SERVER,
     cache,
     sync: { ...DEFAULT_SYNC, ...options.sync },
@@ -140,6 +144,7 @@ export async function startTestVerifier(options: TestServerOptions = {}): Promis
   return {
     app,
     verifier,
+    ratelimits,
     backend,
     close: async () => {
       await app.close()

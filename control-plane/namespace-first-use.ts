@@ -1,0 +1,28 @@
+import type { FastifyRequest } from 'fastify'
+import { notFound } from '../shared/errors.js'
+import type { NamespaceRecord } from '../shared/ratelimit-namespace.js'
+import type { ResourceAction } from '../shared/root-key-actions.js'
+import type { ControlPlaneDeps } from './control-plane-deps.js'
+import { may, principalOf, requireAction } from './root-key-auth.js'
+
+/**
+ * A rate-limit namespace named for the first time (by ratelimits.limit or setOverride): created when the root key
+ * may (ratelimit.*.create_namespace), else a 404 as Unkey answers — but never for a call that would be refused
+ * anyway: a namespace not made yet has an id no permission names, so only ratelimit.*.<action> lets the call on.
+ */
+export async function namespaceOnFirstUse(
+  request: FastifyRequest,
+  deps: Pick<ControlPlaneDeps, 'namespaces' | 'audit'>,
+  name: string,
+  action: ResourceAction<'ratelimit'>,
+): Promise<NamespaceRecord> {
+  const principal = principalOf(request)
+  requireAction(principal, 'ratelimit', '*', action)
+  if (!may(principal, 'ratelimit', '*', 'create_namespace')) throw notFound(`Namespace ${name} not found`)
+  const { namespace, created } = await deps.namespaces.create(name)
+  if (created) {
+    request.log.info({ namespaceId: namespace.id, rootKeyId: principal.rootKeyId }, 'rate-limit namespace created')
+    await deps.audit.record(request, 'ratelimits.createNamespace', { after: { id: namespace.id, name } })
+  }
+  return namespace
+}

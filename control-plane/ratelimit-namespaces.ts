@@ -1,0 +1,114 @@
+import type { Clock } from '../shared/clock.js'
+import { ApiError, WriteConflictError } from '../shared/errors.js'
+import { newId } from '../shared/ids.js'
+import { namespaceAddress, type NamespaceRecord, type WildcardRule } from '../shared/ratelimit-namespace.js'
+import type { ManagementStore } from '../shared/store/management-store.js'
+import type { WriteListener } from './key-writes.js'
+
+// The namespace id → name pointer (a namespace is stored under its name): written before the record, never decides.
+const ID_SCOPE = 'rlns-id'
+// A compare-and-set update is retried this many times against concurrent writers before a 409.
+const UPDATE_ATTEMPTS = 5
+/** Wildcard overrides a namespace holds: every ratelimits.limit call on a verifier may try each of them. */
+export const MAX_WILDCARDS = 256
+
+/** How a request names a namespace: Unkey's namespaceId or namespaceName (an empty one counts as absent). */
+export interface NamespaceRef {
+  namespaceId?: string | undefined
+  namespaceName?: string | undefined
+}
+
+/**
+ * Rate-limit namespaces (shared/ratelimit-namespace.ts): created on first use, found by name (their address) or by
+ * id (through a pointer), and the wildcard overrides each carries. Two processes creating one name at once make one
+ * record: the loser reads the winner's.
+ */
+export class RatelimitNamespaces {
+  constructor(
+    private readonly store: ManagementStore,
+    private readonly clock: Clock,
+    private readonly onWrite: WriteListener,
+  ) {}
+
+  async byName(name: string): Promise<NamespaceRecord | null> {
+    return (await this.store.getEntity<NamespaceRecord>(namespaceAddress(name)))?.doc ?? null
+  }
+
+  async byId(id: string): Promise<NamespaceRecord | null> {
+    const name = await this.store.readName(ID_SCOPE, id)
+    if (name === null) return null
+    const namespace = await this.byName(name)
+    // A pointer left by a create that lost a race (or crashed) names a record with another id, or none.
+    return namespace?.id === id ? namespace : null
+  }
+
+  /** The namespace a request names, or null; the id wins when both are given (Unkey's rule). */
+  find(ref: NamespaceRef): Promise<NamespaceRecord | null> {
+    return ref.namespaceId ? this.byId(ref.namespaceId) : this.byName(ref.namespaceName!)
+  }
+
+  /** Creates the namespace, or finds the one a concurrent call just created; `created` says which. */
+  async create(name: string): Promise<{ namespace: NamespaceRecord; created: boolean }> {
+    const now = this.clock.now()
+    const record: NamespaceRecord = { id: newId('rlns', now), name, createdAt: now, wildcards: [] }
+    await this.store.claimName(ID_SCOPE, record.id, name)
+    const write = await this.store.writeEntity(namespaceAddress(name), record.id, 'created', record)
+    if (write === 'exists') {
+      await this.store.releaseName(ID_SCOPE, record.id, name)
+      const winner = await this.byName(name)
+      if (!winner) throw new WriteConflictError()
+      return { namespace: winner, created: false }
+    }
+    if (typeof write === 'string') throw new Error(`unexpected reply to create: ${write}`)
+    this.onWrite(write)
+    return { namespace: record, created: true }
+  }
+
+  /** 412 when the namespace holds MAX_WILDCARDS wildcard overrides already. */
+  async requireWildcardRoom(namespaceName: string): Promise<void> {
+    const held = (await this.byName(namespaceName))?.wildcards.length ?? 0
+    if (held >= MAX_WILDCARDS) throw full()
+  }
+
+  /** Puts (or replaces, by identifier) a wildcard override in its namespace, oldest first; 412 past MAX_WILDCARDS. */
+  setWildcard(namespaceName: string, rule: WildcardRule): Promise<void> {
+    return this.updateWildcards(namespaceName, (rules) => {
+      // Changed in place, or added last: the list stays in the order the patterns were first set.
+      if (rules.some((held) => held.identifier === rule.identifier))
+        return rules.map((held) => (held.identifier === rule.identifier ? rule : held))
+      if (rules.length >= MAX_WILDCARDS) throw full()
+      return [...rules, rule]
+    })
+  }
+
+  removeWildcard(namespaceName: string, identifier: string): Promise<void> {
+    return this.updateWildcards(namespaceName, (rules) => rules.filter((held) => held.identifier !== identifier))
+  }
+
+  private async updateWildcards(name: string, change: (rules: WildcardRule[]) => WildcardRule[]): Promise<void> {
+    const address = namespaceAddress(name)
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.store.getEntity<NamespaceRecord>(address)
+      if (!current) throw new ApiError('NOT_FOUND', `namespace ${name} not found`)
+      const wildcards = change(current.doc.wildcards)
+      const write = await this.store.writeEntity(
+        address,
+        current.doc.id,
+        'updated',
+        { ...current.doc, wildcards },
+        current.rev,
+      )
+      if (typeof write !== 'string') {
+        this.onWrite(write)
+        return
+      }
+      if (attempt === UPDATE_ATTEMPTS) throw new WriteConflictError()
+    }
+  }
+}
+
+const full = () =>
+  new ApiError(
+    'PRECONDITION_FAILED',
+    `the namespace holds ${MAX_WILDCARDS} wildcard overrides, the most it may: delete one first`,
+  )
