@@ -11,6 +11,7 @@ import {
   type RootKeyAction as Action,
 } from '../../shared/root-key-actions.js'
 import { grantsOn } from '../support/rbac.js'
+import { namespaceOf } from '../support/ratelimits.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
 
@@ -45,7 +46,13 @@ interface Fixture {
   permissionSlug: string
   roleId: string
   roleName: string
+  /** A rate-limit namespace of its own, with an override for OVERRIDDEN. */
+  namespaceId: string
+  namespaceName: string
 }
+
+/** The identifier the fixture's namespace has an override for. */
+const OVERRIDDEN = 'user_123'
 
 type Method = 'GET' | 'POST'
 /** A request without its URL: the URL is made from the operation id, so a row cannot call another route. */
@@ -159,6 +166,26 @@ const TABLE: Record<string, Row> = {
   'analytics.getVerifications': {
     needs: [{ anyOf: ['read_analytics', 'read_api'] }],
     call: (f) => get({ apiId: f.apiId, start: String(Date.now() - 86_400_000), groupBy: 'hour' }),
+  },
+  'ratelimits.limit': {
+    needs: ['ratelimit.*.limit'],
+    call: (f) => post({ namespace: f.namespaceName, identifier: 'user_9', limit: 10, duration: 60_000 }),
+  },
+  'ratelimits.setOverride': {
+    needs: ['ratelimit.*.set_override'],
+    call: (f) => post({ namespaceId: f.namespaceId, identifier: OVERRIDDEN, limit: 7, duration: 60_000 }),
+  },
+  'ratelimits.getOverride': {
+    needs: ['ratelimit.*.read_override'],
+    call: (f) => get({ namespaceId: f.namespaceId, identifier: OVERRIDDEN }),
+  },
+  'ratelimits.listOverrides': {
+    needs: ['ratelimit.*.read_override'],
+    call: (f) => get({ namespaceId: f.namespaceId }),
+  },
+  'ratelimits.deleteOverride': {
+    needs: ['ratelimit.*.delete_override'],
+    call: (f) => post({ namespaceId: f.namespaceId, identifier: OVERRIDDEN }),
   },
   'audit.list': { needs: ['*'], call: () => get() },
   // A root key acts only on root keys whose every permission it holds: the fixture's holds read_key.
@@ -298,6 +325,11 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
   const rbac = grantsOn(server.backend)
   const permissionId = (await rbac.permissions.findByName(permissionSlug))!.id
   const roleId = (await rbac.roles.findByName(roleName))!.id
+  const namespaceName = `security-${apiId}`
+  const override = { namespaceName, identifier: OVERRIDDEN, limit: 5, duration: 60_000 }
+  const set = await send(server, { method: 'POST', url: '/v1/ratelimits.setOverride', body: override }, ADMIN)
+  expect(set.status, JSON.stringify(set.body)).toBe(200)
+  const namespaceId = (await namespaceOf(server.backend, namespaceName))!.id
   return {
     apiId,
     keyId: created.body.keyId,
@@ -307,6 +339,8 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
     permissionSlug,
     roleId,
     roleName,
+    namespaceId,
+    namespaceName,
   }
 }
 
@@ -326,6 +360,7 @@ async function snapshot(server: TestServer, fixture: Fixture) {
     rootKeys: (await server.backend.store.listRootKeys()).map((rootKey) => rootKey.id),
     permissions: await read('/v1/permissions.listPermissions'),
     roles: await read('/v1/permissions.listRoles'),
+    overrides: await read(`/v1/ratelimits.listOverrides?namespaceId=${fixture.namespaceId}`),
     newestAuditEntry: (await read('/v1/audit.list?limit=1')).body.entries[0]?.id ?? null,
   }
 }

@@ -1,0 +1,17 @@
+import { newId } from '../../shared/ids.js'
+import { generateRootKey } from '../../shared/key-material.js'
+import { namespaceAddress, type NamespaceRecord } from '../../shared/ratelimit-namespace.js'
+import type { Backend } from './apps.js'
+import { JSON_ONLY } from './both-stores.js'
+
+/** Headers of a stored root key holding exactly `permissions`. */
+export async function rootKeyWith(backend: Backend, permissions: string[]): Promise<Record<string, string>> {
+  const { key, hash } = generateRootKey()
+  await backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+  return { ...JSON_ONLY, authorization: `Bearer ${key}` }
+}
+
+/** The namespace record named so, read from the store (v1 has no call that shows a namespace). */
+export async function namespaceOf(backend: Backend, name: string): Promise<NamespaceRecord | null> {
+  return (await backend.store.getEntity<NamespaceRecord>(namespaceAddress(name)))?.doc ?? null
+}
