@@ -9,7 +9,6 @@ import {
   type OverrideRecord,
   type OverrideRule,
 } from '../shared/ratelimit-namespace.js'
-import type { IndexPage } from '../shared/store/entity-store.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 import type { WriteListener } from './key-writes.js'
 import type { RatelimitNamespaces } from './ratelimit-namespaces.js'
@@ -91,7 +90,7 @@ export class RatelimitOverrides {
     namespace: NamespaceRecord,
     options: { cursor?: string | undefined; limit: number },
   ): Promise<OverridePage> {
-    const page: IndexPage = await this.store.listIndex(indexOf(namespace.id), {
+    const page = await this.store.listIndex(indexOf(namespace.id), {
       limit: options.limit,
       ...(options.cursor ? { cursor: options.cursor } : {}),
     })

@@ -22,8 +22,8 @@ export type WildcardRule = Pick<OverrideRecord, 'id' | 'identifier'> & OverrideR
 
 /**
  * A rate-limit namespace, found by its name (unique, never renamed nor deleted in v1). It carries its wildcard
- * overrides (oldest first), so that a verifier learns every one of them, and every change to them, from one record;
- * exact overrides are records of their own, one per identifier, so that a namespace can hold any number of them.
+ * overrides (in the order first set), so that a verifier learns every one of them, and every change to them, from
+ * one record; exact overrides are records of their own, one per identifier, so that a namespace can hold any number.
  */
 export interface NamespaceRecord {
   id: string
@@ -66,7 +66,7 @@ export function wildcardMatches(pattern: string, identifier: string): boolean {
   return true
 }
 
-/** The override that applies: the identifier's own, else the oldest wildcard that matches it, else none. */
+/** The override that applies: the identifier's own, else the first-set wildcard that matches it, else none. */
 export function overrideFor(
   identifier: string,
   exact: OverrideRecord | null,

@@ -1,3 +1,4 @@
+import { Type } from 'typebox'
 import type { FastifyRequest } from 'fastify'
 import { badRequest, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
@@ -16,7 +17,6 @@ import {
   OverrideResponse,
   SetOverrideBody,
 } from '../schemas/ratelimit-schemas.js'
-import { Type } from 'typebox'
 
 const shown = (override: OverrideRecord) => ({
   id: override.id,
