@@ -14,6 +14,7 @@ import { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import { registerLimit } from './routes/ratelimits-limit.js'
 import { registerOverrideRoutes } from './routes/ratelimits-overrides.js'
+import { Identities } from './identities.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
 import { registerDeleteApi } from './routes/apis-delete-api.js'
 import { registerGetApi } from './routes/apis-get-api.js'
@@ -38,6 +39,11 @@ import { registerPermissionRoutes } from './routes/permissions-permissions.js'
 import { registerRoleRoutes } from './routes/permissions-roles.js'
 import { registerAnalyticsGetVerifications } from './routes/analytics-get-verifications.js'
 import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
+import { registerCreateIdentity } from './routes/identities-create-identity.js'
+import { registerGetIdentity } from './routes/identities-get-identity.js'
+import { registerListIdentities } from './routes/identities-list-identities.js'
+import { registerUpdateIdentity } from './routes/identities-update-identity.js'
+import { registerDeleteIdentity } from './routes/identities-delete-identity.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
@@ -75,6 +81,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const audit = new AuditLog(deps.store, deps.clock, deps.log)
   const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock })
   const rbac = new Rbac(deps.store, deps.clock, deps.onWrite)
+  const identities = new Identities(deps.store, deps.clock, deps.onWrite)
   const namespaces = new RatelimitNamespaces(deps.store, deps.clock, deps.onWrite)
   const overrides = new RatelimitOverrides(deps.store, namespaces, deps.clock, deps.onWrite)
   const routeDeps = {
@@ -85,6 +92,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     rbac,
     namespaces,
     overrides,
+    identities,
     clock: deps.clock,
     log: deps.log,
   }
@@ -121,6 +129,11 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerRoleRoutes(management, routeDeps)
     registerLimit(management, routeDeps, deps.ratelimits)
     registerOverrideRoutes(management, routeDeps)
+    registerCreateIdentity(management, routeDeps)
+    registerGetIdentity(management, routeDeps)
+    registerListIdentities(management, routeDeps)
+    registerUpdateIdentity(management, routeDeps)
+    registerDeleteIdentity(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

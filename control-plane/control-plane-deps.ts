@@ -7,6 +7,7 @@ import type { RootKeys } from './root-keys.js'
 import type { Rbac } from './rbac.js'
 import type { RatelimitNamespaces } from './ratelimit-namespaces.js'
 import type { RatelimitOverrides } from './ratelimit-overrides.js'
+import type { Identities } from './identities.js'
 
 /** What every management route is given: nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
@@ -17,6 +18,7 @@ export interface ControlPlaneDeps {
   rbac: Rbac
   namespaces: RatelimitNamespaces
   overrides: RatelimitOverrides
+  identities: Identities
   clock: Clock
   log: Logger
 }

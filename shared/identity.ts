@@ -8,6 +8,8 @@ export interface NamedRateLimit {
   duration: number
   /** Applied to every verification without being asked for by name. */
   autoApply?: boolean
+  /** Counted by each verifier and reconciled (true), or exactly in the store (false, the default: Unkey's). */
+  async?: boolean
 }
 
 /**
@@ -24,3 +26,8 @@ export interface IdentityRecord {
 }
 
 export const identityAddress = (externalId: string) => entityAddress('identity', externalId)
+
+/** The unique-name scope of the pointers from an identity's id to its externalId (where its record is). */
+export const IDENTITY_ID_SCOPE = 'identity-id'
+/** The index every identity's id is listed in. */
+export const IDENTITY_INDEX = 'identity'

@@ -50,7 +50,7 @@ export interface Verdict {
   permissions?: string[]
   roles?: string[]
   /** The identity the key belongs to (through its externalId), if one exists. */
-  identity?: { id: string; externalId: string; meta?: Record<string, unknown> }
+  identity?: { id: string; externalId: string; meta: Record<string, unknown> }
   /** Credits left, for a key that carries credits. */
   remaining?: number
   /** The state of the key's own rate limit, for a key that has one. */
@@ -99,7 +99,7 @@ export function verify(
     identity: context.identity && {
       id: context.identity.id,
       externalId: context.identity.externalId,
-      meta: context.identity.meta,
+      meta: context.identity.meta ?? {},
     },
     environment: record.environment,
   }

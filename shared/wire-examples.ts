@@ -12,4 +12,5 @@ export const WIRE_EXAMPLES = {
   roleId: 'role_1CX8vvRBmN7cGh2JkQwErT',
   /** A rate-limit namespace's name (namespaces are made on first use, so an example names one by its name). */
   namespaceName: 'email.outbound',
+  identityId: 'id_1CX8vvRBpQ4rTs6UvWxYzA',
 } as const

@@ -131,6 +131,16 @@ const Response = Type.Object(
     environment: Type.Optional(Type.String({ description: "The key's environment label" })),
     permissions: Type.Optional(Type.Array(Type.String(), { description: "The key's permissions" })),
     roles: Type.Optional(Type.Array(Type.String(), { description: "The key's roles" })),
+    identity: Type.Optional(
+      Type.Object(
+        {
+          id: Type.String({ description: "The identity's id" }),
+          externalId: Type.String({ description: 'Its id in your system: the key’s externalId' }),
+          meta: Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta (`{}` when none)' }),
+        },
+        { description: 'The identity the key belongs to (through its externalId), when there is one' },
+      ),
+    ),
     remaining: Type.Optional(Type.Integer({ description: 'Credits left after this verification (keys with credits)' })),
     ratelimit: Type.Optional(
       Type.Object(

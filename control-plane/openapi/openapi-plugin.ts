@@ -93,7 +93,7 @@ export function registerOpenApi(app: KeygateServer): void {
         title: 'Keygate API',
         version,
         description: [
-          "API keys: the management API (`apis.*`, `keys.*`, `permissions.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`), key verification and rate limiting. The wire contract is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies.",
+          "API keys: the management API (`apis.*`, `keys.*`, `permissions.*`, `identities.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`), key verification and rate limiting. The wire contract is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies.",
           '**Trying it out:** management operations need a root key. Press **Authorize** and paste the root key (`keygate dev` prints one). Create an api with `apis.createApi`, then put the `apiId` it returns into `keys.createKey`; the examples show ids of the right shape, which name nothing until you replace them.',
           'Every error has the shape `{error: {code, message, docs, requestId}}`; `docs` links to the page of its code, listed at [/docs/errors](/docs/errors).',
         ].join('\n\n'),

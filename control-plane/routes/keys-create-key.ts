@@ -4,7 +4,8 @@ import { generateKey } from '../../shared/key-material.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import { newKeyGrants, newKeyRecord } from '../new-key-record.js'
-import { notRecoverable } from '../v1-field-rules.js'
+import { bindIdentity } from '../identity-binding.js'
+import { notRecoverable, ownerIdOf } from '../v1-field-rules.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { CreateKeyBody, NewKeyResponse } from '../schemas/key-schemas.js'
 
@@ -25,6 +26,8 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
       if (!(await deps.store.getApi(body.apiId))) throw notFound(`api ${body.apiId} not found`)
       const grants = await newKeyGrants(body, deps.rbac, principal)
       const record = newKeyRecord(body, material, deps.clock.now(), grants)
+      const ownerId = ownerIdOf(body) ?? undefined
+      if (ownerId !== undefined) await bindIdentity(deps, request, ownerId)
 
       const write = await writes.createKey(record)
       request.log.info({ keyId: write.record.id, apiId: body.apiId, rootKeyId: principal.rootKeyId }, 'key created')

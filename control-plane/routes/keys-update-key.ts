@@ -8,6 +8,7 @@ import { checkExpires } from '../expires.js'
 import { checkRefill, withRefillDay } from '../refill-rules.js'
 import { rateLimitOf } from '../rate-limit-body.js'
 import { checkMeta } from '../meta-limits.js'
+import { bindIdentity } from '../identity-binding.js'
 import { ownerIdOf } from '../v1-field-rules.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { EmptyResponse, UpdateKeyBody } from '../schemas/key-schemas.js'
@@ -40,6 +41,7 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
         roleIds: body.roles && (await deps.rbac.roleIdsOf(body.roles.map(named), principal, false)),
         enabled: body.enabled,
       }
+      if (typeof patch.ownerId === 'string') await bindIdentity(deps, request, patch.ownerId)
       // 404, then 403, then the content: a root key without rights on the key learns nothing more.
       let before: KeyRecord | undefined
       const write = await writes.updateKey(body.keyId, patch, (record) => {

@@ -77,6 +77,8 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
           meta: { plan: 'pro' },
           enabled: true,
           environment: 'live',
+          // createKey made the identity of its externalId, as Unkey's does.
+          identity: { id: expect.stringMatching(/^id_/), externalId: 'user_1', meta: {} },
           requestId: valid.headers['x-request-id'],
         })
 
@@ -111,6 +113,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
           meta: { tier: 1 },
           createdAt: expect.any(Number),
           enabled: false,
+          identity: { id: expect.stringMatching(/^id_/), externalId: 'o' },
         })
         expect(JSON.stringify(body)).not.toContain(hashKey(key))
         expect(JSON.stringify(body)).not.toContain(key)

@@ -151,7 +151,7 @@ describe('OpenAPI document', () => {
 
   it('says in its header which services it covers, as code (Markdown would eat the asterisks)', () => {
     expect(doc.info.description).toContain(
-      '(`apis.*`, `keys.*`, `permissions.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`)',
+      '(`apis.*`, `keys.*`, `permissions.*`, `identities.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`)',
     )
   })
 
@@ -175,6 +175,9 @@ describe('OpenAPI document', () => {
         (await call('POST', '/v1/ratelimits.setOverride', { namespaceName, identifier, limit: 5, duration: 60_000 }))
           .statusCode,
       ).toBe(200)
+      const { identityId } = (
+        await call('POST', '/v1/identities.createIdentity', { externalId: `examples-${apiId}` })
+      ).json()
       const real = (value: unknown) =>
         JSON.parse(
           JSON.stringify(value)
@@ -184,7 +187,8 @@ describe('OpenAPI document', () => {
             .replaceAll(WIRE_EXAMPLES.rootKeyId, rootKeyId)
             .replaceAll(WIRE_EXAMPLES.permissionId, permissionId)
             .replaceAll(WIRE_EXAMPLES.roleId, roleId)
-            .replaceAll(WIRE_EXAMPLES.namespaceName, namespaceName),
+            .replaceAll(WIRE_EXAMPLES.namespaceName, namespaceName)
+            .replaceAll(WIRE_EXAMPLES.identityId, identityId),
         )
       const parameters = (op.parameters ?? []).filter((p) => p.in === 'query')
       const body = op.requestBody?.content['application/json']

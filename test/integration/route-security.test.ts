@@ -49,6 +49,9 @@ interface Fixture {
   /** A rate-limit namespace of its own, with an override for OVERRIDDEN. */
   namespaceId: string
   namespaceName: string
+  /** The identity of the key's externalId (createKey made it). */
+  identityId: string
+  externalId: string
 }
 
 /** The identifier the fixture's namespace has an override for. */
@@ -187,6 +190,20 @@ const TABLE: Record<string, Row> = {
     needs: ['ratelimit.*.delete_override'],
     call: (f) => post({ namespaceId: f.namespaceId, identifier: OVERRIDDEN }),
   },
+  'identities.createIdentity': {
+    needs: ['identity.*.create_identity'],
+    call: (f) => post({ externalId: `made-${f.apiId}`, meta: { by: 'the security table' } }),
+  },
+  'identities.getIdentity': { needs: ['identity.*.read_identity'], call: (f) => get({ identityId: f.identityId }) },
+  'identities.listIdentities': { needs: ['identity.*.read_identity'], call: () => get() },
+  'identities.updateIdentity': {
+    needs: ['identity.*.update_identity'],
+    call: (f) => post({ externalId: f.externalId, ratelimits: [{ name: 'requests', limit: 10, duration: 60_000 }] }),
+  },
+  'identities.deleteIdentity': {
+    needs: ['identity.*.delete_identity'],
+    call: (f) => post({ identityId: f.identityId }),
+  },
   'audit.list': { needs: ['*'], call: () => get() },
   // A root key acts only on root keys whose every permission it holds: the fixture's holds read_key.
   'rootKeys.createRootKey': {
@@ -309,7 +326,14 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
     {
       method: 'POST',
       url: '/v1/keys.createKey',
-      body: { apiId, name: 'fixture', remaining: 100, permissions: [permissionSlug], roles: [roleName] },
+      body: {
+        apiId,
+        name: 'fixture',
+        remaining: 100,
+        permissions: [permissionSlug],
+        roles: [roleName],
+        externalId: `owner-${apiId}`,
+      },
     },
     ADMIN,
   )
@@ -330,6 +354,12 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
   const set = await send(server, { method: 'POST', url: '/v1/ratelimits.setOverride', body: override }, ADMIN)
   expect(set.status, JSON.stringify(set.body)).toBe(200)
   const namespaceId = (await namespaceOf(server.backend, namespaceName))!.id
+  const identity = await send(
+    server,
+    { method: 'GET', url: `/v1/identities.getIdentity?externalId=owner-${apiId}` },
+    ADMIN,
+  )
+  expect(identity.status, JSON.stringify(identity.body)).toBe(200)
   return {
     apiId,
     keyId: created.body.keyId,
@@ -341,6 +371,8 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
     roleName,
     namespaceId,
     namespaceName,
+    identityId: identity.body.id,
+    externalId: `owner-${apiId}`,
   }
 }
 
@@ -361,6 +393,7 @@ async function snapshot(server: TestServer, fixture: Fixture) {
     permissions: await read('/v1/permissions.listPermissions'),
     roles: await read('/v1/permissions.listRoles'),
     overrides: await read(`/v1/ratelimits.listOverrides?namespaceId=${fixture.namespaceId}`),
+    identity: await read(`/v1/identities.getIdentity?identityId=${fixture.identityId}`),
     newestAuditEntry: (await read('/v1/audit.list?limit=1')).body.entries[0]?.id ?? null,
   }
 }

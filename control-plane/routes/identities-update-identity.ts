@@ -1,0 +1,45 @@
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import { notFound } from '../../shared/errors.js'
+import type { IdentityRecord } from '../../shared/identity.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { allowedIdentity } from '../identity-access.js'
+import { toIdentityResponse } from '../identity-response.js'
+import { checkMeta } from '../meta-limits.js'
+import { namedLimitsOf } from '../named-limits.js'
+import { principalOf } from '../root-key-auth.js'
+import { IdentityResponse, UpdateIdentityBody } from '../schemas/identity-schemas.js'
+
+export function registerUpdateIdentity(app: KeygateServer, deps: ControlPlaneDeps): void {
+  app.post(
+    '/v1/identities.updateIdentity',
+    { schema: { body: UpdateIdentityBody, response: { 200: IdentityResponse } } },
+    async (request) => {
+      const principal = principalOf(request)
+      const { identityId, externalId, environment, meta, ratelimits } = request.body
+      // Unkey's order: duplicate names and oversized meta are refused before the identity is looked up.
+      const limits = ratelimits && namedLimitsOf(ratelimits)
+      checkMeta(meta)
+      const found = await allowedIdentity(deps.identities, principal, { identityId, externalId }, 'update_identity')
+      if (identityId === undefined && environment !== undefined && environment !== 'default')
+        throw notFound(`identity ${externalId} not found`)
+      let before: IdentityRecord | undefined
+      // One write however much changes: every key of the identity follows, on every verifier, within the bound.
+      const after = await deps.identities.update({ identityId: found.doc.id }, (current) => {
+        before = current
+        const next: IdentityRecord = { ...current }
+        if (meta !== undefined) {
+          if (Object.keys(meta).length > 0) next.meta = meta
+          else delete next.meta
+        }
+        if (limits !== undefined) {
+          if (limits.length > 0) next.ratelimits = limits
+          else delete next.ratelimits
+        }
+        return next
+      })
+      request.log.info({ identityId: after.id, rootKeyId: principal.rootKeyId }, 'identity updated')
+      await deps.audit.record(request, 'identities.updateIdentity', { before: { ...before }, after: { ...after } })
+      return toIdentityResponse(after)
+    },
+  )
+}
