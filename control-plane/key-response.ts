@@ -20,6 +20,7 @@ export function toKeyResponse(record: KeyRecord, context: KeyContext) {
     remaining: record.remaining,
     refill: withRefillDay(record.refill),
     ratelimit: record.ratelimit && { ...record.ratelimit, async: record.ratelimit.async ?? true },
+    ratelimits: record.ratelimits,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     enabled: record.enabled,

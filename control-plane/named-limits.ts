@@ -1,5 +1,6 @@
-import { ApiError } from '../shared/errors.js'
+import { ApiError, badRequest } from '../shared/errors.js'
 import type { NamedRateLimit } from '../shared/identity.js'
+import { DEFAULT_LIMIT } from '../shared/key-limits.js'
 
 /** A named limit as requested: the schema has checked each field. */
 export type NamedLimitInput = NamedRateLimit
@@ -23,4 +24,11 @@ export function namedLimitsOf(input: readonly NamedLimitInput[]): NamedRateLimit
       ...(async !== undefined ? { async } : {}),
     }
   })
+}
+
+/** A key's `ratelimit` is its limit named `default` (Unkey's): a named limit may not take that name beside it. */
+export function checkDefaultLimit(ratelimit: unknown, ratelimits: readonly NamedRateLimit[] | null | undefined): void {
+  if (ratelimit && ratelimits?.some((limit) => limit.name === DEFAULT_LIMIT)) {
+    throw badRequest(`ratelimits: "${DEFAULT_LIMIT}" is the name of the key's ratelimit; give one or the other`)
+  }
 }

@@ -4,6 +4,7 @@ import type { Rbac } from './rbac.js'
 import type { Principal } from './root-key-auth.js'
 import { checkExpires } from './expires.js'
 import { checkMeta } from './meta-limits.js'
+import { checkDefaultLimit, namedLimitsOf } from './named-limits.js'
 import { rateLimitOf } from './rate-limit-body.js'
 import { checkRefill, withRefillDay } from './refill-rules.js'
 import type { NewKeyFields } from './schemas/key-schemas.js'
@@ -36,6 +37,8 @@ export function newKeyRecord(
   checkMeta(fields.meta)
   checkExpires(fields.expires, now)
   checkRefill(fields.refill, fields.remaining !== undefined)
+  const ratelimits = fields.ratelimits?.length ? namedLimitsOf(fields.ratelimits) : undefined
+  checkDefaultLimit(fields.ratelimit, ratelimits)
   return {
     id: newId('key', now),
     hash: material.hash,
@@ -50,6 +53,7 @@ export function newKeyRecord(
     remaining: fields.remaining,
     refill: withRefillDay(fields.refill),
     ratelimit: rateLimitOf(fields.ratelimit) ?? undefined,
+    ratelimits,
     environment: fields.environment,
     enabled: fields.enabled ?? true,
     createdAt: now,

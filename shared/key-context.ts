@@ -1,9 +1,15 @@
 import type { IdentityRecord } from './identity.js'
-import { identityAddress } from './identity.js'
+import { identityAddress, type NamedRateLimit } from './identity.js'
+import { keyLimitsOf, type KeyLimits } from './key-limits.js'
+import type { RateLimitConfig } from './ratelimit.js'
 import { permissionAddress, roleAddress, type PermissionRecord, type RoleRecord } from './rbac.js'
 
 /** The references of a key that are resolved through other records when it is verified or shown. */
 export interface KeyReferences {
+  /** Owns the counters of the key's own limits. */
+  hash: string
+  ratelimit?: RateLimitConfig
+  ratelimits?: NamedRateLimit[]
   permissionIds?: string[]
   roleIds?: string[]
   /** The externalId: the key's identity, if one exists with it. */
@@ -17,6 +23,8 @@ export interface KeyContext {
   /** Names of the key's roles that exist, sorted. */
   roles: string[]
   identity?: IdentityRecord
+  /** The rate limits its verifications may use (key-limits.ts); absent when it has none and no identity. */
+  limits?: KeyLimits
 }
 
 export const EMPTY_CONTEXT: KeyContext = Object.freeze({ permissions: [], roles: [] })
@@ -33,7 +41,9 @@ export type EntityLookup = (address: string) => unknown
  * may take two rounds.
  */
 export function resolveKeyContext(key: KeyReferences, get: EntityLookup): KeyContext | { missing: string[] } {
-  if (key.permissionIds === undefined && key.roleIds === undefined && key.ownerId === undefined) return EMPTY_CONTEXT
+  if (key.permissionIds === undefined && key.roleIds === undefined && key.ownerId === undefined) {
+    if (key.ratelimit === undefined && key.ratelimits === undefined) return EMPTY_CONTEXT
+  }
   const missing: string[] = []
   const read = <T>(address: string): T | null => {
     const doc = get(address)
@@ -63,5 +73,7 @@ export function resolveKeyContext(key: KeyReferences, get: EntityLookup): KeyCon
     roles: roles.map((role) => role.name).sort(),
   }
   if (identity) context.identity = identity
+  const limits = keyLimitsOf(key, identity ?? undefined)
+  if (limits) context.limits = limits
   return context
 }

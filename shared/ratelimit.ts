@@ -1,7 +1,7 @@
 /**
  * Rate limits: fixed windows of `duration` ms aligned to the epoch. `async:false` is exact across verifiers
- * (one Redis script per call); `async:true` (the default) is counted by each verifier in memory and reconciled
- * with Redis every poll interval — zero round trips, at the price of exactness (see the README for the bound).
+ * (one Redis script per call); `async:true` is counted by each verifier in memory and reconciled with Redis every
+ * poll interval — zero round trips, at the price of exactness (see the README for the bound).
  */
 export interface RateLimitConfig {
   limit: number
@@ -10,16 +10,36 @@ export interface RateLimitConfig {
   async?: boolean
 }
 
-/** A limit to apply to one verification: the key's own (name `key`) or an ad-hoc one from the request. */
+/**
+ * Whose calls a limit counts: a key's (its hash, standard base64, which never holds a `_`) or an identity's, every
+ * key of it (its id, `id_…`). A call's counters are grouped the same way: every counter one call touches lives in
+ * its group's slot, the identity's when the key has one, so that one script reaches them all on a Redis Cluster.
+ */
+export type CounterOwner = string
+
+/** Whether an owner (or group) is an identity rather than a key. */
+export const isIdentityOwner = (owner: CounterOwner) => owner.includes('_')
+
+/** A limit to apply to one verification, with its cost and the owner of its counter. */
 export interface AppliedLimit {
   name: string
   limit: number
   duration: number
   async: boolean
   cost: number
+  owner: CounterOwner
 }
 
-export type ExactLimit = Pick<AppliedLimit, 'name' | 'limit' | 'duration' | 'cost'>
+export type ExactLimit = Pick<AppliedLimit, 'name' | 'limit' | 'duration' | 'cost' | 'owner'>
+
+/** One window counter: in the slot of `group`, counting `owner`'s calls against the limit `name`. */
+export interface RateCounter {
+  group: CounterOwner
+  owner: CounterOwner
+  name: string
+  duration: number
+  window: number
+}
 
 export interface LimitOutcome {
   ok: boolean

@@ -1,4 +1,5 @@
 import type { Refill } from './credits.js'
+import type { NamedRateLimit } from './identity.js'
 import type { RateLimitConfig } from './ratelimit.js'
 
 /** What the stores hold. Hashes live here and in change events; response schemas keep them off the wire. */
@@ -29,6 +30,8 @@ export interface KeyRecord {
   remaining?: number
   refill?: Refill
   ratelimit?: RateLimitConfig
+  /** Limits verifyKey's `ratelimits[]` names (or that apply themselves): unique, no `default` beside `ratelimit`. */
+  ratelimits?: NamedRateLimit[]
   environment?: string
   /**
    * Ids of the permission records granted to the key directly, sorted, unique. Names are resolved when the key is
@@ -58,6 +61,8 @@ export interface KeyPatch {
   remaining?: number | null
   refill?: Refill | null
   ratelimit?: RateLimitConfig | null
+  /** Full replacement; [] or null removes them all. */
+  ratelimits?: NamedRateLimit[] | null
   /** Full replacement (ids); [] removes them all. */
   permissionIds?: string[]
   roleIds?: string[]
@@ -88,6 +93,10 @@ export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number)
     const value = patch[field]
     if (value === null) delete next[field]
     else if (value !== undefined) (next as Record<string, unknown>)[field] = value
+  }
+  if (patch.ratelimits !== undefined) {
+    if (patch.ratelimits === null || patch.ratelimits.length === 0) delete next.ratelimits
+    else next.ratelimits = patch.ratelimits
   }
   for (const field of ['permissionIds', 'roleIds'] as const) {
     const names = patch[field]

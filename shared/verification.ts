@@ -30,10 +30,32 @@ export interface VerifyRequest {
   permissions?: PermissionQuery
   /** Credits this verification spends on a key that carries credits (default 1; 0 = free). */
   cost?: number
-  /** Cost against the key's own rate limit (default 1). */
+  /** Cost against the key's own rate limit, `default` (default 1). */
   keyLimitCost?: number
-  /** Ad-hoc limits of this request (verifyKey's ratelimits[]), applied after the key's own. */
-  ratelimits?: { name: string; limit: number; duration: number; cost: number; async?: boolean }[]
+  /**
+   * Limits by name (verifyKey's ratelimits[]): the key's or its identity's of that name, or one the request defines
+   * (limit and duration), applied after the auto-applied ones (key-verifier.ts, appliedLimits).
+   */
+  ratelimits?: RequestedLimit[]
+}
+
+/** A limit verifyKey's `ratelimits[]` asks for; limit and duration override a stored limit's, or define one. */
+export interface RequestedLimit {
+  name: string
+  cost?: number
+  limit?: number
+  duration?: number
+  async?: boolean
+}
+
+/** The state of one limit a verification used. */
+export interface LimitState {
+  name: string
+  limit: number
+  duration: number
+  remaining: number
+  reset: number
+  exceeded: boolean
 }
 
 export interface Verdict {
@@ -53,13 +75,15 @@ export interface Verdict {
   identity?: { id: string; externalId: string; meta: Record<string, unknown> }
   /** Credits left, for a key that carries credits. */
   remaining?: number
-  /** The state of the key's own rate limit, for a key that has one. */
+  /** The state of the limit that refused the call, or of the key's own rate limit (`default`). */
   ratelimit?: { limit: number; remaining: number; reset: number }
   /**
    * RATE_LIMITED only: the name of the limit that refused the call (`default` for the key's own, as Unkey names
    * it). Not in the body: verifyKey sends it as the Unkey-Ratelimit-Triggered header.
    */
   triggeredLimit?: string
+  /** Every limit the call was checked against (up to the one that refused it), in order. */
+  ratelimits?: LimitState[]
 }
 
 const NOT_FOUND: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })

@@ -37,6 +37,7 @@ const OPTIONAL_FIELDS = [
   'remaining',
   'refill',
   'ratelimit',
+  'ratelimits',
   'environment',
   'permissionIds',
   'roleIds',

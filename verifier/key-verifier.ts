@@ -4,7 +4,8 @@ import type { ChangeEvent } from '../shared/change-event.js'
 import type { Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { lastRefillBoundary } from '../shared/credits.js'
-import type { AppliedLimit } from '../shared/ratelimit.js'
+import type { AppliedLimit, CounterOwner } from '../shared/ratelimit.js'
+import { DEFAULT_LIMIT, type KeyLimits } from '../shared/key-limits.js'
 import { RateLimiter } from './rate-limiter.js'
 import { UsageRecorder } from './usage-recorder.js'
 import { hashKey } from '../shared/key-material.js'
@@ -13,7 +14,7 @@ import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { verify, type Verdict, type VerifyRequest } from '../shared/verification.js'
 import { isEntityAddress, type StoredEntity } from '../shared/entity.js'
 import { EMPTY_CONTEXT, resolveKeyContext, type EntityLookup, type KeyContext } from '../shared/key-context.js'
-import { StoreUnavailableError } from '../shared/errors.js'
+import { StoreUnavailableError, badRequest } from '../shared/errors.js'
 import { EntityCache } from './entity-cache.js'
 import { RecordLookup } from './record-lookup.js'
 import type { CacheSettings, OnStale, SyncSettings } from '../shared/config/settings.js'
@@ -261,36 +262,45 @@ export class KeyVerifier {
     const now = this.clock.now()
     const verdict = verify(record, context, request, now)
     if (verdict.code !== 'VALID' || record === null) return this.count(verdict)
-    const limits = appliedLimits(record, request)
+    const limits = appliedLimits(record, context.limits, request)
     if (limits.length === 0 && record.remaining === undefined) return this.count(verdict)
-    return this.limitThenSpend(record, request, verdict, limits, now)
+    return this.limitThenSpend(record, context.limits?.group ?? record.hash, request, verdict, limits, now)
   }
 
-  /** Rate limits in order (the key's own first), then credits: a rate-limited call spends no credits. */
+  /** Rate limits in order (the auto-applied first), then credits: a rate-limited call spends no credits. */
   private async limitThenSpend(
     record: CachedKey,
+    group: CounterOwner,
     request: VerifyRequest,
     valid: Verdict,
-    limits: AppliedLimit[],
+    limits: readonly AppliedLimit[],
     now: number,
   ): Promise<Verdict> {
     let verdict = valid
     if (limits.length > 0) {
-      const { ok, outcomes, failed } = await this.limiter.checkAll(record.hash, limits, now)
+      const { ok, outcomes, failed } = await this.limiter.checkAll(group, limits, now)
       const state = (i: number) => ({
         limit: outcomes[i]!.limit,
         remaining: outcomes[i]!.remaining,
         reset: outcomes[i]!.reset,
       })
-      if (limits[0]!.name === KEY_LIMIT) verdict = { ...verdict, ratelimit: state(0) }
+      const ratelimits = outcomes.map((outcome, i) => ({
+        name: limits[i]!.name,
+        limit: outcome.limit,
+        duration: limits[i]!.duration,
+        remaining: outcome.remaining,
+        reset: outcome.reset,
+        exceeded: i === failed,
+      }))
+      const own = limits.findIndex((limit) => limit.name === DEFAULT_LIMIT)
+      verdict = { ...verdict, ratelimits, ...(own >= 0 && own < outcomes.length ? { ratelimit: state(own) } : {}) }
       if (!ok) {
-        const name = limits[failed!]!.name
         return this.count({
           ...verdict,
           valid: false,
           code: 'RATE_LIMITED',
           ratelimit: state(failed!),
-          triggeredLimit: name === KEY_LIMIT ? UNKEY_KEY_LIMIT : name,
+          triggeredLimit: limits[failed!]!.name,
         })
       }
     }
@@ -328,26 +338,46 @@ export class KeyVerifier {
   }
 }
 
-const KEY_LIMIT = 'key'
-/** What Unkey calls a key's own limit, in the Unkey-Ratelimit-Triggered header. */
-const UNKEY_KEY_LIMIT = 'default'
 const USAGE_FLUSH_MS = 5_000
 // Roles, permissions and identities a verifier remembers (the knowledge that one does not exist included).
 const MAX_CACHED_ENTITIES = 100_000
 const MAX_CONTEXT_ROUNDS = 3
+const NO_LIMITS: readonly AppliedLimit[] = Object.freeze([])
 
-/** The key's own limit (if any) and the request's ad-hoc ones, each with its cost. */
-function appliedLimits(record: CachedKey, request: VerifyRequest): AppliedLimit[] {
-  const limits: AppliedLimit[] = []
-  if (record.ratelimit) {
-    limits.push({
-      name: KEY_LIMIT,
-      limit: record.ratelimit.limit,
-      duration: record.ratelimit.duration,
-      async: record.ratelimit.async ?? true,
-      cost: request.keyLimitCost ?? 1,
+/**
+ * The limits of one call, by name: the auto-applied ones, then those the request names, each once (a name named
+ * again takes the later cost and keeps its place). A name is the key's limit, else its identity's, else one the
+ * request defines with limit and duration (it counts the identity's keys together, as Unkey's do, or the key's
+ * alone); limit and duration given override a stored limit's. A name that is none of these is the caller's
+ * mistake: 400, as Unkey answers it. Without a request's limits this is the memoised list: no work.
+ */
+function appliedLimits(
+  record: CachedKey,
+  limits: KeyLimits | undefined,
+  request: VerifyRequest,
+): readonly AppliedLimit[] {
+  if (request.ratelimits === undefined && request.keyLimitCost === undefined) return limits?.auto ?? NO_LIMITS
+  const applied = new Map<string, AppliedLimit>()
+  for (const limit of limits?.auto ?? NO_LIMITS) applied.set(limit.name, limit)
+  const own = applied.get(DEFAULT_LIMIT)
+  if (own && request.keyLimitCost !== undefined) applied.set(DEFAULT_LIMIT, { ...own, cost: request.keyLimitCost })
+  for (const [i, asked] of (request.ratelimits ?? []).entries()) {
+    const stored = limits?.byName.get(asked.name)
+    const limit = asked.limit ?? stored?.limit
+    const duration = asked.duration ?? stored?.duration
+    if (limit === undefined || duration === undefined) {
+      throw badRequest(
+        `ratelimits.${i}: the key ${record.id} ${limits === undefined || limits.group === record.hash ? 'has no identity and' : 'and its identity have'} no limit named ${JSON.stringify(asked.name)}; give limit and duration to define one for this call`,
+      )
+    }
+    applied.set(asked.name, {
+      name: asked.name,
+      limit,
+      duration,
+      async: asked.async ?? stored?.async ?? true,
+      cost: asked.cost ?? 1,
+      owner: stored?.owner ?? limits?.adHocOwner ?? record.hash,
     })
   }
-  for (const adHoc of request.ratelimits ?? []) limits.push({ ...adHoc, async: adHoc.async ?? true })
-  return limits
+  return [...applied.values()]
 }

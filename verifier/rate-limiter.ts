@@ -1,14 +1,16 @@
 import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
-import { windowStart, type AppliedLimit, type LimitOutcome } from '../shared/ratelimit.js'
+import {
+  windowStart,
+  type AppliedLimit,
+  type CounterOwner,
+  type LimitOutcome,
+  type RateCounter,
+} from '../shared/ratelimit.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 
-interface LocalWindow {
-  hash: string
-  name: string
-  duration: number
-  window: number
+interface LocalWindow extends RateCounter {
   /** Usage of every verifier as last reported by Redis (ours included, up to the last reconcile). */
   global: number
   /** Our usage not yet added to Redis. */
@@ -69,7 +71,8 @@ export class RateLimiter {
     if (this.timer) clearTimeout(this.timer)
   }
 
-  async checkAll(hash: string, limits: readonly AppliedLimit[], nowMs: number): Promise<LimitsOutcome> {
+  /** `group`: the slot every counter of this call lives in (shared/ratelimit.ts, CounterOwner). */
+  async checkAll(group: CounterOwner, limits: readonly AppliedLimit[], nowMs: number): Promise<LimitsOutcome> {
     const outcomes: LimitOutcome[] = []
     const locals: (LocalWindow | undefined)[] = []
     // Async limits first, in memory, without charging.
@@ -80,7 +83,7 @@ export class RateLimiter {
         locals.push(undefined)
         continue
       }
-      const local = this.local(hash, applied, nowMs)
+      const local = this.local(group, applied, nowMs)
       const used = local.global + local.pending
       const ok = used + applied.cost <= applied.limit
       outcomes.push({
@@ -96,7 +99,7 @@ export class RateLimiter {
     const exactIndexes = limits.flatMap((applied, i) => (applied.async ? [] : [i]))
     if (exactIndexes.length > 0) {
       const { failed, used } = await this.store.consumeRateLimits(
-        hash,
+        group,
         exactIndexes.map((i) => limits[i]!),
         nowMs,
       )
@@ -123,15 +126,13 @@ export class RateLimiter {
     await Promise.all(open.map((w) => this.sync(w)))
   }
 
-  private local(hash: string, applied: AppliedLimit, nowMs: number): LocalWindow {
+  private local(group: CounterOwner, applied: AppliedLimit, nowMs: number): LocalWindow {
     const window = windowStart(applied.duration, nowMs)
-    const id = `${hash} ${applied.name} ${applied.duration} ${window}`
+    const { owner, name, duration } = applied
+    const id = `${group} ${owner} ${duration} ${window} ${name}`
     let local = this.windows.get(id)
     if (!local) {
-      this.windows.set(
-        id,
-        (local = { hash, name: applied.name, duration: applied.duration, window, global: 0, pending: 0 }),
-      )
+      this.windows.set(id, (local = { group, owner, name, duration, window, global: 0, pending: 0 }))
       // A window new to this verifier (a restart, an eviction) may already be in use elsewhere: learn it now.
       void this.sync(local).catch(() => {})
     }
@@ -140,7 +141,7 @@ export class RateLimiter {
 
   private async sync(w: LocalWindow): Promise<void> {
     const pushed = w.pending
-    const total = await this.store.addRateLimitUsage(w.hash, w.name, w.duration, w.window, pushed)
+    const total = await this.store.addRateLimitUsage(w, pushed)
     w.pending -= pushed
     w.global = total
   }

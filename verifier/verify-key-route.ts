@@ -84,29 +84,38 @@ const Body = Type.Object(
             name: Type.String({
               minLength: 1,
               maxLength: 128,
-              pattern: '^[A-Za-z0-9_.:-]+$',
-              description: "The limit's name: windows are counted per key and name (`key` is the key's own limit)",
+              description:
+                "The limit's name: the key's (`default` is its own `ratelimit`) or its identity's limit of that name, or one this call defines with limit and duration",
             }),
             cost: Type.Optional(Type.Integer({ ...COST, description: 'Units this verification uses (default 1)' })),
             limit: Type.Optional(
-              Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Units allowed per window (required)' }),
+              Type.Integer({
+                minimum: 1,
+                maximum: 1_000_000_000,
+                description: 'Units allowed per window: overrides the stored limit’s, or defines one (with duration)',
+              }),
             ),
             duration: Type.Optional(
               Type.Integer({
                 minimum: 1_000,
                 maximum: 31 * 86_400_000,
-                description: 'The window, milliseconds (required; fixed windows aligned to the epoch)',
+                description:
+                  'The window, milliseconds (fixed windows aligned to the epoch): overrides the stored limit’s, or defines one (with limit)',
               }),
             ),
             async: Type.Optional(
-              Type.Boolean({ description: 'true (default): counted in memory, reconciled every poll; false: exact' }),
+              Type.Boolean({
+                description:
+                  'true: counted in memory, reconciled every poll; false: exact. Default: the stored limit’s (exact unless set), true for one defined here',
+              }),
             ),
           },
           { additionalProperties: false },
         ),
         {
           maxItems: 10,
-          description: "Rate limits for this request, beside the key's own: all or nothing (a refused call uses none)",
+          description:
+            'Rate limits for this request, beside the auto-applied ones: all or nothing (a refused call uses none). A name that is neither stored on the key or its identity nor given limit and duration is a 400',
           examples: [[{ name: 'uploads', limit: 10, duration: 60_000 }]],
         },
       ),
@@ -150,6 +159,22 @@ const Response = Type.Object(
           reset: Type.Number({ description: 'When the window ends, unix milliseconds' }),
         },
         { description: "The rate limit that decided, or the key's own" },
+      ),
+    ),
+    ratelimits: Type.Optional(
+      Type.Array(
+        Type.Object({
+          name: Type.String({ description: "The limit's name" }),
+          limit: Type.Integer({ description: 'Units allowed per window' }),
+          duration: Type.Integer({ description: 'The window, milliseconds' }),
+          remaining: Type.Integer({ description: 'Units left in this window' }),
+          reset: Type.Number({ description: 'When the window ends, unix milliseconds' }),
+          exceeded: Type.Boolean({ description: 'Whether this limit refused the call' }),
+        }),
+        {
+          description:
+            "Keygate's (Unkey v2 has it): every limit the call was checked against, in order, up to the one that refused it",
+        },
       ),
     ),
     requestId: Type.String({ description: "This request's id (also the X-Request-Id header)" }),
@@ -220,14 +245,9 @@ function answerVerifyKey(
   verifier: KeyVerifier,
   body: Static<typeof Body>,
   requestId: string,
-): Answer | Promise<Answer> {
-  const ratelimits = body.ratelimits?.map((limit, i) => {
-    if (limit.limit === undefined || limit.duration === undefined) {
-      throw badRequest(`ratelimits.${i}: needs limit and duration (limits stored on keys by name are not supported)`)
-    }
-    if (limit.name === 'key') throw badRequest(`ratelimits.${i}.name: "key" is the key's own limit`)
-    return { name: limit.name, limit: limit.limit, duration: limit.duration, cost: limit.cost ?? 1, async: limit.async }
-  })
+): Static<typeof Response> | Promise<Static<typeof Response>> {
+  // Names are resolved against the key's and its identity's limits once the key is known (key-verifier.ts).
+  const ratelimits = body.ratelimits
   const query = body.authorization?.permissions
   if (query !== undefined) {
     const problem = queryProblem(query)

@@ -9,6 +9,7 @@ import { checkRefill, withRefillDay } from '../refill-rules.js'
 import { rateLimitOf } from '../rate-limit-body.js'
 import { checkMeta } from '../meta-limits.js'
 import { bindIdentity } from '../identity-binding.js'
+import { checkDefaultLimit, namedLimitsOf } from '../named-limits.js'
 import { ownerIdOf } from '../v1-field-rules.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { EmptyResponse, UpdateKeyBody } from '../schemas/key-schemas.js'
@@ -35,6 +36,7 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
         remaining: body.remaining,
         refill: withRefillDay(body.refill),
         ratelimit: rateLimitOf(body.ratelimit),
+        ratelimits: body.ratelimits && namedLimitsOf(body.ratelimits),
         // A bare name is created when missing, as keys.createKey does; Unkey's {name} only with `create: true`.
         permissionIds:
           body.permissions && (await deps.rbac.permissionIdsOf(body.permissions.map(named), principal, false)),
@@ -48,6 +50,10 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
         before = record
         requirePermission(principal, record.apiId, 'update_key')
         checkMeta(body.meta)
+        checkDefaultLimit(
+          body.ratelimit === undefined ? record.ratelimit : body.ratelimit,
+          body.ratelimits === undefined ? record.ratelimits : body.ratelimits,
+        )
         checkExpires(body.expires, deps.clock.now(), { pastAllowed: true })
         checkRefill(
           body.refill,

@@ -3,6 +3,7 @@ import { notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { hashKey } from '../../shared/key-material.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import type { KeyRecord } from '../../shared/records.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
 import { CreatedAtField } from '../schemas/fields.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
@@ -53,12 +54,12 @@ export function registerWhoami(app: KeygateServer, deps: ControlPlaneDeps): void
       enabled: record.enabled,
       environment: record.environment,
       // The identity record bound through the externalId (Unkey's {id, externalId}); its externalId alone if none.
-      identity: record.ownerId === undefined ? undefined : await whoamiIdentity(deps, record.ownerId),
+      identity: record.ownerId === undefined ? undefined : await whoamiIdentity(deps, record, record.ownerId),
     }
   })
 }
 
-async function whoamiIdentity(deps: ControlPlaneDeps, externalId: string) {
-  const context = await deps.rbac.contextOf({ ownerId: externalId })
+async function whoamiIdentity(deps: ControlPlaneDeps, record: KeyRecord, externalId: string) {
+  const context = await deps.rbac.contextOf(record)
   return context.identity ? { id: context.identity.id, externalId } : { externalId }
 }

@@ -5,6 +5,7 @@ import { StringEnum } from '../../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { ApiIdField, CreatedAtField, KeyIdField, WorkspaceIdField } from './fields.js'
 import { LIMITS } from './limits.js'
+import { NamedRateLimits, NamedRateLimitsResponse } from './identity-schemas.js'
 
 export { LIMITS } from './limits.js'
 
@@ -144,6 +145,11 @@ export const NEW_KEY_FIELDS = {
   ),
   refill: Type.Optional(Refill),
   ratelimit: Type.Optional(RateLimitBody),
+  ratelimits: Type.Optional(
+    NamedRateLimits(
+      "Keygate's (Unkey v2's): limits verifyKey's `ratelimits[]` names, or that apply themselves (autoApply); the key's win over its identity's of the same name. `default` is `ratelimit`'s name",
+    ),
+  ),
   permissions: Type.Optional(
     Names(
       "The key's permissions by slug, checked by verifyKey's `authorization`; a slug with no permission record is created (the root key needs rbac.*.create_permission then)",
@@ -226,6 +232,12 @@ export const UpdateKeyBody = Type.Object(
     ),
     refill: Type.Optional(Nullable(Refill, `The periodic refill ${CLEARS}`)),
     ratelimit: Type.Optional(Nullable(RateLimitBody, `The key's rate limit ${CLEARS}`)),
+    ratelimits: Type.Optional(
+      Nullable(
+        NamedRateLimits("Keygate's (Unkey v2's): replaces the key's named limits"),
+        `Replaces the key's named limits ([] or null removes them)`,
+      ),
+    ),
     permissions: Type.Optional(
       References(
         'permission',
@@ -284,6 +296,7 @@ export const KeyResponse = Type.Object({
       { description: 'Its rate limit' },
     ),
   ),
+  ratelimits: Type.Optional(NamedRateLimitsResponse),
   createdAt: CreatedAtField(),
   updatedAt: Type.Optional(Type.Number({ description: 'When it last changed, unix milliseconds' })),
   enabled: Type.Boolean({ description: 'Whether it verifies (false: DISABLED)' }),

@@ -5,7 +5,7 @@ import { wallMicros } from '../clock.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { AUDIT_LOG_MAX_LEN, type AuditEntry, type NewAuditEntry } from '../audit.js'
 import { bucketTimes, type Bucket, type Granularity, type Outcome, type UsageIncrement } from '../analytics.js'
-import { windowStart, type ExactLimit } from '../ratelimit.js'
+import { windowStart, type CounterOwner, type ExactLimit, type RateCounter } from '../ratelimit.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import {
   applyKeyPatch,
@@ -178,11 +178,13 @@ export class MemoryKeyStore implements KeyStore {
   }
 
   async consumeRateLimits(
-    hash: string,
+    group: CounterOwner,
     limits: readonly ExactLimit[],
     nowMs: number,
   ): Promise<{ failed: number | undefined; used: number[] }> {
-    const counters = limits.map((l) => `${hash} ${l.name} ${l.duration} ${windowStart(l.duration, nowMs)}`)
+    const counters = limits.map((l) =>
+      counterId({ group, owner: l.owner, name: l.name, duration: l.duration, window: windowStart(l.duration, nowMs) }),
+    )
     const used = counters.map((counter) => this.rateWindows.get(counter) ?? 0)
     const failed = limits.findIndex((l, i) => used[i]! + l.cost > l.limit)
     if (failed >= 0) return { failed, used }
@@ -190,16 +192,10 @@ export class MemoryKeyStore implements KeyStore {
     return { failed: undefined, used: used.map((u, i) => u + limits[i]!.cost) }
   }
 
-  async addRateLimitUsage(
-    hash: string,
-    name: string,
-    duration: number,
-    window: number,
-    delta: number,
-  ): Promise<number> {
-    const counter = `${hash} ${name} ${duration} ${window}`
-    const total = (this.rateWindows.get(counter) ?? 0) + delta
-    this.rateWindows.set(counter, total)
+  async addRateLimitUsage(counter: RateCounter, delta: number): Promise<number> {
+    const id = counterId(counter)
+    const total = (this.rateWindows.get(id) ?? 0) + delta
+    this.rateWindows.set(id, total)
     return total
   }
 
@@ -412,3 +408,7 @@ export class MemoryKeyStore implements KeyStore {
 }
 
 const ownerIndexKey = (apiId: string, ownerId: string) => `${apiId} ${ownerId}`
+
+// As on Redis: the group is part of a counter's identity, and the name (any characters) comes last.
+const counterId = ({ group, owner, name, duration, window }: RateCounter) =>
+  `${group} ${owner} ${duration} ${window} ${name}`

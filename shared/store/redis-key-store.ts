@@ -11,7 +11,7 @@ import {
   type Granularity,
   type UsageIncrement,
 } from '../analytics.js'
-import { windowStart, type ExactLimit } from '../ratelimit.js'
+import { windowStart, type CounterOwner, type ExactLimit, type RateCounter } from '../ratelimit.js'
 import { StoreUnavailableError, WriteConflictError } from '../errors.js'
 import { idTimestamp } from '../ids.js'
 import {
@@ -177,24 +177,20 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async consumeRateLimits(
-    hash: string,
+    group: CounterOwner,
     limits: readonly ExactLimit[],
     nowMs: number,
   ): Promise<{ failed: number | undefined; used: number[] }> {
-    const keys = limits.map((l) => redisKeys.rateWindow(hash, l.name, l.duration, windowStart(l.duration, nowMs)))
+    const keys = limits.map((l) =>
+      redisKeys.rateWindow(group, l.owner, l.name, l.duration, windowStart(l.duration, nowMs)),
+    )
     const args = limits.flatMap((l) => [l.limit, l.cost, l.duration * 2])
     const [failed, ...used] = await this.run(() => this.redis.consumeRateLimits(keys.length, ...keys, ...args))
     return { failed: failed ? failed - 1 : undefined, used }
   }
 
-  async addRateLimitUsage(
-    hash: string,
-    name: string,
-    duration: number,
-    window: number,
-    delta: number,
-  ): Promise<number> {
-    const counter = redisKeys.rateWindow(hash, name, duration, window)
+  async addRateLimitUsage({ group, owner, name, duration, window }: RateCounter, delta: number): Promise<number> {
+    const counter = redisKeys.rateWindow(group, owner, name, duration, window)
     const [total] = await this.run(() =>
       Promise.all([this.redis.incrby(counter, delta), this.redis.pexpire(counter, duration * 2)]),
     )

@@ -1,5 +1,6 @@
 import { entityShard } from '../entity.js'
 import { digestOf } from '../ratelimit-namespace.js'
+import { isIdentityOwner, type CounterOwner } from '../ratelimit.js'
 import { shardOf } from '../shards.js'
 
 /**
@@ -7,6 +8,7 @@ import { shardOf } from '../shards.js'
  * so the same code runs on a single Redis and on a Redis Cluster.
  */
 const shardTag = (shard: number) => `{s${shard}}`
+const rateSlot = (group: CounterOwner) => (isIdentityOwner(group) ? `{${group}}` : shardTag(shardOf(group)))
 
 export const redisKeys = {
   /** HASH {rev, doc}: the key record, in its shard's slot. */
@@ -21,9 +23,13 @@ export const redisKeys = {
   revision: (shard: number) => `kg:${shardTag(shard)}:rev`,
   /** STREAM of changes, entry id `<rev>-1`, capped. */
   changeLog: (shard: number) => `kg:${shardTag(shard)}:log`,
-  /** STRING counter: one rate-limit window of a key, in the key's slot, expiring after the window. */
-  rateWindow: (hash: string, name: string, duration: number, window: number) =>
-    `kg:${shardTag(shardOf(hash))}:rl:${hash}:${name}:${duration}:${window}`,
+  /**
+   * STRING counter: one rate-limit window of an owner (a key's hash or an identity's id), expiring after the window,
+   * in its call's group slot: the key's shard, or the identity's own tag (every key of it counts there). The name is
+   * last: it may hold any character.
+   */
+  rateWindow: (group: CounterOwner, owner: CounterOwner, name: string, duration: number, window: number) =>
+    `kg:${rateSlot(group)}:rl:${owner}:${duration}:${window}:${name}`,
   /**
    * STRING counter: one window of an identifier in a rate-limit namespace (ratelimits.limit), in the slot of that
    * identifier alone (the digest: any name and identifier, fixed length), expiring after the window.

@@ -1,7 +1,7 @@
 import type { UsageIncrement } from '../analytics.js'
 import type { ChangeEvent } from '../change-event.js'
 import type { Spend } from '../credits.js'
-import type { ExactLimit } from '../ratelimit.js'
+import type { CounterOwner, ExactLimit, RateCounter } from '../ratelimit.js'
 import type { KeyRecord } from '../records.js'
 import type { StoreHealth } from './store-health.js'
 import type { EntityReader } from './entity-store.js'
@@ -54,15 +54,16 @@ export interface VerifierStore extends StoreHealth, EntityReader, NamespaceCount
 
   /**
    * Exact fixed-window limits (async:false) of one call, all or nothing and atomic across every process:
-   * charged only if each window has room for its cost. `failed` is the index of the first without room.
+   * charged only if each window has room for its cost. `failed` is the index of the first without room. Every
+   * counter is in the slot of `group` (each limit's counter is its owner's: shared/ratelimit.ts).
    */
   consumeRateLimits(
-    hash: string,
+    group: CounterOwner,
     limits: readonly ExactLimit[],
     nowMs: number,
   ): Promise<{ failed: number | undefined; used: number[] }>
   /** Adds locally counted usage (async limits) to the window counter and returns its total (delta 0 reads it). */
-  addRateLimitUsage(hash: string, name: string, duration: number, window: number, delta: number): Promise<number>
+  addRateLimitUsage(counter: RateCounter, delta: number): Promise<number>
 
   /** Adds verification counts (batched by the verifiers); best effort, never on a verdict's path. */
   addUsage(increments: UsageIncrement[]): Promise<void>

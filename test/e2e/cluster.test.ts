@@ -115,6 +115,40 @@ describe('Redis Cluster: 3 masters', () => {
     expect((await post(verifier.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({
       code: 'RATE_LIMITED',
     })
+
+    // One call's exact limits of two owners (the identity's, the key's own, one the request defines): every counter
+    // in the identity's slot, so that the one script reaches them all (CROSSSLOT otherwise).
+    const identityLimit = { externalId: 'odd', ratelimits: [{ name: 'shared', limit: 2, duration: 60_000 }] }
+    expect((await post(controlPlane.url, 'identities.updateIdentity', identityLimit)).status).toBe(200)
+    const member = (
+      await post(controlPlane.url, 'keys.createKey', {
+        apiId: api.apiId,
+        externalId: 'odd',
+        ratelimit: { limit: 5, duration: 60_000, async: false },
+        ratelimits: [{ name: 'own', limit: 5, duration: 60_000 }],
+      })
+    ).body
+    const named = {
+      key: member.key,
+      ratelimits: [{ name: 'shared' }, { name: 'own' }, { name: 'adhoc', limit: 5, duration: 60_000, async: false }],
+    }
+    // Until the identity's new limit reaches the verifier, naming it is a 400 (and charges nothing).
+    await waitFor(
+      async () => (await post(verifier.url, 'keys.verifyKey', named, false)).body.valid === true,
+      'the identity’s limit to reach the verifier',
+      2_000,
+      5,
+    )
+    expect((await post(verifier.url, 'keys.verifyKey', named, false)).body).toMatchObject({ valid: true })
+    expect((await post(verifier.url, 'keys.verifyKey', named, false)).body).toMatchObject({
+      code: 'RATE_LIMITED',
+      ratelimits: [
+        { name: 'default', remaining: 3 },
+        { name: 'shared', exceeded: true },
+        { name: 'own', remaining: 3 },
+        { name: 'adhoc' },
+      ],
+    })
     expect((await fetch(`${verifier.url}/readyz`)).status).toBe(200)
     // The instance id covers every master and is stable: over a second of polls (every 250 ms), nothing is
     // dropped and no poll fails (some may have at start-up, while the client learned the slots).

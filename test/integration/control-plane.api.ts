@@ -269,12 +269,19 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         expect((await get(`keys.getKey?keyId=${keyId}`)).body.enabled).toBe(true)
       })
 
-      it('refuses a verifyKey rate limit given by name only (limits stored on keys by name are not supported)', async () => {
-        const { status, body } = await verify({ key: 'x', ratelimits: [{ name: 'n' }] })
+      it('refuses a verifyKey rate limit by a name the key and its identity do not have, once the key is found', async () => {
+        const apiId = await createApi()
+        const { keyId, key } = await createKey(apiId)
+        const { status, body } = await verify({ key, ratelimits: [{ name: 'n' }] })
         expect(status).toBe(400)
         expect(body.error.message).toBe(
-          'ratelimits.0: needs limit and duration (limits stored on keys by name are not supported)',
+          `ratelimits.0: the key ${keyId} has no identity and no limit named "n"; give limit and duration to define one for this call`,
         )
+        // Unkey's order: an unknown key is NOT_FOUND before its limits are looked at.
+        expect(await verify({ key: 'x', ratelimits: [{ name: 'n' }] })).toMatchObject({
+          status: 200,
+          body: { valid: false, code: 'NOT_FOUND' },
+        })
       })
 
       it('refuses recoverable keys and decrypt with 412', async () => {

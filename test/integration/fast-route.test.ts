@@ -140,7 +140,8 @@ describe('verifyKey ahead of Fastify', () => {
     JSON.stringify({ key: keys.valid, authorization: { permissions: { and: ['read', 'write'] } } }),
     JSON.stringify({ key: keys.valid, authorization: { permissions: { nope: 1 } } }),
     JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'x' }] }),
-    JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'key', limit: 1, duration: 1000 }] }),
+    // Free (cost 0), so that both routes answer alike; a day's window, so that both see the same reset.
+    JSON.stringify({ key: keys.valid, ratelimits: [{ name: '10/10s', limit: 1, duration: 86_400_000, cost: 0 }] }),
     // Refused every time (the cost is over the limit): RATE_LIMITED with Unkey-Ratelimit-Triggered on both paths.
     JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'tight', limit: 1, duration: 60_000, cost: 2 }] }),
     JSON.stringify({ key: keys.disabled }),

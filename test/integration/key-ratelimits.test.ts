@@ -80,7 +80,11 @@ onBothStores('rate limits (injected clock)', { clock: () => new ManualClock(Date
     )
     expect(incomplete).toMatchObject({
       status: 400,
-      body: { error: { message: expect.stringMatching(/^ratelimits\.0: needs limit and duration/) } },
+      body: {
+        error: {
+          message: expect.stringMatching(/^ratelimits\.0: the key key_\w+ has no identity and no limit named "x"/),
+        },
+      },
     })
   })
 

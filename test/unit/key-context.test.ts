@@ -19,13 +19,18 @@ describe('a key’s context, resolved from the records it references', () => {
   const known = (address: string) => records.get(address)
 
   it('costs nothing for a key that references nothing', () => {
-    expect(resolveKeyContext({}, () => undefined)).toBe(EMPTY_CONTEXT)
+    expect(resolveKeyContext({ hash: 'h' }, () => undefined)).toBe(EMPTY_CONTEXT)
   })
 
   it('grants the key’s own permissions and its roles’, skipping records that no longer exist', () => {
     expect(
       resolveKeyContext(
-        { permissionIds: ['perm_read', 'perm_gone'], roleIds: ['role_editor', 'role_gone'], ownerId: 'acme' },
+        {
+          hash: 'h',
+          permissionIds: ['perm_read', 'perm_gone'],
+          roleIds: ['role_editor', 'role_gone'],
+          ownerId: 'acme',
+        },
         known,
       ),
     ).toEqual({
@@ -33,13 +38,13 @@ describe('a key’s context, resolved from the records it references', () => {
       roles: ['editor'],
       identity: { id: 'id_acme', externalId: 'acme', createdAt: 0 },
     })
-    expect(resolveKeyContext({ ownerId: 'nobody' }, known)).toEqual({ permissions: [], roles: [] })
+    expect(resolveKeyContext({ hash: 'h', ownerId: 'nobody' }, known)).toEqual({ permissions: [], roles: [] })
   })
 
   it('names what it lacks: roles and identity first, then the permissions the roles grant', () => {
     const have = new Map<string, unknown>()
     const lookup = (address: string) => have.get(address)
-    const key = { permissionIds: ['perm_read'], roleIds: ['role_editor'], ownerId: 'acme' }
+    const key = { hash: 'h', permissionIds: ['perm_read'], roleIds: ['role_editor'], ownerId: 'acme' }
     const first = resolveKeyContext(key, lookup)
     expect(first).toEqual({ missing: [roleAddress('role_editor'), identityAddress('acme')] })
     for (const address of (first as { missing: string[] }).missing) have.set(address, known(address))

@@ -17,13 +17,17 @@ describe('async rate limits', () => {
     const store = new MemoryKeyStore(new MemoryChangeFeed())
     const limiter = new RateLimiter(store, pino({ level: 'silent' }), 10, clock)
     limiters.push(limiter)
-    const limit = { name: 'key', limit: 100, duration: 60_000, async: true, cost: 3 }
+    const limit = { name: 'default', limit: 100, duration: 60_000, async: true, cost: 3, owner: 'hash-1' }
     expect((await limiter.checkAll('hash-1', [limit], clock.now())).ok).toBe(true)
     limiter.start()
     // The periodic reconcile (every 10 ms here) adds the 3 calls to the store's window counter.
     const window = windowStart(limit.duration, clock.now())
     await waitFor(
-      async () => (await store.addRateLimitUsage('hash-1', 'key', limit.duration, window, 0)) === 3,
+      async () =>
+        (await store.addRateLimitUsage(
+          { group: 'hash-1', owner: 'hash-1', name: 'default', duration: limit.duration, window },
+          0,
+        )) === 3,
       'the usage to be reconciled',
     )
   })
