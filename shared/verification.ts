@@ -77,11 +77,6 @@ export interface Verdict {
   remaining?: number
   /** The state of the limit that refused the call, or of the key's own rate limit (`default`). */
   ratelimit?: { limit: number; remaining: number; reset: number }
-  /**
-   * RATE_LIMITED only: the name of the limit that refused the call (`default` for the key's own, as Unkey names
-   * it). Not in the body: verifyKey sends it as the Unkey-Ratelimit-Triggered header.
-   */
-  triggeredLimit?: string
   /** Every limit the call was checked against (up to the one that refused it), in order. */
   ratelimits?: LimitState[]
 }

@@ -295,13 +295,7 @@ export class KeyVerifier {
       const own = limits.findIndex((limit) => limit.name === DEFAULT_LIMIT)
       verdict = { ...verdict, ratelimits, ...(own >= 0 && own < outcomes.length ? { ratelimit: state(own) } : {}) }
       if (!ok) {
-        return this.count({
-          ...verdict,
-          valid: false,
-          code: 'RATE_LIMITED',
-          ratelimit: state(failed!),
-          triggeredLimit: limits[failed!]!.name,
-        })
+        return this.count({ ...verdict, valid: false, code: 'RATE_LIMITED', ratelimit: state(failed!) })
       }
     }
     if (record.remaining === undefined) return this.count(verdict)

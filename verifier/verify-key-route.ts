@@ -11,7 +11,7 @@ import { documentedAs, StringEnum } from '../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../shared/wire-examples.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import type { KeyVerifier } from './key-verifier.js'
-import { VERDICT_CODES, type Verdict, type VerifyRequest } from '../shared/verification.js'
+import { VERDICT_CODES, type VerifyRequest } from '../shared/verification.js'
 
 const COST = { minimum: 0, maximum: 1_000_000 }
 const Body = Type.Object(
@@ -209,12 +209,25 @@ export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): vo
     },
     async (request, reply) => {
       const answer = await answerVerifyKey(verifier, request.body, request.id)
-      const headers = triggeredHeader(answer)
-      if (headers) reply.headers(headers)
+      const headers = headersOf(answer)
+      if (headers) void reply.headers(headers)
       return answer
     },
   )
 }
+
+/**
+ * Unkey's Unkey-Ratelimit-Triggered: the name of the limit that refused the call (its tests read it; a name no
+ * header can carry is left out). Only a RATE_LIMITED answer pays for the look-up.
+ */
+function headersOf(answer: Static<typeof Response>): Record<string, string> | undefined {
+  if (answer.code !== 'RATE_LIMITED') return undefined
+  const refused = answer.ratelimits?.find((limit) => limit.exceeded)
+  // A name may hold any character; a header value only visible ASCII and spaces.
+  return refused && HEADER_SAFE.test(refused.name) ? { 'unkey-ratelimit-triggered': refused.name } : undefined
+}
+
+const HEADER_SAFE = /^[\x20-\x7e]+$/
 
 /** The route for the verifier's listening server (shared/http/fast-route.ts). */
 export function verifyKeyFastRoute(verifier: KeyVerifier): FastJsonRoute {
@@ -223,19 +236,8 @@ export function verifyKeyFastRoute(verifier: KeyVerifier): FastJsonRoute {
     bodySchema: Body,
     responseSchema: Response,
     handle: (body, requestId) => answerVerifyKey(verifier, body as Static<typeof Body>, requestId),
-    headersOf: (answer) => triggeredHeader(answer as Answer),
+    headersOf: (answer) => headersOf(answer as Static<typeof Response>),
   }
-}
-
-/** An answer: the verdict (its triggeredLimit is dropped from the body by the response schema) and the request id. */
-type Answer = Verdict & { requestId: string }
-
-/**
- * Unkey v1 names the rate limit that refused a call in this header (its multilimit tests read it); nothing is sent
- * otherwise, so a valid answer costs one property read.
- */
-function triggeredHeader(answer: Answer): Record<string, string> | undefined {
-  return answer.triggeredLimit === undefined ? undefined : { 'unkey-ratelimit-triggered': answer.triggeredLimit }
 }
 
 const NO_CONDITIONS: VerifyRequest = Object.freeze({})

@@ -24,7 +24,7 @@ export interface FastJsonRoute {
   responseSchema: object
   /** The route's handler: the answer for a valid body (a verdict), or a promise of it. */
   handle(body: unknown, requestId: string): unknown
-  /** Headers to send with an answer beside the usual ones, or undefined (kept cheap: it runs on every answer). */
+  /** Headers an answer adds, as the Fastify route adds them (none: undefined). */
   headersOf?(answer: unknown): Record<string, string> | undefined
 }
 

@@ -52,6 +52,25 @@ onBothStores('named rate limits', { clock: () => new ManualClock(Date.UTC(2026, 
       const refused = await verify(other, limits(2))
       expect(refused).toMatchObject({ valid: false, code: 'RATE_LIMITED' })
       expect(triggered(refused)).toBe('1/1min')
+      // Unkey's header says it too, on both routes (the verifier's own and Fastify's), and only on a refusal.
+      const { key: third } = await key()
+      for (const server of [stack.verifier, stack.controlPlane]) {
+        const answer = await server.app.inject({
+          method: 'POST',
+          url: '/v1/keys.verifyKey',
+          headers: JSON_ONLY,
+          payload: { key: third, ratelimits: limits(2) },
+        })
+        expect(answer.headers['unkey-ratelimit-triggered']).toBe('1/1min')
+      }
+      const unnamed = await stack.verifier.app.inject({
+        method: 'POST',
+        url: '/v1/keys.verifyKey',
+        headers: JSON_ONLY,
+        payload: { key: third, ratelimits: [{ name: 'é', limit: 1, duration: 1_000, cost: 2 }] },
+      })
+      expect(unnamed.json()).toMatchObject({ code: 'RATE_LIMITED' })
+      expect(unnamed.headers).not.toHaveProperty('unkey-ratelimit-triggered')
     })
 
     it('answers 400 for a name the key does not have and the request does not define', async () => {
