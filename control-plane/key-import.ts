@@ -3,6 +3,7 @@ import { hashKey } from '../shared/key-material.js'
 import type { NewKeyRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { KeyWrites } from './key-writes.js'
+import { SHA256_BASE64 } from './schemas/migration-schemas.js'
 import { newKeyGrants, newKeyRecord, type KeyMaterial } from './new-key-record.js'
 import type { Principal } from './root-key-auth.js'
 import type { ImportedKey } from './schemas/migration-schemas.js'
@@ -13,6 +14,10 @@ const START_CHARS = 4
 /** The hash and display start of a key given in plaintext or by its hash. `at` names it in messages. */
 export function importedMaterial(key: ImportedKey, at: string): KeyMaterial {
   if (key.plaintext === undefined && key.hash === undefined) throw badRequest(`${at}: give either plaintext or hash`)
+  // Checked here rather than by the schema: a root key without the right to import learns that first (403).
+  if (key.hash !== undefined && !SHA256_BASE64.test(key.hash.value)) {
+    throw badRequest(`${at}.hash.value: must be a SHA-256 in standard base64 (44 characters), as Unkey stores it`)
+  }
   const hash = key.plaintext === undefined ? key.hash!.value : hashKey(key.plaintext)
   // Unkey takes the plaintext when both are sent; a hash that disagrees with it is a mistake worth naming.
   if (key.hash !== undefined && key.hash.value !== hash) throw badRequest(`${at}.hash: is not the hash of plaintext`)

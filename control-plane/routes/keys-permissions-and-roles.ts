@@ -106,12 +106,16 @@ function register(
     })
     // 404 for the key, then 403, before anything is created or resolved.
     const current = await writes.readKey(body.keyId)
-    const removing = operation === 'remove' || (operation === 'set' && (current[idField]?.length ?? 0) > 0)
-    allowKeyGrants(principal, field, operation !== 'remove', removing)
-    const ids =
+    const resolve = (named: RecordRef[]) =>
       field === 'permissions'
-        ? await deps.rbac.permissionIdsOf(operation === 'remove' ? refs.map(noCreate) : refs, principal, false)
-        : await deps.rbac.roleIdsOf(operation === 'remove' ? refs.map(noCreate) : refs, principal, false)
+        ? deps.rbac.permissionIdsOf(named, principal, false)
+        : deps.rbac.roleIdsOf(named, principal, false)
+    allowKeyGrants(principal, field, operation !== 'remove', operation === 'remove')
+    // Removing one the workspace does not have removes nothing (Unkey answers 200); adding or setting it is a 404.
+    const ids =
+      operation === 'remove' ? await knownIds(refs, (ref) => resolve([{ ...ref, create: false }])) : await resolve(refs)
+    // set takes away what the key holds and the list does not name: that needs the remove action too.
+    if (operation === 'set' && takesAway(current[idField], ids)) allowKeyGrants(principal, field, true, true)
     const next = (record: KeyRecord): string[] => {
       const existing = record[idField] ?? []
       if (operation === 'set') return ids
@@ -124,7 +128,7 @@ function register(
       (record) => ({ [idField]: next(record) }),
       (record) => {
         before = record
-        const removes = operation === 'remove' || (operation === 'set' && (record[idField]?.length ?? 0) > 0)
+        const removes = operation === 'remove' || (operation === 'set' && takesAway(record[idField], ids))
         allowKeyGrants(principal, field, operation !== 'remove', removes)
         if (new Set(next(record)).size > LIMITS.namesPerKey) {
           throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
@@ -152,8 +156,22 @@ function register(
   })
 }
 
-function noCreate(ref: RecordRef): RecordRef {
-  return { ...ref, create: false }
+/** Whether replacing `held` with `next` takes any id away. */
+export function takesAway(held: readonly string[] | undefined, next: readonly string[]): boolean {
+  return (held ?? []).some((id) => !next.includes(id))
+}
+
+/** The ids of the references that name an existing record; the others are skipped. */
+async function knownIds(refs: RecordRef[], resolve: (ref: RecordRef) => Promise<string[]>): Promise<string[]> {
+  const ids: string[] = []
+  for (const ref of refs) {
+    try {
+      ids.push(...(await resolve(ref)))
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 'NOT_FOUND')) throw err
+    }
+  }
+  return ids
 }
 
 /** Unkey's rbac permissions for changing a key's permissions or roles: adding, and removing when any is taken away. */

@@ -3,7 +3,7 @@ import type { KeyPatch, KeyRecord } from '../../shared/records.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import type { RecordRef } from '../rbac.js'
-import { allowKeyGrants } from './keys-permissions-and-roles.js'
+import { allowKeyGrants, takesAway } from './keys-permissions-and-roles.js'
 import { checkExpires } from '../expires.js'
 import { checkRefill, withRefillDay } from '../refill-rules.js'
 import { rateLimitOf } from '../rate-limit-body.js'
@@ -24,10 +24,10 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
       // 404 and 403 before any permission or role named is looked up (or created).
       const current = await writes.readKey(body.keyId)
       requirePermission(principal, current.apiId, 'update_key')
-      // Unkey's: changing a key's permissions or roles needs the rbac actions for it, as keys.addPermissions does.
-      if (body.permissions)
-        allowKeyGrants(principal, 'permissions', body.permissions.length > 0, !!current.permissionIds)
-      if (body.roles) allowKeyGrants(principal, 'roles', body.roles.length > 0, !!current.roleIds)
+      // Unkey's: changing a key's permissions or roles needs the rbac actions for it, as keys.addPermissions does
+      // (checked before anything named is created; taking some away also needs the remove action, checked below).
+      if (body.permissions?.length) allowKeyGrants(principal, 'permissions', true, false)
+      if (body.roles?.length) allowKeyGrants(principal, 'roles', true, false)
       const patch: KeyPatch = {
         name: body.name,
         ownerId: ownerIdOf(body),
@@ -43,6 +43,10 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
         roleIds: body.roles && (await deps.rbac.roleIdsOf(body.roles.map(named), principal, false)),
         enabled: body.enabled,
       }
+      if (patch.permissionIds && takesAway(current.permissionIds, patch.permissionIds)) {
+        allowKeyGrants(principal, 'permissions', false, true)
+      }
+      if (patch.roleIds && takesAway(current.roleIds, patch.roleIds)) allowKeyGrants(principal, 'roles', false, true)
       if (typeof patch.ownerId === 'string') await bindIdentity(deps, request, patch.ownerId)
       // 404, then 403, then the content: a root key without rights on the key learns nothing more.
       let before: KeyRecord | undefined

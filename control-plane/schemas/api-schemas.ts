@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { ApiIdField, CreatedAtField, WorkspaceIdField } from './fields.js'
+import { ApiIdField, WorkspaceIdField } from './fields.js'
 import { LIMITS } from './limits.js'
 
 export const CreateApiBody = Type.Object(
@@ -26,5 +26,4 @@ export const ApiResponse = Type.Object({
   id: Type.String({ description: "The api's id (`apiId` elsewhere)" }),
   workspaceId: WorkspaceIdField(),
   name: Type.String({ description: 'Its name' }),
-  createdAt: CreatedAtField(),
 })

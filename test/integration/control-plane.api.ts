@@ -50,7 +50,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         const read = await get(`apis.getApi?apiId=${body.apiId}`)
         expect(read).toMatchObject({
           status: 200,
-          body: { id: body.apiId, name: 'payments', createdAt: expect.any(Number) },
+          body: { id: body.apiId, name: 'payments', workspaceId: 'ws_keygate' },
         })
       })
 

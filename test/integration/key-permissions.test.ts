@@ -209,9 +209,25 @@ onBothStores('permissions and roles', {}, (stack) => {
     expect(refused.body.error.message).toContain('rbac.*.create_permission')
     const creator = await headersOf(['rbac.*.add_permission_to_key', 'rbac.*.create_permission'])
     expect((await post('keys.addPermissions', add, stack.controlPlane, creator)).status).toBe(200)
-    // Removing needs its own action.
+    // Setting what it holds already takes nothing away; setting something else does, and needs the remove action.
+    expect(
+      (
+        await post(
+          'keys.setPermissions',
+          { keyId: key.keyId, permissions: [{ name: 'p.one' }] },
+          stack.controlPlane,
+          adder,
+        )
+      ).status,
+    ).toBe(200)
+    const replace = { keyId: key.keyId, permissions: [{ name: 'p.other', create: true }] }
+    expect((await post('keys.setPermissions', replace, stack.controlPlane, creator)).status).toBe(403)
+    // Removing needs its own action; removing one the workspace does not have removes nothing (Unkey: 200).
     const remove = { keyId: key.keyId, permissions: [{ name: 'p.one' }] }
     expect((await post('keys.removePermissions', remove, stack.controlPlane, creator)).status).toBe(403)
+    const nothing = { keyId: key.keyId, permissions: [{ name: 'never.made' }] }
+    expect((await post('keys.removePermissions', nothing)).status).toBe(200)
+    expect((await post('keys.removeRoles', { keyId: key.keyId, roles: [{ name: 'never-made' }] })).status).toBe(200)
     // api.<apiId>.update_key is not enough: permissions are Unkey's rbac actions, whatever the api.
     const updater = await headersOf([`api.${apiId}.update_key`])
     expect((await post('keys.removePermissions', remove, stack.controlPlane, updater)).status).toBe(403)

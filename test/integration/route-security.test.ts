@@ -120,8 +120,9 @@ const TABLE: Record<string, Row> = {
     needs: ['rbac.*.add_permission_to_key'],
     call: (f) => post({ keyId: f.keyId, permissions: [{ name: f.permissionSlug }] }),
   },
+  // Setting what the key holds already takes nothing away: adding is all it needs (taking away: key-permissions.test).
   'keys.setPermissions': {
-    needs: ['rbac.*.add_permission_to_key', 'rbac.*.remove_permission_from_key'],
+    needs: ['rbac.*.add_permission_to_key'],
     call: (f) => post({ keyId: f.keyId, permissions: [{ id: f.permissionId }] }),
   },
   'keys.removePermissions': {
@@ -133,7 +134,7 @@ const TABLE: Record<string, Row> = {
     call: (f) => post({ keyId: f.keyId, roles: [{ id: f.roleId }] }),
   },
   'keys.setRoles': {
-    needs: ['rbac.*.add_role_to_key', 'rbac.*.remove_role_from_key'],
+    needs: ['rbac.*.add_role_to_key'],
     call: (f) => post({ keyId: f.keyId, roles: [{ name: f.roleName }] }),
   },
   'keys.removeRoles': {
