@@ -227,7 +227,7 @@ const RULES: { file: RegExp; title: RegExp; verdict: Verdict; reason: string }[]
 // Security: what runCommonRouteTests checks for every route, and each file's "correct roles" table.
 
 const MIGRATION_HASH =
-  'Keygate checks that hash.value is a base64 SHA-256 digest (44 characters) before anything else: Unkey stored any string (its test sends `hash` or a UUID), so Keygate answers 400 BAD_REQUEST'
+  'Keygate checks that hash.value is a base64 SHA-256 digest (44 characters), after the root key: Unkey stored any string (its test sends `hash` or a UUID; a key with such a hash could never verify), so Keygate answers 400 BAD_REQUEST'
 const MESSAGE_KEY_REQUIRED =
   "message in Keygate's words (how to send a root key) where Unkey's says `key required`; status 403 and code UNAUTHORIZED as Unkey's"
 /** Validation messages are Keygate's own (`field: what is wrong`); status and code are Unkey's. */
