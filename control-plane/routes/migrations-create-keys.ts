@@ -1,5 +1,6 @@
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { bindIdentity } from '../identity-binding.js'
 import { importKeys } from '../key-import.js'
 import type { KeyWrites } from '../key-writes.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
@@ -15,6 +16,10 @@ export function registerMigrationsCreateKeys(app: KeygateServer, deps: ControlPl
       for (const apiId of new Set(request.body.map((key) => key.apiId)))
         requirePermission(principal, apiId, 'create_key')
       const records = await importKeys(deps, writes, request.body, principal)
+      // As keys.createKey: every externalId imported gets its identity (Unkey's upsert).
+      for (const externalId of new Set(records.flatMap((record) => (record.ownerId ? [record.ownerId] : [])))) {
+        await bindIdentity(deps, request, externalId)
+      }
       request.log.info({ keys: records.length, rootKeyId: principal.rootKeyId }, 'keys imported')
       for (const record of records) {
         await deps.audit.record(request, 'migrations.createKeys', {

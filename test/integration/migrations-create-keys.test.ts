@@ -45,13 +45,17 @@ onBothStores('migrations.createKeys', {}, (stack) => {
       expect((await stored(hash))?.enabled).toBe(enabled)
     })
 
-    it('binds the key to its externalId (the ownerId verifyKey and getKey return)', async () => {
+    it('binds the key to its externalId and that externalId’s identity (made when missing)', async () => {
       const apiId = await newApi()
       const key = generateKey('acme').key
       const externalId = `user_${randomUUID()}`
       const { body } = await importKeys([{ apiId, plaintext: key, externalId }])
       expect((await stack.getKey(body.keyIds[0])).ownerId).toBe(externalId)
       expect(await stack.verify({ key, apiId })).toMatchObject({ valid: true, ownerId: externalId })
+      // Its identity is made as keys.createKey makes one (Unkey's upsert), and verifyKey answers it.
+      const identity = (await stack.getKey(body.keyIds[0])).identity
+      expect(identity).toMatchObject({ id: expect.stringMatching(/^id_/), externalId })
+      expect((await stack.verify({ key, apiId })).identity).toMatchObject({ id: identity.id, externalId })
     })
 
     it('takes roles, permissions, environment, meta, credits and a rate limit as keys.createKey does', async () => {
