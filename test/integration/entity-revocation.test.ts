@@ -1,0 +1,161 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { StoreUnavailableError } from '../../shared/errors.js'
+import type { ChangeFeed } from '../../shared/feed/change-feed.js'
+import { roleAddress } from '../../shared/rbac.js'
+import { LOG_TRIMMED, type KeyStore } from '../../shared/store/key-store.js'
+import {
+  ManualClock,
+  openBackend,
+  startTestControlPlane,
+  startTestVerifier,
+  TEST_ROOT_KEY,
+  type Backend,
+  type TestServer,
+} from '../support/apps.js'
+
+/**
+ * The mechanisms that keep a verifier's entities (roles here) within the revocation bound when events alone do not:
+ * a read in flight during a change, a shard whose log cannot be replayed, and reads beyond the staleness bound. The
+ * verifier under test hears of changes only by polling (a deaf feed), so each test decides when it learns them.
+ */
+
+const manualPolls = { maxStalenessMs: 5_000, pollIntervalMs: 3_600_000 }
+const deaf: ChangeFeed = {
+  kind: 'memory',
+  subscribe: async (handlers) => handlers.onSubscribed(),
+  close: async () => {},
+}
+
+interface Faults {
+  /** Set: the next read of this address sees the store as it is, then waits for `release` before answering. */
+  holdRead?: { address: string; seen: () => void; release: Promise<void> }
+  trimLogs?: boolean
+  failReplays?: boolean
+}
+
+/** The backend's store with faults the test switches on. */
+function faulty(backend: Backend, faults: Faults): KeyStore {
+  return Object.create(backend.store, {
+    getEntity: {
+      value: async (address: string) => {
+        const found = await backend.store.getEntity(address)
+        const hold = faults.holdRead
+        if (hold?.address === address) {
+          faults.holdRead = undefined
+          hold.seen()
+          await hold.release
+        }
+        return found
+      },
+    },
+    readChanges: {
+      value: async (...args: Parameters<KeyStore['readChanges']>) => {
+        if (faults.failReplays) throw new StoreUnavailableError('log unreachable (injected)')
+        if (faults.trimLogs) return LOG_TRIMMED
+        return backend.store.readChanges(...args)
+      },
+    },
+  }) as KeyStore
+}
+
+const running: { close(): Promise<unknown> }[] = []
+afterEach(async () => {
+  for (const server of running.splice(0).reverse()) await server.close()
+})
+
+async function setUp(options: { clock?: ManualClock } = {}) {
+  const backend = await openBackend()
+  running.push(backend)
+  const faults: Faults = {}
+  const controlPlane = await startTestControlPlane({ backend })
+  running.push(controlPlane)
+  const verifier = await startTestVerifier({
+    backend: { ...backend, store: faulty(backend, faults), feed: deaf },
+    sync: manualPolls,
+    ...(options.clock ? { clock: options.clock } : {}),
+  })
+  running.push(verifier)
+  const post = async (operation: string, body: unknown) => {
+    const response = await controlPlane.app.inject({
+      method: 'POST',
+      url: `/v1/${operation}`,
+      headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+      payload: body as object,
+    })
+    expect(response.statusCode, response.body).toBe(200)
+    return response.json<Record<string, any>>()
+  }
+  const suffix = Math.random().toString(36).slice(2, 10)
+  const slug = `reports.read.${suffix}`
+  const { permissionId } = await post('permissions.createPermission', { name: slug })
+  const { roleId } = await post('permissions.createRole', {
+    name: `analyst-${suffix}`,
+    permissions: [{ id: permissionId }],
+  })
+  const { apiId } = await post('apis.createApi', { name: 'entity bound' })
+  const { key } = await post('keys.createKey', { apiId, roles: [`analyst-${suffix}`] })
+  const query = { permissions: slug }
+  const verdict = (server: TestServer) => server.verifier.verify(key, query)
+  /** The role stops granting the permission: one write, which the verifier under test has not heard of yet. */
+  const revoke = () => post('permissions.setRolePermissions', { roleId, permissions: [] })
+  await verifier.verifier.pollNow()
+  return { verifier, faults, roleId, verdict, revoke, post }
+}
+
+describe('entities within the revocation bound', () => {
+  it('a role read in flight while the role changes is read again, never cached older than the change', async () => {
+    const { verifier, faults, roleId, verdict, revoke } = await setUp()
+    let seen!: () => void
+    let release!: () => void
+    const readSeen = new Promise<void>((resolve) => (seen = resolve))
+    faults.holdRead = { address: roleAddress(roleId), seen, release: new Promise((resolve) => (release = resolve)) }
+    // The first verification misses the role and reads it: the read sees the role granting the permission…
+    const first = Promise.resolve(verdict(verifier))
+    await readSeen
+    // …and answers only after the change happened and the verifier learnt of it.
+    await revoke()
+    await verifier.verifier.pollNow()
+    release()
+    await first
+    expect(await verdict(verifier)).toMatchObject({ valid: false, code: 'INSUFFICIENT_PERMISSIONS' })
+  })
+
+  it('a shard whose changes cannot be replayed loses its entities too', async () => {
+    const { verifier, faults, verdict, revoke } = await setUp()
+    expect(await verdict(verifier)).toMatchObject({ valid: true })
+    await revoke()
+    faults.trimLogs = true
+    await verifier.verifier.pollNow()
+    faults.trimLogs = false
+    expect(await verdict(verifier)).toMatchObject({ valid: false, code: 'INSUFFICIENT_PERMISSIONS' })
+  })
+
+  it('beyond the staleness bound a key’s roles are read afresh, as the key is', async () => {
+    const clock = new ManualClock(Date.now())
+    const { verifier, faults, verdict, revoke } = await setUp({ clock })
+    expect(await verdict(verifier)).toMatchObject({ valid: true })
+    await revoke()
+    faults.failReplays = true
+    await expect(verifier.verifier.pollNow()).rejects.toThrow('log unreachable')
+    clock.advance(manualPolls.maxStalenessMs + 1)
+    expect(verifier.verifier.ready).toBe(false)
+    expect(await verdict(verifier)).toMatchObject({ valid: false, code: 'INSUFFICIENT_PERMISSIONS' })
+  })
+
+  it('beyond the staleness bound a rate-limit override is read afresh too', async () => {
+    const clock = new ManualClock(Date.now())
+    const { verifier, faults, post } = await setUp({ clock })
+    const namespace = `bound-${Math.random().toString(36).slice(2, 10)}`
+    const override = (limit: number) =>
+      post('ratelimits.setOverride', { namespaceName: namespace, identifier: 'user_1', limit, duration: 60_000 })
+    const call = { namespace, identifier: 'user_1', limit: 1_000, duration: 60_000, cost: 1, async: true }
+    await override(100)
+    await verifier.verifier.pollNow()
+    expect(await verifier.ratelimits.limit(call)).toMatchObject({ ok: true, limit: 100 })
+    await override(1)
+    faults.failReplays = true
+    await expect(verifier.verifier.pollNow()).rejects.toThrow('log unreachable')
+    clock.advance(manualPolls.maxStalenessMs + 1)
+    expect(await verifier.ratelimits.limit(call)).toMatchObject({ limit: 1 })
+  })
+})
