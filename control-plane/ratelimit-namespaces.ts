@@ -82,7 +82,11 @@ export class RatelimitNamespaces {
   }
 
   removeWildcard(namespaceName: string, identifier: string): Promise<void> {
-    return this.updateWildcards(namespaceName, (rules) => rules.filter((held) => held.identifier !== identifier))
+    return this.updateWildcards(namespaceName, (rules) =>
+      rules.some((held) => held.identifier === identifier)
+        ? rules.filter((held) => held.identifier !== identifier)
+        : rules,
+    )
   }
 
   private async updateWildcards(name: string, change: (rules: WildcardRule[]) => WildcardRule[]): Promise<void> {
@@ -91,6 +95,8 @@ export class RatelimitNamespaces {
       const current = await this.store.getEntity<NamespaceRecord>(address)
       if (!current) throw new ApiError('NOT_FOUND', `namespace ${name} not found`)
       const wildcards = change(current.doc.wildcards)
+      // Nothing to change: no write, so no event that every verifier would have to handle.
+      if (wildcards === current.doc.wildcards) return
       const write = await this.store.writeEntity(
         address,
         current.doc.id,

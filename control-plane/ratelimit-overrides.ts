@@ -31,8 +31,10 @@ export interface OverridePage {
 /**
  * Overrides of rate-limit namespaces, one record per identifier (its address: the namespace and the identifier's
  * digest), listed by an index per namespace. A wildcard override is also put in its namespace's record, which is
- * what verifiers match identifiers against: written after the override on set and removed before it on delete, so
- * a crash between the two leaves an override listed but not applied, which repeating the call mends.
+ * what verifiers match identifiers against: written after the override on set and removed before it on delete (and
+ * again after it, and by a set that finds its record deleted meanwhile, so that a set and a delete racing never leave
+ * a pattern applied that nothing lists), so a crash between the two leaves an override listed but not applied,
+ * which repeating the call mends.
  */
 export class RatelimitOverrides {
   constructor(
@@ -63,7 +65,12 @@ export class RatelimitOverrides {
         : await this.store.writeEntity(address, next.id, 'created', next)
       if (typeof write !== 'string') {
         this.onWrite(write)
-        if (isWildcard(identifier)) await this.namespaces.setWildcard(namespace.name, wildcardOf(next))
+        if (isWildcard(identifier)) {
+          await this.namespaces.setWildcard(namespace.name, wildcardOf(next))
+          // A delete that ran whole between the two writes left the pattern in the namespace with no record to
+          // list or delete it by: take it out again.
+          if (!(await this.store.getEntity(address))) await this.namespaces.removeWildcard(namespace.name, identifier)
+        }
         return next
       }
       if (!current) await this.store.removeFromIndex(indexOf(namespace.id), memberOf(next))
@@ -81,6 +88,8 @@ export class RatelimitOverrides {
     if (write === 'missing') return null
     if (typeof write === 'string') throw new Error(`unexpected reply to delete: ${write}`)
     this.onWrite(write)
+    // Again after the record: a set of the same pattern may have put it back in between.
+    if (isWildcard(identifier)) await this.namespaces.removeWildcard(namespace.name, identifier)
     await this.store.removeFromIndex(indexOf(namespace.id), memberOf(current.doc))
     return current.doc
   }
