@@ -24,6 +24,20 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
       // 404 and 403 before any permission or role named is looked up (or created).
       const current = await writes.readKey(body.keyId)
       requirePermission(principal, current.apiId, 'update_key')
+      const checkContent = (record: KeyRecord) => {
+        checkMeta(body.meta)
+        checkDefaultLimit(
+          body.ratelimit === undefined ? record.ratelimit : body.ratelimit,
+          body.ratelimits === undefined ? record.ratelimits : body.ratelimits,
+        )
+        checkExpires(body.expires, deps.clock.now(), { pastAllowed: true })
+        checkRefill(
+          body.refill,
+          body.remaining === undefined ? record.remaining !== undefined : body.remaining !== null,
+        )
+      }
+      // The content too, before anything (a permission, a role, an identity) is created for a call refused anyway.
+      checkContent(current)
       // Unkey's: changing a key's permissions or roles needs the rbac actions for it, as keys.addPermissions does
       // (checked before anything named is created; taking some away also needs the remove action, checked below).
       if (body.permissions?.length) allowKeyGrants(principal, 'permissions', true, false)
@@ -53,16 +67,7 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
       const write = await writes.updateKey(body.keyId, patch, (record) => {
         before = record
         requirePermission(principal, record.apiId, 'update_key')
-        checkMeta(body.meta)
-        checkDefaultLimit(
-          body.ratelimit === undefined ? record.ratelimit : body.ratelimit,
-          body.ratelimits === undefined ? record.ratelimits : body.ratelimits,
-        )
-        checkExpires(body.expires, deps.clock.now(), { pastAllowed: true })
-        checkRefill(
-          body.refill,
-          body.remaining === undefined ? record.remaining !== undefined : body.remaining !== null,
-        )
+        checkContent(record)
       })
       request.log.info(
         { keyId: body.keyId, rev: write.record.rev, enabled: write.record.enabled, rootKeyId: principal.rootKeyId },

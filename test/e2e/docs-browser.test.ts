@@ -58,7 +58,9 @@ describe('API docs in a browser', () => {
     await page.goto(`${keygate.url}/docs`)
     const header = page.locator('.information-container .description')
     await header.waitFor({ timeout: 20_000 })
-    expect(await header.innerText()).toContain('(apis.*, keys.*, permissions.*, identities.*, ratelimits.*, audit.*, rootKeys.*)')
+    expect(await header.innerText()).toContain(
+      '(apis.*, keys.*, permissions.*, identities.*, ratelimits.*, audit.*, rootKeys.*)',
+    )
     expect(await header.locator('code', { hasText: 'apis.*' }).count()).toBe(1)
   }, 60_000)
 

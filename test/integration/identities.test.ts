@@ -263,6 +263,22 @@ onBothStores('identities', {}, (stack) => {
       expect((await get(`identities.getIdentity?identityId=${identity.id}`)).status).toBe(200)
     })
 
+    it('an updateKey refused for its content creates no identity, role or permission', async () => {
+      const { body: key } = await post('keys.createKey', { apiId })
+      const externalId = randomUUID()
+      const role = `refused-${externalId}`
+      const refused = await post('keys.updateKey', {
+        keyId: key.keyId,
+        externalId,
+        roles: [{ name: role, create: true }],
+        refill: { interval: 'daily', amount: 10 },
+      })
+      expect(refused.status).toBe(400)
+      expect((await get(`identities.getIdentity?externalId=${externalId}`)).status).toBe(404)
+      const roles = (await get('permissions.listRoles')).body as { name: string }[]
+      expect(roles.map((r) => r.name)).not.toContain(role)
+    })
+
     it('every verifier follows a change to the identity’s meta, and its deletion', async () => {
       const externalId = randomUUID()
       const identityId = await create({ externalId, meta: { plan: 'free' } })
