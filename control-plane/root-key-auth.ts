@@ -77,8 +77,13 @@ export function may<R extends RootKeyResource>(
   id: string,
   action: ResourceAction<R>,
 ): boolean {
-  const needed = `${resource}.${id}.${action}`
-  return principal.permissions.some((held) => grants(held, needed))
+  // Compared part by part, never as a string built from `id`: an id from a request that holds a dot must not pose
+  // as `<id>.<action>` of a permission held.
+  return principal.permissions.some((held) => {
+    if (held === '*') return true
+    const [scope, heldId, heldAction] = held.split('.')
+    return scope === resource && (heldId === '*' || heldId === id) && (heldAction === '*' || heldAction === action)
+  })
 }
 
 /** Whether the principal may do `action` on `apiId` (`*` = on every api). */

@@ -74,7 +74,10 @@ export class KeyVerifier {
     )
     this.cache = new KeyCache(deps.cache)
     this.lookup = new KeyLookup(deps.store, this.cache, deps.cache.maxPendingReads)
-    this.entities = new EntityCache(MAX_CACHED_ENTITIES)
+    // Every cached key may have an identity (or the knowledge that it has none) beside roles and permissions: an
+    // entity cache smaller than the key cache would evict what keys resolve through, and send them to Redis after
+    // any entity change.
+    this.entities = new EntityCache(deps.cache.maxKeys + MAX_CACHED_ENTITIES)
     this.entityLookup = new RecordLookup(
       (address) => deps.store.getEntity(address),
       this.entities,
@@ -198,7 +201,10 @@ export class KeyVerifier {
       this.metrics.staleAnswers.labels('read-through').inc()
     }
     this.metrics.cacheMisses.inc()
-    return this.lookup.read(hash).then((record) => this.withContext(record, request))
+    // The cached copy when the read was cached, so that its resolved context is kept for the next verification.
+    return this.lookup
+      .read(hash)
+      .then((record) => this.withContext(record && (this.cache.get(hash) ?? record), request))
   }
 
   /** Resolves what the key is granted (usually memoised: no work), then decides. */
@@ -333,7 +339,8 @@ export class KeyVerifier {
 }
 
 const USAGE_FLUSH_MS = 5_000
-// Roles, permissions and identities a verifier remembers (the knowledge that one does not exist included).
+// Roles, permissions, namespaces and overrides a verifier remembers beyond one identity per cached key (absences
+// included).
 const MAX_CACHED_ENTITIES = 100_000
 const MAX_CONTEXT_ROUNDS = 3
 const NO_LIMITS: readonly AppliedLimit[] = Object.freeze([])
