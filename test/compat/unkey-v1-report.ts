@@ -1,6 +1,6 @@
 /** Writes docs/unkey-v1-compatibility.md from the verdicts of unkey-v1.test.ts. */
 
-export type Verdict = 'same' | 'deviation' | 'bug' | 'missing' | 'n/a' | 'unserved' | 'pending' | 'todo'
+export type Verdict = 'same' | 'deviation' | 'bug' | 'missing' | 'n/a' | 'unserved' | 'todo'
 
 export const DOC_PATH = new URL('../../docs/unkey-v1-compatibility.md', import.meta.url)
 
@@ -26,7 +26,7 @@ export function operationOf(file: string): string {
   return legacy ? `legacy ${operation}` : operation.replace(/\.$/, '')
 }
 
-const COLUMNS: Verdict[] = ['same', 'deviation', 'bug', 'missing', 'n/a', 'unserved', 'pending', 'todo']
+const COLUMNS: Verdict[] = ['same', 'deviation', 'bug', 'missing', 'n/a', 'unserved', 'todo']
 const HEADINGS: Record<Verdict, string> = {
   same: 'pass as written',
   deviation: 'deliberate deviation',
@@ -34,7 +34,6 @@ const HEADINGS: Record<Verdict, string> = {
   missing: 'missing feature (fails)',
   'n/a': 'n/a',
   unserved: 'not served',
-  pending: 'pending',
   todo: 'not re-expressed yet',
 }
 
@@ -70,7 +69,6 @@ export function compatibilityDoc(rows: Row[]): string {
     '- **n/a**: cannot be said against Keygate (another or a disabled workspace, encrypted keys, rows only a database holds, tests Unkey itself skipped); the reason is listed below.',
   )
   lines.push('- **not served**: the route is not one Keygate serves.')
-  lines.push('- **pending**: identities.* and ratelimits.*, being built; counted, not run.')
   lines.push(
     '- **not re-expressed yet**: expressible against Keygate, but this pass has not written the case; no claim either way.',
   )
