@@ -2046,10 +2046,9 @@ async function importedWithIdentity(h: Harness, externalId: string) {
   expect(identity?.externalId).toBe(externalId)
   expect(identity?.id).toBe((await h.get(`identities.getIdentity?externalId=${externalId}`)).body.id)
 }
-bug(
+same(
   'migrations_createKey.happy',
   'with externalId > when identity does not exist > should create an identity',
-  'migrations.createKeys stores the externalId but, unlike keys.createKey and updateKey, makes no identity for it: the key has none (getKey shows no `identity`, getIdentity finds none) until one is created',
   async (h) => importedWithIdentity(h, randomUUID()),
 )
 same('migrations_createKey.happy', 'with externalId > when identity does exist > should link the identity', async (h) =>
