@@ -12,10 +12,29 @@ const ID_BYTES = 16
 const ID_WIDTH = 22 // ceil(16 * log(256) / log(58))
 const ZERO_DIGIT = '1'
 
-/** A new id `<prefix>_<base58>` that sorts roughly by creation time. */
+// The last id's bytes: ids made in the same millisecond by this process follow it (monotonic), so that what a
+// process creates in one millisecond also lists in the order it was created (overrides, roles, keys).
+let last: Buffer = Buffer.alloc(ID_BYTES)
+let lastMs = -1
+
+/** A new id `<prefix>_<base58>` that sorts by creation time (strictly, within one process). */
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
-  const bytes = randomBytes(ID_BYTES)
-  bytes.writeUIntBE(Math.floor(nowMs), 0, 6)
+  const ms = Math.floor(nowMs)
+  let bytes: Buffer
+  if (ms === lastMs) {
+    // The previous id's random part plus one (10 random bytes never overflow in practice; if they did, the
+    // carry would stop at the time bytes, which stay as they are).
+    bytes = Buffer.from(last)
+    for (let i = ID_BYTES - 1; i >= 6; i--) {
+      bytes[i] = (bytes[i]! + 1) & 0xff
+      if (bytes[i] !== 0) break
+    }
+  } else {
+    bytes = randomBytes(ID_BYTES)
+    bytes.writeUIntBE(ms, 0, 6)
+  }
+  last = bytes
+  lastMs = ms
   return `${prefix}_${bs58.encode(bytes).padStart(ID_WIDTH, ZERO_DIGIT)}`
 }
 

@@ -14,6 +14,15 @@ describe('ids', () => {
     expect(idTimestamp('nonsense')).toBeUndefined()
   })
 
+  it('made in one millisecond by one process, sort in the order they were made (and keep their time)', () => {
+    const ids = Array.from({ length: 1_000 }, () => newId('rlor', 1_795_000_000_000))
+    expect([...ids].sort()).toEqual(ids)
+    for (const id of ids) expect(idTimestamp(id)).toBe(1_795_000_000_000)
+    // The next millisecond starts afresh, still after them.
+    const later = newId('rlor', 1_795_000_000_001)
+    expect(later > ids.at(-1)!).toBe(true)
+  })
+
   it('are unique', () => {
     const ids = new Set(Array.from({ length: 10_000 }, () => newId('req', 5)))
     expect(ids.size).toBe(10_000)
