@@ -80,7 +80,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey, deps.rootKeyUse)
   const audit = new AuditLog(deps.store, deps.clock, deps.log)
   const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock })
-  const rbac = new Rbac(deps.store, deps.clock, deps.onWrite)
+  const rbac = new Rbac(deps.store, deps.clock, deps.onWrite, audit)
   const identities = new Identities(deps.store, deps.clock, deps.onWrite)
   const namespaces = new RatelimitNamespaces(deps.store, deps.clock, deps.onWrite)
   const overrides = new RatelimitOverrides(deps.store, namespaces, deps.clock, deps.onWrite)

@@ -7,6 +7,7 @@ import type { Clock } from '../shared/clock.js'
 import type { WriteListener } from './key-writes.js'
 import { NamedRecords } from './named-records.js'
 import { may, type Principal } from './root-key-auth.js'
+import type { AuditLog } from './audit-log.js'
 
 /** How a request names a permission or a role: Unkey's `{id?, name?, create?}`, or a bare name. */
 export interface RecordRef {
@@ -29,10 +30,12 @@ export class Rbac {
   readonly permissions: NamedRecords<PermissionRecord>
   readonly roles: NamedRecords<RoleRecord>
 
+  /** `audit` records the permissions and roles made on the way (createKey, `create: true`), as their own calls do. */
   constructor(
     private readonly store: ManagementStore,
     private readonly clock: Clock,
     onWrite: WriteListener,
+    private readonly audit?: Pick<AuditLog, 'append'>,
   ) {
     const now = () => clock.now()
     this.permissions = new NamedRecords(store, 'permission', 'permission', (p) => p.slug, now, onWrite)
@@ -94,7 +97,7 @@ export class Rbac {
           `permission ${JSON.stringify(ref.name)} does not exist, and creating it needs rbac.*.create_permission`,
         )
       }
-      ids.push(await this.createOrFindPermission(ref.name!))
+      ids.push(await this.createOrFindPermission(ref.name!, principal))
     }
     return [...new Set(ids)]
   }
@@ -116,7 +119,7 @@ export class Rbac {
           `role ${JSON.stringify(ref.name)} does not exist, and creating it needs rbac.*.create_role`,
         )
       }
-      ids.push(await this.createOrFindRole(ref.name!))
+      ids.push(await this.createOrFindRole(ref.name!, principal))
     }
     return [...new Set(ids)]
   }
@@ -133,9 +136,13 @@ export class Rbac {
   }
 
   // Two requests may create the same missing slug at once: the loser uses the winner's record.
-  private async createOrFindPermission(slug: string): Promise<string> {
+  private async createOrFindPermission(slug: string, principal: Principal): Promise<string> {
     try {
-      return (await this.createPermission({ name: slug })).id
+      const made = await this.createPermission({ name: slug })
+      await this.audit?.append({ rootKeyId: principal.rootKeyId }, 'permissions.createPermission', {
+        after: { ...made },
+      })
+      return made.id
     } catch (err) {
       const winner = err instanceof ApiError && err.code === 'CONFLICT' && (await this.permissions.findByName(slug))
       if (winner) return winner.id
@@ -143,9 +150,11 @@ export class Rbac {
     }
   }
 
-  private async createOrFindRole(name: string): Promise<string> {
+  private async createOrFindRole(name: string, principal: Principal): Promise<string> {
     try {
-      return (await this.createRole({ name })).id
+      const made = await this.createRole({ name })
+      await this.audit?.append({ rootKeyId: principal.rootKeyId }, 'permissions.createRole', { after: { ...made } })
+      return made.id
     } catch (err) {
       const winner = err instanceof ApiError && err.code === 'CONFLICT' && (await this.roles.findByName(name))
       if (winner) return winner.id

@@ -35,23 +35,26 @@ for (const store of ['memory', 'redis'] as const) {
       await post('keys.addPermissions', { keyId, permissions: [{ name: 'p', create: true }] })
       await post('keys.deleteKey', { keyId })
 
-      const { status, body } = await list('?limit=5')
+      const { status, body } = await list('?limit=6')
       expect(status).toBe(200)
       expect(body.entries.map((e: { action: string }) => e.action)).toEqual([
         'keys.deleteKey',
         'keys.addPermissions',
+        // The permission `create: true` made on the way has an entry of its own, by the same root key.
+        'permissions.createPermission',
         'keys.updateKey',
         'keys.createKey',
         'apis.createApi',
       ])
-      for (const entry of body.entries)
+      expect(body.entries[2]).toMatchObject({ rootKeyId: 'root_bootstrap', after: { name: 'p', slug: 'p' } })
+      for (const entry of body.entries.filter((e: { action: string }) => !e.action.startsWith('permissions.')))
         expect(entry).toMatchObject({
           rootKeyId: 'root_bootstrap',
           at: expect.any(Number),
           requestId: expect.stringMatching(/^req_/),
           apiId,
         })
-      const update = body.entries[2]
+      const update = body.entries[3]
       expect(update).toMatchObject({
         keyId,
         before: { id: keyId, name: 'first', enabled: true },
