@@ -45,6 +45,7 @@ import { registerListIdentities } from './routes/identities-list-identities.js'
 import { registerUpdateIdentity } from './routes/identities-update-identity.js'
 import { registerDeleteIdentity } from './routes/identities-delete-identity.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
+import { registerV2ApiRoutes } from './v2/apis-routes.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -134,6 +135,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListIdentities(management, routeDeps)
     registerUpdateIdentity(management, routeDeps)
     registerDeleteIdentity(management, routeDeps)
+    // Unkey's v2 wire format over the same operations (control-plane/v2/).
+    registerV2ApiRoutes(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

@@ -8,17 +8,11 @@ import {
   type RootKeyAction,
   type RootKeyResource,
 } from '../shared/root-key-actions.js'
+import { BOOTSTRAP_ID, may, rootKeyHashOf, rootKeyNotValid, type Principal } from '../shared/root-key-principal.js'
 import type { RootKeyStore } from '../shared/store/root-key-store.js'
 import type { RootKeyUse } from './root-key-use.js'
 
-/** Who made a management call. */
-export interface Principal {
-  rootKeyId: string
-  permissions: readonly string[]
-}
-
-/** The id the bootstrap root key (KEYGATE_ROOT_KEY) acts under: in the audit log, the rate limit, the logs. */
-export const BOOTSTRAP_ID = 'root_bootstrap'
+export { BOOTSTRAP_ID, may, type Principal }
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,9 +27,6 @@ export function principalOf(request: FastifyRequest): Principal {
     throw new ApiError('UNAUTHORIZED', 'authorization: send a root key as `Authorization: Bearer <root key>`')
   return request.principal
 }
-
-/** One answer for every root key that does not authenticate: unknown, revoked, or the bootstrap key turned off. */
-const notValid = () => new ApiError('UNAUTHORIZED', 'authorization: the root key is not valid')
 
 /**
  * Root-key authentication: the bearer is hashed and looked up by hash on every call (only hashes are stored), so a
@@ -54,36 +45,16 @@ export class RootKeyAuth {
   }
 
   async authenticate(request: FastifyRequest): Promise<Principal> {
-    const header = request.headers.authorization
-    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-    if (!match)
-      throw new ApiError('UNAUTHORIZED', 'authorization: send a root key as `Authorization: Bearer <root key>`')
-    const hash = hashKey(match[1]!)
+    const hash = rootKeyHashOf(request.headers.authorization)
     if (this.bootstrapHash !== undefined && secretsEqual(hash, this.bootstrapHash)) {
-      if (await this.store.isBootstrapRootKeyDisabled()) throw notValid()
+      if (await this.store.isBootstrapRootKeyDisabled()) throw rootKeyNotValid()
       return { rootKeyId: BOOTSTRAP_ID, permissions: ['*'] }
     }
     const rootKey = await this.store.getRootKeyByHash(hash)
-    if (!rootKey) throw notValid()
+    if (!rootKey) throw rootKeyNotValid()
     this.use.record(rootKey)
     return { rootKeyId: rootKey.id, permissions: rootKey.permissions }
   }
-}
-
-/** Whether the principal may do `action` on the record `id` of `resource` (`*` = on every one). */
-export function may<R extends RootKeyResource>(
-  principal: Principal,
-  resource: R,
-  id: string,
-  action: ResourceAction<R>,
-): boolean {
-  // Compared part by part, never as a string built from `id`: an id from a request that holds a dot must not pose
-  // as `<id>.<action>` of a permission held.
-  return principal.permissions.some((held) => {
-    if (held === '*') return true
-    const [scope, heldId, heldAction] = held.split('.')
-    return scope === resource && (heldId === '*' || heldId === id) && (heldAction === '*' || heldAction === action)
-  })
 }
 
 /** Whether the principal may do `action` on `apiId` (`*` = on every api). */

@@ -24,17 +24,38 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS
 
+/** One failed check of a request, as v2's 400 lists them: where (`body.apiId`) and what is wrong. */
+export interface FieldProblem {
+  location: string
+  message: string
+}
+
+/** What an error says beyond its code and message, for the wire formats that can say it (v2's problem body). */
+export interface ApiErrorDetails {
+  /** Each failed check of a 400 (v2's `errors`); derived from the message when absent. */
+  fields?: FieldProblem[]
+  /**
+   * Why a root key was not accepted: v2 answers a missing or malformed `Authorization` header with 400 and an
+   * unknown root key with 401 (v1 answers all three 403).
+   */
+  authentication?: 'missing' | 'malformed'
+  /** The specific problem, as Unkey v2 names it (`data/key_not_found`): its error `type` ends with it. */
+  problem?: string
+}
+
 export class ApiError extends Error {
   readonly code: ErrorCode
   readonly statusCode: number
   readonly headers: Record<string, string> | undefined
+  readonly details: ApiErrorDetails | undefined
 
-  constructor(code: ErrorCode, message: string, headers?: Record<string, string>) {
+  constructor(code: ErrorCode, message: string, headers?: Record<string, string>, details?: ApiErrorDetails) {
     super(message)
     this.name = 'ApiError'
     this.code = code
     this.statusCode = ERRORS[code]
     this.headers = headers
+    this.details = details
   }
 }
 

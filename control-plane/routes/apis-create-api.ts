@@ -1,7 +1,6 @@
-import { newId } from '../../shared/ids.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
+import { createApi } from '../apis.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
 import { CreateApiBody } from '../schemas/api-schemas.js'
 import { Type } from 'typebox'
 
@@ -20,12 +19,7 @@ export function registerCreateApi(app: KeygateServer, deps: ControlPlaneDeps): v
       },
     },
     async (request) => {
-      const principal = principalOf(request)
-      requirePermission(principal, '*', 'create_api')
-      const api = { id: newId('api', deps.clock.now()), name: request.body.name, createdAt: deps.clock.now() }
-      await deps.store.createApi(api)
-      await deps.audit.record(request, 'apis.createApi', { apiId: api.id, after: { id: api.id, name: api.name } })
-      request.log.info({ apiId: api.id, rootKeyId: principal.rootKeyId }, 'api created')
+      const api = await createApi(deps, request, request.body.name)
       return { apiId: api.id, name: api.name }
     },
   )

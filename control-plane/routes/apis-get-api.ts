@@ -1,8 +1,7 @@
 import { Type } from 'typebox'
-import { notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
+import { readApi } from '../apis.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
 import { ApiResponse } from '../schemas/api-schemas.js'
 import { ApiIdField } from '../schemas/fields.js'
 import { WORKSPACE_ID } from '../workspace.js'
@@ -17,11 +16,7 @@ export function registerGetApi(app: KeygateServer, deps: ControlPlaneDeps): void
       },
     },
     async (request) => {
-      const principal = principalOf(request)
-      const { apiId } = request.query
-      requirePermission(principal, apiId, 'read_api')
-      const api = await deps.store.getApi(apiId)
-      if (!api) throw notFound(`api ${apiId} not found`)
+      const api = await readApi(deps, request, request.query.apiId)
       // Exactly Unkey's three fields: its tests hold the body to them.
       return { id: api.id, workspaceId: WORKSPACE_ID, name: api.name }
     },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import type { KeygateServer } from '../../shared/http/build-server.js'
+import { V2Envelope } from '../../shared/http/v2-route.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 
 export function registerLiveness(app: KeygateServer, deps: ControlPlaneDeps): void {
@@ -18,5 +19,22 @@ export function registerLiveness(app: KeygateServer, deps: ControlPlaneDeps): vo
       },
     },
     async () => ({ status: 'ok', services: { store: deps.store.kind } }),
+  )
+  // v2's: a GET in the envelope, no root key (Unkey's liveness is the one v2 operation that needs none).
+  app.get(
+    '/v2/liveness',
+    {
+      schema: {
+        response: {
+          200: V2Envelope(
+            Type.Object(
+              { message: Type.String({ description: '`OK`: the process answers' }) },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+      },
+    },
+    async (request) => ({ meta: { requestId: request.id }, data: { message: 'OK' } }),
   )
 }

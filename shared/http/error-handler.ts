@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from './build-server.js'
 import { errorBody } from './error-body.js'
+import { isV2Path, problemBody, problemContentType, problemStatus } from './problem-body.js'
 import { newRequestId } from './request-id.js'
 import { closestName } from '../closest-name.js'
 import { clipInput } from '../clip-input.js'
@@ -56,6 +57,10 @@ export function renderError(error: ApiError, request: FastifyRequest, reply: Fas
   reply.header('x-request-id', request.id)
   if (error.headers) reply.headers(error.headers)
   if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
+  if (isV2Path(request.url)) {
+    const status = problemStatus(error)
+    return reply.code(status).type(problemContentType(status)).send(problemBody(error, request.id))
+  }
   return reply
     .code(error.statusCode)
     .type('application/json')
@@ -100,24 +105,24 @@ export function installErrorHandling(app: KeygateServer, docsBaseUrl: string): U
 }
 
 /**
- * `; did you mean keys.createKey?` for a path that is nearly an operation: a typo or another case
+ * `; did you mean keys.createKey?` for a path that is nearly an operation of its version: a typo or another case
  * (`/v1/keys.createkey`), the method under the wrong service (`/v1/apis.createKey`), or no `/v1/` (then the
- * whole path is suggested). Nothing when no operation is close: a guess would mislead.
+ * whole v1 path is suggested). Nothing when no operation is close: a guess would mislead.
  */
 function suggestion(path: string, paths: Iterable<string>): string {
+  const version = /^\/(v\d+)\//.exec(path)?.[1]
   const operations = new Map<string, string>()
   for (const known of paths) {
-    const operation = /^\/v1\/([A-Za-z]+\.[A-Za-z]+|[A-Za-z]+)$/.exec(known)?.[1]
-    if (operation) operations.set(operation, known)
+    const [, knownVersion, operation] = /^\/(v\d+)\/([A-Za-z]+\.[A-Za-z]+|[A-Za-z]+)$/.exec(known) ?? []
+    if (operation && knownVersion === (version ?? 'v1')) operations.set(operation, known)
   }
-  const underV1 = path.startsWith('/v1/')
-  const asked = underV1 ? path.slice('/v1/'.length) : path.slice(path.lastIndexOf('/') + 1)
+  const asked = version ? path.slice(version.length + 2) : path.slice(path.lastIndexOf('/') + 1)
   const method = asked.slice(asked.lastIndexOf('.') + 1).toLowerCase()
   const nearest =
     closestName(asked, operations.keys()) ??
     [...operations.keys()].find((op) => method.length > 3 && op.slice(op.lastIndexOf('.') + 1).toLowerCase() === method)
   if (nearest === undefined) return ''
-  return `; did you mean ${underV1 ? nearest : operations.get(nearest)}?`
+  return `; did you mean ${version ? nearest : operations.get(nearest)}?`
 }
 
 /**

@@ -1,0 +1,59 @@
+import { ApiError } from './errors.js'
+import { hashKey } from './key-material.js'
+import type { ResourceAction, RootKeyResource } from './root-key-actions.js'
+
+/** Who made a call that needs a root key: the control plane's management calls, and every v2 call. */
+export interface Principal {
+  rootKeyId: string
+  permissions: readonly string[]
+}
+
+/** The id the bootstrap root key (KEYGATE_ROOT_KEY) acts under: in the audit log, the rate limit, the logs. */
+export const BOOTSTRAP_ID = 'root_bootstrap'
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+/**
+ * The hash of the root key an `Authorization` header carries, or the contract's UNAUTHORIZED: v1 answers every
+ * refusal 403; v2 tells a missing header and one that is not `Bearer <key>` (400) from an unknown key (401).
+ */
+export function rootKeyHashOf(header: string | string[] | undefined): string {
+  if (header === undefined || header === '')
+    throw new ApiError(
+      'UNAUTHORIZED',
+      'authorization: send a root key as `Authorization: Bearer <root key>`',
+      undefined,
+      { authentication: 'missing', problem: 'authentication/missing' },
+    )
+  const match = typeof header === 'string' ? BEARER.exec(header) : null
+  if (!match)
+    throw new ApiError(
+      'UNAUTHORIZED',
+      'authorization: send a root key as `Authorization: Bearer <root key>`',
+      undefined,
+      { authentication: 'malformed', problem: 'authentication/malformed' },
+    )
+  return hashKey(match[1]!)
+}
+
+/** One answer for every root key that does not authenticate: unknown, revoked, or the bootstrap key turned off. */
+export const rootKeyNotValid = () =>
+  new ApiError('UNAUTHORIZED', 'authorization: the root key is not valid', undefined, {
+    problem: 'authentication/key_not_found',
+  })
+
+/** Whether the principal may do `action` on the record `id` of `resource` (`*` = on every one). */
+export function may<R extends RootKeyResource>(
+  principal: Principal,
+  resource: R,
+  id: string,
+  action: ResourceAction<R>,
+): boolean {
+  // Compared part by part, never as a string built from `id`: an id from a request that holds a dot must not pose
+  // as `<id>.<action>` of a permission held.
+  return principal.permissions.some((held) => {
+    if (held === '*') return true
+    const [scope, heldId, heldAction] = held.split('.')
+    return scope === resource && (heldId === '*' || heldId === id) && (heldAction === '*' || heldAction === action)
+  })
+}
