@@ -1,7 +1,9 @@
 import { beforeAll, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/key-material.js'
+import { TEST_ROOT_KEY } from '../support/apps.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
+import { unkeySdk } from '../support/unkey-sdk.js'
 
 /** Unkey v2's wire format: the envelope, problem bodies with the SDK's content types, v2's auth statuses. */
 onBothStores('the v2 wire format', {}, (stack) => {
@@ -98,5 +100,19 @@ onBothStores('the v2 wire format', {}, (stack) => {
   it('v1 keeps its own shapes: 403 for a missing root key, {error:{code}} bodies', async () => {
     const v1 = await stack.post('apis.createApi', { name: 'v1 api' }, undefined, { 'content-type': 'application/json' })
     expect(v1).toMatchObject({ status: 403, body: { error: { code: 'UNAUTHORIZED' } } })
+  })
+
+  it("Unkey's SDK reads the answers and the errors as typed values", async () => {
+    const sdk = unkeySdk(stack.controlPlane, TEST_ROOT_KEY)
+    const created = await sdk.apis.createApi({ name: 'sdk api' })
+    expect(created.data.apiId).toMatch(/^api_/)
+    expect((await sdk.apis.getApi({ apiId: created.data.apiId })).data.name).toBe('sdk api')
+    await expect(sdk.apis.getApi({ apiId: 'api_missing' })).rejects.toMatchObject({
+      name: 'NotFoundErrorResponse',
+      data$: { error: { status: 404 } },
+    })
+    await expect(unkeySdk(stack.controlPlane, 'wrong').apis.getApi({ apiId: 'api_x' })).rejects.toMatchObject({
+      name: 'UnauthorizedErrorResponse',
+    })
   })
 })
