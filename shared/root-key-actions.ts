@@ -20,6 +20,10 @@ export const ROOT_KEY_RESOURCES = {
     'delete_key',
     'verify_key',
     'read_analytics',
+    // v2's: Keygate keeps only hashes, so these allow nothing, but root-key permissions written for Unkey v2 hold
+    // them and must be accepted as written.
+    'encrypt_key',
+    'decrypt_key',
   ],
   rbac: [
     'create_permission',
@@ -47,6 +51,7 @@ export const ROOT_KEY_RESOURCES = {
     'set_override',
     'read_override',
     'delete_override',
+    'list_overrides',
   ],
   rootkey: ['manage'],
 } as const
