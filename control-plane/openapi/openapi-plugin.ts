@@ -5,8 +5,11 @@ import { Type } from 'typebox'
 import { ERRORS, type ErrorCode } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import { withBodyExample } from './body-example.js'
 import { withDocumentedShapes } from './documented-shapes.js'
-import { OPERATIONS, operationIdOf, type OperationDoc } from './operations.js'
+import { TAGS } from './operation-doc.js'
+import { isV2Operation, OPERATIONS, operationIdOf, type OperationDoc } from './operations.js'
+import { problemResponses } from './problem-responses.js'
 
 /** The package's version, from the package.json above this module (in dist/ or, under tests, the sources). */
 function packageVersion(): string {
@@ -19,8 +22,9 @@ function packageVersion(): string {
 const version = packageVersion()
 
 /**
- * The contract's error shape (rendered by shared/http/error-handler.ts), documented once for every error status
- * with the codes it carries there (403 carries two on v1: UNAUTHORIZED and INSUFFICIENT_PERMISSIONS).
+ * v1's error shape (rendered by shared/http/error-handler.ts), documented once for every error status with the
+ * codes it carries there (403 carries two on v1: UNAUTHORIZED and INSUFFICIENT_PERMISSIONS). v2's problem bodies:
+ * problem-responses.ts.
  */
 const ErrorResponse = (codes: ErrorCode[], description: string) =>
   Type.Object(
@@ -93,29 +97,15 @@ export function registerOpenApi(app: KeygateServer): void {
         title: 'Keygate API',
         version,
         description: [
-          "API keys: the management API (`apis.*`, `keys.*`, `permissions.*`, `identities.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`), key verification and rate limiting. The wire contract is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies.",
+          'API keys: the management API (`apis.*`, `keys.*`, `permissions.*`, `identities.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`), key verification and rate limiting. Two wire contracts over the same keys: a key made through either verifies through both.',
+          "**v1** is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies. Every error has the shape `{error: {code, message, docs, requestId}}`; `docs` links to the page of its code, listed at [/docs/errors](/docs/errors).",
+          "**v2** is Unkey's v2 API, what `@unkey/api` 2.x speaks (`apis.*`, `keys.*`, `identities.*`, `permissions.*`, `ratelimit.*`): `POST {base}/v2/{service}.{method}`, every answer `{meta: {requestId}, data}` (lists add `pagination: {cursor?, hasMore}`), every error a problem body `{meta, error: {title, detail, status, type, errors?}}`. Every v2 call but liveness needs a root key, verifyKey included: a missing or malformed `Authorization` header is 400, a root key not valid 401, a missing permission 403.",
           '**Trying it out:** management operations need a root key. Press **Authorize** and paste the root key (`keygate dev` prints one). Create an api with `apis.createApi`, then put the `apiId` it returns into `keys.createKey`; the examples show ids of the right shape, which name nothing until you replace them.',
-          'Every error has the shape `{error: {code, message, docs, requestId}}`; `docs` links to the page of its code, listed at [/docs/errors](/docs/errors).',
         ].join('\n\n'),
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/', description: 'this server' }],
-      tags: [
-        { name: 'apis', description: 'Apis: namespaces that keys belong to' },
-        { name: 'keys', description: 'Keys: create, change, verify' },
-        { name: 'permissions', description: 'Permissions and roles: what keys are granted' },
-        {
-          name: 'identities',
-          description: 'Identities: the users or organisations behind keys, and their shared limits',
-        },
-        { name: 'ratelimits', description: 'Rate limits of anything, by namespace and identifier, with overrides' },
-        { name: 'migrations', description: 'Importing existing keys (from Unkey or any SHA-256 store)' },
-        { name: 'analytics', description: 'Verification counts across keys' },
-        { name: 'audit', description: 'The audit log of management writes' },
-        { name: 'rootKeys', description: 'Root keys: the keys that call the management API' },
-        { name: 'gateway', description: 'Forward-auth for gateways (verifier and `keygate dev`)' },
-        { name: 'health', description: 'Whether the service is up, ready, and its metrics' },
-      ],
+      tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
       components: {
         securitySchemes: {
           rootKey: { type: 'http', scheme: 'bearer', description: 'A root key: `Authorization: Bearer <root key>`' },
@@ -172,16 +162,11 @@ function operationSchema(id: string, doc: OperationDoc, schema: RouteSchema) {
     }
   }
   const errors = doc.errors ?? (doc.rootKey ? MANAGEMENT_ERRORS : PUBLIC_ERRORS)
-  const byStatus = new Map<string, ErrorCode[]>()
-  for (const code of errors) byStatus.set(String(ERRORS[code]), [...(byStatus.get(String(ERRORS[code])) ?? []), code])
-  for (const [status, codes] of byStatus) {
-    const text = (code: ErrorCode) => ERROR_TEXT[code] ?? code
-    const description = codes.length === 1 ? text(codes[0]!) : codes.map((code) => `${code}: ${text(code)}`).join(' ')
-    response[status] ??= ErrorResponse(codes, description)
-  }
+  const errorResponses = isV2Operation(id) ? problemResponses(errors, doc.rootKey) : v1ErrorResponses(errors)
+  for (const [status, answer] of Object.entries(errorResponses)) response[status] ??= answer
   return {
     ...schema,
-    ...(schema.body ? { body: withDocumentedShapes(schema.body) } : {}),
+    ...(schema.body ? { body: withBodyExample(withDocumentedShapes(schema.body)) } : {}),
     ...(doc.headers
       ? { headers: { type: 'object', properties: headerSchemas(doc.headers), additionalProperties: true } }
       : {}),
@@ -193,6 +178,22 @@ function operationSchema(id: string, doc: OperationDoc, schema: RouteSchema) {
     security: doc.rootKey ? [{ rootKey: [] }] : [],
     response,
   }
+}
+
+/** A v1 operation's error answers by status, each with the codes that status carries. */
+function v1ErrorResponses(errors: readonly ErrorCode[]): Record<string, object> {
+  const byStatus = new Map<string, ErrorCode[]>()
+  for (const code of errors) byStatus.set(String(ERRORS[code]), [...(byStatus.get(String(ERRORS[code])) ?? []), code])
+  const text = (code: ErrorCode) => ERROR_TEXT[code] ?? code
+  return Object.fromEntries(
+    [...byStatus].map(([status, codes]) => [
+      status,
+      ErrorResponse(
+        codes,
+        codes.length === 1 ? text(codes[0]!) : codes.map((code) => `${code}: ${text(code)}`).join(' '),
+      ),
+    ]),
+  )
 }
 
 function headerSchemas(headers: NonNullable<OperationDoc['headers']>): Record<string, object> {

@@ -1,61 +1,15 @@
-import type { ErrorCode } from '../../shared/errors.js'
+import type { OperationDoc } from './operation-doc.js'
+import { V2_OPERATIONS } from './v2-operations.js'
 
-/** A header of a request or an answer, as the reference describes it. */
-interface HeaderDoc {
-  description: string
-  example?: string
-}
-
-/** An answer of a route that has no response schema of its own (metrics, forward-auth): status, body, headers. */
-export interface ResponseDoc {
-  description: string
-  /** The body's content type and schema; no body when absent. */
-  content?: { type: string; schema: object }
-  headers?: Record<string, HeaderDoc>
-}
-
-/**
- * What the OpenAPI document says of each operation beyond its schemas: a summary, and whether it takes a
- * root key. The schemas themselves come from the routes (the single source of truth); this table only names
- * them for people, and describes the answers of the few routes that send no JSON. test/integration/openapi.test.ts
- * fails if a route has no entry here, or an entry no route.
- */
-export interface OperationDoc {
-  summary: string
-  /** Longer text under the summary (Markdown). */
-  description?: string
-  /** Management calls need `Authorization: Bearer <root key>`; verification and health do not. */
-  rootKey: boolean
-  tag:
-    | 'apis'
-    | 'keys'
-    | 'permissions'
-    | 'identities'
-    | 'ratelimits'
-    | 'migrations'
-    | 'analytics'
-    | 'audit'
-    | 'rootKeys'
-    | 'gateway'
-    | 'health'
-  /** Where it is served, when not at `/v1/<operation id>` (probes and metrics). */
-  path?: string
-  /** The errors it answers with, when not the usual ones (those of its kind of operation). */
-  errors?: ErrorCode[]
-  /** The methods to document, when the route takes more than OpenAPI can list (forward-auth takes any). */
-  methods?: string[]
-  /** Request headers it reads, for a route without a schema. */
-  headers?: Record<string, HeaderDoc>
-  /** Its answers, for a route without a response schema. */
-  responses?: Record<number, ResponseDoc>
-}
+export type { OperationDoc } from './operation-doc.js'
 
 const KEYGATE_CODE = {
   description:
     'The verdict: VALID, NOT_FOUND, DISABLED, FORBIDDEN, EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED, or MISSING_KEY (no key sent)',
 }
 
-export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+/** Unkey's v1 wire format and Keygate's own routes (probes, metrics, forward-auth). */
+const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'apis.createApi': { summary: 'Create an api (a namespace for keys)', rootKey: true, tag: 'apis' },
   'apis.getApi': { summary: 'Read an api', rootKey: true, tag: 'apis' },
   'apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true, tag: 'apis' },
@@ -302,8 +256,23 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
 }
 
-/** Where an operation is served: `keys.createKey` → `/v1/keys.createKey`, `livez` → `/livez`. */
-export const operationPath = (id: string): string => OPERATIONS[id]?.path ?? `/v1/${id}`
+/**
+ * Every operation the document describes, both wire formats: v2's ids start with `v2.` (`v2.keys.createKey`), so an
+ * operation id names one route of one version.
+ */
+export const OPERATIONS: Readonly<Record<string, OperationDoc>> = { ...V1_OPERATIONS, ...V2_OPERATIONS }
+
+const V2_PREFIX = 'v2.'
+
+/** Whether an operation is one of Unkey's v2 wire format (its errors are problem bodies, its auth statuses v2's). */
+export const isV2Operation = (id: string): boolean => id.startsWith(V2_PREFIX)
+
+/**
+ * Where an operation is served: `keys.createKey` → `/v1/keys.createKey`, `v2.keys.createKey` →
+ * `/v2/keys.createKey`, `livez` → `/livez`.
+ */
+export const operationPath = (id: string): string =>
+  OPERATIONS[id]?.path ?? (isV2Operation(id) ? `/v2/${id.slice(V2_PREFIX.length)}` : `/v1/${id}`)
 
 const ID_BY_PATH = new Map(Object.keys(OPERATIONS).map((id) => [operationPath(id), id]))
 

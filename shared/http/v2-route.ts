@@ -5,7 +5,7 @@ import type { KeygateServer } from './build-server.js'
 /** v2's `meta`: the request id (also the X-Request-Id header). */
 export const V2Meta = Type.Object(
   { requestId: Type.String({ description: "This request's id (also the X-Request-Id header)" }) },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'About the request' },
 )
 
 /** v2's list pages: the SDK asks for the next page while a non-empty cursor comes back. */
@@ -22,12 +22,16 @@ export function v2Pagination(cursor: string | undefined): Static<typeof V2Pagina
   return cursor === undefined ? { hasMore: false } : { cursor, hasMore: true }
 }
 
+/** `data` as the API reference shows it: described, unless its schema says more already. */
+const described = <Data extends TSchema>(data: Data): Data =>
+  'description' in data ? data : { ...data, description: 'What the operation answers' }
+
 /** Every v2 success: `{meta: {requestId}, data}` (lists add `pagination`). */
 export function V2Envelope<Data extends TSchema>(data: Data) {
-  return Type.Object({ meta: V2Meta, data })
+  return Type.Object({ meta: V2Meta, data: described(data) })
 }
 export function V2PagedEnvelope<Data extends TSchema>(data: Data) {
-  return Type.Object({ meta: V2Meta, data, pagination: Type.Optional(V2Pagination) })
+  return Type.Object({ meta: V2Meta, data: described(data), pagination: Type.Optional(V2Pagination) })
 }
 
 /** What a v2 handler answers: `data`, and for a list its `pagination`. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
+import { isV2Operation, OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 
@@ -37,7 +37,7 @@ afterAll(async () => {
 })
 
 describe('API docs in a browser', () => {
-  it('renders /docs with every operation, and shows an operation once opened', async () => {
+  it('renders /docs with every operation of both versions, and shows an operation once opened', async () => {
     const page = await browser.newPage()
     const failed: string[] = []
     page.on('requestfailed', (request) => failed.push(request.url()))
@@ -45,7 +45,16 @@ describe('API docs in a browser', () => {
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 })
     const paths = await page.locator('.opblock-summary-path').allInnerTexts()
     const shown = new Set(paths.map((path) => path.replace(/\u200b/g, '').trim()))
-    for (const id of Object.keys(OPERATIONS)) expect(shown, id).toContain(operationPath(id))
+    // Every operation the document has (openapi.test.ts holds the document to OPERATIONS and the served routes).
+    const document = (await (await fetch(`${keygate.url}/openapi.json`)).json()) as { paths: Record<string, object> }
+    expect(shown).toEqual(new Set(Object.keys(document.paths)))
+    for (const id of Object.keys(OPERATIONS).filter((id) => !isV2Operation(id)))
+      expect(shown, id).toContain(operationPath(id))
+    expect([...shown].filter((path) => path.startsWith('/v2/')).length).toBeGreaterThanOrEqual(3)
+    // v2's groups are their own, after v1's.
+    const tags = (await page.locator('h3.opblock-tag').allInnerTexts()).map((tag) => tag.split('\n')[0]!.trim())
+    expect(tags).toContain('v2 keys')
+    expect(tags.indexOf('v2 apis')).toBeGreaterThan(tags.indexOf('health'))
     // Opening one shows its request body schema, fetched from /openapi.json by the page itself.
     await page.locator('.opblock-summary', { hasText: '/v1/keys.verifyKey' }).click()
     await expect.poll(() => page.locator('.opblock.is-open').innerText(), { timeout: 10_000 }).toContain('Request body')
@@ -53,15 +62,16 @@ describe('API docs in a browser', () => {
     expect(failed).toEqual([])
   }, 60_000)
 
-  it('shows the header as written: the services as code, not eaten by Markdown', async () => {
+  it('shows the header as written: the services of both versions as code, not eaten by Markdown', async () => {
     const page = await browser.newPage()
     await page.goto(`${keygate.url}/docs`)
     const header = page.locator('.information-container .description')
     await header.waitFor({ timeout: 20_000 })
-    expect(await header.innerText()).toContain(
-      '(apis.*, keys.*, permissions.*, identities.*, ratelimits.*, audit.*, rootKeys.*)',
-    )
-    expect(await header.locator('code', { hasText: 'apis.*' }).count()).toBe(1)
+    const text = await header.innerText()
+    expect(text).toContain('(apis.*, keys.*, permissions.*, identities.*, ratelimits.*, audit.*, rootKeys.*)')
+    expect(text).toContain('(apis.*, keys.*, identities.*, permissions.*, ratelimit.*)')
+    expect(text).toContain('POST {base}/v2/{service}.{method}')
+    expect(await header.locator('code', { hasText: 'apis.*' }).count()).toBe(2)
   }, 60_000)
 
   it('runs "Try it out" as printed: Authorize with the root key, createApi with its example → 200, then createKey with that apiId → 200', async () => {
@@ -89,6 +99,15 @@ describe('API docs in a browser', () => {
     expect(JSON.parse(key.body)).toMatchObject({
       keyId: expect.stringMatching(/^key_/),
       key: expect.stringMatching(/^sk_/),
+    })
+
+    // v2 with the same root key: the envelope comes back.
+    const createApiV2 = await tryItOut(page, '/v2/apis.createApi')
+    const v2 = await execute(createApiV2)
+    expect(v2.status).toBe('200')
+    expect(JSON.parse(v2.body)).toMatchObject({
+      meta: { requestId: expect.stringMatching(/^req_/) },
+      data: { apiId: expect.stringMatching(/^api_/) },
     })
   }, 90_000)
 

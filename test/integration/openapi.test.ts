@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
+import { isV2Operation, OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
 import { VERDICT_CODES } from '../../shared/verification.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
@@ -19,6 +19,7 @@ interface Parameter {
 }
 interface Operation {
   operationId: string
+  tags: string[]
   security: Record<string, string[]>[]
   parameters?: Parameter[]
   requestBody?: { content: { 'application/json': { schema: object; example?: unknown } } }
@@ -27,6 +28,7 @@ interface Operation {
 interface Document {
   openapi: string
   info: { description: string }
+  tags: { name: string }[]
   paths: Record<string, Record<string, Operation>>
   components: { schemas: Record<string, Schema> }
 }
@@ -68,12 +70,18 @@ function call(method: string, url: string, payload?: unknown) {
   })
 }
 
-/** The documented schema of an answer, as a validator (OpenAPI 3.1 schemas are JSON Schema 2020-12). */
-function documented(operationId: string, status: number) {
-  const schema = operations.get(operationId)?.op.responses[String(status)]?.content?.['application/json']?.schema
-  if (!schema) throw new Error(`${operationId} documents no ${status}`)
+/**
+ * The documented schema of an answer, as a validator (OpenAPI 3.1 schemas are JSON Schema 2020-12), under the
+ * content type it is documented with.
+ */
+function documented(operationId: string, status: number, contentType = 'application/json') {
+  const schema = operations.get(operationId)?.op.responses[String(status)]?.content?.[contentType]?.schema
+  if (!schema) throw new Error(`${operationId} documents no ${status} as ${contentType}`)
   return new Ajv2020({ strict: false }).compile(schema)
 }
+
+/** The operation ids of the table, and whether each is served (the document lists only routes the server has). */
+const notServed = () => Object.keys(OPERATIONS).filter((id) => !operations.has(id))
 
 describe('OpenAPI document', () => {
   it('is OpenAPI 3.1 and documents every route of the server, probes, metrics and forward-auth included, and nothing else', () => {
@@ -97,12 +105,62 @@ describe('OpenAPI document', () => {
     expect(routes).toContain('get /metrics')
     expect(routes).toContain('get /v1/authorize')
     expect(routes.size).toBeGreaterThan(25)
+    const undocumented = [...routes].filter((route) => !documentedRoutes.includes(route))
+    expect(
+      undocumented,
+      'served routes without an entry in OPERATIONS (control-plane/openapi/operations.ts, v2-operations.ts)',
+    ).toEqual([])
     expect(new Set(documentedRoutes)).toEqual(routes)
-    expect([...operations.keys()].sort()).toEqual(Object.keys(OPERATIONS).sort())
     // Every operation that takes input documents its 400 (Redocly's 4xx rule is off for the probes' sake).
     for (const [id, { op }] of operations) {
       if (op.requestBody || op.parameters?.some((p) => p.in === 'query')) expect(op.responses, id).toHaveProperty('400')
     }
+  })
+
+  // The other half of the equality: an entry whose route is gone (or not written yet) fails here, by name.
+  it('has no entry of OPERATIONS without a route on the server', () => {
+    expect(notServed(), 'entries of OPERATIONS that no served route has').toEqual([])
+  })
+
+  it('documents both wire formats: one operation id per version and route, v2 under tags of its own', () => {
+    expect(operations.get('apis.createApi')).toMatchObject({ method: 'post', path: '/v1/apis.createApi' })
+    expect(operations.get('v2.apis.createApi')).toMatchObject({ method: 'post', path: '/v2/apis.createApi' })
+    expect(operations.get('v2.liveness')).toMatchObject({ method: 'get', path: '/v2/liveness' })
+    const declared = new Set(doc.tags.map((tag) => tag.name))
+    for (const [id, { path, op }] of operations) {
+      expect(op.tags, id).toHaveLength(1)
+      expect(declared, `${id}'s tag`).toContain(op.tags[0])
+      expect(path.startsWith('/v2/'), id).toBe(isV2Operation(id))
+      expect(op.tags[0]!.startsWith('v2 '), `${id} is tagged ${op.tags[0]}`).toBe(isV2Operation(id))
+    }
+    // The table itself, served or not yet: every v2 operation but liveness takes a root key, verifyKey included.
+    const v2 = Object.entries(OPERATIONS).filter(([id]) => isV2Operation(id))
+    expect(v2.filter(([, entry]) => !entry.rootKey).map(([id]) => id)).toEqual(['v2.liveness'])
+    expect(v2.length).toBe(40)
+  })
+
+  it("documents v2's errors as problem bodies: application/json, 429 as application/problem+json, v2's auth statuses", () => {
+    let checked = 0
+    for (const [id, { op }] of operations) {
+      if (!isV2Operation(id) || op.security.length === 0) continue
+      checked++
+      for (const status of ['400', '401', '403', '429', '500']) expect(op.responses, id).toHaveProperty(status)
+      for (const [status, answer] of Object.entries(op.responses)) {
+        if (status === '200') continue
+        const type = status === '429' ? 'application/problem+json' : 'application/json'
+        expect(Object.keys(answer.content ?? {}), `${id} ${status}`).toEqual([type])
+        const schema = answer.content![type]!.schema as Schema
+        expect(Object.keys(schema.properties!), `${id} ${status}`).toEqual(['meta', 'error'])
+        const error = Object.keys(schema.properties!.error!.properties!)
+        expect(error, `${id} ${status}`).toEqual(
+          status === '400' ? ['title', 'detail', 'status', 'type', 'errors'] : ['title', 'detail', 'status', 'type'],
+        )
+      }
+      // Missing or malformed Authorization (400) is told apart from a root key not valid (401).
+      expect(JSON.stringify(op.responses['400'])).toContain('authentication/missing')
+      expect(JSON.stringify(op.responses['401'])).toContain('authentication/key_not_found')
+    }
+    expect(checked).toBeGreaterThan(0)
   })
 
   it('describes every field of every request and answer', () => {
@@ -149,10 +207,13 @@ describe('OpenAPI document', () => {
     })
   })
 
-  it('says in its header which services it covers, as code (Markdown would eat the asterisks)', () => {
+  it('says in its header which services it covers, as code (Markdown would eat the asterisks), in both versions', () => {
     expect(doc.info.description).toContain(
       '(`apis.*`, `keys.*`, `permissions.*`, `identities.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`)',
     )
+    expect(doc.info.description).toContain('`{base}/v1/{service}.{method}`')
+    expect(doc.info.description).toContain('`POST {base}/v2/{service}.{method}`')
+    expect(doc.info.description).toContain('(`apis.*`, `keys.*`, `identities.*`, `permissions.*`, `ratelimit.*`)')
   })
 
   it('gives examples that succeed when tried, once their ids are ones that exist', async () => {
@@ -218,6 +279,8 @@ describe('OpenAPI document', () => {
     expect(operations.get('keys.createKey')!.op.security).toEqual([{ rootKey: [] }])
     expect(operations.get('audit.list')!.op.security).toEqual([{ rootKey: [] }])
     expect(operations.get('keys.verifyKey')!.op.security).toEqual([])
+    expect(operations.get('v2.apis.createApi')!.op.security).toEqual([{ rootKey: [] }])
+    expect(operations.get('v2.liveness')!.op.security).toEqual([])
   })
 
   it('describes the answers the server really gives, errors included', async () => {
@@ -254,6 +317,64 @@ describe('OpenAPI document', () => {
     expect(documented('keys.verifyKey', 400)(bad.json())).toBe(true)
     // And the documented schema is not a formality: an answer of another shape fails it.
     expect(ok({ apiId: 1 })).toBe(false)
+  })
+
+  it("describes v2's answers as the server gives them: the envelope, and problem bodies under their content types", async () => {
+    const v2 = (url: string, payload: object, authorization?: string) =>
+      server.app.inject({
+        method: 'POST',
+        url,
+        headers: authorization === undefined ? {} : { authorization },
+        payload,
+      })
+    const created = await v2('/v2/apis.createApi', { name: 'docs v2' }, `Bearer ${TEST_ROOT_KEY}`)
+    expect(created.statusCode).toBe(200)
+    expect(documented('v2.apis.createApi', 200)(created.json())).toBe(true)
+    const read = await v2('/v2/apis.getApi', { apiId: created.json().data.apiId }, `Bearer ${TEST_ROOT_KEY}`)
+    expect(documented('v2.apis.getApi', 200)(read.json())).toBe(true)
+    const { key } = (
+      await call('POST', '/v1/rootKeys.createRootKey', { name: 'docs', permissions: ['api.*.read_key'] })
+    ).json()
+    const answers = [
+      [400, await v2('/v2/apis.getApi', { apiId: 'api_x' })],
+      [400, await v2('/v2/apis.getApi', { apiId: 'api_x' }, 'Basic x')],
+      [400, await v2('/v2/apis.getApi', { apiid: 'api_x' }, `Bearer ${TEST_ROOT_KEY}`)],
+      [401, await v2('/v2/apis.getApi', { apiId: 'api_x' }, 'Bearer unknown')],
+      [403, await v2('/v2/apis.getApi', { apiId: 'api_x' }, `Bearer ${key}`)],
+      [404, await v2('/v2/apis.getApi', { apiId: 'api_missing' }, `Bearer ${TEST_ROOT_KEY}`)],
+    ] as const
+    for (const [status, answer] of answers) {
+      expect(answer.statusCode, answer.body).toBe(status)
+      expect(answer.headers['content-type']).toMatch(/^application\/json/)
+      const valid = documented('v2.apis.getApi', status)
+      expect(valid(answer.json()), `${status}: ${answer.body} ${JSON.stringify(valid.errors)}`).toBe(true)
+    }
+    // A problem body is not a v1 error, nor another status's problem.
+    expect(documented('v2.apis.getApi', 400)({ error: { code: 'BAD_REQUEST', message: 'x' } })).toBe(false)
+    expect(documented('v2.apis.getApi', 401)(answers[4][1].json())).toBe(false)
+
+    // 429 is application/problem+json, as documented (a server that allows one management call a minute).
+    const limited = await startTestControlPlane({ managementRateLimit: 1 })
+    try {
+      const first = await limited.app.inject({
+        method: 'POST',
+        url: '/v2/apis.createApi',
+        headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+        payload: { name: 'first' },
+      })
+      expect(first.statusCode).toBe(200)
+      const second = await limited.app.inject({
+        method: 'POST',
+        url: '/v2/apis.createApi',
+        headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+        payload: { name: 'second' },
+      })
+      expect(second.statusCode).toBe(429)
+      expect(second.headers['content-type']).toMatch(/^application\/problem\+json/)
+      expect(documented('v2.apis.createApi', 429, 'application/problem+json')(second.json())).toBe(true)
+    } finally {
+      await limited.close()
+    }
   })
 
   it('documents request bodies with the limits the server enforces', () => {
