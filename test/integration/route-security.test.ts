@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OPERATIONS } from '../../control-plane/openapi/operations.js'
+import { isV2Operation, OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey, hashKey } from '../../shared/key-material.js'
 import {
@@ -16,10 +16,12 @@ import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../suppor
 import { useRedisServer } from '../support/redis-server.js'
 
 /**
- * Security of every management route, from one table: each operation of OPERATIONS marked `rootKey: true`
- * must refuse a missing, a wrong and an under-privileged root key, and take a good one. The operations are
- * listed from OPERATIONS, not from the table, so a new route without a row fails here instead of going
- * untested (and openapi.test.ts ties OPERATIONS to the server's real routes).
+ * Security of every management route, from one table per wire format: each operation of OPERATIONS marked
+ * `rootKey: true` must refuse a missing, a wrong and an under-privileged root key, and take a good one. v1's
+ * operations are listed from OPERATIONS, not from the table, so a new route without a row fails here instead of
+ * going untested (and openapi.test.ts ties OPERATIONS to the server's real routes); v2's from the routes the server
+ * serves under /v2/ (the table has rows for v2 operations other branches are still writing), so a v2 route
+ * without a row fails here too.
  */
 
 /** What v1 answers a caller it cannot authenticate: 403, as Unkey v1 did (the code tells the two 403s apart). */
@@ -217,7 +219,7 @@ const TABLE: Record<string, Row> = {
 }
 
 const MANAGEMENT = Object.entries(OPERATIONS)
-  .filter(([, doc]) => doc.rootKey)
+  .filter(([operationId, doc]) => doc.rootKey && !isV2Operation(operationId))
   .map(([operationId]) => operationId)
 // Forward-auth is left out: its 401 asks for an API key, which is its purpose (authorize.test.ts), and the control
 // plane serves it only in `keygate dev`.
@@ -293,7 +295,11 @@ async function send(server: TestServer, request: Request, authorization?: string
   const response = await server.app.inject({
     method: request.method,
     url: request.url,
-    headers: authorization === undefined ? {} : { authorization },
+    headers: {
+      ...(authorization === undefined ? {} : { authorization }),
+      // A body sent as a string is JSON already (a malformed v2 request: a JSON string where an object belongs).
+      ...(typeof request.body === 'string' ? { 'content-type': 'application/json' } : {}),
+    },
     ...(request.body === undefined ? {} : { payload: request.body as object }),
   })
   let body: unknown
@@ -408,6 +414,194 @@ function expectRefusal(answer: Answer, status: number, code: string, what: strin
 
 const describeRequest = (operationId: string, request: Request) => `${operationId} (${request.method} ${request.url})`
 
+/*
+ * v2 (Unkey's v2 wire format): every call a POST with a JSON body, every refusal a problem body
+ * (shared/http/problem-body.ts) with v2's statuses, which tell the callers apart where v1 answers 403 to all.
+ */
+
+/** A v2 refusal: the status and the end of the problem's `type` (after `https://unkey.com/docs/errors/unkey/`). */
+interface V2Refusal {
+  status: number
+  type: string
+}
+const V2_MISSING: V2Refusal = { status: 400, type: 'authentication/missing' }
+const V2_MALFORMED: V2Refusal = { status: 400, type: 'authentication/malformed' }
+const V2_UNKNOWN: V2Refusal = { status: 401, type: 'authentication/key_not_found' }
+const V2_FORBIDDEN: V2Refusal = { status: 403, type: 'authorization/insufficient_permissions' }
+const V2_INVALID_INPUT: V2Refusal = { status: 400, type: 'application/invalid_input' }
+
+/** verifyKey's answer to a root key that may not verify the key: a verdict that tells it nothing (Unkey's). */
+const NOT_FOUND_VERDICT = 'a 200 with valid: false and code NOT_FOUND'
+
+interface V2Row {
+  /** Every permission the route needs (Unkey's rbac checks in svc/api/routes/v2_<service>_<method>/handler.go). */
+  needs: [Requirement, ...Requirement[]]
+  /** The body of a call that succeeds (200) for a root key with `*`. */
+  body: (fixture: Fixture) => unknown
+  /** What a root key lacking a need gets, where Unkey answers so to hide more than a 403 would (default 403). */
+  lacking?: V2Refusal | typeof NOT_FOUND_VERDICT
+}
+
+/**
+ * The v2 table: one row per v2 operation that takes a root key, served on this branch or not yet (checked against
+ * OPERATIONS and the served routes below). The needs are Unkey's v2 handlers', which differ from v1's in places:
+ * rerollKey asks create_key only; the key's permission and role calls ask update_key on the key's api as well
+ * (removeRoles and setRoles nothing else); setPermissions both rbac actions whatever it changes; setRolePermissions
+ * adding and removing. Fixtures are made through v1, over the same store.
+ */
+const V2_TABLE: Record<string, V2Row> = {
+  'v2.apis.createApi': { needs: ['*.create_api'], body: () => ({ name: 'made by the security table' }) },
+  'v2.apis.getApi': { needs: ['read_api'], body: (f) => ({ apiId: f.apiId }) },
+  'v2.apis.listKeys': { needs: ['read_key', 'read_api'], body: (f) => ({ apiId: f.apiId }) },
+  'v2.apis.deleteApi': { needs: ['delete_api'], body: (f) => ({ apiId: f.apiId }) },
+  // Unkey answers 404 (api not found) here to a root key without create_key; Keygate, as its v1, 403.
+  'v2.keys.createKey': { needs: ['create_key'], body: (f) => ({ apiId: f.apiId, name: 'another' }) },
+  'v2.keys.getKey': { needs: ['read_key'], body: (f) => ({ keyId: f.keyId }) },
+  'v2.keys.updateKey': { needs: ['update_key'], body: (f) => ({ keyId: f.keyId, name: 'renamed', enabled: false }) },
+  'v2.keys.deleteKey': { needs: ['delete_key'], body: (f) => ({ keyId: f.keyId }) },
+  // A root key that may not verify the key learns nothing about it, not even that it exists (issue 15, Unkey).
+  'v2.keys.verifyKey': { needs: ['verify_key'], body: (f) => ({ key: f.key }), lacking: NOT_FOUND_VERDICT },
+  // Unkey hides the key from a root key that may not read it: 404, as for a key that does not exist.
+  'v2.keys.whoami': {
+    needs: ['read_key'],
+    body: (f) => ({ key: f.key }),
+    lacking: { status: 404, type: 'data/key_not_found' },
+  },
+  'v2.keys.rerollKey': { needs: ['create_key'], body: (f) => ({ keyId: f.keyId, expiration: 0 }) },
+  'v2.keys.updateCredits': {
+    needs: ['update_key'],
+    body: (f) => ({ keyId: f.keyId, operation: 'decrement', value: 1 }),
+  },
+  'v2.keys.migrateKeys': {
+    needs: ['create_key'],
+    body: (f) => ({ migrationId: 'sha256', apiId: f.apiId, keys: [{ hash: hashKey(randomUUID()) }] }),
+  },
+  'v2.keys.addPermissions': {
+    needs: ['update_key', 'rbac.*.add_permission_to_key'],
+    body: (f) => ({ keyId: f.keyId, permissions: [f.permissionSlug] }),
+  },
+  'v2.keys.removePermissions': {
+    needs: ['update_key', 'rbac.*.remove_permission_from_key'],
+    body: (f) => ({ keyId: f.keyId, permissions: [f.permissionSlug] }),
+  },
+  'v2.keys.setPermissions': {
+    needs: ['update_key', 'rbac.*.add_permission_to_key', 'rbac.*.remove_permission_from_key'],
+    body: (f) => ({ keyId: f.keyId, permissions: [f.permissionSlug] }),
+  },
+  'v2.keys.addRoles': {
+    needs: ['update_key', 'rbac.*.add_role_to_key'],
+    body: (f) => ({ keyId: f.keyId, roles: [f.roleName] }),
+  },
+  'v2.keys.removeRoles': { needs: ['update_key'], body: (f) => ({ keyId: f.keyId, roles: [f.roleName] }) },
+  'v2.keys.setRoles': { needs: ['update_key'], body: (f) => ({ keyId: f.keyId, roles: [f.roleName] }) },
+  'v2.identities.createIdentity': {
+    needs: ['identity.*.create_identity'],
+    body: (f) => ({ externalId: `made-${f.apiId}`, meta: { by: 'the security table' } }),
+  },
+  'v2.identities.getIdentity': { needs: ['identity.*.read_identity'], body: (f) => ({ identity: f.identityId }) },
+  // The store holds identities (the fixtures'): Unkey checks read_identity on each one listed.
+  'v2.identities.listIdentities': { needs: ['identity.*.read_identity'], body: () => ({}) },
+  'v2.identities.updateIdentity': {
+    needs: ['identity.*.update_identity'],
+    body: (f) => ({ identity: f.externalId, ratelimits: [{ name: 'requests', limit: 10, duration: 60_000 }] }),
+  },
+  'v2.identities.deleteIdentity': {
+    needs: ['identity.*.delete_identity'],
+    body: (f) => ({ identity: f.identityId }),
+  },
+  'v2.permissions.createPermission': {
+    needs: ['rbac.*.create_permission'],
+    body: (f) => ({ name: `made.${f.apiId}`, slug: `made.${f.apiId}` }),
+  },
+  'v2.permissions.getPermission': {
+    needs: ['rbac.*.read_permission'],
+    body: (f) => ({ permission: f.permissionId }),
+  },
+  'v2.permissions.listPermissions': { needs: ['rbac.*.read_permission'], body: () => ({}) },
+  'v2.permissions.deletePermission': {
+    needs: ['rbac.*.delete_permission'],
+    body: (f) => ({ permission: f.permissionId }),
+  },
+  'v2.permissions.createRole': { needs: ['rbac.*.create_role'], body: (f) => ({ name: `made-${f.apiId}` }) },
+  'v2.permissions.getRole': { needs: ['rbac.*.read_role'], body: (f) => ({ role: f.roleId }) },
+  'v2.permissions.listRoles': { needs: ['rbac.*.read_role'], body: () => ({}) },
+  'v2.permissions.deleteRole': { needs: ['rbac.*.delete_role'], body: (f) => ({ role: f.roleId }) },
+  'v2.permissions.setRolePermissions': {
+    needs: ['rbac.*.add_permission_to_role', 'rbac.*.remove_permission_from_role'],
+    body: (f) => ({ roleId: f.roleId, permissions: [f.permissionSlug] }),
+  },
+  'v2.ratelimit.limit': {
+    needs: ['ratelimit.*.limit'],
+    body: (f) => ({ namespace: f.namespaceName, identifier: 'user_9', limit: 10, duration: 60_000 }),
+  },
+  'v2.ratelimit.multiLimit': {
+    needs: ['ratelimit.*.limit'],
+    body: (f) => [{ namespace: f.namespaceName, identifier: 'user_9', limit: 10, duration: 60_000 }],
+  },
+  'v2.ratelimit.setOverride': {
+    needs: ['ratelimit.*.set_override'],
+    body: (f) => ({ namespace: f.namespaceName, identifier: OVERRIDDEN, limit: 7, duration: 60_000 }),
+  },
+  'v2.ratelimit.getOverride': {
+    needs: ['ratelimit.*.read_override'],
+    body: (f) => ({ namespace: f.namespaceName, identifier: OVERRIDDEN }),
+  },
+  'v2.ratelimit.listOverrides': {
+    needs: ['ratelimit.*.read_override'],
+    body: (f) => ({ namespace: f.namespaceName }),
+  },
+  'v2.ratelimit.deleteOverride': {
+    needs: ['ratelimit.*.delete_override'],
+    body: (f) => ({ namespace: f.namespaceName, identifier: OVERRIDDEN }),
+  },
+}
+
+/** The v2 operations of OPERATIONS that take a root key: the table must have a row for each. */
+const V2_MANAGEMENT = Object.entries(OPERATIONS)
+  .filter(([operationId, doc]) => doc.rootKey && isV2Operation(operationId))
+  .map(([operationId]) => operationId)
+
+/**
+ * The v2 operations the control plane serves, read from its route tree (`POST /v2/keys.createKey` →
+ * `v2.keys.createKey`), whether OPERATIONS has them or not. Read before the tests are collected: the tests below
+ * are made for exactly these.
+ */
+async function servedV2Operations(): Promise<string[]> {
+  const server = await startTestControlPlane()
+  try {
+    return server.app
+      .printRoutes({ commonPrefix: false })
+      .split('\n')
+      .map((line) => /^[├└]── \/v2\/([^ ]+) \(/.exec(line)?.[1])
+      .filter((operation): operation is string => operation !== undefined)
+      .map((operation) => `v2.${operation}`)
+  } finally {
+    await server.close()
+  }
+}
+const SERVED_V2 = await servedV2Operations()
+/** Served v2 routes that need a root key: all but those OPERATIONS says are open (liveness). */
+const SERVED_V2_MANAGEMENT = SERVED_V2.filter((operationId) => OPERATIONS[operationId]?.rootKey !== false)
+
+const labelOfRefusal = (refusal: V2Refusal | typeof NOT_FOUND_VERDICT) =>
+  typeof refusal === 'string' ? refusal : `${refusal.status} ${refusal.type}`
+
+/** `what` names the route and the caller; a refusal is a problem body with v2's status and type. */
+function expectProblem(answer: Answer, refusal: V2Refusal, what: string): void {
+  expect({ status: answer.status, type: answer.body?.error?.type }, what).toEqual({
+    status: refusal.status,
+    type: `https://unkey.com/docs/errors/unkey/${refusal.type}`,
+  })
+  expect(answer.headers['content-type'], `${what}: Content-Type`).toMatch(/^application\/json/)
+  expect(answer.body, what).toMatchObject({
+    meta: { requestId: answer.headers['x-request-id'] },
+    error: { title: expect.any(String), detail: expect.any(String), status: refusal.status },
+  })
+  // A 400 says where the problem is: the Authorization header, for a caller it cannot authenticate.
+  if (refusal === V2_MISSING || refusal === V2_MALFORMED)
+    expect(answer.body.error.errors, what).toEqual([{ location: 'header.authorization', message: expect.any(String) }])
+}
+
 // One redis-server for the file; the memory store needs none.
 const redis = useRedisServer()
 
@@ -418,6 +612,24 @@ describe('the security table', () => {
     expect(missing, 'management operations without a row in TABLE: add one').toEqual([])
     expect(unknown, 'rows in TABLE that are no management operation of OPERATIONS').toEqual([])
     expect(MANAGEMENT.length).toBeGreaterThan(15)
+  })
+})
+
+describe('the v2 security table', () => {
+  it('has a row for every v2 operation of OPERATIONS that takes a root key (served yet or not), and none for anything else', () => {
+    const missing = V2_MANAGEMENT.filter((operationId) => !(operationId in V2_TABLE))
+    const unknown = Object.keys(V2_TABLE).filter((operationId) => !V2_MANAGEMENT.includes(operationId))
+    expect(missing, 'v2 operations without a row in V2_TABLE: add one').toEqual([])
+    expect(unknown, 'rows in V2_TABLE that are no v2 operation of OPERATIONS taking a root key').toEqual([])
+    expect(V2_MANAGEMENT.length).toBe(39)
+  })
+
+  it('has a row for every /v2/ route the control plane serves, liveness aside', () => {
+    const missing = SERVED_V2_MANAGEMENT.filter((operationId) => !(operationId in V2_TABLE))
+    expect(missing, 'served v2 routes without a row in V2_TABLE: add one').toEqual([])
+    expect(SERVED_V2).toContain('v2.liveness')
+    expect(SERVED_V2_MANAGEMENT).toContain('v2.apis.createApi')
+    expect(SERVED_V2_MANAGEMENT).not.toContain('v2.liveness')
   })
 })
 
@@ -598,6 +810,133 @@ for (const store of ['memory', 'redis'] as const) {
           ).toBe(200)
         },
       )
+    })
+    describe.each(SERVED_V2_MANAGEMENT)('%s', (operationId) => {
+      const row = V2_TABLE[operationId]
+      if (!row) {
+        it('has a row in the v2 security table', () => {
+          throw new Error(`${operationId} is served under /v2/ and takes a root key, without a row in V2_TABLE`)
+        })
+        return
+      }
+      const url = operationPath(operationId)
+
+      async function arrange() {
+        const fixture = await freshFixture(server)
+        const request: Request = { method: 'POST', url, body: row!.body(fixture) }
+        return { fixture, request, what: describeRequest(operationId, request) }
+      }
+
+      /** Sends the request as `authorization`, checks the refusal, and that the store is as it was. */
+      async function expectRefusedAndUnchanged(
+        fixture: Fixture,
+        request: Request,
+        authorization: string | undefined,
+        refusal: V2Refusal | typeof NOT_FOUND_VERDICT,
+        what: string,
+      ) {
+        const before = await snapshot(server, fixture)
+        const answer = await send(server, request, authorization)
+        if (refusal === NOT_FOUND_VERDICT) {
+          expect({ status: answer.status, data: answer.body?.data }, what).toMatchObject({
+            status: 200,
+            data: { valid: false, code: 'NOT_FOUND' },
+          })
+          // Nothing of the key, not even that it exists: the very answer for a key that does not.
+          const unknown = {
+            ...request,
+            body: { ...(request.body as object), key: `sk_${randomUUID().replaceAll('-', '')}` },
+          }
+          expect(answer.body.data, what).toEqual((await send(server, unknown, authorization)).body?.data)
+        } else expectProblem(answer, refusal, what)
+        expect(await snapshot(server, fixture), `${what}: the refused call changed the store`).toEqual(before)
+      }
+
+      const strangers: [string, V2Refusal, (fixture: Fixture, adminHash: string) => string | undefined][] = [
+        ['no Authorization', V2_MISSING, () => undefined],
+        ['an empty Authorization', V2_MISSING, () => ''],
+        ['Basic x', V2_MALFORMED, () => 'Basic x'],
+        ['the bootstrap root key in another scheme (Basic)', V2_MALFORMED, () => `Basic ${TEST_ROOT_KEY}`],
+        ['an empty Bearer', V2_MALFORMED, () => 'Bearer '],
+        ['an unknown root key', V2_UNKNOWN, () => bearer(generateRootKey().key)],
+        ['an ordinary key of the api', V2_UNKNOWN, (fixture) => bearer(fixture.key)],
+        ["a stored root key's hash (what the store holds is no key)", V2_UNKNOWN, (_f, adminHash) => bearer(adminHash)],
+      ]
+      const cases = strangers.map(
+        ([who, refusal, authorization]) => [who, labelOfRefusal(refusal), refusal, authorization] as const,
+      )
+      it.each(cases)(
+        'refuses %s: %s in a problem body, nothing changed',
+        async (who, _label, refusal, authorization) => {
+          const { fixture, request, what } = await arrange()
+          const admin = await storedRootKey(server, ['*'])
+          await expectRefusedAndUnchanged(
+            fixture,
+            request,
+            authorization(fixture, admin.hash),
+            refusal,
+            `${what} as ${who}`,
+          )
+        },
+      )
+
+      it('refuses a stranger before reading the request: authentication/missing for a malformed one, not invalid_input', async () => {
+        const { fixture, request, what } = await arrange()
+        // A JSON string where the body belongs: every v2 body is an object (multiLimit's a list).
+        const bad: Request = { ...request, body: JSON.stringify('malformed') }
+        expectProblem(await send(server, bad, ADMIN), V2_INVALID_INPUT, `${what}, malformed, as the bootstrap root key`)
+        await expectRefusedAndUnchanged(
+          fixture,
+          bad,
+          undefined,
+          V2_MISSING,
+          `${what}, malformed, without Authorization`,
+        )
+      })
+
+      it.each(row.needs.map((need) => [labelOf(need), need] as const))(
+        `refuses a stored root key with every permission but %s: ${labelOfRefusal(row.lacking ?? V2_FORBIDDEN)}, nothing changed`,
+        async (_label, need) => {
+          const { fixture, request, what } = await arrange()
+          const missing = alternatives(need).map((alternative) => permissionOf(alternative, fixture))
+          const permissions = everyPermissionBut(missing, fixture, otherApiId)
+          expect(permissions).toContain(`api.${otherApiId}.*`)
+          for (const other of row.needs.filter((n) => n !== need))
+            expect(
+              alternatives(other).some((alternative) =>
+                permissions.some((held) => grants(held, permissionOf(alternative, fixture))),
+              ),
+            ).toBe(true)
+          const { key } = await storedRootKey(server, permissions)
+          await expectRefusedAndUnchanged(
+            fixture,
+            request,
+            bearer(key),
+            row.lacking ?? V2_FORBIDDEN,
+            `${what} as a root key without ${missing.join(' or ')}`,
+          )
+        },
+      )
+
+      it('answers 200 to a stored root key with *: the row is a valid request', async () => {
+        const { request, what } = await arrange()
+        const { key } = await storedRootKey(server, ['*'])
+        const answer = await send(server, request, bearer(key))
+        expect(answer.status, `${what} as a root key with *: ${JSON.stringify(answer.body)}`).toBe(200)
+        expect(answer.body.meta, what).toEqual({ requestId: answer.headers['x-request-id'] })
+      })
+
+      it(`answers 200 to a root key with exactly ${row.needs.map(labelOf).join(' and ')}`, async () => {
+        const { fixture, request, what } = await arrange()
+        const permissions = row.needs.map((need) => permissionOf(alternatives(need)[0]!, fixture))
+        const { key } = await storedRootKey(server, permissions)
+        const answer = await send(server, request, bearer(key))
+        expect(
+          answer.status,
+          `${what} as a root key with ${permissions.join(', ')}: ${JSON.stringify(answer.body)}`,
+        ).toBe(200)
+        if (row.lacking === NOT_FOUND_VERDICT) expect(answer.body.data, what).toMatchObject({ valid: true })
+      })
     })
   })
 }
