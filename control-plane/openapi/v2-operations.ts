@@ -1,17 +1,17 @@
 import type { ErrorCode } from '../../shared/errors.js'
 import type { OperationDoc } from './operation-doc.js'
 
-/** A create of a record with a unique name or externalId: 409 when it exists already (as Unkey documents it). */
-const CREATES: ErrorCode[] = [
+/** An operation that names no record that could be missing (a create, a list): no 404, as Unkey documents them. */
+const NAMES_NO_RECORD: ErrorCode[] = [
   'BAD_REQUEST',
   'UNAUTHORIZED',
   'INSUFFICIENT_PERMISSIONS',
-  'NOT_FOUND',
-  'CONFLICT',
   'RATE_LIMITED',
   'INTERNAL_SERVER_ERROR',
   'UNAVAILABLE',
 ]
+/** A create of a record with a unique name or externalId: 409 when it exists already. */
+const CREATES: ErrorCode[] = [...NAMES_NO_RECORD, 'CONFLICT']
 
 /**
  * Unkey's v2 wire format: `POST /v2/<service>.<method>`, every answer in `{meta, data}`, every error a problem body.
@@ -23,14 +23,7 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create an api (a namespace for keys)',
     rootKey: true,
     tag: 'v2 apis',
-    errors: [
-      'BAD_REQUEST',
-      'UNAUTHORIZED',
-      'INSUFFICIENT_PERMISSIONS',
-      'RATE_LIMITED',
-      'INTERNAL_SERVER_ERROR',
-      'UNAVAILABLE',
-    ],
+    errors: NAMES_NO_RECORD,
   },
   'v2.apis.getApi': { summary: 'Read an api', rootKey: true, tag: 'v2 apis' },
   'v2.apis.listKeys': {
@@ -60,7 +53,8 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'What your API calls, usually on the verifier sidecar. Needs a root key with `api.*.verify_key` or `api.<apiId>.verify_key`; a root key without it learns nothing about the key: the answer is `valid: false` with `code: NOT_FOUND`, as Unkey answers. A key that does not verify is an answer, not an error.',
     rootKey: true,
     tag: 'v2 keys',
-    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'UNAVAILABLE'],
+    // Served beside the management API, not in it: no management rate limit (a key's own limits are verdicts).
+    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'INTERNAL_SERVER_ERROR', 'UNAVAILABLE'],
   },
   'v2.keys.whoami': { summary: 'Find the key record of a key, by the key itself', rootKey: true, tag: 'v2 keys' },
   'v2.keys.rerollKey': {
@@ -101,6 +95,7 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'List identities, a page at a time',
     rootKey: true,
     tag: 'v2 identities',
+    errors: NAMES_NO_RECORD,
   },
   'v2.identities.updateIdentity': {
     summary: "Replace an identity's meta or rate limits (every key of it follows)",
@@ -127,6 +122,7 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'List permissions, a page at a time',
     rootKey: true,
     tag: 'v2 permissions',
+    errors: NAMES_NO_RECORD,
   },
   'v2.permissions.deletePermission': {
     summary: 'Delete a permission: no key or role grants it any more',
@@ -139,7 +135,12 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'v2 permissions',
   },
-  'v2.permissions.listRoles': { summary: 'List roles, a page at a time', rootKey: true, tag: 'v2 permissions' },
+  'v2.permissions.listRoles': {
+    summary: 'List roles, a page at a time',
+    rootKey: true,
+    tag: 'v2 permissions',
+    errors: NAMES_NO_RECORD,
+  },
   'v2.permissions.deleteRole': {
     summary: 'Delete a role: its keys lose what it granted',
     rootKey: true,
