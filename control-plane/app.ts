@@ -46,6 +46,7 @@ import { registerUpdateIdentity } from './routes/identities-update-identity.js'
 import { registerDeleteIdentity } from './routes/identities-delete-identity.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerV2ApiRoutes } from './v2/apis-routes.js'
+import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -137,6 +138,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerDeleteIdentity(management, routeDeps)
     // Unkey's v2 wire format over the same operations (control-plane/v2/).
     registerV2ApiRoutes(management, routeDeps)
+    registerV2IdentityRoutes(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

@@ -10,6 +10,7 @@ import {
 import { newId } from '../shared/ids.js'
 import type { StoredEntity } from '../shared/entity.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
+import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
 import type { WriteListener } from './key-writes.js'
 
 // A compare-and-set update is retried this many times against concurrent writers before a 409.
@@ -59,6 +60,8 @@ export class Identities {
       throw new ApiError(
         'CONFLICT',
         `Identity with externalId ${JSON.stringify(record.externalId)} already exists in this workspace`,
+        undefined,
+        { problem: 'data/identity_already_exists' },
       )
     }
     this.onWrite(write)
@@ -91,6 +94,11 @@ export class Identities {
     if (externalId === null) return null
     const found = await this.byExternalId(externalId)
     return found && found.doc.id === identityId ? found : null
+  }
+
+  /** The identity v2 names by one string (`identity`): the one with this id, else the one with this externalId. */
+  async named(identity: string): Promise<StoredEntity<IdentityRecord> | null> {
+    return (await this.byId(identity)) ?? (await this.byExternalId(identity))
   }
 
   /** The identity a request names (by id first), or null. */
@@ -142,6 +150,12 @@ export class Identities {
       total: page.total,
       ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
     }
+  }
+
+  /** A page of identities in id order after `cursor`, those `keep` accepts; a cursor only when more follow. */
+  async page(options: PageOptions, keep?: (identity: IdentityRecord) => boolean): Promise<RecordPage<IdentityRecord>> {
+    const load = async (id: string) => (await this.byId(id))?.doc ?? null
+    return pageThroughIndex(this.store, IDENTITY_INDEX, options, load, keep)
   }
 
   private async unlink(record: IdentityRecord): Promise<void> {

@@ -24,3 +24,20 @@ export async function allowedIdentity(
   if (!found) throw notFound(`identity ${ref.identityId ?? ref.externalId} not found`)
   return found
 }
+
+/**
+ * The identity v2 names by one string (`identity`: its id or its externalId), once the root key may `action` on
+ * it: `identity.*.<action>` or `identity.<its id>.<action>`, checked on the record found — and a root key without
+ * the wildcard learns nothing of a name it finds no identity for (403, not 404).
+ */
+export async function namedIdentity(
+  identities: Identities,
+  principal: Principal,
+  identity: string,
+  action: ResourceAction<'identity'>,
+): Promise<StoredEntity<IdentityRecord>> {
+  const found = await identities.named(identity)
+  requireAction(principal, 'identity', found?.doc.id ?? '*', action)
+  if (!found) throw notFound(`identity ${identity} not found`)
+  return found
+}

@@ -1,8 +1,8 @@
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { notFound } from '../../shared/errors.js'
-import type { IdentityRecord } from '../../shared/identity.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { allowedIdentity } from '../identity-access.js'
+import { updateIdentity } from '../identity-operations.js'
 import { toIdentityResponse } from '../identity-response.js'
 import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf } from '../named-limits.js'
@@ -22,24 +22,7 @@ export function registerUpdateIdentity(app: KeygateServer, deps: ControlPlaneDep
       const found = await allowedIdentity(deps.identities, principal, { identityId, externalId }, 'update_identity')
       if (identityId === undefined && environment !== undefined && environment !== 'default')
         throw notFound(`identity ${externalId} not found`)
-      let before: IdentityRecord | undefined
-      // One write however much changes: every key of the identity follows, on every verifier, within the bound.
-      const after = await deps.identities.update({ identityId: found.doc.id }, (current) => {
-        before = current
-        const next: IdentityRecord = { ...current }
-        if (meta !== undefined) {
-          if (Object.keys(meta).length > 0) next.meta = meta
-          else delete next.meta
-        }
-        if (limits !== undefined) {
-          if (limits.length > 0) next.ratelimits = limits
-          else delete next.ratelimits
-        }
-        return next
-      })
-      request.log.info({ identityId: after.id, rootKeyId: principal.rootKeyId }, 'identity updated')
-      await deps.audit.record(request, 'identities.updateIdentity', { before: { ...before }, after: { ...after } })
-      return toIdentityResponse(after)
+      return toIdentityResponse(await updateIdentity(deps, request, found.doc.id, { meta, ratelimits: limits }))
     },
   )
 }

@@ -9,8 +9,9 @@ export const MAX_IDENTITIES_PAGE = 100
 /** Named rate limits one identity or key may carry. */
 export const MAX_NAMED_LIMITS = 50
 
-const LIMIT = { minimum: 1, maximum: 1_000_000_000 }
-const DURATION = { minimum: 1_000, maximum: 31 * 86_400_000 }
+/** The bounds of a named limit's `limit` and `duration` (ms), on both wire formats. */
+export const LIMIT = { minimum: 1, maximum: 1_000_000_000 }
+export const DURATION = { minimum: 1_000, maximum: 31 * 86_400_000 }
 
 export const RateLimitName = () =>
   Type.String({

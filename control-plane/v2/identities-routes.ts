@@ -1,0 +1,87 @@
+import { Type } from 'typebox'
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import { registerV2, v2Pagination } from '../../shared/http/v2-route.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { searchFor } from '../index-page.js'
+import { namedIdentity } from '../identity-access.js'
+import { createIdentity, deleteIdentity, updateIdentity } from '../identity-operations.js'
+import { checkMeta } from '../meta-limits.js'
+import { namedLimitsOf } from '../named-limits.js'
+import { principalOf, requireAction } from '../root-key-auth.js'
+import { checkedInput } from '../wire-format.js'
+import {
+  V2CreateIdentityBody,
+  V2Identity,
+  V2IdentityBody,
+  V2ListIdentitiesBody,
+  V2UpdateIdentityBody,
+  v2Identity,
+} from './identities-schemas.js'
+import { V2_PAGE } from './list-body.js'
+
+/** v2's identities.* (Unkey's V2Identities* schemas) over the operations v1 uses (identity-operations.ts). */
+export function registerV2IdentityRoutes(app: KeygateServer, deps: ControlPlaneDeps): void {
+  registerV2(
+    app,
+    'identities.createIdentity',
+    {
+      body: V2CreateIdentityBody,
+      data: Type.Object({ identityId: Type.String({ description: "The new identity's id" }) }),
+    },
+    async (request) => {
+      const { externalId, meta, ratelimits } = request.body
+      const identity = await createIdentity(deps, request, { externalId, meta, ratelimits }, 'v2')
+      return { data: { identityId: identity.id } }
+    },
+  )
+
+  registerV2(app, 'identities.getIdentity', { body: V2IdentityBody, data: V2Identity }, async (request) => {
+    const found = await namedIdentity(deps.identities, principalOf(request), request.body.identity, 'read_identity')
+    return { data: v2Identity(found.doc) }
+  })
+
+  registerV2(
+    app,
+    'identities.listIdentities',
+    {
+      body: V2ListIdentitiesBody,
+      data: Type.Array(V2Identity, { description: 'Identities, oldest first' }),
+      paged: true,
+    },
+    async (request) => {
+      const { limit = V2_PAGE, cursor, search } = request.body
+      const matches = searchFor(search)
+      const page = await deps.identities.page({ cursor, limit }, (identity) =>
+        matches([identity.id, identity.externalId]),
+      )
+      // Unkey's: identity.*.read_identity, or identity.<id>.read_identity for every identity listed.
+      const principal = principalOf(request)
+      if (page.records.length === 0) requireAction(principal, 'identity', '*', 'read_identity')
+      for (const identity of page.records) requireAction(principal, 'identity', identity.id, 'read_identity')
+      return { data: page.records.map(v2Identity), pagination: v2Pagination(page.cursor) }
+    },
+  )
+
+  registerV2(app, 'identities.updateIdentity', { body: V2UpdateIdentityBody, data: V2Identity }, async (request) => {
+    const { identity, meta, ratelimits } = request.body
+    // Unkey's order: a limit named twice and oversized meta are refused before the identity is looked up.
+    const limits = checkedInput('v2', () => {
+      const named = ratelimits && namedLimitsOf(ratelimits)
+      checkMeta(meta)
+      return named
+    })
+    const found = await namedIdentity(deps.identities, principalOf(request), identity, 'update_identity')
+    return { data: v2Identity(await updateIdentity(deps, request, found.doc.id, { meta, ratelimits: limits })) }
+  })
+
+  registerV2(
+    app,
+    'identities.deleteIdentity',
+    { body: V2IdentityBody, data: Type.Object({}, { description: 'Nothing: the identity is gone' }) },
+    async (request) => {
+      const found = await namedIdentity(deps.identities, principalOf(request), request.body.identity, 'delete_identity')
+      await deleteIdentity(deps, request, found.doc.id)
+      return { data: {} }
+    },
+  )
+}
