@@ -47,6 +47,7 @@ import { registerDeleteIdentity } from './routes/identities-delete-identity.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerV2ApiRoutes } from './v2/apis-routes.js'
 import { registerV2IdentityRoutes } from './v2/identities-routes.js'
+import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -139,6 +140,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     // Unkey's v2 wire format over the same operations (control-plane/v2/).
     registerV2ApiRoutes(management, routeDeps)
     registerV2IdentityRoutes(management, routeDeps)
+    registerV2PermissionRoutes(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

@@ -3,6 +3,7 @@ import { ApiError, WriteConflictError, notFound } from '../shared/errors.js'
 import { idTimestamp } from '../shared/ids.js'
 import type { EntityWrite } from '../shared/store/entity-store.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
+import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
 import type { WriteListener } from './key-writes.js'
 
 // A name claimed by a record that never appeared is a create in flight until it is this old; then it is debris.
@@ -49,6 +50,13 @@ export class NamedRecords<T extends NamedRecord> {
     return record
   }
 
+  /** The record a request names by its id or, failing that, its name (v2's `permission`, `role`), or the 404. */
+  async requireNamed(idOrName: string): Promise<T> {
+    const record = (await this.get(idOrName)) ?? (await this.findByName(idOrName))
+    if (!record) throw notFound(`${this.noun} ${idOrName} not found`)
+    return record
+  }
+
   async findByName(name: string): Promise<T | null> {
     const id = await this.store.readName(this.type, name)
     if (id === null) return null
@@ -65,10 +73,7 @@ export class NamedRecords<T extends NamedRecord> {
       const age = this.now() - (idTimestamp(held) ?? this.now())
       // A claim whose record never appeared, old enough not to be a create in flight, is taken over.
       if (holder || age < DANGLING_AFTER_MS || !(await this.store.replaceName(this.type, name, held, record.id))) {
-        throw new ApiError(
-          'CONFLICT',
-          `${capitalised(this.noun)} with name ${JSON.stringify(name)} already exists in this workspace`,
-        )
+        throw this.nameTaken(name)
       }
     }
     await this.store.addToIndex(this.type, record.id)
@@ -76,6 +81,16 @@ export class NamedRecords<T extends NamedRecord> {
     if (typeof write === 'string') throw new Error(`unexpected reply to create: ${write}`)
     this.written(write)
     return record
+  }
+
+  /** The 409 for a name another record holds (v2 names the problem: `data/role_already_exists`). */
+  nameTaken(name: string): ApiError {
+    return new ApiError(
+      'CONFLICT',
+      `${capitalised(this.noun)} with name ${JSON.stringify(name)} already exists in this workspace`,
+      undefined,
+      { problem: `data/${this.noun}_already_exists` },
+    )
   }
 
   /** Applies `change` to the freshest record, retrying when another write got there first. */
@@ -118,6 +133,11 @@ export class NamedRecords<T extends NamedRecord> {
       cursor = page.cursor
     }
     return records
+  }
+
+  /** A page of records in id order (oldest first) after `cursor`, those `keep` accepts. */
+  async page(options: PageOptions, keep?: (record: T) => boolean): Promise<RecordPage<T>> {
+    return pageThroughIndex(this.store, this.type, options, (id) => this.get(id), keep)
   }
 
   private written(write: EntityWrite): void {

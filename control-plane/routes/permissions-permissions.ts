@@ -1,9 +1,8 @@
 import { Type } from 'typebox'
-import { badRequest } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
-import { PERMISSION_NAME } from '../../shared/permission-query.js'
 import type { PermissionRecord } from '../../shared/rbac.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { createPermission, deletePermission, readPermission } from '../permission-operations.js'
 import { MAX_LISTED } from '../rbac.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { principalOf, requireAction } from '../root-key-auth.js'
@@ -27,20 +26,7 @@ export function registerPermissionRoutes(app: KeygateServer, deps: ControlPlaneD
         response: { 200: Type.Object({ permissionId: Type.String({ description: 'The new permission’s id' }) }) },
       },
     },
-    async (request) => {
-      const principal = principalOf(request)
-      requireAction(principal, 'rbac', '*', 'create_permission')
-      const { name, slug, description } = request.body
-      if (slug === undefined && !PERMISSION_NAME.test(name)) {
-        throw badRequest(
-          'name: is also the slug keys are granted by, so it must be 1–256 of letters, digits and _ . : * - / (or give a slug)',
-        )
-      }
-      const permission = await deps.rbac.createPermission({ name, slug, description })
-      request.log.info({ permissionId: permission.id, rootKeyId: principal.rootKeyId }, 'permission created')
-      await deps.audit.record(request, 'permissions.createPermission', { after: { ...permission } })
-      return { permissionId: permission.id }
-    },
+    async (request) => ({ permissionId: (await createPermission(deps, request, request.body)).id }),
   )
 
   app.get(
@@ -51,10 +37,7 @@ export function registerPermissionRoutes(app: KeygateServer, deps: ControlPlaneD
         response: { 200: PermissionResponse },
       },
     },
-    async (request) => {
-      requireAction(principalOf(request), 'rbac', '*', 'read_permission')
-      return shown(await deps.rbac.permissions.require(request.query.permissionId))
-    },
+    async (request) => shown(await readPermission(deps, request, request.query.permissionId, 'id')),
   )
 
   app.get(
@@ -87,12 +70,7 @@ export function registerPermissionRoutes(app: KeygateServer, deps: ControlPlaneD
       },
     },
     async (request) => {
-      const principal = principalOf(request)
-      requireAction(principal, 'rbac', '*', 'delete_permission')
-      // One write: every key and role that referenced it stops granting it (references are resolved, not copied).
-      const permission = await deps.rbac.permissions.delete(request.body.permissionId)
-      request.log.info({ permissionId: permission.id, rootKeyId: principal.rootKeyId }, 'permission deleted')
-      await deps.audit.record(request, 'permissions.deletePermission', { before: { ...permission } })
+      await deletePermission(deps, request, request.body.permissionId, 'id')
       return {}
     },
   )

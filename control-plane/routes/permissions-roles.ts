@@ -3,8 +3,8 @@ import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { RoleRecord } from '../../shared/rbac.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { MAX_LISTED, type RecordRef, type Rbac } from '../rbac.js'
-import { may, principalOf, requireAction, type Principal } from '../root-key-auth.js'
-import { ApiError } from '../../shared/errors.js'
+import { createRole, deleteRole, readRole, setRolePermissions } from '../role-operations.js'
+import { principalOf, requireAction } from '../root-key-auth.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import {
@@ -37,18 +37,6 @@ function refsOf(body: PermissionRefBody[]): (RecordRef | string)[] {
   )
 }
 
-/** The permissions a role is given: Unkey's rbac actions on roles. */
-function allowRolePermissions(principal: Principal, removes: boolean): void {
-  const needed = ['add_permission_to_role', ...(removes ? ['remove_permission_from_role' as const] : [])] as const
-  const missing = needed.filter((action) => !may(principal, 'rbac', '*', action))
-  if (missing.length > 0) {
-    throw new ApiError(
-      'INSUFFICIENT_PERMISSIONS',
-      `the root key needs ${missing.map((a) => `rbac.*.${a}`).join(' and ')}`,
-    )
-  }
-}
-
 /** permissions.createRole, getRole, listRoles, deleteRole, setRolePermissions. */
 export function registerRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.post(
@@ -60,27 +48,16 @@ export function registerRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps): 
       },
     },
     async (request) => {
-      const principal = principalOf(request)
-      requireAction(principal, 'rbac', '*', 'create_role')
       const { name, description, permissions } = request.body
-      if (permissions?.length) allowRolePermissions(principal, false)
-      const permissionIds = permissions?.length
-        ? await deps.rbac.permissionIdsOf(refsOf(permissions), principal, false)
-        : undefined
-      const role = await deps.rbac.createRole({ name, description, permissionIds })
-      request.log.info({ roleId: role.id, rootKeyId: principal.rootKeyId }, 'role created')
-      await deps.audit.record(request, 'permissions.createRole', { after: { ...role } })
-      return { roleId: role.id }
+      const refs = permissions && refsOf(permissions)
+      return { roleId: (await createRole(deps, request, { name, description, permissions: refs }, 'v1')).id }
     },
   )
 
   app.get(
     '/v1/permissions.getRole',
     { schema: { querystring: Type.Object({ roleId: RoleIdField() }), response: { 200: RoleResponse } } },
-    async (request) => {
-      requireAction(principalOf(request), 'rbac', '*', 'read_role')
-      return shown(deps.rbac, await deps.rbac.roles.require(request.query.roleId))
-    },
+    async (request) => shown(deps.rbac, await readRole(deps, request, request.query.roleId, 'id')),
   )
 
   app.get(
@@ -112,12 +89,7 @@ export function registerRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps): 
       },
     },
     async (request) => {
-      const principal = principalOf(request)
-      requireAction(principal, 'rbac', '*', 'delete_role')
-      // One write: every key holding the role stops being granted its permissions.
-      const role = await deps.rbac.roles.delete(request.body.roleId)
-      request.log.info({ roleId: role.id, rootKeyId: principal.rootKeyId }, 'role deleted')
-      await deps.audit.record(request, 'permissions.deleteRole', { before: { ...role } })
+      await deleteRole(deps, request, request.body.roleId, 'id')
       return {}
     },
   )
@@ -131,18 +103,8 @@ export function registerRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps): 
       },
     },
     async (request) => {
-      const principal = principalOf(request)
       const { roleId, permissions } = request.body
-      const before = await deps.rbac.roles.require(roleId)
-      allowRolePermissions(principal, before.permissionIds.length > 0)
-      const permissionIds = await deps.rbac.permissionIdsOf(refsOf(permissions), principal, false)
-      // One write: every key holding the role is granted exactly these from its next verification on.
-      const role = await deps.rbac.setRolePermissions(roleId, permissionIds)
-      request.log.info(
-        { roleId, permissions: role.permissionIds.length, rootKeyId: principal.rootKeyId },
-        'role permissions set',
-      )
-      await deps.audit.record(request, 'permissions.setRolePermissions', { before: { ...before }, after: { ...role } })
+      const role = await setRolePermissions(deps, request, roleId, refsOf(permissions), 'v1')
       return (await shown(deps.rbac, role)).permissions
     },
   )

@@ -1,0 +1,100 @@
+import type { FastifyRequest } from 'fastify'
+import { ApiError } from '../shared/errors.js'
+import type { RoleRecord } from '../shared/rbac.js'
+import type { ControlPlaneDeps } from './control-plane-deps.js'
+import type { NamedBy } from './permission-operations.js'
+import type { RecordRef } from './rbac.js'
+import { may, principalOf, requireAction, type Principal } from './root-key-auth.js'
+import type { WireFormat } from './wire-format.js'
+
+/**
+ * Roles as both wire formats (v1, v2) write them. They differ where Unkey's did: v2 creates the permissions a
+ * request names that do not exist yet (when the root key may create permissions), v1 only those marked
+ * `create: true`; and v2's setRolePermissions needs both rbac actions on roles up front, whatever the role holds.
+ */
+
+/** The permissions a role is given: Unkey's rbac actions on roles. */
+function allowRolePermissions(principal: Principal, removes: boolean): void {
+  const needed = ['add_permission_to_role', ...(removes ? ['remove_permission_from_role' as const] : [])] as const
+  const missing = needed.filter((action) => !may(principal, 'rbac', '*', action))
+  if (missing.length > 0) {
+    throw new ApiError(
+      'INSUFFICIENT_PERMISSIONS',
+      `the root key needs ${missing.map((a) => `rbac.*.${a}`).join(' and ')}`,
+    )
+  }
+}
+
+/** Creates a role granting `permissions`; 409 CONFLICT if one has its name. */
+export async function createRole(
+  deps: ControlPlaneDeps,
+  request: FastifyRequest,
+  input: { name: string; description?: string; permissions?: readonly (RecordRef | string)[] },
+  wire: WireFormat,
+): Promise<RoleRecord> {
+  const principal = principalOf(request)
+  requireAction(principal, 'rbac', '*', 'create_role')
+  const { name, description, permissions } = input
+  if (permissions?.length) allowRolePermissions(principal, false)
+  // v2 makes missing permissions on the way: a name already taken is refused before any is made.
+  if (wire === 'v2' && (await deps.rbac.roles.findByName(name))) throw deps.rbac.roles.nameTaken(name)
+  const permissionIds = permissions?.length
+    ? await deps.rbac.permissionIdsOf(permissions, principal, wire === 'v2')
+    : undefined
+  const role = await deps.rbac.createRole({ name, description, permissionIds })
+  request.log.info({ roleId: role.id, rootKeyId: principal.rootKeyId }, 'role created')
+  await deps.audit.record(request, 'permissions.createRole', { after: { ...role } })
+  return role
+}
+
+/** The role a request names, if the root key may read roles; the contract's 404 when there is none. */
+export async function readRole(
+  deps: ControlPlaneDeps,
+  request: FastifyRequest,
+  role: string,
+  by: NamedBy,
+): Promise<RoleRecord> {
+  requireAction(principalOf(request), 'rbac', '*', 'read_role')
+  return by === 'id' ? deps.rbac.roles.require(role) : deps.rbac.roles.requireNamed(role)
+}
+
+/** Deletes the role a request names; 404 if there is none. */
+export async function deleteRole(
+  deps: ControlPlaneDeps,
+  request: FastifyRequest,
+  role: string,
+  by: NamedBy,
+): Promise<RoleRecord> {
+  const principal = principalOf(request)
+  requireAction(principal, 'rbac', '*', 'delete_role')
+  const id = by === 'id' ? role : (await deps.rbac.roles.requireNamed(role)).id
+  // One write: every key holding the role stops being granted its permissions.
+  const deleted = await deps.rbac.roles.delete(id)
+  request.log.info({ roleId: deleted.id, rootKeyId: principal.rootKeyId }, 'role deleted')
+  await deps.audit.record(request, 'permissions.deleteRole', { before: { ...deleted } })
+  return deleted
+}
+
+/** Replaces the permissions a role grants: one write, and every key holding the role follows. */
+export async function setRolePermissions(
+  deps: ControlPlaneDeps,
+  request: FastifyRequest,
+  roleId: string,
+  permissions: readonly (RecordRef | string)[],
+  wire: WireFormat,
+): Promise<RoleRecord> {
+  const principal = principalOf(request)
+  if (wire === 'v2') allowRolePermissions(principal, true)
+  const before = await deps.rbac.roles.require(roleId)
+  // v1 asks for removal only of a role that has something to remove.
+  if (wire === 'v1') allowRolePermissions(principal, before.permissionIds.length > 0)
+  const permissionIds = await deps.rbac.permissionIdsOf(permissions, principal, wire === 'v2')
+  // One write: every key holding the role is granted exactly these from its next verification on.
+  const role = await deps.rbac.setRolePermissions(roleId, permissionIds)
+  request.log.info(
+    { roleId, permissions: role.permissionIds.length, rootKeyId: principal.rootKeyId },
+    'role permissions set',
+  )
+  await deps.audit.record(request, 'permissions.setRolePermissions', { before: { ...before }, after: { ...role } })
+  return role
+}
