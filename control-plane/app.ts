@@ -48,6 +48,7 @@ import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerV2ApiRoutes } from './v2/apis-routes.js'
 import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
+import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -141,6 +142,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerV2ApiRoutes(management, routeDeps)
     registerV2IdentityRoutes(management, routeDeps)
     registerV2PermissionRoutes(management, routeDeps)
+    registerV2KeyGrantRoutes(management, routeDeps, writes)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {
