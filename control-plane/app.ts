@@ -49,6 +49,7 @@ import { registerV2ApiRoutes } from './v2/apis-routes.js'
 import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
+import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -143,6 +144,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerV2IdentityRoutes(management, routeDeps)
     registerV2PermissionRoutes(management, routeDeps)
     registerV2KeyGrantRoutes(management, routeDeps, writes)
+    registerV2MigrateKeys(management, routeDeps, writes)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

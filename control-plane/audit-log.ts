@@ -21,6 +21,8 @@ export interface AuditTarget {
   keyId?: string
   before?: KeyRecord | Record<string, unknown> | null
   after?: KeyRecord | Record<string, unknown> | null
+  /** What the call said beyond the record (AuditEntry.context). */
+  context?: Record<string, unknown>
 }
 
 /**
@@ -49,6 +51,7 @@ export class AuditLog {
       keyId: target.keyId,
       before: shown(target.before),
       after: shown(target.after),
+      ...(target.context !== undefined ? { context: target.context } : {}),
       requestId: actor.requestId,
     }
     try {

@@ -13,6 +13,8 @@ export interface AuditEntry {
   /** The record as the API shows it (never a hash or a key). */
   before?: Record<string, unknown>
   after?: Record<string, unknown>
+  /** What the call said beyond the record, when it matters later (keys.migrateKeys: its `migrationId`). */
+  context?: Record<string, unknown>
   requestId?: string
 }
 

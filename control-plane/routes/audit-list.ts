@@ -14,6 +14,7 @@ const Entry = Type.Object({
   keyId: Type.Optional(Type.String({ description: 'The key it touched' })),
   before: Type.Optional(Record('The record before, as the API shows it (never a key or hash)')),
   after: Type.Optional(Record('The record after, as the API shows it (never a key or hash)')),
+  context: Type.Optional(Record('What the call said beyond the record (keys.migrateKeys: its `migrationId`)')),
   requestId: Type.Optional(Type.String({ description: 'The request that made it' })),
 })
 
