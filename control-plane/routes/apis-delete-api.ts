@@ -1,7 +1,7 @@
 import type { KeygateServer } from '../../shared/http/build-server.js'
+import { deleteApi } from '../apis.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
 import { ApiIdBody } from '../schemas/api-schemas.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 
@@ -9,10 +9,7 @@ const Body = ApiIdBody('The api to delete, with every key of it: the `apiId` tha
 
 export function registerDeleteApi(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
   app.post('/v1/apis.deleteApi', { schema: { body: Body, response: { 200: EmptyResponse } } }, async (request) => {
-    const principal = principalOf(request)
-    requirePermission(principal, request.body.apiId, 'delete_api')
-    await writes.deleteApi(request.body.apiId)
-    await deps.audit.record(request, 'apis.deleteApi', { apiId: request.body.apiId })
+    await deleteApi(deps, writes, request, request.body.apiId)
     return {}
   })
 }

@@ -1,9 +1,8 @@
 import { Type } from 'typebox'
-import { ApiError, badRequest, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { toKeyResponse } from '../key-response.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
+import { listApiKeys } from '../key-listing.js'
 import { KeyResponse } from '../schemas/key-schemas.js'
 import { ApiIdField, DecryptField } from '../schemas/fields.js'
 
@@ -47,23 +46,10 @@ export function registerListKeys(app: KeygateServer, deps: ControlPlaneDeps): vo
       },
     },
     async (request) => {
-      const principal = principalOf(request)
-      const { apiId, cursor, decrypt } = request.query
-      const limit = request.query.limit ?? 100
-      requirePermission(principal, apiId, 'read_key', 'read_api')
-      if (decrypt)
-        throw new ApiError('PRECONDITION_FAILED', 'decrypt: Keygate stores only hashes; keys cannot be shown again')
-      const { externalId, ownerId } = request.query
-      if (externalId !== undefined && ownerId !== undefined && externalId !== ownerId) {
-        throw badRequest('externalId: differs from its alias ownerId')
-      }
-      if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
-      const page = await deps.store.listKeys(apiId, { cursor, limit, ownerId: externalId ?? ownerId })
-      // One memo for the page: the keys of an api mostly share their roles and permissions.
-      const memo = new Map<string, unknown>()
-      const contexts = await Promise.all(page.keys.map((key) => deps.rbac.contextOf(key, memo)))
+      const { apiId, cursor, externalId, ownerId, decrypt, limit = 100 } = request.query
+      const page = await listApiKeys(deps, request, { apiId, cursor, externalId, ownerId, decrypt, limit })
       return {
-        keys: page.keys.map((key, i) => toKeyResponse(key, contexts[i]!)),
+        keys: page.keys.map(({ record, context }) => toKeyResponse(record, context)),
         total: page.total,
         cursor: page.cursor,
       }

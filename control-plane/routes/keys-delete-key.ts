@@ -1,9 +1,8 @@
 import { Type } from 'typebox'
-import { notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
+import { deleteKey } from '../keys.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import { KeyIdField, PermanentField } from '../schemas/fields.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
@@ -16,14 +15,7 @@ const Body = Type.Object(
 export function registerDeleteKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
   // `permanent` is accepted for Unkey compatibility; Keygate always removes the record (only its hash existed).
   app.post('/v1/keys.deleteKey', { schema: { body: Body, response: { 200: EmptyResponse } } }, async (request) => {
-    const principal = principalOf(request)
-    const { keyId } = request.body
-    const record = await deps.store.getKeyById(keyId)
-    if (!record) throw notFound(`key ${keyId} not found`)
-    requirePermission(principal, record.apiId, 'delete_key')
-    if (!(await writes.deleteKey(keyId))) throw notFound(`key ${keyId} not found`)
-    request.log.info({ keyId, rootKeyId: principal.rootKeyId }, 'key deleted')
-    await deps.audit.record(request, 'keys.deleteKey', { apiId: record.apiId, keyId, before: record })
+    await deleteKey(deps, writes, request, request.body.keyId)
     return {}
   })
 }

@@ -1,9 +1,9 @@
 import { Type } from 'typebox'
-import { ApiError, notFound } from '../../shared/errors.js'
+import { ApiError } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { toKeyResponse } from '../key-response.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
+import { readKey } from '../keys.js'
 import { KeyResponse } from '../schemas/key-schemas.js'
 import { DecryptField, KeyIdField } from '../schemas/fields.js'
 
@@ -17,14 +17,11 @@ export function registerGetKey(app: KeygateServer, deps: ControlPlaneDeps): void
       },
     },
     async (request) => {
-      const principal = principalOf(request)
       const { keyId, decrypt } = request.query
       if (decrypt)
         throw new ApiError('PRECONDITION_FAILED', 'decrypt: Keygate stores only hashes; keys cannot be shown again')
-      const record = await deps.store.getKeyById(keyId)
-      if (!record) throw notFound(`key ${keyId} not found`)
-      requirePermission(principal, record.apiId, 'read_key')
-      return toKeyResponse(record, await deps.rbac.contextOf(record))
+      const { record, context } = await readKey(deps, request, keyId)
+      return toKeyResponse(record, context)
     },
   )
 }

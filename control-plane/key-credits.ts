@@ -1,0 +1,55 @@
+import type { FastifyRequest } from 'fastify'
+import { lastRefillBoundary } from '../shared/credits.js'
+import { badRequest, notFound } from '../shared/errors.js'
+import type { KeyRecord } from '../shared/records.js'
+import type { ControlPlaneDeps } from './control-plane-deps.js'
+import type { KeyWrites } from './key-writes.js'
+import { principalOf, requirePermission } from './root-key-auth.js'
+
+export type CreditChange = 'increment' | 'decrement' | 'set'
+
+/**
+ * Changes a key's credit balance atomically (decrement stops at 0, the total at 1e12), after any refill that is
+ * due, so the refill can never undo it later. As in Unkey, `set` also gives credits to a key without them (or,
+ * with null, takes them away): that changes the key's record, so it is a write verifiers hear of. v1's
+ * keys.updateRemaining and v2's keys.updateCredits; `opField` names the operation's field in the caller's format.
+ * Returns the key as it was and the balance now (null: no credits, no limit).
+ */
+export async function updateCredits(
+  deps: ControlPlaneDeps,
+  writes: KeyWrites,
+  request: FastifyRequest,
+  change: { keyId: string; op: CreditChange; value: number | null },
+  opField = 'op',
+): Promise<{ before: KeyRecord; remaining: number | null }> {
+  const principal = principalOf(request)
+  const { keyId, op, value } = change
+  const record = await deps.store.getKeyById(keyId)
+  if (!record) throw notFound(`key ${keyId} not found`)
+  requirePermission(principal, record.apiId, 'update_key')
+  const now = deps.clock.now()
+  const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
+  // null: the key carries no credits (or value is null), so the balance alone cannot change.
+  let remaining = value === null ? null : await deps.store.updateCredits(keyId, op, value, refill, now)
+  if (remaining === null) {
+    if (op !== 'set') {
+      throw badRequest(
+        value === null
+          ? `value: cannot ${op} by null`
+          : `${opField}: the key carries no credits (no limit) to ${op}; 'set' a value instead`,
+      )
+    }
+    await writes.updateKey(keyId, { remaining: value }, (current) =>
+      requirePermission(principal, current.apiId, 'update_key'),
+    )
+    remaining = value
+  }
+  request.log.info({ keyId, op, value, remaining, rootKeyId: principal.rootKeyId }, 'key credits updated')
+  await deps.audit.record(request, 'keys.updateRemaining', {
+    apiId: record.apiId,
+    keyId,
+    before: { remaining: record.remaining },
+    after: { op, value, remaining },
+  })
+  return { before: record, remaining }
+}

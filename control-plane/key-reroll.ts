@@ -1,0 +1,72 @@
+import type { FastifyRequest } from 'fastify'
+import { lastRefillBoundary } from '../shared/credits.js'
+import { newId } from '../shared/ids.js'
+import { generateKey } from '../shared/key-material.js'
+import type { RootKeyAction } from '../shared/root-key-actions.js'
+import type { ControlPlaneDeps } from './control-plane-deps.js'
+import type { KeyWrites } from './key-writes.js'
+import { principalOf, requirePermission } from './root-key-auth.js'
+
+/** What keys.rerollKey is given: the key, its grace period (ms) and, in v1, the new key's prefix. */
+export interface Reroll {
+  keyId: string
+  expiration?: number | undefined
+  prefix?: string | undefined
+}
+
+/**
+ * Rotation: a new key with the same settings, and the old one expiring after the grace period. The new key is
+ * created first, so a failure half-way never leaves the caller with no working key. `actions`: what the root key
+ * needs on the key's api (v1: create_key and update_key; v2: create_key, as Unkey's v2 asks).
+ */
+export async function rerollKey(
+  deps: ControlPlaneDeps,
+  writes: KeyWrites,
+  request: FastifyRequest,
+  reroll: Reroll,
+  actions: readonly RootKeyAction[],
+): Promise<{ keyId: string; key: string }> {
+  const principal = principalOf(request)
+  const { keyId, expiration = 0 } = reroll
+  const old = await writes.readKey(keyId)
+  requirePermission(principal, old.apiId, ...actions)
+  const now = deps.clock.now()
+  const prefix = reroll.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
+  const { key, hash, start } = generateKey(prefix, 16)
+  const { rev: _rev, id: _id, hash: _hash, start: _start, updatedAt: _updated, remaining, ...settings } = old
+  // Credits move, they are not copied: the new key starts empty and takes the old key's balance (the old
+  // key then has none left for its grace period; a failure in between loses what was being moved).
+  const created = await writes.createKey({
+    ...settings,
+    ...(remaining === undefined ? {} : { remaining: 0 }),
+    id: newId('key', now),
+    hash,
+    start,
+    createdAt: now,
+  })
+  if (remaining !== undefined) {
+    const refill = old.refill && { boundary: lastRefillBoundary(old.refill, now), amount: old.refill.amount }
+    const taken = await deps.store.updateCredits(keyId, 'take', 0, refill, now)
+    if (taken !== null && taken > 0)
+      await deps.store.updateCredits(created.record.id, 'increment', taken, undefined, now)
+  }
+  const graceEnds = now + expiration
+  await writes.updateKey(
+    keyId,
+    (current) => ({
+      expires: current.expires !== undefined && current.expires < graceEnds ? current.expires : graceEnds,
+    }),
+    () => {},
+  )
+  request.log.info(
+    { keyId, newKeyId: created.record.id, graceMs: expiration, rootKeyId: principal.rootKeyId },
+    'key rerolled',
+  )
+  await deps.audit.record(request, 'keys.rerollKey', {
+    apiId: old.apiId,
+    keyId,
+    before: old,
+    after: { newKeyId: created.record.id, oldKeyExpires: now + expiration },
+  })
+  return { keyId: created.record.id, key }
+}

@@ -1,0 +1,85 @@
+import type { FastifyRequest } from 'fastify'
+import { notFound } from '../shared/errors.js'
+import type { KeyContext } from '../shared/key-context.js'
+import { generateKey } from '../shared/key-material.js'
+import type { KeyRecord } from '../shared/records.js'
+import type { ControlPlaneDeps } from './control-plane-deps.js'
+import { bindIdentity } from './identity-binding.js'
+import type { KeyWrites } from './key-writes.js'
+import { newKeyGrants, newKeyRecord, type KeyGrants } from './new-key-record.js'
+import { principalOf, requirePermission, type Principal } from './root-key-auth.js'
+import type { NewKeyFields } from './schemas/key-schemas.js'
+import { notRecoverable, ownerIdOf } from './v1-field-rules.js'
+
+/** What keys.createKey is given in either wire format: the new key's fields, and how the key itself is made. */
+export interface KeyCreation extends NewKeyFields {
+  prefix?: string
+  byteLength?: number
+  recoverable?: boolean
+}
+
+/** How a new key's `permissions` and `roles` become records: each wire format has its rule (Unkey's differ). */
+export type GrantsOf = (principal: Principal) => Promise<KeyGrants>
+
+/**
+ * Keys as both wire formats (v1, v2) create, read and delete them. createKey: the root key's permission, the
+ * fields (checked before anything is created for them), the api, the permissions and roles, the identity of the
+ * externalId, then the key. The key itself is returned this once.
+ */
+export async function createKey(
+  deps: ControlPlaneDeps,
+  writes: KeyWrites,
+  request: FastifyRequest,
+  fields: KeyCreation,
+  grantsOf: GrantsOf = (principal) => newKeyGrants(fields, deps.rbac, principal),
+): Promise<{ keyId: string; key: string }> {
+  const principal = principalOf(request)
+  requirePermission(principal, fields.apiId, 'create_key')
+  if (fields.recoverable) throw notRecoverable()
+  const { key, ...material } = generateKey(fields.prefix, fields.byteLength)
+  // The fields are checked before anything (a permission or role) is created for them.
+  newKeyRecord(fields, material, deps.clock.now())
+  if (!(await deps.store.getApi(fields.apiId))) throw notFound(`api ${fields.apiId} not found`)
+  const grants = await grantsOf(principal)
+  const record = newKeyRecord(fields, material, deps.clock.now(), grants)
+  const ownerId = ownerIdOf(fields) ?? undefined
+  if (ownerId !== undefined) await bindIdentity(deps, request, ownerId)
+
+  const write = await writes.createKey(record)
+  request.log.info({ keyId: write.record.id, apiId: fields.apiId, rootKeyId: principal.rootKeyId }, 'key created')
+  await deps.audit.record(request, 'keys.createKey', {
+    apiId: fields.apiId,
+    keyId: write.record.id,
+    after: write.record,
+  })
+  return { keyId: write.record.id, key }
+}
+
+/** The key `keyId` and what it is granted, if the root key may read it: 404, then 403. */
+export async function readKey(
+  deps: ControlPlaneDeps,
+  request: FastifyRequest,
+  keyId: string,
+): Promise<{ record: KeyRecord; context: KeyContext }> {
+  const principal = principalOf(request)
+  const record = await deps.store.getKeyById(keyId)
+  if (!record) throw notFound(`key ${keyId} not found`)
+  requirePermission(principal, record.apiId, 'read_key')
+  return { record, context: await deps.rbac.contextOf(record) }
+}
+
+/** Deletes the key `keyId` (404, then 403): it stops verifying at once. */
+export async function deleteKey(
+  deps: ControlPlaneDeps,
+  writes: KeyWrites,
+  request: FastifyRequest,
+  keyId: string,
+): Promise<void> {
+  const principal = principalOf(request)
+  const record = await deps.store.getKeyById(keyId)
+  if (!record) throw notFound(`key ${keyId} not found`)
+  requirePermission(principal, record.apiId, 'delete_key')
+  if (!(await writes.deleteKey(keyId))) throw notFound(`key ${keyId} not found`)
+  request.log.info({ keyId, rootKeyId: principal.rootKeyId }, 'key deleted')
+  await deps.audit.record(request, 'keys.deleteKey', { apiId: record.apiId, keyId, before: record })
+}
