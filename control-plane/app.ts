@@ -50,6 +50,7 @@ import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
+import { registerV2KeyRoutes } from './v2/keys-routes.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -140,11 +141,12 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerUpdateIdentity(management, routeDeps)
     registerDeleteIdentity(management, routeDeps)
     // Unkey's v2 wire format over the same operations (control-plane/v2/).
-    registerV2ApiRoutes(management, routeDeps)
     registerV2IdentityRoutes(management, routeDeps)
     registerV2PermissionRoutes(management, routeDeps)
     registerV2KeyGrantRoutes(management, routeDeps, writes)
     registerV2MigrateKeys(management, routeDeps, writes)
+    registerV2ApiRoutes(management, routeDeps, writes)
+    registerV2KeyRoutes(management, routeDeps, writes)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

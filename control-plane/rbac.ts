@@ -77,9 +77,14 @@ export class Rbac {
   /**
    * The ids of the permissions a request names, by id or by slug. A slug with no record is created when the
    * request allows it (`create: true`, or `createMissing` as keys.createKey does) and the root key may create
-   * permissions; otherwise it is a 404 (an id with no record always is).
+   * permissions; otherwise it is a 404 (an id with no record always is). `createMissing: 'by-operation'` creates
+   * them with no rbac permission asked: Unkey's v2 keys.createKey and updateKey make the slugs they name so.
    */
-  async permissionIdsOf(refs: readonly (RecordRef | string)[], principal: Principal, createMissing: boolean) {
+  async permissionIdsOf(
+    refs: readonly (RecordRef | string)[],
+    principal: Principal,
+    createMissing: boolean | 'by-operation',
+  ) {
     const ids: string[] = []
     for (const ref of refs.map(asRef)) {
       const found =
@@ -91,7 +96,7 @@ export class Rbac {
       if (ref.id !== undefined) throw new ApiError('NOT_FOUND', `permission ${ref.id} not found`)
       if (!(ref.create ?? createMissing))
         throw new ApiError('NOT_FOUND', `permission ${JSON.stringify(ref.name)} not found`)
-      if (!may(principal, 'rbac', '*', 'create_permission')) {
+      if (createMissing !== 'by-operation' && !may(principal, 'rbac', '*', 'create_permission')) {
         throw new ApiError(
           'INSUFFICIENT_PERMISSIONS',
           `permission ${JSON.stringify(ref.name)} does not exist, and creating it needs rbac.*.create_permission`,
