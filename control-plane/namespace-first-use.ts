@@ -19,9 +19,22 @@ export async function namespaceOnFirstUse(
   const principal = principalOf(request)
   requireAction(principal, 'ratelimit', '*', action)
   if (!may(principal, 'ratelimit', '*', 'create_namespace')) throw notFound(`Namespace ${name} not found`)
+  return createNamespace(request, deps, name)
+}
+
+/**
+ * Makes the namespace, or finds the one a concurrent call just made; logged and audited when made. The caller has
+ * checked that the root key may (v1 and v2 answer a refusal differently).
+ */
+export async function createNamespace(
+  request: FastifyRequest,
+  deps: Pick<ControlPlaneDeps, 'namespaces' | 'audit'>,
+  name: string,
+): Promise<NamespaceRecord> {
   const { namespace, created } = await deps.namespaces.create(name)
   if (created) {
-    request.log.info({ namespaceId: namespace.id, rootKeyId: principal.rootKeyId }, 'rate-limit namespace created')
+    const rootKeyId = principalOf(request).rootKeyId
+    request.log.info({ namespaceId: namespace.id, rootKeyId }, 'rate-limit namespace created')
     await deps.audit.record(request, 'ratelimits.createNamespace', { after: { id: namespace.id, name } })
   }
   return namespace

@@ -1,18 +1,19 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../shared/errors.js'
 import { hashKey, secretsEqual } from '../shared/key-material.js'
+import { grants, MANAGE_ROOT_KEYS, type RootKeyAction } from '../shared/root-key-actions.js'
 import {
-  grants,
-  MANAGE_ROOT_KEYS,
-  type ResourceAction,
-  type RootKeyAction,
-  type RootKeyResource,
-} from '../shared/root-key-actions.js'
-import { BOOTSTRAP_ID, may, rootKeyHashOf, rootKeyNotValid, type Principal } from '../shared/root-key-principal.js'
+  BOOTSTRAP_ID,
+  may,
+  requireAction,
+  rootKeyHashOf,
+  rootKeyNotValid,
+  type Principal,
+} from '../shared/root-key-principal.js'
 import type { RootKeyStore } from '../shared/store/root-key-store.js'
 import type { RootKeyUse } from './root-key-use.js'
 
-export { BOOTSTRAP_ID, may, type Principal }
+export { BOOTSTRAP_ID, may, requireAction, type Principal }
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -65,25 +66,6 @@ export function can(principal: Principal, apiId: string, action: RootKeyAction):
 /** Throws the contract's 403 unless the principal may do every one of `actions` on `apiId`. */
 export function requirePermission(principal: Principal, apiId: string, ...actions: RootKeyAction[]): void {
   requireAction(principal, 'api', apiId, ...actions)
-}
-
-/**
- * Throws the contract's 403 unless the principal may do every one of `actions` on the record `id` of `resource`
- * (`*`: resources with no per-record scope, such as roles and permissions, are checked on `*`).
- */
-export function requireAction<R extends RootKeyResource>(
-  principal: Principal,
-  resource: R,
-  id: string,
-  ...actions: ResourceAction<R>[]
-): void {
-  const missing = actions.filter((action) => !may(principal, resource, id, action))
-  if (missing.length > 0) {
-    throw new ApiError(
-      'INSUFFICIENT_PERMISSIONS',
-      `the root key needs ${missing.map((action) => `${resource}.${id}.${action}`).join(' and ')}`,
-    )
-  }
 }
 
 /** Throws the contract's 403 unless the principal may do one of `actions` on `apiId` (where Unkey's name differs). */

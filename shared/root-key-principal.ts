@@ -57,3 +57,22 @@ export function may<R extends RootKeyResource>(
     return scope === resource && (heldId === '*' || heldId === id) && (heldAction === '*' || heldAction === action)
   })
 }
+
+/**
+ * Throws the contract's 403 unless the principal may do every one of `actions` on the record `id` of `resource`
+ * (`*`: resources with no per-record scope, such as roles and permissions, are checked on `*`).
+ */
+export function requireAction<R extends RootKeyResource>(
+  principal: Principal,
+  resource: R,
+  id: string,
+  ...actions: ResourceAction<R>[]
+): void {
+  const missing = actions.filter((action) => !may(principal, resource, id, action))
+  if (missing.length > 0) {
+    throw new ApiError(
+      'INSUFFICIENT_PERMISSIONS',
+      `the root key needs ${missing.map((action) => `${resource}.${id}.${action}`).join(' and ')}`,
+    )
+  }
+}

@@ -7,7 +7,8 @@ import type { ResourceAction } from '../../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { NamespaceRef } from '../ratelimit-namespaces.js'
 import { namespaceOnFirstUse } from '../namespace-first-use.js'
-import { principalOf, requireAction } from '../root-key-auth.js'
+import { deleteOverride, requireNamespace, setOverride } from '../override-operations.js'
+import { principalOf } from '../root-key-auth.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import {
   DeleteOverrideBody,
@@ -39,21 +40,8 @@ export function registerOverrideRoutes(app: KeygateServer, deps: ControlPlaneDep
     async (request) => {
       const { identifier, limit, duration } = request.body
       const namespace = await namespaceFor(request, deps, request.body, 'set_override')
-      const before = await deps.overrides.get(namespace, identifier)
-      const override = await deps.overrides.set(namespace, identifier, {
-        limit,
-        duration,
-        async: request.body.async ?? false,
-      })
-      request.log.info(
-        { namespaceId: namespace.id, overrideId: override.id, rootKeyId: principalOf(request).rootKeyId },
-        'rate-limit override set',
-      )
-      await deps.audit.record(request, 'ratelimits.setOverride', {
-        before: before && { ...before },
-        after: { ...override },
-      })
-      return { overrideId: override.id }
+      const async = request.body.async ?? false
+      return { overrideId: (await setOverride(deps, request, namespace, identifier, { limit, duration, async })).id }
     },
   )
 
@@ -87,13 +75,8 @@ export function registerOverrideRoutes(app: KeygateServer, deps: ControlPlaneDep
     async (request) => {
       const { identifier } = request.body
       const namespace = await namespaceFor(request, deps, request.body, 'delete_override')
-      const override = await deps.overrides.delete(namespace, identifier)
+      const override = await deleteOverride(deps, request, namespace, identifier)
       if (!override) throw notFound(`Override with ${identifier} identifier not found`)
-      request.log.info(
-        { namespaceId: namespace.id, overrideId: override.id, rootKeyId: principalOf(request).rootKeyId },
-        'rate-limit override deleted',
-      )
-      await deps.audit.record(request, 'ratelimits.deleteOverride', { before: { ...override } })
       return {}
     },
   )
@@ -111,14 +94,13 @@ async function namespaceFor(
   action: ResourceAction<'ratelimit'>,
 ): Promise<NamespaceRecord> {
   if (!ref.namespaceId && !ref.namespaceName) throw badRequest('You must provide a namespaceId or a namespaceName')
-  const principal = principalOf(request)
   const found = await deps.namespaces.find(ref)
-  if (found) {
-    requireAction(principal, 'ratelimit', found.id, action)
-    return found
-  }
-  if (action === 'set_override' && !ref.namespaceId)
+  if (!found && action === 'set_override' && !ref.namespaceId)
     return namespaceOnFirstUse(request, deps, ref.namespaceName!, action)
-  requireAction(principal, 'ratelimit', '*', action)
-  throw notFound(`Namespace ${ref.namespaceId || ref.namespaceName} not found`)
+  return requireNamespace(
+    principalOf(request),
+    found,
+    action,
+    `Namespace ${ref.namespaceId || ref.namespaceName} not found`,
+  )
 }
