@@ -112,5 +112,5 @@ export function namespaceRatelimitsOf(
     settings.sync.pollIntervalMs,
     parts.clock,
   )
-  return new NamespaceRatelimits(verifier, limiter, parts.clock)
+  return new NamespaceRatelimits(verifier, limiter, parts.clock, parts.store)
 }

@@ -1,12 +1,16 @@
 import type { Clock } from '../shared/clock.js'
 import { ApiError, WriteConflictError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
-import { namespaceAddress, type NamespaceRecord, type WildcardRule } from '../shared/ratelimit-namespace.js'
+import {
+  isNamespaceId,
+  NAMESPACE_ID_SCOPE,
+  namespaceAddress,
+  type NamespaceRecord,
+  type WildcardRule,
+} from '../shared/ratelimit-namespace.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 import type { WriteListener } from './key-writes.js'
 
-// The namespace id → name pointer (a namespace is stored under its name): written before the record, never decides.
-const ID_SCOPE = 'rlns-id'
 // A compare-and-set update is retried this many times against concurrent writers before a 409.
 const UPDATE_ATTEMPTS = 5
 /** Wildcard overrides a namespace holds: every ratelimits.limit call on a verifier may try each of them. */
@@ -35,11 +39,16 @@ export class RatelimitNamespaces {
   }
 
   async byId(id: string): Promise<NamespaceRecord | null> {
-    const name = await this.store.readName(ID_SCOPE, id)
+    const name = await this.store.readName(NAMESPACE_ID_SCOPE, id)
     if (name === null) return null
     const namespace = await this.byName(name)
     // A pointer left by a create that lost a race (or crashed) names a record with another id, or none.
     return namespace?.id === id ? namespace : null
+  }
+
+  /** The namespace named so, else the one with this id (v2's `namespace` is either), or null. */
+  async byNameOrId(text: string): Promise<NamespaceRecord | null> {
+    return (await this.byName(text)) ?? (isNamespaceId(text) ? await this.byId(text) : null)
   }
 
   /** The namespace a request names, or null; the id wins when both are given (Unkey's rule). */
@@ -51,10 +60,10 @@ export class RatelimitNamespaces {
   async create(name: string): Promise<{ namespace: NamespaceRecord; created: boolean }> {
     const now = this.clock.now()
     const record: NamespaceRecord = { id: newId('rlns', now), name, createdAt: now, wildcards: [] }
-    await this.store.claimName(ID_SCOPE, record.id, name)
+    await this.store.claimName(NAMESPACE_ID_SCOPE, record.id, name)
     const write = await this.store.writeEntity(namespaceAddress(name), record.id, 'created', record)
     if (write === 'exists') {
-      await this.store.releaseName(ID_SCOPE, record.id, name)
+      await this.store.releaseName(NAMESPACE_ID_SCOPE, record.id, name)
       const winner = await this.byName(name)
       if (!winner) throw new WriteConflictError()
       return { namespace: winner, created: false }

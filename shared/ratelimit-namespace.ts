@@ -39,6 +39,16 @@ export function digestOf(text: string): string {
 
 export const namespaceAddress = (name: string) => entityAddress('namespace', digestOf(name))
 
+/**
+ * The scope of the namespace id → name pointers (a namespace is stored under its name): written before the record,
+ * never deciding alone. A pointer never changes: names are never renamed nor released once their record is
+ * written, and one left by a create that lost a race names a record with another id.
+ */
+export const NAMESPACE_ID_SCOPE = 'rlns-id'
+
+/** Whether a text has the shape of a namespace id (`rlns_…`): v2 names a namespace by its name or its id. */
+export const isNamespaceId = (text: string) => /^rlns_[1-9A-HJ-NP-Za-km-z]{22}$/.test(text)
+
 export const overrideAddress = (namespaceId: string, identifier: string) =>
   entityAddress('override', `${namespaceId}:${digestOf(identifier)}`)
 
@@ -66,12 +76,15 @@ export function wildcardMatches(pattern: string, identifier: string): boolean {
   return true
 }
 
-/** The override that applies: the identifier's own, else the first-set wildcard that matches it, else none. */
+/**
+ * The override that applies: the identifier's own, else the first-set wildcard that matches it, else none. Its id
+ * is what v2 answers as `overrideId`.
+ */
 export function overrideFor(
   identifier: string,
   exact: OverrideRecord | null,
   namespace: NamespaceRecord | null,
-): OverrideRule | undefined {
+): WildcardRule | undefined {
   if (exact) return exact
   return namespace?.wildcards.find((rule) => wildcardMatches(rule.identifier, identifier))
 }

@@ -74,6 +74,65 @@ export class NamespaceLimiter {
     return { ok, limit, remaining: Math.max(0, limit - used - (ok ? cost : 0)), reset }
   }
 
+  /**
+   * Several calls as one, all or nothing (v2's multiLimit): each window is charged only if every one has room, and
+   * each outcome says whether its own window had. Exact windows live in slots of their own (one per namespace and
+   * identifier), so no one script reaches them all: each is charged if it has room, then given back if another had
+   * none. In between, a concurrent call may be refused for usage given back a moment later, never let through for
+   * usage not counted (Unkey's multiLimit rolls back the same way); a store lost in between keeps the charge.
+   */
+  async checkAll(requests: readonly NamespaceLimitRequest[], nowMs: number): Promise<LimitOutcome[]> {
+    const outcomes: LimitOutcome[] = []
+    // Async windows first, in memory, charged at the end; a window named twice counts the earlier call.
+    const held = new Map<LocalWindow, number>()
+    const toCharge: (LocalWindow | undefined)[] = []
+    for (const request of requests) {
+      const { limit, duration, cost } = request
+      const reset = windowStart(duration, nowMs) + duration
+      if (!request.async) {
+        outcomes.push({ ok: true, limit, remaining: 0, reset })
+        toCharge.push(undefined)
+        continue
+      }
+      const local = this.local(request, nowMs)
+      const used = local.global + local.pending + (held.get(local) ?? 0)
+      const ok = used + cost <= limit
+      if (ok) held.set(local, (held.get(local) ?? 0) + cost)
+      outcomes.push({ ok, limit, remaining: Math.max(0, limit - used - (ok ? cost : 0)), reset })
+      toCharge.push(ok ? local : undefined)
+    }
+    // Then the exact ones, each charged if its window has room: sent in order, so a window named twice sees the
+    // earlier call's charge.
+    const exact = requests.flatMap((request, i) => (request.async ? [] : [i]))
+    const charged = await Promise.all(
+      exact.map((i) => {
+        const { namespace, identifier, limit, duration, cost } = requests[i]!
+        return this.store.consumeNamespaceLimit(namespace, identifier, limit, duration, cost, nowMs)
+      }),
+    )
+    exact.forEach((i, j) => {
+      const { ok, used } = charged[j]!
+      outcomes[i] = { ...outcomes[i]!, ok, remaining: Math.max(0, requests[i]!.limit - used) }
+    })
+    if (outcomes.every((outcome) => outcome.ok)) {
+      toCharge.forEach((local, i) => {
+        if (local) local.pending += requests[i]!.cost
+      })
+      return outcomes
+    }
+    await Promise.all(
+      exact.flatMap((i, j) => {
+        const { namespace, identifier, duration, cost } = requests[i]!
+        if (!charged[j]!.ok || cost === 0) return []
+        return [this.store.addNamespaceUsage(namespace, identifier, duration, windowStart(duration, nowMs), -cost)]
+      }),
+    )
+    // What had room reports its window as it is without this batch.
+    return outcomes.map((outcome, i) =>
+      outcome.ok ? { ...outcome, remaining: outcome.remaining + requests[i]!.cost } : outcome,
+    )
+  }
+
   /** Adds local usage to the store and learns everyone's, for every window still open (an ended one counts no more). */
   async reconcile(nowMs: number = this.clock.now()): Promise<void> {
     const open: LocalWindow[] = []

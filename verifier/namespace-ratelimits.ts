@@ -1,13 +1,18 @@
+import { LRUCache } from 'lru-cache'
 import type { Clock } from '../shared/clock.js'
-import type { NamespaceLimitRequest, NamespaceLimits } from '../shared/namespace-limits.js'
+import type { NamespaceLimitOutcome, NamespaceLimitRequest, NamespaceLimits } from '../shared/namespace-limits.js'
 import type { LimitOutcome } from '../shared/ratelimit.js'
 import {
+  isNamespaceId,
+  NAMESPACE_ID_SCOPE,
   namespaceAddress,
   overrideAddress,
   overrideFor,
   type NamespaceRecord,
   type OverrideRecord,
+  type WildcardRule,
 } from '../shared/ratelimit-namespace.js'
+import type { EntityStore } from '../shared/store/entity-store.js'
 import type { NamespaceLimiter } from './namespace-limiter.js'
 
 /** Entities as verdicts see them (KeyVerifier.entity): cached, absences too, current within the revocation bound. */
@@ -22,24 +27,53 @@ export interface EntitySource {
  * store read once known.
  */
 export class NamespaceRatelimits implements NamespaceLimits {
+  /** Namespace ids → names found: a pointer that led to its record never changes (NAMESPACE_ID_SCOPE). */
+  private readonly namesById = new LRUCache<string, string>({ max: 10_000 })
+
+  /** `ids`: the namespace id → name pointers, for v2's calls that name a namespace by its id. */
   constructor(
     private readonly entities: EntitySource,
     private readonly limiter: NamespaceLimiter,
     private readonly clock: Clock,
+    private readonly ids: Pick<EntityStore, 'readName'>,
   ) {}
 
   async namespace(name: string): Promise<NamespaceRecord | null> {
     return this.entities.entity<NamespaceRecord>(namespaceAddress(name))
   }
 
-  async limit(request: NamespaceLimitRequest): Promise<LimitOutcome> {
+  async find(nameOrId: string): Promise<NamespaceRecord | null> {
+    const named = await this.namespace(nameOrId)
+    if (named || !isNamespaceId(nameOrId)) return named
+    const name = this.namesById.get(nameOrId) ?? (await this.ids.readName(NAMESPACE_ID_SCOPE, nameOrId))
+    if (name === null) return null
+    const namespace = await this.namespace(name)
+    // A pointer left by a create that lost a race names a record with another id.
+    if (namespace?.id !== nameOrId) return null
+    this.namesById.set(nameOrId, name)
+    return namespace
+  }
+
+  async limit(request: NamespaceLimitRequest): Promise<NamespaceLimitOutcome> {
+    const rule = await this.overrideOf(request)
+    return withOverride(await this.limiter.check(applied(request, rule), this.clock.now()), rule)
+  }
+
+  async limitAll(requests: readonly NamespaceLimitRequest[]): Promise<NamespaceLimitOutcome[]> {
+    const rules = await Promise.all(requests.map((request) => this.overrideOf(request)))
+    const outcomes = await this.limiter.checkAll(
+      requests.map((request, i) => applied(request, rules[i])),
+      this.clock.now(),
+    )
+    return outcomes.map((outcome, i) => withOverride(outcome, rules[i]))
+  }
+
+  private async overrideOf(request: NamespaceLimitRequest): Promise<WildcardRule | undefined> {
     const namespace = await this.namespace(request.namespace)
     // No namespace, no overrides: a namespace used only through verifiers has no record until one is set.
     const exact =
       namespace && (await this.entities.entity<OverrideRecord>(overrideAddress(namespace.id, request.identifier)))
-    const rule = overrideFor(request.identifier, exact, namespace)
-    const applied = rule ? { ...request, limit: rule.limit, duration: rule.duration, async: rule.async } : request
-    return this.limiter.check(applied, this.clock.now())
+    return overrideFor(request.identifier, exact, namespace)
   }
 
   start(): void {
@@ -56,3 +90,9 @@ export class NamespaceRatelimits implements NamespaceLimits {
     return this.limiter.reconcile(this.clock.now())
   }
 }
+
+const applied = (request: NamespaceLimitRequest, rule: WildcardRule | undefined): NamespaceLimitRequest =>
+  rule ? { ...request, limit: rule.limit, duration: rule.duration, async: rule.async } : request
+
+const withOverride = (outcome: LimitOutcome, rule: WildcardRule | undefined): NamespaceLimitOutcome =>
+  rule ? { ...outcome, overrideId: rule.id } : outcome

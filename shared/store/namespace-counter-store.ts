@@ -16,7 +16,10 @@ export interface NamespaceCounterStore {
     cost: number,
     nowMs: number,
   ): Promise<{ ok: boolean; used: number }>
-  /** Adds locally counted usage (async calls) to a window and returns its total (delta 0 reads it). */
+  /**
+   * Adds locally counted usage (async calls) to a window and returns its total (delta 0 reads it); a negative delta
+   * gives back what a refused batch had charged (multiLimit).
+   */
   addNamespaceUsage(
     namespace: string,
     identifier: string,

@@ -4,7 +4,7 @@ import type { Spend } from '../credits.js'
 import type { CounterOwner, ExactLimit, RateCounter } from '../ratelimit.js'
 import type { KeyRecord } from '../records.js'
 import type { StoreHealth } from './store-health.js'
-import type { EntityReader } from './entity-store.js'
+import type { EntityReader, EntityStore } from './entity-store.js'
 import type { NamespaceCounterStore } from './namespace-counter-store.js'
 
 /** Where a shard's revision sequence stands: its epoch ('' before the first write) and last revision. */
@@ -26,12 +26,13 @@ export interface RevisionSnapshot {
 export const LOG_TRIMMED = 'trimmed' as const
 
 /**
- * What the verifier asks of the store: records by hash, entities by address (entity-store.ts), whether its bound
- * api exists, the shard revisions and change logs it syncs from, and the shared counters (credits, exact rate
- * limits, usage, rate-limit namespaces' windows) a verdict may need. Nothing else: a verifier cannot create, list
- * or delete anything. The general contract is on KeyStore (key-store.ts).
+ * What the verifier asks of the store: records by hash, entities by address (entity-store.ts) and the name pointers
+ * that find them by id (a namespace named by its id in v2's ratelimit.limit), whether its bound api exists, the
+ * shard revisions and change logs it syncs from, and the shared counters (credits, exact rate limits, usage,
+ * rate-limit namespaces' windows) a verdict may need. Nothing else: a verifier cannot create, list or delete
+ * anything. The general contract is on KeyStore (key-store.ts).
  */
-export interface VerifierStore extends StoreHealth, EntityReader, NamespaceCounterStore {
+export interface VerifierStore extends StoreHealth, EntityReader, Pick<EntityStore, 'readName'>, NamespaceCounterStore {
   /** The verifier's miss path: one read in one shard. */
   getKeyByHash(hash: string): Promise<KeyRecord | null>
 
