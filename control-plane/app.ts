@@ -148,7 +148,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerV2MigrateKeys(management, routeDeps, writes)
     registerV2ApiRoutes(management, routeDeps, writes)
     registerV2KeyRoutes(management, routeDeps, writes)
-    registerV2ApiRoutes(management, routeDeps)
     registerV2RatelimitRoutes(management, routeDeps, deps.ratelimits)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
