@@ -117,7 +117,7 @@ export function registerOpenApi(app: KeygateServer): void {
       const doc = id === undefined ? undefined : OPERATIONS[id]
       // Routes outside the table (the docs themselves, error pages, /v1/authorize/*) stay out of the document.
       if (!id || !doc || schema?.hide) return { schema: { ...schema, hide: true }, url }
-      return { url, schema: operationSchema(id, doc, (schema ?? {}) as RouteSchema) }
+      return { url, schema: operationSchema(id, doc, (schema ?? {}) as RouteSchema, url) }
     },
     // Forward-auth takes every method Node parses; OpenAPI can list only some: the table says which to show.
     transformObject: (document) => {
@@ -146,7 +146,7 @@ interface RouteSchema {
 }
 
 /** A route's schema as the document shows it: the table's words, its answers (errors included), its auth. */
-function operationSchema(id: string, doc: OperationDoc, schema: RouteSchema) {
+function operationSchema(id: string, doc: OperationDoc, schema: RouteSchema, url: string) {
   const response: Record<string, unknown> = {}
   for (const [status, answer] of Object.entries(schema.response ?? {})) {
     const described = answer as { description?: string }
@@ -162,7 +162,7 @@ function operationSchema(id: string, doc: OperationDoc, schema: RouteSchema) {
     }
   }
   const errors = doc.errors ?? (doc.rootKey ? MANAGEMENT_ERRORS : PUBLIC_ERRORS)
-  const errorResponses = isV2Operation(id) ? problemResponses(errors, doc.rootKey) : v1ErrorResponses(errors)
+  const errorResponses = isV2Operation(id) ? problemResponses(errors, doc.rootKey, url) : v1ErrorResponses(errors)
   for (const [status, answer] of Object.entries(errorResponses)) response[status] ??= answer
   return {
     ...schema,

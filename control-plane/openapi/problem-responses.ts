@@ -118,7 +118,7 @@ function problemSchema(status: number, description: string, examples: Example[])
  * A v2 operation's error answers by status, as OpenAPI responses: problem bodies as `application/json`, but
  * `application/problem+json` for 429 (what Unkey's SDK parses each of them as).
  */
-export function problemResponses(codes: readonly ErrorCode[], rootKey: boolean): Record<string, object> {
+export function problemResponses(codes: readonly ErrorCode[], rootKey: boolean, path: string): Record<string, object> {
   const statuses = new Set(codes.map(statusOf))
   // A missing or malformed Authorization header is a 400 on v2, even for an operation that lists no BAD_REQUEST.
   if (rootKey && codes.includes('UNAUTHORIZED')) statuses.add(400)
@@ -133,7 +133,7 @@ export function problemResponses(codes: readonly ErrorCode[], rootKey: boolean):
     responses[String(status)] = {
       description,
       content: {
-        [problemContentType(status).split(';')[0]!]: { schema: problemSchema(status, description, examples) },
+        [problemContentType(status, path).split(';')[0]!]: { schema: problemSchema(status, description, examples) },
       },
     }
   }

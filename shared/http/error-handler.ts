@@ -59,7 +59,8 @@ export function renderError(error: ApiError, request: FastifyRequest, reply: Fas
   if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
   if (isV2Path(request.url)) {
     const status = problemStatus(error)
-    return reply.code(status).type(problemContentType(status)).send(problemBody(error, request.id))
+    const path = request.url.split('?', 1)[0]
+    return reply.code(status).type(problemContentType(status, path)).send(problemBody(error, request.id))
   }
   return reply
     .code(error.statusCode)

@@ -15,11 +15,20 @@ export function isV2Path(url: string): boolean {
 }
 
 /**
- * Unkey's SDK (2.x) parses every error but 429 only as `application/json`, and 429 only as problem+json: any
- * other type turns its typed error into a generic one.
+ * Operations whose every error Unkey's document (and so its SDK) types as `application/problem+json`: its SDK turns
+ * those errors into typed ones only under that type (Unkey's own server answers them `application/json`, so its SDK
+ * sees generic errors there; Keygate answers what the SDK reads).
  */
-export function problemContentType(status: number): string {
-  return status === 429 ? 'application/problem+json' : 'application/json; charset=utf-8'
+const PROBLEM_JSON_OPERATIONS = new Set(['/v2/identities.deleteIdentity'])
+
+/**
+ * Unkey's SDK (2.x) parses every error but 429 only as `application/json`, and 429 only as problem+json: any
+ * other type turns its typed error into a generic one. `path`: the operation's, for the few typed otherwise.
+ */
+export function problemContentType(status: number, path?: string): string {
+  return status === 429 || (path !== undefined && PROBLEM_JSON_OPERATIONS.has(path))
+    ? 'application/problem+json'
+    : 'application/json; charset=utf-8'
 }
 
 /** The status v2 answers with: a root key missing or malformed is a 400, an unknown one 401 (v1: both 403). */

@@ -285,9 +285,10 @@ onBothStores('v2 identities', {}, (stack) => {
       await expect(limited.identities.updateIdentity({ identity: identityId, meta: {} })).rejects.toMatchObject({
         name: 'ForbiddenErrorResponse',
       })
-      // The SDK types deleteIdentity's errors only as application/problem+json, though it asks for
-      // application/json (and Unkey answers that): a generic APIError there, with Unkey's server as with Keygate.
+      // The SDK types deleteIdentity's errors only as application/problem+json (Unkey's server answers them
+      // application/json, so its SDK sees a generic APIError there): Keygate answers what the SDK reads.
       await expect(limited.identities.deleteIdentity({ identity: identityId })).rejects.toMatchObject({
+        name: 'ForbiddenErrorResponse',
         statusCode: 403,
       })
       const nothing = unkeySdk(stack.controlPlane, await rootKeyWith(['api.*.read_api']))
