@@ -33,7 +33,8 @@ export const COMMANDS: Record<CommandName, Command> = {
     load: () => import('./root-key-list-command.js'),
   },
   'root-key revoke': {
-    summary: 'Revokes a root key: every control plane refuses it from its next call on.',
+    summary:
+      'Revokes a root key: every control plane refuses it from its next call on, every verifier within the bound.',
     load: () => import('./root-key-revoke-command.js'),
   },
   'root-key roll': {

@@ -8,6 +8,7 @@ import { KeyWrites, type WriteListener } from './key-writes.js'
 import { RootKeyAuth } from './root-key-auth.js'
 import type { RootKeyUse } from './root-key-use.js'
 import { RootKeys } from './root-keys.js'
+import { backfillRootKeysOnStart } from './root-key-backfill.js'
 import { Rbac } from './rbac.js'
 import { RatelimitNamespaces } from './ratelimit-namespaces.js'
 import { RatelimitOverrides } from './ratelimit-overrides.js'
@@ -67,7 +68,10 @@ export interface ControlPlaneAppDeps extends ServerBase {
   notReadyReasons?: () => string[]
   /** ratelimits.limit's core: the process's verifier's (cli/assemble-verifier.ts namespaceRatelimitsOf). */
   ratelimits: NamespaceLimits
-  /** Routes served without a root key beside liveness (keys.verifyKey; forward-auth in dev). */
+  /**
+   * Routes outside the management API's root-key hook, beside liveness: v1's keys.verifyKey (no root key), v2's (which
+   * checks its root key as the verifier does), forward-auth in dev.
+   */
   publicRoutes?: (app: KeygateServer) => void
 }
 
@@ -86,7 +90,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   })
   const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey, deps.rootKeyUse)
   const audit = new AuditLog(deps.store, deps.clock, deps.log)
-  const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock })
+  const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock, onWrite: deps.onWrite })
   const rbac = new Rbac(deps.store, deps.clock, deps.onWrite, audit)
   const identities = new Identities(deps.store, deps.clock, deps.onWrite)
   const namespaces = new RatelimitNamespaces(deps.store, deps.clock, deps.onWrite)
@@ -110,6 +114,9 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     management.addHook('onRequest', async (request) => {
       request.principal = await auth.authenticate(request)
     })
+    // Root keys stored before verifiers could check them: published at start (in this plugin, so that its onClose
+    // runs before the store is closed).
+    backfillRootKeysOnStart(management, rootKeys, deps.log)
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
     registerCreateApi(management, routeDeps)
     registerGetApi(management, routeDeps)

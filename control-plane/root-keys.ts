@@ -3,9 +3,12 @@ import { ApiError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { generateRootKey } from '../shared/key-material.js'
 import type { RootKeyRecord } from '../shared/records.js'
+import type { EntityStore } from '../shared/store/entity-store.js'
 import type { RootKeyStore } from '../shared/store/root-key-store.js'
 import type { AuditActor, AuditLog } from './audit-log.js'
+import type { WriteListener } from './key-writes.js'
 import { BOOTSTRAP_ID } from './root-key-auth.js'
+import { RootKeyEntities } from './root-key-entities.js'
 
 /**
  * A root key as the API, the command line and the audit log show it: never its hash, never the key. (A type, not
@@ -39,18 +42,26 @@ export interface NewRootKey {
 }
 
 export interface RootKeysDeps {
-  store: RootKeyStore
+  /** The root keys, and the entities that mirror them for verifiers (root-key-entities.ts). */
+  store: RootKeyStore & EntityStore
   audit: AuditLog
   clock: Clock
+  /** Told of each entity write (a control plane's own verifier, for read-your-writes); the command line has none. */
+  onWrite?: WriteListener
 }
 
 /**
  * The root-key lifecycle, for the rootKeys.* routes and the `keygate root-key` commands alike: each write is
- * audited under its actor. Who may do what is the caller's to check (a route checks its root key's permissions;
+ * audited under its actor, and mirrored for verifiers (v2's verifyKey takes a root key) in the order
+ * root-key-entities.ts gives. Who may do what is the caller's to check (a route checks its root key's permissions;
  * the command line can reach Redis, so it may do anything).
  */
 export class RootKeys {
-  constructor(private readonly deps: RootKeysDeps) {}
+  private readonly entities: RootKeyEntities
+
+  constructor(private readonly deps: RootKeysDeps) {
+    this.entities = new RootKeyEntities(deps.store, deps.onWrite)
+  }
 
   async create(actor: AuditActor, input: { name?: string | undefined; permissions: string[] }): Promise<NewRootKey> {
     const now = this.deps.clock.now()
@@ -65,6 +76,8 @@ export class RootKeys {
     }
     // Two random 32-byte keys (and two random ids) never collide: this is a bug, not a case to handle.
     if (!(await this.deps.store.createRootKey(record))) throw new Error('a new root key collided with a stored one')
+    // Stored first: a crash before this leaves a root key verifiers refuse (and nobody holds: it was never answered).
+    await this.entities.publish(record)
     await this.deps.audit.append(actor, 'rootKeys.createRootKey', { keyId: record.id, after: rootKeyView(record) })
     return { record, key }
   }
@@ -88,8 +101,15 @@ export class RootKeys {
     throw notFound(`root key ${id} not found`)
   }
 
-  /** Revokes root key `id`: refused from the moment this returns, on every control plane. */
+  /**
+   * Revokes root key `id`: refused from the moment this returns on every control plane, and by every verifier within
+   * the revocation bound.
+   */
   async revoke(actor: AuditActor, id: string): Promise<RootKeyRecord> {
+    const record = await this.deps.store.getRootKeyById(id)
+    if (!record) throw notFound(`root key ${id} not found`)
+    // Verifiers first: a crash between the two writes leaves a root key they refuse and the control plane accepts.
+    await this.entities.tombstone(record)
     const revoked = await this.deps.store.revokeRootKey(id)
     if (!revoked) throw notFound(`root key ${id} not found`)
     await this.deps.audit.append(actor, 'rootKeys.revokeRootKey', { keyId: id, before: rootKeyView(revoked) })
@@ -103,8 +123,12 @@ export class RootKeys {
     const { key, hash, start } = generateRootKey()
     const { lastUsedAt: _lastUsedAt, ...kept } = old
     const record: RootKeyRecord = { ...kept, id: newId('root', now), hash, start, createdAt: now }
+    // As a revoke, then a create: the old one is refused by verifiers before the store drops it, the new one
+    // accepted by them only once it is stored.
+    await this.entities.tombstone(old)
     const revoked = await this.deps.store.rollRootKey(id, record)
     if (!revoked) throw notFound(`root key ${id} not found`)
+    await this.entities.publish(record)
     await this.deps.audit.append(actor, 'rootKeys.rollRootKey', {
       keyId: id,
       before: rootKeyView(revoked),
@@ -123,8 +147,24 @@ export class RootKeys {
         'PRECONDITION_FAILED',
         "no stored root key has '*': create one first (keygate root-key create --permissions '*'), then turn the bootstrap root key off",
       )
-    await this.deps.store.setBootstrapRootKeyDisabled(!enabled)
+    // Verifiers refuse it before the control planes do, and accept it again only after them.
+    if (enabled) {
+      const seen = await this.entities.bootstrapSwitch()
+      await this.deps.store.setBootstrapRootKeyDisabled(false)
+      await this.entities.enableBootstrap(seen)
+    } else {
+      await this.entities.disableBootstrap()
+      await this.deps.store.setBootstrapRootKeyDisabled(true)
+    }
     const action = enabled ? 'rootKeys.enableBootstrapRootKey' : 'rootKeys.disableBootstrapRootKey'
     await this.deps.audit.append(actor, action, { keyId: BOOTSTRAP_ID, after: { enabled } })
+  }
+
+  /**
+   * Publishes to verifiers what the store holds and they have not been given (root keys from earlier releases, or
+   * left by a create cut short): run by every control plane at start. Safe beside any other write (it only adds).
+   */
+  backfill(): Promise<void> {
+    return this.entities.backfill(this.deps.store)
   }
 }

@@ -1,0 +1,217 @@
+import type { FastifyRequest } from 'fastify'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AuditLog, CLI_ACTOR } from '../../control-plane/audit-log.js'
+import { RootKeyAuth } from '../../control-plane/root-key-auth.js'
+import { RootKeyUse } from '../../control-plane/root-key-use.js'
+import { RootKeys } from '../../control-plane/root-keys.js'
+import { systemClock } from '../../shared/clock.js'
+import { rootKeyAddress } from '../../shared/root-key-entity.js'
+import type { KeyStore } from '../../shared/store/key-store.js'
+import { RootKeyCheck, type EntitySource } from '../../verifier/root-key-check.js'
+import { openBackend, TEST_ROOT_KEY, type Backend } from '../support/apps.js'
+import { useRedisServer } from '../support/redis-server.js'
+
+/**
+ * The two writes of each root-key change — the root-key store (the control plane's truth) and the entity verifiers
+ * read — and a crash between them: whichever write is cut off, no root key is left that a verifier accepts and the
+ * control plane refuses. A backfill afterwards (a control plane starting) never makes it so either. The verifier's
+ * side is read straight from the store here: how fast a verifier learns of an entity is the revocation bound's part.
+ */
+const redis = useRedisServer()
+const silent = pino({ level: 'silent' })
+
+/** The store, with the `nth` call of `method` from now on crashing the writer (nothing written by that call). */
+function crashing(
+  store: KeyStore,
+  method: 'createRootKey' | 'revokeRootKey' | 'rollRootKey' | 'writeEntity' | 'setBootstrapRootKeyDisabled',
+  nth = 1,
+): KeyStore {
+  let calls = 0
+  return Object.create(store, {
+    [method]: {
+      value: async (...args: unknown[]) => {
+        if (++calls === nth) throw new Error('crash (injected)')
+        return (store[method] as (...a: unknown[]) => Promise<unknown>).apply(store, args)
+      },
+    },
+  }) as KeyStore
+}
+
+/** The store, noting the address of every entity written through it. */
+function noting(store: KeyStore, written: string[]): KeyStore {
+  return Object.create(store, {
+    writeEntity: {
+      value: (address: string, ...rest: unknown[]) => {
+        written.push(address)
+        return (store.writeEntity as (...a: unknown[]) => Promise<unknown>).call(store, address, ...rest)
+      },
+    },
+  }) as KeyStore
+}
+
+for (const storeKind of ['memory', 'redis'] as const) {
+  describe(`root-key write order on the ${storeKind} store`, () => {
+    let backend: Backend
+    let store: KeyStore
+    beforeAll(async () => {
+      backend = await openBackend(storeKind === 'redis' ? redis.url : undefined)
+      store = backend.store
+    })
+    afterAll(() => backend.close())
+
+    const rootKeysOn = (on: KeyStore) =>
+      new RootKeys({ store: on, audit: new AuditLog(on, systemClock, silent), clock: systemClock })
+    const controlPlane = () => new RootKeyAuth(store, TEST_ROOT_KEY, new RootKeyUse(store, systemClock, silent))
+    // The verifier's view once current: the entities as stored.
+    const current: EntitySource = {
+      entity: async <T>(address: string) => (await store.getEntity<T>(address))?.doc ?? null,
+    }
+    const verifier = () => new RootKeyCheck(current, TEST_ROOT_KEY)
+    const accepts = async (check: () => unknown) => {
+      try {
+        await check()
+        return true
+      } catch {
+        return false
+      }
+    }
+    /** Who accepts the root key now. */
+    async function seen(key: string): Promise<{ controlPlane: boolean; verifier: boolean }> {
+      const header = `Bearer ${key}`
+      return {
+        controlPlane: await accepts(() =>
+          controlPlane().authenticate({ headers: { authorization: header } } as FastifyRequest),
+        ),
+        verifier: await accepts(() => verifier().principalOf(header)),
+      }
+    }
+    /** seen(), never the one state not allowed: the verifier accepting what the control plane refuses. */
+    async function acceptedBy(key: string): Promise<{ controlPlane: boolean; verifier: boolean }> {
+      const now = await seen(key)
+      expect(now.verifier && !now.controlPlane, 'a verifier accepts a root key the control plane refuses').toBe(false)
+      return now
+    }
+    const backfill = () => rootKeysOn(store).backfill()
+
+    it('without a crash both accept a created root key, and both refuse it once revoked', async () => {
+      const { record, key } = await rootKeysOn(store).create(CLI_ACTOR, { permissions: ['api.*.verify_key'] })
+      expect(await acceptedBy(key)).toEqual({ controlPlane: true, verifier: true })
+      await rootKeysOn(store).revoke(CLI_ACTOR, record.id)
+      expect(await acceptedBy(key)).toEqual({ controlPlane: false, verifier: false })
+      await backfill()
+      expect(await acceptedBy(key)).toEqual({ controlPlane: false, verifier: false })
+    })
+
+    it('a change cut off at its first write changes nothing', async () => {
+      const published: string[] = []
+      await expect(
+        rootKeysOn(noting(crashing(store, 'createRootKey'), published)).create(CLI_ACTOR, {
+          name: 'never',
+          permissions: ['*'],
+        }),
+      ).rejects.toThrow('crash')
+      expect((await store.listRootKeys()).some((record) => record.name === 'never')).toBe(false)
+      expect(published).toEqual([])
+      const { record, key } = await rootKeysOn(store).create(CLI_ACTOR, { permissions: ['api.*.verify_key'] })
+      for (const change of [
+        (on: RootKeys) => on.revoke(CLI_ACTOR, record.id),
+        (on: RootKeys) => on.roll(CLI_ACTOR, record.id),
+      ]) {
+        await expect(change(rootKeysOn(crashing(store, 'writeEntity')))).rejects.toThrow('crash')
+        expect(await acceptedBy(key)).toEqual({ controlPlane: true, verifier: true })
+      }
+      await rootKeysOn(store).create(CLI_ACTOR, { permissions: ['*'] })
+      await expect(rootKeysOn(crashing(store, 'writeEntity')).setBootstrap(CLI_ACTOR, false)).rejects.toThrow('crash')
+      expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: true, verifier: true })
+      await rootKeysOn(store).setBootstrap(CLI_ACTOR, false)
+      await expect(
+        rootKeysOn(crashing(store, 'setBootstrapRootKeyDisabled')).setBootstrap(CLI_ACTOR, true),
+      ).rejects.toThrow('crash')
+      expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: false, verifier: false })
+      await rootKeysOn(store).setBootstrap(CLI_ACTOR, true)
+      await rootKeysOn(store).revoke(CLI_ACTOR, record.id)
+    })
+
+    it('create cut off before the entity: verifiers refuse it until a backfill publishes it', async () => {
+      await expect(
+        rootKeysOn(crashing(store, 'writeEntity')).create(CLI_ACTOR, { name: 'cut', permissions: ['*'] }),
+      ).rejects.toThrow('crash')
+      const stored = (await store.listRootKeys()).find((record) => record.name === 'cut')!
+      expect(await store.getEntity(rootKeyAddress(stored.hash))).toBeNull()
+      await backfill()
+      expect((await store.getEntity(rootKeyAddress(stored.hash)))?.doc).toEqual({ id: stored.id, permissions: ['*'] })
+    })
+
+    it('revoke cut off after the tombstone: the control plane still accepts it, verifiers refuse it, a backfill too', async () => {
+      const { record, key } = await rootKeysOn(store).create(CLI_ACTOR, { permissions: ['api.*.verify_key'] })
+      await expect(rootKeysOn(crashing(store, 'revokeRootKey')).revoke(CLI_ACTOR, record.id)).rejects.toThrow('crash')
+      expect(await acceptedBy(key)).toEqual({ controlPlane: true, verifier: false })
+      await backfill()
+      expect(await acceptedBy(key)).toEqual({ controlPlane: true, verifier: false })
+      // The revoke, run again, completes.
+      await rootKeysOn(store).revoke(CLI_ACTOR, record.id)
+      expect(await acceptedBy(key)).toEqual({ controlPlane: false, verifier: false })
+    })
+
+    it('roll cut off at each step: the old key is never accepted by verifiers alone, the new one once stored and published', async () => {
+      const first = await rootKeysOn(store).create(CLI_ACTOR, { name: 'rolled', permissions: ['api.*.verify_key'] })
+      // Before the store rolls: the old one is tombstoned, still the control plane's.
+      await expect(rootKeysOn(crashing(store, 'rollRootKey')).roll(CLI_ACTOR, first.record.id)).rejects.toThrow('crash')
+      expect(await acceptedBy(first.key)).toEqual({ controlPlane: true, verifier: false })
+      // After the store rolled, before the new one is published (the second entity write).
+      await expect(rootKeysOn(crashing(store, 'writeEntity', 2)).roll(CLI_ACTOR, first.record.id)).rejects.toThrow(
+        'crash',
+      )
+      expect(await acceptedBy(first.key)).toEqual({ controlPlane: false, verifier: false })
+      const next = (await store.listRootKeys()).find((record) => record.name === 'rolled')!
+      expect(next.id).not.toBe(first.record.id)
+      expect(await store.getEntity(rootKeyAddress(next.hash))).toBeNull()
+      await backfill()
+      expect(await store.getEntity(rootKeyAddress(next.hash))).not.toBeNull()
+      expect(await acceptedBy(first.key)).toEqual({ controlPlane: false, verifier: false })
+    })
+
+    it('bootstrap off and on cut off between the writes: verifiers refuse it, the control plane may not yet', async () => {
+      await rootKeysOn(store).create(CLI_ACTOR, { permissions: ['*'] })
+      await expect(
+        rootKeysOn(crashing(store, 'setBootstrapRootKeyDisabled')).setBootstrap(CLI_ACTOR, false),
+      ).rejects.toThrow('crash')
+      expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: true, verifier: false })
+      await rootKeysOn(store).setBootstrap(CLI_ACTOR, false)
+      expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: false, verifier: false })
+      // On again, cut off before verifiers are told.
+      await expect(rootKeysOn(crashing(store, 'writeEntity')).setBootstrap(CLI_ACTOR, true)).rejects.toThrow('crash')
+      expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: true, verifier: false })
+      await rootKeysOn(store).setBootstrap(CLI_ACTOR, true)
+      expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: true, verifier: true })
+    })
+
+    it('a backfill turns the bootstrap key off for verifiers when the store has it off (an earlier release did it)', async () => {
+      await store.setBootstrapRootKeyDisabled(true)
+      // What an upgrade starts from: the switch only in the root-key store, which verifiers do not read.
+      expect(await seen(TEST_ROOT_KEY)).toEqual({ controlPlane: false, verifier: true })
+      await backfill()
+      expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: false, verifier: false })
+      await rootKeysOn(store).setBootstrap(CLI_ACTOR, true)
+      expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: true, verifier: true })
+    })
+
+    it('turning the bootstrap key on leaves it off for verifiers if it was turned off meanwhile', async () => {
+      const rootKeys = rootKeysOn(store)
+      await rootKeys.setBootstrap(CLI_ACTOR, false)
+      // Between reading the switch and writing it, another writer turns it off again (its store write still to come).
+      const interleaved = Object.create(store, {
+        setBootstrapRootKeyDisabled: {
+          value: async (disabled: boolean) => {
+            await store.setBootstrapRootKeyDisabled(disabled)
+            await rootKeysOn(store).setBootstrap(CLI_ACTOR, false)
+          },
+        },
+      }) as KeyStore
+      await rootKeysOn(interleaved).setBootstrap(CLI_ACTOR, true)
+      expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: false, verifier: false })
+      await rootKeys.setBootstrap(CLI_ACTOR, true)
+    })
+  })
+}
