@@ -8,6 +8,8 @@ import { registerAuthorize } from '../verifier/authorize-route.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
 import type { NamespaceRatelimits } from '../verifier/namespace-ratelimits.js'
 import { registerVerifyKey } from '../verifier/verify-key-route.js'
+import { RootKeyCheck } from '../verifier/root-key-check.js'
+import { registerV2VerifyKey } from '../verifier/v2-verify-key-route.js'
 import { keyVerifierOf, namespaceRatelimitsOf, type ProcessParts } from './assemble-verifier.js'
 
 export interface ControlPlaneSettings {
@@ -65,6 +67,9 @@ export function assembleControlPlane(
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
       registerVerifyKey(open, verifier)
+      // v2's takes a root key, checked as the verifier checks it (from the entities the control plane writes beside
+      // root keys, which its own writes reach at once): one code path for both processes.
+      registerV2VerifyKey(open, verifier, new RootKeyCheck(verifier, settings.bootstrapRootKey))
       if (gateway) registerAuthorize(open, verifier, gateway, settings.docsBaseUrl)
     },
   })

@@ -30,6 +30,8 @@ export interface ProcessParts<Store> {
 export interface VerifierSettings {
   bodyLimitBytes: number
   docsBaseUrl: string
+  /** KEYGATE_ROOT_KEY: accepted by v2's keys.verifyKey, as the control plane accepts it, unless turned off. */
+  bootstrapRootKey?: string | undefined
   cache: CacheSettings
   sync: SyncSettings
   gateway: GatewayPolicy
@@ -66,6 +68,7 @@ export function assembleVerifier(parts: ProcessParts<VerifierStore>, settings: V
     bodyLimitBytes: settings.bodyLimitBytes,
     docsBaseUrl: settings.docsBaseUrl,
     gateway: settings.gateway,
+    bootstrapRootKey: settings.bootstrapRootKey,
   })
   const proxy =
     settings.proxy &&

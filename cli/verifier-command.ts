@@ -17,6 +17,7 @@ export async function startVerifier(config: VerifierConfig, log: Logger): Promis
     {
       bodyLimitBytes: config.bodyLimitBytes,
       docsBaseUrl: config.docsBaseUrl,
+      bootstrapRootKey: config.rootKey,
       cache: config.cache,
       sync: config.sync,
       gateway: config.gateway,

@@ -39,8 +39,9 @@ export function keyLimitsOf(key: LimitSources, identity: IdentityRecord | undefi
   const add = (limit: NamedRateLimit, owner: CounterOwner) => {
     const { name, limit: max, duration } = limit
     // Named limits are exact unless asked otherwise: Unkey counts them so.
-    byName.set(name, { name, limit: max, duration, async: limit.async ?? false, owner })
-    if (limit.autoApply) autoApplied.add(name)
+    const autoApply = limit.autoApply === true
+    byName.set(name, { name, limit: max, duration, async: limit.async ?? false, owner, autoApply })
+    if (autoApply) autoApplied.add(name)
     else autoApplied.delete(name)
   }
   if (key.ratelimit) {

@@ -28,6 +28,8 @@ export interface AppliedLimit {
   async: boolean
   cost: number
   owner: CounterOwner
+  /** A stored limit applied to every call without being named (v2's answer says so). */
+  autoApply?: boolean
 }
 
 export type ExactLimit = Pick<AppliedLimit, 'name' | 'limit' | 'duration' | 'cost' | 'owner'>

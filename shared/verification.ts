@@ -1,6 +1,7 @@
 import { satisfies, type PermissionQuery } from './permission-query.js'
 import type { KeyContext } from './key-context.js'
 import type { KeyRecord } from './records.js'
+import type { NamedRateLimit } from './identity.js'
 
 /** Verdict codes in the order they are checked (README.md, "API": verifyKey's codes). */
 export type VerdictCode =
@@ -56,6 +57,10 @@ export interface LimitState {
   remaining: number
   reset: number
   exceeded: boolean
+  /** A stored limit that applies itself to every call (v2 answers it). */
+  autoApply: boolean
+  /** Counted for every key of the key's identity, not for the key alone (v2's limit id names the counter's owner). */
+  ofIdentity: boolean
 }
 
 export interface Verdict {
@@ -71,8 +76,8 @@ export interface Verdict {
   /** Effective permissions: the key's own and its roles'. */
   permissions?: string[]
   roles?: string[]
-  /** The identity the key belongs to (through its externalId), if one exists. */
-  identity?: { id: string; externalId: string; meta: Record<string, unknown> }
+  /** The identity the key belongs to (through its externalId), if one exists, with the limits it holds. */
+  identity?: { id: string; externalId: string; meta: Record<string, unknown>; ratelimits?: NamedRateLimit[] }
   /** Credits left, for a key that carries credits. */
   remaining?: number
   /** The state of the limit that refused the call, or of the key's own rate limit (`default`). */
@@ -119,6 +124,7 @@ export function verify(
       id: context.identity.id,
       externalId: context.identity.externalId,
       meta: context.identity.meta ?? {},
+      ratelimits: context.identity.ratelimits,
     },
     environment: record.environment,
   }

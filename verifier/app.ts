@@ -8,6 +8,8 @@ import { storeReadiness } from '../shared/http/store-readiness.js'
 import { boundApi } from './bound-api.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import { registerVerifierLimit } from './ratelimits-limit-route.js'
+import { RootKeyCheck } from './root-key-check.js'
+import { registerV2VerifyKey } from './v2-verify-key-route.js'
 
 export interface VerifierAppDeps extends ServerBase {
   verifier: KeyVerifier
@@ -15,6 +17,8 @@ export interface VerifierAppDeps extends ServerBase {
   gateway: GatewayPolicy
   /** ratelimits.limit's core (the standalone rate-limit service). */
   ratelimits: NamespaceLimits
+  /** KEYGATE_ROOT_KEY: v2's keys.verifyKey accepts it as the control plane does (unless turned off). */
+  bootstrapRootKey?: string | undefined
 }
 
 /** The verifier's HTTP surface. Never listens: cli/verifier-command.ts does, tests inject. */
@@ -40,5 +44,6 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   registerVerifyKey(app, deps.verifier)
   registerAuthorize(app, deps.verifier, deps.gateway, deps.docsBaseUrl)
   registerVerifierLimit(app, deps.ratelimits)
+  registerV2VerifyKey(app, deps.verifier, new RootKeyCheck(deps.verifier, deps.bootstrapRootKey))
   return app
 }

@@ -4,7 +4,7 @@ import type { ChangeEvent } from '../shared/change-event.js'
 import type { Clock } from '../shared/clock.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { lastRefillBoundary } from '../shared/credits.js'
-import type { AppliedLimit, CounterOwner } from '../shared/ratelimit.js'
+import { isIdentityOwner, type AppliedLimit, type CounterOwner } from '../shared/ratelimit.js'
 import { DEFAULT_LIMIT, type KeyLimits } from '../shared/key-limits.js'
 import { RateLimiter } from './rate-limiter.js'
 import { UsageRecorder } from './usage-recorder.js'
@@ -14,7 +14,8 @@ import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { verify, type Verdict, type VerifyRequest } from '../shared/verification.js'
 import { isEntityAddress, type StoredEntity } from '../shared/entity.js'
 import { EMPTY_CONTEXT, resolveKeyContext, type EntityLookup, type KeyContext } from '../shared/key-context.js'
-import { StoreUnavailableError, badRequest } from '../shared/errors.js'
+import { StoreUnavailableError } from '../shared/errors.js'
+import { UnknownLimitError } from './unknown-limit-error.js'
 import { EntityCache } from './entity-cache.js'
 import { RecordLookup } from './record-lookup.js'
 import type { CacheSettings, OnStale, SyncSettings } from '../shared/config/settings.js'
@@ -184,7 +185,10 @@ export class KeyVerifier {
     return this.clock.now()
   }
 
-  /** Synchronous on a cache hit; a promise only when the store must be read. */
+  /**
+   * Synchronous on a cache hit; a promise only when the store must be read. (verifyVisible repeats its trust
+   * decision: change both or neither.)
+   */
   verify(key: string, request: VerifyRequest): Verdict | Promise<Verdict> {
     const hash = hashKey(key)
     if (this.sync.current) {
@@ -205,6 +209,42 @@ export class KeyVerifier {
     return this.lookup
       .read(hash)
       .then((record) => this.withContext(record && (this.cache.get(hash) ?? record), request))
+  }
+
+  /**
+   * v2's verifyKey: as `verify`, for a caller (a root key) that may see only keys of the apis `visible` accepts.
+   * Any other key answers NOT_FOUND, as one that does not exist — decided before anything of it is resolved, spent
+   * or counted against a limit — so that a root key learns nothing about keys beyond its permissions (Unkey's rule).
+   * The cache is trusted exactly as `verify` trusts it (that path stays free of this check).
+   */
+  verifyVisible(key: string, request: VerifyRequest, visible: (apiId: string) => boolean): Verdict | Promise<Verdict> {
+    // The same trust decision, step for step, as `verify`'s (kept there inline: it is the hot path).
+    const hash = hashKey(key)
+    if (this.sync.current) {
+      const cached = this.cache.get(hash)
+      if (cached !== undefined) {
+        this.metrics.cacheHits.inc()
+        return this.visibleVerdict(cached, request, visible)
+      }
+    } else if (this.onStale === 'serve') {
+      this.metrics.staleAnswers.labels('served').inc()
+      const cached = this.cache.get(hash)
+      if (cached !== undefined) return this.visibleVerdict(cached, request, visible)
+    } else {
+      this.metrics.staleAnswers.labels('read-through').inc()
+    }
+    this.metrics.cacheMisses.inc()
+    return this.lookup
+      .read(hash)
+      .then((record) => this.visibleVerdict(record && (this.cache.get(hash) ?? record), request, visible))
+  }
+
+  private visibleVerdict(
+    record: CachedKey | null,
+    request: VerifyRequest,
+    visible: (apiId: string) => boolean,
+  ): Verdict | Promise<Verdict> {
+    return record !== null && !visible(record.apiId) ? this.count(HIDDEN) : this.withContext(record, request)
   }
 
   /** Resolves what the key is granted (usually memoised: no work), then decides. */
@@ -297,6 +337,8 @@ export class KeyVerifier {
         remaining: outcome.remaining,
         reset: outcome.reset,
         exceeded: i === failed,
+        autoApply: limits[i]!.autoApply === true,
+        ofIdentity: isIdentityOwner(limits[i]!.owner),
       }))
       const own = limits.findIndex((limit) => limit.name === DEFAULT_LIMIT)
       verdict = { ...verdict, ratelimits, ...(own >= 0 && own < outcomes.length ? { ratelimit: state(own) } : {}) }
@@ -339,6 +381,8 @@ export class KeyVerifier {
 }
 
 const USAGE_FLUSH_MS = 5_000
+// A key the caller may not see: the answer of a key that does not exist.
+const HIDDEN: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })
 // Roles, permissions, namespaces and overrides a verifier remembers beyond one identity per cached key (absences
 // included).
 const MAX_CACHED_ENTITIES = 100_000
@@ -367,8 +411,14 @@ function appliedLimits(
     const limit = asked.limit ?? stored?.limit
     const duration = asked.duration ?? stored?.duration
     if (limit === undefined || duration === undefined) {
-      throw badRequest(
-        `ratelimits.${i}: the key ${record.id} ${limits === undefined || limits.group === record.hash ? 'has no identity and' : 'and its identity have'} no limit named ${JSON.stringify(asked.name)}; give limit and duration to define one for this call`,
+      const identity = limits === undefined || limits.group === record.hash ? undefined : limits.group
+      throw new UnknownLimitError(
+        `ratelimits.${i}: the key ${record.id} ${identity === undefined ? 'has no identity and' : 'and its identity have'} no limit named ${JSON.stringify(asked.name)}; give limit and duration to define one for this call`,
+        {
+          name: asked.name,
+          keyId: record.id,
+          ...(identity === undefined ? {} : { identity: { id: identity, externalId: record.ownerId ?? '' } }),
+        },
       )
     }
     applied.set(asked.name, {
@@ -378,6 +428,7 @@ function appliedLimits(
       async: asked.async ?? stored?.async ?? true,
       cost: asked.cost ?? 1,
       owner: stored?.owner ?? limits?.adHocOwner ?? record.hash,
+      autoApply: stored?.autoApply === true,
     })
   }
   return [...applied.values()]

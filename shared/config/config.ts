@@ -37,6 +37,8 @@ export interface ControlPlaneConfig extends ServerConfig, RedisConfig {
 }
 
 export interface VerifierConfig extends ServerConfig, RedisConfig {
+  /** KEYGATE_ROOT_KEY: accepted by v2's keys.verifyKey as the control plane accepts it (unless turned off). */
+  rootKey: string | undefined
   gateway: GatewayPolicy
   /** Reverse-proxy mode, when UPSTREAM_URL is set. */
   proxy: ProxySettings | undefined
@@ -238,7 +240,13 @@ export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly
           timeoutMs: values['upstream-timeout'],
           connections: values['upstream-connections'],
         }
-  return Object.freeze({ ...serverConfig(values), ...redisConfig(values), gateway: gatewayPolicy(values), proxy })
+  return Object.freeze({
+    ...serverConfig(values),
+    ...redisConfig(values),
+    rootKey: values['root-key'],
+    gateway: gatewayPolicy(values),
+    proxy,
+  })
 }
 
 export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevConfig> {

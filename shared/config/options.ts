@@ -289,6 +289,7 @@ export const specs = {
     common.port(7071),
     common.host('0.0.0.0'),
     ...redisTarget,
+    common.rootKey,
     ...serving,
     ...gateway,
     common.upstream,

@@ -93,7 +93,8 @@ const NOT_FOUND_RECORDS: Record<string, string> = {
 
 function problemOf(error: ApiError): string {
   const specific = error.details?.problem
-  if (specific !== undefined) return `unkey/${specific}`
+  // Unkey files the caller's mistakes it names precisely under `user/` (`user/bad_request/…`), the rest under `unkey/`.
+  if (specific !== undefined) return specific.startsWith('user/') ? specific : `unkey/${specific}`
   if (error.code === 'NOT_FOUND') {
     const record = NOT_FOUND_RECORDS[/^(?:rate-limit |ratelimit )?(\w+)/.exec(error.message)?.[1] ?? '']
     if (record !== undefined) return `unkey/data/${record}_not_found`

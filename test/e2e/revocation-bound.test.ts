@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { waitFor } from '../support/wait-for.js'
 
 /**
  * The revocation guarantee, proven against real processes and a real Redis under each failure mode:
@@ -38,7 +39,7 @@ afterAll(() => {
 })
 
 async function stack(
-  options: { redisArgs?: string[]; verifierUser?: string; verifiers?: number } = {},
+  options: { redisArgs?: string[]; verifierUser?: string; verifiers?: number; verifierRootKey?: boolean } = {},
 ): Promise<Stack> {
   const redis = await startRedisServer({ args: options.redisArgs })
   running.push({ stop: () => redis.stop() })
@@ -58,11 +59,17 @@ async function stack(
     KEYGATE_ROOT_KEY: ROOT_KEY,
   })
   running.push(controlPlane)
-  const verifier = await startKeygate(['verifier'], { ...env, REDIS_URL: verifierUrl })
+  // KEYGATE_ROOT_KEY on the verifiers too when asked (v2's verifyKey accepts it there unless it is turned off).
+  const verifierEnv = {
+    ...env,
+    REDIS_URL: verifierUrl,
+    ...(options.verifierRootKey ? { KEYGATE_ROOT_KEY: ROOT_KEY } : {}),
+  }
+  const verifier = await startKeygate(['verifier'], verifierEnv)
   running.push(verifier)
   const others: KeygateProcess[] = []
   for (let i = 1; i < (options.verifiers ?? 1); i++) {
-    others.push(await startKeygate(['verifier'], { ...env, REDIS_URL: verifierUrl }))
+    others.push(await startKeygate(['verifier'], verifierEnv))
     running.push(others.at(-1)!)
   }
   return { redis, controlPlane, verifier, others }
@@ -180,6 +187,104 @@ describe('revocation bound for what a role grants (two verifiers, real Redis, re
     const times: number[] = []
     for (const revoke of revocations(s)) times.push(await roleGrantToDeny(s, revoke))
     record('role grant, PUBLISH refused (2 verifiers)', times)
+  })
+})
+
+/** v2's keys.verifyKey on `base` with `rootKey`: the status says whether the verifier accepted the root key. */
+async function verifyV2(base: string, rootKey: string, key: string) {
+  const response = await fetch(`${base}/v2/keys.verifyKey`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${rootKey}` },
+    body: JSON.stringify({ key }),
+  })
+  return { status: response.status, body: (await response.json()) as Record<string, any> }
+}
+
+/**
+ * A verify-only root key that every verifier has cached as valid; `revoke` (revoke or roll through the API) must
+ * answer 200, then every verifier must refuse the root key (401) within the bound of that answer.
+ */
+async function rootKeyRevokeToRefuse(s: Stack, revoke: (rootKeyId: string) => Promise<{ status: number }>) {
+  const rootKey = (await post(s.controlPlane.url, 'rootKeys.createRootKey', { permissions: ['api.*.verify_key'] }))
+    .body as { rootKeyId: string; key: string }
+  const api = await post(s.controlPlane.url, 'apis.createApi', { name: 'bound' })
+  const { key } = (await post(s.controlPlane.url, 'keys.createKey', { apiId: api.body.apiId })).body as { key: string }
+  const verifiers = [s.verifier, ...s.others]
+  // Within the bound of the create: published, not yet necessarily heard of by every verifier.
+  for (const v of verifiers) {
+    await waitFor(
+      async () => (await verifyV2(v.url, rootKey.key, key)).status === 200,
+      'the root key',
+      MAX_STALENESS_MS,
+      5,
+    )
+    expect((await verifyV2(v.url, rootKey.key, key)).body.data).toMatchObject({ valid: true, code: 'VALID' })
+  }
+  expect((await revoke(rootKey.rootKeyId)).status).toBe(200)
+  const answeredAt = performance.now()
+  const refused = await Promise.all(
+    verifiers.map(async (v) => {
+      for (;;) {
+        const answer = await verifyV2(v.url, rootKey.key, key)
+        const elapsed = performance.now() - answeredAt
+        if (answer.status === 401) return elapsed
+        expect(answer.status, `root key accepted ${elapsed.toFixed(0)} ms after the revoke answered`).toBe(200)
+        expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    }),
+  )
+  return Math.max(...refused)
+}
+
+describe('revocation bound for root keys on the verifier (v2 keys.verifyKey; two verifiers, real Redis)', () => {
+  const revocations = (s: Stack) => [
+    (rootKeyId: string) => post(s.controlPlane.url, 'rootKeys.revokeRootKey', { rootKeyId }),
+    (rootKeyId: string) => post(s.controlPlane.url, 'rootKeys.rollRootKey', { rootKeyId }),
+  ]
+
+  it('healthy: a revoked or rolled root key is refused by both verifiers at once', async () => {
+    const s = await stack({ verifiers: 2 })
+    const times: number[] = []
+    for (const revoke of revocations(s)) for (let i = 0; i < 2; i++) times.push(await rootKeyRevokeToRefuse(s, revoke))
+    record('root key revoked, healthy (2 verifiers)', times)
+    expect(Math.max(...times)).toBeLessThan(POLL_INTERVAL_MS)
+  })
+
+  it('PUBLISH refused: both verifiers learn it from the shard logs within the bound', async () => {
+    const s = await stack({ verifiers: 2 })
+    await s.redis.admin.call('ACL', 'SETUSER', 'default', '-publish')
+    const times: number[] = []
+    for (const revoke of revocations(s)) for (let i = 0; i < 2; i++) times.push(await rootKeyRevokeToRefuse(s, revoke))
+    record('root key revoked, PUBLISH refused (2 v.)', times)
+  })
+
+  it('the bootstrap root key turned off: both verifiers refuse KEYGATE_ROOT_KEY within the bound', async () => {
+    const s = await stack({ verifiers: 2, verifierRootKey: true })
+    await s.redis.admin.call('ACL', 'SETUSER', 'default', '-publish')
+    expect((await post(s.controlPlane.url, 'rootKeys.createRootKey', { permissions: ['*'] })).status).toBe(200)
+    const api = await post(s.controlPlane.url, 'apis.createApi', { name: 'bound' })
+    const { key } = (await post(s.controlPlane.url, 'keys.createKey', { apiId: api.body.apiId })).body as {
+      key: string
+    }
+    const verifiers = [s.verifier, ...s.others]
+    for (const v of verifiers) expect((await verifyV2(v.url, ROOT_KEY, key)).status).toBe(200)
+    const disabled = await runKeygate(['root-key', 'bootstrap', 'disable'], { REDIS_URL: s.redis.url })
+    expect(disabled.code, disabled.stderr).toBe(0)
+    const answeredAt = performance.now()
+    const refused = await Promise.all(
+      verifiers.map(async (v) => {
+        for (;;) {
+          const answer = await verifyV2(v.url, ROOT_KEY, key)
+          const elapsed = performance.now() - answeredAt
+          if (answer.status === 401) return elapsed
+          expect(answer.status).toBe(200)
+          expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+      }),
+    )
+    record('bootstrap key off (CLI), PUBLISH refused', refused)
   })
 })
 

@@ -21,6 +21,27 @@ async function statusAs(controlPlane: KeygateProcess, rootKey: string, path = 'r
   return `${response.status} ${((await response.json()) as { error: { code: string } }).error.code}`
 }
 
+/**
+ * Whether a verifier process accepts `rootKey` on v2's keys.verifyKey: 200 once it does (a root key without
+ * verify_key is answered NOT_FOUND for the key, still 200), 401 for one it does not.
+ */
+async function verifierStatusAs(verifier: KeygateProcess, rootKey: string): Promise<number> {
+  const response = await fetch(`${verifier.url}/v2/keys.verifyKey`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${rootKey}` },
+    body: JSON.stringify({ key: 'sk_any' }),
+  })
+  return response.status
+}
+/** Verifiers learn of root-key changes through the change feed: within the bound (here at once, barring a poll). */
+const onVerifier = (verifier: KeygateProcess, rootKey: string, status: number) =>
+  waitFor(
+    async () => (await verifierStatusAs(verifier, rootKey)) === status,
+    `the verifier to answer ${status}`,
+    5_000,
+    10,
+  )
+
 /** What v1 answers a root key it does not know (403, as Unkey v1 did). */
 const REFUSED = '403 UNAUTHORIZED'
 
@@ -41,6 +62,8 @@ describe('keygate root-key on one Redis server (REDIS_URL)', () => {
   let redis: RedisServer
   let env: Record<string, string>
   let controlPlane: KeygateProcess
+  /** A verifier beside it: v2's keys.verifyKey checks root keys there, from what the command line writes. */
+  let verifier: KeygateProcess
   const keysSeen: string[] = [BOOTSTRAP]
   /** Every byte the commands wrote, to check no key reached a place it should not. */
   const stderrs: string[] = []
@@ -50,8 +73,10 @@ describe('keygate root-key on one Redis server (REDIS_URL)', () => {
     redis = await startRedisServer()
     env = { REDIS_URL: redis.url }
     controlPlane = await startKeygate(['control-plane'], { ...env, KEYGATE_ROOT_KEY: BOOTSTRAP, LOG_LEVEL: 'warn' })
+    verifier = await startKeygate(['verifier'], { ...env, KEYGATE_ROOT_KEY: BOOTSTRAP, LOG_LEVEL: 'warn' })
   })
   afterAll(async () => {
+    await verifier?.stop()
     await controlPlane?.stop()
     await redis?.stop()
   })
@@ -74,6 +99,7 @@ describe('keygate root-key on one Redis server (REDIS_URL)', () => {
     const id = /Created root key (root_\w+)/.exec(created.stderr)?.[1]
     expect(id).toBeDefined()
     expect(await statusAs(controlPlane, key)).toBe('200')
+    await onVerifier(verifier, key, 200)
     const listed = await listJson()
     expect(listed).toHaveLength(1)
     expect(listed[0]).toEqual({
@@ -101,6 +127,8 @@ describe('keygate root-key on one Redis server (REDIS_URL)', () => {
     keysSeen.push(key)
     expect(await statusAs(controlPlane, oldKey)).toBe(REFUSED)
     expect(await statusAs(controlPlane, key)).toBe('200')
+    await onVerifier(verifier, oldKey, 401)
+    await onVerifier(verifier, key, 200)
     const [after] = await listJson()
     expect(after).toMatchObject({ name: 'ops', permissions: before!.permissions, lastUsedAt: expect.any(Number) })
     expect(after!.id).not.toBe(before!.id)
@@ -113,6 +141,7 @@ describe('keygate root-key on one Redis server (REDIS_URL)', () => {
     expect(revoked.stdout).toBe('')
     expect(revoked.stderr).toContain(`Revoked root key ${String(current!.id)} (ops)`)
     expect(await statusAs(controlPlane, key)).toBe(REFUSED)
+    await onVerifier(verifier, key, 401)
     expect(await listJson()).toEqual([])
   })
 
@@ -132,12 +161,15 @@ describe('keygate root-key on one Redis server (REDIS_URL)', () => {
     expect(await statusAs(controlPlane, BOOTSTRAP)).toBe('200')
     const admin = keyOf((await run(['create', '--permissions', '*', '--name', 'admin'])).stdout)
     keysSeen.push(admin)
+    expect(await verifierStatusAs(verifier, BOOTSTRAP)).toBe(200)
     await run(['bootstrap', 'disable'])
     expect(await statusAs(controlPlane, BOOTSTRAP)).toBe(REFUSED)
+    await onVerifier(verifier, BOOTSTRAP, 401)
     expect(await statusAs(controlPlane, admin)).toBe('200')
     expect((await run(['list'])).stderr).toContain('the bootstrap root key (KEYGATE_ROOT_KEY) is disabled')
     await run(['bootstrap', 'enable'])
     expect(await statusAs(controlPlane, BOOTSTRAP)).toBe('200')
+    await onVerifier(verifier, BOOTSTRAP, 200)
   })
 
   it('audits every change it made, as `cli`, and never wrote a key anywhere but the stdout of create and roll', async () => {
@@ -155,7 +187,9 @@ describe('keygate root-key on one Redis server (REDIS_URL)', () => {
       'rootKeys.createRootKey',
     ])
     expect(admin).toMatchObject({ name: 'admin' })
-    const elsewhere = [...stderrs, ...listings, JSON.stringify(entries), controlPlane.output()].join('\n')
+    const elsewhere = [...stderrs, ...listings, JSON.stringify(entries), controlPlane.output(), verifier.output()].join(
+      '\n',
+    )
     for (const key of keysSeen) expect(elsewhere).not.toContain(key)
     expect(keysSeen.slice(1).every((key) => KEY.test(key))).toBe(true)
   })
@@ -210,10 +244,14 @@ describe('keygate root-key through Sentinel and on a Cluster', () => {
     const key = keyOf((await rootKey(env, ['create', '--permissions', '*', '--name', 'on the cluster'])).stdout)
     const controlPlane = await startKeygate(['control-plane'], { ...env, LOG_LEVEL: 'warn' })
     stoppable.push(controlPlane)
+    const verifier = await startKeygate(['verifier'], { ...env, LOG_LEVEL: 'warn' })
+    stoppable.push(verifier)
     expect(await statusAs(controlPlane, key)).toBe('200')
+    await onVerifier(verifier, key, 200)
     const [listed] = JSON.parse((await rootKey(env, ['list', '--json'])).stdout)
     expect(listed).toMatchObject({ name: 'on the cluster' })
     await rootKey(env, ['revoke', listed.id])
     expect(await statusAs(controlPlane, key)).toBe(REFUSED)
+    await onVerifier(verifier, key, 401)
   }, 60_000)
 })

@@ -135,6 +135,8 @@ export async function startTestVerifier(options: TestServerOptions = {}): Promis
   const { backend, parts } = await partsOf(options)
   const { app, verifier, ratelimits } = assembleVerifier(parts, {
     ...SERVER,
+    // As the control plane has it: v2's keys.verifyKey accepts it on both.
+    bootstrapRootKey: TEST_ROOT_KEY,
     cache,
     sync: { ...DEFAULT_SYNC, ...options.sync },
     gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway },

@@ -53,8 +53,8 @@ describe('a key’s limits, resolved once per key and identity', () => {
     )!
     expect(limits.group).toBe('h')
     expect(limits.auto).toEqual([
-      { name: 'default', limit: 5, duration: 1_000, async: false, owner: 'h', cost: 1 },
-      { name: 'tokens', limit: 1, duration: 1_000, async: true, owner: 'h', cost: 1 },
+      { name: 'default', limit: 5, duration: 1_000, async: false, owner: 'h', autoApply: true, cost: 1 },
+      { name: 'tokens', limit: 1, duration: 1_000, async: true, owner: 'h', autoApply: true, cost: 1 },
     ])
   })
 })

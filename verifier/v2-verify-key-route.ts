@@ -1,0 +1,234 @@
+import type { FastifyRequest } from 'fastify'
+import { Type, type Static } from 'typebox'
+import { clipInput } from '../shared/clip-input.js'
+import { MAX_CREDITS } from '../shared/credits.js'
+import { ApiError } from '../shared/errors.js'
+import type { KeygateServer } from '../shared/http/build-server.js'
+import { StringEnum } from '../shared/http/schema-docs.js'
+import { registerV2 } from '../shared/http/v2-route.js'
+import { parsePermissionQuery, PermissionQuerySyntaxError } from '../shared/permission-query-parser.js'
+import { rateLimitId } from '../shared/ratelimit-id.js'
+import { may, type Principal } from '../shared/root-key-principal.js'
+import type { Verdict, VerifyRequest } from '../shared/verification.js'
+import type { KeyVerifier } from './key-verifier.js'
+import type { RootKeyCheck } from './root-key-check.js'
+import { UnknownLimitError, type UnknownLimit } from './unknown-limit-error.js'
+
+/** Unkey v2's codes; Keygate answers all but FORBIDDEN (Unkey's IP allow-list, which Keygate has not). */
+const V2_CODES = [
+  'VALID',
+  'NOT_FOUND',
+  'FORBIDDEN',
+  'INSUFFICIENT_PERMISSIONS',
+  'USAGE_EXCEEDED',
+  'RATE_LIMITED',
+  'DISABLED',
+  'EXPIRED',
+] as const
+
+// Unkey's V2KeysVerifyKeyRequestBody; where Keygate's engine is narrower (a limit's cost, limit and window, ten
+// limits a call, as v1), the bound is v1's.
+const Body = Type.Object(
+  {
+    key: Type.String({ minLength: 1, maxLength: 512, description: 'The key to verify, as your client sent it' }),
+    tags: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
+        maxItems: 20,
+        description: 'Analytics tags: accepted and not stored',
+      }),
+    ),
+    permissions: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          "What the key's permissions must satisfy: names joined by AND / OR (AND binds tighter; any case), grouped with parentheses, e.g. `documents.read AND (documents.write OR admin)`. Otherwise INSUFFICIENT_PERMISSIONS",
+      }),
+    ),
+    credits: Type.Optional(
+      Type.Object(
+        {
+          cost: Type.Integer({
+            minimum: 0,
+            maximum: MAX_CREDITS,
+            description: 'Credits this verification spends, for a key with credits (0: free)',
+          }),
+        },
+        { additionalProperties: false, description: 'What this verification costs (default 1 credit)' },
+      ),
+    ),
+    ratelimits: Type.Optional(
+      Type.Array(
+        Type.Object({
+          name: Type.String({
+            minLength: 3,
+            maxLength: 255,
+            description: "The key's or its identity's limit of that name, or one this call defines (limit, duration)",
+          }),
+          cost: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Units this call uses (default 1)' }),
+          ),
+          limit: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Units allowed per window (overrides)' }),
+          ),
+          duration: Type.Optional(
+            Type.Integer({ minimum: 1_000, maximum: 31 * 86_400_000, description: 'The window, ms (overrides)' }),
+          ),
+        }),
+        { maxItems: 10, description: 'Rate limits for this call, beside the auto-applied ones: all or nothing' },
+      ),
+    ),
+    migrationId: Type.Optional(
+      Type.String({
+        maxLength: 256,
+        description:
+          'Accepted and not needed: keys migrated with migrationId "sha256" are stored as every key is, and verify without it',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const LimitConfig = {
+  id: Type.String({ description: 'The limit: its holder (key or identity) and name' }),
+  name: Type.String(),
+  limit: Type.Integer({ description: 'Units allowed per window' }),
+  duration: Type.Integer({ description: 'The window, ms' }),
+  autoApply: Type.Boolean({ description: 'Applied to every call without being named' }),
+}
+
+// The allow-list of what the answer may carry (Unkey's V2KeysVerifyKeyResponseData): nothing else reaches the wire.
+const Data = Type.Object({
+  valid: Type.Boolean({ description: 'Whether the key may be used for this request: true only with code VALID' }),
+  code: StringEnum(V2_CODES, {
+    description:
+      'NOT_FOUND (no such key, or one of an api the root key may not verify), DISABLED, EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED (credits), VALID — checked in that order',
+  }),
+  keyId: Type.Optional(Type.String({ description: "The key's id (absent for NOT_FOUND)" })),
+  name: Type.Optional(Type.String()),
+  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  expires: Type.Optional(Type.Integer({ description: 'When the key expires, unix ms' })),
+  credits: Type.Optional(Type.Integer({ description: 'Credits left after this verification (keys with credits)' })),
+  enabled: Type.Optional(Type.Boolean()),
+  permissions: Type.Optional(Type.Array(Type.String(), { description: 'Its permissions, its roles’ included' })),
+  roles: Type.Optional(Type.Array(Type.String())),
+  identity: Type.Optional(
+    Type.Object({
+      id: Type.String(),
+      externalId: Type.String(),
+      meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      ratelimits: Type.Optional(Type.Array(Type.Object(LimitConfig))),
+    }),
+  ),
+  ratelimits: Type.Optional(
+    Type.Array(
+      Type.Object({
+        ...LimitConfig,
+        reset: Type.Integer({ description: 'When the window ends, unix ms' }),
+        remaining: Type.Integer({ description: 'Units left in this window' }),
+        exceeded: Type.Boolean({ description: 'Whether this limit refused the call' }),
+      }),
+      { description: 'Every limit the call was checked against, in order, up to the one that refused it' },
+    ),
+  ),
+})
+type Data = Static<typeof Data>
+
+/**
+ * POST /v2/keys.verifyKey, on the verifier and on the control plane alike: every call takes a root key (checked
+ * before the body, as the management API's: a missing or malformed header 400, one not valid 401). A root key
+ * without `api.*.verify_key` or `api.<the key's api>.verify_key` gets NOT_FOUND for the key, as a key that does not
+ * exist, before anything of it is spent (Unkey's rule: it learns nothing of keys beyond its reach). Then the same
+ * verification as v1's (KeyVerifier), its verdict in v2's shape. v1's route, and its fast path, are untouched.
+ */
+export function registerV2VerifyKey(app: KeygateServer, verifier: KeyVerifier, rootKeys: RootKeyCheck): void {
+  void app.register(async (scope: KeygateServer) => {
+    const principals = new WeakMap<FastifyRequest, Principal>()
+    scope.addHook('onRequest', async (request) => {
+      principals.set(request, await rootKeys.principalOf(request.headers.authorization))
+    })
+    registerV2(scope, 'keys.verifyKey', { body: Body, data: Data }, async (request) => {
+      const principal = principals.get(request)!
+      const { body } = request
+      const conditions: VerifyRequest = {
+        permissions: body.permissions === undefined ? undefined : queryOf(body.permissions),
+        cost: body.credits?.cost,
+        ratelimits: body.ratelimits?.map(({ name, cost, limit, duration }) => ({ name, cost, limit, duration })),
+      }
+      const visible = (apiId: string) => may(principal, 'api', apiId, 'verify_key')
+      try {
+        return { data: dataOf(await verifier.verifyVisible(body.key, conditions, visible)) }
+      } catch (err) {
+        throw err instanceof UnknownLimitError ? unknownLimit(err.limit) : err
+      }
+    })
+  })
+}
+
+function queryOf(text: string) {
+  try {
+    return parsePermissionQuery(text)
+  } catch (err) {
+    if (!(err instanceof PermissionQuerySyntaxError)) throw err
+    throw new ApiError('BAD_REQUEST', `permissions: ${err.message}`, undefined, {
+      problem: 'user/bad_request/permissions_query_syntax_error',
+    })
+  }
+}
+
+/** Unkey v2 answers a limit the key and its identity lack 412 (v1: 400), naming both. */
+function unknownLimit({ name, keyId, identity }: UnknownLimit): ApiError {
+  const holder = identity
+    ? `nor identity ${identity.id} (externalId ${JSON.stringify(clipInput(identity.externalId))})`
+    : 'and there is no identity connected'
+  return new ApiError(
+    'PRECONDITION_FAILED',
+    `ratelimit '${clipInput(name)}' was requested but does not exist for key '${keyId}' ${holder}; give limit and duration to define one for this call`,
+  )
+}
+
+/** The verdict in v2's shape: a key not found (or hidden from this root key) shows nothing but its code. */
+function dataOf(verdict: Verdict): Data {
+  const { keyId } = verdict
+  if (keyId === undefined) return { valid: false, code: 'NOT_FOUND' }
+  const identity = verdict.identity
+  return {
+    valid: verdict.valid,
+    code: verdict.code,
+    keyId,
+    name: verdict.name,
+    meta: verdict.meta,
+    expires: verdict.expires,
+    credits: verdict.remaining,
+    enabled: verdict.enabled,
+    permissions: verdict.permissions,
+    roles: verdict.roles,
+    identity: identity && {
+      id: identity.id,
+      externalId: identity.externalId,
+      meta: identity.meta,
+      ratelimits: identity.ratelimits?.length
+        ? identity.ratelimits.map(({ name, limit, duration, autoApply }) => ({
+            id: rateLimitId(identity.id, name),
+            name,
+            limit,
+            duration,
+            autoApply: autoApply === true,
+          }))
+        : undefined,
+    },
+    ratelimits: verdict.ratelimits?.map(
+      ({ name, limit, duration, reset, remaining, exceeded, autoApply, ofIdentity }) => ({
+        // The limit's holder: the identity for one counted across its keys, else the key.
+        id: rateLimitId(ofIdentity && identity ? identity.id : keyId, name),
+        name,
+        limit,
+        duration,
+        reset,
+        remaining,
+        exceeded,
+        autoApply,
+      }),
+    ),
+  }
+}
