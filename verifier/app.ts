@@ -10,6 +10,7 @@ import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import { registerVerifierLimit } from './ratelimits-limit-route.js'
 import { RootKeyCheck } from './root-key-check.js'
 import { registerV2VerifyKey } from './v2-verify-key-route.js'
+import { registerVerifierV2Ratelimit } from './v2-ratelimit-routes.js'
 
 export interface VerifierAppDeps extends ServerBase {
   verifier: KeyVerifier
@@ -44,6 +45,9 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   registerVerifyKey(app, deps.verifier)
   registerAuthorize(app, deps.verifier, deps.gateway, deps.docsBaseUrl)
   registerVerifierLimit(app, deps.ratelimits)
-  registerV2VerifyKey(app, deps.verifier, new RootKeyCheck(deps.verifier, deps.bootstrapRootKey))
+  // v2 needs a root key for every call: the verifier checks them itself, from the root keys the feed keeps current.
+  const rootKeys = new RootKeyCheck(deps.verifier, deps.bootstrapRootKey)
+  registerV2VerifyKey(app, deps.verifier, rootKeys)
+  registerVerifierV2Ratelimit(app, deps.ratelimits, (request) => rootKeys.principalOf(request.headers.authorization))
   return app
 }

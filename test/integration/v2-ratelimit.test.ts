@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import type { FastifyRequest } from 'fastify'
-import { pino } from 'pino'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Overrides, Ratelimit } from '@unkey/ratelimit'
-import { buildServer, type KeygateServer } from '../../shared/http/build-server.js'
-import { createMetricsRegistry } from '../../shared/http/metrics-registry.js'
-import { hashKey } from '../../shared/key-material.js'
-import { rootKeyHashOf, rootKeyNotValid } from '../../shared/root-key-principal.js'
-import { registerVerifierV2Ratelimit } from '../../verifier/v2-ratelimit-routes.js'
+import type { KeygateServer } from '../../shared/http/build-server.js'
 import { ManualClock, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 import { ADMIN_HEADERS, JSON_ONLY, onBothStores } from '../support/both-stores.js'
 import { namespaceOf as storedNamespace, rootKeyWith } from '../support/ratelimits.js'
 import { unkeySdk } from '../support/unkey-sdk.js'
+import { waitFor } from '../support/wait-for.js'
 
 /**
  * Unkey v2's ratelimit.* (its v2_ratelimit_* Go tests, re-expressed): limit and multiLimit on the control plane
@@ -489,33 +484,23 @@ onBothStores('v2 ratelimit.*', { clock: () => new ManualClock(START) }, (stack) 
     })
   })
 
-  describe("the verifier's registration (registerVerifierV2Ratelimit)", () => {
-    const keys = new Map<string, string[]>()
-    let server: { app: KeygateServer }
-    const headersOf = (key: string) => ({ ...JSON_ONLY, authorization: `Bearer ${key}` })
+  describe('on the verifier, with root keys it learns from the change feed', () => {
+    const keys = new Map<string, Record<string, string>>()
+    const server = {
+      get app() {
+        return stack.verifier.app
+      },
+    }
+    const headersOf = (name: string) => keys.get(name) ?? { ...JSON_ONLY, authorization: `Bearer ${name}` }
     beforeAll(async () => {
-      keys.set(hashKey('all-limits'), ['ratelimit.*.limit', 'ratelimit.*.create_namespace'])
-      keys.set(hashKey('limit-only'), ['ratelimit.*.limit'])
-      // A stand-in for the verifier's root-key check: the statuses of the real one (400 missing, 401 unknown).
-      const authenticate = (request: FastifyRequest) => {
-        const permissions = keys.get(rootKeyHashOf(request.headers.authorization))
-        if (!permissions) throw rootKeyNotValid()
-        return { rootKeyId: 'root_test', permissions }
+      // Made through rootKeys.createRootKey, which mirrors each root key as a record the verifier caches.
+      for (const [name, permissions] of [
+        ['all-limits', ['ratelimit.*.limit', 'ratelimit.*.create_namespace']],
+        ['limit-only', ['ratelimit.*.limit']],
+      ] as const) {
+        const created = await stack.post('rootKeys.createRootKey', { permissions })
+        keys.set(name, { ...JSON_ONLY, authorization: `Bearer ${created.body.key}` })
       }
-      const app = buildServer({
-        log: pino({ level: 'silent' }),
-        metrics: createMetricsRegistry('test'),
-        bodyLimitBytes: 1_048_576,
-        docsBaseUrl: '/docs',
-        logRequests: false,
-        notReadyReasons: () => [],
-      })
-      registerVerifierV2Ratelimit(app, stack.verifier.ratelimits, authenticate)
-      await app.ready()
-      server = { app }
-    })
-    afterAll(async () => {
-      await server.app.close()
     })
 
     it('counts in the control plane’s windows, by name or id, overrides applied; makes no namespace', async () => {
@@ -550,6 +535,18 @@ onBothStores('v2 ratelimit.*', { clock: () => new ManualClock(START) }, (stack) 
         type: expect.stringMatching(/authentication\/missing$/),
       })
       expect((await post('ratelimit.multiLimit', [], headersOf('unknown'), server)).status).toBe(401)
+      // A revoked root key is refused by the verifier too (within the revocation bound: at once in process).
+      const revoked = await stack.post('rootKeys.createRootKey', { permissions: ['ratelimit.*.limit'] })
+      const call = { namespace: fresh(), identifier: 'o', limit: 5, duration: 60_000 }
+      const headers = { ...JSON_ONLY, authorization: `Bearer ${revoked.body.key}` }
+      expect((await post('ratelimit.limit', call, headers, server)).status).toBe(403)
+      expect((await stack.post('rootKeys.revokeRootKey', { rootKeyId: revoked.body.rootKeyId })).status).toBe(200)
+      await waitFor(
+        async () => (await post('ratelimit.limit', call, headers, server)).status === 401,
+        'the revoked root key to be refused by the verifier',
+        2_000,
+        5,
+      )
     })
   })
 })
