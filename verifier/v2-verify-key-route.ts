@@ -1,3 +1,4 @@
+import { WIRE_EXAMPLES } from '../shared/wire-examples.js'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { clipInput } from '../shared/clip-input.js'
@@ -86,12 +87,12 @@ const Body = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ key: WIRE_EXAMPLES.key }] },
 )
 
 const LimitConfig = {
   id: Type.String({ description: 'The limit: its holder (key or identity) and name' }),
-  name: Type.String(),
+  name: Type.String({ description: "The limit's name" }),
   limit: Type.Integer({ description: 'Units allowed per window' }),
   duration: Type.Integer({ description: 'The window, ms' }),
   autoApply: Type.Boolean({ description: 'Applied to every call without being named' }),
@@ -105,20 +106,25 @@ const Data = Type.Object({
       'NOT_FOUND (no such key, or one of an api the root key may not verify), DISABLED, EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED (credits), VALID — checked in that order',
   }),
   keyId: Type.Optional(Type.String({ description: "The key's id (absent for NOT_FOUND)" })),
-  name: Type.Optional(Type.String()),
-  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  name: Type.Optional(Type.String({ description: "The key's name" })),
+  meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The key's meta" })),
   expires: Type.Optional(Type.Integer({ description: 'When the key expires, unix ms' })),
   credits: Type.Optional(Type.Integer({ description: 'Credits left after this verification (keys with credits)' })),
-  enabled: Type.Optional(Type.Boolean()),
+  enabled: Type.Optional(Type.Boolean({ description: 'Whether the key is enabled' })),
   permissions: Type.Optional(Type.Array(Type.String(), { description: 'Its permissions, its roles’ included' })),
-  roles: Type.Optional(Type.Array(Type.String())),
+  roles: Type.Optional(Type.Array(Type.String(), { description: 'Its roles, by name' })),
   identity: Type.Optional(
-    Type.Object({
-      id: Type.String(),
-      externalId: Type.String(),
-      meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-      ratelimits: Type.Optional(Type.Array(Type.Object(LimitConfig))),
-    }),
+    Type.Object(
+      {
+        id: Type.String({ description: "The identity's id" }),
+        externalId: Type.String({ description: 'Its id in your system: the key’s externalId' }),
+        meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta' })),
+        ratelimits: Type.Optional(
+          Type.Array(Type.Object(LimitConfig), { description: 'Its rate limits, shared by all its keys' }),
+        ),
+      },
+      { description: 'The identity the key belongs to (through its externalId), when there is one' },
+    ),
   ),
   ratelimits: Type.Optional(
     Type.Array(

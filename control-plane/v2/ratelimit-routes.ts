@@ -5,10 +5,10 @@ import { RATELIMIT_RANGES } from '../../shared/http/ratelimit-limit-schema.js'
 import { registerV2RatelimitLimits } from '../../shared/http/v2-ratelimit-limit.js'
 import { registerV2, v2Pagination } from '../../shared/http/v2-route.js'
 import type { NamespaceLimits } from '../../shared/namespace-limits.js'
-import { wildcardMatches, type OverrideRecord } from '../../shared/ratelimit-namespace.js'
+import { isNamespaceId, wildcardMatches, type OverrideRecord } from '../../shared/ratelimit-namespace.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { createNamespace } from '../namespace-first-use.js'
+import { createNamespace, namespaceOnFirstUse } from '../namespace-first-use.js'
 import { deleteOverride, requireNamespace, setOverride } from '../override-operations.js'
 import { may, principalOf } from '../root-key-auth.js'
 
@@ -45,8 +45,8 @@ const overrideNotFound = (identifier: string) => `override for ${identifier} not
 
 /**
  * ratelimit.limit/multiLimit (a namespace named for the first time made, as v1 does) and the override routes:
- * ratelimit.<namespaceId|*>.set_override, read_override, delete_override. Unlike v1, setOverride does not make
- * the namespace (Unkey v2 answers 404).
+ * ratelimit.<namespaceId|*>.set_override, read_override, delete_override. setOverride makes a namespace named
+ * for the first time, as v1's does.
  */
 export function registerV2RatelimitRoutes(app: KeygateServer, deps: ControlPlaneDeps, limits: NamespaceLimits): void {
   registerV2RatelimitLimits(app, limits, {
@@ -82,7 +82,12 @@ export function registerV2RatelimitRoutes(app: KeygateServer, deps: ControlPlane
     async (request) => {
       const { namespace: named, identifier, limit, duration } = request.body
       const found = await deps.namespaces.byNameOrId(named)
-      const namespace = requireNamespace(principalOf(request), found, 'set_override', namespaceNotFound(named))
+      // A name met for the first time is made, as v1 does (with ratelimit.*.create_namespace, else 404): on Unkey
+      // the limit calls before it would have made it, but a Keygate verifier counts a namespace without making one.
+      const namespace =
+        found || isNamespaceId(named)
+          ? requireNamespace(principalOf(request), found, 'set_override', namespaceNotFound(named))
+          : await namespaceOnFirstUse(request, deps, named, 'set_override')
       return { data: { overrideId: (await setOverride(deps, request, namespace, identifier, { limit, duration })).id } }
     },
   )

@@ -96,7 +96,7 @@ function problemOf(error: ApiError): string {
   // Unkey files the caller's mistakes it names precisely under `user/` (`user/bad_request/…`), the rest under `unkey/`.
   if (specific !== undefined) return specific.startsWith('user/') ? specific : `unkey/${specific}`
   if (error.code === 'NOT_FOUND') {
-    const record = NOT_FOUND_RECORDS[/^(?:rate-limit |ratelimit )?(\w+)/.exec(error.message)?.[1] ?? '']
+    const record = NOT_FOUND_RECORDS[/^(?:rate-limit |ratelimit )?(\w+)/i.exec(error.message)?.[1]?.toLowerCase() ?? '']
     if (record !== undefined) return `unkey/data/${record}_not_found`
   }
   return PROBLEMS[error.code]

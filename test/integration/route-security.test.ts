@@ -611,7 +611,9 @@ function expectProblem(answer: Answer, refusal: V2Refusal, what: string): void {
     status: refusal.status,
     type: `https://unkey.com/docs/errors/unkey/${refusal.type}`,
   })
-  expect(answer.headers['content-type'], `${what}: Content-Type`).toMatch(/^application\/json/)
+  // Unkey's SDK reads deleteIdentity's errors only as problem+json (shared/http/problem-body.ts).
+  const type = what.includes('v2.identities.deleteIdentity') ? /^application\/problem\+json/ : /^application\/json/
+  expect(answer.headers['content-type'], `${what}: Content-Type`).toMatch(type)
   expect(answer.body, what).toMatchObject({
     meta: { requestId: answer.headers['x-request-id'] },
     error: { title: expect.any(String), detail: expect.any(String), status: refusal.status },
