@@ -78,6 +78,18 @@ describe('configuration', () => {
       'api.api_x.update_key',
     ])
     expect(() => rootKeyCreateConfig(['--permissions', 'api.x.fly'], {})).toThrow(/not '\*' or <resource>/)
+    // Every action Unkey v2's root keys name (its pkg/rbac), written as Unkey's dashboard writes them.
+    const v2 = [
+      'api.*.verify_key',
+      'api.*.encrypt_key',
+      'api.*.decrypt_key',
+      'ratelimit.*.limit',
+      'ratelimit.*.list_overrides',
+      'ratelimit.rlns_1.set_override',
+      'identity.*.create_identity',
+      'rbac.*.add_permission_to_role',
+    ]
+    expect(rootKeyCreateConfig(['--permissions', v2.join(',')], {}).permissions).toEqual(v2)
   })
 
   it('lists the actions when a root-key permission is malformed, and the one probably meant', () => {
