@@ -22,8 +22,11 @@ export interface GrantChange {
   field: Field
   operation: GrantOperation
   keyId: string
-  /** The ids the request names, resolved (created when the wire format creates them); runs after the key is read. */
-  resolve: () => Promise<string[]>
+  /**
+   * The ids the request names, resolved (created when the wire format creates them); runs after the key is read,
+   * given the key as read and the count the change would leave it holding of `ids` (to refuse before creating).
+   */
+  resolve: (current: KeyRecord, heldAfter: (ids: readonly string[]) => number) => Promise<string[]>
   /**
    * Throws the contract's 403 unless the root key may make the change to `record`: called on the key as read, before
    * anything is resolved or created (`ids` undefined), then with the ids, and again on the record the write applies to.
@@ -47,14 +50,15 @@ export async function changeKeyGrants(
   const idField = ID_FIELD[field]
   const current = await writes.readKey(keyId)
   allow(current, undefined)
-  const ids = await change.resolve()
-  allow(current, ids)
-  const next = (record: KeyRecord): string[] => {
+  const nextOf = (record: KeyRecord, ids: readonly string[]): string[] => {
     const existing = record[idField] ?? []
-    if (operation === 'set') return ids
+    if (operation === 'set') return [...ids]
     if (operation === 'add') return [...existing, ...ids]
     return existing.filter((id) => !ids.includes(id))
   }
+  const ids = await change.resolve(current, (planned) => new Set(nextOf(current, planned)).size)
+  allow(current, ids)
+  const next = (record: KeyRecord): string[] => nextOf(record, ids)
   let before: KeyRecord | undefined
   const write = await writes.updateKey(
     keyId,

@@ -65,7 +65,9 @@ export async function importKeys(
       `nothing imported; ${problems.map(({ i, problem }) => `${i}: ${problem}`).join('; ')}`,
     )
   }
-  // Only now are the permissions and roles they name resolved (and created when missing and allowed).
+  // Only now are the permissions and roles they name resolved (and created when missing and allowed): every key's
+  // checked first, so that a refusal for a later key leaves nothing an earlier one named.
+  for (const key of keys) await deps.rbac.checkNames(key, principal, true)
   const records: NewKeyRecord[] = []
   for (const [i, key] of keys.entries()) {
     records.push(newKeyRecord(key, material[i]!, now, await newKeyGrants(key, deps.rbac, principal)))
@@ -96,6 +98,9 @@ export async function importEach(
   const now = deps.clock.now()
   const material = items.map((item) => item.material)
   const taken = new Set((await takenHashes(deps, material)).map(({ i }) => i))
+  // Every key's names are checked (404, 403) before any key's are created: a call refused for its last key's role
+  // leaves no permission its first key named behind.
+  for (const [i, { fields }] of items.entries()) if (!taken.has(i)) await deps.rbac.checkNames(fields, principal, true)
   const records: (NewKeyRecord | null)[] = []
   for (const [i, { fields }] of items.entries()) {
     if (taken.has(i)) records.push(null)

@@ -62,13 +62,15 @@ export function newKeyRecord(
 
 /**
  * The records a new key's `permissions` and `roles` name, created when missing if the root key may (Unkey's rule
- * for keys.createKey); empty lists reference nothing.
+ * for keys.createKey); empty lists reference nothing. Both lists are checked before either creates a record: a key
+ * refused for a role leaves no permission behind.
  */
 export async function newKeyGrants(
   fields: Pick<NewKeyFields, 'permissions' | 'roles'>,
   rbac: Rbac,
   principal: Principal,
 ): Promise<KeyGrants> {
+  await rbac.checkNames(fields, principal, true)
   return {
     permissionIds: fields.permissions?.length
       ? await rbac.permissionIdsOf(fields.permissions, principal, true)

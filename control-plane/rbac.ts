@@ -18,6 +18,9 @@ export interface RecordRef {
 
 export { MAX_LISTED } from './schemas/rbac-schemas.js'
 
+/** A name resolved before anything is created: the record found, or the name to create. */
+export type Planned = { id: string } | { create: string }
+
 // A key's context needs at most: its roles and identity, then their permissions.
 const CONTEXT_ROUNDS = 3
 
@@ -78,19 +81,51 @@ export class Rbac {
    * The ids of the permissions a request names, by id or by slug. A slug with no record is created when the
    * request allows it (`create: true`, or `createMissing` as keys.createKey does) and the root key may create
    * permissions; otherwise it is a 404 (an id with no record always is). `createMissing: 'by-operation'` creates
-   * them with no rbac permission asked: Unkey's v2 keys.createKey and updateKey make the slugs they name so.
+   * them with no rbac permission asked: Unkey's v2 keys.createKey and updateKey make the slugs they name so. Every
+   * name is looked up (and every 404 or 403 thrown) before any is created, so a refused call makes none;
+   * `beforeCreate` may refuse the call too, on what would be found and made.
    */
   async permissionIdsOf(
     refs: readonly (RecordRef | string)[],
     principal: Principal,
     createMissing: boolean | 'by-operation',
+    beforeCreate?: (planned: readonly Planned[]) => void,
   ) {
-    const ids: string[] = []
+    const planned = await this.planPermissions(refs, principal, createMissing)
+    beforeCreate?.(planned)
+    return this.made(planned, (name) => this.createOrFindPermission(name, principal))
+  }
+
+  /** The ids of the roles a request names, by id or by name; a missing one is created as permissions are. */
+  async roleIdsOf(refs: readonly (RecordRef | string)[], principal: Principal, createMissing: boolean) {
+    const planned = await this.planRoles(refs, principal, createMissing)
+    return this.made(planned, (name) => this.createOrFindRole(name, principal))
+  }
+
+  /**
+   * Throws what resolving a key's `permissions` and `roles` (in that order) would throw, 404 or 403, without
+   * creating anything: so that a call naming several lists refuses before the first of them creates a record.
+   */
+  async checkNames(
+    names: { permissions?: readonly (RecordRef | string)[]; roles?: readonly (RecordRef | string)[] },
+    principal: Principal,
+    createMissing: boolean,
+  ): Promise<void> {
+    if (names.permissions?.length) await this.planPermissions(names.permissions, principal, createMissing)
+    if (names.roles?.length) await this.planRoles(names.roles, principal, createMissing)
+  }
+
+  private async planPermissions(
+    refs: readonly (RecordRef | string)[],
+    principal: Principal,
+    createMissing: boolean | 'by-operation',
+  ): Promise<Planned[]> {
+    const planned: Planned[] = []
     for (const ref of refs.map(asRef)) {
       const found =
         ref.id !== undefined ? await this.permissions.get(ref.id) : await this.permissions.findByName(ref.name!)
       if (found) {
-        ids.push(found.id)
+        planned.push({ id: found.id })
         continue
       }
       if (ref.id !== undefined) throw new ApiError('NOT_FOUND', `permission ${ref.id} not found`)
@@ -102,18 +137,21 @@ export class Rbac {
           `permission ${JSON.stringify(ref.name)} does not exist, and creating it needs rbac.*.create_permission`,
         )
       }
-      ids.push(await this.createOrFindPermission(ref.name!, principal))
+      planned.push({ create: ref.name! })
     }
-    return [...new Set(ids)]
+    return planned
   }
 
-  /** The ids of the roles a request names, by id or by name; a missing one is created as permissions are. */
-  async roleIdsOf(refs: readonly (RecordRef | string)[], principal: Principal, createMissing: boolean) {
-    const ids: string[] = []
+  private async planRoles(
+    refs: readonly (RecordRef | string)[],
+    principal: Principal,
+    createMissing: boolean,
+  ): Promise<Planned[]> {
+    const planned: Planned[] = []
     for (const ref of refs.map(asRef)) {
       const found = ref.id !== undefined ? await this.roles.get(ref.id) : await this.roles.findByName(ref.name!)
       if (found) {
-        ids.push(found.id)
+        planned.push({ id: found.id })
         continue
       }
       if (ref.id !== undefined) throw new ApiError('NOT_FOUND', `role ${ref.id} not found`)
@@ -124,7 +162,23 @@ export class Rbac {
           `role ${JSON.stringify(ref.name)} does not exist, and creating it needs rbac.*.create_role`,
         )
       }
-      ids.push(await this.createOrFindRole(ref.name!, principal))
+      planned.push({ create: ref.name! })
+    }
+    return planned
+  }
+
+  /** The ids of a plan, in its order, each missing name created once. */
+  private async made(planned: readonly Planned[], create: (name: string) => Promise<string>): Promise<string[]> {
+    const createdIds = new Map<string, string>()
+    const ids: string[] = []
+    for (const step of planned) {
+      if ('id' in step) {
+        ids.push(step.id)
+        continue
+      }
+      const id = createdIds.get(step.create) ?? (await create(step.create))
+      createdIds.set(step.create, id)
+      ids.push(id)
     }
     return [...new Set(ids)]
   }

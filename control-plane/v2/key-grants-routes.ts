@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox'
+import { badRequest } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { registerV2 } from '../../shared/http/v2-route.js'
 import type { ResourceAction } from '../../shared/root-key-actions.js'
@@ -9,6 +10,7 @@ import type { KeyWrites } from '../key-writes.js'
 import type { RecordRef } from '../rbac.js'
 import { principalOf, requireAction, requirePermission } from '../root-key-auth.js'
 import { KeyIdField } from '../schemas/fields.js'
+import { LIMITS } from '../schemas/limits.js'
 import { Slug } from '../schemas/rbac-schemas.js'
 import { permissionsData, rolesData, V2Permission, V2Role } from './rbac-data.js'
 
@@ -92,14 +94,21 @@ function register(
       field,
       operation,
       keyId: body.keyId,
-      resolve: async () => {
+      resolve: async (_current, heldAfter) => {
         const refs = await refsOf(body[field], (id) =>
           permissions ? deps.rbac.permissions.get(id) : deps.rbac.roles.get(id),
         )
-        // Only adding or setting permissions creates the missing ones (Unkey's rule); the rest 404 on them.
+        // Only adding or setting permissions creates the missing ones (Unkey's rule); the rest 404 on them. A key
+        // that would hold too many is refused before any is created (the write checks again).
         const create = permissions && operation !== 'remove'
         return permissions
-          ? deps.rbac.permissionIdsOf(refs, principal, create)
+          ? deps.rbac.permissionIdsOf(refs, principal, create, (planned) => {
+              const found = planned.flatMap((step) => ('id' in step ? [step.id] : []))
+              const made = new Set(planned.flatMap((step) => ('create' in step ? [step.create] : []))).size
+              if (heldAfter(found) + made > LIMITS.namesPerKey) {
+                throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
+              }
+            })
           : deps.rbac.roleIdsOf(refs, principal, false)
       },
       allow: (key) => {

@@ -146,4 +146,23 @@ onBothStores('permission and role records', {}, (stack) => {
     )
     expect(refused).toMatchObject({ status: 403, body: { error: { code: 'UNAUTHORIZED' } } })
   })
+  it('a v1 call refused for a later name makes none of the names before it (same answer, nothing left behind)', async () => {
+    const apiId = (await post('apis.createApi', { name: 'refused names' })).body.apiId
+    const [first, second] = [`made.${unique()}`, `made.${unique()}`]
+    const creator = await rootKeyWith(['api.*.create_key', 'rbac.*.create_permission'])
+    const refused = await post(
+      'keys.createKey',
+      { apiId, permissions: [first], roles: [`r-${unique()}`] },
+      stack.controlPlane,
+      creator,
+    )
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: 'INSUFFICIENT_PERMISSIONS' } } })
+    const { keyId } = (await post('keys.createKey', { apiId })).body
+    const missing = await post('keys.addPermissions', {
+      keyId,
+      permissions: [{ name: second, create: true }, { id: 'perm_missing' }],
+    })
+    expect(missing).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } })
+    for (const slug of [first, second]) expect(await stack.backend.store.readName('permission', slug)).toBeNull()
+  })
 })

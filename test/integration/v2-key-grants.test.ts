@@ -172,13 +172,23 @@ onBothStores('v2 keys permissions and roles', {}, (stack) => {
       expect(body.error.errors).toContainEqual(expect.objectContaining({ location }))
     })
 
-    it('a key holds at most 100 permissions', async () => {
+    it('a key holds at most 100 permissions; the slugs of a refused call are not made', async () => {
       const { keyId } = await newKey()
       const many = Array.from({ length: 101 }, (_, i) => `many.${i}.${randomUUID().slice(0, 8)}`)
+      const made = async (slugs: string[]) =>
+        (await Promise.all(slugs.map((slug) => stack.backend.store.readName('permission', slug)))).filter(Boolean)
       const { status, body } = await v2('keys.setPermissions', { keyId, permissions: many })
       expect(status).toBe(400)
       expect(body.error.errors).toEqual([{ location: 'body.permissions', message: 'a key holds at most 100' }])
       expect((await stack.getKey(keyId)).permissions).toBeUndefined()
+      expect(await made(many)).toEqual([])
+      // Adding: what the key holds counts, and a slug named twice is made once.
+      expect((await v2('keys.setPermissions', { keyId, permissions: many.slice(0, 99) })).status).toBe(200)
+      const two = [unique('over'), unique('over')]
+      const added = await v2('keys.addPermissions', { keyId, permissions: [...two, two[0]!] })
+      expect(added.status).toBe(400)
+      expect(await made(two)).toEqual([])
+      expect((await v2('keys.addPermissions', { keyId, permissions: [two[0]!, two[0]!] })).status).toBe(200)
     })
   })
 
@@ -232,6 +242,21 @@ onBothStores('v2 keys permissions and roles', {}, (stack) => {
       const { status, body } = await v2('keys.addPermissions', { keyId, permissions: [missing] }, headersOf(limited))
       expect(status).toBe(403)
       expect(body.error.detail).toContain('rbac.*.create_permission')
+      expect(await stack.backend.store.readName('permission', missing)).toBeNull()
+    })
+
+    it('a root key that may make permissions but not change the key makes none', async () => {
+      const { keyId } = await newKey()
+      const missing = unique('not.made')
+      const rbacOnly = await rootKey([
+        'api.api_other.update_key',
+        'rbac.*.add_permission_to_key',
+        'rbac.*.create_permission',
+      ])
+      for (const operation of ['keys.addPermissions', 'keys.setPermissions']) {
+        const { status } = await v2(operation, { keyId, permissions: [missing] }, headersOf(rbacOnly))
+        expect(status).toBe(403)
+      }
       expect(await stack.backend.store.readName('permission', missing)).toBeNull()
     })
 

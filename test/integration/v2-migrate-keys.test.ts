@@ -265,6 +265,30 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
       expect(await stack.backend.store.readName('permission', missing)).toBeNull()
     })
 
+    it('403 for a role the root key may not make: no permission any key of the call named is made', async () => {
+      const apiId = await newApi()
+      const [first, second, role] = [
+        `made.${randomUUID().slice(0, 8)}`,
+        `made.${randomUUID().slice(0, 8)}`,
+        `role-${randomUUID()}`,
+      ]
+      const call = unkeySdk(stack.controlPlane, await rootKey(['api.*.create_key', 'rbac.*.create_permission'])).keys
+      // A later key's role, and a key's own role (its permissions are resolved first).
+      for (const keys of [
+        [
+          { hash: hashKey(plaintext()), permissions: [first] },
+          { hash: hashKey(plaintext()), roles: [role] },
+        ],
+        [{ hash: hashKey(plaintext()), permissions: [second], roles: [role] }],
+      ]) {
+        await expect(call.migrateKeys({ migrationId: 'roles', apiId, keys })).rejects.toMatchObject({
+          name: 'ForbiddenErrorResponse',
+        })
+      }
+      for (const slug of [first, second]) expect(await stack.backend.store.readName('permission', slug)).toBeNull()
+      expect(await stack.backend.store.readName('role', role)).toBeNull()
+    })
+
     it('404 for an api that does not exist', async () => {
       await expect(
         sdk().keys.migrateKeys({ migrationId: 'mig_x', apiId: newId('api'), keys: [{ hash: hashKey('x') }] }),
