@@ -140,6 +140,27 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
     })
   })
 
+  it('meta too large and a limit named twice are 400 invalid_input (as identities.* answer them), after the 403', async () => {
+    const { data } = await sdk.keys.createKey({ apiId })
+    const limit = { name: 'requests', limit: 1, duration: 60_000 }
+    const stranger = await rootKeyWith(`api.${otherApiId}.create_key`, `api.${otherApiId}.update_key`)
+    for (const fields of [{ meta: { blob: 'x'.repeat(70_000) } }, { ratelimits: [limit, limit] }]) {
+      for (const [operation, payload] of [
+        ['keys.createKey', { apiId, ...fields }],
+        ['keys.updateKey', { keyId: data.keyId, ...fields }],
+      ] as const) {
+        const refused = await post(operation, payload)
+        expect(refused.status, `${operation} ${Object.keys(fields)[0]}`).toBe(400)
+        expect(refused.body.error.type).toBe('https://unkey.com/docs/errors/unkey/application/invalid_input')
+        // A root key that may not make the call learns that first.
+        expect((await post(operation, payload, stranger.headers)).status).toBe(403)
+      }
+    }
+    const badCredits = { credits: { remaining: null, refill: { interval: 'daily', amount: 5 } } }
+    expect((await post('keys.createKey', { apiId, ...badCredits }, stranger.headers)).status).toBe(403)
+    expect((await post('keys.updateKey', { keyId: data.keyId, ...badCredits }, stranger.headers)).status).toBe(403)
+  })
+
   it('getKey: 404 for an unknown key, 403 without read_key on its api, 412 for decrypt', async () => {
     const { data } = await sdk.keys.createKey({ apiId })
     await expect(sdk.keys.getKey({ keyId: 'key_missing' })).rejects.toMatchObject({

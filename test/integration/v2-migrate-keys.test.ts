@@ -289,6 +289,21 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
       expect(await stack.backend.store.readName('role', role)).toBeNull()
     })
 
+    it('meta too large and a limit named twice are 400 locating the key, as keys.createKey answers them', async () => {
+      const apiId = await newApi()
+      const limit = { name: 'requests', limit: 1, duration: 60_000 }
+      for (const key of [{ meta: { blob: 'x'.repeat(70_000) } }, { ratelimits: [limit, limit] }]) {
+        const { status, body } = await migrate({
+          migrationId: 'v2-400',
+          apiId,
+          keys: [{ hash: hashKey(plaintext()), ...key }],
+        })
+        expect(status).toBe(400)
+        expect(body.error.type).toBe('https://unkey.com/docs/errors/unkey/application/invalid_input')
+        expect(body.error.errors[0].location).toMatch(/^body\.keys\.0/)
+      }
+    })
+
     it('404 for an api that does not exist', async () => {
       await expect(
         sdk().keys.migrateKeys({ migrationId: 'mig_x', apiId: newId('api'), keys: [{ hash: hashKey('x') }] }),
