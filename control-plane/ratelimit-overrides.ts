@@ -10,6 +10,7 @@ import {
   type OverrideRule,
 } from '../shared/ratelimit-namespace.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
+import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
 import type { WriteListener } from './key-writes.js'
 import type { RatelimitNamespaces } from './ratelimit-namespaces.js'
 
@@ -92,6 +93,16 @@ export class RatelimitOverrides {
     if (isWildcard(identifier)) await this.namespaces.removeWildcard(namespace.name, identifier)
     await this.store.removeFromIndex(indexOf(namespace.id), memberOf(current.doc))
     return current.doc
+  }
+
+  /**
+   * A page of the namespace's overrides, oldest first, with a cursor only when another follows (v2: Unkey's SDK asks
+   * for another page while a cursor comes back).
+   */
+  async page(namespace: NamespaceRecord, options: PageOptions): Promise<RecordPage<OverrideRecord>> {
+    const load = async (member: string) =>
+      (await this.store.getEntity<OverrideRecord>(addressOfMember(namespace.id, member)))?.doc ?? null
+    return pageThroughIndex(this.store, indexOf(namespace.id), options, load)
   }
 
   /** A page of the namespace's overrides, oldest first; `cursor` (opaque) only when the page is full. */

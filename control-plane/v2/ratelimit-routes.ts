@@ -132,8 +132,9 @@ export function registerV2RatelimitRoutes(app: KeygateServer, deps: ControlPlane
       const { namespace: named, cursor, limit } = request.body
       const found = await deps.namespaces.byNameOrId(named)
       const namespace = requireNamespace(principalOf(request), found, 'read_override', namespaceNotFound(named))
-      const page = await deps.overrides.list(namespace, { cursor, limit: limit ?? 10 })
-      return { data: page.overrides.map(shown), pagination: v2Pagination(page.cursor) }
+      // The last page carries no cursor, full or not: the SDK asks for another page while one comes back.
+      const page = await deps.overrides.page(namespace, { ...(cursor ? { cursor } : {}), limit: limit ?? 10 })
+      return { data: page.records.map(shown), pagination: v2Pagination(page.cursor) }
     },
   )
 

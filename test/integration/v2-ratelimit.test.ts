@@ -331,6 +331,18 @@ onBothStores('v2 ratelimit.*', { clock: () => new ManualClock(START) }, (stack) 
       })
     })
 
+    it('listOverrides: a full last page carries no cursor, so the SDK asks for no empty page', async () => {
+      const { name } = await made()
+      for (const identifier of ['user_a', 'user_b'])
+        await sdk().ratelimit.setOverride({ namespace: name, identifier, limit: 1, duration: 60_000 })
+      const full = await post('ratelimit.listOverrides', { namespace: name, limit: 2 })
+      expect(full.body.pagination).toEqual({ hasMore: false })
+      const pages: number[] = []
+      for await (const page of await sdk().ratelimit.listOverrides({ namespace: name, limit: 1 }))
+        pages.push(page.result.data.length)
+      expect(pages).toEqual([1, 1])
+    })
+
     it('keeps an override’s v1 `async` when v2 changes it, and audits v2’s writes as v1’s', async () => {
       const { name } = await made()
       expect(
