@@ -296,6 +296,10 @@ onBothStores('v2 identities', {}, (stack) => {
         name: 'ForbiddenErrorResponse',
       })
       await expect(nothing.identities.listIdentities({})).rejects.toMatchObject({ name: 'ForbiddenErrorResponse' })
+      // An empty page too: whether a search matches nothing or something it may not read, a stranger learns nothing.
+      await expect(nothing.identities.listIdentities({ search: `none-${identityId}-none` })).rejects.toMatchObject({
+        name: 'ForbiddenErrorResponse',
+      })
       // The identity is untouched.
       expect((await post('identities.getIdentity', { identity: identityId })).status).toBe(200)
     })
