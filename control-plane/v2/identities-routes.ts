@@ -64,13 +64,14 @@ export function registerV2IdentityRoutes(app: KeygateServer, deps: ControlPlaneD
 
   registerV2(app, 'identities.updateIdentity', { body: V2UpdateIdentityBody, data: V2Identity }, async (request) => {
     const { identity, meta, ratelimits } = request.body
-    // Unkey's order: a limit named twice and oversized meta are refused before the identity is looked up.
+    // The root key first, as Unkey's (which needs identity.*.update_identity before reading the input): Keygate
+    // also takes identity.<id>.update_identity, which needs the identity found, so the input is checked after.
+    const found = await namedIdentity(deps.identities, principalOf(request), identity, 'update_identity')
     const limits = checkedInput('v2', () => {
       const named = ratelimits && namedLimitsOf(ratelimits)
       checkMeta(meta)
       return named
     })
-    const found = await namedIdentity(deps.identities, principalOf(request), identity, 'update_identity')
     return { data: v2Identity(await updateIdentity(deps, request, found.doc.id, { meta, ratelimits: limits })) }
   })
 

@@ -250,6 +250,10 @@ onBothStores('v2 identities', {}, (stack) => {
         const refused = await post(`identities.${operation}`, body)
         expect(refused, operation).toMatchObject({ status: 400, body: { error: { status: 400 } } })
       }
+      // A root key that may not update identities learns that first, whatever the input.
+      const stranger = headersOf(await rootKeyWith(['api.*.read_api']))
+      const refused = await post('identities.updateIdentity', { identity: identityId, ratelimits: twice }, stranger)
+      expect(refused.status).toBe(403)
       const tooMany = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, i]))
       expect((await post('identities.updateIdentity', { identity: identityId, meta: tooMany })).status).toBe(400)
       // Nothing changed.
