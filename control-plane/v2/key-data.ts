@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto'
-import bs58 from 'bs58'
+import { rateLimitId } from '../../shared/ratelimit-id.js'
 import { Type, type Static } from 'typebox'
 import type { NamedRateLimit } from '../../shared/identity.js'
 import type { KeyContext } from '../../shared/key-context.js'
@@ -73,19 +72,11 @@ export const KeyData = Type.Object({
 })
 export type KeyData = Static<typeof KeyData>
 
-/**
- * Unkey gives every stored limit an id (`rl_…`); Keygate stores limits by name on their key or identity. The id is
- * derived from both, so that it reads the same every time and names one limit.
- */
-export function ratelimitId(ownerId: string, name: string): string {
-  return `rl_${bs58.encode(createHash('sha256').update(`${ownerId}\n${name}`).digest().subarray(0, 16))}`
-}
-
 /** Limits as v2 shows them (autoApply always said), or undefined when there are none. */
 export function ratelimitsData(ownerId: string, limits: readonly NamedRateLimit[]) {
   if (limits.length === 0) return undefined
   return limits.map(({ name, limit, duration, autoApply }) => ({
-    id: ratelimitId(ownerId, name),
+    id: rateLimitId(ownerId, name),
     name,
     limit,
     duration,

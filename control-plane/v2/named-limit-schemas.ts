@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto'
-import bs58 from 'bs58'
+import { rateLimitId } from '../../shared/ratelimit-id.js'
 import { Type, type Static } from 'typebox'
 import type { NamedRateLimit } from '../../shared/identity.js'
 import { DURATION, LIMIT, MAX_NAMED_LIMITS } from '../schemas/identity-schemas.js'
@@ -38,21 +37,13 @@ export const V2RatelimitResponse = Type.Object({
   autoApply: Type.Boolean({ description: 'Applied to every verification without being named' }),
 })
 
-/**
- * A named limit's id, `rl_…`: Keygate keeps limits by name on their owner, so the id is derived from both — stable
- * across reads and updates that keep the name, as Unkey's row ids are.
- */
-export function namedLimitId(ownerId: string, name: string): string {
-  return `rl_${bs58.encode(createHash('sha256').update(`${ownerId}\n${name}`).digest().subarray(0, 16))}`
-}
-
 /** An owner's (an identity's, a key's) named limits as v2 shows them. */
 export function v2Ratelimits(
   ownerId: string,
   limits: readonly NamedRateLimit[] | undefined,
 ): Static<typeof V2RatelimitResponse>[] {
   return (limits ?? []).map(({ name, limit, duration, autoApply }) => ({
-    id: namedLimitId(ownerId, name),
+    id: rateLimitId(ownerId, name),
     name,
     limit,
     duration,

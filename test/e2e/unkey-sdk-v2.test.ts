@@ -96,6 +96,9 @@ describe("Unkey's SDK against Keygate", () => {
     expect(verified.data.permissions?.sort()).toEqual(['documents.read', 'documents.write'])
     expect(verified.data.roles).toEqual(['editor'])
     expect(verified.data.ratelimits?.[0]).toMatchObject({ name: 'requests', limit: 100, exceeded: false })
+    // One limit, one id, whichever process and call shows it.
+    const stored = (await admin.keys.getKey({ keyId: data.keyId })).data.ratelimits
+    expect(stored?.map((limit) => limit.id)).toEqual([verified.data.ratelimits?.[0]?.id])
     const refused = await verifyOnly.keys.verifyKey({ key: data.key, permissions: 'admin' })
     expect(refused.data).toMatchObject({ valid: false, code: 'INSUFFICIENT_PERMISSIONS' })
 
@@ -163,6 +166,9 @@ describe("Unkey's SDK against Keygate", () => {
     expect(codes).toEqual(['VALID', 'VALID', 'VALID', 'RATE_LIMITED'])
     const identity = await admin.identities.getIdentity({ identity: externalId })
     expect(identity.data).toMatchObject({ externalId, ratelimits: [{ name: 'shared', limit: 3, duration: 60_000 }] })
+    const verified = await verifyOnly.keys.verifyKey({ key: keys[0]! })
+    expect(verified.data.identity?.ratelimits?.[0]?.id).toBe(identity.data.ratelimits?.[0]?.id)
+    expect(verified.data.ratelimits?.[0]?.id).toBe(identity.data.ratelimits?.[0]?.id)
   })
 
   it('ratelimit.limit on the verifier honours an override set on the control plane', async () => {
