@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import type { ChangeFeed } from '../../shared/feed/change-feed.js'
 import { roleAddress } from '../../shared/rbac.js'
+import { rootKeyAddress } from '../../shared/root-key-entity.js'
+import { hashKey } from '../../shared/key-material.js'
 import { LOG_TRIMMED, type KeyStore } from '../../shared/store/key-store.js'
 import {
   ManualClock,
@@ -157,5 +159,45 @@ describe('entities within the revocation bound', () => {
     await expect(verifier.verifier.pollNow()).rejects.toThrow('log unreachable')
     clock.advance(manualPolls.maxStalenessMs + 1)
     expect(await verifier.ratelimits.limit(call)).toMatchObject({ limit: 1 })
+  })
+  it('a root-key read in flight while the root key is revoked is read again: never cached as still valid', async () => {
+    const { verifier, faults, post } = await setUp()
+    const { rootKeyId, key: root } = await post('rootKeys.createRootKey', { permissions: ['api.*.verify_key'] })
+    await verifier.verifier.pollNow()
+    const address = rootKeyAddress(hashKey(root))
+    let seen!: () => void
+    let release!: () => void
+    const readSeen = new Promise<void>((resolve) => (seen = resolve))
+    faults.holdRead = { address, seen, release: new Promise<void>((resolve) => (release = resolve)) }
+    // The verifier's first look at the root key: a miss, read while the root key is still live…
+    const first = verifier.verifier.entity(address)
+    await readSeen
+    // …then revoked, and the verifier hears of it while that read is in flight.
+    await post('rootKeys.revokeRootKey', { rootKeyId })
+    await verifier.verifier.pollNow()
+    release()
+    expect(await first).toEqual({ id: rootKeyId, revoked: true })
+    expect(await verifier.verifier.entity(address)).toEqual({ id: rootKeyId, revoked: true })
+  })
+
+  it('beyond the staleness bound a root key is read afresh: a revoke the verifier never heard of is refused', async () => {
+    const clock = new ManualClock(Date.now())
+    const { verifier, faults, post } = await setUp({ clock })
+    const { rootKeyId, key: root } = await post('rootKeys.createRootKey', { permissions: ['api.*.verify_key'] })
+    await verifier.verifier.pollNow()
+    const v2 = () =>
+      verifier.app.inject({
+        method: 'POST',
+        url: '/v2/keys.verifyKey',
+        headers: { authorization: `Bearer ${root}`, 'content-type': 'application/json' },
+        payload: { key: 'sk_not_a_key' },
+      })
+    expect((await v2()).statusCode).toBe(200)
+    await post('rootKeys.revokeRootKey', { rootKeyId })
+    faults.failReplays = true
+    await expect(verifier.verifier.pollNow()).rejects.toThrow('log unreachable')
+    clock.advance(manualPolls.maxStalenessMs + 1)
+    expect(verifier.verifier.ready).toBe(false)
+    expect((await v2()).statusCode).toBe(401)
   })
 })
