@@ -113,6 +113,24 @@ onBothStores('v2 keys.verifyKey', {}, (stack) => {
     expect((await stack.getKey(keyId)).remaining).toBe(4)
   })
 
+  it('a hidden key’s verifications are not counted in its usage either', async () => {
+    const { key: plain, keyId } = await key()
+    const otherApi = (await rootKey([`api.${otherApiId}.verify_key`])).key
+    const thisApi = (await rootKey([`api.${apiId}.verify_key`])).key
+    for (let i = 0; i < 3; i++) expect((await verify(otherApi, { key: plain })).code).toBe('NOT_FOUND')
+    expect((await verify(thisApi, { key: plain })).code).toBe('VALID')
+    await stack.verifier.verifier.flushUsage()
+    const counted = await stack.controlPlane.app.inject({
+      method: 'GET',
+      url: `/v1/keys.getVerifications?keyId=${keyId}`,
+      headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+    })
+    expect(counted.statusCode).toBe(200)
+    const days = counted.json().verifications as { success: number; rateLimited: number; usageExceeded: number }[]
+    const total = days.reduce((sum, day) => sum + day.success + day.rateLimited + day.usageExceeded, 0)
+    expect(total).toBe(1)
+  })
+
   it('parses permission queries: AND binds tighter than OR, any case, parentheses', async () => {
     const { key: plain } = await key({ permissions: ['docs.read', 'docs.write', 'system:admin:*'] })
     const cases: [string, boolean][] = [
