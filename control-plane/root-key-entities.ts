@@ -4,8 +4,10 @@ import {
   BOOTSTRAP_ROOT_KEY_ADDRESS,
   rootKeyAddress,
   rootKeyEntityOf,
+  livePermissions,
   rootKeyTombstone,
   type BootstrapRootKeyEntity,
+  type RootKeyEntity,
 } from '../shared/root-key-entity.js'
 import { BOOTSTRAP_ID } from '../shared/root-key-principal.js'
 import type { EntityStore } from '../shared/store/entity-store.js'
@@ -14,6 +16,9 @@ import type { WriteListener } from './key-writes.js'
 
 // A tombstone write meets at most a racing create of the same entity (a backfill): then it updates.
 const TOMBSTONE_ATTEMPTS = 3
+
+/** The hashes of every root key ever published: what a reconcile checks against the store. */
+const PUBLISHED_INDEX = 'rootkeys:published'
 
 /**
  * Root keys as verifiers see them (shared/root-key-entity.ts): every stored root key mirrored as an entity, and the
@@ -27,6 +32,9 @@ const TOMBSTONE_ATTEMPTS = 3
  *   turned it off again meanwhile.
  */
 export class RootKeyEntities {
+  /** Root keys this process has published (or found published): a periodic backfill publishes only new ones. */
+  private readonly published = new Set<string>()
+
   constructor(
     private readonly store: EntityStore,
     private readonly onWrite: WriteListener = () => {},
@@ -34,6 +42,8 @@ export class RootKeyEntities {
 
   /** Verifiers accept the root key from now on; one already published, or tombstoned, is left as it is. */
   async publish(record: RootKeyRecord): Promise<void> {
+    // The pointer first (the entities' rule): a reconcile finds every root key ever published.
+    await this.store.addToIndex(PUBLISHED_INDEX, record.hash)
     const write = await this.store.writeEntity(
       rootKeyAddress(record.hash),
       record.id,
@@ -44,7 +54,7 @@ export class RootKeyEntities {
   }
 
   /** Verifiers refuse the root key from now on (within the bound), whatever was published of it, if anything. */
-  async tombstone(record: RootKeyRecord): Promise<void> {
+  async tombstone(record: Pick<RootKeyRecord, 'hash' | 'id'>): Promise<void> {
     const address = rootKeyAddress(record.hash)
     for (let attempt = 0; attempt < TOMBSTONE_ATTEMPTS; attempt++) {
       // No expected revision: whatever is there becomes the tombstone; if nothing is, one is created.
@@ -88,10 +98,43 @@ export class RootKeyEntities {
    * them, or by a create cut short between its two writes — and turns the bootstrap key off for verifiers if the
    * store has it off. Only ever adds what the store holds (a tombstone stays), so it is safe beside any other write.
    */
-  async backfill(rootKeys: Pick<RootKeyStore, 'listRootKeys' | 'isBootstrapRootKeyDisabled'>): Promise<void> {
-    for (const record of await rootKeys.listRootKeys()) await this.publish(record)
+  async backfill(
+    rootKeys: Pick<RootKeyStore, 'listRootKeys' | 'isBootstrapRootKeyDisabled' | 'getRootKeyByHash'>,
+  ): Promise<void> {
+    const stored = await rootKeys.listRootKeys()
+    const live = new Set(stored.map((record) => record.hash))
+    for (const record of stored) {
+      if (this.published.has(record.hash)) continue
+      await this.publish(record)
+      this.published.add(record.hash)
+    }
+    await this.tombstoneRevoked(rootKeys, live)
     if ((await rootKeys.isBootstrapRootKeyDisabled()) && !(await this.bootstrapSwitch())?.doc.disabled) {
       await this.disableBootstrap()
     }
+  }
+
+  /**
+   * Tombstones every published root key the store no longer has: one revoked or rolled by something that wrote no
+   * tombstone (a control plane or CLI of a release before verifiers checked root keys, during a rolling upgrade).
+   * A hash is in the index only once the store had it (publish follows the store's create), so a published root key
+   * the store lacks now was revoked: it is read again one by one before it is tombstoned (never a race with a create).
+   */
+  private async tombstoneRevoked(
+    rootKeys: Pick<RootKeyStore, 'getRootKeyByHash'>,
+    live: ReadonlySet<string>,
+  ): Promise<void> {
+    let cursor: string | undefined
+    do {
+      const page = await this.store.listIndex(PUBLISHED_INDEX, { limit: 100, ...(cursor ? { cursor } : {}) })
+      for (const hash of page.members) {
+        if (live.has(hash)) continue
+        const mirrored = await this.store.getEntity<RootKeyEntity>(rootKeyAddress(hash))
+        if (!mirrored || livePermissions(mirrored.doc) === undefined) continue
+        if (await rootKeys.getRootKeyByHash(hash)) continue
+        await this.tombstone({ hash, id: mirrored.doc.id })
+      }
+      cursor = page.cursor
+    } while (cursor !== undefined)
   }
 }

@@ -6,6 +6,7 @@ import { RootKeyAuth } from '../../control-plane/root-key-auth.js'
 import { RootKeyUse } from '../../control-plane/root-key-use.js'
 import { RootKeys } from '../../control-plane/root-keys.js'
 import { systemClock } from '../../shared/clock.js'
+import { generateRootKey } from '../../shared/key-material.js'
 import { rootKeyAddress } from '../../shared/root-key-entity.js'
 import type { KeyStore } from '../../shared/store/key-store.js'
 import { RootKeyCheck, type EntitySource } from '../../verifier/root-key-check.js'
@@ -101,6 +102,24 @@ for (const storeKind of ['memory', 'redis'] as const) {
       expect(await acceptedBy(key)).toEqual({ controlPlane: false, verifier: false })
       await backfill()
       expect(await acceptedBy(key)).toEqual({ controlPlane: false, verifier: false })
+    })
+
+    it('a root key revoked or rolled by an earlier release (the store alone, no tombstone): the next reconcile tombstones it', async () => {
+      const revoked = await rootKeysOn(store).create(CLI_ACTOR, { permissions: ['api.*.verify_key'] })
+      const rolled = await rootKeysOn(store).create(CLI_ACTOR, { permissions: ['api.*.verify_key'] })
+      await backfill()
+      // What a control plane or CLI of an earlier release does: only the store's write.
+      await store.revokeRootKey(revoked.record.id)
+      const next = generateRootKey()
+      await store.rollRootKey(rolled.record.id, { ...rolled.record, id: `${rolled.record.id}x`, ...next })
+      expect((await seen(revoked.key)).verifier).toBe(true)
+      expect((await seen(rolled.key)).verifier).toBe(true)
+      // A control plane of this release reconciles every second (control-plane/root-key-backfill.ts).
+      await backfill()
+      expect(await acceptedBy(revoked.key)).toEqual({ controlPlane: false, verifier: false })
+      expect(await acceptedBy(rolled.key)).toEqual({ controlPlane: false, verifier: false })
+      expect(await acceptedBy(next.key)).toEqual({ controlPlane: true, verifier: true })
+      await rootKeysOn(store).revoke(CLI_ACTOR, `${rolled.record.id}x`)
     })
 
     it('a change cut off at its first write changes nothing', async () => {
