@@ -22,6 +22,8 @@ let verifier: KeygateProcess
 let admin: Unkey
 /** The SDK with a root key that may only verify keys, on the verifier. */
 let verifyOnly: Unkey
+/** The SDK with a root key that may only rate-limit (in namespaces it may make), on the verifier. */
+let limiter: Unkey
 
 const sdk = (serverURL: string, rootKey: string) => new Unkey({ serverURL, rootKey, retryConfig: { strategy: 'none' } })
 
@@ -31,17 +33,20 @@ beforeAll(async () => {
   controlPlane = await startKeygate(['control-plane'], { ...env, KEYGATE_ROOT_KEY: ADMIN_KEY })
   verifier = await startKeygate(['verifier'], env)
   admin = sdk(controlPlane.url, ADMIN_KEY)
+  verifyOnly = sdk(verifier.url, await rootKey(['api.*.verify_key']))
+  limiter = sdk(verifier.url, await rootKey(['ratelimit.*.limit', 'ratelimit.*.create_namespace']))
+}, 60_000)
+
+/** A root key with these permissions, made through the control plane (which publishes it to verifiers). */
+async function rootKey(permissions: string[]): Promise<string> {
   const created = await fetch(`${controlPlane.url}/v1/rootKeys.createRootKey`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      name: 'verify only',
-      permissions: ['api.*.verify_key', 'ratelimit.*.limit', 'ratelimit.*.create_namespace'],
-    }),
+    body: JSON.stringify({ permissions }),
   })
   expect(created.status).toBe(200)
-  verifyOnly = sdk(verifier.url, ((await created.json()) as { key: string }).key)
-}, 60_000)
+  return ((await created.json()) as { key: string }).key
+}
 
 afterAll(async () => {
   await verifier?.stop()
@@ -119,12 +124,7 @@ describe("Unkey's SDK against Keygate", () => {
 
   it('a root key without verify_key learns nothing of a key', async () => {
     const { data } = await admin.keys.createKey({ apiId })
-    const created = await fetch(`${controlPlane.url}/v1/rootKeys.createRootKey`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ permissions: ['api.*.read_api'] }),
-    })
-    const readOnly = sdk(verifier.url, ((await created.json()) as { key: string }).key)
+    const readOnly = sdk(verifier.url, await rootKey(['api.*.read_api']))
     await waitFor(
       async () => {
         const answer = await readOnly.keys.verifyKey({ key: data.key }).catch(() => undefined)
@@ -173,7 +173,7 @@ describe("Unkey's SDK against Keygate", () => {
 
   it('ratelimit.limit on the verifier honours an override set on the control plane', async () => {
     const namespace = `ns-${randomUUID()}`
-    const limit = () => verifyOnly.ratelimit.limit({ namespace, identifier: 'vip', limit: 1, duration: 60_000 })
+    const limit = () => limiter.ratelimit.limit({ namespace, identifier: 'vip', limit: 1, duration: 60_000 })
     expect((await limit()).data.success).toBe(true)
     expect((await limit()).data.success).toBe(false)
     await admin.ratelimit.setOverride({ namespace, identifier: 'vip', limit: 10, duration: 60_000 })
@@ -184,7 +184,7 @@ describe("Unkey's SDK against Keygate", () => {
       MAX_STALENESS_MS + 1_000,
       5,
     )
-    const multi = await verifyOnly.ratelimit.multiLimit([
+    const multi = await limiter.ratelimit.multiLimit([
       { namespace, identifier: 'a', limit: 1, duration: 60_000 },
       { namespace, identifier: 'b', limit: 1, duration: 60_000 },
     ])
@@ -192,22 +192,12 @@ describe("Unkey's SDK against Keygate", () => {
   })
 
   it('@unkey/ratelimit limits against the verifier and the control plane alike', async () => {
-    for (const [baseUrl, rootKey] of [
-      [verifier.url, undefined],
-      [controlPlane.url, ADMIN_KEY],
+    // As on Unkey: limiting in a namespace not made yet needs create_namespace too.
+    const limits = await rootKey(['ratelimit.*.limit', 'ratelimit.*.create_namespace'])
+    for (const [baseUrl, key] of [
+      [verifier.url, limits],
+      [controlPlane.url, limits],
     ] as const) {
-      const key =
-        rootKey ??
-        (
-          (await (
-            await fetch(`${controlPlane.url}/v1/rootKeys.createRootKey`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
-              // As on Unkey: limiting in a namespace not made yet needs create_namespace too.
-              body: JSON.stringify({ permissions: ['ratelimit.*.limit', 'ratelimit.*.create_namespace'] }),
-            })
-          ).json()) as { key: string }
-        ).key
       const limiter = new Ratelimit({
         baseUrl,
         rootKey: key,
