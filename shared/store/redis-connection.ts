@@ -172,9 +172,19 @@ export function redactUrl(url: string): string {
 const UNAVAILABLE_REPLIES =
   /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS)\b/
 
-/** Maps a Redis client error to StoreUnavailableError when it means Redis could not be used. */
+/**
+ * Maps a Redis client error to StoreUnavailableError when it means Redis could not be used. ioredis puts the failed
+ * command on its errors with every argument — key hashes, entity addresses such as `rootkey:<hash>` —, and errors
+ * are logged: only the command's name is kept.
+ */
 export function toStoreError(err: unknown): unknown {
   if (err instanceof StoreUnavailableError) return err
+  withoutArguments(err)
   if (err instanceof Error && err.name === 'ReplyError' && !UNAVAILABLE_REPLIES.test(err.message)) return err
   return new StoreUnavailableError('the store cannot be reached', { cause: err })
+}
+
+function withoutArguments(err: unknown): void {
+  const command = (err as { command?: { name?: unknown } } | null)?.command
+  if (command && typeof command === 'object') (err as { command: unknown }).command = { name: command.name }
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Cluster, Redis } from 'ioredis'
-import { createRedis, type RedisTarget } from '../../shared/store/redis-connection.js'
+import { createRedis, toStoreError, type RedisTarget } from '../../shared/store/redis-connection.js'
+import { StoreUnavailableError } from '../../shared/errors.js'
 
 // The options ioredis is given, read back from the client: lazyConnect, so nothing connects (no TLS server needed).
 const sentinel = {
@@ -61,5 +62,24 @@ describe('Redis connection options from REDIS_URL', () => {
   it('one server at REDIS_URL: TLS for rediss:// as ioredis reads the URL, none for redis://', () => {
     expect(open<Redis>('rediss://redis.example:6380').options.tls).toBeTruthy()
     expect(open<Redis>('redis://redis.example:6379').options.tls).toBeUndefined()
+  })
+})
+
+describe('errors from Redis', () => {
+  const failed = (name: string, message: string) =>
+    Object.assign(new Error(message), {
+      name,
+      command: { name: 'evalsha', args: ['sha', '3', 'kg:{s1}:e:rootkey:SECRETHASH', 'doc'] },
+    })
+
+  it('keep the failed command’s name and none of its arguments (hashes, addresses), whatever they become', () => {
+    const reply = failed('ReplyError', 'ERR script failed')
+    expect(toStoreError(reply)).toBe(reply)
+    expect(reply.command).toEqual({ name: 'evalsha' })
+    const down = failed('ReplyError', 'LOADING Redis is loading')
+    const mapped = toStoreError(down)
+    expect(mapped).toBeInstanceOf(StoreUnavailableError)
+    expect(JSON.stringify((mapped as Error).cause)).not.toContain('SECRETHASH')
+    expect(down.command).toEqual({ name: 'evalsha' })
   })
 })
