@@ -1,5 +1,6 @@
 import { recordScenario, type ScenarioReport } from './lib/report.js'
 import { controlPlane } from './scenarios/control-plane.js'
+import { cpu } from './scenarios/cpu.js'
 import { instructions } from './scenarios/instructions.js'
 import { memory } from './scenarios/memory.js'
 import { propagation } from './scenarios/propagation.js'
@@ -13,6 +14,7 @@ import { verifyMiss } from './scenarios/verify-miss.js'
  * its section of bench/RESULTS.md, its JSON under bench/results/ and redraws bench/results.svg as it finishes.
  */
 const SCENARIOS: Record<string, () => Promise<ScenarioReport>> = {
+  cpu,
   'verify-hit': verifyHit,
   instructions,
   'verify-miss': verifyMiss,

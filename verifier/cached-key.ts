@@ -1,5 +1,6 @@
 import type { KeyContext } from '../shared/key-context.js'
 import type { KeyRecord } from '../shared/records.js'
+import type { Verdict } from '../shared/verification.js'
 
 /**
  * What a verifier keeps of a key: everything a verdict, a rate limit or a credit spend reads, nothing else
@@ -14,6 +15,12 @@ export interface CachedKey extends Omit<KeyRecord, 'start' | 'createdAt' | 'upda
    * cache generation it was resolved at: reused until any entity changes (key-verifier.ts).
    */
   resolved?: { generation: number; context: KeyContext }
+  /**
+   * The last verdict of a plain request (no permissions, limits or costs named; an api or not), frozen, with what
+   * it was decided on: reused while the context, the api asked about and expiry are the same, so that an unchanged
+   * key answers the same object every time (and is serialised once: shared/http/fast-route.ts).
+   */
+  verdict?: { context: KeyContext; apiId: string | undefined; expired: boolean; verdict: Verdict }
 }
 
 // Api ids repeat across every key of an api: one string each, for as many apis as a verifier plausibly sees.
@@ -42,12 +49,12 @@ const OPTIONAL_FIELDS = [
   'permissionIds',
   'roleIds',
 ] as const
-type Listed = 'id' | 'hash' | 'apiId' | 'enabled' | 'rev' | 'resolved' | (typeof OPTIONAL_FIELDS)[number]
+type Listed = 'id' | 'hash' | 'apiId' | 'enabled' | 'rev' | 'resolved' | 'verdict' | (typeof OPTIONAL_FIELDS)[number]
 const everyFieldListed: Exclude<keyof CachedKey, Listed> extends never ? true : never = true
 void everyFieldListed
 
 /** Built once per cache fill (a miss or a change), never per verification. */
-export function toCachedKey(record: Omit<CachedKey, 'resolved'>): CachedKey {
+export function toCachedKey(record: Omit<CachedKey, 'resolved' | 'verdict'>): CachedKey {
   const key: CachedKey = {
     id: record.id,
     hash: record.hash,

@@ -306,10 +306,30 @@ export class KeyVerifier {
    */
   private decide(record: CachedKey | null, context: KeyContext, request: VerifyRequest): Verdict | Promise<Verdict> {
     const now = this.clock.now()
+    if (record === null) return this.count(verify(record, context, request, now))
+    // A plain request's verdict is a function of the record, its context, the api asked about and whether the key
+    // has expired, until it reaches limits or credits: the same inputs answer the very same (frozen) verdict.
+    const plain = isPlain(request)
+    const expired = record.expires !== undefined && now >= record.expires
+    const memo = record.verdict
+    if (
+      plain &&
+      memo !== undefined &&
+      memo.context === context &&
+      memo.apiId === request.apiId &&
+      memo.expired === expired
+    )
+      return this.count(memo.verdict)
     const verdict = verify(record, context, request, now)
-    if (verdict.code !== 'VALID' || record === null) return this.count(verdict)
+    const remember = () => {
+      if (!plain) return verdict
+      const frozen = Object.freeze(verdict)
+      record.verdict = { context, apiId: request.apiId, expired, verdict: frozen }
+      return frozen
+    }
+    if (verdict.code !== 'VALID') return this.count(remember())
     const limits = appliedLimits(record, context.limits, request)
-    if (limits.length === 0 && record.remaining === undefined) return this.count(verdict)
+    if (limits.length === 0 && record.remaining === undefined) return this.count(remember())
     return this.limitThenSpend(record, context.limits?.group ?? record.hash, request, verdict, limits, now)
   }
 
@@ -362,14 +382,8 @@ export class KeyVerifier {
     return this.limiter.reconcile(this.clock.now())
   }
 
-  // prom-client's labels() hashes its arguments on every call: one child per verdict code, kept.
-  private readonly verdictCounters = new Map<string, { inc(): void }>()
-
   private count(verdict: Verdict): Verdict {
-    let counter = this.verdictCounters.get(verdict.code)
-    if (counter === undefined)
-      this.verdictCounters.set(verdict.code, (counter = this.metrics.verdicts.labels(verdict.code)))
-    counter.inc()
+    this.metrics.verdicts[verdict.code].inc()
     this.usage.record(verdict.keyId, verdict.code, this.clock.now())
     return verdict
   }
@@ -388,6 +402,10 @@ const HIDDEN: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })
 const MAX_CACHED_ENTITIES = 100_000
 const MAX_CONTEXT_ROUNDS = 3
 const NO_LIMITS: readonly AppliedLimit[] = Object.freeze([])
+
+/** Names no permissions and no limits or costs of them: what its verdict depends on is the key's alone. */
+const isPlain = (request: VerifyRequest) =>
+  request.permissions === undefined && request.ratelimits === undefined && request.keyLimitCost === undefined
 
 /**
  * The limits of one call, by name: the auto-applied ones, then those the request names, each once (a name named

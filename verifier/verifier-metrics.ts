@@ -1,10 +1,22 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
-import { VERDICT_CODES } from '../shared/verification.js'
+import { VERDICT_CODES, type VerdictCode } from '../shared/verification.js'
+
+/**
+ * A count kept as a plain number where it is counted (the verification path) and handed to its prom-client Counter
+ * only when /metrics is scraped: prom-client re-hashes label values on every inc, even through a bound child.
+ */
+export class Tally {
+  value = 0
+  inc(): void {
+    this.value++
+  }
+}
 
 export interface VerifierMetrics {
-  verdicts: Counter<'code'>
-  cacheHits: Counter
-  cacheMisses: Counter
+  /** keygate_verify_verdicts_total{code}. */
+  verdicts: Record<VerdictCode, Tally>
+  cacheHits: Tally
+  cacheMisses: Tally
   eventsReceived: Counter
   /** Publish → applied here, for live events (their publish time is the store's clock: skew shows here). */
   propagation: Histogram
@@ -28,23 +40,42 @@ export interface VerifierGauges {
 }
 
 export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges): VerifierMetrics {
+  const verdicts = Object.fromEntries(VERDICT_CODES.map((code) => [code, new Tally()])) as Record<VerdictCode, Tally>
+  const cacheHits = new Tally()
+  const cacheMisses = new Tally()
+  new Counter({
+    name: 'keygate_verify_verdicts_total',
+    help: 'verifyKey answers by verdict code',
+    labelNames: ['code'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      // Every code exported, at 0 until it is first answered: increase() then sees the first answers.
+      for (const code of VERDICT_CODES) this.inc({ code }, verdicts[code].value)
+    },
+  })
+  new Counter({
+    name: 'keygate_verify_cache_hits_total',
+    help: 'Verifications answered from the cache',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(cacheHits.value)
+    },
+  })
+  new Counter({
+    name: 'keygate_verify_cache_misses_total',
+    help: 'Verifications that read the store',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(cacheMisses.value)
+    },
+  })
   const metrics: VerifierMetrics = {
-    verdicts: new Counter({
-      name: 'keygate_verify_verdicts_total',
-      help: 'verifyKey answers by verdict code',
-      labelNames: ['code'],
-      registers: [registry],
-    }),
-    cacheHits: new Counter({
-      name: 'keygate_verify_cache_hits_total',
-      help: 'Verifications answered from the cache',
-      registers: [registry],
-    }),
-    cacheMisses: new Counter({
-      name: 'keygate_verify_cache_misses_total',
-      help: 'Verifications that read the store',
-      registers: [registry],
-    }),
+    verdicts,
+    cacheHits,
+    cacheMisses,
     eventsReceived: new Counter({
       name: 'keygate_change_events_total',
       help: 'Change events received from the feed',
@@ -91,7 +122,6 @@ export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges
     }),
   }
   // Every series exported at 0 from the start (labels() alone creates none): increase() then sees the first answers.
-  for (const code of VERDICT_CODES) metrics.verdicts.labels(code).inc(0)
   for (const mode of ['read-through', 'served']) metrics.staleAnswers.labels(mode).inc(0)
   new Gauge({
     name: 'keygate_cache_keys',
@@ -105,9 +135,8 @@ export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges
     name: 'keygate_cache_hit_ratio',
     help: 'Cache hits / verifications since start',
     registers: [registry],
-    async collect() {
-      const hits = (await metrics.cacheHits.get()).values[0]?.value ?? 0
-      const misses = (await metrics.cacheMisses.get()).values[0]?.value ?? 0
+    collect() {
+      const [hits, misses] = [cacheHits.value, cacheMisses.value]
       this.set(hits + misses === 0 ? 0 : hits / (hits + misses))
     },
   })

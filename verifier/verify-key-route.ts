@@ -11,7 +11,7 @@ import { documentedAs, StringEnum } from '../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../shared/wire-examples.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import type { KeyVerifier } from './key-verifier.js'
-import { VERDICT_CODES, type VerifyRequest } from '../shared/verification.js'
+import { VERDICT_CODES, type Verdict, type VerifyRequest } from '../shared/verification.js'
 
 const COST = { minimum: 0, maximum: 1_000_000 }
 const Body = Type.Object(
@@ -208,10 +208,10 @@ export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): vo
       schema: { body: Body, response: { 200: Response } },
     },
     async (request, reply) => {
-      const answer = await answerVerifyKey(verifier, request.body, request.id)
-      const headers = headersOf(answer)
+      const verdict = await answerVerifyKey(verifier, request.body)
+      const headers = headersOf(verdict)
       if (headers) void reply.headers(headers)
-      return answer
+      return { ...verdict, requestId: request.id }
     },
   )
 }
@@ -220,7 +220,7 @@ export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): vo
  * Unkey's Unkey-Ratelimit-Triggered: the name of the limit that refused the call (its tests read it; a name no
  * header can carry is left out). Only a RATE_LIMITED answer pays for the look-up.
  */
-function headersOf(answer: Static<typeof Response>): Record<string, string> | undefined {
+function headersOf(answer: Verdict): Record<string, string> | undefined {
   if (answer.code !== 'RATE_LIMITED') return undefined
   const refused = answer.ratelimits?.find((limit) => limit.exceeded)
   // A name may hold any character; a header value only visible ASCII and spaces.
@@ -235,19 +235,18 @@ export function verifyKeyFastRoute(verifier: KeyVerifier): FastJsonRoute {
     url: '/v1/keys.verifyKey',
     bodySchema: Body,
     responseSchema: Response,
-    handle: (body, requestId) => answerVerifyKey(verifier, body as Static<typeof Body>, requestId),
-    headersOf: (answer) => headersOf(answer as Static<typeof Response>),
+    handle: (body) => answerVerifyKey(verifier, body as Static<typeof Body>),
+    headersOf: (answer) => headersOf(answer as Verdict),
   }
 }
 
 const NO_CONDITIONS: VerifyRequest = Object.freeze({})
 
-/** A validated body → the answer: synchronous on a cache hit. */
-function answerVerifyKey(
-  verifier: KeyVerifier,
-  body: Static<typeof Body>,
-  requestId: string,
-): Static<typeof Response> | Promise<Static<typeof Response>> {
+/**
+ * A validated body → the verdict (the answer but for its requestId): synchronous on a cache hit, and for an
+ * unchanged key the very same frozen verdict every time (key-verifier.ts), which the fast route serialises once.
+ */
+function answerVerifyKey(verifier: KeyVerifier, body: Static<typeof Body>): Verdict | Promise<Verdict> {
   // Names are resolved against the key's and its identity's limits once the key is known (key-verifier.ts).
   const ratelimits = body.ratelimits
   const query = body.authorization?.permissions
@@ -270,6 +269,5 @@ function answerVerifyKey(
           ratelimits,
           keyLimitCost: body.ratelimit?.cost,
         }
-  const verdict = verifier.verify(body.key, conditions)
-  return verdict instanceof Promise ? verdict.then((v) => ({ ...v, requestId })) : { ...verdict, requestId }
+  return verifier.verify(body.key, conditions)
 }

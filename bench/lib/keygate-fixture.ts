@@ -9,6 +9,8 @@ export const BENCH_ROOT_KEY = 'bench-root-key-0123456789abcdef'
 /** A bench Redis (its own, no persistence, on the server core) and a control plane on it (unpinned): the stage. */
 export interface KeygateFixture {
   redis: RedisServer
+  /** The bench Redis' process id (for CPU accounting and pinning). */
+  redisPid: number
   controlPlane: BenchProcess
   env: Record<string, string>
   call(path: string, body: unknown): Promise<Record<string, any>>
@@ -28,7 +30,11 @@ export async function startKeygateFixture(extraEnv: Record<string, string> = {})
   // Redis shares the server core: a design that leans on Redis per request pays for it there, not on the load
   // generator's core (where it would also slow the load down).
   const pid = /process_id:(\d+)/.exec(await redis.admin.info('server'))?.[1]
-  if (canPin && pid) execFileSync('taskset', ['-pc', String(SERVER_CORE), pid], { stdio: 'ignore' })
+  if (pid === undefined) {
+    await redis.stop()
+    throw new Error('the bench Redis did not say its process id')
+  }
+  if (canPin) execFileSync('taskset', ['-pc', String(SERVER_CORE), pid], { stdio: 'ignore' })
   const env = { REDIS_URL: redis.url, KEYGATE_ROOT_KEY: BENCH_ROOT_KEY, MANAGEMENT_RATE_LIMIT: '0', ...extraEnv }
   const controlPlane = await startKeygate(['control-plane'], env, { pin: false }).catch(async (err: unknown) => {
     await redis.stop()
@@ -46,6 +52,7 @@ export async function startKeygateFixture(extraEnv: Record<string, string> = {})
   }
   return {
     redis,
+    redisPid: Number(pid),
     controlPlane,
     env,
     call,

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../test/support/free-port.js'
 import { waitFor } from '../../test/support/wait-for.js'
@@ -24,8 +25,12 @@ export interface StartOptions {
   env?: Record<string, string>
   /** Path that answers 200 once the server is ready. */
   readyPath?: string
+  /** How readiness shows: that path answering 200 (default), or the port accepting a TCP connection. */
+  ready?: 'http' | 'tcp'
   /** Pin to the server core (default true). */
   pin?: boolean
+  /** Pin to this core instead (e.g. the load core, for what serves the load generator rather than the test). */
+  core?: number
   port?: number
   /** A command the node process runs under (e.g. valgrind and its flags). */
   wrap?: string[]
@@ -33,11 +38,23 @@ export interface StartOptions {
   readyTimeoutMs?: number
 }
 
+/** Whether something accepts TCP connections on the port. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
+
 /** Starts a node process on a free port (PORT in its environment), pinned to the server core, and waits for it. */
 export async function startServer(options: StartOptions): Promise<BenchProcess> {
   const port = options.port ?? (await freePort())
   const command = [...(options.wrap ?? []), process.execPath, ...(options.nodeFlags ?? []), ...options.args]
-  const [bin, ...args] = options.pin === false ? command : pinned(SERVER_CORE, command)
+  const [bin, ...args] = options.pin === false ? command : pinned(options.core ?? SERVER_CORE, command)
   const child = spawn(bin!, args, {
     env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,6 +67,7 @@ export async function startServer(options: StartOptions): Promise<BenchProcess> 
     await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`${options.args.join(' ')} exited ${child.exitCode}: ${output}`)
+        if (options.ready === 'tcp') return await accepts(port)
         return (await fetch(`${url}${options.readyPath ?? '/readyz'}`)).status === 200
       },
       `${options.args[0]} to be ready`,

@@ -1,16 +1,51 @@
 import Fastify from 'fastify'
+import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
 
 /**
- * The ceiling for verifyKey: the same framework parsing the same JSON body and answering a constant verdict
- * of the same shape. Nothing can be faster on this stack; keygate's hot path is measured against it.
+ * The ceiling for verifyKey: the same framework parsing the same JSON body, validating it by a schema and
+ * serialising a constant verdict of the same shape and size as keygate's for the bench keys (name, ownerId,
+ * meta) by a response schema. Nothing can be faster on this stack; keygate's hot path is measured against it.
  */
-const VERDICT = { keyId: 'key_3ZtWQ4dJ8Fq1', valid: true, code: 'VALID', enabled: true, requestId: 'req_3ZtWQ4dJ8Fq1' }
+const VERDICT = {
+  keyId: 'key_3ZtWQ4dJ8Fq1Xy9aBcDe',
+  valid: true,
+  code: 'VALID',
+  ...BENCH_KEY_FIELDS,
+  enabled: true,
+  requestId: 'req_3ZtWQ4dJ8Fq1Xy9aBcDeFg',
+}
 
 const app = Fastify({ logger: false })
-app.post('/v1/keys.verifyKey', async (request) => {
-  if (typeof (request.body as { key?: unknown }).key !== 'string') throw new Error('no key')
-  return VERDICT
-})
+app.post(
+  '/v1/keys.verifyKey',
+  {
+    schema: {
+      body: {
+        type: 'object',
+        properties: { key: { type: 'string', minLength: 1, maxLength: 1024 } },
+        required: ['key'],
+        additionalProperties: false,
+      },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            keyId: { type: 'string' },
+            valid: { type: 'boolean' },
+            code: { type: 'string' },
+            name: { type: 'string' },
+            ownerId: { type: 'string' },
+            meta: { type: 'object', additionalProperties: true },
+            enabled: { type: 'boolean' },
+            requestId: { type: 'string' },
+          },
+          required: ['valid', 'code', 'requestId'],
+        },
+      },
+    },
+  },
+  async () => VERDICT,
+)
 app.get('/readyz', async () => ({ status: 'ready' }))
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
 // SIGTERM (the bench's stop) exits normally, so a --cpu-prof profile gets written.

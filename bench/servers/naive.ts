@@ -6,6 +6,9 @@ import { hashKey } from '../../shared/key-material.js'
 import { openRedisBackend } from '../../shared/store/redis-backend.js'
 import { verify } from '../../shared/verification.js'
 import { EMPTY_CONTEXT } from '../../shared/key-context.js'
+import { Registry } from 'prom-client'
+import { RouteMetrics } from '../../shared/http/route-metrics.js'
+import { LATENCY_BUCKETS } from '../../shared/http/metrics-registry.js'
 
 /**
  * The naive design keygate is compared with: no cache, every verification reads the key's record from
@@ -28,17 +31,15 @@ const app = Fastify({
       url: '/v1/keys.verifyKey',
       bodySchema: Body,
       responseSchema: Response,
-      handle: async (body, requestId) => ({
-        ...verify(await store.getKeyByHash(hashKey((body as { key: string }).key)), EMPTY_CONTEXT, {}, Date.now()),
-        requestId,
-      }),
+      handle: async (body) =>
+        verify(await store.getKeyByHash(hashKey((body as { key: string }).key)), EMPTY_CONTEXT, {}, Date.now()),
     },
     {
       bodyLimitBytes: 1_048_576,
       docsBaseUrl: 'https://keygate.dev/docs',
       log: pino({ level: 'silent' }),
       closing: () => false,
-      observe: () => {},
+      routes: new RouteMetrics(new Registry(), LATENCY_BUCKETS),
     },
   ),
 })

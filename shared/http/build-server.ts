@@ -65,7 +65,7 @@ declare module 'fastify' {
 export function buildServer(options: ServerOptions): KeygateServer {
   let closing = false
   let draining = false
-  const observe = routeObserver(options.metrics)
+  const routes = options.metrics.routes
   const app = Fastify({
     loggerInstance: options.log,
     // Probes and scrapes every few seconds would drown the request log.
@@ -102,7 +102,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
             docsBaseUrl: options.docsBaseUrl,
             log: options.log,
             closing: () => closing,
-            observe,
+            routes,
           }),
         }
       : {}),
@@ -166,7 +166,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
     done(null, payload)
   })
   app.addHook('onResponse', (request, reply, done) => {
-    observe(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
+    routes.observe(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
 
@@ -188,22 +188,4 @@ export function buildServer(options: ServerOptions): KeygateServer {
     registerProbes(scope, { notReadyReasons, registry: options.metrics.registry, docsBaseUrl: options.docsBaseUrl })
   })
   return app
-}
-
-/**
- * Counts and times a response. prom-client's labels() hashes the label values on every call; the labelled
- * children are kept here instead, one per route, method and status seen (a bounded set: routes are fixed).
- */
-function routeObserver(metrics: HttpMetrics): (route: string, method: string, status: number, seconds: number) => void {
-  const counters = new Map<string, { inc(): void }>()
-  const timers = new Map<string, { observe(value: number): void }>()
-  return (route, method, status, seconds) => {
-    const id = `${route} ${method} ${status}`
-    let counter = counters.get(id)
-    if (counter === undefined) counters.set(id, (counter = metrics.requests.labels(route, method, String(status))))
-    counter.inc()
-    let timer = timers.get(route)
-    if (timer === undefined) timers.set(route, (timer = metrics.duration.labels(route)))
-    timer.observe(seconds)
-  }
 }

@@ -6,6 +6,7 @@ import { toApiError } from './error-handler.js'
 import { parseJsonBody } from './json-body.js'
 import { requestIdOf } from './request-id.js'
 import { compileBodyValidator, schemaErrorFormatter } from './validation.js'
+import type { RouteMetrics } from './route-metrics.js'
 
 /**
  * One POST route answered straight off node:http, ahead of Fastify: the verifier's verifyKey, where Fastify's
@@ -20,10 +21,16 @@ export interface FastJsonRoute {
   url: string
   /** The route's body schema, compiled by the same validator Fastify uses for bodies. */
   bodySchema: object
-  /** The route's 200 response schema: answers are serialized by it, as Fastify does (an allow-list of fields). */
+  /**
+   * The route's 200 response schema: answers are serialized by it, as Fastify does (an allow-list of fields). Its
+   * last property is `requestId`, which the fast route adds to every answer itself (see `payloadOf`).
+   */
   responseSchema: object
-  /** The route's handler: the answer for a valid body (a verdict), or a promise of it. */
-  handle(body: unknown, requestId: string): unknown
+  /**
+   * The route's handler: the answer for a valid body (a verdict) without its requestId, or a promise of it. A frozen
+   * answer is taken to be the same every time it is returned: it is serialised once.
+   */
+  handle(body: unknown): unknown
   /** Headers an answer adds, as the Fastify route adds them (none: undefined). */
   headersOf?(answer: unknown): Record<string, string> | undefined
 }
@@ -34,7 +41,7 @@ export interface FastRouteContext {
   log: Logger
   /** True once the server is shutting down: Fastify then answers (503 with Connection: close). */
   closing(): boolean
-  observe(route: string, method: string, status: number, seconds: number): void
+  routes: RouteMetrics
 }
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
@@ -42,7 +49,25 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i
 /** Fastify's `serverFactory`: an HTTP server that serves `route` itself and hands every other request to Fastify. */
 export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteContext) {
   const validate = compileBodyValidator(route.bodySchema)
-  const serialize = fastJson(route.responseSchema as Parameters<typeof fastJson>[0])
+  const serialize = fastJson(withoutRequestId(route.responseSchema) as Parameters<typeof fastJson>[0])
+  const tally = context.routes.route(route.url)
+  // A frozen answer's JSON up to its requestId, serialised the first time it is answered.
+  const serialized = new WeakMap<object, string>()
+
+  /**
+   * The answer as the response schema serialises it with the request id as its last field: everything before the id
+   * is serialised by the schema without it, and only the id is added per request. The id needs no escaping: ids
+   * are only ever [A-Za-z0-9._-] (request-id.ts).
+   */
+  function payloadOf(answer: object, requestId: string): string {
+    let head = Object.isFrozen(answer) ? serialized.get(answer) : undefined
+    if (head === undefined) {
+      const json = serialize(answer)
+      head = json.length === 2 ? '{"requestId":"' : `${json.slice(0, -1)},"requestId":"`
+      if (Object.isFrozen(answer)) serialized.set(answer, head)
+    }
+    return `${head}${requestId}"}`
+  }
 
   function send(
     res: ServerResponse,
@@ -52,16 +77,22 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
     started: number,
     headers?: Record<string, string>,
   ): void {
-    res.writeHead(status, {
-      ...headers,
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(payload),
-      'x-request-id': requestId,
-      // Shutting down: a keep-alive connection answered now must not linger for the next request.
-      ...(context.closing() ? { connection: 'close' } : {}),
-    })
+    // A flat [name, value, …] list: no header object is built or spread per answer.
+    const head: string[] = []
+    if (headers) for (const name in headers) head.push(name, headers[name]!)
+    head.push(
+      'content-type',
+      'application/json; charset=utf-8',
+      'content-length',
+      String(Buffer.byteLength(payload)),
+      'x-request-id',
+      requestId,
+    )
+    // Shutting down: a keep-alive connection answered now must not linger for the next request.
+    if (context.closing()) head.push('connection', 'close')
+    res.writeHead(status, head)
     res.end(payload)
-    context.observe(route.url, 'POST', status, (performance.now() - started) / 1000)
+    tally.observe('POST', status, (performance.now() - started) / 1000)
   }
 
   function fail(res: ServerResponse, err: unknown, requestId: string, started: number): void {
@@ -82,7 +113,7 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
     if (!validate(body)) return fail(res, schemaErrorFormatter(validate.errors ?? [], 'body'), requestId, started)
     let result: unknown
     try {
-      result = route.handle(body, requestId)
+      result = route.handle(body)
     } catch (err) {
       return fail(res, err, requestId, started)
     }
@@ -102,7 +133,7 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
   function succeed(res: ServerResponse, value: unknown, requestId: string, started: number): void {
     let payload: string
     try {
-      payload = serialize(value)
+      payload = payloadOf(value as object, requestId)
     } catch (err) {
       return fail(res, err, requestId, started)
     }
@@ -159,4 +190,16 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
     if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket
     return server
   }
+}
+
+/** The response schema without its last property, `requestId` (added per request by payloadOf). */
+function withoutRequestId(schema: object): object {
+  const { properties, required, ...rest } = schema as {
+    properties: Record<string, unknown>
+    required?: string[]
+  }
+  if (Object.keys(properties).at(-1) !== 'requestId')
+    throw new Error("a fast route's response schema must end with requestId: it is added to each answer last")
+  const { requestId: _requestId, ...others } = properties
+  return { ...rest, properties: others, required: (required ?? []).filter((name) => name !== 'requestId') }
 }

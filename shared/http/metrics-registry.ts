@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client'
+import { RouteMetrics } from './route-metrics.js'
 import { redisErrorCounts } from '../store/redis-connection.js'
 
 /** Latency buckets, seconds: from a cached verdict (~100 µs) to a slow Redis round trip. */
@@ -8,8 +9,8 @@ export const LATENCY_BUCKETS: readonly number[] = [
 
 export interface HttpMetrics {
   registry: Registry
-  requests: Counter<'route' | 'method' | 'status'>
-  duration: Histogram<'route'>
+  /** keygate_http_requests_total and keygate_http_request_duration_seconds, by route. */
+  routes: RouteMetrics
 }
 
 /** One registry per server (not prom-client's global), so several servers can live in one process. */
@@ -27,20 +28,5 @@ export function createMetricsRegistry(service: string): HttpMetrics {
       for (const [connection, count] of redisErrorCounts()) this.inc({ connection }, count)
     },
   })
-  return {
-    registry,
-    requests: new Counter({
-      name: 'keygate_http_requests_total',
-      help: 'HTTP requests answered, by route, method and status',
-      labelNames: ['route', 'method', 'status'],
-      registers: [registry],
-    }),
-    duration: new Histogram({
-      name: 'keygate_http_request_duration_seconds',
-      help: 'Time from request to response, by route',
-      labelNames: ['route'],
-      buckets: [...LATENCY_BUCKETS],
-      registers: [registry],
-    }),
-  }
+  return { registry, routes: new RouteMetrics(registry, LATENCY_BUCKETS) }
 }

@@ -288,6 +288,48 @@ describe('verifyKey ahead of Fastify', () => {
     expect(((await chunked.body.json()) as { valid: boolean }).valid).toBe(true)
   })
 
+  it("answers an unchanged key's repeated verifications alike, and follows its changes, expiry and the api asked", async () => {
+    const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
+    const call = async (path: string, payload: object) =>
+      (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
+    const expires = Date.now() + 1_500
+    const created = await call('keys.createKey', { apiId: keys.apiId, name: 'before', expires })
+    await verifier.verifier.pollNow()
+    const body = JSON.stringify({ key: created.key })
+    // The same verdict object answers every time (serialised once): each answer still has its own request id.
+    const first = await overHttp(body)
+    const second = await overHttp(body)
+    expect(first.body).toMatchObject({ valid: true, code: 'VALID', name: 'before', requestId: first.requestId })
+    expect(second.body.requestId).toBe(second.requestId)
+    expect(second.requestId).not.toBe(first.requestId)
+    expect({ ...second.body, requestId: undefined }).toStrictEqual({ ...first.body, requestId: undefined })
+    // An echoed X-Request-Id is the answer's too.
+    const echoed = await overHttp(body, { 'content-type': 'application/json', 'x-request-id': 'client-id.7' })
+    expect(echoed.body.requestId).toBe('client-id.7')
+    // The api asked about is part of the verdict: asking for another api, then none, then another again.
+    for (const [apiId, code] of [
+      ['api_other', 'FORBIDDEN'],
+      [undefined, 'VALID'],
+      ['api_other', 'FORBIDDEN'],
+      [keys.apiId, 'VALID'],
+    ] as const) {
+      const [fast, fastify] = await both(JSON.stringify({ key: created.key, apiId }))
+      expect(fast).toStrictEqual(fastify)
+      expect(fast.body.code).toBe(code)
+    }
+    // A change replaces the cached record: the next answer is the new one, as Fastify's.
+    await call('keys.updateKey', { keyId: created.keyId, name: 'after' })
+    await verifier.verifier.pollNow()
+    const [renamed, renamedByFastify] = await both(body)
+    expect(renamed).toStrictEqual(renamedByFastify)
+    expect(renamed.body).toMatchObject({ code: 'VALID', name: 'after' })
+    // Expiry is judged on every request, whatever was answered before.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expires - Date.now() + 50)))
+    const [expired, expiredByFastify] = await both(body)
+    expect(expired).toStrictEqual(expiredByFastify)
+    expect(expired.body).toMatchObject({ valid: false, code: 'EXPIRED', name: 'after' })
+  })
+
   it('counts its answers in the same metrics', async () => {
     const line = async () =>
       (await verifier.app.inject({ method: 'GET', url: '/metrics' })).body
