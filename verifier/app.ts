@@ -2,7 +2,7 @@ import { buildServer, type KeygateServer, type ServerBase } from '../shared/http
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { registerVerifyKey, verifyKeyFastRoute } from './verify-key-route.js'
-import { registerAuthorize } from './authorize-route.js'
+import { authorizeFastRoute, registerAuthorize } from './authorize-route.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 import { boundApi } from './bound-api.js'
@@ -32,6 +32,8 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
     logRequests: false,
     // verifyKey is the hot path: served ahead of Fastify's per-request machinery (shared/http/fast-route.ts).
     fastRoute: verifyKeyFastRoute(deps.verifier),
+    // Forward-auth is a gateway's hot path: served ahead of Fastify too, but for requests Fastify must explain.
+    fastHeaderRoute: authorizeFastRoute(deps.verifier, deps.gateway),
     notReadyReasons: async () => [
       ...deps.verifier.notReadyReasons(),
       ...(await storeReady()),

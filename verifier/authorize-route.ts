@@ -4,9 +4,11 @@ import type { KeygateServer } from '../shared/http/build-server.js'
 import { errorBody } from '../shared/http/error-body.js'
 import { StoreUnavailableError } from '../shared/errors.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
-import { readGatewayRequest } from './gateway-request.js'
+import { readGatewayRequest, type GatewayCheck } from './gateway-request.js'
+import type { FastHeaderRoute } from '../shared/http/fast-header-route.js'
+import type { Verdict } from '../shared/verification.js'
 import type { KeyVerifier } from './key-verifier.js'
-import { gatewayAnswer, refusalMessage, unavailable } from './verdict-status.js'
+import { gatewayAnswer, refusalMessage, unavailable, type GatewayAnswer } from './verdict-status.js'
 
 /**
  * /v1/authorize, any method, any body: forward-auth for nginx auth_request, Envoy ext_authz (HTTP service),
@@ -60,18 +62,49 @@ export function registerAuthorize(
           .headers(answer.headers)
           .send(errorBody({ code: answer.code, message }, request.id, docsBaseUrl))
       }
-      let verdict
-      try {
-        verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
-      } catch (err) {
-        if (err instanceof StoreUnavailableError) throw unavailable()
-        throw err
-      }
-      const answer = gatewayAnswer(verdict ?? { code: 'MISSING_KEY' }, verifier.now())
+      const answer = await answerOf(verifier, check)
       return reply.code(answer.status).headers(answer.headers).send()
     }
     // Envoy's ext_authz appends the original path to its path_prefix: /v1/authorize/<anything> is the same check.
     // Envoy forwards the original method, whatever it is.
     for (const url of ['/v1/authorize', '/v1/authorize/*']) scope.all(url, { config: { anyBody: true } }, handler)
   })
+}
+
+/**
+ * /v1/authorize served ahead of Fastify (shared/http/fast-header-route.ts) for what gateways send: the path
+ * itself, no body. A request naming no api while the verifier is bound to none is left to the Fastify route,
+ * which logs it once and explains in a body.
+ */
+export function authorizeFastRoute(verifier: KeyVerifier, policy: GatewayPolicy): FastHeaderRoute {
+  return {
+    url: '/v1/authorize',
+    answer(headers) {
+      const check = readGatewayRequest(headers, policy, true)
+      return check.noApi ? undefined : answerOf(verifier, check)
+    },
+  }
+}
+
+// A frozen verdict is the same every time it is answered (key-verifier.ts): so is its gateway answer, unless it
+// depends on the clock (Retry-After), which only limits and credits do.
+const answers = new WeakMap<Verdict, GatewayAnswer>()
+
+/** A gateway's answer for a request that names its api (or may use any): status and X-Keygate-* headers. */
+function answerOf(verifier: KeyVerifier, check: GatewayCheck): GatewayAnswer | Promise<GatewayAnswer> {
+  if (check.key === undefined) return gatewayAnswer({ code: 'MISSING_KEY' }, verifier.now())
+  const verdict = verifier.verify(check.key, check.request)
+  if (verdict instanceof Promise) {
+    return verdict.then(
+      (value) => gatewayAnswer(value, verifier.now()),
+      (err: unknown) => {
+        throw err instanceof StoreUnavailableError ? unavailable() : err
+      },
+    )
+  }
+  if (!Object.isFrozen(verdict) || verdict.code === 'RATE_LIMITED' || verdict.code === 'USAGE_EXCEEDED')
+    return gatewayAnswer(verdict, verifier.now())
+  let answer = answers.get(verdict)
+  if (answer === undefined) answers.set(verdict, (answer = Object.freeze(gatewayAnswer(verdict, verifier.now()))))
+  return answer
 }

@@ -413,6 +413,10 @@ function redisCommands(admin: Redis) {
       await new Promise((resolve) => setTimeout(resolve, 5_500))
       const after = await counts()
       const answered = (await verdicts()) - verdictsBefore
+      const byCommand = [...after]
+        .map(([name, n]) => `${name} ${n - (before.get(name) ?? 0)}`)
+        .filter((entry) => !entry.endsWith(' 0'))
+      progress(`${url}: ${answered} verdicts; Redis commands meanwhile: ${byCommand.join(', ')}`)
       // The background ran for the load and the wait after it.
       const path = total(after, before, onPath) - (background * (seconds + 5.5)) / seconds
       return {

@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import { pino } from 'pino'
 import { Type } from 'typebox'
-import { fastRouteServerFactory } from '../../shared/http/fast-route.js'
+import { fastJsonPath, fastRouteServerFactory } from '../../shared/http/fast-route.js'
 import { hashKey } from '../../shared/key-material.js'
 import { openRedisBackend } from '../../shared/store/redis-backend.js'
 import { verify } from '../../shared/verification.js'
@@ -26,22 +26,24 @@ const Response = Type.Object({
 })
 const app = Fastify({
   logger: false,
-  serverFactory: fastRouteServerFactory(
-    {
-      url: '/v1/keys.verifyKey',
-      bodySchema: Body,
-      responseSchema: Response,
-      handle: async (body) =>
-        verify(await store.getKeyByHash(hashKey((body as { key: string }).key)), EMPTY_CONTEXT, {}, Date.now()),
-    },
-    {
-      bodyLimitBytes: 1_048_576,
-      docsBaseUrl: 'https://keygate.dev/docs',
-      log: pino({ level: 'silent' }),
-      closing: () => false,
-      routes: new RouteMetrics(new Registry(), LATENCY_BUCKETS),
-    },
-  ),
+  serverFactory: fastRouteServerFactory([
+    fastJsonPath(
+      {
+        url: '/v1/keys.verifyKey',
+        bodySchema: Body,
+        responseSchema: Response,
+        handle: async (body) =>
+          verify(await store.getKeyByHash(hashKey((body as { key: string }).key)), EMPTY_CONTEXT, {}, Date.now()),
+      },
+      {
+        bodyLimitBytes: 1_048_576,
+        docsBaseUrl: 'https://keygate.dev/docs',
+        log: pino({ level: 'silent' }),
+        closing: () => false,
+        routes: new RouteMetrics(new Registry(), LATENCY_BUCKETS),
+      },
+    ),
+  ]),
 })
 app.get('/readyz', async () => ({ status: 'ready' }))
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })

@@ -9,7 +9,8 @@ import { registerProbes } from './probe-routes.js'
 import { clientErrorHandler, installErrorHandling, renderError, toApiError } from './error-handler.js'
 import type { HttpMetrics } from './metrics-registry.js'
 import { requestIdOf } from './request-id.js'
-import { fastRouteServerFactory, type FastJsonRoute } from './fast-route.js'
+import { fastJsonPath, fastRouteServerFactory, type FastJsonRoute, type FastRouteContext } from './fast-route.js'
+import { fastHeaderPath, type FastHeaderRoute } from './fast-header-route.js'
 import { parseJsonBody } from './json-body.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
 
@@ -31,6 +32,8 @@ export interface ServerOptions extends ServerBase {
    * Fastify.
    */
   fastRoute?: FastJsonRoute
+  /** A header-only route served ahead of Fastify too (fast-header-route.ts): forward-auth. */
+  fastHeaderRoute?: FastHeaderRoute
   /** Registers a plugin that must see every route, the server's own included (the OpenAPI document). */
   documentation?: (app: KeygateServer) => void
 }
@@ -66,6 +69,19 @@ export function buildServer(options: ServerOptions): KeygateServer {
   let closing = false
   let draining = false
   const routes = options.metrics.routes
+  const fastPaths = () => {
+    const context: FastRouteContext = {
+      bodyLimitBytes: options.bodyLimitBytes,
+      docsBaseUrl: options.docsBaseUrl,
+      log: options.log,
+      closing: () => closing,
+      routes,
+    }
+    return [
+      ...(options.fastRoute ? [fastJsonPath(options.fastRoute, context)] : []),
+      ...(options.fastHeaderRoute ? [fastHeaderPath(options.fastHeaderRoute, context)] : []),
+    ]
+  }
   const app = Fastify({
     loggerInstance: options.log,
     // Probes and scrapes every few seconds would drown the request log.
@@ -95,17 +111,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
     },
     clientErrorHandler: clientErrorHandler(options.docsBaseUrl),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    ...(options.fastRoute
-      ? {
-          serverFactory: fastRouteServerFactory(options.fastRoute, {
-            bodyLimitBytes: options.bodyLimitBytes,
-            docsBaseUrl: options.docsBaseUrl,
-            log: options.log,
-            closing: () => closing,
-            routes,
-          }),
-        }
-      : {}),
+    ...(options.fastRoute || options.fastHeaderRoute ? { serverFactory: fastRouteServerFactory(fastPaths()) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   // Only JSON bodies: a POST of text/plain is a 415, not a string that fails validation.

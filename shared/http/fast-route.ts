@@ -46,8 +46,15 @@ export interface FastRouteContext {
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
 
-/** Fastify's `serverFactory`: an HTTP server that serves `route` itself and hands every other request to Fastify. */
-export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteContext) {
+/** A route served straight off node:http: whether it takes a request (on its line and headers alone), and serving it. */
+export interface FastPath {
+  takes(req: IncomingMessage): boolean
+  /** Answers the request, or returns false before touching it: Fastify answers it then. */
+  serve(req: IncomingMessage, res: ServerResponse): boolean
+}
+
+/** `route` as a fast path: JSON bodies in, the route's answers out. */
+export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): FastPath {
   const validate = compileBodyValidator(route.bodySchema)
   const serialize = fastJson(withoutRequestId(route.responseSchema) as Parameters<typeof fastJson>[0])
   const tally = context.routes.route(route.url)
@@ -149,6 +156,33 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
     return bytes > 0 && bytes <= context.bodyLimitBytes
   }
 
+  function serve(req: IncomingMessage, res: ServerResponse): boolean {
+    const started = performance.now()
+    const requestId = requestIdOf(req)
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      try {
+        answer(
+          res,
+          chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'),
+          requestId,
+          started,
+        )
+      } catch (err) {
+        // Only writing the answer can get here (everything before it is caught): never let it take the process down.
+        context.log.error({ err, requestId }, 'could not write the answer')
+        res.destroy()
+      }
+    })
+    return true
+  }
+
+  return { takes, serve }
+}
+
+/** Fastify's `serverFactory`: an HTTP server that serves the fast paths itself and hands every other request to Fastify. */
+export function fastRouteServerFactory(paths: FastPath[]) {
   // Fastify hands over its options; the server gets the timeouts Fastify would have set on its own.
   return (
     fastify: RequestListener,
@@ -161,28 +195,10 @@ export function fastRouteServerFactory(route: FastJsonRoute, context: FastRouteC
     },
   ): Server => {
     const server = createServer(options.http ?? {}, (req, res) => {
-      if (!takes(req)) {
-        fastify(req, res)
-        return
+      for (const path of paths) {
+        if (path.takes(req) && path.serve(req, res)) return
       }
-      const started = performance.now()
-      const requestId = requestIdOf(req)
-      const chunks: Buffer[] = []
-      req.on('data', (chunk: Buffer) => chunks.push(chunk))
-      req.on('end', () => {
-        try {
-          answer(
-            res,
-            chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'),
-            requestId,
-            started,
-          )
-        } catch (err) {
-          // Only writing the answer can get here (everything before it is caught): never let it take the process down.
-          context.log.error({ err, requestId }, 'could not write the answer')
-          res.destroy()
-        }
-      })
+      fastify(req, res)
     })
     if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout
     if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout

@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { request } from 'undici'
+import { pino } from 'pino'
+import { assembleVerifier } from '../../cli/assemble-verifier.js'
+import { monotonicClock, systemClock } from '../../shared/clock.js'
+import { StoreUnavailableError } from '../../shared/errors.js'
+import {
+  DEFAULT_SYNC,
+  openBackend,
+  startTestControlPlane,
+  TEST_ROOT_KEY,
+  type Backend,
+  type TestServer,
+} from '../support/apps.js'
+
+/**
+ * /v1/authorize is answered ahead of Fastify (shared/http/fast-header-route.ts) on the server the verifier listens
+ * with; inject() still goes through Fastify's route. A gateway must see the same status and headers either way.
+ */
+let backend: Backend
+let controlPlane: TestServer
+let app: ReturnType<typeof assembleVerifier>['app']
+let url: string
+let apiId: string
+const keys: Record<string, string> = {}
+/** /v1/authorize requests Fastify answered: the fast path's must not count here. */
+let throughFastify = 0
+
+beforeAll(async () => {
+  backend = await openBackend()
+  controlPlane = await startTestControlPlane({ backend })
+  const assembled = assembleVerifier(
+    {
+      store: backend.store,
+      feed: backend.feed,
+      clock: systemClock,
+      elapsed: monotonicClock,
+      log: pino({ level: 'silent' }),
+    },
+    {
+      bodyLimitBytes: 1_048_576,
+      docsBaseUrl: '/docs',
+      cache: { maxKeys: 1_000, maxUnknown: 1_000, unknownTtlMs: 10_000 },
+      sync: DEFAULT_SYNC,
+      // Bound to no api: a request without X-Keygate-Api-Id is Fastify's to refuse (and explain).
+      gateway: { keyHeader: 'x-api-key', cost: 1 },
+    },
+  )
+  app = assembled.app
+  await assembled.verifier.start()
+  app.addHook('onResponse', (req, _reply, done) => {
+    if (req.url.startsWith('/v1/authorize')) throughFastify++
+    done()
+  })
+  await app.ready()
+  url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
+  const call = async (path: string, payload: object) =>
+    (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
+  apiId = (await call('apis.createApi', { name: 'fast-authorize' })).apiId
+  keys.valid = (await call('keys.createKey', { apiId, ownerId: 'acme', permissions: ['read'] })).key
+  keys.disabled = (await call('keys.createKey', { apiId, enabled: false })).key
+  keys.expired = (await call('keys.createKey', { apiId, expires: Date.now() + 300 })).key
+  keys.credits = (await call('keys.createKey', { apiId, remaining: 100 })).key
+  keys.limited = (
+    await call('keys.createKey', { apiId, ratelimit: { type: 'consistent', limit: 1, duration: 86_400_000 } })
+  ).key
+  await assembled.verifier.pollNow()
+  await new Promise((resolve) => setTimeout(resolve, 350))
+})
+afterAll(async () => {
+  await app.close()
+  await controlPlane.close()
+  await backend.close()
+})
+
+interface Answer {
+  status: number
+  headers: Record<string, unknown>
+  body: string
+}
+
+/** Headers as both paths send them, less what differs by design (the date, the request id) and by transport. */
+function comparable(headers: Record<string, unknown>): Record<string, unknown> {
+  const { date: _date, connection: _connection, 'keep-alive': _keepAlive, 'x-request-id': id, ...rest } = headers
+  expect(id).toMatch(/^[A-Za-z0-9._-]+$/)
+  return rest
+}
+
+async function overHttp(method: string, headers: Record<string, string>): Promise<Answer> {
+  const response = await request(`${url}/v1/authorize`, { method: method as 'GET', headers })
+  return { status: response.statusCode, headers: comparable(response.headers), body: await response.body.text() }
+}
+
+async function viaFastify(method: string, headers: Record<string, string>): Promise<Answer> {
+  const response = await app.inject({ method: method as 'GET', url: '/v1/authorize', headers })
+  return { status: response.statusCode, headers: comparable(response.headers), body: response.body }
+}
+
+/** The body's request id differs by design: compared without it. */
+const withoutRequestId = (body: string) => body.replace(/"requestId":"[^"]*"/, '"requestId":"…"')
+
+describe('/v1/authorize ahead of Fastify', () => {
+  const api = () => ({ 'x-keygate-api-id': apiId })
+  const cases = (): [string, string, Record<string, string>][] => [
+    ['valid key in X-API-Key', 'GET', { ...api(), 'x-api-key': keys.valid! }],
+    ['valid key as a Bearer token', 'POST', { ...api(), authorization: `Bearer ${keys.valid}` }],
+    ['any method', 'DELETE', { ...api(), 'x-api-key': keys.valid! }],
+    ['HEAD', 'HEAD', { ...api(), 'x-api-key': keys.valid! }],
+    ['no key', 'GET', api()],
+    ['an unknown key', 'GET', { ...api(), 'x-api-key': 'sk_not_a_key' }],
+    ['a disabled key', 'GET', { ...api(), 'x-api-key': keys.disabled! }],
+    ['an expired key', 'GET', { ...api(), 'x-api-key': keys.expired! }],
+    ['another api', 'GET', { 'x-keygate-api-id': 'api_other', 'x-api-key': keys.valid! }],
+    ['a permission it has', 'GET', { ...api(), 'x-api-key': keys.valid!, 'x-keygate-permissions': 'read' }],
+    ['a permission it lacks', 'GET', { ...api(), 'x-api-key': keys.valid!, 'x-keygate-permissions': 'write' }],
+    ['a key with credits, free', 'GET', { ...api(), 'x-api-key': keys.credits!, 'x-keygate-cost': '0' }],
+    ['a key over its rate limit', 'GET', { ...api(), 'x-api-key': keys.limited! }],
+    ['a key over 1,024 characters', 'GET', { ...api(), 'x-api-key': 'k'.repeat(1_025) }],
+  ]
+
+  it('answers every case with the status and headers the Fastify route gives, twice over', async () => {
+    // Spend the limited key's one call first, so that both paths refuse it.
+    await viaFastify('GET', { ...api(), 'x-api-key': keys.limited! })
+    for (let pass = 0; pass < 2; pass++) {
+      for (const [what, method, headers] of cases()) {
+        const before = throughFastify
+        const fast = await overHttp(method, headers)
+        expect(throughFastify - before, what).toBe(0)
+        const fastify = await viaFastify(method, headers)
+        if (what === 'a key over its rate limit') {
+          // The seconds to the window's end are read from the clock by each: they may be one apart.
+          for (const name of ['retry-after', 'ratelimit-reset']) {
+            expect(Math.abs(Number(fast.headers[name]) - Number(fastify.headers[name])), what).toBeLessThanOrEqual(1)
+            delete fast.headers[name]
+            delete fastify.headers[name]
+          }
+        }
+        expect(fast, what).toStrictEqual(fastify)
+      }
+    }
+  })
+
+  it('leaves a request naming no api to Fastify, which refuses and explains it', async () => {
+    const before = throughFastify
+    const response = await request(`${url}/v1/authorize`, { headers: { 'x-api-key': keys.valid! } })
+    expect(response.statusCode).toBe(403)
+    expect(response.headers['x-keygate-code']).toBe('API_ID_REQUIRED')
+    expect(await response.body.text()).toContain('--api-id')
+    expect(throughFastify - before).toBe(1)
+  })
+
+  it('leaves a request with a body, or to a longer path, to Fastify', async () => {
+    const before = throughFastify
+    const withBody = await request(`${url}/v1/authorize`, {
+      method: 'POST',
+      headers: { ...api(), 'x-api-key': keys.valid!, 'content-type': 'text/plain' },
+      body: 'hello',
+    })
+    expect(withBody.statusCode).toBe(200)
+    await withBody.body.text()
+    const envoy = await request(`${url}/v1/authorize/some/path`, { headers: { ...api(), 'x-api-key': keys.valid! } })
+    expect(envoy.statusCode).toBe(200)
+    await envoy.body.text()
+    expect(throughFastify - before).toBe(2)
+  })
+
+  it("answers 503 in the contract's shape when the store cannot be read, as Fastify does", async () => {
+    const read = backend.store.getKeyByHash.bind(backend.store)
+    backend.store.getKeyByHash = async () => {
+      throw new StoreUnavailableError('down')
+    }
+    try {
+      const headers = { ...api(), 'x-api-key': 'sk_never_seen_before_by_this_verifier' }
+      const fast = await overHttp('GET', headers)
+      const fastify = await viaFastify('GET', headers)
+      expect(fast.status).toBe(503)
+      expect(withoutRequestId(fast.body)).toBe(withoutRequestId(fastify.body))
+      expect({ ...fast, body: '' }).toStrictEqual({ ...fastify, body: '' })
+    } finally {
+      backend.store.getKeyByHash = read
+    }
+  })
+
+  it('counts its answers in the same metrics', async () => {
+    const count = async () =>
+      Number(
+        (await app.inject({ method: 'GET', url: '/metrics' })).body
+          .split('\n')
+          .find(
+            (l) =>
+              l.startsWith('keygate_http_requests_total{') &&
+              l.includes('route="/v1/authorize"') &&
+              l.includes('method="GET"') &&
+              l.includes('status="401"'),
+          )
+          ?.split(' ')
+          .pop() ?? 0,
+      )
+    const before = await count()
+    await overHttp('GET', { ...api(), 'x-api-key': 'sk_nope' })
+    await overHttp('GET', api())
+    expect(await count()).toBe(before + 2)
+  })
+})
