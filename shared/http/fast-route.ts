@@ -46,7 +46,9 @@ export interface FastRouteContext {
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
 
-/** A route served straight off node:http: whether it takes a request (on its line and headers alone), and serving it. */
+/**
+ * A route served straight off node:http: whether it takes a request (on its line and headers alone), and serving it.
+ */
 export interface FastPath {
   takes(req: IncomingMessage): boolean
   /** Answers the request, or returns false before touching it: Fastify answers it then. */
@@ -181,7 +183,7 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
   return { takes, serve }
 }
 
-/** Fastify's `serverFactory`: an HTTP server that serves the fast paths itself and hands every other request to Fastify. */
+/** Fastify's `serverFactory`: a server that serves the fast paths itself and hands every other request to Fastify. */
 export function fastRouteServerFactory(paths: FastPath[]) {
   // Fastify hands over its options; the server gets the timeouts Fastify would have set on its own.
   return (
