@@ -15,15 +15,29 @@ const HOP_BY_HOP = new Set([
   'expect',
 ])
 
-/** Hop-by-hop headers plus any the Connection header names. */
-function hopByHop(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Set<string> {
-  const named = new Set(HOP_BY_HOP)
+/**
+ * Whether a header is hop-by-hop: one of the standard ones, or one the Connection header names. Per request, so no
+ * set is built unless Connection names something beyond keep-alive and close (almost never).
+ */
+function hopByHop(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+): (name: string) => boolean {
   const connection = headers.connection
+  if (connection === undefined || (typeof connection === 'string' && PLAIN_CONNECTION.test(connection)))
+    return (name) => HOP_BY_HOP.has(name)
+  const named = new Set(HOP_BY_HOP)
   for (const value of [connection].flat()) {
-    for (const name of String(value ?? '').split(',')) if (name.trim()) named.add(name.trim().toLowerCase())
+    for (const name of String(value).split(',')) if (name.trim()) named.add(name.trim().toLowerCase())
   }
-  return named
+  return (name) => named.has(name)
 }
+
+// keep-alive and close are hop-by-hop already: a Connection header naming only them adds nothing to drop.
+const PLAIN_CONNECTION = /^\s*(keep-alive|close)\s*$/i
+
+// The host is the upstream's to set; what the client claims about earlier hops is not ours to vouch for
+// (X-Forwarded-For is appended to instead).
+const CLIENT_CLAIMS = new Set(['host', 'forwarded', 'x-forwarded-proto', 'x-forwarded-host'])
 
 export interface ForwardedIdentity {
   keyId: string
@@ -44,23 +58,21 @@ export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
   who: ForwardedIdentity,
 ): Record<string, string | string[]> {
-  const drop = hopByHop(incoming)
-  drop.add(who.keyHeader)
-  drop.add('host')
-  // What the client claims about earlier hops is not ours to vouch for (X-Forwarded-For is appended to).
-  drop.add('forwarded')
-  drop.add('x-forwarded-proto')
-  drop.add('x-forwarded-host')
-  if (who.keyInAuthorization) drop.add('authorization')
+  const hop = hopByHop(incoming)
   const headers: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || drop.has(name) || name.startsWith('x-keygate-')) continue
+  for (const name in incoming) {
+    const value = incoming[name]
+    if (value === undefined || hop(name) || name === who.keyHeader || CLIENT_CLAIMS.has(name)) continue
+    if (name.startsWith('x-keygate-') || (name === 'authorization' && who.keyInAuthorization)) continue
     headers[name] = value
   }
   headers['x-keygate-key-id'] = who.keyId
   if (who.ownerId !== undefined) headers['x-keygate-owner-id'] = headerSafe(who.ownerId)
   headers['x-request-id'] = who.requestId
-  const forwardedFor = [incoming['x-forwarded-for'], who.clientAddress].flat().filter(Boolean).join(', ')
+  const earlier = incoming['x-forwarded-for']
+  const forwardedFor = [...(Array.isArray(earlier) ? earlier : earlier ? [earlier] : []), who.clientAddress]
+    .filter(Boolean)
+    .join(', ')
   if (forwardedFor) headers['x-forwarded-for'] = forwardedFor
   if (incoming.host) headers['x-forwarded-host'] = incoming.host
   headers['x-forwarded-proto'] = 'http'
@@ -77,10 +89,11 @@ export function headerSafe(value: string): string {
 
 /** The response headers the client gets: the upstream's, less hop-by-hop headers. */
 export function clientResponseHeaders(upstream: Record<string, string | string[] | undefined>): OutgoingHttpHeaders {
-  const drop = hopByHop(upstream)
+  const hop = hopByHop(upstream)
   const headers: OutgoingHttpHeaders = {}
-  for (const [name, value] of Object.entries(upstream)) {
-    if (value !== undefined && !drop.has(name)) headers[name] = value
+  for (const name in upstream) {
+    const value = upstream[name]
+    if (value !== undefined && !hop(name)) headers[name] = value
   }
   return headers
 }

@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
+import { exported, HistogramTally } from '../shared/http/route-metrics.js'
 import { LATENCY_BUCKETS } from '../shared/http/metrics-registry.js'
 
 /** Who chose a response's status: Keygate itself (a refusal, 502/503/504, …) or the upstream, passed through. */
@@ -12,41 +13,52 @@ export interface ProxyMetrics {
 }
 
 interface Series {
-  count: { inc(): void }
-  time: { observe(seconds: number): void }
+  labels: { status: string; source: AnswerSource }
+  count: number
+  time: HistogramTally
 }
 
 /**
- * The reverse proxy's counter and latency histogram. prom-client's labels() hashes the label values on every
- * call; the labelled children are kept here instead, one pair per status and source seen (a bounded set).
+ * The reverse proxy's counter and latency histogram, by status and source, counted in plain numbers per request
+ * and handed to prom-client when /metrics is scraped (shared/http/route-metrics.ts says why).
  */
 export function createProxyMetrics(registry: Registry): ProxyMetrics {
-  const requests = new Counter({
-    name: 'keygate_proxy_requests_total',
-    help: 'Requests through the reverse proxy, by status answered and who chose it (keygate or upstream)',
-    labelNames: ['status', 'source'],
-    registers: [registry],
-  })
-  const duration = new Histogram({
-    name: 'keygate_proxy_request_duration_seconds',
-    help: 'Through the reverse proxy, from a request arriving to the last byte of its response (responses sent in full), by status and source',
-    labelNames: ['status', 'source'],
-    // The upstream's time is included: up to UPSTREAM_TIMEOUT_MS (default 30 s), then 504.
-    buckets: [...LATENCY_BUCKETS, 5, 10, 30],
-    registers: [registry],
-  })
   const children = new Map<string, Series>()
+  registry.registerMetric(
+    exported({
+      name: 'keygate_proxy_requests_total',
+      help: 'Requests through the reverse proxy, by status answered and who chose it (keygate or upstream)',
+      type: 'counter',
+      values: () => [...children.values()].map((series) => ({ labels: series.labels, value: series.count })),
+    }),
+  )
+  const DURATION = 'keygate_proxy_request_duration_seconds'
+  registry.registerMetric(
+    exported({
+      name: DURATION,
+      help: 'Through the reverse proxy, from a request arriving to the last byte of its response (responses sent in full), by status and source',
+      type: 'histogram',
+      // Only the series that saw a response sent in full: a status only ever answered has no durations.
+      values: () =>
+        [...children.values()].filter((s) => s.time.observed > 0).flatMap((s) => s.time.values(DURATION, s.labels)),
+    }),
+  )
+  // The upstream's time is included: up to UPSTREAM_TIMEOUT_MS (default 30 s), then 504.
+  const buckets = [...LATENCY_BUCKETS, 5, 10, 30]
   const series = (status: number, source: AnswerSource): Series => {
-    const id = source + status
-    let found = children.get(id)
+    const byStatus = source === 'upstream' ? upstream : keygate
+    let found = byStatus.get(status)
     if (found === undefined) {
-      const labels = [String(status), source]
-      children.set(id, (found = { count: requests.labels(...labels), time: duration.labels(...labels) }))
+      found = { labels: { status: String(status), source }, count: 0, time: new HistogramTally(buckets) }
+      byStatus.set(status, found)
+      children.set(`${source} ${status}`, found)
     }
     return found
   }
+  const upstream = new Map<number, Series>()
+  const keygate = new Map<number, Series>()
   return {
-    answered: (status, source) => series(status, source).count.inc(),
+    answered: (status, source) => void series(status, source).count++,
     finished: (status, source, seconds) => series(status, source).time.observe(seconds),
   }
 }

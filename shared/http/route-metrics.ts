@@ -27,7 +27,7 @@ export class RouteMetrics {
         name: 'keygate_http_request_duration_seconds',
         help: 'Time from request to response, by route',
         type: 'histogram',
-        values: () => [...this.tallies.values()].flatMap((tally) => tally.durationValues(this.bounds)),
+        values: () => [...this.tallies.values()].flatMap((tally) => tally.durationValues()),
       }),
     )
   }
@@ -48,27 +48,20 @@ export class RouteMetrics {
 /** One route's counts: responses by method and status, and a histogram of their durations. */
 export class RouteTally {
   private readonly byMethod = new Map<string, Map<number, number>>()
-  /** Observations in each bucket (not cumulative); the last slot is above every bound. */
-  private readonly buckets: Float64Array
-  private sum = 0
-  private count = 0
+  private readonly durations: HistogramTally
 
   constructor(
     readonly route: string,
-    private readonly bounds: readonly number[],
+    bounds: readonly number[],
   ) {
-    this.buckets = new Float64Array(bounds.length + 1)
+    this.durations = new HistogramTally(bounds)
   }
 
   observe(method: string, status: number, seconds: number): void {
     let byStatus = this.byMethod.get(method)
     if (byStatus === undefined) this.byMethod.set(method, (byStatus = new Map<number, number>()))
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
-    let i = 0
-    while (i < this.bounds.length && seconds > this.bounds[i]!) i++
-    this.buckets[i]!++
-    this.sum += seconds
-    this.count++
+    this.durations.observe(seconds)
   }
 
   requestValues(): ExportedValue[] {
@@ -81,24 +74,54 @@ export class RouteTally {
     return values
   }
 
-  durationValues(bounds: readonly number[]): ExportedValue[] {
-    const name = 'keygate_http_request_duration_seconds'
+  durationValues(): ExportedValue[] {
+    return this.durations.values('keygate_http_request_duration_seconds', { route: this.route })
+  }
+}
+
+/** A histogram's buckets, sum and count as plain numbers: observe() finds the bucket by comparing numbers. */
+export class HistogramTally {
+  /** Observations in each bucket (not cumulative); the last slot is above every bound. */
+  private readonly buckets: Float64Array
+  private sum = 0
+  private count = 0
+
+  /** How many values were observed. */
+  get observed(): number {
+    return this.count
+  }
+
+  constructor(private readonly bounds: readonly number[]) {
+    this.buckets = new Float64Array(bounds.length + 1)
+  }
+
+  observe(value: number): void {
+    let i = 0
+    while (i < this.bounds.length && value > this.bounds[i]!) i++
+    this.buckets[i]!++
+    this.sum += value
+    this.count++
+  }
+
+  /** Prometheus' _bucket (cumulative, le), _sum and _count samples of the histogram `name`, with these labels. */
+  values(name: string, labels: Record<string, string>): ExportedValue[] {
     const values: ExportedValue[] = []
     let cumulative = 0
-    bounds.forEach((bound, i) => {
+    this.bounds.forEach((bound, i) => {
       cumulative += this.buckets[i]!
-      values.push({ labels: { route: this.route, le: bound }, value: cumulative, metricName: `${name}_bucket` })
+      values.push({ labels: { ...labels, le: bound }, value: cumulative, metricName: `${name}_bucket` })
     })
     values.push(
-      { labels: { route: this.route, le: '+Inf' }, value: this.count, metricName: `${name}_bucket` },
-      { labels: { route: this.route }, value: this.sum, metricName: `${name}_sum` },
-      { labels: { route: this.route }, value: this.count, metricName: `${name}_count` },
+      { labels: { ...labels, le: '+Inf' }, value: this.count, metricName: `${name}_bucket` },
+      { labels, value: this.sum, metricName: `${name}_sum` },
+      { labels, value: this.count, metricName: `${name}_count` },
     )
     return values
   }
 }
 
-interface ExportedValue {
+/** One sample of an exported metric, as prom-client's Registry prints it. */
+export interface ExportedValue {
   labels: Record<string, string | number>
   value: number
   metricName?: string
@@ -109,7 +132,12 @@ interface ExportedValue {
  * getMetricsAsJSON call nothing else; reset is for resetMetrics). Its typings only name its own classes, hence the
  * one cast: the object honours the part of their interface the registry uses.
  */
-function exported(spec: { name: string; help: string; type: 'counter' | 'histogram'; values(): ExportedValue[] }) {
+export function exported(spec: {
+  name: string
+  help: string
+  type: 'counter' | 'histogram'
+  values(): ExportedValue[]
+}) {
   const metric = {
     name: spec.name,
     help: spec.help,
