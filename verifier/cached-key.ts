@@ -34,26 +34,29 @@ function sharedApiId(apiId: string): string {
   return apiId
 }
 
-// The fields a key may or may not have. A field added to KeyRecord and not listed here (or dropped above) fails to
-// compile, rather than going missing from every verifier's cache.
-const OPTIONAL_FIELDS = [
-  'name',
-  'ownerId',
-  'meta',
-  'expires',
-  'remaining',
-  'refill',
-  'ratelimit',
-  'ratelimits',
-  'environment',
-  'permissionIds',
-  'roleIds',
-] as const
-type Listed = 'id' | 'hash' | 'apiId' | 'enabled' | 'rev' | 'resolved' | 'verdict' | (typeof OPTIONAL_FIELDS)[number]
+// The fields a key may or may not have, each copied below when present. A field added to KeyRecord and not listed
+// here (or dropped above) fails to compile, rather than going missing from every verifier's cache.
+type OptionalField =
+  | 'name'
+  | 'ownerId'
+  | 'meta'
+  | 'expires'
+  | 'remaining'
+  | 'refill'
+  | 'ratelimit'
+  | 'ratelimits'
+  | 'environment'
+  | 'permissionIds'
+  | 'roleIds'
+type Listed = 'id' | 'hash' | 'apiId' | 'enabled' | 'rev' | 'resolved' | 'verdict' | OptionalField
 const everyFieldListed: Exclude<keyof CachedKey, Listed> extends never ? true : never = true
 void everyFieldListed
 
-/** Built once per cache fill (a miss or a change), never per verification. */
+/**
+ * Built once per cache fill (a miss or a change), never per verification. One property store per field present,
+ * in a fixed order (so keys with the same fields share a shape): a loop over field names would make every store a
+ * keyed, megamorphic one, which a verifier reading a key per request pays for.
+ */
 export function toCachedKey(record: Omit<CachedKey, 'resolved' | 'verdict'>): CachedKey {
   const key: CachedKey = {
     id: record.id,
@@ -62,8 +65,16 @@ export function toCachedKey(record: Omit<CachedKey, 'resolved' | 'verdict'>): Ca
     enabled: record.enabled,
     rev: record.rev,
   }
-  for (const field of OPTIONAL_FIELDS) {
-    if (record[field] !== undefined) (key as unknown as Record<string, unknown>)[field] = record[field]
-  }
+  if (record.name !== undefined) key.name = record.name
+  if (record.ownerId !== undefined) key.ownerId = record.ownerId
+  if (record.meta !== undefined) key.meta = record.meta
+  if (record.expires !== undefined) key.expires = record.expires
+  if (record.remaining !== undefined) key.remaining = record.remaining
+  if (record.refill !== undefined) key.refill = record.refill
+  if (record.ratelimit !== undefined) key.ratelimit = record.ratelimit
+  if (record.ratelimits !== undefined) key.ratelimits = record.ratelimits
+  if (record.environment !== undefined) key.environment = record.environment
+  if (record.permissionIds !== undefined) key.permissionIds = record.permissionIds
+  if (record.roleIds !== undefined) key.roleIds = record.roleIds
   return key
 }

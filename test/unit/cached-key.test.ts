@@ -23,6 +23,18 @@ const records: fc.Arbitrary<KeyRecord> = fc.record(
       refillDay: fc.integer({ min: 1, max: 31 }),
     }),
     ratelimit: fc.record({ limit: fc.integer({ min: 1 }), duration: fc.integer({ min: 1000 }), async: fc.boolean() }),
+    ratelimits: fc.array(
+      fc.record(
+        {
+          name: fc.string({ minLength: 1 }),
+          limit: fc.integer({ min: 1 }),
+          duration: fc.integer({ min: 1000 }),
+          autoApply: fc.boolean(),
+          async: fc.boolean(),
+        },
+        { requiredKeys: ['name', 'limit', 'duration'] },
+      ),
+    ),
     environment: fc.string(),
     permissionIds: fc.array(fc.string()),
     roleIds: fc.array(fc.string()),
