@@ -32,6 +32,7 @@ import { RedisNamespaceCounters } from './redis-namespace-counters.js'
 import type { StoredEntity } from '../entity.js'
 import type { EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
 import {
+  ADD_USAGE_SCRIPT,
   CONSUME_RATE_LIMITS_SCRIPT,
   SPEND_CREDITS_SCRIPT,
   UPDATE_CREDITS_SCRIPT,
@@ -48,6 +49,7 @@ interface ScriptedRedis extends Redis {
   spendCredits(record: string, ...args: (string | number)[]): Promise<[number, number]>
   updateCredits(record: string, ...args: (string | number)[]): Promise<number>
   consumeRateLimits(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>
+  addUsage(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>
 }
 
 // An index entry whose record is missing is a write in flight until it is this old; then it is debris.
@@ -81,6 +83,7 @@ export class RedisKeyStore implements KeyStore {
     redis.defineCommand('updateCredits', { numberOfKeys: 1, lua: UPDATE_CREDITS_SCRIPT })
     // Called with the number of keys first: one call checks several windows.
     redis.defineCommand('consumeRateLimits', { lua: CONSUME_RATE_LIMITS_SCRIPT })
+    redis.defineCommand('addUsage', { lua: ADD_USAGE_SCRIPT })
     this.redis = redis as unknown as ScriptedRedis
     this.cluster = redis instanceof Cluster ? redis : undefined
     this.now = now
@@ -200,15 +203,18 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async addUsage(increments: UsageIncrement[]): Promise<void> {
+    // One script call per key: its buckets (hour and day) are in its id's slot.
+    const byKey = new Map<string, { buckets: string[]; args: (string | number)[] }>()
+    for (const inc of increments) {
+      let call = byKey.get(inc.keyId)
+      if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
+      const counts = Object.entries(inc.counts)
+      call.buckets.push(redisKeys.usage(inc.keyId, inc.granularity, inc.time))
+      call.args.push(counts.length, ...counts.flatMap(([outcome, n]) => [outcome, n ?? 0]))
+    }
     await this.run(() =>
       Promise.all(
-        increments.flatMap((inc) => {
-          const bucket = redisKeys.usage(inc.keyId, inc.granularity, inc.time)
-          return [
-            ...Object.entries(inc.counts).map(([field, n]) => this.redis.hincrby(bucket, field, n ?? 0)),
-            this.redis.pexpire(bucket, ANALYTICS_RETENTION_MS),
-          ]
-        }),
+        [...byKey.values()].map(({ buckets, args }) => this.redis.addUsage(buckets.length, ...buckets, ...args)),
       ),
     )
   }

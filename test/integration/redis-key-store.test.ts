@@ -4,6 +4,7 @@ import { generateRootKey } from '../../shared/key-material.js'
 import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
+import { ANALYTICS_RETENTION_MS } from '../../shared/analytics.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import { startRedisServer, useRedisServer } from '../support/redis-server.js'
 import { keyStoreContract } from './key-store.contract.js'
@@ -87,5 +88,52 @@ describe('root keys on Redis: layout, and those stored by earlier releases (kg:r
       redisKeys.legacyRootKeysMoved,
     ].map((key) => /\{([^}]+)\}/.exec(key)?.[1]) // Redis hashes only the first {…} of a key: its hash tag
     expect(slots).toEqual(slots.map(() => 'root'))
+  })
+})
+
+describe('verification counts on Redis: one script call per key and flush', () => {
+  const redis = useRedisServer()
+  let store: RedisKeyStore
+  beforeAll(async () => {
+    store = new RedisKeyStore(await openRedis(redis.url, 'test'))
+  })
+  afterAll(async () => {
+    await store?.close()
+  })
+
+  it("adds every outcome to each of a key's buckets, keeps them for the retention period, and accumulates", async () => {
+    const HOUR = 3_600_000
+    const hour = 400_000 * HOUR
+    const day = Math.floor(hour / 86_400_000) * 86_400_000
+    const counts = { success: 3, rateLimited: 1 }
+    const increments = ['key_a', 'key_b'].flatMap((keyId) => [
+      { keyId, granularity: 'hour' as const, time: hour, counts },
+      { keyId, granularity: 'day' as const, time: day, counts: { ...counts, usageExceeded: 2 } },
+    ])
+    const calls = async () =>
+      Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.admin.info('commandstats'))?.[1] ?? 0)
+    // The first call loads the script into Redis (EVALSHA refused, then EVAL): measured after it.
+    await store.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts }])
+    const before = await calls()
+    await store.addUsage(increments)
+    await store.addUsage(increments)
+    // Two flushes of two keys: four round trips, whatever the number of buckets and outcomes.
+    expect((await calls()) - before).toBe(4)
+    for (const keyId of ['key_a', 'key_b']) {
+      expect(await store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
+        { time: hour, success: 6, rateLimited: 2, usageExceeded: 0 },
+      ])
+      expect(await store.readUsage(keyId, 'day', day, day)).toStrictEqual([
+        { time: day, success: 6, rateLimited: 2, usageExceeded: 4 },
+      ])
+      for (const [granularity, time] of [
+        ['hour', hour],
+        ['day', day],
+      ] as const) {
+        const ttl = await redis.admin.pttl(redisKeys.usage(keyId, granularity, time))
+        expect(ttl).toBeGreaterThan(ANALYTICS_RETENTION_MS - 60_000)
+        expect(ttl).toBeLessThanOrEqual(ANALYTICS_RETENTION_MS)
+      }
+    }
   })
 })
