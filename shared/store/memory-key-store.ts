@@ -111,6 +111,19 @@ export class MemoryKeyStore implements KeyStore {
     return record ? structuredClone(record) : null
   }
 
+  async *scanKeyHashes(): AsyncIterable<string[]> {
+    // A Map's iterator survives changes: a key present throughout is visited, as SCAN promises.
+    let batch: string[] = []
+    for (const hash of this.keysByHash.keys()) {
+      batch.push(hash)
+      if (batch.length === SCAN_BATCH) {
+        yield batch
+        batch = []
+      }
+    }
+    if (batch.length > 0) yield batch
+  }
+
   async updateKey(keyId: string, patch: KeyPatch, expectedRev: number, nowMs: number): Promise<KeyWrite | null> {
     const hash = this.hashById.get(keyId)
     const current = hash === undefined ? undefined : this.keysByHash.get(hash)
@@ -412,3 +425,6 @@ const ownerIndexKey = (apiId: string, ownerId: string) => `${apiId} ${ownerId}`
 // As on Redis: the group is part of a counter's identity, and the name (any characters) comes last.
 const counterId = ({ group, owner, name, duration, window }: RateCounter) =>
   `${group} ${owner} ${duration} ${window} ${name}`
+
+// Hashes per batch of scanKeyHashes, as a Redis SCAN answers about as many.
+const SCAN_BATCH = 1_000

@@ -24,7 +24,7 @@ import {
 } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
 import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
-import { redisKeys } from './redis-keys.js'
+import { recordHash, redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
 import { RedisRootKeyStore } from './redis-root-key-store.js'
 import { RedisEntityStore } from './redis-entity-store.js'
@@ -54,6 +54,8 @@ interface ScriptedRedis extends Redis {
 
 // An index entry whose record is missing is a write in flight until it is this old; then it is debris.
 const DANGLING_AFTER_MS = 60_000
+// Keys SCAN looks at per call: a few hundred microseconds of Redis each, so the miss path is never held up long.
+const SCAN_COUNT = 1_000
 // listKeys reads at most this many index slices for one page, so skipped pointers cannot make it unbounded.
 const LIST_ROUNDS = 10
 
@@ -161,6 +163,19 @@ export class RedisKeyStore implements KeyStore {
     record.rev = Number(rev)
     if (credits !== null && credits !== undefined) record.remaining = Number(credits)
     return record
+  }
+
+  async *scanKeyHashes(): AsyncIterable<string[]> {
+    // Every master of a Cluster holds some of the shards; SCAN on each (a Cluster client cannot SCAN as one).
+    for (const node of this.cluster ? this.cluster.nodes('master') : [this.redis]) {
+      let cursor = '0'
+      do {
+        const [next, keys] = await this.run(() => node.scan(cursor, 'MATCH', redisKeys.records, 'COUNT', SCAN_COUNT))
+        cursor = next
+        const hashes = keys.map(recordHash).filter((hash) => hash !== undefined)
+        if (hashes.length > 0) yield hashes
+      } while (cursor !== '0')
+    }
   }
 
   async spendCredits(

@@ -13,6 +13,8 @@ const rateSlot = (group: CounterOwner) => (isIdentityOwner(group) ? `{${group}}`
 export const redisKeys = {
   /** HASH {rev, doc}: the key record, in its shard's slot. */
   record: (hash: string) => `kg:${shardTag(shardOf(hash))}:k:${hash}`,
+  /** SCAN pattern of every key record; it matches other keys too (a rate window's name is any text): recordHash. */
+  records: 'kg:{s*}:k:*',
   /** HASH {rev, doc}: an entity (shared/entity.ts) by address, in its shard's slot. */
   entity: (address: string) => `kg:${shardTag(entityShard(address))}:e:${address}`,
   /** ZSET (score 0, ordered by member): an index of entities, e.g. every role's id. Never decides a verdict. */
@@ -65,3 +67,10 @@ export const redisKeys = {
   /** Pub/sub channel of change events. */
   changesChannel: 'kg:changes',
 } as const
+
+/** The key hash of a key record's Redis key (redisKeys.record), undefined for any other key. */
+export function recordHash(redisKey: string): string | undefined {
+  return RECORD.exec(redisKey)?.[1]
+}
+
+const RECORD = /^kg:\{s\d+\}:k:(.+)$/

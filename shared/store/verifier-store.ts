@@ -37,6 +37,13 @@ export interface VerifierStore extends StoreHealth, EntityReader, Pick<EntitySto
   getKeyByHash(hash: string): Promise<KeyRecord | null>
 
   /**
+   * The hash of every stored key, in batches (the verifier's filter of known hashes is built from it). A key stored
+   * for the whole iteration is in it; one created or deleted meanwhile may or may not be (the change feed tells of
+   * those), and a hash may come more than once. Reads the whole keyspace: at start-up and on rare rebuilds only.
+   */
+  scanKeyHashes(): AsyncIterable<string[]>
+
+  /**
    * Whether the api exists (false for one being deleted, as for one never created): readiness of a verifier bound
    * to an api (--api-id), one read.
    */

@@ -198,6 +198,22 @@ export function keyStoreContract(name: string, open: () => Promise<StoreHarness>
       expect(await store.deleteKey(input.id)).toBeNull()
     })
 
+    it('lists the hash of every stored key, and none of a deleted key or of anything else stored', async () => {
+      const api = await newApi()
+      const kept = await Promise.all(Array.from({ length: 30 }, () => store.createKey(newKey(api.id))))
+      const gone = await store.createKey(newKey(api.id))
+      await store.deleteKey(gone ? gone.record.id : '')
+      // Beside them, records of other kinds in the same shards: an entity, a rate-limit window named like a record.
+      await store.writeEntity(entityAddress('role', newId('role')), newId('role'), 'created', { name: 'r' })
+      const owner = kept[0] ? kept[0].record.hash : ''
+      await store.addRateLimitUsage({ group: owner, owner, name: '}:k:not-a-key', duration: 60_000, window: 0 }, 1)
+      const hashes = new Set<string>()
+      for await (const batch of store.scanKeyHashes()) for (const hash of batch) hashes.add(hash)
+      for (const write of kept) expect(hashes.has(write ? write.record.hash : '')).toBe(true)
+      expect(hashes.has(gone ? gone.record.hash : '')).toBe(false)
+      for (const hash of hashes) expect(await store.getKeyByHash(hash)).not.toBeNull()
+    })
+
     it('keeps per-shard revisions that only grow and match the last write', async () => {
       const api = await newApi()
       const created = await store.createKey(newKey(api.id))
