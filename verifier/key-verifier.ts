@@ -21,6 +21,8 @@ import { RecordLookup } from './record-lookup.js'
 import type { CacheSettings, OnStale, SyncSettings } from '../shared/config/settings.js'
 import { KeyCache } from './key-cache.js'
 import { KeyLookup } from './key-lookup.js'
+import { KnownHashes } from './known-hashes.js'
+import { MissPath } from './miss-path.js'
 import { ShardSync, type ChangeSink } from './shard-sync.js'
 import { createVerifierMetrics, type VerifierMetrics } from './verifier-metrics.js'
 
@@ -39,13 +41,16 @@ export interface KeyVerifierDeps {
 
 /**
  * Answers "is this key valid?" from memory: hash → cache → the pure rules. A miss reads one record from the
- * store; ShardSync keeps the cache current and says whether it can be trusted. When it cannot (beyond the
- * staleness bound), every verification reads through to the store — and fails closed with 503 if the
- * store is unreachable too — unless `onStale: 'serve'` was chosen.
+ * store, unless the filter of known hashes shows there is none (miss-path.ts); ShardSync keeps the cache
+ * current and says whether it can be trusted. When it cannot (beyond the staleness bound), every verification
+ * reads through to the store — and fails closed with 503 if the store is unreachable too — unless
+ * `onStale: 'serve'` was chosen.
  */
 export class KeyVerifier {
   private readonly cache: KeyCache
   private readonly lookup: KeyLookup
+  private readonly known: KnownHashes
+  private readonly misses: MissPath
   private readonly entities: EntityCache
   private readonly entityLookup: RecordLookup<StoredEntity<unknown>>
   private readonly sync: ShardSync
@@ -91,15 +96,18 @@ export class KeyVerifier {
       lastPollAgeSeconds: () => this.sync.lastPollAgeMs / 1000,
       maxStalenessSeconds: deps.sync.maxStalenessMs / 1000,
     })
+    this.known = new KnownHashes(deps.store, deps.log.child({ component: 'known-hashes' }), deps.registry)
     const sink: ChangeSink = {
       changed: (event) => this.applyChange(event),
       dropShard: (shard) => {
         this.cache.dropShard(shard)
         this.entities.dropShard(shard)
+        this.known.dropShard(shard)
       },
       firstSyncDone: () => {
         this.cache.clear()
         this.entities.clear()
+        this.known.start()
       },
     }
     if (this.onStale === 'serve') {
@@ -113,6 +121,7 @@ export class KeyVerifier {
       maxStalenessMs: deps.sync.maxStalenessMs,
       pollIntervalMs: deps.sync.pollIntervalMs,
     })
+    this.misses = new MissPath(this.lookup, this.known, this.cache, this.sync, deps.registry)
   }
 
   /** Subscribes to changes and starts polling; resolves at the first successful sync. */
@@ -128,6 +137,7 @@ export class KeyVerifier {
    */
   async stop(): Promise<void> {
     this.sync.stop()
+    this.known.stop()
     this.limiter.stop()
     this.usage.stop()
     await this.usage.flush()
@@ -166,6 +176,7 @@ export class KeyVerifier {
     }
     this.cache.invalidate(event.hash, event.rev)
     this.lookup.changed(event)
+    if (event.kind !== 'deleted') this.known.add(event.hash)
   }
 
   /**
@@ -206,7 +217,7 @@ export class KeyVerifier {
     }
     this.metrics.cacheMisses.inc()
     // The cached copy when the read was cached, so that its resolved context is kept for the next verification.
-    return this.lookup
+    return this.misses
       .read(hash)
       .then((record) => this.withContext(record && (this.cache.get(hash) ?? record), request))
   }
@@ -234,7 +245,7 @@ export class KeyVerifier {
       this.metrics.staleAnswers.labels('read-through').inc()
     }
     this.metrics.cacheMisses.inc()
-    return this.lookup
+    return this.misses
       .read(hash)
       .then((record) => this.visibleVerdict(record && (this.cache.get(hash) ?? record), request, visible))
   }

@@ -1,0 +1,61 @@
+import { Counter, type Registry } from 'prom-client'
+import type { KeyRecord } from '../shared/records.js'
+import type { KeyCache } from './key-cache.js'
+import type { KeyLookup } from './key-lookup.js'
+import type { KnownHashes } from './known-hashes.js'
+
+/** What the miss path needs of the shard sync. */
+export interface Freshness {
+  /** The cache is confirmed current within the staleness bound. */
+  readonly current: boolean
+  /**
+   * Resolves once a revision poll that started after this call has caught up every shard (or dropped it): every
+   * change committed before the call has then been applied. Rejects if the poll failed.
+   */
+  requestPoll(): Promise<void>
+}
+
+/**
+ * A key the cache does not hold: read from the store (KeyLookup), unless the filter of known hashes shows that no key
+ * has its hash — so that a flood of random keys costs a poll per batch, not a read per key.
+ *
+ * The filter knows the keys of the changes applied so far; a key may have been created since, and a client that got
+ * it from createKey a moment ago must not be refused. So a filter negative is confirmed by a revision poll that
+ * starts after the request arrived (never one already in flight: it may predate the creation). Every negative that
+ * arrives while one poll is out shares the next. The poll catches up wherever the verifier was behind, which adds the
+ * new keys' hashes; if the filter still says no, no key had the hash when the request arrived: NOT_FOUND, no read.
+ * Anything else — a false positive, a shard the filter is unsure of, a failed poll, a cache beyond the staleness
+ * bound — reads the key as ever.
+ */
+export class MissPath {
+  private readonly negatives: Counter
+
+  constructor(
+    private readonly lookup: KeyLookup,
+    private readonly known: KnownHashes,
+    private readonly cache: KeyCache,
+    private readonly sync: Freshness,
+    registry: Registry,
+  ) {
+    this.negatives = new Counter({
+      name: 'keygate_verify_filter_negatives_total',
+      help: 'Cache misses answered NOT_FOUND by the filter of known key hashes (after a fresh poll), without a key read',
+      registers: [registry],
+    })
+  }
+
+  read(hash: string): Promise<KeyRecord | null> {
+    if (!this.sync.current || this.known.mayExist(hash)) return this.lookup.read(hash)
+    // As a read's (RecordLookup): an answer that spans a drop of the cache is not remembered.
+    const epoch = this.cache.epoch
+    return this.sync.requestPoll().then(
+      () => {
+        if (this.known.mayExist(hash)) return this.lookup.read(hash)
+        this.negatives.inc()
+        if (epoch === this.cache.epoch) this.cache.offer(hash, null)
+        return null
+      },
+      () => this.lookup.read(hash),
+    )
+  }
+}
