@@ -23,7 +23,14 @@ import {
   type RootKeyRecord,
 } from '../records.js'
 import { SHARD_COUNT, shardOf } from '../shards.js'
-import { LOG_TRIMMED, type KeyPage, type KeyStore, type KeyWrite, type RevisionSnapshot } from './key-store.js'
+import {
+  LOG_TRIMMED,
+  type KeyPage,
+  type KeyStore,
+  type KeyWrite,
+  type RevisionSnapshot,
+  type ShardRevision,
+} from './key-store.js'
 import { recordHash, redisKeys } from './redis-keys.js'
 import { toStoreError } from './redis-connection.js'
 import { RedisRootKeyStore } from './redis-root-key-store.js'
@@ -54,6 +61,28 @@ interface ScriptedRedis extends Redis {
 
 // An index entry whose record is missing is a write in flight until it is this old; then it is debris.
 const DANGLING_AFTER_MS = 60_000
+const SHARDS = Array.from({ length: SHARD_COUNT }, (_, shard) => shard)
+// Replies that mean Redis will not run these commands for us (unknown command, not allowed — EXECABORT: a command of
+// the transaction was —, a key of another type), as opposed to "not now" (LOADING, a lost connection).
+const REFUSED = /^(ERR|NOPERM|WRONGTYPE|EXECABORT)\b/
+
+const position = (rev: string | null | undefined, epoch: string | null | undefined): ShardRevision => ({
+  rev: rev ? Number(rev) : 0,
+  epoch: epoch ?? '',
+})
+
+/** SORT_RO's [shard, rev, epoch, …] as positions by shard; undefined unless each shard is there exactly once. */
+function positionsOf(reply: (string | null)[]): ShardRevision[] | undefined {
+  if (reply.length !== 3 * SHARD_COUNT) return undefined
+  const positions = new Array<ShardRevision | undefined>(SHARD_COUNT).fill(undefined)
+  for (let i = 0; i < reply.length; i += 3) {
+    const shard = Number(reply[i])
+    if (!Number.isInteger(shard) || shard < 0 || shard >= SHARD_COUNT || positions[shard]) return undefined
+    positions[shard] = position(reply[i + 1], reply[i + 2])
+  }
+  return positions as ShardRevision[]
+}
+
 // Keys SCAN looks at per call: a few hundred microseconds of Redis each, so the miss path is never held up long.
 const SCAN_COUNT = 1_000
 // listKeys reads at most this many index slices for one page, so skipped pointers cannot make it unbounded.
@@ -68,6 +97,8 @@ export class RedisKeyStore implements KeyStore {
   private readonly rootKeys: RedisRootKeyStore
   private readonly entities: RedisEntityStore
   private readonly namespaceCounters: RedisNamespaceCounters
+  /** Whether shardPositions reads every shard with one SORT_RO (not on a Cluster, nor once Redis refused it). */
+  private sortPositions: boolean
 
   /** Takes over `redis`: close() closes it. */
   /**
@@ -88,6 +119,7 @@ export class RedisKeyStore implements KeyStore {
     redis.defineCommand('addUsage', { lua: ADD_USAGE_SCRIPT })
     this.redis = redis as unknown as ScriptedRedis
     this.cluster = redis instanceof Cluster ? redis : undefined
+    this.sortPositions = this.cluster === undefined
     this.now = now
     this.rootKeys = new RedisRootKeyStore(redis, () => this.confirmReplicated())
     this.entities = new RedisEntityStore(redis, () => this.confirmReplicated())
@@ -471,21 +503,47 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async readRevisions(): Promise<RevisionSnapshot> {
-    // One HMGET per shard and the server's identity; auto-pipelining sends them in one round trip.
-    const [instance, values] = await this.run(() =>
-      Promise.all([
-        this.instanceId(),
-        Promise.all(
-          Array.from({ length: SHARD_COUNT }, (_, shard) =>
-            this.redis.hmget(redisKeys.revision(shard), 'rev', 'epoch'),
-          ),
-        ),
-      ]),
-    )
-    return {
-      instance,
-      shards: values.map(([rev, epoch]) => ({ rev: rev ? Number(rev) : 0, epoch: epoch ?? '' })),
+    // The server's identity and every shard's position; auto-pipelining sends them in one round trip.
+    const [instance, shards] = await this.run(() => Promise.all([this.instanceId(), this.shardPositions()]))
+    return { instance, shards }
+  }
+
+  /**
+   * Every shard's {rev, epoch}. On a single Redis one SORT_RO reads them all (a verifier confirms its cache with this
+   * every second, and before each batch of unknown keys it answers without reading them: 64 commands a time would cost
+   * Redis more than the key reads saved). Shard by shard on a Cluster, or if Redis refuses SORT_RO.
+   */
+  private async shardPositions(): Promise<ShardRevision[]> {
+    if (this.sortPositions) {
+      try {
+        const reply = (await this.redis.call(
+          'SORT_RO',
+          redisKeys.shardNumbers,
+          'BY',
+          'nosort',
+          'GET',
+          '#',
+          'GET',
+          `${redisKeys.revisionPattern}->rev`,
+          'GET',
+          `${redisKeys.revisionPattern}->epoch`,
+        )) as (string | null)[]
+        const positions = positionsOf(reply)
+        if (positions) return positions
+        // Missing (a new or emptied Redis) or altered: written afresh, and read shard by shard this once.
+        await this.redis
+          .multi()
+          .del(redisKeys.shardNumbers)
+          .sadd(redisKeys.shardNumbers, ...SHARDS)
+          .exec()
+      } catch (err) {
+        // Refused for good (before Redis 7, an ACL without SORT_RO or writes): shard by shard from now on.
+        if (!(err instanceof Error && err.name === 'ReplyError' && REFUSED.test(err.message))) throw err
+        this.sortPositions = false
+      }
     }
+    const values = await Promise.all(SHARDS.map((shard) => this.redis.hmget(redisKeys.revision(shard), 'rev', 'epoch')))
+    return values.map(([rev, epoch]) => position(rev, epoch))
   }
 
   async readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED> {

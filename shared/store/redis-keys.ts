@@ -23,6 +23,13 @@ export const redisKeys = {
   entityName: (scope: string, name: string) => `kg:name:${scope}:${name}`,
   /** HASH {rev, epoch}: the shard's revision counter and the identity of its sequence. */
   revision: (shard: number) => `kg:${shardTag(shard)}:rev`,
+  /** SORT GET pattern of every shard's revision counter: `*` is the shard's number (see shardNumbers). */
+  revisionPattern: 'kg:{s*}:rev',
+  /**
+   * SET of the shard numbers 0–63, never changed: SORT_RO of it GETs every shard's revision counter in one command,
+   * on a single Redis (a Cluster has them on several nodes). Written by whoever finds it missing or incomplete.
+   */
+  shardNumbers: 'kg:shards',
   /** STREAM of changes, entry id `<rev>-1`, capped. */
   changeLog: (shard: number) => `kg:${shardTag(shard)}:log`,
   /**

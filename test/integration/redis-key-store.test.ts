@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateKey, generateRootKey } from '../../shared/key-material.js'
 import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
 import { ANALYTICS_RETENTION_MS } from '../../shared/analytics.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
+import type { RevisionSnapshot } from '../../shared/store/key-store.js'
+import { SHARD_COUNT } from '../../shared/shards.js'
 import { startRedisServer, useRedisServer } from '../support/redis-server.js'
 import { keyStoreContract } from './key-store.contract.js'
 
@@ -134,6 +136,89 @@ describe('verification counts on Redis: one script call per key and flush', () =
         expect(ttl).toBeGreaterThan(ANALYTICS_RETENTION_MS - 60_000)
         expect(ttl).toBeLessThanOrEqual(ANALYTICS_RETENTION_MS)
       }
+    }
+  })
+})
+
+describe('shard revisions on Redis: one command for all 64 shards', () => {
+  const redis = useRedisServer()
+  const opened: RedisKeyStore[] = []
+  afterAll(async () => {
+    await Promise.all(opened.map((store) => store.close()))
+  })
+
+  async function storeAs(user?: string): Promise<RedisKeyStore> {
+    const url = user ? redis.url.replace('redis://', `redis://${user}:x@`) : redis.url
+    const store = new RedisKeyStore(await openRedis(url, 'revisions'))
+    opened.push(store)
+    return store
+  }
+
+  /** Every shard's {rev, epoch} read one by one, as the store read them before. */
+  async function expected() {
+    return Promise.all(
+      Array.from({ length: SHARD_COUNT }, async (_, shard) => {
+        const [rev, epoch] = await redis.admin.hmget(redisKeys.revision(shard), 'rev', 'epoch')
+        return { rev: rev ? Number(rev) : 0, epoch: epoch ?? '' }
+      }),
+    )
+  }
+
+  /** The commands Redis ran for `read`, by name (this file's own server; the counting INFO left out). */
+  async function commandsOf(read: () => Promise<unknown>): Promise<Record<string, number>> {
+    const counts = async () =>
+      new Map(
+        [...(await redis.admin.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map(
+          ([, name, calls]) => [name!, Number(calls)] as const,
+        ),
+      )
+    const before = await counts()
+    await read()
+    const after = await counts()
+    after.set('info', after.get('info')! - 1)
+    return Object.fromEntries(
+      [...after].map(([name, n]) => [name, n - (before.get(name) ?? 0)] as const).filter(([, n]) => n > 0),
+    )
+  }
+
+  async function writeSomeShards(store: RedisKeyStore) {
+    const api = { id: newId('api'), name: 'revisions', createdAt: Date.now() }
+    await store.createApi(api)
+    for (let i = 0; i < 20; i++) {
+      const { hash, start } = generateKey('rev')
+      await store.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+    }
+  }
+
+  it('reads them with one SORT_RO once its set of shard numbers is in place, which the first read puts there', async () => {
+    const store = await storeAs()
+    await writeSomeShards(store)
+    expect(await redis.admin.exists(redisKeys.shardNumbers)).toBe(0)
+    expect((await store.readRevisions()).shards).toEqual(await expected())
+    expect(await redis.admin.scard(redisKeys.shardNumbers)).toBe(SHARD_COUNT)
+    let snapshot: RevisionSnapshot | undefined
+    expect(await commandsOf(async () => (snapshot = await store.readRevisions()))).toEqual({ sort_ro: 1, info: 1 })
+    expect(snapshot!.shards).toEqual(await expected())
+    expect(snapshot!.shards.filter((shard) => shard.rev > 0).length).toBeGreaterThan(10)
+  })
+
+  it('reads shard by shard, and puts the set right, when it was altered', async () => {
+    const store = await storeAs()
+    await store.readRevisions()
+    await redis.admin.sadd(redisKeys.shardNumbers, '64')
+    expect((await store.readRevisions()).shards).toEqual(await expected())
+    expect(await commandsOf(() => store.readRevisions())).toEqual({ sort_ro: 1, info: 1 })
+  })
+
+  it('reads shard by shard where Redis refuses SORT_RO, or the writing of its set', async () => {
+    await redis.admin.call('ACL', 'SETUSER', 'no-sort', 'on', 'nopass', '~*', '&*', '+@all', '-sort_ro')
+    await redis.admin.call('ACL', 'SETUSER', 'no-sadd', 'on', 'nopass', '~*', '&*', '+@all', '-sadd')
+    await writeSomeShards(await storeAs())
+    for (const user of ['no-sort', 'no-sadd']) {
+      await redis.admin.del(redisKeys.shardNumbers)
+      const store = await storeAs(user)
+      expect((await store.readRevisions()).shards).toEqual(await expected())
+      expect(await commandsOf(() => store.readRevisions())).toEqual({ hmget: SHARD_COUNT, info: 1 })
     }
   })
 })
