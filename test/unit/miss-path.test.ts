@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto'
+import { Registry } from 'prom-client'
+import { describe, expect, it } from 'vitest'
+import { monotonicClock } from '../../shared/clock.js'
+import { hashKey } from '../../shared/key-material.js'
+import type { KeyRecord } from '../../shared/records.js'
+import { KeyCache } from '../../verifier/key-cache.js'
+import type { KeyLookup } from '../../verifier/key-lookup.js'
+import type { KnownHashes } from '../../verifier/known-hashes.js'
+import { MissPath } from '../../verifier/miss-path.js'
+
+/** A miss path whose filter says no to everything, over a sync that counts its polls (each takes `pollMs`). */
+function missPath(pollMs: number) {
+  const polls: number[] = []
+  let reads = 0
+  const path = new MissPath(
+    { read: async (): Promise<KeyRecord | null> => (reads++, null) } as unknown as KeyLookup,
+    { mayExist: () => false } as unknown as KnownHashes,
+    new KeyCache({ maxKeys: 10, maxUnknown: 100_000, unknownTtlMs: 60_000 }),
+    {
+      current: true,
+      requestPoll: async () => {
+        polls.push(performance.now())
+        await new Promise((resolve) => setTimeout(resolve, pollMs))
+      },
+    },
+    monotonicClock,
+    new Registry(),
+  )
+  return { path, polls, reads: () => reads }
+}
+
+const unknownHash = () => hashKey(randomBytes(16).toString('hex'))
+
+describe('MissPath', () => {
+  it('shares one poll between the unknown keys that arrive together, and reads none of them', async () => {
+    const { path, polls, reads } = missPath(1)
+    const answers = await Promise.all(Array.from({ length: 100 }, () => path.read(unknownHash())))
+    expect(answers.every((answer) => answer === null)).toBe(true)
+    expect(polls).toHaveLength(1)
+    expect(reads()).toBe(0)
+  })
+
+  it('under a flood, polls at most once per 10 ms however fast the unknown keys come', async () => {
+    const { path, polls } = missPath(0)
+    const pending: Promise<unknown>[] = []
+    const until = performance.now() + 200
+    while (performance.now() < until) {
+      pending.push(path.read(unknownHash()))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await Promise.all(pending)
+    expect(pending.length).toBeGreaterThan(200)
+    // Every poll served many keys, and they came 10 ms apart (a timer's start is the event loop's time, which a busy
+    // loop lets fall a little behind: one may come a millisecond or two early, the next makes up for it).
+    expect(polls.length).toBeGreaterThanOrEqual(10)
+    expect(polls.length).toBeLessThan(pending.length / 10)
+    const gaps = polls.slice(1).map((at, i) => at - polls[i]!)
+    expect((polls.at(-1)! - polls[0]!) / gaps.length).toBeGreaterThanOrEqual(9.5)
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(7)
+  })
+
+  it('polls at once for an unknown key that comes alone', async () => {
+    const { path, polls } = missPath(0)
+    await path.read(unknownHash())
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const asked = performance.now()
+    await path.read(unknownHash())
+    expect(polls).toHaveLength(2)
+    expect(polls[1]! - asked).toBeLessThan(8)
+  })
+})
