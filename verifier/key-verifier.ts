@@ -121,7 +121,7 @@ export class KeyVerifier {
       maxStalenessMs: deps.sync.maxStalenessMs,
       pollIntervalMs: deps.sync.pollIntervalMs,
     })
-    this.misses = new MissPath(this.lookup, this.known, this.cache, this.sync, deps.elapsed, deps.registry)
+    this.misses = new MissPath(this.lookup, this.known, this.cache, this.sync, deps.registry)
   }
 
   /** Subscribes to changes and starts polling; resolves at the first successful sync. */

@@ -1,5 +1,4 @@
 import { Counter, type Registry } from 'prom-client'
-import type { Clock } from '../shared/clock.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { KeyCache } from './key-cache.js'
 import type { KeyLookup } from './key-lookup.js'
@@ -38,8 +37,6 @@ export class MissPath {
     private readonly known: KnownHashes,
     private readonly cache: KeyCache,
     private readonly sync: Freshness,
-    /** Monotonic. */
-    private readonly clock: Clock,
     registry: Registry,
   ) {
     this.negatives = new Counter({
@@ -52,17 +49,23 @@ export class MissPath {
   /**
    * A poll that starts after this call; every call until it starts shares it. Started at once (in the next turn of the
    * event loop, which gathers the requests that came in together) unless the last one started under SPACING_MS ago.
+   * Real time, not an injected clock: it spaces real timers.
    */
   private freshPoll(): Promise<void> {
     if (this.next === undefined) {
-      const wait = Math.min(SPACING_MS, this.lastStart + SPACING_MS - this.clock.now())
-      // Timers count whole milliseconds from the event loop's last tick: rounded up, lest the spacing shrink.
-      const due = new Promise<void>((resolve) =>
-        wait > 0 ? setTimeout(resolve, Math.ceil(wait)) : setImmediate(resolve),
-      )
+      const due = new Promise<void>((resolve) => {
+        // A timer counts from the event loop's last tick, so it may fire early: then it waits for the rest.
+        const whenDue = () => {
+          const wait = this.lastStart + SPACING_MS - performance.now()
+          if (wait > 0) setTimeout(whenDue, Math.ceil(wait))
+          else resolve()
+        }
+        if (this.lastStart + SPACING_MS > performance.now()) whenDue()
+        else setImmediate(resolve)
+      })
       this.next = due.then(() => {
         this.next = undefined
-        this.lastStart = this.clock.now()
+        this.lastStart = performance.now()
         return this.sync.requestPoll()
       })
     }
