@@ -218,16 +218,21 @@ describe('verifyKey ahead of Fastify', () => {
   })
 
   it("answers 503 in the contract's shape when the store cannot be read, as Fastify does", async () => {
+    // Neither the key nor the revisions (an unknown key's NOT_FOUND needs a fresh poll instead of a read).
     const read = backend.store.getKeyByHash.bind(backend.store)
-    backend.store.getKeyByHash = async () => {
+    const poll = backend.store.readRevisions.bind(backend.store)
+    const down = async (): Promise<never> => {
       throw new StoreUnavailableError('down')
     }
+    backend.store.getKeyByHash = down
+    backend.store.readRevisions = down
     try {
       const [fast, fastify] = await both(JSON.stringify({ key: 'sk_never_seen_before' }))
       expect(fast).toStrictEqual(fastify)
       expect(fast.status).toBe(503)
     } finally {
       backend.store.getKeyByHash = read
+      backend.store.readRevisions = poll
     }
   })
 
