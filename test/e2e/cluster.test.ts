@@ -60,6 +60,25 @@ describe('Redis Cluster: 3 masters', () => {
     for (const { key, keyId } of keys)
       expect((await post(verifier.url, 'keys.verifyKey', { key }, false)).body).toMatchObject({ valid: true, keyId })
 
+    // A verifier started after the keys were made knows them from its filter of known hashes, built by a SCAN of
+    // every master: a key the scan missed would be NOT_FOUND (its filter negative confirmed by a poll).
+    const late: KeygateProcess = await startKeygate(['verifier'], env)
+    stoppable.push(late)
+    const filterMetric = async (name: string) => {
+      const line = (await (await fetch(`${late.url}/metrics`)).text()).split('\n').find((l) => l.startsWith(name))
+      return Number(line?.split(' ').pop())
+    }
+    await waitFor(
+      async () =>
+        (await filterMetric('keygate_verify_filter_builds_total')) >= 1 &&
+        (await filterMetric('keygate_verify_filter_unsure_shards')) === 0,
+      'the late verifier to build its filter',
+    )
+    for (const { key, keyId } of keys)
+      expect((await post(late.url, 'keys.verifyKey', { key }, false)).body).toMatchObject({ valid: true, keyId })
+    expect((await post(late.url, 'keys.verifyKey', { key: 'sk_no_such_key' }, false)).body.code).toBe('NOT_FOUND')
+    expect(await filterMetric('keygate_verify_filter_negatives_total')).toBe(1)
+
     // Disables on many shards (so on every node) reach the verifier.
     for (const { keyId } of keys.slice(0, 12))
       expect((await post(controlPlane.url, 'keys.updateKey', { keyId, enabled: false })).status).toBe(200)
