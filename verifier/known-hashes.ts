@@ -147,7 +147,10 @@ export class KnownHashes {
         for (const hash of batch) gathering.add(hash)
       }
     } catch (err) {
-      this.log.warn({ err }, 'cannot build the filter of known key hashes; unknown keys are read from Redis meanwhile')
+      this.log.warn(
+        { err },
+        'cannot build the filter of known key hashes; unknown keys are read from the store meanwhile',
+      )
       return false
     } finally {
       this.gathering = undefined

@@ -88,8 +88,10 @@ export class MissPath {
   }
 }
 
-// At most one poll per 10 ms for misses: each costs Redis about as much as 100 key reads (SORT_RO and INFO, ~100 µs),
-// so under a flood of F unknown keys a second a batch holds F/100 of them (measured: 4,500/s, 3 ms of Redis CPU per
-// 1,000 against 4–6 ms for a read each), and a verifier's polls cost Redis at most ~1% of a core whatever the flood.
-// A miss waits for it only while polls are that frequent: a lone unknown key is polled for at once.
+// At most one poll per 10 ms for misses. A poll costs Redis as much as ~40 key reads (SORT_RO and INFO: ~50 µs of
+// command time against ~1.2 µs for a read), so batches must be large for a flood to cost Redis less than a read each:
+// spaced so, a batch holds F/100 keys of a flood of F a second (measured at 64 connections, ~3,000/s: about the Redis
+// CPU of a read each, 20× fewer commands; at 256 connections less CPU than reads), and a verifier's polls for misses
+// cost Redis at most 100 × ~50 µs a second whatever the flood. A miss waits for the spacing only while polls are that
+// frequent: a lone unknown key is polled for at once.
 const SPACING_MS = 10
