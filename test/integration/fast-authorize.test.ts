@@ -166,10 +166,14 @@ describe('/v1/authorize ahead of Fastify', () => {
   })
 
   it("answers 503 in the contract's shape when the store cannot be read, as Fastify does", async () => {
+    // Neither the key nor the revisions (an unknown key's NOT_FOUND needs a fresh poll instead of a read).
     const read = backend.store.getKeyByHash.bind(backend.store)
-    backend.store.getKeyByHash = async () => {
+    const poll = backend.store.readRevisions.bind(backend.store)
+    const down = async (): Promise<never> => {
       throw new StoreUnavailableError('down')
     }
+    backend.store.getKeyByHash = down
+    backend.store.readRevisions = down
     try {
       const headers = { ...api(), 'x-api-key': 'sk_never_seen_before_by_this_verifier' }
       const fast = await overHttp('GET', headers)
@@ -179,6 +183,7 @@ describe('/v1/authorize ahead of Fastify', () => {
       expect({ ...fast, body: '' }).toStrictEqual({ ...fastify, body: '' })
     } finally {
       backend.store.getKeyByHash = read
+      backend.store.readRevisions = poll
     }
   })
 
