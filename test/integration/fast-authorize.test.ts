@@ -20,6 +20,7 @@ import {
 let backend: Backend
 let controlPlane: TestServer
 let app: ReturnType<typeof assembleVerifier>['app']
+let keyVerifier: ReturnType<typeof assembleVerifier>['verifier']
 let url: string
 let apiId: string
 const keys: Record<string, string> = {}
@@ -47,6 +48,7 @@ beforeAll(async () => {
     },
   )
   app = assembled.app
+  keyVerifier = assembled.verifier
   await assembled.verifier.start()
   app.addHook('onResponse', (req, _reply, done) => {
     if (req.url.startsWith('/v1/authorize')) throughFastify++
@@ -107,6 +109,10 @@ describe('/v1/authorize ahead of Fastify', () => {
     ['valid key as a Bearer token', 'POST', { ...api(), authorization: `Bearer ${keys.valid}` }],
     ['any method', 'DELETE', { ...api(), 'x-api-key': keys.valid! }],
     ['HEAD', 'HEAD', { ...api(), 'x-api-key': keys.valid! }],
+    ['HEAD without a key', 'HEAD', api()],
+    ['HEAD with a disabled key', 'HEAD', { ...api(), 'x-api-key': keys.disabled! }],
+    ['OPTIONS', 'OPTIONS', { ...api(), 'x-api-key': keys.valid! }],
+    ['a Content-Length of 0', 'PUT', { ...api(), 'x-api-key': keys.valid!, 'content-length': '0' }],
     ['no key', 'GET', api()],
     ['an unknown key', 'GET', { ...api(), 'x-api-key': 'sk_not_a_key' }],
     ['a disabled key', 'GET', { ...api(), 'x-api-key': keys.disabled! }],
@@ -175,12 +181,17 @@ describe('/v1/authorize ahead of Fastify', () => {
     backend.store.getKeyByHash = down
     backend.store.readRevisions = down
     try {
-      const headers = { ...api(), 'x-api-key': 'sk_never_seen_before_by_this_verifier' }
-      const fast = await overHttp('GET', headers)
-      const fastify = await viaFastify('GET', headers)
-      expect(fast.status).toBe(503)
-      expect(withoutRequestId(fast.body)).toBe(withoutRequestId(fastify.body))
-      expect({ ...fast, body: '' }).toStrictEqual({ ...fastify, body: '' })
+      // HEAD too: the error's headers (its Content-Length the body's), as Fastify sends them, and no body (inject
+      // hands HEAD a body that Node's server would not send).
+      for (const method of ['GET', 'HEAD']) {
+        const headers = { ...api(), 'x-api-key': `sk_never_seen_before_by_this_verifier_${method}` }
+        const fast = await overHttp(method, headers)
+        const fastify = await viaFastify(method, headers)
+        expect(fast.status, method).toBe(503)
+        if (method === 'HEAD') expect(fast.body).toBe('')
+        else expect(withoutRequestId(fast.body)).toBe(withoutRequestId(fastify.body))
+        expect({ ...fast, body: '' }, method).toStrictEqual({ ...fastify, body: '' })
+      }
     } finally {
       backend.store.getKeyByHash = read
       backend.store.readRevisions = poll
@@ -206,5 +217,43 @@ describe('/v1/authorize ahead of Fastify', () => {
     await overHttp('GET', { ...api(), 'x-api-key': 'sk_nope' })
     await overHttp('GET', api())
     expect(await count()).toBe(before + 2)
+  })
+
+  it('refuses a key as soon as it is disabled, though its answer was kept for its unchanged verdict', async () => {
+    const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
+    const created = (
+      await controlPlane.app.inject({ method: 'POST', url: '/v1/keys.createKey', headers, payload: { apiId } })
+    ).json()
+    await keyVerifier.pollNow()
+    const gateway = { ...api(), 'x-api-key': created.key }
+    // A miss, then hits: the hits answer the memoised verdict's kept answer, on both paths.
+    for (let i = 0; i < 3; i++) {
+      expect((await overHttp('GET', gateway)).status).toBe(200)
+      expect((await viaFastify('GET', gateway)).status).toBe(200)
+    }
+    await controlPlane.app.inject({
+      method: 'POST',
+      url: '/v1/keys.updateKey',
+      headers,
+      payload: { keyId: created.keyId, enabled: false },
+    })
+    await keyVerifier.pollNow()
+    for (let i = 0; i < 3; i++) {
+      const fast = await overHttp('GET', gateway)
+      expect(fast.status).toBe(401)
+      expect(fast.headers['x-keygate-code']).toBe('DISABLED')
+      expect((await viaFastify('GET', gateway)).status).toBe(401)
+    }
+  })
+
+  // Last: the server does not accept requests after this.
+  it('steps aside while the server shuts down: Fastify answers 503 with Connection: close', async () => {
+    const before = throughFastify
+    app.stopAccepting()
+    const response = await request(`${url}/v1/authorize`, { headers: { ...api(), 'x-api-key': keys.valid! } })
+    expect(response.statusCode).toBe(503)
+    expect(response.headers.connection).toBe('close')
+    expect(((await response.body.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')
+    expect(throughFastify - before).toBe(1)
   })
 })
