@@ -75,6 +75,9 @@ export class RouteTally {
   }
 
   durationValues(): ExportedValue[] {
+    // As prom-client's histogram: a route's series appear with its first response, not when its tally is taken (the
+    // fast paths take theirs when built).
+    if (this.durations.observed === 0) return []
     return this.durations.values('keygate_http_request_duration_seconds', { route: this.route })
   }
 }
