@@ -17,7 +17,7 @@ const HOP_BY_HOP = new Set([
 
 /**
  * Whether a header is hop-by-hop: one of the standard ones, or one the Connection header names. Per request, so no
- * set is built unless Connection names something beyond keep-alive and close (almost never).
+ * set is built unless Connection names something beyond keep-alive (almost never on a hot connection).
  */
 function hopByHop(
   headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
@@ -32,8 +32,9 @@ function hopByHop(
   return (name) => named.has(name)
 }
 
-// keep-alive and close are hop-by-hop already: a Connection header naming only them adds nothing to drop.
-const PLAIN_CONNECTION = /^\s*(keep-alive|close)\s*$/i
+// keep-alive is hop-by-hop already: a Connection header naming only it adds nothing to drop. `close` is not in the
+// list, so a header named close is dropped when Connection names it (§7.6.1), as any other.
+const PLAIN_CONNECTION = /^\s*keep-alive\s*$/i
 
 // The host is the upstream's to set; what the client claims about earlier hops is not ours to vouch for
 // (X-Forwarded-For is appended to instead).
