@@ -17,6 +17,16 @@ export function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
 }
 
+/** Whether the process may run on `core` (its affinity, /proc/<pid>/status Cpus_allowed_list: "0", "0-1", "0,2-3"). */
+export function mayRunOn(pid: number, core: number): boolean {
+  const list = /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+  if (list === undefined) return true
+  return list.split(',').some((range) => {
+    const [from, to = from] = range.split('-').map(Number)
+    return from! <= core && core <= to!
+  })
+}
+
 /** Busy and total CPU seconds of one core (`cpu0`…) or of the machine (`cpu`), from /proc/stat. */
 export function coreTimes(core: number | 'all'): { busy: number; total: number } {
   const name = core === 'all' ? 'cpu' : `cpu${core}`
