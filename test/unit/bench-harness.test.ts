@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { renderChart } from '../../bench/lib/chart.js'
+import { canPin, LOAD_CORE, pinned, SERVER_CORE } from '../../bench/lib/cores.js'
 import { runLoad } from '../../bench/lib/load.js'
+import { mayRunOn, processCpuSeconds } from '../../bench/lib/process-cpu.js'
 import { cumulativeCounts, histogramQuantile, measured, median, percentile } from '../../bench/lib/stats.js'
 import { newRequestId } from '../../shared/http/request-id.js'
 
@@ -64,6 +68,30 @@ describe('bench harness', () => {
       expect(new Set(seen.slice(0, 50)).size).toBeGreaterThanOrEqual(45)
     } finally {
       server.close()
+    }
+  })
+})
+
+describe('CPU accounting from /proc', () => {
+  it("reads a process's own user + system CPU seconds, not its wall time, and where it may run", async () => {
+    // Spins for 0.4 s, says so, then idles: what /proc says it used is at most that (plus Node's start-up), and at
+    // least some of it however busy the machine. Pinned to the load core when pinning is possible.
+    // Its name holds a space and a parenthesis, as /proc/<pid>/stat's second field may.
+    const spin = `process.title = 'kg) spin'; const t = performance.now() + 400; while (performance.now() < t); console.log('spun'); setTimeout(() => {}, 1e4)`
+    const [command, ...args] = pinned(LOAD_CORE, [process.execPath, '-e', spin])
+    const child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    try {
+      await once(child.stdout, 'data')
+      const seconds = processCpuSeconds(child.pid!)
+      expect(seconds).toBeGreaterThanOrEqual(0.1)
+      expect(seconds).toBeLessThan(0.8)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      // Idle since: a wall clock would have moved on, its CPU has not.
+      expect(processCpuSeconds(child.pid!) - seconds).toBeLessThan(0.05)
+      expect(mayRunOn(child.pid!, LOAD_CORE)).toBe(true)
+      if (LOAD_CORE !== SERVER_CORE) expect(mayRunOn(child.pid!, SERVER_CORE)).toBe(!canPin)
+    } finally {
+      child.kill()
     }
   })
 })
