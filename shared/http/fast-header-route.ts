@@ -53,6 +53,19 @@ export function fastHeaderPath(route: FastHeaderRoute, context: FastRouteContext
     send(req, res, error.statusCode, error.headers, body, requestId, started)
   }
 
+  /**
+   * Writes an answer; only writing can throw here (a header value Node refuses). Served from the server's request
+   * listener, a throw would take the process down: the connection is dropped instead, as the JSON fast path does.
+   */
+  function written(res: ServerResponse, requestId: string, write: () => void): void {
+    try {
+      write()
+    } catch (err) {
+      context.log.error({ err, requestId }, 'could not write the answer')
+      res.destroy()
+    }
+  }
+
   return {
     takes(req) {
       if (req.url !== route.url || context.closing()) return false
@@ -65,7 +78,8 @@ export function fastHeaderPath(route: FastHeaderRoute, context: FastRouteContext
       try {
         answer = route.answer(req.headers)
       } catch (err) {
-        fail(req, res, err, requestIdOf(req), started)
+        const requestId = requestIdOf(req)
+        written(res, requestId, () => fail(req, res, err, requestId, started))
         return true
       }
       if (answer === undefined) return false
@@ -73,16 +87,11 @@ export function fastHeaderPath(route: FastHeaderRoute, context: FastRouteContext
       // No body to wait for (takes() saw to it): the request has arrived in full; reading on frees the parser.
       req.resume()
       if (answer instanceof Promise) {
-        answer
-          .then(
-            (value) => send(req, res, value.status, value.headers, '', requestId, started),
-            (err) => fail(req, res, err, requestId, started),
-          )
-          .catch((err: unknown) => {
-            context.log.error({ err, requestId }, 'could not write the answer')
-            res.destroy()
-          })
-      } else send(req, res, answer.status, answer.headers, '', requestId, started)
+        answer.then(
+          (value) => written(res, requestId, () => send(req, res, value.status, value.headers, '', requestId, started)),
+          (err) => written(res, requestId, () => fail(req, res, err, requestId, started)),
+        )
+      } else written(res, requestId, () => send(req, res, answer.status, answer.headers, '', requestId, started))
       return true
     },
   }
