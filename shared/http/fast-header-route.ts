@@ -40,6 +40,8 @@ export function fastHeaderPath(route: FastHeaderRoute, context: FastRouteContext
     if (body.length > 0) head.push('content-type', 'application/json; charset=utf-8')
     // As Fastify: an empty answer says Content-Length: 0, except to HEAD (whose length would be the GET's).
     if (body.length > 0 || req.method !== 'HEAD') head.push('content-length', String(Buffer.byteLength(body)))
+    // Shutting down: a keep-alive connection answered now must not linger for the next request (as fast-route.ts).
+    if (context.closing()) head.push('connection', 'close')
     res.writeHead(status, head)
     res.end(body)
     tally.observe(req.method!, status, (performance.now() - started) / 1000)

@@ -248,8 +248,28 @@ describe('/v1/authorize ahead of Fastify', () => {
 
   // Last: the server does not accept requests after this.
   it('steps aside while the server shuts down: Fastify answers 503 with Connection: close', async () => {
+    // A request it took before shutdown began (its key being read) is answered with Connection: close, as Fastify's
+    // are: its keep-alive connection must not linger for a next request.
+    const read = backend.store.getKeyByHash.bind(backend.store)
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    backend.store.getKeyByHash = async (hash) => {
+      await held
+      return read(hash)
+    }
+    try {
+      const inFlight = request(`${url}/v1/authorize`, { headers: { ...api(), 'x-api-key': 'sk_read_during_shutdown' } })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      app.stopAccepting()
+      release()
+      const answered = await inFlight
+      expect(answered.statusCode).toBe(401)
+      expect(answered.headers.connection).toBe('close')
+      await answered.body.dump()
+    } finally {
+      backend.store.getKeyByHash = read
+    }
     const before = throughFastify
-    app.stopAccepting()
     const response = await request(`${url}/v1/authorize`, { headers: { ...api(), 'x-api-key': keys.valid! } })
     expect(response.statusCode).toBe(503)
     expect(response.headers.connection).toBe('close')
