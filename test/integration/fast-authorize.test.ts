@@ -257,13 +257,23 @@ describe('/v1/authorize ahead of Fastify', () => {
       await held
       return read(hash)
     }
+    // A key that exists and was never verified: read from the store (an unknown key is answered by the filter of
+    // known hashes instead, without a read to hold).
+    const fresh = (
+      await controlPlane.app.inject({
+        method: 'POST',
+        url: '/v1/keys.createKey',
+        headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+        payload: { apiId },
+      })
+    ).json<{ key: string }>().key
     try {
-      const inFlight = request(`${url}/v1/authorize`, { headers: { ...api(), 'x-api-key': 'sk_read_during_shutdown' } })
+      const inFlight = request(`${url}/v1/authorize`, { headers: { ...api(), 'x-api-key': fresh } })
       await new Promise((resolve) => setTimeout(resolve, 50))
       app.stopAccepting()
       release()
       const answered = await inFlight
-      expect(answered.statusCode).toBe(401)
+      expect(answered.statusCode).toBe(200)
       expect(answered.headers.connection).toBe('close')
       await answered.body.dump()
     } finally {
