@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { pino } from 'pino'
-import { assembleVerifier } from '../../cli/assemble-verifier.js'
-import { monotonicClock, systemClock } from '../../shared/clock.js'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import {
-  DEFAULT_SYNC,
   openBackend,
   startTestControlPlane,
+  startTestVerifier,
   TEST_ROOT_KEY,
   type Backend,
   type TestServer,
@@ -19,8 +16,8 @@ import {
  */
 let backend: Backend
 let controlPlane: TestServer
-let app: ReturnType<typeof assembleVerifier>['app']
-let keyVerifier: ReturnType<typeof assembleVerifier>['verifier']
+let app: TestServer['app']
+let keyVerifier: TestServer['verifier']
 let url: string
 let apiId: string
 const keys: Record<string, string> = {}
@@ -30,31 +27,17 @@ let throughFastify = 0
 beforeAll(async () => {
   backend = await openBackend()
   controlPlane = await startTestControlPlane({ backend })
-  const assembled = assembleVerifier(
-    {
-      store: backend.store,
-      feed: backend.feed,
-      clock: systemClock,
-      elapsed: monotonicClock,
-      log: pino({ level: 'silent' }),
-    },
-    {
-      bodyLimitBytes: 1_048_576,
-      docsBaseUrl: '/docs',
-      cache: { maxKeys: 1_000, maxUnknown: 1_000, unknownTtlMs: 10_000 },
-      sync: DEFAULT_SYNC,
-      // Bound to no api: a request without X-Keygate-Api-Id is Fastify's to refuse (and explain).
-      gateway: { keyHeader: 'x-api-key', cost: 1 },
-    },
-  )
-  app = assembled.app
-  keyVerifier = assembled.verifier
-  await assembled.verifier.start()
-  app.addHook('onResponse', (req, _reply, done) => {
-    if (req.url.startsWith('/v1/authorize')) throughFastify++
-    done()
+  // Bound to no api: a request without X-Keygate-Api-Id is Fastify's to refuse (and explain).
+  const started = await startTestVerifier({
+    backend,
+    beforeReady: (verifierApp) =>
+      verifierApp.addHook('onResponse', (req, _reply, done) => {
+        if (req.url.startsWith('/v1/authorize')) throughFastify++
+        done()
+      }),
   })
-  await app.ready()
+  app = started.app
+  keyVerifier = started.verifier
   url = await app.listen({ port: 0, host: '127.0.0.1' })
   const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
   const call = async (path: string, payload: object) =>
@@ -67,7 +50,7 @@ beforeAll(async () => {
   keys.limited = (
     await call('keys.createKey', { apiId, ratelimit: { type: 'consistent', limit: 1, duration: 86_400_000 } })
   ).key
-  await assembled.verifier.pollNow()
+  await keyVerifier.pollNow()
   await new Promise((resolve) => setTimeout(resolve, 350))
 })
 afterAll(async () => {

@@ -3,13 +3,10 @@ import { StoreUnavailableError } from '../../shared/errors.js'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { pino } from 'pino'
-import { assembleVerifier } from '../../cli/assemble-verifier.js'
-import { monotonicClock, systemClock } from '../../shared/clock.js'
 import {
-  DEFAULT_SYNC,
   openBackend,
   startTestControlPlane,
+  startTestVerifier,
   TEST_ROOT_KEY,
   type Backend,
   type TestServer,
@@ -31,35 +28,15 @@ let throughFastifyCount = 0
 beforeAll(async () => {
   backend = await openBackend()
   controlPlane = await startTestControlPlane({ backend })
-  // Assembled here rather than by startTestVerifier: a hook added before ready() counts what reaches Fastify.
-  const { app, verifier: keyVerifier } = assembleVerifier(
-    {
-      store: backend.store,
-      feed: backend.feed,
-      clock: systemClock,
-      elapsed: monotonicClock,
-      log: pino({ level: 'silent' }),
-    },
-    {
-      bodyLimitBytes: 1_048_576,
-      docsBaseUrl: '/docs',
-      cache: { maxKeys: 1_000, maxUnknown: 1_000, unknownTtlMs: 10_000 },
-      sync: DEFAULT_SYNC,
-      gateway: { keyHeader: 'x-api-key', cost: 1 },
-    },
-  )
-  await keyVerifier.start()
-  app.addHook('onResponse', (request, _reply, done) => {
-    if (request.url === '/v1/keys.verifyKey') throughFastifyCount++
-    done()
+  // A hook added before ready() counts what reaches Fastify. Closing the verifier leaves the test's backend open.
+  verifier = await startTestVerifier({
+    backend,
+    beforeReady: (app) =>
+      app.addHook('onResponse', (request, _reply, done) => {
+        if (request.url === '/v1/keys.verifyKey') throughFastifyCount++
+        done()
+      }),
   })
-  await app.ready()
-  verifier = {
-    app,
-    verifier: keyVerifier,
-    // Closing the app stops the verifier (the assembly's hook); the backend is the test's.
-    close: () => app.close(),
-  }
   url = await verifier.app.listen({ port: 0, host: '127.0.0.1' })
   const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
   const call = async (path: string, payload: object) =>

@@ -87,6 +87,8 @@ export interface TestServerOptions {
   sync?: Partial<SyncSettings>
   gateway?: Partial<GatewayPolicy>
   managementRateLimit?: number
+  /** Runs on the assembled app before it is ready: a test adds its own hooks here (Fastify takes none after). */
+  beforeReady?: (app: KeygateServer) => void
 }
 
 /** The parts a test server is assembled on: the test's clock, when it has one, moves both clocks. */
@@ -142,6 +144,7 @@ export async function startTestVerifier(options: TestServerOptions = {}): Promis
     gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway },
   })
   await verifier.start()
+  options.beforeReady?.(app)
   await app.ready()
   return {
     app,
