@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCaddy, type Caddy } from '../support/caddy.js'
 import { startGatewayStack, type GatewayStack } from '../support/gateway-stack.js'
 import { readmeBlock } from '../support/readme-blocks.js'
+import { clearOfWindowEdge } from '../support/window-edge.js'
 
 const portOf = (url: string) => new URL(url).port
 
@@ -95,6 +96,7 @@ describe('forward-auth through a real Caddy (forward_auth), configured as the RE
   it('passes the verifier’s 429 on with Retry-After and RateLimit-*, and the API’s own 500 unchanged', async () => {
     const limited = await stack.newKey({ ratelimit: { limit: 1, duration: 60_000 } })
     const headers = { 'x-api-key': limited.key }
+    await clearOfWindowEdge(60_000)
     expect((await fetch(`${caddy.url}/x`, { headers })).status).toBe(200)
     const refused = await fetch(`${caddy.url}/x`, { headers })
     expect(refused.status).toBe(429)

@@ -4,6 +4,7 @@ import { jsonPoster, startKeygate, type KeygateProcess } from '../support/proces
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
+import { clearOfWindowEdge } from '../support/window-edge.js'
 
 const ROOT_KEY = 'cluster-test-root-key-0123456789'
 
@@ -127,6 +128,7 @@ describe('Redis Cluster: 3 masters', () => {
         ratelimit: { limit: 1, duration: 60_000, async: false },
       })
     ).body
+    await clearOfWindowEdge(60_000)
     expect((await post(verifier.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({
       valid: true,
       remaining: 1,

@@ -4,6 +4,7 @@ import { startGatewayStack, type GatewayStack } from '../support/gateway-stack.j
 import { startNginx, type Nginx } from '../support/nginx.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 import { readmeBlock } from '../support/readme-blocks.js'
+import { clearOfWindowEdge } from '../support/window-edge.js'
 
 const EXAMPLE = new URL('../../deploy/examples/sidecar/forward-auth/nginx.conf', import.meta.url)
 
@@ -111,6 +112,7 @@ describe('forward-auth through a real nginx (auth_request), configured as the RE
     for (const gateway of [nginx, example]) {
       const limited = await stack.newKey({ ratelimit: { limit: 1, duration: 60_000 } })
       const headers = { 'x-api-key': limited.key }
+      await clearOfWindowEdge(60_000)
       expect((await fetch(`${gateway.url}/x`, { headers })).status, gateway.errorLog()).toBe(200)
       const refused = await fetch(`${gateway.url}/x`, { headers })
       expect(refused.status, gateway.errorLog()).toBe(429)
