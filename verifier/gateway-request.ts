@@ -36,20 +36,55 @@ export function readGatewayRequest(
   policy: GatewayPolicy,
   trustOverrides: boolean,
 ): GatewayCheck {
-  const fromHeader = single(headers[policy.keyHeader])?.trim()
-  const bearer = BEARER.exec(single(headers.authorization) ?? '')?.[1]
-  const key = fromHeader || bearer
-  const keyFrom = fromHeader ? 'header' : bearer ? 'authorization' : undefined
-  const override = (name: string) => (trustOverrides ? single(headers[name])?.trim() || undefined : undefined)
+  const { key, keyFrom } = readGatewayKey(headers, policy)
+  if (!trustOverrides) return { key, keyFrom, ...policyRequest(policy) }
+  const override = (name: string) => single(headers[name])?.trim() || undefined
   const apiId = override(OVERRIDE_HEADERS.apiId) ?? policy.apiId
   const permissionsHeader = override(OVERRIDE_HEADERS.permissions)
   const listed = permissionsHeader === undefined ? undefined : splitList(permissionsHeader)
   const permissions = listed && listed.length > 0 ? listed : policy.permissions
   const costHeader = override(OVERRIDE_HEADERS.cost)
   const cost = costHeader !== undefined && /^\d{1,6}$/.test(costHeader) ? Number(costHeader) : policy.cost
+  return { key, keyFrom, ...checkOf(policy, apiId, permissions, cost) }
+}
+
+/** The key a request carries and where it came from: the policy's key header first, then `Authorization: Bearer`. */
+export function readGatewayKey(
+  headers: IncomingHttpHeaders,
+  policy: GatewayPolicy,
+): Pick<GatewayCheck, 'key' | 'keyFrom'> {
+  const fromHeader = single(headers[policy.keyHeader])?.trim()
+  const bearer = fromHeader ? undefined : BEARER.exec(single(headers.authorization) ?? '')?.[1]
+  const key = fromHeader || bearer
   return {
     key: key && key.length <= MAX_KEY_LENGTH ? key : undefined,
-    keyFrom,
+    keyFrom: fromHeader ? 'header' : bearer ? 'authorization' : undefined,
+  }
+}
+
+const ofPolicy = new WeakMap<GatewayPolicy, Omit<GatewayCheck, 'key' | 'keyFrom'>>()
+
+/**
+ * What a request is checked against when no header may override the policy (the reverse proxy): the policy's alone,
+ * the same for every request, so built once per policy (a frozen request: verdicts may be memoised against it).
+ */
+export function policyRequest(policy: GatewayPolicy): Omit<GatewayCheck, 'key' | 'keyFrom'> {
+  let check = ofPolicy.get(policy)
+  if (check === undefined) {
+    const built = checkOf(policy, policy.apiId, policy.permissions, policy.cost)
+    check = Object.freeze({ ...built, request: Object.freeze(built.request) })
+    ofPolicy.set(policy, check)
+  }
+  return check
+}
+
+function checkOf(
+  policy: GatewayPolicy,
+  apiId: string | undefined,
+  permissions: readonly string[] | undefined,
+  cost: number,
+): Omit<GatewayCheck, 'key' | 'keyFrom'> {
+  return {
     noApi: apiId === undefined && policy.anyApi !== true,
     request: {
       apiId,

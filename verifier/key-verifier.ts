@@ -317,7 +317,7 @@ export class KeyVerifier {
    */
   private decide(record: CachedKey | null, context: KeyContext, request: VerifyRequest): Verdict | Promise<Verdict> {
     const now = this.clock.now()
-    if (record === null) return this.count(verify(record, context, request, now))
+    if (record === null) return this.count(verify(record, context, request, now), now)
     // A plain request's verdict is a function of the record, its context, the api asked about and whether the key
     // has expired, until it reaches limits or credits: the same inputs answer the very same (frozen) verdict.
     const plain = isPlain(request)
@@ -330,7 +330,7 @@ export class KeyVerifier {
       memo.apiId === request.apiId &&
       memo.expired === expired
     )
-      return this.count(memo.verdict)
+      return this.count(memo.verdict, now)
     const verdict = verify(record, context, request, now)
     const remember = () => {
       if (!plain) return verdict
@@ -338,9 +338,9 @@ export class KeyVerifier {
       record.verdict = { context, apiId: request.apiId, expired, verdict: frozen }
       return frozen
     }
-    if (verdict.code !== 'VALID') return this.count(remember())
+    if (verdict.code !== 'VALID') return this.count(remember(), now)
     const limits = appliedLimits(record, context.limits, request)
-    if (limits.length === 0 && record.remaining === undefined) return this.count(remember())
+    if (limits.length === 0 && record.remaining === undefined) return this.count(remember(), now)
     return this.limitThenSpend(record, context.limits?.group ?? record.hash, request, verdict, limits, now)
   }
 
@@ -393,9 +393,10 @@ export class KeyVerifier {
     return this.limiter.reconcile(this.clock.now())
   }
 
-  private count(verdict: Verdict): Verdict {
+  /** Counts a verdict (metrics, the key's usage) at `now`, the time it was decided at when the caller has it. */
+  private count(verdict: Verdict, now: number = this.clock.now()): Verdict {
     this.metrics.verdicts[verdict.code].inc()
-    this.usage.record(verdict.keyId, verdict.code, this.clock.now())
+    this.usage.record(verdict.keyId, verdict.code, now)
     return verdict
   }
 

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
@@ -7,10 +6,12 @@ import { ApiError, StoreUnavailableError } from '../shared/errors.js'
 import { errorBody } from '../shared/http/error-body.js'
 import { requestIdOf } from '../shared/http/request-id.js'
 import type { GatewayPolicy, ProxySettings } from '../shared/config/settings.js'
-import { readGatewayRequest } from './gateway-request.js'
+import { policyRequest, readGatewayKey, type GatewayCheck } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
-import { clientResponseHeaders, upstreamRequestHeaders } from './proxy-headers.js'
-import { createProxyMetrics, type AnswerSource } from './proxy-metrics.js'
+import { upstreamRequestHeaders } from './proxy-headers.js'
+import { UpstreamExchange } from './upstream-exchange.js'
+import { createProxyMetrics } from './proxy-metrics.js'
+import type { Verdict } from '../shared/verification.js'
 import { gatewayAnswer, refusalMessage, unavailable, type GatewayCode } from './verdict-status.js'
 
 export interface ProxyOptions extends Omit<ProxySettings, 'port'> {
@@ -74,100 +75,147 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     res.end(body)
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Clients talk to the proxy directly: their X-Keygate-* headers never choose the policy, which is the same for
+  // every request.
+  const { request: checked } = policyRequest(policy)
+
+  /** Checks the request's key (synchronously on a cache hit), then refuses it or forwards it. */
+  function handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now()
-    let source: AnswerSource = 'keygate'
     const requestId = requestIdOf(req)
-    // Clients talk to the proxy directly: their X-Keygate-* headers never choose the policy.
-    const check = readGatewayRequest(req.headers, policy, false)
-    // A client that leaves (while its key is checked, or before or during the response) cancels the upstream
-    // request and frees its connection. undici takes an EventEmitter as the signal: an AbortController would
-    // build a DOMException (with a stack) for every request, and stream.pipeline makes one per request too —
-    // together ~60 us, more than the rest.
-    const departed = new EventEmitter()
-    let gone = false
-    // One listener for both ends: a response sent in full is timed; one cut short aborts the upstream request.
-    res.on('close', () => {
-      if (res.writableFinished) return metrics.finished(res.statusCode, source, (performance.now() - started) / 1000)
-      gone = true
-      departed.emit('abort')
-    })
-    let verdict
+    const { key, keyFrom } = readGatewayKey(req.headers, policy)
+    let verdict: Verdict | Promise<Verdict> | undefined
     try {
-      verdict = check.key === undefined ? undefined : await verifier.verify(check.key, check.request)
+      verdict = key === undefined ? undefined : verifier.verify(key, checked)
     } catch (err) {
-      if (err instanceof StoreUnavailableError) return fail(res, requestId, unavailable())
-      throw err
+      return failed(res, requestId, started, err)
     }
-    const answer = gatewayAnswer(verdict ?? { code: 'MISSING_KEY' }, verifier.now())
-    if (answer.code !== 'VALID') {
+    if (!(verdict instanceof Promise)) return decided(req, res, requestId, started, keyFrom, verdict)
+    // A client that leaves while its key is read is answered nothing, and nothing is forwarded for it.
+    verdict
+      .then(
+        (read) => (res.destroyed ? req.resume() : decided(req, res, requestId, started, keyFrom, read)),
+        (err: unknown) => failed(res, requestId, started, err),
+      )
+      .catch((err: unknown) => crashed(res, requestId, err))
+  }
+
+  /** An answer of Keygate's own before anything is forwarded, timed as every answer is. */
+  function refuse(
+    res: ServerResponse,
+    requestId: string,
+    started: number,
+    error: Parameters<typeof fail>[2],
+    headers?: Record<string, string>,
+  ): void {
+    res.once('close', () => {
+      if (res.writableFinished) metrics.finished(res.statusCode, 'keygate', (performance.now() - started) / 1000)
+    })
+    fail(res, requestId, error, headers)
+  }
+
+  function failed(res: ServerResponse, requestId: string, started: number, err: unknown): void {
+    if (err instanceof StoreUnavailableError) return refuse(res, requestId, started, unavailable())
+    log.error({ err, requestId }, 'proxy handler failed')
+    refuse(res, requestId, started, new ApiError('INTERNAL_SERVER_ERROR', 'internal error'))
+  }
+
+  function decided(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    started: number,
+    keyFrom: GatewayCheck['keyFrom'],
+    verdict: Verdict | undefined,
+  ): void {
+    if (verdict?.code !== 'VALID') {
+      const answer = gatewayAnswer(verdict ?? { code: 'MISSING_KEY' }, verifier.now())
       req.resume()
-      const message = refusalMessage(answer.code, policy.keyHeader, check.keyFrom)
-      return fail(res, requestId, { statusCode: answer.status, code: answer.code, message }, answer.headers)
+      if (answer.code === 'VALID') return failed(res, requestId, started, new Error('a refused verdict answered VALID'))
+      const message = refusalMessage(answer.code, policy.keyHeader, keyFrom)
+      return refuse(res, requestId, started, { statusCode: answer.status, code: answer.code, message }, answer.headers)
     }
     // Never so (a VALID verdict names its key: shared/verification.ts); a bug answers 500, never forwards.
-    if (verdict?.keyId === undefined) throw new Error('a VALID verdict without a key id')
-
+    if (verdict.keyId === undefined)
+      return failed(res, requestId, started, new Error('a VALID verdict without a key id'))
     // Origin-form targets only (`OPTIONS *` and absolute URLs are not ours to pass on).
     if (!req.url?.startsWith('/')) {
       req.resume()
-      return fail(res, requestId, new ApiError('BAD_REQUEST', 'the request target must be a path starting with /'))
+      return refuse(
+        res,
+        requestId,
+        started,
+        new ApiError('BAD_REQUEST', 'the request target must be a path starting with /'),
+      )
     }
+    forward(req, res, requestId, started, keyFrom, verdict.keyId, verdict.ownerId)
+  }
+
+  function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    started: number,
+    keyFrom: GatewayCheck['keyFrom'],
+    keyId: string,
+    ownerId: string | undefined,
+  ): void {
+    const exchange = new UpstreamExchange(res, requestId, {
+      answered: (status) => metrics.answered(status, 'upstream'),
+      failed: (err) => {
+        req.resume()
+        fail(res, requestId, upstreamError(err))
+        if (!(err instanceof undiciErrors.UndiciError)) log.warn({ err, requestId }, 'proxy request failed')
+      },
+      unpassable: (err) => {
+        log.warn({ err, requestId }, 'upstream response headers could not be passed on')
+        fail(res, requestId, new ApiError('BAD_GATEWAY', 'the upstream answered with headers that cannot be passed on'))
+      },
+    })
+    // One listener for both ends: a response sent in full is timed; one cut short (the client left) aborts the
+    // upstream request and frees its connection.
+    res.on('close', () => {
+      if (res.writableFinished) metrics.finished(res.statusCode, exchange.source, (performance.now() - started) / 1000)
+      else exchange.clientLeft()
+    })
     const hasBody =
       req.headers['content-length'] !== undefined
         ? req.headers['content-length'] !== '0'
         : req.headers['transfer-encoding'] !== undefined
-    // Gone while its key was checked: nothing to forward.
-    if (gone) return
-    let upstream: Dispatcher.ResponseData
-    try {
-      upstream = await pool.request({
-        method: req.method as 'GET',
-        path: req.url,
-        signal: departed,
+    pool.dispatch(
+      {
+        method: req.method as Dispatcher.HttpMethod,
+        path: req.url!,
         headers: upstreamRequestHeaders(req.headers, {
-          keyId: verdict.keyId,
-          ownerId: verdict.ownerId,
+          keyId,
+          ownerId,
           requestId,
           clientAddress: req.socket.remoteAddress,
           keyHeader: policy.keyHeader,
-          keyInAuthorization: check.keyFrom === 'authorization',
+          keyInAuthorization: keyFrom === 'authorization',
         }),
         body: hasBody ? req : undefined,
-      })
-    } catch (err) {
-      if (gone) return
-      req.resume()
-      fail(res, requestId, upstreamError(err))
-      if (!(err instanceof undiciErrors.UndiciError)) log.warn({ err, requestId }, 'proxy request failed')
-      return
-    }
-    const body = upstream.body
-    // The upstream failing mid-body ends the client's response; the client leaving aborts the upstream request
-    // (the signal covers the body too); a client already gone, or a response we cannot write, frees it at once.
-    body.on('error', () => res.destroy())
-    if (gone) {
-      body.destroy()
-      return
-    }
+      },
+      exchange,
+    )
+  }
+
+  /** A bug on Keygate's side: a 500 if nothing was sent yet, else the response is cut; never the process. */
+  function crashed(res: ServerResponse, requestId: string, err: unknown): void {
+    log.error({ err, requestId }, 'proxy handler failed')
     try {
-      res.writeHead(upstream.statusCode, { ...clientResponseHeaders(upstream.headers), 'x-request-id': requestId })
-    } catch (err) {
-      body.destroy()
-      log.warn({ err, requestId }, 'upstream response headers could not be passed on')
-      fail(res, requestId, new ApiError('BAD_GATEWAY', 'the upstream answered with headers that cannot be passed on'))
-      return
+      fail(res, requestId, new ApiError('INTERNAL_SERVER_ERROR', 'internal error'))
+    } catch {
+      res.destroy()
     }
-    source = 'upstream'
-    metrics.answered(upstream.statusCode, source)
-    body.pipe(res)
   }
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      log.error({ err }, 'proxy handler failed')
-      fail(res, requestIdOf(req), new ApiError('INTERNAL_SERVER_ERROR', 'internal error'))
-    })
+    try {
+      handle(req, res)
+    } catch (err) {
+      crashed(res, requestIdOf(req), err)
+    }
   })
   return {
     server,

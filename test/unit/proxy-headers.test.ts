@@ -124,10 +124,13 @@ describe('proxy headers', () => {
     )
   })
 
-  it('hands the client exactly what the plain rules hand it of the upstream’s answer', () => {
+  it('hands the client exactly what the plain rules hand it of the upstream’s answer, with its own request id', () => {
     fc.assert(
       fc.property(headers, (upstream) => {
-        expect(clientResponseHeaders(upstream)).toStrictEqual(responseOracle(upstream))
+        expect(clientResponseHeaders(upstream, 'req_1')).toStrictEqual({
+          ...responseOracle(upstream),
+          'x-request-id': 'req_1',
+        })
       }),
       { seed: 16, numRuns: 2_000 },
     )

@@ -1,0 +1,96 @@
+import type { ServerResponse } from 'node:http'
+import type { Dispatcher } from 'undici'
+import { clientResponseHeaders } from './proxy-headers.js'
+import type { AnswerSource } from './proxy-metrics.js'
+
+/** What the proxy does at the exchange's turning points (answering for an upstream that failed, counting). */
+export interface ExchangeEnds {
+  /** The upstream's status was passed on to the client. */
+  answered(status: number): void
+  /** The upstream failed before its answer could be passed on (no response started): answer the client for it. */
+  failed(err: Error): void
+  /** The upstream's headers cannot be passed on (the request is aborted): answer the client for it. */
+  unpassable(err: unknown): void
+}
+
+class ClientLeft extends Error {
+  constructor() {
+    super('the client left before its answer was sent')
+  }
+}
+
+/**
+ * One proxied request as an undici dispatch handler: the upstream's status and headers, then each chunk of its body,
+ * written to the client's response as they arrive — no stream and no promise in between (undici's request() builds
+ * both for every request) — the upstream paused while the client cannot take more. A client that leaves aborts the
+ * upstream request; an upstream that fails before answering is answered for, after that the client's response is
+ * cut short.
+ */
+export class UpstreamExchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined
+  /** waiting for the upstream's answer → relaying it → done (sent in full, or answered for, or the client left). */
+  private state: 'waiting' | 'relaying' | 'done' = 'waiting'
+  /** Who chose the answer the client gets: the upstream once its status was passed on. */
+  source: AnswerSource = 'keygate'
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly requestId: string,
+    private readonly ends: ExchangeEnds,
+  ) {}
+
+  /** The client left before its answer was sent in full: the upstream request is aborted (now, or as it starts). */
+  clientLeft(): void {
+    if (this.state === 'done') return
+    this.state = 'done'
+    this.controller?.abort(new ClientLeft())
+  }
+
+  // Called again when undici retries the request on another connection: the latest controller is the one to abort.
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.state === 'done') controller.abort(new ClientLeft())
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    // Informational answers (103 Early Hints …) are the upstream's hop: only the final one is passed on.
+    if (statusCode < 200 || this.state !== 'waiting') return
+    try {
+      this.res.writeHead(statusCode, clientResponseHeaders(headers, this.requestId))
+    } catch (err) {
+      this.state = 'done'
+      controller.abort(err instanceof Error ? err : new Error(String(err)))
+      this.ends.unpassable(err)
+      return
+    }
+    this.state = 'relaying'
+    this.source = 'upstream'
+    this.ends.answered(statusCode)
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.state !== 'relaying') return
+    if (!this.res.write(chunk)) {
+      controller.pause()
+      this.res.once('drain', () => controller.resume())
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.state !== 'relaying') return
+    this.state = 'done'
+    this.res.end()
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    const state = this.state
+    this.state = 'done'
+    if (state === 'waiting') this.ends.failed(err)
+    // Mid-body: the client's response cannot be answered for any more, only cut short.
+    else if (state === 'relaying') this.res.destroy()
+  }
+}
