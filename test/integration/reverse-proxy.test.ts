@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { createServer, request as httpRequest, type Server } from 'node:http'
+import { createServer as createNetServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import { Registry, type Histogram } from 'prom-client'
@@ -350,6 +351,95 @@ describe('reverse-proxy mode', () => {
     })
     expect(await quick.text()).toBe('quick')
     expect(Date.now() - started).toBeLessThan(3_000)
+  })
+
+  it('relays a large body to a slow reader intact, holding the upstream back meanwhile (not buffering it all)', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'k')
+    const chunks = 256 // 16 MiB
+    let writtenWhenFirstRead = -1
+    let written = 0
+    const big = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' })
+      const more = () => {
+        while (written < chunks) {
+          written++
+          if (!res.write(chunk)) return void res.once('drain', more)
+        }
+        res.end()
+      }
+      more()
+    })
+    extraServers.push(big)
+    const url = await proxyTo(await listen(big), 5_000)
+    const digest = createHash('sha256')
+    let bytes = 0
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${url}/big`, { headers: { 'x-api-key': valid.key } }, (res) => {
+        expect(res.statusCode).toBe(200)
+        // A reader that waits before taking anything: the proxy must pause the upstream rather than read it all.
+        res.pause()
+        setTimeout(() => {
+          writtenWhenFirstRead = written
+          res.on('data', (data: Buffer) => {
+            bytes += data.length
+            digest.update(data)
+          })
+          res.on('end', resolve)
+          res.resume()
+        }, 300)
+      })
+      req.on('error', reject)
+      req.end()
+    })
+    expect(bytes).toBe(chunk.length * chunks)
+    expect(digest.digest('hex')).toBe(
+      createHash('sha256')
+        .update(Buffer.alloc(chunk.length * chunks, 'k'))
+        .digest('hex'),
+    )
+    // Socket buffers on the way hold some of it, not 16 MiB.
+    expect(writtenWhenFirstRead).toBeLessThan(chunks / 2)
+  })
+
+  it('passes on only the final answer after informational ones (103 Early Hints)', async () => {
+    const hinting = createServer((_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' })
+      res.writeHead(200, { 'x-final': 'yes' })
+      res.end('final')
+    })
+    extraServers.push(hinting)
+    const url = await proxyTo(await listen(hinting), 2_000)
+    const response = await fetch(`${url}/`, { headers: { 'x-api-key': valid.key } })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('x-final')).toBe('yes')
+    expect(await response.text()).toBe('final')
+  })
+
+  it('answers 502 when the upstream’s headers cannot be passed on, and cuts a response whose upstream dies mid-body', async () => {
+    const raw = createNetServer((socket) => {
+      socket.once('data', (request) => {
+        if (String(request).startsWith('GET /bad-header')) {
+          // A header value with a control character: readable by undici, refused by node:http on the way out.
+          socket.end('HTTP/1.1 200 OK\r\nX-Bad: a\u0001b\r\nContent-Length: 2\r\n\r\nok')
+        } else {
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial')
+          setTimeout(() => socket.destroy(), 50)
+        }
+      })
+    })
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve))
+    const address = raw.address()
+    const url = await proxyTo(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, 2_000)
+    try {
+      const bad = await fetch(`${url}/bad-header`, { headers: { 'x-api-key': valid.key } })
+      expect(bad.status).toBe(502)
+      expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('BAD_GATEWAY')
+      const cut = await fetch(`${url}/cut`, { headers: { 'x-api-key': valid.key } })
+      expect(cut.status).toBe(200)
+      await expect(cut.text()).rejects.toThrow()
+    } finally {
+      raw.close()
+    }
   })
 
   it('forwards nothing for a client that leaves while its key is being checked', async () => {
