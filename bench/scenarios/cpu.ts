@@ -61,12 +61,15 @@ export async function cpu(): Promise<ScenarioReport> {
     const bareProxy = await start(
       startServer({ args: [benchServer('undici-proxy')], env: { UPSTREAM_URL: upstream.url } }),
     )
+    const dispatchProxy = await start(
+      startServer({ args: [benchServer('undici-dispatch-proxy')], env: { UPSTREAM_URL: upstream.url } }),
+    )
     const missVerifier = await start(startKeygate(['verifier'], { ...fixture.env, CACHE_MAX_KEYS: '1' }))
     const hmget = await start(
       startServer({ args: [benchServer('hmget-server')], env: { REDIS_URL: fixture.redis.url } }),
     )
 
-    await checkAnswers({ verifier, proxyUrl, ceiling, bareProxy, missVerifier, hmget, keys, apiId })
+    await checkAnswers({ verifier, proxyUrl, ceiling, bareProxy, dispatchProxy, missVerifier, hmget, keys, apiId })
 
     const post =
       (url: string, bodies: string[], extra: Partial<LoadPlan> = {}) =>
@@ -99,6 +102,7 @@ export async function cpu(): Promise<ScenarioReport> {
     const A = 'keygate /v1/authorize (forward-auth), cache hit'
     const P = 'keygate reverse proxy (verifies, then forwards)'
     const B = 'bare node:http + undici pass-through proxy'
+    const BD = 'bare node:http + undici dispatch proxy (keygate’s technique)'
     const M = 'keygate verifyKey, cache miss (one Redis read)'
     const H = 'bare node:http + ioredis HMGET'
     const C10 = `ceiling at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
@@ -144,6 +148,7 @@ export async function cpu(): Promise<ScenarioReport> {
         run: get(proxyUrl, '/'),
       },
       { label: B, pids: [pid(bareProxy)], needs: [pid(upstream)], run: get(bareProxy.url, '/') },
+      { label: BD, pids: [pid(dispatchProxy)], needs: [pid(upstream)], run: get(dispatchProxy.url, '/') },
       {
         label: M,
         pids: [pid(missVerifier)],
@@ -167,6 +172,7 @@ export async function cpu(): Promise<ScenarioReport> {
       pid(ceiling),
       pid(verifier),
       pid(bareProxy),
+      pid(dispatchProxy),
       pid(missVerifier),
       pid(hmget),
       pid(fixture.controlPlane),
@@ -176,7 +182,7 @@ export async function cpu(): Promise<ScenarioReport> {
     // Redis commands on each design's verification path, and latency with Redis across a (simulated) network.
     const commands = redisCommands(fixture.redis.admin)
     // Only the server counted talks to Redis meanwhile (the control plane reconciles root keys every second).
-    for (const server of [ceiling, bareProxy, missVerifier, hmget, fixture.controlPlane])
+    for (const server of [ceiling, bareProxy, dispatchProxy, missVerifier, hmget, fixture.controlPlane])
       process.kill(pid(server), 'SIGSTOP')
     const hitCommands = await commands.per1000(verifier.url, post(verifier.url, hitBodies))
     process.kill(pid(verifier), 'SIGSTOP')
@@ -205,11 +211,12 @@ export async function cpu(): Promise<ScenarioReport> {
       commands,
     )
 
-    const [v1, v2, auth, prox, miss] = [
+    const [v1, v2, auth, prox, proxDispatch, miss] = [
       results.cheaperBy(V1, C),
       results.cheaperBy(V2, C),
       results.cheaperBy(A, C),
       results.cheaperBy(B, P),
+      results.cheaperBy(BD, P),
       results.cheaperBy(H, M),
     ]
     // The proxy and the miss are judged as costs (their CPU ÷ the baseline's, ≤), the rest as speed (≥).
@@ -256,6 +263,12 @@ export async function cpu(): Promise<ScenarioReport> {
         pass: hitCommands.onPath < 0.5,
       },
       {
+        what: 'reverse proxy: keygate CPU ÷ bare undici dispatch proxy CPU per request (what verifying costs)',
+        value: proxDispatch.median,
+        target: '(reported)',
+        pass: true,
+      },
+      {
         what: 'v2 keys.verifyKey cache hit: ceiling CPU ÷ keygate CPU per request',
         value: v2.median,
         target: '(reported)',
@@ -268,7 +281,16 @@ export async function cpu(): Promise<ScenarioReport> {
       [V2, showMeasured(results.cpu(V2), 1), `${showRatio(v2)} × the ceiling`],
       [A, showMeasured(results.cpu(A), 1), `${showRatio(auth)} × the ceiling`],
       [B, showMeasured(results.cpu(B), 1), '1.00 (the proxy baseline)'],
-      [P, showMeasured(results.cpu(P), 1), `costs ${proxyCost.toFixed(2)} × the baseline`],
+      [
+        BD,
+        showMeasured(results.cpu(BD), 1),
+        `${(results.cpu(BD).median / results.cpu(B).median).toFixed(2)} × the baseline`,
+      ],
+      [
+        P,
+        showMeasured(results.cpu(P), 1),
+        `costs ${proxyCost.toFixed(2)} × the baseline, ${proxDispatch.median.toFixed(2)} × the dispatch proxy`,
+      ],
       [H, showMeasured(results.cpu(H), 1), '1.00 (the miss baseline)'],
       [M, showMeasured(results.cpu(M), 1), `costs ${missCost.toFixed(2)} × the baseline`],
       [C10, showMeasured(results.cpu(C10), 1), '—'],
@@ -298,7 +320,11 @@ export async function cpu(): Promise<ScenarioReport> {
       method: `Servers pinned to the server core, autocannon on the other; ${CONNECTIONS} connections × ${PIPELINING} pipelined (the fixed-rate rows: × 1, open loop), ${HIT_KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated (${MISS_KEYS.toLocaleString('en-US')} for the miss rows, the verifier's cache cut to one record); ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, every other server paused (SIGSTOP) while one is measured, each window started on a quiet machine after 1 s of warm-up. CPU µs/request = the server process's utime+stime from /proc/<pid>/stat over the window ÷ the responses in it; median [min–max]. Ratios are medians of per-round ratios.`,
       table: { headers: ['server', 'CPU µs/request', 'by CPU', 'req/s', 'p50 ms', 'p99 ms'], rows },
       checks,
-      chart: [C, V1, V2, A, B, P, H, M].map((label) => ({ label, rps: results.rps(label), p99Ms: results.p99(label) })),
+      chart: [C, V1, V2, A, B, BD, P, H, M].map((label) => ({
+        label,
+        rps: results.rps(label),
+        p99Ms: results.p99(label),
+      })),
       notes,
       summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}×`,
     }
@@ -337,6 +363,7 @@ async function checkAnswers(s: {
   proxyUrl: string
   ceiling: BenchProcess
   bareProxy: BenchProcess
+  dispatchProxy: BenchProcess
   missVerifier: BenchProcess
   hmget: BenchProcess
   keys: { keyId: string; key: string }[]
@@ -366,9 +393,12 @@ async function checkAnswers(s: {
     [`${s.verifier.url}/v1/authorize`, 'forward-auth'],
     [`${s.proxyUrl}/`, 'the proxy'],
     [`${s.bareProxy.url}/`, 'the bare proxy'],
+    [`${s.dispatchProxy.url}/`, 'the bare dispatch proxy'],
   ] as const) {
-    if ((await fetch(url, { headers: { 'x-api-key': s.keys[1]!.key } })).status !== 200)
-      throw new Error(`${name} refused a valid key`)
+    const response = await fetch(url, { headers: { 'x-api-key': s.keys[1]!.key } })
+    if (response.status !== 200) throw new Error(`${name} refused a valid key`)
+    const body = await response.text()
+    if (name !== 'forward-auth' && body !== '{"hello":"world"}') throw new Error(`${name} answered ${body}`)
   }
   for (const url of [`${s.verifier.url}/v1/authorize`, `${s.proxyUrl}/`]) {
     if ((await fetch(url, { headers: { 'x-api-key': 'bench_not_a_key' } })).status !== 401)
