@@ -83,6 +83,9 @@ function positionsOf(reply: (string | null)[]): ShardRevision[] | undefined {
   return positions as ShardRevision[]
 }
 
+// Keys whose usage one script call adds on a single Redis: ~3 commands each inside the script, so a call holds Redis
+// for well under a millisecond.
+const USAGE_KEYS_PER_CALL = 100
 // Keys SCAN looks at per call: a few hundred microseconds of Redis each, so the miss path is never held up long.
 const SCAN_COUNT = 1_000
 // listKeys reads at most this many index slices for one page, so skipped pointers cannot make it unbounded.
@@ -250,19 +253,28 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async addUsage(increments: UsageIncrement[]): Promise<void> {
-    // One script call per key: its buckets (hour and day) are in its id's slot.
+    // A key's buckets (hour and day) are in its id's slot: on a Cluster one script call per key; on one Redis the
+    // keys go together, USAGE_KEYS_PER_CALL to a call (a flush of a busy verifier was a call per key it verified).
     const byKey = new Map<string, { buckets: string[]; args: (string | number)[] }>()
     for (const inc of increments) {
       let call = byKey.get(inc.keyId)
-      if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
+      if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [] }))
       const counts = Object.entries(inc.counts)
       call.buckets.push(redisKeys.usage(inc.keyId, inc.granularity, inc.time))
       call.args.push(counts.length, ...counts.flatMap(([outcome, n]) => [outcome, n ?? 0]))
     }
+    const perCall = this.cluster === undefined ? USAGE_KEYS_PER_CALL : 1
+    const keys = [...byKey.values()]
+    const calls: { buckets: string[]; args: (string | number)[] }[] = []
+    for (let i = 0; i < keys.length; i += perCall) {
+      const together = keys.slice(i, i + perCall)
+      calls.push({
+        buckets: together.flatMap((call) => call.buckets),
+        args: [ANALYTICS_RETENTION_MS, ...together.flatMap((call) => call.args)],
+      })
+    }
     await this.run(() =>
-      Promise.all(
-        [...byKey.values()].map(({ buckets, args }) => this.redis.addUsage(buckets.length, ...buckets, ...args)),
-      ),
+      Promise.all(calls.map(({ buckets, args }) => this.redis.addUsage(buckets.length, ...buckets, ...args))),
     )
   }
 

@@ -93,7 +93,7 @@ describe('root keys on Redis: layout, and those stored by earlier releases (kg:r
   })
 })
 
-describe('verification counts on Redis: one script call per key and flush', () => {
+describe('verification counts on Redis: one script call per 100 keys and flush', () => {
   const redis = useRedisServer()
   let store: RedisKeyStore
   beforeAll(async () => {
@@ -108,7 +108,8 @@ describe('verification counts on Redis: one script call per key and flush', () =
     const hour = 400_000 * HOUR
     const day = Math.floor(hour / 86_400_000) * 86_400_000
     const counts = { success: 3, rateLimited: 1 }
-    const increments = ['key_a', 'key_b'].flatMap((keyId) => [
+    const keyIds = Array.from({ length: 250 }, (_, i) => `key_${i}`)
+    const increments = keyIds.flatMap((keyId) => [
       { keyId, granularity: 'hour' as const, time: hour, counts },
       { keyId, granularity: 'day' as const, time: day, counts: { ...counts, usageExceeded: 2 } },
     ])
@@ -119,9 +120,9 @@ describe('verification counts on Redis: one script call per key and flush', () =
     const before = await calls()
     await store.addUsage(increments)
     await store.addUsage(increments)
-    // Two flushes of two keys: four round trips, whatever the number of buckets and outcomes.
-    expect((await calls()) - before).toBe(4)
-    for (const keyId of ['key_a', 'key_b']) {
+    // Two flushes of 250 keys: three round trips each (100 keys to a call), whatever the buckets and outcomes.
+    expect((await calls()) - before).toBe(6)
+    for (const keyId of keyIds) {
       expect(await store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
         { time: hour, success: 6, rateLimited: 2, usageExceeded: 0 },
       ])
