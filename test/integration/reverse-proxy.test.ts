@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { createServer, request as httpRequest, type Server } from 'node:http'
+import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http'
 import { createServer as createNetServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pino } from 'pino'
@@ -85,17 +85,34 @@ describe('reverse-proxy mode', () => {
   }
 
   /** A proxy with a registry of its own, to read its metrics. */
-  async function meteredProxyTo(upstreamUrl: string): Promise<{ url: string; registry: Registry }> {
+  async function meteredProxyTo(
+    upstreamUrl: string,
+    { connections = 2, timeoutMs = 2_000, verifier = verifierServer.verifier } = {},
+  ): Promise<{ url: string; registry: Registry; proxy: ReverseProxy }> {
     const registry = new Registry()
     const extra = createReverseProxy({
-      verifier: verifierServer.verifier,
+      verifier,
       policy: { keyHeader: 'x-api-key', cost: 1, apiId },
       log: pino({ level: 'silent' }),
       registry,
-      options: { upstreamUrl, connections: 2, timeoutMs: 2_000, docsBaseUrl: 'https://keygate.dev/docs' },
+      options: { upstreamUrl, connections, timeoutMs, docsBaseUrl: 'https://keygate.dev/docs' },
     })
     extraProxies.push(extra)
-    return { url: await listen(extra.server), registry }
+    return { url: await listen(extra.server), registry, proxy: extra }
+  }
+
+  /** A raw request through the proxy that the test can walk away from at any moment (errors are expected). */
+  function rawRequest(url: string, path: string, options: { method?: string; headers?: Record<string, string> } = {}) {
+    const { port } = new URL(url)
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      path,
+      method: options.method ?? 'GET',
+      headers: options.headers,
+    })
+    req.on('error', () => {})
+    return req
   }
 
   beforeAll(async () => {
@@ -371,6 +388,10 @@ describe('reverse-proxy mode', () => {
     })
     extraServers.push(big)
     const url = await proxyTo(await listen(big), 5_000)
+    // Each pause waits for one 'drain': listeners piling up on the response would warn past 10.
+    const warnings: Error[] = []
+    const warned = (warning: Error) => warnings.push(warning)
+    process.on('warning', warned)
     const digest = createHash('sha256')
     let bytes = 0
     await new Promise<void>((resolve, reject) => {
@@ -399,6 +420,9 @@ describe('reverse-proxy mode', () => {
     )
     // Socket buffers on the way hold some of it, not 16 MiB.
     expect(writtenWhenFirstRead).toBeLessThan(chunks / 2)
+    await new Promise((resolve) => setImmediate(resolve))
+    process.off('warning', warned)
+    expect(warnings.map(String)).toEqual([])
   })
 
   it('passes on only the final answer after informational ones (103 Early Hints)', async () => {
@@ -429,7 +453,9 @@ describe('reverse-proxy mode', () => {
     })
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve))
     const address = raw.address()
-    const url = await proxyTo(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, 2_000)
+    const { url, registry } = await meteredProxyTo(
+      `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    )
     try {
       const bad = await fetch(`${url}/bad-header`, { headers: { 'x-api-key': valid.key } })
       expect(bad.status).toBe(502)
@@ -437,6 +463,10 @@ describe('reverse-proxy mode', () => {
       const cut = await fetch(`${url}/cut`, { headers: { 'x-api-key': valid.key } })
       expect(cut.status).toBe(200)
       await expect(cut.text()).rejects.toThrow()
+      // The 502 is Keygate's answer, counted and timed as such; the cut response was the upstream's, never finished.
+      await waitFor(async () => (await histogram(registry)).count['keygate 502'] === 1, 'the 502 timed')
+      expect(await counted(registry)).toEqual({ 'keygate 502': 1, 'upstream 200': 1 })
+      expect((await histogram(registry)).count).toEqual({ 'keygate 502': 1 })
     } finally {
       raw.close()
     }
@@ -522,6 +552,92 @@ describe('reverse-proxy mode', () => {
     await waitFor(async () => (await histogram(down.registry)).count['keygate 502'] === 1, 'the 502 timed')
     expect(await counted(down.registry)).toEqual({ 'keygate 502': 1 })
     expect((await histogram(down.registry)).sum['keygate 502']).toBeGreaterThan(0)
+  })
+
+  it('passes on answers without a body (HEAD, 204, 304) with their headers, each counted and timed once', async () => {
+    const bodiless = createServer((req, res) => {
+      if (req.method === 'HEAD') res.writeHead(200, { 'content-length': '1000', 'x-kind': 'head' })
+      else if (req.url === '/204') res.writeHead(204, { 'x-kind': 'none' })
+      else res.writeHead(304, { etag: '"v1"' })
+      res.end()
+    })
+    extraServers.push(bodiless)
+    const { url, registry } = await meteredProxyTo(await listen(bodiless))
+    const headers = { 'x-api-key': valid.key }
+    const head = await fetch(`${url}/h`, { method: 'HEAD', headers })
+    expect([head.status, head.headers.get('content-length'), head.headers.get('x-kind')]).toEqual([200, '1000', 'head'])
+    expect(await head.text()).toBe('')
+    const none = await fetch(`${url}/204`, { headers })
+    expect([none.status, none.headers.get('x-kind'), await none.text()]).toEqual([204, 'none', ''])
+    const unchanged = await fetch(`${url}/304`, { headers: { ...headers, 'if-none-match': '"v1"' } })
+    expect([unchanged.status, unchanged.headers.get('etag'), await unchanged.text()]).toEqual([304, '"v1"', ''])
+    const expected = { 'upstream 200': 1, 'upstream 204': 1, 'upstream 304': 1 }
+    await waitFor(async () => Object.keys((await histogram(registry)).count).length === 3, 'three answers timed')
+    expect((await histogram(registry)).count).toEqual(expected)
+    expect(await counted(registry)).toEqual(expected)
+  })
+
+  it('forwards nothing for a client that leaves while waiting for a connection, aborts the upstream request of one that leaves waiting for the answer or mid-upload, and answers and counts none of them', async () => {
+    // /hold… requests are held unanswered (their bodies read); anything else is answered at once.
+    const seen: string[] = []
+    const closed: string[] = []
+    const held: ServerResponse[] = []
+    const holding = createServer((req, res) => {
+      seen.push(req.url!)
+      req.resume()
+      res.on('close', () => closed.push(req.url!))
+      if (req.url!.startsWith('/hold')) held.push(res)
+      else res.end('quick')
+    })
+    extraServers.push(holding)
+    const metered = await meteredProxyTo(await listen(holding), { connections: 1, timeoutMs: 10_000 })
+    const { url, registry } = metered
+    let handled = 0
+    metered.proxy.server.on('request', () => handled++)
+    const headers = { 'x-api-key': valid.key }
+
+    // The pool's one connection is held by /hold-first: /queued waits for it, and its client leaves meanwhile.
+    const first = rawRequest(url, '/hold-first', { headers })
+    const firstStatus = new Promise<number>((resolve) =>
+      first.on('response', (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      }),
+    )
+    first.end()
+    await waitFor(() => seen.includes('/hold-first'), 'the first request upstream')
+    const queued = rawRequest(url, '/queued', { headers })
+    queued.end()
+    await waitFor(() => handled === 2, 'the queued request at the proxy')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    queued.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    held.shift()!.end('done')
+    expect(await firstStatus).toBe(200)
+    expect(await (await fetch(`${url}/after`, { headers })).text()).toBe('quick')
+    expect(seen).toEqual(['/hold-first', '/after'])
+
+    // Waiting for the upstream's answer, then mid-upload: the upstream request is aborted at once (not at the
+    // 10 s timeout).
+    const waiting = rawRequest(url, '/hold-waiting', { headers })
+    waiting.end()
+    await waitFor(() => seen.includes('/hold-waiting'), 'the waiting request upstream')
+    waiting.destroy()
+    await waitFor(() => closed.includes('/hold-waiting'), 'the waiting request aborted', 2_000)
+    const uploading = rawRequest(url, '/hold-upload', {
+      method: 'PUT',
+      headers: { ...headers, 'content-length': String(1024 * 1024) },
+    })
+    uploading.write(Buffer.alloc(64 * 1024, 'u'))
+    await waitFor(() => seen.includes('/hold-upload'), 'the upload upstream')
+    uploading.destroy()
+    await waitFor(() => closed.includes('/hold-upload'), 'the upload aborted', 2_000)
+
+    // Only the two answers sent were counted and timed, both the upstream's: nothing answered for the others.
+    await waitFor(async () => (await histogram(registry)).count['upstream 200'] === 2, 'two answers timed')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await counted(registry)).toEqual({ 'upstream 200': 2 })
+    expect((await histogram(registry)).count).toEqual({ 'upstream 200': 2 })
   })
 
   it('stops forwarding for a key as soon as it is disabled', async () => {
