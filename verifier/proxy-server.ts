@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
@@ -178,6 +179,10 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       if (res.writableFinished) metrics.finished(res.statusCode, exchange.source, (performance.now() - started) / 1000)
       else exchange.clientLeft()
     })
+    // A pipelined request's response waits behind the ones before it without a socket: node:http never closes it if
+    // the client leaves, and the upstream, paused for a client that will never read, would hold its connection for
+    // good. The client's socket is watched instead until the response has one.
+    if (res.socket === null) watchPipelined(req.socket, res, exchange)
     const hasBody =
       req.headers['content-length'] !== undefined
         ? req.headers['content-length'] !== '0'
@@ -227,6 +232,25 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       await pool.close()
     },
   }
+}
+
+/** The exchanges of pipelined requests waiting on a client's socket for their turn: one 'close' listener a socket. */
+const pipelined = new WeakMap<Socket, Set<UpstreamExchange>>()
+
+function watchPipelined(socket: Socket, res: ServerResponse, exchange: UpstreamExchange): void {
+  if (socket.destroyed) return exchange.clientLeft()
+  const known = pipelined.get(socket)
+  const waiting = known ?? new Set<UpstreamExchange>()
+  if (known === undefined) {
+    pipelined.set(socket, waiting)
+    socket.once('close', () => {
+      pipelined.delete(socket)
+      for (const left of waiting) left.clientLeft()
+    })
+  }
+  waiting.add(exchange)
+  // Its turn came and it was answered, or cut short through the response's own 'close'.
+  res.once('close', () => waiting.delete(exchange))
 }
 
 /** Why the upstream could not answer, as the contract's 502 or 504 (or 400 for what undici refuses to send). */

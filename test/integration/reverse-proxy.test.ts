@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http'
-import { createServer as createNetServer } from 'node:net'
+import { connect, createServer as createNetServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import { Registry, type Histogram } from 'prom-client'
@@ -638,6 +638,57 @@ describe('reverse-proxy mode', () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(await counted(registry)).toEqual({ 'upstream 200': 2 })
     expect((await histogram(registry)).count).toEqual({ 'upstream 200': 2 })
+  })
+
+  it('frees the upstream connections of pipelined requests whose client leaves (node:http never closes their responses)', async () => {
+    // Endless streams, written as fast as they are taken; anything else answered at once.
+    const seen: string[] = []
+    const closed: string[] = []
+    const chunk = Buffer.alloc(64 * 1024, 's')
+    const streaming = createServer((req, res) => {
+      seen.push(req.url!)
+      res.on('close', () => closed.push(req.url!))
+      if (!req.url!.startsWith('/stream')) return res.end('after')
+      res.writeHead(200, { 'content-type': 'application/octet-stream' })
+      const more = () => {
+        while (!res.destroyed) if (!res.write(chunk)) return void res.once('drain', more)
+      }
+      more()
+    })
+    extraServers.push(streaming)
+    const metered = await meteredProxyTo(await listen(streaming), { connections: 2, timeoutMs: 10_000 })
+    let handled = 0
+    metered.proxy.server.on('request', () => handled++)
+    const port = Number(new URL(metered.url).port)
+    const request = (path: string) => `GET ${path} HTTP/1.1\r\nhost: proxy\r\nx-api-key: ${valid.key}\r\n\r\n`
+    // A client that stays has its pipelined requests answered in order, in full.
+    const staying = connect(port, '127.0.0.1')
+    let received = ''
+    staying.on('data', (data: Buffer) => (received += String(data)))
+    staying.write(request('/quick-1') + request('/quick-2'))
+    await waitFor(() => received.split('after').length === 3, 'both pipelined answers')
+    staying.destroy()
+    handled = 0
+
+    // Three requests on one connection, sent at once: the first is answered, the second's answer waits for the
+    // first's (in the proxy), the third waits for a pool connection.
+    const socket = connect(port, '127.0.0.1')
+    socket.on('error', () => {})
+    socket.write(request('/stream-1') + request('/stream-2') + request('/stream-3'))
+    await new Promise((resolve) => socket.once('data', resolve))
+    await waitFor(() => handled === 3 && seen.includes('/stream-2'), 'all three at the proxy, two upstream')
+    socket.destroy()
+    await waitFor(
+      () => closed.includes('/stream-1') && closed.includes('/stream-2'),
+      'both upstream requests aborted',
+      2_000,
+    )
+    const after = await fetch(`${metered.url}/after`, {
+      headers: { 'x-api-key': valid.key },
+      signal: AbortSignal.timeout(3_000),
+    })
+    expect(await after.text()).toBe('after')
+    expect(seen).not.toContain('/stream-3')
   })
 
   it('stops forwarding for a key as soon as it is disabled', async () => {
