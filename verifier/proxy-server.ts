@@ -81,8 +81,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   const { request: checked } = policyRequest(policy)
 
   /** Checks the request's key (synchronously on a cache hit), then refuses it or forwards it. */
-  function handle(req: IncomingMessage, res: ServerResponse): void {
-    const started = performance.now()
+  function handle(req: IncomingMessage, res: ServerResponse, started: number): void {
     const requestId = requestIdOf(req)
     const { key, keyFrom } = readGatewayKey(req.headers, policy)
     let verdict: Verdict | Promise<Verdict> | undefined
@@ -98,7 +97,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
         (read) => (res.destroyed ? req.resume() : decided(req, res, requestId, started, keyFrom, read)),
         (err: unknown) => failed(res, requestId, started, err),
       )
-      .catch((err: unknown) => crashed(res, requestId, err))
+      .catch((err: unknown) => crashed(res, requestId, started, err))
   }
 
   /** An answer of Keygate's own before anything is forwarded, timed as every answer is. */
@@ -173,8 +172,21 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
         fail(res, requestId, new ApiError('BAD_GATEWAY', 'the upstream answered with headers that cannot be passed on'))
       },
     })
+    const headers = upstreamRequestHeaders(req.headers, {
+      keyId,
+      ownerId,
+      requestId,
+      clientAddress: req.socket.remoteAddress,
+      keyHeader: policy.keyHeader,
+      keyInAuthorization: keyFrom === 'authorization',
+    })
+    const hasBody =
+      req.headers['content-length'] !== undefined
+        ? req.headers['content-length'] !== '0'
+        : req.headers['transfer-encoding'] !== undefined
     // One listener for both ends: a response sent in full is timed; one cut short (the client left) aborts the
-    // upstream request and frees its connection.
+    // upstream request and frees its connection. Registered once the upstream request is built: a throw before it
+    // is crashed()'s to answer and time, which must not leave a second timer behind.
     res.on('close', () => {
       if (res.writableFinished) metrics.finished(res.statusCode, exchange.source, (performance.now() - started) / 1000)
       else exchange.clientLeft()
@@ -183,43 +195,32 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     // the client leaves, and the upstream, paused for a client that will never read, would hold its connection for
     // good. The client's socket is watched instead until the response has one.
     if (res.socket === null) watchPipelined(req.socket, res, exchange)
-    const hasBody =
-      req.headers['content-length'] !== undefined
-        ? req.headers['content-length'] !== '0'
-        : req.headers['transfer-encoding'] !== undefined
     pool.dispatch(
-      {
-        method: req.method as Dispatcher.HttpMethod,
-        path: req.url!,
-        headers: upstreamRequestHeaders(req.headers, {
-          keyId,
-          ownerId,
-          requestId,
-          clientAddress: req.socket.remoteAddress,
-          keyHeader: policy.keyHeader,
-          keyInAuthorization: keyFrom === 'authorization',
-        }),
-        body: hasBody ? req : undefined,
-      },
+      { method: req.method as Dispatcher.HttpMethod, path: req.url!, headers, body: hasBody ? req : undefined },
       exchange,
     )
   }
 
-  /** A bug on Keygate's side: a 500 if nothing was sent yet, else the response is cut; never the process. */
-  function crashed(res: ServerResponse, requestId: string, err: unknown): void {
+  /**
+   * A bug on Keygate's side: a 500 if nothing was sent yet (counted and timed as every answer is), else the response
+   * is cut (it was counted when it started); never the process.
+   */
+  function crashed(res: ServerResponse, requestId: string, started: number, err: unknown): void {
     log.error({ err, requestId }, 'proxy handler failed')
     try {
-      fail(res, requestId, new ApiError('INTERNAL_SERVER_ERROR', 'internal error'))
+      if (res.headersSent) res.destroy()
+      else refuse(res, requestId, started, new ApiError('INTERNAL_SERVER_ERROR', 'internal error'))
     } catch {
       res.destroy()
     }
   }
 
   const server = createServer((req, res) => {
+    const started = performance.now()
     try {
-      handle(req, res)
+      handle(req, res, started)
     } catch (err) {
-      crashed(res, requestIdOf(req), err)
+      crashed(res, requestIdOf(req), started, err)
     }
   })
   return {

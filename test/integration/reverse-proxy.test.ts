@@ -6,6 +6,7 @@ import { pino } from 'pino'
 import { Registry, type Histogram } from 'prom-client'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
+import type { KeyVerifier } from '../../verifier/key-verifier.js'
 import { createReverseProxy, type ReverseProxy } from '../../verifier/proxy-server.js'
 import { capturedLogger, openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
 import { startEchoUpstream, type EchoUpstream } from '../support/echo-upstream.js'
@@ -689,6 +690,36 @@ describe('reverse-proxy mode', () => {
     })
     expect(await after.text()).toBe('after')
     expect(seen).not.toContain('/stream-3')
+  })
+
+  it('answers 500 and goes on serving when checking a key throws, at once or later, counted and timed (never a crash)', async () => {
+    const boom = () => {
+      throw new Error('boom')
+    }
+    // A verdict that throws when read: a bug past the key's check, in deciding what to do with its verdict.
+    const unreadable = Object.defineProperty({}, 'code', { get: boom })
+    const failures = [
+      boom,
+      () => Promise.reject(new Error('boom')),
+      () => unreadable,
+      () => Promise.resolve(unreadable),
+    ]
+    let failure = failures[0]!
+    const verifier = { verify: () => failure(), now: () => Date.now() } as unknown as KeyVerifier
+    const { url, registry } = await meteredProxyTo(upstream.url, { verifier })
+    const before = upstream.seen.length
+    for (const [i, next] of failures.entries()) {
+      failure = next
+      const response = await fetch(`${url}/x`, {
+        headers: { 'x-api-key': valid.key },
+        signal: AbortSignal.timeout(2_000),
+      })
+      expect(response.status, `failure ${i}`).toBe(500)
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('INTERNAL_SERVER_ERROR')
+    }
+    expect(upstream.seen.length).toBe(before)
+    await waitFor(async () => (await histogram(registry)).count['keygate 500'] === 4, 'four 500s timed')
+    expect(await counted(registry)).toEqual({ 'keygate 500': 4 })
   })
 
   it('stops forwarding for a key as soon as it is disabled', async () => {
