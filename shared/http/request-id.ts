@@ -20,15 +20,20 @@ for (let i = 0; i < BASE58.length - 1; i++) NEXT[BASE58.charCodeAt(i)] = BASE58.
 /** A new `req_…` id: 22 base58 digits, like the contract's other ids. */
 export function newRequestId(): string {
   // 58^10 ids per process before the counter would wrap: it never does.
-  for (let i = id.length - 1; i >= id.length - DIGITS; i--) {
-    const digit = id[i]!
-    if (digit !== LAST) {
-      id[i] = NEXT[digit]!
-      break
-    }
-    id[i] = FIRST
-  }
+  countUp(id, DIGITS)
   return id.toString('latin1')
+}
+
+/** Counts the last `digits` base58 digits of `text` (latin1) up by one in place, carrying from right to left. */
+export function countUp(text: Uint8Array, digits: number): void {
+  for (let i = text.length - 1; i >= text.length - digits; i--) {
+    const digit = text[i]!
+    if (digit !== LAST) {
+      text[i] = NEXT[digit]!
+      return
+    }
+    text[i] = FIRST
+  }
 }
 
 /** An incoming X-Request-Id that is safe to echo, else a new `req_…`. */

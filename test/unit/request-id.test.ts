@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { newRequestId } from '../../shared/http/request-id.js'
+import { countUp, newRequestId } from '../../shared/http/request-id.js'
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
 const ID = /^req_[1-9A-HJ-NP-Za-km-z]{22}$/
@@ -23,5 +23,19 @@ describe('request ids', () => {
       seen.add(id)
     }
     expect(seen.size).toBe(58 * 58 * 3 + 1)
+  })
+
+  it('carries across all ten counter digits, and never into the prefix', () => {
+    const counted = (text: string) => {
+      const buffer = Buffer.from(text, 'latin1')
+      countUp(buffer, 10)
+      return buffer.toString('latin1')
+    }
+    expect(counted('req_PREFIX1111111111')).toBe('req_PREFIX1111111112')
+    expect(counted('req_PREFIX111111111z')).toBe('req_PREFIX1111111121')
+    expect(counted('req_PREFIX1zzzzzzzzz')).toBe('req_PREFIX2111111111')
+    expect(counted('req_PREFIXHzzzzzzzzz')).toBe('req_PREFIXJ111111111')
+    // Past 58^10 ids (never reached) the counter wraps: the prefix stays the process's.
+    expect(counted('req_PREFIXzzzzzzzzzz')).toBe('req_PREFIX1111111111')
   })
 })
