@@ -76,6 +76,11 @@ export const layers = [
   layer(['control-plane/**/*.ts'], ['cli', 'verifier', 'test', 'bench', 'deploy']),
   // Tools, not a process: they may compute a module path (deploy/check reads schemas by kind).
   layer(['deploy/**/*.ts'], ['cli', 'control-plane', 'verifier', 'test', 'bench'], { processCode: false }),
+  // The admin console runs in a browser and knows Keygate only by its wire API, as any other client: no server code.
+  layer(
+    ['console/**/*.ts', 'console/**/*.tsx'],
+    ['cli', 'control-plane', 'verifier', 'shared', 'test', 'bench', 'deploy'],
+  ),
   {
     // Static imports only: commands.ts loads each command with import() when it runs, which is the point.
     files: CLI_VERIFIER_SIDE,
@@ -126,6 +131,13 @@ export default defineConfig(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    // Browser code, type-checked against the DOM by its own project (console/tsconfig.json).
+    files: ['console/**/*.ts', 'console/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './console/tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },

@@ -1,0 +1,89 @@
+/**
+ * Keygate's own management API, called with the signed-in root key: the console can do exactly what that root key
+ * may do. v1's wire format (API.md): GET reads with a query, POST writes with a JSON body, every error
+ * `{error: {code, message, requestId}}`.
+ */
+
+/** A call that did not answer 2xx: the contract's code and message, or status 0 when Keygate was not reached. */
+export class ApiCallError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly requestId?: string,
+  ) {
+    super(message)
+  }
+}
+
+export type Query = Record<string, string | number | undefined>
+
+interface ErrorBody {
+  error?: { code?: string; message?: string; requestId?: string }
+}
+
+/** The API's base: the folder /console is served from, so that a proxy's path prefix in front of Keygate works. */
+function apiBase(): URL {
+  return new URL('.', window.location.href)
+}
+
+export class KeygateApi {
+  constructor(private readonly rootKey: string) {}
+
+  get<T>(operation: string, query: Query = {}): Promise<T> {
+    const url = new URL(`v1/${operation}`, apiBase())
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined && value !== '') url.searchParams.set(name, String(value))
+    }
+    return this.call<T>(url, { method: 'GET' })
+  }
+
+  post<T>(operation: string, body: object): Promise<T> {
+    return this.call<T>(new URL(`v1/${operation}`, apiBase()), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+  }
+
+  private async call<T>(url: URL, init: RequestInit): Promise<T> {
+    let response: Response
+    try {
+      response = await fetch(url, {
+        ...init,
+        headers: { ...init.headers, authorization: `Bearer ${this.rootKey}` },
+        // The root key travels in the header only: no cookies, no cache of answers that hold records.
+        credentials: 'omit',
+        cache: 'no-store',
+      })
+    } catch {
+      throw new ApiCallError(0, 'UNREACHABLE', 'Keygate could not be reached: is it running?')
+    }
+    const body = (await response.json().catch(() => ({}))) as unknown
+    if (response.ok) return body as T
+    const error = (body as ErrorBody).error ?? {}
+    throw new ApiCallError(
+      response.status,
+      error.code ?? `HTTP_${response.status}`,
+      error.message ?? response.statusText,
+      error.requestId,
+    )
+  }
+}
+
+/** What to tell the admin about a failed call, in words: a 403 says what the root key lacks. */
+export function describeError(err: unknown): string {
+  if (!(err instanceof ApiCallError)) return `Something went wrong in the console: ${String(err)}`
+  switch (err.code) {
+    case 'INSUFFICIENT_PERMISSIONS':
+      return `This root key may not do that: ${err.message}.`
+    case 'UNAUTHORIZED':
+      return 'Keygate refused the root key (unknown, revoked or disabled): sign out and sign in with another.'
+    case 'UNREACHABLE':
+      return err.message
+    case 'RATE_LIMITED':
+      return `Too many calls with this root key for now: ${err.message}.`
+    default:
+      return `${err.code}: ${err.message}${err.requestId ? ` (request ${err.requestId})` : ''}`
+  }
+}

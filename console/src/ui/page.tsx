@@ -1,0 +1,58 @@
+import type { ComponentChildren } from 'preact'
+import { useEffect, useRef } from 'preact/hooks'
+import { describeError } from '../api.js'
+
+/**
+ * A page: its heading, and the tab's title to match. The heading takes focus when the page opens, so that a screen
+ * reader announces where a link led (a single-page app changes no document a browser would announce).
+ */
+export function Page({ title, children }: { title: string; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => {
+    document.title = `${title} · Keygate console`
+    heading.current?.focus()
+  }, [title])
+  return (
+    <>
+      <h1 tabIndex={-1} ref={heading}>
+        {title}
+      </h1>
+      {children}
+    </>
+  )
+}
+
+/** A failed call, said in words (a 403 names what the root key lacks), announced as it appears. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (error === undefined || error === null) return null
+  return (
+    <p role="alert" class="error">
+      {describeError(error)}
+    </p>
+  )
+}
+
+/** What a write did, announced politely. */
+export function StatusNote({ text }: { text: string | undefined }) {
+  return (
+    <p role="status" class="status">
+      {text ?? ''}
+    </p>
+  )
+}
+
+/** A record's fields, as a definition list; absent values are left out. */
+export function Fields({ rows }: { rows: [string, ComponentChildren][] }) {
+  return (
+    <dl class="fields">
+      {rows
+        .filter(([, value]) => value !== undefined && value !== null && value !== '')
+        .map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+    </dl>
+  )
+}
