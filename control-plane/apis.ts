@@ -4,13 +4,21 @@ import { newId } from '../shared/ids.js'
 import type { ApiRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { KeyWrites } from './key-writes.js'
+import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
 import { principalOf, requirePermission } from './root-key-auth.js'
+
+/**
+ * The index of every api by id (creation order), for apis.listApis. Like the keys' indexes it is a pointer written
+ * before the record and removed after it, so a crash leaves an entry the listing skips, never an unlisted api.
+ */
+export const APIS_INDEX = 'apis'
 
 /** Apis as both wire formats (v1, v2) create, read and delete them: the root key's permission, then the store. */
 export async function createApi(deps: ControlPlaneDeps, request: FastifyRequest, name: string): Promise<ApiRecord> {
   const principal = principalOf(request)
   requirePermission(principal, '*', 'create_api')
   const api = { id: newId('api', deps.clock.now()), name, createdAt: deps.clock.now() }
+  await deps.store.addToIndex(APIS_INDEX, api.id)
   await deps.store.createApi(api)
   await deps.audit.record(request, 'apis.createApi', { apiId: api.id, after: { id: api.id, name: api.name } })
   request.log.info({ apiId: api.id, rootKeyId: principal.rootKeyId }, 'api created')
@@ -34,5 +42,21 @@ export async function deleteApi(
 ): Promise<void> {
   requirePermission(principalOf(request), apiId, 'delete_api')
   await writes.deleteApi(apiId)
+  await deps.store.removeFromIndex(APIS_INDEX, apiId)
   await deps.audit.record(request, 'apis.deleteApi', { apiId })
+}
+
+/**
+ * A page of every api, oldest first, for a root key that may read them all (`api.*.read_api`, as listing
+ * identities needs `identity.*.read_identity`): a list filtered by permission would tell a narrower key nothing it
+ * needs, and the console opens an api by its id. Apis made before this index existed (releases without
+ * apis.listApis) are not listed.
+ */
+export async function listApis(
+  deps: ControlPlaneDeps,
+  request: FastifyRequest,
+  page: PageOptions,
+): Promise<RecordPage<ApiRecord>> {
+  requirePermission(principalOf(request), '*', 'read_api')
+  return pageThroughIndex(deps.store, APIS_INDEX, page, (apiId) => deps.store.getApi(apiId))
 }

@@ -15,11 +15,13 @@ import { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import { registerLimit } from './routes/ratelimits-limit.js'
 import { registerOverrideRoutes } from './routes/ratelimits-overrides.js'
+import { registerListNamespaces } from './routes/ratelimits-list-namespaces.js'
 import { Identities } from './identities.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
 import { registerDeleteApi } from './routes/apis-delete-api.js'
 import { registerGetApi } from './routes/apis-get-api.js'
 import { registerListKeys } from './routes/apis-list-keys.js'
+import { registerListApis } from './routes/apis-list-apis.js'
 import { registerCreateKey } from './routes/keys-create-key.js'
 import { registerDeleteKey } from './routes/keys-delete-key.js'
 import { registerGetKey } from './routes/keys-get-key.js'
@@ -121,6 +123,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerCreateApi(management, routeDeps)
     registerGetApi(management, routeDeps)
     registerDeleteApi(management, routeDeps, writes)
+    registerListApis(management, routeDeps)
     registerListKeys(management, routeDeps)
     registerCreateKey(management, routeDeps, writes)
     registerGetKey(management, routeDeps)
@@ -143,6 +146,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerRoleRoutes(management, routeDeps)
     registerLimit(management, routeDeps, deps.ratelimits)
     registerOverrideRoutes(management, routeDeps)
+    registerListNamespaces(management, routeDeps)
     registerCreateIdentity(management, routeDeps)
     registerGetIdentity(management, routeDeps)
     registerListIdentities(management, routeDeps)

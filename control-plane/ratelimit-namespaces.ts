@@ -9,7 +9,14 @@ import {
   type WildcardRule,
 } from '../shared/ratelimit-namespace.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
+import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
 import type { WriteListener } from './key-writes.js'
+
+/**
+ * The index of every namespace by id (creation order), for ratelimits.listNamespaces: a pointer written before the
+ * record (a crash leaves an entry the listing skips). Namespaces made before it existed are not listed.
+ */
+export const NAMESPACES_INDEX = 'ratelimit-namespaces'
 
 // A compare-and-set update is retried this many times against concurrent writers before a 409.
 const UPDATE_ATTEMPTS = 5
@@ -61,8 +68,10 @@ export class RatelimitNamespaces {
     const now = this.clock.now()
     const record: NamespaceRecord = { id: newId('rlns', now), name, createdAt: now, wildcards: [] }
     await this.store.claimName(NAMESPACE_ID_SCOPE, record.id, name)
+    await this.store.addToIndex(NAMESPACES_INDEX, record.id)
     const write = await this.store.writeEntity(namespaceAddress(name), record.id, 'created', record)
     if (write === 'exists') {
+      await this.store.removeFromIndex(NAMESPACES_INDEX, record.id)
       await this.store.releaseName(NAMESPACE_ID_SCOPE, record.id, name)
       const winner = await this.byName(name)
       if (!winner) throw new WriteConflictError()
@@ -71,6 +80,11 @@ export class RatelimitNamespaces {
     if (typeof write === 'string') throw new Error(`unexpected reply to create: ${write}`)
     this.onWrite(write)
     return { namespace: record, created: true }
+  }
+
+  /** A page of the namespaces, oldest first. */
+  list(page: PageOptions): Promise<RecordPage<NamespaceRecord>> {
+    return pageThroughIndex(this.store, NAMESPACES_INDEX, page, (id) => this.byId(id))
   }
 
   /** 412 when the namespace holds MAX_WILDCARDS wildcard overrides already. */

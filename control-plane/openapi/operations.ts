@@ -13,6 +13,13 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'apis.createApi': { summary: 'Create an api (a namespace for keys)', rootKey: true, tag: 'apis' },
   'apis.getApi': { summary: 'Read an api', rootKey: true, tag: 'apis' },
   'apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true, tag: 'apis' },
+  'apis.listApis': {
+    summary: 'List every api, a page at a time',
+    description:
+      "Keygate's own (Unkey v1 has no way to list apis): every api, oldest first, for a root key with `api.*.read_api`.",
+    rootKey: true,
+    tag: 'apis',
+  },
   'apis.listKeys': { summary: "List an api's keys, a page at a time", rootKey: true, tag: 'apis' },
   'apis.deleteKeys': { summary: "Delete all of an api's keys", rootKey: true, tag: 'apis' },
   'keys.createKey': {
@@ -123,6 +130,13 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'ratelimits',
   },
+  'ratelimits.listNamespaces': {
+    summary: 'List every rate-limit namespace, a page at a time',
+    description:
+      "Keygate's own (Unkey v1 has no way to list namespaces): every namespace, oldest first, for a root key with `ratelimit.*.read_namespace`. A namespace is made by its first use (ratelimits.limit, ratelimits.setOverride).",
+    rootKey: true,
+    tag: 'ratelimits',
+  },
   'ratelimits.deleteOverride': {
     summary: "Delete an identifier's override: calls get the limit they send again",
     rootKey: true,
@@ -145,7 +159,11 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'identities',
   },
-  'audit.list': { summary: 'Read the audit log of management writes, newest first', rootKey: true, tag: 'audit' },
+  'audit.list': {
+    summary: 'Read the audit log of management writes, newest first, filtered by action, root key, api or key',
+    rootKey: true,
+    tag: 'audit',
+  },
   'rootKeys.createRootKey': {
     summary: 'Create a root key with at most the permissions of the caller (shown once; only its hash is stored)',
     rootKey: true,

@@ -2,8 +2,10 @@ import { Type } from 'typebox'
 import { ApiError } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { listAuditEntries, MAX_SCANNED } from '../audit-listing.js'
 import { principalOf } from '../root-key-auth.js'
 
+const Filter = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description }))
 const Record = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description })
 const Entry = Type.Object({
   id: Type.String({ description: "The entry's id: pass the last one as `cursor` for older entries" }),
@@ -18,7 +20,7 @@ const Entry = Type.Object({
   requestId: Type.Optional(Type.String({ description: 'The request that made it' })),
 })
 
-/** GET /v1/audit.list: the audit log, newest first, for root keys with `*` (admins). */
+/** GET /v1/audit.list: the audit log, newest first, filtered by action, root key, api or key; root keys with `*`. */
 export function registerAuditList(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get(
     '/v1/audit.list',
@@ -39,12 +41,18 @@ export function registerAuditList(app: KeygateServer, deps: ControlPlaneDeps): v
               examples: [20],
             }),
           ),
+          action: Filter('Only entries of this operation, e.g. `keys.updateKey`'),
+          rootKeyId: Filter('Only entries made by this root key (`root_bootstrap`: KEYGATE_ROOT_KEY)'),
+          apiId: Filter('Only entries about this api'),
+          keyId: Filter('Only entries about this key (or, for rootKeys.* writes, this root key)'),
         }),
         response: {
           200: Type.Object({
             entries: Type.Array(Entry, { description: 'Management writes, newest first' }),
             cursor: Type.Optional(
-              Type.String({ description: 'Pass it as `cursor` for older entries; absent at the end' }),
+              Type.String({
+                description: `Pass it as \`cursor\` for older entries; absent at the end. A filtered call reads at most ${MAX_SCANNED} entries: its page may hold fewer than \`limit\` (even none) with a cursor to go on from`,
+              }),
             ),
           }),
         },
@@ -53,9 +61,8 @@ export function registerAuditList(app: KeygateServer, deps: ControlPlaneDeps): v
     async (request) => {
       if (!principalOf(request).permissions.includes('*'))
         throw new ApiError('INSUFFICIENT_PERMISSIONS', 'the audit log needs a root key with *')
-      const limit = request.query.limit ?? 100
-      const entries = await deps.store.listAudit({ cursor: request.query.cursor || undefined, limit })
-      return { entries, cursor: entries.length === limit ? entries[entries.length - 1]!.id : undefined }
+      const { cursor, limit = 100, action, rootKeyId, apiId, keyId } = request.query
+      return listAuditEntries(deps.store, { action, rootKeyId, apiId, keyId }, { cursor: cursor || undefined, limit })
     },
   )
 }

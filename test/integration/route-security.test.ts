@@ -107,6 +107,7 @@ const TABLE: Record<string, Row> = {
   'apis.createApi': { needs: ['*.create_api'], call: () => post({ name: 'made by the security table' }) },
   'apis.getApi': { needs: ['read_api'], call: (f) => get({ apiId: f.apiId }) },
   'apis.deleteApi': { needs: ['delete_api'], call: (f) => post({ apiId: f.apiId }) },
+  'apis.listApis': { needs: ['*.read_api'], call: () => get() },
   'apis.listKeys': { needs: ['read_key', 'read_api'], call: (f) => get({ apiId: f.apiId }) },
   'apis.deleteKeys': { needs: ['delete_key'], call: (f) => post({ apiId: f.apiId }) },
   'keys.createKey': { needs: ['create_key'], call: (f) => post({ apiId: f.apiId, name: 'another' }) },
@@ -189,6 +190,7 @@ const TABLE: Record<string, Row> = {
     needs: ['ratelimit.*.read_override'],
     call: (f) => get({ namespaceId: f.namespaceId }),
   },
+  'ratelimits.listNamespaces': { needs: ['ratelimit.*.read_namespace'], call: () => get() },
   'ratelimits.deleteOverride': {
     needs: ['ratelimit.*.delete_override'],
     call: (f) => post({ namespaceId: f.namespaceId, identifier: OVERRIDDEN }),
