@@ -3,6 +3,7 @@ import type { KeygateServer } from '../shared/http/build-server.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
 import type { KeyStore } from '../shared/store/key-store.js'
 import { buildControlPlaneApp } from '../control-plane/app.js'
+import { builtConsoleDir, loadConsole } from '../control-plane/console-route.js'
 import { RootKeyUse } from '../control-plane/root-key-use.js'
 import { registerAuthorize } from '../verifier/authorize-route.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
@@ -25,6 +26,8 @@ export interface ControlPlaneSettings {
   gateway?: GatewayPolicy | undefined
   /** The `service` label of its metrics. */
   service?: 'control-plane' | 'dev'
+  /** Where the admin console was built (default: this package's dist/console). */
+  consoleDir?: URL
 }
 
 export interface AssembledControlPlane {
@@ -52,6 +55,8 @@ export function assembleControlPlane(
   const ratelimits = namespaceRatelimitsOf(parts, settings, verifier)
   const { gateway } = settings
   const rootKeyUse = new RootKeyUse(parts.store, parts.clock, parts.log)
+  const consoleFiles = loadConsole(settings.consoleDir ?? builtConsoleDir())
+  if (!consoleFiles) parts.log.warn('the admin console is not built (npm run build): /console answers 404')
   const app = buildControlPlaneApp({
     store: parts.store,
     clock: parts.clock,
@@ -64,6 +69,7 @@ export function assembleControlPlane(
     managementRateLimit: settings.managementRateLimit,
     onWrite: (write) => verifier.applyChange(write.event),
     ratelimits,
+    console: consoleFiles,
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
       registerVerifyKey(open, verifier)

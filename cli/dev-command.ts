@@ -83,6 +83,7 @@ function banner(dev: DevServer): string {
     `\nKeygate dev server (in-memory store, no Redis; data is lost on exit)\n` +
     `  URL:      ${dev.url}\n` +
     `  API docs: ${dev.url}/docs\n` +
+    `  console:  ${dev.url}/console (sign in with the root key)\n` +
     `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n\n`
   // A generated root key is printed: this run made it.
   if (dev.rootKeyGenerated)

@@ -48,6 +48,7 @@ import { registerListIdentities } from './routes/identities-list-identities.js'
 import { registerUpdateIdentity } from './routes/identities-update-identity.js'
 import { registerDeleteIdentity } from './routes/identities-delete-identity.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
+import { registerConsole, type ConsoleFiles } from './console-route.js'
 import { registerV2ApiRoutes } from './v2/apis-routes.js'
 import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
@@ -75,6 +76,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
    * checks its root key as the verifier does), forward-auth in dev.
    */
   publicRoutes?: (app: KeygateServer) => void
+  /** The admin console's built files, served at /console (null: not built, /console says so). */
+  console?: ConsoleFiles | null
 }
 
 /**
@@ -164,6 +167,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {
     registerLiveness(open, routeDeps)
+    registerConsole(open, deps.console ?? null)
     deps.publicRoutes?.(open)
   })
   return app

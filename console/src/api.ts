@@ -35,23 +35,23 @@ export class KeygateApi {
     for (const [name, value] of Object.entries(query)) {
       if (value !== undefined && value !== '') url.searchParams.set(name, String(value))
     }
-    return this.call<T>(url, { method: 'GET' })
+    return this.call<T>(url, 'GET')
   }
 
   post<T>(operation: string, body: object): Promise<T> {
-    return this.call<T>(new URL(`v1/${operation}`, apiBase()), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
+    return this.call<T>(new URL(`v1/${operation}`, apiBase()), 'POST', JSON.stringify(body))
   }
 
-  private async call<T>(url: URL, init: RequestInit): Promise<T> {
+  private async call<T>(url: URL, method: 'GET' | 'POST', body?: string): Promise<T> {
     let response: Response
     try {
       response = await fetch(url, {
-        ...init,
-        headers: { ...init.headers, authorization: `Bearer ${this.rootKey}` },
+        method,
+        headers: {
+          authorization: `Bearer ${this.rootKey}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body,
         // The root key travels in the header only: no cookies, no cache of answers that hold records.
         credentials: 'omit',
         cache: 'no-store',
@@ -59,9 +59,9 @@ export class KeygateApi {
     } catch {
       throw new ApiCallError(0, 'UNREACHABLE', 'Keygate could not be reached: is it running?')
     }
-    const body = (await response.json().catch(() => ({}))) as unknown
-    if (response.ok) return body as T
-    const error = (body as ErrorBody).error ?? {}
+    const answer = (await response.json().catch(() => ({}))) as unknown
+    if (response.ok) return answer as T
+    const error = (answer as ErrorBody).error ?? {}
     throw new ApiCallError(
       response.status,
       error.code ?? `HTTP_${response.status}`,

@@ -87,6 +87,8 @@ export interface TestServerOptions {
   sync?: Partial<SyncSettings>
   gateway?: Partial<GatewayPolicy>
   managementRateLimit?: number
+  /** Where the admin console is built (default: dist/console, as the CLI has it). */
+  consoleDir?: URL
   /** Runs on the assembled app before it is ready: a test adds its own hooks here (Fastify takes none after). */
   beforeReady?: (app: KeygateServer) => void
 }
@@ -115,6 +117,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     sync: { ...DEFAULT_SYNC, ...options.sync },
     bootstrapRootKey: TEST_ROOT_KEY,
     managementRateLimit: options.managementRateLimit,
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
     // Forward-auth beside the management API, as `keygate dev` has it.
     ...(options.gateway ? { gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } } : {}),
   })

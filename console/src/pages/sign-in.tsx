@@ -31,7 +31,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (rootKey: string) => void }
   }
   return (
     <main class="sign-in">
-      <Page title="Sign in">
+      <Page title="Sign in" focusHeading={false}>
         <p>
           Sign in with a root key (<code>keygate dev</code> prints one). It is kept for this tab only and sent to this
           Keygate only: the console can do what the root key may do, nothing more.

@@ -6,12 +6,18 @@ import { describeError } from '../api.js'
  * A page: its heading, and the tab's title to match. The heading takes focus when the page opens, so that a screen
  * reader announces where a link led (a single-page app changes no document a browser would announce).
  */
-export function Page({ title, children }: { title: string; children: ComponentChildren }) {
+export function Page(props: {
+  title: string
+  children: ComponentChildren
+  /** False where a field should have focus instead (signing in). */
+  focusHeading?: boolean
+}) {
+  const { title, children, focusHeading = true } = props
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     document.title = `${title} · Keygate console`
-    heading.current?.focus()
-  }, [title])
+    if (focusHeading) heading.current?.focus()
+  }, [title, focusHeading])
   return (
     <>
       <h1 tabIndex={-1} ref={heading}>
