@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 
 /**
@@ -5,7 +6,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks'
  * `label`, with a copy button and the warning that it cannot be shown again (only its hash is stored). It takes
  * focus when it appears, so that a keyboard user lands on it.
  */
-export function ShownOnce(props: { label: string; secret: string; onDone: () => void }) {
+export function ShownOnce(props: { label: string; secret: string; onDone: () => void; children?: ComponentChildren }) {
   const id = useId()
   const field = useRef<HTMLInputElement>(null)
   const [copied, setCopied] = useState<string>('')
@@ -45,6 +46,7 @@ export function ShownOnce(props: { label: string; secret: string; onDone: () => 
       <p role="status" class="status">
         {copied}
       </p>
+      {props.children}
     </section>
   )
 }

@@ -1,0 +1,130 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import uPlot from 'uplot'
+import type { KeygateApi } from '../api.js'
+import type { Verifications } from '../types.js'
+import { ErrorNote } from './page.js'
+import { useLoad } from './use-load.js'
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+
+/** The two ranges the chart shows: buckets of keys.getVerifications, ending with the current one. */
+const RANGES = {
+  day: { label: 'Last 24 hours', granularity: 'hour', size: HOUR, buckets: 24 },
+  month: { label: 'Last 30 days', granularity: 'day', size: DAY, buckets: 30 },
+} as const
+type Range = keyof typeof RANGES
+
+/** The outcomes getVerifications counts, each with its colour (console.css has the legend's, `.swatch.<field>`). */
+const OUTCOMES = [
+  { field: 'success', label: 'Valid', colour: '#166534' },
+  { field: 'rateLimited', label: 'Rate limited', colour: '#b45309' },
+  { field: 'usageExceeded', label: 'Usage exceeded', colour: '#b91c1c' },
+] as const
+
+const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 100_000, 1_000_000, 10_000_000]
+
+/** Every bucket of the range, oldest first, with the API's counts (it leaves out buckets without any). */
+export function bucketsOf(answer: Verifications, range: Range, now: number) {
+  const { size, buckets } = RANGES[range]
+  // Buckets start on UTC hours and days, as the verifier counts them.
+  const last = Math.floor(now / size) * size
+  const times = Array.from({ length: buckets }, (_, i) => last - (buckets - 1 - i) * size)
+  const byTime = new Map(answer.verifications.map((bucket) => [bucket.time, bucket]))
+  return {
+    times,
+    counts: OUTCOMES.map(({ field }) => times.map((time) => byTime.get(time)?.[field] ?? 0)),
+  }
+}
+
+/**
+ * A key's verifications over the last 24 hours or 30 days by outcome (keys.getVerifications), drawn by uPlot, with
+ * the totals in words beside it for screen readers and tests.
+ */
+export function VerificationsChart({ api, keyId }: { api: KeygateApi; keyId: string }) {
+  const [range, setRange] = useState<Range>('day')
+  const [now] = useState(() => Date.now())
+  const answer = useLoad(() => {
+    const { granularity, size, buckets } = RANGES[range]
+    const start = Math.floor(now / size) * size - (buckets - 1) * size
+    return api.get<Verifications>('keys.getVerifications', { keyId, start, end: now, granularity })
+  }, [api, keyId, range, now])
+  const data = useMemo(() => (answer.data ? bucketsOf(answer.data, range, now) : undefined), [answer.data, range, now])
+  const totals = data?.counts.map((series) => series.reduce((sum, count) => sum + count, 0))
+  const summary = totals
+    ? `${RANGES[range].label}: ${OUTCOMES.map(({ label }, i) => `${totals[i]} ${label.toLowerCase()}`).join(', ')}`
+    : `${RANGES[range].label}: loading`
+  return (
+    <section aria-labelledby="verifications-title" class="verifications">
+      <h2 id="verifications-title">Verifications</h2>
+      <div class="actions" role="group" aria-label="Range">
+        {(Object.keys(RANGES) as Range[]).map((name) => (
+          <button
+            key={name}
+            type="button"
+            class="secondary"
+            aria-pressed={range === name}
+            onClick={() => setRange(name)}
+          >
+            {RANGES[name].label}
+          </button>
+        ))}
+      </div>
+      <ErrorNote error={answer.error} />
+      <figure class="chart-figure">
+        {data ? <Plot times={data.times} counts={data.counts} range={range} summary={summary} /> : null}
+        <figcaption>
+          <ul class="legend">
+            {OUTCOMES.map(({ label, field }, i) => (
+              <li key={label}>
+                <span class={`swatch ${field}`} aria-hidden="true" />
+                {label}: <strong>{totals?.[i] ?? '…'}</strong>
+              </li>
+            ))}
+          </ul>
+          <span class="visually-hidden" data-testid="verifications-summary">
+            {summary}
+          </span>
+        </figcaption>
+      </figure>
+    </section>
+  )
+}
+
+/** The uPlot canvas: made once per data, resized with its container. */
+function Plot(props: { times: number[]; counts: number[][]; range: Range; summary: string }) {
+  const container = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const element = container.current
+    if (!element) return
+    const plot = new uPlot(
+      {
+        width: Math.max(element.clientWidth, 300),
+        height: 260,
+        legend: { show: false },
+        scales: { x: { time: true }, y: { range: (_self, _min, max) => [0, Math.max(max, 4)] } },
+        series: [
+          {},
+          ...OUTCOMES.map(({ label, colour }) => ({
+            label,
+            stroke: colour,
+            width: 2,
+            points: { show: true, size: 5 },
+          })),
+        ],
+        // Counts are whole: ticks at whole steps only.
+        axes: [{ stroke: '#4b5563' }, { stroke: '#4b5563', incrs: COUNT_STEPS }],
+      },
+      // uPlot's time scale counts seconds.
+      [props.times.map((time) => time / 1000), ...props.counts],
+      element,
+    )
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(element.clientWidth, 300), height: 260 }))
+    resize.observe(element)
+    return () => {
+      resize.disconnect()
+      plot.destroy()
+    }
+  }, [props.times, props.counts])
+  return <div ref={container} class="chart" role="img" aria-label={props.summary} />
+}

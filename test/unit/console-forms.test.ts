@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest'
+import { parseJsonObject, parseRatelimits } from '../../console/src/json-input.js'
+import { bodyOf, EMPTY_KEY_FORM, formOf } from '../../console/src/pages/key-form.js'
+
+/** The console's key form, turned into keys.createKey and keys.updateKey bodies (browser code, no DOM needed). */
+describe("the console's key form", () => {
+  it('creates with the fields filled in only, roles and permissions as name lists', () => {
+    const { body, problems } = bodyOf(
+      {
+        ...EMPTY_KEY_FORM,
+        name: ' acme ',
+        prefix: 'sk',
+        externalId: 'acme',
+        meta: '{"plan": "pro"}',
+        remaining: '100',
+        refillInterval: 'monthly',
+        refillAmount: '100',
+        refillDay: '15',
+        ratelimitLimit: '10',
+        roles: 'reader, writer',
+        permissions: 'documents.read',
+      },
+      'create',
+    )
+    expect(problems).toEqual({})
+    expect(body).toEqual({
+      name: 'acme',
+      prefix: 'sk',
+      externalId: 'acme',
+      meta: { plan: 'pro' },
+      remaining: 100,
+      refill: { interval: 'monthly', amount: 100, refillDay: 15 },
+      ratelimit: { limit: 10, duration: 60_000, async: true },
+      roles: ['reader', 'writer'],
+      permissions: ['documents.read'],
+      enabled: true,
+    })
+    expect(bodyOf(EMPTY_KEY_FORM, 'create').body).toEqual({ enabled: true })
+  })
+
+  it('updates with null for what was cleared, and lists replaced whole', () => {
+    const key = {
+      id: 'key_1',
+      start: 'sk_abcd',
+      apiId: 'api_1',
+      name: 'acme',
+      meta: { plan: 'pro' },
+      createdAt: 1,
+      remaining: 5,
+      ratelimit: { limit: 10, duration: 1000, async: false },
+      roles: ['reader'],
+      enabled: true,
+    }
+    expect(bodyOf(formOf(key), 'update').body).toEqual({
+      name: 'acme',
+      externalId: null,
+      meta: { plan: 'pro' },
+      expires: null,
+      remaining: 5,
+      refill: null,
+      ratelimit: { limit: 10, duration: 1000, async: false },
+      roles: ['reader'],
+      permissions: [],
+      enabled: true,
+    })
+    const cleared = bodyOf({ ...formOf(key), name: '', meta: '', remaining: '', ratelimitLimit: '' }, 'update').body
+    expect(cleared).toMatchObject({ name: null, meta: null, remaining: null, ratelimit: null })
+  })
+
+  it('says what is wrong by field before anything is sent', () => {
+    const { problems } = bodyOf(
+      { ...EMPTY_KEY_FORM, meta: '[1]', remaining: '1.5', refillInterval: 'daily', ratelimitLimit: 'x' },
+      'create',
+    )
+    expect(problems).toEqual({
+      meta: 'must be a JSON object',
+      remaining: 'must be a whole number',
+      refillAmount: 'a refill needs an amount',
+      ratelimitLimit: 'must be a whole number',
+    })
+    expect(parseJsonObject('{"a":').problem).toMatch(/^not JSON: /)
+    expect(parseJsonObject('  ')).toEqual({})
+    expect(parseRatelimits('{}').problem).toMatch(/JSON list/)
+    expect(parseRatelimits('')).toEqual({ value: [] })
+  })
+})
