@@ -1,0 +1,235 @@
+import { mkdirSync } from 'node:fs'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectAccessible, launchChromium, watchProblems } from '../support/console-browser.js'
+import { startKeygate, type KeygateProcess } from '../support/processes.js'
+
+/**
+ * The console on `keygate dev`, page by page: how fast the first page is usable, every page under axe-core, the
+ * create-key flow by keyboard alone, attacker-controlled names and meta shown as text, a 403 said in words, and
+ * signing out. The keys table's screenshot for the README is taken here.
+ */
+const DOCS = new URL('../../docs/', import.meta.url)
+const XSS = '<img src=x onerror="window.__xss=(window.__xss||0)+1">'
+
+let browser: Browser
+let dev: KeygateProcess
+let rootKey: string
+
+beforeAll(async () => {
+  ;[browser, dev] = await Promise.all([launchChromium(), startKeygate(['dev'], { LOG_LEVEL: 'warn' })])
+  rootKey = /root key: (\S+)/.exec(dev.output())![1]!
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await dev?.stop()
+})
+
+async function admin(path: string, body: object, key = rootKey): Promise<Record<string, any>> {
+  const answer = await fetch(`${dev.url}/v1/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  })
+  expect(answer.status, await answer.clone().text()).toBe(200)
+  return (await answer.json()) as Record<string, any>
+}
+
+async function signedIn(key = rootKey): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  const page = await context.newPage()
+  await page.goto(`${dev.url}/console`)
+  await page.getByLabel('Root key').fill(key)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { level: 1, name: 'Apis' }).waitFor()
+  return page
+}
+
+/** Opens a section from the header, as an admin would, and waits for its heading. */
+async function open(page: Page, link: string, heading = link): Promise<void> {
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: link }).click()
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor()
+}
+
+describe('the console on keygate dev', () => {
+  it('is interactive within 1 s of asking for it, in a browser that has nothing cached', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    const started = Date.now()
+    await page.goto(`${dev.url}/console`)
+    await page.getByLabel('Root key').fill('typed at once')
+    const elapsed = Date.now() - started
+    expect(await page.getByLabel('Root key').inputValue()).toBe('typed at once')
+    expect(elapsed).toBeLessThan(1000)
+    await context.close()
+  })
+
+  it('passes axe-core on every page, with records on them', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'billing' })
+    for (const [i, owner] of ['acme', 'globex', 'initech', 'umbrella'].entries())
+      await admin('keys.createKey', {
+        apiId,
+        name: `${owner} production`,
+        externalId: owner,
+        prefix: 'sk',
+        ...(i % 2 ? { remaining: 1000 * (i + 1) } : {}),
+        ...(i === 3 ? { enabled: false } : {}),
+        ...(i === 2 ? { expires: Date.now() + 30 * 86_400_000 } : {}),
+      })
+    await admin('identities.createIdentity', { externalId: 'hooli', meta: { plan: 'pro' } })
+    await admin('permissions.createPermission', { name: 'documents.read' })
+    await admin('permissions.createRole', { name: 'reader', permissions: [{ name: 'documents.read' }] })
+    await admin('ratelimits.setOverride', { namespaceName: 'email', identifier: 'acme', limit: 10, duration: 60_000 })
+    await admin('rootKeys.createRootKey', { name: 'ci', permissions: ['api.*.read_key'] })
+
+    const page = await signedIn()
+    const problems = watchProblems(page)
+    await expectAccessible(page, 'Apis')
+    await page.getByRole('link', { name: 'billing' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Keys of billing' }).waitFor()
+    await page.locator('table.keys tbody tr').nth(3).waitFor()
+    await expectAccessible(page, 'Keys')
+    mkdirSync(DOCS, { recursive: true })
+    await page.locator('table.keys').screenshot({ path: new URL('console-keys.png', DOCS).pathname })
+    await page.getByRole('link', { name: 'acme production' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Key acme production' }).waitFor()
+    await page.getByRole('button', { name: 'Edit key' }).click()
+    await expectAccessible(page, 'Key, editing')
+    for (const [link, heading] of [
+      ['Identities', 'Identities'],
+      ['Permissions', 'Permissions'],
+      ['Roles', 'Roles'],
+      ['Rate limits', 'Rate limits'],
+      ['Root keys', 'Root keys'],
+      ['Audit log', 'Audit log'],
+    ] as const) {
+      await open(page, link, heading)
+      await page.locator('table tbody tr').first().waitFor()
+      await expectAccessible(page, link)
+    }
+    await open(page, 'Rate limits')
+    await page.getByRole('link', { name: 'email' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Namespace email' }).waitFor()
+    await page.locator('table tbody tr').first().waitFor()
+    await expectAccessible(page, 'Namespace')
+    expect(problems).toEqual([])
+  }, 90_000)
+
+  it('creates a key by keyboard alone, and the new key is focused to copy', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'keyboard' })
+    const page = await signedIn()
+    await page.goto(`${dev.url}/console#/apis/${apiId}`)
+    await page.getByRole('heading', { level: 1, name: 'Keys of keyboard' }).waitFor()
+    // From the page's heading (focused when it opened), Tab until the Name field has focus: no pointer anywhere.
+    // Page code as text: the tests are type-checked without the DOM's types.
+    const focusedLabel = () => page.evaluate<string>("document.activeElement?.labels?.[0]?.textContent ?? ''")
+    for (let presses = 0; (await focusedLabel()) !== 'Name'; presses++) {
+      expect(presses, 'Tab presses to reach the Name field').toBeLessThan(30)
+      await page.keyboard.press('Tab')
+    }
+    await page.keyboard.type('typed by keyboard')
+    await page.keyboard.press('Enter')
+    const shown = page.getByLabel('New key', { exact: true })
+    await shown.waitFor()
+    expect(await page.evaluate<string>('document.activeElement?.id')).toBe(await shown.getAttribute('id'))
+    const key = await shown.inputValue()
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Enter')
+    await page.getByText(/Copied to the clipboard|the key is selected/).waitFor()
+    const listed = (await (
+      await fetch(`${dev.url}/v1/apis.listKeys?apiId=${apiId}`, { headers: { authorization: `Bearer ${rootKey}` } })
+    ).json()) as { keys: unknown[] }
+    expect(listed.keys).toEqual([expect.objectContaining({ name: 'typed by keyboard' })])
+    expect(key).toMatch(/^[1-9A-HJ-NP-Za-km-z]{16,}$/)
+  })
+
+  it('shows attacker-controlled names and meta as text: nothing runs, no element is made from them', async () => {
+    const { apiId } = await admin('apis.createApi', { name: XSS })
+    const { keyId } = await admin('keys.createKey', {
+      apiId,
+      name: XSS,
+      externalId: XSS,
+      meta: { note: XSS, [XSS]: 1 },
+    })
+    await admin('keys.updateKey', { keyId, name: `${XSS} renamed` })
+    const page = await signedIn()
+    const problems = watchProblems(page)
+    const clean = async (where: string) => {
+      // Enough for an image load (and its onerror) to have happened, had an element been made.
+      await page.waitForTimeout(300)
+      expect(await page.evaluate<number | undefined>('window.__xss'), where).toBeUndefined()
+      expect(await page.locator('img').count(), where).toBe(0)
+    }
+    await expect.poll(() => page.getByText(XSS, { exact: true }).count()).toBeGreaterThan(0)
+    await clean('apis')
+    await page.getByRole('link', { name: XSS, exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: `Keys of ${XSS}` }).waitFor()
+    expect(await page.title()).toBe(`Keys of ${XSS} · Keygate console`)
+    await page.getByRole('link', { name: `${XSS} renamed` }).waitFor()
+    await clean('keys')
+    await page.getByRole('searchbox', { name: 'Search keys' }).fill('<img')
+    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await page.getByText('1 matching among 1 keys searched.').waitFor()
+    await page.getByRole('link', { name: `${XSS} renamed` }).click()
+    const meta = page.locator('dl.fields pre')
+    await meta.waitFor()
+    expect(JSON.parse(await meta.innerText())).toEqual({ note: XSS, [XSS]: 1 })
+    await clean('key')
+    await open(page, 'Audit log')
+    await page.getByLabel('Key id', { exact: true }).fill(keyId)
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await page.locator('table.audit tbody tr').nth(1).waitFor()
+    for (const summary of await page.locator('table.audit summary').all()) await summary.click()
+    // The records before and after, as JSON text (its quotes escaped): the name is there, as text.
+    const shownRecords = page.locator('table.audit pre', { hasText: '"name": "<img src=x onerror=' })
+    await expect.poll(() => shownRecords.count()).toBeGreaterThan(1)
+    await clean('audit')
+    expect(problems).toEqual([])
+  }, 60_000)
+
+  it('says in words what a root key may not do (403), instead of breaking', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'guarded' })
+    const { key } = await admin('rootKeys.createRootKey', { name: 'reader', permissions: ['api.*.read_api'] })
+    const page = await signedIn(key)
+    await page.getByRole('link', { name: 'guarded' }).click()
+    await expect
+      .poll(() => page.getByRole('alert').allInnerTexts())
+      .toContain(`This root key may not do that: the root key needs api.${apiId}.read_key.`)
+    await page.getByLabel('Name', { exact: true }).fill('not allowed')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    await expect
+      .poll(() => page.getByRole('alert').allInnerTexts())
+      .toContain(`This root key may not do that: the root key needs api.${apiId}.create_key.`)
+    await expectAccessible(page, 'a 403')
+  })
+
+  it('refuses a root key Keygate does not know, and signing out forgets the key: sessionStorage only, never a URL', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${dev.url}/console`)
+    await page.getByLabel('Root key').fill('kgroot_not_a_key')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('Keygate refused the root key')
+    await page.getByLabel('Root key').fill(rootKey)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Apis' }).waitFor()
+    const storage = () =>
+      page.evaluate<{ session: string[]; local: number; cookies: string }>(
+        '({ session: Object.values(sessionStorage), local: localStorage.length, cookies: document.cookie })',
+      )
+    expect(await storage()).toEqual({ session: [rootKey], local: 0, cookies: '' })
+    // A reload of the tab keeps it signed in; a new tab does not share it.
+    await page.reload()
+    await page.getByRole('heading', { level: 1, name: 'Apis' }).waitFor()
+    const other = await browser.newContext()
+    const otherPage = await other.newPage()
+    await otherPage.goto(`${dev.url}/console`)
+    await otherPage.getByLabel('Root key').waitFor()
+    await other.close()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByLabel('Root key').waitFor()
+    expect(await storage()).toEqual({ session: [], local: 0, cookies: '' })
+    expect(page.url()).toBe(`${dev.url}/console`)
+    await context.close()
+  })
+})

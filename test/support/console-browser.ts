@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { expect } from 'vitest'
+
+/** Debian's chromium (npm test installs it); playwright cannot download browsers here. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (npm test does)`)
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // The machine has no network beyond loopback: no background fetches, no sandbox (root in CI), no GPU.
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  })
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string[] }[]
+}
+
+/**
+ * Runs axe-core on the page as it is and fails on any serious or critical violation, naming each. axe is evaluated
+ * through the DevTools protocol, which the page's CSP does not govern: no policy is loosened for the test.
+ */
+export async function expectAccessible(page: Page, where: string): Promise<void> {
+  // Expressions as text: the tests are type-checked without the DOM's types, and these run in the page.
+  if (!(await page.evaluate<boolean>("'axe' in window"))) await page.evaluate(AXE)
+  const violations = await page.evaluate<AxeViolation[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((results) => results.violations)",
+  )
+  const grave = violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    )
+  expect(grave, where).toEqual([])
+}
+
+/** Collects what would show a broken page: script errors, console errors (a CSP refusal logs one), failed loads. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = []
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`))
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+  })
+  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`))
+  return problems
+}
