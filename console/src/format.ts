@@ -53,3 +53,8 @@ export function splitList(text: string): string[] {
     .map((item) => item.trim())
     .filter(Boolean)
 }
+
+/** A count with its noun: 1 key, 2 keys. */
+export function countOf(count: number, noun: string): string {
+  return `${count.toLocaleString()} ${noun}${count === 1 ? '' : 's'}`
+}

@@ -169,7 +169,7 @@ describe('the console on keygate dev', () => {
     await clean('keys')
     await page.getByRole('searchbox', { name: 'Search keys' }).fill('<img')
     await page.getByRole('button', { name: 'Search', exact: true }).click()
-    await page.getByText('1 matching among 1 keys searched.').waitFor()
+    await page.getByText('1 matching among 1 key searched.').waitFor()
     await page.getByRole('link', { name: `${XSS} renamed` }).click()
     const meta = page.locator('dl.fields pre')
     await meta.waitFor()

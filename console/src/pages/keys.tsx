@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
+import { countOf } from '../format.js'
 import { hrefOf } from '../router.js'
 import type { KeyPage } from '../types.js'
 import { ConfirmDialog } from '../ui/confirm.js'
@@ -117,8 +118,8 @@ export function KeysPage({ api, apiId }: { api: KeygateApi; apiId: string }) {
         <>
           <p class="muted" aria-live="polite">
             {keys.data.total !== undefined
-              ? `${keys.data.total} keys in this api.`
-              : `${keys.data.keys.length} matching among ${keys.data.scanned} keys searched${keys.data.cursor ? ': more remain, search further with Next page' : ''}.`}
+              ? `${countOf(keys.data.total, 'key')} in this api.`
+              : `${keys.data.keys.length} matching among ${countOf(keys.data.scanned, 'key')} searched${keys.data.cursor ? ': more remain, search further with Next page' : ''}.`}
           </p>
           {keys.data.keys.length > 0 ? (
             <KeyTable keys={keys.data.keys} selected={selected} onSelect={setSelected} />
