@@ -440,11 +440,13 @@ describe('reverse-proxy mode', () => {
     expect(await response.text()).toBe('final')
   })
 
-  it('answers 502 when the upstream’s headers cannot be passed on, and cuts a response whose upstream dies mid-body', async () => {
+  it('answers 502 for an upstream’s malformed headers, and cuts a response whose upstream dies mid-body', async () => {
     const raw = createNetServer((socket) => {
       socket.once('data', (request) => {
         if (String(request).startsWith('GET /bad-header')) {
-          // A header value with a control character: readable by undici, refused by node:http on the way out.
+          // A header value with a control character: undici's parser refuses it (the upstream failed, as for any
+          // broken answer). undici refused every byte node:http refuses that was tried (CTLs, DEL, NUL): headers that
+          // pass undici and are then refused by writeHead are driven by hand in test/unit/upstream-exchange.test.ts.
           socket.end('HTTP/1.1 200 OK\r\nX-Bad: a\u0001b\r\nContent-Length: 2\r\n\r\nok')
         } else {
           socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial')
@@ -578,7 +580,7 @@ describe('reverse-proxy mode', () => {
     expect(await counted(registry)).toEqual(expected)
   })
 
-  it('forwards nothing for a client that leaves while waiting for a connection, aborts the upstream request of one that leaves waiting for the answer or mid-upload, and answers and counts none of them', async () => {
+  it('clients that leave: queued for a connection (never sent), waiting for the answer, mid-upload (aborted at once); none answered or counted', async () => {
     // /hold… requests are held unanswered (their bodies read); anything else is answered at once.
     const seen: string[] = []
     const closed: string[] = []
