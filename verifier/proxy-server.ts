@@ -160,18 +160,27 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     keyId: string,
     ownerId: string | undefined,
   ): void {
-    const exchange = new UpstreamExchange(res, requestId, {
-      answered: (status) => metrics.answered(status, 'upstream'),
-      failed: (err) => {
-        req.resume()
-        fail(res, requestId, upstreamError(err))
-        if (!(err instanceof undiciErrors.UndiciError)) log.warn({ err, requestId }, 'proxy request failed')
+    const exchange = new UpstreamExchange(
+      res,
+      requestId,
+      {
+        answered: (status) => metrics.answered(status, 'upstream'),
+        failed: (err) => {
+          req.resume()
+          fail(res, requestId, upstreamError(err))
+          if (!(err instanceof undiciErrors.UndiciError)) log.warn({ err, requestId }, 'proxy request failed')
+        },
+        unpassable: (err) => {
+          log.warn({ err, requestId }, 'upstream response headers could not be passed on')
+          fail(
+            res,
+            requestId,
+            new ApiError('BAD_GATEWAY', 'the upstream answered with headers that cannot be passed on'),
+          )
+        },
       },
-      unpassable: (err) => {
-        log.warn({ err, requestId }, 'upstream response headers could not be passed on')
-        fail(res, requestId, new ApiError('BAD_GATEWAY', 'the upstream answered with headers that cannot be passed on'))
-      },
-    })
+      options.timeoutMs,
+    )
     const headers = upstreamRequestHeaders(req.headers, {
       keyId,
       ownerId,

@@ -19,12 +19,19 @@ class ClientLeft extends Error {
   }
 }
 
+class ClientStalled extends Error {
+  constructor(ms: number) {
+    super(`the client took none of its answer for ${ms} ms`)
+  }
+}
+
 /**
  * One proxied request as an undici dispatch handler: the upstream's status and headers, then each chunk of its body,
  * written to the client's response as they arrive — no stream and no promise in between (undici's request() builds
  * both for every request) — the upstream paused while the client cannot take more. A client that leaves aborts the
  * upstream request; an upstream that fails before answering is answered for, after that the client's response is
- * cut short.
+ * cut short. A client that takes nothing for `stallMs` is cut off: undici does not time a paused body, so a client
+ * that never reads would otherwise hold an upstream connection for good (nginx's send_timeout, for the same reason).
  */
 export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined
@@ -32,17 +39,21 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private state: 'waiting' | 'relaying' | 'done' = 'waiting'
   /** Who chose the answer the client gets: the upstream once its status was passed on. */
   source: AnswerSource = 'keygate'
+  /** Runs while the upstream is paused for the client; cleared when the client takes more. */
+  private stall: NodeJS.Timeout | undefined
 
   constructor(
     private readonly res: ServerResponse,
     private readonly requestId: string,
     private readonly ends: ExchangeEnds,
+    private readonly stallMs: number,
   ) {}
 
   /** The client left before its answer was sent in full: the upstream request is aborted (now, or as it starts). */
   clientLeft(): void {
     if (this.state === 'done') return
     this.state = 'done'
+    clearTimeout(this.stall)
     this.controller?.abort(new ClientLeft())
   }
 
@@ -76,19 +87,34 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.state !== 'relaying') return
     if (!this.res.write(chunk)) {
       controller.pause()
-      this.res.once('drain', () => controller.resume())
+      this.stall = setTimeout(() => this.clientStalled(controller), this.stallMs).unref()
+      this.res.once('drain', () => {
+        clearTimeout(this.stall)
+        controller.resume()
+      })
     }
+  }
+
+  /** The client took nothing for stallMs: its response is cut short and the upstream request aborted. */
+  private clientStalled(controller: Dispatcher.DispatchController): void {
+    if (this.state !== 'relaying') return
+    this.state = 'done'
+    controller.abort(new ClientStalled(this.stallMs))
+    this.res.destroy()
   }
 
   onResponseEnd(): void {
     if (this.state !== 'relaying') return
     this.state = 'done'
+    // The end can arrive with the last chunk, while paused: the upstream is done with, whatever the client does.
+    clearTimeout(this.stall)
     this.res.end()
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     const state = this.state
     this.state = 'done'
+    clearTimeout(this.stall)
     if (state === 'waiting') this.ends.failed(err)
     // Mid-body: the client's response cannot be answered for any more, only cut short.
     else if (state === 'relaying') this.res.destroy()

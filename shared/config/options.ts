@@ -210,7 +210,7 @@ const common = {
     min: 10,
     max: 600_000,
     default: 30_000,
-    description: 'longest wait for the upstream, ms (then 504)',
+    description: 'longest wait for the upstream (then 504), and for a client to take more of its answer (then cut off), ms',
   }),
   upstreamConnections: option({
     flag: 'upstream-connections',

@@ -54,6 +54,7 @@ describe('reverse-proxy mode', () => {
   let valid: { key: string; keyId: string }
   let disabledKey: string
   let otherApiKey: string
+  let otherApiId: string
   const extraProxies: ReverseProxy[] = []
   const extraServers: Server[] = []
 
@@ -120,6 +121,7 @@ describe('reverse-proxy mode', () => {
     backend = await openBackend()
     apiId = newId('api')
     const otherApi = newId('api')
+    otherApiId = otherApi
     for (const id of [apiId, otherApi]) await backend.store.createApi({ id, name: 'proxied', createdAt: Date.now() })
     valid = await issue(apiId, true, 'acme')
     disabledKey = (await issue(apiId, false)).key
@@ -299,8 +301,9 @@ describe('reverse-proxy mode', () => {
   })
 
   it('ignores policy headers a client sends: the proxy’s own policy decides', async () => {
+    // The key's own api named by the client: were the header obeyed, the key would pass.
     const forged = await fetch(`${proxyUrl}/x`, {
-      headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': 'api_of_my_choosing' },
+      headers: { 'x-api-key': otherApiKey, 'x-keygate-api-id': otherApiId },
     })
     expect(forged.status).toBe(403)
     const strictUrl = await proxyToWith(upstream.url, { permissions: ['orders.read'] })
@@ -426,6 +429,43 @@ describe('reverse-proxy mode', () => {
     await new Promise((resolve) => setImmediate(resolve))
     process.off('warning', warned)
     expect(warnings.map(String)).toEqual([])
+  })
+
+  it('cuts off a client that reads nothing for the upstream timeout, freeing its upstream connection', async () => {
+    // An endless stream on /stream, written as fast as it is taken; anything else answered at once.
+    const closed: string[] = []
+    const chunk = Buffer.alloc(64 * 1024, 'n')
+    const streaming = createServer((req, res) => {
+      res.on('close', () => closed.push(req.url!))
+      if (req.url !== '/stream') return res.end('quick')
+      res.writeHead(200, { 'content-type': 'application/octet-stream' })
+      const more = () => {
+        while (!res.destroyed) if (!res.write(chunk)) return void res.once('drain', more)
+      }
+      more()
+    })
+    extraServers.push(streaming)
+    // One upstream connection, 400 ms without progress allowed.
+    const url = await proxyToWith(await listen(streaming), {}, 1, 400)
+    const socket = connect(Number(new URL(url).port), '127.0.0.1')
+    socket.on('error', () => {})
+    let clientClosed = false
+    socket.on('close', () => (clientClosed = true))
+    socket.write(`GET /stream HTTP/1.1\r\nhost: proxy\r\nx-api-key: ${valid.key}\r\n\r\n`)
+    // The first bytes arrive, then the client reads nothing more.
+    await new Promise((resolve) => socket.once('data', resolve))
+    socket.pause()
+    const paused = Date.now()
+    await waitFor(() => closed.includes('/stream'), 'the upstream request aborted', 3_000)
+    expect(Date.now() - paused).toBeGreaterThanOrEqual(300)
+    // The one upstream connection serves the next client.
+    const quick = await fetch(`${url}/quick`, {
+      headers: { 'x-api-key': valid.key },
+      signal: AbortSignal.timeout(3_000),
+    })
+    expect(await quick.text()).toBe('quick')
+    socket.resume()
+    await waitFor(() => clientClosed, 'the stalled client cut off', 2_000)
   })
 
   it('passes on only the final answer after informational ones (103 Early Hints)', async () => {

@@ -25,7 +25,7 @@ function exchangeOn({ writeHead }: { writeHead?: () => void } = {}) {
     destroy: vi.fn(() => res.calls.push('destroy')),
   })
   const ends = { answered: vi.fn(), failed: vi.fn(), unpassable: vi.fn() }
-  const exchange = new UpstreamExchange(res as unknown as ServerResponse, 'req_1', ends)
+  const exchange = new UpstreamExchange(res as unknown as ServerResponse, 'req_1', ends, 1_000)
   return { res, ends, exchange }
 }
 
@@ -168,5 +168,61 @@ describe('UpstreamExchange', () => {
     }
     exchange.onResponseData(c, Buffer.from('more'))
     expect(c.pause).toHaveBeenCalledTimes(20)
+  })
+
+  it('cuts off a client that takes nothing for the stall time (upstream aborted), never one that keeps reading', () => {
+    vi.useFakeTimers()
+    try {
+      const { res, ends, exchange } = exchangeOn()
+      const c = controller(exchange)
+      exchange.onRequestStart(c)
+      exchange.onResponseStart(c, 200, {})
+      // Reading, slowly: each pause ends in a drain before the stall time, however long the whole takes.
+      for (let round = 0; round < 5; round++) {
+        res.writable = false
+        exchange.onResponseData(c, Buffer.from(String(round)))
+        vi.advanceTimersByTime(900)
+        res.writable = true
+        res.emit('drain')
+      }
+      vi.advanceTimersByTime(5_000)
+      expect(c.abort).not.toHaveBeenCalled()
+      expect(res.destroy).not.toHaveBeenCalled()
+      // Then nothing taken for the stall time: the response is cut short and the upstream request aborted, once.
+      res.writable = false
+      exchange.onResponseData(c, Buffer.from('last'))
+      vi.advanceTimersByTime(999)
+      expect(c.abort).not.toHaveBeenCalled()
+      vi.advanceTimersByTime(1)
+      expect(c.abort).toHaveBeenCalledTimes(1)
+      expect(String(c.abort.mock.calls[0]![0].message)).toMatch(/took none of its answer for 1000 ms/)
+      expect(res.calls.at(-1)).toBe('destroy')
+      exchange.clientLeft()
+      expect(c.abort).toHaveBeenCalledTimes(1)
+      expect([ends.failed, ends.unpassable].map((fn) => fn.mock.calls.length)).toEqual([0, 0])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('leaves no stall timer behind an exchange that ended while paused, or whose client left', () => {
+    vi.useFakeTimers()
+    try {
+      for (const finish of ['end', 'left', 'error'] as const) {
+        const { res, exchange } = exchangeOn()
+        const c = controller(exchange)
+        exchange.onRequestStart(c)
+        exchange.onResponseStart(c, 200, {})
+        res.writable = false
+        exchange.onResponseData(c, Buffer.from('x'))
+        expect(vi.getTimerCount(), finish).toBe(1)
+        if (finish === 'end') exchange.onResponseEnd()
+        else if (finish === 'left') exchange.clientLeft()
+        else exchange.onResponseError(c, new Error('upstream died'))
+        expect(vi.getTimerCount(), finish).toBe(0)
+      }
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
