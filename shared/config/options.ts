@@ -210,7 +210,8 @@ const common = {
     min: 10,
     max: 600_000,
     default: 30_000,
-    description: 'longest wait for the upstream (then 504), and for a client to take more of its answer (then cut off), ms',
+    description:
+      'longest wait for the upstream (then 504), and for a client to take more of its answer (then cut off), ms',
   }),
   upstreamConnections: option({
     flag: 'upstream-connections',
