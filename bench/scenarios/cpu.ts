@@ -382,6 +382,16 @@ async function checkAnswers(s: {
     if (verdict.valid !== true || verdict.keyId !== keyId || verdict.name !== BENCH_KEY_FIELDS.name)
       throw new Error(`the verifier did not verify ${keyId}: ${JSON.stringify(verdict)}`)
   }
+  // The ceiling answers a verdict of the same fields and length as Keygate's for these keys (it drifted once: the
+  // identity, added to verdicts later, made Keygate's answer 83 bytes longer than the ceiling's).
+  const ours = JSON.stringify(await postJson(`${s.verifier.url}${VERIFY}`, { key: s.keys[0]!.key }))
+  const ceilings = JSON.stringify(await postJson(`${s.ceiling.url}${VERIFY}`, { key: s.keys[0]!.key }))
+  const fields = (json: string) =>
+    Object.keys(JSON.parse(json) as object)
+      .sort()
+      .join()
+  if (fields(ours) !== fields(ceilings) || ours.length !== ceilings.length)
+    throw new Error(`the ceiling's verdict is not shaped like Keygate's:\n${ceilings}\n${ours}`)
   const v2 = await postJson(
     `${s.verifier.url}/v2/keys.verifyKey`,
     { key: s.keys[0]!.key },

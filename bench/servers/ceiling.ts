@@ -7,11 +7,13 @@ import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
  * meta) by a response schema. Nothing can be faster on this stack; keygate's hot path is measured against it.
  */
 const VERDICT = {
-  keyId: 'key_3ZtWQ4dJ8Fq1Xy9aBcDe',
+  keyId: 'key_3ZtWQ4dJ8Fq1Xy9aBcDeFg',
   valid: true,
   code: 'VALID',
   ...BENCH_KEY_FIELDS,
   enabled: true,
+  // A key with an owner answers with the owner's identity (Unkey's v1 shape): so does the ceiling.
+  identity: { id: 'id_1ChKsaYW9TjWvKccaH9dgA', externalId: BENCH_KEY_FIELDS.ownerId, meta: {} },
   requestId: 'req_3ZtWQ4dJ8Fq1Xy9aBcDeFg',
 }
 
@@ -37,6 +39,14 @@ app.post(
             ownerId: { type: 'string' },
             meta: { type: 'object', additionalProperties: true },
             enabled: { type: 'boolean' },
+            identity: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                externalId: { type: 'string' },
+                meta: { type: 'object', additionalProperties: true },
+              },
+            },
             requestId: { type: 'string' },
           },
           required: ['valid', 'code', 'requestId'],
