@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -73,12 +74,30 @@ export function showMeasured(m: Measured, digits = 0): string {
     : `${fmt(m.median, digits)} (${fmt(m.min, digits)}–${fmt(m.max, digits)})`
 }
 
+/**
+ * The commit measured, and whether the code differed from it: targets must hold in runs of one commit on different
+ * days, so each run says which. The bench's own outputs (RESULTS.md, results/, the chart) do not count as changes.
+ */
+export function measuredCommit(): string {
+  try {
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    const commit = git('rev-parse', '--short', 'HEAD').trim()
+    const changed = git('status', '--porcelain')
+      .split('\n')
+      .filter((line) => line.trim() && !/ bench\/(RESULTS\.md|results\/|results\.svg)/.test(line))
+    return changed.length ? `${commit} with uncommitted changes` : commit
+  } catch {
+    return 'an unknown commit (not a git checkout)'
+  }
+}
+
 function renderScenario(report: ScenarioReport, date: string): string {
   const lines = [
     START(report.name),
     `### ${report.title}`,
     '',
-    `\`${report.command}\` — ${date}. ${report.method}`,
+    `\`${report.command}\` — ${date}, commit ${measuredCommit()}. ${report.method}`,
     '',
     `| ${report.table.headers.join(' | ')} |`,
     `|${report.table.headers.map(() => '---').join('|')}|`,
@@ -104,7 +123,7 @@ export function recordScenario(report: ScenarioReport): void {
   mkdirSync(RESULTS_JSON, { recursive: true })
   writeFileSync(
     `${RESULTS_JSON}${report.name}.json`,
-    `${JSON.stringify({ date, machine: machine(), ...report }, null, 2)}\n`,
+    `${JSON.stringify({ date, commit: measuredCommit(), machine: machine(), ...report }, null, 2)}\n`,
   )
 
   let text = existsSync(RESULTS_MD) ? readFileSync(RESULTS_MD, 'utf8') : '# Results\n'
