@@ -75,6 +75,6 @@ export interface ManagementStore extends StoreHealth, RootKeyStore, EntityStore 
 
   /** Appends to the capped audit log. */
   appendAudit(entry: NewAuditEntry): Promise<void>
-  /** Audit entries newest first, after `cursor` (an entry id, exclusive). */
+  /** Audit entries newest first, after `cursor` (an entry id, exclusive): none after `0-0`, the first id there is. */
   listAudit(options: { cursor?: string; limit: number }): Promise<AuditEntry[]>
 }

@@ -304,6 +304,8 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async listAudit(options: { cursor?: string; limit: number }): Promise<AuditEntry[]> {
+    // Nothing is older than 0-0, and Redis refuses the exclusive '(0-0' (no id comes before it to start from).
+    if (options.cursor !== undefined && /^0+-0+$/.test(options.cursor)) return []
     const entries = await this.run(() =>
       this.redis.xrevrange(
         redisKeys.auditLog,

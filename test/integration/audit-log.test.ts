@@ -84,5 +84,24 @@ for (const store of ['memory', 'redis'] as const) {
       })
       expect((await list('', { ...headers, authorization: `Bearer ${narrow}` })).status).toBe(403)
     })
+
+    it('answers a cursor nothing is older than (0-0) with an empty page, and a malformed cursor with a coded 400', async () => {
+      await post('apis.createApi', { name: 'before the first entry' })
+      // Redis refuses XREVRANGE from '(0-0': this was a 500 on the redis store. Filtered calls read in chunks.
+      for (const query of ['?cursor=0-0', '?cursor=000-00', '?cursor=0-0&limit=1', '?cursor=0-0&action=apis.createApi'])
+        expect(await list(query), query).toEqual({ status: 200, body: { entries: [] } })
+      expect((await list('?cursor=0-1')).body).toEqual({ entries: [] })
+      for (const bad of ['(0-0', '0-0-0', '-0', '0', '0x1-0', ' 1-0', '1-0 ', '+', '-'])
+        expect(await list(`?cursor=${encodeURIComponent(bad)}`), bad).toEqual({
+          status: 400,
+          body: {
+            error: expect.objectContaining({
+              code: 'BAD_REQUEST',
+              message: expect.stringContaining('cursor'),
+              requestId: expect.stringMatching(/^req_/),
+            }),
+          },
+        })
+    })
   })
 }
