@@ -45,6 +45,24 @@ async function signedIn(key = rootKey): Promise<Page> {
   return page
 }
 
+async function getKey(keyId: string): Promise<Record<string, any>> {
+  const answer = await fetch(`${dev.url}/v1/keys.getKey?keyId=${keyId}`, {
+    headers: { authorization: `Bearer ${rootKey}` },
+  })
+  expect(answer.status, await answer.clone().text()).toBe(200)
+  return (await answer.json()) as Record<string, any>
+}
+
+/** Saves a key's edit form; answers what the page then says: that it saved (or had nothing to), or the form's error. */
+async function saveEdit(page: Page): Promise<string> {
+  await page.getByRole('button', { name: 'Save changes' }).click()
+  const said = page
+    .getByText(/^(Saved\.|Nothing to save)/)
+    .or(page.getByRole('form', { name: 'Edit the key' }).getByRole('alert'))
+  await said.first().waitFor()
+  return said.first().innerText()
+}
+
 /** Opens a section from the header, as an admin would, and waits for its heading. */
 async function open(page: Page, link: string, heading = link): Promise<void> {
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: link }).click()
@@ -201,6 +219,46 @@ describe('the console on keygate dev', () => {
       .poll(() => page.getByRole('alert').allInnerTexts())
       .toContain(`This root key may not do that: the root key needs api.${apiId}.create_key.`)
     await expectAccessible(page, 'a 403')
+  })
+
+  it('saves only the fields an edit changed: a key disabled meanwhile stays so, an expiry keeps its seconds', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'edited' })
+    // Seconds and milliseconds the form's datetime-local field (to the minute) cannot show.
+    const expires = Date.now() + 30 * 86_400_000 + 12_345
+    await admin('permissions.createRole', { name: 'support' })
+    const { keyId } = await admin('keys.createKey', { apiId, name: 'before', roles: ['support'], expires })
+    const page = await signedIn()
+    await page.goto(`${dev.url}/console#/keys/${keyId}`)
+    await page.getByRole('heading', { level: 1, name: 'Key before' }).waitFor()
+    // The form is filled while the key is enabled; the key is disabled from its page before the form is saved.
+    await page.getByRole('button', { name: 'Edit key' }).click()
+    await page.getByRole('button', { name: 'Disable key' }).click()
+    await page.getByRole('button', { name: 'Enable key' }).waitFor()
+    await page.getByLabel('Name', { exact: true }).fill('renamed')
+    expect(await saveEdit(page)).toBe('Saved.')
+    expect(await getKey(keyId)).toMatchObject({ name: 'renamed', enabled: false, expires, roles: ['support'] })
+    await page.getByRole('heading', { level: 1, name: 'Key renamed' }).waitFor()
+    await page.getByRole('button', { name: 'Edit key' }).click()
+    expect(await saveEdit(page)).toBe('Nothing to save: no field was changed.')
+    await page.context().close()
+  })
+
+  it('renames a key that holds roles with a root key that may only update keys (roles unchanged are not sent)', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'renamed by an updater' })
+    await admin('permissions.createRole', { name: 'billing-admin' })
+    const { keyId } = await admin('keys.createKey', { apiId, name: 'holds roles', roles: ['billing-admin'] })
+    const { key: updater } = await admin('rootKeys.createRootKey', {
+      name: 'updater',
+      permissions: ['api.*.read_key', 'api.*.update_key'],
+    })
+    const page = await signedIn(updater)
+    await page.goto(`${dev.url}/console#/keys/${keyId}`)
+    await page.getByRole('heading', { level: 1, name: 'Key holds roles' }).waitFor()
+    await page.getByRole('button', { name: 'Edit key' }).click()
+    await page.getByLabel('Name', { exact: true }).fill('renamed by an updater')
+    expect(await saveEdit(page)).toBe('Saved.')
+    expect(await getKey(keyId)).toMatchObject({ name: 'renamed by an updater', roles: ['billing-admin'] })
+    await page.context().close()
   })
 
   it('refuses a root key Keygate does not know, and signing out forgets the key: sessionStorage only, never a URL', async () => {

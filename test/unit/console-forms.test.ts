@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseJsonObject, parseRatelimits } from '../../console/src/json-input.js'
-import { bodyOf, EMPTY_KEY_FORM, formOf } from '../../console/src/pages/key-form.js'
+import { bodyOf, changesOf, EMPTY_KEY_FORM, formOf } from '../../console/src/pages/key-form.js'
 
 /** The console's key form, turned into keys.createKey and keys.updateKey bodies (browser code, no DOM needed). */
 describe("the console's key form", () => {
@@ -65,6 +65,35 @@ describe("the console's key form", () => {
     })
     const cleared = bodyOf({ ...formOf(key), name: '', meta: '', remaining: '', ratelimitLimit: '' }, 'update').body
     expect(cleared).toMatchObject({ name: null, meta: null, remaining: null, ratelimit: null })
+  })
+
+  it('edits with the changed fields only: nothing the form shows coarser or the admin left alone', () => {
+    const loaded = formOf({
+      id: 'key_1',
+      start: 'sk_abcd',
+      apiId: 'api_1',
+      name: 'acme',
+      createdAt: 1,
+      // Seconds and milliseconds: the form's datetime-local value holds minutes.
+      expires: Date.UTC(2030, 0, 1, 12, 30, 45, 678),
+      refill: { interval: 'monthly', amount: 5, refillDay: 3 },
+      remaining: 5,
+      ratelimit: { limit: 10, duration: 1000, async: false },
+      roles: ['reader'],
+      permissions: ['documents.read'],
+      enabled: false,
+    })
+    expect(changesOf(loaded, loaded)).toEqual({ body: {}, problems: {} })
+    expect(changesOf(loaded, { ...loaded, name: 'renamed' }).body).toEqual({ name: 'renamed' })
+    expect(changesOf(loaded, { ...loaded, name: '', enabled: true, roles: '' }).body).toEqual({
+      name: null,
+      enabled: true,
+      roles: [],
+    })
+    expect(changesOf(loaded, { ...loaded, ratelimitLimit: '20' }).body).toEqual({
+      ratelimit: { limit: 20, duration: 1000, async: false },
+    })
+    expect(changesOf(loaded, { ...loaded, remaining: 'x' }).problems).toEqual({ remaining: 'must be a whole number' })
   })
 
   it('says what is wrong by field before anything is sent', () => {

@@ -122,3 +122,21 @@ export function bodyOf(
   body.enabled = form.enabled
   return { body, problems }
 }
+
+/**
+ * keys.updateKey's body for an edit: only the fields the admin changed from the key as the form was filled with it.
+ * Sending the rest back would undo what happened meanwhile (a key disabled since), cut what the form shows coarser
+ * (an expiry's seconds) and ask for rights the change does not need (roles sent unchanged need the rbac actions).
+ */
+export function changesOf(
+  loaded: KeyForm,
+  form: KeyForm,
+): { body: Record<string, unknown>; problems: KeyFormProblems } {
+  const before = bodyOf(loaded, 'update').body
+  const { body: after, problems } = bodyOf(form, 'update')
+  const changed = Object.entries(after).filter(([field, value]) => !sameValue(value, before[field]))
+  return { body: Object.fromEntries(changed), problems }
+}
+
+/** Field values as bodyOf makes them (JSON: text, numbers, lists, objects in a fixed key order). */
+const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)

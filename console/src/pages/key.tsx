@@ -106,9 +106,9 @@ export function KeyPageView({ api, keyId }: { api: KeygateApi; keyId: string }) 
             <EditKey
               api={api}
               keyRecord={record}
-              onSaved={() => {
+              onSaved={(changed) => {
                 setPanel(undefined)
-                setStatus('Saved.')
+                setStatus(changed ? 'Saved.' : 'Nothing to save: no field was changed.')
                 key.reload()
               }}
             />
