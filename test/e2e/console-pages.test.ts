@@ -261,6 +261,52 @@ describe('the console on keygate dev', () => {
     await page.context().close()
   })
 
+  it('keeps a bulk selection to the keys on screen: another page or a search starts with none selected', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'bulk' })
+    // 51 keys: two pages of the keys table (50 a page).
+    for (let i = 0; i < 51; i++) await admin('keys.createKey', { apiId, name: `bulk ${String(i).padStart(2, '0')}` })
+    const page = await signedIn()
+    await page.goto(`${dev.url}/console#/apis/${apiId}`)
+    await page.getByRole('heading', { level: 1, name: 'Keys of bulk' }).waitFor()
+    const rows = page.locator('table.keys tbody tr')
+    await rows.nth(49).waitFor()
+    const disableSelected = page.getByRole('button', { name: 'Disable selected' })
+    const deleteSelected = page.getByRole('button', { name: 'Delete selected' })
+    const selectFirstRow = async () => {
+      await rows.first().getByRole('checkbox').check()
+      await page.getByText('1 selected').waitFor()
+      return rows.first().locator('td.mono').first().innerText()
+    }
+
+    const onFirstPage = await selectFirstRow()
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await page.getByText('Page 2').waitFor()
+    await rows.nth(1).waitFor({ state: 'detached' })
+    expect(await disableSelected.isDisabled()).toBe(true)
+    expect(await deleteSelected.isDisabled()).toBe(true)
+    // What the bulk action then reaches: the key selected on this page, none left behind on the first.
+    const onSecondPage = await selectFirstRow()
+    await disableSelected.click()
+    await page.getByText('Disabled 1 of 1 keys.').waitFor()
+    expect((await getKey(onSecondPage)).enabled).toBe(false)
+    expect((await getKey(onFirstPage)).enabled).toBe(true)
+
+    await page.getByRole('button', { name: 'Previous page' }).click()
+    await page.getByText('Page 1').waitFor()
+    await rows.nth(49).waitFor()
+    await selectFirstRow()
+    // A search that leaves the selected key off screen: the name of the next row.
+    const other = await rows.nth(1).getByRole('link').innerText()
+    await page.getByRole('searchbox', { name: 'Search keys' }).fill(other)
+    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await page.getByText('1 matching among 51 keys searched.').waitFor()
+    expect(await rows.getByRole('link').allInnerTexts()).toEqual([other])
+    expect(await deleteSelected.isDisabled()).toBe(true)
+    expect(await disableSelected.isDisabled()).toBe(true)
+    expect(await page.getByText(/\d+ selected/).count()).toBe(0)
+    await page.context().close()
+  })
+
   it('refuses a root key Keygate does not know, and signing out forgets the key: sessionStorage only, never a URL', async () => {
     const context = await browser.newContext()
     const page = await context.newPage()

@@ -10,7 +10,11 @@ export function KeyState({ keyRecord, now = Date.now() }: { keyRecord: Key; now?
 }
 
 /** The keys table: one row per key, with a checkbox each for the bulk actions. */
-export function KeyTable(props: { keys: Key[]; selected: Set<string>; onSelect: (selected: Set<string>) => void }) {
+export function KeyTable(props: {
+  keys: Key[]
+  selected: ReadonlySet<string>
+  onSelect: (selected: Set<string>) => void
+}) {
   const { keys, selected } = props
   const all = keys.length > 0 && keys.every((key) => selected.has(key.id))
   const toggle = (id: string, on: boolean) => {

@@ -14,6 +14,7 @@ import { searchKeys } from './key-search.js'
 import { KeyTable } from './key-table.js'
 
 const PAGE_SIZE = 50
+const NONE: ReadonlySet<string> = new Set()
 
 /** The keys of an api: search, a page at a time on the API's cursor, create (shown once), bulk disable and delete. */
 export function KeysPage({ api, apiId }: { api: KeygateApi; apiId: string }) {
@@ -29,14 +30,18 @@ export function KeysPage({ api, apiId }: { api: KeygateApi; apiId: string }) {
     const page = await api.get<KeyPage>('apis.listKeys', { apiId, limit: PAGE_SIZE, cursor: pages.cursor })
     return { ...page, scanned: undefined }
   }, [api, apiId, search, pages.cursor])
-  const [selected, setSelected] = useState<Set<string>>(new Set())
+  // The selection belongs to the keys on screen when it was made: another page, a search or a reload starts with
+  // none, so that the bulk actions never reach keys the admin no longer sees.
+  const [selection, setSelection] = useState<{ of: typeof keys.data; ids: Set<string> }>()
+  const selected = selection && selection.of === keys.data ? selection.ids : NONE
+  const setSelected = (ids: Set<string>) => setSelection({ of: keys.data, ids })
   const [created, setCreated] = useState<{ keyId: string; key: string }>()
   const [status, setStatus] = useState<string>()
   const [bulkError, setBulkError] = useState<unknown>()
   const [confirmDelete, setConfirmDelete] = useState(false)
 
   const refresh = () => {
-    setSelected(new Set())
+    setSelection(undefined)
     keys.reload()
   }
   const disableSelected = async () => {
