@@ -307,6 +307,23 @@ describe('the console on keygate dev', () => {
     await page.context().close()
   })
 
+  it('shows a page saying so for an address that does not decode, instead of a blank app', async () => {
+    const page = await signedIn()
+    const problems = watchProblems(page)
+    const headings = () => page.getByRole('heading', { level: 1 }).allInnerTexts()
+    // Followed from another page, and as the tab opens (a reload, still signed in). decodeURIComponent's URIError
+    // used to escape: the first left the page before it in place, the second rendered nothing at all.
+    await page.goto(`${dev.url}/console#/apis/%E0`)
+    await expect.poll(headings, { timeout: 10_000 }).toEqual(['Page not found'])
+    await page.reload()
+    await expect.poll(headings, { timeout: 10_000 }).toEqual(['Page not found'])
+    await page.getByText('The console has no page at #/apis/%E0').waitFor()
+    await page.getByRole('link', { name: 'Go to the apis' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Apis' }).waitFor()
+    expect(problems).toEqual([])
+    await page.context().close()
+  })
+
   it('refuses a root key Keygate does not know, and signing out forgets the key: sessionStorage only, never a URL', async () => {
     const context = await browser.newContext()
     const page = await context.newPage()

@@ -6,6 +6,7 @@ import { IdentitiesPage } from './identities.js'
 import { KeyPageView } from './key.js'
 import { KeysPage } from './keys.js'
 import { NamespacePage } from './namespace.js'
+import { NotFoundPage } from './not-found.js'
 import { PermissionsPage } from './permissions.js'
 import { RatelimitsPage } from './ratelimits.js'
 import { RolesPage } from './roles.js'
@@ -34,5 +35,7 @@ export function PageOf({ route, api }: { route: Route; api: KeygateApi }) {
       return <RootKeysPage api={api} />
     case 'audit':
       return <AuditPage api={api} />
+    case 'not-found':
+      return <NotFoundPage hash={route.hash} />
   }
 }

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest'
+import { hrefOf, parseRoute } from '../../console/src/route.js'
+
+/** The console's routes, read from the URL's fragment (whatever the address bar holds) and written for links. */
+describe("the console's router", () => {
+  it('reads the pages and the ids its links write, decoded', () => {
+    expect(parseRoute('')).toEqual({ page: 'apis' })
+    expect(parseRoute('#/audit')).toEqual({ page: 'audit' })
+    expect(parseRoute('#/apis/api_1')).toEqual({ page: 'keys', apiId: 'api_1' })
+    expect(parseRoute(hrefOf({ page: 'namespace', name: 'e-mail/sends %' }))).toEqual({
+      page: 'namespace',
+      name: 'e-mail/sends %',
+    })
+  })
+
+  it('answers a fragment that does not decode with a not-found page, not an exception that blanks the app', () => {
+    for (const hash of ['#/apis/%E0', '#/keys/%', '#/ratelimits/a%2', '#/apis/%C3%28'])
+      expect(parseRoute(hash), hash).toEqual({ page: 'not-found', hash })
+    expect(hrefOf({ page: 'not-found', hash: '#/apis/%E0' })).toBe('#/apis/%E0')
+  })
+})
