@@ -307,6 +307,27 @@ describe('the console on keygate dev', () => {
     await page.context().close()
   })
 
+  it('finds keys by owner (externalId), whatever its case', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'owners' })
+    await admin('keys.createKey', { apiId, name: 'first', externalId: 'Acme-Corp' })
+    await admin('keys.createKey', { apiId, name: 'second', externalId: 'globex' })
+    await admin('keys.createKey', { apiId, name: 'no owner' })
+    const page = await signedIn()
+    const said = () => page.locator('p[aria-live]').allInnerTexts()
+    // The name and owner cells of the rows shown.
+    const names = () => page.locator('table.keys tbody td.name').allInnerTexts()
+    await page.goto(`${dev.url}/console#/apis/${apiId}`)
+    await page.getByRole('heading', { level: 1, name: 'Keys of owners' }).waitFor()
+    await page.getByRole('searchbox', { name: 'Search keys' }).fill('CORP')
+    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await expect.poll(said, { timeout: 10_000 }).toEqual(['1 matching among 3 keys searched.'])
+    expect(await names()).toEqual(['first', 'Acme-Corp'])
+    await page.getByRole('searchbox', { name: 'Search keys' }).fill('globex')
+    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await expect.poll(names, { timeout: 10_000 }).toEqual(['second', 'globex'])
+    await page.context().close()
+  })
+
   it('shows a page saying so for an address that does not decode, instead of a blank app', async () => {
     const page = await signedIn()
     const problems = watchProblems(page)

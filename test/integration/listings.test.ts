@@ -77,6 +77,17 @@ for (const store of ['memory', 'redis'] as const) {
       })
     })
 
+    it('apis.listApis and ratelimits.listNamespaces take a limit of 1–100 only, as the other listings', async () => {
+      for (const path of ['apis.listApis', 'ratelimits.listNamespaces']) {
+        for (const limit of ['1', '100']) expect((await get(`${path}?limit=${limit}`)).status, limit).toBe(200)
+        for (const limit of ['0', '101', '1000000000000', '-1', '1.5', 'x'])
+          expect(await get(`${path}?limit=${limit}`), `${path} ${limit}`).toMatchObject({
+            status: 400,
+            body: { error: { code: 'BAD_REQUEST', message: expect.stringContaining('limit') } },
+          })
+      }
+    })
+
     it('ratelimits.listNamespaces: every namespace made by first use, once, oldest first; ratelimit.*.read_namespace', async () => {
       const suffix = `${store}-${Date.now()}`
       const names = [`a-${suffix}`, `b-${suffix}`, `c-${suffix}`]
