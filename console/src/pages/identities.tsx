@@ -1,13 +1,17 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatJson } from '../format.js'
-import type { NamedRateLimit } from '../types.js'
-import { ConfirmDialog } from '../ui/confirm.js'
 import { parseJsonObject, parseRatelimits } from '../json-input.js'
+import type { NamedRateLimit } from '../types.js'
+import { EntityTable } from '../ui/entity-table.js'
 import { Field } from '../ui/fields.js'
-import { ErrorNote, Page, StatusNote } from '../ui/page.js'
-import { Pager, useCursorPages } from '../ui/pager.js'
+import { ErrorNote, Page, StatusNote, useStatus } from '../ui/page.js'
+import { Pager } from '../ui/pager.js'
+import { useRowConfirm } from '../ui/row-confirm.js'
+import { useFormFields } from '../ui/use-form-fields.js'
 import { useLoad } from '../ui/use-load.js'
+import { usePagedLoad } from '../ui/use-paged-load.js'
+import { EditSection, useSubmit, WriteForm } from '../ui/write-form.js'
 
 interface Identity {
   id: string
@@ -18,145 +22,91 @@ interface Identity {
 
 /** Identities (users or organisations whose keys share meta and rate limits): list, create, edit, delete. */
 export function IdentitiesPage({ api }: { api: KeygateApi }) {
-  const pages = useCursorPages()
-  const list = useLoad(
-    () =>
+  const list = usePagedLoad(
+    (cursor) =>
       api.get<{ identities: Identity[]; total: number; cursor?: string }>('identities.listIdentities', {
         limit: 50,
-        cursor: pages.cursor,
+        cursor,
       }),
-    [api, pages.cursor],
+    [api],
   )
-  const [status, setStatus] = useState<string>()
+  const [status, say] = useStatus(list.reload)
   const [editing, setEditing] = useState<string>()
-  const [deleting, setDeleting] = useState<Identity>()
+  const remove = useRowConfirm(
+    (identity: Identity) => ({
+      title: `Delete the identity ${identity.externalId}?`,
+      confirmLabel: 'Delete identity',
+      warning: 'Its keys keep their externalId and lose its meta and rate limits.',
+      run: () => api.post('identities.deleteIdentity', { identityId: identity.id }),
+      said: `Deleted the identity ${identity.externalId}.`,
+    }),
+    say,
+  )
   return (
     <Page title="Identities">
-      <IdentityForm
-        api={api}
-        onSaved={(externalId) => {
-          setStatus(`Created the identity ${externalId}.`)
-          list.reload()
-        }}
-      />
+      <IdentityForm api={api} onSaved={(externalId) => say(`Created the identity ${externalId}.`)} />
       <StatusNote text={status} />
-      <ErrorNote error={list.error} />
-      {list.data ? (
-        <table>
-          <caption class="visually-hidden">Identities</caption>
-          <thead>
-            <tr>
-              <th scope="col">External id</th>
-              <th scope="col">Id</th>
-              <th scope="col">Rate limits</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.identities.map((identity) => (
-              <tr key={identity.id}>
-                <td class="name">{identity.externalId}</td>
-                <td class="mono">{identity.id}</td>
-                <td>
-                  {identity.ratelimits.map((limit) => `${limit.name}: ${limit.limit}/${limit.duration} ms`).join('; ')}
-                </td>
-                <td class="actions">
-                  <button type="button" class="secondary" onClick={() => setEditing(identity.id)}>
-                    Edit<span class="visually-hidden"> identity {identity.externalId}</span>
-                  </button>
-                  <button type="button" class="secondary" onClick={() => setDeleting(identity)}>
-                    Delete<span class="visually-hidden"> identity {identity.externalId}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <Pager
-        what="identities"
-        page={pages.page}
-        nextCursor={list.data?.cursor}
-        onNext={pages.next}
-        onPrevious={pages.previous}
+      <EntityTable
+        caption="Identities"
+        rows={list.data?.identities}
+        error={list.error}
+        columns={[
+          { header: 'External id', class: 'name', cell: (identity) => identity.externalId },
+          { header: 'Id', class: 'mono', cell: (identity) => identity.id },
+          {
+            header: 'Rate limits',
+            cell: (identity) =>
+              identity.ratelimits.map((limit) => `${limit.name}: ${limit.limit}/${limit.duration} ms`).join('; '),
+          },
+        ]}
+        actions={(identity) => [
+          { label: 'Edit', what: `identity ${identity.externalId}`, onClick: () => setEditing(identity.id) },
+          { label: 'Delete', what: `identity ${identity.externalId}`, onClick: () => remove.open(identity) },
+        ]}
       />
+      <Pager what="identities" {...list.pager} />
       {editing ? (
         <EditIdentity
           api={api}
           identityId={editing}
           onDone={(saved) => {
             setEditing(undefined)
-            if (saved) setStatus('Saved the identity: its keys follow.')
-            list.reload()
+            if (saved) say('Saved the identity: its keys follow.')
+            else list.reload()
           }}
         />
       ) : null}
-      {deleting ? (
-        <ConfirmDialog
-          title={`Delete the identity ${deleting.externalId}?`}
-          confirmLabel="Delete identity"
-          onClose={() => setDeleting(undefined)}
-          onConfirm={async () => {
-            await api.post('identities.deleteIdentity', { identityId: deleting.id })
-            setStatus(`Deleted the identity ${deleting.externalId}.`)
-            list.reload()
-          }}
-        >
-          <p>Its keys keep their externalId and lose its meta and rate limits.</p>
-        </ConfirmDialog>
-      ) : null}
+      {remove.dialog}
     </Page>
   )
 }
 
 function IdentityForm(props: { api: KeygateApi; onSaved: (externalId: string) => void }) {
-  const [externalId, setExternalId] = useState('')
-  const [meta, setMeta] = useState('')
-  const [limits, setLimits] = useState('')
-  const [error, setError] = useState<unknown>()
-  const parsedMeta = parseJsonObject(meta)
-  const parsedLimits = parseRatelimits(limits)
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    if (parsedMeta.problem || parsedLimits.problem) return
-    setError(undefined)
-    try {
-      await props.api.post('identities.createIdentity', {
-        externalId: externalId.trim(),
-        ...(parsedMeta.value ? { meta: parsedMeta.value } : {}),
-        ...(parsedLimits.value?.length ? { ratelimits: parsedLimits.value } : {}),
-      })
-      setExternalId('')
-      setMeta('')
-      setLimits('')
-      props.onSaved(externalId.trim())
-    } catch (err) {
-      setError(err)
-    }
-  }
+  const form = useFormFields({ externalId: '', meta: '', limits: '' })
+  const parsedMeta = parseJsonObject(form.values.meta)
+  const parsedLimits = parseRatelimits(form.values.limits)
+  const submitting = useSubmit(async () => {
+    const externalId = form.values.externalId.trim()
+    await props.api.post('identities.createIdentity', {
+      externalId,
+      ...(parsedMeta.value ? { meta: parsedMeta.value } : {}),
+      ...(parsedLimits.value?.length ? { ratelimits: parsedLimits.value } : {}),
+    })
+    form.reset()
+    props.onSaved(externalId)
+  }, !parsedMeta.problem && !parsedLimits.problem)
   return (
-    <form aria-label="Create an identity" onSubmit={(event) => void submit(event)}>
-      <Field
-        label="External id"
-        value={externalId}
-        onChange={setExternalId}
-        required
-        hint="Your user or organisation id"
-      />
-      <Field label="Meta (JSON object)" value={meta} onChange={setMeta} multiline problem={parsedMeta.problem} />
+    <WriteForm label="Create an identity" submitLabel="Create identity" submitting={submitting}>
+      <Field label="External id" {...form.field('externalId')} required hint="Your user or organisation id" />
+      <Field label="Meta (JSON object)" {...form.field('meta')} multiline problem={parsedMeta.problem} />
       <Field
         label="Rate limits (JSON list)"
-        value={limits}
-        onChange={setLimits}
+        {...form.field('limits')}
         multiline
         problem={parsedLimits.problem}
         placeholder='[{"name": "requests", "limit": 100, "duration": 60000}]'
       />
-      <button type="submit">Create identity</button>
-      <ErrorNote error={error} />
-    </form>
+    </WriteForm>
   )
 }
 
@@ -165,46 +115,39 @@ function EditIdentity(props: { api: KeygateApi; identityId: string; onDone: (sav
     () => props.api.get<Identity>('identities.getIdentity', { identityId: props.identityId }),
     [props.api, props.identityId],
   )
-  const [meta, setMeta] = useState<string>()
-  const [limits, setLimits] = useState<string>()
-  const [error, setError] = useState<unknown>()
   if (!identity.data) return <ErrorNote error={identity.error} />
-  const metaText = meta ?? (identity.data.meta ? formatJson(identity.data.meta) : '')
-  const limitsText = limits ?? formatJson(identity.data.ratelimits)
-  const parsedMeta = parseJsonObject(metaText)
-  const parsedLimits = parseRatelimits(limitsText)
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    if (parsedMeta.problem || parsedLimits.problem) return
-    try {
-      await props.api.post('identities.updateIdentity', {
-        identityId: props.identityId,
-        meta: parsedMeta.value ?? {},
-        ratelimits: parsedLimits.value ?? [],
-      })
-      props.onDone(true)
-    } catch (err) {
-      setError(err)
-    }
-  }
+  return <IdentityEditor api={props.api} identity={identity.data} onDone={props.onDone} />
+}
+
+function IdentityEditor(props: { api: KeygateApi; identity: Identity; onDone: (saved: boolean) => void }) {
+  const { identity } = props
+  const [meta, setMeta] = useState(identity.meta ? formatJson(identity.meta) : '')
+  const [limits, setLimits] = useState(formatJson(identity.ratelimits))
+  const parsedMeta = parseJsonObject(meta)
+  const parsedLimits = parseRatelimits(limits)
+  const submitting = useSubmit(async () => {
+    await props.api.post('identities.updateIdentity', {
+      identityId: identity.id,
+      meta: parsedMeta.value ?? {},
+      ratelimits: parsedLimits.value ?? [],
+    })
+    props.onDone(true)
+  }, !parsedMeta.problem && !parsedLimits.problem)
   return (
-    <section aria-labelledby="edit-identity-title">
-      <h2 id="edit-identity-title">Edit the identity {identity.data.externalId}</h2>
-      <form aria-labelledby="edit-identity-title" onSubmit={(event) => void submit(event)}>
-        <Field label="Meta (JSON object)" value={metaText} onChange={setMeta} multiline problem={parsedMeta.problem} />
-        <Field
-          label="Rate limits (JSON list)"
-          value={limitsText}
-          onChange={setLimits}
-          multiline
-          problem={parsedLimits.problem}
-        />
-        <button type="submit">Save identity</button>
-        <button type="button" class="secondary" onClick={() => props.onDone(false)}>
-          Cancel
-        </button>
-        <ErrorNote error={error} />
-      </form>
-    </section>
+    <EditSection
+      title={`Edit the identity ${identity.externalId}`}
+      submitLabel="Save identity"
+      submitting={submitting}
+      onCancel={() => props.onDone(false)}
+    >
+      <Field label="Meta (JSON object)" value={meta} onChange={setMeta} multiline problem={parsedMeta.problem} />
+      <Field
+        label="Rate limits (JSON list)"
+        value={limits}
+        onChange={setLimits}
+        multiline
+        problem={parsedLimits.problem}
+      />
+    </EditSection>
   )
 }

@@ -2,10 +2,11 @@ import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatDuration } from '../format.js'
 import { hrefOf } from '../router.js'
-import { ConfirmDialog } from '../ui/confirm.js'
-import { ErrorNote, Page, StatusNote } from '../ui/page.js'
-import { Pager, useCursorPages } from '../ui/pager.js'
-import { useLoad } from '../ui/use-load.js'
+import { EntityTable } from '../ui/entity-table.js'
+import { Page, StatusNote, useStatus } from '../ui/page.js'
+import { Pager } from '../ui/pager.js'
+import { useRowConfirm } from '../ui/row-confirm.js'
+import { usePagedLoad } from '../ui/use-paged-load.js'
 import { OverrideForm } from './override-form.js'
 
 interface Override {
@@ -18,19 +19,27 @@ interface Override {
 
 /** A namespace's overrides: list (paged), set, edit, delete. */
 export function NamespacePage({ api, name }: { api: KeygateApi; name: string }) {
-  const pages = useCursorPages()
-  const list = useLoad(
-    () =>
+  const list = usePagedLoad(
+    (cursor) =>
       api.get<{ overrides: Override[]; total: number; cursor?: string }>('ratelimits.listOverrides', {
         namespaceName: name,
         limit: 50,
-        cursor: pages.cursor,
+        cursor,
       }),
-    [api, name, pages.cursor],
+    [api, name],
   )
-  const [status, setStatus] = useState<string>()
+  const [status, say] = useStatus(list.reload)
   const [editing, setEditing] = useState<Override>()
-  const [deleting, setDeleting] = useState<Override>()
+  const remove = useRowConfirm(
+    (override: Override) => ({
+      title: `Delete the override of ${override.identifier}?`,
+      confirmLabel: 'Delete override',
+      warning: 'Calls for it get the limit they send again.',
+      run: () => api.post('ratelimits.deleteOverride', { namespaceName: name, identifier: override.identifier }),
+      said: `Deleted the override of ${override.identifier}.`,
+    }),
+    say,
+  )
   return (
     <Page title={`Namespace ${name}`}>
       <p class="muted">
@@ -43,69 +52,28 @@ export function NamespacePage({ api, name }: { api: KeygateApi; name: string }) 
         namespace={name}
         initial={editing}
         onSaved={() => {
-          setStatus(editing ? `Saved the override of ${editing.identifier}.` : 'Saved the override.')
           setEditing(undefined)
-          list.reload()
+          say(editing ? `Saved the override of ${editing.identifier}.` : 'Saved the override.')
         }}
       />
       <StatusNote text={status} />
       <h2>Overrides</h2>
-      <ErrorNote error={list.error} />
-      {list.data ? (
-        <table>
-          <caption class="visually-hidden">Overrides</caption>
-          <thead>
-            <tr>
-              <th scope="col">Identifier</th>
-              <th scope="col">Limit</th>
-              <th scope="col">Counted</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.overrides.map((override) => (
-              <tr key={override.id}>
-                <td class="name mono">{override.identifier}</td>
-                <td>
-                  {override.limit} per {formatDuration(override.duration)}
-                </td>
-                <td>{override.async ? 'asynchronously' : 'exactly'}</td>
-                <td class="actions">
-                  <button type="button" class="secondary" onClick={() => setEditing(override)}>
-                    Edit<span class="visually-hidden"> override {override.identifier}</span>
-                  </button>
-                  <button type="button" class="secondary" onClick={() => setDeleting(override)}>
-                    Delete<span class="visually-hidden"> override {override.identifier}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <Pager
-        what="overrides"
-        page={pages.page}
-        nextCursor={list.data?.cursor}
-        onNext={pages.next}
-        onPrevious={pages.previous}
+      <EntityTable
+        caption="Overrides"
+        rows={list.data?.overrides}
+        error={list.error}
+        columns={[
+          { header: 'Identifier', class: 'name mono', cell: (override) => override.identifier },
+          { header: 'Limit', cell: (override) => `${override.limit} per ${formatDuration(override.duration)}` },
+          { header: 'Counted', cell: (override) => (override.async ? 'asynchronously' : 'exactly') },
+        ]}
+        actions={(override) => [
+          { label: 'Edit', what: `override ${override.identifier}`, onClick: () => setEditing(override) },
+          { label: 'Delete', what: `override ${override.identifier}`, onClick: () => remove.open(override) },
+        ]}
       />
-      {deleting ? (
-        <ConfirmDialog
-          title={`Delete the override of ${deleting.identifier}?`}
-          confirmLabel="Delete override"
-          onClose={() => setDeleting(undefined)}
-          onConfirm={async () => {
-            await api.post('ratelimits.deleteOverride', { namespaceName: name, identifier: deleting.identifier })
-            setStatus(`Deleted the override of ${deleting.identifier}.`)
-            list.reload()
-          }}
-        >
-          <p>Calls for it get the limit they send again.</p>
-        </ConfirmDialog>
-      ) : null}
+      <Pager what="overrides" {...list.pager} />
+      {remove.dialog}
     </Page>
   )
 }

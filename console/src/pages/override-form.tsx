@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { Checkbox, Field } from '../ui/fields.js'
-import { ErrorNote } from '../ui/page.js'
+import { useSubmit, WriteForm } from '../ui/write-form.js'
 
 /** ratelimits.setOverride: an identifier's limit in a namespace (made on first use when named anew). */
 export function OverrideForm(props: {
@@ -16,29 +16,22 @@ export function OverrideForm(props: {
   const [limit, setLimit] = useState(String(props.initial?.limit ?? ''))
   const [duration, setDuration] = useState(String(props.initial?.duration ?? 60000))
   const [async, setAsync] = useState(props.initial?.async ?? false)
-  const [error, setError] = useState<unknown>()
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setError(undefined)
-    try {
-      await props.api.post('ratelimits.setOverride', {
-        namespaceName: props.namespace.trim(),
-        identifier: identifier.trim(),
-        limit: Number(limit),
-        duration: Number(duration),
-        async,
-      })
-      props.onSaved(props.namespace.trim())
-      if (!props.initial) {
-        setIdentifier('')
-        setLimit('')
-      }
-    } catch (err) {
-      setError(err)
+  const submitting = useSubmit(async () => {
+    await props.api.post('ratelimits.setOverride', {
+      namespaceName: props.namespace.trim(),
+      identifier: identifier.trim(),
+      limit: Number(limit),
+      duration: Number(duration),
+      async,
+    })
+    props.onSaved(props.namespace.trim())
+    if (!props.initial) {
+      setIdentifier('')
+      setLimit('')
     }
-  }
+  })
   return (
-    <form aria-label="Set an override" onSubmit={(event) => void submit(event)}>
+    <WriteForm label="Set an override" submitLabel="Save override" submitting={submitting}>
       {props.onNamespace ? (
         <Field
           label="Namespace"
@@ -58,8 +51,6 @@ export function OverrideForm(props: {
       <Field label="Limit (calls)" type="number" min={0} value={limit} onChange={setLimit} required />
       <Field label="Window (ms)" type="number" min={1000} value={duration} onChange={setDuration} required />
       <Checkbox label="Counted asynchronously" checked={async} onChange={setAsync} />
-      <button type="submit">Save override</button>
-      <ErrorNote error={error} />
-    </form>
+    </WriteForm>
   )
 }

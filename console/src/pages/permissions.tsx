@@ -1,9 +1,11 @@
-import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
-import { ConfirmDialog } from '../ui/confirm.js'
+import { EntityTable } from '../ui/entity-table.js'
 import { Field } from '../ui/fields.js'
-import { ErrorNote, Page, StatusNote } from '../ui/page.js'
+import { Page, StatusNote, useStatus } from '../ui/page.js'
+import { useRowConfirm } from '../ui/row-confirm.js'
+import { useFormFields } from '../ui/use-form-fields.js'
 import { useLoad } from '../ui/use-load.js'
+import { useSubmit, WriteForm } from '../ui/write-form.js'
 
 interface Permission {
   id: string
@@ -15,86 +17,51 @@ interface Permission {
 /** Permissions (what keys and roles grant): list, create, delete. */
 export function PermissionsPage({ api }: { api: KeygateApi }) {
   const list = useLoad(() => api.get<Permission[]>('permissions.listPermissions', { limit: 100 }), [api])
-  const [name, setName] = useState('')
-  const [slug, setSlug] = useState('')
-  const [description, setDescription] = useState('')
-  const [status, setStatus] = useState<string>()
-  const [error, setError] = useState<unknown>()
-  const [deleting, setDeleting] = useState<Permission>()
-  const create = async (event: Event) => {
-    event.preventDefault()
-    setError(undefined)
-    try {
-      await api.post('permissions.createPermission', {
-        name: name.trim(),
-        ...(slug.trim() ? { slug: slug.trim() } : {}),
-        ...(description.trim() ? { description: description.trim() } : {}),
-      })
-      setStatus(`Created the permission ${name.trim()}.`)
-      setName('')
-      setSlug('')
-      setDescription('')
-      list.reload()
-    } catch (err) {
-      setError(err)
-    }
-  }
+  const [status, say] = useStatus(list.reload)
+  const form = useFormFields({ name: '', slug: '', description: '' })
+  const creating = useSubmit(async () => {
+    const { name, slug, description } = form.values
+    await api.post('permissions.createPermission', {
+      name: name.trim(),
+      ...(slug.trim() ? { slug: slug.trim() } : {}),
+      ...(description.trim() ? { description: description.trim() } : {}),
+    })
+    form.reset()
+    say(`Created the permission ${name.trim()}.`)
+  })
+  const remove = useRowConfirm(
+    (permission: Permission) => ({
+      title: `Delete the permission ${permission.name}?`,
+      confirmLabel: 'Delete permission',
+      warning: 'Keys and roles that hold it lose it at once.',
+      run: () => api.post('permissions.deletePermission', { permissionId: permission.id }),
+      said: `Deleted the permission ${permission.name}.`,
+    }),
+    say,
+  )
   return (
     <Page title="Permissions">
-      <form aria-label="Create a permission" onSubmit={(event) => void create(event)}>
-        <Field label="Name" value={name} onChange={setName} required placeholder="documents.read" />
-        <Field label="Slug" value={slug} onChange={setSlug} hint="Empty: the name" />
-        <Field label="Description" value={description} onChange={setDescription} />
-        <button type="submit">Create permission</button>
-        <ErrorNote error={error} />
-      </form>
+      <WriteForm label="Create a permission" submitLabel="Create permission" submitting={creating}>
+        <Field label="Name" {...form.field('name')} required placeholder="documents.read" />
+        <Field label="Slug" {...form.field('slug')} hint="Empty: the name" />
+        <Field label="Description" {...form.field('description')} />
+      </WriteForm>
       <StatusNote text={status} />
-      <ErrorNote error={list.error} />
-      {list.data ? (
-        <table>
-          <caption class="visually-hidden">Permissions</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Slug</th>
-              <th scope="col">Description</th>
-              <th scope="col">Id</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((permission) => (
-              <tr key={permission.id}>
-                <td class="name">{permission.name}</td>
-                <td class="mono">{permission.slug}</td>
-                <td>{permission.description ?? ''}</td>
-                <td class="mono">{permission.id}</td>
-                <td>
-                  <button type="button" class="secondary" onClick={() => setDeleting(permission)}>
-                    Delete<span class="visually-hidden"> permission {permission.name}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      {deleting ? (
-        <ConfirmDialog
-          title={`Delete the permission ${deleting.name}?`}
-          confirmLabel="Delete permission"
-          onClose={() => setDeleting(undefined)}
-          onConfirm={async () => {
-            await api.post('permissions.deletePermission', { permissionId: deleting.id })
-            setStatus(`Deleted the permission ${deleting.name}.`)
-            list.reload()
-          }}
-        >
-          <p>Keys and roles that hold it lose it at once.</p>
-        </ConfirmDialog>
-      ) : null}
+      <EntityTable
+        caption="Permissions"
+        rows={list.data}
+        error={list.error}
+        columns={[
+          { header: 'Name', class: 'name', cell: (permission) => permission.name },
+          { header: 'Slug', class: 'mono', cell: (permission) => permission.slug },
+          { header: 'Description', cell: (permission) => permission.description ?? '' },
+          { header: 'Id', class: 'mono', cell: (permission) => permission.id },
+        ]}
+        actions={(permission) => [
+          { label: 'Delete', what: `permission ${permission.name}`, onClick: () => remove.open(permission) },
+        ]}
+      />
+      {remove.dialog}
     </Page>
   )
 }

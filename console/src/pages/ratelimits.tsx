@@ -2,9 +2,10 @@ import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatTime } from '../format.js'
 import { hrefOf, navigate } from '../router.js'
-import { ErrorNote, Page } from '../ui/page.js'
-import { Pager, useCursorPages } from '../ui/pager.js'
-import { useLoad } from '../ui/use-load.js'
+import { EntityTable } from '../ui/entity-table.js'
+import { Page } from '../ui/page.js'
+import { Pager } from '../ui/pager.js'
+import { usePagedLoad } from '../ui/use-paged-load.js'
 import { OverrideForm } from './override-form.js'
 
 interface Namespace {
@@ -18,14 +19,10 @@ interface Namespace {
  * namespace of a new name makes it.
  */
 export function RatelimitsPage({ api }: { api: KeygateApi }) {
-  const pages = useCursorPages()
-  const list = useLoad(
-    () =>
-      api.get<{ namespaces: Namespace[]; cursor?: string }>('ratelimits.listNamespaces', {
-        limit: 50,
-        cursor: pages.cursor,
-      }),
-    [api, pages.cursor],
+  const list = usePagedLoad(
+    (cursor) =>
+      api.get<{ namespaces: Namespace[]; cursor?: string }>('ratelimits.listNamespaces', { limit: 50, cursor }),
+    [api],
   )
   const [namespace, setNamespace] = useState('')
   return (
@@ -39,41 +36,22 @@ export function RatelimitsPage({ api }: { api: KeygateApi }) {
         onSaved={(name) => navigate({ page: 'namespace', name })}
       />
       <h2>Namespaces</h2>
-      <ErrorNote error={list.error} />
-      {list.data ? (
-        list.data.namespaces.length === 0 && pages.page === 1 ? (
-          <p class="muted">No namespaces yet: ratelimits.limit or an override makes one.</p>
-        ) : (
-          <table>
-            <caption class="visually-hidden">Namespaces</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Id</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.namespaces.map((row) => (
-                <tr key={row.id}>
-                  <td class="name">
-                    <a href={hrefOf({ page: 'namespace', name: row.name })}>{row.name}</a>
-                  </td>
-                  <td class="mono">{row.id}</td>
-                  <td>{formatTime(row.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
-      <Pager
-        what="namespaces"
-        page={pages.page}
-        nextCursor={list.data?.cursor}
-        onNext={pages.next}
-        onPrevious={pages.previous}
+      <EntityTable
+        caption="Namespaces"
+        rows={list.data?.namespaces}
+        error={list.error}
+        empty={list.pager.page === 1 ? 'No namespaces yet: ratelimits.limit or an override makes one.' : undefined}
+        columns={[
+          {
+            header: 'Name',
+            class: 'name',
+            cell: (row) => <a href={hrefOf({ page: 'namespace', name: row.name })}>{row.name}</a>,
+          },
+          { header: 'Id', class: 'mono', cell: (row) => row.id },
+          { header: 'Created', cell: (row) => formatTime(row.createdAt) },
+        ]}
       />
+      <Pager what="namespaces" {...list.pager} />
     </Page>
   )
 }

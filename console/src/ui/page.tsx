@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { describeError } from '../api.js'
 
 /**
@@ -45,6 +45,16 @@ export function StatusNote({ text }: { text: string | undefined }) {
       {text ?? ''}
     </p>
   )
+}
+
+/** A list page's StatusNote text, and say(text): a write did something, so say it and reload the list. */
+export function useStatus(reload: () => void): [string | undefined, (text: string) => void] {
+  const [status, setStatus] = useState<string>()
+  const say = (text: string) => {
+    setStatus(text)
+    reload()
+  }
+  return [status, say]
 }
 
 /** A record's fields, as a definition list; absent values are left out. */
