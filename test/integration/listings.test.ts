@@ -42,12 +42,16 @@ for (const store of ['memory', 'redis'] as const) {
     /** Every page of a listing, following its cursor. */
     const allPages = async (path: string, field: string, limit: number, rootKey?: string) => {
       const pages: { id: string; name: string }[][] = []
+      const seen = new Set<string>()
       let cursor = ''
       do {
         const { status, body } = await get(`${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, rootKey)
         expect(status).toBe(200)
         pages.push(body[field])
         cursor = body.cursor ?? ''
+        // A listing that ignores its cursor hands back the same cursor again: fail here rather than loop forever.
+        expect(seen.has(cursor), `${path} repeated cursor ${cursor}`).toBe(false)
+        seen.add(cursor)
       } while (cursor)
       return pages
     }
