@@ -53,6 +53,14 @@ async function getKey(keyId: string): Promise<Record<string, any>> {
   return (await answer.json()) as Record<string, any>
 }
 
+/** apis.getApi's status for an api: 200 while it exists, 404 once deleted. */
+async function apiStatus(apiId: string): Promise<number> {
+  const answer = await fetch(`${dev.url}/v1/apis.getApi?apiId=${apiId}`, {
+    headers: { authorization: `Bearer ${rootKey}` },
+  })
+  return answer.status
+}
+
 /** Saves a key's edit form; answers what the page then says: that it saved (or had nothing to), or the form's error. */
 async function saveEdit(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'Save changes' }).click()
@@ -373,5 +381,28 @@ describe('the console on keygate dev', () => {
     expect(await storage()).toEqual({ session: [], local: 0, cookies: '' })
     expect(page.url()).toBe(`${dev.url}/console`)
     await context.close()
+  })
+
+  it('deletes an api only once its exact name is typed in the dialog', async () => {
+    // Deleting an api deletes its keys: the dialog's button stays disabled, and Enter does nothing, until the name
+    // typed is the api's, letter for letter.
+    const { apiId } = await admin('apis.createApi', { name: 'to be deleted' })
+    const page = await signedIn()
+    await page.getByRole('button', { name: 'Delete api to be deleted', exact: true }).click()
+    const dialog = page.getByRole('dialog')
+    const confirm = dialog.getByRole('button', { name: 'Delete api' })
+    const typed = dialog.getByLabel('Type to be deleted to confirm')
+    expect(await confirm.isDisabled()).toBe(true)
+    await typed.fill('to be delete')
+    expect(await confirm.isDisabled()).toBe(true)
+    await typed.press('Enter')
+    await typed.fill('To be deleted')
+    expect(await confirm.isDisabled()).toBe(true)
+    expect(await apiStatus(apiId)).toBe(200)
+    await typed.fill('to be deleted')
+    await confirm.click()
+    await page.getByText('Deleted the api to be deleted: its keys no longer verify.').waitFor()
+    expect(await apiStatus(apiId)).toBe(404)
+    await page.context().close()
   })
 })
