@@ -405,4 +405,33 @@ describe('the console on keygate dev', () => {
     expect(await apiStatus(apiId)).toBe(404)
     await page.context().close()
   })
+
+  it('shows a new key once: not after going back to the page nor after a reload, and keeps it nowhere', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'shown once' })
+    const page = await signedIn()
+    await page.goto(`${dev.url}/console#/apis/${apiId}`)
+    await page.getByRole('heading', { level: 1, name: 'Keys of shown once' }).waitFor()
+    await page.getByLabel('Name', { exact: true }).fill('once')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const key = await page.getByLabel('New key', { exact: true }).inputValue()
+    expect(key).toMatch(/^[1-9A-HJ-NP-Za-km-z]{16,}$/)
+    // Only the root key is kept (for the tab); the new key lives in the page that showed it, nowhere else.
+    const stored = () => page.evaluate<string[]>('[...Object.values(sessionStorage), ...Object.values(localStorage)]')
+    expect(await stored()).toEqual([rootKey])
+    const gone = async (where: string) => {
+      await page.getByRole('heading', { level: 1, name: 'Keys of shown once' }).waitFor()
+      await page.getByRole('link', { name: 'once', exact: true }).waitFor()
+      expect(await page.getByLabel('New key', { exact: true }).count(), where).toBe(0)
+      expect(await page.content(), where).not.toContain(key)
+    }
+    // To the key's page and back with the browser's back button, as an admin checking the key would.
+    await page.getByRole('link', { name: /^Open key key_/ }).click()
+    await page.getByRole('heading', { level: 1, name: 'Key once' }).waitFor()
+    await page.goBack()
+    await gone('back on the keys page')
+    await page.reload()
+    await gone('after a reload')
+    expect(await stored()).toEqual([rootKey])
+    await page.context().close()
+  })
 })
