@@ -434,4 +434,36 @@ describe('the console on keygate dev', () => {
     expect(await stored()).toEqual([rootKey])
     await page.context().close()
   })
+
+  it('pages the audit log on its cursor: the next page holds the older entries, none twice', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'audited' })
+    // 51 entries of the api (apis.createApi and 50 keys.createKey): more than the 50 a page shows.
+    const made: string[] = []
+    for (let i = 0; i < 50; i++) made.push((await admin('keys.createKey', { apiId, name: `audited ${i}` })).keyId)
+    const page = await signedIn()
+    await open(page, 'Audit log')
+    await page.getByLabel('Api id').fill(apiId)
+    await page.getByRole('button', { name: 'Filter' }).click()
+    const rows = page.locator('table.audit tbody tr')
+    await rows.nth(49).waitFor()
+    // Each row as "action key": the api's own entry has no key.
+    const shown = async () => {
+      const actions = await rows.locator('td:nth-child(2)').allInnerTexts()
+      const keys = await rows.locator('td:nth-child(5)').allInnerTexts()
+      return actions.map((action, i) => `${action} ${keys[i]}`.trim())
+    }
+    const first = await shown()
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await page.getByText('Page 2').waitFor()
+    await expect.poll(shown).not.toEqual(first)
+    const second = await shown()
+    expect([...first, ...second]).toEqual([
+      ...[...made].reverse().map((keyId) => `keys.createKey ${keyId}`),
+      'apis.createApi',
+    ])
+    await page.getByRole('button', { name: 'Previous page' }).click()
+    await page.getByText('Page 1').waitFor()
+    await expect.poll(shown).toEqual(first)
+    await page.context().close()
+  })
 })
