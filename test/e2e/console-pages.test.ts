@@ -466,4 +466,52 @@ describe('the console on keygate dev', () => {
     await expect.poll(shown).toEqual(first)
     await page.context().close()
   })
+
+  it('shows attacker-controlled names as text on the other pages too, and in the dialogs that repeat them', async () => {
+    // The test above covers apis, keys and the audit log. Identities, roles, namespaces, overrides and root keys are
+    // named by callers as much, and a confirm dialog repeats a name: the api's, to be typed, in its field's label.
+    await admin('apis.createApi', { name: `${XSS} api` })
+    await admin('identities.createIdentity', { externalId: `${XSS} identity` })
+    await admin('permissions.createRole', { name: `${XSS} role`, description: XSS })
+    await admin('ratelimits.setOverride', {
+      namespaceName: `${XSS} ns`,
+      identifier: `${XSS} who`,
+      limit: 1,
+      duration: 60_000,
+    })
+    await admin('rootKeys.createRootKey', { name: `${XSS} root`, permissions: ['api.*.read_key'] })
+    const page = await signedIn()
+    const problems = watchProblems(page)
+    const clean = async (where: string, text: string) => {
+      await page.getByText(text, { exact: true }).first().waitFor()
+      // Enough for an image load (and its onerror) to have happened, had an element been made.
+      await page.waitForTimeout(300)
+      expect(await page.evaluate<number | undefined>('window.__xss'), where).toBeUndefined()
+      expect(await page.locator('img').count(), where).toBe(0)
+    }
+    await page.getByRole('button', { name: `Delete api ${XSS} api`, exact: true }).click()
+    await page.getByRole('dialog').getByLabel(`Type ${XSS} api to confirm`).waitFor()
+    await clean('the delete dialog of an api', `${XSS} api`)
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+    await open(page, 'Identities')
+    await clean('identities', `${XSS} identity`)
+    await open(page, 'Roles')
+    await clean('roles', `${XSS} role`)
+    await open(page, 'Rate limits')
+    await clean('namespaces', `${XSS} ns`)
+    await page.getByRole('link', { name: `${XSS} ns`, exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: `Namespace ${XSS} ns` }).waitFor()
+    await clean('overrides', `${XSS} who`)
+    await open(page, 'Root keys')
+    await clean('root keys', `${XSS} root`)
+    await page.getByRole('button', { name: `Revoke root key ${XSS} root`, exact: true }).click()
+    await page
+      .getByRole('dialog')
+      .getByRole('heading', { name: `Revoke the root key ${XSS} root?` })
+      .waitFor()
+    await clean('the revoke dialog of a root key', `Revoke the root key ${XSS} root?`)
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+    expect(problems).toEqual([])
+    await page.context().close()
+  }, 60_000)
 })
