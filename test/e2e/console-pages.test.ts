@@ -514,4 +514,29 @@ describe('the console on keygate dev', () => {
     expect(problems).toEqual([])
     await page.context().close()
   }, 60_000)
+
+  it('reaches the Create key button by Tab and presses it, not only Enter in a field', async () => {
+    // Enter in a field submits the form even when its button cannot take focus: a keyboard user who tabs through
+    // the form must land on the button itself, and pressing it makes the key.
+    const { apiId } = await admin('apis.createApi', { name: 'tabbed' })
+    const page = await signedIn()
+    await page.goto(`${dev.url}/console#/apis/${apiId}`)
+    await page.getByRole('heading', { level: 1, name: 'Keys of tabbed' }).waitFor()
+    await page.getByLabel('Name', { exact: true }).focus()
+    await page.keyboard.type('tabbed key')
+    // Page code as text: the tests are type-checked without the DOM's types.
+    const focused = () =>
+      page.evaluate<string>("document.activeElement?.tagName + ' ' + document.activeElement?.textContent?.trim()")
+    for (let presses = 0; (await focused()) !== 'BUTTON Create key'; presses++) {
+      expect(presses, 'Tab presses from Name to the Create key button').toBeLessThan(20)
+      await page.keyboard.press('Tab')
+    }
+    await page.keyboard.press('Enter')
+    await page.getByLabel('New key', { exact: true }).waitFor()
+    const listed = (await (
+      await fetch(`${dev.url}/v1/apis.listKeys?apiId=${apiId}`, { headers: { authorization: `Bearer ${rootKey}` } })
+    ).json()) as { keys: unknown[] }
+    expect(listed.keys).toEqual([expect.objectContaining({ name: 'tabbed key' })])
+    await page.context().close()
+  })
 })
