@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectAccessible, launchChromium, watchProblems } from '../support/console-browser.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { waitFor } from '../support/wait-for.js'
 
 /**
  * The console on `keygate dev`, page by page: how fast the first page is usable, every page under axe-core, the
@@ -59,6 +60,15 @@ async function apiStatus(apiId: string): Promise<number> {
     headers: { authorization: `Bearer ${rootKey}` },
   })
   return answer.status
+}
+
+async function verify(key: string): Promise<{ valid: boolean; code: string }> {
+  const answer = await fetch(`${dev.url}/v1/keys.verifyKey`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key }),
+  })
+  return (await answer.json()) as { valid: boolean; code: string }
 }
 
 /** Saves a key's edit form; answers what the page then says: that it saved (or had nothing to), or the form's error. */
@@ -539,4 +549,42 @@ describe('the console on keygate dev', () => {
     expect(listed.keys).toEqual([expect.objectContaining({ name: 'tabbed key' })])
     await page.context().close()
   })
+
+  it("counts a key's rate-limited and usage-exceeded verifications in its chart, not only the valid ones", async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'charted' })
+    const limited = await admin('keys.createKey', {
+      apiId,
+      name: 'limited',
+      ratelimit: { limit: 1, duration: 60_000, async: false },
+    })
+    const spent = await admin('keys.createKey', { apiId, name: 'spent', remaining: 1 })
+    const codes = async (key: string) => {
+      const said: string[] = []
+      for (let i = 0; i < 3; i++) said.push((await verify(key)).code)
+      return said
+    }
+    expect(await codes(limited.key)).toEqual(['VALID', 'RATE_LIMITED', 'RATE_LIMITED'])
+    expect(await codes(spent.key)).toEqual(['VALID', 'USAGE_EXCEEDED', 'USAGE_EXCEEDED'])
+    const page = await signedIn()
+    for (const [keyId, name, counts] of [
+      [limited.keyId, 'limited', '1 valid, 2 rate limited, 0 usage exceeded'],
+      [spent.keyId, 'spent', '1 valid, 0 rate limited, 2 usage exceeded'],
+    ] as const) {
+      await page.goto(`${dev.url}/console#/keys/${keyId}`)
+      await page.getByRole('heading', { level: 1, name: `Key ${name}` }).waitFor()
+      const summary = page.getByTestId('verifications-summary')
+      // The verifications reach the store within a usage flush (5 s); the chart reads them when drawn.
+      await waitFor(
+        async () => {
+          await page.getByRole('button', { name: 'Last 30 days' }).click()
+          await page.getByRole('button', { name: 'Last 24 hours' }).click()
+          return (await summary.innerText()).endsWith(`: ${counts}`)
+        },
+        `the chart of ${name} to count ${counts}`,
+        20_000,
+        500,
+      )
+    }
+    await page.context().close()
+  }, 60_000)
 })
