@@ -12,7 +12,8 @@ export type Route =
   | { page: 'ratelimits' }
   | { page: 'namespace'; name: string }
   | { page: 'root-keys' }
-  | { page: 'audit' }
+  /** The audit log, filtered to one key's entries when it names one (a key page's link to its older entries). */
+  | { page: 'audit'; keyId?: string }
   /** A fragment that names no record: malformed percent-encoding (`#/apis/%E0`). */
   | { page: 'not-found'; hash: string }
 
@@ -26,6 +27,8 @@ export function parseRoute(hash: string): Route {
   if (first === 'apis' && id) return { page: 'keys', apiId: id }
   if (first === 'keys' && id) return { page: 'key', keyId: id }
   if (first === 'ratelimits' && id) return { page: 'namespace', name: id }
+  if (first === 'audit' && id?.startsWith('keys/') && id.length > 'keys/'.length)
+    return { page: 'audit', keyId: id.slice('keys/'.length) }
   const simple = SIMPLE.find((page) => page === first)
   return simple ? { page: simple } : { page: 'apis' }
 }
@@ -47,6 +50,8 @@ export function hrefOf(route: Route): string {
       return `#/keys/${encodeURIComponent(route.keyId)}`
     case 'namespace':
       return `#/ratelimits/${encodeURIComponent(route.name)}`
+    case 'audit':
+      return route.keyId === undefined ? '#/audit' : `#/audit/keys/${encodeURIComponent(route.keyId)}`
     case 'not-found':
       return route.hash
     default:

@@ -477,6 +477,30 @@ describe('the console on keygate dev', () => {
     await page.context().close()
   })
 
+  it("links a key's page to that key's older audit entries, not to the whole log", async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'audited key' })
+    const { keyId } = await admin('keys.createKey', { apiId, name: 'edit 0' })
+    const { keyId: other } = await admin('keys.createKey', { apiId, name: 'another key' })
+    // 22 entries of the key: more than the 20 its page shows.
+    for (let i = 1; i <= 21; i++) await admin('keys.updateKey', { keyId, name: `edit ${i}` })
+    const page = await signedIn()
+    await page.goto(`${dev.url}/console#/keys/${keyId}`)
+    await page.getByRole('link', { name: 'Older entries of this key in the audit log' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    expect(await page.getByRole('textbox', { name: 'Key id', exact: true }).inputValue()).toBe(keyId)
+    const rows = page.locator('table.audit tbody tr')
+    await rows.nth(21).waitFor()
+    const keys = await rows.locator('td:nth-child(5)').allInnerTexts()
+    expect(keys).toEqual(Array(22).fill(keyId))
+    expect(keys).not.toContain(other)
+    expect(await rows.last().locator('td:nth-child(2)').innerText()).toBe('keys.createKey')
+    // The menu's Audit log is the whole log again.
+    await open(page, 'Audit log')
+    await expect.poll(() => page.getByRole('textbox', { name: 'Key id', exact: true }).inputValue()).toBe('')
+    await expect.poll(() => rows.locator('td:nth-child(5)').allInnerTexts()).toContain(other)
+    await page.context().close()
+  })
+
   it('shows attacker-controlled names as text on the other pages too, and in the dialogs that repeat them', async () => {
     // The test above covers apis, keys and the audit log. Identities, roles, namespaces, overrides and root keys are
     // named by callers as much, and a confirm dialog repeats a name: the api's, to be typed, in its field's label.

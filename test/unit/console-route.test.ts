@@ -7,6 +7,11 @@ describe("the console's router", () => {
     expect(parseRoute('')).toEqual({ page: 'apis' })
     expect(parseRoute('#/audit')).toEqual({ page: 'audit' })
     expect(parseRoute('#/apis/api_1')).toEqual({ page: 'keys', apiId: 'api_1' })
+    expect(parseRoute(hrefOf({ page: 'audit', keyId: 'key_1/x %' }))).toEqual({ page: 'audit', keyId: 'key_1/x %' })
+    expect(hrefOf({ page: 'audit' })).toBe('#/audit')
+    // Anything else after #/audit is the whole log, as an unknown page is the apis page.
+    expect(parseRoute('#/audit/keys/')).toEqual({ page: 'audit' })
+    expect(parseRoute('#/audit/other')).toEqual({ page: 'audit' })
     expect(parseRoute(hrefOf({ page: 'namespace', name: 'e-mail/sends %' }))).toEqual({
       page: 'namespace',
       name: 'e-mail/sends %',

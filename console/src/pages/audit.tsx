@@ -9,11 +9,14 @@ import { AuditTable } from './audit-table.js'
 
 const NO_FILTER = { action: '', rootKeyId: '', apiId: '', keyId: '' }
 
-/** The audit log (audit.list, a root key with `*`): newest first, filtered by action, root key, api or key, paged. */
-export function AuditPage({ api }: { api: KeygateApi }) {
+/**
+ * The audit log (audit.list, a root key with `*`): newest first, filtered by action, root key, api or key, paged.
+ * `keyId` starts it filtered to that key (a key page links here for its older entries).
+ */
+export function AuditPage({ api, keyId = '' }: { api: KeygateApi; keyId?: string }) {
   const pages = useCursorPages()
-  const [typed, setTyped] = useState(NO_FILTER)
-  const [filter, setFilter] = useState(NO_FILTER)
+  const [typed, setTyped] = useState({ ...NO_FILTER, keyId })
+  const [filter, setFilter] = useState({ ...NO_FILTER, keyId })
   const log = useLoad(
     () =>
       api.get<{ entries: AuditEntry[]; cursor?: string }>('audit.list', {

@@ -120,7 +120,7 @@ export function KeyPageView({ api, keyId }: { api: KeygateApi; keyId: string }) 
           {audit.data ? <AuditTable entries={audit.data.entries} /> : null}
           {audit.data?.cursor ? (
             <p>
-              <a href={hrefOf({ page: 'audit' })}>Older entries in the audit log</a>
+              <a href={hrefOf({ page: 'audit', keyId })}>Older entries of this key in the audit log</a>
             </p>
           ) : null}
         </>

@@ -34,7 +34,7 @@ export function PageOf({ route, api }: { route: Route; api: KeygateApi }) {
     case 'root-keys':
       return <RootKeysPage api={api} />
     case 'audit':
-      return <AuditPage api={api} />
+      return <AuditPage key={route.keyId ?? ''} api={api} keyId={route.keyId} />
     case 'not-found':
       return <NotFoundPage hash={route.hash} />
   }
