@@ -205,6 +205,33 @@ describe('UpstreamExchange', () => {
     }
   })
 
+  it('re-arms the stall timer for a pause that starts inside resume() (undici hands over buffered data at once)', () => {
+    vi.useFakeTimers()
+    try {
+      const { res, exchange } = exchangeOn()
+      const c = controller(exchange)
+      // undici's resume() runs its parser on what the socket already holds before returning: the next chunk arrives,
+      // and can pause the upstream again, inside the 'drain' listener. That pause's timer must survive the listener.
+      c.resume.mockImplementationOnce(() => exchange.onResponseData(c, Buffer.from('buffered')))
+      exchange.onRequestStart(c)
+      exchange.onResponseStart(c, 200, {})
+      res.writable = false
+      exchange.onResponseData(c, Buffer.from('first'))
+      vi.advanceTimersByTime(900)
+      res.emit('drain')
+      expect(c.pause).toHaveBeenCalledTimes(2)
+      // The first pause's timer is gone with its drain; the second pause has a full stall time of its own.
+      expect(vi.getTimerCount()).toBe(1)
+      vi.advanceTimersByTime(999)
+      expect(c.abort).not.toHaveBeenCalled()
+      vi.advanceTimersByTime(1)
+      expect(c.abort).toHaveBeenCalledTimes(1)
+      expect(res.calls).toEqual(['head 200', 'data first', 'data buffered', 'destroy'])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('leaves no stall timer behind an exchange that ended while paused, or whose client left', () => {
     vi.useFakeTimers()
     try {
