@@ -232,6 +232,28 @@ describe('UpstreamExchange', () => {
     }
   })
 
+  it('never times a client that takes each chunk as it comes, however long the upstream takes between them', () => {
+    vi.useFakeTimers()
+    try {
+      const { res, exchange } = exchangeOn()
+      const c = controller(exchange)
+      exchange.onRequestStart(c)
+      exchange.onResponseStart(c, 200, {})
+      // A slow upstream is the upstream timeout's business (undici's bodyTimeout), not the stall timer's: with the
+      // upstream never paused there is no timer at all.
+      for (let round = 0; round < 5; round++) {
+        exchange.onResponseData(c, Buffer.from(String(round)))
+        expect(vi.getTimerCount(), `round ${round}`).toBe(0)
+        vi.advanceTimersByTime(900)
+      }
+      exchange.onResponseEnd()
+      expect(c.abort).not.toHaveBeenCalled()
+      expect(res.calls).toEqual(['head 200', 'data 0', 'data 1', 'data 2', 'data 3', 'data 4', 'end'])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('leaves no stall timer behind an exchange that ended while paused, or whose client left', () => {
     vi.useFakeTimers()
     try {
