@@ -87,12 +87,20 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.state !== 'relaying') return
     if (!this.res.write(chunk)) {
       controller.pause()
-      this.stall = setTimeout(() => this.clientStalled(controller), this.stallMs).unref()
+      // A pipelined answer waiting behind the ones before it has no socket yet, and its client is busy taking those:
+      // its time starts with its turn (node:http then flushes what it holds, and 'drain' follows if all of it went).
+      if (this.res.socket === null) this.res.once('socket', () => this.timeStall(controller))
+      else this.timeStall(controller)
       this.res.once('drain', () => {
         clearTimeout(this.stall)
         controller.resume()
       })
     }
+  }
+
+  private timeStall(controller: Dispatcher.DispatchController): void {
+    if (this.state !== 'relaying') return
+    this.stall = setTimeout(() => this.clientStalled(controller), this.stallMs).unref()
   }
 
   /** The client took nothing for stallMs: its response is cut short and the upstream request aborted. */

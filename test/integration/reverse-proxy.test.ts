@@ -736,6 +736,47 @@ describe('reverse-proxy mode', () => {
     expect(seen).not.toContain('/stream-3')
   })
 
+  it('does not cut off a pipelined answer that waits behind a longer one: its client is busy taking that one', async () => {
+    // /slow takes 1.5 s, a chunk every 100 ms (well inside the 600 ms upstream timeout); /big comes at once. Pipelined,
+    // /big's answer waits in the proxy, its upstream paused, until /slow's is sent: the client reads all along, so
+    // the wait is not a stall. (Timed from the pipelined request's arrival, it was cut and the connection with it.)
+    const big = Buffer.alloc(256 * 1024, 'b')
+    const pipelinedUpstream = createServer((req, res) => {
+      if (req.url === '/big') return res.end(big)
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      let ticks = 0
+      const tick = setInterval(() => {
+        res.write('tick\n')
+        if (++ticks === 15) {
+          clearInterval(tick)
+          res.end()
+        }
+      }, 100)
+      res.on('close', () => clearInterval(tick))
+    })
+    extraServers.push(pipelinedUpstream)
+    const url = await proxyToWith(await listen(pipelinedUpstream), {}, 4, 600)
+    const request = (path: string) => `GET ${path} HTTP/1.1\r\nhost: proxy\r\nx-api-key: ${valid.key}\r\n\r\n`
+    const socket = connect(Number(new URL(url).port), '127.0.0.1')
+    socket.on('error', () => {})
+    let clientClosed = false
+    socket.on('close', () => (clientClosed = true))
+    let received = ''
+    socket.on('data', (data: Buffer) => (received += String(data)))
+    socket.write(request('/slow') + request('/big'))
+    const bigBody = 'b'.repeat(big.length)
+    // /slow's answer is chunked (a chunk a tick), /big's has a content-length.
+    const slow = () => received.split('tick\n').length === 16
+    const complete = () => slow() && received.endsWith(bigBody)
+    await waitFor(() => complete() || clientClosed, 'both answers in full, or the connection cut', 8_000)
+    expect({ slow: slow(), big: complete(), clientClosed }).toEqual({
+      slow: true,
+      big: true,
+      clientClosed: false,
+    })
+    socket.destroy()
+  })
+
   it('answers 500 and goes on serving when checking a key throws, at once or later, counted and timed (never a crash)', async () => {
     const boom = () => {
       throw new Error('boom')
