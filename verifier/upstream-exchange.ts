@@ -30,8 +30,10 @@ class ClientStalled extends Error {
  * written to the client's response as they arrive — no stream and no promise in between (undici's request() builds
  * both for every request) — the upstream paused while the client cannot take more. A client that leaves aborts the
  * upstream request; an upstream that fails before answering is answered for, after that the client's response is
- * cut short. A client that takes nothing for `stallMs` is cut off: undici does not time a paused body, so a client
- * that never reads would otherwise hold an upstream connection for good (nginx's send_timeout, for the same reason).
+ * cut short. A client that does not drain what is buffered for it within `stallMs` is cut off: undici does not time a
+ * paused body, so a client that never reads would otherwise hold an upstream connection for good (nginx's
+ * send_timeout, for the same reason). Only 'drain' shows progress, so the timer restarts per buffer taken, not per
+ * byte: a client slower than one buffer (~16 KiB + a chunk) per `stallMs` is cut too.
  */
 export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined

@@ -79,6 +79,14 @@ export function showMeasured(m: Measured, digits = 0): string {
  * days, so each run says which. The bench's own outputs (RESULTS.md, results/, the chart) do not count as changes.
  */
 export function measuredCommit(): string {
+  return COMMIT_AT_START
+}
+
+// Read when the bench starts (this module is loaded with it), not when results are written 10+ minutes later: a
+// checkout or commit meanwhile would name code that was not measured.
+const COMMIT_AT_START = readCommit()
+
+function readCommit(): string {
   try {
     const git = (...args: string[]) =>
       execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })

@@ -386,10 +386,12 @@ async function checkAnswers(s: {
   // identity, added to verdicts later, made Keygate's answer 83 bytes longer than the ceiling's).
   const ours = JSON.stringify(await postJson(`${s.verifier.url}${VERIFY}`, { key: s.keys[0]!.key }))
   const ceilings = JSON.stringify(await postJson(`${s.ceiling.url}${VERIFY}`, { key: s.keys[0]!.key }))
-  const fields = (json: string) =>
-    Object.keys(JSON.parse(json) as object)
-      .sort()
-      .join()
+  // Every field's path, nested ones too (identity.meta.…): a renamed field of the same length shows.
+  const paths = (value: unknown, at: string): string[] =>
+    value !== null && typeof value === 'object'
+      ? Object.entries(value).flatMap(([name, inner]) => [`${at}${name}`, ...paths(inner, `${at}${name}.`)])
+      : []
+  const fields = (json: string) => paths(JSON.parse(json), '').sort().join()
   if (fields(ours) !== fields(ceilings) || ours.length !== ceilings.length)
     throw new Error(`the ceiling's verdict is not shaped like Keygate's:\n${ceilings}\n${ours}`)
   const v2 = await postJson(
