@@ -154,6 +154,20 @@ for (const [name, start] of flows) {
         500,
       )
       await expect.poll(() => page.locator('.verifications canvas').count()).toBeGreaterThan(0)
+      // The words above come from the counts; the drawing must too. The Valid line (#166534) rises to 3 of the y
+      // scale's 4 in the last hour: its pixels span most of the plot's height. Drawn at 0, they would lie on one row.
+      const validRows = await page.locator('.verifications canvas').evaluate((canvas: HTMLCanvasElement) => {
+        const { data, width, height } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height)
+        const rows = new Set<number>()
+        for (let y = 0; y < height; y++)
+          for (let x = 0; x < width; x++) {
+            const at = (y * width + x) * 4
+            const near = (i: number, value: number) => Math.abs(data[at + i]! - value) <= 24
+            if (data[at + 3]! > 200 && near(0, 0x16) && near(1, 0x65) && near(2, 0x34)) rows.add(y)
+          }
+        return { top: Math.min(...rows), bottom: Math.max(...rows), height }
+      })
+      expect(validRows.bottom - validRows.top).toBeGreaterThan(validRows.height / 3)
       await expectAccessible(page, "a key's page")
       if (name === 'keygate dev') {
         mkdirSync(DOCS, { recursive: true })
