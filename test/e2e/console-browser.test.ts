@@ -6,6 +6,18 @@ import { runKeygate, startKeygate, type KeygateProcess } from '../support/proces
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
 
+/** What the chart check reads of a canvas (this project's type checking has no DOM library). */
+interface Canvas2d {
+  width: number
+  height: number
+  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): ImageDataLike } | null
+}
+interface ImageDataLike {
+  data: ArrayLike<number>
+  width: number
+  height: number
+}
+
 /**
  * The admin console in real Chromium, driven as an admin would: by its accessible names (the issue's contract),
  * against `keygate dev` and against a control plane on Redis with a separate verifier process. Every page is held
@@ -156,7 +168,8 @@ for (const [name, start] of flows) {
       await expect.poll(() => page.locator('.verifications canvas').count()).toBeGreaterThan(0)
       // The words above come from the counts; the drawing must too. The Valid line (#166534) rises to 3 of the y
       // scale's 4 in the last hour: its pixels span most of the plot's height. Drawn at 0, they would lie on one row.
-      const validRows = await page.locator('.verifications canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const validRows = await page.locator('.verifications canvas').evaluate((element) => {
+        const canvas = element as unknown as Canvas2d
         const { data, width, height } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height)
         const rows = new Set<number>()
         for (let y = 0; y < height; y++)
