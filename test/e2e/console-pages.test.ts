@@ -493,7 +493,8 @@ describe('the console on keygate dev', () => {
     await page.goto(`${dev.url}/console#/keys/${keyId}`)
     await page.getByRole('link', { name: 'Older entries of this key in the audit log' }).click()
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
-    expect(await page.getByRole('textbox', { name: 'Key id', exact: true }).inputValue()).toBe(keyId)
+    const keyField = page.getByRole('textbox', { name: 'Key id', exact: true })
+    expect(await keyField.inputValue()).toBe(keyId)
     const rows = page.locator('table.audit tbody tr')
     await rows.nth(21).waitFor()
     const keys = await rows.locator('td:nth-child(5)').allInnerTexts()
@@ -502,7 +503,15 @@ describe('the console on keygate dev', () => {
     expect(await rows.last().locator('td:nth-child(2)').innerText()).toBe('keys.createKey')
     // The menu's Audit log is the whole log again.
     await open(page, 'Audit log')
-    await expect.poll(() => page.getByRole('textbox', { name: 'Key id', exact: true }).inputValue()).toBe('')
+    await expect.poll(() => keyField.inputValue()).toBe('')
+    await expect.poll(() => rows.locator('td:nth-child(5)').allInnerTexts()).toContain(other)
+    // Back to the key's filtered log: the route holds the key, so the back button brings the filter back too.
+    await page.goBack()
+    await expect.poll(() => keyField.inputValue()).toBe(keyId)
+    await expect.poll(() => rows.locator('td:nth-child(5)').allInnerTexts()).toEqual(Array(22).fill(keyId))
+    // The route's key is where the filter starts, not one the form cannot lift: emptied, the whole log shows.
+    await keyField.fill('')
+    await page.getByRole('button', { name: 'Filter', exact: true }).click()
     await expect.poll(() => rows.locator('td:nth-child(5)').allInnerTexts()).toContain(other)
     await page.context().close()
   })
