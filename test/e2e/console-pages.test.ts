@@ -626,4 +626,39 @@ describe('the console on keygate dev', () => {
     }
     await page.context().close()
   }, 60_000)
+
+  it("counts a range from that range's answer, not from the other range's while it loads", async () => {
+    // Today's day bucket starts at 00:00 UTC, as an hour bucket does: the month's answer, read as the day's, put
+    // today's total at midnight and summed it as the last 24 hours' until the day's answer came.
+    const { apiId } = await admin('apis.createApi', { name: 'ranged' })
+    const made = await admin('keys.createKey', { apiId, name: 'ranged' })
+    expect((await verify(made.key)).valid).toBe(true)
+    const counted = async () => {
+      const answer = await fetch(`${dev.url}/v1/keys.getVerifications?keyId=${made.keyId}&granularity=day`, {
+        headers: { authorization: `Bearer ${rootKey}` },
+      })
+      const { verifications } = (await answer.json()) as { verifications: { success: number }[] }
+      return verifications.reduce((sum, bucket) => sum + bucket.success, 0) === 1
+    }
+    // The verification reaches the store within a usage flush.
+    await waitFor(counted, 'the verification to be counted', 20_000, 250)
+    const page = await signedIn()
+    await page.goto(`${dev.url}/console#/keys/${made.keyId}`)
+    const summary = page.getByTestId('verifications-summary')
+    await page.getByRole('button', { name: 'Last 30 days' }).click()
+    await expect.poll(() => summary.innerText()).toBe('Last 30 days: 1 valid, 0 rate limited, 0 usage exceeded')
+    // The day's answer is held back: meanwhile the chart has nothing of its own to show.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    await page.route(/\/v1\/keys\.getVerifications\?.*granularity=hour/, async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.getByRole('button', { name: 'Last 24 hours' }).click()
+    await expect.poll(() => summary.innerText()).toBe('Last 24 hours: loading')
+    expect(await page.locator('.verifications canvas').count()).toBe(0)
+    release()
+    await expect.poll(() => summary.innerText()).toBe('Last 24 hours: 1 valid, 0 rate limited, 0 usage exceeded')
+    await page.context().close()
+  })
 })

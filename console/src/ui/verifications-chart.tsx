@@ -44,12 +44,17 @@ export function bucketsOf(answer: Verifications, range: Range, now: number) {
 export function VerificationsChart({ api, keyId }: { api: KeygateApi; keyId: string }) {
   const [range, setRange] = useState<Range>('day')
   const [now] = useState(() => Date.now())
-  const answer = useLoad(() => {
+  const answer = useLoad(async () => {
     const { granularity, size, buckets } = RANGES[range]
     const start = Math.floor(now / size) * size - (buckets - 1) * size
-    return api.get<Verifications>('keys.getVerifications', { keyId, start, end: now, granularity })
+    const counts = await api.get<Verifications>('keys.getVerifications', { keyId, start, end: now, granularity })
+    return { range, counts }
   }, [api, keyId, range, now])
-  const data = useMemo(() => (answer.data ? bucketsOf(answer.data, range, now) : undefined), [answer.data, range, now])
+  // useLoad keeps the last answer while the next loads: the other range's, just after a switch. Read into this
+  // range's buckets it is wrong (today's day bucket starts at 00:00 UTC, as an hour bucket does: a day's total would
+  // be drawn at midnight and summed as the last 24 hours'), so the chart says "loading" until its own answer comes.
+  const loaded = answer.data?.range === range ? answer.data.counts : undefined
+  const data = useMemo(() => (loaded ? bucketsOf(loaded, range, now) : undefined), [loaded, range, now])
   const totals = data?.counts.map((series) => series.reduce((sum, count) => sum + count, 0))
   const summary = totals
     ? `${RANGES[range].label}: ${OUTCOMES.map(({ label }, i) => `${totals[i]} ${label.toLowerCase()}`).join(', ')}`
