@@ -172,15 +172,25 @@ for (const [name, start] of flows) {
         const canvas = element as unknown as Canvas2d
         const { data, width, height } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height)
         const rows = new Set<number>()
+        // The leftmost x of the pixels on each row: where the line peaks.
+        const left = new Map<number, number>()
         for (let y = 0; y < height; y++)
           for (let x = 0; x < width; x++) {
             const at = (y * width + x) * 4
             const near = (i: number, value: number) => Math.abs(data[at + i]! - value) <= 24
-            if (data[at + 3]! > 200 && near(0, 0x16) && near(1, 0x65) && near(2, 0x34)) rows.add(y)
+            if (data[at + 3]! > 200 && near(0, 0x16) && near(1, 0x65) && near(2, 0x34)) {
+              rows.add(y)
+              if (!left.has(y)) left.set(y, x)
+            }
           }
-        return { top: Math.min(...rows), bottom: Math.max(...rows), height }
+        const top = Math.min(...rows)
+        const peakLeft = Math.min(...[0, 1, 2].map((below) => left.get(top + below) ?? width))
+        return { top, bottom: Math.max(...rows), height, peakLeft, width }
       })
       expect(validRows.bottom - validRows.top).toBeGreaterThan(validRows.height / 3)
+      // And the peak is where the verifications were: in the last hour (or the one before, if they straddled an hour),
+      // at the right edge. Counts put in the wrong hours (bucketsOf by index, not by time) peaked at the left, passed.
+      expect(validRows.peakLeft).toBeGreaterThan(validRows.width * 0.8)
       await expectAccessible(page, "a key's page")
       if (name === 'keygate dev') {
         mkdirSync(DOCS, { recursive: true })
