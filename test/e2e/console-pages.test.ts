@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectAccessible, launchChromium, watchProblems } from '../support/console-browser.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 import { waitFor } from '../support/wait-for.js'
+import { waitForQuiet } from '../../bench/lib/process-cpu.js'
 
 /**
  * The console on `keygate dev`, page by page: how fast the first page is usable, every page under axe-core, the
@@ -90,10 +91,12 @@ async function open(page: Page, link: string, heading = link): Promise<void> {
 describe('the console on keygate dev', () => {
   it('is interactive within 1 s of asking for it, in a browser that has nothing cached', async () => {
     // Each try is a cold load (a new context caches nothing). The suite runs test files side by side on two cores, and
-    // another file's burst can stall one load past a second; such noise only ever slows a load, so the fastest of a
-    // few tries is the page's own time. A console that is slow on a quiet machine fails every try.
+    // another file's burst can stall one load past a second; such noise only ever slows a load, so each try waits
+    // (a while at most) for a second in which a core is free, as a user's browser has one, and the fastest of a few
+    // tries is the page's own time. A console that is slow on a quiet machine fails every try.
     const times: number[] = []
     for (let tries = 0; tries < 5 && !times.some((ms) => ms < 1000); tries++) {
+      await waitForQuiet(0.5, 15_000)
       const context = await browser.newContext()
       const page = await context.newPage()
       const started = Date.now()
@@ -104,7 +107,7 @@ describe('the console on keygate dev', () => {
       await context.close()
     }
     expect(Math.min(...times), `cold loads: ${times.join(', ')} ms`).toBeLessThan(1000)
-  })
+  }, 120_000)
 
   it('passes axe-core on every page, with records on them', async () => {
     const { apiId } = await admin('apis.createApi', { name: 'billing' })
@@ -220,7 +223,15 @@ describe('the console on keygate dev', () => {
     await open(page, 'Audit log')
     await page.getByLabel('Key id', { exact: true }).fill(keyId)
     await page.getByRole('button', { name: 'Filter' }).click()
-    await page.locator('table.audit tbody tr').nth(1).waitFor()
+    // The unfiltered log stays on screen until the filtered one comes: wait for rows of this key only (its create and
+    // update), or the summaries counted below may be the old table's.
+    const keyCells = page.locator('table.audit tbody tr td:nth-child(5)')
+    await expect
+      .poll(async () => {
+        const keys = await keyCells.allInnerTexts()
+        return keys.length >= 2 && keys.every((shown) => shown === keyId)
+      })
+      .toBe(true)
     for (const summary of await page.locator('table.audit summary').all()) await summary.click()
     // The records before and after, as JSON text (its quotes escaped): the name is there, as text.
     const shownRecords = page.locator('table.audit pre', { hasText: '"name": "<img src=x onerror=' })
