@@ -58,6 +58,9 @@ export function watchProblems(page: Page): string[] {
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`)
   })
-  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`))
+  // A request the page itself dropped (a reload or navigation while the icon loads: net::ERR_ABORTED) is not a fault.
+  page.on('requestfailed', (request) => {
+    if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed: ${request.url()}`)
+  })
   return problems
 }
