@@ -172,6 +172,19 @@ describe('Redis Cluster: 3 masters', () => {
         { name: 'adhoc' },
       ],
     })
+    // Exact limits of keys in many slots, verified at once: their scripts, sent in one turn of the event loop, each
+    // go to their own slot's node (auto-pipelined together, they were all refused: 503).
+    const limited = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const ratelimit = { limit: 3, duration: 60_000, async: false }
+        return (await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId, ratelimit })).body.key as string
+      }),
+    )
+    await clearOfWindowEdge(60_000)
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(limited.map((key) => post(verifier.url, 'keys.verifyKey', { key }, false)))
+      expect(answers.map((answer) => [answer.status, answer.body.code])).toEqual(Array(8).fill([200, 'VALID']))
+    }
     expect((await fetch(`${verifier.url}/readyz`)).status).toBe(200)
     // The instance id covers every master and is stable: over a second of polls (every 250 ms), nothing is
     // dropped and no poll fails (some may have at start-up, while the client learned the slots).
@@ -183,5 +196,21 @@ describe('Redis Cluster: 3 masters', () => {
     const before = await counters()
     await new Promise((resolve) => setTimeout(resolve, 1_000))
     expect(await counters()).toEqual(before)
-  }, 60_000)
+
+    // Verification counts reach the store from both verifiers (their flushes, every 5 s, are a call per key: a key's
+    // buckets are in its id's slot, and keys are in many): each of the 24 keys was valid once on each.
+    const successes = async (keyId: string) => {
+      const answer = await fetch(`${controlPlane.url}/v1/keys.getVerifications?keyId=${keyId}`, {
+        headers: { authorization: `Bearer ${ROOT_KEY}` },
+      })
+      const { verifications } = (await answer.json()) as { verifications: { success: number }[] }
+      return verifications.reduce((sum, bucket) => sum + bucket.success, 0)
+    }
+    await waitFor(
+      async () => (await Promise.all(keys.map(({ keyId }) => successes(keyId)))).every((n) => n === 2),
+      "both verifiers' counts of every key to reach the store",
+      15_000,
+      250,
+    )
+  }, 80_000)
 })
