@@ -60,6 +60,15 @@ export function resolveKeyContext(key: KeyReferences, get: EntityLookup): KeyCon
   }
   const identity = key.ownerId === undefined ? null : read<IdentityRecord>(identityAddress(key.ownerId))
   if (missing.length > 0) return { missing }
+  // No roles and no permissions (most keys, and every key a verifier reads on a miss resolves afresh): no sets.
+  if (roles.length === 0 && (key.permissionIds === undefined || key.permissionIds.length === 0)) {
+    const limits = keyLimitsOf(key, identity ?? undefined)
+    if (!identity && !limits) return EMPTY_CONTEXT
+    const context: KeyContext = { permissions: [], roles: [] }
+    if (identity) context.identity = identity
+    if (limits) context.limits = limits
+    return context
+  }
   const permissionIds = new Set(key.permissionIds)
   for (const role of roles) for (const id of role.permissionIds) permissionIds.add(id)
   const permissions = new Set<string>()

@@ -16,6 +16,9 @@ interface PendingRead<R> {
   deleted: boolean
 }
 
+// Set before the read starts; never awaited.
+const NOT_YET: Promise<never> = new Promise(() => {})
+
 // A record changed this many times during consecutive reads gets a 503 rather than a possibly older answer.
 const MAX_READS = 4
 
@@ -43,8 +46,8 @@ export class RecordLookup<R extends { rev: number }> {
     if (this.pending.size >= this.maxPending) {
       return Promise.reject(new StoreUnavailableError(`too many ${this.what}s are being looked up at once; retry`))
     }
-    const pending: PendingRead<R> = { promise: Promise.resolve(null), minRev: 0, deleted: false }
-    pending.promise = this.readUntilCurrent(id, pending).finally(() => this.pending.delete(id))
+    const pending: PendingRead<R> = { promise: NOT_YET, minRev: 0, deleted: false }
+    pending.promise = this.readUntilCurrent(id, pending, 1)
     this.pending.set(id, pending)
     return pending.promise
   }
@@ -58,16 +61,35 @@ export class RecordLookup<R extends { rev: number }> {
     }
   }
 
-  private async readUntilCurrent(id: string, pending: PendingRead<R>): Promise<R | null> {
-    for (let attempt = 1; attempt <= MAX_READS; attempt++) {
-      const epoch = this.cache.epoch
-      const record = await this.readRecord(id)
-      const current = record ? record.rev >= pending.minRev : pending.minRev === 0 || pending.deleted
-      if (current) {
-        if (epoch === this.cache.epoch) this.cache.offer(id, record)
-        return record
-      }
+  /**
+   * Reads until the answer is current, then forgets the pending read. A chain of promises rather than an async loop
+   * with a `finally`: this is every cache miss, and those frames and promises were a good part of a miss's garbage.
+   */
+  private readUntilCurrent(id: string, pending: PendingRead<R>, attempt: number): Promise<R | null> {
+    const epoch = this.cache.epoch
+    let read: Promise<R | null>
+    try {
+      read = this.readRecord(id)
+    } catch (err) {
+      // A reader that throws rather than rejecting still gets its pending read forgotten.
+      read = Promise.reject(err instanceof Error ? err : new Error(String(err)))
     }
-    throw new StoreUnavailableError(`${this.what} kept changing during ${MAX_READS} reads`)
+    return read.then(
+      (record) => {
+        const current = record ? record.rev >= pending.minRev : pending.minRev === 0 || pending.deleted
+        if (current) {
+          this.pending.delete(id)
+          if (epoch === this.cache.epoch) this.cache.offer(id, record)
+          return record
+        }
+        if (attempt < MAX_READS) return this.readUntilCurrent(id, pending, attempt + 1)
+        this.pending.delete(id)
+        throw new StoreUnavailableError(`${this.what} kept changing during ${MAX_READS} reads`)
+      },
+      (err: unknown) => {
+        this.pending.delete(id)
+        throw err
+      },
+    )
   }
 }

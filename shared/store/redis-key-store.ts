@@ -9,6 +9,7 @@ import {
   bucketTimes,
   type Bucket,
   type Granularity,
+  type Outcome,
   type UsageIncrement,
 } from '../analytics.js'
 import { windowStart, type CounterOwner, type ExactLimit, type RateCounter } from '../ratelimit.js'
@@ -83,13 +84,27 @@ function positionsOf(reply: (string | null)[]): ShardRevision[] | undefined {
   return positions as ShardRevision[]
 }
 
-// Keys whose usage one script call adds on a single Redis: ~3 commands each inside the script, so a call holds Redis
-// for well under a millisecond.
-const USAGE_KEYS_PER_CALL = 100
+// Buckets (a key's hour and day: two per key) whose usage one script call adds on a single Redis: ~3 commands each
+// inside the script, so a call holds Redis for well under a millisecond.
+const USAGE_BUCKETS_PER_CALL = 200
 // Keys SCAN looks at per call: a few hundred microseconds of Redis each, so the miss path is never held up long.
 const SCAN_COUNT = 1_000
 // listKeys reads at most this many index slices for one page, so skipped pointers cannot make it unbounded.
 const LIST_ROUNDS = 10
+
+/** A key record from its hash's fields (rev, doc, credits); null when there is none. */
+function recordOf([rev, doc, credits]: (string | null | undefined)[]): KeyRecord | null {
+  if (rev === null || doc === null || rev === undefined || doc === undefined) return null
+  // The parsed document is this read's own: completed in place rather than copied.
+  const record = JSON.parse(doc) as KeyRecord
+  record.rev = Number(rev)
+  if (credits !== null && credits !== undefined) record.remaining = Number(credits)
+  return record
+}
+
+const rethrowAsStoreError = (err: unknown): never => {
+  throw toStoreError(err)
+}
 
 /** Production KeyStore on Redis (single node, Sentinel or Cluster: every multi-key step stays in one slot). */
 export class RedisKeyStore implements KeyStore {
@@ -190,14 +205,10 @@ export class RedisKeyStore implements KeyStore {
     return record && record.id === keyId ? record : null
   }
 
-  async getKeyByHash(hash: string): Promise<KeyRecord | null> {
-    const [rev, doc, credits] = await this.run(() => this.redis.hmget(redisKeys.record(hash), 'rev', 'doc', 'credits'))
-    if (rev === null || doc === null || rev === undefined || doc === undefined) return null
-    // The parsed document is this call's own: completed in place rather than copied (a miss is a verifier's hot path).
-    const record = JSON.parse(doc) as KeyRecord
-    record.rev = Number(rev)
-    if (credits !== null && credits !== undefined) record.remaining = Number(credits)
-    return record
+  getKeyByHash(hash: string): Promise<KeyRecord | null> {
+    // A verifier's miss path: one promise on the read, no async frames around it (each is a few hundred bytes per
+    // miss, and under a flood of misses their garbage is most of the collector's work).
+    return this.redis.hmget(redisKeys.record(hash), 'rev', 'doc', 'credits').then(recordOf, rethrowAsStoreError)
   }
 
   async *scanKeyHashes(): AsyncIterable<string[]> {
@@ -253,28 +264,32 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async addUsage(increments: UsageIncrement[]): Promise<void> {
-    // A key's buckets (hour and day) are in its id's slot: on a Cluster one script call per key; on one Redis the
-    // keys go together, USAGE_KEYS_PER_CALL to a call (a flush of a busy verifier was a call per key it verified).
-    const byKey = new Map<string, { buckets: string[]; args: (string | number)[] }>()
+    // On a Cluster a call's buckets must share a slot: one call per key (its buckets are in its id's slot). On one
+    // Redis any buckets go together, USAGE_BUCKETS_PER_CALL to a call (a flush of a busy verifier was a call per key
+    // it verified). Arguments are pushed straight into each call's lists: a flush covers every key verified in the
+    // last seconds, and its garbage is paid for in the verifier's collector.
+    const calls = new Map<string, { buckets: string[]; args: (string | number)[] }>()
+    let call: { buckets: string[]; args: (string | number)[] } | undefined
     for (const inc of increments) {
-      let call = byKey.get(inc.keyId)
-      if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [] }))
-      const counts = Object.entries(inc.counts)
+      if (this.cluster !== undefined) {
+        call = calls.get(inc.keyId)
+        if (call === undefined) calls.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
+      } else if (call === undefined || call.buckets.length === USAGE_BUCKETS_PER_CALL) {
+        calls.set(String(calls.size), (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
+      }
       call.buckets.push(redisKeys.usage(inc.keyId, inc.granularity, inc.time))
-      call.args.push(counts.length, ...counts.flatMap(([outcome, n]) => [outcome, n ?? 0]))
-    }
-    const perCall = this.cluster === undefined ? USAGE_KEYS_PER_CALL : 1
-    const keys = [...byKey.values()]
-    const calls: { buckets: string[]; args: (string | number)[] }[] = []
-    for (let i = 0; i < keys.length; i += perCall) {
-      const together = keys.slice(i, i + perCall)
-      calls.push({
-        buckets: together.flatMap((call) => call.buckets),
-        args: [ANALYTICS_RETENTION_MS, ...together.flatMap((call) => call.args)],
-      })
+      const at = call.args.push(0) - 1
+      let outcomes = 0
+      for (const outcome in inc.counts) {
+        call.args.push(outcome, inc.counts[outcome as Outcome] ?? 0)
+        outcomes++
+      }
+      call.args[at] = outcomes
     }
     await this.run(() =>
-      Promise.all(calls.map(({ buckets, args }) => this.redis.addUsage(buckets.length, ...buckets, ...args))),
+      Promise.all(
+        Array.from(calls.values(), ({ buckets, args }) => this.redis.addUsage(buckets.length, ...buckets, ...args)),
+      ),
     )
   }
 
