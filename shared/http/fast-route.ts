@@ -23,7 +23,7 @@ export interface FastJsonRoute {
   bodySchema: object
   /**
    * The route's 200 response schema: answers are serialized by it, as Fastify does (an allow-list of fields). Its
-   * last property is `requestId`, which the fast route adds to every answer itself (see `payloadOf`).
+   * last property is `requestId`, which the fast route adds to every answer itself (see `headOf` and `succeed`).
    */
   responseSchema: object
   /**
@@ -44,6 +44,12 @@ export interface FastRouteContext {
   routes: RouteMetrics
 }
 
+/** An answer serialised up to its requestId's value (`…,"requestId":"`), and that text's length in bytes. */
+interface SerializedHead {
+  text: string
+  bytes: number
+}
+
 const JSON_TYPE = /^application\/json\s*(;|$)/i
 
 /**
@@ -60,28 +66,32 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
   const validate = compileBodyValidator(route.bodySchema)
   const serialize = fastJson(withoutRequestId(route.responseSchema) as Parameters<typeof fastJson>[0])
   const tally = context.routes.route(route.url)
-  // A frozen answer's JSON up to its requestId, serialised the first time it is answered.
-  const serialized = new WeakMap<object, string>()
+  // A frozen answer's JSON up to its requestId and that JSON's length in bytes, worked out the first time it is
+  // answered.
+  const serialized = new WeakMap<object, SerializedHead>()
 
   /**
    * The answer as the response schema serialises it with the request id as its last field: everything before the id
    * is serialised by the schema without it, and only the id is added per request. The id needs no escaping: ids
    * are only ever [A-Za-z0-9._-] (request-id.ts).
    */
-  function payloadOf(answer: object, requestId: string): string {
+  function headOf(answer: object): SerializedHead {
     let head = Object.isFrozen(answer) ? serialized.get(answer) : undefined
     if (head === undefined) {
       const json = serialize(answer)
-      head = json.length === 2 ? '{"requestId":"' : `${json.slice(0, -1)},"requestId":"`
+      const text = json.length === 2 ? '{"requestId":"' : `${json.slice(0, -1)},"requestId":"`
+      head = { text, bytes: Buffer.byteLength(text) }
       if (Object.isFrozen(answer)) serialized.set(answer, head)
     }
-    return `${head}${requestId}"}`
+    return head
   }
 
+  /** `bytes`: the payload's length in bytes (answers know it without scanning the payload: see `succeed`). */
   function send(
     res: ServerResponse,
     status: number,
     payload: string,
+    bytes: number,
     requestId: string,
     started: number,
     headers?: Record<string, string>,
@@ -93,7 +103,7 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
       'content-type',
       'application/json; charset=utf-8',
       'content-length',
-      String(Buffer.byteLength(payload)),
+      String(bytes),
       'x-request-id',
       requestId,
     )
@@ -109,7 +119,7 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
     if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, 'store unavailable')
     else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
     const body = JSON.stringify(errorBody(error, requestId, context.docsBaseUrl))
-    send(res, error.statusCode, body, requestId, started, error.headers)
+    send(res, error.statusCode, body, Buffer.byteLength(body), requestId, started, error.headers)
   }
 
   function answer(res: ServerResponse, text: string, requestId: string, started: number): void {
@@ -140,13 +150,15 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
   }
 
   function succeed(res: ServerResponse, value: unknown, requestId: string, started: number): void {
-    let payload: string
+    let head: SerializedHead
     try {
-      payload = payloadOf(value as object, requestId)
+      head = headOf(value as object)
     } catch (err) {
       return fail(res, err, requestId, started)
     }
-    send(res, 200, payload, requestId, started, route.headersOf?.(value))
+    // The id is ASCII (request-id.ts): its bytes are its characters, and the payload's length needs no scan of it.
+    const payload = `${head.text}${requestId}"}`
+    send(res, 200, payload, head.bytes + requestId.length + 2, requestId, started, route.headersOf?.(value))
   }
 
   /** Whether the request is one this path takes; decided on the request line and headers alone. */
@@ -210,7 +222,7 @@ export function fastRouteServerFactory(paths: FastPath[]) {
   }
 }
 
-/** The response schema without its last property, `requestId` (added per request by payloadOf). */
+/** The response schema without its last property, `requestId` (added per request by `succeed`). */
 function withoutRequestId(schema: object): object {
   const { properties, required, ...rest } = schema as {
     properties: Record<string, unknown>

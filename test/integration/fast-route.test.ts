@@ -45,6 +45,10 @@ beforeAll(async () => {
   keys.valid = (
     await call('keys.createKey', { apiId: api.apiId, name: 'n', meta: { a: 1 }, permissions: ['read'], roles: ['r'] })
   ).key
+  // Characters of 2, 3 and 4 bytes in UTF-8 in what the answer repeats: Content-Length counts bytes, not characters.
+  keys.unicode = (
+    await call('keys.createKey', { apiId: api.apiId, name: 'clé 鍵 🔑', meta: { note: 'ünïcødé 🔑' } })
+  ).key
   const disabled = await call('keys.createKey', { apiId: api.apiId, enabled: false })
   keys.disabled = disabled.key
   keys.expired = (await call('keys.createKey', { apiId: api.apiId, expires: Date.now() + 60_000 })).key
@@ -121,6 +125,7 @@ describe('verifyKey ahead of Fastify', () => {
     JSON.stringify({ key: keys.valid, ratelimits: [{ name: '10/10s', limit: 1, duration: 86_400_000, cost: 0 }] }),
     // Refused every time (the cost is over the limit): RATE_LIMITED with Unkey-Ratelimit-Triggered on both paths.
     JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'tight', limit: 1, duration: 60_000, cost: 2 }] }),
+    JSON.stringify({ key: keys.unicode }),
     JSON.stringify({ key: keys.disabled }),
     JSON.stringify({ key: keys.expired }),
     JSON.stringify({ key: 'sk_not_a_key' }),
