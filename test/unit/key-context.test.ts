@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { identityAddress } from '../../shared/identity.js'
-import { EMPTY_CONTEXT, resolveKeyContext } from '../../shared/key-context.js'
+import { EMPTY_CONTEXT, resolveKeyContext, type KeyContext, type KeyReferences } from '../../shared/key-context.js'
+import { keyLimitsOf } from '../../shared/key-limits.js'
 import { permissionAddress, roleAddress } from '../../shared/rbac.js'
 
 const perm = (id: string, slug: string) => ({ id, name: slug, slug, createdAt: 0 })
@@ -54,5 +55,39 @@ describe('a key’s context, resolved from the records it references', () => {
     })
     for (const address of (second as { missing: string[] }).missing) have.set(address, known(address))
     expect(resolveKeyContext(key, lookup)).toMatchObject({ permissions: ['docs.read', 'docs.write'] })
+  })
+
+  // The general resolution (sets of permission ids and slugs), as it was before keys without roles or permissions
+  // took a shortcut: the shortcut must give the same context for every shape of key.
+  function reference(key: KeyReferences): KeyContext {
+    const roles = (key.roleIds ?? []).map((id) => known(roleAddress(id)) as ReturnType<typeof role> | null)
+    const identity = key.ownerId === undefined ? null : (known(identityAddress(key.ownerId)) as never)
+    const ids = new Set([...(key.permissionIds ?? []), ...roles.flatMap((r) => (r ? r.permissionIds : []))])
+    const slugs = [...ids].map((id) => (known(permissionAddress(id)) as { slug: string } | null)?.slug)
+    const context: KeyContext = {
+      permissions: [...new Set(slugs.filter((slug) => slug !== undefined))].sort(),
+      roles: roles.flatMap((r) => (r ? [r.name] : [])).sort(),
+    }
+    if (identity) context.identity = identity
+    const limits = keyLimitsOf(key, identity ?? undefined)
+    if (limits) context.limits = limits
+    return context
+  }
+
+  it('gives the general resolution’s context for every combination of references, empty or absent', () => {
+    let cases = 0
+    for (const permissionIds of [undefined, [], ['perm_read'], ['perm_gone']])
+      for (const roleIds of [undefined, [], ['role_gone'], ['role_editor']])
+        for (const ownerId of [undefined, 'acme', 'nobody'])
+          for (const ratelimit of [undefined, { limit: 1, duration: 1_000 }])
+            for (const ratelimits of [undefined, [], [{ name: 'burst', limit: 2, duration: 1_000 }]]) {
+              const key: KeyReferences = { hash: 'h', permissionIds, roleIds, ownerId, ratelimit, ratelimits }
+              for (const field of Object.keys(key) as (keyof KeyReferences)[]) {
+                if (key[field] === undefined) delete key[field]
+              }
+              expect(resolveKeyContext(key, known), JSON.stringify(key)).toStrictEqual(reference(key))
+              cases++
+            }
+    expect(cases).toBe(288)
   })
 })
