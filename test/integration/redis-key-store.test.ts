@@ -141,6 +141,65 @@ describe('verification counts on Redis: one script call per 100 keys and flush',
   })
 })
 
+describe('verification counts on Redis: 200 buckets to a call, whatever keys they belong to', () => {
+  const redis = useRedisServer()
+  let store: RedisKeyStore
+  beforeAll(async () => {
+    store = new RedisKeyStore(await openRedis(redis.url, 'test'))
+  })
+  afterAll(async () => {
+    await store?.close()
+  })
+  const HOUR = 3_600_000
+  const calls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.admin.info('commandstats'))?.[1] ?? 0)
+
+  // The calls' size is what keeps Redis free for the miss path: exactly 200 buckets fit in one call, 201 take two.
+  it('sends 200 buckets in one call and 201 in two', async () => {
+    const hour = 410_000 * HOUR
+    await store.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts: { success: 1 } }])
+    const flush = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        keyId: `key_b${i}`,
+        granularity: 'hour' as const,
+        time: hour,
+        counts: { success: 1 },
+      }))
+    let before = await calls()
+    await store.addUsage(flush(200))
+    expect((await calls()) - before).toBe(1)
+    before = await calls()
+    await store.addUsage(flush(201))
+    expect((await calls()) - before).toBe(2)
+    expect(await store.readUsage('key_b200', 'hour', hour, hour)).toStrictEqual([
+      { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
+    ])
+  })
+
+  // A flush may hold a key's bucket more than once (on either side of a call's boundary), counts left undefined
+  // (a Partial record) and increments with no outcome at all: each is added as it stands, undefined as 0.
+  it('adds a bucket that appears twice, counts left undefined as 0, and increments without outcomes', async () => {
+    const hour = 420_000 * HOUR
+    const filler = Array.from({ length: 198 }, (_, i) => ({
+      keyId: `key_f${i}`,
+      granularity: 'hour' as const,
+      time: hour,
+      counts: {},
+    }))
+    await store.addUsage([
+      { keyId: 'key_twice', granularity: 'hour', time: hour, counts: { success: 2, rateLimited: undefined } },
+      ...filler,
+      { keyId: 'key_odd', granularity: 'hour', time: hour, counts: { success: undefined, usageExceeded: 1 } },
+      { keyId: 'key_twice', granularity: 'hour', time: hour, counts: { success: 3, rateLimited: 1 } },
+    ])
+    expect(await store.readUsage('key_twice', 'hour', hour, hour)).toStrictEqual([
+      { time: hour, success: 5, rateLimited: 1, usageExceeded: 0 },
+    ])
+    expect(await store.readUsage('key_odd', 'hour', hour, hour)).toStrictEqual([
+      { time: hour, success: 0, rateLimited: 0, usageExceeded: 1 },
+    ])
+  })
+})
+
 describe('shard revisions on Redis: one command for all 64 shards', () => {
   const redis = useRedisServer()
   const opened: RedisKeyStore[] = []
