@@ -8,6 +8,7 @@ import { ANALYTICS_RETENTION_MS } from '../../shared/analytics.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import type { RevisionSnapshot } from '../../shared/store/key-store.js'
 import { SHARD_COUNT } from '../../shared/shards.js'
+import { StoreUnavailableError } from '../../shared/errors.js'
 import { startRedisServer, useRedisServer } from '../support/redis-server.js'
 import { keyStoreContract } from './key-store.contract.js'
 
@@ -197,6 +198,24 @@ describe('verification counts on Redis: 200 buckets to a call, whatever keys the
     expect(await store.readUsage('key_odd', 'hour', hour, hour)).toStrictEqual([
       { time: hour, success: 0, rateLimited: 0, usageExceeded: 1 },
     ])
+  })
+})
+
+describe('a key read by hash on Redis: errors as before the read became one promise', () => {
+  const redis = useRedisServer()
+
+  // Only the store's failures are "unavailable" (503, retried): a document that does not parse is a fault of the
+  // data, not of the connection, and must not pass for an outage.
+  it('rejects a stored document that does not parse with its parse error, and a failed read as unavailable', async () => {
+    const store = new RedisKeyStore(await openRedis(redis.url, 'test'))
+    await redis.admin.hset(redisKeys.record('h_corrupt'), 'rev', '1', 'doc', '{not json')
+    const corrupt = store.getKeyByHash('h_corrupt')
+    await expect(corrupt).rejects.toBeInstanceOf(SyntaxError)
+    await expect(corrupt).rejects.not.toBeInstanceOf(StoreUnavailableError)
+    await redis.admin.hset(redisKeys.record('h_ok'), 'rev', '3', 'doc', '{"id":"key_ok"}', 'credits', '7')
+    expect(await store.getKeyByHash('h_ok')).toStrictEqual({ id: 'key_ok', rev: 3, remaining: 7 })
+    await store.close()
+    await expect(store.getKeyByHash('h_ok')).rejects.toBeInstanceOf(StoreUnavailableError)
   })
 })
 
