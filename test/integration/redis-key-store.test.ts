@@ -94,7 +94,7 @@ describe('root keys on Redis: layout, and those stored by earlier releases (kg:r
   })
 })
 
-describe('verification counts on Redis: one script call per 100 keys and flush', () => {
+describe('verification counts on Redis: one script call per 200 buckets and flush', () => {
   const redis = useRedisServer()
   let store: RedisKeyStore
   beforeAll(async () => {
@@ -121,7 +121,7 @@ describe('verification counts on Redis: one script call per 100 keys and flush',
     const before = await calls()
     await store.addUsage(increments)
     await store.addUsage(increments)
-    // Two flushes of 250 keys: three round trips each (100 keys to a call), whatever the buckets and outcomes.
+    // Two flushes of 250 keys (500 buckets): three round trips each (200 buckets to a call), whatever the outcomes.
     expect((await calls()) - before).toBe(6)
     for (const keyId of keyIds) {
       expect(await store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
