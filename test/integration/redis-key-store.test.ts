@@ -30,15 +30,21 @@ keyStoreContract('redis', async () => {
   }
 })
 
-describe('root keys on Redis: layout, and those stored by earlier releases (kg:root:<hash>)', () => {
-  const redis = useRedisServer()
-  let store: RedisKeyStore
+/** A Redis server of the describe's own and a RedisKeyStore on it, opened before its tests and closed after. */
+function useRedisKeyStore() {
+  const stage = { redis: useRedisServer(), store: undefined as unknown as RedisKeyStore }
   beforeAll(async () => {
-    store = new RedisKeyStore(await openRedis(redis.url, 'test'))
+    stage.store = new RedisKeyStore(await openRedis(stage.redis.url, 'test'))
   })
   afterAll(async () => {
-    await store?.close()
+    await stage.store?.close()
   })
+  return stage
+}
+
+describe('root keys on Redis: layout, and those stored by earlier releases (kg:root:<hash>)', () => {
+  const stage = useRedisKeyStore()
+  const redis = stage.redis
 
   /** A root key as `keygate root-key create` stored it before root keys had a slot of their own. */
   async function legacy(permissions = ['*']) {
@@ -50,34 +56,34 @@ describe('root keys on Redis: layout, and those stored by earlier releases (kg:r
 
   it('legacy ones still authenticate, and move into the slot when first looked up', async () => {
     const { record } = await legacy()
-    expect(await store.getRootKeyByHash(record.hash)).toEqual(record)
+    expect(await stage.store.getRootKeyByHash(record.hash)).toEqual(record)
     expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
-    expect(await store.getRootKeyById(record.id)).toEqual(record)
+    expect(await stage.store.getRootKeyById(record.id)).toEqual(record)
   })
 
   it('legacy ones are all found by the first list (even those never used), which then stops looking', async () => {
     const { record: unused } = await legacy(['api.*.read_key'])
-    expect((await store.listRootKeys()).map((k) => k.id)).toContain(unused.id)
+    expect((await stage.store.listRootKeys()).map((k) => k.id)).toContain(unused.id)
     expect(await redis.admin.exists(redisKeys.legacyRootKey(unused.hash))).toBe(0)
     expect(await redis.admin.get(redisKeys.legacyRootKeysMoved)).toBe('1')
     // Revocable like any other.
-    expect(await store.revokeRootKey(unused.id)).toMatchObject({ id: unused.id })
+    expect(await stage.store.revokeRootKey(unused.id)).toMatchObject({ id: unused.id })
   })
 
   it('a legacy one cannot come back once revoked, even if a copy was left behind (a move cut short by a crash)', async () => {
     const { record } = await legacy()
-    await store.getRootKeyByHash(record.hash)
-    await store.revokeRootKey(record.id)
+    await stage.store.getRootKeyByHash(record.hash)
+    await stage.store.revokeRootKey(record.id)
     await redis.admin.set(redisKeys.legacyRootKey(record.hash), JSON.stringify(record))
-    expect(await store.getRootKeyByHash(record.hash)).toBeNull()
+    expect(await stage.store.getRootKeyByHash(record.hash)).toBeNull()
     expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
   })
 
   it('leaves nothing behind for a root key used just after it was revoked (a late last-use write)', async () => {
     const { record } = await legacy()
-    await store.getRootKeyByHash(record.hash)
-    await store.revokeRootKey(record.id)
-    await store.touchRootKey(record.hash, Date.now())
+    await stage.store.getRootKeyByHash(record.hash)
+    await stage.store.revokeRootKey(record.id)
+    await stage.store.touchRootKey(record.hash, Date.now())
     expect(await redis.admin.hexists(redisKeys.rootKeysUsed, record.hash)).toBe(0)
   })
 
@@ -95,14 +101,8 @@ describe('root keys on Redis: layout, and those stored by earlier releases (kg:r
 })
 
 describe('verification counts on Redis: one script call per 200 buckets and flush', () => {
-  const redis = useRedisServer()
-  let store: RedisKeyStore
-  beforeAll(async () => {
-    store = new RedisKeyStore(await openRedis(redis.url, 'test'))
-  })
-  afterAll(async () => {
-    await store?.close()
-  })
+  const stage = useRedisKeyStore()
+  const redis = stage.redis
 
   it("adds every outcome to each of a key's buckets, keeps them for the retention period, and accumulates", async () => {
     const HOUR = 3_600_000
@@ -117,17 +117,17 @@ describe('verification counts on Redis: one script call per 200 buckets and flus
     const calls = async () =>
       Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.admin.info('commandstats'))?.[1] ?? 0)
     // The first call loads the script into Redis (EVALSHA refused, then EVAL): measured after it.
-    await store.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts }])
+    await stage.store.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts }])
     const before = await calls()
-    await store.addUsage(increments)
-    await store.addUsage(increments)
+    await stage.store.addUsage(increments)
+    await stage.store.addUsage(increments)
     // Two flushes of 250 keys (500 buckets): three round trips each (200 buckets to a call), whatever the outcomes.
     expect((await calls()) - before).toBe(6)
     for (const keyId of keyIds) {
-      expect(await store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
+      expect(await stage.store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
         { time: hour, success: 6, rateLimited: 2, usageExceeded: 0 },
       ])
-      expect(await store.readUsage(keyId, 'day', day, day)).toStrictEqual([
+      expect(await stage.store.readUsage(keyId, 'day', day, day)).toStrictEqual([
         { time: day, success: 6, rateLimited: 2, usageExceeded: 4 },
       ])
       for (const [granularity, time] of [
@@ -143,21 +143,15 @@ describe('verification counts on Redis: one script call per 200 buckets and flus
 })
 
 describe('verification counts on Redis: 200 buckets to a call, whatever keys they belong to', () => {
-  const redis = useRedisServer()
-  let store: RedisKeyStore
-  beforeAll(async () => {
-    store = new RedisKeyStore(await openRedis(redis.url, 'test'))
-  })
-  afterAll(async () => {
-    await store?.close()
-  })
+  const stage = useRedisKeyStore()
+  const redis = stage.redis
   const HOUR = 3_600_000
   const calls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.admin.info('commandstats'))?.[1] ?? 0)
 
   // The calls' size is what keeps Redis free for the miss path: exactly 200 buckets fit in one call, 201 take two.
   it('sends 200 buckets in one call and 201 in two', async () => {
     const hour = 410_000 * HOUR
-    await store.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts: { success: 1 } }])
+    await stage.store.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts: { success: 1 } }])
     const flush = (n: number) =>
       Array.from({ length: n }, (_, i) => ({
         keyId: `key_b${i}`,
@@ -166,12 +160,12 @@ describe('verification counts on Redis: 200 buckets to a call, whatever keys the
         counts: { success: 1 },
       }))
     let before = await calls()
-    await store.addUsage(flush(200))
+    await stage.store.addUsage(flush(200))
     expect((await calls()) - before).toBe(1)
     before = await calls()
-    await store.addUsage(flush(201))
+    await stage.store.addUsage(flush(201))
     expect((await calls()) - before).toBe(2)
-    expect(await store.readUsage('key_b200', 'hour', hour, hour)).toStrictEqual([
+    expect(await stage.store.readUsage('key_b200', 'hour', hour, hour)).toStrictEqual([
       { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
     ])
   })
@@ -186,16 +180,16 @@ describe('verification counts on Redis: 200 buckets to a call, whatever keys the
       time: hour,
       counts: {},
     }))
-    await store.addUsage([
+    await stage.store.addUsage([
       { keyId: 'key_twice', granularity: 'hour', time: hour, counts: { success: 2, rateLimited: undefined } },
       ...filler,
       { keyId: 'key_odd', granularity: 'hour', time: hour, counts: { success: undefined, usageExceeded: 1 } },
       { keyId: 'key_twice', granularity: 'hour', time: hour, counts: { success: 3, rateLimited: 1 } },
     ])
-    expect(await store.readUsage('key_twice', 'hour', hour, hour)).toStrictEqual([
+    expect(await stage.store.readUsage('key_twice', 'hour', hour, hour)).toStrictEqual([
       { time: hour, success: 5, rateLimited: 1, usageExceeded: 0 },
     ])
-    expect(await store.readUsage('key_odd', 'hour', hour, hour)).toStrictEqual([
+    expect(await stage.store.readUsage('key_odd', 'hour', hour, hour)).toStrictEqual([
       { time: hour, success: 0, rateLimited: 0, usageExceeded: 1 },
     ])
   })
