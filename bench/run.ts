@@ -1,6 +1,7 @@
 import { recordScenario, type ScenarioReport } from './lib/report.js'
 import { controlPlane } from './scenarios/control-plane.js'
 import { cpu } from './scenarios/cpu.js'
+import { cpuHost } from './scenarios/cpu-host.js'
 import { instructions } from './scenarios/instructions.js'
 import { memory } from './scenarios/memory.js'
 import { propagation } from './scenarios/propagation.js'
@@ -15,6 +16,7 @@ import { verifyMiss } from './scenarios/verify-miss.js'
  */
 const SCENARIOS: Record<string, () => Promise<ScenarioReport>> = {
   cpu,
+  'cpu-host': cpuHost,
   'verify-hit': verifyHit,
   instructions,
   'verify-miss': verifyMiss,

@@ -89,14 +89,21 @@ export interface Stage {
   onStop: (stop: () => Promise<unknown>) => void
 }
 
-/** Runs a scenario on a fresh fixture with `keyCount` keys in one api, and stops everything after, whatever happens. */
-export async function onStage<T>(keyCount: number, run: (stage: Stage) => Promise<T>): Promise<T> {
+/**
+ * Runs a scenario on a fresh fixture with `keyCount` keys in one api (each created with `keyFields`), and stops
+ * everything after, whatever happens.
+ */
+export async function onStage<T>(
+  keyCount: number,
+  run: (stage: Stage) => Promise<T>,
+  keyFields: Record<string, unknown> = {},
+): Promise<T> {
   const fixture = await startKeygateFixture()
   const stops: (() => Promise<unknown>)[] = []
   try {
     progress(`creating ${keyCount.toLocaleString('en-US')} keys`)
     const apiId = await fixture.createApi('bench')
-    const keys = await fixture.createKeys(apiId, keyCount)
+    const keys = await fixture.createKeys(apiId, keyCount, 32, keyFields)
     return await run({ fixture, apiId, keys, onStop: (stop) => stops.unshift(stop) })
   } finally {
     for (const stop of stops) await stop()
