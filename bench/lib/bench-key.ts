@@ -7,3 +7,6 @@ export const BENCH_KEY_FIELDS = {
   ownerId: 'acme-corp',
   meta: { plan: 'pro', region: 'eu-west-1', seats: 25 },
 } as const
+
+/** The keyId the ceiling answers for every key (its verdict is a constant): how a bench tells it from keygate. */
+export const CEILING_KEY_ID = 'key_3ZtWQ4dJ8Fq1Xy9aBcDeFg'

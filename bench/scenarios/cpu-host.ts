@@ -1,5 +1,5 @@
 import { freePort } from '../../test/support/free-port.js'
-import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
+import { BENCH_KEY_FIELDS, CEILING_KEY_ID } from '../lib/bench-key.js'
 import { LOAD_CORE } from '../lib/cores.js'
 import { runCpuRounds, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
 import { onStage } from '../lib/keygate-fixture.js'
@@ -57,9 +57,18 @@ export async function cpuHost(): Promise<ScenarioReport> {
       )
       const ceilingHost = await host('ceiling')
       const proxyHost = await host('undici-proxy')
+      // Each URL must be the server its label says (a guest URL pointing at keygate would measure keygate twice).
       await checkAnswers(
-        [ceiling.url, ceilingHost.guestUrl, ceilingHost.verifier.url],
-        [bareProxy.url, proxyHost.guestUrl, proxyHost.proxyUrl],
+        [
+          { url: ceiling.url, keyId: CEILING_KEY_ID },
+          { url: ceilingHost.guestUrl, keyId: CEILING_KEY_ID },
+          { url: ceilingHost.verifier.url, keyId: keys[0]!.keyId },
+        ],
+        [
+          { url: bareProxy.url, keyless: 200 },
+          { url: proxyHost.guestUrl, keyless: 200 },
+          { url: proxyHost.proxyUrl, keyless: 401 },
+        ],
         bodies[0]!,
         keyHeaders[0]!,
       )
@@ -127,7 +136,7 @@ export async function cpuHost(): Promise<ScenarioReport> {
         name: 'cpu-host',
         title: 'What the verifier’s process costs a server in it, and what keygate’s own code costs',
         command: 'npm run bench:cpu-host',
-        method: `bench:cpu's method (servers on the server core, autocannon on the other, ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated, ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, every other server paused while one is measured, CPU µs/request from /proc/<pid>/stat). The ceiling and the bare undici proxy run alone, and each as a guest inside its own verifier process (node --import bench/servers/guest.js: the verifier idle while its guest is loaded); keygate's own route is measured in the same process as the guest. Costs are medians of per-round ratios of CPU per request.`,
+        method: `bench:cpu's method (servers on the server core, autocannon on the other, ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated, ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, every other server paused while one is measured, CPU µs/request from /proc/<pid>/stat). The ceiling and the bare undici proxy run alone, and each as a guest inside its own verifier process (node --import bench/servers/guest.js: the verifier idle but for its background while its guest is under load; both verifiers run the same configuration, an idle reverse proxy included); keygate's own route is measured in the same process as the guest. Costs are medians of per-round ratios of CPU per request.`,
         table: {
           headers: ['server', 'CPU µs/request', 'cost', 'req/s', 'p99 ms'],
           rows: [
@@ -152,34 +161,60 @@ export async function cpuHost(): Promise<ScenarioReport> {
           reported('keygate proxy ÷ the bare proxy in the same process, CPU per request', ownProxy),
         ],
         chart: [],
+        notes: [
+          (results.notQuietWindows > 0
+            ? `${results.notQuietWindows} window(s) started on a machine that did not become quiet within 2 minutes; ${results.remeasured} were measured again because other processes took over 10% of the server core.`
+            : `Every window started on a quiet machine; ${results.remeasured} were measured again because other processes took over 10% of the server core.`) +
+            (results.noisyWindows > 0
+              ? ` ${results.noisyWindows} window(s) were kept though others still took over 10% of it after two remeasures.`
+              : ''),
+        ],
         summary: `cpu-host: a verifier process costs the ceiling ${hostCeiling.median.toFixed(2)}× and the bare proxy ${hostProxy.median.toFixed(2)}×; in the same process keygate's hit costs ${ownHit.median.toFixed(2)}× the ceiling and its proxy ${ownProxy.median.toFixed(2)}× the bare proxy`,
       }
-      // The keys carry a name, an owner and meta, as bench:cpu's do: the ceiling answers a verdict of that shape.
     },
+    // The keys carry a name, an owner and meta, as bench:cpu's do: the ceiling answers a verdict of that shape.
     BENCH_KEY_FIELDS,
   )
 }
 
-/** Every server answers what it claims before anything is measured (a fast wrong answer is not a result). */
+/**
+ * Every server answers what it claims before anything is measured (a fast wrong answer is not a result): a verifier
+ * or ceiling verifies the bench key with the keyId expected of it (the ceiling's is a constant, keygate's the key's
+ * own), and a proxy passes the key's request on, and a request without a key with the status expected of it (the
+ * bare proxy passes it on, keygate's refuses it).
+ */
 async function checkAnswers(
-  verifyUrls: string[],
-  proxyUrls: string[],
+  verifiers: { url: string; keyId: string }[],
+  proxies: { url: string; keyless: number }[],
   body: string,
   keyHeader: Record<string, string>,
 ): Promise<void> {
-  for (const url of verifyUrls) {
-    const response = await fetch(`${url}${VERIFY}`, {
+  const reach = async (url: string, init?: RequestInit) => {
+    try {
+      return await fetch(url, init)
+    } catch (err) {
+      throw new Error(`${url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+    }
+  }
+  for (const { url, keyId } of verifiers) {
+    const response = await reach(`${url}${VERIFY}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body,
     })
-    const verdict = (await response.json()) as { valid?: boolean; name?: string }
-    if (verdict.valid !== true || verdict.name !== BENCH_KEY_FIELDS.name)
-      throw new Error(`${url} did not verify a bench key: ${JSON.stringify(verdict)}`)
+    const verdict = (await response.json()) as { valid?: boolean; name?: string; keyId?: string }
+    if (verdict.valid !== true || verdict.name !== BENCH_KEY_FIELDS.name || verdict.keyId !== keyId)
+      throw new Error(
+        `${url} is not the server expected (a valid verdict with keyId ${keyId}): ${JSON.stringify(verdict)}`,
+      )
   }
-  for (const url of proxyUrls) {
-    const response = await fetch(`${url}/`, { headers: keyHeader })
+  for (const { url, keyless } of proxies) {
+    const response = await reach(`${url}/`, { headers: keyHeader })
     const text = await response.text()
-    if (response.status !== 200 || text !== '{"hello":"world"}') throw new Error(`${url} answered ${text}`)
+    const withoutKey = (await reach(`${url}/`)).status
+    if (response.status !== 200 || text !== '{"hello":"world"}' || withoutKey !== keyless)
+      throw new Error(
+        `${url} is not the proxy expected: ${response.status} ${text}, without a key ${withoutKey} (want ${keyless})`,
+      )
   }
 }

@@ -1,5 +1,5 @@
 import Fastify from 'fastify'
-import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
+import { BENCH_KEY_FIELDS, CEILING_KEY_ID } from '../lib/bench-key.js'
 
 /**
  * The ceiling for verifyKey: the same framework parsing the same JSON body, validating it by a schema and
@@ -7,7 +7,7 @@ import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
  * meta) by a response schema. Nothing can be faster on this stack; keygate's hot path is measured against it.
  */
 const VERDICT = {
-  keyId: 'key_3ZtWQ4dJ8Fq1Xy9aBcDeFg',
+  keyId: CEILING_KEY_ID,
   valid: true,
   code: 'VALID',
   ...BENCH_KEY_FIELDS,

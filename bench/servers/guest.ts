@@ -1,7 +1,7 @@
 /**
  * A bench server run as a guest inside another node process (`node --import …/guest.js`): GUEST names the server
  * (bench/servers/GUEST.ts), GUEST_PORT its port. bench:cpu-host runs the ceiling and the bare proxy inside an idle
- * verifier this way, to tell what the verifier's process costs any server in it from what keygate's own code costs.
+ * verifier this way, to tell what the verifier's process costs a server in it from what keygate's own code costs.
  * The guest's own SIGTERM handler (exit at once) then ends the host too: fine for a bench, which only stops it.
  */
 const guest = process.env.GUEST
