@@ -173,3 +173,16 @@ export async function runCpuRounds(
     noisyWindows,
   }
 }
+
+/** Whether the windows started on a quiet machine, and how many were measured again or kept noisy: for the report. */
+export function windowsNote(results: CpuRoundResults): string {
+  const started =
+    results.notQuietWindows > 0
+      ? `${results.notQuietWindows} window(s) started on a machine that did not become quiet within 2 minutes; `
+      : 'Every window started on a quiet machine; '
+  const noisy =
+    results.noisyWindows > 0
+      ? ` ${results.noisyWindows} window(s) were kept though others still took over 10% of it after two remeasures.`
+      : ''
+  return `${started}${results.remeasured} were measured again because other processes took over 10% of the server core.${noisy}`
+}

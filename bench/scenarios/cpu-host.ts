@@ -1,16 +1,14 @@
 import { freePort } from '../../test/support/free-port.js'
 import { BENCH_KEY_FIELDS, CEILING_KEY_ID } from '../lib/bench-key.js'
 import { LOAD_CORE } from '../lib/cores.js'
-import { runCpuRounds, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
+import { CPU_CONNECTIONS, CPU_PIPELINING, keyedGetLoad, postLoad } from '../lib/cpu-loads.js'
+import { runCpuRounds, windowsNote, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
 import { onStage } from '../lib/keygate-fixture.js'
-import { runLoad } from '../lib/load.js'
 import { benchServer, startKeygate, startServer, type BenchProcess } from '../lib/processes.js'
 import { showMeasured, type Check, type ScenarioReport } from '../lib/report.js'
 import type { Measured } from '../lib/stats.js'
 
 const KEYS = 1_000
-const CONNECTIONS = 50
-const PIPELINING = 4
 const VERIFY = '/v1/keys.verifyKey'
 const GUEST = benchServer('guest')
 
@@ -73,18 +71,8 @@ export async function cpuHost(): Promise<ScenarioReport> {
         keyHeaders[0]!,
       )
 
-      const post = (url: string) => (durationSeconds: number) =>
-        runLoad({ url, path: VERIFY, bodies, connections: CONNECTIONS, pipelining: PIPELINING, durationSeconds })
-      const get = (url: string) => (durationSeconds: number) =>
-        runLoad({
-          url,
-          path: '/',
-          method: 'GET',
-          headerSets: keyHeaders,
-          connections: CONNECTIONS,
-          pipelining: PIPELINING,
-          durationSeconds,
-        })
+      const post = (url: string) => postLoad(url, VERIFY, bodies)
+      const get = (url: string) => keyedGetLoad(url, '/', keyHeaders)
       const pid = (server: BenchProcess) => server.child.pid!
       const redis = fixture.redisPid
       const C = 'ceiling (Fastify route, constant verdict), alone'
@@ -136,7 +124,7 @@ export async function cpuHost(): Promise<ScenarioReport> {
         name: 'cpu-host',
         title: 'What the verifier’s process costs a server in it, and what keygate’s own code costs',
         command: 'npm run bench:cpu-host',
-        method: `bench:cpu's method (servers on the server core, autocannon on the other, ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated, ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, every other server paused while one is measured, CPU µs/request from /proc/<pid>/stat). The ceiling and the bare undici proxy run alone, and each as a guest inside its own verifier process (node --import bench/servers/guest.js: the verifier idle but for its background while its guest is under load; both verifiers run the same configuration, an idle reverse proxy included); keygate's own route is measured in the same process as the guest. Costs are medians of per-round ratios of CPU per request.`,
+        method: `bench:cpu's method (servers on the server core, autocannon on the other, ${CPU_CONNECTIONS} connections × ${CPU_PIPELINING} pipelined, ${KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated, ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, every other server paused while one is measured, CPU µs/request from /proc/<pid>/stat). The ceiling and the bare undici proxy run alone, and each as a guest inside its own verifier process (node --import bench/servers/guest.js: the verifier idle but for its background while its guest is under load; both verifiers run the same configuration, an idle reverse proxy included); keygate's own route is measured in the same process as the guest. Costs are medians of per-round ratios of CPU per request.`,
         table: {
           headers: ['server', 'CPU µs/request', 'cost', 'req/s', 'p99 ms'],
           rows: [
@@ -161,14 +149,7 @@ export async function cpuHost(): Promise<ScenarioReport> {
           reported('keygate proxy ÷ the bare proxy in the same process, CPU per request', ownProxy),
         ],
         chart: [],
-        notes: [
-          (results.notQuietWindows > 0
-            ? `${results.notQuietWindows} window(s) started on a machine that did not become quiet within 2 minutes; ${results.remeasured} were measured again because other processes took over 10% of the server core.`
-            : `Every window started on a quiet machine; ${results.remeasured} were measured again because other processes took over 10% of the server core.`) +
-            (results.noisyWindows > 0
-              ? ` ${results.noisyWindows} window(s) were kept though others still took over 10% of it after two remeasures.`
-              : ''),
-        ],
+        notes: [windowsNote(results)],
         summary: `cpu-host: a verifier process costs the ceiling ${hostCeiling.median.toFixed(2)}× and the bare proxy ${hostProxy.median.toFixed(2)}×; in the same process keygate's hit costs ${ownHit.median.toFixed(2)}× the ceiling and its proxy ${ownProxy.median.toFixed(2)}× the bare proxy`,
       }
     },

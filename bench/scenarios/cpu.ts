@@ -2,7 +2,8 @@ import { Redis } from 'ioredis'
 import { freePort } from '../../test/support/free-port.js'
 import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
 import { LOAD_CORE } from '../lib/cores.js'
-import { runCpuRounds, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
+import { CPU_CONNECTIONS, CPU_PIPELINING, keyedGetLoad, postLoad } from '../lib/cpu-loads.js'
+import { runCpuRounds, windowsNote, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
 import { BENCH_ROOT_KEY, startKeygateFixture } from '../lib/keygate-fixture.js'
 import { runLoad, runPinnedWorker, type LoadPlan, type LoadResult } from '../lib/load.js'
 import type { LatencyPlan } from '../lib/latency-worker.js'
@@ -14,8 +15,6 @@ import { measured, median, percentile, type Measured } from '../lib/stats.js'
 
 const HIT_KEYS = 1_000
 const MISS_KEYS = 10_000
-const CONNECTIONS = 50
-const PIPELINING = 4
 const FIXED_RATE = 10_000
 const RELAY_DELAY_MS = 0.5
 const RELAY_RATE = 1_000
@@ -71,28 +70,8 @@ export async function cpu(): Promise<ScenarioReport> {
 
     await checkAnswers({ verifier, proxyUrl, ceiling, bareProxy, dispatchProxy, missVerifier, hmget, keys, apiId })
 
-    const post =
-      (url: string, bodies: string[], extra: Partial<LoadPlan> = {}) =>
-      (durationSeconds: number) =>
-        runLoad({
-          url,
-          path: VERIFY,
-          bodies,
-          connections: CONNECTIONS,
-          pipelining: PIPELINING,
-          durationSeconds,
-          ...extra,
-        })
-    const get = (url: string, path: string) => (durationSeconds: number) =>
-      runLoad({
-        url,
-        path,
-        method: 'GET',
-        headerSets: keyHeaders,
-        connections: CONNECTIONS,
-        pipelining: PIPELINING,
-        durationSeconds,
-      })
+    const post = (url: string, bodies: string[], extra: Partial<LoadPlan> = {}) => postLoad(url, VERIFY, bodies, extra)
+    const get = (url: string, path: string) => keyedGetLoad(url, path, keyHeaders)
     const pid = (server: BenchProcess) => server.child.pid!
     const redisPid = fixture.redisPid
     const verifierReady = `${verifier.url}/readyz`
@@ -107,7 +86,7 @@ export async function cpu(): Promise<ScenarioReport> {
     const H = 'bare node:http + ioredis HMGET'
     const C10 = `ceiling at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
     const V10 = `keygate verifyKey (v1) at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
-    const fixedRate = { connections: CONNECTIONS, pipelining: 1, overallRate: FIXED_RATE }
+    const fixedRate = { connections: CPU_CONNECTIONS, pipelining: 1, overallRate: FIXED_RATE }
     const contenders: CpuContender[] = [
       { label: C, pids: [pid(ceiling)], run: post(ceiling.url, hitBodies) },
       {
@@ -128,8 +107,8 @@ export async function cpu(): Promise<ScenarioReport> {
             path: '/v2/keys.verifyKey',
             headers: { authorization: `Bearer ${BENCH_ROOT_KEY}` },
             bodies: hitBodies,
-            connections: CONNECTIONS,
-            pipelining: PIPELINING,
+            connections: CPU_CONNECTIONS,
+            pipelining: CPU_PIPELINING,
             durationSeconds,
           }),
       },
@@ -306,18 +285,13 @@ export async function cpu(): Promise<ScenarioReport> {
     const notes = [
       `Redis commands per 1,000 verifications (INFO commandstats over a run of the verifier alone, less its idle background — revision polls — over the same time): cache hit ${hitCommands.onPath.toFixed(1)} on the verification path (+ ${hitCommands.analytics.toFixed(1)} round trips of analytics: one script call per 100 keys verified in the last 5 s, on one Redis), cache miss ${missCommands.onPath.toFixed(0)} (+ ${missCommands.analytics.toFixed(0)}), naive ${far[1]!.commands.toFixed(0)}.`,
       `With Redis behind a relay holding every chunk ${RELAY_DELAY_MS} ms each way (measured: +${addedMs.toFixed(2)} ms per round trip), at ${RELAY_RATE.toLocaleString('en-US')} req/s on 10 connections, ${RELAY_ROUNDS} rounds × ${RELAY_SECONDS} s interleaved: keygate verifier (cache hit) p50 ${showMeasured(far[0]!.p50, 2)} ms, p99 ${showMeasured(far[0]!.p99, 2)} ms; naive (a Redis read per request) p50 ${showMeasured(far[1]!.p50, 2)} ms, p99 ${showMeasured(far[1]!.p99, 2)} ms. With Redis on the same host a read per request is cheap in CPU; across a network the sidecar saves the round trip.`,
-      (results.notQuietWindows > 0
-        ? `${results.notQuietWindows} window(s) started on a machine that did not become quiet within 2 minutes; ${results.remeasured} were measured again because other processes took over 10% of the server core.`
-        : `Every window started on a quiet machine; ${results.remeasured} were measured again because other processes took over 10% of the server core.`) +
-        (results.noisyWindows > 0
-          ? ` ${results.noisyWindows} window(s) were kept though others still took over 10% of it after two remeasures.`
-          : ''),
+      windowsNote(results),
     ]
     return {
       name: 'cpu',
       title: 'Server CPU per request (the judge of the hot path)',
       command: 'npm run bench:cpu',
-      method: `Servers pinned to the server core, autocannon on the other; ${CONNECTIONS} connections × ${PIPELINING} pipelined (the fixed-rate rows: × 1, open loop), ${HIT_KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated (${MISS_KEYS.toLocaleString('en-US')} for the miss rows, the verifier's cache cut to one record); ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, every other server paused (SIGSTOP) while one is measured, each window started on a quiet machine after 1 s of warm-up. CPU µs/request = the server process's utime+stime from /proc/<pid>/stat over the window ÷ the responses in it; median [min–max]. Ratios are medians of per-round ratios.`,
+      method: `Servers pinned to the server core, autocannon on the other; ${CPU_CONNECTIONS} connections × ${CPU_PIPELINING} pipelined (the fixed-rate rows: × 1, open loop), ${HIT_KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated (${MISS_KEYS.toLocaleString('en-US')} for the miss rows, the verifier's cache cut to one record); ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, every other server paused (SIGSTOP) while one is measured, each window started on a quiet machine after 1 s of warm-up. CPU µs/request = the server process's utime+stime from /proc/<pid>/stat over the window ÷ the responses in it; median [min–max]. Ratios are medians of per-round ratios.`,
       table: { headers: ['server', 'CPU µs/request', 'by CPU', 'req/s', 'p50 ms', 'p99 ms'], rows },
       checks,
       chart: [C, V1, V2, A, B, BD, P, H, M].map((label) => ({
