@@ -48,6 +48,12 @@ export interface FastRouteContext {
 interface SerializedHead {
   text: string
   bytes: number
+  /**
+   * The Content-Length of this answer with a request id of `idLength` characters, as text: ids are mostly of one
+   * length (request-id.ts), so a number is not turned into a string per answer.
+   */
+  idLength: number
+  contentLength: string
 }
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
@@ -66,6 +72,8 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
   const validate = compileBodyValidator(route.bodySchema)
   const serialize = fastJson(withoutRequestId(route.responseSchema) as Parameters<typeof fastJson>[0])
   const tally = context.routes.route(route.url)
+  // The usual answer's count, taken once: counting a 200 needs no look-up by method and status.
+  const answered = tally.countOf('POST', 200)
   // A frozen answer's JSON up to its requestId and that JSON's length in bytes, worked out the first time it is
   // answered.
   const serialized = new WeakMap<object, SerializedHead>()
@@ -76,22 +84,23 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
    * are only ever [A-Za-z0-9._-] (request-id.ts).
    */
   function headOf(answer: object): SerializedHead {
-    let head = Object.isFrozen(answer) ? serialized.get(answer) : undefined
+    // Only frozen answers are ever kept, so the look-up needs no isFrozen check first (a call into the runtime).
+    let head = serialized.get(answer)
     if (head === undefined) {
       const json = serialize(answer)
       const text = json.length === 2 ? '{"requestId":"' : `${json.slice(0, -1)},"requestId":"`
-      head = { text, bytes: Buffer.byteLength(text) }
+      head = { text, bytes: Buffer.byteLength(text), idLength: -1, contentLength: '' }
       if (Object.isFrozen(answer)) serialized.set(answer, head)
     }
     return head
   }
 
-  /** `bytes`: the payload's length in bytes (answers know it without scanning the payload: see `succeed`). */
+  /** `contentLength`: the payload's length in bytes, as text (answers know it without scanning: see `succeed`). */
   function send(
     res: ServerResponse,
     status: number,
     payload: string,
-    bytes: number,
+    contentLength: string,
     requestId: string,
     started: number,
     headers?: Record<string, string>,
@@ -103,7 +112,7 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
       'content-type',
       'application/json; charset=utf-8',
       'content-length',
-      String(bytes),
+      contentLength,
       'x-request-id',
       requestId,
     )
@@ -111,7 +120,9 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
     if (context.closing()) head.push('connection', 'close')
     res.writeHead(status, head)
     res.end(payload)
-    tally.observe('POST', status, (performance.now() - started) / 1000)
+    const seconds = (performance.now() - started) / 1000
+    if (status === 200) tally.observeOn(answered, seconds)
+    else tally.observe('POST', status, seconds)
   }
 
   function fail(res: ServerResponse, err: unknown, requestId: string, started: number): void {
@@ -119,7 +130,7 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
     if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, 'store unavailable')
     else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
     const body = JSON.stringify(errorBody(error, requestId, context.docsBaseUrl))
-    send(res, error.statusCode, body, Buffer.byteLength(body), requestId, started, error.headers)
+    send(res, error.statusCode, body, String(Buffer.byteLength(body)), requestId, started, error.headers)
   }
 
   function answer(res: ServerResponse, text: string, requestId: string, started: number): void {
@@ -157,8 +168,12 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
       return fail(res, err, requestId, started)
     }
     // The id is ASCII (request-id.ts): its bytes are its characters, and the payload's length needs no scan of it.
+    if (head.idLength !== requestId.length) {
+      head.idLength = requestId.length
+      head.contentLength = String(head.bytes + requestId.length + 2)
+    }
     const payload = `${head.text}${requestId}"}`
-    send(res, 200, payload, head.bytes + requestId.length + 2, requestId, started, route.headersOf?.(value))
+    send(res, 200, payload, head.contentLength, requestId, started, route.headersOf?.(value))
   }
 
   /** Whether the request is one this path takes; decided on the request line and headers alone. */

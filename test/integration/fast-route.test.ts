@@ -76,9 +76,12 @@ async function overHttp(
   headers: Record<string, string> = { 'content-type': 'application/json' },
 ): Promise<Answer> {
   const response = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers, body })
+  const text = await response.body.text()
+  // Every answer's Content-Length is its body's length in bytes (the fast path works it out without a scan).
+  expect(response.headers['content-length']).toBe(String(Buffer.byteLength(text)))
   return {
     status: response.statusCode,
-    body: (await response.body.json()) as Record<string, any>,
+    body: JSON.parse(text) as Record<string, any>,
     contentType: response.headers['content-type'] as string,
     requestId: response.headers['x-request-id'] as string,
     triggered: response.headers['unkey-ratelimit-triggered'] as string | undefined,
@@ -293,6 +296,11 @@ describe('verifyKey ahead of Fastify', () => {
     // An echoed X-Request-Id is the answer's too.
     const echoed = await overHttp(body, { 'content-type': 'application/json', 'x-request-id': 'client-id.7' })
     expect(echoed.body.requestId).toBe('client-id.7')
+    // Ids of other lengths, then a generated one again: each answer's length follows its own id.
+    for (const id of ['a', 'client-id.7-and-some-more', 'x'.repeat(128)]) {
+      expect((await overHttp(body, { 'content-type': 'application/json', 'x-request-id': id })).body.requestId).toBe(id)
+    }
+    expect((await overHttp(body)).body.requestId).toMatch(/^req_/)
     // The api asked about is part of the verdict: asking for another api, then none, then another again.
     for (const [apiId, code] of [
       ['api_other', 'FORBIDDEN'],

@@ -39,6 +39,9 @@ describe('metrics counted in plain numbers', () => {
     const routes = new RouteMetrics(ours, LATENCY_BUCKETS)
     // The fast paths take their route's tally when built, before any request.
     routes.route('/v1/authorize')
+    // …and the count of their usual answer: no series until it is counted on.
+    const verifyKey = routes.route('/v1/keys.verifyKey')
+    const answered = verifyKey.countOf('POST', 200)
     const reference = registry()
     const requests = new Counter({
       name: 'keygate_http_requests_total',
@@ -61,7 +64,8 @@ describe('metrics counted in plain numbers', () => {
         i % 2 === 0 ? 'POST' : 'GET',
         [200, 404, 503][i % 3]!,
       ]
-      routes.observe(route, method, status, seconds)
+      if (route === verifyKey.route && method === 'POST' && status === 200) verifyKey.observeOn(answered, seconds)
+      else routes.observe(route, method, status, seconds)
       requests.inc({ route, method, status })
       duration.observe({ route }, seconds)
     }
