@@ -202,6 +202,36 @@ describe('/v1/authorize ahead of Fastify', () => {
     expect(await count()).toBe(before + 2)
   })
 
+  it('counts each method and status on its own series: a GET 200 (counted on its kept cell), HEAD 200, GET 401', async () => {
+    const series = async () => {
+      const counts: Record<string, number> = {}
+      for (const l of (await app.inject({ method: 'GET', url: '/metrics' })).body.split('\n')) {
+        const found = /^keygate_http_requests_total\{(.*)\} (\S+)$/.exec(l)
+        if (!found || !found[1]!.includes('route="/v1/authorize"')) continue
+        const method = /method="(\w+)"/.exec(found[1]!)![1]!
+        const status = /status="(\d+)"/.exec(found[1]!)![1]!
+        counts[`${method} ${status}`] = Number(found[2])
+      }
+      return counts
+    }
+    const reachedFastify = throughFastify
+    const before = await series()
+    const sent: [string, Record<string, string>, number, string][] = [
+      ['GET', { ...api(), 'x-api-key': keys.valid! }, 200, 'GET 200'],
+      ['GET', { ...api(), 'x-api-key': keys.valid! }, 200, 'GET 200'],
+      ['HEAD', { ...api(), 'x-api-key': keys.valid! }, 200, 'HEAD 200'],
+      ['GET', { ...api(), 'x-api-key': 'sk_nope' }, 401, 'GET 401'],
+      ['HEAD', { ...api(), 'x-api-key': 'sk_nope' }, 401, 'HEAD 401'],
+    ]
+    const expected = { ...before }
+    for (const [method, headers, status, key] of sent) {
+      expect((await overHttp(method, headers)).status, key).toBe(status)
+      expected[key] = (expected[key] ?? 0) + 1
+    }
+    expect(throughFastify).toBe(reachedFastify)
+    expect(await series()).toStrictEqual(expected)
+  })
+
   it('refuses a key as soon as it is disabled, though its answer was kept for its unchanged verdict', async () => {
     const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
     const created = (

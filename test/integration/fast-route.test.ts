@@ -343,6 +343,30 @@ describe('verifyKey ahead of Fastify', () => {
     expect(throughFastifyCount).toBe(reachedFastify)
   })
 
+  it('counts its error answers on their own status, not on the 200s', async () => {
+    const count = async (status: number) =>
+      Number(
+        (await verifier.app.inject({ method: 'GET', url: '/metrics' })).body
+          .split('\n')
+          .find(
+            (l) =>
+              l.startsWith('keygate_http_requests_total{') &&
+              l.includes('route="/v1/keys.verifyKey"') &&
+              l.includes('method="POST"') &&
+              l.includes(`status="${status}"`),
+          )
+          ?.split(' ')
+          .pop() ?? 0,
+      )
+    const [ok, refused] = [await count(200), await count(400)]
+    const reachedFastify = throughFastifyCount
+    // A body the schema refuses: a 400, answered by the fast path.
+    expect((await overHttp(JSON.stringify({ key: 5 }))).status).toBe(400)
+    expect(throughFastifyCount).toBe(reachedFastify)
+    expect(await count(400)).toBe(refused + 1)
+    expect(await count(200)).toBe(ok)
+  })
+
   it('steps aside while the server shuts down: Fastify answers 503 with Connection: close', async () => {
     verifier.app.stopAccepting()
     const response = await request(`${url}/v1/keys.verifyKey`, {

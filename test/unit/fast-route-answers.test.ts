@@ -1,0 +1,58 @@
+import type { AddressInfo } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { Registry } from 'prom-client'
+import { request } from 'undici'
+import { capturedLogger } from '../support/apps.js'
+import { fastJsonPath, fastRouteServerFactory } from '../../shared/http/fast-route.js'
+import { RouteMetrics } from '../../shared/http/route-metrics.js'
+
+/**
+ * Only a frozen answer is serialised once and kept: an answer that is not frozen may be the same object changed
+ * since, and is serialised each time it is answered.
+ */
+describe('a JSON fast path answering the same object twice', () => {
+  it('serialises a non-frozen answer afresh each time, a frozen one once', async () => {
+    const mutable = { name: 'first' }
+    const frozen = Object.freeze({ name: 'kept' })
+    const path = fastJsonPath(
+      {
+        url: '/v1/answer',
+        bodySchema: { type: 'object', properties: { which: { type: 'string' } }, required: ['which'] },
+        responseSchema: {
+          type: 'object',
+          properties: { name: { type: 'string' }, requestId: { type: 'string' } },
+        },
+        handle: (body) => ((body as { which: string }).which === 'frozen' ? frozen : mutable),
+      },
+      {
+        bodyLimitBytes: 1_024,
+        docsBaseUrl: '/docs',
+        log: capturedLogger().log,
+        closing: () => false,
+        routes: new RouteMetrics(new Registry(), [1]),
+      },
+    )
+    const server = fastRouteServerFactory([path])((_req, res) => res.end(), {})
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/answer`
+    const ask = async (which: string) => {
+      const response = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ which }),
+      })
+      const text = await response.body.text()
+      expect(response.headers['content-length']).toBe(String(Buffer.byteLength(text)))
+      return (JSON.parse(text) as { name: string }).name
+    }
+    try {
+      expect(await ask('mutable')).toBe('first')
+      mutable.name = 'second, longer ü'
+      expect(await ask('mutable')).toBe('second, longer ü')
+      expect(await ask('frozen')).toBe('kept')
+      expect(await ask('frozen')).toBe('kept')
+    } finally {
+      server.close()
+    }
+  })
+})
