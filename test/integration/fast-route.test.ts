@@ -325,46 +325,39 @@ describe('verifyKey ahead of Fastify', () => {
     expect(expired.body).toMatchObject({ valid: false, code: 'EXPIRED', name: 'after' })
   })
 
-  it('counts its answers in the same metrics', async () => {
-    const line = async () =>
+  /** keygate_http_requests_total for POST /v1/keys.verifyKey with this status, read from /metrics (0 if absent). */
+  const verifyKeyRequestsCounted = async (status: number) =>
+    Number(
       (await verifier.app.inject({ method: 'GET', url: '/metrics' })).body
         .split('\n')
         .find(
           (l) =>
             l.startsWith('keygate_http_requests_total{') &&
             l.includes('route="/v1/keys.verifyKey"') &&
-            l.includes('status="200"'),
+            l.includes('method="POST"') &&
+            l.includes(`status="${status}"`),
         )
-    const before = Number((await line())?.split(' ').pop() ?? 0)
+        ?.split(' ')
+        .pop() ?? 0,
+    )
+
+  it('counts its answers in the same metrics', async () => {
+    const before = await verifyKeyRequestsCounted(200)
     const reachedFastify = throughFastifyCount
     await overHttp(JSON.stringify({ key: keys.valid }))
     await overHttp(JSON.stringify({ key: 'sk_nope' }))
-    expect(Number((await line())?.split(' ').pop())).toBe(before + 2)
+    expect(await verifyKeyRequestsCounted(200)).toBe(before + 2)
     expect(throughFastifyCount).toBe(reachedFastify)
   })
 
   it('counts its error answers on their own status, not on the 200s', async () => {
-    const count = async (status: number) =>
-      Number(
-        (await verifier.app.inject({ method: 'GET', url: '/metrics' })).body
-          .split('\n')
-          .find(
-            (l) =>
-              l.startsWith('keygate_http_requests_total{') &&
-              l.includes('route="/v1/keys.verifyKey"') &&
-              l.includes('method="POST"') &&
-              l.includes(`status="${status}"`),
-          )
-          ?.split(' ')
-          .pop() ?? 0,
-      )
-    const [ok, refused] = [await count(200), await count(400)]
+    const [ok, refused] = [await verifyKeyRequestsCounted(200), await verifyKeyRequestsCounted(400)]
     const reachedFastify = throughFastifyCount
     // A body the schema refuses: a 400, answered by the fast path.
     expect((await overHttp(JSON.stringify({ key: 5 }))).status).toBe(400)
     expect(throughFastifyCount).toBe(reachedFastify)
-    expect(await count(400)).toBe(refused + 1)
-    expect(await count(200)).toBe(ok)
+    expect(await verifyKeyRequestsCounted(400)).toBe(refused + 1)
+    expect(await verifyKeyRequestsCounted(200)).toBe(ok)
   })
 
   it('steps aside while the server shuts down: Fastify answers 503 with Connection: close', async () => {
