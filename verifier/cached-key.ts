@@ -1,6 +1,7 @@
 import type { KeyContext } from '../shared/key-context.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { Verdict } from '../shared/verification.js'
+import type { UsageCellHolder } from './usage-recorder.js'
 
 /**
  * What a verifier keeps of a key: everything a verdict, a rate limit or a credit spend reads, nothing else
@@ -18,9 +19,10 @@ export interface CachedKey extends Omit<KeyRecord, 'start' | 'createdAt' | 'upda
   /**
    * The last verdict of a plain request (no permissions, limits or costs named; an api or not), frozen, with what
    * it was decided on: reused while the context, the api asked about and expiry are the same, so that an unchanged
-   * key answers the same object every time (and is serialised once: shared/http/fast-route.ts).
+   * key answers the same object every time (and is serialised once: shared/http/fast-route.ts). `usage` is where
+   * the key's verifications are being counted (usage-recorder.ts): a memoised answer is counted without a look-up.
    */
-  verdict?: { context: KeyContext; apiId: string | undefined; expired: boolean; verdict: Verdict }
+  verdict?: { context: KeyContext; apiId: string | undefined; expired: boolean; verdict: Verdict } & UsageCellHolder
 }
 
 // Api ids repeat across every key of an api: one string each, for as many apis as a verifier plausibly sees.

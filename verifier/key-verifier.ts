@@ -7,7 +7,7 @@ import { lastRefillBoundary } from '../shared/credits.js'
 import { isIdentityOwner, type AppliedLimit, type CounterOwner } from '../shared/ratelimit.js'
 import { DEFAULT_LIMIT, type KeyLimits } from '../shared/key-limits.js'
 import { RateLimiter } from './rate-limiter.js'
-import { UsageRecorder } from './usage-recorder.js'
+import { UsageRecorder, type UsageCellHolder } from './usage-recorder.js'
 import { hashKey } from '../shared/key-material.js'
 import type { CachedKey } from './cached-key.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
@@ -330,12 +330,12 @@ export class KeyVerifier {
       memo.apiId === request.apiId &&
       memo.expired === expired
     )
-      return this.count(memo.verdict, now)
+      return this.count(memo.verdict, now, memo)
     const verdict = verify(record, context, request, now)
     const remember = () => {
       if (!plain) return verdict
       const frozen = Object.freeze(verdict)
-      record.verdict = { context, apiId: request.apiId, expired, verdict: frozen }
+      record.verdict = { context, apiId: request.apiId, expired, verdict: frozen, usage: undefined }
       return frozen
     }
     if (verdict.code !== 'VALID') return this.count(remember(), now)
@@ -393,10 +393,13 @@ export class KeyVerifier {
     return this.limiter.reconcile(this.clock.now())
   }
 
-  /** Counts a verdict (metrics, the key's usage) at `now`, the time it was decided at when the caller has it. */
-  private count(verdict: Verdict, now: number = this.clock.now()): Verdict {
+  /**
+   * Counts a verdict (metrics, the key's usage) at `now`, the time it was decided at when the caller has it. A memoised
+   * verdict keeps its key's usage cell (`usage`): counted again, it is not looked up.
+   */
+  private count(verdict: Verdict, now: number = this.clock.now(), usage?: UsageCellHolder): Verdict {
     this.metrics.verdicts[verdict.code].inc()
-    this.usage.record(verdict.keyId, verdict.code, now)
+    this.usage.record(verdict.keyId, verdict.code, now, usage)
     return verdict
   }
 

@@ -10,6 +10,21 @@ const OUTCOME: Partial<Record<VerdictCode, Outcome>> = {
 }
 
 /**
+ * Where one key's counts of the current batch are, kept by a caller that counts the same key again (a memoised
+ * verdict): the next count is an increment on it, not two Map look-ups. A cell of an earlier batch (flushed, or an
+ * hour gone) is never counted on: `batch` tells.
+ */
+export interface UsageCell {
+  batch: number
+  counts: Partial<Record<Outcome, number>>
+}
+
+/** Something that keeps a key's usage cell between verifications. */
+export interface UsageCellHolder {
+  usage?: UsageCell
+}
+
+/**
  * Counts verifications per key and hour in memory (a Map increment on the hot path, nothing more) and adds
  * them to the store in one batch every `flushMs` (hourly and daily buckets). Counts not yet flushed when the
  * process dies, or of a batch the store refused, are lost: analytics are best effort, verdicts never wait.
@@ -29,18 +44,39 @@ export class UsageRecorder {
   private hour = 0
   private hourEnds = 0
 
-  record(keyId: string | undefined, code: VerdictCode, nowMs: number): void {
+  /**
+   * Which batch counts go to: a new one with every flush and every hour, so that a kept cell is never counted on after
+   * its counts were taken or its hour ended.
+   */
+  private batch = 0
+
+  /**
+   * Counts one verification of `keyId` with this verdict code at `nowMs`. With a `holder` (the same one each time the
+   * same key is counted), its cell is kept there and counted on directly while its batch lasts.
+   */
+  record(keyId: string | undefined, code: VerdictCode, nowMs: number, holder?: UsageCellHolder): void {
     const outcome = OUTCOME[code]
     if (keyId === undefined || outcome === undefined) return
     if (nowMs >= this.hourEnds || nowMs < this.hour) {
       this.hour = bucketStart('hour', nowMs)
       this.hourEnds = this.hour + 3_600_000
+      this.batch++
     }
+    let cell = holder?.usage
+    if (cell === undefined || cell.batch !== this.batch) {
+      cell = { batch: this.batch, counts: this.countsOf(keyId) }
+      if (holder !== undefined) holder.usage = cell
+    }
+    cell.counts[outcome] = (cell.counts[outcome] ?? 0) + 1
+  }
+
+  /** The key's counts in the current hour of the pending batch. */
+  private countsOf(keyId: string): Partial<Record<Outcome, number>> {
     let byKey = this.pending.get(this.hour)
     if (!byKey) this.pending.set(this.hour, (byKey = new Map<string, Partial<Record<Outcome, number>>>()))
     let counts = byKey.get(keyId)
     if (!counts) byKey.set(keyId, (counts = {}))
-    counts[outcome] = (counts[outcome] ?? 0) + 1
+    return counts
   }
 
   private stopped = false
@@ -69,6 +105,8 @@ export class UsageRecorder {
     if (this.pending.size === 0) return
     const batch = this.pending
     this.pending = new Map()
+    // Cells kept by callers point into the batch just taken: none may be counted on again.
+    this.batch++
     const increments: UsageIncrement[] = []
     for (const [hour, byKey] of batch) {
       for (const [keyId, counts] of byKey) {

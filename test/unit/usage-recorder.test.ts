@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import type { UsageIncrement } from '../../shared/analytics.js'
 import type { KeyStore } from '../../shared/store/key-store.js'
-import { UsageRecorder } from '../../verifier/usage-recorder.js'
+import { UsageRecorder, type UsageCellHolder } from '../../verifier/usage-recorder.js'
 
 describe('UsageRecorder', () => {
   it('batches counts per key and hour, and never sends a failed batch twice', async () => {
@@ -33,5 +33,43 @@ describe('UsageRecorder', () => {
     recorder.record('key_a', 'USAGE_EXCEEDED', t)
     await recorder.flush()
     expect(sent[1]![0]!.counts).toEqual({ usageExceeded: 1 })
+  })
+
+  it('counts through a kept cell into the batch and hour it belongs to, never into one already taken', async () => {
+    const sent: UsageIncrement[][] = []
+    const store = { addUsage: async (batch: UsageIncrement[]) => void sent.push(batch) } as unknown as KeyStore
+    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
+    const hours = (batch: UsageIncrement[] | undefined) =>
+      (batch ?? []).filter((increment) => increment.granularity === 'hour')
+    const t = Date.UTC(2031, 0, 1, 10, 15)
+    const holder: UsageCellHolder = {}
+    recorder.record('key_a', 'VALID', t, holder)
+    const cell = holder.usage
+    expect(cell).toBeDefined()
+    recorder.record('key_a', 'VALID', t + 1, holder)
+    recorder.record('key_a', 'RATE_LIMITED', t + 2, holder)
+    expect(holder.usage).toBe(cell)
+    // The same key counted without the holder lands on the same counts.
+    recorder.record('key_a', 'VALID', t + 3)
+    await recorder.flush()
+    expect(hours(sent[0])).toEqual([
+      { keyId: 'key_a', granularity: 'hour', time: Date.UTC(2031, 0, 1, 10), counts: { success: 3, rateLimited: 1 } },
+    ])
+    // After a flush the kept cell belongs to the batch sent: counting on it would lose the count.
+    recorder.record('key_a', 'VALID', t + 4, holder)
+    expect(holder.usage).not.toBe(cell)
+    await recorder.flush()
+    expect(hours(sent[1])).toEqual([
+      { keyId: 'key_a', granularity: 'hour', time: Date.UTC(2031, 0, 1, 10), counts: { success: 1 } },
+    ])
+    // An hour later, within one batch: the count goes to the new hour, not to the cell of the last one.
+    recorder.record('key_a', 'VALID', t + 5, holder)
+    recorder.record('key_a', 'VALID', t + 3_600_000, holder)
+    recorder.record('key_a', 'VALID', t + 3_600_001, holder)
+    await recorder.flush()
+    expect(hours(sent[2])).toEqual([
+      { keyId: 'key_a', granularity: 'hour', time: Date.UTC(2031, 0, 1, 10), counts: { success: 1 } },
+      { keyId: 'key_a', granularity: 'hour', time: Date.UTC(2031, 0, 1, 11), counts: { success: 2 } },
+    ])
   })
 })
