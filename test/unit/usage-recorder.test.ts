@@ -72,4 +72,58 @@ describe('UsageRecorder', () => {
       { keyId: 'key_a', granularity: 'hour', time: Date.UTC(2031, 0, 1, 11), counts: { success: 2 } },
     ])
   })
+
+  it('ends the batch of a flush in flight or failed: a kept cell never counts into the batch it took', async () => {
+    const sent: UsageIncrement[][] = []
+    let answer = () => {}
+    let failing = true
+    const store = {
+      addUsage: async (batch: UsageIncrement[]) => {
+        sent.push(batch)
+        await new Promise<void>((resolve) => (answer = resolve))
+        if (failing) throw new Error('partly written')
+      },
+    } as unknown as KeyStore
+    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
+    const t = Date.UTC(2031, 0, 1, 10, 15)
+    const hour = (batch: UsageIncrement[] | undefined) =>
+      (batch ?? [])
+        .filter((increment) => increment.granularity === 'hour')
+        .map(({ keyId, counts }) => ({ keyId, counts }))
+    const holder: UsageCellHolder = {}
+    recorder.record('key_a', 'VALID', t, holder)
+    const flushing = recorder.flush()
+    // Counted while the store has not answered yet: the next batch.
+    recorder.record('key_a', 'VALID', t + 1, holder)
+    answer()
+    await flushing
+    // That batch failed and is dropped (by design); a count after it goes to the next batch too.
+    recorder.record('key_a', 'RATE_LIMITED', t + 2, holder)
+    failing = false
+    const next = recorder.flush()
+    answer()
+    await next
+    expect(sent.map(hour)).toEqual([
+      [{ keyId: 'key_a', counts: { success: 1 } }],
+      [{ keyId: 'key_a', counts: { success: 1, rateLimited: 1 } }],
+    ])
+  })
+
+  it('counts through a kept cell into the hour of each verification when the clock goes back and forth', async () => {
+    const sent: UsageIncrement[][] = []
+    const store = { addUsage: async (batch: UsageIncrement[]) => void sent.push(batch) } as unknown as KeyStore
+    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
+    const t = Date.UTC(2031, 0, 1, 11, 10)
+    const holder: UsageCellHolder = {}
+    recorder.record('key_a', 'VALID', t, holder)
+    recorder.record('key_a', 'VALID', t - 20 * 60_000, holder) // 10:50: the clock went back over the hour
+    recorder.record('key_a', 'RATE_LIMITED', t - 20 * 60_000 + 1, holder)
+    recorder.record('key_a', 'VALID', t + 60_000, holder) // 11:11 again
+    await recorder.flush()
+    const hours = sent[0]!.filter((increment) => increment.granularity === 'hour').sort((x, y) => x.time - y.time)
+    expect(hours.map(({ time, counts }) => ({ time, counts }))).toEqual([
+      { time: Date.UTC(2031, 0, 1, 10), counts: { success: 1, rateLimited: 1 } },
+      { time: Date.UTC(2031, 0, 1, 11), counts: { success: 2 } },
+    ])
+  })
 })
