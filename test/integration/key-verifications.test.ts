@@ -118,6 +118,52 @@ for (const store of ['memory', 'redis'] as const) {
       ])
     })
 
+    it('counts each key’s answers once, in their hour, memoised or not: across flushes, hours, the clock going back and a change', async () => {
+      const { apiId } = await post(controlPlane, 'apis.createApi', { name: 'analytics-memo' })
+      const [a, b] = [
+        await post(controlPlane, 'keys.createKey', { apiId }),
+        await post(controlPlane, 'keys.createKey', { apiId }),
+      ]
+      const server = verifiers[0]!
+      const verify = async (key: string, times: number, extra: object = {}) => {
+        for (let i = 0; i < times; i++) await post(server, 'keys.verifyKey', { key, ...extra })
+      }
+      const first = Math.floor(clock.now() / 3_600_000) * 3_600_000
+      // Plain requests: the first decided, the others the memoised verdict; the two keys interleaved.
+      await verify(a.key, 3)
+      await verify(b.key, 2)
+      await verify(a.key, 1)
+      // Not plain (a limit named): decided, the second rate-limited; then the memo again.
+      const burst = { ratelimits: [{ name: 'burst', limit: 1, duration: 3_600_000 }] }
+      await verify(a.key, 2, burst)
+      await verify(a.key, 1)
+      await server.verifier.flushUsage()
+      await verify(a.key, 2)
+      await verify(b.key, 1)
+      clock.advance(3_600_000)
+      await verify(a.key, 2)
+      await verify(b.key, 1)
+      clock.advance(-3_600_000) // the clock goes back over the hour
+      await verify(a.key, 1)
+      await verify(b.key, 1)
+      clock.advance(3_600_000)
+      // A change: a new record, a new memo.
+      await post(controlPlane, 'keys.updateKey', { keyId: a.keyId, name: 'renamed' })
+      await server.verifier.pollNow()
+      expect(await post(server, 'keys.verifyKey', { key: a.key })).toMatchObject({ code: 'VALID', name: 'renamed' })
+      await verify(a.key, 1)
+      await server.verifier.flushUsage()
+      const hourly = async (keyId: string) => (await get(`keyId=${keyId}&granularity=hour`)).body.verifications
+      expect(await hourly(a.keyId)).toEqual([
+        { time: first, success: 9, rateLimited: 1, usageExceeded: 0 },
+        { time: first + 3_600_000, success: 4, rateLimited: 0, usageExceeded: 0 },
+      ])
+      expect(await hourly(b.keyId)).toEqual([
+        { time: first, success: 4, rateLimited: 0, usageExceeded: 0 },
+        { time: first + 3_600_000, success: 1, rateLimited: 0, usageExceeded: 0 },
+      ])
+    })
+
     it('keyId or ownerId: neither is a 400, ownerId without apiId a 400, an owner without keys a 404', async () => {
       const { apiId } = await post(controlPlane, 'apis.createApi', { name: 'analytics-owner-errors' })
       const neither = await get('')
