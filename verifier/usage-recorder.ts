@@ -62,12 +62,15 @@ export class UsageRecorder {
       this.hourEnds = this.hour + 3_600_000
       this.batch++
     }
-    let cell = holder?.usage
-    if (cell === undefined || cell.batch !== this.batch) {
-      cell = { batch: this.batch, counts: this.countsOf(keyId) }
-      if (holder !== undefined) holder.usage = cell
+    const cell = holder?.usage
+    let counts: Partial<Record<Outcome, number>>
+    if (cell !== undefined && cell.batch === this.batch) counts = cell.counts
+    else {
+      counts = this.countsOf(keyId)
+      // Only a caller that keeps it gets a cell: a count without a holder allocates nothing.
+      if (holder !== undefined) holder.usage = { batch: this.batch, counts }
     }
-    cell.counts[outcome] = (cell.counts[outcome] ?? 0) + 1
+    counts[outcome] = (counts[outcome] ?? 0) + 1
   }
 
   /** The key's counts in the current hour of the pending batch. */
