@@ -16,7 +16,7 @@ interface PendingRead<R> {
   deleted: boolean
 }
 
-// Set before the read starts; never awaited.
+// Set before the read starts and once it has settled; never awaited.
 const NOT_YET: Promise<never> = new Promise(() => {})
 
 // A record changed this many times during consecutive reads gets a 503 rather than a possibly older answer.
@@ -62,6 +62,18 @@ export class RecordLookup<R extends { rev: number }> {
   }
 
   /**
+   * Drops a settled read, and its hold on the answer. Deleting the Map entry alone left the record reachable for the
+   * young-generation collector: measured, ~0.7 KB per cache miss (the record, and the verdict, context and serialised
+   * answer that hang off it) was promoted to the old generation and lived until the next full collection. The likely
+   * path: a table V8 leaves behind when it rehashes the Map still points at the entries it held, and once promoted it
+   * counts as a root for every scavenge. Whatever still holds this object, it no longer leads to the record.
+   */
+  private forget(id: string, pending: PendingRead<R>): void {
+    this.pending.delete(id)
+    pending.promise = NOT_YET
+  }
+
+  /**
    * Reads until the answer is current, then forgets the pending read. A chain of promises rather than an async loop
    * with a `finally`: this is every cache miss, and those frames and promises were a good part of a miss's garbage.
    */
@@ -78,16 +90,16 @@ export class RecordLookup<R extends { rev: number }> {
       (record) => {
         const current = record ? record.rev >= pending.minRev : pending.minRev === 0 || pending.deleted
         if (current) {
-          this.pending.delete(id)
+          this.forget(id, pending)
           if (epoch === this.cache.epoch) this.cache.offer(id, record)
           return record
         }
         if (attempt < MAX_READS) return this.readUntilCurrent(id, pending, attempt + 1)
-        this.pending.delete(id)
+        this.forget(id, pending)
         throw new StoreUnavailableError(`${this.what} kept changing during ${MAX_READS} reads`)
       },
       (err: unknown) => {
-        this.pending.delete(id)
+        this.forget(id, pending)
         throw err
       },
     )
