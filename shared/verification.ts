@@ -1,3 +1,4 @@
+import { frozenWithMemo } from './frozen-memo.js'
 import { satisfies, type PermissionQuery } from './permission-query.js'
 import type { KeyContext } from './key-context.js'
 import type { KeyRecord } from './records.js'
@@ -86,7 +87,7 @@ export interface Verdict {
   ratelimits?: LimitState[]
 }
 
-const NOT_FOUND: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })
+const NOT_FOUND: Verdict = frozenWithMemo({ valid: false, code: 'NOT_FOUND' })
 
 /**
  * The verification rules: one pure function of the record (null = no such key), what it is granted (resolved

@@ -1,12 +1,12 @@
 import { METHODS } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from '../shared/http/build-server.js'
+import { memoOf } from '../shared/frozen-memo.js'
 import { errorBody } from '../shared/http/error-body.js'
 import { StoreUnavailableError } from '../shared/errors.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import { readGatewayRequest, type GatewayCheck } from './gateway-request.js'
 import type { FastHeaderRoute } from '../shared/http/fast-header-route.js'
-import type { Verdict } from '../shared/verification.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { gatewayAnswer, refusalMessage, unavailable, type GatewayAnswer } from './verdict-status.js'
 
@@ -86,9 +86,9 @@ export function authorizeFastRoute(verifier: KeyVerifier, policy: GatewayPolicy)
   }
 }
 
-// A frozen verdict is the same every time it is answered (key-verifier.ts): so is its gateway answer, unless it
-// depends on the clock (Retry-After), which only limits and credits do.
-const answers = new WeakMap<Verdict, GatewayAnswer>()
+// A memoised verdict is the same every time it is answered (key-verifier.ts): so is its gateway answer, kept in the
+// verdict's memo under this symbol, unless it depends on the clock (Retry-After), which only limits and credits do.
+const GATEWAY_ANSWER = Symbol('gateway answer')
 
 /** A gateway's answer for a request that names its api (or may use any): status and X-Keygate-* headers. */
 function answerOf(verifier: KeyVerifier, check: GatewayCheck): GatewayAnswer | Promise<GatewayAnswer> {
@@ -102,9 +102,10 @@ function answerOf(verifier: KeyVerifier, check: GatewayCheck): GatewayAnswer | P
       },
     )
   }
-  if (!Object.isFrozen(verdict) || verdict.code === 'RATE_LIMITED' || verdict.code === 'USAGE_EXCEEDED')
+  const memo = memoOf(verdict)
+  if (memo === undefined || verdict.code === 'RATE_LIMITED' || verdict.code === 'USAGE_EXCEEDED')
     return gatewayAnswer(verdict, verifier.now())
-  let answer = answers.get(verdict)
-  if (answer === undefined) answers.set(verdict, (answer = Object.freeze(gatewayAnswer(verdict, verifier.now()))))
+  let answer = memo[GATEWAY_ANSWER] as GatewayAnswer | undefined
+  if (answer === undefined) memo[GATEWAY_ANSWER] = answer = Object.freeze(gatewayAnswer(verdict, verifier.now()))
   return answer
 }

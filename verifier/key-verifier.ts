@@ -12,6 +12,7 @@ import { hashKey } from '../shared/key-material.js'
 import type { CachedKey } from './cached-key.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { verify, type Verdict, type VerifyRequest } from '../shared/verification.js'
+import { frozenWithMemo } from '../shared/frozen-memo.js'
 import { isEntityAddress, type StoredEntity } from '../shared/entity.js'
 import { EMPTY_CONTEXT, resolveKeyContext, type EntityLookup, type KeyContext } from '../shared/key-context.js'
 import { StoreUnavailableError } from '../shared/errors.js'
@@ -334,7 +335,7 @@ export class KeyVerifier {
     const verdict = verify(record, context, request, now)
     const remember = () => {
       if (!plain) return verdict
-      const frozen = Object.freeze(verdict)
+      const frozen = frozenWithMemo(verdict)
       record.verdict = { context, apiId: request.apiId, expired, verdict: frozen, usage: undefined }
       return frozen
     }
@@ -411,7 +412,7 @@ export class KeyVerifier {
 
 const USAGE_FLUSH_MS = 5_000
 // A key the caller may not see: the answer of a key that does not exist.
-const HIDDEN: Verdict = Object.freeze({ valid: false, code: 'NOT_FOUND' })
+const HIDDEN: Verdict = frozenWithMemo({ valid: false, code: 'NOT_FOUND' })
 // Roles, permissions, namespaces and overrides a verifier remembers beyond one identity per cached key (absences
 // included).
 const MAX_CACHED_ENTITIES = 100_000

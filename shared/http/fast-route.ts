@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import fastJson from 'fast-json-stringify'
 import { errorBody } from './error-body.js'
 import { toApiError } from './error-handler.js'
+import { memoOf } from '../frozen-memo.js'
 import { parseJsonBody } from './json-body.js'
 import { requestIdOf } from './request-id.js'
 import { compileBodyValidator, schemaErrorFormatter } from './validation.js'
@@ -27,8 +28,9 @@ export interface FastJsonRoute {
    */
   responseSchema: object
   /**
-   * The route's handler: the answer for a valid body (a verdict) without its requestId, or a promise of it. A frozen
-   * answer is taken to be the same every time it is returned: it is serialised once.
+   * The route's handler: the answer for a valid body (a verdict) without its requestId, or a promise of it. An answer
+   * frozen with a memo (shared/frozen-memo.ts) is taken to be the same every time it is returned: it is serialised
+   * once, into its memo.
    */
   handle(body: unknown): unknown
   /** Headers an answer adds, as the Fastify route adds them (none: undefined). */
@@ -74,9 +76,9 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
   const tally = context.routes.route(route.url)
   // The usual answer's count, taken once: counting a 200 needs no look-up by method and status.
   const answered = tally.countOf('POST', 200)
-  // A frozen answer's JSON up to its requestId and that JSON's length in bytes, worked out the first time it is
-  // answered.
-  const serialized = new WeakMap<object, SerializedHead>()
+  // A memoised answer's JSON up to its requestId and that JSON's length in bytes, worked out the first time it is
+  // answered and kept in its memo under this route's own symbol.
+  const HEAD = Symbol('serialised head')
 
   /**
    * The answer as the response schema serialises it with the request id as its last field: everything before the id
@@ -84,13 +86,13 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
    * are only ever [A-Za-z0-9._-] (request-id.ts).
    */
   function headOf(answer: object): SerializedHead {
-    // Only frozen answers are ever kept, so the look-up needs no isFrozen check first (a call into the runtime).
-    let head = serialized.get(answer)
+    const memo = memoOf(answer)
+    let head = memo?.[HEAD] as SerializedHead | undefined
     if (head === undefined) {
       const json = serialize(answer)
       const text = json.length === 2 ? '{"requestId":"' : `${json.slice(0, -1)},"requestId":"`
       head = { text, bytes: Buffer.byteLength(text), idLength: -1, contentLength: '' }
-      if (Object.isFrozen(answer)) serialized.set(answer, head)
+      if (memo !== undefined) memo[HEAD] = head
     }
     return head
   }

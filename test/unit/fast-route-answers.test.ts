@@ -3,17 +3,30 @@ import { describe, expect, it } from 'vitest'
 import { Registry } from 'prom-client'
 import { request } from 'undici'
 import { capturedLogger } from '../support/apps.js'
+import { frozenWithMemo } from '../../shared/frozen-memo.js'
 import { fastJsonPath, fastRouteServerFactory } from '../../shared/http/fast-route.js'
 import { RouteMetrics } from '../../shared/http/route-metrics.js'
 
 /**
- * Only a frozen answer is serialised once and kept: an answer that is not frozen may be the same object changed
- * since, and is serialised each time it is answered.
+ * Only an answer frozen with a memo (shared/frozen-memo.ts) is serialised once and kept, in its memo: an answer that is
+ * not frozen may be the same object changed since, and one merely frozen has nowhere to keep it; both are serialised
+ * each time they are answered. Reads of `name` (a getter) count the serialisations.
  */
 describe('a JSON fast path answering the same object twice', () => {
-  it('serialises a non-frozen answer afresh each time, a frozen one once', async () => {
+  it('serialises a non-frozen or merely frozen answer afresh each time, a memoised one once', async () => {
     const mutable = { name: 'first' }
-    const frozen = Object.freeze({ name: 'kept' })
+    const reads = { frozen: 0, memoised: 0 }
+    const counted = (which: keyof typeof reads, name: string) => ({
+      get name() {
+        reads[which]++
+        return name
+      },
+    })
+    const answers: Record<string, object> = {
+      mutable,
+      frozen: Object.freeze(counted('frozen', 'frozen')),
+      memoised: frozenWithMemo(counted('memoised', 'kept')),
+    }
     const path = fastJsonPath(
       {
         url: '/v1/answer',
@@ -22,7 +35,7 @@ describe('a JSON fast path answering the same object twice', () => {
           type: 'object',
           properties: { name: { type: 'string' }, requestId: { type: 'string' } },
         },
-        handle: (body) => ((body as { which: string }).which === 'frozen' ? frozen : mutable),
+        handle: (body) => answers[(body as { which: string }).which],
       },
       {
         bodyLimitBytes: 1_024,
@@ -49,8 +62,12 @@ describe('a JSON fast path answering the same object twice', () => {
       expect(await ask('mutable')).toBe('first')
       mutable.name = 'second, longer ü'
       expect(await ask('mutable')).toBe('second, longer ü')
-      expect(await ask('frozen')).toBe('kept')
-      expect(await ask('frozen')).toBe('kept')
+      expect(await ask('frozen')).toBe('frozen')
+      expect(await ask('frozen')).toBe('frozen')
+      expect(reads.frozen).toBe(2)
+      expect(await ask('memoised')).toBe('kept')
+      expect(await ask('memoised')).toBe('kept')
+      expect(reads.memoised).toBe(1)
     } finally {
       server.close()
     }
