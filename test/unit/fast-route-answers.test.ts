@@ -72,4 +72,50 @@ describe('a JSON fast path answering the same object twice', () => {
       server.close()
     }
   })
+
+  it("keeps each route's serialisation of a memoised answer apart: other schemas answer it their own way", async () => {
+    // One memoised object may be answered by several routes (NOT_FOUND is one object for every server in a process).
+    const answer = frozenWithMemo({ name: 'kept', extra: 'only in the wide schema' })
+    const context = {
+      bodyLimitBytes: 1_024,
+      docsBaseUrl: '/docs',
+      log: capturedLogger().log,
+      closing: () => false,
+      routes: new RouteMetrics(new Registry(), [1]),
+    }
+    function route(url: string, properties: object) {
+      return fastJsonPath(
+        {
+          url,
+          bodySchema: { type: 'object' },
+          responseSchema: { type: 'object', properties: { ...properties, requestId: { type: 'string' } } },
+          handle: () => answer,
+        },
+        context,
+      )
+    }
+    const name = { name: { type: 'string' } }
+    const server = fastRouteServerFactory([
+      route('/v1/narrow', name),
+      route('/v1/wide', { ...name, extra: { type: 'string' } }),
+    ])((_req, res) => res.end(), {})
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const ask = async (url: string) => {
+      const response = await request(`${base}${url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'id' },
+        body: '{}',
+      })
+      return JSON.parse(await response.body.text()) as unknown
+    }
+    try {
+      for (let pass = 0; pass < 2; pass++) {
+        expect(await ask('/v1/narrow')).toStrictEqual({ name: 'kept', requestId: 'id' })
+        expect(await ask('/v1/wide')).toStrictEqual({ name: 'kept', extra: 'only in the wide schema', requestId: 'id' })
+      }
+    } finally {
+      server.close()
+    }
+  })
 })
