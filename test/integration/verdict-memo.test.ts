@@ -7,6 +7,7 @@ import {
   type Backend,
   type TestServer,
 } from '../support/apps.js'
+import { memoOf } from '../../shared/frozen-memo.js'
 
 /**
  * A plain request's verdict (no permissions, limits or costs named) is memoised on the cached key and answered as
@@ -45,12 +46,22 @@ describe('the verdict memo of plain requests', () => {
     const first = verifier.verifier.verify(created.key, {})
     expect(first).not.toBeInstanceOf(Promise)
     expect(Object.isFrozen(first)).toBe(true)
+    // Where the fast route keeps its serialised answer and /v1/authorize its gateway answer: merely frozen, neither
+    // would be kept, and every hit would be serialised again.
+    expect(memoOf(first)).toBeDefined()
     expect(verifier.verifier.verify(created.key, {})).toBe(first)
     expect(verifier.verifier.verify(created.key, { apiId })).toMatchObject({ code: 'VALID' })
     await call('keys.updateKey', { keyId: created.keyId, enabled: false })
     await verifier.verifier.pollNow()
     expect(await verify(created.key)).toMatchObject({ valid: false, code: 'DISABLED', name: 'before' })
     expect(verifier.verifier.verify(created.key, {})).toMatchObject({ code: 'DISABLED' })
+  })
+
+  it('answers every unknown key with the one NOT_FOUND verdict, which carries a memo too', async () => {
+    const unknown = await verify('sk_not_a_key')
+    expect(unknown).toStrictEqual({ valid: false, code: 'NOT_FOUND' })
+    expect(await verify('sk_not_a_key_either')).toBe(unknown)
+    expect(memoOf(unknown)).toBeDefined()
   })
 
   it('never answers the memo to a request that names permissions or limits, nor lets one replace it', async () => {
