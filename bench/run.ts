@@ -33,6 +33,15 @@ if (unknown.length > 0) {
   console.error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`)
   process.exit(2)
 }
+// Every server the bench starts runs on this Node (process.execPath). On Node 20 some verifier processes run at
+// random in a slow state for their whole life (1.2-1.75x an identical sibling, measured 2026-11-25; none in 16 on
+// Node 24): a CPU figure taken there says as much about which process drew it as about the code.
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  process.stderr.write(
+    `bench: running on Node ${process.version}; its V8 puts some verifier processes in a slow state at random ` +
+      '(bench/RESULTS.md, 2026-11-25): judge on Node 24, the image’s runtime (bench/README.md says how)\n',
+  )
+}
 const summaries: string[] = []
 let failed = false
 for (const name of names.length > 0 ? names : Object.keys(SCENARIOS)) {
