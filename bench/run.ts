@@ -1,3 +1,4 @@
+import { benchNodeWarning } from './lib/bench-node.js'
 import { recordScenario, type ScenarioReport } from './lib/report.js'
 import { controlPlane } from './scenarios/control-plane.js'
 import { cpu } from './scenarios/cpu.js'
@@ -33,15 +34,8 @@ if (unknown.length > 0) {
   console.error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`)
   process.exit(2)
 }
-// Every server the bench starts runs on this Node (process.execPath). On Node 20 some verifier processes run at
-// random in a slow state for their whole life (1.2-1.75x an identical sibling, measured 2026-11-25; none in 16 on
-// Node 24): a CPU figure taken there says as much about which process drew it as about the code.
-if (Number(process.versions.node.split('.')[0]) < 22) {
-  process.stderr.write(
-    `bench: running on Node ${process.version}; its V8 puts some verifier processes in a slow state at random ` +
-      '(bench/RESULTS.md, 2026-11-25): judge on Node 24, the image’s runtime (bench/README.md says how)\n',
-  )
-}
+const nodeWarning = benchNodeWarning(process.versions.node)
+if (nodeWarning) process.stderr.write(`${nodeWarning}\n`)
 const summaries: string[] = []
 let failed = false
 for (const name of names.length > 0 ? names : Object.keys(SCENARIOS)) {
