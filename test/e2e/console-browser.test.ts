@@ -159,7 +159,18 @@ for (const [name, start] of flows) {
         async () => {
           await page.getByRole('button', { name: 'Last 30 days' }).click()
           await page.getByRole('button', { name: 'Last 24 hours' }).click()
-          return /: 3 valid, 0 rate limited, 0 usage exceeded$/.test(await summary.innerText())
+          // The range's own answer comes a moment after the click (~30 ms here); until then the summary says "loading".
+          // Read at once, it said "loading" nearly every time on a faster host and the wait ran out.
+          const words = await waitFor(
+            async () => {
+              const text = await summary.innerText()
+              return text.endsWith(': loading') ? undefined : text
+            },
+            'the chart to answer for the last 24 hours',
+            5_000,
+            20,
+          )
+          return /: 3 valid, 0 rate limited, 0 usage exceeded$/.test(words)
         },
         'the chart to count the 3 verifications',
         20_000,
