@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectAccessible, launchChromium, watchProblems } from '../support/console-browser.js'
+import { expectAccessible, launchChromium, reloadedDaySummary, watchProblems } from '../support/console-browser.js'
 import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
@@ -154,24 +154,8 @@ for (const [name, start] of flows) {
       expect(await verify(target, key)).toMatchObject({ valid: false, code: 'DISABLED' })
 
       // The three verifications reach the store within a usage flush (5 s); the chart reads them when drawn.
-      const summary = page.getByTestId('verifications-summary')
       await waitFor(
-        async () => {
-          await page.getByRole('button', { name: 'Last 30 days' }).click()
-          await page.getByRole('button', { name: 'Last 24 hours' }).click()
-          // The range's own answer comes a moment after the click (~30 ms here); until then the summary says "loading".
-          // Read at once, it said "loading" nearly every time on a faster host and the wait ran out.
-          const words = await waitFor(
-            async () => {
-              const text = await summary.innerText()
-              return text.endsWith(': loading') ? undefined : text
-            },
-            'the chart to answer for the last 24 hours',
-            5_000,
-            20,
-          )
-          return /: 3 valid, 0 rate limited, 0 usage exceeded$/.test(words)
-        },
+        async () => /: 3 valid, 0 rate limited, 0 usage exceeded$/.test(await reloadedDaySummary(page)),
         'the chart to count the 3 verifications',
         20_000,
         500,

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectAccessible, launchChromium, watchProblems } from '../support/console-browser.js'
+import { expectAccessible, launchChromium, reloadedDaySummary, watchProblems } from '../support/console-browser.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 import { waitFor } from '../support/wait-for.js'
 import { waitForQuiet } from '../../bench/lib/process-cpu.js'
@@ -628,14 +628,9 @@ describe('the console on keygate dev', () => {
     ] as const) {
       await page.goto(`${dev.url}/console#/keys/${keyId}`)
       await page.getByRole('heading', { level: 1, name: `Key ${name}` }).waitFor()
-      const summary = page.getByTestId('verifications-summary')
       // The verifications reach the store within a usage flush (5 s); the chart reads them when drawn.
       await waitFor(
-        async () => {
-          await page.getByRole('button', { name: 'Last 30 days' }).click()
-          await page.getByRole('button', { name: 'Last 24 hours' }).click()
-          return (await summary.innerText()).endsWith(`: ${counts}`)
-        },
+        async () => (await reloadedDaySummary(page)).endsWith(`: ${counts}`),
         `the chart of ${name} to count ${counts}`,
         20_000,
         500,

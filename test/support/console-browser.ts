@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { expect } from 'vitest'
+import { waitFor } from './wait-for.js'
 
 /** Debian's chromium (npm test installs it); playwright cannot download browsers here. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -63,4 +64,23 @@ export function watchProblems(page: Page): string[] {
     if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed: ${request.url()}`)
   })
   return problems
+}
+
+/**
+ * A key page's chart switched to the last 30 days and back, read once the last 24 hours' own answer has come: its
+ * summary says "loading" until then (~30 ms here). Read at once, a fast host read "loading" nearly every time.
+ */
+export async function reloadedDaySummary(page: Page): Promise<string> {
+  const summary = page.getByTestId('verifications-summary')
+  await page.getByRole('button', { name: 'Last 30 days' }).click()
+  await page.getByRole('button', { name: 'Last 24 hours' }).click()
+  return waitFor(
+    async () => {
+      const text = await summary.innerText()
+      return text.endsWith(': loading') ? undefined : text
+    },
+    'the chart to answer for the last 24 hours',
+    5_000,
+    20,
+  )
 }
