@@ -1,4 +1,5 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis'
+import { Cluster, type Redis, type RedisOptions } from 'ioredis'
+import { CoalescingRedis } from './coalescing-redis.js'
 import { StoreUnavailableError } from '../errors.js'
 
 /**
@@ -8,7 +9,8 @@ import { StoreUnavailableError } from '../errors.js'
 export function connectionOptions(name: string): RedisOptions {
   return {
     connectionName: `keygate-${name}`,
-    enableAutoPipelining: true,
+    // One server or Sentinel: CoalescingRedis batches a turn's writes instead (coalescing-redis.ts says why).
+    enableAutoPipelining: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
@@ -48,8 +50,8 @@ export function createRedis(
         clusterRetryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1_000),
       })
     : target?.sentinel
-      ? new Redis({ ...sentinelOptions(url, target.sentinel), ...options })
-      : new Redis(url, options)
+      ? new CoalescingRedis({ ...sentinelOptions(url, target.sentinel), ...options })
+      : new CoalescingRedis(url, options)
   countErrors(redis, name)
   return redis
 }
@@ -121,7 +123,7 @@ function sentinelOptions(url: string, sentinel: SentinelTarget): RedisOptions {
 
 /** Opens a connection to `url` and waits until it is ready (or throws StoreUnavailableError). */
 export async function openRedis(url: string, name: string, overrides: RedisOptions = {}): Promise<Redis> {
-  const redis = new Redis(url, { ...connectionOptions(name), ...overrides })
+  const redis = new CoalescingRedis(url, { ...connectionOptions(name), ...overrides })
   countErrors(redis, name)
   try {
     await redis.connect()
