@@ -1,4 +1,5 @@
 import { Redis, type Command, type RedisOptions } from 'ioredis'
+import { CommandQueueWatch, SENT_AT, type CommandQueue, type WatchedCommand } from './command-queue-watch.js'
 
 // ioredis' default reply mapping, the only one Keygate uses: its constructors are typed by it.
 type LegacyOptions = RedisOptions & { replyMapping?: 'legacy' }
@@ -13,16 +14,32 @@ type LegacyOptions = RedisOptions & { replyMapping?: 'legacy' }
  * flight at a time: measured on a verifier answering cache misses (bench/RESULTS.md, 2026-11-25), every scavenge
  * promoted ~5.5 MB (≈2.3 KB a miss) and took 7–13 ms, against 0.33 MB and ~2 ms without them; without any batching
  * the writes cost as much as the collector saved. Corking keeps the batching and leaves the commands as they are:
- * each still has its own promise, timeout and reply; only when the bytes leave changes, never their order.
+ * each still has its own promise and reply; only when the bytes leave changes, never their order.
+ *
+ * It also times commands out itself (`commandTimeout`, as ioredis names it): a command not answered within it is
+ * rejected with ioredis' own "Command timed out", so a hung Redis fails fast. ioredis gives every command a timer of
+ * its own and `delete`s it from the command when answered, which turns each command into a slow dictionary object;
+ * measured on a verifier answering only cache misses, that cost ~5% of its CPU (bench/RESULTS.md, 2026-11-25). Here
+ * one timer per connection watches the commands awaiting a reply — the queue ioredis keeps in sending order — and
+ * is due when the oldest of them is. (From a reconnect until the connection is ready again, the commands ioredis will
+ * send again wait in a queue of its own that the timer does not see; they are timed again, from when they were first
+ * sent, once sent again — and a reconnect that fails rejects them: maxRetriesPerRequest is 1.)
  */
 export class CoalescingRedis extends Redis {
   /** The socket corked in this turn, if any: the connection may have been replaced by the time it is uncorked. */
   private corked: Redis['stream'] | undefined
+  private readonly timeoutMs: number | undefined
+  private watchdog: NodeJS.Timeout | undefined
+  private readonly awaitingReply = new CommandQueueWatch()
+  private readonly offline = new CommandQueueWatch()
 
   /** A server at a redis:// or rediss:// URL, or (options alone) behind Sentinel. */
   constructor(target: string | RedisOptions, options: RedisOptions = {}) {
-    if (typeof target === 'string') super(target, options as LegacyOptions)
-    else super(target as LegacyOptions)
+    // ioredis must not time commands itself: the watchdog does (see above).
+    const { commandTimeout, ...untimed } = typeof target === 'string' ? options : target
+    if (typeof target === 'string') super(target, untimed as LegacyOptions)
+    else super(untimed as LegacyOptions)
+    this.timeoutMs = commandTimeout
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
@@ -37,6 +54,41 @@ export class CoalescingRedis extends Redis {
         socket.uncork()
       })
     }
+    if (this.timeoutMs !== undefined) {
+      const watched = command as unknown as WatchedCommand
+      // A command sent again after a reconnect keeps its first time, as ioredis' own timer does.
+      if (watched[SENT_AT] === undefined) watched[SENT_AT] = performance.now()
+      if (this.watchdog === undefined) this.armWatchdog(this.timeoutMs)
+    }
     return super.sendCommand(command, stream)
+  }
+
+  private armWatchdog(inMs: number): void {
+    // At least a twentieth of the timeout apart: while Redis hangs, commands fall due one after another, and one pass
+    // every so often rejects them all.
+    this.watchdog = setTimeout(() => this.timeOut(), Math.max(inMs, this.timeoutMs! / 20, 1))
+    // Like the socket, not a reason of its own for the process to stay: a pending command holds the socket open.
+    this.watchdog.unref()
+  }
+
+  /**
+   * Rejects every command awaiting a reply (or waiting offline) that was sent `timeoutMs` ago or more, then sleeps
+   * until the oldest one left is due — or until the next command, if none is left.
+   */
+  private timeOut(): void {
+    this.watchdog = undefined
+    const now = performance.now()
+    // Only on a ready connection are ioredis' queues changed at their ends alone (see CommandQueueWatch).
+    const steady = this.status === 'ready'
+    const nextDue = Math.min(
+      this.awaitingReply.timeOut(this.commandQueue, now, this.timeoutMs!, steady),
+      this.offline.timeOut(
+        (this as unknown as { offlineQueue: CommandQueue }).offlineQueue,
+        now,
+        this.timeoutMs!,
+        steady,
+      ),
+    )
+    if (nextDue !== Number.POSITIVE_INFINITY) this.armWatchdog(nextDue - now)
   }
 }

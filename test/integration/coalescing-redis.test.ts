@@ -60,4 +60,49 @@ describe('CoalescingRedis', () => {
     await new Promise((resolve) => redis.once('ready', resolve))
     expect(await Promise.all([redis.get('turn:1'), redis.get('turn:2')])).toEqual(['1', '2'])
   })
+
+  it('rejects a command Redis has not answered within commandTimeout, each by its own time, and goes on after', async () => {
+    const timeoutMs = 300
+    const redis = await open(() => openRedis(server.url, 'timed', { commandTimeout: timeoutMs }))
+    expect(await redis.set('timed', 'before')).toBe('OK')
+    // Redis takes no command from anyone for 800 ms (this one's reply comes first).
+    await server.admin.call('CLIENT', 'PAUSE', '800', 'ALL')
+    const started = performance.now()
+    const rejectedAfter = (command: Promise<unknown>) =>
+      command.then(
+        () => Number.NaN,
+        (err: Error) => {
+          expect(err.message).toBe('Command timed out')
+          return performance.now() - started
+        },
+      )
+    const first = rejectedAfter(redis.get('timed'))
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const second = rejectedAfter(redis.get('timed'))
+    const [firstMs, secondMs] = await Promise.all([first, second])
+    // Each at its own deadline: not before it, and not held back until the other's (a watchdog step is 15 ms here).
+    expect(firstMs).toBeGreaterThanOrEqual(timeoutMs - 1)
+    expect(firstMs).toBeLessThan(timeoutMs + 120)
+    expect(secondMs).toBeGreaterThanOrEqual(150 + timeoutMs - 1)
+    expect(secondMs).toBeLessThan(150 + timeoutMs + 120)
+    // Once Redis answers again, the late replies go to the commands they belong to, and new commands get their own.
+    await new Promise((resolve) => setTimeout(resolve, 850 - (performance.now() - started)))
+    expect(await redis.mget('timed', 'nothing')).toEqual(['before', null])
+    expect(await redis.set('timed', 'after')).toBe('OK')
+    expect(await redis.get('timed')).toBe('after')
+  })
+
+  it('never times out a command Redis answers in time, however long the connection is busy', async () => {
+    const redis = await open(() => openRedis(server.url, 'busy', { commandTimeout: 200 }))
+    // Commands sent one after another for three times the timeout, each answered at once.
+    const until = performance.now() + 600
+    let sent = 0
+    while (performance.now() < until) {
+      await Promise.all([redis.incr('busy'), redis.get('busy')])
+      sent += 2
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    expect(sent).toBeGreaterThan(20)
+    expect(Number(await redis.get('busy'))).toBe(sent / 2)
+  })
 })
