@@ -16,21 +16,25 @@ const HOP_BY_HOP = new Set([
 ])
 
 /**
- * Whether a header is hop-by-hop: one of the standard ones, or one the Connection header names. Per request, so no
- * set is built unless Connection names something beyond keep-alive (almost never on a hot connection).
+ * The hop-by-hop headers of one message beyond the standard ones: those its Connection header names. Undefined when
+ * it names nothing beyond keep-alive (almost always, on a hot connection): then no set is built per message.
  */
-function hopByHop(
+function namedByConnection(
   headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
-): (name: string) => boolean {
+): Set<string> | undefined {
   const connection = headers.connection
   if (connection === undefined || (typeof connection === 'string' && PLAIN_CONNECTION.test(connection)))
-    return (name) => HOP_BY_HOP.has(name)
+    return undefined
   const named = new Set(HOP_BY_HOP)
   for (const value of [connection].flat()) {
     for (const name of String(value).split(',')) if (name.trim()) named.add(name.trim().toLowerCase())
   }
-  return (name) => named.has(name)
+  return named
 }
+
+/** Whether a header is hop-by-hop: one of the standard ones, or (`named`) one the Connection header names. */
+const isHopByHop = (name: string, named: Set<string> | undefined): boolean =>
+  named === undefined ? HOP_BY_HOP.has(name) : named.has(name)
 
 // keep-alive is hop-by-hop already: a Connection header naming only it adds nothing to drop. `close` is not in the
 // list, so a header named close is dropped when Connection names it (§7.6.1), as any other.
@@ -59,21 +63,21 @@ export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
   who: ForwardedIdentity,
 ): Record<string, string | string[]> {
-  const hop = hopByHop(incoming)
+  const named = namedByConnection(incoming)
   const headers: Record<string, string | string[]> = {}
   for (const name in incoming) {
     const value = incoming[name]
-    if (value === undefined || hop(name) || name === who.keyHeader || CLIENT_CLAIMS.has(name)) continue
+    if (value === undefined || isHopByHop(name, named) || name === who.keyHeader || CLIENT_CLAIMS.has(name)) continue
     if (name.startsWith('x-keygate-') || (name === 'authorization' && who.keyInAuthorization)) continue
     headers[name] = value
   }
   headers['x-keygate-key-id'] = who.keyId
   if (who.ownerId !== undefined) headers['x-keygate-owner-id'] = headerSafe(who.ownerId)
   headers['x-request-id'] = who.requestId
+  // The earlier hops, then this client: no array is built unless the header came as one (node joins repeats).
   const earlier = incoming['x-forwarded-for']
-  const forwardedFor = [...(Array.isArray(earlier) ? earlier : earlier ? [earlier] : []), who.clientAddress]
-    .filter(Boolean)
-    .join(', ')
+  const before = Array.isArray(earlier) ? earlier.filter(Boolean).join(', ') : earlier
+  const forwardedFor = !before ? who.clientAddress : who.clientAddress ? `${before}, ${who.clientAddress}` : before
   if (forwardedFor) headers['x-forwarded-for'] = forwardedFor
   if (incoming.host) headers['x-forwarded-host'] = incoming.host
   headers['x-forwarded-proto'] = 'http'
@@ -97,11 +101,11 @@ export function clientResponseHeaders(
   upstream: Record<string, string | string[] | undefined>,
   requestId: string,
 ): OutgoingHttpHeaders {
-  const hop = hopByHop(upstream)
+  const named = namedByConnection(upstream)
   const headers: OutgoingHttpHeaders = {}
   for (const name in upstream) {
     const value = upstream[name]
-    if (value !== undefined && !hop(name) && name !== 'x-request-id') headers[name] = value
+    if (value !== undefined && !isHopByHop(name, named) && name !== 'x-request-id') headers[name] = value
   }
   headers['x-request-id'] = requestId
   return headers

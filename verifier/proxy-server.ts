@@ -10,7 +10,7 @@ import type { GatewayPolicy, ProxySettings } from '../shared/config/settings.js'
 import { policyRequest, readGatewayKey, type GatewayCheck } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { upstreamRequestHeaders } from './proxy-headers.js'
-import { UpstreamExchange } from './upstream-exchange.js'
+import { UpstreamExchange, type ExchangeEnds } from './upstream-exchange.js'
 import { createProxyMetrics } from './proxy-metrics.js'
 import type { Verdict } from '../shared/verification.js'
 import { gatewayAnswer, refusalMessage, unavailable, type GatewayCode } from './verdict-status.js'
@@ -74,6 +74,38 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       'x-request-id': requestId,
     })
     res.end(body)
+  }
+
+  /**
+   * What the proxy does at an exchange's turning points, for one request: its methods are the class's own, so that a
+   * proxied request costs one small object here rather than a closure for each.
+   */
+  class ForwardedEnds implements ExchangeEnds {
+    constructor(
+      private readonly req: IncomingMessage,
+      private readonly res: ServerResponse,
+      private readonly requestId: string,
+    ) {}
+
+    answered(status: number): void {
+      metrics.answered(status, 'upstream')
+    }
+
+    failed(err: Error): void {
+      this.req.resume()
+      fail(this.res, this.requestId, upstreamError(err))
+      if (!(err instanceof undiciErrors.UndiciError))
+        log.warn({ err, requestId: this.requestId }, 'proxy request failed')
+    }
+
+    unpassable(err: unknown): void {
+      log.warn({ err, requestId: this.requestId }, 'upstream response headers could not be passed on')
+      fail(
+        this.res,
+        this.requestId,
+        new ApiError('BAD_GATEWAY', 'the upstream answered with headers that cannot be passed on'),
+      )
+    }
   }
 
   // Clients talk to the proxy directly: their X-Keygate-* headers never choose the policy, which is the same for
@@ -160,27 +192,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     keyId: string,
     ownerId: string | undefined,
   ): void {
-    const exchange = new UpstreamExchange(
-      res,
-      requestId,
-      {
-        answered: (status) => metrics.answered(status, 'upstream'),
-        failed: (err) => {
-          req.resume()
-          fail(res, requestId, upstreamError(err))
-          if (!(err instanceof undiciErrors.UndiciError)) log.warn({ err, requestId }, 'proxy request failed')
-        },
-        unpassable: (err) => {
-          log.warn({ err, requestId }, 'upstream response headers could not be passed on')
-          fail(
-            res,
-            requestId,
-            new ApiError('BAD_GATEWAY', 'the upstream answered with headers that cannot be passed on'),
-          )
-        },
-      },
-      options.timeoutMs,
-    )
+    const exchange = new UpstreamExchange(res, requestId, new ForwardedEnds(req, res, requestId), options.timeoutMs)
     const headers = upstreamRequestHeaders(req.headers, {
       keyId,
       ownerId,
@@ -193,17 +205,18 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       req.headers['content-length'] !== undefined
         ? req.headers['content-length'] !== '0'
         : req.headers['transfer-encoding'] !== undefined
+    // A pipelined request's response waits behind the ones before it without a socket: node:http never closes it if
+    // the client leaves, and the upstream, paused for a client that will never read, would hold its connection for
+    // good. The client's socket is watched instead until the response's own 'close' (below) stops that.
+    const waiting = res.socket === null ? watchPipelined(req.socket, exchange) : undefined
     // One listener for both ends: a response sent in full is timed; one cut short (the client left) aborts the
     // upstream request and frees its connection. Registered once the upstream request is built: a throw before it
     // is crashed()'s to answer and time, which must not leave a second timer behind.
     res.on('close', () => {
+      waiting?.delete(exchange)
       if (res.writableFinished) metrics.finished(res.statusCode, exchange.source, (performance.now() - started) / 1000)
       else exchange.clientLeft()
     })
-    // A pipelined request's response waits behind the ones before it without a socket: node:http never closes it if
-    // the client leaves, and the upstream, paused for a client that will never read, would hold its connection for
-    // good. The client's socket is watched instead until the response has one.
-    if (res.socket === null) watchPipelined(req.socket, res, exchange)
     pool.dispatch(
       { method: req.method as Dispatcher.HttpMethod, path: req.url!, headers, body: hasBody ? req : undefined },
       exchange,
@@ -247,8 +260,16 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
 /** The exchanges of pipelined requests waiting on a client's socket for their turn: one 'close' listener a socket. */
 const pipelined = new WeakMap<Socket, Set<UpstreamExchange>>()
 
-function watchPipelined(socket: Socket, res: ServerResponse, exchange: UpstreamExchange): void {
-  if (socket.destroyed) return exchange.clientLeft()
+/**
+ * Watches the client's socket for a pipelined exchange until its response has one: the set it waits in, from which
+ * the response's own 'close' takes it (its turn came and it was answered, or it was cut short); undefined when the
+ * socket is gone already (the exchange is told at once).
+ */
+function watchPipelined(socket: Socket, exchange: UpstreamExchange): Set<UpstreamExchange> | undefined {
+  if (socket.destroyed) {
+    exchange.clientLeft()
+    return undefined
+  }
   const known = pipelined.get(socket)
   const waiting = known ?? new Set<UpstreamExchange>()
   if (known === undefined) {
@@ -259,8 +280,7 @@ function watchPipelined(socket: Socket, res: ServerResponse, exchange: UpstreamE
     })
   }
   waiting.add(exchange)
-  // Its turn came and it was answered, or cut short through the response's own 'close'.
-  res.once('close', () => waiting.delete(exchange))
+  return waiting
 }
 
 /** Why the upstream could not answer, as the contract's 502 or 504 (or 400 for what undici refuses to send). */
