@@ -21,9 +21,11 @@ type LegacyOptions = RedisOptions & { replyMapping?: 'legacy' }
  * its own and `delete`s it from the command when answered, which turns each command into a slow dictionary object;
  * measured on a verifier answering only cache misses, that cost ~5% of its CPU (bench/RESULTS.md, 2026-11-25). Here
  * one timer per connection watches the commands awaiting a reply — the queue ioredis keeps in sending order — and
- * is due when the oldest of them is. (From a reconnect until the connection is ready again, the commands ioredis will
- * send again wait in a queue of its own that the timer does not see; they are timed again, from when they were first
- * sent, once sent again — and a reconnect that fails rejects them: maxRetriesPerRequest is 1.)
+ * is due when the oldest of them is. It walks all three of ioredis' queues: the commands sent (`commandQueue`), those
+ * waiting for a connection (`offlineQueue`), and those a closed connection left unanswered, kept to be sent again once
+ * a new one is ready (`prevCommandQueue`): a reconnect whose handshake hangs must not hold them past their time.
+ * (ioredis' `duplicate()` would make a plain connection from these options, neither coalesced nor timed: open another
+ * CoalescingRedis instead — Keygate never duplicates one.)
  */
 export class CoalescingRedis extends Redis {
   /** The socket corked in this turn, if any: the connection may have been replaced by the time it is uncorked. */
@@ -32,6 +34,7 @@ export class CoalescingRedis extends Redis {
   private watchdog: NodeJS.Timeout | undefined
   private readonly awaitingReply = new CommandQueueWatch()
   private readonly offline = new CommandQueueWatch()
+  private readonly toResend = new CommandQueueWatch()
 
   /** A server at a redis:// or rediss:// URL, or (options alone) behind Sentinel. */
   constructor(target: string | RedisOptions, options: RedisOptions = {}) {
@@ -80,14 +83,17 @@ export class CoalescingRedis extends Redis {
     const now = performance.now()
     // Only on a ready connection are ioredis' queues changed at their ends alone (see CommandQueueWatch).
     const steady = this.status === 'ready'
+    const { offlineQueue, prevCommandQueue } = this as unknown as {
+      offlineQueue: CommandQueue
+      prevCommandQueue: CommandQueue | null | undefined
+    }
     const nextDue = Math.min(
       this.awaitingReply.timeOut(this.commandQueue, now, this.timeoutMs!, steady),
-      this.offline.timeOut(
-        (this as unknown as { offlineQueue: CommandQueue }).offlineQueue,
-        now,
-        this.timeoutMs!,
-        steady,
-      ),
+      this.offline.timeOut(offlineQueue, now, this.timeoutMs!, steady),
+      // The old command queue itself until the new connection replaces it: walked once, above, until then.
+      prevCommandQueue && prevCommandQueue !== (this.commandQueue as unknown)
+        ? this.toResend.timeOut(prevCommandQueue, now, this.timeoutMs!, false)
+        : Number.POSITIVE_INFINITY,
     )
     if (nextDue !== Number.POSITIVE_INFINITY) this.armWatchdog(nextDue - now)
   }

@@ -11,6 +11,8 @@ export interface CommandQueue {
   peekAt(index: number): { command: unknown } | undefined
 }
 
+const TIMER_SLACK_MS = 1
+
 /** Where a command keeps the time it was first sent (set by CoalescingRedis). */
 export const SENT_AT = Symbol('sent at')
 
@@ -42,7 +44,9 @@ export class CommandQueueWatch {
         continue
       }
       const due = sentAt + timeoutMs
-      if (due > now) {
+      // A timer may fire up to a millisecond before performance.now() says it is due: such a command is due now,
+      // rather than a whole watchdog step later.
+      if (due > now + TIMER_SLACK_MS) {
         this.remember(queue, front, settledUpTo)
         // Sent in order: the commands after this one are due later still (a re-sent one excepted, which waits for
         // this one's turn at most).

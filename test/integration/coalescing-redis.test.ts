@@ -105,4 +105,58 @@ describe('CoalescingRedis', () => {
     expect(sent).toBeGreaterThan(20)
     expect(Number(await redis.get('busy'))).toBe(sent / 2)
   })
+
+  it('times out a command sent after the watchdog found nothing left to watch and slept', async () => {
+    const redis = await open(() => openRedis(server.url, 'idle', { commandTimeout: 200 }))
+    expect(await redis.set('idle', '1')).toBe('OK')
+    // Longer than the timeout: the watchdog fires, finds nothing waiting, and sleeps until the next command.
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    await server.admin.call('CLIENT', 'PAUSE', '600', 'ALL')
+    const started = performance.now()
+    const outcome = await redis.get('idle').then(
+      () => 'answered',
+      (err: Error) => err.message,
+    )
+    expect(outcome).toBe('Command timed out')
+    expect(performance.now() - started).toBeLessThan(200 + 100)
+    await new Promise((resolve) => setTimeout(resolve, 650 - (performance.now() - started)))
+  })
+
+  describe('a command pending when the connection drops, while the reconnect hangs (Redis paused)', () => {
+    const settledWithin = (command: Promise<unknown>, ms: number) =>
+      Promise.race([
+        command.then(
+          () => 'resolved',
+          (err: Error) => err.message,
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('pending'), ms)),
+      ])
+    afterEach(async () => {
+      await server.admin.call('CLIENT', 'UNPAUSE').catch(() => {})
+    })
+
+    /** A GET pending on a connection that is cut and reconnects to a Redis that takes no command for 2.5 s. */
+    async function pendingAcrossReconnect() {
+      const redis = await open(() => openRedis(server.url, 'resend', { commandTimeout: 300 }))
+      await server.admin.call('CLIENT', 'PAUSE', '2500', 'ALL')
+      const pending = redis.get('resend')
+      pending.catch(() => {})
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      // A network reset: ioredis keeps the GET to send again, reconnects, and its handshake waits on the pause.
+      redis.stream.destroy()
+      await new Promise((resolve) => redis.once('connect', resolve))
+      return { redis, pending }
+    }
+
+    it('rejects it at its deadline (plain ioredis does too)', async () => {
+      const { pending } = await pendingAcrossReconnect()
+      expect(await settledWithin(pending, 1_000)).toBe('Command timed out')
+    })
+
+    it('settles it when the connection is closed meanwhile', async () => {
+      const { redis, pending } = await pendingAcrossReconnect()
+      redis.disconnect()
+      expect(await settledWithin(pending, 1_000)).not.toBe('pending')
+    })
+  })
 })

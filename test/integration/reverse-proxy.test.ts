@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto'
 import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http'
 import { connect, createServer as createNetServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { pino } from 'pino'
 import { Registry, type Histogram } from 'prom-client'
 import { newId } from '../../shared/ids.js'
@@ -813,5 +815,58 @@ describe('reverse-proxy mode', () => {
     const record = await backend.store.getKeyById(key.keyId)
     await backend.store.updateKey(key.keyId, { enabled: false }, record!.rev, Date.now())
     expect((await fetch(`${proxyUrl}/d`, { headers: { 'x-api-key': key.key } })).status).toBe(401)
+  })
+
+  it('lets go of pipelined answers once sent, while their client stays connected', async () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const collected = new Set<string>()
+    const finalized = new FinalizationRegistry<string>((path) => collected.add(path))
+    const { url, proxy: metered } = await meteredProxyTo(upstream.url)
+    metered.server.on('request', (req, res) => finalized.register(res, req.url!))
+    const socket = connect(Number(new URL(url).port), '127.0.0.1')
+    let received = ''
+    socket.on('data', (data: Buffer) => (received += String(data)))
+    const request = (path: string) => `GET ${path} HTTP/1.1\r\nhost: proxy\r\nx-api-key: ${valid.key}\r\n\r\n`
+    socket.write(request('/p-1') + request('/p-2') + request('/p-3') + request('/p-4'))
+    await waitFor(() => received.split('HTTP/1.1 200').length === 5, 'four answers')
+    // One more request on the same connection, not pipelined: the parser lets go of the earlier ones.
+    socket.write(request('/p-5'))
+    await waitFor(() => received.split('HTTP/1.1 200').length === 6, 'fifth answer')
+    for (let i = 0; i < 10 && !(collected.has('/p-2') && collected.has('/p-3')); i++) {
+      gc()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    socket.destroy()
+    // The pipelined ones (waiting behind /p-1) are collected although their client is still connected.
+    expect([...collected].sort()).toEqual(expect.arrayContaining(['/p-2', '/p-3']))
+  })
+
+  it('forwards nothing for pipelined requests whose client leaves while their key is being checked', async () => {
+    const slow = await issue(apiId)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let reading = false
+    const read = backend.store.getKeyByHash.bind(backend.store)
+    backend.store.getKeyByHash = async (hash: string) => {
+      reading = true
+      await gate
+      return read.call(backend.store, hash)
+    }
+    try {
+      const socket = connect(Number(new URL(proxyUrl).port), '127.0.0.1')
+      socket.on('error', () => {})
+      const request = (path: string) => `GET ${path} HTTP/1.1\r\nhost: proxy\r\nx-api-key: ${slow.key}\r\n\r\n`
+      socket.write(request('/left-pipelined-1') + request('/left-pipelined-2'))
+      await waitFor(() => reading, 'the key check to reach the store')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      socket.destroy()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      release()
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(upstream.seen.filter((seen) => seen.url.startsWith('/left-pipelined')).map((seen) => seen.url)).toEqual([])
+    } finally {
+      backend.store.getKeyByHash = read
+    }
   })
 })

@@ -106,4 +106,44 @@ describe('CommandQueueWatch', () => {
     expect(watch.timeOut(counted, 560, TIMEOUT, true)).toBe(600)
     expect(reads).toBeLessThan(5)
   })
+
+  it('walks from the front again once the commands it passed were answered (the same queue, a new front)', () => {
+    const commands = [command(0), command(10), command(200)]
+    const queue = queueOf(commands)
+    const watch = new CommandQueueWatch()
+    expect(watch.timeOut(queue, 150, TIMEOUT, true)).toBe(300)
+    // Their late replies arrive: both taken off the front; a new command is sent.
+    commands.splice(0, 2)
+    commands.push(command(260))
+    expect(watch.timeOut(queue, 310, TIMEOUT, true)).toBe(360)
+    expect(commands.map((cmd) => cmd.isSettled)).toEqual([true, false])
+  })
+
+  it('does not walk again the commands it rejected itself, as a hang piles them up', () => {
+    const commands = [...Array.from({ length: 1_000 }, () => command(0)), command(500)]
+    const queue = queueOf(commands)
+    let reads = 0
+    const counted: CommandQueue = {
+      get length() {
+        return queue.length
+      },
+      peekAt: (index) => {
+        reads++
+        return queue.peekAt(index)
+      },
+    }
+    const watch = new CommandQueueWatch()
+    expect(watch.timeOut(counted, 550, TIMEOUT, true)).toBe(600)
+    expect(commands.filter((cmd) => cmd.isSettled)).toHaveLength(1_000)
+    reads = 0
+    expect(watch.timeOut(counted, 560, TIMEOUT, true)).toBe(600)
+    expect(reads).toBeLessThan(5)
+  })
+
+  it('takes a command due within a millisecond as due (a timer may fire that early)', () => {
+    const almost = command(0)
+    const watch = new CommandQueueWatch()
+    expect(watch.timeOut(queueOf([almost]), TIMEOUT - 0.5, TIMEOUT, true)).toBe(Number.POSITIVE_INFINITY)
+    expect(almost.rejected).toHaveLength(1)
+  })
 })

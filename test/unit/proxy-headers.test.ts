@@ -86,7 +86,7 @@ const connection = fc.oneof(
 )
 const value = fc.oneof(
   fc.constantFrom('', '203.0.113.7', 'v'),
-  fc.array(fc.constantFrom('a', '10.0.0.1'), { maxLength: 2 }),
+  fc.array(fc.constantFrom('a', '10.0.0.1', ''), { maxLength: 2 }),
 )
 const headers = fc
   .record({
