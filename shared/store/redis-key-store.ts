@@ -1,5 +1,6 @@
 import type { ReplicationSettings } from '../config/settings.js'
 import { randomBytes } from 'node:crypto'
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { Cluster, type Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
@@ -87,6 +88,12 @@ function positionsOf(reply: (string | null)[]): ShardRevision[] | undefined {
 // Buckets (a key's hour and day: two per key) whose usage one script call adds on a single Redis: ~3 commands each
 // inside the script, so a call holds Redis for well under a millisecond.
 const USAGE_BUCKETS_PER_CALL = 200
+
+/** One addUsage script call: its buckets (the script's keys) and, per bucket, its outcome counts. */
+interface UsageCall {
+  buckets: string[]
+  args: (string | number)[]
+}
 // Keys SCAN looks at per call: a few hundred microseconds of Redis each, so the miss path is never held up long.
 const SCAN_COUNT = 1_000
 // listKeys reads at most this many index slices for one page, so skipped pointers cannot make it unbounded.
@@ -268,14 +275,27 @@ export class RedisKeyStore implements KeyStore {
     // Redis any buckets go together, USAGE_BUCKETS_PER_CALL to a call (a flush of a busy verifier was a call per key
     // it verified). Arguments are pushed straight into each call's lists: a flush covers every key verified in the
     // last seconds, and its garbage is paid for in the verifier's collector.
-    const calls = new Map<string, { buckets: string[]; args: (string | number)[] }>()
-    let call: { buckets: string[]; args: (string | number)[] } | undefined
+    //
+    // A call is sent as soon as it is complete, and the event loop is let go after every USAGE_BUCKETS_PER_CALL
+    // buckets: a verifier flushing thousands of keys in one turn held every verification behind it for milliseconds
+    // (bench/RESULTS.md: the p99 at a fixed rate). A failed call fails the flush once all were sent.
+    const sent: Promise<unknown>[] = []
+    let failure: unknown
+    const send = (call: UsageCall) =>
+      sent.push(
+        this.redis.addUsage(call.buckets.length, ...call.buckets, ...call.args).catch((err: unknown) => {
+          failure ??= err
+        }),
+      )
+    const byKey = new Map<string, UsageCall>()
+    let call: UsageCall | undefined
+    let sinceYield = 0
     for (const inc of increments) {
       if (this.cluster !== undefined) {
-        call = calls.get(inc.keyId)
-        if (call === undefined) calls.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
-      } else if (call === undefined || call.buckets.length === USAGE_BUCKETS_PER_CALL) {
-        calls.set(String(calls.size), (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
+        call = byKey.get(inc.keyId)
+        if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
+      } else if (call === undefined) {
+        call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }
       }
       call.buckets.push(redisKeys.usage(inc.keyId, inc.granularity, inc.time))
       const at = call.args.push(0) - 1
@@ -285,12 +305,24 @@ export class RedisKeyStore implements KeyStore {
         outcomes++
       }
       call.args[at] = outcomes
+      if (this.cluster === undefined && call.buckets.length === USAGE_BUCKETS_PER_CALL) {
+        send(call)
+        call = undefined
+      }
+      if (++sinceYield === USAGE_BUCKETS_PER_CALL) {
+        // Sent as they are: a key met again later gets a call of its own, in the same slot.
+        if (this.cluster !== undefined) {
+          for (const complete of byKey.values()) send(complete)
+          byKey.clear()
+        }
+        sinceYield = 0
+        await yieldToEventLoop()
+      }
     }
-    await this.run(() =>
-      Promise.all(
-        Array.from(calls.values(), ({ buckets, args }) => this.redis.addUsage(buckets.length, ...buckets, ...args)),
-      ),
-    )
+    if (this.cluster !== undefined) for (const complete of byKey.values()) send(complete)
+    else if (call !== undefined) send(call)
+    await Promise.all(sent)
+    if (failure !== undefined) throw toStoreError(failure)
   }
 
   async readUsage(keyId: string, granularity: Granularity, from: number, to: number): Promise<Bucket[]> {

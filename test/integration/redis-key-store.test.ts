@@ -170,6 +170,45 @@ describe('verification counts on Redis: 200 buckets to a call, whatever keys the
     ])
   })
 
+  // A flush of a busy verifier covers thousands of keys: built and sent in one turn, it held every verification
+  // queued behind it for milliseconds. Each call goes out once complete, and other work runs between calls.
+  it('sends a large flush call by call, letting other work run between them', async () => {
+    const hour = 415_000 * HOUR
+    const client = (stage.store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
+    const addUsage = client.addUsage
+    let sentCalls = 0
+    client.addUsage = function (this: unknown, ...args: unknown[]) {
+      sentCalls++
+      return addUsage.apply(this, args)
+    }
+    try {
+      const increments = Array.from({ length: 1_000 }, (_, i) => ({
+        keyId: `key_y${i}`,
+        granularity: 'hour' as const,
+        time: hour,
+        counts: { success: 1 },
+      }))
+      const sentBySteps: number[] = []
+      const flushing = stage.store.addUsage(increments)
+      sentBySteps.push(sentCalls)
+      for (let turn = 0; turn < 3; turn++) {
+        await new Promise((resolve) => setImmediate(resolve))
+        sentBySteps.push(sentCalls)
+      }
+      await flushing
+      // One call at once, the next ones in later turns: never all five in the turn that started the flush.
+      expect(sentBySteps[0]).toBe(1)
+      expect(sentBySteps[sentBySteps.length - 1]).toBeLessThan(5)
+      expect(sentCalls).toBe(5)
+      for (const keyId of ['key_y0', 'key_y999'])
+        expect(await stage.store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
+          { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
+        ])
+    } finally {
+      client.addUsage = addUsage
+    }
+  })
+
   // A flush may hold a key's bucket more than once (on either side of a call's boundary), counts left undefined
   // (a Partial record) and increments with no outcome at all: each is added as it stands, undefined as 0.
   it('adds a bucket that appears twice, counts left undefined as 0, and increments without outcomes', async () => {
