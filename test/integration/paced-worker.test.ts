@@ -1,0 +1,90 @@
+import { createServer, type Server } from 'node:http'
+import { afterEach, describe, expect, it } from 'vitest'
+import { runPinnedWorker, type LoadResult } from '../../bench/lib/load.js'
+import type { PacedPlan } from '../../bench/lib/paced-worker.js'
+
+/**
+ * The paced client of bench:cpu's fixed-rate rows (it decides the p99 target), run as the bench runs it — the
+ * compiled worker in a process of its own — against a node:http server that notes when each request arrived.
+ */
+describe('paced-worker', () => {
+  let server: Server | undefined
+  afterEach(async () => {
+    server?.closeAllConnections()
+    await new Promise((resolve) => server?.close(resolve))
+    server = undefined
+  })
+
+  /** A server answering each request after `delayMs` with `answer`; `arrivals` are ms since the first request. */
+  async function serve(answer: { status?: number; body?: string; delayMs?: number; chunked?: boolean }) {
+    const arrivals: number[] = []
+    let first: number | undefined
+    server = createServer((req, res) => {
+      const now = performance.now()
+      first ??= now
+      arrivals.push(now - first)
+      req.resume()
+      req.on('end', () =>
+        setTimeout(() => {
+          const body = answer.body ?? '{"valid":true}'
+          const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+          res.writeHead(answer.status ?? 200, answer.chunked ? { 'content-type': 'application/json' } : headers)
+          res.end(body)
+        }, answer.delayMs ?? 0),
+      )
+    })
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as { port: number }
+    return { url: `http://127.0.0.1:${port}`, arrivals }
+  }
+
+  const plan = (url: string, overrides: Partial<PacedPlan>): PacedPlan => ({
+    url,
+    path: '/v1/keys.verifyKey',
+    bodies: ['{"key":"a"}', '{"key":"b"}'],
+    connections: 8,
+    rate: 1_000,
+    warmupSeconds: 0.5,
+    durationSeconds: 1,
+    ...overrides,
+  })
+
+  it('sends at the rate, evenly, open loop, and times each answer from its write', async () => {
+    // Each answer takes 5 ms: a closed loop on 8 connections could not send more than 1,600 a second.
+    const { url, arrivals } = await serve({ delayMs: 5 })
+    const result = await runPinnedWorker<LoadResult>('paced-worker', plan(url, { rate: 2_000 }))
+    expect(result).toMatchObject({ total: 3_000, non2xx: 0, errors: 0 })
+    expect(arrivals).toHaveLength(3_000)
+    // Evenly: every 50 ms of the measured second holds its 100 requests, give or take a few.
+    const measured = arrivals.filter((at) => at >= 500 && at < 1_500)
+    for (let from = 500; from < 1_500; from += 50) {
+      const inSlice = measured.filter((at) => at >= from && at < from + 50).length
+      expect(inSlice).toBeGreaterThanOrEqual(85)
+      expect(inSlice).toBeLessThanOrEqual(115)
+    }
+    // Latency is the server's 5 ms (a timer: 5–7 ms) and the loopback, not the schedule.
+    expect(result.p50).toBeGreaterThanOrEqual(5)
+    expect(result.p50).toBeLessThan(8)
+    expect(result.rps).toBeCloseTo(2_000, -2)
+  })
+
+  it('reads answers that span several reads, and counts answers that are not 2xx', async () => {
+    // Larger than its 256 KiB read buffer: every answer arrives in pieces.
+    const big = await serve({ body: JSON.stringify({ pad: 'x'.repeat(300_000) }) })
+    expect(
+      await runPinnedWorker<LoadResult>('paced-worker', plan(big.url, { rate: 100, durationSeconds: 0.5 })),
+    ).toMatchObject({ total: 100, non2xx: 0, errors: 0 })
+    server!.closeAllConnections()
+    await new Promise((resolve) => server!.close(resolve))
+    const refused = await serve({ status: 503, body: '{"error":"busy"}' })
+    expect(
+      await runPinnedWorker<LoadResult>('paced-worker', plan(refused.url, { rate: 200, durationSeconds: 0.5 })),
+    ).toMatchObject({ total: 200, non2xx: 200, errors: 0 })
+  })
+
+  // It finds an answer's end by its Content-Length (both servers it judges send one): without it, it stops.
+  it('fails, rather than guessing, on an answer without Content-Length', async () => {
+    const { url } = await serve({ chunked: true })
+    await expect(runPinnedWorker<LoadResult>('paced-worker', plan(url, { rate: 100 }))).rejects.toThrow(/exited 1/)
+  })
+})
