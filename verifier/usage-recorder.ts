@@ -33,6 +33,8 @@ export class UsageRecorder {
   /** Counts by hour bucket, then key id: no string is built per verification. */
   private pending = new Map<number, Map<string, Partial<Record<Outcome, number>>>>()
   private timer: NodeJS.Timeout | undefined
+  /** The flush being sent, if any. */
+  private flushing: Promise<void> | undefined
 
   constructor(
     private readonly store: VerifierStore,
@@ -105,7 +107,21 @@ export class UsageRecorder {
    * than missing them.
    */
   async flush(): Promise<void> {
+    // A flush still sending (the periodic one, when stop() came) is waited for: the store sends a large batch over
+    // several turns, and a caller closing the connection after this flush must not cut that one short.
+    while (this.flushing !== undefined) await this.flushing
     if (this.pending.size === 0) return
+    const flushing = this.send(this.takeBatch())
+    this.flushing = flushing
+    try {
+      await flushing
+    } finally {
+      this.flushing = undefined
+    }
+  }
+
+  /** Takes the pending counts as the store's increments, and starts a new batch. */
+  private takeBatch(): UsageIncrement[] {
     const batch = this.pending
     this.pending = new Map()
     // Cells kept by callers point into the batch just taken: none may be counted on again.
@@ -119,6 +135,10 @@ export class UsageRecorder {
         )
       }
     }
+    return increments
+  }
+
+  private async send(increments: UsageIncrement[]): Promise<void> {
     try {
       await this.store.addUsage(increments)
     } catch (err) {

@@ -109,7 +109,8 @@ class Connection {
     let at = 0
     while (at < end) {
       const headerEnd = data.indexOf(HEADER_END, at)
-      if (headerEnd < 0 || headerEnd >= end) break
+      // The buffer beyond `end` holds an earlier read's bytes: the whole separator must be this read's.
+      if (headerEnd < 0 || headerEnd + HEADER_END.length > end) break
       const bodyLength = contentLength(data.subarray(at, headerEnd), headerEnd - at)
       if (bodyLength < 0) fail(`an answer without Content-Length: ${data.toString('latin1', at, at + 40)}`)
       const answerEnd = headerEnd + HEADER_END.length + bodyLength

@@ -281,12 +281,18 @@ export class RedisKeyStore implements KeyStore {
     // (bench/RESULTS.md: the p99 at a fixed rate). A failed call fails the flush once all were sent.
     const sent: Promise<unknown>[] = []
     let failure: unknown
-    const send = (call: UsageCall) =>
-      sent.push(
-        this.redis.addUsage(call.buckets.length, ...call.buckets, ...call.args).catch((err: unknown) => {
-          failure ??= err
-        }),
-      )
+    const send = (call: UsageCall) => {
+      try {
+        sent.push(
+          this.redis.addUsage(call.buckets.length, ...call.buckets, ...call.args).catch((err: unknown) => {
+            failure ??= err
+          }),
+        )
+      } catch (err) {
+        // Thrown rather than rejected: mapped like any other failure, once the calls already sent are settled.
+        failure ??= err
+      }
+    }
     const byKey = new Map<string, UsageCall>()
     let call: UsageCall | undefined
     let sinceYield = 0

@@ -1,5 +1,8 @@
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { bucketStart } from '../../shared/analytics.js'
+import { connectRedis } from '../../shared/store/redis-connection.js'
+import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
@@ -223,5 +226,34 @@ describe('Redis Cluster: 3 masters', () => {
       15_000,
       250,
     )
+
+    // A flush larger than one turn's share (200 buckets): sent over several turns, a call per key in its slot, a key
+    // met again after a pause in a call of its own. Every count lands once.
+    const store = new RedisKeyStore(
+      await connectRedis('redis://127.0.0.1:6379', 'cluster-usage', {
+        cluster: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+      }),
+    )
+    try {
+      const hour = 430_000 * 3_600_000
+      const day = bucketStart('day', hour)
+      const flush = Array.from({ length: 300 }, (_, i) => [
+        { keyId: `key_c${i}`, granularity: 'hour' as const, time: hour, counts: { success: 1 } },
+        { keyId: `key_c${i}`, granularity: 'day' as const, time: day, counts: { success: 1 } },
+      ]).flat()
+      // key_c0 again after the first pause, and key_c299 twice within the last turn.
+      flush.push(
+        { keyId: 'key_c0', granularity: 'hour', time: hour, counts: { success: 2 } },
+        { keyId: 'key_c299', granularity: 'hour', time: hour, counts: { success: 4 } },
+      )
+      await store.addUsage(flush)
+      const hourOf = async (keyId: string) => (await store.readUsage(keyId, 'hour', hour, hour))[0]?.success
+      expect(await hourOf('key_c0')).toBe(3)
+      expect(await hourOf('key_c299')).toBe(5)
+      for (const i of [1, 99, 100, 101, 199, 200, 250]) expect(await hourOf(`key_c${i}`), `key_c${i}`).toBe(1)
+      expect((await store.readUsage('key_c150', 'day', day, day))[0]?.success).toBe(1)
+    } finally {
+      await store.close()
+    }
   }, 80_000)
 })

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http'
+import { createServer as createNetServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runPinnedWorker, type LoadResult } from '../../bench/lib/load.js'
 import type { PacedPlan } from '../../bench/lib/paced-worker.js'
@@ -10,8 +11,9 @@ import type { PacedPlan } from '../../bench/lib/paced-worker.js'
 describe('paced-worker', () => {
   let server: Server | undefined
   afterEach(async () => {
-    server?.closeAllConnections()
-    await new Promise((resolve) => server?.close(resolve))
+    if (server === undefined) return
+    server.closeAllConnections()
+    await new Promise((resolve) => server!.close(resolve))
     server = undefined
   })
 
@@ -55,12 +57,12 @@ describe('paced-worker', () => {
     const result = await runPinnedWorker<LoadResult>('paced-worker', plan(url, { rate: 2_000 }))
     expect(result).toMatchObject({ total: 3_000, non2xx: 0, errors: 0 })
     expect(arrivals).toHaveLength(3_000)
-    // Evenly: every 50 ms of the measured second holds its 100 requests, give or take a few.
-    const measured = arrivals.filter((at) => at >= 500 && at < 1_500)
-    for (let from = 500; from < 1_500; from += 50) {
-      const inSlice = measured.filter((at) => at >= from && at < from + 50).length
-      expect(inSlice).toBeGreaterThanOrEqual(85)
-      expect(inSlice).toBeLessThanOrEqual(115)
+    // Evenly: every quarter of the measured second holds about its 500 requests (a burst at the top of each second,
+    // as autocannon's overallRate sends them, would put all 2,000 in the first). Loose: a busy host delays some.
+    for (let from = 500; from < 1_500; from += 250) {
+      const inQuarter = arrivals.filter((at) => at >= from && at < from + 250).length
+      expect(inQuarter).toBeGreaterThanOrEqual(350)
+      expect(inQuarter).toBeLessThanOrEqual(650)
     }
     // Latency is the server's 5 ms (a timer: 5–7 ms) and the loopback, not the schedule.
     expect(result.p50).toBeGreaterThanOrEqual(5)
@@ -80,6 +82,40 @@ describe('paced-worker', () => {
     expect(
       await runPinnedWorker<LoadResult>('paced-worker', plan(refused.url, { rate: 200, durationSeconds: 0.5 })),
     ).toMatchObject({ total: 200, non2xx: 200, errors: 0 })
+  })
+
+  // Every socket reads into one buffer, so bytes past a read's end are an earlier read's. An answer whose head
+  // arrives cut just after a line's CRLF, where the earlier answer had its blank line, must not end there.
+  it('finds the end of a head only in the bytes of the read', async () => {
+    const first = 'HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'
+    // 36 bytes, ending in CRLF where `first` has its final CRLF (bytes 36–37).
+    const cut = 'HTTP/1.1 200 OK\r\nx-pad: 0123456789\r\n'
+    expect(first.slice(34, 38)).toBe('\r\n\r\n')
+    expect(cut.length).toBe(36)
+    let answered = 0
+    const raw = createNetServer((socket) => {
+      socket.on('data', (data: Buffer) => {
+        for (let n = data.toString('latin1').split('POST ').length - 1; n > 0; n--) {
+          if (answered++ === 0) socket.write(first)
+          else {
+            socket.write(cut)
+            setTimeout(() => socket.write('content-length: 2\r\n\r\n{}'), 20)
+          }
+        }
+      })
+    })
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = raw.address() as { port: number }
+      expect(
+        await runPinnedWorker<LoadResult>(
+          'paced-worker',
+          plan(`http://127.0.0.1:${port}`, { connections: 1, rate: 10, warmupSeconds: 0, durationSeconds: 0.3 }),
+        ),
+      ).toMatchObject({ total: 3, non2xx: 0, errors: 0 })
+    } finally {
+      await new Promise((resolve) => raw.close(resolve))
+    }
   })
 
   // It finds an answer's end by its Content-Length (both servers it judges send one): without it, it stops.

@@ -4,7 +4,9 @@ import { generateKey, generateRootKey } from '../../shared/key-material.js'
 import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
-import { ANALYTICS_RETENTION_MS } from '../../shared/analytics.js'
+import { ANALYTICS_RETENTION_MS, bucketStart } from '../../shared/analytics.js'
+import { pino } from 'pino'
+import { UsageRecorder } from '../../verifier/usage-recorder.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import type { RevisionSnapshot } from '../../shared/store/key-store.js'
 import { SHARD_COUNT } from '../../shared/shards.js'
@@ -231,6 +233,60 @@ describe('verification counts on Redis: 200 buckets to a call, whatever keys the
     expect(await stage.store.readUsage('key_odd', 'hour', hour, hour)).toStrictEqual([
       { time: hour, success: 0, rateLimited: 0, usageExceeded: 1 },
     ])
+  })
+})
+
+describe('verification counts at shutdown: a flush still sending when the last one is asked for', () => {
+  const redis = useRedisServer()
+
+  // A large flush is sent over several turns. Shutdown stops the recorder, flushes, then closes the connection: a
+  // periodic flush still sending then must finish first, or its later calls fail on the closed connection.
+  it('lands every count of a periodic flush in progress, then the rest, before the connection closes', async () => {
+    const store = new RedisKeyStore(await openRedis(redis.url, 'test'))
+    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 60_000)
+    const now = Date.now()
+    for (let i = 0; i < 1_000; i++) recorder.record(`key_s${i}`, 'VALID', now)
+    const periodic = recorder.flush()
+    recorder.record('key_late', 'VALID', now)
+    // What a verifier's stop() and its shutdown hook do.
+    recorder.stop()
+    await recorder.flush()
+    await store.close()
+    await periodic
+    const reader = new RedisKeyStore(await openRedis(redis.url, 'reader'))
+    try {
+      const hour = bucketStart('hour', now)
+      for (const keyId of ['key_s0', 'key_s500', 'key_s999', 'key_late'])
+        expect(await reader.readUsage(keyId, 'hour', hour, hour), keyId).toStrictEqual([
+          { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
+        ])
+    } finally {
+      await reader.close()
+    }
+  })
+})
+
+describe('verification counts when Redis does not answer', () => {
+  const redis = useRedisServer()
+
+  // The calls of a large flush go out over several turns; one that fails must fail the flush as the store's
+  // unavailability, once all were sent, and never surface as an unhandled rejection while the loop is let go.
+  it('rejects a flush of many calls as unavailable, after every call has settled', async () => {
+    const store = new RedisKeyStore(await openRedis(redis.url, 'test', { commandTimeout: 200 }))
+    try {
+      await redis.admin.call('CLIENT', 'PAUSE', '1000', 'ALL')
+      const hour = 440_000 * 3_600_000
+      const flush = Array.from({ length: 1_000 }, (_, i) => ({
+        keyId: `key_p${i}`,
+        granularity: 'hour' as const,
+        time: hour,
+        counts: { success: 1 },
+      }))
+      await expect(store.addUsage(flush)).rejects.toBeInstanceOf(StoreUnavailableError)
+    } finally {
+      await redis.admin.call('CLIENT', 'UNPAUSE')
+      await store.close()
+    }
   })
 })
 
