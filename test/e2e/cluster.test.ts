@@ -241,7 +241,7 @@ describe('Redis Cluster: 3 masters', () => {
         { keyId: `key_c${i}`, granularity: 'hour' as const, time: hour, counts: { success: 1 } },
         { keyId: `key_c${i}`, granularity: 'day' as const, time: day, counts: { success: 1 } },
       ]).flat()
-      // key_c0 again after the first pause, and key_c299 twice within the last turn.
+      // key_c0 and key_c299 again, after the third pause (every 200 buckets): each in a call of its own.
       flush.push(
         { keyId: 'key_c0', granularity: 'hour', time: hour, counts: { success: 2 } },
         { keyId: 'key_c299', granularity: 'hour', time: hour, counts: { success: 4 } },

@@ -94,14 +94,28 @@ describe('paced-worker', () => {
     expect(cut.length).toBe(36)
     let answered = 0
     const raw = createNetServer((socket) => {
-      socket.on('data', (data: Buffer) => {
-        for (let n = data.toString('latin1').split('POST ').length - 1; n > 0; n--) {
-          if (answered++ === 0) socket.write(first)
-          else {
-            socket.write(cut)
-            setTimeout(() => socket.write('content-length: 2\r\n\r\n{}'), 20)
-          }
+      // One answer at a time, in order, each cut one written whole before the next starts (requests that arrive
+      // together after a stall wait their turn): every cut head is read on its own, then its rest.
+      let waiting = 0
+      let busy = false
+      const next = () => {
+        if (busy || waiting === 0) return
+        waiting--
+        if (answered++ === 0) {
+          socket.write(first)
+          return next()
         }
+        busy = true
+        socket.write(cut)
+        setTimeout(() => {
+          socket.write('content-length: 2\r\n\r\n{}')
+          busy = false
+          next()
+        }, 50)
+      }
+      socket.on('data', (data: Buffer) => {
+        waiting += data.toString('latin1').split('POST ').length - 1
+        next()
       })
     })
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve))

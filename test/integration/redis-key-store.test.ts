@@ -288,6 +288,40 @@ describe('verification counts when Redis does not answer', () => {
       await store.close()
     }
   })
+
+  // A call that throws instead of rejecting (not seen from ioredis, but not ruled out) is reported the same way,
+  // after the calls already sent have landed.
+  it('rejects as unavailable when a call throws, once the calls sent before it landed', async () => {
+    const store = new RedisKeyStore(await openRedis(redis.url, 'test'))
+    const client = (store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
+    const addUsage = client.addUsage
+    let calls = 0
+    client.addUsage = function (this: unknown, ...args: unknown[]) {
+      if (++calls === 3) throw new Error('Connection is closed.')
+      return addUsage.apply(this, args)
+    }
+    try {
+      const hour = 441_000 * 3_600_000
+      const flush = Array.from({ length: 1_000 }, (_, i) => ({
+        keyId: `key_t${i}`,
+        granularity: 'hour' as const,
+        time: hour,
+        counts: { success: 1 },
+      }))
+      await expect(store.addUsage(flush)).rejects.toBeInstanceOf(StoreUnavailableError)
+      // The first two calls (keys 0–399) landed; the third (400–599) was never sent; the rest went out after it.
+      expect(await store.readUsage('key_t399', 'hour', hour, hour)).toStrictEqual([
+        { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
+      ])
+      expect(await store.readUsage('key_t400', 'hour', hour, hour)).toStrictEqual([])
+      expect(await store.readUsage('key_t600', 'hour', hour, hour)).toStrictEqual([
+        { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
+      ])
+    } finally {
+      client.addUsage = addUsage
+      await store.close()
+    }
+  })
 })
 
 describe('a key read by hash on Redis: errors as before the read became one promise', () => {

@@ -126,4 +126,36 @@ describe('UsageRecorder', () => {
       { time: Date.UTC(2031, 0, 1, 11), counts: { success: 2 } },
     ])
   })
+
+  // Shutdown stops the recorder, flushes and then closes the store's connection: a periodic flush still sending
+  // (a large batch goes out over several turns) must finish before the last flush starts and before that close.
+  it('starts a flush only once the one still sending has finished', async () => {
+    const events: string[] = []
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let calls = 0
+    const store = {
+      addUsage: async (batch: UsageIncrement[]) => {
+        const call = ++calls
+        events.push(`start ${call} (${batch.length / 2} keys)`)
+        if (call === 1) await held
+        events.push(`end ${call}`)
+      },
+    } as unknown as KeyStore
+    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 60_000)
+    const t = Date.UTC(2031, 0, 1, 10, 15)
+    recorder.record('key_a', 'VALID', t)
+    const periodic = recorder.flush()
+    recorder.record('key_b', 'VALID', t)
+    recorder.stop()
+    const last = recorder.flush()
+    let lastDone = false
+    void last.then(() => (lastDone = true))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(events).toEqual(['start 1 (1 keys)'])
+    expect(lastDone).toBe(false)
+    release()
+    await Promise.all([periodic, last])
+    expect(events).toEqual(['start 1 (1 keys)', 'end 1', 'start 2 (1 keys)', 'end 2'])
+  })
 })
