@@ -32,6 +32,16 @@ keyStoreContract('redis', async () => {
   }
 })
 
+/** `count` keys named `<prefix><i>`, each counted once as a success in the hour bucket `hour`. */
+function oneEachHourly(prefix: string, count: number, hour: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    keyId: `${prefix}${i}`,
+    granularity: 'hour' as const,
+    time: hour,
+    counts: { success: 1 },
+  }))
+}
+
 /** A Redis server of the describe's own and a RedisKeyStore on it, opened before its tests and closed after. */
 function useRedisKeyStore() {
   const stage = { redis: useRedisServer(), store: undefined as unknown as RedisKeyStore }
@@ -184,12 +194,7 @@ describe('verification counts on Redis: 200 buckets to a call, whatever keys the
       return addUsage.apply(this, args)
     }
     try {
-      const increments = Array.from({ length: 1_000 }, (_, i) => ({
-        keyId: `key_y${i}`,
-        granularity: 'hour' as const,
-        time: hour,
-        counts: { success: 1 },
-      }))
+      const increments = oneEachHourly('key_y', 1_000, hour)
       const sentBySteps: number[] = []
       const flushing = stage.store.addUsage(increments)
       sentBySteps.push(sentCalls)
@@ -276,12 +281,7 @@ describe('verification counts when Redis does not answer', () => {
     try {
       await redis.admin.call('CLIENT', 'PAUSE', '1000', 'ALL')
       const hour = 440_000 * 3_600_000
-      const flush = Array.from({ length: 1_000 }, (_, i) => ({
-        keyId: `key_p${i}`,
-        granularity: 'hour' as const,
-        time: hour,
-        counts: { success: 1 },
-      }))
+      const flush = oneEachHourly('key_p', 1_000, hour)
       await expect(store.addUsage(flush)).rejects.toBeInstanceOf(StoreUnavailableError)
     } finally {
       await redis.admin.call('CLIENT', 'UNPAUSE')
@@ -302,12 +302,7 @@ describe('verification counts when Redis does not answer', () => {
     }
     try {
       const hour = 441_000 * 3_600_000
-      const flush = Array.from({ length: 1_000 }, (_, i) => ({
-        keyId: `key_t${i}`,
-        granularity: 'hour' as const,
-        time: hour,
-        counts: { success: 1 },
-      }))
+      const flush = oneEachHourly('key_t', 1_000, hour)
       await expect(store.addUsage(flush)).rejects.toBeInstanceOf(StoreUnavailableError)
       // The first two calls (keys 0–399) landed; the third (400–599) was never sent; the rest went out after it.
       expect(await store.readUsage('key_t399', 'hour', hour, hour)).toStrictEqual([

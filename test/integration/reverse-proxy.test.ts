@@ -519,31 +519,41 @@ describe('reverse-proxy mode', () => {
     }
   })
 
+  /** Holds every store read of a key by hash until `release()`: `reading` once one has begun. */
+  function holdKeyReads() {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const read = backend.store.getKeyByHash.bind(backend.store)
+    const held = {
+      reading: false,
+      release,
+      restore: () => void (backend.store.getKeyByHash = read),
+    }
+    backend.store.getKeyByHash = async (hash: string) => {
+      held.reading = true
+      await gate
+      return read(hash)
+    }
+    return held
+  }
+
   it('forwards nothing for a client that leaves while its key is being checked', async () => {
     const slow = await issue(apiId)
     // The key is not cached: its check waits on a store read, held here until the client has gone.
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    let reading = false
-    const read = backend.store.getKeyByHash.bind(backend.store)
-    backend.store.getKeyByHash = async (hash: string) => {
-      reading = true
-      await gate
-      return read.call(backend.store, hash)
-    }
+    const held = holdKeyReads()
     try {
       const { port } = new URL(proxyUrl)
       const client = httpRequest({ host: '127.0.0.1', port, path: '/left-early', headers: { 'x-api-key': slow.key } })
       client.on('error', () => {})
       client.end()
-      await waitFor(() => reading, 'the key check to reach the store')
+      await waitFor(() => held.reading, 'the key check to reach the store')
       client.destroy()
       await new Promise((resolve) => setTimeout(resolve, 50))
-      release()
+      held.release()
       await new Promise((resolve) => setTimeout(resolve, 200))
       expect(upstream.seen.some((seen) => seen.url === '/left-early')).toBe(false)
     } finally {
-      backend.store.getKeyByHash = read
+      held.restore()
     }
   })
 
@@ -844,29 +854,21 @@ describe('reverse-proxy mode', () => {
 
   it('forwards nothing for pipelined requests whose client leaves while their key is being checked', async () => {
     const slow = await issue(apiId)
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    let reading = false
-    const read = backend.store.getKeyByHash.bind(backend.store)
-    backend.store.getKeyByHash = async (hash: string) => {
-      reading = true
-      await gate
-      return read.call(backend.store, hash)
-    }
+    const held = holdKeyReads()
     try {
       const socket = connect(Number(new URL(proxyUrl).port), '127.0.0.1')
       socket.on('error', () => {})
       const request = (path: string) => `GET ${path} HTTP/1.1\r\nhost: proxy\r\nx-api-key: ${slow.key}\r\n\r\n`
       socket.write(request('/left-pipelined-1') + request('/left-pipelined-2'))
-      await waitFor(() => reading, 'the key check to reach the store')
+      await waitFor(() => held.reading, 'the key check to reach the store')
       await new Promise((resolve) => setTimeout(resolve, 50))
       socket.destroy()
       await new Promise((resolve) => setTimeout(resolve, 50))
-      release()
+      held.release()
       await new Promise((resolve) => setTimeout(resolve, 200))
       expect(upstream.seen.filter((seen) => seen.url.startsWith('/left-pipelined')).map((seen) => seen.url)).toEqual([])
     } finally {
-      backend.store.getKeyByHash = read
+      held.restore()
     }
   })
 })

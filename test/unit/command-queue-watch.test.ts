@@ -31,6 +31,20 @@ const queueOf = (commands: WatchedCommand[]): CommandQueue => ({
   peekAt: (index) => (index < commands.length ? { command: commands[index] } : undefined),
 })
 
+/** The queue, counting how many commands a walk reads (`reads`, reset by the test). */
+function countingReads(queue: CommandQueue): CommandQueue & { reads: number } {
+  return {
+    reads: 0,
+    get length() {
+      return queue.length
+    },
+    peekAt(index) {
+      this.reads++
+      return queue.peekAt(index)
+    },
+  }
+}
+
 describe('CommandQueueWatch', () => {
   it('rejects what is due, in order, and says when the next one is due', () => {
     const [a, b, c] = [command(0), command(50), command(120)]
@@ -89,22 +103,13 @@ describe('CommandQueueWatch', () => {
   it('does not walk again the settled commands a hang piles up at the front (a pass costs what is new)', () => {
     const commands = [...Array.from({ length: 1_000 }, () => command(0, true)), command(500)]
     const queue = queueOf(commands)
-    let reads = 0
-    const counted: CommandQueue = {
-      get length() {
-        return queue.length
-      },
-      peekAt: (index) => {
-        reads++
-        return queue.peekAt(index)
-      },
-    }
+    const counted = countingReads(queue)
     const watch = new CommandQueueWatch()
     expect(watch.timeOut(counted, 550, TIMEOUT, true)).toBe(600)
-    expect(reads).toBeGreaterThan(1_000)
-    reads = 0
+    expect(counted.reads).toBeGreaterThan(1_000)
+    counted.reads = 0
     expect(watch.timeOut(counted, 560, TIMEOUT, true)).toBe(600)
-    expect(reads).toBeLessThan(5)
+    expect(counted.reads).toBeLessThan(5)
   })
 
   it('walks from the front again once the commands it passed were answered (the same queue, a new front)', () => {
@@ -122,22 +127,13 @@ describe('CommandQueueWatch', () => {
   it('does not walk again the commands it rejected itself, as a hang piles them up', () => {
     const commands = [...Array.from({ length: 1_000 }, () => command(0)), command(500)]
     const queue = queueOf(commands)
-    let reads = 0
-    const counted: CommandQueue = {
-      get length() {
-        return queue.length
-      },
-      peekAt: (index) => {
-        reads++
-        return queue.peekAt(index)
-      },
-    }
+    const counted = countingReads(queue)
     const watch = new CommandQueueWatch()
     expect(watch.timeOut(counted, 550, TIMEOUT, true)).toBe(600)
     expect(commands.filter((cmd) => cmd.isSettled)).toHaveLength(1_000)
-    reads = 0
+    counted.reads = 0
     expect(watch.timeOut(counted, 560, TIMEOUT, true)).toBe(600)
-    expect(reads).toBeLessThan(5)
+    expect(counted.reads).toBeLessThan(5)
   })
 
   it('takes a command due within a millisecond as due (a timer may fire that early)', () => {
