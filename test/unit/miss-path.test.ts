@@ -51,8 +51,12 @@ describe('MissPath', () => {
     expect(polls.length).toBeGreaterThanOrEqual(11)
     // Each poll served many keys, and none came sooner than 10 ms after the one before.
     expect(pending.length).toBeGreaterThan(5 * polls.length)
+    // Stamped here, just after the path's own start stamp: a collector's pause between the two (~1 ms, seen in CI on
+    // a loaded machine: a gap of 9.2 ms) shortens one gap and lengthens the one before it. So each gap within a
+    // pause of 10 ms, and all of them together at least 10 ms each but for the first stamp's pause.
     const gaps = polls.slice(1).map((at, i) => at - polls[i]!)
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(9.9)
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(8.5)
+    expect((polls[polls.length - 1]! - polls[0]!) / gaps.length).toBeGreaterThanOrEqual(9.9)
   })
 
   it('polls at once for an unknown key that comes alone', async () => {
