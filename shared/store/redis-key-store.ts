@@ -86,8 +86,16 @@ function positionsOf(reply: (string | null)[]): ShardRevision[] | undefined {
 }
 
 // Buckets (a key's hour and day: two per key) whose usage one script call adds on a single Redis: ~3 commands each
-// inside the script, so a call holds Redis for well under a millisecond.
-const USAGE_BUCKETS_PER_CALL = 200
+// inside the script, ~2 µs of Redis a bucket, so a call holds Redis for ~0.1 ms. 200 to a call held it ~0.45 ms each.
+const USAGE_BUCKETS_PER_CALL = 50
+// A flush's calls in flight at once, on one Redis and on a Cluster (whose calls are a key's two buckets each). Sent
+// all at once, a flush of 1,000 keys held Redis ~4.5 ms in one stretch every flush: every other client of it (a miss
+// path, another verifier) waited that long, and a verifier sharing a core with Redis stalled with it. One at a time,
+// Redis serves others between calls; the flush takes a round trip a call longer, off every request's path.
+const USAGE_CALLS_IN_FLIGHT = 1
+const CLUSTER_USAGE_CALLS_IN_FLIGHT = 8
+// Buckets encoded in one turn of the event loop before it is let go (a Cluster call is smaller than this).
+const USAGE_BUCKETS_PER_TURN = 200
 
 /** One addUsage script call: its buckets (the script's keys) and, per bucket, its outcome counts. */
 interface UsageCall {
@@ -276,27 +284,39 @@ export class RedisKeyStore implements KeyStore {
     // it verified). Arguments are pushed straight into each call's lists: a flush covers every key verified in the
     // last seconds, and its garbage is paid for in the verifier's collector.
     //
-    // A call is sent as soon as it is complete, and the event loop is let go after every USAGE_BUCKETS_PER_CALL
-    // buckets: a verifier flushing thousands of keys in one turn held every verification behind it for milliseconds
-    // (bench/RESULTS.md: the p99 at a fixed rate). A failed call fails the flush once all were sent.
-    const sent: Promise<unknown>[] = []
+    // A call is sent once complete with fewer than the window's calls in flight, else when a reply makes room; the
+    // event loop is let go every USAGE_BUCKETS_PER_TURN buckets besides: a verifier flushing thousands of keys in
+    // one turn held every verification behind it for milliseconds (bench/RESULTS.md: the p99 at a fixed rate).
+    // After a failed call nothing more is sent (Redis is likely down: a call after another would each wait out the
+    // command timeout) and the flush fails once the calls in flight settled. Counts not sent are dropped with it.
+    const window = this.cluster === undefined ? USAGE_CALLS_IN_FLIGHT : CLUSTER_USAGE_CALLS_IN_FLIGHT
+    const inFlight = new Set<Promise<void>>()
     let failure: unknown
-    const send = (call: UsageCall) => {
+    const send = async (call: UsageCall): Promise<void> => {
+      while (inFlight.size >= window && failure === undefined) await Promise.race(inFlight)
+      if (failure !== undefined) return
+      let reply: Promise<unknown>
       try {
-        sent.push(
-          this.redis.addUsage(call.buckets.length, ...call.buckets, ...call.args).catch((err: unknown) => {
-            failure ??= err
-          }),
-        )
+        reply = this.redis.addUsage(call.buckets.length, ...call.buckets, ...call.args)
       } catch (err) {
         // Thrown rather than rejected: mapped like any other failure, once the calls already sent are settled.
         failure ??= err
+        return
       }
+      const settled: Promise<void> = reply.then(
+        () => void inFlight.delete(settled),
+        (err: unknown) => {
+          failure ??= err
+          inFlight.delete(settled)
+        },
+      )
+      inFlight.add(settled)
     }
     const byKey = new Map<string, UsageCall>()
     let call: UsageCall | undefined
-    let sinceYield = 0
+    let inTurn = 0
     for (const inc of increments) {
+      if (failure !== undefined) break
       if (this.cluster !== undefined) {
         call = byKey.get(inc.keyId)
         if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
@@ -312,22 +332,25 @@ export class RedisKeyStore implements KeyStore {
       }
       call.args[at] = outcomes
       if (this.cluster === undefined && call.buckets.length === USAGE_BUCKETS_PER_CALL) {
-        send(call)
+        const complete = call
         call = undefined
+        // Waiting here for room is itself a turn let go: other work runs until the reply.
+        if (inFlight.size >= window) inTurn = 0
+        await send(complete)
       }
-      if (++sinceYield === USAGE_BUCKETS_PER_CALL) {
+      if (++inTurn === USAGE_BUCKETS_PER_TURN) {
         // Sent as they are: a key met again later gets a call of its own, in the same slot.
         if (this.cluster !== undefined) {
-          for (const complete of byKey.values()) send(complete)
+          for (const complete of byKey.values()) await send(complete)
           byKey.clear()
         }
-        sinceYield = 0
+        inTurn = 0
         await yieldToEventLoop()
       }
     }
-    if (this.cluster !== undefined) for (const complete of byKey.values()) send(complete)
-    else if (call !== undefined) send(call)
-    await Promise.all(sent)
+    if (this.cluster !== undefined) for (const complete of byKey.values()) await send(complete)
+    else if (call !== undefined) await send(call)
+    await Promise.all(inFlight)
     if (failure !== undefined) throw toStoreError(failure)
   }
 

@@ -112,7 +112,7 @@ describe('root keys on Redis: layout, and those stored by earlier releases (kg:r
   })
 })
 
-describe('verification counts on Redis: one script call per 200 buckets and flush', () => {
+describe('verification counts on Redis: one script call per 50 buckets and flush', () => {
   const stage = useRedisKeyStore()
   const redis = stage.redis
 
@@ -133,8 +133,8 @@ describe('verification counts on Redis: one script call per 200 buckets and flus
     const before = await calls()
     await stage.store.addUsage(increments)
     await stage.store.addUsage(increments)
-    // Two flushes of 250 keys (500 buckets): three round trips each (200 buckets to a call), whatever the outcomes.
-    expect((await calls()) - before).toBe(6)
+    // Two flushes of 250 keys (500 buckets): ten round trips each (50 buckets to a call), whatever the outcomes.
+    expect((await calls()) - before).toBe(20)
     for (const keyId of keyIds) {
       expect(await stage.store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
         { time: hour, success: 6, rateLimited: 2, usageExceeded: 0 },
@@ -154,14 +154,14 @@ describe('verification counts on Redis: one script call per 200 buckets and flus
   })
 })
 
-describe('verification counts on Redis: 200 buckets to a call, whatever keys they belong to', () => {
+describe('verification counts on Redis: 50 buckets to a call, one call at a time, whatever keys they belong to', () => {
   const stage = useRedisKeyStore()
   const redis = stage.redis
   const HOUR = 3_600_000
   const calls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.admin.info('commandstats'))?.[1] ?? 0)
 
-  // The calls' size is what keeps Redis free for the miss path: exactly 200 buckets fit in one call, 201 take two.
-  it('sends 200 buckets in one call and 201 in two', async () => {
+  // The calls' size is what keeps Redis free for the miss path: exactly 50 buckets fit in one call, 51 take two.
+  it('sends 50 buckets in one call and 51 in two', async () => {
     const hour = 410_000 * HOUR
     await stage.store.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts: { success: 1 } }])
     const flush = (n: number) =>
@@ -172,41 +172,62 @@ describe('verification counts on Redis: 200 buckets to a call, whatever keys the
         counts: { success: 1 },
       }))
     let before = await calls()
-    await stage.store.addUsage(flush(200))
+    await stage.store.addUsage(flush(50))
     expect((await calls()) - before).toBe(1)
     before = await calls()
-    await stage.store.addUsage(flush(201))
+    await stage.store.addUsage(flush(51))
     expect((await calls()) - before).toBe(2)
-    expect(await stage.store.readUsage('key_b200', 'hour', hour, hour)).toStrictEqual([
+    expect(await stage.store.readUsage('key_b50', 'hour', hour, hour)).toStrictEqual([
       { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
     ])
   })
 
   // A flush of a busy verifier covers thousands of keys: built and sent in one turn, it held every verification
-  // queued behind it for milliseconds. Each call goes out once complete, and other work runs between calls.
-  it('sends a large flush call by call, letting other work run between them', async () => {
+  // queued behind it for milliseconds; sent all at once, its calls held Redis (and a verifier sharing its core) for
+  // milliseconds in one stretch. One call is in flight at a time, and other work runs while it is.
+  it('sends a large flush one call at a time, letting other work and other clients run between calls', async () => {
     const hour = 415_000 * HOUR
     const client = (stage.store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
     const addUsage = client.addUsage
     let sentCalls = 0
+    let inFlight = 0
+    let mostInFlight = 0
     client.addUsage = function (this: unknown, ...args: unknown[]) {
       sentCalls++
-      return addUsage.apply(this, args)
+      mostInFlight = Math.max(mostInFlight, ++inFlight)
+      return addUsage.apply(this, args).finally(() => inFlight--)
     }
     try {
       const increments = oneEachHourly('key_y', 1_000, hour)
       const sentBySteps: number[] = []
+      const pings: Promise<unknown>[] = []
       const flushing = stage.store.addUsage(increments)
       sentBySteps.push(sentCalls)
       for (let turn = 0; turn < 3; turn++) {
         await new Promise((resolve) => setImmediate(resolve))
         sentBySteps.push(sentCalls)
       }
+      // Another client's command sent now is answered before the flush's last call: Redis is not held by it.
+      let pinged = false
+      pings.push(redis.admin.ping().then(() => (pinged = true)))
+      let pingedBeforeLastCall = false
+      const lastCall = new Promise<void>((resolve) => {
+        const check = () => {
+          if (sentCalls === 20) {
+            pingedBeforeLastCall = pinged
+            resolve()
+          } else setImmediate(check)
+        }
+        check()
+      })
       await flushing
-      // One call at once, the next ones in later turns: never all five in the turn that started the flush.
+      await Promise.all([...pings, lastCall])
+      // One call at once, the next ones only as replies come: never all twenty in the turns that started the flush.
       expect(sentBySteps[0]).toBe(1)
-      expect(sentBySteps[sentBySteps.length - 1]).toBeLessThan(5)
-      expect(sentCalls).toBe(5)
+      expect(sentBySteps[sentBySteps.length - 1]).toBeLessThan(20)
+      expect(mostInFlight).toBe(1)
+      expect(sentCalls).toBe(20)
+      expect(pingedBeforeLastCall).toBe(true)
       for (const keyId of ['key_y0', 'key_y999'])
         expect(await stage.store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
           { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
@@ -275,7 +296,8 @@ describe('verification counts when Redis does not answer', () => {
   const redis = useRedisServer()
 
   // The calls of a large flush go out over several turns; one that fails must fail the flush as the store's
-  // unavailability, once all were sent, and never surface as an unhandled rejection while the loop is let go.
+  // unavailability, once the calls in flight settled, and never surface as an unhandled rejection while the loop is let
+  // go. Nothing is sent after it: each call would wait out the command timeout in turn.
   it('rejects a flush of many calls as unavailable, after every call has settled', async () => {
     const store = new RedisKeyStore(await openRedis(redis.url, 'test', { commandTimeout: 200 }))
     try {
@@ -290,7 +312,7 @@ describe('verification counts when Redis does not answer', () => {
   })
 
   // A call that throws instead of rejecting (not seen from ioredis, but not ruled out) is reported the same way,
-  // after the calls already sent have landed.
+  // after the calls already sent have landed; nothing is sent after it.
   it('rejects as unavailable when a call throws, once the calls sent before it landed', async () => {
     const store = new RedisKeyStore(await openRedis(redis.url, 'test'))
     const client = (store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
@@ -304,14 +326,13 @@ describe('verification counts when Redis does not answer', () => {
       const hour = 441_000 * 3_600_000
       const flush = oneEachHourly('key_t', 1_000, hour)
       await expect(store.addUsage(flush)).rejects.toBeInstanceOf(StoreUnavailableError)
-      // The first two calls (keys 0–399) landed; the third (400–599) was never sent; the rest went out after it.
-      expect(await store.readUsage('key_t399', 'hour', hour, hour)).toStrictEqual([
+      // The first two calls (keys 0–99) landed; the third (100–149) was never sent, nor any after it.
+      expect(await store.readUsage('key_t99', 'hour', hour, hour)).toStrictEqual([
         { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
       ])
-      expect(await store.readUsage('key_t400', 'hour', hour, hour)).toStrictEqual([])
-      expect(await store.readUsage('key_t600', 'hour', hour, hour)).toStrictEqual([
-        { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
-      ])
+      expect(await store.readUsage('key_t100', 'hour', hour, hour)).toStrictEqual([])
+      expect(await store.readUsage('key_t600', 'hour', hour, hour)).toStrictEqual([])
+      expect(calls).toBe(3)
     } finally {
       client.addUsage = addUsage
       await store.close()
