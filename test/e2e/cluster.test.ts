@@ -252,6 +252,30 @@ describe('Redis Cluster: 3 masters', () => {
       expect(await hourOf('key_c299')).toBe(5)
       for (const i of [1, 99, 100, 101, 199, 200, 250]) expect(await hourOf(`key_c${i}`), `key_c${i}`).toBe(1)
       expect((await store.readUsage('key_c150', 'day', day, day))[0]?.success).toBe(1)
+
+      // A flush ending on a turn's boundary (1,000 buckets): a few calls in flight at once, never more than the window,
+      // and none still in flight once it resolves (a shutdown closes the connection right after).
+      const client = (store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
+      const addUsage = client.addUsage
+      let inFlight = 0
+      let mostInFlight = 0
+      client.addUsage = function (this: unknown, ...args: unknown[]) {
+        mostInFlight = Math.max(mostInFlight, ++inFlight)
+        return addUsage.apply(this, args).finally(() => inFlight--)
+      }
+      try {
+        const even = Array.from({ length: 500 }, (_, i) => [
+          { keyId: `key_e${i}`, granularity: 'hour' as const, time: hour, counts: { success: 1 } },
+          { keyId: `key_e${i}`, granularity: 'day' as const, time: day, counts: { success: 1 } },
+        ]).flat()
+        await store.addUsage(even)
+        expect(inFlight).toBe(0)
+        expect(mostInFlight).toBeGreaterThan(1)
+        expect(mostInFlight).toBeLessThanOrEqual(32)
+      } finally {
+        client.addUsage = addUsage
+      }
+      for (const i of [0, 199, 200, 499]) expect(await hourOf(`key_e${i}`), `key_e${i}`).toBe(1)
     } finally {
       await store.close()
     }
