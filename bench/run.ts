@@ -7,6 +7,7 @@ import { instructions } from './scenarios/instructions.js'
 import { memory } from './scenarios/memory.js'
 import { propagation } from './scenarios/propagation.js'
 import { proxy } from './scenarios/proxy.js'
+import { tail } from './scenarios/tail.js'
 import { unknownFlood } from './scenarios/unknown-flood.js'
 import { verifyHit } from './scenarios/verify-hit.js'
 import { verifyMiss } from './scenarios/verify-miss.js'
@@ -18,6 +19,7 @@ import { verifyMiss } from './scenarios/verify-miss.js'
 const SCENARIOS: Record<string, () => Promise<ScenarioReport>> = {
   cpu,
   'cpu-host': cpuHost,
+  tail,
   'verify-hit': verifyHit,
   instructions,
   'verify-miss': verifyMiss,

@@ -36,6 +36,18 @@ export interface LoadResult {
   total: number
   non2xx: number
   errors: number
+  /** The paced client's slow requests one by one, when its plan asks for them (bench/lib/paced-worker.ts). */
+  slow?: SlowRequests
+}
+
+/** The requests of a window slower than `overMs`, each with the time it was written; times in ms since the epoch. */
+export interface SlowRequests {
+  overMs: number
+  /** The counted part of the schedule (the warm-up excluded). */
+  fromEpochMs: number
+  toEpochMs: number
+  sentAtEpochMs: number[]
+  latencyMs: number[]
 }
 
 /** Runs autocannon in a process of its own, pinned to the load core. */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
+import type { LoadResult, SlowRequests } from './load.js'
 import { percentile } from './stats.js'
 
 /**
@@ -27,6 +28,11 @@ export interface PacedPlan {
   /** Sent first at the same rate and not counted: the client's own code is compiled and its heap settled by then. */
   warmupSeconds: number
   durationSeconds: number
+  /**
+   * Report the requests of the counted part slower than this (ms) one by one, with when each was written: a bench
+   * can then tell which of them a pause of the server held (bench:tail). Unset: none are reported.
+   */
+  slowOverMs?: number
 }
 
 const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as PacedPlan
@@ -138,6 +144,10 @@ const expected = warmup + Math.ceil(plan.rate * plan.durationSeconds)
 const latencies = new Float64Array(expected).fill(Number.NaN)
 let answered = 0
 let non2xx = 0
+const slowOverMs = plan.slowOverMs ?? Number.POSITIVE_INFINITY
+/** Each slow answer's place in the schedule and its write time (ms since the epoch), warm-up included. */
+const slowSequences: number[] = []
+const slowSentAt: number[] = []
 const connections = Array.from(
   { length: plan.connections },
   () =>
@@ -147,6 +157,10 @@ const connections = Array.from(
       // Warm-up answers take exactly this path too (their latencies are dropped at the end): a branch first taken
       // when the warm-up ends would have V8 compile code again inside the measured window (seen: 2–4 ms stalls).
       latencies[sequence] = latencyMs
+      if (latencyMs > slowOverMs) {
+        slowSequences.push(sequence)
+        slowSentAt.push(performance.timeOrigin + performance.now() - latencyMs)
+      }
     }),
 )
 await Promise.all(connections.map((c) => new Promise((resolve) => c.socket.once('connect', resolve))))
@@ -177,6 +191,18 @@ await new Promise<void>((resolve) => {
 })
 for (const connection of connections) connection.socket.destroy()
 const sample = Array.from(latencies.subarray(warmup)).filter((latency) => !Number.isNaN(latency))
+let slow: SlowRequests | undefined
+if (plan.slowOverMs !== undefined) {
+  const counted = slowSequences.flatMap((sequence, i) => (sequence >= warmup ? [i] : []))
+  const countedFrom = performance.timeOrigin + started + warmup * intervalMs
+  slow = {
+    overMs: plan.slowOverMs,
+    fromEpochMs: countedFrom,
+    toEpochMs: countedFrom + plan.durationSeconds * 1000,
+    sentAtEpochMs: counted.map((i) => slowSentAt[i]!),
+    latencyMs: counted.map((i) => latencies[slowSequences[i]!]!),
+  }
+}
 process.stdout.write(
   JSON.stringify({
     // Over the whole schedule, warm-up included, as is `total`: a caller timing the server's CPU over this run
@@ -188,5 +214,6 @@ process.stdout.write(
     total: answered,
     non2xx,
     errors: expected - answered,
-  }),
+    slow,
+  } satisfies LoadResult),
 )

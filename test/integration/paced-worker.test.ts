@@ -132,6 +132,35 @@ describe('paced-worker', () => {
     }
   })
 
+  it('reports the counted requests over slowOverMs one by one, with when each was written', async () => {
+    const { url } = await serve({ delayMs: 5 })
+    const before = Date.now()
+    const result = await runPinnedWorker<LoadResult>(
+      'paced-worker',
+      plan(url, { rate: 500, warmupSeconds: 0.2, durationSeconds: 0.5, slowOverMs: 3 }),
+    )
+    const after = Date.now()
+    const slow = result.slow!
+    // Every answer takes the server's 5 ms: each of the 250 counted ones is slow, none of the 100 warm-up ones shows.
+    expect(slow.sentAtEpochMs).toHaveLength(250)
+    expect(slow.latencyMs).toHaveLength(250)
+    for (const latency of slow.latencyMs) expect(latency).toBeGreaterThan(3)
+    // The counted part of the schedule: after the warm-up, for its duration.
+    expect(slow.fromEpochMs).toBeGreaterThan(before + 150)
+    expect(slow.toEpochMs - slow.fromEpochMs).toBeCloseTo(500, 6)
+    for (const sentAt of slow.sentAtEpochMs) {
+      expect(sentAt).toBeGreaterThanOrEqual(slow.fromEpochMs - 1)
+      expect(sentAt).toBeLessThanOrEqual(after)
+    }
+    // Written in the order of the schedule (all on idle connections: nothing waits behind a stall here).
+    const sorted = [...slow.sentAtEpochMs].sort((a, b) => a - b)
+    expect(Math.abs(sorted[0]! - slow.fromEpochMs)).toBeLessThan(50)
+    // Nothing over a bound no answer reaches; nothing at all when not asked.
+    const none = await runPinnedWorker<LoadResult>('paced-worker', plan(url, { rate: 200, slowOverMs: 1_000 }))
+    expect(none.slow!.sentAtEpochMs).toHaveLength(0)
+    expect((await runPinnedWorker<LoadResult>('paced-worker', plan(url, { rate: 200 }))).slow).toBeUndefined()
+  })
+
   // It finds an answer's end by its Content-Length (both servers it judges send one): without it, it stops.
   it('fails, rather than guessing, on an answer without Content-Length', async () => {
     const { url } = await serve({ chunked: true })

@@ -1,0 +1,207 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
+import { CPU_CONNECTIONS, postLoad } from '../lib/cpu-loads.js'
+import { runCpuRounds, windowsNote, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
+import { heldByPauses, pausesBetween, readGcPauses } from '../lib/gc-pauses.js'
+import { startKeygateFixture } from '../lib/keygate-fixture.js'
+import { runPinnedWorker, type LoadResult, type SlowRequests } from '../lib/load.js'
+import type { PacedPlan } from '../lib/paced-worker.js'
+import { benchServer, startKeygate, startServer, type BenchProcess } from '../lib/processes.js'
+import { showMeasured, type ScenarioReport } from '../lib/report.js'
+import { progress } from '../lib/rounds.js'
+import { measured, median } from '../lib/stats.js'
+
+const KEYS = 1_000
+const FIXED_RATE = 10_000
+/** Requests slower than this (ms) are reported one by one and put beside the server's collections. */
+const SLOW_MS = 1
+// As bench:cpu's fixed-rate rows: the paced client's own warm-up and young generation (bench/scenarios/cpu.ts).
+const PACED_WARMUP_SECONDS = 3
+const PACED_CLIENT_FLAGS = ['--min-semi-space-size=64', '--max-semi-space-size=64']
+const VERIFY = '/v1/keys.verifyKey'
+
+/**
+ * `npm run bench:tail`: why a server's p99 at a fixed rate is what it is. bench:cpu's fixed-rate rows (the ceiling
+ * and keygate's verifyKey at 10,000 req/s, the paced client, the same rounds, each server after saturating windows
+ * of its own as there), with every request over 1 ms reported by the client with its write time and every
+ * collection of each server logged by bench/servers/gc-pause-log.ts: how many slow requests a pause of the server
+ * held, and how many nothing in the server did (the host, the client). It reports; it sets no target.
+ */
+export async function tail(): Promise<ScenarioReport> {
+  const fixture = await startKeygateFixture()
+  const logs = mkdtempSync(join(tmpdir(), 'keygate-gc-'))
+  const gcLog = (name: string) => join(logs, `${name}.log`)
+  const logged = (name: string) => ({
+    nodeFlags: [`--import=${benchServer('gc-pause-log')}`],
+    env: { BENCH_GC_LOG: gcLog(name) },
+  })
+  const started: BenchProcess[] = []
+  try {
+    progress(`creating ${KEYS.toLocaleString('en-US')} keys with a name, an owner and meta`)
+    const apiId = await fixture.createApi('bench')
+    const keys = await fixture.createKeys(apiId, KEYS, 32, BENCH_KEY_FIELDS)
+    const bodies = keys.map(({ key }) => JSON.stringify({ key }))
+    const ceilingLog = logged('ceiling')
+    const ceiling = await startServer({ args: [benchServer('ceiling')], ...ceilingLog })
+    started.push(ceiling)
+    const verifierLog = logged('verifier')
+    const verifier = await startKeygate(
+      ['verifier'],
+      { ...fixture.env, ...verifierLog.env },
+      { nodeFlags: verifierLog.nodeFlags },
+    )
+    started.push(verifier)
+
+    const paced = (url: string) => (durationSeconds: number) =>
+      runPinnedWorker<LoadResult>(
+        'paced-worker',
+        {
+          url,
+          path: VERIFY,
+          bodies,
+          connections: CPU_CONNECTIONS,
+          rate: FIXED_RATE,
+          warmupSeconds: PACED_WARMUP_SECONDS,
+          durationSeconds,
+          slowOverMs: SLOW_MS,
+        } satisfies PacedPlan,
+        PACED_CLIENT_FLAGS,
+      )
+    const rate = FIXED_RATE.toLocaleString('en-US')
+    const C = 'ceiling: Fastify 5 route, body + response schema, constant verdict'
+    const V = 'keygate verifyKey (v1), cache hit'
+    const C10 = `ceiling at a fixed ${rate} req/s`
+    const V10 = `keygate verifyKey (v1) at a fixed ${rate} req/s`
+    const verifierReady = `${verifier.url}/readyz`
+    const redis = [fixture.redisPid]
+    const contenders: CpuContender[] = [
+      { label: C, pids: [ceiling.child.pid!], run: postLoad(ceiling.url, VERIFY, bodies) },
+      {
+        label: V,
+        pids: [verifier.child.pid!],
+        needs: redis,
+        readyUrl: verifierReady,
+        run: postLoad(verifier.url, VERIFY, bodies),
+      },
+      { label: C10, pids: [ceiling.child.pid!], run: paced(ceiling.url) },
+      { label: V10, pids: [verifier.child.pid!], needs: redis, readyUrl: verifierReady, run: paced(verifier.url) },
+    ]
+    const results = await runCpuRounds(contenders, [
+      ceiling.child.pid!,
+      verifier.child.pid!,
+      fixture.controlPlane.child.pid!,
+    ])
+
+    const windows = (label: string, log: string) =>
+      results.samples.get(label)!.map((sample) => explainWindow(sample.result, readGcPauses(log)))
+    const [ceilingWindows, verifierWindows] = [windows(C10, gcLog('ceiling')), windows(V10, gcLog('verifier'))]
+    const row = (label: string, explained: WindowTail[]) => {
+      const of = (pick: (window: WindowTail) => number) => measured(explained.map(pick))
+      return [
+        label,
+        showMeasured(results.cpu(label), 1),
+        showMeasured(results.p99(label), 3),
+        showMeasured(of((w) => w.slowPerSecond)),
+        showMeasured(of((w) => w.heldShare * 100)),
+        showMeasured(
+          of((w) => w.pausesPerSecond),
+          1,
+        ),
+        showMeasured(
+          of((w) => w.longestPauseMs),
+          2,
+        ),
+        showMeasured(
+          of((w) => w.pauseMsPerSecond),
+          1,
+        ),
+        showMeasured(of((w) => w.youngMb)),
+      ]
+    }
+    const p99Ratio = median(
+      results.samples.get(V10)!.map((s, i) => s.result.p99 / Math.max(results.samples.get(C10)![i]!.result.p99, 0.001)),
+    )
+    const held = (explained: WindowTail[]) => median(explained.map((w) => w.slowPerSecond * w.heldShare))
+    const unheld = (explained: WindowTail[]) => median(explained.map((w) => w.slowPerSecond * (1 - w.heldShare)))
+    return {
+      name: 'tail',
+      title: `The p99 at ${rate} req/s, explained`,
+      command: 'npm run bench:tail',
+      method: `bench:cpu's fixed-rate rows alone: the ceiling and keygate's verifier, ${KEYS.toLocaleString('en-US')} cached keys, the paced client at ${rate} req/s on ${CPU_CONNECTIONS} connections after ${PACED_WARMUP_SECONDS} s of its warm-up; each server also saturated (autocannon, as bench:cpu's hit rows) between its paced windows, so that its heap has bench:cpu's history; ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the other server paused. The client reports every request over ${SLOW_MS} ms with its write time; each server logs its collections (bench/servers/gc-pause-log.ts); a slow request is held by a pause when it was written before one ended and answered after it began. Medians over rounds [min–max].`,
+      table: {
+        headers: [
+          'server',
+          'CPU µs/request',
+          'p99 ms',
+          `requests over ${SLOW_MS} ms, per s`,
+          '% of them held by its GC pauses',
+          'GC pauses per s',
+          'longest pause ms',
+          'GC ms per s',
+          'new space MB',
+        ],
+        rows: [row(C10, ceilingWindows), row(V10, verifierWindows)],
+      },
+      checks: [
+        {
+          what: `verifyKey p99 at ${rate} req/s: keygate ÷ ceiling (bench:cpu judges it; reported here)`,
+          value: p99Ratio,
+          target: '(reported)',
+          pass: true,
+        },
+      ],
+      chart: [],
+      notes: [
+        `Requests over ${SLOW_MS} ms per second, held by the server's own collections / not: ceiling ${held(ceilingWindows).toFixed(0)} / ${unheld(ceilingWindows).toFixed(0)}, keygate ${held(verifierWindows).toFixed(0)} / ${unheld(verifierWindows).toFixed(0)} (1% of the requests is ${FIXED_RATE / 100} a second).`,
+        windowsNote(results),
+      ],
+      summary: `tail: p99 at ${rate} req/s keygate ${results.p99(V10).median.toFixed(3)} ms vs ceiling ${results.p99(C10).median.toFixed(3)} ms; over ${SLOW_MS} ms per s held by own GC / not: keygate ${held(verifierWindows).toFixed(0)} / ${unheld(verifierWindows).toFixed(0)}, ceiling ${held(ceilingWindows).toFixed(0)} / ${unheld(ceilingWindows).toFixed(0)}`,
+    }
+  } finally {
+    for (const server of started) {
+      try {
+        process.kill(server.child.pid!, 'SIGCONT')
+      } catch {
+        // Already gone.
+      }
+    }
+    for (const server of started.reverse()) await server.stop()
+    try {
+      process.kill(fixture.controlPlane.child.pid!, 'SIGCONT')
+    } catch {
+      // Already gone.
+    }
+    await fixture.stop()
+    rmSync(logs, { recursive: true, force: true })
+  }
+}
+
+/** One paced window's tail beside the server's collections in it. */
+interface WindowTail {
+  slowPerSecond: number
+  /** The share of the slow requests that a collection of the server held (0..1). */
+  heldShare: number
+  pausesPerSecond: number
+  longestPauseMs: number
+  pauseMsPerSecond: number
+  /** V8's new space (both semi-spaces) after the window's collections (their median), MB. */
+  youngMb: number
+}
+
+function explainWindow(result: LoadResult, log: ReturnType<typeof readGcPauses>): WindowTail {
+  const slow: SlowRequests | undefined = result.slow
+  if (slow === undefined) throw new Error('the paced client reported no slow requests: its plan asked for them')
+  const seconds = (slow.toEpochMs - slow.fromEpochMs) / 1000
+  const pauses = pausesBetween(log, slow.fromEpochMs, slow.toEpochMs)
+  const count = slow.sentAtEpochMs.length
+  return {
+    slowPerSecond: count / seconds,
+    heldShare: count === 0 ? 0 : heldByPauses(slow, pauses) / count,
+    pausesPerSecond: pauses.length / seconds,
+    longestPauseMs: Math.max(0, ...pauses.map((pause) => pause.durationMs)),
+    pauseMsPerSecond: pauses.reduce((sum, pause) => sum + pause.durationMs, 0) / seconds,
+    youngMb: pauses.length === 0 ? 0 : median(pauses.map((pause) => pause.youngBytes)) / 2 ** 20,
+  }
+}
