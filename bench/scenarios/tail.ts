@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
 import { CPU_CONNECTIONS, postLoad } from '../lib/cpu-loads.js'
 import { runCpuRounds, windowsNote, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
-import { heldByPauses, pausesBetween, readGcPauses } from '../lib/gc-pauses.js'
+import { explainWindow, readGcPauses, type WindowTail } from '../lib/gc-pauses.js'
 import { startKeygateFixture } from '../lib/keygate-fixture.js'
-import { runPinnedWorker, type LoadResult, type SlowRequests } from '../lib/load.js'
+import { runPinnedWorker, type LoadResult } from '../lib/load.js'
 import type { PacedPlan } from '../lib/paced-worker.js'
 import { benchServer, startKeygate, startServer, type BenchProcess } from '../lib/processes.js'
 import { showMeasured, type ScenarioReport } from '../lib/report.js'
@@ -98,7 +98,9 @@ export async function tail(): Promise<ScenarioReport> {
       results.samples.get(label)!.map((sample) => explainWindow(sample.result, readGcPauses(log)))
     const [ceilingWindows, verifierWindows] = [windows(C10, gcLog('ceiling')), windows(V10, gcLog('verifier'))]
     const row = (label: string, explained: WindowTail[]) => {
-      const of = (pick: (window: WindowTail) => number) => measured(explained.map(pick))
+      // A window without a collection has no new-space figure (NaN): left out of the median.
+      const of = (pick: (window: WindowTail) => number) =>
+        measured(explained.map(pick).filter((value) => !Number.isNaN(value)))
       return [
         label,
         showMeasured(results.cpu(label), 1),
@@ -120,6 +122,23 @@ export async function tail(): Promise<ScenarioReport> {
         showMeasured(of((w) => w.youngMb)),
       ]
     }
+    // Window by window, in the order measured: what a median over rounds hides (a window of a host stall, a server
+    // whose new space V8 resized between its windows).
+    const perWindow = [
+      '| round | server | CPU µs/request | p99 ms | over 1 ms per s | held by its GC | GC pauses per s | longest ms | new space MiB |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...results.samples
+        .get(C10)!
+        .flatMap((ceilingSample, i) =>
+          [
+            ['ceiling', ceilingSample, ceilingWindows[i]!] as const,
+            ['keygate', results.samples.get(V10)![i]!, verifierWindows[i]!] as const,
+          ].map(
+            ([server, sample, w]) =>
+              `| ${i + 1} | ${server} | ${sample.cpuUsPerRequest.toFixed(1)} | ${sample.result.p99.toFixed(3)} | ${w.slowPerSecond.toFixed(0)} | ${(w.heldShare * 100).toFixed(0)}% | ${w.pausesPerSecond.toFixed(1)} | ${w.longestPauseMs.toFixed(2)} | ${Number.isNaN(w.youngMb) ? '—' : w.youngMb.toFixed(0)} |`,
+          ),
+        ),
+    ]
     const p99Ratio = median(
       results.samples.get(V10)!.map((s, i) => s.result.p99 / Math.max(results.samples.get(C10)![i]!.result.p99, 0.001)),
     )
@@ -129,7 +148,7 @@ export async function tail(): Promise<ScenarioReport> {
       name: 'tail',
       title: `The p99 at ${rate} req/s, explained`,
       command: 'npm run bench:tail',
-      method: `bench:cpu's fixed-rate rows alone: the ceiling and keygate's verifier, ${KEYS.toLocaleString('en-US')} cached keys, the paced client at ${rate} req/s on ${CPU_CONNECTIONS} connections after ${PACED_WARMUP_SECONDS} s of its warm-up; each server also saturated (autocannon, as bench:cpu's hit rows) between its paced windows, so that its heap has bench:cpu's history; ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the other server paused. The client reports every request over ${SLOW_MS} ms with its write time; each server logs its collections (bench/servers/gc-pause-log.ts); a slow request is held by a pause when it was written before one ended and answered after it began. Medians over rounds [min–max].`,
+      method: `bench:cpu's fixed-rate rows alone: the ceiling and keygate's verifier, ${KEYS.toLocaleString('en-US')} cached keys, the paced client at ${rate} req/s on ${CPU_CONNECTIONS} connections after ${PACED_WARMUP_SECONDS} s of its warm-up; each server also saturated (autocannon, as bench:cpu's hit rows) between its paced windows, so that its heap has bench:cpu's history; ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the other server paused. The client reports every request over ${SLOW_MS} ms with its write time; each server logs its collections (bench/servers/gc-pause-log.ts); a slow request is held by a pause when it was written before one ended and answered after it began, and so is every slow request written less than 1 ms from another held one (the queue the pause left). Pause lengths are wall-clock (a host stall inside a collection counts in it). Medians over rounds [min–max].`,
       table: {
         headers: [
           'server',
@@ -140,7 +159,7 @@ export async function tail(): Promise<ScenarioReport> {
           'GC pauses per s',
           'longest pause ms',
           'GC ms per s',
-          'new space MB',
+          'new space MiB',
         ],
         rows: [row(C10, ceilingWindows), row(V10, verifierWindows)],
       },
@@ -157,6 +176,7 @@ export async function tail(): Promise<ScenarioReport> {
         `Requests over ${SLOW_MS} ms per second, held by the server's own collections / not: ceiling ${held(ceilingWindows).toFixed(0)} / ${unheld(ceilingWindows).toFixed(0)}, keygate ${held(verifierWindows).toFixed(0)} / ${unheld(verifierWindows).toFixed(0)} (1% of the requests is ${FIXED_RATE / 100} a second).`,
         windowsNote(results),
       ],
+      markdown: ['Each window:', '', ...perWindow],
       summary: `tail: p99 at ${rate} req/s keygate ${results.p99(V10).median.toFixed(3)} ms vs ceiling ${results.p99(C10).median.toFixed(3)} ms; over ${SLOW_MS} ms per s held by own GC / not: keygate ${held(verifierWindows).toFixed(0)} / ${unheld(verifierWindows).toFixed(0)}, ceiling ${held(ceilingWindows).toFixed(0)} / ${unheld(ceilingWindows).toFixed(0)}`,
     }
   } finally {
@@ -175,33 +195,5 @@ export async function tail(): Promise<ScenarioReport> {
     }
     await fixture.stop()
     rmSync(logs, { recursive: true, force: true })
-  }
-}
-
-/** One paced window's tail beside the server's collections in it. */
-interface WindowTail {
-  slowPerSecond: number
-  /** The share of the slow requests that a collection of the server held (0..1). */
-  heldShare: number
-  pausesPerSecond: number
-  longestPauseMs: number
-  pauseMsPerSecond: number
-  /** V8's new space (both semi-spaces) after the window's collections (their median), MB. */
-  youngMb: number
-}
-
-function explainWindow(result: LoadResult, log: ReturnType<typeof readGcPauses>): WindowTail {
-  const slow: SlowRequests | undefined = result.slow
-  if (slow === undefined) throw new Error('the paced client reported no slow requests: its plan asked for them')
-  const seconds = (slow.toEpochMs - slow.fromEpochMs) / 1000
-  const pauses = pausesBetween(log, slow.fromEpochMs, slow.toEpochMs)
-  const count = slow.sentAtEpochMs.length
-  return {
-    slowPerSecond: count / seconds,
-    heldShare: count === 0 ? 0 : heldByPauses(slow, pauses) / count,
-    pausesPerSecond: pauses.length / seconds,
-    longestPauseMs: Math.max(0, ...pauses.map((pause) => pause.durationMs)),
-    pauseMsPerSecond: pauses.reduce((sum, pause) => sum + pause.durationMs, 0) / seconds,
-    youngMb: pauses.length === 0 ? 0 : median(pauses.map((pause) => pause.youngBytes)) / 2 ** 20,
   }
 }

@@ -3,11 +3,13 @@ import { constants, PerformanceObserver } from 'node:perf_hooks'
 import { getHeapSpaceStatistics } from 'node:v8'
 
 /**
- * Loaded into a bench server with `node --import …/gc-pause-log.js` (bench:tail): appends one line per garbage
- * collection to the file BENCH_GC_LOG names — when it began (ms since the epoch), how long it held the thread (ms),
- * its kind, and the size of V8's new space (both semi-spaces) just after (bytes) — so that a bench can tell which
- * slow requests a pause of the server held, and how V8 had sized the young generation meanwhile. One write per
- * collection: a busy server collects a few to a hundred times a second.
+ * Loaded into a bench server with `node --import …/gc-pause-log.js` (bench:tail): appends one line per collection
+ * V8 reports to perf_hooks to the file BENCH_GC_LOG names — when it began (ms since the epoch), how long it held the
+ * thread (ms, wall-clock: a host stall inside it counts), its kind, and the size of V8's new space (both semi-spaces,
+ * bytes) when the observer ran, just after the collections it reports — so that a bench can tell which slow requests
+ * a pause of the server held, and how V8 had sized the young generation meanwhile. The steps of incremental marking
+ * after its start are not reported to perf_hooks, so not here either. One write per collection: a busy server
+ * collects a few to a hundred times a second.
  */
 const path = process.env.BENCH_GC_LOG
 if (path === undefined) throw new Error('gc-pause-log.js needs BENCH_GC_LOG (the file to append to)')

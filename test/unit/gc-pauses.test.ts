@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { heldByPauses, pausesBetween, readGcPauses, type GcPause } from '../../bench/lib/gc-pauses.js'
-import type { SlowRequests } from '../../bench/lib/load.js'
+import { explainWindow, heldByPauses, pausesBetween, readGcPauses, type GcPause } from '../../bench/lib/gc-pauses.js'
+import type { LoadResult, SlowRequests } from '../../bench/lib/load.js'
 
 /** bench:tail's two halves: a server's log of its collections, and slow requests put beside it. */
 describe('gc pauses (bench:tail)', () => {
@@ -56,6 +56,78 @@ describe('gc pauses (bench:tail)', () => {
     ).toBe(2)
   })
 
+  it('holds a whole episode when a pause held one of its requests: the queue a pause leaves drains behind it', () => {
+    const pauses = [pause(100, 2)]
+    // Written during the pause, then just after it, less than 1 ms apart: one episode, all held. The last one
+    // comes 1.3 ms after the one before: an episode of its own, which no pause touched.
+    expect(
+      heldByPauses(
+        slow([
+          [101.5, 1.5],
+          [101.9, 1.4],
+          [102.3, 1.2],
+          [102.7, 1.1],
+          [104.0, 1.1],
+        ]),
+        pauses,
+      ),
+    ).toBe(4)
+    // The same episode in another order (the client lists them as answered): the same count.
+    expect(
+      heldByPauses(
+        slow([
+          [102.7, 1.1],
+          [104.0, 1.1],
+          [101.5, 1.5],
+          [102.3, 1.2],
+          [101.9, 1.4],
+        ]),
+        pauses,
+      ),
+    ).toBe(4)
+    // Without the pause, none.
+    expect(heldByPauses(slow([[101.5, 1.5]]), [])).toBe(0)
+  })
+
+  it("explains a window: slow requests per second and the share its server's pauses held, its pauses, its new space", () => {
+    const window = (requests: [number, number][]): LoadResult => ({
+      rps: 10_000,
+      p50: 0.05,
+      p99: 1,
+      max: 5,
+      total: 20_000,
+      non2xx: 0,
+      errors: 0,
+      slow: { ...slow(requests), fromEpochMs: 1_000, toEpochMs: 3_000 },
+    })
+    const log: GcPause[] = [
+      // Began before the window and held its first requests: it counts for them, not among the window's pauses.
+      { beganEpochMs: 990, durationMs: 15, kind: 'major', youngBytes: 64 * 2 ** 20 },
+      { beganEpochMs: 1_500, durationMs: 1, kind: 'minor', youngBytes: 16 * 2 ** 20 },
+      { beganEpochMs: 2_500, durationMs: 3, kind: 'minor', youngBytes: 32 * 2 ** 20 },
+      // After the window: neither.
+      { beganEpochMs: 3_000, durationMs: 9, kind: 'minor', youngBytes: 8 * 2 ** 20 },
+    ]
+    const explained = explainWindow(
+      window([
+        [1_001, 5],
+        [1_700, 2],
+        [2_501, 2],
+      ]),
+      log,
+    )
+    expect(explained.slowPerSecond).toBe(1.5)
+    expect(explained.heldShare).toBeCloseTo(2 / 3, 9)
+    expect(explained.pausesPerSecond).toBe(1)
+    expect(explained.longestPauseMs).toBe(3)
+    expect(explained.pauseMsPerSecond).toBe(2)
+    expect(explained.youngMb).toBe(24)
+    const quiet = explainWindow(window([]), [])
+    expect(quiet).toMatchObject({ slowPerSecond: 0, heldShare: 0, pausesPerSecond: 0, longestPauseMs: 0 })
+    expect(quiet.youngMb).toBeNaN()
+    expect(() => explainWindow({ ...window([]), slow: undefined }, log)).toThrow(/no slow requests/)
+  })
+
   it('reads a log line by line and picks the pauses that began in a window', () => {
     const file = join(scratch(), 'gc.log')
     writeFileSync(file, '1000.500 0.250 minor 16777216\n1100.000 12.000 major 16777216\n1200.125 0.300 minor 8388608\n')
@@ -69,27 +141,43 @@ describe('gc pauses (bench:tail)', () => {
     expect(readGcPauses(join(scratch(), 'none.log'))).toStrictEqual([])
   })
 
-  it('logs every collection of a process it is imported into, with its kind and when it began', () => {
+  it('logs the collections of a process it is imported into: kind, when, how long, the new space then', () => {
     const file = join(scratch(), 'gc.log')
     const logger = fileURLToPath(new URL('../../dist/bench/servers/gc-pause-log.js', import.meta.url))
     const before = Date.now()
-    // Two full collections and one of the young generation, each asked for by name; the observer is called after
-    // them, in a later turn: the process lingers a moment before it exits.
-    const run = spawnSync(
-      process.execPath,
-      ['--expose-gc', `--import=${logger}`, '-e', "gc(); gc({ type: 'minor' }); gc(); setTimeout(() => {}, 100)"],
-      { env: { ...process.env, BENCH_GC_LOG: file }, encoding: 'utf8' },
-    )
+    // A full collection of a heap holding 300,000 objects, timed by the process itself; another, and one of the young
+    // generation. The observer is called after them, in a later turn: the process lingers a moment, then says its
+    // new space's size and how long the timed collection took it.
+    const script = `
+      const keep = Array.from({ length: 300_000 }, (_, i) => ({ i }))
+      const started = performance.now()
+      gc()
+      const majorMs = performance.now() - started
+      gc({ type: 'minor' })
+      gc()
+      setTimeout(() => {
+        const young = require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size
+        console.log(JSON.stringify({ young, majorMs, kept: keep.length }))
+      }, 100)`
+    const run = spawnSync(process.execPath, ['--expose-gc', `--import=${logger}`, '-e', script], {
+      env: { ...process.env, BENCH_GC_LOG: file },
+      encoding: 'utf8',
+    })
     expect(run.status, run.stderr).toBe(0)
+    const said = JSON.parse(run.stdout) as { young: number; majorMs: number }
     const pauses = readGcPauses(file)
-    expect(pauses.filter((p) => p.kind === 'major').length).toBeGreaterThanOrEqual(2)
+    const majors = pauses.filter((p) => p.kind === 'major')
+    expect(majors.length).toBeGreaterThanOrEqual(2)
     expect(pauses.filter((p) => p.kind === 'minor').length).toBeGreaterThanOrEqual(1)
+    // In milliseconds: marking 300,000 objects takes more than 50 µs, and no longer than the process saw it take.
+    expect(majors[0]!.durationMs).toBeGreaterThan(0.05)
+    expect(majors[0]!.durationMs).toBeLessThanOrEqual(said.majorMs + 0.5)
     for (const p of pauses) {
       expect(p.beganEpochMs).toBeGreaterThanOrEqual(before - 1)
       expect(p.beganEpochMs).toBeLessThanOrEqual(Date.now())
-      expect(p.durationMs).toBeGreaterThan(0)
-      expect(p.youngBytes).toBeGreaterThan(0)
     }
+    // The new space's size, as the process itself reads it afterwards.
+    expect(pauses.at(-1)!.youngBytes).toBe(said.young)
     expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true)
   })
 
