@@ -80,6 +80,24 @@ export async function startKeygateFixture(extraEnv: Record<string, string> = {})
   }
 }
 
+/**
+ * Ends a scenario that paused processes (bench:cpu's rounds): resumes and stops its servers, the last started first,
+ * then resumes the control plane and stops the fixture. A stopped (SIGSTOP) process would never see its SIGTERM.
+ */
+export async function stopPausedStage(servers: BenchProcess[], fixture: KeygateFixture): Promise<void> {
+  const resume = (pid: number | undefined) => {
+    try {
+      if (pid !== undefined) process.kill(pid, 'SIGCONT')
+    } catch {
+      // Already gone.
+    }
+  }
+  for (const server of servers) resume(server.child.pid)
+  for (const server of [...servers].reverse()) await server.stop()
+  resume(fixture.controlPlane.child.pid)
+  await fixture.stop()
+}
+
 /** What a scenario runs on: the fixture, one api with its keys, and a place to register what to stop. */
 export interface Stage {
   fixture: KeygateFixture

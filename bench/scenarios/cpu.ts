@@ -4,7 +4,7 @@ import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
 import { LOAD_CORE } from '../lib/cores.js'
 import { CPU_CONNECTIONS, CPU_PIPELINING, keyedGetLoad, postLoad } from '../lib/cpu-loads.js'
 import { runCpuRounds, windowsNote, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
-import { BENCH_ROOT_KEY, startKeygateFixture } from '../lib/keygate-fixture.js'
+import { BENCH_ROOT_KEY, startKeygateFixture, stopPausedStage } from '../lib/keygate-fixture.js'
 import { runLoad, runPinnedWorker, type LoadPlan, type LoadResult } from '../lib/load.js'
 import type { LatencyPlan } from '../lib/latency-worker.js'
 import type { PacedPlan } from '../lib/paced-worker.js'
@@ -324,20 +324,7 @@ export async function cpu(): Promise<ScenarioReport> {
       summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}×`,
     }
   } finally {
-    for (const server of started) {
-      try {
-        process.kill(server.child.pid!, 'SIGCONT')
-      } catch {
-        // Already gone.
-      }
-    }
-    for (const server of started.reverse()) await server.stop()
-    try {
-      process.kill(fixture.controlPlane.child.pid!, 'SIGCONT')
-    } catch {
-      // Already gone.
-    }
-    await fixture.stop()
+    await stopPausedStage(started, fixture)
   }
 }
 

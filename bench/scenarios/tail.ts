@@ -5,7 +5,7 @@ import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
 import { CPU_CONNECTIONS, postLoad } from '../lib/cpu-loads.js'
 import { runCpuRounds, windowsNote, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
 import { explainWindow, readGcPauses, type WindowTail } from '../lib/gc-pauses.js'
-import { startKeygateFixture } from '../lib/keygate-fixture.js'
+import { startKeygateFixture, stopPausedStage } from '../lib/keygate-fixture.js'
 import { runPinnedWorker, type LoadResult } from '../lib/load.js'
 import type { PacedPlan } from '../lib/paced-worker.js'
 import { benchServer, startKeygate, startServer, type BenchProcess } from '../lib/processes.js'
@@ -180,20 +180,7 @@ export async function tail(): Promise<ScenarioReport> {
       summary: `tail: p99 at ${rate} req/s keygate ${results.p99(V10).median.toFixed(3)} ms vs ceiling ${results.p99(C10).median.toFixed(3)} ms; over ${SLOW_MS} ms per s held by own GC / not: keygate ${held(verifierWindows).toFixed(0)} / ${unheld(verifierWindows).toFixed(0)}, ceiling ${held(ceilingWindows).toFixed(0)} / ${unheld(ceilingWindows).toFixed(0)}`,
     }
   } finally {
-    for (const server of started) {
-      try {
-        process.kill(server.child.pid!, 'SIGCONT')
-      } catch {
-        // Already gone.
-      }
-    }
-    for (const server of started.reverse()) await server.stop()
-    try {
-      process.kill(fixture.controlPlane.child.pid!, 'SIGCONT')
-    } catch {
-      // Already gone.
-    }
-    await fixture.stop()
+    await stopPausedStage(started, fixture)
     rmSync(logs, { recursive: true, force: true })
   }
 }
