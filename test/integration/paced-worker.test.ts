@@ -75,9 +75,10 @@ describe('paced-worker', () => {
       expect(inQuarter).toBeGreaterThanOrEqual(350)
       expect(inQuarter).toBeLessThanOrEqual(650)
     }
-    // Latency is the server's 5 ms (a timer: 5–7 ms) and the loopback, not the schedule.
+    // Latency is the server's 5 ms (a timer: 5–7 ms) and the loopback, not the schedule. The server runs in this test's
+    // process, beside the suite's other files: CI's Node 20 run saw a median of 10.7 ms once.
     expect(result.p50).toBeGreaterThanOrEqual(5)
-    expect(result.p50).toBeLessThan(8)
+    expect(result.p50).toBeLessThan(15)
     expect(result.rps).toBeCloseTo(2_000, -2)
   })
 
@@ -144,33 +145,33 @@ describe('paced-worker', () => {
   })
 
   it('reports the counted requests over slowOverMs one by one, with when each was written', async () => {
-    // Requests alternate between the plan's two bodies; key a is answered after 5 ms, key b after 8: a latency reported
-    // beside another request's write time shows.
-    const { url } = await serve({ delayOf: (body) => (body.includes('"a"') ? 5 : 8) })
+    // Requests alternate between the plan's two bodies; key a is answered after 5 ms, key b after 25: a latency
+    // reported beside another request's write time is 20 ms off. Enough connections that none is ever pipelined (an
+    // answer waiting behind another's would be late for that reason).
+    const { url } = await serve({ delayOf: (body) => (body.includes('"a"') ? 5 : 25) })
     const result = await runPinnedWorker<LoadResult>(
       'paced-worker',
-      plan(url, { rate: 500, warmupSeconds: 0.2, durationSeconds: 0.5, slowOverMs: 3 }),
+      plan(url, { rate: 500, connections: 32, warmupSeconds: 0.2, durationSeconds: 0.5, slowOverMs: 3 }),
     )
     const slow = result.slow!
     // Every answer takes 5 ms or more: each of the 250 counted ones is slow, none of the 100 warm-up ones shows.
     expect(slow.sentAtEpochMs).toHaveLength(250)
     expect(slow.latencyMs).toHaveLength(250)
     expect(slow.toEpochMs - slow.fromEpochMs).toBeCloseTo(500, 6)
-    // Written on schedule: the k-th at the counted part's start + k × 2 ms (the median distance, a busy host
-    // delays a few). A write time taken at the answer instead would sit 5 or 8 ms late.
+    // Written on schedule: the k-th at the counted part's start + k × 2 ms (the median distance: a busy host delays
+    // some). A write time taken at the answer instead would sit at least 5 ms late, every one.
     const written = [...slow.sentAtEpochMs].sort((a, b) => a - b)
     const offsets = written.map((at, k) => Math.abs(at - (slow.fromEpochMs + k * 2))).sort((a, b) => a - b)
-    expect(offsets[125]!).toBeLessThan(1.5)
+    expect(offsets[125]!).toBeLessThan(4)
     // Each latency is its own request's: the k-th written is request 100 + k of the schedule (after the warm-up's
-    // 100), sent with body (100 + k) mod 2, and waited that body's delay and the loopback; a latency paired with a
-    // neighbour's write time is 3 ms off. A timer fires up to ~1 ms early (libuv's clock is in whole ms) and, on a
-    // busy host, a few ms late now and then: four in five within [−1.2, +2.2) ms.
+    // 100), sent with body (100 + k) mod 2, and waited that body's delay and the loopback. A timer fires up to ~1 ms
+    // early (libuv's clock is in whole ms) and, on a busy host (the whole suite runs beside this), late by several:
+    // four in five within [−1.2, +15) ms, where a neighbour's latency is 20 ms off.
     const byWrite = slow.sentAtEpochMs.map((_, i) => i).sort((a, b) => slow.sentAtEpochMs[a]! - slow.sentAtEpochMs[b]!)
     let fitting = 0
     byWrite.forEach((i, k) => {
-      const delayMs = (100 + k) % 2 === 0 ? 5 : 8
-      const off = slow.latencyMs[i]! - delayMs
-      if (off > -1.2 && off < 2.2) fitting++
+      const off = slow.latencyMs[i]! - ((100 + k) % 2 === 0 ? 5 : 25)
+      if (off > -1.2 && off < 15) fitting++
     })
     expect(fitting).toBeGreaterThanOrEqual(200)
     // Nothing over a bound no answer reaches; nothing at all when not asked.
