@@ -10,14 +10,19 @@ const OUTCOME: Partial<Record<VerdictCode, Outcome>> = {
 }
 
 /**
- * Where one key's counts of the current batch are, kept by a caller that counts the same key again (a memoised
- * verdict): the next count is an increment on it, not two Map look-ups. A cell of an earlier batch (flushed, or an
- * hour gone) is never counted on: `batch` tells.
+ * One key's counts since the last flush, in the table of the hour they belong to. A caller that counts the same key
+ * again (a memoised verdict) keeps it and counts on it directly, without a look-up; it stays the key's while `table`
+ * is the recorder's current one.
  */
 export interface UsageCell {
-  batch: number
-  counts: Partial<Record<Outcome, number>>
+  success: number
+  rateLimited: number
+  usageExceeded: number
+  /** The table that holds it; undefined once dropped from it (the key sat idle through a flush, or its hour went). */
+  table: CountTable | undefined
 }
+
+type CountTable = Map<string, UsageCell>
 
 /** Something that keeps a key's usage cell between verifications. */
 export interface UsageCellHolder {
@@ -25,13 +30,21 @@ export interface UsageCellHolder {
 }
 
 /**
- * Counts verifications per key and hour in memory (a Map increment on the hot path, nothing more) and adds
- * them to the store in one batch every `flushMs` (hourly and daily buckets). Counts not yet flushed when the
- * process dies, or of a batch the store refused, are lost: analytics are best effort, verdicts never wait.
+ * Counts verifications per key and hour in memory (an increment on the hot path, nothing more) and adds them to the
+ * store in one batch every `flushMs` (hourly and daily buckets). Counts not yet flushed when the process dies, or of a
+ * batch the store refused, are lost: analytics are best effort, verdicts never wait.
+ *
+ * The current hour's table outlives its flushes: a flush takes each key's counts and zeroes them in place, and drops
+ * only the keys not counted since the flush before. A table made anew every flush re-created every busy key's entry
+ * and cell each time — measured on a verifier answering 10,000 keys in turn (bench/RESULTS.md, 2026-11-25): the Map
+ * regrown through its sizes each flush, its large tables faulted in page by page, and the entries promoted to the old
+ * generation for the next flush to discard.
  */
 export class UsageRecorder {
-  /** Counts by hour bucket, then key id: no string is built per verification. */
-  private pending = new Map<number, Map<string, Partial<Record<Outcome, number>>>>()
+  /** The current hour's counts by key id: no string is built per verification. */
+  private table: CountTable = new Map()
+  /** Tables of hours the clock has left (at most a few: an hour's turn, a clock set back), by hour, until flushed. */
+  private readonly closed = new Map<number, CountTable>()
   private timer: NodeJS.Timeout | undefined
   /** The flush being sent, if any. */
   private flushing: Promise<void> | undefined
@@ -42,46 +55,37 @@ export class UsageRecorder {
     private readonly flushMs: number,
   ) {}
 
-  // The current hour bucket and where it ends: worked out once an hour, not on every verification.
+  // The current table's hour bucket and where it ends: worked out once an hour, not on every verification.
   private hour = 0
   private hourEnds = 0
 
   /**
-   * Which batch counts go to: a new one with every flush and every hour, so that a kept cell is never counted on after
-   * its counts were taken or its hour ended.
-   */
-  private batch = 0
-
-  /**
    * Counts one verification of `keyId` with this verdict code at `nowMs`. With a `holder` (the same one each time the
-   * same key is counted), its cell is kept there and counted on directly while its batch lasts.
+   * same key is counted), its cell is kept there and counted on directly while it is the key's.
    */
   record(keyId: string | undefined, code: VerdictCode, nowMs: number, holder?: UsageCellHolder): void {
     const outcome = OUTCOME[code]
     if (keyId === undefined || outcome === undefined) return
-    if (nowMs >= this.hourEnds || nowMs < this.hour) {
-      this.hour = bucketStart('hour', nowMs)
-      this.hourEnds = this.hour + 3_600_000
-      this.batch++
+    if (nowMs >= this.hourEnds || nowMs < this.hour) this.enterHour(bucketStart('hour', nowMs))
+    let cell = holder?.usage
+    if (cell === undefined || cell.table !== this.table) {
+      cell = this.table.get(keyId)
+      if (cell === undefined) {
+        cell = { success: 0, rateLimited: 0, usageExceeded: 0, table: this.table }
+        this.table.set(keyId, cell)
+      }
+      if (holder !== undefined) holder.usage = cell
     }
-    const cell = holder?.usage
-    let counts: Partial<Record<Outcome, number>>
-    if (cell !== undefined && cell.batch === this.batch) counts = cell.counts
-    else {
-      counts = this.countsOf(keyId)
-      // Only a caller that keeps it gets a cell: a count without a holder allocates nothing.
-      if (holder !== undefined) holder.usage = { batch: this.batch, counts }
-    }
-    counts[outcome] = (counts[outcome] ?? 0) + 1
+    cell[outcome]++
   }
 
-  /** The key's counts in the current hour of the pending batch. */
-  private countsOf(keyId: string): Partial<Record<Outcome, number>> {
-    let byKey = this.pending.get(this.hour)
-    if (!byKey) this.pending.set(this.hour, (byKey = new Map<string, Partial<Record<Outcome, number>>>()))
-    let counts = byKey.get(keyId)
-    if (!counts) byKey.set(keyId, (counts = {}))
-    return counts
+  /** Makes `hour`'s table the current one: the one it had if the clock comes back to it before a flush. */
+  private enterHour(hour: number): void {
+    if (this.table.size > 0) this.closed.set(this.hour, this.table)
+    this.table = this.closed.get(hour) ?? new Map<string, UsageCell>()
+    this.closed.delete(hour)
+    this.hour = hour
+    this.hourEnds = hour + 3_600_000
   }
 
   private stopped = false
@@ -110,8 +114,9 @@ export class UsageRecorder {
     // A flush still sending (the periodic one, when stop() came) is waited for: the store sends a large batch over
     // several turns, and a caller closing the connection after this flush must not cut that one short.
     while (this.flushing !== undefined) await this.flushing
-    if (this.pending.size === 0) return
-    const flushing = this.send(this.takeBatch())
+    const increments = this.takeBatch()
+    if (increments.length === 0) return
+    const flushing = this.send(increments)
     this.flushing = flushing
     try {
       await flushing
@@ -120,19 +125,23 @@ export class UsageRecorder {
     }
   }
 
-  /** Takes the pending counts as the store's increments, and starts a new batch. */
+  /**
+   * Takes every count so far as the store's increments (a copy: counting goes on meanwhile, into the next batch),
+   * zeroes the current table's cells, and drops the keys not counted since the last flush and past hours' tables.
+   */
   private takeBatch(): UsageIncrement[] {
-    const batch = this.pending
-    this.pending = new Map()
-    // Cells kept by callers point into the batch just taken: none may be counted on again.
-    this.batch++
     const increments: UsageIncrement[] = []
-    for (const [hour, byKey] of batch) {
-      for (const [keyId, counts] of byKey) {
-        increments.push(
-          { keyId, granularity: 'hour', time: hour, counts },
-          { keyId, granularity: 'day', time: bucketStart('day', hour), counts },
-        )
+    for (const [hour, table] of this.closed) {
+      for (const [keyId, cell] of table) {
+        takeCounts(increments, keyId, hour, cell)
+        cell.table = undefined
+      }
+    }
+    this.closed.clear()
+    for (const [keyId, cell] of this.table) {
+      if (!takeCounts(increments, keyId, this.hour, cell)) {
+        this.table.delete(keyId)
+        cell.table = undefined
       }
     }
     return increments
@@ -145,4 +154,19 @@ export class UsageRecorder {
       this.log.warn({ err, keys: increments.length / 2 }, 'could not record verification counts; this batch is lost')
     }
   }
+}
+
+/** Adds the cell's counts as the key's hour and day increments, and zeroes them. False if it had none. */
+function takeCounts(increments: UsageIncrement[], keyId: string, hour: number, cell: UsageCell): boolean {
+  if (cell.success + cell.rateLimited + cell.usageExceeded === 0) return false
+  const counts: Partial<Record<Outcome, number>> = {}
+  if (cell.success > 0) counts.success = cell.success
+  if (cell.rateLimited > 0) counts.rateLimited = cell.rateLimited
+  if (cell.usageExceeded > 0) counts.usageExceeded = cell.usageExceeded
+  cell.success = cell.rateLimited = cell.usageExceeded = 0
+  increments.push(
+    { keyId, granularity: 'hour', time: hour, counts },
+    { keyId, granularity: 'day', time: bucketStart('day', hour), counts },
+  )
+  return true
 }

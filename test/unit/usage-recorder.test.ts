@@ -55,9 +55,9 @@ describe('UsageRecorder', () => {
     expect(hours(sent[0])).toEqual([
       { keyId: 'key_a', granularity: 'hour', time: Date.UTC(2031, 0, 1, 10), counts: { success: 3, rateLimited: 1 } },
     ])
-    // After a flush the kept cell belongs to the batch sent: counting on it would lose the count.
+    // A flush took the cell's counts and zeroed it: it goes on counting, into the next batch.
     recorder.record('key_a', 'VALID', t + 4, holder)
-    expect(holder.usage).not.toBe(cell)
+    expect(holder.usage).toBe(cell)
     await recorder.flush()
     expect(hours(sent[1])).toEqual([
       { keyId: 'key_a', granularity: 'hour', time: Date.UTC(2031, 0, 1, 10), counts: { success: 1 } },
@@ -125,6 +125,41 @@ describe('UsageRecorder', () => {
       { time: Date.UTC(2031, 0, 1, 10), counts: { success: 1, rateLimited: 1 } },
       { time: Date.UTC(2031, 0, 1, 11), counts: { success: 2 } },
     ])
+  })
+
+  it("keeps a busy key's cell across flushes and drops a key left idle through one", async () => {
+    const sent: UsageIncrement[][] = []
+    const store = { addUsage: async (batch: UsageIncrement[]) => void sent.push(batch) } as unknown as KeyStore
+    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
+    const t = Date.UTC(2031, 0, 1, 10, 15)
+    const busy: UsageCellHolder = {}
+    const idle: UsageCellHolder = {}
+    recorder.record('key_busy', 'VALID', t, busy)
+    recorder.record('key_idle', 'VALID', t, idle)
+    const [busyCell, idleCell] = [busy.usage, idle.usage]
+    await recorder.flush()
+    recorder.record('key_busy', 'VALID', t + 1, busy)
+    await recorder.flush()
+    expect(sent.map((batch) => batch.length)).toEqual([4, 2])
+    expect(busy.usage).toBe(busyCell)
+    expect(busyCell!.table).toBeDefined()
+    // Idle through a flush: dropped from the table, and its kept cell with it — a count on that cell would be lost.
+    expect(idleCell!.table).toBeUndefined()
+    recorder.record('key_idle', 'RATE_LIMITED', t + 2, idle)
+    expect(idle.usage).not.toBe(idleCell)
+    // Counted without a holder, the busy key lands on its kept cell.
+    recorder.record('key_busy', 'VALID', t + 3)
+    expect(busyCell!.success).toBe(1)
+    await recorder.flush()
+    const hours = sent[2]!.filter((increment) => increment.granularity === 'hour')
+    expect(hours.sort((x, y) => x.keyId.localeCompare(y.keyId))).toEqual([
+      { keyId: 'key_busy', granularity: 'hour', time: Date.UTC(2031, 0, 1, 10), counts: { success: 1 } },
+      { keyId: 'key_idle', granularity: 'hour', time: Date.UTC(2031, 0, 1, 10), counts: { rateLimited: 1 } },
+    ])
+    // Nothing counted since: the flush sends nothing, and both keys, idle through it, are dropped.
+    await recorder.flush()
+    expect(sent).toHaveLength(3)
+    expect(busyCell!.table).toBeUndefined()
   })
 
   // Shutdown stops the recorder, flushes and then closes the store's connection: a periodic flush still sending
