@@ -18,7 +18,7 @@ export interface UsageCell {
   success: number
   rateLimited: number
   usageExceeded: number
-  /** The table that holds it; undefined once dropped from it (the key sat idle through a flush, or its hour went). */
+  /** The table that holds it; undefined once a flush dropped it (idle since the flush before, or of a past hour). */
   table: CountTable | undefined
 }
 

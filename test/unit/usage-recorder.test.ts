@@ -162,6 +162,129 @@ describe('UsageRecorder', () => {
     expect(busyCell!.table).toBeUndefined()
   })
 
+  it("releases a past hour's table at the flush that takes it: its kept cells are dropped, the hour made anew", async () => {
+    const sent: UsageIncrement[][] = []
+    const store = { addUsage: async (batch: UsageIncrement[]) => void sent.push(batch) } as unknown as KeyStore
+    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
+    const t = Date.UTC(2031, 0, 1, 10, 55)
+    const holder: UsageCellHolder = {}
+    recorder.record('key_a', 'VALID', t, holder)
+    const cell = holder.usage!
+    recorder.record('key_a', 'VALID', t + 10 * 60_000) // 11:05: 10 o'clock's table is closed
+    await recorder.flush()
+    // The closed table is gone with its flush: its cell no longer holds it.
+    expect(cell.table).toBeUndefined()
+    // The clock back at 10 o'clock after that flush: a new table, not the one flushed.
+    const again: UsageCellHolder = {}
+    recorder.record('key_a', 'RATE_LIMITED', t + 1, again)
+    expect(again.usage).not.toBe(cell)
+    expect(again.usage!.table).toBeDefined()
+    recorder.record('key_a', 'VALID', t + 2, holder)
+    expect(holder.usage).toBe(again.usage)
+    await recorder.flush()
+    const hours = sent.map((batch) =>
+      batch.filter((increment) => increment.granularity === 'hour').map(({ time, counts }) => ({ time, counts })),
+    )
+    expect(hours).toEqual([
+      [
+        { time: Date.UTC(2031, 0, 1, 10), counts: { success: 1 } },
+        { time: Date.UTC(2031, 0, 1, 11), counts: { success: 1 } },
+      ],
+      [{ time: Date.UTC(2031, 0, 1, 10), counts: { success: 1, rateLimited: 1 } }],
+    ])
+  })
+
+  it('keeps a busy key of a reopened hour across the flush after', async () => {
+    const sent: UsageIncrement[][] = []
+    const store = { addUsage: async (batch: UsageIncrement[]) => void sent.push(batch) } as unknown as KeyStore
+    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
+    const t = Date.UTC(2031, 0, 1, 11, 5)
+    const holder: UsageCellHolder = {}
+    recorder.record('key_a', 'VALID', t, holder)
+    const cell = holder.usage!
+    recorder.record('key_b', 'VALID', t - 10 * 60_000) // 10:55: 11 o'clock's table closed
+    recorder.record('key_a', 'VALID', t + 1, holder) // 11:05 again: reopened, the cell still the key's
+    expect(holder.usage).toBe(cell)
+    await recorder.flush()
+    // Counted since the flush before: kept, still the current table's.
+    expect(cell.table).toBeDefined()
+    recorder.record('key_a', 'VALID', t + 2, holder)
+    expect(holder.usage).toBe(cell)
+    await recorder.flush()
+    expect(sent[1]!.filter((increment) => increment.granularity === 'hour')).toEqual([
+      { keyId: 'key_a', granularity: 'hour', time: Date.UTC(2031, 0, 1, 11), counts: { success: 1 } },
+    ])
+  })
+
+  it('loses and double-counts nothing: every count lands once, in its hour, unless its batch failed', async () => {
+    let seed = 12345
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+      return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32
+    }
+    const landed = new Map<string, number>()
+    const failedCounts = new Map<string, number>()
+    const add = (to: Map<string, number>, id: string, n: number) => to.set(id, (to.get(id) ?? 0) + n)
+    const pending: (() => void)[] = []
+    const store = {
+      addUsage: async (batch: UsageIncrement[]) => {
+        const fail = random() < 0.2
+        await new Promise<void>((resolve) => pending.push(resolve))
+        for (const { keyId, granularity, time, counts } of batch) {
+          for (const [outcome, n] of Object.entries(counts)) {
+            add(fail ? failedCounts : landed, `${keyId} ${granularity} ${time} ${outcome}`, n)
+          }
+        }
+        if (fail) throw new Error('partly written')
+      },
+    } as unknown as KeyStore
+    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
+    const expected = new Map<string, number>()
+    const base = Date.UTC(2031, 0, 1, 23, 59, 30) // within a minute of three hours' turns, a day's among them
+    const keys = ['key_a', 'key_b', 'key_c', 'key_d']
+    const holders = keys.map(() => [{}, {}] as UsageCellHolder[])
+    const codes = ['VALID', 'RATE_LIMITED', 'USAGE_EXCEEDED'] as const
+    const outcome = { VALID: 'success', RATE_LIMITED: 'rateLimited', USAGE_EXCEEDED: 'usageExceeded' } as const
+    let now = base
+    const flushes: Promise<void>[] = []
+    for (let step = 0; step < 20_000; step++) {
+      const r = random()
+      if (r < 0.01) now = base + Math.floor(random() * 3) * 3_600_000 - 60_000 + Math.floor(random() * 120_000)
+      else if (r < 0.03) flushes.push(recorder.flush())
+      else if (r < 0.06) pending.shift()?.()
+      else if (r < 0.065) await Promise.resolve()
+      else {
+        const k = Math.floor(random() * keys.length)
+        const code = codes[Math.floor(random() * 3)]!
+        const which = random()
+        recorder.record(keys[k], code, now, which < 0.4 ? holders[k]![0] : which < 0.8 ? holders[k]![1] : undefined)
+        const hour = Math.floor(now / 3_600_000) * 3_600_000
+        add(expected, `${keys[k]} hour ${hour} ${outcome[code]}`, 1)
+        add(expected, `${keys[k]} day ${Math.floor(now / 86_400_000) * 86_400_000} ${outcome[code]}`, 1)
+      }
+    }
+    // A flush waits for every one before it: answer the store until it is done.
+    const settle = async (flush: Promise<void>) => {
+      let done = false
+      void flush.then(() => (done = true))
+      while (!done) {
+        pending.shift()?.()
+        await new Promise((resolve) => setTimeout(resolve, 0))
+      }
+    }
+    await settle(recorder.flush())
+    await Promise.all(flushes)
+    const total = new Map(landed)
+    for (const [id, n] of failedCounts) add(total, id, n)
+    expect(Object.fromEntries([...total].sort())).toEqual(Object.fromEntries([...expected].sort()))
+    expect(failedCounts.size).toBeGreaterThan(0)
+    // Idle through one more flush, every key is dropped: no kept cell holds a table any longer.
+    await settle(recorder.flush())
+    expect(holders.flat().map((holder) => holder.usage?.table)).toEqual(holders.flat().map(() => undefined))
+  })
+
   // Shutdown stops the recorder, flushes and then closes the store's connection: a periodic flush still sending
   // (a large batch goes out over several turns) must finish before the last flush starts and before that close.
   it('starts a flush only once the one still sending has finished', async () => {
