@@ -1,5 +1,6 @@
-import { LRUCache } from 'lru-cache'
+import type { LRUCache } from 'lru-cache'
 import { entityShard, type StoredEntity } from '../shared/entity.js'
+import { growingLru } from './growing-lru.js'
 
 interface Entry {
   /** The record's document, or null: the store holds none (kept until a change for the address drops it). */
@@ -21,7 +22,7 @@ export class EntityCache {
   epoch = 0
 
   constructor(maxEntries: number) {
-    this.entries = new LRUCache({ max: maxEntries })
+    this.entries = growingLru(maxEntries)
   }
 
   /** The document (null: no such record), or undefined when the store must be asked. */

@@ -1,8 +1,9 @@
-import { LRUCache } from 'lru-cache'
+import type { LRUCache } from 'lru-cache'
 import type { CacheSettings } from '../shared/config/settings.js'
 import type { KeyRecord } from '../shared/records.js'
 import { toCachedKey, type CachedKey } from './cached-key.js'
 import { shardOf } from '../shared/shards.js'
+import { growingLru } from './growing-lru.js'
 
 /**
  * Key records by hash, and a short memory of hashes that matched no key. Newer wins: a record replaces a
@@ -18,8 +19,8 @@ export class KeyCache {
   epoch = 0
 
   constructor(options: CacheSettings) {
-    this.known = new LRUCache({ max: options.maxKeys })
-    this.unknown = new LRUCache({ max: options.maxUnknown, ttl: options.unknownTtlMs, ttlAutopurge: false })
+    this.known = growingLru(options.maxKeys)
+    this.unknown = growingLru(options.maxUnknown, { ttl: options.unknownTtlMs, ttlAutopurge: false })
   }
 
   /** The cached record, null for a remembered unknown hash, undefined when the store must be asked. */

@@ -1,9 +1,10 @@
-import { LRUCache } from 'lru-cache'
+import type { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import type { NamespaceLimitRequest } from '../shared/namespace-limits.js'
 import { windowStart, type LimitOutcome } from '../shared/ratelimit.js'
 import type { NamespaceCounterStore } from '../shared/store/namespace-counter-store.js'
+import { growingLru } from './growing-lru.js'
 
 interface LocalWindow {
   namespace: string
@@ -31,8 +32,7 @@ export class NamespaceLimiter {
     private readonly reconcileMs: number,
     private readonly clock: Clock,
   ) {
-    this.windows = new LRUCache<string, LocalWindow>({
-      max: 100_000,
+    this.windows = growingLru<string, LocalWindow>(100_000, {
       dispose: (window, _id, reason) => {
         if (reason === 'evict' && window.pending > 0) void this.sync(window).catch(() => {})
       },

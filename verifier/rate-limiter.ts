@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache'
+import type { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import {
@@ -9,6 +9,7 @@ import {
   type RateCounter,
 } from '../shared/ratelimit.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
+import { growingLru } from './growing-lru.js'
 
 interface LocalWindow extends RateCounter {
   /** Usage of every verifier as last reported by Redis (ours included, up to the last reconcile). */
@@ -45,8 +46,7 @@ export class RateLimiter {
     private readonly reconcileMs: number,
     private readonly clock: Clock,
   ) {
-    this.windows = new LRUCache<string, LocalWindow>({
-      max: 100_000,
+    this.windows = growingLru<string, LocalWindow>(100_000, {
       dispose: (window, _id, reason) => {
         if (reason === 'evict' && window.pending > 0) void this.sync(window).catch(() => {})
       },
