@@ -35,4 +35,14 @@ describe('the verifier’s entity cache', () => {
     expect(cache.get(other)).toBe(2)
     expect(cache.epoch).toBeGreaterThan(epoch)
   })
+
+  it('holds at most its entries, the least recently used going first', () => {
+    const cache = new EntityCache(3)
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((id) => entityAddress('role', `role_${id}`))
+    for (const address of [a, b, c]) cache.offer(address!, { doc: address, rev: 1 })
+    expect(cache.get(a!)).toBe(a) // a is now the most recently used
+    cache.offer(d!, null)
+    expect(cache.size).toBe(3)
+    expect([a, b, c, d].map((address) => cache.get(address!))).toEqual([a, undefined, c, null])
+  })
 })

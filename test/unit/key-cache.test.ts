@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { KeyRecord } from '../../shared/records.js'
 import { hashKey } from '../../shared/key-material.js'
 import { shardOf } from '../../shared/shards.js'
@@ -54,5 +54,41 @@ describe('KeyCache', () => {
     const inShard = hashes.filter((hash) => shardOf(hash) === shard).length
     expect(cache.dropShard(shard)).toBe(inShard)
     for (const hash of hashes) expect(cache.get(hash) === undefined).toBe(shardOf(hash) === shard)
+  })
+
+  it('holds at most maxKeys records and maxUnknown hashes, the least recently used going first', () => {
+    const cache = new KeyCache({ maxKeys: 3, maxUnknown: 2, unknownTtlMs: 60_000 })
+    for (const hash of ['a', 'b', 'c']) cache.offer(hash, record(hash, 1))
+    expect(cache.get('a')).toMatchObject({ rev: 1 }) // a is now the most recently used
+    cache.offer('d', record('d', 1))
+    expect(cache.size).toBe(3)
+    expect(['a', 'b', 'c', 'd'].map((hash) => cache.get(hash) !== undefined)).toEqual([true, false, true, true])
+    for (const hash of ['x', 'y']) cache.offer(hash, null)
+    expect(cache.get('x')).toBeNull() // x is now the most recently used
+    cache.offer('z', null)
+    expect(['x', 'y', 'z'].map((hash) => cache.get(hash))).toEqual([null, undefined, null])
+    expect(cache.size).toBe(3)
+  })
+
+  it('forgets an unknown hash unknownTtlMs after it was offered, however often it is asked for', async () => {
+    // lru-cache reads the time from performance.now(), and caches a reading for a millisecond of real time.
+    let now = performance.now()
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now)
+    const later = async (ms: number) => {
+      now += ms
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    try {
+      const cache = new KeyCache({ maxKeys: 10, maxUnknown: 10, unknownTtlMs: 1_000 })
+      cache.offer('x', null)
+      await later(900)
+      expect(cache.get('x')).toBeNull()
+      await later(90)
+      expect(cache.get('x')).toBeNull()
+      await later(20)
+      expect(cache.get('x')).toBeUndefined()
+    } finally {
+      clock.mockRestore()
+    }
   })
 })

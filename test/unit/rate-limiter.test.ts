@@ -1,8 +1,12 @@
 import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
-import { windowStart } from '../../shared/ratelimit.js'
+import type { NamespaceLimitRequest } from '../../shared/namespace-limits.js'
+import { windowStart, type RateCounter } from '../../shared/ratelimit.js'
 import { MemoryKeyStore } from '../../shared/store/memory-key-store.js'
+import type { NamespaceCounterStore } from '../../shared/store/namespace-counter-store.js'
+import type { VerifierStore } from '../../shared/store/verifier-store.js'
+import { NamespaceLimiter } from '../../verifier/namespace-limiter.js'
 import { RateLimiter } from '../../verifier/rate-limiter.js'
 import { ManualClock } from '../support/apps.js'
 import { waitFor } from '../support/wait-for.js'
@@ -30,5 +34,66 @@ describe('async rate limits', () => {
         )) === 3,
       'the usage to be reconciled',
     )
+  })
+})
+
+// Both limiters keep at most 100,000 windows in memory; the least recently used one goes first, and hands the usage
+// counted here and not yet reconciled over to the store as it goes (else it would be lost).
+const WINDOWS = 100_000
+
+describe('a window evicted from memory', () => {
+  it('hands its pending usage over to the store, and exactly one window goes when one too many is open', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1, 12))
+    const pushed: string[] = []
+    const store = {
+      addRateLimitUsage: async (counter: RateCounter, delta: number) => {
+        if (delta !== 0) pushed.push(`${counter.owner} ${delta}`)
+        return 0
+      },
+    } as unknown as VerifierStore
+    const limiter = new RateLimiter(store, pino({ level: 'silent' }), 1_000, clock)
+    const limit = (owner: string, cost: number) => ({
+      name: 'l',
+      limit: 100,
+      duration: 60_000,
+      async: true,
+      cost,
+      owner,
+    })
+    expect((await limiter.checkAll('k0', [limit('k0', 3)], clock.now())).ok).toBe(true)
+    for (let i = 1; i < WINDOWS; i++) await limiter.checkAll(`k${i}`, [limit(`k${i}`, 1)], clock.now())
+    // k0 is used again: now k1 is the least recently used.
+    await limiter.checkAll('k0', [limit('k0', 1)], clock.now())
+    expect(pushed).toEqual([])
+    await limiter.checkAll('one-more', [limit('one-more', 1)], clock.now())
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(pushed).toEqual(['k1 1'])
+  })
+
+  it('does the same for namespace limits: the least recently used window goes, and hands its usage over', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1, 12))
+    const pushed: string[] = []
+    const store = {
+      addNamespaceUsage: async (_namespace: string, identifier: string, _d: number, _w: number, delta: number) => {
+        if (delta !== 0) pushed.push(`${identifier} ${delta}`)
+        return 0
+      },
+    } as unknown as NamespaceCounterStore
+    const limiter = new NamespaceLimiter(store, pino({ level: 'silent' }), 1_000, clock)
+    const request = (identifier: string, cost: number): NamespaceLimitRequest => ({
+      namespace: 'ns',
+      identifier,
+      limit: 100,
+      duration: 60_000,
+      cost,
+      async: true,
+    })
+    expect((await limiter.check(request('i0', 3), clock.now())).ok).toBe(true)
+    for (let i = 1; i < WINDOWS; i++) await limiter.check(request(`i${i}`, 1), clock.now())
+    await limiter.check(request('i0', 1), clock.now())
+    expect(pushed).toEqual([])
+    await limiter.check(request('one-more', 1), clock.now())
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(pushed).toEqual(['i1 1'])
   })
 })
