@@ -66,7 +66,6 @@ const CLI_VERIFIER_SIDE = [
   'cli/serve.ts',
   'cli/verifier-command.ts',
   'cli/assemble-verifier.ts',
-  'cli/young-generation.ts',
 ]
 
 export const layers = [

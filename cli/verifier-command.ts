@@ -7,7 +7,6 @@ import { redactUrl } from '../shared/store/redis-connection.js'
 import { listenApp, listenServer } from './listen.js'
 import { serve } from './serve.js'
 import { assembleVerifier } from './assemble-verifier.js'
-import { resetYoungGeneration } from './young-generation.js'
 
 /** `keygate verifier`: the sidecar. Listens at once; /readyz turns 200 once subscribed and synced. */
 export async function startVerifier(config: VerifierConfig, log: Logger): Promise<KeygateServer> {
@@ -25,13 +24,7 @@ export async function startVerifier(config: VerifierConfig, log: Logger): Promis
       proxy: config.proxy,
     },
   )
-  const synced = verifier.start().then(
-    () => true,
-    (err: unknown) => {
-      log.warn({ err }, 'Redis not reachable yet; will sync when it is')
-      return false
-    },
-  )
+  verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))
   // Both ports are taken before anything is announced: a taken one stops the start with the option to change.
   try {
     if (proxy && config.proxy)
@@ -44,27 +37,7 @@ export async function startVerifier(config: VerifierConfig, log: Logger): Promis
   // The proxy listens before /readyz turns 200; until then it reads keys through (or answers 503).
   if (config.proxy) log.info({ upstream: config.proxy.upstreamUrl, port: config.proxy.port }, 'reverse proxy listening')
   log.info({ redis: redactUrl(config.redisUrl) }, 'verifier started')
-  void synced.then((ok) => ok && giveBackStartUpMemory(log))
   return app
-}
-
-const MB = 1024 * 1024
-
-/**
- * Start-up is over once the verifier listens (modules loaded, schemas compiled) and has synced (the cache confirmed
- * current, /readyz about to turn 200): the young generation start-up grew is given back then (young-generation.ts
- * says why).
- */
-function giveBackStartUpMemory(log: Logger): void {
-  try {
-    const { beforeBytes, afterBytes, ms } = resetYoungGeneration()
-    log.info(
-      { youngGenerationMb: { before: beforeBytes / MB, after: afterBytes / MB }, ms: Math.round(ms) },
-      'young generation reset after start-up',
-    )
-  } catch (err) {
-    log.warn({ err }, 'could not reset the young generation after start-up; serving as it is')
-  }
 }
 
 export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
