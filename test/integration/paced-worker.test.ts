@@ -68,16 +68,21 @@ describe('paced-worker', () => {
     const result = await runPinnedWorker<LoadResult>('paced-worker', plan(url, { rate: 2_000 }))
     expect(result).toMatchObject({ total: 3_000, non2xx: 0, errors: 0 })
     expect(arrivals).toHaveLength(3_000)
-    // Evenly: every quarter of the measured second holds about its 500 requests (a burst at the top of each second,
-    // as autocannon's overallRate sends them, would put all 2,000 in the first). Loose: a busy host delays some.
-    for (let from = 500; from < 1_500; from += 250) {
-      const inQuarter = arrivals.filter((at) => at >= from && at < from + 250).length
-      expect(inQuarter).toBeGreaterThanOrEqual(350)
-      expect(inQuarter).toBeLessThanOrEqual(650)
-    }
-    // Latency is the server's 5 ms (a timer: 5–7 ms) and the loopback, not the schedule. The server runs in this test's
-    // process, beside the suite's other files: CI's Node 20 run saw a median of 10.7 ms once.
-    expect(result.p50).toBeGreaterThanOrEqual(5)
+    // Evenly: over the measured second, the gap between one arrival and the next is 0.5 ms by the median (a burst at
+    // the top of each second, as autocannon's overallRate sends them, makes it ~0). The median, not counts per quarter
+    // of the second: the server runs in this test's process, and on CI's busy host one stall of it of ~300 ms once put
+    // 1,078 arrivals in one quarter — late, not sent in a burst; a stall adds one long gap and a run of short ones.
+    const measured = arrivals.filter((at) => at >= 500 && at < 1_500)
+    expect(measured.length).toBeGreaterThan(1_000)
+    const gaps = measured.slice(1).map((at, i) => at - measured[i]!)
+    const medianGap = gaps.sort((a, b) => a - b)[gaps.length >> 1]!
+    expect(medianGap).toBeGreaterThanOrEqual(0.3)
+    expect(medianGap).toBeLessThanOrEqual(0.7)
+    // Latency is the server's 5 ms (a timer: 4–7 ms, as libuv counts from the time it cached at the start of the
+    // loop's turn, which can be up to a millisecond old: a median of 4.90 ms was seen) and the loopback, not the
+    // schedule. The server runs in this test's process, beside the suite's other files: CI's Node 20 run saw a median
+    // of 10.7 ms once.
+    expect(result.p50).toBeGreaterThanOrEqual(4)
     expect(result.p50).toBeLessThan(15)
     expect(result.rps).toBeCloseTo(2_000, -2)
   })
