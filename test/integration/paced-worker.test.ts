@@ -17,7 +17,10 @@ describe('paced-worker', () => {
     server = undefined
   })
 
-  /** A server answering each request after `delayMs` with `answer`; `arrivals` are ms since the first request. */
+  /**
+   * A server answering each request after `delayMs` with `answer`; `arrivals` are ms since the first request,
+   * `arrivedAtEpochMs` the same moments on the clock the worker reports write times by.
+   */
   async function serve(answer: {
     status?: number
     body?: string
@@ -27,11 +30,13 @@ describe('paced-worker', () => {
     chunked?: boolean
   }) {
     const arrivals: number[] = []
+    const arrivedAtEpochMs: number[] = []
     let first: number | undefined
     server = createServer((req, res) => {
       const now = performance.now()
       first ??= now
       arrivals.push(now - first)
+      arrivedAtEpochMs.push(performance.timeOrigin + now)
       let body = ''
       req.on('data', (chunk: Buffer) => (body += chunk.toString()))
       req.on('end', () =>
@@ -48,7 +53,7 @@ describe('paced-worker', () => {
     })
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as { port: number }
-    return { url: `http://127.0.0.1:${port}`, arrivals }
+    return { url: `http://127.0.0.1:${port}`, arrivals, arrivedAtEpochMs }
   }
 
   const plan = (url: string, overrides: Partial<PacedPlan>): PacedPlan => ({
@@ -71,14 +76,15 @@ describe('paced-worker', () => {
     expect(result).toMatchObject({ total: 3_000, non2xx: 0, errors: 0 })
     expect(arrivals).toHaveLength(3_000)
     // At the rate, evenly and open loop: the k-th counted request written at the counted part's start + k × 0.5 ms, by
-    // the median distance (a busy host delays some). A burst at the top of each second, as autocannon's overallRate
-    // sends them, puts most hundreds of ms early; a closed loop, or another rate, drifts off the schedule further with
-    // every request. Arrivals at the server say less: on CI's busy host one stall of it put 1,078 in a quarter second.
+    // the median distance. Bursts every 100 ms put it ~50 ms off, a rate 1.5× too high ~170 ms, a closed loop drifts
+    // further with every request; a worker whose core is busy (CI runs test files side by side) runs a few ms late —
+    // 4.8 ms by the median was seen at a lower rate. Arrivals at the server say less: on CI's busy host one stall of it
+    // put 1,078 in a quarter second.
     const slow = result.slow!
     expect(slow.sentAtEpochMs).toHaveLength(2_000)
     const written = [...slow.sentAtEpochMs].sort((a, b) => a - b)
     const offsets = written.map((at, k) => Math.abs(at - (slow.fromEpochMs + k * 0.5))).sort((a, b) => a - b)
-    expect(offsets[1_000]!).toBeLessThan(2)
+    expect(offsets[1_000]!).toBeLessThan(15)
     // Latency is the server's 5 ms (a timer: 4–7 ms, as libuv counts from the time it cached at the start of the
     // loop's turn, which can be up to a millisecond old: a median of 4.90 ms was seen) and the loopback, not the
     // schedule. The server runs in this test's process, beside the suite's other files: CI's Node 20 run saw a median
@@ -153,7 +159,7 @@ describe('paced-worker', () => {
     // Requests alternate between the plan's two bodies; key a is answered after 5 ms, key b after 25: a latency
     // reported beside another request's write time is 20 ms off. Enough connections that none is ever pipelined (an
     // answer waiting behind another's would be late for that reason).
-    const { url } = await serve({ delayOf: (body) => (body.includes('"a"') ? 5 : 25) })
+    const { url, arrivedAtEpochMs } = await serve({ delayOf: (body) => (body.includes('"a"') ? 5 : 25) })
     const result = await runPinnedWorker<LoadResult>(
       'paced-worker',
       plan(url, { rate: 500, connections: 32, warmupSeconds: 0.2, durationSeconds: 0.5, slowOverMs: 3 }),
@@ -163,11 +169,20 @@ describe('paced-worker', () => {
     expect(slow.sentAtEpochMs).toHaveLength(250)
     expect(slow.latencyMs).toHaveLength(250)
     expect(slow.toEpochMs - slow.fromEpochMs).toBeCloseTo(500, 6)
-    // Written on schedule: the k-th at the counted part's start + k × 2 ms (the median distance: a busy host delays
-    // some). A write time taken at the answer instead would sit at least 5 ms late, every one.
+    // Each write time is its request's write, before the server saw it: the k-th written is the k-th of the counted
+    // part to arrive (after the warm-up's 100; on separate connections, 2 ms apart) and arrived a little after. A write
+    // time taken at the answer instead would sit 5 or 25 ms after the arrival. Judged against the arrivals rather than
+    // the schedule: a worker on a busy core (CI runs test files side by side) writes late, 4.8 ms by the median once,
+    // and its requests arrive as late; a stalled server sees them later still, never earlier. Both clocks are the
+    // system's (timeOrigin + now, in two processes): a few tenths of a ms apart at most.
     const written = [...slow.sentAtEpochMs].sort((a, b) => a - b)
+    const arrived = arrivedAtEpochMs.slice(100)
+    expect(arrived).toHaveLength(250)
+    const leads = written.map((at, k) => arrived[k]! - at).sort((a, b) => a - b)
+    expect(leads[125]!).toBeGreaterThan(-1)
+    // And on schedule, the k-th at the counted part's start + k × 2 ms, within a busy host's lag by the median.
     const offsets = written.map((at, k) => Math.abs(at - (slow.fromEpochMs + k * 2))).sort((a, b) => a - b)
-    expect(offsets[125]!).toBeLessThan(4)
+    expect(offsets[125]!).toBeLessThan(15)
     // Each latency is its own request's: the k-th written is request 100 + k of the schedule (after the warm-up's
     // 100), sent with body (100 + k) mod 2, and waited that body's delay and the loopback. A timer fires up to ~1 ms
     // early (libuv's clock is in whole ms) and, on a busy host (the whole suite runs beside this), late by several:
