@@ -52,6 +52,10 @@ export async function cpu(): Promise<ScenarioReport> {
 
     const upstream = await start(startServer({ args: [benchServer('upstream')], readyPath: '/', core: LOAD_CORE }))
     const ceiling = await start(startServer({ args: [benchServer('ceiling')] }))
+    // The same ceiling in a second process: what two processes of identical code measure apart in this run, the
+    // resolution of every ratio here (on the Intel host of 2026-11-26 three identical ceilings' per-round ratios had
+    // medians 0.93–1.01, bench/RESULTS.md).
+    const ceilingTwin = await start(startServer({ args: [benchServer('ceiling')] }))
     const proxyPort = await freePort()
     const verifier = await start(
       startKeygate(['verifier'], {
@@ -73,7 +77,18 @@ export async function cpu(): Promise<ScenarioReport> {
       startServer({ args: [benchServer('hmget-server')], env: { REDIS_URL: fixture.redis.url } }),
     )
 
-    await checkAnswers({ verifier, proxyUrl, ceiling, bareProxy, dispatchProxy, missVerifier, hmget, keys, apiId })
+    await checkAnswers({
+      verifier,
+      proxyUrl,
+      ceiling,
+      ceilingTwin,
+      bareProxy,
+      dispatchProxy,
+      missVerifier,
+      hmget,
+      keys,
+      apiId,
+    })
 
     const post = (url: string, bodies: string[], extra: Partial<LoadPlan> = {}) => postLoad(url, VERIFY, bodies, extra)
     const get = (url: string, path: string) => keyedGetLoad(url, path, keyHeaders)
@@ -81,6 +96,7 @@ export async function cpu(): Promise<ScenarioReport> {
     const redisPid = fixture.redisPid
     const verifierReady = `${verifier.url}/readyz`
     const C = 'ceiling: Fastify 5 route, body + response schema, constant verdict'
+    const CT = 'the same ceiling in a second process (its twin: the noise floor)'
     const V1 = 'keygate verifyKey (v1), cache hit'
     const V2 = 'keygate keys.verifyKey (v2, root key), cache hit'
     const A = 'keygate /v1/authorize (forward-auth), cache hit'
@@ -109,6 +125,7 @@ export async function cpu(): Promise<ScenarioReport> {
       )
     const contenders: CpuContender[] = [
       { label: C, pids: [pid(ceiling)], run: post(ceiling.url, hitBodies) },
+      { label: CT, pids: [pid(ceilingTwin)], run: post(ceilingTwin.url, hitBodies) },
       {
         label: V1,
         pids: [pid(verifier)],
@@ -169,6 +186,7 @@ export async function cpu(): Promise<ScenarioReport> {
     // needed by several and stay (they idle when nothing calls them), and so does the bench itself.
     const pausable = [
       pid(ceiling),
+      pid(ceilingTwin),
       pid(verifier),
       pid(bareProxy),
       pid(dispatchProxy),
@@ -181,7 +199,7 @@ export async function cpu(): Promise<ScenarioReport> {
     // Redis commands on each design's verification path, and latency with Redis across a (simulated) network.
     const commands = redisCommands(fixture.redis.admin)
     // Only the server counted talks to Redis meanwhile (the control plane reconciles root keys every second).
-    for (const server of [ceiling, bareProxy, dispatchProxy, missVerifier, hmget, fixture.controlPlane])
+    for (const server of [ceiling, ceilingTwin, bareProxy, dispatchProxy, missVerifier, hmget, fixture.controlPlane])
       process.kill(pid(server), 'SIGSTOP')
     const hitCommands = await commands.per1000(verifier.url, post(verifier.url, hitBodies))
     process.kill(pid(verifier), 'SIGSTOP')
@@ -210,7 +228,8 @@ export async function cpu(): Promise<ScenarioReport> {
       commands,
     )
 
-    const [v1, v2, auth, prox, proxDispatch, miss] = [
+    const [twin, v1, v2, auth, prox, proxDispatch, miss] = [
+      results.cheaperBy(CT, C),
       results.cheaperBy(V1, C),
       results.cheaperBy(V2, C),
       results.cheaperBy(A, C),
@@ -273,9 +292,16 @@ export async function cpu(): Promise<ScenarioReport> {
         target: '(reported)',
         pass: true,
       },
+      {
+        what: 'noise floor: ceiling CPU ÷ its twin’s CPU per request (identical code, another process; 1.00 ideally)',
+        value: twin.median,
+        target: '(reported)',
+        pass: true,
+      },
     ]
     const rows: string[][] = [
       [C, showMeasured(results.cpu(C), 1), '1.00 (the ceiling)'],
+      [CT, showMeasured(results.cpu(CT), 1), `${showRatio(twin)} × the ceiling`],
       [V1, showMeasured(results.cpu(V1), 1), `${showRatio(v1)} × the ceiling`],
       [V2, showMeasured(results.cpu(V2), 1), `${showRatio(v2)} × the ceiling`],
       [A, showMeasured(results.cpu(A), 1), `${showRatio(auth)} × the ceiling`],
@@ -321,7 +347,7 @@ export async function cpu(): Promise<ScenarioReport> {
         p99Ms: results.p99(label),
       })),
       notes,
-      summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}×`,
+      summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}×; the ceiling's twin ${twin.median.toFixed(2)}× (the noise floor)`,
     }
   } finally {
     await stopPausedStage(started, fixture)
@@ -344,6 +370,7 @@ async function checkAnswers(s: {
   verifier: BenchProcess
   proxyUrl: string
   ceiling: BenchProcess
+  ceilingTwin: BenchProcess
   bareProxy: BenchProcess
   dispatchProxy: BenchProcess
   missVerifier: BenchProcess
@@ -368,6 +395,8 @@ async function checkAnswers(s: {
   // identity, added to verdicts later, made Keygate's answer 83 bytes longer than the ceiling's).
   const ours = JSON.stringify(await postJson(`${s.verifier.url}${VERIFY}`, { key: s.keys[0]!.key }))
   const ceilings = JSON.stringify(await postJson(`${s.ceiling.url}${VERIFY}`, { key: s.keys[0]!.key }))
+  const twins = JSON.stringify(await postJson(`${s.ceilingTwin.url}${VERIFY}`, { key: s.keys[0]!.key }))
+  if (twins !== ceilings) throw new Error(`the ceiling's twin answers otherwise:\n${twins}\n${ceilings}`)
   // Every field's path, nested ones too (identity.meta.…): a renamed field of the same length shows.
   const paths = (value: unknown, at: string): string[] =>
     value !== null && typeof value === 'object'
