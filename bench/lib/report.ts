@@ -67,6 +67,17 @@ function versions(): string {
 
 const fmt = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+/**
+ * A check's measured value to two places — or to as many more (up to five) as it takes not to print the bound
+ * itself: 1.0049 against "≤ 1.0" missed, and a table saying "1.00 … missed" reads as a contradiction.
+ */
+export function checkFigure(value: number, target: string): string {
+  const bound = Number(/\d+(\.\d+)?/.exec(target)?.[0])
+  let digits = 2
+  while (digits < 5 && value !== bound && Number(value.toFixed(digits)) === bound) digits++
+  return fmt(value, digits)
+}
+
 /** "47,120 (46,800–47,900)": the median and the spread over the rounds. */
 export function showMeasured(m: Measured, digits = 0): string {
   return m.min === m.max
@@ -115,7 +126,9 @@ function renderScenario(report: ScenarioReport, date: string): string {
   if (report.checks.length > 0) {
     lines.push('| target | measured | wanted | |', '|---|---|---|---|')
     for (const check of report.checks)
-      lines.push(`| ${check.what} | ${fmt(check.value, 2)} | ${check.target} | ${check.pass ? 'met' : '**missed**'} |`)
+      lines.push(
+        `| ${check.what} | ${checkFigure(check.value, check.target)} | ${check.target} | ${check.pass ? 'met' : '**missed**'} |`,
+      )
     lines.push('')
   }
   for (const note of report.notes ?? []) lines.push(`- ${note}`)

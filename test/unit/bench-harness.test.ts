@@ -4,6 +4,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { renderChart } from '../../bench/lib/chart.js'
+import { checkFigure } from '../../bench/lib/report.js'
 import { canPin, LOAD_CORE, pinned, SERVER_CORE } from '../../bench/lib/cores.js'
 import { runLoad } from '../../bench/lib/load.js'
 import { mayRunOn, processCpuSeconds } from '../../bench/lib/process-cpu.js'
@@ -23,6 +24,17 @@ describe('bench harness', () => {
       ),
     ).toBe(199_999)
     expect(measured([3, 9, 6])).toStrictEqual({ median: 6, min: 3, max: 9 })
+  })
+
+  it("prints a check's value to two places, and further where two would print its bound", () => {
+    expect(checkFigure(0.9674, '≥ 1.0')).toBe('0.97')
+    expect(checkFigure(1.004866, '≤ 1.0')).toBe('1.005')
+    expect(checkFigure(0.99951, '≥ 1.0')).toBe('0.9995')
+    expect(checkFigure(1, '≤ 1.0')).toBe('1.00')
+    expect(checkFigure(1.19, '≤ 1.2')).toBe('1.19')
+    expect(checkFigure(1.2004, '≤ 1.2')).toBe('1.2004')
+    expect(checkFigure(0, '= 0')).toBe('0.00')
+    expect(checkFigure(1.5, '(reported)')).toBe('1.50')
   })
 
   it('draws a well-formed chart with every scenario and escapes labels', () => {
