@@ -69,12 +69,15 @@ const fmt = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 /**
  * A check's measured value to two places — or to as many more (up to five) as it takes not to print the bound
- * itself: 1.0049 against "≤ 1.0" missed, and a table saying "1.00 … missed" reads as a contradiction.
+ * itself: 1.0049 against "≤ 1.0" missed, and a table saying "1.00 … missed" reads as a contradiction. The bound is
+ * the target's first number ("< 1,000": 1000); the figure is compared as printed (toLocaleString rounds 0.995 up,
+ * toFixed down).
  */
 export function checkFigure(value: number, target: string): string {
-  const bound = Number(/\d+(\.\d+)?/.exec(target)?.[0])
+  const numeric = (text: string) => Number(text.replace(/,/g, ''))
+  const bound = numeric(/\d[\d,]*(\.\d+)?/.exec(target)?.[0] ?? 'NaN')
   let digits = 2
-  while (digits < 5 && value !== bound && Number(value.toFixed(digits)) === bound) digits++
+  while (digits < 5 && value !== bound && numeric(fmt(value, digits)) === bound) digits++
   return fmt(value, digits)
 }
 

@@ -35,6 +35,15 @@ describe('bench harness', () => {
     expect(checkFigure(1.2004, '≤ 1.2')).toBe('1.2004')
     expect(checkFigure(0, '= 0')).toBe('0.00')
     expect(checkFigure(1.5, '(reported)')).toBe('1.50')
+    // Ties the printed form rounds up where toFixed rounds down.
+    expect(checkFigure(0.995, '≥ 1.0')).toBe('0.995')
+    expect(checkFigure(1.095, '≤ 1.1')).toBe('1.095')
+    // Integer bounds, with a thousands separator, and the bound being the target's first number.
+    expect(checkFigure(299.999, '≤ 300')).toBe('299.999')
+    expect(checkFigure(999.999, '< 1,000')).toBe('999.999')
+    expect(checkFigure(1.4999, '≤ 1.5 (constant per page)')).toBe('1.4999')
+    // Five places at most: beyond that the bound may print.
+    expect(checkFigure(0.999995, '≥ 1.0')).toBe('1.00000')
   })
 
   it('draws a well-formed chart with every scenario and escapes labels', () => {
