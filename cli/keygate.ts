@@ -2,6 +2,10 @@
 import { commandArguments, commandOf, ConfigError, specs, type CommandName } from '../shared/config/config.js'
 import { helpText } from '../shared/config/option-spec.js'
 import { COMMANDS } from './commands.js'
+import { relaunchWithoutAsyncContextFrame } from './without-async-context-frame.js'
+
+/** `process.execve` (Node 22.15 / 23.11 on): not in the @types/node this project builds against (Node 20's). */
+type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never
 
 /** `root-key revoke <rootKeyId>`: a command as it is typed. */
 const synopsis = (name: CommandName) =>
@@ -43,6 +47,24 @@ async function main(argv: string[]): Promise<'serving' | number> {
       ),
     )
     return 0
+  }
+  const execve = (process as unknown as { execve?: Execve }).execve
+  const relaunch = relaunchWithoutAsyncContextFrame(named, {
+    version: process.versions.node,
+    execArgv: process.execArgv,
+    argv: process.argv,
+    nodeOptions: process.env.NODE_OPTIONS,
+    canExecve: typeof execve === 'function',
+  })
+  // On success it never returns: the same process starts over with the flag (without-async-context-frame.ts says why).
+  if (relaunch) {
+    try {
+      execve!.call(process, process.execPath, [process.execPath, ...relaunch], process.env)
+    } catch (err) {
+      process.stderr.write(
+        `keygate: could not relaunch without the async context frame, running with it: ${err instanceof Error ? err.message : String(err)}\n`,
+      )
+    }
   }
   const command = await COMMANDS[named].load()
   return command.run(rest, process.env)

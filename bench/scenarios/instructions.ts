@@ -84,10 +84,12 @@ export async function instructions(): Promise<ScenarioReport> {
         args,
         env: { ...env, ...VGDB_NAMING },
         readyTimeoutMs: 300_000,
-        // JIT code is written and rewritten at run time: callgrind must check for it everywhere but in files.
+        // JIT code is written and rewritten at run time: callgrind must check for it everywhere but in files. A
+        // server relaunches itself with a node flag (cli/without-async-context-frame.ts): callgrind follows the exec.
         wrap: [
           'valgrind',
           '--tool=callgrind',
+          '--trace-children=yes',
           '--smc-check=all-non-file',
           `--callgrind-out-file=${join(dir, 'cg.out')}`,
         ],
