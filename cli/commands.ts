@@ -11,6 +11,9 @@ export interface Command {
   load(): Promise<CommandModule>
 }
 
+/** The commands that serve (and keep running), as against the one-shot root-key commands. */
+export const SERVERS: ReadonlySet<CommandName> = new Set<CommandName>(['control-plane', 'verifier', 'dev'])
+
 export const COMMANDS: Record<CommandName, Command> = {
   'control-plane': {
     summary: 'The management API (apis.*, keys.*) and keys.verifyKey, on Redis.',

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { commandArguments, commandOf, ConfigError, specs, type CommandName } from '../shared/config/config.js'
 import { helpText } from '../shared/config/option-spec.js'
-import { COMMANDS } from './commands.js'
+import { COMMANDS, SERVERS } from './commands.js'
+import { holdTickObject } from './tick-object-keeper.js'
 import { relaunchWithoutAsyncContextFrame } from './without-async-context-frame.js'
 
 /** `process.execve` (Node 22.15 / 23.11 on): not in the @types/node this project builds against (Node 20's). */
@@ -66,6 +67,8 @@ async function main(argv: string[]): Promise<'serving' | number> {
       )
     }
   }
+  // Before the command's modules load: from before the process's first full collection (tick-object-keeper.ts).
+  if (SERVERS.has(named)) holdTickObject()
   const command = await COMMANDS[named].load()
   return command.run(rest, process.env)
 }

@@ -1,4 +1,5 @@
 import type { CommandName } from '../shared/config/config.js'
+import { SERVERS } from './commands.js'
 
 /**
  * Keygate's servers run without Node's AsyncContextFrame. Node 24 turned it on by default, and from the first timer
@@ -11,7 +12,6 @@ import type { CommandName } from '../shared/config/config.js'
  * A frame flag given either way (`--async-context-frame` or `--no-…`, on the command line or in NODE_OPTIONS) is the
  * operator's choice and is left alone; Node before 24 has the frame off by default, and nothing is done there.
  */
-const SERVERS: ReadonlySet<CommandName> = new Set<CommandName>(['verifier', 'control-plane', 'dev'])
 const FLAG = '--no-async-context-frame'
 
 export interface NodeProcess {
