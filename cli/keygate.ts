@@ -1,9 +1,20 @@
 #!/usr/bin/env node
+import { accessSync, constants } from 'node:fs'
 import { commandArguments, commandOf, ConfigError, specs, type CommandName } from '../shared/config/config.js'
 import { helpText } from '../shared/config/option-spec.js'
 import { COMMANDS, SERVERS } from './commands.js'
 import { holdTickObject } from './tick-object-keeper.js'
 import { relaunchWithoutAsyncContextFrame } from './without-async-context-frame.js'
+
+/** Whether `path` is a file this process may execute. */
+function runnable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
 
 /** `process.execve` (Node 22.15 / 23.11 on): not in the @types/node this project builds against (Node 20's). */
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never
@@ -56,9 +67,12 @@ async function main(argv: string[]): Promise<'serving' | number> {
     argv: process.argv,
     nodeOptions: process.env.NODE_OPTIONS,
     canExecve: typeof execve === 'function',
+    hasIpcChannel: process.channel !== undefined,
   })
-  // On success it never returns: the same process starts over with the flag (without-async-context-frame.ts says why).
-  if (relaunch) {
+  // On success it never returns: the same process starts over with the flag (without-async-context-frame.ts says
+  // why). A failing execve system call aborts the process instead of throwing: the binary is checked first, and what
+  // does throw (Node's permission model refusing it) leaves the process running as it is.
+  if (relaunch && runnable(process.execPath)) {
     try {
       execve!.call(process, process.execPath, [process.execPath, ...relaunch], process.env)
     } catch (err) {

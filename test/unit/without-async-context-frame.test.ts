@@ -7,6 +7,7 @@ const node24: NodeProcess = {
   argv: ['/usr/bin/node', '/app/dist/cli/keygate.js', 'verifier', '--any-api'],
   nodeOptions: undefined,
   canExecve: true,
+  hasIpcChannel: false,
 }
 
 describe('relaunching a server without the async context frame', () => {
@@ -32,13 +33,39 @@ describe('relaunching a server without the async context frame', () => {
     expect(relaunchWithoutAsyncContextFrame('verifier', { ...node24, canExecve: false })).toBeUndefined()
   })
 
-  it('leaves a frame flag the operator gave, either way, on the command line or in NODE_OPTIONS (and never loops)', () => {
-    for (const flag of ['--async-context-frame', '--no-async-context-frame', '--experimental-async-context-frame']) {
+  it('leaves a process with an IPC channel (PM2, node --watch: execve would drop it) or an inspector flag as it is', () => {
+    expect(relaunchWithoutAsyncContextFrame('verifier', { ...node24, hasIpcChannel: true })).toBeUndefined()
+    for (const flag of [
+      '--inspect',
+      '--inspect=0.0.0.0:9229',
+      '--inspect-brk',
+      '--inspect-wait',
+      '--inspect-port=9230',
+    ]) {
+      expect(relaunchWithoutAsyncContextFrame('verifier', { ...node24, execArgv: [flag] })).toBeUndefined()
+      expect(relaunchWithoutAsyncContextFrame('verifier', { ...node24, nodeOptions: flag })).toBeUndefined()
+    }
+  })
+
+  it('leaves a frame flag the operator gave, in any spelling, on the command line or in NODE_OPTIONS (and never loops)', () => {
+    const spellings = [
+      '--async-context-frame',
+      '--no-async-context-frame',
+      '--async_context_frame',
+      '--no-async_context_frame',
+      '--async-context-frame=true',
+      '--async-context-frame=false',
+    ]
+    for (const flag of spellings) {
       expect(relaunchWithoutAsyncContextFrame('verifier', { ...node24, execArgv: [flag] })).toBeUndefined()
       expect(
-        relaunchWithoutAsyncContextFrame('verifier', { ...node24, nodeOptions: `--max-old-space-size=512  ${flag}` }),
+        relaunchWithoutAsyncContextFrame('verifier', { ...node24, nodeOptions: `--max-old-space-size=512 \t ${flag}` }),
       ).toBeUndefined()
     }
+    // NODE_OPTIONS may quote an option.
+    expect(
+      relaunchWithoutAsyncContextFrame('verifier', { ...node24, nodeOptions: '"--async-context-frame"' }),
+    ).toBeUndefined()
     // A flag that only looks alike is not one.
     expect(
       relaunchWithoutAsyncContextFrame('verifier', { ...node24, nodeOptions: '--async-context-frame-x' }),
