@@ -70,9 +70,12 @@ async function main(argv: string[]): Promise<'serving' | number> {
     hasIpcChannel: process.channel !== undefined,
   })
   // On success it never returns: the same process starts over with the flag (without-async-context-frame.ts says
-  // why). A failing execve system call aborts the process instead of throwing: the binary is checked first, and what
-  // does throw (Node's permission model refusing it) leaves the process running as it is.
-  if (relaunch && runnable(process.execPath)) {
+  // why). A failing execve system call aborts the process instead of throwing: the binary is checked first (which
+  // rules out the likely failures, not every one), and what does throw (Node's permission model refusing it) leaves
+  // the process running as it is.
+  if (relaunch && !runnable(process.execPath))
+    process.stderr.write(`keygate: ${process.execPath} is not executable: running with the async context frame\n`)
+  else if (relaunch) {
     try {
       execve!.call(process, process.execPath, [process.execPath, ...relaunch], process.env)
     } catch (err) {

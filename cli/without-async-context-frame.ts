@@ -32,8 +32,9 @@ export interface NodeProcess {
 }
 
 /** A frame flag as Node reads it: dashes or underscores, negated or not, with or without a value. */
-const FRAME_FLAG = /^--(no-)?async[-_]context[-_]frame(=.*)?$/
-const INSPECTOR_FLAG = /^--inspect(-brk|-wait|-port)?(=.*)?$/
+const FRAME_FLAG = /^--(no[-_])?async[-_]context[-_]frame(=.*)?$/
+/** An inspector flag, in any spelling (`--inspect-port` alone opens nothing: skipping for it costs only speed). */
+const INSPECTOR_FLAG = /^--inspect([-_](brk|wait|port)([-_]node)?)?(=.*)?$/
 
 /** NODE_OPTIONS' words, with the quotes Node allows around one taken off. */
 function optionsOf(nodeOptions: string | undefined): string[] {

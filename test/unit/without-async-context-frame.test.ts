@@ -53,13 +53,14 @@ describe('relaunching a server without the async context frame', () => {
       '--no-async-context-frame',
       '--async_context_frame',
       '--no-async_context_frame',
+      '--no_async_context_frame',
       '--async-context-frame=true',
       '--async-context-frame=false',
     ]
     for (const flag of spellings) {
       expect(relaunchWithoutAsyncContextFrame('verifier', { ...node24, execArgv: [flag] })).toBeUndefined()
       expect(
-        relaunchWithoutAsyncContextFrame('verifier', { ...node24, nodeOptions: `--max-old-space-size=512 \t ${flag}` }),
+        relaunchWithoutAsyncContextFrame('verifier', { ...node24, nodeOptions: `--max-old-space-size=512\t${flag}` }),
       ).toBeUndefined()
     }
     // NODE_OPTIONS may quote an option.
