@@ -223,7 +223,11 @@ for (const kind of ['memory', 'redis'] as const) {
       else trimMemoryLog(backend.store as MemoryKeyStore, shard)
       await server.verifier.pollNow()
       expect(await metric(server, 'keygate_cache_drops_total')).toBe(1)
-      expect(await metric(server, 'keygate_verify_filter_unsure_shards')).toBe(1)
+      // The drop marks the shard unsure and starts a rebuild at once: on a quick store it can be done by now (read in
+      // this order, an unsure count of 0 means the build finished; CI once saw it there).
+      const unsure = await metric(server, 'keygate_verify_filter_unsure_shards')
+      if (unsure !== 1) expect(await metric(server, 'keygate_verify_filter_builds_total')).toBe(2)
+      expect(unsure).toBeLessThanOrEqual(1)
       expect(await verdict(server, skipped[0]!)).toMatchObject({ valid: true })
       expect(await verdict(server, before[0]!.key)).toMatchObject({ valid: true })
 
