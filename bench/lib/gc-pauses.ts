@@ -2,11 +2,15 @@ import { readFileSync } from 'node:fs'
 import type { LoadResult, SlowRequests } from './load.js'
 import { median } from './stats.js'
 
-/** One garbage collection of a server, as bench/servers/gc-pause-log.ts wrote it. */
-export interface GcPause {
+/** A stretch of time the server's thread was held by its own work: a collection, a timer callback. */
+export interface Span {
   /** When it began, ms since the epoch. */
   beganEpochMs: number
   durationMs: number
+}
+
+/** One garbage collection of a server, as bench/servers/gc-pause-log.ts wrote it. */
+export interface GcPause extends Span {
   kind: 'minor' | 'major' | 'incremental' | 'weak' | 'other'
   /** V8's new space (both semi-spaces) when the observer ran, just after the collections it reported, bytes. */
   youngBytes: number
@@ -43,6 +47,40 @@ export function pausesBetween(pauses: GcPause[], fromEpochMs: number, toEpochMs:
 export const EPISODE_GAP_MS = 1
 
 /**
+ * An episode of at least this many slow requests is a long one: at bench:tail's 10,000 req/s, 2 ms of arrivals left
+ * unanswered at once. The host's stalls of ~4 ms (bench/RESULTS.md: the guest kernel's DAMON thread) make episodes
+ * of ~40; so would one of the server's own collections or timers, which their logs tell apart, and anything else that
+ * takes the core for milliseconds (V8's helper threads, Redis on the same core), which they do not.
+ */
+export const LONG_EPISODE = 20
+
+/** The slow requests as episodes: each the indices of its requests in the order they were written. */
+export function episodesOf(slow: SlowRequests): number[][] {
+  const order = slow.sentAtEpochMs.map((_, i) => i).sort((a, b) => slow.sentAtEpochMs[a]! - slow.sentAtEpochMs[b]!)
+  const episodes: number[][] = []
+  for (let start = 0; start < order.length;) {
+    let end = start + 1
+    while (
+      end < order.length &&
+      slow.sentAtEpochMs[order[end]!]! - slow.sentAtEpochMs[order[end - 1]!]! < EPISODE_GAP_MS
+    )
+      end++
+    episodes.push(order.slice(start, end))
+    start = end
+  }
+  return episodes
+}
+
+/** Whether a request of the episode was in flight during a span: written before it ended, answered after it began. */
+function heldBy(slow: SlowRequests, episode: number[], spans: Span[]): boolean {
+  return episode.some((i) => {
+    const sent = slow.sentAtEpochMs[i]!
+    const answered = sent + slow.latencyMs[i]!
+    return spans.some((span) => span.beganEpochMs < answered && span.beganEpochMs + span.durationMs > sent)
+  })
+}
+
+/**
  * How many of the slow requests a pause held. The slow requests fall into episodes (runs written less than
  * EPISODE_GAP_MS apart); an episode is held when any of its requests was in flight during a pause — written before
  * the pause ended and answered after it began — and then all its requests count: those written just after the
@@ -51,32 +89,26 @@ export const EPISODE_GAP_MS = 1
  * something else at the same time too (the host); one not held was slowed by something other than a collection the
  * server reported (the host, the client, the server's own work).
  */
-export function heldByPauses(slow: SlowRequests, pauses: GcPause[]): number {
-  const order = slow.sentAtEpochMs.map((_, i) => i).sort((a, b) => slow.sentAtEpochMs[a]! - slow.sentAtEpochMs[b]!)
-  const inPause = (i: number) => {
-    const sent = slow.sentAtEpochMs[i]!
-    const answered = sent + slow.latencyMs[i]!
-    return pauses.some((pause) => pause.beganEpochMs < answered && pause.beganEpochMs + pause.durationMs > sent)
-  }
+export function heldByPauses(slow: SlowRequests, pauses: Span[]): number {
   let held = 0
-  for (let start = 0; start < order.length;) {
-    let end = start + 1
-    while (
-      end < order.length &&
-      slow.sentAtEpochMs[order[end]!]! - slow.sentAtEpochMs[order[end - 1]!]! < EPISODE_GAP_MS
-    )
-      end++
-    if (order.slice(start, end).some(inPause)) held += end - start
-    start = end
-  }
+  for (const episode of episodesOf(slow)) if (heldBy(slow, episode, pauses)) held += episode.length
   return held
 }
 
-/** One paced window's tail beside the server's collections. */
+/** The timer callbacks a server's log holds (bench/servers/timer-callback-log.ts; a missing log holds none). */
+export function readTimerCallbacks(file: string): Span[] {
+  return readGcPauses(file).map(({ beganEpochMs, durationMs }) => ({ beganEpochMs, durationMs }))
+}
+
+/** One paced window's tail beside the server's collections and timer callbacks. */
 export interface WindowTail {
   slowPerSecond: number
   /** The share of the slow requests that a collection of the server held (0..1). */
   heldShare: number
+  /** The share that a timer callback of the server held and no collection did (0..1). */
+  timerShare: number
+  /** The share in long episodes (LONG_EPISODE) that neither held: stalls the logs do not see (0..1). */
+  longUnheldShare: number
   /** Collections that began in the window, per second; the longest of them; their milliseconds per second. */
   pausesPerSecond: number
   longestPauseMs: number
@@ -85,16 +117,27 @@ export interface WindowTail {
   youngMb: number
 }
 
-/** A paced window (its result must carry the slow requests) beside every pause its server logged. */
-export function explainWindow(result: LoadResult, log: GcPause[]): WindowTail {
+/** A paced window (its result must carry the slow requests) beside every pause and timer callback its server logged. */
+export function explainWindow(result: LoadResult, log: GcPause[], timers: Span[] = []): WindowTail {
   const slow = result.slow
   if (slow === undefined) throw new Error('the paced client reported no slow requests: its plan asked for them')
   const seconds = (slow.toEpochMs - slow.fromEpochMs) / 1000
   const inWindow = pausesBetween(log, slow.fromEpochMs, slow.toEpochMs)
   const count = slow.sentAtEpochMs.length
+  let held = 0
+  let byTimer = 0
+  let longUnheld = 0
+  for (const episode of episodesOf(slow)) {
+    if (heldBy(slow, episode, log)) held += episode.length
+    else if (heldBy(slow, episode, timers)) byTimer += episode.length
+    else if (episode.length >= LONG_EPISODE) longUnheld += episode.length
+  }
+  const share = (n: number) => (count === 0 ? 0 : n / count)
   return {
     slowPerSecond: count / seconds,
-    heldShare: count === 0 ? 0 : heldByPauses(slow, log) / count,
+    heldShare: share(held),
+    timerShare: share(byTimer),
+    longUnheldShare: share(longUnheld),
     pausesPerSecond: inWindow.length / seconds,
     longestPauseMs: Math.max(0, ...inWindow.map((pause) => pause.durationMs)),
     pauseMsPerSecond: inWindow.reduce((sum, pause) => sum + pause.durationMs, 0) / seconds,

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { BENCH_KEY_FIELDS } from '../lib/bench-key.js'
 import { CPU_CONNECTIONS, postLoad } from '../lib/cpu-loads.js'
 import { runCpuRounds, windowsNote, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
-import { explainWindow, readGcPauses, type WindowTail } from '../lib/gc-pauses.js'
+import { explainWindow, LONG_EPISODE, readGcPauses, readTimerCallbacks, type WindowTail } from '../lib/gc-pauses.js'
 import { startKeygateFixture, stopPausedStage } from '../lib/keygate-fixture.js'
 import { runPinnedWorker, type LoadResult } from '../lib/load.js'
 import type { PacedPlan } from '../lib/paced-worker.js'
@@ -33,9 +33,10 @@ export async function tail(): Promise<ScenarioReport> {
   const fixture = await startKeygateFixture()
   const logs = mkdtempSync(join(tmpdir(), 'keygate-gc-'))
   const gcLog = (name: string) => join(logs, `${name}.log`)
+  const timerLog = (name: string) => join(logs, `${name}.timers.log`)
   const logged = (name: string) => ({
-    nodeFlags: [`--import=${benchServer('gc-pause-log')}`],
-    env: { BENCH_GC_LOG: gcLog(name) },
+    nodeFlags: [`--import=${benchServer('gc-pause-log')}`, `--import=${benchServer('timer-callback-log')}`],
+    env: { BENCH_GC_LOG: gcLog(name), BENCH_TIMER_LOG: timerLog(name) },
   })
   const started: BenchProcess[] = []
   try {
@@ -94,9 +95,11 @@ export async function tail(): Promise<ScenarioReport> {
       fixture.controlPlane.child.pid!,
     ])
 
-    const windows = (label: string, log: string) =>
-      results.samples.get(label)!.map((sample) => explainWindow(sample.result, readGcPauses(log)))
-    const [ceilingWindows, verifierWindows] = [windows(C10, gcLog('ceiling')), windows(V10, gcLog('verifier'))]
+    const windows = (label: string, name: string) =>
+      results.samples
+        .get(label)!
+        .map((sample) => explainWindow(sample.result, readGcPauses(gcLog(name)), readTimerCallbacks(timerLog(name))))
+    const [ceilingWindows, verifierWindows] = [windows(C10, 'ceiling'), windows(V10, 'verifier')]
     const row = (label: string, explained: WindowTail[]) => {
       // A window without a collection has no new-space figure (NaN): left out of the median.
       const of = (pick: (window: WindowTail) => number) =>
@@ -107,6 +110,8 @@ export async function tail(): Promise<ScenarioReport> {
         showMeasured(results.p99(label), 3),
         showMeasured(of((w) => w.slowPerSecond)),
         showMeasured(of((w) => w.heldShare * 100)),
+        showMeasured(of((w) => w.timerShare * 100)),
+        showMeasured(of((w) => w.longUnheldShare * 100)),
         showMeasured(
           of((w) => w.pausesPerSecond),
           1,
@@ -125,8 +130,8 @@ export async function tail(): Promise<ScenarioReport> {
     // Window by window, in the order measured: what a median over rounds hides (a window of a host stall, a server
     // whose new space V8 resized between its windows).
     const perWindow = [
-      '| round | server | CPU µs/request | p99 ms | over 1 ms per s | held by its GC | GC pauses per s | longest ms | new space MiB |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| round | server | CPU µs/request | p99 ms | over 1 ms per s | held by its GC | by its timers | long, neither | GC pauses per s | longest ms | new space MiB |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...results.samples
         .get(C10)!
         .flatMap((ceilingSample, i) =>
@@ -135,20 +140,25 @@ export async function tail(): Promise<ScenarioReport> {
             ['keygate', results.samples.get(V10)![i]!, verifierWindows[i]!] as const,
           ].map(
             ([server, sample, w]) =>
-              `| ${i + 1} | ${server} | ${sample.cpuUsPerRequest.toFixed(1)} | ${sample.result.p99.toFixed(3)} | ${w.slowPerSecond.toFixed(0)} | ${(w.heldShare * 100).toFixed(0)}% | ${w.pausesPerSecond.toFixed(1)} | ${w.longestPauseMs.toFixed(2)} | ${Number.isNaN(w.youngMb) ? '—' : w.youngMb.toFixed(0)} |`,
+              `| ${i + 1} | ${server} | ${sample.cpuUsPerRequest.toFixed(1)} | ${sample.result.p99.toFixed(3)} | ${w.slowPerSecond.toFixed(0)} | ${(w.heldShare * 100).toFixed(0)}% | ${(w.timerShare * 100).toFixed(0)}% | ${(w.longUnheldShare * 100).toFixed(0)}% | ${w.pausesPerSecond.toFixed(1)} | ${w.longestPauseMs.toFixed(2)} | ${Number.isNaN(w.youngMb) ? '—' : w.youngMb.toFixed(0)} |`,
           ),
         ),
     ]
     const p99Ratio = median(
       results.samples.get(V10)!.map((s, i) => s.result.p99 / Math.max(results.samples.get(C10)![i]!.result.p99, 0.001)),
     )
-    const held = (explained: WindowTail[]) => median(explained.map((w) => w.slowPerSecond * w.heldShare))
-    const unheld = (explained: WindowTail[]) => median(explained.map((w) => w.slowPerSecond * (1 - w.heldShare)))
+    const perSecond = (explained: WindowTail[], share: (w: WindowTail) => number) =>
+      median(explained.map((w) => w.slowPerSecond * share(w)))
+    const held = (explained: WindowTail[]) => perSecond(explained, (w) => w.heldShare)
+    const unheld = (explained: WindowTail[]) => perSecond(explained, (w) => 1 - w.heldShare)
+    // What each server's slow requests a second come from, by the median of windows (they need not add up).
+    const sources = (explained: WindowTail[]) =>
+      `its collections ${held(explained).toFixed(0)}, its timers ${perSecond(explained, (w) => w.timerShare).toFixed(0)}, long episodes neither held ${perSecond(explained, (w) => w.longUnheldShare).toFixed(0)}, the rest ${perSecond(explained, (w) => 1 - w.heldShare - w.timerShare - w.longUnheldShare).toFixed(0)}`
     return {
       name: 'tail',
       title: `The p99 at ${rate} req/s, explained`,
       command: 'npm run bench:tail',
-      method: `bench:cpu's fixed-rate rows alone: the ceiling and keygate's verifier, ${KEYS.toLocaleString('en-US')} cached keys, the paced client at ${rate} req/s on ${CPU_CONNECTIONS} connections after ${PACED_WARMUP_SECONDS} s of its warm-up; each server also saturated (autocannon, as bench:cpu's hit rows) between its paced windows, so that its heap has bench:cpu's history; ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the other server paused. The client reports every request over ${SLOW_MS} ms with its write time; each server logs its collections (bench/servers/gc-pause-log.ts); a slow request is held by a pause when it was written before one ended and answered after it began, and so is every slow request written less than 1 ms from another held one (the queue the pause left). Pause lengths are wall-clock (a host stall inside a collection counts in it). Medians over rounds [min–max].`,
+      method: `bench:cpu's fixed-rate rows alone: the ceiling and keygate's verifier, ${KEYS.toLocaleString('en-US')} cached keys, the paced client at ${rate} req/s on ${CPU_CONNECTIONS} connections after ${PACED_WARMUP_SECONDS} s of its warm-up; each server also saturated (autocannon, as bench:cpu's hit rows) between its paced windows, so that its heap has bench:cpu's history; ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the other server paused. The client reports every request over ${SLOW_MS} ms with its write time; each server logs its collections (bench/servers/gc-pause-log.ts) and every callback of a global setTimeout or setInterval that held its thread over 30 µs (bench/servers/timer-callback-log.ts: a verifier's revision polls, usage flushes); a slow request is held by a pause when it was written before one ended and answered after it began, and so is every slow request written less than 1 ms from another held one (the queue the pause left) — an episode; likewise for a timer callback. A long episode (${LONG_EPISODE} or more slow requests: ${(LONG_EPISODE / (FIXED_RATE / 1000)).toFixed(0)} ms of arrivals) that neither held is a stall of the core the logs do not see: the host's (its DAMON thread's ~4 ms every ~512 ms), or the server's V8 helper threads, or Redis, which shares the server core. Pause lengths are wall-clock (a host stall inside a collection counts in it). Medians over rounds [min–max].`,
       table: {
         headers: [
           'server',
@@ -156,6 +166,8 @@ export async function tail(): Promise<ScenarioReport> {
           'p99 ms',
           `requests over ${SLOW_MS} ms, per s`,
           '% of them held by its GC pauses',
+          '% held by its timer callbacks (not its GC)',
+          `% in long episodes (≥ ${LONG_EPISODE}) neither held`,
           'GC pauses per s',
           'longest pause ms',
           'GC ms per s',
@@ -174,6 +186,7 @@ export async function tail(): Promise<ScenarioReport> {
       chart: [],
       notes: [
         `Requests over ${SLOW_MS} ms per second, held by the server's own collections / not: ceiling ${held(ceilingWindows).toFixed(0)} / ${unheld(ceilingWindows).toFixed(0)}, keygate ${held(verifierWindows).toFixed(0)} / ${unheld(verifierWindows).toFixed(0)} (1% of the requests is ${FIXED_RATE / 100} a second).`,
+        `Slow requests a second by source, median of windows — ceiling: ${sources(ceilingWindows)}; keygate: ${sources(verifierWindows)}.`,
         windowsNote(results),
       ],
       markdown: ['Each window:', '', ...perWindow],

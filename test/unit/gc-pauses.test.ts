@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { explainWindow, heldByPauses, pausesBetween, readGcPauses, type GcPause } from '../../bench/lib/gc-pauses.js'
+import {
+  episodesOf,
+  explainWindow,
+  heldByPauses,
+  LONG_EPISODE,
+  pausesBetween,
+  readGcPauses,
+  readTimerCallbacks,
+  type GcPause,
+} from '../../bench/lib/gc-pauses.js'
 import type { LoadResult, SlowRequests } from '../../bench/lib/load.js'
 
 /** bench:tail's two halves: a server's log of its collections, and slow requests put beside it. */
@@ -128,6 +137,51 @@ describe('gc pauses (bench:tail)', () => {
     expect(() => explainWindow({ ...window([]), slow: undefined }, log)).toThrow(/no slow requests/)
   })
 
+  it('puts slow requests into episodes by when they were written, and tells what held each: GC, a timer, the host', () => {
+    // A run of LONG_EPISODE requests 0.1 ms apart from 5,000 ms (no pause or callback near it), one of three held by a
+    // collection at 2,000 ms, one of two held by a timer callback at 3,000 ms, and a lone slow request at 4,000 ms.
+    const long = Array.from({ length: LONG_EPISODE }, (_, i) => [5_000 + i * 0.1, 4] as [number, number])
+    const requests: [number, number][] = [
+      [4_000, 1.5],
+      ...long,
+      [2_000.5, 2],
+      [2_001, 1.6],
+      [2_001.5, 1.2],
+      [3_000.2, 1.3],
+      [3_000.9, 1.1],
+    ]
+    const given = slow(requests)
+    expect(episodesOf(given).map((episode) => episode.length)).toStrictEqual([3, 2, 1, LONG_EPISODE])
+    // Each episode lists its requests in the order written, whatever order the client reported them in.
+    expect(episodesOf(given)[0]!.map((i) => requests[i]![0])).toStrictEqual([2_000.5, 2_001, 2_001.5])
+    const window: LoadResult = {
+      rps: 10_000,
+      p50: 0.05,
+      p99: 1,
+      max: 5,
+      total: 10_000,
+      non2xx: 0,
+      errors: 0,
+      slow: { ...given, fromEpochMs: 1_000, toEpochMs: 11_000 },
+    }
+    const count = requests.length
+    const timers = [{ beganEpochMs: 3_000, durationMs: 0.5 }]
+    const explained = explainWindow(window, [pause(2_000, 1)], timers)
+    expect(explained.heldShare).toBeCloseTo(3 / count, 9)
+    expect(explained.timerShare).toBeCloseTo(2 / count, 9)
+    expect(explained.longUnheldShare).toBeCloseTo(LONG_EPISODE / count, 9)
+    // An episode a collection and a timer both held is the collection's; one request short of long is not long.
+    const both = explainWindow(window, [pause(2_000, 1), pause(3_000.1, 0.2)], timers)
+    expect(both.heldShare).toBeCloseTo(5 / count, 9)
+    expect(both.timerShare).toBe(0)
+    const shorter = slow(long.slice(1))
+    expect(
+      explainWindow({ ...window, slow: { ...shorter, fromEpochMs: 1_000, toEpochMs: 11_000 } }, []).longUnheldShare,
+    ).toBe(0)
+    // Without timer callbacks given, none holds anything.
+    expect(explainWindow(window, [pause(2_000, 1)]).timerShare).toBe(0)
+  })
+
   it('reads a log line by line and picks the pauses that began in a window', () => {
     const file = join(scratch(), 'gc.log')
     writeFileSync(file, '1000.500 0.250 minor 16777216\n1100.000 12.000 major 16777216\n1200.125 0.300 minor 8388608\n')
@@ -179,6 +233,53 @@ describe('gc pauses (bench:tail)', () => {
     // The new space's size, as the process itself reads it afterwards.
     expect(pauses.at(-1)!.youngBytes).toBe(said.young)
     expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true)
+  })
+
+  it('logs the timer callbacks of a process it is imported into that held its thread, and leaves timers working', () => {
+    const file = join(scratch(), 'timers.log')
+    const logger = fileURLToPath(new URL('../../dist/bench/servers/timer-callback-log.js', import.meta.url))
+    const before = Date.now()
+    // A timeout that holds the thread 5 ms, an interval that holds it 2 ms twice, a quick timeout (not logged), one
+    // cleared before it ran, an unref'd one that never runs; util.promisify's form of setTimeout still resolves.
+    const script = `
+      const spin = (ms) => { const end = performance.now() + ms; while (performance.now() < end); }
+      const { promisify } = require('node:util')
+      setTimeout(() => spin(5), 1)
+      let ticks = 0
+      const interval = setInterval(() => { spin(2); if (++ticks === 2) clearInterval(interval) }, 20)
+      setTimeout(() => {}, 1)
+      clearTimeout(setTimeout(() => spin(50), 5))
+      setTimeout(() => spin(50), 60_000).unref()
+      promisify(setTimeout)(80, 'resolved').then((value) => console.log(value))`
+    const run = spawnSync(process.execPath, [`--import=${logger}`, '-e', script], {
+      env: { ...process.env, BENCH_TIMER_LOG: file },
+      encoding: 'utf8',
+      timeout: 10_000,
+    })
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout.trim()).toBe('resolved')
+    const callbacks = readTimerCallbacks(file)
+    // At least as long as each spun, in the order they ran; neither 50 ms callback ran, the quick one was too short.
+    const durations = callbacks.map((c) => c.durationMs)
+    expect(durations).toHaveLength(3)
+    expect(durations[0]).toBeGreaterThanOrEqual(5)
+    expect(durations[1]).toBeGreaterThanOrEqual(2)
+    expect(durations[2]).toBeGreaterThanOrEqual(2)
+    for (const ms of durations) expect(ms).toBeLessThan(40)
+    for (const c of callbacks) {
+      expect(c.beganEpochMs).toBeGreaterThanOrEqual(before - 1)
+      expect(c.beganEpochMs).toBeLessThanOrEqual(Date.now())
+    }
+    expect(readTimerCallbacks(join(scratch(), 'none.log'))).toStrictEqual([])
+  })
+
+  it('the timer log refuses to start without a file to write to', () => {
+    const logger = fileURLToPath(new URL('../../dist/bench/servers/timer-callback-log.js', import.meta.url))
+    const env = { ...process.env }
+    delete env.BENCH_TIMER_LOG
+    const run = spawnSync(process.execPath, [`--import=${logger}`, '-e', '0'], { env, encoding: 'utf8' })
+    expect(run.status).not.toBe(0)
+    expect(run.stderr).toMatch(/BENCH_TIMER_LOG/)
   })
 
   it('refuses to start without a file to write to', () => {
