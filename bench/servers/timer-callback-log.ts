@@ -3,10 +3,11 @@ import { closeSync, openSync, writeSync } from 'node:fs'
 /**
  * Loaded into a bench server with `node --import …/timer-callback-log.js` (bench:tail): appends one line to the file
  * BENCH_TIMER_LOG names for every callback of a global `setTimeout` or `setInterval` that held the thread longer than
- * MIN_MS — when it began (ms since the epoch) and for how long (ms, wall-clock) — in gc-pause-log's line format, so
- * that a bench can tell which slow requests the server's own timed work held: a verifier's revision polls, usage
- * flushes, rate-limit syncs. What such a callback starts and finishes later (the reply of a Redis command it sent) is
- * not in its span. Node's internal timers (sockets' timeouts) do not go through the globals and are not seen.
+ * MIN_MS — when it began (ms since the epoch) and for how long (ms, wall-clock), read back by
+ * bench/lib/timer-callbacks.ts — so that a bench can tell which slow requests the server's own timed work held: a
+ * verifier's revision polls, usage flushes, rate-limit syncs. What such a callback starts and finishes later (the reply
+ * of a Redis command it sent) is not in its span. Timers that do not go through the globals are not seen: Node's
+ * internal ones (sockets' timeouts), and those of `node:timers` or `timers/promises` imported by name.
  */
 const path = process.env.BENCH_TIMER_LOG
 if (path === undefined) throw new Error('timer-callback-log.js needs BENCH_TIMER_LOG (the file to append to)')
@@ -25,7 +26,7 @@ function logged(callback: Callback): Callback {
       return callback.apply(this, args)
     } finally {
       const took = performance.now() - began
-      if (took > MIN_MS) writeSync(file, `${(performance.timeOrigin + began).toFixed(3)} ${took.toFixed(3)} timer 0\n`)
+      if (took > MIN_MS) writeSync(file, `${(performance.timeOrigin + began).toFixed(3)} ${took.toFixed(3)}\n`)
     }
   }
 }
@@ -38,6 +39,7 @@ function wrapping<T extends typeof setTimeout | typeof setInterval>(original: T)
       ...rest,
     ])
   }
+  Object.defineProperty(wrapper, 'name', { value: original.name })
   // util.promisify finds its promise form under a symbol (setTimeout[promisify.custom]): kept.
   for (const key of Object.getOwnPropertySymbols(original))
     Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(original, key)!)

@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runKeygate, startKeygate } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
 
-const KEEPER = pathToFileURL(fileURLToPath(new URL('../../dist/cli/tick-object-keeper.js', import.meta.url))).href
+const KEEPER = new URL('../../dist/cli/tick-object-keeper.js', import.meta.url).href
 
 /**
  * A preload that reads, from inside a keygate process, whether its tick object keeper holds one: the keeper's
@@ -40,8 +39,11 @@ describe('the entry point and the tick object keeper', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('a server (keygate dev) holds a tick object while it serves', async () => {
-    const server = await startKeygate(['dev'], { NODE_OPTIONS: `--import=${probe}` })
+  it.each([
+    ['dev', () => ({})],
+    ['verifier', () => ({ REDIS_URL: redis.url })],
+  ])('a server (keygate %s) holds a tick object while it serves', async (command, env) => {
+    const server = await startKeygate([command], { ...env(), NODE_OPTIONS: `--import=${probe}` })
     try {
       await waitFor(() => server.output().includes('tick object held while up'), "the probe's report")
       expect(server.output()).toContain('tick object held while up: true')

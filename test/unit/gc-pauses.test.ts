@@ -4,17 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  episodesOf,
-  explainWindow,
-  heldByPauses,
-  LONG_EPISODE,
-  pausesBetween,
-  readGcPauses,
-  readTimerCallbacks,
-  type GcPause,
-} from '../../bench/lib/gc-pauses.js'
+import { pausesBetween, readGcPauses, type GcPause } from '../../bench/lib/gc-pauses.js'
 import type { LoadResult, SlowRequests } from '../../bench/lib/load.js'
+import { episodesOf, explainWindow, LONG_EPISODE, type Span } from '../../bench/lib/slow-episodes.js'
+import { readTimerCallbacks } from '../../bench/lib/timer-callbacks.js'
 
 /** bench:tail's two halves: a server's log of its collections, and slow requests put beside it. */
 describe('gc pauses (bench:tail)', () => {
@@ -41,6 +34,26 @@ describe('gc pauses (bench:tail)', () => {
     sentAtEpochMs: requests.map(([sentAt]) => sentAt),
     latencyMs: requests.map(([, latency]) => latency),
   })
+
+  /** A window of the given slow requests, as the paced client reports one. */
+  const windowOf = (requests: SlowRequests): LoadResult => ({
+    rps: 10_000,
+    p50: 0.05,
+    p99: 1,
+    max: 5,
+    total: 100_000,
+    non2xx: 0,
+    errors: 0,
+    slow: requests,
+  })
+  /** How many of the slow requests the pauses held, as explainWindow counts them. */
+  const heldByPauses = (requests: SlowRequests, pauses: Span[]) =>
+    Math.round(
+      explainWindow(
+        windowOf(requests),
+        pauses.map((p) => ({ ...p, kind: 'minor' as const, youngBytes: 1 })),
+      ).heldShare * requests.sentAtEpochMs.length,
+    )
 
   it('counts a slow request as held when it was in flight during a pause, and only then', () => {
     // One pause over [100, 102).
@@ -96,6 +109,26 @@ describe('gc pauses (bench:tail)', () => {
     ).toBe(4)
     // Without the pause, none.
     expect(heldByPauses(slow([[101.5, 1.5]]), [])).toBe(0)
+    // Held through a later request: the first was answered before the pause began, the second was in flight in it.
+    expect(
+      heldByPauses(
+        slow([
+          [98.0, 1.1],
+          [98.8, 1.5],
+        ]),
+        pauses,
+      ),
+    ).toBe(2)
+    // Exactly EPISODE_GAP_MS (1 ms) apart is another episode: the later one, alone, is not held.
+    expect(
+      heldByPauses(
+        slow([
+          [101.5, 1.2],
+          [102.5, 1.1],
+        ]),
+        pauses,
+      ),
+    ).toBe(1)
   })
 
   it("explains a window: slow requests per second and the share its server's pauses held, its pauses, its new space", () => {
@@ -180,6 +213,18 @@ describe('gc pauses (bench:tail)', () => {
     ).toBe(0)
     // Without timer callbacks given, none holds anything.
     expect(explainWindow(window, [pause(2_000, 1)]).timerShare).toBe(0)
+    // A long episode a collection held is the collection's, one a timer held the timer's: counted once, never as long.
+    for (const [pauses, spans] of [
+      [[pause(5_000.5, 1)], []],
+      [[], [{ beganEpochMs: 5_000.5, durationMs: 1 }]],
+    ] as [GcPause[], Span[]][]) {
+      const heldLong = explainWindow(window, pauses, spans)
+      expect(heldLong.longUnheldShare).toBe(0)
+      expect(heldLong.heldShare + heldLong.timerShare).toBeCloseTo(LONG_EPISODE / count, 9)
+    }
+    // The shares are of disjoint episodes: never more than all of them.
+    const all = explainWindow(window, [pause(2_000, 1)], timers)
+    expect(all.heldShare + all.timerShare + all.longUnheldShare).toBeLessThanOrEqual(1)
   })
 
   it('reads a log line by line and picks the pauses that began in a window', () => {
@@ -239,17 +284,24 @@ describe('gc pauses (bench:tail)', () => {
     const file = join(scratch(), 'timers.log')
     const logger = fileURLToPath(new URL('../../dist/bench/servers/timer-callback-log.js', import.meta.url))
     const before = Date.now()
-    // A timeout that holds the thread 5 ms, an interval that holds it 2 ms twice, a quick timeout (not logged), one
-    // cleared before it ran, an unref'd one that never runs; util.promisify's form of setTimeout still resolves.
+    // A timeout that holds the thread 5 ms, one that holds it 3 ms and throws, an interval that holds it 2 ms twice;
+    // quick ones (not logged), one cleared before it ran, an unref'd one that never runs. Timers keep their
+    // semantics: `this` is the Timeout, extra arguments arrive, the error still reaches the process, a callback that
+    // is not a function is refused as before, util.promisify's form of setTimeout resolves, the name is kept.
     const script = `
       const spin = (ms) => { const end = performance.now() + ms; while (performance.now() < end); }
       const { promisify } = require('node:util')
+      process.on('uncaughtException', (err) => console.log('uncaught ' + err.message))
       setTimeout(() => spin(5), 1)
+      const timeout = setTimeout(function (a, b) { console.log('this ' + (this === timeout) + ' ' + a + b) }, 2, 'x', 'y')
+      setTimeout(() => { spin(3); throw new Error('boom') }, 10)
       let ticks = 0
       const interval = setInterval(() => { spin(2); if (++ticks === 2) clearInterval(interval) }, 20)
       setTimeout(() => {}, 1)
       clearTimeout(setTimeout(() => spin(50), 5))
       setTimeout(() => spin(50), 60_000).unref()
+      try { setTimeout('not a function') } catch (err) { console.log('refused ' + err.code) }
+      console.log('named ' + setTimeout.name + ' ' + setInterval.name)
       promisify(setTimeout)(80, 'resolved').then((value) => console.log(value))`
     const run = spawnSync(process.execPath, [`--import=${logger}`, '-e', script], {
       env: { ...process.env, BENCH_TIMER_LOG: file },
@@ -257,15 +309,30 @@ describe('gc pauses (bench:tail)', () => {
       timeout: 10_000,
     })
     expect(run.status, run.stderr).toBe(0)
-    expect(run.stdout.trim()).toBe('resolved')
+    expect(run.stdout.trim().split('\n').sort()).toStrictEqual(
+      [
+        'named setTimeout setInterval',
+        'refused ERR_INVALID_ARG_TYPE',
+        'resolved',
+        'this true xy',
+        'uncaught boom',
+      ].sort(),
+    )
     const callbacks = readTimerCallbacks(file)
-    // At least as long as each spun, in the order they ran; neither 50 ms callback ran, the quick one was too short.
+    // The spun ones, at least as long as each spun, in the order they ran (the throwing one too); neither 50 ms one
+    // ran. A quick callback may be logged on a loaded machine (a first call compiled, the thread preempted), but
+    // never one under the 30 µs floor.
     const durations = callbacks.map((c) => c.durationMs)
-    expect(durations).toHaveLength(3)
-    expect(durations[0]).toBeGreaterThanOrEqual(5)
-    expect(durations[1]).toBeGreaterThanOrEqual(2)
-    expect(durations[2]).toBeGreaterThanOrEqual(2)
-    for (const ms of durations) expect(ms).toBeLessThan(40)
+    const spun = durations.filter((ms) => ms >= 1)
+    expect(spun).toHaveLength(4)
+    expect(spun[0]).toBeGreaterThanOrEqual(5)
+    expect(spun[1]).toBeGreaterThanOrEqual(3)
+    expect(spun[2]).toBeGreaterThanOrEqual(2)
+    expect(spun[3]).toBeGreaterThanOrEqual(2)
+    for (const ms of durations) {
+      expect(ms).toBeGreaterThan(0.03)
+      expect(ms).toBeLessThan(40)
+    }
     for (const c of callbacks) {
       expect(c.beganEpochMs).toBeGreaterThanOrEqual(before - 1)
       expect(c.beganEpochMs).toBeLessThanOrEqual(Date.now())
