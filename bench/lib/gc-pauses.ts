@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { Span } from './slow-episodes.js'
+import type { Span } from './span.js'
 
 /** One garbage collection of a server, as bench/servers/gc-pause-log.ts wrote it. */
 export interface GcPause extends Span {

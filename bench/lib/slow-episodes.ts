@@ -1,27 +1,19 @@
+// A paced window's slow requests in episodes, and what held each: the server's collections (gc-pauses.ts), its timer
+// callbacks (timer-callbacks.ts), or neither (bench:tail).
 import { pausesBetween, type GcPause } from './gc-pauses.js'
 import type { LoadResult, SlowRequests } from './load.js'
+import type { Span } from './span.js'
 import { median } from './stats.js'
-
-/**
- * A paced window's slow requests in episodes, and what held each: the server's collections (gc-pauses.ts), its timer
- * callbacks (timer-callbacks.ts), or neither (bench:tail).
- */
-
-/** A stretch of time the server's thread was held by its own work: a collection, a timer callback. */
-export interface Span {
-  /** When it began, ms since the epoch. */
-  beganEpochMs: number
-  durationMs: number
-}
 
 /** Slow requests written less than this apart are one episode: at the bench's rates a queue drains faster. */
 export const EPISODE_GAP_MS = 1
 
 /**
  * An episode of at least this many slow requests is a long one: at bench:tail's 10,000 req/s, 2 ms of arrivals left
- * unanswered at once. The host's stalls of ~4 ms (bench/RESULTS.md: the guest kernel's DAMON thread) make episodes
- * of ~40; so would one of the server's own collections or timers, which their logs tell apart, and anything else that
- * takes the core for milliseconds (V8's helper threads, Redis on the same core), which they do not.
+ * unanswered at once. A stall of the core for ~4 ms makes one of ~40 (bench/RESULTS.md: most of them the host's, whose
+ * guest kernel runs a DAMON thread that takes ~4 ms every ~512 ms); so would one of the server's own collections or
+ * timers, which their logs tell apart, and anything else that takes the core for milliseconds, which they do not: V8's
+ * helper threads, Redis on the same core, the server's own work outside a logged callback's first turn.
  */
 export const LONG_EPISODE = 20
 
@@ -48,7 +40,8 @@ export function episodesOf(slow: SlowRequests): number[][] {
  * every span of the server, not only those that began in the window: one that began just before still holds the
  * window's first requests. Held means overlapped, not caused: a held request may have been slowed by something else
  * at the same time too (a host stall, after which a timer due meanwhile runs at once and a scavenge is likely), so
- * the shares held are upper bounds and what neither held a lower bound.
+ * the shares held are upper bounds on what the logged spans cost; and what neither held includes the server's own
+ * work no log covers (what a timer leaves for a later turn, setImmediate callbacks, replies).
  */
 function heldBy(slow: SlowRequests, episode: number[], spans: Span[]): boolean {
   return episode.some((i) => {
@@ -62,7 +55,7 @@ function heldBy(slow: SlowRequests, episode: number[], spans: Span[]): boolean {
 export interface WindowTail {
   slowPerSecond: number
   /** The share of the slow requests that a collection of the server held (0..1). */
-  heldShare: number
+  gcShare: number
   /** The share that a timer callback of the server held and no collection did (0..1). */
   timerShare: number
   /** The share in long episodes (LONG_EPISODE) that neither held: stalls the logs do not see (0..1). */
@@ -76,24 +69,24 @@ export interface WindowTail {
 }
 
 /** A paced window (its result must carry the slow requests) beside the spans its server logged. */
-export function explainWindow(result: LoadResult, log: GcPause[], timers: Span[] = []): WindowTail {
+export function explainWindow(result: LoadResult, pauses: GcPause[], timers: Span[]): WindowTail {
   const slow = result.slow
   if (slow === undefined) throw new Error('the paced client reported no slow requests: its plan asked for them')
   const seconds = (slow.toEpochMs - slow.fromEpochMs) / 1000
-  const inWindow = pausesBetween(log, slow.fromEpochMs, slow.toEpochMs)
+  const inWindow = pausesBetween(pauses, slow.fromEpochMs, slow.toEpochMs)
   const count = slow.sentAtEpochMs.length
   let held = 0
   let byTimer = 0
   let longUnheld = 0
   for (const episode of episodesOf(slow)) {
-    if (heldBy(slow, episode, log)) held += episode.length
+    if (heldBy(slow, episode, pauses)) held += episode.length
     else if (heldBy(slow, episode, timers)) byTimer += episode.length
     else if (episode.length >= LONG_EPISODE) longUnheld += episode.length
   }
   const share = (n: number) => (count === 0 ? 0 : n / count)
   return {
     slowPerSecond: count / seconds,
-    heldShare: share(held),
+    gcShare: share(held),
     timerShare: share(byTimer),
     longUnheldShare: share(longUnheld),
     pausesPerSecond: inWindow.length / seconds,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { Span } from './slow-episodes.js'
+import type { Span } from './span.js'
 
 /**
  * The timer callbacks a server's log holds, in the order they ran (bench/servers/timer-callback-log.ts: one line

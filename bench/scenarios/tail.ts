@@ -111,7 +111,7 @@ export async function tail(): Promise<ScenarioReport> {
         showMeasured(results.cpu(label), 1),
         showMeasured(results.p99(label), 3),
         showMeasured(of((w) => w.slowPerSecond)),
-        showMeasured(of((w) => w.heldShare * 100)),
+        showMeasured(of((w) => w.gcShare * 100)),
         showMeasured(of((w) => w.timerShare * 100)),
         showMeasured(of((w) => w.longUnheldShare * 100)),
         showMeasured(
@@ -142,7 +142,7 @@ export async function tail(): Promise<ScenarioReport> {
             ['keygate', results.samples.get(V10)![i]!, verifierWindows[i]!] as const,
           ].map(
             ([server, sample, w]) =>
-              `| ${i + 1} | ${server} | ${sample.cpuUsPerRequest.toFixed(1)} | ${sample.result.p99.toFixed(3)} | ${w.slowPerSecond.toFixed(0)} | ${(w.heldShare * 100).toFixed(0)}% | ${(w.timerShare * 100).toFixed(0)}% | ${(w.longUnheldShare * 100).toFixed(0)}% | ${w.pausesPerSecond.toFixed(1)} | ${w.longestPauseMs.toFixed(2)} | ${Number.isNaN(w.youngMb) ? '—' : w.youngMb.toFixed(0)} |`,
+              `| ${i + 1} | ${server} | ${sample.cpuUsPerRequest.toFixed(1)} | ${sample.result.p99.toFixed(3)} | ${w.slowPerSecond.toFixed(0)} | ${(w.gcShare * 100).toFixed(0)}% | ${(w.timerShare * 100).toFixed(0)}% | ${(w.longUnheldShare * 100).toFixed(0)}% | ${w.pausesPerSecond.toFixed(1)} | ${w.longestPauseMs.toFixed(2)} | ${Number.isNaN(w.youngMb) ? '—' : w.youngMb.toFixed(0)} |`,
           ),
         ),
     ]
@@ -151,16 +151,16 @@ export async function tail(): Promise<ScenarioReport> {
     )
     const perSecond = (explained: WindowTail[], share: (w: WindowTail) => number) =>
       median(explained.map((w) => w.slowPerSecond * share(w)))
-    const held = (explained: WindowTail[]) => perSecond(explained, (w) => w.heldShare)
-    const unheld = (explained: WindowTail[]) => perSecond(explained, (w) => 1 - w.heldShare)
+    const held = (explained: WindowTail[]) => perSecond(explained, (w) => w.gcShare)
+    const unheld = (explained: WindowTail[]) => perSecond(explained, (w) => 1 - w.gcShare)
     // What each server's slow requests a second come from, by the median of windows (they need not add up).
     const sources = (explained: WindowTail[]) =>
-      `its collections ${held(explained).toFixed(0)}, its timers ${perSecond(explained, (w) => w.timerShare).toFixed(0)}, long episodes neither held ${perSecond(explained, (w) => w.longUnheldShare).toFixed(0)}, the rest ${perSecond(explained, (w) => 1 - w.heldShare - w.timerShare - w.longUnheldShare).toFixed(0)}`
+      `its collections ${held(explained).toFixed(0)}, its timers ${perSecond(explained, (w) => w.timerShare).toFixed(0)}, long episodes neither held ${perSecond(explained, (w) => w.longUnheldShare).toFixed(0)}, the rest ${perSecond(explained, (w) => 1 - w.gcShare - w.timerShare - w.longUnheldShare).toFixed(0)}`
     return {
       name: 'tail',
       title: `The p99 at ${rate} req/s, explained`,
       command: 'npm run bench:tail',
-      method: `bench:cpu's fixed-rate rows alone: the ceiling and keygate's verifier, ${KEYS.toLocaleString('en-US')} cached keys, the paced client at ${rate} req/s on ${CPU_CONNECTIONS} connections after ${PACED_WARMUP_SECONDS} s of its warm-up; each server also saturated (autocannon, as bench:cpu's hit rows) between its paced windows, so that its heap has bench:cpu's history; ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the other server paused. The client reports every request over ${SLOW_MS} ms with its write time; each server logs its collections (bench/servers/gc-pause-log.ts) and every callback of a global setTimeout or setInterval that held its thread over 30 µs (bench/servers/timer-callback-log.ts: a verifier's revision polls, usage flushes); a slow request is held by a pause when it was written before one ended and answered after it began, and so is every slow request written less than 1 ms from another held one (the queue the pause left) — an episode; likewise for a timer callback, where no collection held it. Held means overlapped, not caused (a timer due during a host stall runs as it ends, in the stall's episode): the shares held are upper bounds. A long episode (${LONG_EPISODE} or more slow requests: ${(LONG_EPISODE / (FIXED_RATE / 1000)).toFixed(0)} ms of arrivals) that neither held is a stall of the core the logs do not see — the host's (the guest kernel's DAMON thread, other services), the server's V8 helper threads, Redis, which shares the server core — a lower bound. Pause lengths are wall-clock (a host stall inside a collection counts in it). Medians over rounds [min–max].`,
+      method: `bench:cpu's fixed-rate rows alone: the ceiling and keygate's verifier, ${KEYS.toLocaleString('en-US')} cached keys, the paced client at ${rate} req/s on ${CPU_CONNECTIONS} connections after ${PACED_WARMUP_SECONDS} s of its warm-up; each server also saturated (autocannon, as bench:cpu's hit rows) between its paced windows, so that its heap has bench:cpu's history; ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the other server paused. The client reports every request over ${SLOW_MS} ms with its write time; each server logs its collections (bench/servers/gc-pause-log.ts) and every callback of a global setTimeout or setInterval that held its thread over 30 µs (bench/servers/timer-callback-log.ts: a verifier's revision polls, usage flushes); a slow request is held by a pause when it was written before one ended and answered after it began, and so is every slow request written less than 1 ms from another held one (the queue the pause left) — an episode; likewise for a timer callback, where no collection held it. Held means overlapped, not caused (a timer due during a host stall runs as it ends, in the stall's episode): the shares held are upper bounds on what the logged spans cost. A long episode (${LONG_EPISODE} or more slow requests: ${(LONG_EPISODE / (FIXED_RATE / 1000)).toFixed(0)} ms of arrivals) that neither held is a stall of the core the logs do not see — the host's (the guest kernel's DAMON thread, other services), the server's V8 helper threads, Redis, which shares the server core, or the server's own work outside a logged span (what a timer leaves for a later turn, setImmediate callbacks, replies). Pause lengths are wall-clock (a host stall inside a collection counts in it). Medians over rounds [min–max].`,
       table: {
         headers: [
           'server',

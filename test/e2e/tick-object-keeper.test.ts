@@ -42,6 +42,7 @@ describe('the entry point and the tick object keeper', () => {
   it.each([
     ['dev', () => ({})],
     ['verifier', () => ({ REDIS_URL: redis.url })],
+    ['control-plane', () => ({ REDIS_URL: redis.url })],
   ])('a server (keygate %s) holds a tick object while it serves', async (command, env) => {
     const server = await startKeygate([command], { ...env(), NODE_OPTIONS: `--import=${probe}` })
     try {
