@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs'
-import type { Span } from './span.js'
+import { spanLogLines, type Span } from './span.js'
 
 /** One garbage collection of a server, as bench/servers/gc-pause-log.ts wrote it. */
 export interface GcPause extends Span {
@@ -10,24 +9,12 @@ export interface GcPause extends Span {
 
 /** The pauses a server's log holds, in the order they happened (a missing log holds none). */
 export function readGcPauses(file: string): GcPause[] {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch {
-    return []
-  }
-  return text
-    .split('\n')
-    .filter((line) => line.length > 0)
-    .map((line) => {
-      const [began, duration, kind, young] = line.split(' ')
-      return {
-        beganEpochMs: Number(began),
-        durationMs: Number(duration),
-        kind: kind as GcPause['kind'],
-        youngBytes: Number(young),
-      }
-    })
+  return spanLogLines(file).map(([began, duration, kind, young]) => ({
+    beganEpochMs: Number(began),
+    durationMs: Number(duration),
+    kind: kind as GcPause['kind'],
+    youngBytes: Number(young),
+  }))
 }
 
 /** The pauses that began within [fromEpochMs, toEpochMs). */
