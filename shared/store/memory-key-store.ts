@@ -212,7 +212,7 @@ export class MemoryKeyStore implements KeyStore {
     return total
   }
 
-  async addUsage(increments: UsageIncrement[]): Promise<void> {
+  async addUsage(increments: Iterable<UsageIncrement>): Promise<void> {
     for (const inc of increments) {
       const id = `${inc.keyId} ${inc.granularity} ${inc.time}`
       const bucket = this.usage.get(id) ?? { time: inc.time, success: 0, rateLimited: 0, usageExceeded: 0 }

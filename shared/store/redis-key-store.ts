@@ -279,7 +279,7 @@ export class RedisKeyStore implements KeyStore {
     return total
   }
 
-  async addUsage(increments: UsageIncrement[]): Promise<void> {
+  async addUsage(increments: Iterable<UsageIncrement>): Promise<void> {
     // On a Cluster a call's buckets must share a slot: one call per key (its buckets are in its id's slot). On one
     // Redis any buckets go together, USAGE_BUCKETS_PER_CALL to a call (a flush of a busy verifier was a call per key
     // it verified). Arguments are pushed straight into each call's lists: a flush covers every key verified in the
@@ -289,7 +289,9 @@ export class RedisKeyStore implements KeyStore {
     // event loop is let go every USAGE_BUCKETS_PER_TURN buckets besides: a verifier flushing thousands of keys in
     // one turn held every verification behind it for milliseconds (bench/RESULTS.md: the p99 at a fixed rate).
     // After a failed call nothing more is sent (Redis is likely down: a call after another would each wait out the
-    // command timeout) and the flush fails once the calls in flight settled. Counts not sent are dropped with it.
+    // command timeout) and the flush fails once the calls in flight settled: increments pulled into a call not sent
+    // are dropped with it, and no more are pulled (the verifier's recorder keeps those for its next flush). Pulling a
+    // call's worth at a time keeps a flush's increments young: none outlives its call's round trip.
     const window = this.cluster === undefined ? USAGE_CALLS_IN_FLIGHT : CLUSTER_USAGE_CALLS_IN_FLIGHT
     const inFlight = new Set<Promise<void>>()
     let failure: unknown
@@ -317,7 +319,6 @@ export class RedisKeyStore implements KeyStore {
     let call: UsageCall | undefined
     let inTurn = 0
     for (const inc of increments) {
-      if (failure !== undefined) break
       if (this.cluster !== undefined) {
         call = byKey.get(inc.keyId)
         if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
@@ -348,6 +349,8 @@ export class RedisKeyStore implements KeyStore {
         inTurn = 0
         await yieldToEventLoop()
       }
+      // Checked before the next is pulled: an increment pulled after a failure would be taken only to be dropped.
+      if (failure !== undefined) break
     }
     if (this.cluster !== undefined) for (const complete of byKey.values()) await send(complete)
     else if (call !== undefined) await send(call)

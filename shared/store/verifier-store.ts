@@ -73,8 +73,12 @@ export interface VerifierStore extends StoreHealth, EntityReader, Pick<EntitySto
   /** Adds locally counted usage (async limits) to the window counter and returns its total (delta 0 reads it). */
   addRateLimitUsage(counter: RateCounter, delta: number): Promise<number>
 
-  /** Adds verification counts (batched by the verifiers); best effort, never on a verdict's path. */
-  addUsage(increments: UsageIncrement[]): Promise<void>
+  /**
+   * Adds verification counts (batched by the verifiers); best effort, never on a verdict's path. The increments are
+   * pulled as they are sent, a call's worth at a time (the verifier's recorder takes each key's counts only then), and
+   * no more are pulled once a call failed.
+   */
+  addUsage(increments: Iterable<UsageIncrement>): Promise<void>
 
   /**
    * The store's instance and every shard's epoch and revision (rev 0, epoch '' where nothing was written), in one

@@ -224,6 +224,44 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
     }
   })
 
+  // The verifier's recorder takes each key's counts only as they are pulled, so that a flush's increments live one
+  // call, not the whole flush (its round trips): the store must pull a call's worth, send it, then pull the next.
+  it("pulls a call's worth of increments at a time, and none after a failed call", async () => {
+    const hour = 416_000 * HOUR
+    const client = (stage.store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
+    const addUsage = client.addUsage
+    let pulled = 0
+    const pulledAtCall: number[] = []
+    function* increments(count: number) {
+      for (const increment of oneEachHourly('key_pull', count, hour)) {
+        pulled++
+        yield increment
+      }
+    }
+    client.addUsage = function (this: unknown, ...args: unknown[]) {
+      pulledAtCall.push(pulled)
+      return addUsage.apply(this, args)
+    }
+    try {
+      await stage.store.addUsage(increments(160))
+      expect(pulledAtCall).toEqual([50, 100, 150, 160])
+      // A failed call (the third): nothing more pulled than what the calls up to it took.
+      pulled = 0
+      pulledAtCall.length = 0
+      let calls = 0
+      client.addUsage = function (this: unknown, ...args: unknown[]) {
+        pulledAtCall.push(pulled)
+        if (++calls === 3) throw new Error('Connection is closed.')
+        return addUsage.apply(this, args)
+      }
+      await expect(stage.store.addUsage(increments(1_000))).rejects.toBeInstanceOf(StoreUnavailableError)
+      expect(pulledAtCall).toEqual([50, 100, 150])
+      expect(pulled).toBe(150)
+    } finally {
+      client.addUsage = addUsage
+    }
+  })
+
   // A flush may hold a key's bucket more than once (on either side of a call's boundary), counts left undefined
   // (a Partial record) and increments with no outcome at all: each is added as it stands, undefined as 0.
   it('adds a bucket that appears twice, counts left undefined as 0, and increments without outcomes', async () => {
