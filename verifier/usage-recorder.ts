@@ -1,32 +1,16 @@
 import type { Logger } from 'pino'
-import { bucketStart, type Outcome, type UsageIncrement } from '../shared/analytics.js'
+import { bucketStart, type Outcome } from '../shared/analytics.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import type { VerdictCode } from '../shared/verification.js'
+import { UsageFlush, type HourTable } from './usage-flush.js'
+import { addCounts, hasCounts, type CountTable, type UsageCell, type UsageCellHolder } from './usage-table.js'
+
+export type { UsageCell, UsageCellHolder } from './usage-table.js'
 
 const OUTCOME: Partial<Record<VerdictCode, Outcome>> = {
   VALID: 'success',
   RATE_LIMITED: 'rateLimited',
   USAGE_EXCEEDED: 'usageExceeded',
-}
-
-/**
- * One key's counts since the last flush, in the table of the hour they belong to. A caller that counts the same key
- * again (a memoised verdict) keeps it and counts on it directly, without a look-up; it stays the key's while `table`
- * is the recorder's current one.
- */
-export interface UsageCell {
-  success: number
-  rateLimited: number
-  usageExceeded: number
-  /** The table that holds it; undefined once a flush dropped it (idle since the flush before, or of a past hour). */
-  table: CountTable | undefined
-}
-
-type CountTable = Map<string, UsageCell>
-
-/** Something that keeps a key's usage cell between verifications. */
-export interface UsageCellHolder {
-  usage?: UsageCell
 }
 
 /**
@@ -43,7 +27,10 @@ export interface UsageCellHolder {
 export class UsageRecorder {
   /** The current hour's counts by key id: no string is built per verification. */
   private table: CountTable = new Map()
-  /** Tables of hours the clock has left (at most a few: an hour's turn, a clock set back), by hour, until flushed. */
+  /**
+   * Tables of hours the clock has left (at most a few: an hour's turn, a clock set back), by hour, until a flush takes
+   * them (and gives back what its store did not read).
+   */
   private readonly closed = new Map<number, CountTable>()
   private timer: NodeJS.Timeout | undefined
   /** The flush being sent, if any. */
@@ -106,18 +93,20 @@ export class UsageRecorder {
   }
 
   /**
-   * Adds everything counted so far to the store. The counts are taken as the store sends them (see `countsOf`); those
-   * of a failed call are dropped, not retried: its increments are separate commands (keys in many slots), some may
-   * have landed, and counting them twice would be worse than missing them. Counts the store had not taken yet when it
+   * Adds everything counted so far to the store, each key's counts taken as the store reads them (usage-flush.ts).
+   * Those of a failed call are dropped, not retried: its increments are separate commands (keys in many slots), some
+   * may have landed, and counting them twice would be worse than missing them. Counts the store had not read when it
    * failed stay for the next flush.
    */
   async flush(): Promise<void> {
-    // A flush still sending (the periodic one, when stop() came) is waited for: the store sends a large batch over
+    // A flush still sending (the periodic one, when stop() came) is waited for: the store sends a large flush over
     // several turns, and a caller closing the connection after this flush must not cut that one short.
     while (this.flushing !== undefined) await this.flushing
-    const tables = this.takeTables()
-    if (tables.length === 0) return
-    const flushing = this.send(tables)
+    const past: HourTable[] = [...this.closed].map(([hour, table]) => ({ hour, table }))
+    this.closed.clear()
+    const current = this.table.size > 0 ? { hour: this.hour, table: this.table } : undefined
+    if (past.length === 0 && current === undefined) return
+    const flushing = this.send(new UsageFlush(past, current))
     this.flushing = flushing
     try {
       await flushing
@@ -126,76 +115,31 @@ export class UsageRecorder {
     }
   }
 
-  /**
-   * The tables this flush covers: past hours' tables (no longer counted into: taken off the recorder) and the current
-   * one, which counting goes on into meanwhile.
-   */
-  private takeTables(): HourTable[] {
-    const tables: HourTable[] = []
-    for (const [hour, table] of this.closed) tables.push({ hour, table, current: false })
-    this.closed.clear()
-    if (this.table.size > 0) tables.push({ hour: this.hour, table: this.table, current: true })
-    return tables
-  }
-
-  private async send(tables: HourTable[]): Promise<void> {
-    const taken = { keys: 0 }
+  private async send(flush: UsageFlush): Promise<void> {
     try {
-      await this.store.addUsage(countsOf(tables, taken))
+      await this.store.addUsage(flush.increments())
     } catch (err) {
-      this.log.warn(
-        { err, keys: taken.keys },
-        'could not record verification counts; those taken for this flush are lost, the rest stay for the next',
-      )
+      this.log.warn({ err }, "could not record verification counts: the failed call's are lost, the rest kept")
     }
+    for (const { hour, table } of flush.unreadPast()) this.takeBack(hour, table)
   }
-}
 
-/** A table of counts and the hour it counts; `current` while it is the recorder's (counted into during the flush). */
-interface HourTable {
-  hour: number
-  table: CountTable
-  current: boolean
-}
-
-/**
- * The tables' counts as the store's increments, each key's taken (copied and zeroed) only when the store pulls it —
- * a call's worth at a time, just before that call is sent. Taking them all at the flush's start made a batch (three
- * objects a key, and the calls' arguments) that lived as long as the flush — 40–240 ms of round trips for 1,000 keys at
- * 10,000 verifications a second, across one to four scavenges — so that V8 promoted it, most of what a busy verifier
- * promoted: its old generation filled with dead batches and its major collections came that much sooner
- * (bench/RESULTS.md, 2026-11-26). A count made during the flush to a key not yet taken goes with this flush, one to a
- * key already taken with the next: every count is taken once. Keys of the current table not counted since the flush
- * before are dropped from it as they are met.
- */
-function* countsOf(tables: HourTable[], taken: { keys: number }): Generator<UsageIncrement, void, undefined> {
-  for (const { hour, table, current } of tables) {
-    const day = bucketStart('day', hour)
+  /**
+   * Takes back a past hour's table the store did not read to its end: as it was, or — if that hour has a table again
+   * (the clock came back to it) — its counts added to that table's.
+   */
+  private takeBack(hour: number, table: CountTable): void {
+    const into = hour === this.hour ? this.table : this.closed.get(hour)
+    if (into === undefined) {
+      this.closed.set(hour, table)
+      return
+    }
     for (const [keyId, cell] of table) {
-      const counts = takeCounts(cell)
-      if (counts === undefined) {
-        if (current) {
-          table.delete(keyId)
-          cell.table = undefined
-        }
-      } else {
-        taken.keys++
-        yield { keyId, granularity: 'hour', time: hour, counts }
-        yield { keyId, granularity: 'day', time: day, counts }
-      }
-      // A past hour's table is done with once taken: a kept cell of it counts no more (it looks its key up again).
-      if (!current) cell.table = undefined
+      if (!hasCounts(cell)) continue
+      let kept = into.get(keyId)
+      if (kept === undefined) into.set(keyId, (kept = { success: 0, rateLimited: 0, usageExceeded: 0, table: into }))
+      addCounts(kept, cell)
+      cell.table = undefined
     }
   }
-}
-
-/** The cell's counts, zeroed in it; undefined if it had none. */
-function takeCounts(cell: UsageCell): Partial<Record<Outcome, number>> | undefined {
-  if (cell.success + cell.rateLimited + cell.usageExceeded === 0) return undefined
-  const counts: Partial<Record<Outcome, number>> = {}
-  if (cell.success > 0) counts.success = cell.success
-  if (cell.rateLimited > 0) counts.rateLimited = cell.rateLimited
-  if (cell.usageExceeded > 0) counts.usageExceeded = cell.usageExceeded
-  cell.success = cell.rateLimited = cell.usageExceeded = 0
-  return counts
 }

@@ -91,7 +91,8 @@ const USAGE_BUCKETS_PER_CALL = 50
 // A flush's calls in flight at once, on one Redis and on a Cluster. Sent all at once, a flush of 1,000 keys held Redis
 // ~3.7 ms in one stretch every flush: every other client of it (a miss path, another verifier) waited that long, and a
 // verifier sharing a core with Redis stalled with it. One at a time, Redis serves others between calls; the flush
-// takes a round trip a call longer (1,000 keys: 10–17 ms), off every request's path. A Cluster's calls are a key's two
+// takes a round trip a call longer (1,000 keys: 10–17 ms; 40–314 ms under a paced 10,000 req/s, Redis and the verifier
+// sharing a core: bench/RESULTS.md, 2026-11-26), off every request's path. A Cluster's calls are a key's two
 // buckets each (a few µs of Redis), spread over its nodes: 32 at once keep a flush of 50,000 keys near a second.
 const USAGE_CALLS_IN_FLIGHT = 1
 const CLUSTER_USAGE_CALLS_IN_FLIGHT = 32
@@ -289,9 +290,9 @@ export class RedisKeyStore implements KeyStore {
     // event loop is let go every USAGE_BUCKETS_PER_TURN buckets besides: a verifier flushing thousands of keys in
     // one turn held every verification behind it for milliseconds (bench/RESULTS.md: the p99 at a fixed rate).
     // After a failed call nothing more is sent (Redis is likely down: a call after another would each wait out the
-    // command timeout) and the flush fails once the calls in flight settled: increments pulled into a call not sent
-    // are dropped with it, and no more are pulled (the verifier's recorder keeps those for its next flush). Pulling a
-    // call's worth at a time keeps a flush's increments young: none outlives its call's round trip.
+    // command timeout) nor read, and the flush fails once the calls in flight settled: increments read into a call not
+    // sent are dropped with it. On one Redis a call's increments are read only once it can be sent, so that is none;
+    // on a Cluster, the rest of a turn's (at most USAGE_BUCKETS_PER_TURN buckets).
     const window = this.cluster === undefined ? USAGE_CALLS_IN_FLIGHT : CLUSTER_USAGE_CALLS_IN_FLIGHT
     const inFlight = new Set<Promise<void>>()
     let failure: unknown
@@ -318,39 +319,53 @@ export class RedisKeyStore implements KeyStore {
     const byKey = new Map<string, UsageCall>()
     let call: UsageCall | undefined
     let inTurn = 0
-    for (const inc of increments) {
-      if (this.cluster !== undefined) {
-        call = byKey.get(inc.keyId)
-        if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
-      } else if (call === undefined) {
-        call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }
-      }
-      call.buckets.push(redisKeys.usage(inc.keyId, inc.granularity, inc.time))
-      const at = call.args.push(0) - 1
-      let outcomes = 0
-      for (const outcome in inc.counts) {
-        call.args.push(outcome, inc.counts[outcome as Outcome] ?? 0)
-        outcomes++
-      }
-      call.args[at] = outcomes
-      if (this.cluster === undefined && call.buckets.length === USAGE_BUCKETS_PER_CALL) {
-        const complete = call
-        call = undefined
-        // Waiting here for room is itself a turn let go: other work runs until the reply.
-        if (inFlight.size >= window) inTurn = 0
-        await send(complete)
-      }
-      if (++inTurn === USAGE_BUCKETS_PER_TURN) {
-        // Sent as they are: a key met again later gets a call of its own, in the same slot.
-        if (this.cluster !== undefined) {
-          for (const complete of byKey.values()) await send(complete)
-          byKey.clear()
+    const reading = increments[Symbol.iterator]()
+    try {
+      for (;;) {
+        // On one Redis the next call's first increment is read only once the call can be sent: read while the last
+        // call's reply is pending, it would be dropped with that call if its reply failed.
+        if (this.cluster === undefined && call === undefined && inFlight.size >= window) {
+          // Waiting for a reply is itself a turn let go: other work runs until it comes.
+          inTurn = 0
+          while (inFlight.size >= window && failure === undefined) await Promise.race(inFlight)
         }
-        inTurn = 0
-        await yieldToEventLoop()
+        // Checked before the next is read: an increment read after a failure would be taken only to be dropped.
+        if (failure !== undefined) break
+        const next = reading.next()
+        if (next.done === true) break
+        const inc = next.value
+        if (this.cluster !== undefined) {
+          call = byKey.get(inc.keyId)
+          if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
+        } else if (call === undefined) {
+          call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }
+        }
+        call.buckets.push(redisKeys.usage(inc.keyId, inc.granularity, inc.time))
+        const at = call.args.push(0) - 1
+        let outcomes = 0
+        for (const outcome in inc.counts) {
+          call.args.push(outcome, inc.counts[outcome as Outcome] ?? 0)
+          outcomes++
+        }
+        call.args[at] = outcomes
+        if (this.cluster === undefined && call.buckets.length === USAGE_BUCKETS_PER_CALL) {
+          const complete = call
+          call = undefined
+          await send(complete)
+        }
+        if (++inTurn === USAGE_BUCKETS_PER_TURN) {
+          // Sent as they are: a key met again later gets a call of its own, in the same slot.
+          if (this.cluster !== undefined) {
+            for (const complete of byKey.values()) await send(complete)
+            byKey.clear()
+          }
+          inTurn = 0
+          await yieldToEventLoop()
+        }
       }
-      // Checked before the next is pulled: an increment pulled after a failure would be taken only to be dropped.
-      if (failure !== undefined) break
+    } finally {
+      // Read no further (a generator's own clean-up runs now).
+      reading.return?.()
     }
     if (this.cluster !== undefined) for (const complete of byKey.values()) await send(complete)
     else if (call !== undefined) await send(call)

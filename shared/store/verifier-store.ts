@@ -74,9 +74,11 @@ export interface VerifierStore extends StoreHealth, EntityReader, Pick<EntitySto
   addRateLimitUsage(counter: RateCounter, delta: number): Promise<number>
 
   /**
-   * Adds verification counts (batched by the verifiers); best effort, never on a verdict's path. The increments are
-   * pulled as they are sent, a call's worth at a time (the verifier's recorder takes each key's counts only then), and
-   * no more are pulled once a call failed.
+   * Adds verification counts (batched by the verifiers); best effort, never on a verdict's path. `increments` is read
+   * once, as the store sends them, and reading one consumes it: the verifier's recorder takes each key's counts from
+   * its table only when it is read, so that none lives longer than the call that carries it (and so none is promoted
+   * to V8's old generation). An increment read but not added is lost; a store that stops reading before the end (after
+   * a failed call) rejects, and what it did not read stays with the caller.
    */
   addUsage(increments: Iterable<UsageIncrement>): Promise<void>
 

@@ -257,6 +257,20 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
       await expect(stage.store.addUsage(increments(1_000))).rejects.toBeInstanceOf(StoreUnavailableError)
       expect(pulledAtCall).toEqual([50, 100, 150])
       expect(pulled).toBe(150)
+      // A call whose reply fails (as a real outage's does, after the command timeout): the next call's increments are
+      // not read while it is pending, so none are read only to be dropped.
+      pulled = 0
+      pulledAtCall.length = 0
+      calls = 0
+      client.addUsage = function (this: unknown, ...args: unknown[]) {
+        pulledAtCall.push(pulled)
+        if (++calls === 3)
+          return new Promise((_, reject) => setTimeout(() => reject(new Error('Command timed out')), 20))
+        return addUsage.apply(this, args)
+      }
+      await expect(stage.store.addUsage(increments(1_000))).rejects.toBeInstanceOf(StoreUnavailableError)
+      expect(pulledAtCall).toEqual([50, 100, 150])
+      expect(pulled).toBe(150)
     } finally {
       client.addUsage = addUsage
     }
