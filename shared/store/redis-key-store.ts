@@ -101,6 +101,8 @@ const USAGE_BUCKETS_PER_TURN = 200
 
 /** One addUsage script call: its buckets (the script's keys) and, per bucket, its outcome counts. */
 interface UsageCall {
+  /** Its first bucket's key id (on a Cluster, every bucket's: they share its slot). */
+  keyId: string
   buckets: string[]
   args: (string | number)[]
 }
@@ -281,24 +283,23 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async addUsage(increments: Iterable<UsageIncrement>): Promise<void> {
-    // On a Cluster a call's buckets must share a slot: one call per key (its buckets are in its id's slot). On one
-    // Redis any buckets go together, USAGE_BUCKETS_PER_CALL to a call (a flush of a busy verifier was a call per key
-    // it verified). Arguments are pushed straight into each call's lists: a flush covers every key verified in the
-    // last seconds, and its garbage is paid for in the verifier's collector.
+    // On a Cluster a call's buckets must share a slot: a call per key (its buckets are in its id's slot), ended where
+    // the next increment is another key's. On one Redis any buckets go together, USAGE_BUCKETS_PER_CALL to a call (a
+    // flush of a busy verifier was a call per key it verified). Arguments are pushed straight into each call's lists: a
+    // flush covers every key verified in the last seconds, and its garbage is paid for in the verifier's collector.
     //
-    // A call is sent once complete with fewer than the window's calls in flight, else when a reply makes room; the
-    // event loop is let go every USAGE_BUCKETS_PER_TURN buckets besides: a verifier flushing thousands of keys in
-    // one turn held every verification behind it for milliseconds (bench/RESULTS.md: the p99 at a fixed rate).
+    // Increments are read only when there is room in the window to send the call they go to (one call in flight on one
+    // Redis, CLUSTER_USAGE_CALLS_IN_FLIGHT on a Cluster): the verifier's recorder takes a key's counts when they are
+    // read, so none waits for a call of its own. The event loop is let go every USAGE_BUCKETS_PER_TURN buckets besides
+    // (on one Redis each call's wait for its reply already does): a verifier flushing thousands of keys in one turn
+    // held every verification behind it for milliseconds (bench/RESULTS.md: the p99 at a fixed rate).
     // After a failed call nothing more is sent (Redis is likely down: a call after another would each wait out the
     // command timeout) nor read, and the flush fails once the calls in flight settled: increments read into a call not
-    // sent are dropped with it. On one Redis a call's increments are read only once it can be sent, so that is none;
-    // on a Cluster, the rest of a turn's (at most USAGE_BUCKETS_PER_TURN buckets).
+    // sent are dropped with it — none on one Redis; on a Cluster, the buckets of the key being read (at most its two).
     const window = this.cluster === undefined ? USAGE_CALLS_IN_FLIGHT : CLUSTER_USAGE_CALLS_IN_FLIGHT
     const inFlight = new Set<Promise<void>>()
     let failure: unknown
-    const send = async (call: UsageCall): Promise<void> => {
-      while (inFlight.size >= window && failure === undefined) await Promise.race(inFlight)
-      if (failure !== undefined) return
+    const send = (call: UsageCall): void => {
       let reply: Promise<unknown>
       try {
         reply = this.redis.addUsage(call.buckets.length, ...call.buckets, ...call.args)
@@ -316,15 +317,14 @@ export class RedisKeyStore implements KeyStore {
       )
       inFlight.add(settled)
     }
-    const byKey = new Map<string, UsageCall>()
     let call: UsageCall | undefined
     let inTurn = 0
     const reading = increments[Symbol.iterator]()
     try {
       for (;;) {
-        // On one Redis the next call's first increment is read only once the call can be sent: read while the last
-        // call's reply is pending, it would be dropped with that call if its reply failed.
-        if (this.cluster === undefined && call === undefined && inFlight.size >= window) {
+        // Room before the next read. On one Redis only a call's first increment waits (its others fit in it); on a
+        // Cluster any may be the first of the next key's call, which only reading it shows.
+        if (inFlight.size >= window && (call === undefined || this.cluster !== undefined)) {
           // Waiting for a reply is itself a turn let go: other work runs until it comes.
           inTurn = 0
           while (inFlight.size >= window && failure === undefined) await Promise.race(inFlight)
@@ -334,12 +334,12 @@ export class RedisKeyStore implements KeyStore {
         const next = reading.next()
         if (next.done === true) break
         const inc = next.value
-        if (this.cluster !== undefined) {
-          call = byKey.get(inc.keyId)
-          if (call === undefined) byKey.set(inc.keyId, (call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }))
-        } else if (call === undefined) {
-          call = { buckets: [], args: [ANALYTICS_RETENTION_MS] }
+        if (this.cluster !== undefined && call !== undefined && call.keyId !== inc.keyId) {
+          // Another key: the call so far is complete, and there is room for it (made before this read).
+          send(call)
+          call = undefined
         }
+        call ??= { keyId: inc.keyId, buckets: [], args: [ANALYTICS_RETENTION_MS] }
         call.buckets.push(redisKeys.usage(inc.keyId, inc.granularity, inc.time))
         const at = call.args.push(0) - 1
         let outcomes = 0
@@ -349,26 +349,23 @@ export class RedisKeyStore implements KeyStore {
         }
         call.args[at] = outcomes
         if (this.cluster === undefined && call.buckets.length === USAGE_BUCKETS_PER_CALL) {
-          const complete = call
+          send(call)
           call = undefined
-          await send(complete)
         }
         if (++inTurn === USAGE_BUCKETS_PER_TURN) {
-          // Sent as they are: a key met again later gets a call of its own, in the same slot.
-          if (this.cluster !== undefined) {
-            for (const complete of byKey.values()) await send(complete)
-            byKey.clear()
-          }
           inTurn = 0
           await yieldToEventLoop()
         }
       }
     } finally {
-      // Read no further (a generator's own clean-up runs now).
+      // Read no further: an iterable that holds something until it is read to the end (a generator's finally) lets go.
       reading.return?.()
     }
-    if (this.cluster !== undefined) for (const complete of byKey.values()) await send(complete)
-    else if (call !== undefined) await send(call)
+    if (call !== undefined && failure === undefined) {
+      // The last call: room for it, as for any other, before it is sent.
+      while (inFlight.size >= window && failure === undefined) await Promise.race(inFlight)
+      if (failure === undefined) send(call)
+    }
     await Promise.all(inFlight)
     if (failure !== undefined) throw toStoreError(failure)
   }

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { StoreUnavailableError } from '../../shared/errors.js'
 import { bucketStart } from '../../shared/analytics.js'
 import { connectRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
@@ -276,6 +277,33 @@ describe('Redis Cluster: 3 masters', () => {
         client.addUsage = addUsage
       }
       for (const i of [0, 199, 200, 499]) expect(await hourOf(`key_e${i}`), `key_e${i}`).toBe(1)
+
+      // A failed call (the 40th): increments are read only when there is room to send their call, so nothing is read
+      // past the calls made but the key being read — the verifier's recorder keeps the rest for its next flush.
+      let read = 0
+      const failing = Array.from({ length: 500 }, (_, i) => [
+        { keyId: `key_f${i}`, granularity: 'hour' as const, time: hour, counts: { success: 1 } },
+        { keyId: `key_f${i}`, granularity: 'day' as const, time: day, counts: { success: 1 } },
+      ]).flat()
+      function* counted() {
+        for (const increment of failing) {
+          read++
+          yield increment
+        }
+      }
+      let callsMade = 0
+      client.addUsage = function (this: unknown, ...args: unknown[]) {
+        if (++callsMade === 40) throw new Error('Connection is closed.')
+        return addUsage.apply(this, args)
+      }
+      try {
+        await expect(store.addUsage(counted())).rejects.toBeInstanceOf(StoreUnavailableError)
+        expect(callsMade).toBe(40)
+        // The 40 keys' buckets, and the next key's first (its read showed the 40th key's call complete).
+        expect(read).toBe(81)
+      } finally {
+        client.addUsage = addUsage
+      }
     } finally {
       await store.close()
     }

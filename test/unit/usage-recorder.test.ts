@@ -229,7 +229,7 @@ describe('UsageRecorder', () => {
     ])
   })
 
-  it('loses and double-counts nothing: every count lands once, in its hour, unless its batch failed', async () => {
+  it('loses and double-counts nothing: every count lands once, in its hour, unless its call failed', async () => {
     let seed = 12345
     const random = () => {
       seed = (seed + 0x6d2b79f5) | 0
@@ -242,15 +242,28 @@ describe('UsageRecorder', () => {
     const add = (to: Map<string, number>, id: string, n: number) => to.set(id, (to.get(id) ?? 0) + n)
     const pending: (() => void)[] = []
     const store = {
+      // As a store sends calls: a key's two increments to a call, read as the call is made, a round trip each; a call
+      // may fail (its counts lost), and then nothing more is read (the recorder keeps the rest, past hours' included).
       addUsage: async (batch: Iterable<UsageIncrement>) => {
-        const fail = random() < 0.2
-        await new Promise<void>((resolve) => pending.push(resolve))
-        for (const { keyId, granularity, time, counts } of batch) {
-          for (const [outcome, n] of Object.entries(counts)) {
-            add(fail ? failedCounts : landed, `${keyId} ${granularity} ${time} ${outcome}`, n)
+        const failingCall = random() < 0.2 ? Math.floor(random() * 4) : -1
+        let call: UsageIncrement[] = []
+        let calls = 0
+        const send = async () => {
+          await new Promise<void>((resolve) => pending.push(resolve))
+          const fail = calls++ === failingCall
+          for (const { keyId, granularity, time, counts } of call) {
+            for (const [outcome, n] of Object.entries(counts)) {
+              add(fail ? failedCounts : landed, `${keyId} ${granularity} ${time} ${outcome}`, n)
+            }
           }
+          call = []
+          if (fail) throw new Error('partly written')
         }
-        if (fail) throw new Error('partly written')
+        for (const increment of batch) {
+          call.push(increment)
+          if (call.length === 2) await send()
+        }
+        if (call.length > 0) await send()
       },
     } as unknown as KeyStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
@@ -266,8 +279,11 @@ describe('UsageRecorder', () => {
       const r = random()
       if (r < 0.01) now = base + Math.floor(random() * 3) * 3_600_000 - 60_000 + Math.floor(random() * 120_000)
       else if (r < 0.03) flushes.push(recorder.flush())
-      else if (r < 0.06) pending.shift()?.()
-      else if (r < 0.065) await Promise.resolve()
+      else if (r < 0.06) {
+        // A reply: the store goes on (to its next call) once the microtasks it queued have run.
+        pending.shift()?.()
+        await new Promise((resolve) => setImmediate(resolve))
+      } else if (r < 0.065) await Promise.resolve()
       else {
         const k = Math.floor(random() * keys.length)
         const code = codes[Math.floor(random() * 3)]!
