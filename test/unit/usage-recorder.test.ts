@@ -416,24 +416,18 @@ describe('UsageRecorder', () => {
     // key_a's counts went with the failed call (lost, as any count of a failed call); b's and c's with the next flush.
     expect(keys).toEqual([['key_a'], ['key_b', 'key_c']])
   })
+
   it("takes back a past hour's counts a failed store did not read, into that hour's table if it has one again", async () => {
     const sent: UsageIncrement[][] = []
     let fail = true
     let resume = () => {}
-    const store = {
-      addUsage: async (batch: Iterable<UsageIncrement>) => {
-        const read: UsageIncrement[] = []
-        sent.push(read)
-        for (const increment of batch) {
-          read.push(increment)
-          if (fail) {
-            // The store's first call is under way when the clock comes back to 10 o'clock (below); then it fails.
-            await new Promise<void>((resolve) => (resume = resolve))
-            throw new Error('Connection is closed.')
-          }
-        }
-      },
-    } as unknown as KeyStore
+    const store = readingStore(sent, async () => {
+      if (fail) {
+        // The store's first call is under way when the clock comes back to 10 o'clock (below); then it fails.
+        await new Promise<void>((resolve) => (resume = resolve))
+        throw new Error('Connection is closed.')
+      }
+    })
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const ten = Date.UTC(2031, 0, 1, 10, 55)
     for (const keyId of ['key_a', 'key_b', 'key_c']) recorder.record(keyId, 'VALID', ten)
@@ -466,17 +460,10 @@ describe('UsageRecorder', () => {
   it("takes back a past hour's table as it was when that hour has no table again", async () => {
     const sent: UsageIncrement[][] = []
     let fail = true
-    const store = {
-      addUsage: async (batch: Iterable<UsageIncrement>) => {
-        const read: UsageIncrement[] = []
-        sent.push(read)
-        for (const increment of batch) {
-          read.push(increment)
-          // Fails once it has read one increment: the first key's counts are taken, the rest not.
-          if (fail) throw new Error('Connection is closed.')
-        }
-      },
-    } as unknown as KeyStore
+    // Fails once it has read one increment: the first key's counts are taken, the rest not.
+    const store = readingStore(sent, () => {
+      if (fail) throw new Error('Connection is closed.')
+    })
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const ten = Date.UTC(2031, 0, 1, 10, 55)
     for (const keyId of ['key_a', 'key_b', 'key_c']) recorder.record(keyId, 'VALID', ten)
@@ -488,3 +475,20 @@ describe('UsageRecorder', () => {
     expect(keys).toEqual([['key_a'], ['key_b', 'key_c', 'key_d']])
   })
 })
+
+/**
+ * A store that keeps what each flush read (a list a flush) and calls `afterRead` after each increment it reads: a hook
+ * that may wait (a round trip) or throw (a failed call, after which it reads no more).
+ */
+function readingStore(sent: UsageIncrement[][], afterRead: () => void | Promise<void>): KeyStore {
+  return {
+    addUsage: async (batch: Iterable<UsageIncrement>) => {
+      const read: UsageIncrement[] = []
+      sent.push(read)
+      for (const increment of batch) {
+        read.push(increment)
+        await afterRead()
+      }
+    },
+  } as unknown as KeyStore
+}
