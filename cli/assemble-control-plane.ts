@@ -86,6 +86,7 @@ export function assembleControlPlane(
     await verifier.stop()
     await rootKeyUse.settle()
     await parts.closeBackend?.()
+    metrics.close()
   })
   return { app, verifier, ratelimits }
 }

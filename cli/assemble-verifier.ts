@@ -86,6 +86,7 @@ export function assembleVerifier(parts: ProcessParts<VerifierStore>, settings: V
     await ratelimits.stop()
     await verifier.stop()
     await parts.closeBackend?.()
+    metrics.close()
   })
   return { app, verifier, ratelimits, proxy }
 }
