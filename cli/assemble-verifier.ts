@@ -9,7 +9,7 @@ import { buildVerifierApp } from '../verifier/app.js'
 import { KeyVerifier } from '../verifier/key-verifier.js'
 import { NamespaceLimiter } from '../verifier/namespace-limiter.js'
 import { NamespaceRatelimits } from '../verifier/namespace-ratelimits.js'
-import { createReverseProxy, type ReverseProxy } from '../verifier/proxy-server.js'
+import type { ReverseProxy } from '../verifier/proxy-server.js'
 
 /** What a process is assembled on. Whoever opened the store and feed (a command, a test) closes them. */
 export interface ProcessParts<Store> {
@@ -54,8 +54,14 @@ export interface AssembledVerifier {
  * when configured. Nothing is started: the caller starts the verifier's sync and listens. Closing the app
  * closes the proxy, stops the verifier (writing its last usage counts), then closes the backend.
  */
-export function assembleVerifier(parts: ProcessParts<VerifierStore>, settings: VerifierSettings): AssembledVerifier {
+export async function assembleVerifier(
+  parts: ProcessParts<VerifierStore>,
+  settings: VerifierSettings,
+): Promise<AssembledVerifier> {
   const { store, log } = parts
+  // Only in reverse-proxy mode: undici is 5.8 MB of a process's heap (its cookie module loads Node's own bundled undici
+  // too), and a verifier's major collections grow with its heap (bench/RESULTS.md, 2026-11-26).
+  const proxyServer = settings.proxy ? await import('../verifier/proxy-server.js') : undefined
   const metrics = createMetricsRegistry('verifier')
   const verifier = keyVerifierOf(parts, settings, metrics.registry)
   const ratelimits = namespaceRatelimitsOf(parts, settings, verifier)
@@ -72,7 +78,7 @@ export function assembleVerifier(parts: ProcessParts<VerifierStore>, settings: V
   })
   const proxy =
     settings.proxy &&
-    createReverseProxy({
+    proxyServer?.createReverseProxy({
       verifier,
       policy: settings.gateway,
       log: log.child({ component: 'proxy' }),

@@ -12,7 +12,7 @@ import { assembleVerifier } from './assemble-verifier.js'
 export async function startVerifier(config: VerifierConfig, log: Logger): Promise<KeygateServer> {
   const backend = openRedisBackend(config.redisUrl, 'verifier', config.redisTarget)
   const { store, feed } = backend
-  const { app, verifier, proxy } = assembleVerifier(
+  const { app, verifier, proxy } = await assembleVerifier(
     { store, feed, clock: systemClock, elapsed: monotonicClock, log, closeBackend: () => backend.close() },
     {
       bodyLimitBytes: config.bodyLimitBytes,

@@ -60,7 +60,7 @@ describe('the modules each process loads', () => {
     expect(resolve(ROOT, bin.keygate)).toBe(CLI)
   })
 
-  it('keygate verifier: no control-plane module, no management-only plugin', async () => {
+  it('keygate verifier: no control-plane module, no management-only plugin, no proxy client', async () => {
     const modules = await modulesOf(['verifier', '--any-api'], async (url) => {
       const headers = { 'content-type': 'application/json' }
       const verified = await fetch(`${url}/v1/keys.verifyKey`, { method: 'POST', headers, body: '{"key":"sk_none"}' })
@@ -75,6 +75,9 @@ describe('the modules each process loads', () => {
     expect([...modules].filter((m) => m.startsWith('dist/control-plane/'))).toEqual([])
     expect([...modules].filter((m) => /^dist\/cli\/(control-plane|dev|root-key)/.test(m))).toEqual([])
     expect(MANAGEMENT_PLUGINS.filter((name) => plugin(modules, name))).toEqual([])
+    // The reverse proxy's client only in reverse-proxy mode (cli/assemble-verifier.ts: 5.8 MB of heap).
+    expect(modules).not.toContain('dist/verifier/proxy-server.js')
+    expect(plugin(modules, 'undici')).toBe(false)
   })
 
   it('keygate verifier --upstream (reverse-proxy mode): no control-plane module, no management-only plugin', async () => {
@@ -88,6 +91,7 @@ describe('the modules each process loads', () => {
         )
       })
       expect(modules).toContain('dist/verifier/proxy-server.js')
+      expect(plugin(modules, 'undici')).toBe(true)
       expect([...modules].filter((m) => m.startsWith('dist/control-plane/'))).toEqual([])
       expect(MANAGEMENT_PLUGINS.filter((name) => plugin(modules, name))).toEqual([])
     } finally {

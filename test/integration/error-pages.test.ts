@@ -112,7 +112,7 @@ describe('error pages', () => {
 
   it('links to the configured public base instead, on every path (the fast route included)', async () => {
     const backend: Backend = await openBackend()
-    const { app, verifier: keyVerifier } = assembleVerifier(
+    const { app, verifier: keyVerifier } = await assembleVerifier(
       {
         store: backend.store,
         feed: backend.feed,

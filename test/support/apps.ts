@@ -138,7 +138,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
 /** A verifier on its own store connection and feed subscription, assembled as the CLI does. */
 export async function startTestVerifier(options: TestServerOptions = {}): Promise<TestServer> {
   const { backend, parts } = await partsOf(options)
-  const { app, verifier, ratelimits } = assembleVerifier(parts, {
+  const { app, verifier, ratelimits } = await assembleVerifier(parts, {
     ...SERVER,
     // As the control plane has it: v2's keys.verifyKey accepts it on both.
     bootstrapRootKey: TEST_ROOT_KEY,
