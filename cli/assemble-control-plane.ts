@@ -86,7 +86,6 @@ export function assembleControlPlane(
     await verifier.stop()
     await rootKeyUse.settle()
     await parts.closeBackend?.()
-    metrics.close()
   })
   return { app, verifier, ratelimits }
 }

@@ -92,7 +92,6 @@ export async function assembleVerifier(
     await ratelimits.stop()
     await verifier.stop()
     await parts.closeBackend?.()
-    metrics.close()
   })
   return { app, verifier, ratelimits, proxy }
 }

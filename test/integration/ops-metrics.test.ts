@@ -108,7 +108,6 @@ describe('operational metrics on a real Redis', () => {
   it("keygate_redis_errors_total counts the connection errors of a Cluster's nodes", async () => {
     const nodes: RedisServer[] = []
     let redis: ReturnType<typeof createRedis> | undefined
-    let metrics: ReturnType<typeof createMetricsRegistry> | undefined
     try {
       for (let i = 0; i < 3; i++)
         nodes.push(
@@ -138,8 +137,7 @@ describe('operational metrics on a real Redis', () => {
       // 30 keys: some on every node (each misses one node with odds (2/3)^30).
       const writeAll = () => Promise.allSettled(Array.from({ length: 30 }, (_, i) => cluster.set(`probe-${i}`, '1')))
       await writeAll()
-      metrics = createMetricsRegistry('probe')
-      const { registry } = metrics
+      const { registry } = createMetricsRegistry('probe')
       const errors = async () =>
         Number(
           /keygate_redis_errors_total\{connection="cluster-probe"[^}]*\} (\S+)/.exec(await registry.metrics())?.[1],
@@ -158,7 +156,6 @@ describe('operational metrics on a real Redis', () => {
         100,
       )
     } finally {
-      metrics?.close()
       redis?.disconnect()
       await Promise.all(nodes.map((node) => node.stop()))
     }
