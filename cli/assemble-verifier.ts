@@ -59,8 +59,8 @@ export async function assembleVerifier(
   settings: VerifierSettings,
 ): Promise<AssembledVerifier> {
   const { store, log } = parts
-  // Only in reverse-proxy mode: without it a verifier's heap is 2.4 MB smaller (undici's cookie module also loads
-  // Node's own bundled undici), and its major collections grow with its heap (bench/RESULTS.md, 2026-11-26).
+  // Only in reverse-proxy mode: without it a verifier's heap is 2.4 MB smaller, and its major collections grow with its
+  // heap (bench/RESULTS.md, 2026-11-26).
   const proxyServer = settings.proxy ? await import('../verifier/proxy-server.js') : undefined
   const metrics = createMetricsRegistry('verifier')
   const verifier = keyVerifierOf(parts, settings, metrics.registry)
