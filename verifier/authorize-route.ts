@@ -1,8 +1,8 @@
-import { METHODS } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { memoOf } from '../shared/frozen-memo.js'
 import { errorBody } from '../shared/http/error-body.js'
+import { nodeHttp } from '../shared/http/node-http.js'
 import { StoreUnavailableError } from '../shared/errors.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import { readGatewayRequest, type GatewayCheck } from './gateway-request.js'
@@ -33,7 +33,7 @@ export function registerAuthorize(
   }
   let refusedUnbound = false
   // Envoy forwards the original method, whatever it is: let the router know every method Node parses.
-  for (const method of METHODS) {
+  for (const method of nodeHttp.METHODS) {
     if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true })
   }
   app.register(async (scope: KeygateServer) => {

@@ -1,10 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
 import { ApiError, StoreUnavailableError } from '../shared/errors.js'
 import { errorBody } from '../shared/http/error-body.js'
+import { nodeHttp } from '../shared/http/node-http.js'
 import { requestIdOf } from '../shared/http/request-id.js'
 import type { GatewayPolicy, ProxySettings } from '../shared/config/settings.js'
 import { policyRequest, readGatewayKey, type GatewayCheck } from './gateway-request.js'
@@ -237,7 +238,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     }
   }
 
-  const server = createServer((req, res) => {
+  const server = nodeHttp.createServer((req, res) => {
     const started = performance.now()
     try {
       handle(req, res, started)

@@ -1,9 +1,9 @@
-import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from './build-server.js'
 import { errorBody } from './error-body.js'
 import { isV2Path, problemBody, problemContentType, problemStatus } from './problem-body.js'
+import { nodeHttp } from './node-http.js'
 import { newRequestId } from './request-id.js'
 import { closestName } from '../closest-name.js'
 import { clipInput } from '../clip-input.js'
@@ -142,7 +142,7 @@ export function clientErrorHandler(docsBaseUrl: string) {
     const requestId = newRequestId()
     const body = JSON.stringify(errorBody(error, requestId, docsBaseUrl))
     socket.end(
-      `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${error.statusCode} ${nodeHttp.STATUS_CODES[error.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     )
   }

@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import fastJson from 'fast-json-stringify'
 import { errorBody } from './error-body.js'
 import { toApiError } from './error-handler.js'
 import { memoOf } from '../frozen-memo.js'
+import { nodeHttp } from './node-http.js'
 import { parseJsonBody } from './json-body.js'
 import { requestIdOf } from './request-id.js'
 import { compileBodyValidator, schemaErrorFormatter } from './validation.js'
@@ -225,7 +226,7 @@ export function fastRouteServerFactory(paths: FastPath[]) {
       http?: object
     },
   ): Server => {
-    const server = createServer(options.http ?? {}, (req, res) => {
+    const server = nodeHttp.createServer(options.http ?? {}, (req, res) => {
       for (const path of paths) {
         if (path.takes(req) && path.serve(req, res)) return
       }

@@ -75,10 +75,11 @@ describe('the modules each process loads', () => {
     expect([...modules].filter((m) => m.startsWith('dist/control-plane/'))).toEqual([])
     expect([...modules].filter((m) => /^dist\/cli\/(control-plane|dev|root-key)/.test(m))).toEqual([])
     expect(MANAGEMENT_PLUGINS.filter((name) => plugin(modules, name))).toEqual([])
-    // The reverse proxy's client only in reverse-proxy mode (cli/assemble-verifier.ts). (Node's own bundled undici is
-    // another matter: on Node 24 any ES import of node:http loads it, for that module's WebSocket export.)
+    // The reverse proxy's client only in reverse-proxy mode (cli/assemble-verifier.ts), and neither it nor Node's own
+    // bundled undici, which an ES import of node:http loads on Node 24 (shared/http/node-http.ts).
     expect(modules).not.toContain('dist/verifier/proxy-server.js')
     expect(plugin(modules, 'undici')).toBe(false)
+    expect(modules).not.toContain('node:internal/deps/undici/undici')
   })
 
   it('keygate verifier --upstream (reverse-proxy mode): no control-plane module, no management-only plugin', async () => {
@@ -93,6 +94,8 @@ describe('the modules each process loads', () => {
       })
       expect(modules).toContain('dist/verifier/proxy-server.js')
       expect(plugin(modules, 'undici')).toBe(true)
+      // The tracer sees Node's own modules too: undici's cookie module loads Node's bundled undici.
+      expect(modules).toContain('node:internal/deps/undici/undici')
       expect([...modules].filter((m) => m.startsWith('dist/control-plane/'))).toEqual([])
       expect(MANAGEMENT_PLUGINS.filter((name) => plugin(modules, name))).toEqual([])
     } finally {
