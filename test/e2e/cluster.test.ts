@@ -8,6 +8,7 @@ import { jsonPoster, startKeygate, type KeygateProcess } from '../support/proces
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
+import { waitForClusterSettled } from '../support/cluster-settled.js'
 import { clearOfWindowEdge } from '../support/window-edge.js'
 
 const ROOT_KEY = 'cluster-test-root-key-0123456789'
@@ -30,14 +31,7 @@ describe('Redis Cluster: 3 masters', () => {
       { encoding: 'utf8' },
     )
     expect(created.status, created.stderr + created.stdout).toBe(0)
-    await waitFor(
-      async () =>
-        nodes.every(() => true) &&
-        ((await nodes[0]!.admin.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'),
-      'cluster_state:ok',
-      15_000,
-      100,
-    )
+    await waitForClusterSettled(nodes)
 
     const env = {
       REDIS_URL: 'redis://127.0.0.1:6379',

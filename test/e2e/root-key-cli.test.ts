@@ -5,6 +5,7 @@ import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { startSentinel } from '../support/sentinel.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
+import { waitForClusterSettled } from '../support/cluster-settled.js'
 
 /**
  * `keygate root-key …` as a real process against real redis-servers (one server by URL, behind Sentinel, a
@@ -231,12 +232,7 @@ describe('keygate root-key through Sentinel and on a Cluster', () => {
       { encoding: 'utf8' },
     )
     expect(made.status, made.stderr + made.stdout).toBe(0)
-    await waitFor(
-      async () => ((await nodes[0]!.admin.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'),
-      'cluster_state:ok',
-      15_000,
-      100,
-    )
+    await waitForClusterSettled(nodes)
     const env = {
       REDIS_URL: 'redis://127.0.0.1:1',
       REDIS_CLUSTER_NODES: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),

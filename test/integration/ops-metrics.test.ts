@@ -5,6 +5,7 @@ import { createRedis } from '../../shared/store/redis-connection.js'
 import { startTestControlPlane, startTestVerifier, type TestServer } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
+import { waitForClusterSettled } from '../support/cluster-settled.js'
 
 const servers: TestServer[] = []
 let redis: RedisServer | undefined
@@ -121,12 +122,7 @@ describe('operational metrics on a real Redis', () => {
         { encoding: 'utf8' },
       )
       expect(created.status, created.stdout + created.stderr).toBe(0)
-      await waitFor(
-        async () => ((await nodes[0]!.admin.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'),
-        'cluster_state:ok',
-        15_000,
-        100,
-      )
+      await waitForClusterSettled(nodes)
       const cluster = (redis = createRedis(
         nodes[0]!.url,
         'cluster-probe',
