@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs'
 import { commandArguments, commandOf, ConfigError, specs, type CommandName } from '../shared/config/config.js'
 import { helpText } from '../shared/config/option-spec.js'
 import { COMMANDS, SERVERS } from './commands.js'
+import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring.js'
 import { holdTickObject } from './tick-object-keeper.js'
 import { relaunchWithoutAsyncContextFrame } from './without-async-context-frame.js'
 
@@ -84,8 +85,12 @@ async function main(argv: string[]): Promise<'serving' | number> {
       )
     }
   }
-  // Before the command's modules load: from before the process's first full collection (tick-object-keeper.ts).
-  if (SERVERS.has(named)) holdTickObject()
+  // Before the command's modules load: from before the process's first full collection (tick-object-keeper.ts), and
+  // before V8 can pretenure what start-up allocates (allocation-site-pretenuring.ts).
+  if (SERVERS.has(named)) {
+    turnOffAllocationSitePretenuring(process.execArgv)
+    holdTickObject()
+  }
   const command = await COMMANDS[named].load()
   return command.run(rest, process.env)
 }

@@ -15,11 +15,15 @@ export interface KeygateProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** Runs `keygate <args>` on a free port and waits until /readyz answers 200. */
-export async function startKeygate(args: string[], env: Record<string, string> = {}): Promise<KeygateProcess> {
+/** Runs `keygate <args>` (node started with `nodeFlags`) on a free port and waits until /readyz answers 200. */
+export async function startKeygate(
+  args: string[],
+  env: Record<string, string> = {},
+  nodeFlags: string[] = [],
+): Promise<KeygateProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`)
   const port = await freePort()
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'trace', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -1,0 +1,59 @@
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { startKeygate } from '../support/processes.js'
+
+const PROBE = fileURLToPath(new URL('../support/pretenuring-probe.mjs', import.meta.url))
+
+/** A line V8 prints (`--trace-pretenuring-statistics`) each time a scavenge processes pretenuring feedback. */
+const FEEDBACK = /\] pretenuring: /g
+
+/**
+ * The lines of pretenuring feedback a `keygate dev` started with `nodeFlags` printed in its life: it answers a few
+ * thousand verifications, and the probe preloaded into it (test/support/pretenuring-probe.mjs) builds literals that
+ * survive scavenges, which V8 with pretenuring on always has feedback on. V8 prints through C's stdio, buffered on a
+ * pipe: what it printed is all there once the process has exited.
+ */
+async function feedbackUnderLoad(nodeFlags: string[]): Promise<number> {
+  const server = await startKeygate(['dev'], { LOG_LEVEL: 'warn' }, [
+    '--trace-pretenuring-statistics',
+    '--import',
+    PROBE,
+    ...nodeFlags,
+  ])
+  // The probe was loaded before the server was ready: a second after that, its literals are being built.
+  const ready = Date.now()
+  try {
+    let sent = 0
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (sent < 2000) {
+          const answer = await fetch(`${server.url}/v1/keys.verifyKey`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ key: `sk_unknown_${sent++}`, apiId: 'api_none' }),
+          })
+          expect(answer.status).toBe(200)
+          await answer.arrayBuffer()
+        }
+      }),
+    )
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1500 - (Date.now() - ready))))
+  } finally {
+    expect(await server.stop()).toBe(0)
+  }
+  return server.output().match(FEEDBACK)?.length ?? 0
+}
+
+/**
+ * cli/allocation-site-pretenuring.ts: a server turns V8's allocation-site pretenuring off at start-up (V8 then
+ * processes no pretenuring feedback, so none is traced), unless node was started with it asked for.
+ */
+describe("the servers' allocation-site pretenuring", () => {
+  it('is off in a running server: V8 processes no pretenuring feedback under load', async () => {
+    expect(await feedbackUnderLoad([])).toBe(0)
+  })
+
+  it('stays on when node was started with --allocation-site-pretenuring (and then V8 does process feedback)', async () => {
+    expect(await feedbackUnderLoad(['--allocation-site-pretenuring'])).toBeGreaterThan(0)
+  })
+})
