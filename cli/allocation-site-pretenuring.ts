@@ -2,22 +2,23 @@ import { setFlagsFromString } from 'node:v8'
 
 /**
  * Keygate's servers run with V8's allocation-site pretenuring off. V8 watches how many objects of each object or array
- * literal survive a scavenge, and once a sampled scavenge finds 85 % of a literal's objects alive it allocates that
- * literal's objects straight in the old generation from then on. A server's start-up (modules, caches, long-lived
- * records) and a scavenge that lands while a burst of requests is in flight can both make that call for a literal
- * that, under load, makes objects per request: those then die in the old generation, and every young object they
- * point to survives the scavenges (the old generation's pointers are roots to the scavenger) and is promoted in turn.
- * Seen in 7 of 43 verifiers started side by side on one host (bench/RESULTS.md, 2026-11-26): the new space at its
- * 128 MB maximum, scavenges of 25–35 ms each promoting ~15 MB that the next full collection frees, and 25–30 % more
- * CPU a verification than the verifiers beside it, from the first window to the last — a process kept it for life.
- * With pretenuring off none of 21 did, at no measured cost.
+ * literal survive a scavenge, and once a sampled scavenge finds 85 % of a literal's objects alive (with the new space
+ * grown to 16 MB or more) it allocates that literal's objects straight in the old generation from then on. A server's
+ * start-up (modules, caches, long-lived records) and a scavenge that lands while a burst of requests is in flight can
+ * both make that call for a literal that, under load, makes objects per request: those then die in the old
+ * generation, and every young object they point to survives the scavenges (the old generation's pointers are roots
+ * to the scavenger) and is promoted in turn. Seen in 7 of 43 verifiers started side by side on one host
+ * (bench/RESULTS.md, 2026-11-26): the new space at its 128 MB maximum, scavenges averaging 25–28 ms, each promoting
+ * ~15 MB that the next full collection frees, and 30–35 % more CPU a verification than the verifiers beside it, from
+ * the first window to the last — a process kept it for life. With pretenuring off none of 21 did, at no measured cost.
  *
  * Set before the command's modules load, through `v8.setFlagsFromString`: V8 reads the flag when it next decides (at a
- * scavenge), so it needs no relaunch and holds on every Node the project supports. A process started with
- * `--allocation-site-pretenuring` on its command line keeps it (the operator's choice; Node refuses the flag in
- * NODE_OPTIONS).
+ * scavenge), so it needs no relaunch (checked on Node 20 and 24: no pretenuring feedback is processed after it). A
+ * process started with `--allocation-site-pretenuring` on its command line keeps it (the operator's choice; Node
+ * refuses the flag in NODE_OPTIONS).
  */
-const ON = /^--allocation[-_]site[-_]pretenuring(=.*)?$/
+// V8 takes either spelling; a bool flag takes no value (node refuses `=true`).
+const ON = /^--allocation[-_]site[-_]pretenuring$/
 
 /** Whether node was started with pretenuring asked for: then it is left on. */
 export function pretenuringAskedFor(execArgv: readonly string[]): boolean {

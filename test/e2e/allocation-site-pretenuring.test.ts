@@ -1,17 +1,21 @@
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { startKeygate } from '../support/processes.js'
+import { runKeygate, startKeygate } from '../support/processes.js'
+import { useRedisServer } from '../support/redis-server.js'
 
 const PROBE = fileURLToPath(new URL('../support/pretenuring-probe.mjs', import.meta.url))
+const SPY = fileURLToPath(new URL('../support/v8-flags-spy.mjs', import.meta.url))
+const TURNED_OFF = 'v8 flags set: --no-allocation-site-pretenuring'
 
 /** A line V8 prints (`--trace-pretenuring-statistics`) each time a scavenge processes pretenuring feedback. */
 const FEEDBACK = /\] pretenuring: /g
 
 /**
- * The lines of pretenuring feedback a `keygate dev` started with `nodeFlags` printed in its life: it answers a few
- * thousand verifications, and the probe preloaded into it (test/support/pretenuring-probe.mjs) builds literals that
- * survive scavenges, which V8 with pretenuring on always has feedback on. V8 prints through C's stdio, buffered on a
- * pipe: what it printed is all there once the process has exited.
+ * The lines of pretenuring feedback a `keygate dev` started with `nodeFlags` printed in its life: it starts (whose
+ * allocations alone give V8 with pretenuring on feedback to process), answers a couple of thousand verifications, and
+ * the probe preloaded into it (test/support/pretenuring-probe.mjs) builds literals that survive scavenges — so that
+ * there is feedback to process whatever start-up comes to allocate. Counted once the process has exited, when all
+ * that V8 printed has been read.
  */
 async function feedbackUnderLoad(nodeFlags: string[]): Promise<number> {
   const server = await startKeygate(['dev'], { LOG_LEVEL: 'warn' }, [
@@ -55,5 +59,29 @@ describe("the servers' allocation-site pretenuring", () => {
 
   it('stays on when node was started with --allocation-site-pretenuring (and then V8 does process feedback)', async () => {
     expect(await feedbackUnderLoad(['--allocation-site-pretenuring'])).toBeGreaterThan(0)
+  })
+})
+
+/** cli/keygate.ts turns it off for every server, before their modules load, and for no one-shot command. */
+describe('which commands turn pretenuring off', () => {
+  const redis = useRedisServer()
+
+  it.each(['verifier', 'control-plane'])('keygate %s does, before it serves', async (command) => {
+    const server = await startKeygate([command], { REDIS_URL: redis.url, NODE_OPTIONS: `--import=${SPY}` })
+    try {
+      expect(server.output()).toContain('v8 flags spy: loaded')
+      expect(server.output()).toContain(TURNED_OFF)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
+
+  it('a one-shot command (keygate root-key create) does not', async () => {
+    const created = await runKeygate(['root-key', 'create', '--permissions', '*', '--redis', redis.url], {
+      NODE_OPTIONS: `--import=${SPY}`,
+    })
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stderr).toContain('v8 flags spy: loaded')
+    expect(created.stderr).not.toContain('v8 flags set')
   })
 })
