@@ -94,8 +94,8 @@ async function cachedKey(s: Stack): Promise<{ keyId: string; key: string }> {
 }
 
 /**
- * Disables the key (after `before`), then asks the verifier every few ms until it denies. Every valid:true
- * must come within the bound of the disable's 200; returns how long the verifier took to deny.
+ * Disables the key (after `before`), then asks the verifier every few ms until it denies. Every valid:true (or
+ * closed 503) must come within the bound of the disable's 200; returns how long the verifier took to deny.
  */
 async function disableToDeny(
   s: Stack,
@@ -112,7 +112,10 @@ async function disableToDeny(
       expect(verdict.body.code).toBe('DISABLED')
       return elapsed
     }
-    expect(verdict.body.valid, `valid:true ${elapsed.toFixed(0)} ms after the disable answered`).toBe(true)
+    // Closed (503) is allowed: a verifier that has not yet confirmed its cache again after Redis came back refuses
+    // rather than answer from it — never valid:true past the bound either way.
+    if (verdict.status === 503) expect(verdict.body.error.code).toBe('UNAVAILABLE')
+    else expect(verdict.body.valid, `valid:true ${elapsed.toFixed(0)} ms after the disable answered`).toBe(true)
     expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
