@@ -5,7 +5,7 @@ import { helpText } from '../shared/config/option-spec.js'
 import { COMMANDS, SERVERS } from './commands.js'
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring.js'
 import { holdTickObject } from './tick-object-keeper.js'
-import { relaunchWithoutAsyncContextFrame } from './without-async-context-frame.js'
+import { serverRelaunch } from './server-relaunch.js'
 
 /** Whether `path` is a file this process may execute. */
 function runnable(path: string): boolean {
@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<'serving' | number> {
     return 0
   }
   const execve = (process as unknown as { execve?: Execve }).execve
-  const relaunch = relaunchWithoutAsyncContextFrame(named, {
+  const relaunch = serverRelaunch(named, {
     version: process.versions.node,
     execArgv: process.execArgv,
     argv: process.argv,
@@ -70,18 +70,20 @@ async function main(argv: string[]): Promise<'serving' | number> {
     canExecve: typeof execve === 'function',
     hasIpcChannel: process.channel !== undefined,
   })
-  // On success it never returns: the same process starts over with the flag (without-async-context-frame.ts says
+  // On success it never returns: the same process starts over with the servers' node flags (server-relaunch.ts says
   // why). A failing execve system call aborts the process instead of throwing: the binary is checked first (which
   // rules out the likely failures, not every one), and what does throw (Node's permission model refusing it) leaves
   // the process running as it is.
   if (relaunch && !runnable(process.execPath))
-    process.stderr.write(`keygate: ${process.execPath} is not executable: running with the async context frame\n`)
+    process.stderr.write(
+      `keygate: ${process.execPath} is not executable: running without ${relaunch.added.join(' ')}\n`,
+    )
   else if (relaunch) {
     try {
-      execve!.call(process, process.execPath, [process.execPath, ...relaunch], process.env)
+      execve!.call(process, process.execPath, [process.execPath, ...relaunch.args], process.env)
     } catch (err) {
       process.stderr.write(
-        `keygate: could not relaunch without the async context frame, running with it: ${err instanceof Error ? err.message : String(err)}\n`,
+        `keygate: could not relaunch with ${relaunch.added.join(' ')}, running without: ${err instanceof Error ? err.message : String(err)}\n`,
       )
     }
   }

@@ -85,7 +85,7 @@ export async function instructions(): Promise<ScenarioReport> {
         env: { ...env, ...VGDB_NAMING },
         readyTimeoutMs: 300_000,
         // JIT code is written and rewritten at run time: callgrind must check for it everywhere but in files. A
-        // server relaunches itself with a node flag (cli/without-async-context-frame.ts): callgrind follows the exec.
+        // server relaunches itself with a node flag (cli/server-relaunch.ts): callgrind follows the exec.
         wrap: [
           'valgrind',
           '--tool=callgrind',

@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { waitFor } from '../support/wait-for.js'
+
+const PROBE = fileURLToPath(new URL('../support/young-generation-probe.mjs', import.meta.url))
+const CAP = '--max-semi-space-size=8'
+/** The cap's young generation: two semi-spaces of 8 MB. */
+const CAPPED_BYTES = 16 * 2 ** 20
+
+/** The node flags a running process was started with, as the kernel has them (its argv after the node binary). */
+function commandLineOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).slice(1)
+}
+
+const frameOnByDefault = Number(process.versions.node.split('.')[0]) >= 24
+/** Node 22.15 / 23.11 on: a server can relaunch itself (process.execve). */
+const canRelaunch = typeof (process as unknown as { execve?: unknown }).execve === 'function'
+
+/** What the probe preloaded into `server` found its young generation grown to, in bytes. */
+async function youngGenerationOf(server: KeygateProcess): Promise<number> {
+  let bytes: number | undefined
+  await waitFor(
+    () => {
+      const printed = /young generation: (\d+) bytes/.exec(server.output())
+      bytes = printed ? Number(printed[1]) : undefined
+      return bytes !== undefined
+    },
+    'the young-generation probe to print',
+    15_000,
+    50,
+  )
+  return bytes!
+}
+
+/**
+ * cli/server-relaunch.ts: a server relaunches itself in the process it was started as (the pid a supervisor holds)
+ * with the node flags it lacks — --no-async-context-frame on Node 24, V8's young generation capped — and serves; an
+ * operator's own flags of either kind are kept.
+ */
+describe("the servers' relaunch with their node flags", () => {
+  it(`keygate dev runs with ${[frameOnByDefault && 'the frame flag', canRelaunch && 'the cap'].filter(Boolean).join(' and ') || 'no flag'} added, in the process it was started as, and serves`, async () => {
+    const server = await startKeygate(['dev'])
+    try {
+      const flags = commandLineOf(server.child.pid!)
+      expect(flags.includes('--no-async-context-frame')).toBe(frameOnByDefault)
+      expect(flags.includes(CAP)).toBe(canRelaunch)
+      const answer = await fetch(`${server.url}/v1/keys.verifyKey`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"key":"sk_unknown"}',
+      })
+      expect(answer.status).toBe(200)
+      expect(((await answer.json()) as { code: string }).code).toBe('NOT_FOUND')
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
+
+  it.runIf(canRelaunch)("holds the server's young generation at the cap where V8 would grow it past", async () => {
+    const server = await startKeygate(['dev'], { LOG_LEVEL: 'warn' }, ['--import', PROBE])
+    try {
+      expect(await youngGenerationOf(server)).toBeLessThanOrEqual(CAPPED_BYTES)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+    // The same probe with the operator's own size (kept): V8 grows it past the cap.
+    const sized = await startKeygate(['dev'], { LOG_LEVEL: 'warn', NODE_OPTIONS: '--max-semi-space-size=64' }, [
+      '--import',
+      PROBE,
+    ])
+    try {
+      expect(commandLineOf(sized.child.pid!)).not.toContain(CAP)
+      expect(await youngGenerationOf(sized)).toBeGreaterThan(CAPPED_BYTES)
+    } finally {
+      expect(await sized.stop()).toBe(0)
+    }
+  })
+
+  it.runIf(frameOnByDefault)(
+    'keeps the frame when the operator asks for it in NODE_OPTIONS, and still caps',
+    async () => {
+      const server = await startKeygate(['dev'], { NODE_OPTIONS: '--async-context-frame' })
+      try {
+        const flags = commandLineOf(server.child.pid!)
+        expect(flags).not.toContain('--no-async-context-frame')
+        expect(flags).toContain(CAP)
+        expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+      } finally {
+        expect(await server.stop()).toBe(0)
+      }
+    },
+  )
+})
