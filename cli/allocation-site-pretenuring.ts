@@ -17,12 +17,12 @@ import { setFlagsFromString } from 'node:v8'
  * process started with `--allocation-site-pretenuring` on its command line keeps it (the operator's choice; Node
  * refuses the flag in NODE_OPTIONS).
  */
-// V8 takes either spelling; a bool flag takes no value (node refuses `=true`).
-const ON = /^--allocation[-_]site[-_]pretenuring$/
+/** Pretenuring asked for: V8 takes either spelling; a bool flag takes no value (node refuses `=true`). */
+export const PRETENURING_ON = /^--allocation[-_]site[-_]pretenuring$/
 
 /** Whether node was started with pretenuring asked for: then it is left on. */
 export function pretenuringAskedFor(execArgv: readonly string[]): boolean {
-  return execArgv.some((flag) => ON.test(flag))
+  return execArgv.some((flag) => PRETENURING_ON.test(flag))
 }
 
 /** Turns V8's allocation-site pretenuring off for the rest of the process, unless it was asked for. */

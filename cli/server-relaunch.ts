@@ -1,4 +1,5 @@
 import type { CommandName } from '../shared/config/config.js'
+import { PRETENURING_ON } from './allocation-site-pretenuring.js'
 import { SERVERS } from './commands.js'
 
 /**
@@ -29,8 +30,8 @@ import { SERVERS } from './commands.js'
  */
 interface ServerFlag {
   flag: string
-  /** A flag of the same kind as the operator might give it: then this one is not added. */
-  given: RegExp
+  /** Flags the operator might give that decide what this one would: given any, it is not added. */
+  given: RegExp[]
   /** The first major version of Node that needs it. */
   since: number
 }
@@ -41,8 +42,9 @@ const FRAME_FLAG = /^--(no[-_])?async[-_]context[-_]frame(=.*)?$/
 const SEMI_SPACE_FLAG = /^--(min|max)[-_]semi[-_]space[-_]size(=.*)?$/
 
 export const SERVER_FLAGS: readonly ServerFlag[] = [
-  { flag: '--no-async-context-frame', given: FRAME_FLAG, since: 24 },
-  { flag: '--max-semi-space-size=8', given: SEMI_SPACE_FLAG, since: 0 },
+  { flag: '--no-async-context-frame', given: [FRAME_FLAG], since: 24 },
+  // Not with pretenuring asked for (node takes that flag only on its command line): the two cascade together.
+  { flag: '--max-semi-space-size=8', given: [SEMI_SPACE_FLAG, PRETENURING_ON], since: 0 },
 ]
 
 export interface NodeProcess {
@@ -74,9 +76,9 @@ export function missingServerFlags(command: CommandName, node: NodeProcess): str
   if (!SERVERS.has(command)) return []
   const given = [...node.execArgv, ...optionsOf(node.nodeOptions)]
   const major = Number(node.version.split('.')[0])
-  return SERVER_FLAGS.filter(({ given: kind, since }) => major >= since && !given.some((flag) => kind.test(flag))).map(
-    ({ flag }) => flag,
-  )
+  return SERVER_FLAGS.filter(
+    ({ given: kind, since }) => major >= since && !given.some((flag) => kind.some((pattern) => pattern.test(flag))),
+  ).map(({ flag }) => flag)
 }
 
 /** A relaunch: the flags it adds, and the arguments to give the node binary. */

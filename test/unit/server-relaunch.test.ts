@@ -90,6 +90,15 @@ describe('relaunching a server with the node flags it runs with', () => {
     expect(serverRelaunch('verifier', { ...node24, nodeOptions: '--max-semi-space-sizes=8' })?.added).toEqual(BOTH)
   })
 
+  it('leaves the young generation alone when the operator keeps allocation-site pretenuring on (the two cascade)', () => {
+    for (const flag of ['--allocation-site-pretenuring', '--allocation_site_pretenuring']) {
+      expect(serverRelaunch('verifier', { ...node24, execArgv: [flag] })?.added).toEqual(['--no-async-context-frame'])
+    }
+    expect(serverRelaunch('verifier', { ...node24, execArgv: ['--no-allocation-site-pretenuring'] })?.added).toEqual(
+      BOTH,
+    )
+  })
+
   it('does not relaunch a process that has every flag already (the relaunched one: it never loops)', () => {
     const relaunched = serverRelaunch('verifier', node24)!
     expect(serverRelaunch('verifier', { ...node24, execArgv: relaunched.args.slice(0, 3) })).toBeUndefined()
