@@ -17,8 +17,8 @@ import { setFlagsFromString } from 'node:v8'
  * process started with `--allocation-site-pretenuring` on its command line keeps it (the operator's choice; Node
  * refuses the flag in NODE_OPTIONS).
  */
-/** Pretenuring asked for: V8 takes either spelling; a bool flag takes no value (node refuses `=true`). */
-export const PRETENURING_ON = /^--allocation[-_]site[-_]pretenuring$/
+/** Pretenuring asked for, in any spelling V8 takes (one dash or two); a bool flag takes no value. */
+export const PRETENURING_ON = /^--?allocation[-_]site[-_]pretenuring$/
 
 /** Whether node was started with pretenuring asked for: then it is left on. */
 export function pretenuringAskedFor(execArgv: readonly string[]): boolean {

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { accessSync, constants } from 'node:fs'
+import { getHeapStatistics } from 'node:v8'
 import { commandArguments, commandOf, ConfigError, specs, type CommandName } from '../shared/config/config.js'
 import { helpText } from '../shared/config/option-spec.js'
 import { COMMANDS, SERVERS } from './commands.js'
@@ -69,6 +70,7 @@ async function main(argv: string[]): Promise<'serving' | number> {
     nodeOptions: process.env.NODE_OPTIONS,
     canExecve: typeof execve === 'function',
     hasIpcChannel: process.channel !== undefined,
+    heapSizeLimit: getHeapStatistics().heap_size_limit,
   })
   // On success it never returns: the same process starts over with the servers' node flags (server-relaunch.ts says
   // why). A failing execve system call aborts the process instead of throwing: the binary is checked first (which

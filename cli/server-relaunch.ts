@@ -14,14 +14,17 @@ import { SERVERS } from './commands.js'
  *   and generic property loads in the tick queue's compiled code. Nothing keygate runs uses AsyncLocalStorage.
  *   Counted by callgrind, the frame cost the verifier's main thread 0–6 % more instructions per verifyKey, depending
  *   on the process (bench/RESULTS.md). Node before 24 has it off by default.
- * - `--max-semi-space-size=8`: V8's young generation held at 8 MB a semi-space. Node 24's V8 grows it to 64 MB under
- *   load (Node 20's to 16), and a scavenge then sweeps every request body node's HTTP parser made since the last one
- *   in one pause: at 10,000 req/s a verifier's scavenges came every ~0.7 s and ran over 1 ms, each holding up the
- *   requests in flight, where at 8 MB they come every ~0.1 s for ~0.3 ms, as a bare Fastify route's do, at no measured
- *   cost in CPU per request (bench/RESULTS.md, 2026-11-26). V8 sizes the heap when the process starts:
- *   `v8.setFlagsFromString` afterwards does not move it, hence the relaunch. The cap is safe only with allocation-site
- *   pretenuring off (allocation-site-pretenuring.ts): with it on, a small young generation makes V8 pretenure
- *   per-request literals, and scavenges then promote what they point to.
+ * - `--max-semi-space-size=8`: V8's young generation held at 8 MB a semi-space. Node 24's V8 lets it grow to 64 MB a
+ *   semi-space (Node 20's to 16) under load, and a scavenge then sweeps every request body node's HTTP parser made
+ *   since the last one in one pause: at 10,000 req/s a verifier's new space grew to 32–64 MB and its scavenges came
+ *   every ~0.7 s, often over 1 ms, each holding up the requests in flight, where at 8 MB they come every ~0.1 s for
+ *   ~0.3 ms, as a bare Fastify route's do, at no measured cost in CPU per request saturated (bench/RESULTS.md,
+ *   2026-11-26). V8 sizes the heap when the process starts: `v8.setFlagsFromString` afterwards does not move it, hence
+ *   the relaunch. The flag sets the size rather than capping V8's own, which is smaller where V8 gives a process a
+ *   small heap (little memory): so it is added only when V8 gave this one a heap of at least 1 GiB. Not added either
+ *   when the operator sized the heap (`--max-heap-size`: V8 refuses it together with both space sizes) or kept
+ *   allocation-site pretenuring on (allocation-site-pretenuring.ts): with it on, a small young generation makes V8
+ *   pretenure per-request literals, and scavenges then promote what they point to.
  *
  * It is left as it is when a relaunch would lose something: an IPC channel (execve keeps only fds 0–2: a parent that
  * talks to it — PM2's fork mode, `node --watch` — would lose it); an inspector flag (a debugger attached to the first
@@ -30,6 +33,8 @@ import { SERVERS } from './commands.js'
  */
 interface ServerFlag {
   flag: string
+  /** The least heap V8 must have given the process for the flag to be added (bytes; 0: any). */
+  minHeapBytes?: number
   /** Flags the operator might give that decide what this one would: given any, it is not added. */
   given: RegExp[]
   /** The first major version of Node that needs it. */
@@ -38,13 +43,13 @@ interface ServerFlag {
 
 /** A frame flag as Node reads it: dashes or underscores, negated or not, with or without a value. */
 const FRAME_FLAG = /^--(no[-_])?async[-_]context[-_]frame(=.*)?$/
-/** A semi-space size, least or most, in either spelling, its value after `=` or as the next word. */
-const SEMI_SPACE_FLAG = /^--(min|max)[-_]semi[-_]space[-_]size(=.*)?$/
+/** A semi-space size, least or most, or the heap's whole size, in any spelling V8 takes (one dash or two). */
+const HEAP_SIZE_FLAG = /^--?(min[-_]semi[-_]space|max[-_]semi[-_]space|max[-_]heap)[-_]size(=.*)?$/
 
 export const SERVER_FLAGS: readonly ServerFlag[] = [
   { flag: '--no-async-context-frame', given: [FRAME_FLAG], since: 24 },
   // Not with pretenuring asked for (node takes that flag only on its command line): the two cascade together.
-  { flag: '--max-semi-space-size=8', given: [SEMI_SPACE_FLAG, PRETENURING_ON], since: 0 },
+  { flag: '--max-semi-space-size=8', given: [HEAP_SIZE_FLAG, PRETENURING_ON], since: 0, minHeapBytes: 2 ** 30 },
 ]
 
 export interface NodeProcess {
@@ -58,17 +63,19 @@ export interface NodeProcess {
   canExecve: boolean
   /** Whether the process has an IPC channel to its parent (`process.channel`). */
   hasIpcChannel: boolean
+  /** The heap V8 gave this process (`v8.getHeapStatistics().heap_size_limit`), bytes. */
+  heapSizeLimit: number
 }
 
 /** An inspector flag, in any spelling (`--inspect-port` alone opens nothing: skipping for it costs only speed). */
 const INSPECTOR_FLAG = /^--inspect([-_](brk|wait|port)([-_]node)?)?(=.*)?$/
 
-/** NODE_OPTIONS' words, with the quotes Node allows around one taken off. */
+/** NODE_OPTIONS' words (Node splits them at spaces), with the double quotes Node allows around one taken off. */
 function optionsOf(nodeOptions: string | undefined): string[] {
   return (nodeOptions ?? '')
-    .split(/\s+/)
+    .split(' ')
     .filter(Boolean)
-    .map((word) => word.replace(/^["']|["']$/g, ''))
+    .map((word) => word.replace(/^"|"$/g, ''))
 }
 
 /** The server flags `node` lacks (none: it runs as it is). */
@@ -77,7 +84,10 @@ export function missingServerFlags(command: CommandName, node: NodeProcess): str
   const given = [...node.execArgv, ...optionsOf(node.nodeOptions)]
   const major = Number(node.version.split('.')[0])
   return SERVER_FLAGS.filter(
-    ({ given: kind, since }) => major >= since && !given.some((flag) => kind.some((pattern) => pattern.test(flag))),
+    ({ given: kind, since, minHeapBytes = 0 }) =>
+      major >= since &&
+      node.heapSizeLimit >= minHeapBytes &&
+      !given.some((flag) => kind.some((pattern) => pattern.test(flag))),
   ).map(({ flag }) => flag)
 }
 

@@ -8,6 +8,7 @@ const node24: NodeProcess = {
   nodeOptions: undefined,
   canExecve: true,
   hasIpcChannel: false,
+  heapSizeLimit: 4288 * 2 ** 20,
 }
 const BOTH = ['--no-async-context-frame', '--max-semi-space-size=8']
 
@@ -62,9 +63,9 @@ describe('relaunching a server with the node flags it runs with', () => {
         added: ['--max-semi-space-size=8'],
         args: [flag, '--max-semi-space-size=8', '/app/dist/cli/keygate.js', 'verifier', '--any-api'],
       })
-      expect(
-        serverRelaunch('verifier', { ...node24, nodeOptions: `--max-old-space-size=512\t${flag}` })?.added,
-      ).toEqual(['--max-semi-space-size=8'])
+      expect(serverRelaunch('verifier', { ...node24, nodeOptions: `--max-old-space-size=512 ${flag}` })?.added).toEqual(
+        ['--max-semi-space-size=8'],
+      )
     }
     // NODE_OPTIONS may quote an option.
     expect(serverRelaunch('verifier', { ...node24, nodeOptions: '"--async-context-frame"' })?.added).toEqual([
@@ -74,24 +75,43 @@ describe('relaunching a server with the node flags it runs with', () => {
     expect(serverRelaunch('verifier', { ...node24, nodeOptions: '--async-context-frame-x' })?.added).toEqual(BOTH)
   })
 
-  it("leaves the operator's young generation, least or most, in either spelling, and adds the rest", () => {
+  it("leaves the operator's young generation or heap size, in any spelling V8 takes, and adds the rest", () => {
     for (const flag of [
       '--max-semi-space-size=32',
       '--max_semi_space_size=32',
+      '-max-semi-space-size=32',
       '--min-semi-space-size=16',
       '--min_semi-space_size=16',
-      '--max-semi-space-size',
+      // V8 refuses --max-heap-size beside both space sizes, and splits it itself.
+      '--max-heap-size=512',
+      '-max_heap_size=512',
     ]) {
       expect(serverRelaunch('verifier', { ...node24, execArgv: [flag] })?.added).toEqual(['--no-async-context-frame'])
-      expect(serverRelaunch('verifier', { ...node24, nodeOptions: `'${flag}'` })?.added).toEqual([
+      expect(serverRelaunch('verifier', { ...node24, nodeOptions: `"${flag}"` })?.added).toEqual([
         '--no-async-context-frame',
       ])
     }
+    // Node honours double quotes around an option only: a single-quoted word is not one (node ignores it).
+    expect(serverRelaunch('verifier', { ...node24, nodeOptions: "'--max-semi-space-size=32'" })?.added).toEqual(BOTH)
     expect(serverRelaunch('verifier', { ...node24, nodeOptions: '--max-semi-space-sizes=8' })?.added).toEqual(BOTH)
+    // The old generation's size alone leaves V8's young generation where it was: still capped.
+    expect(serverRelaunch('verifier', { ...node24, execArgv: ['--max-old-space-size=2048'] })?.added).toEqual(BOTH)
+  })
+
+  it('adds the cap only where V8 gave the process a heap of 1 GiB or more (below, its own young generation is smaller)', () => {
+    expect(serverRelaunch('verifier', { ...node24, heapSizeLimit: 2 ** 30 })?.added).toEqual(BOTH)
+    expect(serverRelaunch('verifier', { ...node24, heapSizeLimit: 2 ** 30 - 1 })?.added).toEqual([
+      '--no-async-context-frame',
+    ])
+    expect(serverRelaunch('verifier', { ...node24, version: '22.15.0', heapSizeLimit: 512 * 2 ** 20 })).toBeUndefined()
   })
 
   it('leaves the young generation alone when the operator keeps allocation-site pretenuring on (the two cascade)', () => {
-    for (const flag of ['--allocation-site-pretenuring', '--allocation_site_pretenuring']) {
+    for (const flag of [
+      '--allocation-site-pretenuring',
+      '--allocation_site_pretenuring',
+      '-allocation-site-pretenuring',
+    ]) {
       expect(serverRelaunch('verifier', { ...node24, execArgv: [flag] })?.added).toEqual(['--no-async-context-frame'])
     }
     expect(serverRelaunch('verifier', { ...node24, execArgv: ['--no-allocation-site-pretenuring'] })?.added).toEqual(
