@@ -1,8 +1,10 @@
+import { fork } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { getHeapStatistics } from 'node:v8'
 import { describe, expect, it } from 'vitest'
-import { startKeygate, type KeygateProcess } from '../support/processes.js'
+import { freePort } from '../support/free-port.js'
+import { CLI, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { waitFor } from '../support/wait-for.js'
 
 const PROBE = fileURLToPath(new URL('../support/young-generation-probe.mjs', import.meta.url))
@@ -100,6 +102,34 @@ describe("the servers' relaunch with their node flags", () => {
         expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
       } finally {
         expect(await server.stop()).toBe(0)
+      }
+    },
+  )
+
+  it.runIf(frameOnByDefault || caps)(
+    'leaves a server forked with an IPC channel (PM2, node --watch) as it was started: execve would drop the channel',
+    async () => {
+      const port = await freePort()
+      const child = fork(CLI, ['dev'], {
+        execArgv: [],
+        env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      })
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      try {
+        await waitFor(
+          async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
+          'the forked keygate dev to be ready',
+          15_000,
+          50,
+        )
+        const flags = commandLineOf(child.pid!)
+        expect(flags).not.toContain('--no-async-context-frame')
+        expect(flags).not.toContain(CAP)
+        expect(child.connected).toBe(true)
+      } finally {
+        child.kill('SIGTERM')
+        await exited
       }
     },
   )
