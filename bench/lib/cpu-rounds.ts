@@ -1,5 +1,5 @@
 import type { LoadResult } from './load.js'
-import { coreTimes, mayRunOn, processCpuSeconds, waitForQuiet } from './process-cpu.js'
+import { busySince, mayRunOn, processCpuSeconds, waitForQuiet } from './process-cpu.js'
 import { SERVER_CORE } from './cores.js'
 import { median, measured, type Measured } from './stats.js'
 import { progress } from './rounds.js'
@@ -119,22 +119,22 @@ export async function runCpuRounds(
           // on the load core) would otherwise hide what else ran there.
           const charged = [...contender.pids, ...(contender.needs ?? []).filter((pid) => mayRunOn(pid, SERVER_CORE))]
           const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0)
-          const [ownBefore, chargedBefore, coreBefore, wallBefore] = [
+          const [ownBefore, chargedBefore, serverCoreBusy, wallBefore] = [
             cpuOf(contender.pids),
             cpuOf(charged),
-            coreTimes(SERVER_CORE),
+            busySince(SERVER_CORE),
             performance.now(),
           ]
           const result = await contender.run(CPU_SECONDS)
-          const [ownAfter, chargedAfter, coreAfter, wallAfter] = [
+          const [ownAfter, chargedAfter, coreBusy, wallAfter] = [
             cpuOf(contender.pids),
             cpuOf(charged),
-            coreTimes(SERVER_CORE),
+            serverCoreBusy(),
             performance.now(),
           ]
           check(contender, result, `in round ${round + 1}`)
           // What ran on the server core besides the contender and what it needs (the load generator is elsewhere).
-          const foreign = coreAfter.busy - coreBefore.busy - (chargedAfter - chargedBefore)
+          const foreign = coreBusy - (chargedAfter - chargedBefore)
           const share = foreign / ((wallAfter - wallBefore) / 1000)
           if (share > MAX_FOREIGN_SHARE && attempt < MAX_REMEASURES) {
             remeasured++

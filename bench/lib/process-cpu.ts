@@ -27,18 +27,40 @@ export function mayRunOn(pid: number, core: number): boolean {
   })
 }
 
-/** Busy and total CPU seconds of one core (`cpu0`…) or of the machine (`cpu`), from /proc/stat. */
-export function coreTimes(core: number | 'all'): { busy: number; total: number } {
+/** The /proc/stat line of one core (`cpu0`…) or of every core together (`cpu`), as numbers (ticks). */
+function statTicks(core: number | 'all'): number[] {
   const name = core === 'all' ? 'cpu' : `cpu${core}`
   const line = readFileSync('/proc/stat', 'utf8')
     .split('\n')
     .find((l) => l.startsWith(`${name} `))
   if (line === undefined) throw new Error(`/proc/stat has no ${name} line`)
-  const ticks = line.trim().split(/\s+/).slice(1).map(Number)
-  // user nice system idle iowait irq softirq steal …: idle and iowait are the idle ones; guest time is inside user.
-  const total = ticks.slice(0, 8).reduce((sum, n) => sum + n, 0)
-  const idle = ticks[3]! + ticks[4]!
-  return { busy: (total - idle) / TICKS_PER_SECOND, total: total / TICKS_PER_SECOND }
+  return line.trim().split(/\s+/).slice(1).map(Number)
+}
+
+/**
+ * Seconds one core (or every core, summed) has been idle so far (/proc/stat's idle + iowait). A core's busy time over
+ * a window is the window's wall time less this, not /proc/stat's busy fields: on a tickless kernel (NO_HZ_IDLE, the
+ * usual build) idle is measured exactly but user, system and softirq are sampled by the scheduler tick, and a core
+ * woken by each packet for tens of µs is sampled busy far more often than it is: a process pinned to core 0 working
+ * 60 µs per datagram, 4,000 a second, used 0.63 s of it in 2.05 s while the busy fields grew by 1.88 s (their total
+ * 3.28 s: more than the wall time), and a paced bench window read "others took 55–63 % of the core" (2026-11-26).
+ */
+export function idleSeconds(core: number | 'all'): number {
+  const ticks = statTicks(core)
+  return (ticks[3]! + ticks[4]!) / TICKS_PER_SECOND
+}
+
+/** A window on one core from now: the function returned gives the seconds it has been busy since (see idleSeconds). */
+export function busySince(core: number): () => number {
+  const [idleBefore, wallBefore] = [idleSeconds(core), performance.now()]
+  return () => (performance.now() - wallBefore) / 1000 - (idleSeconds(core) - idleBefore)
+}
+
+/** The cores /proc/stat counts (its `cpuN` lines): what its `cpu` line sums. */
+function statCores(): number {
+  return readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .filter((l) => /^cpu\d+ /.test(l)).length
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -53,11 +75,13 @@ export async function waitForQuiet(
   timeoutMs = Number(process.env.BENCH_QUIET_TIMEOUT_MS ?? 120_000),
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
+  const cores = statCores()
   while (Date.now() < deadline) {
-    const before = coreTimes('all')
+    const [idleBefore, wallBefore] = [idleSeconds('all'), performance.now()]
     await sleep(1_000)
-    const after = coreTimes('all')
-    if ((after.busy - before.busy) / (after.total - before.total) < maxBusy) return true
+    const [idleAfter, wallAfter] = [idleSeconds('all'), performance.now()]
+    const capacity = (cores * (wallAfter - wallBefore)) / 1000
+    if (1 - (idleAfter - idleBefore) / capacity < maxBusy) return true
   }
   return false
 }
