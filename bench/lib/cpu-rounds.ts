@@ -1,5 +1,5 @@
 import type { LoadResult } from './load.js'
-import { busySince, mayRunOn, processCpuSeconds, waitForQuiet } from './process-cpu.js'
+import { mayRunOn, othersShareSince, processCpuSeconds, waitForQuiet } from './process-cpu.js'
 import { SERVER_CORE } from './cores.js'
 import { median, measured, type Measured } from './stats.js'
 import { progress } from './rounds.js'
@@ -115,27 +115,15 @@ export async function runCpuRounds(
           const quiet = await waitForQuiet()
           if (WINDOW_WARMUP_SECONDS > 0)
             check(contender, await contender.run(WINDOW_WARMUP_SECONDS), 'while warming up')
-          // Only what may run on the server core is taken off its busy time: a need pinned elsewhere (the upstream,
-          // on the load core) would otherwise hide what else ran there.
+          // What ran on the server core besides the contender and what it needs (the load generator is elsewhere).
+          // Only what may run there is taken off its busy time: a need pinned elsewhere (the upstream, on the load
+          // core) would otherwise hide what else ran there.
           const charged = [...contender.pids, ...(contender.needs ?? []).filter((pid) => mayRunOn(pid, SERVER_CORE))]
           const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0)
-          const [ownBefore, chargedBefore, serverCoreBusy, wallBefore] = [
-            cpuOf(contender.pids),
-            cpuOf(charged),
-            busySince(SERVER_CORE),
-            performance.now(),
-          ]
+          const [ownBefore, othersShare] = [cpuOf(contender.pids), othersShareSince(SERVER_CORE, charged)]
           const result = await contender.run(CPU_SECONDS)
-          const [ownAfter, chargedAfter, coreBusy, wallAfter] = [
-            cpuOf(contender.pids),
-            cpuOf(charged),
-            serverCoreBusy(),
-            performance.now(),
-          ]
+          const [ownAfter, share] = [cpuOf(contender.pids), othersShare()]
           check(contender, result, `in round ${round + 1}`)
-          // What ran on the server core besides the contender and what it needs (the load generator is elsewhere).
-          const foreign = coreBusy - (chargedAfter - chargedBefore)
-          const share = foreign / ((wallAfter - wallBefore) / 1000)
           if (share > MAX_FOREIGN_SHARE && attempt < MAX_REMEASURES) {
             remeasured++
             progress(

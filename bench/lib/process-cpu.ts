@@ -17,71 +17,84 @@ export function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
 }
 
-/** Whether the process may run on `core` (its affinity, /proc/<pid>/status Cpus_allowed_list: "0", "0-1", "0,2-3"). */
-export function mayRunOn(pid: number, core: number): boolean {
+/** The cores a process may run on (its affinity, /proc/<pid>/status Cpus_allowed_list: "0", "0-1", "0,2-3"). */
+export function allowedCores(pid: number | 'self'): number[] {
   const list = /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-  if (list === undefined) return true
-  return list.split(',').some((range) => {
+  if (list === undefined) throw new Error(`/proc/${pid}/status has no Cpus_allowed_list`)
+  return list.split(',').flatMap((range) => {
     const [from, to = from] = range.split('-').map(Number)
-    return from! <= core && core <= to!
+    return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i)
   })
 }
 
-/** The /proc/stat line of one core (`cpu0`…) or of every core together (`cpu`), as numbers (ticks). */
-function statTicks(core: number | 'all'): number[] {
-  const name = core === 'all' ? 'cpu' : `cpu${core}`
-  const line = readFileSync('/proc/stat', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${name} `))
-  if (line === undefined) throw new Error(`/proc/stat has no ${name} line`)
-  return line.trim().split(/\s+/).slice(1).map(Number)
+/** Whether the process may run on `core`. */
+export function mayRunOn(pid: number, core: number): boolean {
+  return allowedCores(pid).includes(core)
 }
 
 /**
- * Seconds one core (or every core, summed) has been idle so far (/proc/stat's idle + iowait). A core's busy time over
- * a window is the window's wall time less this, not /proc/stat's busy fields: on a tickless kernel (NO_HZ_IDLE, the
- * usual build) idle is measured exactly but user, system and softirq are sampled by the scheduler tick, and a core
- * woken by each packet for tens of µs is sampled busy far more often than it is: a process pinned to core 0 working
- * 60 µs per datagram, 4,000 a second, used 0.63 s of it in 2.05 s while the busy fields grew by 1.88 s (their total
- * 3.28 s: more than the wall time), and a paced bench window read "others took 55–63 % of the core" (2026-11-26).
+ * Seconds a core has been idle so far: its /proc/stat line's idle + iowait (`stat`, that file's text, read now unless
+ * given). Their sum, because the kernel moves an idle core's current sleep between the two as tasks wait on I/O or
+ * stop: either alone can go backwards, the sum cannot.
+ *
+ * A core's busy time over a window is the window's wall time less this, not /proc/stat's busy fields: on a tickless
+ * kernel (NO_HZ_IDLE, the usual build, with tick-based CPU accounting) idle is measured exactly, but user, system and
+ * softirq are sampled by the scheduler tick, and a core woken for tens of µs at a time is sampled busy far more or far
+ * less often than it is, as the tick happens to fall: a process pinned to core 0 working 60 µs per UDP datagram, 4,000
+ * a second, used 0.63 s of it in 2.05 s while the busy fields grew by 1.88 s in one run and by 0.02–0.08 s in others
+ * (2026-11-26: bench/RESULTS.md). Busy so reckoned is everything but idle — interrupts and the cost of waking an idle
+ * core included, and on a VM the time the host took (steal), which no process is charged with.
  */
-export function idleSeconds(core: number | 'all'): number {
-  const ticks = statTicks(core)
+export function idleSeconds(core: number, stat = readFileSync('/proc/stat', 'utf8')): number {
+  const line = stat.split('\n').find((l) => l.startsWith(`cpu${core} `))
+  if (line === undefined) throw new Error(`/proc/stat has no cpu${core} line`)
+  // user nice system idle iowait irq softirq steal …
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number)
   return (ticks[3]! + ticks[4]!) / TICKS_PER_SECOND
 }
 
-/** A window on one core from now: the function returned gives the seconds it has been busy since (see idleSeconds). */
-export function busySince(core: number): () => number {
-  const [idleBefore, wallBefore] = [idleSeconds(core), performance.now()]
-  return () => (performance.now() - wallBefore) / 1000 - (idleSeconds(core) - idleBefore)
+/** A window on some cores from now: the function returned gives the seconds they have been busy since (idleSeconds). */
+export function busySince(cores: number[]): () => number {
+  const idle = () => {
+    const stat = readFileSync('/proc/stat', 'utf8')
+    return cores.reduce((sum, core) => sum + idleSeconds(core, stat), 0)
+  }
+  const [idleBefore, wallBefore] = [idle(), performance.now()]
+  return () => (cores.length * (performance.now() - wallBefore)) / 1000 - (idle() - idleBefore)
 }
 
-/** The cores /proc/stat counts (its `cpuN` lines): what its `cpu` line sums. */
-function statCores(): number {
-  return readFileSync('/proc/stat', 'utf8')
-    .split('\n')
-    .filter((l) => /^cpu\d+ /.test(l)).length
+/**
+ * A window on one core from now: the function returned gives the share of its time since (0..1) that went to anything
+ * but the `charged` processes — the core's busy time less their CPU. (Their CPU on other cores counts against it too:
+ * charge only processes that may run on no other, or accept a share that reads low.)
+ */
+export function othersShareSince(core: number, charged: number[]): () => number {
+  const cpuOf = () => charged.reduce((sum, pid) => sum + processCpuSeconds(pid), 0)
+  const [busy, chargedBefore, wallBefore] = [busySince([core]), cpuOf(), performance.now()]
+  return () => {
+    const [coreBusy, chargedCpu] = [busy(), cpuOf() - chargedBefore]
+    return (coreBusy - chargedCpu) / ((performance.now() - wallBefore) / 1000)
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Waits until the whole machine has been less than `maxBusy` (a fraction of all cores) busy for a second, so
- * that a round starts quiet. Gives up after `timeoutMs` and says so (the round is then measured anyway, and the
- * report counts it): a bench that never ends on a busy machine helps nobody.
+ * Waits until the cores this process may run on (in a container, its own; where it is not pinned, all of them) have
+ * been less than `maxBusy` (a fraction of them) busy for a second, so that a round starts quiet. Gives up after
+ * `timeoutMs` and says so (the round is then measured anyway, and the report counts it): a bench that never ends on a
+ * busy machine helps nobody.
  */
 export async function waitForQuiet(
   maxBusy = 0.12,
   timeoutMs = Number(process.env.BENCH_QUIET_TIMEOUT_MS ?? 120_000),
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
-  const cores = statCores()
+  const cores = allowedCores('self')
   while (Date.now() < deadline) {
-    const [idleBefore, wallBefore] = [idleSeconds('all'), performance.now()]
+    const [busy, wallBefore] = [busySince(cores), performance.now()]
     await sleep(1_000)
-    const [idleAfter, wallAfter] = [idleSeconds('all'), performance.now()]
-    const capacity = (cores * (wallAfter - wallBefore)) / 1000
-    if (1 - (idleAfter - idleBefore) / capacity < maxBusy) return true
+    if (busy() / ((cores.length * (performance.now() - wallBefore)) / 1000) < maxBusy) return true
   }
   return false
 }
