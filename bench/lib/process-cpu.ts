@@ -69,10 +69,22 @@ export function busySince(cores: number[]): () => number {
  * charge only processes that may run on no other, or accept a share that reads low.)
  */
 export function othersShareSince(core: number, charged: number[]): () => number {
-  const cpuOf = () => charged.reduce((sum, pid) => sum + processCpuSeconds(pid), 0)
-  const [busy, chargedBefore, wallBefore] = [busySince([core]), cpuOf(), performance.now()]
+  // A charged process gone by the end (it exited) is left out of both readings: what it ran counts as others', which
+  // errs towards measuring a window again rather than towards keeping a noisy one.
+  const cpuOrGone = (pid: number) => {
+    try {
+      return processCpuSeconds(pid)
+    } catch {
+      return undefined
+    }
+  }
+  const [busy, before, wallBefore] = [busySince([core]), charged.map(cpuOrGone), performance.now()]
   return () => {
-    const [coreBusy, chargedCpu] = [busy(), cpuOf() - chargedBefore]
+    const coreBusy = busy()
+    const chargedCpu = charged.reduce((sum, pid, i) => {
+      const [was, now] = [before[i], cpuOrGone(pid)]
+      return was === undefined || now === undefined ? sum : sum + now - was
+    }, 0)
     return (coreBusy - chargedCpu) / ((performance.now() - wallBefore) / 1000)
   }
 }

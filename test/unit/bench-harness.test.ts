@@ -194,6 +194,14 @@ describe('CPU accounting from /proc', () => {
     }
   })
 
+  it('leaves a charged process that exits during the window out of the reckoning, rather than failing', async () => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 100)'], { stdio: 'ignore' })
+    await once(child, 'spawn')
+    const others = othersShareSince(SERVER_CORE, [child.pid!, process.pid])
+    await once(child, 'exit')
+    expect(Number.isFinite(others())).toBe(true)
+  })
+
   it("reads a core's idle time as its idle and iowait ticks together", () => {
     const stat = ['cpu  10 0 5 900 40 0 3 0 0 0', 'cpu0 7 0 2 400 25 0 1 0 0 0', 'cpu1 3 0 3 500 15 0 2 0 0 0'].join(
       '\n',
