@@ -172,5 +172,5 @@ export function windowsNote(results: CpuRoundResults): string {
     results.noisyWindows > 0
       ? ` ${results.noisyWindows} window(s) were kept though others still took over 10% of it after two remeasures.`
       : ''
-  return `${started}${results.remeasured} were measured again because other processes took over 10% of the server core.${noisy}`
+  return `${started}${results.remeasured} were measured again because anything else (other processes, interrupts, the host) took over 10% of the server core.${noisy}`
 }
