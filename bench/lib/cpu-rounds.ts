@@ -1,7 +1,7 @@
 import type { LoadResult } from './load.js'
 import { mayRunOn, othersShareSince, processCpuSeconds, waitForQuiet } from './process-cpu.js'
 import { SERVER_CORE } from './cores.js'
-import { median, measured, type Measured } from './stats.js'
+import { measured, roundRatios, type Measured, type RoundRatios } from './stats.js'
 import { progress } from './rounds.js'
 
 export const CPU_ROUNDS = Number(process.env.BENCH_CPU_ROUNDS ?? 6)
@@ -37,7 +37,9 @@ export interface CpuRoundResults {
   p50(label: string): Measured
   p99(label: string): Measured
   /** Median over rounds of b's CPU per request ÷ a's: ≥ 1 means a costs no more CPU per request than b. */
-  cheaperBy(a: string, b: string): Measured
+  cheaperBy(a: string, b: string): RoundRatios
+  /** Median over rounds of a's p99 ÷ b's (a p99 under 1 µs counted as 1 µs): ≤ 1 means a's tail is no longer. */
+  p99By(a: string, b: string): RoundRatios
   notQuietWindows: number
   remeasured: number
   /** Windows kept though others still took over a tenth of the server core after every remeasure. */
@@ -152,10 +154,17 @@ export async function runCpuRounds(
     rps: (label) => measured(of(label).map((s) => s.result.rps)),
     p50: (label) => measured(of(label).map((s) => s.result.p50)),
     p99: (label) => measured(of(label).map((s) => s.result.p99)),
-    cheaperBy: (a, b) => {
-      const ratios = of(a).map((s, i) => of(b)[i]!.cpuUsPerRequest / s.cpuUsPerRequest)
-      return { ...measured(ratios), median: median(ratios) }
-    },
+    cheaperBy: (a, b) =>
+      roundRatios(
+        of(b).map((s) => s.cpuUsPerRequest),
+        of(a).map((s) => s.cpuUsPerRequest),
+      ),
+    p99By: (a, b) =>
+      roundRatios(
+        of(a).map((s) => s.result.p99),
+        of(b).map((s) => s.result.p99),
+        0.001,
+      ),
     notQuietWindows,
     remeasured,
     noisyWindows,

@@ -24,6 +24,23 @@ export function measured(values: number[]): Measured {
 }
 
 /**
+ * `top[i] ÷ bottom[i]` for each round i, as a median with its range: a ratio judged round by round, so that a drift
+ * of the host between rounds, which moves both, cancels out. `floor` keeps a zero denominator (a p99 of 0 ms) from
+ * making the ratio infinite. The two must have a value for every round.
+ */
+export function roundRatios(top: number[], bottom: number[], floor = 0): RoundRatios {
+  if (top.length !== bottom.length || top.length === 0)
+    throw new Error(`per-round ratios need one value a round on each side (${top.length} against ${bottom.length})`)
+  const byRound = top.map((value, i) => value / Math.max(bottom[i]!, floor))
+  return { ...measured(byRound), byRound }
+}
+
+/** Per-round ratios: their median and range, and each in round order. */
+export interface RoundRatios extends Measured {
+  byRound: number[]
+}
+
+/**
  * The q-quantile (0..1) of a Prometheus histogram, as PromQL's histogram_quantile estimates it: find the bucket
  * holding the rank and interpolate linearly inside it. `bounds` are the finite upper bounds in order; `cumulative`
  * the counts of observations ≤ each bound, then the total (the +Inf bucket). Past the last finite bound it

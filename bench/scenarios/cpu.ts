@@ -12,7 +12,7 @@ import { metricSum } from '../lib/metrics-page.js'
 import { benchServer, startKeygate, startServer, type BenchProcess } from '../lib/processes.js'
 import { showMeasured, type Check, type ScenarioReport } from '../lib/report.js'
 import { progress } from '../lib/rounds.js'
-import { measured, median, percentile, type Measured } from '../lib/stats.js'
+import { measured, median, percentile, type Measured, type RoundRatios } from '../lib/stats.js'
 
 const HIT_KEYS = 1_000
 const MISS_KEYS = 10_000
@@ -54,8 +54,8 @@ export async function cpu(): Promise<ScenarioReport> {
     const ceiling = await start(startServer({ args: [benchServer('ceiling')] }))
     // The same ceiling in a second process: one sample of what two processes of identical code measure apart in this
     // run (on the Intel host of 2026-11-26 three identical ceilings' per-round ratios had medians 0.935–1.01,
-    // bench/RESULTS.md). It serves only the saturated rows; the ceiling also serves the fixed-rate ones, so their
-    // ratio can hold a difference of load history as well as noise.
+    // bench/RESULTS.md). It serves the rows the ceiling serves, saturated and at the fixed rate, so the two have one
+    // load history: their CPU ratio and their p99 ratio at the fixed rate are what identical code measures apart.
     const ceilingTwin = await start(startServer({ args: [benchServer('ceiling')] }))
     const proxyPort = await freePort()
     const verifier = await start(
@@ -108,6 +108,7 @@ export async function cpu(): Promise<ScenarioReport> {
     const H = 'bare node:http + ioredis HMGET'
     const C10 = `ceiling at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
     const V10 = `keygate verifyKey (v1) at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
+    const CT10 = `the ceiling's twin at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
     // At a fixed rate, the paced client (bench/lib/paced-worker.ts): autocannon's overallRate is a burst at the top of
     // every second, in whole milliseconds.
     const paced = (url: string) => (durationSeconds: number) =>
@@ -184,6 +185,9 @@ export async function cpu(): Promise<ScenarioReport> {
         readyUrl: verifierReady,
         run: paced(verifier.url),
       },
+      // After the verifier's window, as the twin's saturated row follows others: the ceiling's p99 is judged against
+      // the verifier's next to it, and the twin's p99 against the ceiling's says how far apart identical code lands.
+      { label: CT10, pids: [pid(ceilingTwin)], run: paced(ceilingTwin.url) },
     ]
     // Everything that serves a contender may be paused while another is measured; Redis and the upstream are
     // needed by several and stay (they idle when nothing calls them), and so does the bench itself.
@@ -243,9 +247,10 @@ export async function cpu(): Promise<ScenarioReport> {
     // The proxy and the miss are judged as costs (their CPU ÷ the baseline's, ≤), the rest as speed (≥).
     const proxyCost = prox.median
     const missCost = miss.median
-    const p99Ratio = median(
-      results.samples.get(V10)!.map((s, i) => s.result.p99 / Math.max(results.samples.get(C10)![i]!.result.p99, 0.001)),
-    )
+    const p99Ratio = results.p99By(V10, C10).median
+    // What identical code measures apart at the fixed rate, in this run: the ceiling's twin ÷ the ceiling, by round.
+    const twinP99 = results.p99By(CT10, C10)
+    const twinP99Ratio = twinP99.median
     const checks: Check[] = [
       {
         what: 'verifyKey cache hit: ceiling CPU ÷ keygate CPU per request',
@@ -301,6 +306,12 @@ export async function cpu(): Promise<ScenarioReport> {
         target: '(reported)',
         pass: true,
       },
+      {
+        what: `noise floor of the p99 at ${FIXED_RATE.toLocaleString('en-US')} req/s: the twin's ÷ the ceiling's (identical code; 1.00 ideally)`,
+        value: twinP99Ratio,
+        target: '(reported)',
+        pass: true,
+      },
     ]
     const rows: string[][] = [
       [C, showMeasured(results.cpu(C), 1), '1.00 (the ceiling)'],
@@ -323,25 +334,30 @@ export async function cpu(): Promise<ScenarioReport> {
       [M, showMeasured(results.cpu(M), 1), `costs ${missCost.toFixed(2)} × the baseline`],
       [C10, showMeasured(results.cpu(C10), 1), '—'],
       [V10, showMeasured(results.cpu(V10), 1), '—'],
-    ].map(([label, cpuUs, ratio]) => [
-      label!,
-      cpuUs!,
-      ratio!,
-      showMeasured(results.rps(label!)),
-      showMeasured(results.p50(label!), label === C10 || label === V10 ? 3 : 1),
+      [CT10, showMeasured(results.cpu(CT10), 1), '—'],
+    ].map(([label, cpuUs, ratio]) => {
       // The paced rows to the microsecond (their client's resolution); autocannon's in whole milliseconds.
-      showMeasured(results.p99(label!), label === C10 || label === V10 ? 3 : 1),
-    ])
+      const digits = label === C10 || label === V10 || label === CT10 ? 3 : 1
+      return [
+        label!,
+        cpuUs!,
+        ratio!,
+        showMeasured(results.rps(label!)),
+        showMeasured(results.p50(label!), digits),
+        showMeasured(results.p99(label!), digits),
+      ]
+    })
     const notes = [
       `Redis commands per 1,000 verifications (INFO commandstats over a run of the verifier alone, less its idle background — revision polls — over the same time): cache hit ${hitCommands.onPath.toFixed(1)} on the verification path (+ ${hitCommands.analytics.toFixed(1)} round trips of analytics: one script call per 25 keys verified in the last 5 s, on one Redis), cache miss ${missCommands.onPath.toFixed(0)} (+ ${missCommands.analytics.toFixed(0)}), naive ${far[1]!.commands.toFixed(0)}.`,
       `With Redis behind a relay holding every chunk ${RELAY_DELAY_MS} ms each way (measured: +${addedMs.toFixed(2)} ms per round trip), at ${RELAY_RATE.toLocaleString('en-US')} req/s on 10 connections, ${RELAY_ROUNDS} rounds × ${RELAY_SECONDS} s interleaved: keygate verifier (cache hit) p50 ${showMeasured(far[0]!.p50, 2)} ms, p99 ${showMeasured(far[0]!.p99, 2)} ms; naive (a Redis read per request) p50 ${showMeasured(far[1]!.p50, 2)} ms, p99 ${showMeasured(far[1]!.p99, 2)} ms. With Redis on the same host a read per request is cheap in CPU; across a network the sidecar saves the round trip.`,
+      `The p99 at ${FIXED_RATE.toLocaleString('en-US')} req/s, round by round: keygate ÷ the ceiling ${showByRound(results.p99By(V10, C10))}; the ceiling's twin ÷ the ceiling ${showByRound(twinP99)} (median ${twinP99Ratio.toFixed(2)} [${twinP99.min.toFixed(2)}–${twinP99.max.toFixed(2)}]: what identical code lands apart in this run).`,
       windowsNote(results),
     ]
     return {
       name: 'cpu',
       title: 'Server CPU per request (the judge of the hot path)',
       command: 'npm run bench:cpu',
-      method: `Servers pinned to the server core, autocannon on the other; ${CPU_CONNECTIONS} connections × ${CPU_PIPELINING} pipelined; the fixed-rate rows by a paced open-loop client instead (a request every ${(1000 / FIXED_RATE).toFixed(1)} ms on the first of ${CPU_CONNECTIONS} connections free, latency to the microsecond, after ${PACED_WARMUP_SECONDS} s of its own warm-up at that rate, counted in their CPU too), ${HIT_KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated (${MISS_KEYS.toLocaleString('en-US')} for the miss rows, the verifier's cache cut to one record); ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, every other server paused (SIGSTOP) while one is measured, each window started on a quiet machine after 1 s of warm-up. CPU µs/request = the server process's utime+stime from /proc/<pid>/stat over the window ÷ the responses in it; median [min–max]. Ratios are medians of per-round ratios. The ceiling runs in a second process too (its twin, the saturated rows only): their ratio is one sample of the run's noise.`,
+      method: `Servers pinned to the server core, autocannon on the other; ${CPU_CONNECTIONS} connections × ${CPU_PIPELINING} pipelined; the fixed-rate rows by a paced open-loop client instead (a request every ${(1000 / FIXED_RATE).toFixed(1)} ms on the first of ${CPU_CONNECTIONS} connections free, latency to the microsecond, after ${PACED_WARMUP_SECONDS} s of its own warm-up at that rate, counted in their CPU too), ${HIT_KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated (${MISS_KEYS.toLocaleString('en-US')} for the miss rows, the verifier's cache cut to one record); ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, every other server paused (SIGSTOP) while one is measured, each window started on a quiet machine after 1 s of warm-up. CPU µs/request = the server process's utime+stime from /proc/<pid>/stat over the window ÷ the responses in it; median [min–max]. Ratios are medians of per-round ratios. The ceiling runs in a second process too (its twin, serving the same rows): its CPU ratio and its p99 ratio at the fixed rate are one sample each of the run's noise.`,
       table: { headers: ['server', 'CPU µs/request', 'by CPU', 'req/s', 'p50 ms', 'p99 ms'], rows },
       checks,
       chart: [C, V1, V2, A, B, BD, P, H, M].map((label) => ({
@@ -350,13 +366,14 @@ export async function cpu(): Promise<ScenarioReport> {
         p99Ms: results.p99(label),
       })),
       notes,
-      summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}×; the ceiling's twin ${twin.median.toFixed(2)}× (the noise floor)`,
+      summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}×; p99 at ${FIXED_RATE.toLocaleString('en-US')} req/s ${p99Ratio.toFixed(2)}× the ceiling's; the ceiling's twin ${twin.median.toFixed(2)}× by CPU, ${twinP99Ratio.toFixed(2)}× by the p99 (the noise floor)`,
     }
   } finally {
     await stopPausedStage(started, fixture)
   }
 }
 
+const showByRound = (ratio: RoundRatios) => ratio.byRound.map((r) => r.toFixed(2)).join(', ')
 const showRatio = (ratio: Measured) => `${ratio.median.toFixed(2)} [${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}]`
 
 async function waitReady(url: string): Promise<void> {

@@ -16,7 +16,14 @@ import {
   processCpuSeconds,
   waitForQuiet,
 } from '../../bench/lib/process-cpu.js'
-import { cumulativeCounts, histogramQuantile, measured, median, percentile } from '../../bench/lib/stats.js'
+import {
+  cumulativeCounts,
+  histogramQuantile,
+  measured,
+  median,
+  percentile,
+  roundRatios,
+} from '../../bench/lib/stats.js'
 import { newRequestId } from '../../shared/http/request-id.js'
 
 describe('bench harness', () => {
@@ -32,6 +39,20 @@ describe('bench harness', () => {
       ),
     ).toBe(199_999)
     expect(measured([3, 9, 6])).toStrictEqual({ median: 6, min: 3, max: 9 })
+  })
+
+  it('judges ratios round by round, not as a ratio of medians', () => {
+    // A host that slows from round to round moves both sides: each round's ratio is 2, the medians' ratio is not.
+    const fast = [1, 2, 4, 8, 16]
+    const slow = [2, 4, 8, 16, 32]
+    expect(roundRatios(slow, fast)).toStrictEqual({ median: 2, min: 2, max: 2, byRound: [2, 2, 2, 2, 2] })
+    expect(roundRatios(slow, [...fast].reverse()).byRound).toStrictEqual([0.125, 0.5, 2, 8, 32])
+    // A zero denominator (a p99 of 0 ms) is counted at the floor, not as a division by zero.
+    expect(roundRatios([0.5, 1], [0, 1], 0.001).byRound).toStrictEqual([500, 1])
+    expect(roundRatios([3, 1, 2], [1, 1, 1])).toMatchObject({ median: 2, min: 1, max: 3 })
+    // A round missing on one side would pair every later round with the wrong one.
+    expect(() => roundRatios([1, 2], [1])).toThrow(/one value a round/)
+    expect(() => roundRatios([], [])).toThrow(/one value a round/)
   })
 
   it("prints a check's value to two places, and further where two would print its bound", () => {
