@@ -177,6 +177,10 @@ export async function cpu(): Promise<ScenarioReport> {
         run: post(missVerifier.url, missBodies),
       },
       { label: H, pids: [pid(hmget)], needs: [redisPid], run: post(hmget.url, missBodies) },
+      // The twin's paced window just before the ceiling's, as the verifier's is just after: the twin's p99 is paired
+      // with the ceiling's as the target pairs the verifier's, by adjacent windows (last in the list, these three stay
+      // together in every round's rotation up to 11 rounds).
+      { label: CT10, pids: [pid(ceilingTwin)], run: paced(ceilingTwin.url) },
       { label: C10, pids: [pid(ceiling)], run: paced(ceiling.url) },
       {
         label: V10,
@@ -185,9 +189,6 @@ export async function cpu(): Promise<ScenarioReport> {
         readyUrl: verifierReady,
         run: paced(verifier.url),
       },
-      // After the verifier's window, as the twin's saturated row follows others: the ceiling's p99 is judged against
-      // the verifier's next to it, and the twin's p99 against the ceiling's says how far apart identical code lands.
-      { label: CT10, pids: [pid(ceilingTwin)], run: paced(ceilingTwin.url) },
     ]
     // Everything that serves a contender may be paused while another is measured; Redis and the upstream are
     // needed by several and stay (they idle when nothing calls them), and so does the bench itself.

@@ -146,9 +146,7 @@ export async function tail(): Promise<ScenarioReport> {
           ),
         ),
     ]
-    const p99Ratio = median(
-      results.samples.get(V10)!.map((s, i) => s.result.p99 / Math.max(results.samples.get(C10)![i]!.result.p99, 0.001)),
-    )
+    const p99Ratio = results.p99By(V10, C10).median
     const perSecond = (explained: WindowTail[], share: (w: WindowTail) => number) =>
       median(explained.map((w) => w.slowPerSecond * share(w)))
     const held = (explained: WindowTail[]) => perSecond(explained, (w) => w.gcShare)

@@ -42,16 +42,28 @@ describe('bench harness', () => {
   })
 
   it('judges ratios round by round, not as a ratio of medians', () => {
-    // A host that slows from round to round moves both sides: each round's ratio is 2, the medians' ratio is not.
-    const fast = [1, 2, 4, 8, 16]
-    const slow = [2, 4, 8, 16, 32]
-    expect(roundRatios(slow, fast)).toStrictEqual({ median: 2, min: 2, max: 2, byRound: [2, 2, 2, 2, 2] })
-    expect(roundRatios(slow, [...fast].reverse()).byRound).toStrictEqual([0.125, 0.5, 2, 8, 32])
-    // A zero denominator (a p99 of 0 ms) is counted at the floor, not as a division by zero.
-    expect(roundRatios([0.5, 1], [0, 1], 0.001).byRound).toStrictEqual([500, 1])
-    expect(roundRatios([3, 1, 2], [1, 1, 1])).toMatchObject({ median: 2, min: 1, max: 3 })
-    // A round missing on one side would pair every later round with the wrong one.
+    // A host that slows from round to round moves both sides: each round's ratio is 2, whatever the rounds' spread.
+    expect(roundRatios([2, 4, 8, 16, 32], [1, 2, 4, 8, 16])).toStrictEqual({
+      median: 2,
+      min: 2,
+      max: 2,
+      byRound: [2, 2, 2, 2, 2],
+    })
+    // Where the median of the ratios (0.5), the ratio of the medians (2.5) and the mean ratio (1.17) part.
+    expect(roundRatios([1, 10, 100], [2, 4, 200])).toStrictEqual({
+      median: 0.5,
+      min: 0.5,
+      max: 2.5,
+      byRound: [0.5, 2.5, 0.5],
+    })
+    // Paired by round, not by rank.
+    expect(roundRatios([2, 4, 8], [4, 2, 1]).byRound).toStrictEqual([0.5, 2, 8])
+    // A denominator under the floor (a p99 of 0 or 0.5 µs) is counted at the floor; none without one.
+    expect(roundRatios([0.5, 1, 1], [0, 1, 0.0005], 0.001).byRound).toStrictEqual([500, 1, 1000])
+    expect(roundRatios([1], [0.0001]).byRound[0]).toBeCloseTo(10_000)
+    // A round missing on either side would pair every later round with the wrong one.
     expect(() => roundRatios([1, 2], [1])).toThrow(/one value a round/)
+    expect(() => roundRatios([1], [1, 2])).toThrow(/one value a round/)
     expect(() => roundRatios([], [])).toThrow(/one value a round/)
   })
 
