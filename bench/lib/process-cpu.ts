@@ -92,20 +92,20 @@ export function othersShareSince(core: number, charged: number[]): () => number 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Waits until the cores this process may run on (in a container, its own; where it is not pinned, all of them) have
- * been less than `maxBusy` (a fraction of them) busy for a second, so that a round starts quiet. Gives up after
- * `timeoutMs` and says so (the round is then measured anyway, and the report counts it): a bench that never ends on a
- * busy machine helps nobody.
+ * Waits until the cores this process may run on (in a container, its own; where it is not pinned, all of them) — or
+ * `cores`, when given — have been less than `maxBusy` (a fraction of them) busy for `windowMs` (a second), so that a
+ * round starts quiet. Gives up after `timeoutMs` and says so (the round is then measured anyway, and the report counts
+ * it): a bench that never ends on a busy machine helps nobody.
  */
 export async function waitForQuiet(
   maxBusy = 0.12,
   timeoutMs = Number(process.env.BENCH_QUIET_TIMEOUT_MS ?? 120_000),
+  { cores = allowedCores('self'), windowMs = 1_000 }: { cores?: number[]; windowMs?: number } = {},
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
-  const cores = allowedCores('self')
   while (Date.now() < deadline) {
     const [busy, wallBefore] = [busySince(cores), performance.now()]
-    await sleep(1_000)
+    await sleep(windowMs)
     if (busy() / ((cores.length * (performance.now() - wallBefore)) / 1000) < maxBusy) return true
   }
   return false

@@ -10,7 +10,6 @@ import { canPin, LOAD_CORE, pinned, SERVER_CORE } from '../../bench/lib/cores.js
 import { runLoad } from '../../bench/lib/load.js'
 import {
   allowedCores,
-  busySince,
   idleSeconds,
   mayRunOn,
   othersShareSince,
@@ -182,14 +181,6 @@ describe('CPU accounting from /proc', () => {
         `const s = require('node:dgram').createSocket('udp4'); const m = Buffer.from('x'); let next = performance.now(); const end = next + 1000; const tick = () => { const now = performance.now(); if (now >= end) return s.close(); if (now >= next) { s.send(m, ${port}, '127.0.0.1'); next += 0.25 } setImmediate(tick) }; tick()`
       const [command, ...args] = pinned(SERVER_CORE, [process.execPath, '-e', worker])
       const child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'inherit'] })
-      const untilCoreQuiet = async (core: number) => {
-        const deadline = performance.now() + 3_000
-        while (performance.now() < deadline) {
-          const busy = busySince([core])
-          await new Promise((resolve) => setTimeout(resolve, 250))
-          if (busy() / 0.25 < 0.1) return // under a tenth of it busy for a quarter of a second
-        }
-      }
       const cpuOrNothing = (pid: number) => {
         try {
           return processCpuSeconds(pid)
@@ -209,7 +200,8 @@ describe('CPU accounting from /proc', () => {
         // busy is the one case the sampled fields read right: an attempt counts only if, besides the worker, less than
         // 5 % of the window went to anything charged or new. Each waits for the server core to be quiet first.
         for (let attempt = 0; attempt < 12 && shares.length === 0; attempt++) {
-          await untilCoreQuiet(SERVER_CORE)
+          // Under a tenth of the server core busy for a quarter of a second (else the attempt goes ahead after 3 s).
+          await waitForQuiet(0.1, 3_000, { cores: [SERVER_CORE], windowMs: 250 })
           const workerBefore = processCpuSeconds(child.pid!)
           const present = mayRunOnServerCore()
           const [others, alone, started] = [
