@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -188,6 +188,32 @@ describe('CPU accounting from /proc', () => {
           return 0 // gone already
         }
       }
+      // What the reaped children of `pids` have taken so far (/proc/<pid>/stat's cutime + cstime, fields 16 and 17), by
+      // pid: a short-lived process of another test file leaves no pid of its own to charge, but its CPU lands in its
+      // parent's count once the parent reaps it (an orphan's in init's). This process's own children are left out: the
+      // only one to exit during a window is the sender, on the other core.
+      const reapedCpu = (pids: number[]) =>
+        new Map(
+          pids.flatMap((pid) => {
+            if (pid === process.pid) return []
+            try {
+              const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+              const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+              return [[pid, (Number(fields[13]) + Number(fields[14])) / 100] as const]
+            } catch {
+              return [] // gone already
+            }
+          }),
+        )
+      // The time the host took from the server core (steal: /proc/stat's 8th field of its line), seconds so far.
+      const stolen = () =>
+        Number(
+          readFileSync('/proc/stat', 'utf8')
+            .split('\n')
+            .find((line) => line.startsWith(`cpu${SERVER_CORE} `))!
+            .trim()
+            .split(/\s+/)[8],
+        ) / 100
       const mayRunOnServerCore = () =>
         readdirSync('/proc')
           .map(Number)
@@ -198,12 +224,15 @@ describe('CPU accounting from /proc', () => {
         // Another test file runs beside this one (two workers) and starts processes of its own. Their CPU cannot be
         // taken off the core's exactly (a process allowed on both cores is charged for both), and a core they keep
         // busy is the one case the sampled fields read right: an attempt counts only if, besides the worker, less than
-        // 5 % of the window went to anything charged or new. Each waits for the server core to be quiet first.
+        // 5 % of the window went to anything charged, new, reaped or stolen by the host. Each waits for the server core
+        // to be quiet first. (Before the reaped and the stolen were counted, an attempt under the full suite passed for
+        // clean with 64 % of the core gone to something uncharged: processes that came and went, or the host.)
         for (let attempt = 0; attempt < 12 && shares.length === 0; attempt++) {
           // Under a tenth of the server core busy for a quarter of a second (else the attempt goes ahead after 3 s).
           await waitForQuiet(0.1, 3_000, { cores: [SERVER_CORE], windowMs: 250 })
           const workerBefore = processCpuSeconds(child.pid!)
           const present = mayRunOnServerCore()
+          const [reapedBefore, stolenBefore] = [reapedCpu(present), stolen()]
           const [others, alone, started] = [
             othersShareSince(SERVER_CORE, [child.pid!, ...present]),
             othersShareSince(SERVER_CORE, [child.pid!]),
@@ -220,11 +249,17 @@ describe('CPU accounting from /proc', () => {
           const newcomersCpu = mayRunOnServerCore()
             .filter((pid) => !present.includes(pid))
             .reduce((sum, pid) => sum + cpuOrNothing(pid), 0)
+          // And so did what processes present reaped meanwhile, and the host.
+          let gone = newcomersCpu + stolen() - stolenBefore
+          for (const [pid, after] of reapedCpu(present)) gone += after - (reapedBefore.get(pid) ?? after)
           const seconds = (performance.now() - started) / 1000
-          expect(workerCpu).toBeGreaterThan(0.1)
           // Never less busy than what ran there (the figures are in ticks of 10 ms; the window is ~1.1 s).
           expect(shareBesideWorker).toBeGreaterThan(-0.03)
-          if (shareBesideWorker - share + newcomersCpu / seconds < 0.05) shares.push(share - newcomersCpu / seconds)
+          if (shareBesideWorker - share + gone / seconds < 0.05) {
+            // The core was the worker's: it did its work (on a crowded core it may get too little to judge by).
+            expect(workerCpu).toBeGreaterThan(0.1)
+            shares.push(share - gone / seconds)
+          }
         }
         // A core never left to the worker (a busy CI, other files' servers) cannot tell the methods apart: said, not
         // passed. The checks above ran in every attempt regardless.
