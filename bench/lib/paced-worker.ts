@@ -80,7 +80,10 @@ class Connection {
   /** The start of an answer that a read cut off, kept until the rest arrives (rare: answers are small). */
   private carried: Buffer | undefined
 
-  constructor(private readonly onAnswer: (status: number, latencyMs: number, sequence: number) => void) {
+  /** `sentAt`: when the request was written (performance.now()), for a caller that reports it. */
+  constructor(
+    private readonly onAnswer: (status: number, latencyMs: number, sequence: number, sentAt: number) => void,
+  ) {
     this.socket = connect({
       port: Number(target.port),
       host: target.hostname,
@@ -125,7 +128,7 @@ class Connection {
       const slot = this.first
       this.first = (this.first + 1) % MAX_IN_FLIGHT
       this.inFlight--
-      this.onAnswer(status, performance.now() - this.sentAt[slot]!, this.sequence[slot]!)
+      this.onAnswer(status, performance.now() - this.sentAt[slot]!, this.sequence[slot]!, this.sentAt[slot]!)
       at = answerEnd
     }
     // Copied: the read buffer is reused by the next read, on any socket.
@@ -151,7 +154,7 @@ const slowSentAt: number[] = []
 const connections = Array.from(
   { length: plan.connections },
   () =>
-    new Connection((status, latencyMs, sequence) => {
+    new Connection((status, latencyMs, sequence, sentAt) => {
       answered++
       if (status < 200 || status > 299) non2xx++
       // Warm-up answers take exactly this path too (their latencies are dropped at the end): a branch first taken
@@ -159,7 +162,7 @@ const connections = Array.from(
       latencies[sequence] = latencyMs
       if (latencyMs > slowOverMs) {
         slowSequences.push(sequence)
-        slowSentAt.push(performance.timeOrigin + performance.now() - latencyMs)
+        slowSentAt.push(performance.timeOrigin + sentAt)
       }
     }),
 )
