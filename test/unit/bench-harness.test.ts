@@ -245,12 +245,12 @@ describe('CPU accounting from /proc', () => {
             processCpuSeconds(child.pid!) - workerBefore,
             alone(),
           ]
-          // A process that started during the window ran all its CPU in it.
-          const newcomersCpu = mayRunOnServerCore()
-            .filter((pid) => !present.includes(pid))
-            .reduce((sum, pid) => sum + cpuOrNothing(pid), 0)
+          // A process that started during the window ran all its CPU in it, and so did the children it reaped.
+          const newcomers = mayRunOnServerCore().filter((pid) => !present.includes(pid))
+          const newcomersCpu = newcomers.reduce((sum, pid) => sum + cpuOrNothing(pid), 0)
+          const newcomersReaped = [...reapedCpu(newcomers).values()].reduce((sum, cpu) => sum + cpu, 0)
           // And so did what processes present reaped meanwhile, and the host.
-          let gone = newcomersCpu + stolen() - stolenBefore
+          let gone = newcomersCpu + newcomersReaped + stolen() - stolenBefore
           for (const [pid, after] of reapedCpu(present)) gone += after - (reapedBefore.get(pid) ?? after)
           const seconds = (performance.now() - started) / 1000
           // Never less busy than what ran there (the figures are in ticks of 10 ms; the window is ~1.1 s).
