@@ -215,7 +215,8 @@ describe('the console on keygate dev', () => {
     await clean('apis')
     await page.getByRole('link', { name: XSS, exact: true }).click()
     await page.getByRole('heading', { level: 1, name: `Keys of ${XSS}` }).waitFor()
-    expect(await page.title()).toBe(`Keys of ${XSS} · Keygate console`)
+    // The tab's title is set in an effect, after the heading is drawn: waited for, not read at once.
+    await expect.poll(() => page.title()).toBe(`Keys of ${XSS} · Keygate console`)
     await page.getByRole('link', { name: `${XSS} renamed` }).waitFor()
     await clean('keys')
     await page.getByRole('searchbox', { name: 'Search keys' }).fill('<img')
