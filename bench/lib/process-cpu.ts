@@ -8,13 +8,26 @@ import { readFileSync } from 'node:fs'
 // USER_HZ: the unit of /proc's tick counts. 100 on every Linux architecture Node runs on (`getconf CLK_TCK`).
 const TICKS_PER_SECOND = 100
 
-/** A process's user + system CPU seconds so far, all its threads together (/proc/<pid>/stat fields 14 and 15). */
-export function processCpuSeconds(pid: number): number {
+// A process's /proc/<pid>/stat fields from field 3 (state) on: fields[0] is field 3, so field n is fields[n - 3].
+function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   // The command name (field 2) is in parentheses and may itself hold spaces or ')': fields start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  // fields[0] is field 3 (state): utime is field 14, stime field 15.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+}
+
+/** A process's user + system CPU seconds so far, all its threads together (/proc/<pid>/stat fields 14 and 15). */
+export function processCpuSeconds(pid: number): number {
+  const fields = statFields(pid)
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
+}
+
+/**
+ * The user + system CPU seconds of the children a process has waited for so far (fields 16 and 17, cutime + cstime):
+ * where a short-lived process's CPU lands once it is gone — in its parent's count when reaped, an orphan's in init's.
+ */
+export function reapedChildrenCpuSeconds(pid: number): number {
+  const fields = statFields(pid)
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND
 }
 
 /** The cores a process may run on (its affinity, /proc/<pid>/status Cpus_allowed_list: "0", "0-1", "0,2-3"). */
@@ -46,11 +59,23 @@ export function mayRunOn(pid: number, core: number): boolean {
  * core included, and on a VM the time the host took (steal), which no process is charged with.
  */
 export function idleSeconds(core: number, stat = readFileSync('/proc/stat', 'utf8')): number {
+  const ticks = coreTicks(core, stat)
+  return (ticks[3]! + ticks[4]!) / TICKS_PER_SECOND
+}
+
+/**
+ * Seconds the hypervisor has run something else while a core of this VM wanted to run (its /proc/stat line's steal):
+ * time no process is charged with. 0 on bare metal.
+ */
+export function stealSeconds(core: number, stat = readFileSync('/proc/stat', 'utf8')): number {
+  return coreTicks(core, stat)[7]! / TICKS_PER_SECOND
+}
+
+// A core's /proc/stat tick counts in the file's order: user nice system idle iowait irq softirq steal guest guest_nice
+function coreTicks(core: number, stat: string): number[] {
   const line = stat.split('\n').find((l) => l.startsWith(`cpu${core} `))
   if (line === undefined) throw new Error(`/proc/stat has no cpu${core} line`)
-  // user nice system idle iowait irq softirq steal …
-  const ticks = line.trim().split(/\s+/).slice(1).map(Number)
-  return (ticks[3]! + ticks[4]!) / TICKS_PER_SECOND
+  return line.trim().split(/\s+/).slice(1).map(Number)
 }
 
 /** A window on some cores from now: the function returned gives the seconds they have been busy since (idleSeconds). */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -14,6 +14,8 @@ import {
   mayRunOn,
   othersShareSince,
   processCpuSeconds,
+  reapedChildrenCpuSeconds,
+  stealSeconds,
   waitForQuiet,
 } from '../../bench/lib/process-cpu.js'
 import {
@@ -166,6 +168,22 @@ describe('CPU accounting from /proc', () => {
     }
   })
 
+  it('reads the CPU of the children a process has reaped, apart from its own', async () => {
+    // A parent that waits for a child spinning 0.6 s, then idles: the child's CPU is in the parent's reaped count (and
+    // was before it said so: it waited), not in its own, which is Node's start-up and a wait.
+    const spin = `const t = performance.now() + 600; while (performance.now() < t);`
+    const parent = `require('node:child_process').execFileSync(process.execPath, ['-e', ${JSON.stringify(spin)}]); console.log('reaped'); setTimeout(() => {}, 1e4)`
+    const child = spawn(process.execPath, ['-e', parent], { stdio: ['ignore', 'pipe', 'inherit'] })
+    try {
+      await once(child.stdout, 'data')
+      const reaped = reapedChildrenCpuSeconds(child.pid!)
+      expect(reaped).toBeGreaterThan(processCpuSeconds(child.pid!) + 0.1)
+      expect(reaped).toBeLessThan(1.2)
+    } finally {
+      child.kill()
+    }
+  })
+
   // What bench:cpu takes a window's "others on the server core" to be: the core's busy time less the CPU of what it
   // charges. A process woken by each packet for tens of µs is the case that matters (a server at a fixed rate): there
   // the kernel's tick-sampled busy fields read far more or far less than ran (process-cpu.ts), and this fails on them
@@ -188,32 +206,22 @@ describe('CPU accounting from /proc', () => {
           return 0 // gone already
         }
       }
-      // What the reaped children of `pids` have taken so far (/proc/<pid>/stat's cutime + cstime, fields 16 and 17), by
-      // pid: a short-lived process of another test file leaves no pid of its own to charge, but its CPU lands in its
-      // parent's count once the parent reaps it (an orphan's in init's). This process's own children are left out: the
-      // only one to exit during a window is the sender, on the other core.
+      // What the reaped children of `pids` have taken so far, by pid: a short-lived process of another test file leaves
+      // no pid of its own to charge, but its CPU lands in its parent's count once the parent reaps it. This process's
+      // own children are left out: the only one to exit during a window is the sender, on the other core.
       const reapedCpu = (pids: number[]) =>
         new Map(
           pids.flatMap((pid) => {
             if (pid === process.pid) return []
             try {
-              const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-              const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-              return [[pid, (Number(fields[13]) + Number(fields[14])) / 100] as const]
+              return [[pid, reapedChildrenCpuSeconds(pid)] as const]
             } catch {
               return [] // gone already
             }
           }),
         )
-      // The time the host took from the server core (steal: /proc/stat's 8th field of its line), seconds so far.
-      const stolen = () =>
-        Number(
-          readFileSync('/proc/stat', 'utf8')
-            .split('\n')
-            .find((line) => line.startsWith(`cpu${SERVER_CORE} `))!
-            .trim()
-            .split(/\s+/)[8],
-        ) / 100
+      // The time the host took from the server core, seconds so far.
+      const stolen = () => stealSeconds(SERVER_CORE)
       const mayRunOnServerCore = () =>
         readdirSync('/proc')
           .map(Number)
@@ -294,13 +302,16 @@ describe('CPU accounting from /proc', () => {
     expect(Number.isFinite(others())).toBe(true)
   })
 
-  it("reads a core's idle time as its idle and iowait ticks together", () => {
-    const stat = ['cpu  10 0 5 900 40 0 3 0 0 0', 'cpu0 7 0 2 400 25 0 1 0 0 0', 'cpu1 3 0 3 500 15 0 2 0 0 0'].join(
+  it("reads a core's idle time as its idle and iowait ticks together, and its steal", () => {
+    const stat = ['cpu  10 0 5 900 40 0 3 9 0 0', 'cpu0 7 0 2 400 25 0 1 6 0 0', 'cpu1 3 0 3 500 15 0 2 3 0 0'].join(
       '\n',
     )
     expect(idleSeconds(0, stat)).toBeCloseTo(4.25)
     expect(idleSeconds(1, stat)).toBeCloseTo(5.15)
+    expect(stealSeconds(0, stat)).toBeCloseTo(0.06)
+    expect(stealSeconds(1, stat)).toBeCloseTo(0.03)
     expect(() => idleSeconds(2, stat)).toThrow(/no cpu2 line/)
+    expect(() => stealSeconds(2, stat)).toThrow(/no cpu2 line/)
   })
 })
 
