@@ -159,13 +159,16 @@ describe('paced-worker', () => {
   })
 
   it('reports the counted requests over slowOverMs one by one, with when each was written', async () => {
-    // Requests alternate between the plan's two bodies; key a is answered after 5 ms, key b after 25: a latency
-    // reported beside another request's write time is 20 ms off. Enough connections that none is ever pipelined (an
-    // answer waiting behind another's would be late for that reason).
-    const { url, arrivedAtEpochMs } = await serve({ delayOf: (body) => (body.includes('"a"') ? 5 : 25) })
+    // Requests take the plan's three bodies in turn; key a is answered after 5 ms, key b after 15, key c after 25: a
+    // latency reported beside another request's write time is 10 or 20 ms off, whichever way it is shifted (with two
+    // bodies, a shift by two would pair equal delays). Enough connections that none is ever pipelined (an answer
+    // waiting behind another's would be late for that reason).
+    const DELAYS: Record<string, number> = { a: 5, b: 15, c: 25 }
+    const { url, arrivedAtEpochMs } = await serve({ delayOf: (body) => DELAYS[/"key":"(\w)"/.exec(body)![1]!]! })
+    const bodies = ['{"key":"a"}', '{"key":"b"}', '{"key":"c"}']
     const result = await runPinnedWorker<LoadResult>(
       'paced-worker',
-      plan(url, { rate: 500, connections: 32, warmupSeconds: 0.2, durationSeconds: 0.5, slowOverMs: 3 }),
+      plan(url, { bodies, rate: 500, connections: 32, warmupSeconds: 0.2, durationSeconds: 0.5, slowOverMs: 3 }),
     )
     const slow = result.slow!
     // Every answer takes 5 ms or more: each of the 250 counted ones is slow, none of the 100 warm-up ones shows.
@@ -175,9 +178,9 @@ describe('paced-worker', () => {
     // Each write time is its request's write, before the server saw it: the k-th smallest write time paired with the
     // k-th arrival of the counted part (arrivals are stamped in order on one clock, so sorted; a warm-up request mixed
     // in after a stall only makes the counted part's arrivals later), and the arrival a little after. A write time
-    // taken at the answer instead sits 5 or 25 ms after the arrival: this is the check that catches it. Judged against
-    // the arrivals rather than the schedule: a worker on a busy core (CI runs test files side by side) writes late,
-    // 4.8 ms by the median once, and its requests arrive as late; a stalled server sees them later still, never
+    // taken at the answer instead sits 5, 15 or 25 ms after the arrival: this is the check that catches it. Judged
+    // against the arrivals rather than the schedule: a worker on a busy core (CI runs test files side by side) writes
+    // late, 4.8 ms by the median once, and its requests arrive as late; a stalled server sees them later still, never
     // earlier. Both clocks are the system's (timeOrigin + now, in two processes): microseconds apart unless the clock
     // is stepped meanwhile.
     const written = [...slow.sentAtEpochMs].sort((a, b) => a - b)
@@ -191,14 +194,14 @@ describe('paced-worker', () => {
     expect(Math.min(...lateness)).toBeGreaterThan(-0.01)
     expect([...lateness].sort((a, b) => a - b)[125]!).toBeLessThan(15)
     // Each latency is its own request's: the k-th written is request 100 + k of the schedule (after the warm-up's
-    // 100), sent with body (100 + k) mod 2, and waited that body's delay and the loopback. A timer fires up to ~1 ms
+    // 100), sent with body (100 + k) mod 3, and waited that body's delay and the loopback. A timer fires up to ~1 ms
     // early (libuv's clock is in whole ms), never more, but late by any amount on a busy host (the whole suite runs
     // beside this: once 73 of 250 were over 15 ms late). So lateness proves nothing either way, and earliness does:
-    // a latency paired with a neighbour's request (bodies alternate) is 20 ms off either way, half of them early (125).
+    // a latency paired with another request's is early by 10 or 20 ms for a third or two thirds of them (83 or 167).
     // None may be more than 1.2 ms early (the write times reported are those recorded at each write, in the order of
     // the schedule), and by the median each is within a busy host's lag of its own delay.
     const byWrite = slow.sentAtEpochMs.map((_, i) => i).sort((a, b) => slow.sentAtEpochMs[a]! - slow.sentAtEpochMs[b]!)
-    const offs = byWrite.map((i, k) => slow.latencyMs[i]! - ((100 + k) % 2 === 0 ? 5 : 25))
+    const offs = byWrite.map((i, k) => slow.latencyMs[i]! - DELAYS['abc'[(100 + k) % 3]!]!)
     expect(offs.filter((off) => off <= -1.2)).toEqual([])
     expect([...offs].sort((a, b) => a - b)[125]!).toBeLessThan(15)
     // Nothing over a bound no answer reaches; nothing at all when not asked.
