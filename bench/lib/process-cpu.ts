@@ -9,24 +9,28 @@ import { readFileSync } from 'node:fs'
 const TICKS_PER_SECOND = 100
 
 // A process's /proc/<pid>/stat fields from field 3 (state) on: fields[0] is field 3, so field n is fields[n - 3].
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+function statFields(pid: number, stat = readFileSync(`/proc/${pid}/stat`, 'utf8')): string[] {
   // The command name (field 2) is in parentheses and may itself hold spaces or ')': fields start after the last ')'.
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
 }
 
-/** A process's user + system CPU seconds so far, all its threads together (/proc/<pid>/stat fields 14 and 15). */
-export function processCpuSeconds(pid: number): number {
-  const fields = statFields(pid)
+/**
+ * A process's user + system CPU seconds so far, all its threads together (/proc/<pid>/stat fields 14 and 15; `stat`,
+ * that file's text, read now unless given).
+ */
+export function processCpuSeconds(pid: number, stat?: string): number {
+  const fields = statFields(pid, stat)
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
 }
 
 /**
  * The user + system CPU seconds of the children a process has waited for so far (fields 16 and 17, cutime + cstime):
- * where a short-lived process's CPU lands once it is gone — in its parent's count when reaped, an orphan's in init's.
+ * where a short-lived process's CPU lands once it is gone — in its parent's count when the parent waits for it, an
+ * orphan's in whichever process adopted it (the nearest subreaper, else PID 1). A parent that ignores SIGCHLD counts
+ * none: its children's CPU lands nowhere.
  */
-export function reapedChildrenCpuSeconds(pid: number): number {
-  const fields = statFields(pid)
+export function reapedChildrenCpuSeconds(pid: number, stat?: string): number {
+  const fields = statFields(pid, stat)
   return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND
 }
 

@@ -160,9 +160,9 @@ describe('paced-worker', () => {
 
   it('reports the counted requests over slowOverMs one by one, with when each was written', async () => {
     // Requests take the plan's three bodies in turn; key a is answered after 5 ms, key b after 15, key c after 25: a
-    // latency reported beside another request's write time is 10 or 20 ms off, whichever way it is shifted (with two
-    // bodies, a shift by two would pair equal delays). Enough connections that none is ever pipelined (an answer
-    // waiting behind another's would be late for that reason).
+    // latency reported beside another request's write time is 10 or 20 ms off, unless shifted by a multiple of three
+    // (with two bodies, a shift by any even number would pair equal delays). Enough connections that none is ever
+    // pipelined (an answer waiting behind another's would be late for that reason).
     const DELAYS: Record<string, number> = { a: 5, b: 15, c: 25 }
     const { url, arrivedAtEpochMs } = await serve({ delayOf: (body) => DELAYS[/"key":"(\w)"/.exec(body)![1]!]! })
     const bodies = ['{"key":"a"}', '{"key":"b"}', '{"key":"c"}']
@@ -197,7 +197,8 @@ describe('paced-worker', () => {
     // 100), sent with body (100 + k) mod 3, and waited that body's delay and the loopback. A timer fires up to ~1 ms
     // early (libuv's clock is in whole ms), never more, but late by any amount on a busy host (the whole suite runs
     // beside this: once 73 of 250 were over 15 ms late). So lateness proves nothing either way, and earliness does:
-    // a latency paired with another request's is early by 10 or 20 ms for a third or two thirds of them (83 or 167).
+    // latencies shifted by one request are 10 ms early for two thirds of them (167), by two 20 ms early for a third
+    // (83); a shift by a multiple of three pairs equal delays and is not seen.
     // None may be more than 1.2 ms early (the write times reported are those recorded at each write, in the order of
     // the schedule), and by the median each is within a busy host's lag of its own delay.
     const byWrite = slow.sentAtEpochMs.map((_, i) => i).sort((a, b) => slow.sentAtEpochMs[a]! - slow.sentAtEpochMs[b]!)
