@@ -72,8 +72,29 @@ async function untilReady(url: string): Promise<void> {
 }
 
 /**
+ * The order of a round's windows: the contenders' list rotated by the round's number, so that each takes every place
+ * in turn — and the `mirrored` ones (labels: contenders judged against each other by adjacent windows, as the
+ * fixed-rate p99s are) in the list's order in even rounds and reversed in odd ones, in the same places. Rotation alone
+ * keeps neighbours in one order every round, and that order is not neutral: in a run on 2026-11-27 whichever of three
+ * consecutive paced windows came first had the better p99 — identical ceilings included (bench/RESULTS.md).
+ */
+export function roundOrder<T extends { label: string }>(
+  contenders: readonly T[],
+  round: number,
+  mirrored: readonly string[] = [],
+): T[] {
+  const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
+  const places = order.flatMap((contender, i) => (mirrored.includes(contender.label) ? [i] : []))
+  const inListOrder = contenders.filter((contender) => mirrored.includes(contender.label))
+  const filling = round % 2 === 0 ? inListOrder : [...inListOrder].reverse()
+  places.forEach((place, k) => (order[place] = filling[k]!))
+  return order
+}
+
+/**
  * Server CPU per request, the judge of hot-path work: every contender is warmed up, then measured CPU_ROUNDS times
- * for CPU_SECONDS, interleaved with their order rotated between rounds. While one is measured, every other
+ * for CPU_SECONDS, interleaved with their order rotated between rounds (and `mirrored` contenders' order reversed
+ * every other round: roundOrder). While one is measured, every other
  * process in `pausable` is stopped (SIGSTOP), so nothing but the contender and what it needs runs on the server
  * core; each window starts only once the machine has been quiet for a second, and a window in which anything else
  * took more than a tenth of the server core is measured again. µs/request = the contender's processes'
@@ -82,7 +103,7 @@ async function untilReady(url: string): Promise<void> {
 export async function runCpuRounds(
   contenders: CpuContender[],
   pausable: number[],
-  warmUpSeconds = 3,
+  { warmUpSeconds = 3, mirrored = [] }: { warmUpSeconds?: number; mirrored?: readonly string[] } = {},
 ): Promise<CpuRoundResults> {
   const samples = new Map<string, CpuSample[]>(contenders.map((c) => [c.label, []]))
   let notQuietWindows = 0
@@ -110,8 +131,7 @@ export async function runCpuRounds(
       check(contender, await contender.run(warmUpSeconds), 'while warming up')
     }
     for (let round = 0; round < CPU_ROUNDS; round++) {
-      const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
-      for (const contender of order) {
+      for (const contender of roundOrder(contenders, round, mirrored)) {
         await isolate(contender)
         for (let attempt = 0; ; attempt++) {
           const quiet = await waitForQuiet()

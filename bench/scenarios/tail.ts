@@ -91,11 +91,12 @@ export async function tail(): Promise<ScenarioReport> {
       { label: C10, pids: [ceiling.child.pid!], run: paced(ceiling.url) },
       { label: V10, pids: [verifier.child.pid!], needs: redis, readyUrl: verifierReady, run: paced(verifier.url) },
     ]
-    const results = await runCpuRounds(contenders, [
-      ceiling.child.pid!,
-      verifier.child.pid!,
-      fixture.controlPlane.child.pid!,
-    ])
+    // The two paced windows in either order, every other round (as bench:cpu's: cpu-rounds.ts' roundOrder).
+    const results = await runCpuRounds(
+      contenders,
+      [ceiling.child.pid!, verifier.child.pid!, fixture.controlPlane.child.pid!],
+      { mirrored: [C10, V10] },
+    )
 
     const windows = (label: string, name: string) =>
       results.samples
@@ -158,7 +159,7 @@ export async function tail(): Promise<ScenarioReport> {
       name: 'tail',
       title: `The p99 at ${rate} req/s, explained`,
       command: 'npm run bench:tail',
-      method: `bench:cpu's fixed-rate rows alone: the ceiling and keygate's verifier, ${KEYS.toLocaleString('en-US')} cached keys, the paced client at ${rate} req/s on ${CPU_CONNECTIONS} connections after ${PACED_WARMUP_SECONDS} s of its warm-up; each server also saturated (autocannon, as bench:cpu's hit rows) between its paced windows, so that its heap has bench:cpu's history; ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the other server paused. The client reports every request over ${SLOW_MS} ms with its write time; each server logs its collections (bench/servers/gc-pause-log.ts) and every callback of a global setTimeout or setInterval that held its thread over 30 µs (bench/servers/timer-callback-log.ts: a verifier's revision polls, usage flushes); a slow request is held by a pause when it was written before one ended and answered after it began, and so is every slow request written less than 1 ms from another held one (the queue the pause left) — an episode; likewise for a timer callback, where no collection held it. Held means overlapped, not caused (a timer due during a host stall runs as it ends, in the stall's episode): the shares held are upper bounds on what the logged spans cost. A long episode (${LONG_EPISODE} or more slow requests: ${(LONG_EPISODE / (FIXED_RATE / 1000)).toFixed(0)} ms of arrivals) that neither held is a stall of the core the logs do not see — the host's (the guest kernel's DAMON thread, other services), the server's V8 helper threads, Redis, which shares the server core, or the server's own work outside a logged span (what a timer leaves for a later turn, setImmediate callbacks, replies). Pause lengths are wall-clock (a host stall inside a collection counts in it). Medians over rounds [min–max].`,
+      method: `bench:cpu's fixed-rate rows alone: the ceiling and keygate's verifier, ${KEYS.toLocaleString('en-US')} cached keys, the paced client at ${rate} req/s on ${CPU_CONNECTIONS} connections after ${PACED_WARMUP_SECONDS} s of its warm-up; each server also saturated (autocannon, as bench:cpu's hit rows) between its paced windows, so that its heap has bench:cpu's history; ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s (the two paced windows in either order, every other round), the other server paused. The client reports every request over ${SLOW_MS} ms with its write time; each server logs its collections (bench/servers/gc-pause-log.ts) and every callback of a global setTimeout or setInterval that held its thread over 30 µs (bench/servers/timer-callback-log.ts: a verifier's revision polls, usage flushes); a slow request is held by a pause when it was written before one ended and answered after it began, and so is every slow request written less than 1 ms from another held one (the queue the pause left) — an episode; likewise for a timer callback, where no collection held it. Held means overlapped, not caused (a timer due during a host stall runs as it ends, in the stall's episode): the shares held are upper bounds on what the logged spans cost. A long episode (${LONG_EPISODE} or more slow requests: ${(LONG_EPISODE / (FIXED_RATE / 1000)).toFixed(0)} ms of arrivals) that neither held is a stall of the core the logs do not see — the host's (the guest kernel's DAMON thread, other services), the server's V8 helper threads, Redis, which shares the server core, or the server's own work outside a logged span (what a timer leaves for a later turn, setImmediate callbacks, replies). Pause lengths are wall-clock (a host stall inside a collection counts in it). Medians over rounds [min–max].`,
       table: {
         headers: [
           'server',

@@ -8,6 +8,7 @@ import { renderChart } from '../../bench/lib/chart.js'
 import { checkFigure } from '../../bench/lib/report.js'
 import { canPin, LOAD_CORE, pinned, SERVER_CORE } from '../../bench/lib/cores.js'
 import { runLoad } from '../../bench/lib/load.js'
+import { roundOrder } from '../../bench/lib/cpu-rounds.js'
 import {
   allowedCores,
   idleSeconds,
@@ -144,6 +145,30 @@ function runsOn(pid: number, core: number): boolean {
     return false
   }
 }
+
+describe("the order of a round's windows", () => {
+  // As bench:cpu's list: the paced windows to compare last.
+  const list = ['A', 'B', 'C', 'D', 'E', 'T', 'K', 'V'].map((label) => ({ label }))
+  const labels = (round: number, mirrored?: string[]) =>
+    roundOrder(list, round, mirrored)
+      .map((c) => c.label)
+      .join('')
+
+  it('rotates the list by the round, so that each contender takes every place in turn', () => {
+    expect([0, 1, 7, 8].map((round) => labels(round))).toEqual(['ABCDETKV', 'BCDETKVA', 'VABCDETK', 'ABCDETKV'])
+  })
+
+  it('runs the mirrored ones in the list order in even rounds and reversed in odd ones, in the same places', () => {
+    const mirrored = ['T', 'K', 'V']
+    const rounds = [0, 1, 2, 3, 4, 5].map((round) => labels(round, mirrored))
+    expect(rounds).toEqual(['ABCDETKV', 'BCDEVKTA', 'CDETKVAB', 'DEVKTABC', 'ETKVABCD', 'VKTABCDE'])
+    // Over six rounds each of the outer two comes first in three, beside the middle one every time.
+    expect(rounds.filter((order) => order.indexOf('T') < order.indexOf('V'))).toHaveLength(3)
+    // Split by the rotation's wrap (round 6 here, 11 in bench:cpu's list of 13), they keep the rotation's places.
+    expect(labels(6, mirrored)).toBe('TKABCDEV')
+    expect(labels(7, mirrored)).toBe('VABCDEKT')
+  })
+})
 
 describe('CPU accounting from /proc', () => {
   it("reads a process's own user + system CPU seconds, not its wall time, and where it may run", async () => {
