@@ -75,8 +75,8 @@ async function untilReady(url: string): Promise<void> {
  * The order of a round's windows: the contenders' list rotated by the round's number, so that each takes every place
  * in turn — and the `mirrored` ones (labels: contenders judged against each other by adjacent windows, as the
  * fixed-rate p99s are) in the list's order in even rounds and reversed in odd ones, in the same places. Rotation alone
- * keeps neighbours in one order every round, and that order is not neutral: in a run on 2026-11-27 whichever of three
- * consecutive paced windows came first had the better p99 — identical ceilings included (bench/RESULTS.md).
+ * keeps neighbours in one order every round, and that order is not neutral: in a run on 2026-11-27 the first of three
+ * consecutive paced windows had the better p99 in five rounds of six, whichever server it was (bench/RESULTS.md).
  */
 export function roundOrder<T extends { label: string }>(
   contenders: readonly T[],

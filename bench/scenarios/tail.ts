@@ -130,8 +130,8 @@ export async function tail(): Promise<ScenarioReport> {
         showMeasured(of((w) => w.youngMb)),
       ]
     }
-    // Window by window, in the order measured: what a median over rounds hides (a window of a host stall, a server
-    // whose new space V8 resized between its windows).
+    // Window by window, round by round (the ceiling's row first, whichever of the two ran first): what a median over
+    // rounds hides (a window of a host stall, a server whose new space V8 resized between its windows).
     const perWindow = [
       '| round | server | CPU µs/request | p99 ms | over 1 ms per s | held by its GC | by its timers | long, neither | GC pauses per s | longest ms | new space MiB |',
       '|---|---|---|---|---|---|---|---|---|---|---|',

@@ -164,6 +164,8 @@ describe("the order of a round's windows", () => {
     expect(rounds).toEqual(['ABCDETKV', 'BCDEVKTA', 'CDETKVAB', 'DEVKTABC', 'ETKVABCD', 'VKTABCDE'])
     // Over six rounds each of the outer two comes first in three, beside the middle one every time.
     expect(rounds.filter((order) => order.indexOf('T') < order.indexOf('V'))).toHaveLength(3)
+    // In the contenders' order, whatever the order they are named in.
+    expect([0, 1].map((round) => labels(round, ['V', 'T', 'K']))).toEqual(['ABCDETKV', 'BCDEVKTA'])
     // Split by the rotation's wrap (round 6 here, 11 in bench:cpu's list of 13), they keep the rotation's places.
     expect(labels(6, mirrored)).toBe('TKABCDEV')
     expect(labels(7, mirrored)).toBe('VABCDEKT')
