@@ -179,8 +179,8 @@ export async function cpu(): Promise<ScenarioReport> {
       { label: H, pids: [pid(hmget)], needs: [redisPid], run: post(hmget.url, missBodies) },
       // The ceiling's paced window between the twin's and the verifier's: each p99 is paired with the ceiling's by
       // adjacent windows (last in the list, these three stay together in every round's rotation up to 11 rounds), and
-      // the three run in reverse every other round (mirrored below): the first of consecutive paced windows had the
-      // better p99 when their order was fixed, the twin's included (bench/RESULTS.md, 2026-11-27).
+      // the three run in reverse every other round (mirrored below): with their order alternated, the first of them had
+      // the better p99 in five rounds of six, whichever server it was (bench/RESULTS.md, 2026-11-27).
       { label: CT10, pids: [pid(ceilingTwin)], run: paced(ceilingTwin.url) },
       { label: C10, pids: [pid(ceiling)], run: paced(ceiling.url) },
       {
