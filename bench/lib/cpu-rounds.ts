@@ -1,4 +1,3 @@
-import { CoreSpeedGate, startCoreSpeedProbe } from './core-speed.js'
 import type { LoadResult } from './load.js'
 import { mayRunOn, othersShareSince, processCpuSeconds, waitForQuiet } from './process-cpu.js'
 import { SERVER_CORE } from './cores.js'
@@ -11,14 +10,6 @@ const WINDOW_WARMUP_SECONDS = Number(process.env.BENCH_CPU_WINDOW_WARMUP_SECONDS
 /** A window in which processes not under test took more of the server core than this is measured again. */
 const MAX_FOREIGN_SHARE = 0.1
 const MAX_REMEASURES = 2
-/**
- * A core whose speed probe reads over this many times the run's fastest reading is slowed by the host
- * (core-speed.ts): a window waits up to CORE_WAIT_MS for it to come back to full speed, and one that ends on a slow
- * core is measured again. Between the fast and slow spells seen on 2026-11-27 the probe's readings were 2× apart, and
- * within one spell ±15%.
- */
-const SLOW_CORE_FACTOR = Number(process.env.BENCH_CORE_SLOW_FACTOR ?? 1.3)
-const CORE_WAIT_MS = Number(process.env.BENCH_CORE_WAIT_MS ?? 60_000)
 
 /** One thing measured by CPU: the server processes it runs in, and a load that exercises it. */
 export interface CpuContender {
@@ -37,8 +28,6 @@ export interface CpuSample {
   result: LoadResult
   /** The round started on a machine that never became quiet within the wait. */
   notQuiet: boolean
-  /** The core-speed probe's readings (ms) just before the window's quiet wait and just after the window. */
-  coreMs: { before: number; after: number }
 }
 
 export interface CpuRoundResults {
@@ -55,12 +44,6 @@ export interface CpuRoundResults {
   remeasured: number
   /** Windows kept though others still took over a tenth of the server core after every remeasure. */
   noisyWindows: number
-  /** Windows measured again because the server core ran slow (its probe read over SLOW_CORE_FACTOR × the fastest). */
-  remeasuredSlowCore: number
-  /** The probe's fastest reading in the run (ms): the core at full speed. */
-  fastestCoreMs: number
-  /** Windows kept with a reading before or after them over SLOW_CORE_FACTOR × the run's fastest reading. */
-  slowCoreWindows: number
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -113,9 +96,8 @@ export function roundOrder<T extends { label: string }>(
  * for CPU_SECONDS, interleaved with their order rotated between rounds (and `mirrored` contenders' order reversed
  * every other round: roundOrder). While one is measured, every other
  * process in `pausable` is stopped (SIGSTOP), so nothing but the contender and what it needs runs on the server
- * core; each window starts only once the server core runs at full speed (core-speed.ts: up to CORE_WAIT_MS) and the
- * machine has been quiet for a second, and a window in which anything else took more than a tenth of the server core,
- * or after which the core ran slow, is measured again. µs/request = the contender's processes'
+ * core; each window starts only once the machine has been quiet for a second, and a window in which anything else
+ * took more than a tenth of the server core is measured again. µs/request = the contender's processes'
  * utime+stime over the window ÷ the responses in it. Any non-2xx answer or socket error fails the run.
  */
 export async function runCpuRounds(
@@ -127,13 +109,6 @@ export async function runCpuRounds(
   let notQuietWindows = 0
   let remeasured = 0
   let noisyWindows = 0
-  let remeasuredSlowCore = 0
-  const coreSpeed = startCoreSpeedProbe(SERVER_CORE)
-  const gate = new CoreSpeedGate(() => coreSpeed.read(), {
-    slowFactor: SLOW_CORE_FACTOR,
-    maxWaitMs: CORE_WAIT_MS,
-    pollMs: 1_000,
-  })
 
   const isolate = async (contender: CpuContender) => {
     const keep = new Set([...contender.pids, ...(contender.needs ?? [])])
@@ -159,8 +134,6 @@ export async function runCpuRounds(
       for (const contender of roundOrder(contenders, round, mirrored)) {
         await isolate(contender)
         for (let attempt = 0; ; attempt++) {
-          const slowdownBefore = await gate.untilFullSpeed()
-          const coreMsBefore = slowdownBefore * gate.fastest
           const quiet = await waitForQuiet()
           if (WINDOW_WARMUP_SECONDS > 0)
             check(contender, await contender.run(WINDOW_WARMUP_SECONDS), 'while warming up')
@@ -173,9 +146,6 @@ export async function runCpuRounds(
           const result = await contender.run(CPU_SECONDS)
           const [ownAfter, share] = [cpuOf(contender.pids), othersShare()]
           check(contender, result, `in round ${round + 1}`)
-          // Read after the share is taken: the probe runs on the server core.
-          const slowdownAfter = await gate.slowdown()
-          const coreMsAfter = slowdownAfter * gate.fastest
           if (share > MAX_FOREIGN_SHARE && attempt < MAX_REMEASURES) {
             remeasured++
             progress(
@@ -183,24 +153,12 @@ export async function runCpuRounds(
             )
             continue
           }
-          if (gate.isSlow(slowdownAfter) && attempt < MAX_REMEASURES) {
-            remeasuredSlowCore++
-            progress(
-              `round ${round + 1} ${contender.label}: the core ran ${slowdownAfter.toFixed(2)}× slower than its fastest; again`,
-            )
-            continue
-          }
           if (share > MAX_FOREIGN_SHARE) noisyWindows++
           if (!quiet) notQuietWindows++
           const cpuUsPerRequest = ((ownAfter - ownBefore) * 1e6) / result.total
-          samples.get(contender.label)!.push({
-            cpuUsPerRequest,
-            result,
-            notQuiet: !quiet,
-            coreMs: { before: coreMsBefore, after: coreMsAfter },
-          })
+          samples.get(contender.label)!.push({ cpuUsPerRequest, result, notQuiet: !quiet })
           progress(
-            `round ${round + 1}/${CPU_ROUNDS} ${contender.label}: ${cpuUsPerRequest.toFixed(1)} µs/request, ${Math.round(result.rps)} req/s, p99 ${result.p99} ms (core probe ${coreMsBefore.toFixed(1)}/${coreMsAfter.toFixed(1)} ms)`,
+            `round ${round + 1}/${CPU_ROUNDS} ${contender.label}: ${cpuUsPerRequest.toFixed(1)} µs/request, ${Math.round(result.rps)} req/s, p99 ${result.p99} ms`,
           )
           break
         }
@@ -208,13 +166,8 @@ export async function runCpuRounds(
     }
   } finally {
     signal(pausable, 'SIGCONT')
-    coreSpeed.close()
   }
   const of = (label: string) => samples.get(label) ?? []
-  // Judged again against the run's fastest reading: one that came later may make an early window's core slow.
-  const slowCoreWindows = [...samples.values()]
-    .flat()
-    .filter(({ coreMs }) => Math.max(coreMs.before, coreMs.after) > SLOW_CORE_FACTOR * gate.fastest).length
   return {
     samples,
     cpu: (label) => measured(of(label).map((s) => s.cpuUsPerRequest)),
@@ -235,9 +188,6 @@ export async function runCpuRounds(
     notQuietWindows,
     remeasured,
     noisyWindows,
-    remeasuredSlowCore,
-    fastestCoreMs: gate.fastest,
-    slowCoreWindows,
   }
 }
 
@@ -251,6 +201,5 @@ export function windowsNote(results: CpuRoundResults): string {
     results.noisyWindows > 0
       ? ` ${results.noisyWindows} window(s) were kept though others still took over 10% of it after two remeasures.`
       : ''
-  const slowCore = `The server core's speed probe (a fixed piece of work, bench/lib/core-speed.ts) read ${results.fastestCoreMs.toFixed(1)} ms at its fastest; ${results.remeasuredSlowCore} window(s) were measured again because it read over ${SLOW_CORE_FACTOR}× that after them (the host slowing the core without taking its time), and ${results.slowCoreWindows} kept with a reading over ${SLOW_CORE_FACTOR}× the run's fastest before or after them.`
-  return `${started}${results.remeasured} were measured again because anything else (other processes, interrupts, the host) took over 10% of the server core.${noisy} ${slowCore}`
+  return `${started}${results.remeasured} were measured again because anything else (other processes, interrupts, the host) took over 10% of the server core.${noisy}`
 }

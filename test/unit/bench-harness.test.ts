@@ -9,7 +9,6 @@ import { checkFigure } from '../../bench/lib/report.js'
 import { canPin, LOAD_CORE, pinned, SERVER_CORE } from '../../bench/lib/cores.js'
 import { runLoad } from '../../bench/lib/load.js'
 import { roundOrder } from '../../bench/lib/cpu-rounds.js'
-import { CoreSpeedGate, startCoreSpeedProbe } from '../../bench/lib/core-speed.js'
 import {
   allowedCores,
   idleSeconds,
@@ -171,73 +170,6 @@ describe("the order of a round's windows", () => {
     expect(labels(6, mirrored)).toBe('TKABCDEV')
     expect(labels(7, mirrored)).toBe('VABCDEKT')
   })
-})
-
-describe("the server core's speed", () => {
-  // Readings handed out in turn, a clock that moves only when the gate sleeps.
-  const scripted = (readings: number[]) => {
-    let clock = 0
-    const slept: number[] = []
-    const gate = new CoreSpeedGate(async () => readings.shift()!, {
-      slowFactor: 1.3,
-      maxWaitMs: 3_000,
-      pollMs: 1_000,
-      sleep: async (ms) => {
-        slept.push(ms)
-        clock += ms
-      },
-      now: () => clock,
-    })
-    return { gate, slept }
-  }
-
-  it('judges a reading against the fastest seen, and waits through slow ones until one is at full speed', async () => {
-    const { gate, slept } = scripted([10, 20, 25, 12.5, 13.5])
-    expect(await gate.untilFullSpeed()).toBe(1)
-    expect(await gate.untilFullSpeed()).toBe(1.25)
-    expect(slept).toEqual([1_000, 1_000])
-    expect(gate.fastest).toBe(10)
-    // Just over the factor is slow.
-    expect(gate.isSlow(await gate.slowdown())).toBe(true)
-  })
-
-  it('takes a faster reading as full speed from then on', async () => {
-    const { gate } = scripted([20, 10, 20])
-    expect(await gate.slowdown()).toBe(1)
-    expect(await gate.slowdown()).toBe(1)
-    expect(gate.fastest).toBe(10)
-    expect(await gate.slowdown()).toBe(2)
-  })
-
-  it('goes on when the core stays slow past the wait, with the last slowdown', async () => {
-    const { gate, slept } = scripted([10, 30, 30, 30, 30, 30, 30])
-    await gate.slowdown()
-    expect(await gate.untilFullSpeed()).toBe(3)
-    expect(slept).toEqual([1_000, 1_000, 1_000])
-  })
-
-  it.skipIf(!canPin || LOAD_CORE === SERVER_CORE)(
-    "times the work in the probe's own CPU, not in wall time, pinned to the core it times",
-    async () => {
-      const probe = startCoreSpeedProbe(SERVER_CORE)
-      // A spinner sharing the core: the probe gets about half of the wall time.
-      const [command, ...args] = pinned(SERVER_CORE, [process.execPath, '-e', 'for (;;) {}'])
-      const spinner = spawn(command!, args, { stdio: 'ignore' })
-      try {
-        expect(await probe.read()).toBeGreaterThan(0)
-        expect(allowedCores(probe.pid)).toEqual([SERVER_CORE])
-        const started = performance.now()
-        const reading = await probe.read()
-        const wallMs = performance.now() - started
-        // Three runs of the work in `wallMs`; in wall time each would read about two thirds of it.
-        expect(wallMs).toBeGreaterThan(1.4 * 3 * reading)
-      } finally {
-        spinner.kill()
-        probe.close()
-      }
-      await expect(probe.read()).rejects.toThrow(/closed/)
-    },
-  )
 })
 
 describe('CPU accounting from /proc', () => {
