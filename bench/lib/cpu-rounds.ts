@@ -73,27 +73,30 @@ async function untilReady(url: string): Promise<void> {
 
 /**
  * The order of a round's windows: the contenders' list rotated by the round's number, so that each takes every place
- * in turn — and the `mirrored` ones (labels: contenders judged against each other by adjacent windows, as the
- * fixed-rate p99s are) in the list's order in even rounds and reversed in odd ones, in the same places. Rotation alone
- * keeps neighbours in one order every round, and that order is not neutral: in a run on 2026-11-27 the first of three
- * consecutive paced windows had the better p99 in five rounds of six, whichever server it was (bench/RESULTS.md).
+ * in turn — and each `mirrored` group (labels of contenders judged against each other by adjacent windows: the
+ * verifier's hit and the ceiling's saturated windows, the fixed-rate p99s) in the list's order in even rounds and
+ * reversed in odd ones, in the same places. Rotation alone keeps neighbours in one order every round, and that order
+ * is not neutral: in a run on 2026-11-27 the first of three consecutive paced windows had the better p99 in five
+ * rounds of six, whichever server it was (bench/RESULTS.md).
  */
 export function roundOrder<T extends { label: string }>(
   contenders: readonly T[],
   round: number,
-  mirrored: readonly string[] = [],
+  mirrored: readonly (readonly string[])[] = [],
 ): T[] {
   const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
-  const places = order.flatMap((contender, i) => (mirrored.includes(contender.label) ? [i] : []))
-  const inListOrder = contenders.filter((contender) => mirrored.includes(contender.label))
-  const filling = round % 2 === 0 ? inListOrder : [...inListOrder].reverse()
-  places.forEach((place, k) => (order[place] = filling[k]!))
+  for (const group of mirrored) {
+    const places = order.flatMap((contender, i) => (group.includes(contender.label) ? [i] : []))
+    const inListOrder = contenders.filter((contender) => group.includes(contender.label))
+    const filling = round % 2 === 0 ? inListOrder : [...inListOrder].reverse()
+    places.forEach((place, k) => (order[place] = filling[k]!))
+  }
   return order
 }
 
 /**
  * Server CPU per request, the judge of hot-path work: every contender is warmed up, then measured CPU_ROUNDS times
- * for CPU_SECONDS, interleaved with their order rotated between rounds (and `mirrored` contenders' order reversed
+ * for CPU_SECONDS, interleaved with their order rotated between rounds (and each `mirrored` group's order reversed
  * every other round: roundOrder). While one is measured, every other
  * process in `pausable` is stopped (SIGSTOP), so nothing but the contender and what it needs runs on the server
  * core; each window starts only once the machine has been quiet for a second, and a window in which anything else
@@ -103,7 +106,7 @@ export function roundOrder<T extends { label: string }>(
 export async function runCpuRounds(
   contenders: CpuContender[],
   pausable: number[],
-  { warmUpSeconds = 3, mirrored = [] }: { warmUpSeconds?: number; mirrored?: readonly string[] } = {},
+  { warmUpSeconds = 3, mirrored = [] }: { warmUpSeconds?: number; mirrored?: readonly (readonly string[])[] } = {},
 ): Promise<CpuRoundResults> {
   const samples = new Map<string, CpuSample[]>(contenders.map((c) => [c.label, []]))
   let notQuietWindows = 0

@@ -95,7 +95,7 @@ export async function tail(): Promise<ScenarioReport> {
     const results = await runCpuRounds(
       contenders,
       [ceiling.child.pid!, verifier.child.pid!, fixture.controlPlane.child.pid!],
-      { mirrored: [C10, V10] },
+      { mirrored: [[C10, V10]] },
     )
 
     const windows = (label: string, name: string) =>

@@ -149,7 +149,7 @@ function runsOn(pid: number, core: number): boolean {
 describe("the order of a round's windows", () => {
   // As bench:cpu's list: the paced windows to compare last.
   const list = ['A', 'B', 'C', 'D', 'E', 'T', 'K', 'V'].map((label) => ({ label }))
-  const labels = (round: number, mirrored?: string[]) =>
+  const labels = (round: number, mirrored?: string[][]) =>
     roundOrder(list, round, mirrored)
       .map((c) => c.label)
       .join('')
@@ -159,16 +159,28 @@ describe("the order of a round's windows", () => {
   })
 
   it('runs the mirrored ones in the list order in even rounds and reversed in odd ones, in the same places', () => {
-    const mirrored = ['T', 'K', 'V']
+    const mirrored = [['T', 'K', 'V']]
     const rounds = [0, 1, 2, 3, 4, 5].map((round) => labels(round, mirrored))
     expect(rounds).toEqual(['ABCDETKV', 'BCDEVKTA', 'CDETKVAB', 'DEVKTABC', 'ETKVABCD', 'VKTABCDE'])
     // Over six rounds each of the outer two comes first in three, beside the middle one every time.
     expect(rounds.filter((order) => order.indexOf('T') < order.indexOf('V'))).toHaveLength(3)
     // In the contenders' order, whatever the order they are named in.
-    expect([0, 1].map((round) => labels(round, ['V', 'T', 'K']))).toEqual(['ABCDETKV', 'BCDEVKTA'])
+    expect([0, 1].map((round) => labels(round, [['V', 'T', 'K']]))).toEqual(['ABCDETKV', 'BCDEVKTA'])
     // Split by the rotation's wrap (round 6 here, 11 in bench:cpu's list of 13), they keep the rotation's places.
     expect(labels(6, mirrored)).toBe('TKABCDEV')
     expect(labels(7, mirrored)).toBe('VABCDEKT')
+  })
+
+  it('mirrors each group on its own, as bench:cpu does the hit beside the ceiling and the three paced windows', () => {
+    const groups = [
+      ['A', 'B'],
+      ['T', 'K', 'V'],
+    ]
+    const rounds = [0, 1, 2, 3, 4, 5].map((round) => labels(round, groups))
+    expect(rounds).toEqual(['ABCDETKV', 'BCDEVKTA', 'CDETKVAB', 'DEVKTBAC', 'ETKVABCD', 'VKTBACDE'])
+    // A before B in even rounds, B before A in odd ones: three each, beside each other but where the wrap splits them.
+    expect(rounds.filter((order) => order.indexOf('A') < order.indexOf('B'))).toHaveLength(3)
+    expect(rounds.filter((order) => order.indexOf('T') < order.indexOf('V'))).toHaveLength(3)
   })
 })
 
