@@ -203,8 +203,8 @@ export async function cpu(): Promise<ScenarioReport> {
       pid(hmget),
       pid(fixture.controlPlane),
     ]
-    // The hit's window and the ceiling's beside it, and the three paced ones, each in reverse every other round: rotation
-    // alone put the ceiling's saturated window just before the verifier's in five rounds of six.
+    // The hit's window and the ceiling's beside it, and the three paced ones, each in reverse every other round:
+    // rotation alone put the ceiling's saturated window just before the verifier's in five rounds of six.
     const results = await runCpuRounds(contenders, pausable, {
       mirrored: [
         [C, V1],
