@@ -157,8 +157,9 @@ export async function cpu(): Promise<ScenarioReport> {
         readyUrl: verifierReady,
         run: get(verifier.url, '/v1/authorize'),
       },
-      // Four windows from the ceiling, as far as the other ceiling-relative rows: the twin samples the drift between
-      // windows those rows are judged across, and the hit stays next to the ceiling, where it was before the twin.
+      // Three or four windows from the ceiling (the hit's window takes its place every other round), as far as the
+      // other ceiling-relative rows: the twin samples the drift between windows those rows are judged across, and the
+      // hit stays next to the ceiling, where it was before the twin.
       { label: CT, pids: [pid(ceilingTwin)], run: post(ceilingTwin.url, hitBodies) },
       {
         label: P,
@@ -203,8 +204,9 @@ export async function cpu(): Promise<ScenarioReport> {
       pid(hmget),
       pid(fixture.controlPlane),
     ]
-    // The hit's window and the ceiling's beside it, and the three paced ones, each in reverse every other round:
-    // rotation alone put the ceiling's saturated window just before the verifier's in five rounds of six.
+    // The hit's window and the ceiling's, and the three paced ones, each in reverse every other round: rotation alone
+    // put the ceiling's saturated window just before the verifier's in five rounds of six (in the other, the second,
+    // its wrap puts the verifier's first and the ceiling's last, as it still does).
     const results = await runCpuRounds(contenders, pausable, {
       mirrored: [
         [C, V1],

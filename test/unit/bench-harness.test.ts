@@ -182,6 +182,18 @@ describe("the order of a round's windows", () => {
     expect(rounds.filter((order) => order.indexOf('A') < order.indexOf('B'))).toHaveLength(3)
     expect(rounds.filter((order) => order.indexOf('T') < order.indexOf('V'))).toHaveLength(3)
   })
+
+  it('refuses a group naming no contender, or a contender named in two groups', () => {
+    // A renamed label would otherwise leave its pair unmirrored without a word, and overlapping groups undo each other.
+    expect(() => labels(1, [['A', 'X']])).toThrow(/no contender is labelled "X"/)
+    expect(() =>
+      labels(3, [
+        ['A', 'B'],
+        ['B', 'C'],
+      ]),
+    ).toThrow(/"B" is named twice/)
+    expect(() => labels(1, [['A', 'A']])).toThrow(/"A" is named twice/)
+  })
 })
 
 describe('CPU accounting from /proc', () => {
