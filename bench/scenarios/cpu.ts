@@ -28,6 +28,55 @@ const RELAY_SECONDS = 5
 
 const VERIFY = '/v1/keys.verifyKey'
 
+const C = 'ceiling: Fastify 5 route, body + response schema, constant verdict'
+const CT = 'the same ceiling in a second process (its twin: the noise floor)'
+const V1 = 'keygate verifyKey (v1), cache hit'
+const V2 = 'keygate keys.verifyKey (v2, root key), cache hit'
+const A = 'keygate /v1/authorize (forward-auth), cache hit'
+const P = 'keygate reverse proxy (verifies, then forwards)'
+const B = 'bare node:http + undici pass-through proxy'
+const BD = 'bare node:http + undici dispatch proxy (keygate’s technique)'
+const M = 'keygate verifyKey, cache miss (one Redis read)'
+const H = 'bare node:http + ioredis HMGET'
+const C10 = `ceiling at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
+const V10 = `keygate verifyKey (v1) at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
+const CT10 = `the ceiling's twin at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
+
+/**
+ * bench:cpu's windows in the order each round rotates (bench/lib/cpu-rounds.ts' roundOrder): the ceiling and the hit
+ * first, side by side; the twin three or four windows from the ceiling (the hit's window takes its place every other
+ * round), as far as the other ceiling-relative rows, so that it samples the drift between windows those rows are judged
+ * across; the fixed-rate windows last, the ceiling's between the twin's and the verifier's, so that each p99 is paired
+ * with the ceiling's by adjacent windows (last in the list, the three stay together in every round's rotation up to 11
+ * rounds).
+ */
+export const CPU_WINDOW_ORDER: readonly string[] = [C, V1, V2, A, CT, P, B, BD, M, H, CT10, C10, V10]
+
+/**
+ * Windows judged against each other by adjacent windows, each group in reverse every other round: rotation alone put
+ * the ceiling's saturated window just before the verifier's in five rounds of six (in the other, the second, its wrap
+ * puts the verifier's first and the ceiling's last, as it still does), and with the three paced windows' order
+ * alternated the first of them had the better p99 in five rounds of six, whichever server it was (bench/RESULTS.md,
+ * 2026-11-27).
+ */
+export const CPU_MIRRORED: readonly (readonly string[])[] = [
+  [C, V1],
+  [CT10, C10, V10],
+]
+
+/** The contenders in CPU_WINDOW_ORDER, each exactly once. */
+function inWindowOrder(served: CpuContender[]): CpuContender[] {
+  const byLabel = new Map(served.map((contender) => [contender.label, contender]))
+  const listed = new Set(CPU_WINDOW_ORDER)
+  if (byLabel.size !== served.length || listed.size !== CPU_WINDOW_ORDER.length || served.length !== listed.size)
+    throw new Error('bench:cpu: a contender is served twice, or CPU_WINDOW_ORDER does not list each once')
+  return CPU_WINDOW_ORDER.map((label) => {
+    const contender = byLabel.get(label)
+    if (!contender) throw new Error(`bench:cpu: no contender is labelled ${JSON.stringify(label)}`)
+    return contender
+  })
+}
+
 /**
  * `npm run bench:cpu`: the hot path judged by server CPU per request (bench/lib/cpu-rounds.ts), each target a
  * same-run ratio — verifyKey and forward-auth against the Fastify ceiling, the proxy against a bare undici proxy,
@@ -96,19 +145,6 @@ export async function cpu(): Promise<ScenarioReport> {
     const pid = (server: BenchProcess) => server.child.pid!
     const redisPid = fixture.redisPid
     const verifierReady = `${verifier.url}/readyz`
-    const C = 'ceiling: Fastify 5 route, body + response schema, constant verdict'
-    const CT = 'the same ceiling in a second process (its twin: the noise floor)'
-    const V1 = 'keygate verifyKey (v1), cache hit'
-    const V2 = 'keygate keys.verifyKey (v2, root key), cache hit'
-    const A = 'keygate /v1/authorize (forward-auth), cache hit'
-    const P = 'keygate reverse proxy (verifies, then forwards)'
-    const B = 'bare node:http + undici pass-through proxy'
-    const BD = 'bare node:http + undici dispatch proxy (keygate’s technique)'
-    const M = 'keygate verifyKey, cache miss (one Redis read)'
-    const H = 'bare node:http + ioredis HMGET'
-    const C10 = `ceiling at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
-    const V10 = `keygate verifyKey (v1) at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
-    const CT10 = `the ceiling's twin at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
     // At a fixed rate, the paced client (bench/lib/paced-worker.ts): autocannon's overallRate is a burst at the top of
     // every second, in whole milliseconds.
     const paced = (url: string) => (durationSeconds: number) =>
@@ -125,7 +161,8 @@ export async function cpu(): Promise<ScenarioReport> {
         } satisfies PacedPlan,
         PACED_CLIENT_FLAGS,
       )
-    const contenders: CpuContender[] = [
+    // Listed in any order here: CPU_WINDOW_ORDER is the order the rounds rotate.
+    const contenders = inWindowOrder([
       { label: C, pids: [pid(ceiling)], run: post(ceiling.url, hitBodies) },
       {
         label: V1,
@@ -157,9 +194,6 @@ export async function cpu(): Promise<ScenarioReport> {
         readyUrl: verifierReady,
         run: get(verifier.url, '/v1/authorize'),
       },
-      // Three or four windows from the ceiling (the hit's window takes its place every other round), as far as the
-      // other ceiling-relative rows: the twin samples the drift between windows those rows are judged across, and the
-      // hit stays next to the ceiling, where it was before the twin.
       { label: CT, pids: [pid(ceilingTwin)], run: post(ceilingTwin.url, hitBodies) },
       {
         label: P,
@@ -178,10 +212,6 @@ export async function cpu(): Promise<ScenarioReport> {
         run: post(missVerifier.url, missBodies),
       },
       { label: H, pids: [pid(hmget)], needs: [redisPid], run: post(hmget.url, missBodies) },
-      // The ceiling's paced window between the twin's and the verifier's: each p99 is paired with the ceiling's by
-      // adjacent windows (last in the list, these three stay together in every round's rotation up to 11 rounds), and
-      // the three run in reverse every other round (mirrored below): with their order alternated, the first of them had
-      // the better p99 in five rounds of six, whichever server it was (bench/RESULTS.md, 2026-11-27).
       { label: CT10, pids: [pid(ceilingTwin)], run: paced(ceilingTwin.url) },
       { label: C10, pids: [pid(ceiling)], run: paced(ceiling.url) },
       {
@@ -191,7 +221,7 @@ export async function cpu(): Promise<ScenarioReport> {
         readyUrl: verifierReady,
         run: paced(verifier.url),
       },
-    ]
+    ])
     // Everything that serves a contender may be paused while another is measured; Redis and the upstream are
     // needed by several and stay (they idle when nothing calls them), and so does the bench itself.
     const pausable = [
@@ -204,15 +234,7 @@ export async function cpu(): Promise<ScenarioReport> {
       pid(hmget),
       pid(fixture.controlPlane),
     ]
-    // The hit's window and the ceiling's, and the three paced ones, each in reverse every other round: rotation alone
-    // put the ceiling's saturated window just before the verifier's in five rounds of six (in the other, the second,
-    // its wrap puts the verifier's first and the ceiling's last, as it still does).
-    const results = await runCpuRounds(contenders, pausable, {
-      mirrored: [
-        [C, V1],
-        [CT10, C10, V10],
-      ],
-    })
+    const results = await runCpuRounds(contenders, pausable, { mirrored: CPU_MIRRORED })
 
     // Redis commands on each design's verification path, and latency with Redis across a (simulated) network.
     const commands = redisCommands(fixture.redis.admin)

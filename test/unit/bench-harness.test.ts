@@ -9,6 +9,7 @@ import { checkFigure } from '../../bench/lib/report.js'
 import { canPin, LOAD_CORE, pinned, SERVER_CORE } from '../../bench/lib/cores.js'
 import { runLoad } from '../../bench/lib/load.js'
 import { roundOrder } from '../../bench/lib/cpu-rounds.js'
+import { CPU_MIRRORED, CPU_WINDOW_ORDER } from '../../bench/scenarios/cpu.js'
 import {
   allowedCores,
   idleSeconds,
@@ -193,6 +194,25 @@ describe("the order of a round's windows", () => {
       ]),
     ).toThrow(/"B" is named twice/)
     expect(() => labels(1, [['A', 'A']])).toThrow(/"A" is named twice/)
+  })
+
+  it("puts bench:cpu's own pairs in either order: the ceiling beside the hit, each paced p99 beside the ceiling's", () => {
+    const ceiling = 'ceiling: Fastify 5 route, body + response schema, constant verdict'
+    const hit = 'keygate verifyKey (v1), cache hit'
+    const paced = ["the ceiling's twin", 'ceiling', 'keygate verifyKey (v1)'].map(
+      (who) => `${who} at a fixed 10,000 req/s`,
+    )
+    const windows = CPU_WINDOW_ORDER.map((label) => ({ label }))
+    const rounds = [0, 1, 2, 3, 4, 5].map((round) => roundOrder(windows, round, CPU_MIRRORED).map((c) => c.label))
+    // The ceiling's window first in rounds 1, 3 and 5 (counted from 1), the hit's in the others; beside each other but
+    // in round 2, where rotation's wrap puts the hit's first and the ceiling's last.
+    expect(rounds.map((order) => order.indexOf(hit) - order.indexOf(ceiling))).toEqual([1, -12, 1, -1, 1, -1])
+    // The three paced windows together in every round, the twin's first in rounds 1, 3 and 5 and the verifier's in
+    // the others, the ceiling's always between.
+    for (const [round, order] of rounds.entries()) {
+      const places = paced.map((label) => order.indexOf(label))
+      expect(places.map((place) => place - Math.min(...places))).toEqual(round % 2 === 0 ? [0, 1, 2] : [2, 1, 0])
+    }
   })
 })
 
