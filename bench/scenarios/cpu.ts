@@ -64,13 +64,16 @@ export const CPU_MIRRORED: readonly (readonly string[])[] = [
   [CT10, C10, V10],
 ]
 
-/** The contenders in CPU_WINDOW_ORDER, each exactly once. */
-function inWindowOrder(served: CpuContender[]): CpuContender[] {
+/** The contenders in `order` (bench:cpu's CPU_WINDOW_ORDER), each once: refused if one is missing or doubled. */
+export function inWindowOrder<T extends { label: string }>(
+  served: T[],
+  order: readonly string[] = CPU_WINDOW_ORDER,
+): T[] {
   const byLabel = new Map(served.map((contender) => [contender.label, contender]))
-  const listed = new Set(CPU_WINDOW_ORDER)
-  if (byLabel.size !== served.length || listed.size !== CPU_WINDOW_ORDER.length || served.length !== listed.size)
-    throw new Error('bench:cpu: a contender is served twice, or CPU_WINDOW_ORDER does not list each once')
-  return CPU_WINDOW_ORDER.map((label) => {
+  const listed = new Set(order)
+  if (byLabel.size !== served.length || listed.size !== order.length || served.length !== listed.size)
+    throw new Error('bench:cpu: a contender is served twice, or the window order does not list each once')
+  return order.map((label) => {
     const contender = byLabel.get(label)
     if (!contender) throw new Error(`bench:cpu: no contender is labelled ${JSON.stringify(label)}`)
     return contender
@@ -162,7 +165,7 @@ export async function cpu(): Promise<ScenarioReport> {
         PACED_CLIENT_FLAGS,
       )
     // Listed in any order here: CPU_WINDOW_ORDER is the order the rounds rotate.
-    const contenders = inWindowOrder([
+    const contenders = inWindowOrder<CpuContender>([
       { label: C, pids: [pid(ceiling)], run: post(ceiling.url, hitBodies) },
       {
         label: V1,

@@ -9,7 +9,7 @@ import { checkFigure } from '../../bench/lib/report.js'
 import { canPin, LOAD_CORE, pinned, SERVER_CORE } from '../../bench/lib/cores.js'
 import { runLoad } from '../../bench/lib/load.js'
 import { roundOrder } from '../../bench/lib/cpu-rounds.js'
-import { CPU_MIRRORED, CPU_WINDOW_ORDER } from '../../bench/scenarios/cpu.js'
+import { CPU_MIRRORED, CPU_WINDOW_ORDER, inWindowOrder } from '../../bench/scenarios/cpu.js'
 import {
   allowedCores,
   idleSeconds,
@@ -213,6 +213,22 @@ describe("the order of a round's windows", () => {
       const places = paced.map((label) => order.indexOf(label))
       expect(places.map((place) => place - Math.min(...places))).toEqual(round % 2 === 0 ? [0, 1, 2] : [2, 1, 0])
     }
+  })
+
+  it("puts bench:cpu's contenders in its window order, and refuses one missing, doubled or not listed", () => {
+    const served = (...labels: string[]) => labels.map((label) => ({ label }))
+    const order = ['A', 'B', 'C']
+    expect(inWindowOrder(served('C', 'A', 'B'), order).map((c) => c.label)).toEqual(order)
+    expect(() => inWindowOrder(served('A', 'B'), order)).toThrow(/does not list each once/)
+    expect(() => inWindowOrder(served('A', 'B', 'C', 'D'), order)).toThrow(/does not list each once/)
+    expect(() => inWindowOrder(served('A', 'B', 'B'), order)).toThrow(/served twice/)
+    // A label listed twice in the order: with the others all there, every look-up would find its contender.
+    expect(() => inWindowOrder(served('A', 'B', 'C'), ['A', 'B', 'C', 'C'])).toThrow(/does not list each once/)
+    expect(() => inWindowOrder(served('A', 'B', 'C'), ['A', 'B', 'B'])).toThrow(/does not list each once/)
+    expect(() => inWindowOrder(served('A', 'B', 'X'), order)).toThrow(/no contender is labelled "C"/)
+    // bench:cpu's own order names each of its thirteen windows once.
+    expect(new Set(CPU_WINDOW_ORDER).size).toBe(13)
+    expect(CPU_WINDOW_ORDER).toHaveLength(13)
   })
 })
 
