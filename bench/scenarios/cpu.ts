@@ -64,7 +64,10 @@ export const CPU_MIRRORED: readonly (readonly string[])[] = [
   [CT10, C10, V10],
 ]
 
-/** The contenders in `order` (bench:cpu's CPU_WINDOW_ORDER), each once: refused if one is missing or doubled. */
+/**
+ * The contenders in `order` (bench:cpu's CPU_WINDOW_ORDER), each once: refused if one is missing, doubled or unlisted,
+ * or a label is listed twice in `order`.
+ */
 export function inWindowOrder<T extends { label: string }>(
   served: T[],
   order: readonly string[] = CPU_WINDOW_ORDER,
