@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestControlPlane, startTestVerifier, type TestServer } from '../support/apps.js'
+import { ManualClock, startTestControlPlane, startTestVerifier, type TestServer } from '../support/apps.js'
 import { ADMIN_HEADERS, JSON_ONLY } from '../support/both-stores.js'
 import { useRedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
@@ -10,13 +10,22 @@ import { waitFor } from '../support/wait-for.js'
  * own caches) and a control plane share one exact window, and both verifiers follow an override within the bound.
  */
 const redis = useRedisServer()
+/**
+ * Windows are fixed (a multiple of their duration since the epoch): on the wall clock a batch that straddled an edge
+ * (every :00, :10, … for ten minutes) would count in two windows and let more than `limit` through. The servers
+ * share a clock that stands still instead, so every call of a test lands in one window.
+ */
+const clock = new ManualClock()
 
 describe('ratelimits.limit across two verifiers on Redis', () => {
   let controlPlane: TestServer
   let verifiers: TestServer[]
   beforeAll(async () => {
-    controlPlane = await startTestControlPlane({ redisUrl: redis.url })
-    verifiers = [await startTestVerifier({ redisUrl: redis.url }), await startTestVerifier({ redisUrl: redis.url })]
+    controlPlane = await startTestControlPlane({ redisUrl: redis.url, clock })
+    verifiers = [
+      await startTestVerifier({ redisUrl: redis.url, clock }),
+      await startTestVerifier({ redisUrl: redis.url, clock }),
+    ]
   })
   afterAll(async () => {
     await Promise.all(verifiers.map((verifier) => verifier.close()))
