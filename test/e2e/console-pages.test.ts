@@ -5,6 +5,7 @@ import { expectAccessible, launchChromium, reloadedDaySummary, watchProblems } f
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 import { waitFor } from '../support/wait-for.js'
 import { waitForQuiet } from '../../bench/lib/process-cpu.js'
+import { clearOfWindowEdge } from '../support/window-edge.js'
 
 /**
  * The console on `keygate dev`, page by page: how fast the first page is usable, every page under axe-core, the
@@ -620,6 +621,7 @@ describe('the console on keygate dev', () => {
       for (let i = 0; i < 3; i++) said.push((await verify(key)).code)
       return said
     }
+    await clearOfWindowEdge(60_000)
     expect(await codes(limited.key)).toEqual(['VALID', 'RATE_LIMITED', 'RATE_LIMITED'])
     expect(await codes(spent.key)).toEqual(['VALID', 'USAGE_EXCEEDED', 'USAGE_EXCEEDED'])
     const page = await signedIn()

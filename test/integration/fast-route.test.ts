@@ -126,8 +126,9 @@ describe('verifyKey ahead of Fastify', () => {
     JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'x' }] }),
     // Free (cost 0), so that both routes answer alike; a day's window, so that both see the same reset.
     JSON.stringify({ key: keys.valid, ratelimits: [{ name: '10/10s', limit: 1, duration: 86_400_000, cost: 0 }] }),
-    // Refused every time (the cost is over the limit): RATE_LIMITED with Unkey-Ratelimit-Triggered on both paths.
-    JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'tight', limit: 1, duration: 60_000, cost: 2 }] }),
+    // Refused every time (the cost is over the limit): RATE_LIMITED with Unkey-Ratelimit-Triggered on both paths; a
+    // day's window too, so that both answers carry the same reset.
+    JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'tight', limit: 1, duration: 86_400_000, cost: 2 }] }),
     JSON.stringify({ key: keys.unicode }),
     JSON.stringify({ key: keys.disabled }),
     JSON.stringify({ key: keys.expired }),
@@ -165,7 +166,7 @@ describe('verifyKey ahead of Fastify', () => {
 
   it('names the rate limit that refused a call in Unkey-Ratelimit-Triggered, on both paths, and only then', async () => {
     const [fast, fastify] = await both(
-      JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'tight', limit: 1, duration: 60_000, cost: 2 }] }),
+      JSON.stringify({ key: keys.valid, ratelimits: [{ name: 'tight', limit: 1, duration: 86_400_000, cost: 2 }] }),
     )
     expect(fast).toStrictEqual(fastify)
     expect(fast).toMatchObject({ body: { code: 'RATE_LIMITED' }, triggered: 'tight' })

@@ -10,6 +10,7 @@ import { TEST_ROOT_KEY, startTestControlPlane, type TestServer } from '../suppor
 import { JSON_ONLY, onBothStores } from '../support/both-stores.js'
 import { unkeySdk } from '../support/unkey-sdk.js'
 import { waitFor } from '../support/wait-for.js'
+import { clearOfWindowEdge } from '../support/window-edge.js'
 
 /**
  * v2's keys.verifyKey, served by the verifier sidecar (and the control plane, by the same code): a root key on every
@@ -207,6 +208,8 @@ onBothStores('v2 keys.verifyKey', {}, (stack) => {
         { name: 'requests', limit: 2, duration: 60_000 },
       ],
     })
+    // Every call below in one minute's window (windows start on the wall clock's minutes).
+    await clearOfWindowEdge(60_000)
     const first = await verify(verifyOnly, { key: plain, ratelimits: [{ name: 'requests' }] })
     expect(first).toMatchObject({ valid: true, code: 'VALID' })
     expect(first.ratelimits).toEqual([
