@@ -84,6 +84,8 @@ export interface TestServerOptions {
   backend?: Backend
   log?: Logger
   clock?: Clock
+  /** The clock the revocation bound is timed on (default: `clock` when given, so that one hand moves both). */
+  elapsed?: Clock
   sync?: Partial<SyncSettings>
   gateway?: Partial<GatewayPolicy>
   managementRateLimit?: number
@@ -100,7 +102,7 @@ async function partsOf(options: TestServerOptions): Promise<{ backend: Backend; 
     store: backend.store,
     feed: backend.feed,
     clock: options.clock ?? systemClock,
-    elapsed: options.clock ?? monotonicClock,
+    elapsed: options.elapsed ?? options.clock ?? monotonicClock,
     log: options.log ?? pino({ level: 'silent' }),
   }
   return { backend, parts }
