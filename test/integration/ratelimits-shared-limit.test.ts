@@ -34,6 +34,16 @@ describe('ratelimits.limit across two verifiers on Redis', () => {
 
   const limit = async (server: TestServer, payload: object) =>
     (await server.app.inject({ method: 'POST', url: '/v1/ratelimits.limit', headers: JSON_ONLY, payload })).json()
+  /** Sets the namespace's override for 'vip' to 1,000 a minute, on the control plane. */
+  const raiseVipLimit = async (namespace: string) => {
+    const set = await controlPlane.app.inject({
+      method: 'POST',
+      url: '/v1/ratelimits.setOverride',
+      headers: ADMIN_HEADERS,
+      payload: { namespaceName: namespace, identifier: 'vip', limit: 1_000, duration: 60_000 },
+    })
+    expect(set.statusCode).toBe(200)
+  }
 
   it('lets exactly `limit` concurrent calls through, however they are spread over the verifiers (async:false)', async () => {
     const call = { namespace: `ns-${randomUUID()}`, identifier: 'shared', limit: 25, duration: 600_000 }
@@ -65,13 +75,7 @@ describe('ratelimits.limit across two verifiers on Redis', () => {
     const namespace = `ns-${randomUUID()}`
     const call = { namespace, identifier: 'vip', limit: 10, duration: 60_000, cost: 0 }
     for (const verifier of verifiers) expect((await limit(verifier, call)).limit).toBe(10)
-    const set = await controlPlane.app.inject({
-      method: 'POST',
-      url: '/v1/ratelimits.setOverride',
-      headers: ADMIN_HEADERS,
-      payload: { namespaceName: namespace, identifier: 'vip', limit: 1_000, duration: 60_000 },
-    })
-    expect(set.statusCode).toBe(200)
+    await raiseVipLimit(namespace)
     const since = Date.now()
     for (const verifier of verifiers)
       await waitFor(async () => (await limit(verifier, call)).limit === 1_000, 'the override on every verifier')
@@ -85,13 +89,7 @@ describe('ratelimits.limit across two verifiers on Redis', () => {
       const namespace = `ns-${randomUUID()}`
       const call = { namespace, identifier: 'vip', limit: 10, duration: 60_000, cost: 0 }
       expect((await limit(listener, call)).limit).toBe(10)
-      const set = await controlPlane.app.inject({
-        method: 'POST',
-        url: '/v1/ratelimits.setOverride',
-        headers: ADMIN_HEADERS,
-        payload: { namespaceName: namespace, identifier: 'vip', limit: 1_000, duration: 60_000 },
-      })
-      expect(set.statusCode).toBe(200)
+      await raiseVipLimit(namespace)
       await waitFor(async () => (await limit(listener, call)).limit === 1_000, 'the override by the feed', 2_500)
     } finally {
       await listener.close()
