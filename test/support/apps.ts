@@ -95,7 +95,10 @@ export interface TestServerOptions {
   beforeReady?: (app: KeygateServer) => void
 }
 
-/** The parts a test server is assembled on: the test's clock, when it has one, moves both clocks. */
+/**
+ * The parts a test server is assembled on: the test's clock, when it has one, moves both clocks, unless `elapsed`
+ * names the one the staleness bound is timed on.
+ */
 async function partsOf(options: TestServerOptions): Promise<{ backend: Backend; parts: ProcessParts<KeyStore> }> {
   const backend = options.backend ?? (await openBackend(options.redisUrl))
   const parts = {
