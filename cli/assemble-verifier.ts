@@ -59,8 +59,8 @@ export async function assembleVerifier(
   settings: VerifierSettings,
 ): Promise<AssembledVerifier> {
   const { store, log } = parts
-  // Only in reverse-proxy mode: without it a verifier's heap is 2.4 MB smaller, and its major collections grow with its
-  // heap (bench/RESULTS.md, 2026-11-26).
+  // Only in reverse-proxy mode: without it a verifier never loads the proxy's modules (undici among them), so its heap
+  // is smaller, and its major collections grow with its heap.
   const proxyServer = settings.proxy ? await import('../verifier/proxy-server.js') : undefined
   const metrics = createMetricsRegistry('verifier')
   const verifier = keyVerifierOf(parts, settings, metrics.registry)

@@ -8,23 +8,21 @@ import { SERVERS } from './commands.js'
  * stderr). Each is added only when the operator gave no flag of its kind, in any spelling, on the command line or in
  * NODE_OPTIONS (their choice wins):
  *
- * - `--no-async-context-frame` (Node 24 on). Node 24 turned the frame on by default, and from the first timer a
- *   process clears (Fastify's boot clears one) every `process.nextTick` reads the current frame into its tick object
- *   and every tick run swaps it in and out again: calls into C++ on each of the ~6 ticks node:http makes per request,
- *   and generic property loads in the tick queue's compiled code. Nothing keygate runs uses AsyncLocalStorage.
- *   Counted by callgrind, the frame cost the verifier's main thread 0–6 % more instructions per verifyKey, depending
- *   on the process (bench/RESULTS.md). Node before 24 has it off by default.
+ * - `--no-async-context-frame` (Node 24 on). Node 24 has the frame on by default, and from the first timer a process
+ *   clears (Fastify's boot clears one) every `process.nextTick` reads the current frame into its tick object and every
+ *   tick run swaps it in and out again: calls into C++ on each of the ~6 ticks node:http makes per request, and
+ *   generic property loads in the tick queue's compiled code, all for nothing: nothing keygate runs uses
+ *   AsyncLocalStorage. Node before 24 has it off by default.
  * - `--max-semi-space-size=8`: V8's young generation held at 8 MB a semi-space. Node 24's V8 lets it grow to 64 MB a
  *   semi-space (Node 20's to 16) under load, and a scavenge then sweeps every request body node's HTTP parser made
- *   since the last one in one pause: at 10,000 req/s a verifier's new space grew to 32–64 MB and its scavenges came
- *   every ~0.7 s, often over 1 ms, each holding up the requests in flight, where at 8 MB they come every ~0.1 s for
- *   ~0.3 ms, as a bare Fastify route's do, at no measured cost in CPU per request saturated (bench/RESULTS.md,
- *   2026-11-26). V8 sizes the heap when the process starts: `v8.setFlagsFromString` afterwards does not move it, hence
- *   the relaunch. The flag sets the size rather than capping V8's own, which is smaller where V8 gives a process a
- *   small heap (little memory): so it is added only when V8 gave this one a heap of at least 1 GiB. Not added either
- *   when the operator sized the heap (`--max-heap-size`: V8 refuses it together with both space sizes) or kept
- *   allocation-site pretenuring on (allocation-site-pretenuring.ts): with it on, a small young generation makes V8
- *   pretenure per-request literals, and scavenges then promote what they point to.
+ *   since the last one in one long pause, which holds up the requests in flight; at 8 MB scavenges come often and
+ *   short, as a bare Fastify route's do, for no more CPU per request. V8 sizes the heap when the process starts:
+ *   `v8.setFlagsFromString` afterwards does not move it, hence the relaunch. The flag sets the size rather than
+ *   capping V8's own, which is smaller where V8 gives a process a small heap (little memory): so it is added only when
+ *   V8 gave this one a heap of at least 1 GiB. Not added either when the operator sized the heap (`--max-heap-size`:
+ *   V8 refuses it together with both space sizes) or kept allocation-site pretenuring on
+ *   (allocation-site-pretenuring.ts): with it on, a small young generation makes V8 pretenure per-request literals,
+ *   and scavenges then promote what they point to.
  *
  * It is left as it is when a relaunch would lose something: an IPC channel (execve keeps only fds 0–2: a parent that
  * talks to it — PM2's fork mode, `node --watch` — would lose it); an inspector flag (a debugger attached to the first

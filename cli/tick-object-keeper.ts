@@ -4,11 +4,10 @@ import { executionAsyncResource } from 'node:async_hooks'
  * Holds one of Node's tick objects (what `process.nextTick` queues) alive for the life of the process. node:http
  * queues about six a request, each built by an object literal with computed keys (its async ids). When a full garbage
  * collection finds none alive — one finished from a task, between turns of the event loop — the hidden classes that
- * literal builds can die with them (the reading that fits what callgrind showed), and V8's compiled `nextTick` can
- * then define those keys through its runtime from then on: ~25–30 calls into C++ a request, ~20 % more instructions in
- * a bare Fastify route (counted by callgrind, bench/RESULTS.md). Under a full collection forced every 2 s the
- * verifier fell into it too, and with a tick object held it did not. It is taken again every second, so that it is
- * always one of the newest (a class V8 replaced is not kept alive by it).
+ * literal builds can die with them, and V8's compiled `nextTick` can then define those keys through its runtime from
+ * then on: dozens of calls into C++ a request, for the life of the process. A tick object held keeps those classes
+ * alive. It is taken again every second, so that it is always one of the newest (a class V8 replaced is not kept
+ * alive by it).
  */
 let held: object | undefined
 

@@ -47,10 +47,9 @@ export async function deleteApi(
 }
 
 /**
- * A page of every api, oldest first, for a root key that may read them all (`api.*.read_api`, as listing
- * identities needs `identity.*.read_identity`): a list filtered by permission would tell a narrower key nothing it
- * needs, and the console opens an api by its id. Apis made before this index existed (releases without
- * apis.listApis) are not listed.
+ * A page of every api, oldest first, for a root key that may read them all (`api.*.read_api`, as listing identities
+ * needs `identity.*.read_identity`): a list filtered by permission would tell a narrower key nothing it needs, and the
+ * console opens an api by its id. Apis stored without an index entry (the legacy layout) are not listed.
  */
 export async function listApis(
   deps: ControlPlaneDeps,

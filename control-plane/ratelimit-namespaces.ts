@@ -14,7 +14,8 @@ import type { WriteListener } from './key-writes.js'
 
 /**
  * The index of every namespace by id (creation order), for ratelimits.listNamespaces: a pointer written before the
- * record (a crash leaves an entry the listing skips). Namespaces made before it existed are not listed.
+ * record (a crash leaves an entry the listing skips). Namespaces stored without an entry (the legacy layout) are not
+ * listed.
  */
 export const NAMESPACES_INDEX = 'ratelimit-namespaces'
 

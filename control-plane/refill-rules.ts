@@ -11,7 +11,7 @@ export function checkRefill(refill: Refill | null | undefined, hasCredits: boole
 
 /**
  * A monthly refill with its day spelled out (1 when left out), as Unkey stores and answers it; daily ones have none.
- * Applied when a refill is written and when one is shown, so that records written before it read the same.
+ * Applied when a refill is written and when one is shown, so that records stored without the day read the same.
  */
 export function withRefillDay<T extends Refill | null | undefined>(refill: T): T {
   if (!refill || refill.interval !== 'monthly' || refill.refillDay !== undefined) return refill

@@ -3,9 +3,9 @@
  * its cached key: key-verifier.ts) is frozen so that what is made of it can be made once — its serialised JSON
  * (fast-route.ts), a gateway's answer (authorize-route.ts) — and kept with it.
  *
- * Kept on the value rather than in a WeakMap keyed by it: measured on the cache-miss path (a new verdict per
- * request), a long-lived WeakMap's young values were promoted to the old generation after their key had gone
- * (~0.3 KB per miss, the serialised answer); kept here, they die with the verdict in the young generation.
+ * Kept on the value rather than in a WeakMap keyed by it: on the cache-miss path (a new verdict per request), a
+ * long-lived WeakMap's young values (the serialised answer) are promoted to the old generation after their key has
+ * gone; kept here, they die with the verdict in the young generation.
  */
 const MEMO = Symbol('what is derived from this frozen value')
 

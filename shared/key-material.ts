@@ -27,7 +27,7 @@ export function generateKey(prefix: string | undefined, byteLength: number = KEY
   return { key, hash: hashKey(key), start: head + body.slice(0, START_CHARS) }
 }
 
-/** SHA-256, standard base64. One-shot `crypto.hash` costs a third of createHash().update().digest(). */
+/** SHA-256, standard base64. One-shot `crypto.hash`: no Hash object per call, unlike createHash().update().digest(). */
 export function hashKey(key: string): string {
   return oneShotHash('sha256', key, 'base64')
 }

@@ -73,7 +73,7 @@ export interface RootKeyRecord {
   id: string
   /** SHA-256 of the root key, standard base64. */
   hash: string
-  /** `kgroot_` and the first characters of the random part, to recognise it by (absent on early root keys). */
+  /** `kgroot_` and the first characters of the random part, to recognise it by (legacy root keys may lack it). */
   start?: string
   name?: string
   /** `*`, `<resource>.<id|*>.<action>` or `rootkey.*.manage` (shared/root-key-actions.ts). */

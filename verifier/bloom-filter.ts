@@ -93,7 +93,7 @@ export class HashWords {
   }
 }
 
-// 10 bits and 7 probes per hash: ~0.8% false positives at capacity (each costs one Redis read, as every miss did).
+// 10 bits and 7 probes per hash: ~0.8% false positives at capacity (each costs one Redis read, as a miss does).
 const BITS_PER_HASH = 10
 const PROBES = 7
 const MIN_BITS = 1 << 16

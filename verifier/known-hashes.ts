@@ -14,7 +14,7 @@ import { BloomFilter, HashWords } from './bloom-filter.js'
  * created after it was added when its change was applied.
  *
  * A shard whose changes were skipped (its cache dropped: a trimmed log, an epoch or instance change) is "unsure" until
- * the next build: `mayExist` says yes for all its hashes, so they are read as before. So is every shard until the
+ * the next build: `mayExist` says yes for all its hashes, so they are read from the store. So is every shard until the
  * first build ends. Deleted keys stay in the filter (a false positive costs one read) until a build, which happens
  * when the filter holds more than its capacity.
  */

@@ -25,7 +25,7 @@ export interface Freshness {
  * arrives before that poll starts shares it; under a flood these polls are SPACING_MS apart. The poll catches up
  * wherever the verifier was behind, which adds the new keys' hashes; if the filter still says no, no key had the hash
  * when the request arrived: NOT_FOUND, no read. Anything else — a false positive, a shard the filter is unsure of,
- * a failed poll, a cache beyond the staleness bound — reads the key as ever.
+ * a failed poll, a cache beyond the staleness bound — reads the key.
  */
 export class MissPath {
   private readonly negatives: Counter
@@ -88,10 +88,8 @@ export class MissPath {
   }
 }
 
-// At most one poll per 10 ms for misses. A poll costs Redis as much as ~40 key reads (SORT_RO and INFO: ~50 µs of
-// command time against ~1.2 µs for a read), so batches must be large for a flood to cost Redis less than a read each:
-// spaced so, a batch holds F/100 keys of a flood of F a second (measured at 64 connections, ~3,000/s: about the Redis
-// CPU of a read each, 20× fewer commands; at 256 connections less CPU than reads), and a verifier's polls for misses
-// cost Redis at most 100 × ~50 µs a second whatever the flood. A miss waits for the spacing only while polls are that
-// frequent: a lone unknown key is polled for at once.
+// At most one poll per 10 ms for misses. A poll costs Redis as much as many key reads (SORT_RO and INFO against one
+// HMGET), so batches must be large for a flood to cost Redis less than a read each: spaced so, a batch holds F/100 keys
+// of a flood of F a second, and a verifier's polls for misses cost Redis at most 100 polls a second whatever the flood.
+// A miss waits for the spacing only while polls are that frequent: a lone unknown key is polled for at once.
 const SPACING_MS = 10

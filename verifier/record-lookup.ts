@@ -62,11 +62,11 @@ export class RecordLookup<R extends { rev: number }> {
   }
 
   /**
-   * Drops a settled read, and its hold on the answer. Deleting the Map entry alone left the record reachable for the
-   * young-generation collector: measured, ~0.7 KB per cache miss (the record, and the verdict, context and serialised
-   * answer that hang off it) was promoted to the old generation and lived until the next full collection. The likely
-   * path: a table V8 leaves behind when it rehashes the Map still points at the entries it held, and once promoted it
-   * counts as a root for every scavenge. Whatever still holds this object, it no longer leads to the record.
+   * Drops a settled read, and its hold on the answer. Deleting the Map entry alone would leave the record reachable for
+   * the young-generation collector: on every cache miss the record, and the verdict, context and serialised answer that
+   * hang off it, would be promoted to the old generation and live until the next full collection. The likely path: a
+   * table V8 leaves behind when it rehashes the Map still points at the entries it held, and once promoted it counts as
+   * a root for every scavenge. Whatever still holds this object, it no longer leads to the record.
    */
   private forget(id: string, pending: PendingRead<R>): void {
     this.pending.delete(id)
@@ -75,7 +75,7 @@ export class RecordLookup<R extends { rev: number }> {
 
   /**
    * Reads until the answer is current, then forgets the pending read. A chain of promises rather than an async loop
-   * with a `finally`: this is every cache miss, and those frames and promises were a good part of a miss's garbage.
+   * with a `finally`: this is every cache miss, and those frames and promises would be a good part of a miss's garbage.
    */
   private readUntilCurrent(id: string, pending: PendingRead<R>, attempt: number): Promise<R | null> {
     const epoch = this.cache.epoch

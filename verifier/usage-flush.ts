@@ -9,12 +9,11 @@ export interface HourTable {
 
 /**
  * One flush of a recorder's tables: their counts as the store's increments, each key's taken (copied and zeroed) only
- * when the store reads it, just before the call that carries it is sent. Taking them all at the flush's start made a
- * batch (three objects a key, and the calls' arguments) that lived as long as the flush — 40–314 ms of round trips for
- * 1,000 keys under a paced 10,000 verifications a second, with scavenges during it — so that V8 promoted it, the most
- * of what a busy verifier promoted: its old generation filled with dead batches and its major collections came sooner
- * (bench/RESULTS.md, 2026-11-26). A count made during the flush to a key not yet read goes with this flush, one to a
- * key already read with the next: every count is taken once.
+ * when the store reads it, just before the call that carries it is sent. Taking them all at the flush's start would
+ * make a batch (three objects a key, and the calls' arguments) that lives as long as the flush — many round trips,
+ * with scavenges during them — so that V8 promotes it: a busy verifier's old generation would fill with dead batches
+ * and its major collections come sooner. A count made during the flush to a key not yet read goes with this flush, one
+ * to a key already read with the next: every count is taken once.
  */
 export class UsageFlush {
   /** Index in `past` of the table being read; `past.length` once all are. */

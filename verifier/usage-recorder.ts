@@ -19,10 +19,10 @@ const OUTCOME: Partial<Record<VerdictCode, Outcome>> = {
  * taken by a store call that failed, are lost: analytics are best effort, verdicts never wait.
  *
  * The current hour's table outlives its flushes: a flush takes each key's counts and zeroes them in place, and drops
- * only the keys not counted since the flush before. A table made anew every flush re-created every busy key's entry
- * and cell each time — measured on a verifier answering 10,000 keys in turn (bench/RESULTS.md, 2026-11-25): the Map
- * regrown through its sizes each flush, its large tables faulted in page by page, and the entries promoted to the old
- * generation for the next flush to discard.
+ * only the keys not counted since the flush before. A table made anew every flush would re-create every busy key's
+ * entry and cell each time, on a verifier answering many keys in turn: the Map regrown through its sizes each flush,
+ * its large tables faulted in page by page, and the entries promoted to the old generation for the next flush to
+ * discard.
  */
 export class UsageRecorder {
   /** The current hour's counts by key id: no string is built per verification. */

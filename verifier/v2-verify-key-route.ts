@@ -145,7 +145,7 @@ type Data = Static<typeof Data>
  * before the body, as the management API's: a missing or malformed header 400, one not valid 401). A root key
  * without `api.*.verify_key` or `api.<the key's api>.verify_key` gets NOT_FOUND for the key, as a key that does not
  * exist, before anything of it is spent (Unkey's rule: it learns nothing of keys beyond its reach). Then the same
- * verification as v1's (KeyVerifier), its verdict in v2's shape. v1's route, and its fast path, are untouched.
+ * verification as v1's (KeyVerifier), its verdict in v2's shape. v1's route, and its fast path, are separate.
  */
 export function registerV2VerifyKey(app: KeygateServer, verifier: KeyVerifier, rootKeys: RootKeyCheck): void {
   void app.register(async (scope: KeygateServer) => {

@@ -3,15 +3,15 @@ export const JUDGED_NODE_MAJOR = 24
 
 /**
  * A warning for a bench run on a Node older than the judged one (`version` as process.versions.node), else undefined.
- * Every server the bench starts runs on the bench's own Node (process.execPath); on Node 20 some verifier processes
- * ran in a slow state across every window measured (1.15–1.75× the CPU of an identical sibling, 2026-11-25), so a
- * CPU figure taken there says as much about which process drew it as about the code. Node 22 was not measured.
+ * Every server the bench starts runs on the bench's own Node (process.execPath); on Node 20 a verifier process can
+ * fall into a slow state at random and keep it across every window measured, so a CPU figure taken there says as
+ * much about which process drew it as about the code. Node 22 is not vouched for either.
  */
 export function benchNodeWarning(version: string): string | undefined {
   const major = Number(version.split('.')[0])
   if (major >= JUDGED_NODE_MAJOR) return undefined
   return (
-    `bench: running on Node ${version}; on Node 20 some verifier processes ran in a slow state at random ` +
-    `(bench/RESULTS.md, 2026-11-25): judge on Node ${JUDGED_NODE_MAJOR}, the image’s runtime (bench/README.md says how)`
+    `bench: running on Node ${version}; on Node 20 a verifier process can fall into a slow state at random: ` +
+    `judge on Node ${JUDGED_NODE_MAJOR}, the image’s runtime (bench/README.md says how)`
   )
 }

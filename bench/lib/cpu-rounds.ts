@@ -72,14 +72,13 @@ async function untilReady(url: string): Promise<void> {
 }
 
 /**
- * The order of a round's windows: the contenders' list rotated by the round's number, so that each takes every place
- * in turn — and each `mirrored` group (labels of contenders judged against each other by adjacent windows: the
- * verifier's hit and the ceiling's saturated windows, the fixed-rate p99s) in the list's order in even rounds and
- * reversed in odd ones, in the same places. Rotation alone keeps neighbours in one order in every round but the one
- * where it wraps them apart, and that order is not neutral: in a run on 2026-11-27 the first of three consecutive
- * paced windows had the better p99 in five rounds of six, whichever server it was (bench/RESULTS.md). A group must
- * name contenders in the list and share none with another group: a typo would silently leave a pair unmirrored, and
- * a later group could undo an earlier one's order.
+ * The order of a round's windows: the contenders' list rotated by the round's number, so that each takes every place in
+ * turn — and each `mirrored` group (labels of contenders judged against each other by adjacent windows: the verifier's
+ * hit and the ceiling's saturated windows, the fixed-rate p99s) in the list's order in even rounds and reversed in odd
+ * ones, in the same places. Rotation alone keeps neighbours in one order in every round but the one where it wraps them
+ * apart, and that order is not neutral: the first of consecutive paced windows can have the better p99 whichever server
+ * it is, so each must be first as often as the other. A group must name contenders in the list and share none with
+ * another group: a typo would silently leave a pair unmirrored, and a later group could undo an earlier one's order.
  */
 export function roundOrder<T extends { label: string }>(
   contenders: readonly T[],

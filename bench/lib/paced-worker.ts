@@ -11,10 +11,10 @@ import { percentile } from './stats.js'
  * Why not autocannon's `overallRate`: each of its connections sends its share of a second as fast as it is
  * answered and then waits for the next second (a per-second counter), so "10,000 req/s" is a saturating burst
  * at the start of every second, and its histogram counts whole milliseconds. Why not undici (latency-worker):
- * at 10,000 req/s its client work (~50 µs a request here) made the load core itself the tail, p99 3.5–6 ms for
- * both servers with p50 0.2 ms. This client does nearly nothing per request: the requests are bytes built
- * once, and an answer is found by its Content-Length. It spins (setImmediate) between sends to keep time to the
- * microsecond: it owns the load core meanwhile, which is what that core is for.
+ * at 10,000 req/s its client work per request makes the load core itself the tail, the same for every server.
+ * This client does nearly nothing per request: the requests are bytes built once, and an answer is found by its
+ * Content-Length. It spins (setImmediate) between sends to keep time to the microsecond: it owns the load core
+ * meanwhile, which is what that core is for.
  *
  * Reads a PacedPlan from the file named by argv[2]; prints a LoadResult (ms) as JSON on stdout.
  */
@@ -158,7 +158,7 @@ const connections = Array.from(
       answered++
       if (status < 200 || status > 299) non2xx++
       // Warm-up answers take exactly this path too (their latencies are dropped at the end): a branch first taken
-      // when the warm-up ends would have V8 compile code again inside the measured window (seen: 2–4 ms stalls).
+      // when the warm-up ends would have V8 compile code again inside the measured window, stalling the client.
       latencies[sequence] = latencyMs
       if (latencyMs > slowOverMs) {
         slowSequences.push(sequence)

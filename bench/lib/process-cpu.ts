@@ -57,10 +57,10 @@ export function mayRunOn(pid: number, core: number): boolean {
  * A core's busy time over a window is the window's wall time less this, not /proc/stat's busy fields: on a tickless
  * kernel (NO_HZ_IDLE, the usual build, with tick-based CPU accounting) idle is measured exactly, but user, system and
  * softirq are sampled by the scheduler tick, and a core woken for tens of µs at a time is sampled busy far more or far
- * less often than it is, as the tick happens to fall: a process pinned to core 0 working 60 µs per UDP datagram, 4,000
- * a second, used 0.63 s of it in 2.05 s while the busy fields grew by 1.88 s in one run and by 0.02–0.08 s in others
- * (2026-11-26: bench/RESULTS.md). Busy so reckoned is everything but idle — interrupts and the cost of waking an idle
- * core included, and on a VM the time the host took (steal), which no process is charged with.
+ * less often than it is, as the tick happens to fall: a process working in such short bursts can show in the busy
+ * fields as several times the CPU it used in one run and as a small fraction of it in the next. Busy so reckoned is
+ * everything but idle — interrupts and the cost of waking an idle core included, and on a VM the time the host took
+ * (steal), which no process is charged with.
  */
 export function idleSeconds(core: number, stat = readFileSync('/proc/stat', 'utf8')): number {
   const ticks = coreTicks(core, stat)

@@ -7,7 +7,7 @@ export const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2)
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64)
 /**
  * Requests in flight per connection. With one, a 2-core machine's round trips set the pace and the server idles
- * a third of the time whatever it is; four keep it busy without deep queues (which would promote every
+ * for part of each whatever it is; four keep it busy without deep queues (which would promote every
  * request's garbage and measure the collector instead).
  */
 export const PIPELINING = Number(process.env.BENCH_PIPELINING ?? 4)

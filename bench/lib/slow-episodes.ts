@@ -10,10 +10,10 @@ export const EPISODE_GAP_MS = 1
 
 /**
  * An episode of at least this many slow requests is a long one: at bench:tail's 10,000 req/s, 2 ms of arrivals left
- * unanswered at once. A stall of the core for ~4 ms makes one of ~40 (bench/RESULTS.md: most of them the host's, whose
- * guest kernel runs a DAMON thread that takes ~4 ms every ~512 ms); so would one of the server's own collections or
- * timers, which their logs tell apart, and anything else that takes the core for milliseconds, which they do not: V8's
- * helper threads, Redis on the same core, the server's own work outside a logged callback's first turn.
+ * unanswered at once. A stall of the core for a few milliseconds makes one, whatever took the core: the host (a VM's
+ * guest kernel has periodic work of its own), one of the server's own collections or timers, which their logs tell
+ * apart, and anything else that takes the core for milliseconds, which they do not: V8's helper threads, Redis on the
+ * same core, the server's own work outside a logged callback's first turn.
  */
 export const LONG_EPISODE = 20
 

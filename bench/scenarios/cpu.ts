@@ -17,9 +17,9 @@ import { measured, median, percentile, type Measured, type RoundRatios } from '.
 const HIT_KEYS = 1_000
 const MISS_KEYS = 10_000
 const FIXED_RATE = 10_000
-// The paced client's own warm-up: V8 still compiled its code (2–4 ms stalls on its pinned core) 2.6 s in.
+// The paced client's own warm-up: long enough for V8 to have compiled its code (each compile stalls its pinned core).
 const PACED_WARMUP_SECONDS = 3
-// A large young generation: ~7 short scavenges a second instead of ~200, which were stalls in its latencies.
+// A large young generation: a few short scavenges a second rather than hundreds, each a stall in its latencies.
 const PACED_CLIENT_FLAGS = ['--min-semi-space-size=64', '--max-semi-space-size=64']
 const RELAY_DELAY_MS = 0.5
 const RELAY_RATE = 1_000
@@ -53,11 +53,9 @@ const CT10 = `the ceiling's twin at a fixed ${FIXED_RATE.toLocaleString('en-US')
 export const CPU_WINDOW_ORDER: readonly string[] = [C, V1, V2, A, CT, P, B, BD, M, H, CT10, C10, V10]
 
 /**
- * Windows judged against each other by adjacent windows, each group in reverse every other round: rotation alone put
- * the ceiling's saturated window just before the verifier's in five rounds of six (in the other, the second, its wrap
- * puts the verifier's first and the ceiling's last, as it still does), and with the three paced windows' order
- * alternated the first of them had the better p99 in five rounds of six, whichever server it was (bench/RESULTS.md,
- * 2026-11-27).
+ * Windows judged against each other by adjacent windows, each group in reverse every other round: rotation alone puts
+ * the ceiling's saturated window just before the verifier's in every round but the one whose wrap puts the verifier's
+ * first and the ceiling's last; and the first of three paced windows can have the better p99 whoever serves it.
  */
 export const CPU_MIRRORED: readonly (readonly string[])[] = [
   [C, V1],
@@ -108,9 +106,9 @@ export async function cpu(): Promise<ScenarioReport> {
     const upstream = await start(startServer({ args: [benchServer('upstream')], readyPath: '/', core: LOAD_CORE }))
     const ceiling = await start(startServer({ args: [benchServer('ceiling')] }))
     // The same ceiling in a second process: one sample of what two processes of identical code measure apart in this
-    // run (on the Intel host of 2026-11-26 three identical ceilings' per-round ratios had medians 0.935–1.01,
-    // bench/RESULTS.md). It serves the rows the ceiling serves, saturated and at the fixed rate, so the two have one
-    // load history: their CPU ratio and their p99 ratio at the fixed rate are what identical code measures apart.
+    // run (identical processes do not measure alike). It serves the rows the ceiling serves, saturated and at the fixed
+    // rate, so the two have one load history: their CPU ratio and their p99 ratio at the fixed rate are what identical
+    // code measures apart.
     const ceilingTwin = await start(startServer({ args: [benchServer('ceiling')] }))
     const proxyPort = await freePort()
     const verifier = await start(
@@ -451,8 +449,8 @@ async function checkAnswers(s: {
     if (verdict.valid !== true || verdict.keyId !== keyId || verdict.name !== BENCH_KEY_FIELDS.name)
       throw new Error(`the verifier did not verify ${keyId}: ${JSON.stringify(verdict)}`)
   }
-  // The ceiling answers a verdict of the same fields and length as Keygate's for these keys (it drifted once: the
-  // identity, added to verdicts later, made Keygate's answer 83 bytes longer than the ceiling's).
+  // The ceiling answers a verdict of the same fields and length as Keygate's for these keys: a field Keygate's verdicts
+  // gain and the ceiling's lack would make Keygate serialise more than the ceiling does.
   const ours = JSON.stringify(await postJson(`${s.verifier.url}${VERIFY}`, { key: s.keys[0]!.key }))
   const ceilings = JSON.stringify(await postJson(`${s.ceiling.url}${VERIFY}`, { key: s.keys[0]!.key }))
   const twins = JSON.stringify(await postJson(`${s.ceilingTwin.url}${VERIFY}`, { key: s.keys[0]!.key }))

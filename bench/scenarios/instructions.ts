@@ -59,9 +59,9 @@ async function send(url: string, bodies: string[], amount: number): Promise<void
  * instructions of every thread of the process over the measured requests, less its idle rate (work done by the
  * clock) times their duration, are divided by their number. It counts work, not time: cache misses, syscalls'
  * kernel side and waiting are not in it. V8 itself is driven by time (concurrent compilation and marking, heap
- * sizing, code flushing), so the counts are not exact: two runs of the verifier agreed within 1% once and 6%
- * another time, a shorter warm-up gives larger counts, and variants run side by side disagreed by tens of percent.
- * Good for the size of a gap, not for telling apart changes of a few percent.
+ * sizing, code flushing), so the counts are not exact: repeat runs of one server do not agree, a shorter warm-up gives
+ * larger counts, and variants run side by side can disagree widely. Good for the size of a gap, not for telling apart
+ * changes of a few percent.
  */
 export async function instructions(): Promise<ScenarioReport> {
   return onStage(KEYS, async ({ fixture, keys, onStop }) => {

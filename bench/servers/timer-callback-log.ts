@@ -31,7 +31,7 @@ function logged(callback: Callback): Callback {
   }
 }
 
-/** `setTimeout` or `setInterval` with its callback logged; the same Timeout, ref/unref/refresh and clear as before. */
+/** `setTimeout` or `setInterval` with its callback logged, otherwise the same: Timeout, ref/unref/refresh, clear. */
 function wrapping<T extends typeof setTimeout | typeof setInterval>(original: T): T {
   const wrapper = function (this: unknown, callback: unknown, ...rest: unknown[]) {
     return Reflect.apply(original, this, [

@@ -3,8 +3,8 @@ import { Pool, type Dispatcher } from 'undici'
 
 /**
  * A second proxy baseline, reported beside the first (undici-proxy.ts): node:http passing every request through
- * undici's dispatch API, each chunk written straight to the client — the technique keygate's proxy uses since it
- * stopped using request() + pipe. Keygate ÷ this is what verifying costs a proxy built the same way.
+ * undici's dispatch API, each chunk written straight to the client — the technique keygate's proxy uses (rather than
+ * request() + pipe). Keygate ÷ this is what verifying costs a proxy built the same way.
  */
 const pool = new Pool(process.env.UPSTREAM_URL!, { connections: 128 })
 // Hop-by-hop headers are the connection's, not the request's (RFC 9110 §7.6.1): a proxy never passes them on.

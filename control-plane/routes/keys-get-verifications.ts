@@ -49,7 +49,7 @@ const Bucket = Type.Object({
 
 /**
  * Verification counts of a key, or summed over an owner's keys, per hour or day (UTC), as its verifiers recorded
- * them (flushed about once a second, kept 90 days). Defaults: the last 24 hours by hour, or the last 30 days by
+ * them (flushed every 5 s, kept 90 days). Defaults: the last 24 hours by hour, or the last 30 days by
  * day. read_analytics is Keygate's permission for it; read_key is Unkey's, which its clients' root keys hold.
  */
 export function registerGetVerifications(app: KeygateServer, deps: ControlPlaneDeps): void {

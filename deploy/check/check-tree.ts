@@ -40,7 +40,7 @@ export async function checkDeployTree(
   const problems: Problem[] = []
   if (directories.length === 0)
     problems.push({ where: relative(options.root, deployDir) || '.', message: 'no kustomization found' })
-  // Rendered side by side: kustomize is the slow part (~100 ms each).
+  // Rendered side by side: kustomize, a process per kustomization, is the slow part.
   const results = await Promise.all(
     directories.map((dir) => checkKustomization(dir, { base: options.root, kustomize: options.kustomize })),
   )

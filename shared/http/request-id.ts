@@ -5,12 +5,12 @@ const ACCEPTED = /^[A-Za-z0-9._-]{1,128}$/
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
 
 // Request ids must be unique, not unpredictable: a random per-process prefix (12 base58 digits, ~70 bits) and a
-// counter. Drawing random bytes for every request cost 7% of a verifier's time on the hot path.
+// counter. Random bytes are drawn once: drawing them for every request would put a costly call on the hot path.
 const prefix = Array.from(randomBytes(12), (byte) => BASE58[byte % 58]).join('')
 const DIGITS = 10
 // The counter is kept as the id's own text, counted up in place (an odometer in base58): each id is then one flat
-// string copied out of it, where building it digit by digit made a chain of 10 joined strings that every later use
-// (a header's check, the answer's body) had to flatten first.
+// string copied out of it, where building it digit by digit would make a chain of 10 joined strings that every later
+// use (a header's check, the answer's body) would have to flatten first.
 const id = Buffer.from(`req_${prefix}${BASE58[0]!.repeat(DIGITS)}`, 'latin1')
 const FIRST = BASE58.charCodeAt(0)
 const LAST = BASE58.charCodeAt(BASE58.length - 1)

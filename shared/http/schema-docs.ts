@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox'
 
 /**
  * A string that is one of `values`, as `{type: 'string', enum}`: the API reference lists the values, and a
- * refused value is answered with them (validation.ts), where a union of literals showed as "anyOf".
+ * refused value is answered with them (validation.ts), where a union of literals would show as "anyOf".
  */
 export const StringEnum = <const V extends readonly string[]>(values: V, options: { description?: string } = {}) =>
   Type.Unsafe<V[number]>({ type: 'string', enum: [...values], ...options })

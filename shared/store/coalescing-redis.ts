@@ -9,23 +9,22 @@ type LegacyOptions = RedisOptions & { replyMapping?: 'legacy' }
  * the turn's first command and uncorked once the turn's I/O callbacks have run (setImmediate), so that the key reads
  * of a burst of cache misses — and any other commands issued together — cost one system call, not one each.
  *
- * It replaces ioredis' auto-pipelining on one server or behind Sentinel (a Cluster keeps auto-pipelining, which
- * groups by node). Auto-pipelining batched the writes too, but through Pipeline objects of which only one may be in
- * flight at a time: measured on a verifier answering cache misses (bench/RESULTS.md, 2026-11-25), every scavenge
- * promoted ~5.5 MB (≈2.3 KB a miss) and took 7–13 ms, against 0.33 MB and ~2 ms without them; without any batching
- * the writes cost as much as the collector saved. Corking keeps the batching and leaves the commands as they are:
- * each still has its own promise and reply; only when the bytes leave changes, never their order.
+ * It is used instead of ioredis' auto-pipelining on one server or behind Sentinel (a Cluster keeps auto-pipelining,
+ * which groups by node). Auto-pipelining batches the writes too, but through Pipeline objects of which only one may be
+ * in flight at a time: on a verifier answering cache misses the commands waiting behind one live long enough to be
+ * promoted, and every scavenge grows longer; without any batching the writes cost as much as the collector would
+ * save. Corking keeps the batching and leaves the commands as they are: each still has its own promise and reply;
+ * only when the bytes leave changes, never their order.
  *
  * It also times commands out itself (`commandTimeout`, as ioredis names it): a command not answered within it is
  * rejected with ioredis' own "Command timed out", so a hung Redis fails fast. ioredis gives every command a timer of
- * its own and `delete`s it from the command when answered, which turns each command into a slow dictionary object;
- * measured on a verifier answering only cache misses, that cost ~5% of its CPU (bench/RESULTS.md, 2026-11-25). Here
- * one timer per connection watches the commands awaiting a reply — the queue ioredis keeps in sending order — and
- * is due when the oldest of them is. It walks all three of ioredis' queues: the commands sent (`commandQueue`), those
- * waiting for a connection (`offlineQueue`), and those a closed connection left unanswered, kept to be sent again once
- * a new one is ready (`prevCommandQueue`): a reconnect whose handshake hangs must not hold them past their time.
- * (ioredis' `duplicate()` would make a plain connection from these options, neither coalesced nor timed: open another
- * CoalescingRedis instead — Keygate never duplicates one.)
+ * its own and `delete`s it from the command when answered, which turns each command into a slow dictionary object, a
+ * cost every cache miss pays. Here one timer per connection watches the commands awaiting a reply — the queue ioredis
+ * keeps in sending order — and is due when the oldest of them is. It walks all three of ioredis' queues: the commands
+ * sent (`commandQueue`), those waiting for a connection (`offlineQueue`), and those a closed connection left
+ * unanswered, kept to be sent again once a new one is ready (`prevCommandQueue`): a reconnect whose handshake hangs
+ * must not hold them past their time. (ioredis' `duplicate()` would make a plain connection from these options, neither
+ * coalesced nor timed: open another CoalescingRedis instead — Keygate never duplicates one.)
  */
 export class CoalescingRedis extends Redis {
   /** The socket corked in this turn, if any: the connection may have been replaced by the time it is uncorked. */

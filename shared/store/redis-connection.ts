@@ -23,9 +23,9 @@ export function connectionOptions(name: string): RedisOptions {
 /**
  * The stores' scripts that take their keys' count first (defined without numberOfKeys: RedisKeyStore's). ioredis'
  * auto-pipelining on a Cluster groups commands by the slot of their first argument — the count for these, not a
- * key —, so calls for keys in different slots went into one pipeline, which refused them all ("All keys in the
+ * key —, so calls for keys in different slots would go into one pipeline, which refuses them all ("All keys in the
  * pipeline should belong to the same slots allocation group": every usage flush, and concurrent exact rate limits,
- * failed). On a Cluster they are sent on their own, routed by their keys.
+ * would fail). On a Cluster they are sent on their own, routed by their keys.
  */
 export const SCRIPTS_WITH_KEY_COUNT = ['consumeRateLimits', 'addUsage']
 

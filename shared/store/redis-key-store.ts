@@ -85,15 +85,14 @@ function positionsOf(reply: (string | null)[]): ShardRevision[] | undefined {
   return positions as ShardRevision[]
 }
 
-// Buckets (a key's hour and day: two per key) whose usage one script call adds on a single Redis: ~3 commands each
-// inside the script: 50 to a call hold Redis ~70 µs (200 to a call held it ~370 µs each; INFO commandstats).
+// Buckets (a key's hour and day: two per key) whose usage one script call adds on a single Redis, a few commands each
+// inside the script: enough to save round trips, few enough that one call holds Redis only briefly.
 const USAGE_BUCKETS_PER_CALL = 50
-// A flush's calls in flight at once, on one Redis and on a Cluster. Sent all at once, a flush of 1,000 keys held Redis
-// ~3.7 ms in one stretch every flush: every other client of it (a miss path, another verifier) waited that long, and a
-// verifier sharing a core with Redis stalled with it. One at a time, Redis serves others between calls; the flush
-// takes a round trip a call longer (1,000 keys: 10–17 ms; 40–314 ms under a paced 10,000 req/s, Redis and the verifier
-// sharing a core: bench/RESULTS.md, 2026-11-26), off every request's path. A Cluster's calls are a key's two
-// buckets each (a few µs of Redis), spread over its nodes: 32 at once keep a flush of 50,000 keys near a second.
+// A flush's calls in flight at once, on one Redis and on a Cluster. Sent all at once, a large flush would hold Redis in
+// one stretch: every other client of it (a miss path, another verifier) would wait that long, and a verifier sharing a
+// core with Redis would stall with it. One at a time, Redis serves others between calls; the flush takes a round trip
+// a call longer, off every request's path. A Cluster's calls are a key's two buckets each, spread over its nodes: 32 at
+// once keep a flush of 50,000 keys near a second.
 const USAGE_CALLS_IN_FLIGHT = 1
 const CLUSTER_USAGE_CALLS_IN_FLIGHT = 32
 // Buckets encoded in one turn of the event loop before it is let go (a Cluster call is smaller than this).
@@ -225,8 +224,8 @@ export class RedisKeyStore implements KeyStore {
   }
 
   getKeyByHash(hash: string): Promise<KeyRecord | null> {
-    // A verifier's miss path: one promise on the read, no async frames around it (each is a few hundred bytes per
-    // miss, and under a flood of misses their garbage is most of the collector's work).
+    // A verifier's miss path: one promise on the read, no async frames around it (each is allocated per miss, and
+    // under a flood of misses their garbage is most of the collector's work).
     return this.redis.hmget(redisKeys.record(hash), 'rev', 'doc', 'credits').then(recordOf, rethrowAsStoreError)
   }
 
@@ -284,15 +283,16 @@ export class RedisKeyStore implements KeyStore {
 
   async addUsage(increments: Iterable<UsageIncrement>): Promise<void> {
     // On a Cluster a call's buckets must share a slot: a call per key (its buckets are in its id's slot), ended where
-    // the next increment is another key's. On one Redis any buckets go together, USAGE_BUCKETS_PER_CALL to a call (a
-    // flush of a busy verifier was a call per key it verified). Arguments are pushed straight into each call's lists: a
-    // flush covers every key verified in the last seconds, and its garbage is paid for in the verifier's collector.
+    // the next increment is another key's. On one Redis any buckets go together, USAGE_BUCKETS_PER_CALL to a call (not
+    // a call per key verified, which a busy verifier's flush would make thousands of). Arguments are pushed straight
+    // into each call's lists: a flush covers every key verified in the last seconds, and its garbage is paid for in the
+    // verifier's collector.
     //
     // Increments are read only when there is room in the window to send the call they go to (one call in flight on one
     // Redis, CLUSTER_USAGE_CALLS_IN_FLIGHT on a Cluster): the verifier's recorder takes a key's counts when they are
     // read, so none waits for a call of its own. The event loop is let go every USAGE_BUCKETS_PER_TURN buckets besides
     // (on one Redis each call's wait for its reply already does): a verifier flushing thousands of keys in one turn
-    // held every verification behind it for milliseconds (bench/RESULTS.md: the p99 at a fixed rate).
+    // would hold every verification behind it for milliseconds, which shows in the p99.
     // After a failed call nothing more is sent (Redis is likely down: a call after another would each wait out the
     // command timeout) nor read, and the flush fails once the calls in flight settled: increments read into a call not
     // sent are dropped with it — none on one Redis; on a Cluster, the buckets of the key being read (at most its two).

@@ -67,7 +67,7 @@ export const redisKeys = {
   revokedRootKeys: 'kg:{root}:revoked',
   /** STRING `disabled` while the bootstrap root key (KEYGATE_ROOT_KEY) is turned off. */
   bootstrapRootKey: 'kg:{root}:bootstrap',
-  /** STRING json: a root key as releases before the `{root}` slot stored it; moved into it when found. */
+  /** STRING json: a root key in the legacy layout (a slot of its own); moved into the `{root}` slot when found. */
   legacyRootKey: (hash: string) => `kg:root:${hash}`,
   /** STRING: set once every legacy root key has been looked for (by SCAN) and moved. */
   legacyRootKeysMoved: 'kg:{root}:legacy-moved',
