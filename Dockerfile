@@ -8,17 +8,19 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# Dependencies first, so a source change does not reinstall them.
+# Dependencies first, so a source change does not reinstall them. --ignore-scripts: the package's own prepare
+# builds dist/, from sources not copied yet; `npm run build` below does it once they are.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json ./
+COPY scripts ./scripts
 COPY shared ./shared
 COPY control-plane ./control-plane
 COPY verifier ./verifier
 COPY cli ./cli
 # The admin console's sources: the build bundles them into dist/console (esbuild, from the dev dependencies).
 COPY console ./console
-# tsc writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable.
+# The build writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable.
 RUN npm run build \
  && chmod 0755 dist/cli/keygate.js \
  && npm prune --omit=dev --omit=optional --no-audit --no-fund \

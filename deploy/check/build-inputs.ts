@@ -51,12 +51,14 @@ export function buildInputProblems(inputs: BuildInputs): Problem[] {
     ...config.extends.map((file) => ({ file, group: file, why: `${project} extends it` })),
   ]
   if (/\bnpm\b/.test(command)) needs.push({ file: 'package.json', group: 'package.json', why: 'npm runs its scripts' })
+  for (const script of buildScripts(run.args, contextDir))
+    needs.push({ file: script, group: script, why: `\`${command}\` runs it` })
   const problems: Problem[] = []
   const given = (file: string) => givenAt(stages, build, file, contextDir) === posix.join(workdir, file)
 
   const source = entrypoint && entrypointSource(entrypoint.built, workdir, config, contextDir)
   if (entrypoint && source?.file === undefined && source?.candidates && existsSync(join(contextDir, source.built))) {
-    // The build output here has it, but nothing in the tree compiles to it: a stale dist/ passed the check before.
+    // The build output here has it, but nothing in the tree compiles to it: a stale dist/ must not pass the check.
     problems.push({
       where: at(entrypoint.instruction),
       message: `ENTRYPOINT runs ${entrypoint.target}, which tsc would write from ${source.candidates.join(' or ')}: not in ${contextDir} (the ${source.built} there is left over from an older build)`,
@@ -141,6 +143,34 @@ function buildStep(stages: Stage[]): { stage: Stage; run: Instruction; command: 
     }
   }
   return undefined
+}
+
+/**
+ * The scripts package.json's build script runs with node (`node scripts/build.mjs`), with the project scripts they
+ * import by relative path, transitively, as context paths: a build that transpiles the tree runs them.
+ */
+function buildScripts(run: string, contextDir: string): string[] {
+  if (!/\bnpm\s+(?:run|run-script)\s+build\b/.test(run)) return []
+  let command = ''
+  try {
+    const manifest = JSON.parse(readFileSync(join(contextDir, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>
+    }
+    command = manifest.scripts?.build ?? ''
+  } catch {
+    return []
+  }
+  const queue = [...command.matchAll(/(?:^|[\s;&|(])node\s+(?:-\S+\s+)*([^\s;&|)]+\.m?js)\b/g)].map((m) => m[1]!)
+  const seen = new Set<string>()
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const path = posix.normalize(file)
+    if (seen.has(path) || path.startsWith('..') || !existsSync(join(contextDir, path))) continue
+    seen.add(path)
+    for (const { fileName } of ts.preProcessFile(readFileSync(join(contextDir, path), 'utf8'), true, true)
+      .importedFiles)
+      if (/^\.\.?\//.test(fileName)) queue.push(posix.join(posix.dirname(path), fileName))
+  }
+  return [...seen].sort()
 }
 
 /** The tsconfig the RUN compiles, as a context path: `tsc -p X` in it or in package.json's build script. */

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// Builds dist/: every TypeScript module of the service, the bench and the deploy checks transpiled one file to one
+// file by esbuild (types stripped, not checked), and the admin console bundled (console/build.mjs). Transpiling takes
+// well under a second where a type-checking compile of the tree takes many, so that `npm start` answers within
+// seconds of a fresh install; the type-check runs in `npm test` (`npm run typecheck`), which is where a type error
+// must stop a change. Run by `npm install` (prepare), `npm start` and every script that runs from dist/.
+//
+// --quiet: no progress lines (the scripts that only need dist/ to be current).
+import { readdirSync, rmSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
+import { buildConsole } from '../console/build.mjs'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const quiet = process.argv.includes('--quiet')
+// The folders tsconfig.json compiles: what runs from dist/.
+const SOURCES = ['cli', 'shared', 'control-plane', 'verifier', 'bench', 'deploy']
+
+/** Every .ts file under `dir` that is part of the program (tests of the bench are run by vitest from source). */
+function typescriptFiles(dir) {
+  return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+}
+
+const started = performance.now()
+if (!quiet) process.stdout.write('Building Keygate (esbuild) … ')
+const out = join(root, 'dist')
+// A module deleted from the sources must not linger in dist/ and be imported from there.
+for (const dir of [...SOURCES, 'test']) rmSync(join(out, dir), { recursive: true, force: true })
+await build({
+  absWorkingDir: root,
+  entryPoints: SOURCES.flatMap(typescriptFiles),
+  outdir: out,
+  outbase: '.',
+  bundle: false,
+  platform: 'node',
+  format: 'esm',
+  // tsconfig.json's target: class fields, top-level await and the rest as written.
+  target: 'es2022',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+})
+await buildConsole()
+if (!quiet) process.stdout.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`)
