@@ -1,5 +1,6 @@
 import type { CacheSettings, GatewayPolicy, SyncSettings } from '../shared/config/settings.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
+import { registerIndex, type ServerIndex } from '../shared/http/index-route.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
 import type { KeyStore } from '../shared/store/key-store.js'
 import { buildControlPlaneApp } from '../control-plane/app.js'
@@ -37,6 +38,29 @@ export interface AssembledControlPlane {
   verifier: KeyVerifier
   /** ratelimits.limit's core; counts async calls from the app's start to its close. */
   ratelimits: NamespaceRatelimits
+}
+
+/** `GET /` of a control plane or `keygate dev`: the console for a browser, else where everything is. */
+function controlPlaneIndex(service: 'control-plane' | 'dev', forwardAuth: boolean): ServerIndex {
+  return {
+    service: service === 'dev' ? 'keygate dev' : 'keygate control plane',
+    about:
+      service === 'dev'
+        ? 'Control plane and verifier in one process, in memory: the management API needs a root key (the one printed at start); keys.verifyKey does not.'
+        : 'The management API (a root key in Authorization: Bearer) and keys.verifyKey.',
+    links: {
+      console: '/console',
+      apiReference: '/docs',
+      openapi: '/openapi.json',
+      v1: '/v1/{service}.{method}',
+      v2: '/v2/{service}.{method}',
+      verifyKey: 'POST /v1/keys.verifyKey',
+      ...(forwardAuth ? { forwardAuth: '/v1/authorize' } : {}),
+      errors: '/docs/errors',
+      health: '/livez /readyz /metrics',
+    },
+    browserHome: '/console',
+  }
 }
 
 /**
@@ -77,6 +101,7 @@ export function assembleControlPlane(
       // root keys, which its own writes reach at once): one code path for both processes.
       registerV2VerifyKey(open, verifier, new RootKeyCheck(verifier, settings.bootstrapRootKey))
       if (gateway) registerAuthorize(open, verifier, gateway, settings.docsBaseUrl)
+      registerIndex(open, controlPlaneIndex(settings.service ?? 'control-plane', gateway !== undefined))
     },
   })
   // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.

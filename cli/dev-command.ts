@@ -67,10 +67,13 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
 
 export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
   const config = devConfig(argv, env)
-  const log = createLogger(config.logLevel, 'dev', readableLogLines(process.stdout))
+  const lines = readableLogLines(process.stdout)
+  const log = createLogger(config.logLevel, 'dev', lines)
+  process.stdout.write('Starting the dev server (control plane and verifier in one process, in memory) …\n')
   const dev = await startDev(config, log)
   closeGracefully(log, config.shutdownGraceMs, config.shutdownDelayMs, dev.app)
   process.stdout.write(banner(dev))
+  lines.startedUp()
   return 'serving'
 }
 

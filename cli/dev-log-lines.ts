@@ -19,36 +19,47 @@ const MAX_IN_FLIGHT = 500
 /** Fields every record carries: left out of the readable line. */
 const ROUTINE = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg', 'requestId'])
 
+export interface ReadableLogLines extends Writable {
+  /**
+   * Start-up is over (the banner is out): from now on every line is printed. Until then routine lines (below WARN)
+   * are left out: they are the servers' own book-keeping, and the banner says what a person needs to know.
+   */
+  startedUp(): void
+}
+
 /**
  * `keygate dev`'s log, for a person at a terminal: one readable line per request ("12:00:01 POST
  * /v1/apis.createApi 200 (1.9 ms)") and per other event, instead of pino's JSON. Fastify logs a request twice
  * (incoming, completed); the first is held by request id and printed with the second. The records are already
  * redacted by the logger (shared/logger.ts): this only lays them out.
  */
-export function readableLogLines(out: NodeJS.WritableStream): Writable {
+export function readableLogLines(out: NodeJS.WritableStream): ReadableLogLines {
   const incoming = new Map<string, string>()
   let pending = ''
-  return new Writable({
+  let startingUp = true
+  const lines = new Writable({
     write(chunk: Buffer, _encoding, done) {
       pending += chunk.toString('utf8')
       let newline: number
       while ((newline = pending.indexOf('\n')) >= 0) {
-        const line = lineOf(pending.slice(0, newline), incoming)
+        const line = lineOf(pending.slice(0, newline), incoming, startingUp)
         pending = pending.slice(newline + 1)
         if (line !== undefined) out.write(`${line}\n`)
       }
       done()
     },
   })
+  return Object.assign(lines, { startedUp: () => void (startingUp = false) })
 }
 
-function lineOf(json: string, incoming: Map<string, string>): string | undefined {
+function lineOf(json: string, incoming: Map<string, string>, startingUp: boolean): string | undefined {
   let record: LogRecord
   try {
     record = JSON.parse(json) as LogRecord
   } catch {
     return json
   }
+  if (startingUp && (record.level ?? 30) < 40) return undefined
   const time = new Date(record.time ?? Date.now()).toTimeString().slice(0, 8)
   const id = record.requestId
   if (record.msg === 'incoming request' && id !== undefined) {

@@ -3,6 +3,8 @@ import { accessSync, constants } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
 import { commandArguments, commandOf, ConfigError, specs, type CommandName } from '../shared/config/config.js'
 import { helpText } from '../shared/config/option-spec.js'
+import { closestName } from '../shared/closest-name.js'
+import { packageVersion } from '../shared/package-root.js'
 import { COMMANDS, SERVERS } from './commands.js'
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring.js'
 import { holdTickObject } from './tick-object-keeper.js'
@@ -33,19 +35,26 @@ ${Object.entries(COMMANDS)
   .map(([name, command]) => `  ${synopsis(name as CommandName).padEnd(width)}  ${command.summary}`)
   .join('\n')}
 
-keygate <command> --help lists the command's options.
+keygate <command> --help (or -h) lists the command's options; keygate --version prints the version.
 `
 
 /** The `keygate` bin: finds the command, answers --help from the option table, loads and runs the command. */
 async function main(argv: string[]): Promise<'serving' | number> {
   const found = commandOf(argv)
+  // Anywhere on the line, as a user adds it to a command they were typing.
+  if (argv.includes('--version')) {
+    process.stdout.write(`keygate ${packageVersion()}\n`)
+    return 0
+  }
   if (!found) {
     const [first] = argv
-    if (first === undefined || first === '--help' || first === 'help') {
+    if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
       process.stdout.write(USAGE)
       return 0
     }
-    process.stderr.write(`keygate: unknown command ${JSON.stringify(argv.join(' '))}\n\n${USAGE}`)
+    const closest = closestName(argv.join(' '), Object.keys(COMMANDS), 3)
+    const hint = closest ? ` (did you mean keygate ${closest}?)` : ''
+    process.stderr.write(`keygate: unknown command ${JSON.stringify(argv.join(' '))}${hint}\n\n${USAGE}`)
     return 2
   }
   const { command: named, rest } = found

@@ -119,9 +119,9 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     management.addHook('onRequest', async (request) => {
       request.principal = await auth.authenticate(request)
     })
-    // Root keys stored before verifiers could check them: published at start (in this plugin, so that its onClose
-    // runs before the store is closed).
-    backfillRootKeysOnStart(management, rootKeys, deps.log)
+    // Stored root keys that verifiers cannot check yet (legacy ones, never published): published at start (in this
+    // plugin, so that its onClose runs before the store is closed).
+    backfillRootKeysOnStart(management, rootKeys, deps.bootstrapRootKey !== undefined, deps.log)
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
     registerCreateApi(management, routeDeps)
     registerGetApi(management, routeDeps)

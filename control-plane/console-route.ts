@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../shared/errors.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
+import { packageRoot } from '../shared/package-root.js'
 
 /**
  * The admin console's policy: its own script, stylesheet and icon, calls to this origin's API, nothing else. No
@@ -40,10 +41,7 @@ const HASHED = /-[A-Z0-9]{8}\.(js|css)$/
 
 /** dist/console of this package: beside the compiled modules, or, when tests run the sources, built beside them. */
 export function builtConsoleDir(): URL {
-  for (let dir = new URL('./', import.meta.url); dir.pathname !== '/'; dir = new URL('../', dir)) {
-    if (existsSync(new URL('package.json', dir))) return new URL('dist/console/', dir)
-  }
-  throw new Error('package.json not found above the console module')
+  return new URL('dist/console/', packageRoot())
 }
 
 /** The built console's files by name, read and compressed once. */

@@ -4,11 +4,15 @@ import type { RootKeys } from './root-keys.js'
 
 const RETRY_MS = 5_000
 /**
- * Between two reconciles. A root key revoked by a control plane or CLI of a release before verifiers checked root
- * keys (a rolling upgrade) writes no tombstone: a reconcile writes it, so verifiers refuse it within this plus the
- * revocation bound. Steady state, a reconcile reads the root keys and the published index: two reads.
+ * Between two reconciles. A root key revoked by a control plane or CLI that does not publish root keys to verifiers
+ * (mixed versions during a rolling upgrade) writes no tombstone: a reconcile writes it, so verifiers refuse it within
+ * this plus the revocation bound. Steady state, a reconcile reads the root keys and the published index: two reads.
  */
 const RECONCILE_MS = 1_000
+
+const NO_ROOT_KEY =
+  'no root key can authenticate: none is stored and no bootstrap key is on (KEYGATE_ROOT_KEY), so every management ' +
+  "call is refused. Make one: keygate root-key create --permissions '*' (with this control plane's REDIS_URL)"
 
 /**
  * Publishes the stored root keys to verifiers once the app is ready (RootKeys.backfill), then reconciles them every
@@ -16,13 +20,24 @@ const RECONCILE_MS = 1_000
  * retried until the app closes. Register it in a plugin of the app: its onClose then runs (awaiting an attempt in
  * flight) before the composition root's closes the store.
  */
-export function backfillRootKeysOnStart(app: KeygateServer, rootKeys: RootKeys, log: Logger): void {
+export function backfillRootKeysOnStart(
+  app: KeygateServer,
+  rootKeys: RootKeys,
+  hasBootstrapRootKey: boolean,
+  log: Logger,
+): void {
   let closed = false
   let timer: NodeJS.Timeout | undefined
   let inFlight: Promise<void> = Promise.resolve()
+  let lockedOut = false
   const attempt = (): void => {
     inFlight = rootKeys.backfill().then(
-      () => {
+      (found) => {
+        // Nothing can authenticate: said once when it starts (at start-up, or when the last root key goes), loudly,
+        // since every management call is refused until someone with access to Redis makes a root key.
+        const nowLockedOut = found.stored === 0 && (!hasBootstrapRootKey || found.bootstrapDisabled)
+        if (nowLockedOut && !lockedOut) log.error(NO_ROOT_KEY)
+        lockedOut = nowLockedOut
         if (closed) return
         timer = setTimeout(attempt, RECONCILE_MS)
         timer.unref()

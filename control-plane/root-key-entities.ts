@@ -20,6 +20,12 @@ const TOMBSTONE_ATTEMPTS = 3
 /** The hashes of every root key ever published: what a reconcile checks against the store. */
 const PUBLISHED_INDEX = 'rootkeys:published'
 
+/** What a reconcile found in the root-key store. */
+export interface RootKeysFound {
+  stored: number
+  bootstrapDisabled: boolean
+}
+
 /**
  * Root keys as verifiers see them (shared/root-key-entity.ts): every stored root key mirrored as an entity, and the
  * bootstrap key's switch. The root-key store stays the control plane's truth; the two are separate writes (separate
@@ -94,13 +100,14 @@ export class RootKeyEntities {
   }
 
   /**
-   * Publishes every stored root key that has no entity yet — root keys stored by a release before verifiers checked
-   * them, or by a create cut short between its two writes — and turns the bootstrap key off for verifiers if the
-   * store has it off. Only ever adds what the store holds (a tombstone stays), so it is safe beside any other write.
+   * Publishes every stored root key that has no entity yet — legacy root keys, never published, or one left by a create
+   * cut short between its two writes — and turns the bootstrap key off for verifiers if the store has it off. Only ever
+   * adds what the store holds (a tombstone stays), so it is safe beside any other write. Answers what it found: how
+   * many root keys are stored, and whether the bootstrap key is off.
    */
   async backfill(
     rootKeys: Pick<RootKeyStore, 'listRootKeys' | 'isBootstrapRootKeyDisabled' | 'getRootKeyByHash'>,
-  ): Promise<void> {
+  ): Promise<RootKeysFound> {
     const stored = await rootKeys.listRootKeys()
     const live = new Set(stored.map((record) => record.hash))
     for (const record of stored) {
@@ -109,14 +116,14 @@ export class RootKeyEntities {
       this.published.add(record.hash)
     }
     await this.tombstoneRevoked(rootKeys, live)
-    if ((await rootKeys.isBootstrapRootKeyDisabled()) && !(await this.bootstrapSwitch())?.doc.disabled) {
-      await this.disableBootstrap()
-    }
+    const bootstrapDisabled = await rootKeys.isBootstrapRootKeyDisabled()
+    if (bootstrapDisabled && !(await this.bootstrapSwitch())?.doc.disabled) await this.disableBootstrap()
+    return { stored: stored.length, bootstrapDisabled }
   }
 
   /**
    * Tombstones every published root key the store no longer has: one revoked or rolled by something that wrote no
-   * tombstone (a control plane or CLI of a release before verifiers checked root keys, during a rolling upgrade).
+   * tombstone (a control plane or CLI that does not publish root keys to verifiers, mid rolling upgrade).
    * A hash is in the index only once the store had it (publish follows the store's create), so a published root key
    * the store lacks now was revoked: it is read again one by one before it is tombstoned (never a race with a create).
    */

@@ -8,7 +8,7 @@ import type { RootKeyStore } from '../shared/store/root-key-store.js'
 import type { AuditActor, AuditLog } from './audit-log.js'
 import type { WriteListener } from './key-writes.js'
 import { BOOTSTRAP_ID } from './root-key-auth.js'
-import { RootKeyEntities } from './root-key-entities.js'
+import { RootKeyEntities, type RootKeysFound } from './root-key-entities.js'
 
 /**
  * A root key as the API, the command line and the audit log show it: never its hash, never the key. (A type, not
@@ -161,10 +161,10 @@ export class RootKeys {
   }
 
   /**
-   * Publishes to verifiers what the store holds and they have not been given (root keys from earlier releases, or
-   * left by a create cut short): run by every control plane at start. Safe beside any other write (it only adds).
+   * Publishes to verifiers what the store holds and they have not been given (legacy root keys, or one left by a create
+   * cut short): run by every control plane at start. Safe beside any other write (it only adds).
    */
-  backfill(): Promise<void> {
+  backfill(): Promise<RootKeysFound> {
     return this.entities.backfill(this.deps.store)
   }
 }

@@ -4,6 +4,7 @@ import type { KeyVerifier } from './key-verifier.js'
 import { registerVerifyKey, verifyKeyFastRoute } from './verify-key-route.js'
 import { authorizeFastRoute, registerAuthorize } from './authorize-route.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
+import { registerIndex, type ServerIndex } from '../shared/http/index-route.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 import { boundApi } from './bound-api.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
@@ -22,6 +23,19 @@ export interface VerifierAppDeps extends ServerBase {
   bootstrapRootKey?: string | undefined
 }
 
+const VERIFIER_INDEX: ServerIndex = {
+  service: 'keygate verifier',
+  about:
+    'The verifier sidecar: answers from memory beside your API. Management operations (apis.*, keys.createKey, …) are served by the control plane.',
+  links: {
+    verifyKey: 'POST /v1/keys.verifyKey, POST /v2/keys.verifyKey (a root key)',
+    forwardAuth: '/v1/authorize',
+    ratelimits: 'POST /v1/ratelimits.limit, POST /v2/ratelimit.limit, POST /v2/ratelimit.multiLimit',
+    errors: '/docs/errors',
+    health: '/livez /readyz /metrics',
+  },
+}
+
 /** The verifier's HTTP surface. Never listens: cli/verifier-command.ts does, tests inject. */
 export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   const storeReady = storeReadiness(deps.store)
@@ -30,6 +44,8 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
     ...deps,
     // Per-request logs would dominate the hot path; failures are still logged.
     logRequests: false,
+    unmatchedOperation:
+      'this is a verifier, which answers keys.verifyKey, ratelimits.limit and /v1/authorize; management operations are served by the control plane',
     // verifyKey is the hot path: served ahead of Fastify's per-request machinery (shared/http/fast-route.ts).
     fastRoute: verifyKeyFastRoute(deps.verifier),
     // Forward-auth is a gateway's hot path: served ahead of Fastify too, but for requests Fastify must explain.
@@ -44,6 +60,7 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   app.addHook('onReady', async () => {
     void bound.notReadyReasons()
   })
+  registerIndex(app, VERIFIER_INDEX)
   registerVerifyKey(app, deps.verifier)
   registerAuthorize(app, deps.verifier, deps.gateway, deps.docsBaseUrl)
   registerVerifierLimit(app, deps.ratelimits)

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { memoOf } from '../shared/frozen-memo.js'
+import { docsBaseFor } from '../shared/http/docs-base.js'
 import { errorBody } from '../shared/http/error-body.js'
 import { nodeHttp } from '../shared/http/node-http.js'
 import { StoreUnavailableError } from '../shared/errors.js'
@@ -60,7 +61,7 @@ export function registerAuthorize(
         return reply
           .code(answer.status)
           .headers(answer.headers)
-          .send(errorBody({ code: answer.code, message }, request.id, docsBaseUrl))
+          .send(errorBody({ code: answer.code, message }, request.id, docsBaseFor(docsBaseUrl, request.raw)))
       }
       const answer = await answerOf(verifier, check)
       return reply.code(answer.status).headers(answer.headers).send()

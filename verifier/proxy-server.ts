@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
 import { ApiError, StoreUnavailableError } from '../shared/errors.js'
+import { docsBaseFor } from '../shared/http/docs-base.js'
 import { errorBody } from '../shared/http/error-body.js'
 import { nodeHttp } from '../shared/http/node-http.js'
 import { requestIdOf } from '../shared/http/request-id.js'
@@ -66,7 +67,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       res.destroy()
       return
     }
-    const body = JSON.stringify(errorBody<string>(error, requestId, options.docsBaseUrl))
+    const body = JSON.stringify(errorBody<string>(error, requestId, docsBaseFor(options.docsBaseUrl, res.req)))
     res.writeHead(error.statusCode, {
       ...(error instanceof ApiError ? error.headers : undefined),
       ...headers,

@@ -91,7 +91,8 @@ export class ShardSync {
       onDisconnected: () => {
         this.subscribed = false
         this.metrics.feedConnected.set(0)
-        this.log.warn('change feed disconnected; polling keeps the cache current until it is back')
+        // Closing the feed is part of shutting down once the sync has stopped: nothing to warn about.
+        if (!this.stopped) this.log.warn('change feed disconnected; polling keeps the cache current until it is back')
       },
     })
     subscribed.catch((err) => this.log.warn({ err }, 'change feed subscription failed; polling only until it succeeds'))

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { Type } from 'typebox'
 import { ERRORS, type ErrorCode } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
+import { packageVersion } from '../../shared/package-root.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { withBodyExample } from './body-example.js'
 import { withDocumentedShapes } from './documented-shapes.js'
@@ -11,14 +11,6 @@ import { TAGS } from './operation-doc.js'
 import { isV2Operation, OPERATIONS, operationIdOf, type OperationDoc } from './operations.js'
 import { problemResponses } from './problem-responses.js'
 
-/** The package's version, from the package.json above this module (in dist/ or, under tests, the sources). */
-function packageVersion(): string {
-  for (let dir = new URL('./', import.meta.url); dir.pathname !== '/'; dir = new URL('../', dir)) {
-    if (existsSync(new URL('package.json', dir)))
-      return (JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { version: string }).version
-  }
-  throw new Error('package.json not found above the OpenAPI module')
-}
 const version = packageVersion()
 
 /**

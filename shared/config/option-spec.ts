@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { closestName } from '../closest-name.js'
 
 export type OptionKind =
   'port' | 'host' | 'url' | 'http-url' | 'link-base' | 'int' | 'level' | 'secret' | 'string' | 'choice' | 'boolean'
@@ -95,7 +96,7 @@ export function parseOptions<const Specs extends readonly OptionSpec[]>(
     for (const name of argNames.slice(args.length)) problems.push(`<${name}> is required`)
     for (const extra of args.slice(argNames.length)) problems.push(`unexpected argument ${JSON.stringify(extra)}`)
   } catch (err) {
-    problems.push((err as Error).message)
+    problems.push(parseProblem(err as Error & { code?: string }, specs))
   }
   const values: Record<string, string | number | boolean | undefined> = {}
   for (const spec of specs) {
@@ -123,6 +124,17 @@ export function parseOptions<const Specs extends readonly OptionSpec[]>(
     values: problems.length === 0 ? (values as OptionValues<Specs>) : undefined,
     args: problems.length === 0 ? args : [],
   }
+}
+
+/** node:util's refusal of the command line, in the table's terms: an unknown flag names the closest known one. */
+function parseProblem(err: Error & { code?: string }, specs: readonly OptionSpec[]): string {
+  const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^'=]*)/.exec(err.message)?.[1] : undefined
+  if (unknown === undefined) return err.message
+  const closest = closestName(
+    unknown.replace(/^-+/, ''),
+    specs.map((spec) => spec.flag),
+  )
+  return `unknown option ${unknown}${closest ? ` (did you mean --${closest}?)` : ''}: --help lists the options`
 }
 
 /** A secret has no default: it is given, or absent. */
@@ -194,5 +206,6 @@ export function helpText(usage: string, summary: string, specs: readonly OptionS
     const fallback = defaultOf(spec) === undefined ? (spec.required ? 'required' : '') : `default ${defaultOf(spec)}`
     return `  --${spec.flag.padEnd(22)} ${spec.env.padEnd(26)} ${spec.description}${fallback ? ` (${fallback})` : ''}`
   })
-  return `${usage}\n\n${summary}\n\nOptions (flag, environment variable; flags win over the environment):\n${rows.join('\n')}\n  --help${' '.repeat(17)}${' '.repeat(27)}this text\n`
+  const own = (flag: string, text: string) => `  ${flag.padEnd(24)} ${' '.repeat(26)} ${text}`
+  return `${usage}\n\n${summary}\n\nOptions (flag, environment variable; flags win over the environment):\n${[...rows, own('-h, --help', 'this text'), own('--version', "keygate's version")].join('\n')}\n`
 }

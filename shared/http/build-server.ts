@@ -34,6 +34,8 @@ export interface ServerOptions extends ServerBase {
   fastRoute?: FastJsonRoute
   /** A header-only route served ahead of Fastify too (fast-header-route.ts): forward-auth. */
   fastHeaderRoute?: FastHeaderRoute
+  /** Said of a `/v1/…` or `/v2/…` operation this server does not serve, after the 404's own message. */
+  unmatchedOperation?: string
   /** Registers a plugin that must see every route, the server's own included (the OpenAPI document). */
   documentation?: (app: KeygateServer) => void
 }
@@ -125,7 +127,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
     }
   })
 
-  const unmatchedRoute = installErrorHandling(app, options.docsBaseUrl)
+  const unmatchedRoute = installErrorHandling(app, options.docsBaseUrl, options.unmatchedOperation)
 
   app.decorate('stopAccepting', () => {
     closing = true

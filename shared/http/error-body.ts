@@ -8,11 +8,14 @@ export interface ErrorBody<Code extends string = ErrorCode> {
   error: { code: Code; message: string; docs: string; requestId: string }
 }
 
-/** Builds the body of an error answer; the one place its shape is written. */
+/**
+ * Builds the body of an error answer; the one place its shape is written. `docsBase` is absolute (docs-base.ts):
+ * the `docs` link must lead to its page wherever the answer is read.
+ */
 export function errorBody<Code extends string = ErrorCode>(
   error: { code: Code; message: string },
   requestId: string,
-  docsBaseUrl: string,
+  docsBase: string,
 ): ErrorBody<Code> {
-  return { error: { code: error.code, message: error.message, docs: `${docsBaseUrl}/errors/${error.code}`, requestId } }
+  return { error: { code: error.code, message: error.message, docs: `${docsBase}/errors/${error.code}`, requestId } }
 }

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from './build-server.js'
+import { docsBaseFor, docsBaseForSocket } from './docs-base.js'
 import { errorBody } from './error-body.js'
 import { isV2Path, problemBody, problemContentType, problemStatus } from './problem-body.js'
 import { nodeHttp } from './node-http.js'
@@ -65,14 +66,21 @@ export function renderError(error: ApiError, request: FastifyRequest, reply: Fas
   return reply
     .code(error.statusCode)
     .type('application/json')
-    .send(errorBody(error, request.id, docsBaseUrl))
+    .send(errorBody(error, request.id, docsBaseFor(docsBaseUrl, request.raw)))
 }
 
 /** Says why a request matched no route: 405 (with Allow) on a known path, 404 otherwise. */
 export type UnmatchedRoute = (request: FastifyRequest) => ApiError
 
-/** The one error handler and the 404/405 handler of every Keygate server. */
-export function installErrorHandling(app: KeygateServer, docsBaseUrl: string): UnmatchedRoute {
+/**
+ * The one error handler and the 404/405 handler of every Keygate server. `unmatchedOperation` is said of a
+ * `/v1/…` or `/v2/…` path this server does not serve (a verifier: management operations are the control plane's).
+ */
+export function installErrorHandling(
+  app: KeygateServer,
+  docsBaseUrl: string,
+  unmatchedOperation?: string,
+): UnmatchedRoute {
   const methodsByPath = new Map<string, Set<string>>()
   app.addHook('onRoute', (route) => {
     const methods = methodsByPath.get(route.url) ?? new Set<string>()
@@ -98,7 +106,9 @@ export function installErrorHandling(app: KeygateServer, docsBaseUrl: string): U
         })
       : new ApiError(
           'NOT_FOUND',
-          `no operation at ${request.method} ${clipInput(path)}${suggestion(path, methodsByPath.keys())}`,
+          `no operation at ${request.method} ${clipInput(path)}${suggestion(path, methodsByPath.keys())}${
+            unmatchedOperation && /^\/v\d+\/[A-Za-z]/.test(path) ? `: ${unmatchedOperation}` : ''
+          }`,
         )
   }
   app.setNotFoundHandler((request, reply) => renderError(unmatched(request), request, reply, docsBaseUrl))
@@ -140,7 +150,7 @@ export function clientErrorHandler(docsBaseUrl: string) {
           ? new ApiError('REQUEST_HEADER_FIELDS_TOO_LARGE', 'the request headers are larger than the limit')
           : new ApiError('BAD_REQUEST', 'the request is not well-formed HTTP')
     const requestId = newRequestId()
-    const body = JSON.stringify(errorBody(error, requestId, docsBaseUrl))
+    const body = JSON.stringify(errorBody(error, requestId, docsBaseForSocket(docsBaseUrl, socket)))
     socket.end(
       `HTTP/1.1 ${error.statusCode} ${nodeHttp.STATUS_CODES[error.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

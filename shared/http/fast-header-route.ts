@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { docsBaseFor } from './docs-base.js'
 import { errorBody } from './error-body.js'
 import { toApiError } from './error-handler.js'
 import type { FastPath, FastRouteContext } from './fast-route.js'
@@ -55,7 +56,7 @@ export function fastHeaderPath(route: FastHeaderRoute, context: FastRouteContext
     const error = toApiError(err)
     if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, 'store unavailable')
     else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
-    const body = JSON.stringify(errorBody(error, requestId, context.docsBaseUrl))
+    const body = JSON.stringify(errorBody(error, requestId, docsBaseFor(context.docsBaseUrl, req)))
     send(req, res, error.statusCode, error.headers, body, requestId, started)
   }
 

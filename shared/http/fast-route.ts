@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import fastJson from 'fast-json-stringify'
+import { docsBaseFor } from './docs-base.js'
 import { errorBody } from './error-body.js'
 import { toApiError } from './error-handler.js'
 import { memoOf } from '../frozen-memo.js'
@@ -12,7 +13,7 @@ import type { RouteMetrics } from './route-metrics.js'
 
 /**
  * One POST route answered straight off node:http, ahead of Fastify: the verifier's verifyKey, where Fastify's
- * per-request machinery (hooks, reply pipeline, serializer) cost more than the verification itself. It does
+ * per-request machinery (hooks, reply pipeline, serializer) costs more than the verification itself. It does
  * what the Fastify route does — same JSON parser and prototype-poisoning rules, the same compiled body
  * validator and error messages, the same handler, error shape, request id and metrics — and nothing else.
  * Anything unusual (not JSON, no Content-Length, a body over the limit or empty, shutting down) is left to
@@ -132,7 +133,7 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
     const error = toApiError(err)
     if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, 'store unavailable')
     else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
-    const body = JSON.stringify(errorBody(error, requestId, context.docsBaseUrl))
+    const body = JSON.stringify(errorBody(error, requestId, docsBaseFor(context.docsBaseUrl, res.req)))
     send(res, error.statusCode, body, String(Buffer.byteLength(body)), requestId, started, error.headers)
   }
 

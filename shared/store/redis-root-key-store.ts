@@ -27,8 +27,9 @@ function recordOf(doc: string, used: string | null | undefined): RootKeyRecord {
 
 /**
  * Root keys on Redis, all in the `{root}` slot (redis-keys.ts), written by the scripts of
- * redis-root-key-scripts.ts. Root keys stored by earlier releases (`kg:root:<hash>`, one slot each) are moved in
- * when first met: looked up by hash, or by the first list, which looks for all of them once.
+ * redis-root-key-scripts.ts. Root keys stored under the legacy layout (`kg:root:<hash>`, one slot each) are moved
+ * in when first met by a lookup: by hash (a management call) or by id (a revoke or roll, which moves them all, once).
+ * A list only reads: it shows legacy root keys where they are, until they are moved.
  */
 export class RedisRootKeyStore implements RootKeyStore {
   private readonly redis: Redis & RootKeyScripts
@@ -61,19 +62,22 @@ export class RedisRootKeyStore implements RootKeyStore {
   }
 
   async getRootKeyById(id: string): Promise<RootKeyRecord | null> {
-    const hash = await this.run(() => this.redis.hget(redisKeys.rootKeyIds, id))
+    let hash = await this.run(() => this.redis.hget(redisKeys.rootKeyIds, id))
+    // Legacy root keys are in no index by id: one not moved yet is found by moving them all (once).
+    if (hash === null && (await this.moveLegacyOnce()))
+      hash = await this.run(() => this.redis.hget(redisKeys.rootKeyIds, id))
     const record = hash === null ? null : await this.getRootKeyByHash(hash)
     return record?.id === id ? record : null
   }
 
   async listRootKeys(): Promise<RootKeyRecord[]> {
-    await this.moveLegacyOnce()
     const [docs, used] = await this.run(() =>
       Promise.all([this.redis.hgetall(redisKeys.rootKeys), this.redis.hgetall(redisKeys.rootKeysUsed)]),
     )
-    return Object.entries(docs)
-      .map(([hash, doc]) => recordOf(doc, used[hash]))
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    const records = Object.entries(docs).map(([hash, doc]) => recordOf(doc, used[hash]))
+    const listed = new Set(records.map((record) => record.hash))
+    for (const legacy of await this.legacyRecords()) if (!listed.has(legacy.hash)) records.push(legacy)
+    return records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   }
 
   async revokeRootKey(id: string): Promise<RootKeyRecord | null> {
@@ -122,18 +126,41 @@ export class RedisRootKeyStore implements RootKeyStore {
     return moved === -1 ? null : record
   }
 
-  /** Finds every legacy root key (SCAN on every master), once: then marks the store as moved. */
-  private async moveLegacyOnce(): Promise<void> {
-    if ((await this.run(() => this.redis.exists(redisKeys.legacyRootKeysMoved))) === 1) return
+  /** The keys of every legacy root key not moved yet (SCAN on every master); none once they all have been moved. */
+  private async legacyKeys(): Promise<string[]> {
+    if ((await this.run(() => this.redis.exists(redisKeys.legacyRootKeysMoved))) === 1) return []
+    const found: string[] = []
     for (const node of this.nodes()) {
       let cursor = '0'
       do {
         const [next, keys] = await this.run(() => node.scan(cursor, 'MATCH', LEGACY_PATTERN, 'COUNT', 1_000))
-        for (const key of keys) await this.moveLegacy(key)
+        found.push(...keys)
         cursor = next
       } while (cursor !== '0')
     }
-    await this.run(() => this.redis.set(redisKeys.legacyRootKeysMoved, '1'))
+    return found
+  }
+
+  /** The legacy root keys as they are, read only: a revoked one (a copy left by a move cut short) is left out. */
+  private async legacyRecords(): Promise<RootKeyRecord[]> {
+    const records: RootKeyRecord[] = []
+    for (const key of await this.legacyKeys()) {
+      const doc = await this.run(() => this.redis.get(key))
+      if (doc === null) continue
+      const record = JSON.parse(doc) as RootKeyRecord
+      if ((await this.run(() => this.redis.sismember(redisKeys.revokedRootKeys, record.hash))) === 0)
+        records.push(record)
+    }
+    return records
+  }
+
+  /** Moves every legacy root key into the slot, once: then marks the store as moved. Whether there was any to move. */
+  private async moveLegacyOnce(): Promise<boolean> {
+    const keys = await this.legacyKeys()
+    for (const key of keys) await this.moveLegacy(key)
+    if ((await this.run(() => this.redis.exists(redisKeys.legacyRootKeysMoved))) === 0)
+      await this.run(() => this.redis.set(redisKeys.legacyRootKeysMoved, '1'))
+    return keys.length > 0
   }
 
   private async run<T>(operation: () => Promise<T>): Promise<T> {

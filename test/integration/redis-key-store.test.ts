@@ -73,13 +73,31 @@ describe('root keys on Redis: layout, and those stored by earlier releases (kg:r
     expect(await stage.store.getRootKeyById(record.id)).toEqual(record)
   })
 
-  it('legacy ones are all found by the first list (even those never used), which then stops looking', async () => {
+  it('legacy ones are listed where they are: a list writes nothing', async () => {
     const { record: unused } = await legacy(['api.*.read_key'])
+    const before = (await redis.admin.keys('*')).sort()
     expect((await stage.store.listRootKeys()).map((k) => k.id)).toContain(unused.id)
-    expect(await redis.admin.exists(redisKeys.legacyRootKey(unused.hash))).toBe(0)
+    expect((await redis.admin.keys('*')).sort()).toEqual(before)
+  })
+
+  it('legacy ones are all moved by the first lookup by id (even those never used), which then stops looking', async () => {
+    const { record: unused } = await legacy(['api.*.read_key'])
+    const { record: other } = await legacy(['api.*.read_api'])
+    expect(await stage.store.getRootKeyById(unused.id)).toEqual(unused)
+    for (const record of [unused, other]) expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
     expect(await redis.admin.get(redisKeys.legacyRootKeysMoved)).toBe('1')
+    expect((await stage.store.listRootKeys()).map((k) => k.id)).toEqual(expect.arrayContaining([unused.id, other.id]))
     // Revocable like any other.
-    expect(await stage.store.revokeRootKey(unused.id)).toMatchObject({ id: unused.id })
+    expect(await stage.store.revokeRootKey(other.id)).toMatchObject({ id: other.id })
+  })
+
+  it('a revoked legacy one is not listed, even if a copy was left behind', async () => {
+    const { record } = await legacy()
+    await stage.store.getRootKeyByHash(record.hash)
+    await stage.store.revokeRootKey(record.id)
+    await redis.admin.set(redisKeys.legacyRootKey(record.hash), JSON.stringify(record))
+    await redis.admin.del(redisKeys.legacyRootKeysMoved)
+    expect((await stage.store.listRootKeys()).map((k) => k.id)).not.toContain(record.id)
   })
 
   it('a legacy one cannot come back once revoked, even if a copy was left behind (a move cut short by a crash)', async () => {
