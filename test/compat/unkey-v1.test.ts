@@ -183,7 +183,8 @@ function isolated(run: Run): Run {
   }
 }
 
-const docsOf = (code: string) => `/docs/errors/${code}`
+/** Keygate's page for the code, on the server that answered (inject() sends `Host: localhost:80`). */
+const docsOf = (code: string) => `http://localhost:80/docs/errors/${code}`
 
 /** An error answer as Unkey's tests check it (docs: Keygate's page for the code). */
 function expectError(answer: Answer, status: number, code: string, message?: string | RegExp) {

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { waitFor } from '../support/wait-for.js'
@@ -37,6 +38,24 @@ describe('the keygate command line', () => {
       expect(help.stdout).toContain(`Usage: keygate ${command}`)
     }
     expect((await runKeygate(['verifier', '--help'])).stdout).toMatch(/--redis\s+REDIS_URL/)
+  })
+
+  it('answers -h like --help, --version on any command, and names the closest flag or command to a typo', async () => {
+    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as any).version
+    for (const args of [['--version'], ['dev', '--version'], ['root-key', 'list', '--version']]) {
+      const answer = await runKeygate(args)
+      expect(answer, args.join(' ')).toMatchObject({ code: 0, stdout: `keygate ${version}\n` })
+    }
+    expect(await runKeygate(['-h'])).toMatchObject({ code: 0, stdout: (await runKeygate(['--help'])).stdout })
+    const help = await runKeygate(['verifier', '-h'])
+    expect(help).toMatchObject({ code: 0, stdout: (await runKeygate(['verifier', '--help'])).stdout })
+    expect(help.stdout).toMatch(/-h, --help .*\n.*--version/)
+    const typo = await runKeygate(['dev', '--prot', '8080'])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain('unknown option --prot (did you mean --port?)')
+    const command = await runKeygate(['verifer'])
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('unknown command "verifer" (did you mean keygate verifier?)')
   })
 
   it('fails at start-up listing every bad option, with a non-zero exit', async () => {
@@ -112,6 +131,20 @@ describe('the keygate command line', () => {
     // The printed lines work in another terminal, which has no KEYGATE_ROOT_KEY: they ask for the key.
     expect(JSON.parse(runPrintedTry(dev.output(), `${rootKey}\n`))).toMatchObject({ name: 'my-api' })
     expect(dev.output()).not.toContain(rootKey)
+  })
+
+  it('keygate dev says it is starting, then prints the banner with no log line before it, and stops quietly', async () => {
+    const dev = await startKeygate(['dev'], { LOG_LEVEL: 'info' })
+    const banner = dev.output().indexOf('Keygate dev server')
+    expect(banner, dev.output()).toBeGreaterThan(0)
+    expect(dev.output().slice(0, banner).trim()).toBe(
+      'Starting the dev server (control plane and verifier in one process, in memory) …',
+    )
+    await fetch(`${dev.url}/livez`)
+    const stopping = dev.output().length
+    // Ctrl-C at the terminal.
+    expect(await dev.stop('SIGINT')).toBe(0)
+    expect(dev.output().slice(stopping)).not.toMatch(/WARN|ERROR/)
   })
 
   it('exits 0 on SIGTERM after draining', async () => {

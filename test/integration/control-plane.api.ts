@@ -227,7 +227,8 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         error: {
           code,
           message: expect.any(String),
-          docs: `/docs/errors/${code}`,
+          // inject() sends `Host: localhost:80`: the link is absolute, on the server that answered.
+          docs: `http://localhost:80/docs/errors/${code}`,
           requestId: expect.stringMatching(/^req_/),
         },
       })

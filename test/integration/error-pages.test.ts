@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { pino } from 'pino'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,7 +17,7 @@ import {
 
 /**
  * Every error body links to a page that exists: /docs/errors/<CODE>, served by each Keygate server (control
- * plane, dev, verifier), relative to the server that answered unless DOCS_BASE_URL says where the docs are.
+ * plane, dev, verifier), as an absolute URL on the server that answered unless DOCS_BASE_URL says where the docs are.
  */
 let controlPlane: TestServer
 let verifier: TestServer
@@ -101,13 +102,37 @@ describe('error pages', () => {
     const codes: string[] = []
     for (const [i, answer] of answers.entries()) {
       const { error } = (await answer.body.json()) as { error: { code: ErrorCode; docs: string } }
-      expect(error.docs).toBe(`/docs/errors/${error.code}`)
-      const page = await get(new URL(error.docs, bases[i]).href)
+      // Absolute, on the address the request was sent to: the link works wherever the answer is read.
+      expect(error.docs).toBe(`${bases[i]}/docs/errors/${error.code}`)
+      const page = await get(error.docs)
       expect(page.status, error.docs).toBe(200)
       expect(page.body).toContain(`<code>${error.code}</code>`)
       codes.push(error.code)
     }
     expect(codes).toEqual(['UNAUTHORIZED', 'NOT_FOUND', 'BAD_REQUEST', 'METHOD_NOT_ALLOWED'])
+  })
+
+  it("links on the host the client named, and on the socket's address when the Host header is not a host", async () => {
+    const port = new URL(verifierUrl).port
+    const raw = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(head))
+        let text = ''
+        socket.on('data', (chunk) => (text += String(chunk)))
+        socket.on('end', () => resolve(text))
+        socket.on('error', reject)
+      })
+    const docsIn = (answer: string) => (JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as any).error.docs
+    const post = (host: string) =>
+      `POST /v1/keys.verifyKey HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 1\r\nConnection: close\r\n\r\n{`
+    // The fast route, with the name a client (or a gateway in front) used.
+    expect(docsIn(await raw(post('keygate.internal:9000')))).toBe(
+      'http://keygate.internal:9000/docs/errors/BAD_REQUEST',
+    )
+    // Not a host: the address the connection came to instead.
+    expect(docsIn(await raw(post('evil.example/<script>')))).toBe(`http://127.0.0.1:${port}/docs/errors/BAD_REQUEST`)
+    // Refused by the HTTP parser before any request exists: the socket's address.
+    expect(docsIn(await raw('NOT HTTP\r\n\r\n'))).toBe(`http://127.0.0.1:${port}/docs/errors/BAD_REQUEST`)
   })
 
   it('links to the configured public base instead, on every path (the fast route included)', async () => {

@@ -93,6 +93,8 @@ export interface TestServerOptions {
   consoleDir?: URL
   /** Runs on the assembled app before it is ready: a test adds its own hooks here (Fastify takes none after). */
   beforeReady?: (app: KeygateServer) => void
+  /** The control plane's KEYGATE_ROOT_KEY (default TEST_ROOT_KEY; null: none). */
+  bootstrapRootKey?: string | null
 }
 
 /**
@@ -120,7 +122,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     ...SERVER,
     cache,
     sync: { ...DEFAULT_SYNC, ...options.sync },
-    bootstrapRootKey: TEST_ROOT_KEY,
+    bootstrapRootKey: options.bootstrapRootKey === null ? undefined : (options.bootstrapRootKey ?? TEST_ROOT_KEY),
     managementRateLimit: options.managementRateLimit,
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
     // Forward-auth beside the management API, as `keygate dev` has it.

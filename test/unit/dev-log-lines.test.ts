@@ -2,13 +2,20 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { readableLogLines } from '../../cli/dev-log-lines.js'
 
-/** Writes pino records (JSON lines) through the dev formatter and answers what a terminal would show. */
-async function shown(records: (object | string)[]): Promise<string[]> {
+/**
+ * Writes pino records (JSON lines) through the dev formatter and answers what a terminal would show: `starting` of
+ * them while the server starts, the rest once its banner is out.
+ */
+async function shown(records: (object | string)[], starting: (object | string)[] = []): Promise<string[]> {
   const out = new PassThrough()
   let text = ''
   out.on('data', (chunk) => (text += String(chunk)))
   const lines = readableLogLines(out)
-  for (const record of records) lines.write(`${typeof record === 'string' ? record : JSON.stringify(record)}\n`)
+  const write = (record: object | string) =>
+    lines.write(`${typeof record === 'string' ? record : JSON.stringify(record)}\n`)
+  for (const record of starting) write(record)
+  lines.startedUp()
+  for (const record of records) write(record)
   await new Promise((resolve) => lines.end(resolve))
   return text.split('\n').filter(Boolean)
 }
@@ -42,6 +49,18 @@ describe("keygate dev's log lines", () => {
       `${time} ERROR request failed err=boom`,
       'plain text',
     ])
+  })
+
+  it('while starting, prints warnings and errors only: the banner says the rest', async () => {
+    const lines = await shown(
+      [{ level: 30, time: at, msg: 'after the banner' }],
+      [
+        { level: 30, time: at, msg: 'Server listening at http://127.0.0.1:7070' },
+        { level: 20, time: at, msg: 'debugging' },
+        { level: 40, time: at, msg: 'a real warning' },
+      ],
+    )
+    expect(lines).toEqual([`${time} WARN a real warning`, `${time} INFO after the banner`])
   })
 
   it('forgets requests that never complete beyond a few hundred (memory stays bounded)', async () => {

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generateRootKey } from '../../shared/key-material.js'
+import { newId } from '../../shared/ids.js'
+import { rootKeyAddress } from '../../shared/root-key-entity.js'
+import {
+  capturedLogger,
+  startTestControlPlane,
+  startTestVerifier,
+  TEST_ROOT_KEY,
+  type TestServer,
+} from '../support/apps.js'
+import { waitFor } from '../support/wait-for.js'
+
+/** What a server says to someone who has just found it: its address alone, a call sent to the wrong process. */
+describe('first contact', () => {
+  let controlPlane: TestServer
+  let verifier: TestServer
+  beforeAll(async () => {
+    controlPlane = await startTestControlPlane()
+    verifier = await startTestVerifier({ backend: controlPlane.backend })
+  })
+  afterAll(async () => {
+    await verifier.close()
+    await controlPlane.close()
+  })
+
+  it('GET / on a control plane names the console, the API reference and the API; a browser goes to the console', async () => {
+    const index = await controlPlane.app.inject({ method: 'GET', url: '/' })
+    expect(index.statusCode).toBe(200)
+    expect(index.json()).toMatchObject({
+      service: 'keygate control plane',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      links: { console: '/console', apiReference: '/docs', openapi: '/openapi.json', v2: '/v2/{service}.{method}' },
+    })
+    const browser = await controlPlane.app.inject({
+      method: 'GET',
+      url: '/',
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    })
+    expect(browser.statusCode).toBe(302)
+    expect(browser.headers.location).toBe('/console')
+    // Every path it names is served.
+    for (const path of ['/console', '/docs', '/openapi.json', '/docs/errors', '/livez'])
+      expect((await controlPlane.app.inject({ method: 'GET', url: path })).statusCode, path).toBeLessThan(400)
+  })
+
+  it('GET / on a verifier says it is one, and where management operations go', async () => {
+    const index = await verifier.app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } })
+    expect(index.statusCode).toBe(200)
+    expect(index.json()).toMatchObject({
+      service: 'keygate verifier',
+      about: expect.stringContaining('served by the control plane'),
+      links: { forwardAuth: '/v1/authorize' },
+    })
+  })
+
+  it('a management call sent to a verifier is a 404 that says it is a verifier, on v1 and v2', async () => {
+    for (const url of ['/v1/keys.createKey', '/v2/apis.createApi']) {
+      const answer = await verifier.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ROOT_KEY}` },
+        payload: '{}',
+      })
+      expect(answer.statusCode, url).toBe(404)
+      expect(answer.body, url).toContain('this is a verifier')
+      expect(answer.body, url).toContain('served by the control plane')
+    }
+    // Not said of a path that is no operation at all, nor by a control plane.
+    expect((await verifier.app.inject({ method: 'GET', url: '/nothing' })).body).not.toContain('verifier')
+    expect(
+      (
+        await controlPlane.app.inject({
+          method: 'POST',
+          url: '/v1/keys.frobnicate',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ROOT_KEY}` },
+          payload: '{}',
+        })
+      ).body,
+    ).not.toContain('verifier')
+  })
+})
+
+describe('a control plane that no root key can authenticate to', () => {
+  it('says so as an error at start, not with a root key, and again when the last root key goes', async () => {
+    const { log, lines } = capturedLogger()
+    const said = () => lines.filter((line) => line.includes('no root key can authenticate')).length
+    const server = await startTestControlPlane({ bootstrapRootKey: null, log })
+    try {
+      await waitFor(() => said() === 1, 'the warning at start')
+      expect(JSON.parse(lines.find((line) => line.includes('no root key can authenticate'))!).level).toBe(50)
+      const { hash, start } = generateRootKey()
+      const record = { id: newId('root'), hash, start, permissions: ['*'], createdAt: Date.now() }
+      await server.backend.store.createRootKey(record)
+      // A reconcile has seen it once it has published it for verifiers: from then on nothing more is said.
+      await waitFor(
+        async () => (await server.backend.store.getEntity(rootKeyAddress(hash))) !== null,
+        'a reconcile to find the root key',
+        5_000,
+      )
+      expect(said()).toBe(1)
+      await server.backend.store.revokeRootKey(record.id)
+      await waitFor(() => said() === 2, 'the warning when the last root key went', 5_000)
+    } finally {
+      await server.close()
+    }
+    const withBootstrap = capturedLogger()
+    const other = await startTestControlPlane({ log: withBootstrap.log })
+    await other.close()
+    expect(withBootstrap.lines.join('')).not.toContain('no root key can authenticate')
+  })
+})
