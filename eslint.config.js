@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint'
  * read can be checked, so the processes' code writes every import as a plain string: no computed import(), no
  * require(). test/unit/layers.test.ts checks that these rules are on and catch each form of a forbidden import.
  */
-const SEE = 'see README.md "Architecture" (only cli/ wires the processes together)'
+const SEE = 'see docs/architecture.md (only cli/ wires the processes together)'
 const folder = (name) => ({ regex: `(^|/)${name}/`, message: `${name}/ is another layer: ${SEE}.` })
 const MANAGEMENT_ONLY = {
   regex: '^@fastify/(swagger|swagger-ui|rate-limit)(/|$)',
@@ -142,5 +142,12 @@ export default defineConfig(
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   { files: ['test/support/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  // The build and lint scripts run on Node.
+  {
+    files: ['scripts/*.mjs'],
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', performance: 'readonly' },
+    },
+  },
   ...layers,
 )

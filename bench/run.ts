@@ -1,5 +1,5 @@
 import { benchNodeWarning } from './lib/bench-node.js'
-import { recordScenario, type ScenarioReport } from './lib/report.js'
+import { recordScenario, writeResults, type ScenarioReport } from './lib/report.js'
 import { controlPlane } from './scenarios/control-plane.js'
 import { cpu } from './scenarios/cpu.js'
 import { cpuHost } from './scenarios/cpu-host.js'
@@ -13,8 +13,9 @@ import { verifyHit } from './scenarios/verify-hit.js'
 import { verifyMiss } from './scenarios/verify-miss.js'
 
 /**
- * `npm run bench` runs every scenario; `npm run bench -- NAME…` (or `npm run bench:NAME`) runs some. Each writes
- * its section of bench/RESULTS.md, its JSON under bench/results/ and redraws bench/results.svg as it finishes.
+ * `npm run bench` runs every scenario; `npm run bench -- NAME…` (or `npm run bench:NAME`) runs some. Each stores its
+ * figures in bench/results/NAME.json as it finishes, then bench/RESULTS.md, bench/results.svg and the results section
+ * of docs/performance.md are written anew from every stored run (report.ts); `npm run bench -- report` does only that.
  */
 const SCENARIOS: Record<string, () => Promise<ScenarioReport>> = {
   cpu,
@@ -31,6 +32,11 @@ const SCENARIOS: Record<string, () => Promise<ScenarioReport>> = {
 }
 
 const names = process.argv.slice(2)
+// `npm run bench -- report`: the results pages written anew from the stored runs, nothing measured.
+if (names.length === 1 && names[0] === 'report') {
+  writeResults()
+  process.exit(0)
+}
 const unknown = names.filter((name) => !(name in SCENARIOS))
 if (unknown.length > 0) {
   console.error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`)

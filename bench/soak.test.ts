@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
@@ -6,12 +6,13 @@ import { jsonPoster, startKeygate, type KeygateProcess } from '../test/support/p
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js'
 import { stopAfterAll } from '../test/support/stop-after-all.js'
 import { heapSnapshotNodeOptions, liveHeapBytes } from './heap-snapshot.js'
+import { recordSoak } from './lib/report.js'
 
 /**
  * Bounded soak (SOAK_SECONDS, default 180): writes, verifications and disables against a control plane and two
  * verifiers, with Redis SIGKILLed and restarted from its AOF every 30 s. Checks the revocation bound on every
  * disable (no valid:true later than MAX_STALENESS_MS after the 200) and the verifiers' live heap (exact, from
- * heap snapshots a third of the way in and at the end), and records the result in bench/RESULTS.md.
+ * heap snapshots a third of the way in and at the end), and records the result in bench/results/soak.json and bench/RESULTS.md.
  */
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180)
 const BOUND_MS = 2_000
@@ -157,7 +158,6 @@ it(`soaks for ${SECONDS} s`, async () => {
 
   const peakRss = [0, 1].map((i) => Math.max(0, ...rss.map((s) => s[i]!)))
   const mb = (values: number[]) => values.map((m) => m.toFixed(0)).join('/')
-  const line = `| ${new Date().toISOString().slice(0, 10)} | ${SECONDS} s | ${stats.creates} | ${stats.verifies} | ${stats.disables} | ${stats.restarts} | ${stats.worstDenyMs} ms | ${stats.lateValid} | ${mb(first)} → ${mb(last)} MB | ${mb(peakRss)} MB |`
   console.log(
     `soak: ${JSON.stringify(stats)} live heap ${mb(first)} → ${mb(last)} MB, rss ${JSON.stringify(rss.map((r) => r.map((m) => Math.round(m))))}`,
   )
@@ -173,27 +173,11 @@ it(`soaks for ${SECONDS} s`, async () => {
   )
   last.forEach((heapMb, i) => expect(heapMb - first[i]!).toBeLessThan(allowedMb))
   // Recorded only for a run that passed: a failed soak is in the test output, not in the results.
-  // The row goes under the soak table's last row; the section (with its table) is written if missing.
-  const results = new URL('./RESULTS.md', import.meta.url)
-  const header =
-    "| date | length | creates | verifies | disables | Redis restarts | worst disable→deny | valid past the bound | verifiers' live heap, ⅓ in → end | verifiers' peak RSS |\n|---|---|---|---|---|---|---|---|---|---|\n"
-  const text = existsSync(results) ? readFileSync(results, 'utf8') : '# Results\n'
-  const marker = '## Soak\n'
-  const start = text.indexOf(marker)
-  if (start < 0) {
-    writeFileSync(
-      results,
-      `${text.trimEnd()}\n\n${marker}\n\`SOAK_SECONDS=${SECONDS} npm run soak\`:\n\n${header}${line}\n`,
-    )
-  } else {
-    const next = text.indexOf('\n## ', start + marker.length)
-    const section = text.slice(start, next < 0 ? text.length : next)
-    const rows = section.trimEnd().split('\n')
-    const lastRow = rows.map((row, i) => (row.startsWith('|') ? i : -1)).reduce((a, b) => Math.max(a, b), -1)
-    const updated =
-      lastRow < 0
-        ? `${section.trimEnd()}\n\n${header}${line}\n`
-        : `${[...rows.slice(0, lastRow + 1), line, ...rows.slice(lastRow + 1)].join('\n')}\n`
-    writeFileSync(results, text.slice(0, start) + updated + (next < 0 ? '' : `\n${text.slice(next + 1)}`))
-  }
+  recordSoak({
+    command: `SOAK_SECONDS=${SECONDS} npm run soak`,
+    seconds: SECONDS,
+    ...stats,
+    liveHeapMb: { first, last },
+    peakRssMb: peakRss,
+  })
 })

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { canPin, LOAD_CORE, SERVER_CORE } from './cores.js'
 import type { Measured } from './stats.js'
 import { renderChart } from './chart.js'
+import { packageRoot } from '../../shared/package-root.js'
 
 /** A target the issue sets, checked against a figure measured in the same run. */
 export interface Check {
@@ -39,13 +40,14 @@ export interface ScenarioReport {
   summary: string
 }
 
-const BENCH_DIR = fileURLToPath(new URL('../../../bench/', import.meta.url))
+const ROOT = packageRoot()
+const BENCH_DIR = new URL('bench/', ROOT).pathname
 const RESULTS_JSON = `${BENCH_DIR}results/`
 const RESULTS_MD = `${BENCH_DIR}RESULTS.md`
 const CHART = `${BENCH_DIR}results.svg`
+const PERFORMANCE_MD = new URL('docs/performance.md', ROOT).pathname
 const START = (name: string) => `<!-- bench:${name}:start -->`
 const END = (name: string) => `<!-- bench:${name}:end -->`
-const SECTION = '## Benchmarks'
 
 export function machine(): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
@@ -114,12 +116,12 @@ function readCommit(): string {
   }
 }
 
-function renderScenario(report: ScenarioReport, date: string): string {
+function renderScenario(report: StoredScenario): string {
+  const run = [report.date, report.commit && `commit ${report.commit}`, report.machine].filter(Boolean).join(', ')
   const lines = [
-    START(report.name),
-    `### ${report.title}`,
+    `## ${report.title}`,
     '',
-    `\`${report.command}\` — ${date}, commit ${measuredCommit()}. ${report.method}`,
+    `\`${report.command}\` — ${run}. ${report.method}`,
     '',
     `| ${report.table.headers.join(' | ')} |`,
     `|${report.table.headers.map(() => '---').join('|')}|`,
@@ -137,11 +139,30 @@ function renderScenario(report: ScenarioReport, date: string): string {
   for (const note of report.notes ?? []) lines.push(`- ${note}`)
   if (report.notes?.length) lines.push('')
   if (report.markdown?.length) lines.push(...report.markdown, '')
-  lines.push(END(report.name))
-  return lines.join('\n')
+  return lines.join('\n').trimEnd()
 }
 
-/** Writes the scenario's section of bench/RESULTS.md (replacing an earlier one), its JSON, and the chart. */
+/** The soak's latest run (bench/soak.test.ts), as it records it beside the scenarios' JSON. */
+export interface SoakReport {
+  date: string
+  commit: string
+  machine: string
+  command: string
+  seconds: number
+  creates: number
+  verifies: number
+  disables: number
+  restarts: number
+  worstDenyMs: number
+  lateValid: number
+  /** Each verifier's live heap a third of the way in and at the end, MB. */
+  liveHeapMb: { first: number[]; last: number[] }
+  peakRssMb: number[]
+}
+
+const SOAK_JSON = `${RESULTS_JSON}soak.json`
+
+/** Stores the scenario's figures, then writes bench/RESULTS.md, the chart and docs/performance.md's results anew. */
 export function recordScenario(report: ScenarioReport): void {
   const date = new Date().toISOString().slice(0, 10)
   mkdirSync(RESULTS_JSON, { recursive: true })
@@ -149,39 +170,152 @@ export function recordScenario(report: ScenarioReport): void {
     `${RESULTS_JSON}${report.name}.json`,
     `${JSON.stringify({ date, commit: measuredCommit(), machine: machine(), ...report }, null, 2)}\n`,
   )
-
-  let text = existsSync(RESULTS_MD) ? readFileSync(RESULTS_MD, 'utf8') : '# Results\n'
-  if (!text.includes(SECTION)) {
-    text = `${text.trimEnd()}\n\n${SECTION}\n\nEvery figure is the median over the rounds with the spread (min–max) in brackets, and every ratio is taken between figures measured in the same run. ![throughput and p99 per scenario](results.svg)\n\n<!-- bench:machine -->\n`
-  }
-  text = text.replace(/<!-- bench:machine -->.*\n/, `<!-- bench:machine -->Last run on: ${machine()}; ${versions()}.\n`)
-  const section = renderScenario(report, date)
-  const start = text.indexOf(START(report.name))
-  const end = text.indexOf(END(report.name))
-  if (start >= 0 && end > start) text = text.slice(0, start) + section + text.slice(end + END(report.name).length)
-  else {
-    // New sections go at the end of the benchmarks part, before any later top-level section.
-    const at = text.indexOf('\n## ', text.indexOf(SECTION) + SECTION.length)
-    text =
-      at < 0 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, at).trimEnd()}\n\n${section}\n${text.slice(at)}`
-  }
-  writeFileSync(RESULTS_MD, inScenarioOrder(text))
-
-  const all = readdirSync(RESULTS_JSON)
-    .filter((file) => file.endsWith('.json'))
-    .sort()
-    .map((file) => JSON.parse(readFileSync(`${RESULTS_JSON}${file}`, 'utf8')) as ScenarioReport)
-    .sort((a, b) => Number(/^\d+/.exec(a.title)?.[0] ?? 99) - Number(/^\d+/.exec(b.title)?.[0] ?? 99))
-  writeFileSync(CHART, renderChart(all))
+  writeResults()
 }
 
-/** The scenario sections in the order of their numbers ("### 2. …"), wherever each was first written. */
-function inScenarioOrder(text: string): string {
-  const pattern = /<!-- bench:([\w-]+):start -->[\s\S]*?<!-- bench:\1:end -->/g
-  const sections = [...text.matchAll(pattern)].map((m) => m[0])
-  if (sections.length < 2) return text
-  const number = (section: string) => Number(/^### (\d+)\./m.exec(section)?.[1] ?? 99)
-  const sorted = [...sections].sort((a, b) => number(a) - number(b))
-  let i = 0
-  return text.replace(pattern, () => sorted[i++]!)
+/** Stores the soak's latest run, then writes bench/RESULTS.md and docs/performance.md's results anew. */
+export function recordSoak(soak: Omit<SoakReport, 'date' | 'commit' | 'machine'>): void {
+  mkdirSync(RESULTS_JSON, { recursive: true })
+  const record: SoakReport = {
+    date: new Date().toISOString().slice(0, 10),
+    commit: measuredCommit(),
+    machine: machine(),
+    ...soak,
+  }
+  writeFileSync(SOAK_JSON, `${JSON.stringify(record, null, 2)}\n`)
+  writeResults()
+}
+
+type StoredScenario = ScenarioReport & { date: string; commit?: string; machine?: string }
+
+/** The scenarios as the results list them: the judge of the hot path and its explanations first, then by number. */
+const SCENARIO_ORDER = [
+  'cpu',
+  'cpu-host',
+  'tail',
+  'verify-hit',
+  'instructions',
+  'verify-miss',
+  'unknown-flood',
+  'propagation',
+  'proxy',
+  'memory',
+  'control-plane',
+]
+const placeOf = (name: string) => (SCENARIO_ORDER.includes(name) ? SCENARIO_ORDER.indexOf(name) : SCENARIO_ORDER.length)
+
+/** Every scenario's latest run, in SCENARIO_ORDER (any other after them, by name). */
+function storedScenarios(): StoredScenario[] {
+  if (!existsSync(RESULTS_JSON)) return []
+  return readdirSync(RESULTS_JSON)
+    .filter((file) => file.endsWith('.json') && file !== 'soak.json')
+    .sort()
+    .map((file) => JSON.parse(readFileSync(`${RESULTS_JSON}${file}`, 'utf8')) as StoredScenario)
+    .sort((a, b) => placeOf(a.name) - placeOf(b.name))
+}
+
+/** "2 × AMD EPYC, 24 GiB, Node v24.21.0": the machine without the pinning, for a table's cell. */
+const machineOf = (run: { machine?: string }) => run.machine?.split(';')[0] ?? 'machine not recorded'
+
+const storedSoak = (): SoakReport | undefined =>
+  existsSync(SOAK_JSON) ? (JSON.parse(readFileSync(SOAK_JSON, 'utf8')) as SoakReport) : undefined
+
+/**
+ * bench/RESULTS.md, the chart and the results section of docs/performance.md, written from the stored runs (the
+ * latest of each scenario and of the soak): generated output, never edited by hand. Runs of earlier code are in git.
+ */
+export function writeResults(): void {
+  const pages = renderedResults()
+  writeFileSync(RESULTS_MD, pages.results)
+  writeFileSync(PERFORMANCE_MD, pages.performance)
+  writeFileSync(CHART, renderChart(storedScenarios()))
+}
+
+/** What writeResults writes to bench/RESULTS.md and docs/performance.md, from the stored runs. */
+export function renderedResults(): { results: string; performance: string } {
+  const scenarios = storedScenarios()
+  const soak = storedSoak()
+  const page = readFileSync(PERFORMANCE_MD, 'utf8')
+  const start = page.indexOf(START('results'))
+  const end = page.indexOf(END('results'))
+  if (start < 0 || end < start) throw new Error(`docs/performance.md has no ${START('results')} … ${END('results')}`)
+  return {
+    results: resultsPage(scenarios, soak),
+    performance: `${page.slice(0, start)}${performanceSection(scenarios, soak)}${page.slice(end + END('results').length)}`,
+  }
+}
+
+export function resultsPage(scenarios: StoredScenario[], soak: SoakReport | undefined): string {
+  return [
+    '# Benchmark results',
+    '',
+    '<!-- Written by the bench (bench/lib/report.ts) from bench/results/*.json: run a scenario to change it. -->',
+    '',
+    'The latest run of each scenario (`npm run bench`, or `npm run bench:<scenario>`) and of the soak, each with its',
+    'command, date, commit and machine. Every figure is the median over the rounds with the spread (min–max) in',
+    'brackets, and every ratio is taken between figures measured in the same run. How each scenario measures:',
+    '[README.md](README.md); what the figures mean for a deployment: [docs/performance.md](../docs/performance.md).',
+    '',
+    '![throughput and p99 per scenario](results.svg)',
+    '',
+    ...(soak ? [soakSection(soak), ''] : []),
+    ...scenarios.map((report) => `${renderScenario(report)}\n`),
+  ].join('\n')
+}
+
+function soakSection(soak: SoakReport): string {
+  const mb = (values: number[]) => values.map((value) => Math.round(value)).join('/')
+  return [
+    '## Soak',
+    '',
+    `\`${soak.command}\` — ${soak.date}, commit ${soak.commit}, ${soak.machine}. A control plane and two verifiers on one` +
+      ' Redis with AOF, writes, verifications and disables throughout, Redis SIGKILLed and restarted every 30 s. The' +
+      ' live heap is exact (heap snapshots a third of the way in and at the end); peak RSS includes pages the allocator' +
+      ' keeps and the snapshots themselves.',
+    '',
+    "| length | creates | verifies | disables | Redis restarts | worst disable→deny | valid past the bound | verifiers' live heap, ⅓ in → end | verifiers' peak RSS |",
+    '|---|---|---|---|---|---|---|---|---|',
+    `| ${soak.seconds} s | ${soak.creates} | ${soak.verifies} | ${soak.disables} | ${soak.restarts} | ${soak.worstDenyMs} ms | ${soak.lateValid} | ${mb(soak.liveHeapMb.first)} → ${mb(soak.liveHeapMb.last)} MB | ${mb(soak.peakRssMb)} MB |`,
+  ].join('\n')
+}
+
+/** docs/performance.md's results: the hot path's targets as the latest bench:cpu measured them, then every scenario. */
+export function performanceSection(scenarios: StoredScenario[], soak: SoakReport | undefined): string {
+  const lines = [
+    START('results'),
+    '<!-- Written by the bench (bench/lib/report.ts): run it to change this part. -->',
+    '',
+  ]
+  const cpu = scenarios.find((report) => report.name === 'cpu')
+  if (cpu) {
+    lines.push(
+      `**The hot path**, \`${cpu.command}\` on ${cpu.date} (commit ${cpu.commit ?? 'unknown'}; ${cpu.machine ?? 'machine unknown'}):`,
+      '',
+      '| target | measured | wanted | |',
+      '|---|---|---|---|',
+      ...cpu.checks.map(
+        (check) =>
+          `| ${check.what} | ${checkFigure(check.value, check.target)} | ${check.target} | ${check.target.startsWith('(') ? '' : check.pass ? 'met' : '**missed**'} |`,
+      ),
+      '',
+    )
+  }
+  lines.push(
+    '**Every scenario**, its latest run (details: [bench/RESULTS.md](../bench/RESULTS.md)):',
+    '',
+    '| scenario | command | run | result |',
+    '|---|---|---|---|',
+    ...scenarios.map(
+      (report) =>
+        `| ${report.title} | \`${report.command}\` | ${[report.date, report.commit ?? 'commit not recorded', machineOf(report)].join(', ')} | ${report.summary.replace(/\|/g, '\\|')} |`,
+    ),
+    ...(soak
+      ? [
+          `| Soak | \`${soak.command}\` | ${[soak.date, soak.commit, machineOf(soak)].join(', ')} | ${soak.seconds} s, ${soak.restarts} Redis restarts: worst disable→deny ${soak.worstDenyMs} ms, ${soak.lateValid} valid answers past the bound |`,
+        ]
+      : []),
+    '',
+    END('results'),
+  )
+  return lines.join('\n')
 }

@@ -27,10 +27,10 @@ function rawCopyOf(...paths: string[]): string {
   return dir
 }
 
-/** What a user sets in the examples before applying them (README, "Run on Kubernetes", step 6). */
+/** What a user sets in the examples before applying them (deploy/README.md, step 7). */
 const USERS_API_ID = 'api_1ChUsersOwnApi'
 
-/** A scratch copy as a user applies it: the examples' api id placeholder replaced, as the README's `sed` does. */
+/** A scratch copy as a user applies it: the examples' api id placeholder replaced, as deploy/README.md's `sed` does. */
 function copyOf(...paths: string[]): string {
   const dir = rawCopyOf(...paths)
   for (const path of paths.filter((path) => path.startsWith('examples/')))
@@ -144,7 +144,7 @@ describe('planted faults each give a problem', () => {
     )
     expect(failed?.code).toBe(1)
     expect(failed?.stdout).toContain(flagged('deploy/my-api Deployment/example-api-proxied'))
-    // Replaced as the README says, the user's copy is clean.
+    // Replaced as deploy/README.md says, the user's copy is clean.
     replaceIn(join(tree, 'deploy/my-api/deployment.yaml'), 'api_REPLACE_ME', USERS_API_ID)
     expect(await problemsOf(tree, 'deploy/my-api')).toEqual([])
   })

@@ -10,11 +10,11 @@ import { checkDeployTree, KEYGATE_TEMPLATES } from '../../deploy/check/check-tre
 import { pristineTemplates } from '../../deploy/check/pristine-templates.js'
 import { formatProblem } from '../../deploy/check/problem.js'
 import { startTestControlPlane, TEST_ROOT_KEY } from '../support/apps.js'
-import { readmeBlock } from '../support/readme-blocks.js'
+import { docBlock } from '../support/doc-blocks.js'
 
 /**
  * deploy/README step 7 has users fill the examples' `api_REPLACE_ME` in place, with the api id step 6 made. A
- * forgotten or half-done fill must fail `npm run check:deploy`, and the README's lines must fill it as pasted.
+ * forgotten or half-done fill must fail `npm run check:deploy`, and deploy/README.md's lines must fill it as pasted.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -99,7 +99,7 @@ describe("the examples' placeholder in this checkout", () => {
 describe('deploy/README steps 6 and 7, pasted as written', () => {
   /** Step 7's lines that edit the examples (the rest needs a cluster). */
   const step7Edits = () =>
-    readmeBlock('7. Add the verifier to your API', 'sh', [], 'deploy/README.md')
+    docBlock('deploy/README.md', '7. Add the verifier to your API', 'sh', [])
       .split('\n')
       .filter((line) => line.startsWith('sed '))
 
@@ -108,15 +108,10 @@ describe('deploy/README steps 6 and 7, pasted as written', () => {
     try {
       const url = await server.app.listen({ port: 0, host: '127.0.0.1' })
       // Step 6 against a real control plane: the port-forward stands in for the one the test listens on.
-      const step6 = readmeBlock(
-        '6. Check it works',
-        'sh',
-        [
-          ['kubectl -n keygate port-forward svc/keygate-control-plane 7070:7070 &\n', ''],
-          ['export KG=http://127.0.0.1:7070', `export KG=${url}`],
-        ],
-        'deploy/README.md',
-      )
+      const step6 = docBlock('deploy/README.md', '6. Check it works', 'sh', [
+        ['kubectl -n keygate port-forward svc/keygate-control-plane 7070:7070 &\n', ''],
+        ['export KG=http://127.0.0.1:7070', `export KG=${url}`],
+      ])
       const edits = step7Edits()
       expect(edits).toHaveLength(1)
       const root = scratchTree()

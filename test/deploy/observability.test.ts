@@ -135,7 +135,7 @@ describe('alert rules (deploy/observability/prometheus-rule.yaml)', () => {
     }
   })
 
-  it('gives every alert a for, a severity, a summary and a description, and documents it in the README', () => {
+  it('gives every alert a for, a severity, a summary and a description, and documents it in deploy/observability/README.md', () => {
     const readme = read('README.md')
     expect(alerts.length).toBeGreaterThanOrEqual(8)
     for (const rule of alerts) {
@@ -168,15 +168,15 @@ describe('deploy/observability/README.md', () => {
       expect(scraping.includes(kind), `${kind}: in the README iff in deploy/`).toBe(kinds.has(kind))
   })
 
-  it("every Keygate metric the dashboard and the rules read is documented in the project README (Node's process metrics aside)", () => {
-    const projectReadme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
+  it("every Keygate metric the dashboard and the rules read is documented in docs/operations.md (Node's process metrics aside)", () => {
+    const operations = readFileSync(fileURLToPath(new URL('../../docs/operations.md', import.meta.url)), 'utf8')
     const named = new Set(
       [...dashboardExprs.map((e) => e.expr), ...alerts.map((rule) => rule.expr)].flatMap((expr) =>
         [...expr.matchAll(/\bkeygate_[a-zA-Z0-9_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, '')),
       ),
     )
     const undocumented = [...named].filter(
-      (name) => !/^keygate_(process|nodejs)_/.test(name) && !projectReadme.includes(`\`${name}`),
+      (name) => !/^keygate_(process|nodejs)_/.test(name) && !operations.includes(`\`${name}`),
     )
     expect(undocumented).toEqual([])
   })

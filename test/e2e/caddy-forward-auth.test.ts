@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCaddy, type Caddy } from '../support/caddy.js'
 import { startGatewayStack, type GatewayStack } from '../support/gateway-stack.js'
-import { readmeBlock } from '../support/readme-blocks.js'
+import { docBlock } from '../support/doc-blocks.js'
 import { clearOfWindowEdge } from '../support/window-edge.js'
 
 const portOf = (url: string) => new URL(url).port
 
 /**
- * The README's Caddy configuration (forward_auth → the verifier's /v1/authorize), its text as it is there with the
+ * docs/gateways.md's Caddy configuration (forward_auth → the verifier's /v1/authorize), its text as it is there with the
  * site address, the addresses and the api id filled in, run by a real Caddy (Debian's 2.6.2) in front of a real
  * upstream, with the verifier and control plane as processes on a real Redis.
  */
-describe('forward-auth through a real Caddy (forward_auth), configured as the README says', () => {
+describe('forward-auth through a real Caddy (forward_auth), configured as docs/gateways.md says', () => {
   let stack: GatewayStack
   let caddy: Caddy
 
@@ -19,7 +19,7 @@ describe('forward-auth through a real Caddy (forward_auth), configured as the RE
     stack = await startGatewayStack()
     const { verifier, upstream, apiId } = stack
     caddy = await startCaddy((port) =>
-      readmeBlock('Gateways: forward-auth', 'caddyfile', [
+      docBlock('docs/gateways.md', 'Forward-auth', 'caddyfile', [
         ['api.example.com {', `http://127.0.0.1:${port} {`],
         ['127.0.0.1:7071', `127.0.0.1:${portOf(verifier.url)}`],
         ['127.0.0.1:3000', `127.0.0.1:${portOf(upstream.url)}`],

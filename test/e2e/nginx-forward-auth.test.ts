@@ -3,18 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startGatewayStack, type GatewayStack } from '../support/gateway-stack.js'
 import { startNginx, type Nginx } from '../support/nginx.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
-import { readmeBlock } from '../support/readme-blocks.js'
+import { docBlock } from '../support/doc-blocks.js'
 import { clearOfWindowEdge } from '../support/window-edge.js'
 
 const EXAMPLE = new URL('../../deploy/examples/sidecar/forward-auth/nginx.conf', import.meta.url)
 
 /**
- * The README's nginx configuration (auth_request → the verifier's /v1/authorize), its text as it is there with the
+ * docs/gateways.md's nginx configuration (auth_request → the verifier's /v1/authorize), its text as it is there with the
  * addresses and api id filled in, run by a real nginx in front of a real upstream, with the verifier and control
  * plane as processes on a real Redis; and the sidecar example's nginx.conf, which leaves the api to the verifier's
  * AUTHORIZE_API_ID.
  */
-describe('forward-auth through a real nginx (auth_request), configured as the README says', () => {
+describe('forward-auth through a real nginx (auth_request), configured as docs/gateways.md says', () => {
   let stack: GatewayStack
   let nginx: Nginx
   /** The sidecar example: the verifier is bound to the api (--api-id), nginx clears X-Keygate-Api-Id. */
@@ -24,7 +24,7 @@ describe('forward-auth through a real nginx (auth_request), configured as the RE
   beforeAll(async () => {
     stack = await startGatewayStack()
     const { verifier, upstream, apiId } = stack
-    const locations = readmeBlock('Gateways: forward-auth', 'nginx', [
+    const locations = docBlock('docs/gateways.md', 'Forward-auth', 'nginx', [
       ['http://127.0.0.1:7071', verifier.url],
       ['http://127.0.0.1:3000', upstream.url],
       ['"api_…"', `"${apiId}"`],

@@ -5,7 +5,7 @@ import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../suppor
 
 type Json = Record<string, any>
 
-/** The control plane's HTTP contract (README.md, "API"), run on the memory store and on Redis. */
+/** The control plane's HTTP contract (docs/api.md), run on the memory store and on Redis. */
 export function controlPlaneSuite(name: string, redisUrl: () => string | undefined): void {
   describe(`control plane over ${name}`, () => {
     let server: TestServer

@@ -13,7 +13,7 @@ export interface IssuedKey {
 
 /**
  * What a real gateway is tested against: Redis, a control plane, a verifier started without --api-id (the
- * gateway names the api, as the README's configurations do), an echo upstream standing in for the API, an api
+ * gateway names the api, as docs/gateways.md's configurations do), an echo upstream standing in for the API, an api
  * with a key (owner `acme`) and another api with a key of its own.
  */
 export interface GatewayStack {

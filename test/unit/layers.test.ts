@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint'
 import { describe, expect, it } from 'vitest'
 
 /**
- * The dependency rule (README.md, "Architecture") is enforced by the linter that `npm test` runs: these tests
+ * The dependency rule (docs/architecture.md) is enforced by the linter that `npm test` runs: these tests
  * read the rules the project's ESLint configuration gives each layer, and show that they refuse a forbidden
  * import (static, type-only or dynamic) and let the allowed ones through.
  */

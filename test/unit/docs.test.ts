@@ -1,0 +1,132 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { specs } from '../../shared/config/config.js'
+import { ERRORS } from '../../shared/errors.js'
+import { GATEWAY_CODES } from '../../verifier/verdict-status.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
+const DOCS = readdirSync(join(ROOT, 'docs'))
+  .filter((file) => file.endsWith('.md'))
+  .map((file) => `docs/${file}`)
+/** Every page a user reads: the README, the docs, and the guides beside the code. */
+const PAGES = ['README.md', ...DOCS, 'deploy/README.md', 'deploy/observability/README.md', 'bench/README.md']
+
+/** A `## heading` section of a page, up to the next heading of its level or higher. */
+function section(page: string, heading: string): string {
+  const text = read(page)
+  const start = text.indexOf(`\n${heading}\n`)
+  expect(start, `${page}: ${heading}`).toBeGreaterThan(-1)
+  const level = heading.split(' ')[0]!.length
+  const next = text.slice(start + heading.length + 2).search(new RegExp(`\n#{1,${level}} `))
+  return text.slice(start, next === -1 ? undefined : start + heading.length + 2 + next)
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens; repeats get -1, -2, … */
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>()
+  const seen = new Map<string, number>()
+  const withoutCode = markdown.replace(/```[\s\S]*?```/g, '')
+  for (const [, title] of withoutCode.matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = title!
+      .replace(/`/g, '')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-')
+    const count = seen.get(base) ?? 0
+    seen.set(base, count + 1)
+    anchors.add(count === 0 ? base : `${base}-${count}`)
+  }
+  for (const [, id] of withoutCode.matchAll(/<a id="([^"]+)"/g)) anchors.add(id!)
+  return anchors
+}
+
+describe('the README', () => {
+  it('starts with the two commands, and fits in 30 KB', () => {
+    const firstBlock = read('README.md').split('```')[1] ?? ''
+    expect(firstBlock).toContain('npm install && npm start')
+    expect(firstBlock).toContain('npm test')
+    expect(Buffer.byteLength(read('README.md'))).toBeLessThanOrEqual(30 * 1024)
+  })
+
+  it('links every page under docs/', () => {
+    const readme = read('README.md')
+    for (const page of DOCS) expect(readme, page).toContain(`](${page})`)
+  })
+})
+
+describe('the docs', () => {
+  it('bench/RESULTS.md fits in 30 KB', () => {
+    expect(Buffer.byteLength(read('bench/RESULTS.md'))).toBeLessThanOrEqual(30 * 1024)
+  })
+
+  it('document every flag and environment variable the code reads, in docs/configuration.md', () => {
+    const configuration = read('docs/configuration.md')
+    for (const spec of Object.values(specs).flat()) {
+      expect(configuration, `--${spec.flag}`).toContain(`\`--${spec.flag}\``)
+      expect(configuration, spec.env).toContain(`\`${spec.env}\``)
+    }
+  })
+
+  it("list every code a client can see, with its status: the errors (docs/api.md), the gateways' (docs/gateways.md)", () => {
+    const errors = section('docs/api.md', '## Errors')
+    for (const [code, status] of Object.entries(ERRORS)) expect(errors, code).toContain(`| ${status} | \`${code}\` |`)
+    const gateways = section('docs/gateways.md', '## Forward-auth')
+    // The gateway codes, and the 503 the verifier fails closed with (an error of the table above, in the header too).
+    const codes: [string, number][] = [...Object.entries(GATEWAY_CODES), ['UNAVAILABLE', ERRORS.UNAVAILABLE]]
+    for (const [code, status] of codes) expect(gateways, code).toContain(`| \`${code}\` | ${status} |`)
+  })
+
+  it('name every metric the servers export in docs/operations.md', () => {
+    const sources = ['shared', 'verifier', 'control-plane', 'cli'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => read(join(dir, file))),
+    )
+    const metrics = new Set(
+      sources.flatMap((text) => [...text.matchAll(/'(keygate_[a-z_]+[a-z])'/g)].map((m) => m[1]!)),
+    )
+    expect(metrics.size).toBeGreaterThan(20)
+    const operations = read('docs/operations.md')
+    expect([...metrics].filter((name) => !operations.includes(`\`${name}`))).toEqual([])
+  })
+
+  it('link only to files and headings that exist', () => {
+    const broken: string[] = []
+    for (const page of PAGES) {
+      const text = read(page).replace(/```[\s\S]*?```/g, '')
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue
+        const [path, anchor] = target!.split('#') as [string, string | undefined]
+        const file = path === '' ? page : relative(ROOT, join(ROOT, dirname(page), path))
+        if (!existsSync(join(ROOT, file))) broken.push(`${page}: ${target} (no ${file})`)
+        else if (anchor && file.endsWith('.md') && !anchorsOf(read(file)).has(anchor))
+          broken.push(`${page}: ${target} (no heading #${anchor} in ${file})`)
+      }
+    }
+    expect(broken).toEqual([])
+  })
+
+  it('say what is true now: no dated lines outside the bench-written results', () => {
+    const DATE = /\b20\d\d-[01]\d-[0-3]\d\b/
+    const generated = /<!-- bench:[\w-]+:start -->[\s\S]*?<!-- bench:[\w-]+:end -->/g
+    for (const page of PAGES) {
+      const dated = read(page)
+        .replace(generated, '')
+        .split('\n')
+        .filter((line) => DATE.test(line))
+      expect(dated, page).toEqual([])
+    }
+  })
+
+  it('run keygate as npx keygate or from dist/ in every sh block: after npm install, keygate is not on the PATH', () => {
+    for (const page of PAGES.filter((file) => !file.startsWith('deploy/'))) {
+      const blocks = [...read(page).matchAll(/\n```sh\n([\s\S]*?)\n```\n/g)].map((match) => match[1]!)
+      const bare = blocks.flatMap((block) => block.split('\n')).filter((line) => /^\s*keygate\s/.test(line))
+      expect(bare, page).toEqual([])
+    }
+  })
+})
