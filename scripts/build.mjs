@@ -6,8 +6,8 @@
 // must stop a change. Run by `npm install` (prepare), `npm start` and every script that runs from dist/.
 //
 // --quiet: no progress lines (the scripts that only need dist/ to be current).
-import { readdirSync, rmSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { buildConsole } from '../console/build.mjs'
@@ -17,11 +17,36 @@ const quiet = process.argv.includes('--quiet')
 // The folders tsconfig.json compiles: what runs from dist/.
 const SOURCES = ['cli', 'shared', 'control-plane', 'verifier', 'bench', 'deploy']
 
-/** Every .ts file under `dir` that is part of the program (tests of the bench are run by vitest from source). */
+/**
+ * Every .ts file under `dir` that is part of the program (tests of the bench are run by vitest from source). A folder
+ * that is not there is skipped: the image's build is given the service's folders only, not bench/ or deploy/.
+ */
 function typescriptFiles(dir) {
+  if (!existsSync(join(root, dir))) return []
   return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
     .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+}
+
+/** Relative imports of a module's text (static, dynamic, re-exports), each `./x.js` as the `./x.ts` it is built from. */
+const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)\.js['"]/g
+
+/**
+ * The files to build: every module of the folders, and any module elsewhere they import (tsc compiles those too: the
+ * bench runs helpers of test/support/ from dist/).
+ */
+function programFiles() {
+  const files = new Set(SOURCES.flatMap(typescriptFiles))
+  const queue = [...files]
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const [, specifier] of readFileSync(join(root, file), 'utf8').matchAll(IMPORT)) {
+      const imported = relative(root, join(root, dirname(file), `${specifier}.ts`))
+      if (files.has(imported) || !existsSync(join(root, imported))) continue
+      files.add(imported)
+      queue.push(imported)
+    }
+  }
+  return [...files]
 }
 
 const started = performance.now()
@@ -31,7 +56,7 @@ const out = join(root, 'dist')
 for (const dir of [...SOURCES, 'test']) rmSync(join(out, dir), { recursive: true, force: true })
 await build({
   absWorkingDir: root,
-  entryPoints: SOURCES.flatMap(typescriptFiles),
+  entryPoints: programFiles(),
   outdir: out,
   outbase: '.',
   bundle: false,

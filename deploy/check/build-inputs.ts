@@ -151,7 +151,7 @@ function buildStep(stages: Stage[]): { stage: Stage; run: Instruction; command: 
  */
 function buildScripts(run: string, contextDir: string): string[] {
   if (!/\bnpm\s+(?:run|run-script)\s+build\b/.test(run)) return []
-  let command = ''
+  let command: string
   try {
     const manifest = JSON.parse(readFileSync(join(contextDir, 'package.json'), 'utf8')) as {
       scripts?: Record<string, string>

@@ -41,7 +41,7 @@ describe('the keygate command line', () => {
   })
 
   it('answers -h like --help, --version on any command, and names the closest flag or command to a typo', async () => {
-    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as any).version
+    const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
     for (const args of [['--version'], ['dev', '--version'], ['root-key', 'list', '--version']]) {
       const answer = await runKeygate(args)
       expect(answer, args.join(' ')).toMatchObject({ code: 0, stdout: `keygate ${version}\n` })

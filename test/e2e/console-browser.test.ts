@@ -1,7 +1,12 @@
-import { mkdirSync } from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectAccessible, launchChromium, reloadedDaySummary, watchProblems } from '../support/console-browser.js'
+import {
+  expectAccessible,
+  launchChromium,
+  reloadedDaySummary,
+  screenshotPath,
+  watchProblems,
+} from '../support/console-browser.js'
 import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
@@ -21,9 +26,9 @@ interface ImageDataLike {
 /**
  * The admin console in real Chromium, driven as an admin would: by its accessible names (the issue's contract),
  * against `keygate dev` and against a control plane on Redis with a separate verifier process. Every page is held
- * to axe-core (no serious or critical violation); the screenshots the README shows are taken here.
+ * to axe-core (no serious or critical violation); the screenshots docs/console.md shows are taken here
+ * (`npm run docs:screenshots`).
  */
-const DOCS = new URL('../../docs/', import.meta.url)
 
 let browser: Browser
 
@@ -188,10 +193,7 @@ for (const [name, start] of flows) {
       expect(validRows.peakLeft).toBeGreaterThan(validRows.width * 0.8)
       await expectAccessible(page, "a key's page")
       if (name === 'keygate dev') {
-        mkdirSync(DOCS, { recursive: true })
-        await page
-          .locator('section.verifications')
-          .screenshot({ path: new URL('console-key-chart.png', DOCS).pathname })
+        await page.locator('section.verifications').screenshot({ path: screenshotPath('console-key-chart.png') })
       }
 
       await page.getByRole('button', { name: 'Enable key' }).click()

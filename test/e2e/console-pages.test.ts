@@ -1,7 +1,12 @@
-import { mkdirSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectAccessible, launchChromium, reloadedDaySummary, watchProblems } from '../support/console-browser.js'
+import {
+  expectAccessible,
+  launchChromium,
+  reloadedDaySummary,
+  screenshotPath,
+  watchProblems,
+} from '../support/console-browser.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 import { waitFor } from '../support/wait-for.js'
 import { waitForQuiet } from '../../bench/lib/process-cpu.js'
@@ -10,9 +15,8 @@ import { clearOfWindowEdge } from '../support/window-edge.js'
 /**
  * The console on `keygate dev`, page by page: how fast the first page is usable, every page under axe-core, the
  * create-key flow by keyboard alone, attacker-controlled names and meta shown as text, a 403 said in words, and
- * signing out. The keys table's screenshot for the README is taken here.
+ * signing out. The keys table's screenshot for docs/console.md is taken here (`npm run docs:screenshots`).
  */
-const DOCS = new URL('../../docs/', import.meta.url)
 const XSS = '<img src=x onerror="window.__xss=(window.__xss||0)+1">'
 
 let browser: Browser
@@ -139,8 +143,7 @@ describe('the console on keygate dev', () => {
     await page.getByRole('heading', { level: 1, name: 'Keys of billing' }).waitFor()
     await page.locator('table.keys tbody tr').nth(3).waitFor()
     await expectAccessible(page, 'Keys')
-    mkdirSync(DOCS, { recursive: true })
-    await page.locator('table.keys').screenshot({ path: new URL('console-keys.png', DOCS).pathname })
+    await page.locator('table.keys').screenshot({ path: screenshotPath('console-keys.png') })
     await page.getByRole('link', { name: 'acme production' }).click()
     await page.getByRole('heading', { level: 1, name: 'Key acme production' }).waitFor()
     await page.getByRole('button', { name: 'Edit key' }).click()

@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs'
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isV2Operation, OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import { launchChromium } from '../support/console-browser.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
-
-/** Debian's chromium (.ci/run installs it); playwright cannot download browsers here. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 let keygate: KeygateProcess
 let browser: Browser
@@ -14,22 +11,9 @@ let browser: Browser
 let rootKey: string
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`)
   keygate = await startKeygate(['dev'], { LOG_LEVEL: 'warn' })
   rootKey = /root key: (\S+)/.exec(keygate.output())![1]!
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // The machine has no network beyond loopback: no background fetches, no sandbox (root in CI), no GPU.
-    args: [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  })
+  browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()

@@ -122,7 +122,7 @@ describe('error pages', () => {
         socket.on('end', () => resolve(text))
         socket.on('error', reject)
       })
-    const docsIn = (answer: string) => (JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as any).error.docs
+    const docsIn = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.docs
     const post = (host: string) =>
       `POST /v1/keys.verifyKey HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 1\r\nConnection: close\r\n\r\n{`
     // The fast route, with the name a client (or a gateway in front) used.

@@ -1,14 +1,33 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { waitFor } from './wait-for.js'
 
-/** Debian's chromium (npm test installs it); playwright cannot download browsers here. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+/**
+ * Debian's headless Chromium (npm test installs chromium-headless-shell: a browser without a desktop's packages), or
+ * a full Chromium where only that is installed; CHROMIUM_PATH names another. playwright cannot download browsers here.
+ */
+export const CHROMIUM =
+  process.env.CHROMIUM_PATH ??
+  ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ??
+  '/usr/bin/chromium-headless-shell'
+
+/**
+ * Where a test writes a screenshot of the console: under .tmp/ (git ignores it), or, for `npm run docs:screenshots`,
+ * the folder KEYGATE_SCREENSHOTS_DIR names (docs/, whose pictures the console's page shows). A test run never
+ * changes a tracked file.
+ */
+export function screenshotPath(name: string): string {
+  const root = new URL('../../', import.meta.url)
+  const dir = new URL(`${process.env.KEYGATE_SCREENSHOTS_DIR ?? '.tmp/screenshots'}/`, root)
+  mkdirSync(dir, { recursive: true })
+  return new URL(name, dir).pathname
+}
 
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (npm test does)`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium-headless-shell (npm test does)`)
   return chromium.launch({
     executablePath: CHROMIUM,
     // The machine has no network beyond loopback: no background fetches, no sandbox (root in CI), no GPU.

@@ -45,8 +45,9 @@ let installed = false
 if (absent.length > 0 && canInstall()) {
   const packages = absent.map((tool) => tool.apt)
   console.log(`npm test: installing from Debian's packages: ${packages.join(' ')}`)
-  // Already-known packages install without a refresh; on a fresh machine the lists are empty: refresh once.
-  const install = ['install', '-y', '-qq', ...packages]
+  // Already-known packages install without a refresh; on a fresh machine the lists are empty: refresh once. Without
+  // recommends: each tool's own dependencies only (prometheus would pull its node exporter, chromium a desktop).
+  const install = ['install', '-y', '-qq', '--no-install-recommends', ...packages]
   if (!aptGet(install)) {
     aptGet(['update', '-qq'])
     aptGet(install)
@@ -55,7 +56,7 @@ if (absent.length > 0 && canInstall()) {
   absent = missing()
 }
 if (absent.length > 0) {
-  const command = `sudo apt-get install -y ${absent.map((tool) => tool.apt).join(' ')}`
+  const command = `sudo apt-get install -y --no-install-recommends ${absent.map((tool) => tool.apt).join(' ')}`
   console.error(
     [
       installed
