@@ -125,7 +125,7 @@ const common = {
     kind: 'link-base',
     default: '/docs',
     description:
-      "base of the `docs` link in error bodies: a path (relative to the server that answered, which serves /docs/errors) or the public URL of a control plane's /docs",
+      "base of the `docs` link in error bodies: a path on the server that answered (which serves /docs/errors), linked at the address the request came to, or the public URL of a control plane's /docs",
   }),
   maxStaleness: option({
     flag: 'max-staleness',
