@@ -59,7 +59,7 @@ function controlPlaneIndex(service: 'control-plane' | 'dev', forwardAuth: boolea
       errors: '/docs/errors',
       health: '/livez /readyz /metrics',
     },
-    browserHome: '/console',
+    browserHome: 'console',
   }
 }
 

@@ -38,6 +38,20 @@ ${Object.entries(COMMANDS)
 keygate <command> --help (or -h) lists the command's options; keygate --version prints the version.
 `
 
+/**
+ * The command a mistyped one is most likely: its first one, two or three words against the commands of as many words
+ * (`verifer --port 1` → verifier), at most one answer.
+ */
+function commandLike(argv: string[]): string[] {
+  for (const words of [1, 2, 3]) {
+    const typed = argv.slice(0, words).join(' ')
+    const known = Object.keys(COMMANDS).filter((name) => name.split(' ').length === words)
+    const closest = typed.length > 2 ? closestName(typed, known) : undefined
+    if (closest) return [closest]
+  }
+  return []
+}
+
 /** The `keygate` bin: finds the command, answers --help from the option table, loads and runs the command. */
 async function main(argv: string[]): Promise<'serving' | number> {
   const found = commandOf(argv)
@@ -52,8 +66,9 @@ async function main(argv: string[]): Promise<'serving' | number> {
       process.stdout.write(USAGE)
       return 0
     }
-    const closest = closestName(argv.join(' '), Object.keys(COMMANDS), 3)
-    const hint = closest ? ` (did you mean keygate ${closest}?)` : ''
+    const hint = commandLike(argv)
+      .map((closest) => ` (did you mean keygate ${closest}?)`)
+      .join('')
     process.stderr.write(`keygate: unknown command ${JSON.stringify(argv.join(' '))}${hint}\n\n${USAGE}`)
     return 2
   }

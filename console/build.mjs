@@ -7,9 +7,8 @@ import { fileURLToPath, URL } from 'node:url'
 import { build } from 'esbuild'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const out = `${root}dist/console`
-
-export async function buildConsole() {
+/** Bundles the console into `out` (dist/console by default), replacing what was there. */
+export async function buildConsole(out = `${root}dist/console`) {
   rmSync(out, { recursive: true, force: true })
   const result = await build({
     entryPoints: { console: `${root}console/src/main.tsx` },

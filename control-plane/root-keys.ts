@@ -164,7 +164,9 @@ export class RootKeys {
    * Publishes to verifiers what the store holds and they have not been given (legacy root keys, or one left by a create
    * cut short): run by every control plane at start. Safe beside any other write (it only adds).
    */
-  backfill(): Promise<RootKeysFound> {
+  async backfill(): Promise<RootKeysFound> {
+    // Legacy root keys moved first (once per store): the reconcile's lists, every second, then read one place only.
+    await this.deps.store.moveLegacyRootKeys()
     return this.entities.backfill(this.deps.store)
   }
 }

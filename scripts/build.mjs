@@ -5,15 +5,18 @@
 // seconds of a fresh install; the type-check runs in `npm test` (`npm run typecheck`), which is where a type error
 // must stop a change. Run by `npm install` (prepare), `npm start` and every script that runs from dist/.
 //
-// --quiet: no progress lines (the scripts that only need dist/ to be current).
+// --quiet: no progress lines (the scripts that only need dist/ to be current). --out DIR: build there instead of
+// dist/ (a test checks what the build writes without touching the dist/ other tests run).
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { buildConsole } from '../console/build.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const quiet = process.argv.includes('--quiet')
+const outAt = process.argv.indexOf('--out')
+const out = outAt > 0 && process.argv[outAt + 1] ? resolve(process.argv[outAt + 1]) : join(root, 'dist')
 // The folders tsconfig.json compiles: what runs from dist/.
 const SOURCES = ['cli', 'shared', 'control-plane', 'verifier', 'bench', 'deploy']
 
@@ -49,12 +52,17 @@ function programFiles() {
   return [...files]
 }
 
+/** Every .js and .js.map file under `dir`, as paths from the root. */
+function builtFiles(dir) {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.js(\.map)?$/.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name))
+}
+
 const started = performance.now()
 if (!quiet) process.stdout.write('Building Keygate (esbuild) … ')
-const out = join(root, 'dist')
-// A module deleted from the sources must not linger in dist/ and be imported from there.
-for (const dir of [...SOURCES, 'test']) rmSync(join(out, dir), { recursive: true, force: true })
-await build({
+const result = await build({
   absWorkingDir: root,
   entryPoints: programFiles(),
   outdir: out,
@@ -65,7 +73,14 @@ await build({
   // tsconfig.json's target: class fields, top-level await and the rest as written.
   target: 'es2022',
   sourcemap: 'linked',
+  metafile: true,
   logLevel: 'warning',
 })
-await buildConsole()
+// A module deleted from the sources must not linger in dist/ and be imported from there. Removed after the build,
+// not before: a keygate started from dist/ meanwhile finds every module it imports.
+const written = new Set(Object.keys(result.metafile.outputs).map((file) => join(root, file)))
+for (const file of builtFiles(out)) {
+  if (!written.has(file) && !file.startsWith(join(out, 'console'))) rmSync(file)
+}
+await buildConsole(join(out, 'console'))
 if (!quiet) process.stdout.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`)

@@ -3,9 +3,9 @@
 // files git tracks, staged ones included. A scratch file of yours beside them is not the project's, and fails
 // nothing; outside a git checkout the whole tree is linted.
 //
-// ESLint's results are cached under .tmp/ by the content of every file it lints: type-checked rules read other
-// files' types, so a result is reused only when not one of them changed (a second `npm test` of the same tree, as
-// CI runs one per Node line), never for a file whose imports changed under it.
+// ESLint's results are cached under .tmp/ by the content of every file it lints and of the configuration it reads
+// (the tsconfigs, the lockfile): type-checked rules read other files' types, so a result is reused only when none of
+// them changed — a second `npm test` of the same tree, as CI runs one per Node line.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -43,7 +43,12 @@ for (const file of linted ?? [])
     .update('\0')
     .update(readFileSync(join(root, file)))
     .update('\0')
-key.update(readFileSync(join(root, 'package-lock.json')))
+for (const file of ['package-lock.json', 'tsconfig.json', 'tsconfig.check.json', 'console/tsconfig.json'])
+  if (existsSync(join(root, file)))
+    key
+      .update(file)
+      .update('\0')
+      .update(readFileSync(join(root, file)))
 const cacheDir = join(root, '.tmp')
 const cache = join(cacheDir, `eslint-${key.digest('hex').slice(0, 16)}.cache`)
 // One cache: the tree's. Others are of trees that no longer exist.

@@ -41,11 +41,11 @@ export interface ScenarioReport {
 }
 
 const ROOT = packageRoot()
-const BENCH_DIR = new URL('bench/', ROOT).pathname
+const BENCH_DIR = fileURLToPath(new URL('bench/', ROOT))
 const RESULTS_JSON = `${BENCH_DIR}results/`
 const RESULTS_MD = `${BENCH_DIR}RESULTS.md`
 const CHART = `${BENCH_DIR}results.svg`
-const PERFORMANCE_MD = new URL('docs/performance.md', ROOT).pathname
+const PERFORMANCE_MD = fileURLToPath(new URL('docs/performance.md', ROOT))
 const START = (name: string) => `<!-- bench:${name}:start -->`
 const END = (name: string) => `<!-- bench:${name}:end -->`
 

@@ -9,7 +9,10 @@ export interface ServerIndex {
   about: string
   /** Named paths: the console, the API reference, the operations it serves, the probes. */
   links: Record<string, string>
-  /** Where a browser is sent instead of the JSON (the admin console), if anywhere. */
+  /**
+   * Where a browser is sent instead of the JSON (the admin console), if anywhere: a relative path, so that it stays
+   * under the prefix a proxy may serve Keygate at.
+   */
   browserHome?: string
 }
 

@@ -355,6 +355,10 @@ export class MemoryKeyStore implements KeyStore {
     return this.rootKeys.listRootKeys()
   }
 
+  moveLegacyRootKeys(): Promise<void> {
+    return this.rootKeys.moveLegacyRootKeys()
+  }
+
   revokeRootKey(id: string): Promise<RootKeyRecord | null> {
     return this.rootKeys.revokeRootKey(id)
   }

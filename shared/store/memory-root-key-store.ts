@@ -28,6 +28,9 @@ export class MemoryRootKeyStore implements RootKeyStore {
       .map((record) => structuredClone(record))
   }
 
+  /** Process memory has no legacy layout. */
+  async moveLegacyRootKeys(): Promise<void> {}
+
   async revokeRootKey(id: string): Promise<RootKeyRecord | null> {
     const hash = this.hashById.get(id)
     const record = hash === undefined ? undefined : this.byHash.get(hash)

@@ -588,6 +588,10 @@ export class RedisKeyStore implements KeyStore {
     return this.rootKeys.listRootKeys()
   }
 
+  moveLegacyRootKeys(): Promise<void> {
+    return this.rootKeys.moveLegacyRootKeys()
+  }
+
   revokeRootKey(id: string): Promise<RootKeyRecord | null> {
     return this.rootKeys.revokeRootKey(id)
   }

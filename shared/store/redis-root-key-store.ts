@@ -28,8 +28,9 @@ function recordOf(doc: string, used: string | null | undefined): RootKeyRecord {
 /**
  * Root keys on Redis, all in the `{root}` slot (redis-keys.ts), written by the scripts of
  * redis-root-key-scripts.ts. Root keys stored under the legacy layout (`kg:root:<hash>`, one slot each) are moved
- * in when first met by a lookup: by hash (a management call) or by id (a revoke or roll, which moves them all, once).
- * A list only reads: it shows legacy root keys where they are, until they are moved.
+ * in when first met by a lookup by hash (a management call), and all of them, once, by a control plane's start or a
+ * lookup by id (a revoke or roll). A list only reads: it shows legacy root keys where they are until they are moved,
+ * and once they all have been (a marker says so), it no longer looks for them.
  */
 export class RedisRootKeyStore implements RootKeyStore {
   private readonly redis: Redis & RootKeyScripts
@@ -78,6 +79,10 @@ export class RedisRootKeyStore implements RootKeyStore {
     const listed = new Set(records.map((record) => record.hash))
     for (const legacy of await this.legacyRecords()) if (!listed.has(legacy.hash)) records.push(legacy)
     return records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  }
+
+  async moveLegacyRootKeys(): Promise<void> {
+    await this.moveLegacyOnce()
   }
 
   async revokeRootKey(id: string): Promise<RootKeyRecord | null> {

@@ -12,8 +12,13 @@ export interface RootKeyStore {
   /** The root key with that hash, `lastUsedAt` included; null for an unknown or revoked one. */
   getRootKeyByHash(hash: string): Promise<RootKeyRecord | null>
   getRootKeyById(id: string): Promise<RootKeyRecord | null>
-  /** Every root key, oldest first (by id). */
+  /** Every root key, oldest first (by id). Reads only: a listing writes nothing. */
   listRootKeys(): Promise<RootKeyRecord[]>
+  /**
+   * Moves root keys stored under a legacy layout into the store's own, once (a no-op where there is no legacy layout):
+   * a control plane does it when it starts, so that lists from then on look in one place only.
+   */
+  moveLegacyRootKeys(): Promise<void>
   /**
    * Removes the root key: its hash authenticates nothing once this resolves. Answers what was removed, or null if
    * there was no such root key. Revoked root keys are not kept (the audit log names them).

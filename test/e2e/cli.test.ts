@@ -53,9 +53,11 @@ describe('the keygate command line', () => {
     const typo = await runKeygate(['dev', '--prot', '8080'])
     expect(typo.code).toBe(2)
     expect(typo.stderr).toContain('unknown option --prot (did you mean --port?)')
-    const command = await runKeygate(['verifer'])
+    const command = await runKeygate(['verifer', '--port', '1'])
     expect(command.code).toBe(2)
-    expect(command.stderr).toContain('unknown command "verifer" (did you mean keygate verifier?)')
+    expect(command.stderr).toContain('unknown command "verifer --port 1" (did you mean keygate verifier?)')
+    expect((await runKeygate(['root-key', 'lst'])).stderr).toContain('(did you mean keygate root-key list?)')
+    expect((await runKeygate(['zz'])).stderr).not.toContain('did you mean')
   })
 
   it('fails at start-up listing every bad option, with a non-zero exit', async () => {

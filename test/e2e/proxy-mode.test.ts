@@ -44,7 +44,12 @@ describe('keygate verifier --upstream (reverse-proxy mode, real processes)', () 
     expect(through.status).toBe(200)
     expect(await through.json()).toMatchObject({ method: 'GET', url: '/hello?x=1' })
     expect(upstream.seen.at(-1)!.headers['x-keygate-key-id']).toBe(keyId)
-    expect((await fetch(`${proxyUrl}/hello`)).status).toBe(401)
+    const missing = await fetch(`${proxyUrl}/hello`)
+    expect(missing.status).toBe(401)
+    // Its docs link is absolute, at the address the client used (DOCS_BASE_URL, unset here, would name a public one).
+    expect(((await missing.json()) as { error: { docs: string } }).error.docs).toBe(
+      `${proxyUrl}/docs/errors/MISSING_KEY`,
+    )
     const forbidden = await fetch(`${proxyUrl}/hello`, { headers: { 'x-api-key': otherKey } })
     expect(forbidden.status).toBe(403)
     expect(forbidden.headers.get('x-keygate-code')).toBe('FORBIDDEN')

@@ -54,11 +54,11 @@ function useRedisKeyStore() {
   return stage
 }
 
-describe('root keys on Redis: layout, and those stored by earlier releases (kg:root:<hash>)', () => {
+describe('root keys on Redis: layout, and those stored in the legacy layout (kg:root:<hash>)', () => {
   const stage = useRedisKeyStore()
   const redis = stage.redis
 
-  /** A root key as `keygate root-key create` stored it before root keys had a slot of their own. */
+  /** A root key in the legacy layout: one key of its own, outside the root keys' slot. */
   async function legacy(permissions = ['*']) {
     const { key, hash } = generateRootKey()
     const record = { id: newId('root'), hash, name: 'old', permissions, createdAt: Date.now() }
@@ -89,6 +89,18 @@ describe('root keys on Redis: layout, and those stored by earlier releases (kg:r
     expect((await stage.store.listRootKeys()).map((k) => k.id)).toEqual(expect.arrayContaining([unused.id, other.id]))
     // Revocable like any other.
     expect(await stage.store.revokeRootKey(other.id)).toMatchObject({ id: other.id })
+  })
+
+  it('once a control plane has moved them (its start), a list looks for legacy ones no more: no SCAN', async () => {
+    // A store no control plane has started on yet.
+    await redis.admin.del(redisKeys.legacyRootKeysMoved)
+    const { record } = await legacy()
+    await stage.store.moveLegacyRootKeys()
+    expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
+    const scans = async () => Number(/cmdstat_scan:calls=(\d+)/.exec(await redis.admin.info('commandstats'))?.[1] ?? 0)
+    const before = await scans()
+    expect((await stage.store.listRootKeys()).map((k) => k.id)).toContain(record.id)
+    expect(await scans()).toBe(before)
   })
 
   it('a revoked legacy one is not listed, even if a copy was left behind', async () => {
