@@ -243,6 +243,15 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'health',
     errors: [],
   },
+  index: {
+    path: '/',
+    summary: 'Which Keygate process this is, and where its console, reference and operations are',
+    description:
+      'JSON naming the console, this reference, the API and the probes. A browser asking for a page (`Accept: text/html`) is redirected to the console instead.',
+    rootKey: false,
+    tag: 'health',
+    errors: [],
+  },
   livez: {
     path: '/livez',
     summary: 'Liveness probe: the process is up',

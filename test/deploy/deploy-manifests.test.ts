@@ -61,7 +61,7 @@ async function problemsOf(root: string, dir: string): Promise<string[]> {
 
 const CONTROL_PLANE = ['spec', 'template', 'spec', 'containers', 0]
 
-describe('the deployment tree', () => {
+describe.concurrent('the deployment tree', () => {
   it('has no problems: every kustomization renders and passes, and the Dockerfile lints clean', async () => {
     const { problems, checked, notes } = await checkDeployTree({ root: ROOT, templates: KEYGATE_TEMPLATES })
     expect(problems.map(formatProblem)).toEqual([])
@@ -115,7 +115,8 @@ describe('the deployment tree', () => {
   })
 })
 
-describe('planted faults each give a problem', () => {
+// Side by side (each test on copies of its own): the time is kustomize's, ~0.7 s of one core a render.
+describe.concurrent('planted faults each give a problem', () => {
   it("a placeholder left in a manifest: the examples used as they are, anywhere but as this checkout's templates", async () => {
     const flagged = (dir: string) =>
       `${dir} container keygate-verifier: env AUTHORIZE_API_ID is still the placeholder "api_REPLACE_ME": set it to your api's id (the apiId apis.createApi answered) before applying`

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { describe, it, type ExpectStatic } from 'vitest'
 import { runKeygate, startKeygate } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
 
@@ -17,7 +17,7 @@ const FEEDBACK = /\] pretenuring: /g
  * there is feedback to process whatever start-up comes to allocate. Counted once the process has exited, when all
  * that V8 printed has been read.
  */
-async function feedbackUnderLoad(nodeFlags: string[]): Promise<number> {
+async function feedbackUnderLoad(nodeFlags: string[], expect: ExpectStatic): Promise<number> {
   const server = await startKeygate(['dev'], { LOG_LEVEL: 'warn' }, [
     '--trace-pretenuring-statistics',
     '--import',
@@ -52,21 +52,25 @@ async function feedbackUnderLoad(nodeFlags: string[]): Promise<number> {
  * cli/allocation-site-pretenuring.ts: a server turns V8's allocation-site pretenuring off at start-up (V8 then
  * processes no pretenuring feedback, so none is traced), unless node was started with it asked for.
  */
+// The tests of each group side by side (each its own server): their time is the servers' start-up and fixed waits.
 describe("the servers' allocation-site pretenuring", () => {
-  it('is off in a running server: V8 processes no pretenuring feedback under load', async () => {
-    expect(await feedbackUnderLoad([])).toBe(0)
+  it.concurrent('is off in a running server: V8 processes no pretenuring feedback under load', async ({ expect }) => {
+    expect(await feedbackUnderLoad([], expect)).toBe(0)
   })
 
-  it('stays on when node was started with --allocation-site-pretenuring (and then V8 does process feedback)', async () => {
-    expect(await feedbackUnderLoad(['--allocation-site-pretenuring'])).toBeGreaterThan(0)
-  })
+  it.concurrent(
+    'stays on when node was started with --allocation-site-pretenuring (and then V8 does process feedback)',
+    async ({ expect }) => {
+      expect(await feedbackUnderLoad(['--allocation-site-pretenuring'], expect)).toBeGreaterThan(0)
+    },
+  )
 })
 
 /** cli/keygate.ts turns it off for every server, before their modules load, and for no one-shot command. */
 describe('which commands turn pretenuring off', () => {
   const redis = useRedisServer()
 
-  it.each(['verifier', 'control-plane'])('keygate %s does, before it serves', async (command) => {
+  it.concurrent.for(['verifier', 'control-plane'])('keygate %s does, before it serves', async (command, { expect }) => {
     const server = await startKeygate([command], { REDIS_URL: redis.url, NODE_OPTIONS: `--import=${SPY}` })
     try {
       expect(server.output()).toContain('v8 flags spy: loaded')
@@ -76,7 +80,7 @@ describe('which commands turn pretenuring off', () => {
     }
   })
 
-  it('a one-shot command (keygate root-key create) does not', async () => {
+  it.concurrent('a one-shot command (keygate root-key create) does not', async ({ expect }) => {
     const created = await runKeygate(['root-key', 'create', '--permissions', '*', '--redis', redis.url], {
       NODE_OPTIONS: `--import=${SPY}`,
     })

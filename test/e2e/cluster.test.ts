@@ -17,14 +17,21 @@ describe('Redis Cluster: 3 masters', () => {
   const stoppable = stopAfterAll()
 
   it('runs the seed flow with keys in many slots: verify, disable reaches the verifier, listKeys, credits, exact limits', async () => {
-    const nodes: RedisServer[] = []
-    for (let i = 0; i < 3; i++)
-      nodes.push(
-        await startRedisServer({
-          args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
-        }),
-      )
-    stoppable.push(...nodes)
+    // Each stopped after the test as soon as it has started, whatever else fails to.
+    const stopped = <T extends { stop(): Promise<unknown> }>(starting: Promise<T>) =>
+      starting.then((started) => {
+        stoppable.push(started)
+        return started
+      })
+    const nodes: RedisServer[] = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        stopped(
+          startRedisServer({
+            args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
+          }),
+        ),
+      ),
+    )
     const created = spawnSync(
       'redis-cli',
       ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
@@ -41,9 +48,11 @@ describe('Redis Cluster: 3 masters', () => {
       MAX_STALENESS_MS: '2000',
       POLL_INTERVAL_MS: '250',
     }
-    const controlPlane: KeygateProcess = await startKeygate(['control-plane'], env)
-    const verifier: KeygateProcess = await startKeygate(['verifier'], env)
-    stoppable.push(controlPlane, verifier)
+    // Side by side: each needs only the cluster.
+    const [controlPlane, verifier] = await Promise.all([
+      stopped(startKeygate(['control-plane'], env)),
+      stopped(startKeygate(['verifier'], env)),
+    ])
     const post = jsonPoster(ROOT_KEY)
 
     const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'cluster' })

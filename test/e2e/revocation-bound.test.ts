@@ -30,6 +30,11 @@ afterEach(async () => {
       .map((p) => p.stop()),
   )
 })
+/** The stacks of sharedStack, stopped once the file is done. */
+const sharedRunning: { stop(): Promise<unknown> }[] = []
+afterAll(async () => {
+  await Promise.all(sharedRunning.splice(0).map((p) => p.stop()))
+})
 afterAll(() => {
   const table = results.map(
     (r) =>
@@ -38,11 +43,17 @@ afterAll(() => {
   console.log(`disable→deny on the verifier, per failure mode:\n${table.join('\n')}`)
 })
 
-async function stack(
-  options: { redisArgs?: string[]; verifierUser?: string; verifiers?: number; verifierRootKey?: boolean } = {},
-): Promise<Stack> {
+interface StackOptions {
+  redisArgs?: string[]
+  verifierUser?: string
+  verifiers?: number
+  verifierRootKey?: boolean
+}
+
+/** A Redis, a control plane and the verifiers, stopped after the test (or with `owner`'s list). */
+async function stack(options: StackOptions = {}, owner = running): Promise<Stack> {
   const redis = await startRedisServer({ args: options.redisArgs })
-  running.push({ stop: () => redis.stop() })
+  owner.push({ stop: () => redis.stop() })
   let verifierUrl = redis.url
   if (options.verifierUser) {
     await redis.admin.call('ACL', 'SETUSER', options.verifierUser, 'on', '>verifier-password', '~*', '&*', '+@all')
@@ -53,26 +64,42 @@ async function stack(
     POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
     LOG_LEVEL: 'warn',
   }
-  const controlPlane = await startKeygate(['control-plane'], {
-    ...env,
-    REDIS_URL: redis.url,
-    KEYGATE_ROOT_KEY: ROOT_KEY,
-  })
-  running.push(controlPlane)
   // KEYGATE_ROOT_KEY on the verifiers too when asked (v2's verifyKey accepts it there unless it is turned off).
   const verifierEnv = {
     ...env,
     REDIS_URL: verifierUrl,
     ...(options.verifierRootKey ? { KEYGATE_ROOT_KEY: ROOT_KEY } : {}),
   }
-  const verifier = await startKeygate(['verifier'], verifierEnv)
-  running.push(verifier)
-  const others: KeygateProcess[] = []
-  for (let i = 1; i < (options.verifiers ?? 1); i++) {
-    others.push(await startKeygate(['verifier'], verifierEnv))
-    running.push(others.at(-1)!)
+  // Started side by side (start-up is most of each test's time): each needs only Redis, and the test begins once
+  // every one is ready.
+  const started = (args: string[], processEnv: Record<string, string>) =>
+    startKeygate(args, processEnv).then((keygate) => {
+      owner.push(keygate)
+      return keygate
+    })
+  const [controlPlane, verifier, ...others] = await Promise.all([
+    started(['control-plane'], { ...env, REDIS_URL: redis.url, KEYGATE_ROOT_KEY: ROOT_KEY }),
+    ...Array.from({ length: options.verifiers ?? 1 }, () => started(['verifier'], verifierEnv)),
+  ])
+  return { redis, controlPlane, verifier: verifier!, others }
+}
+
+/**
+ * The healthy stack, or the one whose Redis refuses PUBLISH, each with two verifiers: started by the first test that
+ * asks, for every test that changes nothing of its failure mode (each makes its own keys, roles and root keys), and
+ * stopped after the file.
+ */
+const sharedStacks = new Map<string, Promise<Stack>>()
+function sharedStack(mode: 'healthy' | 'PUBLISH refused'): Promise<Stack> {
+  let shared = sharedStacks.get(mode)
+  if (!shared) {
+    shared = stack({ verifiers: 2 }, sharedRunning).then(async (s) => {
+      if (mode === 'PUBLISH refused') await s.redis.admin.call('ACL', 'SETUSER', 'default', '-publish')
+      return s
+    })
+    sharedStacks.set(mode, shared)
   }
-  return { redis, controlPlane, verifier, others }
+  return shared
 }
 
 async function post(base: string, path: string, body: unknown, auth = true) {
@@ -177,7 +204,7 @@ describe('revocation bound for what a role grants (two verifiers, real Redis, re
   ]
 
   it('healthy: the role loses the permission, the permission or the role is deleted; both deny at once', async () => {
-    const s = await stack({ verifiers: 2 })
+    const s = await sharedStack('healthy')
     const times: number[] = []
     for (const revoke of revocations(s)) times.push(await roleGrantToDeny(s, revoke))
     record('role grant, healthy (2 verifiers)', times)
@@ -185,8 +212,7 @@ describe('revocation bound for what a role grants (two verifiers, real Redis, re
   })
 
   it('PUBLISH refused: both verifiers learn it from the shard logs within the bound', async () => {
-    const s = await stack({ verifiers: 2 })
-    await s.redis.admin.call('ACL', 'SETUSER', 'default', '-publish')
+    const s = await sharedStack('PUBLISH refused')
     const times: number[] = []
     for (const revoke of revocations(s)) times.push(await roleGrantToDeny(s, revoke))
     record('role grant, PUBLISH refused (2 verifiers)', times)
@@ -247,7 +273,7 @@ describe('revocation bound for root keys on the verifier (v2 keys.verifyKey; two
   ]
 
   it('healthy: a revoked or rolled root key is refused by both verifiers at once', async () => {
-    const s = await stack({ verifiers: 2 })
+    const s = await sharedStack('healthy')
     const times: number[] = []
     for (const revoke of revocations(s)) for (let i = 0; i < 2; i++) times.push(await rootKeyRevokeToRefuse(s, revoke))
     record('root key revoked, healthy (2 verifiers)', times)
@@ -255,8 +281,7 @@ describe('revocation bound for root keys on the verifier (v2 keys.verifyKey; two
   })
 
   it('PUBLISH refused: both verifiers learn it from the shard logs within the bound', async () => {
-    const s = await stack({ verifiers: 2 })
-    await s.redis.admin.call('ACL', 'SETUSER', 'default', '-publish')
+    const s = await sharedStack('PUBLISH refused')
     const times: number[] = []
     for (const revoke of revocations(s)) for (let i = 0; i < 2; i++) times.push(await rootKeyRevokeToRefuse(s, revoke))
     record('root key revoked, PUBLISH refused (2 v.)', times)
@@ -293,7 +318,7 @@ describe('revocation bound for root keys on the verifier (v2 keys.verifyKey; two
 
 describe('revocation bound under failure (real Redis, real processes)', () => {
   it('healthy: a connected verifier denies within milliseconds', async () => {
-    const s = await stack()
+    const s = await sharedStack('healthy')
     const times: number[] = []
     for (let i = 0; i < 5; i++) times.push(await disableToDeny(s, await cachedKey(s)))
     record('healthy (pub/sub)', times)
@@ -331,8 +356,7 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
   })
 
   it('PUBLISH refused for all clients', async () => {
-    const s = await stack()
-    await s.redis.admin.call('ACL', 'SETUSER', 'default', '-publish')
+    const s = await sharedStack('PUBLISH refused')
     const times: number[] = []
     for (let i = 0; i < 3; i++) times.push(await disableToDeny(s, await cachedKey(s)))
     record('PUBLISH refused', times)

@@ -73,8 +73,12 @@ describe('keygate root-key on one Redis server (REDIS_URL)', () => {
   beforeAll(async () => {
     redis = await startRedisServer()
     env = { REDIS_URL: redis.url }
-    controlPlane = await startKeygate(['control-plane'], { ...env, KEYGATE_ROOT_KEY: BOOTSTRAP, LOG_LEVEL: 'warn' })
-    verifier = await startKeygate(['verifier'], { ...env, KEYGATE_ROOT_KEY: BOOTSTRAP, LOG_LEVEL: 'warn' })
+    const processEnv = { ...env, KEYGATE_ROOT_KEY: BOOTSTRAP, LOG_LEVEL: 'warn' }
+    // Side by side (each needs only Redis), each kept as soon as it is up, for afterAll to stop.
+    await Promise.all([
+      startKeygate(['control-plane'], processEnv).then((started) => (controlPlane = started)),
+      startKeygate(['verifier'], processEnv).then((started) => (verifier = started)),
+    ])
   })
   afterAll(async () => {
     await verifier?.stop()
@@ -147,14 +151,23 @@ describe('keygate root-key on one Redis server (REDIS_URL)', () => {
   })
 
   it('exits 1 with a clear message for an unknown id, and 2 for bad usage', async () => {
-    const unknown = await run(['revoke', 'root_NoSuchRootKey'], 1)
+    // Side by side: none of them writes anything.
+    const [unknown, bootstrap, noId, twoIds, badPermission, badFlag, badCommand] = await Promise.all([
+      run(['revoke', 'root_NoSuchRootKey'], 1),
+      run(['roll', 'root_bootstrap'], 1),
+      run(['revoke'], 2),
+      run(['revoke', 'root_a', 'root_b'], 2),
+      run(['create', '--permissions', 'api.x.fly'], 2),
+      run(['list', '--json', '--bogus'], 2),
+      runKeygate(['root-key', 'frobnicate'], env),
+    ])
     expect(unknown.stderr).toContain('root key root_NoSuchRootKey not found')
-    expect((await run(['roll', 'root_bootstrap'], 1)).stderr).toContain('keygate root-key bootstrap disable')
-    expect((await run(['revoke'], 2)).stderr).toContain('<rootKeyId> is required')
-    expect((await run(['revoke', 'root_a', 'root_b'], 2)).stderr).toContain('unexpected argument "root_b"')
-    expect((await run(['create', '--permissions', 'api.x.fly'], 2)).stderr).toContain('--permissions')
-    expect((await run(['list', '--json', '--bogus'], 2)).stderr).toContain('--bogus')
-    expect((await runKeygate(['root-key', 'frobnicate'], env)).code).toBe(2)
+    expect(bootstrap.stderr).toContain('keygate root-key bootstrap disable')
+    expect(noId.stderr).toContain('<rootKeyId> is required')
+    expect(twoIds.stderr).toContain('unexpected argument "root_b"')
+    expect(badPermission.stderr).toContain('--permissions')
+    expect(badFlag.stderr).toContain('--bogus')
+    expect(badCommand.code).toBe(2)
   })
 
   it('turns the bootstrap root key off (once a stored root key has *) and on again, for the running control plane', async () => {
@@ -218,14 +231,21 @@ describe('keygate root-key through Sentinel and on a Cluster', () => {
   }, 60_000)
 
   it('creates, lists and revokes root keys on a 3-master Cluster (REDIS_CLUSTER_NODES), honoured by the control plane', async () => {
-    const nodes: RedisServer[] = []
-    for (let i = 0; i < 3; i++)
-      nodes.push(
-        await startRedisServer({
-          args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
-        }),
-      )
-    stoppable.push(...nodes)
+    // Each stopped after the test as soon as it has started, whatever else fails to.
+    const stopped = <T extends { stop(): Promise<unknown> }>(starting: Promise<T>) =>
+      starting.then((started) => {
+        stoppable.push(started)
+        return started
+      })
+    const nodes: RedisServer[] = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        stopped(
+          startRedisServer({
+            args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
+          }),
+        ),
+      ),
+    )
     const made = spawnSync(
       'redis-cli',
       ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
@@ -238,10 +258,11 @@ describe('keygate root-key through Sentinel and on a Cluster', () => {
       REDIS_CLUSTER_NODES: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
     }
     const key = keyOf((await rootKey(env, ['create', '--permissions', '*', '--name', 'on the cluster'])).stdout)
-    const controlPlane = await startKeygate(['control-plane'], { ...env, LOG_LEVEL: 'warn' })
-    stoppable.push(controlPlane)
-    const verifier = await startKeygate(['verifier'], { ...env, LOG_LEVEL: 'warn' })
-    stoppable.push(verifier)
+    // Side by side: each needs only the cluster.
+    const [controlPlane, verifier] = await Promise.all([
+      stopped(startKeygate(['control-plane'], { ...env, LOG_LEVEL: 'warn' })),
+      stopped(startKeygate(['verifier'], { ...env, LOG_LEVEL: 'warn' })),
+    ])
     expect(await statusAs(controlPlane, key)).toBe('200')
     await onVerifier(verifier, key, 200)
     const [listed] = JSON.parse((await rootKey(env, ['list', '--json'])).stdout)

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { CoalescingRedis } from '../../shared/store/coalescing-redis.js'
 import { connectionOptions, openRedis } from '../../shared/store/redis-connection.js'
-import { useRedisServer } from '../support/redis-server.js'
+import { startRedisServer, useRedisServer, type RedisServer } from '../support/redis-server.js'
 
 /** This process's write system calls so far (all its threads), as the kernel counts them. */
 const writeCalls = () => Number(/^syscw:\s*(\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1])
@@ -21,9 +21,17 @@ async function writesForOneTurn(redis: Redis): Promise<{ writes: number; replies
 describe('CoalescingRedis', () => {
   const server = useRedisServer()
   const opened: Redis[] = []
-  afterEach(() => {
+  /** Servers of a test's own: one paused for longer than the test needs it is killed, not waited out. */
+  const own: RedisServer[] = []
+  afterEach(async () => {
     for (const redis of opened.splice(0)) redis.disconnect()
+    await Promise.all(own.splice(0).map((paused) => paused.stop()))
   })
+  const ownServer = async () => {
+    const started = await startRedisServer()
+    own.push(started)
+    return started
+  }
   const open = async (connect: () => Promise<Redis> | Redis) => {
     const redis = await connect()
     opened.push(redis)
@@ -107,11 +115,12 @@ describe('CoalescingRedis', () => {
   })
 
   it('times out a command sent after the watchdog found nothing left to watch and slept', async () => {
-    const redis = await open(() => openRedis(server.url, 'idle', { commandTimeout: 200 }))
+    const paused = await ownServer()
+    const redis = await open(() => openRedis(paused.url, 'idle', { commandTimeout: 200 }))
     expect(await redis.set('idle', '1')).toBe('OK')
     // Longer than the timeout: the watchdog fires, finds nothing waiting, and sleeps until the next command.
     await new Promise((resolve) => setTimeout(resolve, 400))
-    await server.admin.call('CLIENT', 'PAUSE', '600', 'ALL')
+    await paused.admin.call('CLIENT', 'PAUSE', '600', 'ALL')
     const started = performance.now()
     const outcome = await redis.get('idle').then(
       () => 'answered',
@@ -119,7 +128,6 @@ describe('CoalescingRedis', () => {
     )
     expect(outcome).toBe('Command timed out')
     expect(performance.now() - started).toBeLessThan(200 + 100)
-    await new Promise((resolve) => setTimeout(resolve, 650 - (performance.now() - started)))
   })
 
   describe('a command pending when the connection drops, while the reconnect hangs (Redis paused)', () => {
@@ -131,14 +139,14 @@ describe('CoalescingRedis', () => {
         ),
         new Promise((resolve) => setTimeout(() => resolve('pending'), ms)),
       ])
-    afterEach(async () => {
-      await server.admin.call('CLIENT', 'UNPAUSE').catch(() => {})
-    })
-
-    /** A GET pending on a connection that is cut and reconnects to a Redis that takes no command for 2.5 s. */
+    /**
+     * A GET pending on a connection that is cut and reconnects to a Redis that takes no command for 2.5 s (a server of
+     * the test's own: CLIENT UNPAUSE would wait for the pause to end like any other command).
+     */
     async function pendingAcrossReconnect() {
-      const redis = await open(() => openRedis(server.url, 'resend', { commandTimeout: 300 }))
-      await server.admin.call('CLIENT', 'PAUSE', '2500', 'ALL')
+      const paused = await ownServer()
+      const redis = await open(() => openRedis(paused.url, 'resend', { commandTimeout: 300 }))
+      await paused.admin.call('CLIENT', 'PAUSE', '2500', 'ALL')
       const pending = redis.get('resend')
       pending.catch(() => {})
       await new Promise((resolve) => setTimeout(resolve, 50))

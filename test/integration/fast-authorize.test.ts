@@ -78,7 +78,12 @@ async function overHttp(method: string, headers: Record<string, string>): Promis
 }
 
 async function viaFastify(method: string, headers: Record<string, string>): Promise<Answer> {
-  const response = await app.inject({ method: method as 'GET', url: '/v1/authorize', headers })
+  // The Host the HTTP request sends: error bodies link their docs at the address the request came to.
+  const response = await app.inject({
+    method: method as 'GET',
+    url: '/v1/authorize',
+    headers: { host: new URL(url).host, ...headers },
+  })
   return { status: response.statusCode, headers: comparable(response.headers), body: response.body }
 }
 

@@ -93,7 +93,14 @@ async function throughFastify(
   body: string,
   headers: Record<string, string> = { 'content-type': 'application/json' },
 ): Promise<Answer> {
-  const response = await verifier.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', headers, payload: body })
+  // The Host the HTTP request sends: error bodies link their docs at the address the request came to.
+  const host = new URL(url).host
+  const response = await verifier.app.inject({
+    method: 'POST',
+    url: '/v1/keys.verifyKey',
+    headers: { host, ...headers },
+    payload: body,
+  })
   return {
     status: response.statusCode,
     body: response.json(),
@@ -195,7 +202,7 @@ describe('verifyKey ahead of Fastify', () => {
     const fastify = await verifier.app.inject({
       method: 'POST',
       url: '/v1/keys.verifyKey',
-      headers: { 'content-type': 'application/json' },
+      headers: { host: new URL(url).host, 'content-type': 'application/json' },
       payload: bytes,
     })
     const strip = (body: Record<string, any>) => ({ ...body, requestId: undefined })

@@ -88,11 +88,14 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0')
     const routes = new Set<string>()
     const byPath = new Map(Object.entries(OPERATIONS).map(([id, operation]) => [operationPath(id), operation]))
-    // Top-level routes only: nested ones are Swagger UI's own files, the error pages and /v1/authorize/<path>.
+    // Top-level routes only: nested ones are Swagger UI's own files, the error pages and /v1/authorize/<path>. With
+    // a route at / the others are printed as its children, one level in and without their leading slash.
     for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
-      const route = /^[├└]── (\/[^ ]+) \(([A-Z, -]+)\)$/.exec(line)
+      const match = /^(?:[├└]── \/| {4}[├└]── )([^ ]*) \(([A-Z, -]+)\)$/.exec(line)
+      if (!match) continue
+      const route = [match[0], `/${match[1]}`, match[2]]
       // The document, the docs and the admin console (console-route.test.ts) are pages, not operations.
-      if (!route || route[1] === '/openapi.json' || route[1] === '/docs' || route[1] === '/console') continue
+      if (route[1] === '/openapi.json' || route[1] === '/docs' || route[1] === '/console') continue
       const shown = byPath.get(route[1]!)
       for (const method of route[2]!.split(', ')) {
         // Forward-auth takes every method; the document shows the ones the table names.
@@ -105,6 +108,7 @@ describe('OpenAPI document', () => {
     expect(routes).toContain('get /readyz')
     expect(routes).toContain('get /metrics')
     expect(routes).toContain('get /v1/authorize')
+    expect(routes).toContain('get /')
     expect(routes.size).toBeGreaterThan(25)
     const undocumented = [...routes].filter((route) => !documentedRoutes.includes(route))
     expect(

@@ -97,16 +97,23 @@ describe('paced-worker', () => {
   })
 
   it('reads answers that span several reads, and counts answers that are not 2xx', async () => {
-    // Larger than its 256 KiB read buffer: every answer arrives in pieces.
+    // Larger than its 256 KiB read buffer: every answer arrives in pieces. The total counts the warm-up's answers too:
+    // as many as over a 0.5 s warm-up and 0.5 s at half the rate, in half the time.
     const big = await serve({ body: JSON.stringify({ pad: 'x'.repeat(300_000) }) })
     expect(
-      await runPinnedWorker<LoadResult>('paced-worker', plan(big.url, { rate: 100, durationSeconds: 0.5 })),
+      await runPinnedWorker<LoadResult>(
+        'paced-worker',
+        plan(big.url, { rate: 200, warmupSeconds: 0, durationSeconds: 0.5 }),
+      ),
     ).toMatchObject({ total: 100, non2xx: 0, errors: 0 })
     server!.closeAllConnections()
     await new Promise((resolve) => server!.close(resolve))
     const refused = await serve({ status: 503, body: '{"error":"busy"}' })
     expect(
-      await runPinnedWorker<LoadResult>('paced-worker', plan(refused.url, { rate: 200, durationSeconds: 0.5 })),
+      await runPinnedWorker<LoadResult>(
+        'paced-worker',
+        plan(refused.url, { rate: 400, warmupSeconds: 0, durationSeconds: 0.5 }),
+      ),
     ).toMatchObject({ total: 200, non2xx: 200, errors: 0 })
   })
 
@@ -206,12 +213,14 @@ describe('paced-worker', () => {
     expect(offs.filter((off) => off <= -1.2)).toEqual([])
     expect([...offs].sort((a, b) => a - b)[125]!).toBeLessThan(15)
     // Nothing over a bound no answer reaches unless the worker itself stalls for seconds (it gives up 5 s after its
-    // schedule ends, 6.5 s in all here: a bound of 1 s was passed by 5 answers on a loaded CI machine); nothing at all
+    // schedule ends, 5.25 s in all here: a bound of 1 s was passed by 5 answers on a loaded CI machine); nothing at all
     // when not asked. A latency counted in µs rather than ms would still show: with the plan's default bodies (key a
-    // 5 ms, key b 15 ms) the b answers are over 10,000 of them.
-    const none = await runPinnedWorker<LoadResult>('paced-worker', plan(url, { rate: 200, slowOverMs: 10_000 }))
+    // 5 ms, key b 15 ms) the b answers, 25 of the 50 counted, are over 10,000 of them.
+    const short = { rate: 200, warmupSeconds: 0, durationSeconds: 0.25 }
+    const none = await runPinnedWorker<LoadResult>('paced-worker', plan(url, { ...short, slowOverMs: 10_000 }))
+    expect(none).toMatchObject({ total: 50, errors: 0 })
     expect(none.slow!.sentAtEpochMs).toHaveLength(0)
-    expect((await runPinnedWorker<LoadResult>('paced-worker', plan(url, { rate: 200 }))).slow).toBeUndefined()
+    expect((await runPinnedWorker<LoadResult>('paced-worker', plan(url, short))).slow).toBeUndefined()
   })
 
   // It finds an answer's end by its Content-Length (both servers it judges send one): without it, it stops.
