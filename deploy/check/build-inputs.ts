@@ -32,7 +32,7 @@ interface Need {
  * tsc writes it from, by the tsconfig's outDir and rootDir) with every file that source imports, transitively (static
  * and dynamic imports, resolved as tsc resolves them), grouped by the tsconfig `include` entry they are in. Each such
  * file must be COPY'd into the build stage, before the compiling RUN, at the same path under its WORKDIR, and not
- * be excluded by .dockerignore. tsc compiles whatever it is given and says nothing of a folder that is missing.
+ * be excluded by .dockerignore. The build transpiles whatever it is given and says nothing of a folder that is missing.
  * `include` entries the program never imports (bench, deploy: tooling) need not be in the image.
  */
 export function buildInputProblems(inputs: BuildInputs): Problem[] {
@@ -61,7 +61,7 @@ export function buildInputProblems(inputs: BuildInputs): Problem[] {
     // The build output here has it, but nothing in the tree compiles to it: a stale dist/ must not pass the check.
     problems.push({
       where: at(entrypoint.instruction),
-      message: `ENTRYPOINT runs ${entrypoint.target}, which tsc would write from ${source.candidates.join(' or ')}: not in ${contextDir} (the ${source.built} there is left over from an older build)`,
+      message: `ENTRYPOINT runs ${entrypoint.target}, which the build would write from ${source.candidates.join(' or ')}: not in ${contextDir} (the ${source.built} there is left over from an older build)`,
     })
   }
   if (entrypoint && source?.file !== undefined) {
@@ -111,7 +111,7 @@ export function buildInputProblems(inputs: BuildInputs): Problem[] {
         where: at(run),
         message: single
           ? `the build stage's \`${command}\` is not given ${group} (${why}): no COPY before it puts it at ${posix.join(workdir, group)}`
-          : `the build stage's \`${command}\` is not given ${name}: ${why}, but no COPY before it puts ${missing.length === files.length ? 'them' : `${missing.length} of them`} (${list(missing)}) in ${posix.join(workdir, group)}; tsc compiles without them and says nothing`,
+          : `the build stage's \`${command}\` is not given ${name}: ${why}, but no COPY before it puts ${missing.length === files.length ? 'them' : `${missing.length} of them`} (${list(missing)}) in ${posix.join(workdir, group)}; the build goes on without them and says nothing`,
       })
     const excluded = groupBy(
       files.filter((file) => !dockerignore.admits(file)),

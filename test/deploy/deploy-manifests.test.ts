@@ -500,7 +500,7 @@ describe('planted faults in the Dockerfile', () => {
 
   it('an ENTRYPOINT that is not executable, in shell form, or linked nowhere', () => {
     expect(problemsOfDockerfile(dockerfileWith(' && chmod 0755 dist/cli/keygate.js \\\n', ' \\\n'))).toEqual([
-      expect.stringContaining('by its shebang, but no RUN chmod makes it executable (tsc writes 0644)'),
+      expect.stringContaining('by its shebang, but no RUN chmod makes it executable (the build writes 0644)'),
     ])
     expect(problemsOfDockerfile(dockerfileWith('ENTRYPOINT ["keygate"]', 'ENTRYPOINT keygate'))).toEqual([
       expect.stringContaining('ENTRYPOINT is not in exec (JSON) form'),
@@ -622,7 +622,7 @@ describe('planted faults in the Dockerfile', () => {
           /^Dockerfile:\d+: ENTRYPOINT runs \/app\/dist\/cli\/keygate\.js, which `npm run build` compiles from cli\/keygate\.ts, but no COPY before it gives the build stage that file \(at \/app\/cli\/keygate\.ts\)$/,
         ),
         expect.stringMatching(
-          /^Dockerfile:\d+: the build stage's `npm run build` is not given cli\/: tsconfig\.json includes cli, and the ENTRYPOINT's program \(dist\/cli\/keygate\.js\) needs \d+ files there, but no COPY before it puts them \(cli\/[a-z-]+\.ts, .*\) in \/app\/cli; tsc compiles without them and says nothing$/,
+          /^Dockerfile:\d+: the build stage's `npm run build` is not given cli\/: tsconfig\.json includes cli, and the ENTRYPOINT's program \(dist\/cli\/keygate\.js\) needs \d+ files there, but no COPY before it puts them \(cli\/[a-z-]+\.ts, .*\) in \/app\/cli; the build goes on without them and says nothing$/,
         ),
       ])
       // Copied after the build: too late.
@@ -716,7 +716,7 @@ describe('planted faults in the Dockerfile', () => {
       rmSync(join(context, 'app/main.ts'))
       expect(check(`${ignore}!lib/\n`)).toEqual([
         expect.stringMatching(
-          /^Dockerfile:\d+: ENTRYPOINT runs \/app\/dist\/app\/main\.js, which tsc would write from app\/main\.ts or app\/main\.tsx: not in .* \(the dist\/app\/main\.js there is left over from an older build\)$/,
+          /^Dockerfile:\d+: ENTRYPOINT runs \/app\/dist\/app\/main\.js, which the build would write from app\/main\.ts or app\/main\.tsx: not in .* \(the dist\/app\/main\.js there is left over from an older build\)$/,
         ),
       ])
     })
