@@ -12,7 +12,8 @@ import { recordSoak } from './lib/report.js'
  * Bounded soak (SOAK_SECONDS, default 180): writes, verifications and disables against a control plane and two
  * verifiers, with Redis SIGKILLed and restarted from its AOF every 30 s. Checks the revocation bound on every
  * disable (no valid:true later than MAX_STALENESS_MS after the 200) and the verifiers' live heap (exact, from
- * heap snapshots a third of the way in and at the end), and records the result in bench/results/soak.json and bench/RESULTS.md.
+ * heap snapshots a third of the way in and at the end), and records the result (bench/results/soak.json, from which
+ * bench/RESULTS.md is written).
  */
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180)
 const BOUND_MS = 2_000

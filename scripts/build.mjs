@@ -31,7 +31,7 @@ function typescriptFiles(dir) {
     .map((entry) => relative(root, join(entry.parentPath, entry.name)))
 }
 
-/** Relative imports of a module's text (static, dynamic, re-exports), each `./x.js` as the `./x.ts` it is built from. */
+/** A module's relative imports (static, dynamic, re-exports): each `./x.js`, built from `./x.ts`. */
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)\.js['"]/g
 
 /**

@@ -117,7 +117,9 @@ function readCommit(): string {
 }
 
 function renderScenario(report: StoredScenario): string {
-  const run = [report.date, report.commit && `commit ${report.commit}`, report.machine].filter(Boolean).join(', ')
+  const run = [report.date, report.commit && `commit ${report.commit}`, report.machine, report.versions]
+    .filter(Boolean)
+    .join(', ')
   const lines = [
     `## ${report.title}`,
     '',
@@ -168,7 +170,7 @@ export function recordScenario(report: ScenarioReport): void {
   mkdirSync(RESULTS_JSON, { recursive: true })
   writeFileSync(
     `${RESULTS_JSON}${report.name}.json`,
-    `${JSON.stringify({ date, commit: measuredCommit(), machine: machine(), ...report }, null, 2)}\n`,
+    `${JSON.stringify({ date, commit: measuredCommit(), machine: machine(), versions: versions(), ...report }, null, 2)}\n`,
   )
   writeResults()
 }
@@ -186,7 +188,7 @@ export function recordSoak(soak: Omit<SoakReport, 'date' | 'commit' | 'machine'>
   writeResults()
 }
 
-type StoredScenario = ScenarioReport & { date: string; commit?: string; machine?: string }
+type StoredScenario = ScenarioReport & { date: string; commit?: string; machine?: string; versions?: string }
 
 /** The scenarios as the results list them: the judge of the hot path and its explanations first, then by number. */
 const SCENARIO_ORDER = [

@@ -189,7 +189,9 @@ function entrypointProblems(
     )
   }
   if (program !== 'node' && !madeExecutable(stages, [target, built])) {
-    problems.push(`ENTRYPOINT runs ${target} by its shebang, but no RUN chmod makes it executable (the build writes 0644)`)
+    problems.push(
+      `ENTRYPOINT runs ${target} by its shebang, but no RUN chmod makes it executable (the build writes 0644)`,
+    )
   }
   return problems
 }

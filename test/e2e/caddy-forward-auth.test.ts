@@ -7,7 +7,7 @@ import { clearOfWindowEdge } from '../support/window-edge.js'
 const portOf = (url: string) => new URL(url).port
 
 /**
- * docs/gateways.md's Caddy configuration (forward_auth → the verifier's /v1/authorize), its text as it is there with the
+ * The Caddy configuration of docs/gateways.md (forward_auth → the verifier's /v1/authorize), as it is there with the
  * site address, the addresses and the api id filled in, run by a real Caddy (Debian's 2.6.2) in front of a real
  * upstream, with the verifier and control plane as processes on a real Redis.
  */

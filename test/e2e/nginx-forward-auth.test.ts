@@ -9,7 +9,7 @@ import { clearOfWindowEdge } from '../support/window-edge.js'
 const EXAMPLE = new URL('../../deploy/examples/sidecar/forward-auth/nginx.conf', import.meta.url)
 
 /**
- * docs/gateways.md's nginx configuration (auth_request → the verifier's /v1/authorize), its text as it is there with the
+ * The nginx configuration of docs/gateways.md (auth_request → the verifier's /v1/authorize), as it is there with the
  * addresses and api id filled in, run by a real nginx in front of a real upstream, with the verifier and control
  * plane as processes on a real Redis; and the sidecar example's nginx.conf, which leaves the api to the verifier's
  * AUTHORIZE_API_ID.
