@@ -61,7 +61,9 @@ async function problemsOf(root: string, dir: string): Promise<string[]> {
 
 const CONTROL_PLANE = ['spec', 'template', 'spec', 'containers', 0]
 
-describe.concurrent('the deployment tree', () => {
+// Concurrent, each on copies of its own: every kustomize render is ~0.7 s of CPU, and several share 2 cores with the
+// other file under test, so a test may take several times what it takes alone.
+describe.concurrent('the deployment tree', { timeout: 90_000 }, () => {
   it('has no problems: every kustomization renders and passes, and the Dockerfile lints clean', async () => {
     const { problems, checked, notes } = await checkDeployTree({ root: ROOT, templates: KEYGATE_TEMPLATES })
     expect(problems.map(formatProblem)).toEqual([])
@@ -116,7 +118,7 @@ describe.concurrent('the deployment tree', () => {
 })
 
 // Side by side (each test on copies of its own): the time is kustomize's, ~0.7 s of one core a render.
-describe.concurrent('planted faults each give a problem', () => {
+describe.concurrent('planted faults each give a problem', { timeout: 90_000 }, () => {
   it("a placeholder left in a manifest: the examples used as they are, anywhere but as this checkout's templates", async () => {
     const flagged = (dir: string) =>
       `${dir} container keygate-verifier: env AUTHORIZE_API_ID is still the placeholder "api_REPLACE_ME": set it to your api's id (the apiId apis.createApi answered) before applying`

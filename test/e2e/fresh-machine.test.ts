@@ -166,6 +166,10 @@ describe("the README's two commands on a fresh machine", () => {
         { valid: true, code: 'VALID', remaining: 998 },
       ])
       expect(lines.filter((line) => line === '{}')).toHaveLength(2)
+      // getKey: the key's record, its start but never the key.
+      const key = lines.map((line) => (line.startsWith('{"id":"key_') ? JSON.parse(line) : undefined)).find(Boolean)
+      expect(key).toMatchObject({ start: expect.stringMatching(/^sk_/), name: 'acme checkout', remaining: 998 })
+      expect(JSON.stringify(key)).not.toContain(JSON.parse(lines[1]!).key)
       expect(walk.stdout).toMatch(/"total":1}$/m)
 
       // The SDK block, in a directory of the user's own, with the walk-through's variables.

@@ -23,6 +23,7 @@ describe('the results pages the bench writes', () => {
     const rendered = renderedResults()
     expect(read('bench/RESULTS.md')).toBe(rendered.results)
     expect(read('docs/performance.md')).toBe(rendered.performance)
+    expect(read('bench/results.svg')).toBe(rendered.chart)
   })
 
   it("hold each scenario's latest run once, the judge first, with its command, date, commit and checks", () => {
