@@ -17,12 +17,7 @@ describe('Redis Cluster: 3 masters', () => {
   const stoppable = stopAfterAll()
 
   it('runs the seed flow with keys in many slots: verify, disable reaches the verifier, listKeys, credits, exact limits', async () => {
-    // Each stopped after the test as soon as it has started, whatever else fails to.
-    const stopped = <T extends { stop(): Promise<unknown> }>(starting: Promise<T>) =>
-      starting.then((started) => {
-        stoppable.push(started)
-        return started
-      })
+    const stopped = stoppable.stopped
     const nodes: RedisServer[] = await Promise.all(
       Array.from({ length: 3 }, () =>
         stopped(

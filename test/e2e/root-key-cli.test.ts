@@ -231,12 +231,7 @@ describe('keygate root-key through Sentinel and on a Cluster', () => {
   }, 60_000)
 
   it('creates, lists and revokes root keys on a 3-master Cluster (REDIS_CLUSTER_NODES), honoured by the control plane', async () => {
-    // Each stopped after the test as soon as it has started, whatever else fails to.
-    const stopped = <T extends { stop(): Promise<unknown> }>(starting: Promise<T>) =>
-      starting.then((started) => {
-        stoppable.push(started)
-        return started
-      })
+    const stopped = stoppable.stopped
     const nodes: RedisServer[] = await Promise.all(
       Array.from({ length: 3 }, () =>
         stopped(

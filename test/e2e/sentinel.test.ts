@@ -26,12 +26,7 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
       20_000,
       100,
     )
-    // Each stopped after the test as soon as it has started, whatever else fails to.
-    const stopped = <T extends { stop(): Promise<unknown> }>(starting: Promise<T>) =>
-      starting.then((started) => {
-        stoppable.push(started)
-        return started
-      })
+    const stopped = stoppable.stopped
     const sentinels: SentinelProcess[] = await Promise.all(
       Array.from({ length: 3 }, () => stopped(startSentinel(NAME, master.port))),
     )
