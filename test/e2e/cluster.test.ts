@@ -1,14 +1,12 @@
-import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import { bucketStart } from '../../shared/analytics.js'
 import { connectRedis } from '../../shared/store/redis-connection.js'
 import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
-import { waitForClusterSettled } from '../support/cluster-settled.js'
+import { startRedisCluster } from '../support/redis-cluster.js'
 import { clearOfWindowEdge } from '../support/window-edge.js'
 
 const ROOT_KEY = 'cluster-test-root-key-0123456789'
@@ -18,22 +16,7 @@ describe('Redis Cluster: 3 masters', () => {
 
   it('runs the seed flow with keys in many slots: verify, disable reaches the verifier, listKeys, credits, exact limits', async () => {
     const stopped = stoppable.stopped
-    const nodes: RedisServer[] = await Promise.all(
-      Array.from({ length: 3 }, () =>
-        stopped(
-          startRedisServer({
-            args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
-          }),
-        ),
-      ),
-    )
-    const created = spawnSync(
-      'redis-cli',
-      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
-      { encoding: 'utf8' },
-    )
-    expect(created.status, created.stderr + created.stdout).toBe(0)
-    await waitForClusterSettled(nodes)
+    const nodes = await startRedisCluster(stopped)
 
     const env = {
       REDIS_URL: 'redis://127.0.0.1:6379',

@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { startSentinel } from '../support/sentinel.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
-import { waitForClusterSettled } from '../support/cluster-settled.js'
+import { startRedisCluster } from '../support/redis-cluster.js'
 
 /**
  * `keygate root-key …` as a real process against real redis-servers (one server by URL, behind Sentinel, a
@@ -232,22 +231,7 @@ describe('keygate root-key through Sentinel and on a Cluster', () => {
 
   it('creates, lists and revokes root keys on a 3-master Cluster (REDIS_CLUSTER_NODES), honoured by the control plane', async () => {
     const stopped = stoppable.stopped
-    const nodes: RedisServer[] = await Promise.all(
-      Array.from({ length: 3 }, () =>
-        stopped(
-          startRedisServer({
-            args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
-          }),
-        ),
-      ),
-    )
-    const made = spawnSync(
-      'redis-cli',
-      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
-      { encoding: 'utf8' },
-    )
-    expect(made.status, made.stderr + made.stdout).toBe(0)
-    await waitForClusterSettled(nodes)
+    const nodes = await startRedisCluster(stopped)
     const env = {
       REDIS_URL: 'redis://127.0.0.1:1',
       REDIS_CLUSTER_NODES: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),

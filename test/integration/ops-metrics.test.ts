@@ -1,11 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { spawnSync } from 'node:child_process'
 import { createMetricsRegistry } from '../../shared/http/metrics-registry.js'
 import { createRedis } from '../../shared/store/redis-connection.js'
 import { startTestControlPlane, startTestVerifier, type TestServer } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
-import { waitForClusterSettled } from '../support/cluster-settled.js'
+import { startRedisCluster } from '../support/redis-cluster.js'
 
 const servers: TestServer[] = []
 let redis: RedisServer | undefined
@@ -110,19 +109,10 @@ describe('operational metrics on a real Redis', () => {
     const nodes: RedisServer[] = []
     let redis: ReturnType<typeof createRedis> | undefined
     try {
-      for (let i = 0; i < 3; i++)
-        nodes.push(
-          await startRedisServer({
-            args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
-          }),
-        )
-      const created = spawnSync(
-        'redis-cli',
-        ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
-        { encoding: 'utf8' },
-      )
-      expect(created.status, created.stdout + created.stderr).toBe(0)
-      await waitForClusterSettled(nodes)
+      await startRedisCluster(async (node) => {
+        nodes.push(await node)
+        return node
+      })
       const cluster = (redis = createRedis(
         nodes[0]!.url,
         'cluster-probe',
