@@ -3,7 +3,7 @@ import type { KeyPatch, KeyRecord } from '../shared/records.js'
 import type { KeyWrite } from '../shared/store/management-store.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { checkExpires } from './expires.js'
-import { bindIdentity } from './identity-binding.js'
+import { bindIdentity, checkIdentityBinding } from './identity-binding.js'
 import type { KeyWrites } from './key-writes.js'
 import { checkMeta } from './meta-limits.js'
 import { checkDefaultLimit, namedLimitsOf } from './named-limits.js'
@@ -53,9 +53,11 @@ export async function updateKey(
   }
   checkContent(current)
   rules.check?.(current, principal)
+  const ownerId = ownerIdOf(changes)
+  if (typeof ownerId === 'string') await checkIdentityBinding(deps, principal, ownerId)
   const patch: KeyPatch = {
     name: changes.name,
-    ownerId: ownerIdOf(changes),
+    ownerId,
     meta: changes.meta,
     expires: changes.expires,
     remaining: changes.remaining,

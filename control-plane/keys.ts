@@ -4,7 +4,7 @@ import type { KeyContext } from '../shared/key-context.js'
 import { generateKey } from '../shared/key-material.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { bindIdentity } from './identity-binding.js'
+import { bindIdentity, checkIdentityBinding } from './identity-binding.js'
 import type { KeyWrites } from './key-writes.js'
 import { newKeyGrants, newKeyRecord, type KeyGrants } from './new-key-record.js'
 import { principalOf, requirePermission, type Principal } from './root-key-auth.js'
@@ -23,8 +23,8 @@ export type GrantsOf = (principal: Principal) => Promise<KeyGrants>
 
 /**
  * Keys as both wire formats (v1, v2) create, read and delete them. createKey: the root key's permission, the
- * fields (checked before anything is created for them), the api, the permissions and roles, the identity of the
- * externalId, then the key. The key itself is returned this once.
+ * fields (checked before anything is created for them), the api, the right to bind the externalId's identity, the
+ * permissions and roles, the identity, then the key. The key itself is returned this once.
  */
 export async function createKey(
   deps: ControlPlaneDeps,
@@ -40,9 +40,10 @@ export async function createKey(
   // The fields are checked before anything (a permission or role) is created for them.
   newKeyRecord(fields, material, deps.clock.now())
   if (!(await deps.store.getApi(fields.apiId))) throw notFound(`api ${fields.apiId} not found`)
+  const ownerId = ownerIdOf(fields) ?? undefined
+  if (ownerId !== undefined) await checkIdentityBinding(deps, principal, ownerId)
   const grants = await grantsOf(principal)
   const record = newKeyRecord(fields, material, deps.clock.now(), grants)
-  const ownerId = ownerIdOf(fields) ?? undefined
   if (ownerId !== undefined) await bindIdentity(deps, request, ownerId)
 
   const write = await writes.createKey(record)

@@ -1,6 +1,7 @@
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { bindIdentity } from '../identity-binding.js'
+import { bindIdentity, checkIdentityBinding } from '../identity-binding.js'
+import { ownerIdOf } from '../v1-field-rules.js'
 import { importKeys } from '../key-import.js'
 import type { KeyWrites } from '../key-writes.js'
 import { principalOf, requirePermission } from '../root-key-auth.js'
@@ -15,6 +16,8 @@ export function registerMigrationsCreateKeys(app: KeygateServer, deps: ControlPl
       const principal = principalOf(request)
       for (const apiId of new Set(request.body.map((key) => key.apiId)))
         requirePermission(principal, apiId, 'create_key')
+      for (const externalId of new Set(request.body.flatMap((key) => ownerIdOf(key) ?? [])))
+        await checkIdentityBinding(deps, principal, externalId)
       const records = await importKeys(deps, writes, request.body, principal)
       // As keys.createKey: every externalId imported gets its identity (Unkey's upsert).
       for (const externalId of new Set(records.flatMap((record) => (record.ownerId ? [record.ownerId] : [])))) {

@@ -2,7 +2,7 @@ import { ApiError, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { registerV2 } from '../../shared/http/v2-route.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { bindIdentity } from '../identity-binding.js'
+import { bindIdentity, checkIdentityBinding } from '../identity-binding.js'
 import { checkImportedHash, importEach, type ImportItem } from '../key-import.js'
 import type { KeyWrites } from '../key-writes.js'
 import { newKeyRecord } from '../new-key-record.js'
@@ -34,6 +34,8 @@ export function registerV2MigrateKeys(app: KeygateServer, deps: ControlPlaneDeps
       }
       return item
     })
+    for (const externalId of new Set(items.flatMap((item) => item.fields.externalId ?? [])))
+      await checkIdentityBinding(deps, principal, externalId)
     const outcomes = await importEach(deps, writes, items, principal)
     const written = outcomes.flatMap((record) => (record ? [record] : []))
     // As keys.createKey: every externalId migrated gets its identity (Unkey's upsert).

@@ -74,7 +74,7 @@ export function compatibilityDoc(rows: Row[]): string {
   )
   lines.push('')
   lines.push(
-    "One normalisation everywhere: an error body's `docs` link is Keygate's page for the code (`/docs/errors/<CODE>`) where Unkey's tests expect `https://unkey.dev/docs/api-reference/errors/code/<CODE>`.",
+    "One normalisation everywhere: an error body's `docs` link is Keygate's page for the code (`<the server that answered>/docs/errors/<CODE>`) where Unkey's tests expect `https://unkey.dev/docs/api-reference/errors/code/<CODE>`.",
   )
   lines.push('')
   lines.push(`| operation | Unkey tests | ${COLUMNS.map((verdict) => HEADINGS[verdict]).join(' | ')} |`)

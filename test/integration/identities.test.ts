@@ -231,9 +231,9 @@ onBothStores('identities', {}, (stack) => {
       apiId = (await post('apis.createApi', { name: 'identities' })).body.apiId
     })
 
-    it('createKey makes the identity of a new externalId (with only create_key), and links to an existing one', async () => {
+    it('createKey makes the identity of a new externalId (with identity.*.create_identity), and links to an existing one', async () => {
       const externalId = randomUUID()
-      const creator = await headersOf([`api.${apiId}.create_key`])
+      const creator = await headersOf([`api.${apiId}.create_key`, 'identity.*.create_identity'])
       const first = await post('keys.createKey', { apiId, externalId }, stack.controlPlane, creator)
       expect(first.status).toBe(200)
       const identity = (await get(`identities.getIdentity?externalId=${externalId}`)).body
@@ -248,6 +248,53 @@ onBothStores('identities', {}, (stack) => {
         })
         expect(await stack.getKey(key.keyId)).toMatchObject({ identity: { id: identity.id, externalId } })
       }
+    })
+
+    it("a root key scoped to an api cannot give its keys another team's identity, on any call that binds one", async () => {
+      // team-b's identity, with meta and a shared limit its own keys spend.
+      const teamB = `team-b-${randomUUID()}`
+      const identityId = await create({ externalId: teamB, meta: { plan: 'secret' } })
+      const { body: otherApi } = await post('apis.createApi', { name: 'team-a' })
+      const scoped = await headersOf([`api.${otherApi.apiId}.create_key`, `api.${otherApi.apiId}.read_key`])
+      expect((await get(`identities.getIdentity?externalId=${teamB}`, scoped)).status).toBe(403)
+      const updater = await headersOf([`api.${otherApi.apiId}.update_key`])
+      const { body: own } = await post('keys.createKey', { apiId: otherApi.apiId })
+      const refusals = [
+        await post('keys.createKey', { apiId: otherApi.apiId, externalId: teamB }, stack.controlPlane, scoped),
+        await post('keys.createKey', { apiId: otherApi.apiId, ownerId: teamB }, stack.controlPlane, scoped),
+        await post('keys.updateKey', { keyId: own.keyId, externalId: teamB }, stack.controlPlane, updater),
+        await post(
+          'migrations.createKeys',
+          [{ apiId: otherApi.apiId, plaintext: randomUUID(), externalId: teamB }],
+          stack.controlPlane,
+          scoped,
+        ),
+        // An identity that does not exist yet cannot be made either, and the answer is the same: nothing learnt.
+        await post('keys.createKey', { apiId: otherApi.apiId, externalId: randomUUID() }, stack.controlPlane, scoped),
+      ]
+      for (const refused of refusals) {
+        expect(refused.status, JSON.stringify(refused.body)).toBe(403)
+        expect(refused.body.error).toMatchObject({
+          code: 'INSUFFICIENT_PERMISSIONS',
+          message:
+            'the root key needs identity.*.read_identity to give a key an identity that exists (externalId), or identity.*.create_identity to create it',
+        })
+        // Not the identity's id, nor anything else of it.
+        expect(JSON.stringify(refused.body)).not.toContain(identityId)
+      }
+      // Nothing was written: the api holds only its own key, unbound.
+      const keys = (await get(`apis.listKeys?apiId=${otherApi.apiId}`)).body.keys as { id: string; identity?: object }[]
+      expect(keys.map((key) => key.id)).toEqual([own.keyId])
+      expect(keys[0]!.identity).toBeUndefined()
+      // With the right to read team-b's identity (its own, not every one), binding is allowed.
+      const reader = await headersOf([`api.${otherApi.apiId}.create_key`, `identity.${identityId}.read_identity`])
+      const bound = await post(
+        'keys.createKey',
+        { apiId: otherApi.apiId, externalId: teamB },
+        stack.controlPlane,
+        reader,
+      )
+      expect(bound.status, JSON.stringify(bound.body)).toBe(200)
     })
 
     it('updateKey binds a key to its new externalId’s identity, and null unbinds it', async () => {

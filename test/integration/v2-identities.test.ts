@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/key-material.js'
@@ -267,6 +267,26 @@ onBothStores('v2 identities', {}, (stack) => {
   })
 
   describe('security', () => {
+    it("a root key scoped to an api cannot give its keys another team's identity (createKey, updateKey, migrateKeys)", async () => {
+      const teamB = externalId()
+      await create({ externalId: teamB, meta: { plan: 'secret' } })
+      const api = (await post('apis.createApi', { name: 'team-a' })).body.data.apiId as string
+      const scoped = headersOf(await rootKeyWith([`api.${api}.create_key`, `api.${api}.update_key`]))
+      const own = (await post('keys.createKey', { apiId: api })).body.data.keyId as string
+      const hash = createHash('sha256').update(randomUUID()).digest('base64')
+      for (const [operation, body] of [
+        ['keys.createKey', { apiId: api, externalId: teamB }],
+        ['keys.updateKey', { keyId: own, externalId: teamB }],
+        ['keys.migrateKeys', { migrationId: 'migration', apiId: api, keys: [{ hash, externalId: teamB }] }],
+      ] as const) {
+        const refused = await post(operation, body, scoped)
+        expect(refused.status, `${operation}: ${JSON.stringify(refused.body)}`).toBe(403)
+        expect(refused.body.error.detail).toContain('identity.*.read_identity')
+      }
+      const keys = (await post('apis.listKeys', { apiId: api })).body.data as { keyId: string; identity?: object }[]
+      expect(keys.map((key) => [key.keyId, key.identity])).toEqual([[own, undefined]])
+    })
+
     it('401 for an unknown root key, 400 for none', async () => {
       await expect(
         unkeySdk(stack.controlPlane, 'wrong').identities.getIdentity({ identity: 'x' }),
