@@ -3,7 +3,10 @@ import type { StoredEntity } from '../shared/entity.js'
 import type { IdentityRecord } from '../shared/identity.js'
 import type { ResourceAction } from '../shared/root-key-actions.js'
 import type { IdentityRef, Identities } from './identities.js'
-import { requireAction, type Principal } from './root-key-auth.js'
+import { requireAction, requireActionOn, type Principal } from './root-key-auth.js'
+
+/** How a refusal names an identity the caller named by externalId: not by its id. */
+const IDENTITY = '<the identity>'
 
 /**
  * The identity a request names, once the root key may `action` on it: `identity.*.<action>` or
@@ -20,7 +23,8 @@ export async function allowedIdentity(
     throw badRequest('Provide either identityId or externalId')
   if (ref.identityId !== undefined) requireAction(principal, 'identity', ref.identityId, action)
   const found = await identities.find(ref)
-  if (ref.identityId === undefined) requireAction(principal, 'identity', found?.doc.id ?? '*', action)
+  // Named by externalId: the refusal does not name the identity's id, which the caller did not give.
+  if (ref.identityId === undefined) requireActionOn(principal, 'identity', found?.doc.id ?? '*', IDENTITY, action)
   if (!found) throw notFound(`identity ${ref.identityId ?? ref.externalId} not found`)
   return found
 }
@@ -37,7 +41,7 @@ export async function namedIdentity(
   action: ResourceAction<'identity'>,
 ): Promise<StoredEntity<IdentityRecord>> {
   const found = await identities.named(identity)
-  requireAction(principal, 'identity', found?.doc.id ?? '*', action)
+  requireActionOn(principal, 'identity', found?.doc.id ?? '*', found?.doc.id === identity ? identity : IDENTITY, action)
   if (!found) throw notFound(`identity ${identity} not found`)
   return found
 }

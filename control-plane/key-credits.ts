@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { KeyWrites } from './key-writes.js'
-import { principalOf, requirePermission } from './root-key-auth.js'
+import { principalOf, requireKeyPermission } from './root-key-auth.js'
 
 export type CreditChange = 'increment' | 'decrement' | 'set'
 
@@ -26,7 +26,7 @@ export async function updateCredits(
   const { keyId, op, value } = change
   const record = await deps.store.getKeyById(keyId)
   if (!record) throw notFound(`key ${keyId} not found`)
-  requirePermission(principal, record.apiId, 'update_key')
+  requireKeyPermission(principal, record, 'update_key')
   const now = deps.clock.now()
   const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
   // null: the key carries no credits (or value is null), so the balance alone cannot change.
@@ -40,7 +40,7 @@ export async function updateCredits(
       )
     }
     await writes.updateKey(keyId, { remaining: value }, (current) =>
-      requirePermission(principal, current.apiId, 'update_key'),
+      requireKeyPermission(principal, current, 'update_key'),
     )
     remaining = value
   }

@@ -9,7 +9,7 @@ import { checkMeta } from './meta-limits.js'
 import { checkDefaultLimit, namedLimitsOf } from './named-limits.js'
 import { rateLimitOf } from './rate-limit-body.js'
 import { checkRefill, withRefillDay } from './refill-rules.js'
-import { principalOf, requirePermission, type Principal } from './root-key-auth.js'
+import { principalOf, requireKeyPermission, type Principal } from './root-key-auth.js'
 import type { UpdateKeyBody } from './schemas/key-schemas.js'
 import { ownerIdOf } from './v1-field-rules.js'
 
@@ -38,7 +38,7 @@ export async function updateKey(
 ): Promise<KeyWrite> {
   const principal = principalOf(request)
   const current = await writes.readKey(keyId)
-  requirePermission(principal, current.apiId, 'update_key')
+  requireKeyPermission(principal, current, 'update_key')
   const checkContent = (record: KeyRecord) => {
     checkMeta(changes.meta)
     checkDefaultLimit(
@@ -71,7 +71,7 @@ export async function updateKey(
   let before: KeyRecord | undefined
   const write = await writes.updateKey(keyId, patch, (record) => {
     before = record
-    requirePermission(principal, record.apiId, 'update_key')
+    requireKeyPermission(principal, record, 'update_key')
     checkContent(record)
   })
   request.log.info(

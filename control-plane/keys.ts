@@ -7,7 +7,7 @@ import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { bindIdentity, checkIdentityBinding } from './identity-binding.js'
 import type { KeyWrites } from './key-writes.js'
 import { newKeyGrants, newKeyRecord, type KeyGrants } from './new-key-record.js'
-import { principalOf, requirePermission, type Principal } from './root-key-auth.js'
+import { principalOf, requireKeyPermission, requirePermission, type Principal } from './root-key-auth.js'
 import type { NewKeyFields } from './schemas/key-schemas.js'
 import { notRecoverable, ownerIdOf } from './v1-field-rules.js'
 
@@ -65,7 +65,7 @@ export async function readKey(
   const principal = principalOf(request)
   const record = await deps.store.getKeyById(keyId)
   if (!record) throw notFound(`key ${keyId} not found`)
-  requirePermission(principal, record.apiId, 'read_key')
+  requireKeyPermission(principal, record, 'read_key')
   return { record, context: await deps.rbac.contextOf(record) }
 }
 
@@ -79,7 +79,7 @@ export async function deleteKey(
   const principal = principalOf(request)
   const record = await deps.store.getKeyById(keyId)
   if (!record) throw notFound(`key ${keyId} not found`)
-  requirePermission(principal, record.apiId, 'delete_key')
+  requireKeyPermission(principal, record, 'delete_key')
   if (!(await writes.deleteKey(keyId))) throw notFound(`key ${keyId} not found`)
   request.log.info({ keyId, rootKeyId: principal.rootKeyId }, 'key deleted')
   await deps.audit.record(request, 'keys.deleteKey', { apiId: record.apiId, keyId, before: record })

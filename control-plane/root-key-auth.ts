@@ -6,6 +6,7 @@ import {
   BOOTSTRAP_ID,
   may,
   requireAction,
+  requireActionOn,
   rootKeyHashOf,
   rootKeyNotValid,
   type Principal,
@@ -13,7 +14,10 @@ import {
 import type { RootKeyStore } from '../shared/store/root-key-store.js'
 import type { RootKeyUse } from './root-key-use.js'
 
-export { BOOTSTRAP_ID, may, requireAction, type Principal }
+export { BOOTSTRAP_ID, may, requireAction, requireActionOn, type Principal }
+
+/** How a refusal names the api of a key the caller named by id (requireKeyPermission says why). */
+const KEY_API = "<the key's api>"
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,13 +72,35 @@ export function requirePermission(principal: Principal, apiId: string, ...action
   requireAction(principal, 'api', apiId, ...actions)
 }
 
-/** Throws the contract's 403 unless the principal may do one of `actions` on `apiId` (where Unkey's name differs). */
-export function requireOneOf(principal: Principal, apiId: string, actions: readonly RootKeyAction[]): void {
+/**
+ * Throws the contract's 403 unless the principal may do every one of `actions` on the api of `key`, a key the caller
+ * named by id. The refusal does not name that api: a root key with no right on it would learn which api the key is
+ * in (a key that does not exist is a 404 before this, so the 403 says only that it exists).
+ */
+export function requireKeyPermission(principal: Principal, key: { apiId: string }, ...actions: RootKeyAction[]): void {
+  requireActionOn(principal, 'api', key.apiId, KEY_API, ...actions)
+}
+
+/**
+ * Throws the contract's 403 unless the principal may do one of `actions` on `apiId` (where Unkey's name differs);
+ * `shownAs` names the api in the refusal when the caller did not name it (requireKeyPermission's reason).
+ */
+export function requireOneOf(
+  principal: Principal,
+  apiId: string,
+  actions: readonly RootKeyAction[],
+  shownAs = apiId,
+): void {
   if (actions.some((action) => can(principal, apiId, action))) return
   throw new ApiError(
     'INSUFFICIENT_PERMISSIONS',
-    `the root key needs ${actions.map((action) => `api.${apiId}.${action}`).join(' or ')}`,
+    `the root key needs ${actions.map((action) => `api.${shownAs}.${action}`).join(' or ')}`,
   )
+}
+
+/** requireOneOf on the api of a key the caller named by id (requireKeyPermission's reason). */
+export function requireOneOfOnKey(principal: Principal, key: { apiId: string }, actions: readonly RootKeyAction[]) {
+  requireOneOf(principal, key.apiId, actions, KEY_API)
 }
 
 /**

@@ -68,11 +68,26 @@ export function requireAction<R extends RootKeyResource>(
   id: string,
   ...actions: ResourceAction<R>[]
 ): void {
+  requireActionOn(principal, resource, id, id, ...actions)
+}
+
+/**
+ * As requireAction, for a record the caller reached through another (the api of a key named by id, the identity of
+ * an externalId): the message names it as `shownAs` (`<the key's api>`), not by its id, which a caller refused
+ * must not learn from the refusal.
+ */
+export function requireActionOn<R extends RootKeyResource>(
+  principal: Principal,
+  resource: R,
+  id: string,
+  shownAs: string,
+  ...actions: ResourceAction<R>[]
+): void {
   const missing = actions.filter((action) => !may(principal, resource, id, action))
   if (missing.length > 0) {
     throw new ApiError(
       'INSUFFICIENT_PERMISSIONS',
-      `the root key needs ${missing.map((action) => `${resource}.${id}.${action}`).join(' and ')}`,
+      `the root key needs ${missing.map((action) => `${resource}.${shownAs}.${action}`).join(' and ')}`,
     )
   }
 }

@@ -5,7 +5,7 @@ import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { KeyRecord } from '../../shared/records.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { keysInScope } from '../keys-in-scope.js'
-import { principalOf, requireOneOf, type Principal } from '../root-key-auth.js'
+import { principalOf, requireOneOf, requireOneOfOnKey, type Principal } from '../root-key-auth.js'
 import { ApiIdField, KeyIdField } from '../schemas/fields.js'
 import { LIMITS } from '../schemas/limits.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
@@ -108,7 +108,7 @@ const READERS = ['read_analytics', 'read_key'] as const
 async function oneKey(deps: ControlPlaneDeps, principal: Principal, keyId: string): Promise<KeyRecord> {
   const record = await deps.store.getKeyById(keyId)
   if (!record) throw notFound(`key ${keyId} not found`)
-  requireOneOf(principal, record.apiId, READERS)
+  requireOneOfOnKey(principal, record, READERS)
   return record
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../key-grants.js'
 import type { KeyWrites } from '../key-writes.js'
 import type { RecordRef } from '../rbac.js'
-import { principalOf } from '../root-key-auth.js'
+import { principalOf, requireKeyPermission } from '../root-key-auth.js'
 import { EmptyResponse, LIMITS } from '../schemas/key-schemas.js'
 import { KeyIdField } from '../schemas/fields.js'
 import { Slug } from '../schemas/rbac-schemas.js'
@@ -110,9 +110,11 @@ function register(
       // Removing one the workspace does not have removes nothing (Unkey answers 200); adding or setting it is a 404.
       resolve: () =>
         operation === 'remove' ? knownIds(refs, (ref) => resolve([{ ...ref, create: false }])) : resolve(refs),
-      // Unkey v1 asks only rbac permissions; set takes away what the key holds and the list does not name: that
-      // needs the remove action too.
+      // Unkey v1 asks only rbac permissions; Keygate asks update_key on the key's api as well, as v2 does: a root key
+      // with no right on an api must not change what that api's keys are granted. Set takes away what the key holds
+      // and the list does not name: that needs the remove action too.
       allow: (key, ids) => {
+        requireKeyPermission(principal, key, 'update_key')
         const removes =
           operation === 'remove' || (operation === 'set' && ids !== undefined && takesAway(grantIdsOf(key, field), ids))
         allowKeyGrants(principal, field, operation !== 'remove', removes)

@@ -4,7 +4,7 @@ import type { KeygateServer } from '../../shared/http/build-server.js'
 import { hashKey } from '../../shared/key-material.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyRecord } from '../../shared/records.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
+import { principalOf, requireKeyPermission } from '../root-key-auth.js'
 import { CreatedAtField } from '../schemas/fields.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 
@@ -44,7 +44,7 @@ export function registerWhoami(app: KeygateServer, deps: ControlPlaneDeps): void
     const principal = principalOf(request)
     const record = await deps.store.getKeyByHash(hashKey(request.body.key))
     if (!record) throw notFound('no key matches')
-    requirePermission(principal, record.apiId, 'read_key')
+    requireKeyPermission(principal, record, 'read_key')
     return {
       id: record.id,
       name: record.name,

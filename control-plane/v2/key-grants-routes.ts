@@ -8,7 +8,7 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { changeKeyGrants, grantIdsOf, type Field, type GrantOperation } from '../key-grants.js'
 import type { KeyWrites } from '../key-writes.js'
 import type { RecordRef } from '../rbac.js'
-import { principalOf, requireAction, requirePermission } from '../root-key-auth.js'
+import { principalOf, requireAction, requireKeyPermission } from '../root-key-auth.js'
 import { KeyIdField } from '../schemas/fields.js'
 import { LIMITS } from '../schemas/limits.js'
 import { Slug } from '../schemas/rbac-schemas.js'
@@ -112,7 +112,7 @@ function register(
           : deps.rbac.roleIdsOf(refs, principal, false)
       },
       allow: (key) => {
-        requirePermission(principal, key.apiId, 'update_key')
+        requireKeyPermission(principal, key, 'update_key')
         requireAction(principal, 'rbac', '*', ...rule.actions)
       },
     })

@@ -919,6 +919,24 @@ const heldBy = async (h: Harness, keyId: string, kind: Kind) =>
 const attach = async (h: Harness, keyId: string, kind: Kind, id: string) =>
   expectOk(await h.post(kind === 'permissions' ? 'keys.addPermissions' : 'keys.addRoles', { keyId, [kind]: [{ id }] }))
 
+/**
+ * Changing what a key is granted is changing the key: Keygate asks update_key on the key's api beside Unkey's rbac
+ * actions (as v2 does), so that a root key with no right on an api cannot change its keys' grants.
+ */
+const KEY_API_RIGHT =
+  "Keygate asks api.<the key's api>.update_key beside Unkey's rbac actions (Unkey v2 does; Unkey v1 asked none): with Unkey's root key Keygate answers 403 INSUFFICIENT_PERMISSIONS and changes nothing; with update_key added, Unkey's outcome"
+/**
+ * Sends `body` to `path` with a root key holding `permissions` (Unkey's test's) and sees it refused, the key's grants
+ * unchanged (KEY_API_RIGHT); answers the same request with update_key on every api added.
+ */
+async function withKeyApiRight(h: Harness, path: string, body: { keyId: string }, kind: Kind, permissions: string[]) {
+  const held = await heldBy(h, body.keyId, kind)
+  const refused = await h.post(path, body, await h.rootKey(permissions))
+  expectError(refused, 403, 'INSUFFICIENT_PERMISSIONS', "the root key needs api.<the key's api>.update_key")
+  expect(await heldBy(h, body.keyId, kind)).toEqual(held)
+  return h.post(path, body, await h.rootKey([...permissions, 'api.*.update_key']))
+}
+
 for (const kind of ['permissions', 'roles'] as const) {
   const Kind = kind === 'permissions' ? 'Permissions' : 'Roles'
   const add = `rbac.*.add_${singular(kind)}_to_key`
@@ -959,30 +977,32 @@ for (const kind of ['permissions', 'roles'] as const) {
         },
       )
     } else {
-      same(short, `creates all missing ${kind}`, async (h) => {
+      deviation(short, `creates all missing ${kind}`, KEY_API_RIGHT, async (h) => {
         const { keyId } = await h.createKey()
         const name = randomUUID()
-        expectOk(await h.post(path, { keyId, [kind]: [{ name, create: true }] }, await h.rootKey(rootFor(true))))
+        expectOk(await withKeyApiRight(h, path, { keyId, [kind]: [{ name, create: true }] }, kind, rootFor(true)))
         expect(await heldBy(h, keyId, kind)).toContain(name)
       })
     }
-    same(short, `connects all ${kind}`, async (h) => {
+    deviation(short, `connects all ${kind}`, KEY_API_RIGHT, async (h) => {
       const made = [await record(h, kind), await record(h, kind), await record(h, kind)]
       const { keyId } = await h.createKey()
-      const answer = await h.post(path, { keyId, [kind]: made.map(({ id }) => ({ id })) }, await h.rootKey(rootFor()))
+      const answer = await withKeyApiRight(h, path, { keyId, [kind]: made.map(({ id }) => ({ id })) }, kind, rootFor())
       expectOk(answer)
       expect((await heldBy(h, keyId, kind)).sort()).toEqual(made.map(({ name }) => name).sort())
     })
   }
-  same(
+  deviation(
     `keys_set${Kind}.happy`,
     kind === 'roles' ? 'not desired roles are disconnected' : 'not desired permissions are removed',
+    KEY_API_RIGHT,
     async (h) => {
       const made = [await record(h, kind), await record(h, kind), await record(h, kind)]
       const { keyId } = await h.createKey()
       await attach(h, keyId, kind, made[0]!.id)
-      const root = await h.rootKey([`rbac.*.create_${singular(kind)}`, remove, add])
-      expectOk(await h.post(`keys.set${Kind}`, { keyId, [kind]: made.slice(1).map(({ id }) => ({ id })) }, root))
+      const root = [`rbac.*.create_${singular(kind)}`, remove, add]
+      const body = { keyId, [kind]: made.slice(1).map(({ id }) => ({ id })) }
+      expectOk(await withKeyApiRight(h, `keys.set${Kind}`, body, kind, root))
       expect((await heldBy(h, keyId, kind)).sort()).toEqual(
         made
           .slice(1)
@@ -992,25 +1012,28 @@ for (const kind of ['permissions', 'roles'] as const) {
     },
   )
   // Setting a list that holds what the key has takes nothing away: add is all it needs, as in Unkey's test.
-  same(`keys_set${Kind}.happy`, `additional ${kind} does not remove existing ${kind}`, async (h) => {
-    const made = [await record(h, kind), await record(h, kind), await record(h, kind)]
-    const { keyId } = await h.createKey()
-    await attach(h, keyId, kind, made[0]!.id)
-    const root = await h.rootKey(['rbac.*.create_permission', add])
-    const answer = await h.post(`keys.set${Kind}`, { keyId, [kind]: made.map(({ id }) => ({ id })) }, root)
-    expectOk(answer)
-    expect((await heldBy(h, keyId, kind)).sort()).toEqual(made.map(({ name }) => name).sort())
-  })
+  deviation(
+    `keys_set${Kind}.happy`,
+    `additional ${kind} does not remove existing ${kind}`,
+    KEY_API_RIGHT,
+    async (h) => {
+      const made = [await record(h, kind), await record(h, kind), await record(h, kind)]
+      const { keyId } = await h.createKey()
+      await attach(h, keyId, kind, made[0]!.id)
+      const body = { keyId, [kind]: made.map(({ id }) => ({ id })) }
+      const answer = await withKeyApiRight(h, `keys.set${Kind}`, body, kind, ['rbac.*.create_permission', add])
+      expectOk(answer)
+      expect((await heldBy(h, keyId, kind)).sort()).toEqual(made.map(({ name }) => name).sort())
+    },
+  )
   for (const by of ['name', 'id'] as const) {
-    same(`keys_remove${Kind}.happy`, `removes ${singular(kind)} by ${by}`, async (h) => {
+    deviation(`keys_remove${Kind}.happy`, `removes ${singular(kind)} by ${by}`, KEY_API_RIGHT, async (h) => {
       const made = await record(h, kind)
       const { keyId } = await h.createKey()
       await attach(h, keyId, kind, made.id)
-      const answer = await h.post(
-        `keys.remove${Kind}`,
-        { keyId, [kind]: [{ [by]: made[by] }] },
-        await h.rootKey([remove]),
-      )
+      const answer = await withKeyApiRight(h, `keys.remove${Kind}`, { keyId, [kind]: [{ [by]: made[by] }] }, kind, [
+        remove,
+      ])
       expectOk(answer)
       expect(await heldBy(h, keyId, kind)).toEqual([])
     })

@@ -192,22 +192,42 @@ onBothStores('permissions and roles', {}, (stack) => {
     expect((await verify(key.key)).roles).toBeUndefined()
   })
 
-  it('needs Unkey’s rbac permissions, and validates names and counts', async () => {
+  it("needs Unkey's rbac permissions and update_key on the key's api, and validates names and counts", async () => {
     const { body: key } = await post('keys.createKey', { apiId })
     const headersOf = async (permissions: string[]) => {
       const { key: rootKey, hash } = generateRootKey()
       await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
       return { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }
     }
+    const onApi = (...permissions: string[]) => headersOf([`api.${apiId}.update_key`, ...permissions])
     const reader = await headersOf([`api.${apiId}.read_key`])
     const add = { keyId: key.keyId, permissions: [{ name: 'p.one', create: true }] }
     expect((await post('keys.addPermissions', add, stack.controlPlane, reader)).status).toBe(403)
-    // Unkey's: adding needs add_permission_to_key, and creating the missing one create_permission too.
-    const adder = await headersOf(['rbac.*.add_permission_to_key'])
+    // Rbac rights alone, with no right on the key's api: refused (Unkey v1 let it through), and the refusal does not
+    // name the api, which such a root key may not know of.
+    const rbacOnly = await headersOf(['rbac.*.add_permission_to_key', 'rbac.*.create_permission'])
+    const elsewhere = await post('keys.addPermissions', add, stack.controlPlane, rbacOnly)
+    expect(elsewhere).toMatchObject({ status: 403, body: { error: { code: 'INSUFFICIENT_PERMISSIONS' } } })
+    expect(elsewhere.body.error.message).toBe("the root key needs api.<the key's api>.update_key")
+    expect(JSON.stringify(elsewhere.body)).not.toContain(apiId)
+    for (const operation of ['setPermissions', 'removePermissions', 'addRoles', 'setRoles', 'removeRoles']) {
+      const field = operation.endsWith('Roles') ? 'roles' : 'permissions'
+      const everyRbac = await headersOf(['rbac.*.*'])
+      const answer = await post(
+        `keys.${operation}`,
+        { keyId: key.keyId, [field]: [{ name: 'p.one' }] },
+        stack.controlPlane,
+        everyRbac,
+      )
+      expect(answer.status, operation).toBe(403)
+    }
+    expect((await stack.getKey(key.keyId)).permissions).toBeUndefined()
+    // Adding needs add_permission_to_key, and creating the missing one create_permission too (Unkey's).
+    const adder = await onApi('rbac.*.add_permission_to_key')
     const refused = await post('keys.addPermissions', add, stack.controlPlane, adder)
     expect(refused).toMatchObject({ status: 403, body: { error: { code: 'INSUFFICIENT_PERMISSIONS' } } })
     expect(refused.body.error.message).toContain('rbac.*.create_permission')
-    const creator = await headersOf(['rbac.*.add_permission_to_key', 'rbac.*.create_permission'])
+    const creator = await onApi('rbac.*.add_permission_to_key', 'rbac.*.create_permission')
     expect((await post('keys.addPermissions', add, stack.controlPlane, creator)).status).toBe(200)
     // Setting what it holds already takes nothing away; setting something else does, and needs the remove action.
     expect(
@@ -228,10 +248,10 @@ onBothStores('permissions and roles', {}, (stack) => {
     const nothing = { keyId: key.keyId, permissions: [{ name: 'never.made' }] }
     expect((await post('keys.removePermissions', nothing)).status).toBe(200)
     expect((await post('keys.removeRoles', { keyId: key.keyId, roles: [{ name: 'never-made' }] })).status).toBe(200)
-    // api.<apiId>.update_key is not enough: permissions are Unkey's rbac actions, whatever the api.
+    // api.<apiId>.update_key alone is not enough: the rbac action is needed too.
     const updater = await headersOf([`api.${apiId}.update_key`])
     expect((await post('keys.removePermissions', remove, stack.controlPlane, updater)).status).toBe(403)
-    const remover = await headersOf(['rbac.*.remove_permission_from_key'])
+    const remover = await onApi('rbac.*.remove_permission_from_key')
     expect((await post('keys.removePermissions', remove, stack.controlPlane, remover)).status).toBe(200)
     // updateKey's permissions need them too, beside update_key.
     const patch = { keyId: key.keyId, permissions: ['p.one'] }

@@ -119,30 +119,30 @@ const TABLE: Record<string, Row> = {
   'keys.whoami': { needs: ['read_key'], call: (f) => post({ key: f.key }) },
   'keys.updateRemaining': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, op: 'decrement', value: 1 }) },
   'keys.getVerifications': { needs: [{ anyOf: ['read_analytics', 'read_key'] }], call: (f) => get({ keyId: f.keyId }) },
-  // Unkey's: a key's permissions and roles are rbac actions, whatever the api.
+  // Unkey's rbac actions, and update_key on the key's api (Keygate's, as v2: Unkey v1 asked no api right).
   'keys.addPermissions': {
-    needs: ['rbac.*.add_permission_to_key'],
+    needs: ['update_key', 'rbac.*.add_permission_to_key'],
     call: (f) => post({ keyId: f.keyId, permissions: [{ name: f.permissionSlug }] }),
   },
   // Setting what the key holds already takes nothing away: adding is all it needs (taking away: key-permissions.test).
   'keys.setPermissions': {
-    needs: ['rbac.*.add_permission_to_key'],
+    needs: ['update_key', 'rbac.*.add_permission_to_key'],
     call: (f) => post({ keyId: f.keyId, permissions: [{ id: f.permissionId }] }),
   },
   'keys.removePermissions': {
-    needs: ['rbac.*.remove_permission_from_key'],
+    needs: ['update_key', 'rbac.*.remove_permission_from_key'],
     call: (f) => post({ keyId: f.keyId, permissions: [{ name: f.permissionSlug }] }),
   },
   'keys.addRoles': {
-    needs: ['rbac.*.add_role_to_key'],
+    needs: ['update_key', 'rbac.*.add_role_to_key'],
     call: (f) => post({ keyId: f.keyId, roles: [{ id: f.roleId }] }),
   },
   'keys.setRoles': {
-    needs: ['rbac.*.add_role_to_key'],
+    needs: ['update_key', 'rbac.*.add_role_to_key'],
     call: (f) => post({ keyId: f.keyId, roles: [{ name: f.roleName }] }),
   },
   'keys.removeRoles': {
-    needs: ['rbac.*.remove_role_from_key'],
+    needs: ['update_key', 'rbac.*.remove_role_from_key'],
     call: (f) => post({ keyId: f.keyId, roles: [{ name: f.roleName }] }),
   },
   'permissions.createPermission': {
