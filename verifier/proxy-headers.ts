@@ -40,24 +40,28 @@ const isHopByHop = (name: string, named: Set<string> | undefined): boolean =>
 // list, so a header named close is dropped when Connection names it (§7.6.1), as any other.
 const PLAIN_CONNECTION = /^\s*keep-alive\s*$/i
 
-// The host is the upstream's to set; what the client claims about earlier hops is not ours to vouch for
-// (X-Forwarded-For is appended to instead).
-const CLIENT_CLAIMS = new Set(['host', 'forwarded', 'x-forwarded-proto', 'x-forwarded-host'])
+// The host is the upstream's to set; what the client claims about earlier hops or its own address is not ours to
+// vouch for: X-Real-IP is replaced by the socket's address, X-Forwarded-For is appended to.
+const CLIENT_CLAIMS = new Set(['host', 'forwarded', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip'])
+
+/** Whether a header's value holds the key anywhere: `Bearer <key>`, any other scheme, a copy in another header. */
+const carries = (value: string | string[], key: string): boolean =>
+  typeof value === 'string' ? value.includes(key) : value.some((item) => item.includes(key))
 
 export interface ForwardedIdentity {
   keyId: string
   ownerId?: string
   requestId: string
   clientAddress?: string
-  /** Header that carried the key (lower case), always removed. */
+  /** The policy's key header (lower case): always removed, whatever it holds. */
   keyHeader: string
-  /** Whether the key came in Authorization (then it is removed too). */
-  keyInAuthorization: boolean
+  /** The verified key, as sent: every header whose value holds it is removed, whichever header it was read from. */
+  key: string
 }
 
 /**
- * The request headers the upstream gets: the client's, less hop-by-hop headers, the key and any
- * X-Keygate-* the client sent; plus who the key is and X-Forwarded-*.
+ * The request headers the upstream gets: the client's, less hop-by-hop headers, the key header, any header holding
+ * the key and any X-Keygate-* the client sent; plus who the key is, X-Real-IP and X-Forwarded-*.
  */
 export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
@@ -68,18 +72,21 @@ export function upstreamRequestHeaders(
   for (const name in incoming) {
     const value = incoming[name]
     if (value === undefined || isHopByHop(name, named) || name === who.keyHeader || CLIENT_CLAIMS.has(name)) continue
-    if (name.startsWith('x-keygate-') || (name === 'authorization' && who.keyInAuthorization)) continue
+    if (name.startsWith('x-keygate-') || carries(value, who.key)) continue
     headers[name] = value
   }
   headers['x-keygate-key-id'] = who.keyId
   if (who.ownerId !== undefined) headers['x-keygate-owner-id'] = headerSafe(who.ownerId)
   headers['x-request-id'] = who.requestId
-  // The earlier hops, then this client: no array is built unless the header came as one (node joins repeats).
-  const earlier = incoming['x-forwarded-for']
+  // The earlier hops, then this client: no array is built unless the header came as one (node joins repeats). A list
+  // or a Host holding the key is dropped as any header holding it is.
+  const claimed = incoming['x-forwarded-for']
+  const earlier = claimed !== undefined && carries(claimed, who.key) ? undefined : claimed
   const before = Array.isArray(earlier) ? earlier.filter(Boolean).join(', ') : earlier
   const forwardedFor = !before ? who.clientAddress : who.clientAddress ? `${before}, ${who.clientAddress}` : before
   if (forwardedFor) headers['x-forwarded-for'] = forwardedFor
-  if (incoming.host) headers['x-forwarded-host'] = incoming.host
+  if (who.clientAddress) headers['x-real-ip'] = who.clientAddress
+  if (incoming.host && !carries(incoming.host, who.key)) headers['x-forwarded-host'] = incoming.host
   headers['x-forwarded-proto'] = 'http'
   return headers
 }

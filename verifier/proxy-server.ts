@@ -6,6 +6,7 @@ import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
 import { ApiError, StoreUnavailableError } from '../shared/errors.js'
 import { docsBaseFor } from '../shared/http/docs-base.js'
 import { errorBody } from '../shared/http/error-body.js'
+import { clientErrorHandler } from '../shared/http/error-handler.js'
 import { nodeHttp } from '../shared/http/node-http.js'
 import { requestIdOf } from '../shared/http/request-id.js'
 import type { GatewayPolicy, ProxySettings } from '../shared/config/settings.js'
@@ -28,6 +29,9 @@ export interface ProxyDeps {
   registry: Registry
   options: ProxyOptions
 }
+
+/** The key a request carries and the header it was read from. */
+type Presented = Pick<GatewayCheck, 'key' | 'keyFrom'>
 
 export interface ReverseProxy {
   server: Server
@@ -117,18 +121,18 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   /** Checks the request's key (synchronously on a cache hit), then refuses it or forwards it. */
   function handle(req: IncomingMessage, res: ServerResponse, started: number): void {
     const requestId = requestIdOf(req)
-    const { key, keyFrom } = readGatewayKey(req.headers, policy)
+    const presented = readGatewayKey(req.headers, policy)
     let verdict: Verdict | Promise<Verdict> | undefined
     try {
-      verdict = key === undefined ? undefined : verifier.verify(key, checked)
+      verdict = presented.key === undefined ? undefined : verifier.verify(presented.key, checked)
     } catch (err) {
       return failed(res, requestId, started, err)
     }
-    if (!(verdict instanceof Promise)) return decided(req, res, requestId, started, keyFrom, verdict)
+    if (!(verdict instanceof Promise)) return decided(req, res, requestId, started, presented, verdict)
     // A client that leaves while its key is read is answered nothing, and nothing is forwarded for it.
     verdict
       .then(
-        (read) => (res.destroyed ? req.resume() : decided(req, res, requestId, started, keyFrom, read)),
+        (read) => (res.destroyed ? req.resume() : decided(req, res, requestId, started, presented, read)),
         (err: unknown) => failed(res, requestId, started, err),
       )
       .catch((err: unknown) => crashed(res, requestId, started, err))
@@ -159,7 +163,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     res: ServerResponse,
     requestId: string,
     started: number,
-    keyFrom: GatewayCheck['keyFrom'],
+    { key, keyFrom }: Presented,
     verdict: Verdict | undefined,
   ): void {
     if (verdict?.code !== 'VALID') {
@@ -169,9 +173,10 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       const message = refusalMessage(answer.code, policy.keyHeader, keyFrom)
       return refuse(res, requestId, started, { statusCode: answer.status, code: answer.code, message }, answer.headers)
     }
-    // Never so (a VALID verdict names its key: shared/verification.ts); a bug answers 500, never forwards.
-    if (verdict.keyId === undefined)
-      return failed(res, requestId, started, new Error('a VALID verdict without a key id'))
+    // Never so (a VALID verdict names its key, shared/verification.ts, and only a request with a key is checked): a
+    // bug answers 500, never forwards.
+    if (verdict.keyId === undefined || key === undefined)
+      return failed(res, requestId, started, new Error('a VALID verdict without a key id or a key'))
     // Origin-form targets only (`OPTIONS *` and absolute URLs are not ours to pass on).
     if (!req.url?.startsWith('/')) {
       req.resume()
@@ -182,7 +187,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
         new ApiError('BAD_REQUEST', 'the request target must be a path starting with /'),
       )
     }
-    forward(req, res, requestId, started, keyFrom, verdict.keyId, verdict.ownerId)
+    forward(req, res, requestId, started, key, verdict.keyId, verdict.ownerId)
   }
 
   function forward(
@@ -190,7 +195,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     res: ServerResponse,
     requestId: string,
     started: number,
-    keyFrom: GatewayCheck['keyFrom'],
+    key: string,
     keyId: string,
     ownerId: string | undefined,
   ): void {
@@ -201,7 +206,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       requestId,
       clientAddress: req.socket.remoteAddress,
       keyHeader: policy.keyHeader,
-      keyInAuthorization: keyFrom === 'authorization',
+      key,
     })
     const hasBody =
       req.headers['content-length'] !== undefined
@@ -247,6 +252,8 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       crashed(res, requestIdOf(req), started, err)
     }
   })
+  // What Node's parser rejects (malformed, headers too large, too slow) is answered as on every Keygate port.
+  server.on('clientError', clientErrorHandler(options.docsBaseUrl))
   return {
     server,
     async close() {

@@ -7,7 +7,8 @@ import { clientResponseHeaders, upstreamRequestHeaders, type ForwardedIdentity }
  * The proxy's header rules, written plainly (a set of what to drop, per request) as the oracle the hot path's
  * version (no set unless Connection names something) must agree with: RFC 9110 §7.6.1 drops the hop-by-hop headers
  * and every header the Connection header names, both ways; the key, Host and what the client claims about earlier
- * hops never reach the upstream; X-Forwarded-For is appended to.
+ * hops or its own address never reach the upstream, nor does any header holding the key; X-Real-IP is the socket's
+ * address, X-Forwarded-For is appended to.
  */
 const HOP_BY_HOP = [
   'connection',
@@ -32,18 +33,26 @@ function dropped(headers: Record<string, string | string[] | undefined>): Set<st
 
 function upstreamOracle(incoming: IncomingHttpHeaders, who: ForwardedIdentity): Record<string, string | string[]> {
   const drop = dropped(incoming)
-  for (const name of [who.keyHeader, 'host', 'forwarded', 'x-forwarded-proto', 'x-forwarded-host']) drop.add(name)
-  if (who.keyInAuthorization) drop.add('authorization')
+  for (const name of [who.keyHeader, 'host', 'forwarded', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip'])
+    drop.add(name)
+  // A header holding the key is dropped whole, whatever it is (X-Forwarded-For and Host too, before they are read).
+  const holdsKey = (value: string | string[]) => [value].flat().some((item) => item.includes(who.key))
   const headers: Record<string, string | string[]> = {}
   for (const [name, value] of Object.entries(incoming)) {
-    if (value !== undefined && !drop.has(name) && !name.startsWith('x-keygate-')) headers[name] = value
+    if (value !== undefined && !holdsKey(value) && !drop.has(name) && !name.startsWith('x-keygate-'))
+      headers[name] = value
   }
   headers['x-keygate-key-id'] = who.keyId
   if (who.ownerId !== undefined) headers['x-keygate-owner-id'] = who.ownerId
   headers['x-request-id'] = who.requestId
-  const forwardedFor = [incoming['x-forwarded-for'], who.clientAddress].flat().filter(Boolean).join(', ')
+  const earlier = incoming['x-forwarded-for']
+  const forwardedFor = [earlier !== undefined && holdsKey(earlier) ? [] : earlier, who.clientAddress]
+    .flat()
+    .filter(Boolean)
+    .join(', ')
   if (forwardedFor) headers['x-forwarded-for'] = forwardedFor
-  if (incoming.host) headers['x-forwarded-host'] = incoming.host
+  if (who.clientAddress) headers['x-real-ip'] = who.clientAddress
+  if (incoming.host && !holdsKey(incoming.host)) headers['x-forwarded-host'] = incoming.host
   headers['x-forwarded-proto'] = 'http'
   return headers
 }
@@ -69,6 +78,7 @@ const NAMES = [
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
+  'x-real-ip',
   'authorization',
   'x-api-key',
   'x-keygate-key-id',
@@ -85,8 +95,8 @@ const connection = fc.oneof(
   ),
 )
 const value = fc.oneof(
-  fc.constantFrom('', '203.0.113.7', 'v'),
-  fc.array(fc.constantFrom('a', '10.0.0.1', ''), { maxLength: 2 }),
+  fc.constantFrom('', '203.0.113.7', 'v', 'sk_secret', 'Bearer sk_secret', 'Bearer other'),
+  fc.array(fc.constantFrom('a', '10.0.0.1', '', 'k=sk_secret'), { maxLength: 2 }),
 )
 const headers = fc
   .record({
@@ -104,7 +114,7 @@ const who = fc.record({
   requestId: fc.constant('req_1'),
   clientAddress: fc.option(fc.constant('127.0.0.1'), { nil: undefined }),
   keyHeader: fc.constantFrom('x-api-key', 'authorization'),
-  keyInAuthorization: fc.boolean(),
+  key: fc.constant('sk_secret'),
 })
 
 describe('proxy headers', () => {
@@ -136,20 +146,26 @@ describe('proxy headers', () => {
     )
   })
 
-  it('appends the client to X-Forwarded-For and names the host it was asked for, which it does not pass on', () => {
+  it('appends the client to X-Forwarded-For, names it in X-Real-IP and names the host it was asked for, which it does not pass on', () => {
     const who: ForwardedIdentity = {
       keyId: 'key_1',
       requestId: 'req_1',
       clientAddress: '127.0.0.1',
       keyHeader: 'x-api-key',
-      keyInAuthorization: false,
+      key: 'sk_secret',
     }
     const headers = upstreamRequestHeaders(
-      { host: 'api.example:8080', 'x-forwarded-for': '203.0.113.7, 10.0.0.1', 'x-api-key': 'sk_secret' },
+      {
+        host: 'api.example:8080',
+        'x-forwarded-for': '203.0.113.7, 10.0.0.1',
+        'x-real-ip': '203.0.113.7',
+        'x-api-key': 'sk_secret',
+      },
       who,
     )
     expect(headers).toMatchObject({
       'x-forwarded-for': '203.0.113.7, 10.0.0.1, 127.0.0.1',
+      'x-real-ip': '127.0.0.1',
       'x-forwarded-host': 'api.example:8080',
       'x-forwarded-proto': 'http',
     })
