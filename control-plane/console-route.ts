@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../shared/errors.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
+import { pageSecurityHeaders } from '../shared/http/page-security-headers.js'
 import { packageRoot } from '../shared/package-root.js'
 
 /**
@@ -10,18 +11,15 @@ import { packageRoot } from '../shared/package-root.js'
  * inline script or style is allowed (the bundle needs neither: styles are set through the CSSOM), and with Trusted
  * Types no string can reach an HTML sink such as innerHTML: key names and meta are attacker-controlled text.
  */
-export const CONSOLE_CSP = [
+const CONSOLE_HEADERS = pageSecurityHeaders([
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self'",
   "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
   "require-trusted-types-for 'script'",
   "trusted-types 'none'",
-].join('; ')
+])
 
 interface Asset {
   body: Buffer
@@ -64,8 +62,8 @@ export function loadConsole(dir: URL): ConsoleFiles | null {
 
 /**
  * GET /console (the page) and /console/<file> (what it loads), from the files `npm run build` wrote, each with the
- * console's Content-Security-Policy. Public like /docs: the page holds no data; everything it shows comes from
- * management calls made with the root key the admin signs in with.
+ * console's Content-Security-Policy and the other page protections. Public like /docs: the page holds no data;
+ * everything it shows comes from management calls made with the root key the admin signs in with.
  */
 export function registerConsole(app: KeygateServer, assets: ConsoleFiles | null): void {
   const send = (request: FastifyRequest, reply: FastifyReply, name: string) => {
@@ -77,12 +75,7 @@ export function registerConsole(app: KeygateServer, assets: ConsoleFiles | null)
       .type(asset.type)
       .header('cache-control', asset.cacheControl)
       .header('vary', 'accept-encoding')
-      .header('content-security-policy', CONSOLE_CSP)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      .header('cross-origin-opener-policy', 'same-origin')
-      .header('cross-origin-resource-policy', 'same-origin')
-      .header('x-frame-options', 'DENY')
+      .headers(CONSOLE_HEADERS)
     if (gzip) void reply.header('content-encoding', 'gzip')
     return reply.send(gzip ? asset.gzipped : asset.body)
   }

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { Type } from 'typebox'
 import { ERRORS, type ErrorCode } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
+import { pageSecurityHeaders } from '../../shared/http/page-security-headers.js'
 import { packageVersion } from '../../shared/package-root.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { withBodyExample } from './body-example.js'
@@ -79,7 +81,8 @@ const PUBLIC_ERRORS: ErrorCode[] = ['BAD_REQUEST', 'INTERNAL_SERVER_ERROR', 'UNA
 
 /**
  * OpenAPI 3.1 generated from the routes' own TypeBox schemas (request and every response), served at
- * /openapi.json with Swagger UI at /docs. Registered before the routes so that it sees each of them.
+ * /openapi.json with Swagger UI at /docs, all under the page protections the console has: an admin pastes a root
+ * key into /docs. Registered before the routes so that it sees each of them.
  */
 export function registerOpenApi(app: KeygateServer): void {
   void app.register(swagger, {
@@ -126,9 +129,36 @@ export function registerOpenApi(app: KeygateServer): void {
       return openapiObject
     },
   })
-  void app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  // A scope of its own whose hook gives every answer in it the headers: Swagger UI's uiHooks reach its routes but not
+  // the files @fastify/static serves for it.
+  void app.register(async (docs: KeygateServer) => {
+    docs.addHook('onRequest', async (_request, reply) => {
+      void reply.headers(DOCS_HEADERS)
+    })
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
+    docs.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  })
 }
+
+/**
+ * The one inline stylesheet Swagger UI writes, inside the Swagger logo of its top bar (which the plugin swaps for its
+ * own logo at once): allowed by its hash, so that no other inline style is. The browser test fails on a violation,
+ * so a Swagger UI that changes it is caught there.
+ */
+const LOGO_STYLE = '.logo_small_svg__cls-2{fill:#fff}.logo_small_svg__cls-3{fill:#85ea2d}'
+
+/**
+ * What Swagger UI needs, from this origin only: its scripts and stylesheets, calls for "Try it out" and the document.
+ * It runs no inline script and no eval. Images may also be data: URLs, as its stylesheet's icons and its logo are.
+ * No Trusted Types (the console has them): it renders the document's Markdown through innerHTML, after sanitising it.
+ */
+const DOCS_HEADERS = pageSecurityHeaders([
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src 'self' 'sha256-${createHash('sha256').update(LOGO_STYLE).digest('base64')}'`,
+  "img-src 'self' data:",
+  "connect-src 'self'",
+])
 
 interface RouteSchema {
   body?: object

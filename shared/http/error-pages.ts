@@ -4,13 +4,14 @@ import { ApiError, ERRORS, type ErrorCode } from '../errors.js'
 import { closestName } from '../closest-name.js'
 import { clipInput } from '../clip-input.js'
 import type { KeygateServer } from './build-server.js'
+import { pageSecurityHeaders } from './page-security-headers.js'
 
 /**
  * The pages error bodies link to: /docs/errors (every code) and /docs/errors/<CODE> (what it means, how to fix
  * it). Served by every Keygate server, so that the default link (the path `/docs/errors/<CODE>`, relative to the
  * server that answered) resolves wherever the answer came from. Static HTML built once from ERROR_DOCS: escaped,
- * no script, a CSP that allows none, and links relative to the page so that a path prefix in front of Keygate
- * keeps working.
+ * no script, a CSP that allows none (and the other page protections), and links relative to the page so that a
+ * path prefix in front of Keygate keeps working.
  */
 export function registerErrorPages(app: KeygateServer, docsBaseUrl: string): void {
   const pages = new Map<string, string>(
@@ -32,13 +33,13 @@ export function registerErrorPages(app: KeygateServer, docsBaseUrl: string): voi
   })
 }
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+/** Nothing to load or run: the one stylesheet is inline in the page (STYLE). */
+const HEADERS = pageSecurityHeaders(["default-src 'none'", "style-src 'unsafe-inline'"])
 
 function sendPage(reply: FastifyReply, html: string) {
   return reply
     .type('text/html; charset=utf-8')
-    .header('content-security-policy', CSP)
-    .header('x-content-type-options', 'nosniff')
+    .headers(HEADERS)
     .header('cache-control', 'public, max-age=300')
     .send(html)
 }

@@ -1,8 +1,10 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isV2Operation, OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { launchChromium } from '../support/console-browser.js'
+import { launchChromium, watchProblems } from '../support/console-browser.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 
 let keygate: KeygateProcess
@@ -22,10 +24,11 @@ afterAll(async () => {
 
 describe('API docs in a browser', () => {
   it('renders /docs with every operation of both versions, and shows an operation once opened', async () => {
-    const page = await browser.newPage()
-    const failed: string[] = []
-    page.on('requestfailed', (request) => failed.push(request.url()))
-    await page.goto(`${keygate.url}/docs`)
+    const page = await docsPage()
+    const problems = watchProblems(page)
+    const answer = await page.goto(`${keygate.url}/docs`)
+    // The policy is on: the "no violation" below is not met by the absence of one.
+    expect(answer?.headers()['content-security-policy']).toMatch(/script-src 'self'.*frame-ancestors 'none'/)
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 })
     const paths = await page.locator('.opblock-summary-path').allInnerTexts()
     const shown = new Set(paths.map((path) => path.replace(/\u200b/g, '').trim()))
@@ -43,11 +46,30 @@ describe('API docs in a browser', () => {
     await page.locator('.opblock-summary', { hasText: '/v1/keys.verifyKey' }).click()
     await expect.poll(() => page.locator('.opblock.is-open').innerText(), { timeout: 10_000 }).toContain('Request body')
     expect(await page.title()).toMatch(/swagger/i)
-    expect(failed).toEqual([])
+    expect(problems).toEqual([])
+  }, 60_000)
+
+  it('cannot be framed by another site: the browser refuses to show /docs in an iframe', async () => {
+    // Another origin (another port) on loopback, as a page an admin is lured to would frame it.
+    const framer = createServer((_request, response) =>
+      response.setHeader('content-type', 'text/html').end(`<iframe src="${keygate.url}/docs/"></iframe>`),
+    )
+    await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve))
+    try {
+      const page = await browser.newPage()
+      await page.goto(`http://127.0.0.1:${(framer.address() as AddressInfo).port}/`)
+      const frame = page.frames().find((candidate) => candidate !== page.mainFrame())!
+      expect(frame.url()).toBe('chrome-error://chromewebdata/')
+      expect(await frame.locator('#swagger-ui').count()).toBe(0)
+    } finally {
+      framer.closeAllConnections()
+      framer.close()
+    }
   }, 60_000)
 
   it('shows the header as written: the services of both versions as code, not eaten by Markdown', async () => {
-    const page = await browser.newPage()
+    const page = await docsPage()
+    const problems = watchProblems(page)
     await page.goto(`${keygate.url}/docs`)
     const header = page.locator('.information-container .description')
     await header.waitFor({ timeout: 20_000 })
@@ -56,10 +78,12 @@ describe('API docs in a browser', () => {
     expect(text).toContain('(apis.*, keys.*, identities.*, permissions.*, ratelimit.*)')
     expect(text).toContain('POST {base}/v2/{service}.{method}')
     expect(await header.locator('code', { hasText: 'apis.*' }).count()).toBe(2)
+    expect(problems).toEqual([])
   }, 60_000)
 
   it('runs "Try it out" as printed: Authorize with the root key, createApi with its example → 200, then createKey with that apiId → 200', async () => {
-    const page = await browser.newPage()
+    const page = await docsPage()
+    const problems = watchProblems(page)
     await page.goto(`${keygate.url}/docs`)
     await page.locator('.btn.authorize').first().click({ timeout: 20_000 })
     await page.locator('.modal-ux input').first().fill(rootKey)
@@ -93,6 +117,7 @@ describe('API docs in a browser', () => {
       meta: { requestId: expect.stringMatching(/^req_/) },
       data: { apiId: expect.stringMatching(/^api_/) },
     })
+    expect(problems).toEqual([])
   }, 90_000)
 
   it("opens an error body's docs link: a page on what the code means and how to fix it", async () => {
@@ -116,6 +141,19 @@ describe('API docs in a browser', () => {
     expect(problems).toEqual([])
   }, 60_000)
 })
+
+/**
+ * A new page on which every Content-Security-Policy violation, even one a script catches, is logged as a console
+ * error, which watchProblems() collects. The listener is added through the DevTools protocol: no policy is loosened.
+ */
+async function docsPage(): Promise<Page> {
+  const page = await browser.newPage()
+  // As text: the tests are type-checked without the DOM's types, and this runs in the page.
+  await page.addInitScript(
+    "document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.effectiveDirective} refused ${e.blockedURI || 'inline'}`))",
+  )
+  return page
+}
 
 /** Opens an operation and presses "Try it out"; returns its block. */
 async function tryItOut(page: Page, path: string) {

@@ -62,6 +62,20 @@ describe('error pages', () => {
     expect(unauthorized).not.toContain('<root key>')
   })
 
+  it("carries the console's protections on every server: no framing, no sniffing, no referrer", async () => {
+    for (const url of [`${controlPlaneUrl}/docs/errors`, `${verifierUrl}/docs/errors/NOT_FOUND`]) {
+      const { headers } = await get(url)
+      expect(headers['content-security-policy'], url).toMatch(/(^|; )frame-ancestors 'none'(;|$)/)
+      expect(headers, url).toMatchObject({
+        'x-frame-options': 'DENY',
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cross-origin-opener-policy': 'same-origin',
+        'cross-origin-resource-policy': 'same-origin',
+      })
+    }
+  })
+
   it('lists every code on an index whose links, and the pages links back, resolve', async () => {
     const index = await get(`${controlPlaneUrl}/docs/errors`)
     expect(index.status).toBe(200)
