@@ -14,6 +14,7 @@ import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf, type NamedLimitInput } from '../named-limits.js'
 import { withRefillDay } from '../refill-rules.js'
 import { can, principalOf, requirePermission, type Principal } from '../root-key-auth.js'
+import { requireVisibleApi } from './hidden-api.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import { checkedInput } from '../wire-format.js'
 import { checkCredits } from './credit-rules.js'
@@ -41,7 +42,7 @@ const NewKeyData = Type.Object({
 export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
   registerV2(app, 'keys.createKey', { body: CreateKeyBody, data: NewKeyData }, async (request) => {
     const { credits, ...fields } = request.body
-    requirePermission(principalOf(request), fields.apiId, 'create_key')
+    requireVisibleApi(principalOf(request), fields.apiId, 'create_key')
     checkCredits(credits, false)
     checkV2Fields(fields)
     const remaining = credits?.remaining ?? undefined

@@ -493,12 +493,19 @@ interface V2Row {
 const V2_TABLE: Record<string, V2Row> = {
   'v2.apis.createApi': { needs: ['*.create_api'], body: () => ({ name: 'made by the security table' }) },
   'v2.apis.getApi': { needs: ['read_api'], body: (f) => ({ apiId: f.apiId }) },
-  // Unkey's newest handlers hide the api from a root key that may not list its keys or create keys in it (404); issue
-  // 15 holds v2 to a 403 for a missing permission. Checked before the api is looked up, it tells nothing of whether
-  // the api exists.
-  'v2.apis.listKeys': { needs: ['read_key', 'read_api'], body: (f) => ({ apiId: f.apiId }) },
+  // Unkey's handlers hide the api from a root key that may not list its keys or create keys in it: the 404 of an api
+  // that does not exist (403_existence_leak_test.go), so that a root key cannot find out which apis exist.
+  'v2.apis.listKeys': {
+    needs: ['read_key', 'read_api'],
+    body: (f) => ({ apiId: f.apiId }),
+    lacking: { status: 404, type: 'data/api_not_found' },
+  },
   'v2.apis.deleteApi': { needs: ['delete_api'], body: (f) => ({ apiId: f.apiId }) },
-  'v2.keys.createKey': { needs: ['create_key'], body: (f) => ({ apiId: f.apiId, name: 'another' }) },
+  'v2.keys.createKey': {
+    needs: ['create_key'],
+    body: (f) => ({ apiId: f.apiId, name: 'another' }),
+    lacking: { status: 404, type: 'data/api_not_found' },
+  },
   'v2.keys.getKey': { needs: ['read_key'], body: (f) => ({ keyId: f.keyId }) },
   'v2.keys.updateKey': { needs: ['update_key'], body: (f) => ({ keyId: f.keyId, name: 'renamed', enabled: false }) },
   'v2.keys.deleteKey': { needs: ['delete_key'], body: (f) => ({ keyId: f.keyId }) },

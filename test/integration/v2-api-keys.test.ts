@@ -77,14 +77,21 @@ onBothStores('v2 apis.listKeys and apis.deleteApi', {}, (stack) => {
     expect(await pages({ apiId, externalId: 'nobody' })).toEqual([{ keyIds: [], pagination: { hasMore: false } }])
   })
 
-  it('listKeys: decrypt is 412, read_key without read_api 403, an unknown api 404, an unknown field 400', async () => {
+  it('listKeys: decrypt is 412, read_key without read_api the 404 of an unknown api, an unknown field 400', async () => {
     const apiId = await newApi()
     expect((await post('apis.listKeys', { apiId, decrypt: true })).status).toBe(412)
     expect((await post('apis.listKeys', { apiId, revalidateKeysCache: true })).status).toBe(200)
     expect((await post('apis.listKeys', { apiId, ownerId: 'x' })).status).toBe(400)
     expect((await post('apis.listKeys', { apiId, limit: 101 })).status).toBe(400)
+    // A root key that may not list the api's keys learns nothing of it: the answer of an api that does not exist.
     const keysOnly = await rootKeyWith(`api.${apiId}.read_key`)
-    await expect(keysOnly.apis.listKeys({ apiId })).rejects.toMatchObject({ name: 'ForbiddenErrorResponse' })
+    const hidden = {
+      name: 'NotFoundErrorResponse',
+      data$: { error: { type: 'https://unkey.com/docs/errors/unkey/data/api_not_found' } },
+    }
+    await expect(keysOnly.apis.listKeys({ apiId })).rejects.toMatchObject(hidden)
+    await expect(keysOnly.apis.listKeys({ apiId: 'api_missing' })).rejects.toMatchObject(hidden)
+    await expect(keysOnly.keys.createKey({ apiId })).rejects.toMatchObject(hidden)
     const both = await rootKeyWith(`api.${apiId}.read_key`, `api.${apiId}.read_api`)
     expect((await both.apis.listKeys({ apiId })).result.data).toEqual([])
     await expect(sdk.apis.listKeys({ apiId: 'api_missing' })).rejects.toMatchObject({

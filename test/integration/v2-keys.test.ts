@@ -134,13 +134,14 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
     const creator = await rootKeyWith(`api.${apiId}.create_key`)
     const { data } = await creator.sdk.keys.createKey({ apiId, permissions: ['fresh.permission'] })
     expect((await verify(data.key)).permissions).toEqual(['fresh.permission'])
+    // Another api, which this root key may not create keys in: the 404 of an api that does not exist (Unkey's).
     await expect(creator.sdk.keys.createKey({ apiId: otherApiId })).rejects.toMatchObject({
-      name: 'ForbiddenErrorResponse',
-      data$: { error: { status: 403 } },
+      name: 'NotFoundErrorResponse',
+      data$: { error: { status: 404, type: 'https://unkey.com/docs/errors/unkey/data/api_not_found' } },
     })
   })
 
-  it('meta too large and a limit named twice are 400 invalid_input (as identities.* answer them), after the 403', async () => {
+  it('meta too large and a limit named twice are 400 invalid_input (as identities.* answer them), after the refusal', async () => {
     const { data } = await sdk.keys.createKey({ apiId })
     const limit = { name: 'requests', limit: 1, duration: 60_000 }
     const stranger = await rootKeyWith(`api.${otherApiId}.create_key`, `api.${otherApiId}.update_key`)
@@ -152,12 +153,14 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
         const refused = await post(operation, payload)
         expect(refused.status, `${operation} ${Object.keys(fields)[0]}`).toBe(400)
         expect(refused.body.error.type).toBe('https://unkey.com/docs/errors/unkey/application/invalid_input')
-        // A root key that may not make the call learns that first.
-        expect((await post(operation, payload, stranger.headers)).status).toBe(403)
+        // A root key that may not make the call learns that first: createKey hides the api (404), updateKey is a 403.
+        expect((await post(operation, payload, stranger.headers)).status).toBe(
+          operation === 'keys.createKey' ? 404 : 403,
+        )
       }
     }
     const badCredits = { credits: { remaining: null, refill: { interval: 'daily', amount: 5 } } }
-    expect((await post('keys.createKey', { apiId, ...badCredits }, stranger.headers)).status).toBe(403)
+    expect((await post('keys.createKey', { apiId, ...badCredits }, stranger.headers)).status).toBe(404)
     expect((await post('keys.updateKey', { keyId: data.keyId, ...badCredits }, stranger.headers)).status).toBe(403)
   })
 
