@@ -362,18 +362,25 @@ export class KeyVerifier {
         remaining: outcomes[i]!.remaining,
         reset: outcomes[i]!.reset,
       })
-      const ratelimits = outcomes.map((outcome, i) => ({
-        name: limits[i]!.name,
-        limit: outcome.limit,
-        duration: limits[i]!.duration,
-        remaining: outcome.remaining,
-        reset: outcome.reset,
-        exceeded: i === failed,
-        autoApply: limits[i]!.autoApply === true,
-        ofIdentity: isIdentityOwner(limits[i]!.owner),
-      }))
+      // Every limit looked at, each without room marked exceeded (the first of them is the one the answer names).
+      const ratelimits = outcomes.flatMap((outcome, i) =>
+        outcome
+          ? [
+              {
+                name: limits[i]!.name,
+                limit: outcome.limit,
+                duration: limits[i]!.duration,
+                remaining: outcome.remaining,
+                reset: outcome.reset,
+                exceeded: !outcome.ok,
+                autoApply: limits[i]!.autoApply === true,
+                ofIdentity: isIdentityOwner(limits[i]!.owner),
+              },
+            ]
+          : [],
+      )
       const own = limits.findIndex((limit) => limit.name === DEFAULT_LIMIT)
-      verdict = { ...verdict, ratelimits, ...(own >= 0 && own < outcomes.length ? { ratelimit: state(own) } : {}) }
+      verdict = { ...verdict, ratelimits, ...(own >= 0 && outcomes[own] ? { ratelimit: state(own) } : {}) }
       if (!ok) {
         return this.count({ ...verdict, valid: false, code: 'RATE_LIMITED', ratelimit: state(failed!) })
       }

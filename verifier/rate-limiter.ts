@@ -20,8 +20,12 @@ interface LocalWindow extends RateCounter {
 
 export interface LimitsOutcome {
   ok: boolean
-  /** One per limit, in order: the state after this call (charged only if every limit had room). */
-  outcomes: LimitOutcome[]
+  /**
+   * One per limit, in order: the state after this call (charged only if every limit had room), `ok: false` for each
+   * limit without room; undefined for a limit not looked at (an exact one, when an async limit refused the call
+   * before Redis was asked).
+   */
+  outcomes: (LimitOutcome | undefined)[]
   /** Index of the first limit without room. */
   failed: number | undefined
 }
@@ -73,10 +77,10 @@ export class RateLimiter {
 
   /** `group`: the slot every counter of this call lives in (shared/ratelimit.ts, CounterOwner). */
   async checkAll(group: CounterOwner, limits: readonly AppliedLimit[], nowMs: number): Promise<LimitsOutcome> {
-    const outcomes: LimitOutcome[] = []
+    const outcomes: (LimitOutcome | undefined)[] = []
     const locals: (LocalWindow | undefined)[] = []
-    // Async limits first, in memory, without charging.
-    for (const [i, applied] of limits.entries()) {
+    // Async limits first, in memory, without charging: every one, so that each without room is reported.
+    for (const applied of limits) {
       const reset = windowStart(applied.duration, nowMs) + applied.duration
       if (!applied.async) {
         outcomes.push({ ok: true, limit: applied.limit, remaining: 0, reset })
@@ -93,9 +97,20 @@ export class RateLimiter {
         reset,
       })
       locals.push(local)
-      if (!ok) return { ok: false, outcomes, failed: i }
     }
-    // Then the exact ones, all or nothing, in one script.
+    const firstFull = outcomes.findIndex((outcome) => outcome?.ok === false)
+    // Refused in memory: nothing is charged (each remaining is as it was, without this call's cost), and the exact
+    // limits are neither charged nor read (no round trip for a refused call).
+    if (firstFull >= 0) {
+      const checked = outcomes.map((outcome, i) => {
+        const local = locals[i]
+        return outcome && local
+          ? { ...outcome, remaining: Math.max(0, limits[i]!.limit - local.global - local.pending) }
+          : undefined
+      })
+      return { ok: false, outcomes: checked, failed: firstFull }
+    }
+    // Then the exact ones, all or nothing, in one script, which reads every counter whether or not it charges.
     const exactIndexes = limits.flatMap((applied, i) => (applied.async ? [] : [i]))
     if (exactIndexes.length > 0) {
       const { failed, used } = await this.store.consumeRateLimits(
@@ -105,7 +120,9 @@ export class RateLimiter {
       )
       exactIndexes.forEach((i, j) => {
         const applied = limits[i]!
-        outcomes[i] = { ...outcomes[i]!, ok: failed !== j, remaining: Math.max(0, applied.limit - used[j]!) }
+        // Refused: nothing was charged, and each counter is as it was; every limit it leaves no room in is full.
+        const ok = failed === undefined || used[j]! + applied.cost <= applied.limit
+        outcomes[i] = { ...outcomes[i]!, ok, remaining: Math.max(0, applied.limit - used[j]!) }
       })
       if (failed !== undefined) return { ok: false, outcomes, failed: exactIndexes[failed] }
     }

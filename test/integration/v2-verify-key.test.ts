@@ -272,6 +272,34 @@ onBothStores('v2 keys.verifyKey', {}, (stack) => {
     expect(unknown.body.error.detail).toContain(externalId)
   })
 
+  it('marks every limit without room exceeded, not only the first: exact and async, of an identity and of the key', async () => {
+    for (const async of [false, true]) {
+      const externalId = `ext_${Math.random().toString(36).slice(2)}`
+      const limits = [
+        { name: 'per-minute', limit: 2, duration: 60_000, async },
+        { name: 'per-hour', limit: 2, duration: 3_600_000, async },
+      ]
+      expect((await stack.post('identities.createIdentity', { externalId, ratelimits: limits })).status).toBe(200)
+      const roomy = { name: 'roomy', limit: 100, duration: 60_000, async }
+      const { key: plain } = await key({ externalId, ratelimits: [roomy] })
+      const names = [{ name: 'per-minute' }, { name: 'per-hour' }, { name: 'roomy' }]
+      // Every call below in one hour's window (windows start on the wall clock's hours).
+      await clearOfWindowEdge(3_600_000)
+      for (let call = 0; call < 2; call++)
+        expect((await verify(verifyOnly, { key: plain, ratelimits: names })).code, `async ${async}`).toBe('VALID')
+      const refused = await verify(verifyOnly, { key: plain, ratelimits: names })
+      expect(refused).toMatchObject({ valid: false, code: 'RATE_LIMITED' })
+      expect(
+        refused.ratelimits!.map(({ name, exceeded, remaining }) => ({ name, exceeded, remaining })),
+        `async ${async}`,
+      ).toEqual([
+        { name: 'per-minute', exceeded: true, remaining: 0 },
+        { name: 'per-hour', exceeded: true, remaining: 0 },
+        { name: 'roomy', exceeded: false, remaining: 98 },
+      ])
+    }
+  })
+
   it('a missing or malformed Authorization header is 400, a root key not valid 401, before the body is read', async () => {
     const { key: plain } = await key()
     expect(await raw({ key: plain }, JSON_ONLY)).toMatchObject({
