@@ -19,9 +19,15 @@ export const NameField = (description: string) =>
     pattern: PERMISSION_NAME.source,
     description: `${description}: 1–256 of letters, digits and _ . : * - /`,
   })
-/** Permission or role names: at most 100 per key. */
-export const Names = (description: string, example: string[]) =>
-  Type.Array(NameField('A name'), {
+/**
+ * A role's name as keys name it: any name a role can have (permissions.createRole: up to 512 characters, spaces
+ * included), not a permission's slug pattern.
+ */
+export const RoleNameField = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 512, description: `${description}: 1–512 characters` })
+/** Permission slugs or role names: at most 100 per key. */
+export const Names = (description: string, example: string[], noun: 'permission' | 'role' = 'permission') =>
+  Type.Array(noun === 'role' ? RoleNameField('A name') : NameField('A name'), {
     maxItems: LIMITS.namesPerKey,
     description: `${description}; at most ${LIMITS.namesPerKey}`,
     examples: [example],
@@ -30,11 +36,13 @@ export const Names = (description: string, example: string[]) =>
 const References = (noun: 'permission' | 'role', description: string, example: string) =>
   Type.Array(
     Type.Union([
-      NameField(`A ${noun} ${noun === 'permission' ? 'slug' : 'name'}`),
+      noun === 'permission' ? NameField('A permission slug') : RoleNameField('A role name'),
       Type.Object(
         {
           id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: `The ${noun}'s id` })),
-          name: Type.Optional(NameField(`The ${noun}'s ${noun === 'permission' ? 'slug' : 'name'}`)),
+          name: Type.Optional(
+            noun === 'permission' ? NameField("The permission's slug") : RoleNameField("The role's name"),
+          ),
           create: Type.Optional(
             Type.Boolean({ description: `Create the ${noun} if none has this name (needs rbac.*.create_${noun})` }),
           ),
@@ -160,6 +168,7 @@ export const NEW_KEY_FIELDS = {
     Names(
       'Roles by name, each granting the key its permissions; a name with no role is created (the root key needs rbac.*.create_role then)',
       ['editor'],
+      'role',
     ),
   ),
   enabled: Type.Optional(

@@ -7,7 +7,7 @@ import { namedIdentity } from '../identity-access.js'
 import { createIdentity, deleteIdentity, updateIdentity } from '../identity-operations.js'
 import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf } from '../named-limits.js'
-import { principalOf, requireAction } from '../root-key-auth.js'
+import { principalOf, requireAction, requireActionOn } from '../root-key-auth.js'
 import { checkedInput } from '../wire-format.js'
 import {
   V2CreateIdentityBody,
@@ -57,7 +57,9 @@ export function registerV2IdentityRoutes(app: KeygateServer, deps: ControlPlaneD
       // Unkey's: identity.*.read_identity, or identity.<id>.read_identity for every identity listed.
       const principal = principalOf(request)
       if (page.records.length === 0) requireAction(principal, 'identity', '*', 'read_identity')
-      for (const identity of page.records) requireAction(principal, 'identity', identity.id, 'read_identity')
+      // A refusal names no identity: the one the root key may not read is one it must not learn of.
+      for (const identity of page.records)
+        requireActionOn(principal, 'identity', identity.id, '<every identity listed>', 'read_identity')
       return { data: page.records.map(v2Identity), pagination: v2Pagination(page.cursor) }
     },
   )

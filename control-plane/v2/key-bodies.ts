@@ -47,7 +47,7 @@ const Permissions = Names(
   "The key's permissions by slug, checked by verifyKey's `permissions`; a slug with no permission is created",
   ['documents.read'],
 )
-const Roles = Names('Roles by name, each granting the key its permissions; each must exist (404)', ['editor'])
+const Roles = Names('Roles by name, each granting the key its permissions; each must exist (404)', ['editor'], 'role')
 
 export const CreateKeyBody = Type.Object(
   {

@@ -53,7 +53,7 @@ export const MigratedKey = Type.Object(
       Type.Record(Type.String(), Type.Unknown(), { description: 'Any JSON object, returned by verifyKey' }),
     ),
     roles: Type.Optional(
-      Names('Roles by name (a missing one is made if the root key may: rbac.*.create_role)', ['editor']),
+      Names('Roles by name (a missing one is made if the root key may: rbac.*.create_role)', ['editor'], 'role'),
     ),
     permissions: Type.Optional(
       Names('Permissions by slug (a missing one is made if the root key may: rbac.*.create_permission)', [

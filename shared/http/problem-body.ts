@@ -40,7 +40,8 @@ export function problemStatus(error: ApiError): number {
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
-  403: 'Forbidden',
+  // Unkey's title for its one kind of 403: a root key without the permission.
+  403: 'Insufficient Permissions',
   404: 'Not Found',
   405: 'Method Not Allowed',
   408: 'Request Timeout',

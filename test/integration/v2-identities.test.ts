@@ -267,6 +267,16 @@ onBothStores('v2 identities', {}, (stack) => {
   })
 
   describe('security', () => {
+    it('a list refused for an identity the root key may not read names no identity', async () => {
+      const mine = await create()
+      const theirs = await create()
+      const reader = headersOf(await rootKeyWith([`identity.${mine}.read_identity`]))
+      const refused = await post('identities.listIdentities', { limit: 100 }, reader)
+      expect(refused.status).toBe(403)
+      expect(refused.body.error.title).toBe('Insufficient Permissions')
+      for (const id of [mine, theirs]) expect(JSON.stringify(refused.body)).not.toContain(id)
+    })
+
     it("a root key scoped to an api cannot give its keys another team's identity (createKey, updateKey, migrateKeys)", async () => {
       const teamB = externalId()
       await create({ externalId: teamB, meta: { plan: 'secret' } })

@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto'
 import type { Unkey } from '@unkey/api'
 import { beforeAll, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
@@ -91,6 +92,19 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
       refill: { interval: 'monthly', amount: 100, refillDay: 15 },
       ratelimits: [{ name: 'requests', limit: 5, duration: 60_000, autoApply: true }],
     })
+  })
+
+  it('names roles by any name a role can have, spaces included, on createKey, updateKey and migrateKeys', async () => {
+    const roles = [`Billing Admin ${randomUUID()}`, `Read Only Access ${randomUUID()}`]
+    for (const name of roles) expect((await post('permissions.createRole', { name })).status).toBe(200)
+    const created = await post('keys.createKey', { apiId, roles: [roles[0]] })
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    const updated = await post('keys.updateKey', { keyId: created.body.data.keyId, roles })
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200)
+    const hash = createHash('sha256').update(randomUUID()).digest('base64')
+    const migrated = await post('keys.migrateKeys', { migrationId: 'migration', apiId, keys: [{ hash, roles }] })
+    expect(migrated.status, JSON.stringify(migrated.body)).toBe(200)
+    expect((await verify(created.body.data.key)).roles?.sort()).toEqual([...roles].sort())
   })
 
   it('createKey refuses v2 credit rules, unknown fields and missing roles; makes missing permissions', async () => {

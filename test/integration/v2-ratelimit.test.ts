@@ -153,7 +153,7 @@ onBothStores('v2 ratelimit.*', { clock: () => new ManualClock(START) }, (stack) 
       const call = { namespace: name, identifier: 'x', limit: 5, duration: 60_000 }
       const limitOnly = await as(['ratelimit.*.limit'])
       const refused = await post('ratelimit.limit', call, limitOnly)
-      expect(refused).toMatchObject({ status: 403, body: { error: { title: 'Forbidden', status: 403 } } })
+      expect(refused).toMatchObject({ status: 403, body: { error: { title: 'Insufficient Permissions', status: 403 } } })
       expect(refused.body.error.detail).toContain('create_namespace')
       expect((await post('ratelimit.limit', call, await as(['ratelimit.*.create_namespace']))).status).toBe(403)
       expect(await namespaceOf(name)).toBeNull()
