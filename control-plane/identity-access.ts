@@ -41,7 +41,8 @@ export async function namedIdentity(
   action: ResourceAction<'identity'>,
 ): Promise<StoredEntity<IdentityRecord>> {
   const found = await identities.named(identity)
-  requireActionOn(principal, 'identity', found?.doc.id ?? '*', found?.doc.id === identity ? identity : IDENTITY, action)
+  // The same refusal whether the identity exists or not, however it was named.
+  requireActionOn(principal, 'identity', found?.doc.id ?? '*', IDENTITY, action)
   if (!found) throw notFound(`identity ${identity} not found`)
   return found
 }

@@ -5,7 +5,8 @@ import { generateKey } from '../shared/key-material.js'
 import type { RootKeyAction } from '../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { KeyWrites } from './key-writes.js'
-import { principalOf, requirePermission } from './root-key-auth.js'
+import { checkIdentityBinding } from './identity-binding.js'
+import { principalOf, requireKeyPermission } from './root-key-auth.js'
 
 /** What keys.rerollKey is given: the key, its grace period (ms) and, in v1, the new key's prefix. */
 export interface Reroll {
@@ -29,7 +30,10 @@ export async function rerollKey(
   const principal = principalOf(request)
   const { keyId, expiration = 0 } = reroll
   const old = await writes.readKey(keyId)
-  requirePermission(principal, old.apiId, ...actions)
+  requireKeyPermission(principal, old, ...actions)
+  // The new key is bound to the old one's identity: a new key of an identity needs the right to bind to it, as on
+  // createKey, or rerolling would hand out a key of an identity the root key may not read.
+  if (old.ownerId !== undefined) await checkIdentityBinding(deps, principal, old.ownerId)
   const now = deps.clock.now()
   const prefix = reroll.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
   const { key, hash, start } = generateKey(prefix, 16)

@@ -3,7 +3,7 @@ import { notFound } from '../shared/errors.js'
 import type { NamespaceRecord } from '../shared/ratelimit-namespace.js'
 import type { ResourceAction } from '../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { may, principalOf, requireAction } from './root-key-auth.js'
+import { may, principalOf, requireNamespaceAction } from './root-key-auth.js'
 
 /**
  * A rate-limit namespace named for the first time (by ratelimits.limit or setOverride): created when the root key
@@ -17,7 +17,7 @@ export async function namespaceOnFirstUse(
   action: ResourceAction<'ratelimit'>,
 ): Promise<NamespaceRecord> {
   const principal = principalOf(request)
-  requireAction(principal, 'ratelimit', '*', action)
+  requireNamespaceAction(principal, undefined, action)
   if (!may(principal, 'ratelimit', '*', 'create_namespace')) throw notFound(`Namespace ${name} not found`)
   return createNamespace(request, deps, name)
 }

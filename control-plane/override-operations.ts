@@ -3,7 +3,7 @@ import { notFound } from '../shared/errors.js'
 import type { NamespaceRecord, OverrideRecord } from '../shared/ratelimit-namespace.js'
 import type { ResourceAction } from '../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { principalOf, requireAction, type Principal } from './root-key-auth.js'
+import { principalOf, requireNamespaceAction, type Principal } from './root-key-auth.js'
 
 /** Rate-limit overrides as both wire formats (v1, v2) reach them: the root key checked, then the store, logged. */
 
@@ -17,7 +17,7 @@ export function requireNamespace(
   action: ResourceAction<'ratelimit'>,
   notFoundMessage: string,
 ): NamespaceRecord {
-  requireAction(principal, 'ratelimit', found?.id ?? '*', action)
+  requireNamespaceAction(principal, found?.id, action)
   if (!found) throw notFound(notFoundMessage)
   return found
 }

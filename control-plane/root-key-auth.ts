@@ -7,6 +7,7 @@ import {
   may,
   requireAction,
   requireActionOn,
+  requireNamespaceAction,
   rootKeyHashOf,
   rootKeyNotValid,
   type Principal,
@@ -14,7 +15,7 @@ import {
 import type { RootKeyStore } from '../shared/store/root-key-store.js'
 import type { RootKeyUse } from './root-key-use.js'
 
-export { BOOTSTRAP_ID, may, requireAction, requireActionOn, type Principal }
+export { BOOTSTRAP_ID, may, requireAction, requireActionOn, requireNamespaceAction, type Principal }
 
 /** How a refusal names the api of a key the caller named by id (requireKeyPermission says why). */
 const KEY_API = "<the key's api>"

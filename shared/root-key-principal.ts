@@ -91,3 +91,26 @@ export function requireActionOn<R extends RootKeyResource>(
     )
   }
 }
+
+/**
+ * Throws the contract's 403 unless the principal may do `action` on the rate-limit namespace `id` — one not made yet
+ * is undefined, checked on `*`, and with `toCreate` ratelimit.*.create_namespace is needed too. The refusal is one
+ * message whether the namespace exists or not: a caller names a namespace by its name, and must not learn from a
+ * refusal that it exists, nor its id.
+ */
+export function requireNamespaceAction(
+  principal: Principal,
+  id: string | undefined,
+  action: ResourceAction<'ratelimit'>,
+  toCreate = false,
+): void {
+  const allowed =
+    may(principal, 'ratelimit', id ?? '*', action) &&
+    (!toCreate || may(principal, 'ratelimit', '*', 'create_namespace'))
+  if (allowed) return
+  throw new ApiError(
+    'INSUFFICIENT_PERMISSIONS',
+    `the root key needs ratelimit.<the namespace>.${action} (for a namespace not made yet: ratelimit.*.${action}, ` +
+      'and ratelimit.*.create_namespace to make it)',
+  )
+}

@@ -98,16 +98,17 @@ export class RateLimiter {
       })
       locals.push(local)
     }
+    /** The async limits' outcomes of a refused call: nothing charged, each remaining as it was before the call. */
+    const uncharged = (outcome: LimitOutcome | undefined, i: number) => {
+      const local = locals[i]
+      return outcome && local
+        ? { ...outcome, remaining: Math.max(0, limits[i]!.limit - local.global - local.pending) }
+        : outcome
+    }
     const firstFull = outcomes.findIndex((outcome) => outcome?.ok === false)
-    // Refused in memory: nothing is charged (each remaining is as it was, without this call's cost), and the exact
-    // limits are neither charged nor read (no round trip for a refused call).
+    // Refused in memory: the exact limits are neither charged nor read (no round trip for a refused call).
     if (firstFull >= 0) {
-      const checked = outcomes.map((outcome, i) => {
-        const local = locals[i]
-        return outcome && local
-          ? { ...outcome, remaining: Math.max(0, limits[i]!.limit - local.global - local.pending) }
-          : undefined
-      })
+      const checked = outcomes.map((outcome, i) => (limits[i]!.async ? uncharged(outcome, i) : undefined))
       return { ok: false, outcomes: checked, failed: firstFull }
     }
     // Then the exact ones, all or nothing, in one script, which reads every counter whether or not it charges.
@@ -124,7 +125,7 @@ export class RateLimiter {
         const ok = failed === undefined || used[j]! + applied.cost <= applied.limit
         outcomes[i] = { ...outcomes[i]!, ok, remaining: Math.max(0, applied.limit - used[j]!) }
       })
-      if (failed !== undefined) return { ok: false, outcomes, failed: exactIndexes[failed] }
+      if (failed !== undefined) return { ok: false, outcomes: outcomes.map(uncharged), failed: exactIndexes[failed] }
     }
     // Every limit had room: now charge the async ones.
     locals.forEach((local, i) => {

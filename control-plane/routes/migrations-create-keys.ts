@@ -19,9 +19,14 @@ export function registerMigrationsCreateKeys(app: KeygateServer, deps: ControlPl
       for (const externalId of new Set(request.body.flatMap((key) => ownerIdOf(key) ?? [])))
         await checkIdentityBinding(deps, principal, externalId)
       const records = await importKeys(deps, writes, request.body, principal)
-      // As keys.createKey: every externalId imported gets its identity (Unkey's upsert).
-      for (const externalId of new Set(records.flatMap((record) => (record.ownerId ? [record.ownerId] : [])))) {
-        await bindIdentity(deps, request, externalId)
+      // As keys.createKey: every externalId imported gets its identity (Unkey's upsert). An identity made by another
+      // call since the check is bound only if the root key may read it; refused, the keys it imported go.
+      try {
+        for (const externalId of new Set(records.flatMap((record) => (record.ownerId ? [record.ownerId] : []))))
+          await bindIdentity(deps, request, externalId)
+      } catch (err) {
+        for (const record of records) await writes.deleteKey(record.id).catch(() => {})
+        throw err
       }
       request.log.info({ keys: records.length, rootKeyId: principal.rootKeyId }, 'keys imported')
       for (const record of records) {

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { ApiError } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { registerV2, v2Pagination } from '../../shared/http/v2-route.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
@@ -7,7 +8,7 @@ import { namedIdentity } from '../identity-access.js'
 import { createIdentity, deleteIdentity, updateIdentity } from '../identity-operations.js'
 import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf } from '../named-limits.js'
-import { principalOf, requireAction, requireActionOn } from '../root-key-auth.js'
+import { may, principalOf } from '../root-key-auth.js'
 import { checkedInput } from '../wire-format.js'
 import {
   V2CreateIdentityBody,
@@ -54,12 +55,18 @@ export function registerV2IdentityRoutes(app: KeygateServer, deps: ControlPlaneD
       const page = await deps.identities.page({ cursor, limit }, (identity) =>
         matches([identity.id, identity.externalId]),
       )
-      // Unkey's: identity.*.read_identity, or identity.<id>.read_identity for every identity listed.
+      // Unkey's: identity.*.read_identity, or identity.<id>.read_identity for every identity listed. One refusal
+      // whatever the page holds: it names no identity, and does not tell whether the search found any.
       const principal = principalOf(request)
-      if (page.records.length === 0) requireAction(principal, 'identity', '*', 'read_identity')
-      // A refusal names no identity: the one the root key may not read is one it must not learn of.
-      for (const identity of page.records)
-        requireActionOn(principal, 'identity', identity.id, '<every identity listed>', 'read_identity')
+      const readable =
+        may(principal, 'identity', '*', 'read_identity') ||
+        (page.records.length > 0 &&
+          page.records.every((identity) => may(principal, 'identity', identity.id, 'read_identity')))
+      if (!readable)
+        throw new ApiError(
+          'INSUFFICIENT_PERMISSIONS',
+          'the root key needs identity.*.read_identity, or identity.<id>.read_identity for every identity listed',
+        )
       return { data: page.records.map(v2Identity), pagination: v2Pagination(page.cursor) }
     },
   )

@@ -13,7 +13,7 @@ import type { Rbac } from '../rbac.js'
 import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf, type NamedLimitInput } from '../named-limits.js'
 import { withRefillDay } from '../refill-rules.js'
-import { can, principalOf, requirePermission, type Principal } from '../root-key-auth.js'
+import { can, principalOf, requireKeyPermission, type Principal } from '../root-key-auth.js'
 import { requireVisibleApi } from './hidden-api.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import { checkedInput } from '../wire-format.js'
@@ -64,7 +64,7 @@ export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
     const { keyId, credits, ratelimits, permissions, roles, ...rest } = request.body
     // 404 and 403 before v2's own checks, which name its fields (the operation checks again as it writes).
     const current = await writes.readKey(keyId)
-    requirePermission(principalOf(request), current.apiId, 'update_key')
+    requireKeyPermission(principalOf(request), current, 'update_key')
     checkCredits(credits, current.remaining !== undefined)
     checkV2Fields({ meta: rest.meta, ratelimits })
     const changes: KeyChanges = { ...rest }

@@ -38,9 +38,14 @@ export function registerV2MigrateKeys(app: KeygateServer, deps: ControlPlaneDeps
       await checkIdentityBinding(deps, principal, externalId)
     const outcomes = await importEach(deps, writes, items, principal)
     const written = outcomes.flatMap((record) => (record ? [record] : []))
-    // As keys.createKey: every externalId migrated gets its identity (Unkey's upsert).
-    for (const externalId of new Set(written.flatMap((record) => (record.ownerId ? [record.ownerId] : [])))) {
-      await bindIdentity(deps, request, externalId)
+    // As keys.createKey: every externalId migrated gets its identity (Unkey's upsert). An identity made by another
+    // call since the check is bound only if the root key may read it; refused, the keys it migrated go.
+    try {
+      for (const externalId of new Set(written.flatMap((record) => (record.ownerId ? [record.ownerId] : []))))
+        await bindIdentity(deps, request, externalId)
+    } catch (err) {
+      for (const record of written) await writes.deleteKey(record.id).catch(() => {})
+      throw err
     }
     request.log.info(
       { apiId, migrated: written.length, failed: outcomes.length - written.length, rootKeyId: principal.rootKeyId },

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import type { NamespaceLimitOutcome, NamespaceLimitRequest, NamespaceLimits } from '../namespace-limits.js'
 import type { NamespaceRecord } from '../ratelimit-namespace.js'
-import { requireAction, type Principal } from '../root-key-principal.js'
+import { requireNamespaceAction, type Principal } from '../root-key-principal.js'
 import { WIRE_EXAMPLES } from '../wire-examples.js'
 import type { KeygateServer } from './build-server.js'
 import { RATELIMIT_RANGES } from './ratelimit-limit-schema.js'
@@ -155,8 +155,8 @@ async function namespacesOf(
   const unique = [...new Set(named)]
   const found = new Map(await Promise.all(unique.map(async (text) => [text, await ratelimits.find(text)] as const)))
   const missing = unique.filter((text) => !found.get(text))
-  if (missing.length > 0) requireAction(principal, 'ratelimit', '*', 'create_namespace', 'limit')
-  for (const namespace of found.values()) if (namespace) requireAction(principal, 'ratelimit', namespace.id, 'limit')
+  if (missing.length > 0) requireNamespaceAction(principal, undefined, 'limit', true)
+  for (const namespace of found.values()) if (namespace) requireNamespaceAction(principal, namespace.id, 'limit')
   if (access.create) for (const name of missing) found.set(name, await access.create(request, name))
   return found
 }

@@ -271,6 +271,13 @@ onBothStores('identities', {}, (stack) => {
         ),
         // An identity that does not exist yet cannot be made either, and the answer is the same: nothing learnt.
         await post('keys.createKey', { apiId: otherApi.apiId, externalId: randomUUID() }, stack.controlPlane, scoped),
+        // Refused before anything is made for it: not the permission it names either.
+        await post(
+          'keys.createKey',
+          { apiId: otherApi.apiId, externalId: teamB, permissions: [`made.never.${identityId}`] },
+          stack.controlPlane,
+          await headersOf([`api.${otherApi.apiId}.create_key`, 'rbac.*.create_permission']),
+        ),
       ]
       for (const refused of refusals) {
         expect(refused.status, JSON.stringify(refused.body)).toBe(403)
@@ -282,6 +289,14 @@ onBothStores('identities', {}, (stack) => {
         // Not the identity's id, nor anything else of it.
         expect(JSON.stringify(refused.body)).not.toContain(identityId)
       }
+      const permissions = (await get('permissions.listPermissions')).body as { slug: string }[]
+      expect(permissions.map((permission) => permission.slug)).not.toContain(`made.never.${identityId}`)
+      // Rerolling a key of team-b's (bound by a root key that may) hands out a new key of team-b: refused too.
+      const { body: theirs } = await post('keys.createKey', { apiId: otherApi.apiId, externalId: teamB })
+      const reroller = await headersOf([`api.${otherApi.apiId}.create_key`, `api.${otherApi.apiId}.update_key`])
+      const rerolled = await post('keys.rerollKey', { keyId: theirs.keyId }, stack.controlPlane, reroller)
+      expect(rerolled.status, JSON.stringify(rerolled.body)).toBe(403)
+      await post('keys.deleteKey', { keyId: theirs.keyId })
       // Nothing was written: the api holds only its own key, unbound.
       const keys = (await get(`apis.listKeys?apiId=${otherApi.apiId}`)).body.keys as { id: string; identity?: object }[]
       expect(keys.map((key) => key.id)).toEqual([own.keyId])

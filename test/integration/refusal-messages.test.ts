@@ -53,6 +53,9 @@ describe('refusals name the right, not the record the caller may not read', () =
       await call('POST', '/v1/keys.addPermissions', outsider, { keyId: key.keyId, permissions: [{ name: 'x' }] }),
       await call('POST', '/v2/keys.getKey', outsider, { keyId: key.keyId }),
       await call('POST', '/v2/keys.addRoles', outsider, { keyId: key.keyId, roles: ['x'] }),
+      await call('POST', '/v2/keys.updateKey', outsider, { keyId: key.keyId, name: 'mine' }),
+      await call('POST', '/v1/keys.rerollKey', outsider, { keyId: key.keyId }),
+      await call('POST', '/v2/keys.rerollKey', outsider, { keyId: key.keyId, expiration: 0 }),
     ]
     for (const refused of refusals) {
       expect(refused.status, refused.body).toBe(403)
@@ -72,9 +75,82 @@ describe('refusals name the right, not the record the caller may not read', () =
       expect(refused.body).toContain('identity.<the identity>.')
       expect(refused.body).not.toContain(identity.id)
     }
-    // Named by its id, the refusal names that id: the caller gave it.
+    // Named by its id on v1, the refusal names that id: the caller gave it, and v1 refuses before looking it up.
     const byId = await call('GET', `/v1/identities.getIdentity?identityId=${identity.id}`, outsider)
     expect(byId.status).toBe(403)
     expect(byId.body).toContain(`identity.${identity.id}.read_identity`)
+  })
+
+  /** The error of a refusal, without its request id: what must not differ between what exists and what does not. */
+  const refusalOf = (answer: { status: number; body: string }) => {
+    const body = JSON.parse(answer.body)
+    return { status: answer.status, error: { ...body.error, requestId: undefined }, meta: undefined }
+  }
+
+  it('the same refusal whether the identity or namespace asked about exists or not', async () => {
+    const nobody = `nobody-${randomUUID()}`
+    const namespace = `ns-${randomUUID()}`
+    await call('POST', '/v1/ratelimits.limit', TEST_ROOT_KEY, {
+      namespace,
+      identifier: 'x',
+      limit: 1,
+      duration: 60_000,
+    })
+    const pairs: [string, (name: string) => Promise<{ status: number; body: string }>, string, string][] = [
+      [
+        'v2 getIdentity',
+        (name) => call('POST', '/v2/identities.getIdentity', outsider, { identity: name }),
+        identity.id,
+        newId('id'),
+      ],
+      [
+        'v2 getIdentity by externalId',
+        (name) => call('POST', '/v2/identities.getIdentity', outsider, { identity: name }),
+        identity.externalId,
+        nobody,
+      ],
+      [
+        'v2 listIdentities',
+        (name) => call('POST', '/v2/identities.listIdentities', outsider, { search: name }),
+        identity.externalId,
+        nobody,
+      ],
+      [
+        'v1 ratelimits.limit',
+        (name) =>
+          call('POST', '/v1/ratelimits.limit', outsider, {
+            namespace: name,
+            identifier: 'x',
+            limit: 1,
+            duration: 60_000,
+          }),
+        namespace,
+        `never-${randomUUID()}`,
+      ],
+      [
+        'v1 ratelimits.getOverride',
+        (name) => call('GET', `/v1/ratelimits.getOverride?namespaceName=${name}&identifier=x`, outsider),
+        namespace,
+        `never-${randomUUID()}`,
+      ],
+      [
+        'v2 ratelimit.limit',
+        (name) =>
+          call('POST', '/v2/ratelimit.limit', outsider, {
+            namespace: name,
+            identifier: 'x',
+            limit: 1,
+            duration: 60_000,
+          }),
+        namespace,
+        `never-${randomUUID()}`,
+      ],
+    ]
+    for (const [what, ask, existing, missing] of pairs) {
+      const [found, absent] = [refusalOf(await ask(existing)), refusalOf(await ask(missing))]
+      expect(found.status, what).toBe(403)
+      expect(found, what).toEqual(absent)
+      expect(JSON.stringify(found), what).not.toContain(identity.id)
+    }
   })
 })

@@ -115,7 +115,11 @@ const TABLE: Record<string, Row> = {
   'keys.getKey': { needs: ['read_key'], call: (f) => get({ keyId: f.keyId }) },
   'keys.updateKey': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, name: 'renamed', enabled: false }) },
   'keys.deleteKey': { needs: ['delete_key'], call: (f) => post({ keyId: f.keyId }) },
-  'keys.rerollKey': { needs: ['create_key', 'update_key'], call: (f) => post({ keyId: f.keyId }) },
+  // The fixture's key has an identity: the new key is bound to it, which needs the right to read it.
+  'keys.rerollKey': {
+    needs: ['create_key', 'update_key', 'identity.*.read_identity'],
+    call: (f) => post({ keyId: f.keyId }),
+  },
   'keys.whoami': { needs: ['read_key'], call: (f) => post({ key: f.key }) },
   'keys.updateRemaining': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, op: 'decrement', value: 1 }) },
   'keys.getVerifications': { needs: [{ anyOf: ['read_analytics', 'read_key'] }], call: (f) => get({ keyId: f.keyId }) },
@@ -517,7 +521,10 @@ const V2_TABLE: Record<string, V2Row> = {
     body: (f) => ({ key: f.key }),
     lacking: { status: 404, type: 'data/key_not_found' },
   },
-  'v2.keys.rerollKey': { needs: ['create_key'], body: (f) => ({ keyId: f.keyId, expiration: 0 }) },
+  'v2.keys.rerollKey': {
+    needs: ['create_key', 'identity.*.read_identity'],
+    body: (f) => ({ keyId: f.keyId, expiration: 0 }),
+  },
   'v2.keys.updateCredits': {
     needs: ['update_key'],
     body: (f) => ({ keyId: f.keyId, operation: 'decrement', value: 1 }),

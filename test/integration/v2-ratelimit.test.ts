@@ -153,7 +153,10 @@ onBothStores('v2 ratelimit.*', { clock: () => new ManualClock(START) }, (stack) 
       const call = { namespace: name, identifier: 'x', limit: 5, duration: 60_000 }
       const limitOnly = await as(['ratelimit.*.limit'])
       const refused = await post('ratelimit.limit', call, limitOnly)
-      expect(refused).toMatchObject({ status: 403, body: { error: { title: 'Insufficient Permissions', status: 403 } } })
+      expect(refused).toMatchObject({
+        status: 403,
+        body: { error: { title: 'Insufficient Permissions', status: 403 } },
+      })
       expect(refused.body.error.detail).toContain('create_namespace')
       expect((await post('ratelimit.limit', call, await as(['ratelimit.*.create_namespace']))).status).toBe(403)
       expect(await namespaceOf(name)).toBeNull()
@@ -279,7 +282,9 @@ onBothStores('v2 ratelimit.*', { clock: () => new ManualClock(START) }, (stack) 
       const checks = [a, b].map(({ name }) => ({ namespace: name, identifier: 'i', limit: 5, duration: 60_000 }))
       const refused = await post('ratelimit.multiLimit', checks, onlyA)
       expect(refused).toMatchObject({ status: 403 })
-      expect(refused.body.error.detail).toContain(b.id)
+      // The refusal names the right, not the namespace's id (the caller named it by name).
+      expect(refused.body.error.detail).toContain('ratelimit.<the namespace>.limit')
+      expect(refused.body.error.detail).not.toContain(b.id)
       expect((await post('ratelimit.multiLimit', checks.slice(0, 1), onlyA)).status).toBe(200)
       // A new namespace among them: create_namespace, checked before anything is made or counted.
       const name = fresh()

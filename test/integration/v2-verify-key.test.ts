@@ -297,7 +297,50 @@ onBothStores('v2 keys.verifyKey', {}, (stack) => {
         { name: 'per-hour', exceeded: true, remaining: 0 },
         { name: 'roomy', exceeded: false, remaining: 98 },
       ])
+      // The refused call was charged to none: the roomy limit alone lets the next call through, its third.
+      const next = await verify(verifyOnly, { key: plain, ratelimits: [{ name: 'roomy' }] })
+      expect(next.ratelimits, `async ${async}`).toEqual([expect.objectContaining({ name: 'roomy', remaining: 97 })])
+      // v1's header names the first limit without room.
+      const v1 = await stack.verifier.app.inject({
+        method: 'POST',
+        url: '/v1/keys.verifyKey',
+        headers: { 'content-type': 'application/json' },
+        payload: { key: plain, ratelimits: names },
+      })
+      expect(v1.headers['unkey-ratelimit-triggered'], `async ${async}`).toBe('per-minute')
     }
+  })
+
+  it('with async and exact limits: an async refusal reads no exact one, an exact refusal charges no async one', async () => {
+    const externalId = `ext_${Math.random().toString(36).slice(2)}`
+    const identityLimits = [{ name: 'async-full', limit: 1, duration: 3_600_000, async: true }]
+    expect((await stack.post('identities.createIdentity', { externalId, ratelimits: identityLimits })).status).toBe(200)
+    const { key: plain } = await key({
+      externalId,
+      ratelimits: [
+        { name: 'exact-tight', limit: 1, duration: 3_600_000 },
+        { name: 'async-roomy', limit: 10, duration: 3_600_000, async: true },
+      ],
+    })
+    await clearOfWindowEdge(3_600_000)
+    const pick = (names: string[]) => names.map((name) => ({ name }))
+    // One call through the exact limit and the roomy async one: both spent once.
+    expect((await verify(verifyOnly, { key: plain, ratelimits: pick(['exact-tight', 'async-roomy']) })).code).toBe(
+      'VALID',
+    )
+    // The exact limit is full: refused, and the async one reports its room as it stands (not charged).
+    const exactRefused = await verify(verifyOnly, { key: plain, ratelimits: pick(['exact-tight', 'async-roomy']) })
+    expect(exactRefused.ratelimits!.map(({ name, exceeded, remaining }) => ({ name, exceeded, remaining }))).toEqual([
+      { name: 'exact-tight', exceeded: true, remaining: 0 },
+      { name: 'async-roomy', exceeded: false, remaining: 9 },
+    ])
+    // The identity's async limit, spent, then full: refused in memory, the exact limit not read, so not listed.
+    expect((await verify(verifyOnly, { key: plain, ratelimits: pick(['async-full']) })).code).toBe('VALID')
+    const asyncRefused = await verify(verifyOnly, { key: plain, ratelimits: pick(['async-full', 'exact-tight']) })
+    expect(asyncRefused.code).toBe('RATE_LIMITED')
+    expect(asyncRefused.ratelimits!.map(({ name, exceeded }) => ({ name, exceeded }))).toEqual([
+      { name: 'async-full', exceeded: true },
+    ])
   })
 
   it('a missing or malformed Authorization header is 400, a root key not valid 401, before the body is read', async () => {

@@ -60,7 +60,13 @@ onBothStores('the v2 wire format', {}, (stack) => {
     expect(forbidden).toMatchObject({
       status: 403,
       type: 'application/json; charset=utf-8',
-      body: { error: { title: 'Insufficient Permissions', status: 403, type: expect.stringMatching(/insufficient_permissions$/) } },
+      body: {
+        error: {
+          title: 'Insufficient Permissions',
+          status: 403,
+          type: expect.stringMatching(/insufficient_permissions$/),
+        },
+      },
     })
     expect(forbidden.body.error.errors).toBeUndefined()
   })
