@@ -9,9 +9,11 @@ import { RootKeyUse } from '../control-plane/root-key-use.js'
 import { registerAuthorize } from '../verifier/authorize-route.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
 import type { NamespaceRatelimits } from '../verifier/namespace-ratelimits.js'
-import { registerVerifyKey } from '../verifier/verify-key-route.js'
-import { RootKeyCheck } from '../verifier/root-key-check.js'
-import { registerV2VerifyKey } from '../verifier/v2-verify-key-route.js'
+import { verifyKeyEndpoint } from '../verifier/verify-key-route.js'
+import { v2VerifyKeyEndpoint } from '../verifier/v2-verify-key-route.js'
+import { StoredRootKeys } from '../control-plane/stored-root-keys.js'
+import { registerJsonEndpoint } from '../shared/http/json-endpoint.js'
+import { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
 import { keyVerifierOf, namespaceRatelimitsOf, type ProcessParts } from './assemble-verifier.js'
 
 export interface ControlPlaneSettings {
@@ -79,6 +81,8 @@ export function assembleControlPlane(
   const ratelimits = namespaceRatelimitsOf(parts, settings, verifier)
   const { gateway } = settings
   const rootKeyUse = new RootKeyUse(parts.store, parts.clock, parts.log)
+  // One root-key check for the management API and v2's verifyKey: read from the store on every call.
+  const rootKeys = new RootKeyAuthenticator(new StoredRootKeys(parts.store, rootKeyUse), settings.bootstrapRootKey)
   const consoleFiles = loadConsole(settings.consoleDir ?? builtConsoleDir())
   if (!consoleFiles) parts.log.warn('the admin console is not built (npm run build): /console answers 404')
   const app = buildControlPlaneApp({
@@ -88,18 +92,18 @@ export function assembleControlPlane(
     metrics,
     bodyLimitBytes: settings.bodyLimitBytes,
     docsBaseUrl: settings.docsBaseUrl,
-    bootstrapRootKey: settings.bootstrapRootKey,
-    rootKeyUse,
+    hasBootstrapRootKey: settings.bootstrapRootKey !== undefined,
+    rootKeys,
     managementRateLimit: settings.managementRateLimit,
     onWrite: (write) => verifier.applyChange(write.event),
     ratelimits,
     console: consoleFiles,
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
-      registerVerifyKey(open, verifier)
-      // v2's takes a root key, checked as the verifier checks it (from the entities the control plane writes beside
-      // root keys, which its own writes reach at once): one code path for both processes.
-      registerV2VerifyKey(open, verifier, new RootKeyCheck(verifier, settings.bootstrapRootKey))
+      // The verifier's endpoints, on Fastify: the same code path as a verifier's (v2's checks its root key as the
+      // management API does).
+      registerJsonEndpoint(open, verifyKeyEndpoint(verifier))
+      registerJsonEndpoint(open, v2VerifyKeyEndpoint(verifier, rootKeys))
       if (gateway) registerAuthorize(open, verifier, gateway, settings.docsBaseUrl)
       registerIndex(open, controlPlaneIndex(settings.service ?? 'control-plane', gateway !== undefined))
     },

@@ -5,8 +5,7 @@ import type { ManagementStore } from '../shared/store/management-store.js'
 import { AuditLog } from './audit-log.js'
 import { limitManagementCalls } from './management-rate-limit.js'
 import { KeyWrites, type WriteListener } from './key-writes.js'
-import { RootKeyAuth } from './root-key-auth.js'
-import type { RootKeyUse } from './root-key-use.js'
+import type { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
 import { RootKeys } from './root-keys.js'
 import { backfillRootKeysOnStart } from './root-key-backfill.js'
 import { Rbac } from './rbac.js'
@@ -60,9 +59,10 @@ import { registerV2RatelimitRoutes } from './v2/ratelimit-routes.js'
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
   clock: Clock
-  bootstrapRootKey: string | undefined
-  /** Records root keys' last use; the composition root settles it before the store closes. */
-  rootKeyUse: RootKeyUse
+  /** Whether KEYGATE_ROOT_KEY is set: then stored root keys verifiers cannot check yet are published at start. */
+  hasBootstrapRootKey: boolean
+  /** Who calls: the management hook's root-key check (store-backed: control-plane/stored-root-keys.ts). */
+  rootKeys: RootKeyAuthenticator
   /** Management calls per root key per minute (0 or absent: no limit). */
   managementRateLimit?: number | undefined
   /** Told of every write as soon as the store has it: the process's verifier, for read-your-writes. */
@@ -73,7 +73,7 @@ export interface ControlPlaneAppDeps extends ServerBase {
   ratelimits: NamespaceLimits
   /**
    * Routes outside the management API's root-key hook, beside liveness: v1's keys.verifyKey (no root key), v2's (which
-   * checks its root key as the verifier does), forward-auth in dev.
+   * checks its root key with the same authenticator), forward-auth in dev.
    */
   publicRoutes?: (app: KeygateServer) => void
   /** The admin console's built files, served at /console (null: not built, /console says so). */
@@ -93,7 +93,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     // Before every route, the server's own (probes, metrics) included, so that the document lists them all.
     documentation: registerOpenApi,
   })
-  const auth = new RootKeyAuth(deps.store, deps.bootstrapRootKey, deps.rootKeyUse)
   const audit = new AuditLog(deps.store, deps.clock, deps.log)
   const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock, onWrite: deps.onWrite })
   const rbac = new Rbac(deps.store, deps.clock, deps.onWrite, audit)
@@ -102,7 +101,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const overrides = new RatelimitOverrides(deps.store, namespaces, deps.clock, deps.onWrite)
   const routeDeps = {
     store: deps.store,
-    auth,
     audit,
     rootKeys,
     rbac,
@@ -117,11 +115,11 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   // Management routes: the root key is checked before the body is even parsed (UNAUTHORIZED before 400).
   app.register(async (management: KeygateServer) => {
     management.addHook('onRequest', async (request) => {
-      request.principal = await auth.authenticate(request)
+      request.principal = await deps.rootKeys.principalOf(request.headers.authorization)
     })
     // Stored root keys that verifiers cannot check yet (legacy ones, never published): published at start (in this
     // plugin, so that its onClose runs before the store is closed).
-    backfillRootKeysOnStart(management, rootKeys, deps.bootstrapRootKey !== undefined, deps.log)
+    backfillRootKeysOnStart(management, rootKeys, deps.hasBootstrapRootKey, deps.log)
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
     registerCreateApi(management, routeDeps)
     registerGetApi(management, routeDeps)

@@ -2,7 +2,6 @@ import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 import type { AuditLog } from './audit-log.js'
-import type { RootKeyAuth } from './root-key-auth.js'
 import type { RootKeys } from './root-keys.js'
 import type { Rbac } from './rbac.js'
 import type { RatelimitNamespaces } from './ratelimit-namespaces.js'
@@ -12,7 +11,6 @@ import type { Identities } from './identities.js'
 /** What every management route is given: nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
   store: ManagementStore
-  auth: RootKeyAuth
   audit: AuditLog
   rootKeys: RootKeys
   rbac: Rbac

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../shared/errors.js'
-import { hashKey, secretsEqual } from '../shared/key-material.js'
 import { grants, MANAGE_ROOT_KEYS, type RootKeyAction } from '../shared/root-key-actions.js'
 import {
   BOOTSTRAP_ID,
@@ -8,59 +7,19 @@ import {
   requireAction,
   requireActionOn,
   requireNamespaceAction,
-  rootKeyHashOf,
-  rootKeyNotValid,
   type Principal,
 } from '../shared/root-key-principal.js'
-import type { RootKeyStore } from '../shared/store/root-key-store.js'
-import type { RootKeyUse } from './root-key-use.js'
 
 export { BOOTSTRAP_ID, may, requireAction, requireActionOn, requireNamespaceAction, type Principal }
 
 /** How a refusal names the api of a key the caller named by id (requireKeyPermission says why). */
 const KEY_API = "<the key's api>"
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the root-key hook on management routes. */
-    principal: Principal | null
-  }
-}
-
 /** The authenticated caller of a management route (the hook ran before the handler). */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal)
     throw new ApiError('UNAUTHORIZED', 'authorization: send a root key as `Authorization: Bearer <root key>`')
   return request.principal
-}
-
-/**
- * Root-key authentication: the bearer is hashed and looked up by hash on every call (only hashes are stored), so a
- * revoked root key is refused by the very next call, on every control plane. The bootstrap key from
- * KEYGATE_ROOT_KEY is compared by hash in constant time, and refused while the store says it is turned off.
- */
-export class RootKeyAuth {
-  private readonly bootstrapHash: string | undefined
-
-  constructor(
-    private readonly store: Pick<RootKeyStore, 'getRootKeyByHash' | 'isBootstrapRootKeyDisabled'>,
-    bootstrapRootKey: string | undefined,
-    private readonly use: RootKeyUse,
-  ) {
-    this.bootstrapHash = bootstrapRootKey === undefined ? undefined : hashKey(bootstrapRootKey)
-  }
-
-  async authenticate(request: FastifyRequest): Promise<Principal> {
-    const hash = rootKeyHashOf(request.headers.authorization)
-    if (this.bootstrapHash !== undefined && secretsEqual(hash, this.bootstrapHash)) {
-      if (await this.store.isBootstrapRootKeyDisabled()) throw rootKeyNotValid()
-      return { rootKeyId: BOOTSTRAP_ID, permissions: ['*'] }
-    }
-    const rootKey = await this.store.getRootKeyByHash(hash)
-    if (!rootKey) throw rootKeyNotValid()
-    this.use.record(rootKey)
-    return { rootKeyId: rootKey.id, permissions: rootKey.permissions }
-  }
 }
 
 /** Whether the principal may do `action` on `apiId` (`*` = on every api). */

@@ -1,7 +1,10 @@
 import { buildServer, type KeygateServer, type ServerBase } from '../shared/http/build-server.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import type { KeyVerifier } from './key-verifier.js'
-import { registerVerifyKey, verifyKeyFastRoute } from './verify-key-route.js'
+import { verifyKeyEndpoint } from './verify-key-route.js'
+import { registerJsonEndpoint } from '../shared/http/json-endpoint.js'
+import { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
+import { CachedRootKeys } from './cached-root-keys.js'
 import { authorizeFastRoute, registerAuthorize } from './authorize-route.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import { registerIndex, type ServerIndex } from '../shared/http/index-route.js'
@@ -9,8 +12,7 @@ import { storeReadiness } from '../shared/http/store-readiness.js'
 import { boundApi } from './bound-api.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import { registerVerifierLimit } from './ratelimits-limit-route.js'
-import { RootKeyCheck } from './root-key-check.js'
-import { registerV2VerifyKey } from './v2-verify-key-route.js'
+import { v2VerifyKeyEndpoint } from './v2-verify-key-route.js'
 import { registerVerifierV2Ratelimit } from './v2-ratelimit-routes.js'
 
 export interface VerifierAppDeps extends ServerBase {
@@ -39,6 +41,11 @@ const VERIFIER_INDEX: ServerIndex = {
 /** The verifier's HTTP surface. Never listens: cli/verifier-command.ts does, tests inject. */
 export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   const storeReady = storeReadiness(deps.store)
+  // v2 needs a root key for every call: the verifier checks them itself, from the root keys the feed keeps current.
+  const rootKeys = new RootKeyAuthenticator(new CachedRootKeys(deps.verifier), deps.bootstrapRootKey)
+  // verifyKey, v1 and v2, is the hot path: each is one endpoint, served ahead of Fastify's per-request machinery
+  // (shared/http/fast-route.ts) and registered on Fastify below.
+  const verifyKeys = [verifyKeyEndpoint(deps.verifier), v2VerifyKeyEndpoint(deps.verifier, rootKeys)]
   const bound = boundApi(deps.store, deps.gateway.apiId, deps.log)
   const app = buildServer({
     ...deps,
@@ -46,8 +53,7 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
     logRequests: false,
     unmatchedOperation:
       'this is a verifier, which answers keys.verifyKey, ratelimits.limit and /v1/authorize; management operations are served by the control plane',
-    // verifyKey is the hot path: served ahead of Fastify's per-request machinery (shared/http/fast-route.ts).
-    fastRoute: verifyKeyFastRoute(deps.verifier),
+    fastRoutes: verifyKeys,
     // Forward-auth is a gateway's hot path: served ahead of Fastify too, but for requests Fastify must explain.
     fastHeaderRoute: authorizeFastRoute(deps.verifier, deps.gateway),
     notReadyReasons: async () => [
@@ -61,12 +67,9 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
     void bound.notReadyReasons()
   })
   registerIndex(app, VERIFIER_INDEX)
-  registerVerifyKey(app, deps.verifier)
+  for (const endpoint of verifyKeys) registerJsonEndpoint(app, endpoint)
   registerAuthorize(app, deps.verifier, deps.gateway, deps.docsBaseUrl)
   registerVerifierLimit(app, deps.ratelimits)
-  // v2 needs a root key for every call: the verifier checks them itself, from the root keys the feed keeps current.
-  const rootKeys = new RootKeyCheck(deps.verifier, deps.bootstrapRootKey)
-  registerV2VerifyKey(app, deps.verifier, rootKeys)
   registerVerifierV2Ratelimit(app, deps.ratelimits, (request) => rootKeys.principalOf(request.headers.authorization))
   return app
 }

@@ -198,39 +198,12 @@ export class KeyVerifier {
   }
 
   /**
-   * Synchronous on a cache hit; a promise only when the store must be read. (verifyVisible repeats its trust
-   * decision: change both or neither.)
+   * The verdict for `key` under `request`: synchronous on a cache hit, a promise only when the store must be read.
+   * `visible`, for a caller that may see only keys of the apis it accepts (v2's verifyKey: a root key's reach): any
+   * other key answers NOT_FOUND, as one that does not exist — decided before anything of it is resolved, spent or
+   * counted against a limit — so that a root key learns nothing about keys beyond its permissions (Unkey's rule).
    */
-  verify(key: string, request: VerifyRequest): Verdict | Promise<Verdict> {
-    const hash = hashKey(key)
-    if (this.sync.current) {
-      const cached = this.cache.get(hash)
-      if (cached !== undefined) {
-        this.metrics.cacheHits.inc()
-        return this.withContext(cached, request)
-      }
-    } else if (this.onStale === 'serve') {
-      this.metrics.staleAnswers.labels('served').inc()
-      const cached = this.cache.get(hash)
-      if (cached !== undefined) return this.withContext(cached, request)
-    } else {
-      this.metrics.staleAnswers.labels('read-through').inc()
-    }
-    this.metrics.cacheMisses.inc()
-    // The cached copy when the read was cached, so that its resolved context is kept for the next verification.
-    return this.misses
-      .read(hash)
-      .then((record) => this.withContext(record && (this.cache.get(hash) ?? record), request))
-  }
-
-  /**
-   * v2's verifyKey: as `verify`, for a caller (a root key) that may see only keys of the apis `visible` accepts.
-   * Any other key answers NOT_FOUND, as one that does not exist — decided before anything of it is resolved, spent
-   * or counted against a limit — so that a root key learns nothing about keys beyond its permissions (Unkey's rule).
-   * The cache is trusted exactly as `verify` trusts it (that path stays free of this check).
-   */
-  verifyVisible(key: string, request: VerifyRequest, visible: (apiId: string) => boolean): Verdict | Promise<Verdict> {
-    // The same trust decision, step for step, as `verify`'s (kept there inline: it is the hot path).
+  verify(key: string, request: VerifyRequest, visible?: (apiId: string) => boolean): Verdict | Promise<Verdict> {
     const hash = hashKey(key)
     if (this.sync.current) {
       const cached = this.cache.get(hash)
@@ -246,6 +219,7 @@ export class KeyVerifier {
       this.metrics.staleAnswers.labels('read-through').inc()
     }
     this.metrics.cacheMisses.inc()
+    // The cached copy when the read was cached, so that its resolved context is kept for the next verification.
     return this.misses
       .read(hash)
       .then((record) => this.visibleVerdict(record && (this.cache.get(hash) ?? record), request, visible))
@@ -254,9 +228,11 @@ export class KeyVerifier {
   private visibleVerdict(
     record: CachedKey | null,
     request: VerifyRequest,
-    visible: (apiId: string) => boolean,
+    visible: ((apiId: string) => boolean) | undefined,
   ): Verdict | Promise<Verdict> {
-    return record !== null && !visible(record.apiId) ? this.count(HIDDEN) : this.withContext(record, request)
+    return record !== null && visible !== undefined && !visible(record.apiId)
+      ? this.count(HIDDEN)
+      : this.withContext(record, request)
   }
 
   /** Resolves what the key is granted (usually memoised: no work), then decides. */

@@ -1,18 +1,18 @@
 import { WIRE_EXAMPLES } from '../shared/wire-examples.js'
-import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { clipInput } from '../shared/clip-input.js'
 import { MAX_CREDITS } from '../shared/credits.js'
 import { ApiError } from '../shared/errors.js'
-import type { KeygateServer } from '../shared/http/build-server.js'
+import { frozenWithMemo, memoOf } from '../shared/frozen-memo.js'
+import type { JsonEndpoint } from '../shared/http/json-endpoint.js'
 import { StringEnum } from '../shared/http/schema-docs.js'
-import { registerV2 } from '../shared/http/v2-route.js'
+import { V2Envelope } from '../shared/http/v2-route.js'
 import { parsePermissionQuery, PermissionQuerySyntaxError } from '../shared/permission-query-parser.js'
 import { rateLimitId } from '../shared/ratelimit-id.js'
-import { may, type Principal } from '../shared/root-key-principal.js'
+import type { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
+import { may } from '../shared/root-key-principal.js'
 import type { Verdict, VerifyRequest } from '../shared/verification.js'
 import type { KeyVerifier } from './key-verifier.js'
-import type { RootKeyCheck } from './root-key-check.js'
 import { UnknownLimitError, type UnknownLimit } from './unknown-limit-error.js'
 
 /** Unkey v2's codes; Keygate answers all but FORBIDDEN (Unkey's IP allow-list, which Keygate has not). */
@@ -140,35 +140,51 @@ const Data = Type.Object({
 })
 type Data = Static<typeof Data>
 
+const Response = V2Envelope(Data)
+
 /**
  * POST /v2/keys.verifyKey, on the verifier and on the control plane alike: every call takes a root key (checked
  * before the body, as the management API's: a missing or malformed header 400, one not valid 401). A root key
  * without `api.*.verify_key` or `api.<the key's api>.verify_key` gets NOT_FOUND for the key, as a key that does not
  * exist, before anything of it is spent (Unkey's rule: it learns nothing of keys beyond its reach). Then the same
- * verification as v1's (KeyVerifier), its verdict in v2's shape. v1's route, and its fast path, are separate.
+ * verification as v1's (KeyVerifier.verify), its verdict in v2's shape. One endpoint (shared/http/json-endpoint.ts),
+ * served as v1's is: ahead of Fastify on a listening verifier, and as a Fastify route.
  */
-export function registerV2VerifyKey(app: KeygateServer, verifier: KeyVerifier, rootKeys: RootKeyCheck): void {
-  void app.register(async (scope: KeygateServer) => {
-    const principals = new WeakMap<FastifyRequest, Principal>()
-    scope.addHook('onRequest', async (request) => {
-      principals.set(request, await rootKeys.principalOf(request.headers.authorization))
-    })
-    registerV2(scope, 'keys.verifyKey', { body: Body, data: Data }, async (request) => {
-      const principal = principals.get(request)!
-      const { body } = request
-      const conditions: VerifyRequest = {
-        permissions: body.permissions === undefined ? undefined : queryOf(body.permissions),
-        cost: body.credits?.cost,
-        ratelimits: body.ratelimits?.map(({ name, cost, limit, duration }) => ({ name, cost, limit, duration })),
-      }
-      const visible = (apiId: string) => may(principal, 'api', apiId, 'verify_key')
+export function v2VerifyKeyEndpoint(verifier: KeyVerifier, rootKeys: RootKeyAuthenticator): JsonEndpoint {
+  return {
+    url: '/v2/keys.verifyKey',
+    bodySchema: Body,
+    responseSchema: Response,
+    authenticate: (authorization) => rootKeys.principalOf(authorization),
+    handle(input, caller) {
+      const body = input as Static<typeof Body>
+      const conditions: VerifyRequest =
+        body.permissions === undefined && body.credits === undefined && body.ratelimits === undefined
+          ? NO_CONDITIONS
+          : {
+              permissions: body.permissions === undefined ? undefined : queryOf(body.permissions),
+              cost: body.credits?.cost,
+              ratelimits: body.ratelimits?.map(({ name, cost, limit, duration }) => ({ name, cost, limit, duration })),
+            }
+      const principal = caller!
+      let verdict: Verdict | Promise<Verdict>
       try {
-        return { data: dataOf(await verifier.verifyVisible(body.key, conditions, visible)) }
+        verdict = verifier.verify(body.key, conditions, (apiId) => may(principal, 'api', apiId, 'verify_key'))
       } catch (err) {
-        throw err instanceof UnknownLimitError ? unknownLimit(err.limit) : err
+        return v2Error(err)
       }
-    })
-  })
+      return verdict instanceof Promise ? verdict.then(dataOf, v2Error) : dataOf(verdict)
+    },
+  }
+}
+
+const NO_CONDITIONS: VerifyRequest = Object.freeze({})
+// A memoised verdict is the same every time it is answered (key-verifier.ts): so is its v2 data, kept in the
+// verdict's memo under this symbol (and frozen with a memo of its own, for the fast path's serialisation).
+const V2_DATA = Symbol('v2 data')
+
+function v2Error(err: unknown): never {
+  throw err instanceof UnknownLimitError ? unknownLimit(err.limit) : err
 }
 
 function queryOf(text: string) {
@@ -193,8 +209,17 @@ function unknownLimit({ name, keyId, identity }: UnknownLimit): ApiError {
   )
 }
 
-/** The verdict in v2's shape: a key not found (or hidden from this root key) shows nothing but its code. */
+/** The verdict in v2's shape, made once for a memoised verdict. */
 function dataOf(verdict: Verdict): Data {
+  const memo = memoOf(verdict)
+  if (memo === undefined) return freshDataOf(verdict)
+  let data = memo[V2_DATA] as Data | undefined
+  if (data === undefined) memo[V2_DATA] = data = frozenWithMemo(freshDataOf(verdict))
+  return data
+}
+
+/** The verdict in v2's shape: a key not found (or hidden from this root key) shows nothing but its code. */
+function freshDataOf(verdict: Verdict): Data {
   const { keyId } = verdict
   if (keyId === undefined) return { valid: false, code: 'NOT_FOUND' }
   const identity = verdict.identity

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import type { FastJsonRoute } from '../shared/http/fast-route.js'
+import type { JsonEndpoint } from '../shared/http/json-endpoint.js'
 import { badRequest } from '../shared/errors.js'
 import {
   PERMISSION_QUERY_LIMITS,
@@ -9,7 +9,6 @@ import {
 } from '../shared/permission-query.js'
 import { documentedAs, StringEnum } from '../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../shared/wire-examples.js'
-import type { KeygateServer } from '../shared/http/build-server.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { VERDICT_CODES, type Verdict, type VerifyRequest } from '../shared/verification.js'
 
@@ -196,24 +195,19 @@ const Response = Type.Object(
 )
 
 /**
- * POST /v1/keys.verifyKey: no root key. Always 200 for a well-formed request, valid or not; a failed
- * verification is data, not an error. Registered on Fastify (inject, and the control plane) and, on the
- * verifier, also served ahead of it (verifyKeyFastRoute): both answer through answerVerifyKey.
+ * POST /v1/keys.verifyKey: no root key. Always 200 for a well-formed request, valid or not; a failed verification is
+ * data, not an error. One endpoint (shared/http/json-endpoint.ts), served ahead of Fastify on a listening verifier and
+ * as a Fastify route everywhere (inject, the control plane). Its latency is
+ * keygate_http_request_duration_seconds{route="/v1/keys.verifyKey"}: one histogram per request.
  */
-export function registerVerifyKey(app: KeygateServer, verifier: KeyVerifier): void {
-  // Its latency is keygate_http_request_duration_seconds{route="/v1/keys.verifyKey"}: one histogram per request.
-  app.post(
-    '/v1/keys.verifyKey',
-    {
-      schema: { body: Body, response: { 200: Response } },
-    },
-    async (request, reply) => {
-      const verdict = await answerVerifyKey(verifier, request.body)
-      const headers = headersOf(verdict)
-      if (headers) void reply.headers(headers)
-      return { ...verdict, requestId: request.id }
-    },
-  )
+export function verifyKeyEndpoint(verifier: KeyVerifier): JsonEndpoint {
+  return {
+    url: '/v1/keys.verifyKey',
+    bodySchema: Body,
+    responseSchema: Response,
+    handle: (body) => answerVerifyKey(verifier, body as Static<typeof Body>),
+    headersOf: (answer) => headersOf(answer as Verdict),
+  }
 }
 
 /**
@@ -228,17 +222,6 @@ function headersOf(answer: Verdict): Record<string, string> | undefined {
 }
 
 const HEADER_SAFE = /^[\x20-\x7e]+$/
-
-/** The route for the verifier's listening server (shared/http/fast-route.ts). */
-export function verifyKeyFastRoute(verifier: KeyVerifier): FastJsonRoute {
-  return {
-    url: '/v1/keys.verifyKey',
-    bodySchema: Body,
-    responseSchema: Response,
-    handle: (body) => answerVerifyKey(verifier, body as Static<typeof Body>),
-    headersOf: (answer) => headersOf(answer as Verdict),
-  }
-}
 
 const NO_CONDITIONS: VerifyRequest = Object.freeze({})
 

@@ -272,10 +272,12 @@ export async function cpu(): Promise<ScenarioReport> {
       commands,
     )
 
-    const [twin, v1, v2, auth, prox, proxDispatch, miss] = [
+    const [twin, v1, v2, v2OverV1, auth, prox, proxDispatch, miss] = [
       results.cheaperBy(CT, C),
       results.cheaperBy(V1, C),
       results.cheaperBy(V2, C),
+      // v2's CPU ÷ v1's: what v2 callers pay beyond v1's for the same verdict.
+      results.cheaperBy(V1, V2),
       results.cheaperBy(A, C),
       results.cheaperBy(B, P),
       results.cheaperBy(BD, P),
@@ -307,6 +309,12 @@ export async function cpu(): Promise<ScenarioReport> {
         value: auth.median,
         target: '≥ 1.0',
         pass: auth.median >= 1,
+      },
+      {
+        what: 'v2 keys.verifyKey cache hit: keygate v2 CPU ÷ keygate v1 CPU per request',
+        value: v2OverV1.median,
+        target: '≤ 1.1',
+        pass: v2OverV1.median <= 1.1,
       },
       {
         what: 'reverse proxy: keygate CPU ÷ bare undici proxy CPU per request',
@@ -404,7 +412,7 @@ export async function cpu(): Promise<ScenarioReport> {
         p99Ms: results.p99(label),
       })),
       notes,
-      summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}×; p99 at ${FIXED_RATE.toLocaleString('en-US')} req/s ${p99Ratio.toFixed(2)}× the ceiling's; the ceiling's twin ${twin.median.toFixed(2)}× by CPU, ${twinP99Ratio.toFixed(2)}× by the p99 (the noise floor)`,
+      summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}× (${v2OverV1.median.toFixed(2)}× v1's CPU); p99 at ${FIXED_RATE.toLocaleString('en-US')} req/s ${p99Ratio.toFixed(2)}× the ceiling's; the ceiling's twin ${twin.median.toFixed(2)}× by CPU, ${twinP99Ratio.toFixed(2)}× by the p99 (the noise floor)`,
     }
   } finally {
     await stopPausedStage(started, fixture)

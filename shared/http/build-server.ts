@@ -9,7 +9,8 @@ import { registerProbes } from './probe-routes.js'
 import { clientErrorHandler, installErrorHandling, renderError, toApiError } from './error-handler.js'
 import type { HttpMetrics } from './metrics-registry.js'
 import { requestIdOf } from './request-id.js'
-import { fastJsonPath, fastRouteServerFactory, type FastJsonRoute, type FastRouteContext } from './fast-route.js'
+import { fastJsonPath, fastRouteServerFactory, type FastRouteContext } from './fast-route.js'
+import type { JsonEndpoint } from './json-endpoint.js'
 import { fastHeaderPath, type FastHeaderRoute } from './fast-header-route.js'
 import { parseJsonBody } from './json-body.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
@@ -28,10 +29,10 @@ export interface ServerOptions extends ServerBase {
   /** Why the server cannot serve correctly now, or [] when it can. */
   notReadyReasons(): string[] | Promise<string[]>
   /**
-   * A route served ahead of Fastify on the server it listens with (fast-route.ts); inject() still goes through
-   * Fastify.
+   * Endpoints served ahead of Fastify on the server it listens with (fast-route.ts), as well as by their Fastify
+   * routes (registered by the caller); inject() goes through Fastify.
    */
-  fastRoute?: FastJsonRoute
+  fastRoutes?: JsonEndpoint[]
   /** A header-only route served ahead of Fastify too (fast-header-route.ts): forward-auth. */
   fastHeaderRoute?: FastHeaderRoute
   /** Said of a `/v1/…` or `/v2/…` operation this server does not serve, after the 404's own message. */
@@ -80,7 +81,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
       routes,
     }
     return [
-      ...(options.fastRoute ? [fastJsonPath(options.fastRoute, context)] : []),
+      ...(options.fastRoutes ?? []).map((endpoint) => fastJsonPath(endpoint, context)),
       ...(options.fastHeaderRoute ? [fastHeaderPath(options.fastHeaderRoute, context)] : []),
     ]
   }
@@ -113,7 +114,9 @@ export function buildServer(options: ServerOptions): KeygateServer {
     },
     clientErrorHandler: clientErrorHandler(options.docsBaseUrl),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    ...(options.fastRoute || options.fastHeaderRoute ? { serverFactory: fastRouteServerFactory(fastPaths()) } : {}),
+    ...(options.fastRoutes?.length || options.fastHeaderRoute
+      ? { serverFactory: fastRouteServerFactory(fastPaths()) }
+      : {}),
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   // Only JSON bodies: a POST of text/plain is a 415, not a string that fails validation.

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { KeygateServer } from './build-server.js'
 import { docsBaseFor, docsBaseForSocket } from './docs-base.js'
 import { errorBody } from './error-body.js'
-import { isV2Path, problemBody, problemContentType, problemStatus } from './problem-body.js'
+import { errorAnswerOf } from './error-answer.js'
 import { nodeHttp } from './node-http.js'
 import { newRequestId } from './request-id.js'
 import { closestName } from '../closest-name.js'
@@ -55,18 +55,11 @@ export function toApiError(err: unknown): ApiError {
 }
 
 export function renderError(error: ApiError, request: FastifyRequest, reply: FastifyReply, docsBaseUrl: string) {
+  const path = request.url.split('?', 1)[0]!
+  const answer = errorAnswerOf(error, path, request.id, () => docsBaseFor(docsBaseUrl, request.raw))
   reply.header('x-request-id', request.id)
-  if (error.headers) reply.headers(error.headers)
-  if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
-  if (isV2Path(request.url)) {
-    const status = problemStatus(error)
-    const path = request.url.split('?', 1)[0]
-    return reply.code(status).type(problemContentType(status, path)).send(problemBody(error, request.id))
-  }
-  return reply
-    .code(error.statusCode)
-    .type('application/json')
-    .send(errorBody(error, request.id, docsBaseFor(docsBaseUrl, request.raw)))
+  if (answer.headers) reply.headers(answer.headers)
+  return reply.code(answer.status).type(answer.contentType).send(answer.body)
 }
 
 /** Says why a request matched no route: 405 (with Allow) on a known path, 404 otherwise. */

@@ -2,43 +2,27 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { Logger } from 'pino'
 import fastJson from 'fast-json-stringify'
 import { docsBaseFor } from './docs-base.js'
-import { errorBody } from './error-body.js'
+import { errorAnswerOf } from './error-answer.js'
 import { toApiError } from './error-handler.js'
+import type { JsonEndpoint } from './json-endpoint.js'
 import { memoOf } from '../frozen-memo.js'
 import { nodeHttp } from './node-http.js'
+import { isV2Path } from './problem-body.js'
 import { parseJsonBody } from './json-body.js'
 import { requestIdOf } from './request-id.js'
+import type { Principal } from '../root-key-principal.js'
 import { compileBodyValidator, schemaErrorFormatter } from './validation.js'
 import type { RouteMetrics } from './route-metrics.js'
 
 /**
- * One POST route answered straight off node:http, ahead of Fastify: the verifier's verifyKey, where Fastify's
- * per-request machinery (hooks, reply pipeline, serializer) costs more than the verification itself. It does
- * what the Fastify route does — same JSON parser and prototype-poisoning rules, the same compiled body
- * validator and error messages, the same handler, error shape, request id and metrics — and nothing else.
- * Anything unusual (not JSON, no Content-Length, a body over the limit or empty, shutting down) is left to
- * Fastify, which answers it as it would any route; test/integration/fast-route.test.ts holds the two to the
- * same answers.
+ * A JSON endpoint (json-endpoint.ts) answered straight off node:http, ahead of Fastify: the verifier's verifyKey (v1
+ * and v2), where Fastify's per-request machinery (hooks, reply pipeline, serializer) costs more than the verification
+ * itself. It does what the endpoint's Fastify route does — the root key before the body, the same JSON parser and
+ * prototype-poisoning rules, the same compiled body validator and error messages, the same handler, the wire's answer
+ * and error shapes, request id and metrics — and nothing else. Anything unusual (not JSON, no Content-Length, a body
+ * over the limit or empty, shutting down) is left to Fastify, which answers it as it would any route;
+ * test/integration/fast-route.test.ts holds the two to the same answers.
  */
-export interface FastJsonRoute {
-  url: string
-  /** The route's body schema, compiled by the same validator Fastify uses for bodies. */
-  bodySchema: object
-  /**
-   * The route's 200 response schema: answers are serialized by it, as Fastify does (an allow-list of fields). Its
-   * last property is `requestId`, which the fast route adds to every answer itself (see `headOf` and `succeed`).
-   */
-  responseSchema: object
-  /**
-   * The route's handler: the answer for a valid body (a verdict) without its requestId, or a promise of it. An answer
-   * frozen with a memo (shared/frozen-memo.ts) is taken to be the same every time it is returned: it is serialised
-   * once, into its memo.
-   */
-  handle(body: unknown): unknown
-  /** Headers an answer adds, as the Fastify route adds them (none: undefined). */
-  headersOf?(answer: unknown): Record<string, string> | undefined
-}
-
 export interface FastRouteContext {
   bodyLimitBytes: number
   docsBaseUrl: string
@@ -48,9 +32,13 @@ export interface FastRouteContext {
   routes: RouteMetrics
 }
 
-/** An answer serialised up to its requestId's value (`…,"requestId":"`), and that text's length in bytes. */
-interface SerializedHead {
-  text: string
+/**
+ * An answer serialised around its request id: `before` the id and `after` it (v1: `{…,"requestId":"` and `"}`; v2:
+ * `{"meta":{"requestId":"` and `"},"data":{…}}`), and the bytes of both.
+ */
+interface SerializedAnswer {
+  before: string
+  after: string
   bytes: number
   /**
    * The Content-Length of this answer with a request id of `idLength` characters, as text: ids are mostly of one
@@ -71,38 +59,43 @@ export interface FastPath {
   serve(req: IncomingMessage, res: ServerResponse): boolean
 }
 
-/** `route` as a fast path: JSON bodies in, the route's answers out. */
-export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): FastPath {
-  const validate = compileBodyValidator(route.bodySchema)
-  const serialize = fastJson(withoutRequestId(route.responseSchema) as Parameters<typeof fastJson>[0])
-  const tally = context.routes.route(route.url)
+/** `endpoint` as a fast path: JSON bodies in, the endpoint's answers out in its wire's shape. */
+export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext): FastPath {
+  const validate = compileBodyValidator(endpoint.bodySchema)
+  const frame = isV2Path(endpoint.url) ? v2Frame(endpoint.responseSchema) : v1Frame(endpoint.responseSchema)
+  const tally = context.routes.route(endpoint.url)
   // The usual answer's count, taken once: counting a 200 needs no look-up by method and status.
   const answered = tally.countOf('POST', 200)
-  // A memoised answer's JSON up to its requestId and that JSON's length in bytes, worked out the first time it is
-  // answered and kept in its memo under this route's own symbol.
-  const HEAD = Symbol('serialised head')
+  // A memoised answer's serialisation, worked out the first time it is answered and kept in its memo under this
+  // path's own symbol (one answer may be served by several paths, each with its own schema).
+  const SERIALISED = Symbol('serialised answer')
 
   /**
-   * The answer as the response schema serialises it with the request id as its last field: everything before the id
-   * is serialised by the schema without it, and only the id is added per request. The id needs no escaping: ids
-   * are only ever [A-Za-z0-9._-] (request-id.ts).
+   * The answer as the response schema serialises it: everything but the request id is serialised once per answer,
+   * and only the id is added per request. The id needs no escaping: ids are only ever [A-Za-z0-9._-] (request-id.ts).
    */
-  function headOf(answer: object): SerializedHead {
+  function serialised(answer: object): SerializedAnswer {
     const memo = memoOf(answer)
-    let head = memo?.[HEAD] as SerializedHead | undefined
-    if (head === undefined) {
-      const json = serialize(answer)
-      const text = json.length === 2 ? '{"requestId":"' : `${json.slice(0, -1)},"requestId":"`
-      head = { text, bytes: Buffer.byteLength(text), idLength: -1, contentLength: '' }
-      if (memo !== undefined) memo[HEAD] = head
+    let done = memo?.[SERIALISED] as SerializedAnswer | undefined
+    if (done === undefined) {
+      const [before, after] = frame(answer)
+      done = {
+        before,
+        after,
+        bytes: Buffer.byteLength(before) + Buffer.byteLength(after),
+        idLength: -1,
+        contentLength: '',
+      }
+      if (memo !== undefined) memo[SERIALISED] = done
     }
-    return head
+    return done
   }
 
   /** `contentLength`: the payload's length in bytes, as text (answers know it without scanning: see `succeed`). */
   function send(
     res: ServerResponse,
     status: number,
+    contentType: string,
     payload: string,
     contentLength: string,
     requestId: string,
@@ -112,14 +105,7 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
     // A flat [name, value, …] list: no header object is built or spread per answer.
     const head: string[] = []
     if (headers) for (const name in headers) head.push(name, headers[name]!)
-    head.push(
-      'content-type',
-      'application/json; charset=utf-8',
-      'content-length',
-      contentLength,
-      'x-request-id',
-      requestId,
-    )
+    head.push('content-type', contentType, 'content-length', contentLength, 'x-request-id', requestId)
     // Shutting down: a keep-alive connection answered now must not linger for the next request.
     if (context.closing()) head.push('connection', 'close')
     res.writeHead(status, head)
@@ -133,11 +119,27 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
     const error = toApiError(err)
     if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, 'store unavailable')
     else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
-    const body = JSON.stringify(errorBody(error, requestId, docsBaseFor(context.docsBaseUrl, res.req)))
-    send(res, error.statusCode, body, String(Buffer.byteLength(body)), requestId, started, error.headers)
+    const answer = errorAnswerOf(error, endpoint.url, requestId, () => docsBaseFor(context.docsBaseUrl, res.req))
+    const body = JSON.stringify(answer.body)
+    send(
+      res,
+      answer.status,
+      answer.contentType,
+      body,
+      String(Buffer.byteLength(body)),
+      requestId,
+      started,
+      answer.headers,
+    )
   }
 
-  function answer(res: ServerResponse, text: string, requestId: string, started: number): void {
+  function answer(
+    res: ServerResponse,
+    text: string,
+    caller: Principal | undefined,
+    requestId: string,
+    started: number,
+  ) {
     let body: unknown
     try {
       body = parseJsonBody(text)
@@ -147,7 +149,7 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
     if (!validate(body)) return fail(res, schemaErrorFormatter(validate.errors ?? [], 'body'), requestId, started)
     let result: unknown
     try {
-      result = route.handle(body)
+      result = endpoint.handle(body, caller)
     } catch (err) {
       return fail(res, err, requestId, started)
     }
@@ -165,53 +167,110 @@ export function fastJsonPath(route: FastJsonRoute, context: FastRouteContext): F
   }
 
   function succeed(res: ServerResponse, value: unknown, requestId: string, started: number): void {
-    let head: SerializedHead
+    let done: SerializedAnswer
     try {
-      head = headOf(value as object)
+      done = serialised(value as object)
     } catch (err) {
       return fail(res, err, requestId, started)
     }
     // The id is ASCII (request-id.ts): its bytes are its characters, and the payload's length needs no scan of it.
-    if (head.idLength !== requestId.length) {
-      head.idLength = requestId.length
-      head.contentLength = String(head.bytes + requestId.length + 2)
+    if (done.idLength !== requestId.length) {
+      done.idLength = requestId.length
+      done.contentLength = String(done.bytes + requestId.length)
     }
-    const payload = `${head.text}${requestId}"}`
-    send(res, 200, payload, head.contentLength, requestId, started, route.headersOf?.(value))
+    const payload = `${done.before}${requestId}${done.after}`
+    send(res, 200, JSON_ANSWER, payload, done.contentLength, requestId, started, endpoint.headersOf?.(value))
   }
 
   /** Whether the request is one this path takes; decided on the request line and headers alone. */
   function takes(req: IncomingMessage): boolean {
-    if (req.url !== route.url || req.method !== 'POST' || context.closing()) return false
+    if (req.url !== endpoint.url || req.method !== 'POST' || context.closing()) return false
     const { 'content-type': type, 'content-length': length, 'transfer-encoding': encoding } = req.headers
     if (type === undefined || encoding !== undefined || length === undefined || !JSON_TYPE.test(type)) return false
     const bytes = Number(length)
     return bytes > 0 && bytes <= context.bodyLimitBytes
   }
 
-  function serve(req: IncomingMessage, res: ServerResponse): boolean {
-    const started = performance.now()
-    const requestId = requestIdOf(req)
+  /** Reads the body, then answers: `caller` is the root key's principal (or the refusal), settled by then. */
+  function readThenAnswer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    caller: Principal | undefined | Promise<Principal> | Error,
+    requestId: string,
+    started: number,
+  ): void {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
+      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')
       try {
-        answer(
-          res,
-          chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'),
-          requestId,
-          started,
-        )
+        if (caller instanceof Error) fail(res, caller, requestId, started)
+        else if (caller instanceof Promise) {
+          caller.then(
+            (principal) => written(res, requestId, () => answer(res, text, principal, requestId, started)),
+            (err: unknown) => written(res, requestId, () => fail(res, err, requestId, started)),
+          )
+        } else answer(res, text, caller, requestId, started)
       } catch (err) {
         // Only writing the answer can get here (everything before it is caught): never let it take the process down.
         context.log.error({ err, requestId }, 'could not write the answer')
         res.destroy()
       }
     })
+  }
+
+  /** Writes an answer from a callback, where a throw (a header value Node refuses) would go unheard. */
+  function written(res: ServerResponse, requestId: string, write: () => void): void {
+    try {
+      write()
+    } catch (err) {
+      context.log.error({ err, requestId }, 'could not write the answer')
+      res.destroy()
+    }
+  }
+
+  function serve(req: IncomingMessage, res: ServerResponse): boolean {
+    const started = performance.now()
+    const requestId = requestIdOf(req)
+    // The root key is checked before the body is read, as Fastify's onRequest hook checks it: its refusal wins.
+    let caller: Principal | undefined | Promise<Principal> | Error
+    if (endpoint.authenticate) {
+      try {
+        caller = endpoint.authenticate(req.headers.authorization)
+      } catch (err) {
+        caller = err instanceof Error ? err : new Error(String(err))
+      }
+      // A refusal settled later is still answered after the body: a rejection must not go unhandled meanwhile.
+      if (caller instanceof Promise) caller.catch(() => {})
+    }
+    readThenAnswer(req, res, caller, requestId, started)
     return true
   }
 
   return { takes, serve }
+}
+
+const JSON_ANSWER = 'application/json; charset=utf-8'
+
+/** Serialises an answer around its request id (before, after). */
+type Frame = (answer: object) => [string, string]
+
+/** v1: `{…answer, "requestId": "<id>"}`, the id last (the response schema ends with it). */
+function v1Frame(responseSchema: object): Frame {
+  const serialize = fastJson(withoutRequestId(responseSchema) as Parameters<typeof fastJson>[0])
+  return (answer) => {
+    const json = serialize(answer)
+    return [json.length === 2 ? '{"requestId":"' : `${json.slice(0, -1)},"requestId":"`, '"}']
+  }
+}
+
+/** v2: `{"meta": {"requestId": "<id>"}, "data": answer}`, as the envelope's schema serialises it (meta first). */
+function v2Frame(responseSchema: object): Frame {
+  const { properties } = responseSchema as { properties: Record<string, object> }
+  if (Object.keys(properties).join() !== 'meta,data')
+    throw new Error("a v2 fast route's response schema must be the envelope {meta, data}")
+  const serialize = fastJson(properties.data as Parameters<typeof fastJson>[0])
+  return (answer) => ['{"meta":{"requestId":"', `"},"data":${serialize(answer)}}`]
 }
 
 /** Fastify's `serverFactory`: a server that serves the fast paths itself and hands every other request to Fastify. */

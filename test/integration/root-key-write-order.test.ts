@@ -1,15 +1,15 @@
-import type { FastifyRequest } from 'fastify'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AuditLog, CLI_ACTOR } from '../../control-plane/audit-log.js'
-import { RootKeyAuth } from '../../control-plane/root-key-auth.js'
+import { StoredRootKeys } from '../../control-plane/stored-root-keys.js'
+import { RootKeyAuthenticator } from '../../shared/root-key-authenticator.js'
 import { RootKeyUse } from '../../control-plane/root-key-use.js'
 import { RootKeys } from '../../control-plane/root-keys.js'
 import { systemClock } from '../../shared/clock.js'
 import { generateRootKey } from '../../shared/key-material.js'
 import { rootKeyAddress } from '../../shared/root-key-entity.js'
 import type { KeyStore } from '../../shared/store/key-store.js'
-import { RootKeyCheck, type EntitySource } from '../../verifier/root-key-check.js'
+import { CachedRootKeys, type EntitySource } from '../../verifier/cached-root-keys.js'
 import { openBackend, TEST_ROOT_KEY, type Backend } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
 
@@ -63,12 +63,13 @@ for (const storeKind of ['memory', 'redis'] as const) {
 
     const rootKeysOn = (on: KeyStore) =>
       new RootKeys({ store: on, audit: new AuditLog(on, systemClock, silent), clock: systemClock })
-    const controlPlane = () => new RootKeyAuth(store, TEST_ROOT_KEY, new RootKeyUse(store, systemClock, silent))
+    const controlPlane = () =>
+      new RootKeyAuthenticator(new StoredRootKeys(store, new RootKeyUse(store, systemClock, silent)), TEST_ROOT_KEY)
     // The verifier's view once current: the entities as stored.
     const current: EntitySource = {
       entity: async <T>(address: string) => (await store.getEntity<T>(address))?.doc ?? null,
     }
-    const verifier = () => new RootKeyCheck(current, TEST_ROOT_KEY)
+    const verifier = () => new RootKeyAuthenticator(new CachedRootKeys(current), TEST_ROOT_KEY)
     const accepts = async (check: () => unknown) => {
       try {
         await check()
@@ -81,9 +82,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
     async function seen(key: string): Promise<{ controlPlane: boolean; verifier: boolean }> {
       const header = `Bearer ${key}`
       return {
-        controlPlane: await accepts(() =>
-          controlPlane().authenticate({ headers: { authorization: header } } as FastifyRequest),
-        ),
+        controlPlane: await accepts(() => controlPlane().principalOf(header)),
         verifier: await accepts(() => verifier().principalOf(header)),
       }
     }
