@@ -3,6 +3,7 @@ import { StoreUnavailableError } from '../../shared/errors.js'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
+import { answerOverHttp, answerThroughFastify, type PathAnswer } from '../support/verify-paths.js'
 import {
   openBackend,
   startTestControlPlane,
@@ -61,54 +62,15 @@ afterAll(async () => {
   await backend.close()
 })
 
-interface Answer {
-  status: number
-  body: Record<string, any>
-  contentType: string | undefined
-  requestId: string | undefined
-  /** Unkey-Ratelimit-Triggered: the limit that refused the call. */
-  triggered: string | undefined
-}
+type Answer = PathAnswer
 
 /** Over HTTP: the fast path (when it takes the request). */
-async function overHttp(
-  body: string,
-  headers: Record<string, string> = { 'content-type': 'application/json' },
-): Promise<Answer> {
-  const response = await request(`${url}/v1/keys.verifyKey`, { method: 'POST', headers, body })
-  const text = await response.body.text()
-  // Every answer's Content-Length is its body's length in bytes (the fast path works it out without a scan).
-  expect(response.headers['content-length']).toBe(String(Buffer.byteLength(text)))
-  return {
-    status: response.statusCode,
-    body: JSON.parse(text) as Record<string, any>,
-    contentType: response.headers['content-type'] as string,
-    requestId: response.headers['x-request-id'] as string,
-    triggered: response.headers['unkey-ratelimit-triggered'] as string | undefined,
-  }
-}
+const overHttp = (body: string, headers?: Record<string, string>) =>
+  answerOverHttp(url, '/v1/keys.verifyKey', body, headers)
 
 /** Through inject: Fastify's route. */
-async function throughFastify(
-  body: string,
-  headers: Record<string, string> = { 'content-type': 'application/json' },
-): Promise<Answer> {
-  // The Host the HTTP request sends: error bodies link their docs at the address the request came to.
-  const host = new URL(url).host
-  const response = await verifier.app.inject({
-    method: 'POST',
-    url: '/v1/keys.verifyKey',
-    headers: { host, ...headers },
-    payload: body,
-  })
-  return {
-    status: response.statusCode,
-    body: response.json(),
-    contentType: response.headers['content-type'] as string,
-    requestId: response.headers['x-request-id'] as string,
-    triggered: response.headers['unkey-ratelimit-triggered'] as string | undefined,
-  }
-}
+const throughFastify = (body: string, headers?: Record<string, string>) =>
+  answerThroughFastify(verifier.app, new URL(url).host, '/v1/keys.verifyKey', body, headers)
 
 /** The two answers with their request ids taken out (they differ by design), and checks on those ids. */
 async function both(body: string): Promise<[Omit<Answer, 'requestId'>, Omit<Answer, 'requestId'>]> {
