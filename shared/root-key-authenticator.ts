@@ -1,5 +1,5 @@
 import { hashKey, secretsEqual } from './key-material.js'
-import { BOOTSTRAP_ID, rootKeyHashOf, rootKeyNotValid, type Principal } from './root-key-principal.js'
+import { BOOTSTRAP_ID, bearerRootKeyOf, rootKeyNotValid, type Principal } from './root-key-principal.js'
 
 /**
  * Where an authenticator looks root keys up, by hash (only hashes are held). The control plane reads its store on
@@ -34,7 +34,7 @@ export class RootKeyAuthenticator {
 
   /** The caller an `Authorization` header names. Synchronous when the source answers from memory. */
   principalOf(header: string | string[] | undefined): Principal | Promise<Principal> {
-    const hash = rootKeyHashOf(header)
+    const hash = hashKey(bearerRootKeyOf(header))
     if (this.bootstrapHash !== undefined && secretsEqual(hash, this.bootstrapHash)) {
       const disabled = this.source.bootstrapDisabled()
       return disabled instanceof Promise ? disabled.then(bootstrapPrincipal) : bootstrapPrincipal(disabled)

@@ -1,5 +1,4 @@
 import { ApiError } from './errors.js'
-import { hashKey } from './key-material.js'
 import type { ResourceAction, RootKeyResource } from './root-key-actions.js'
 
 /** Who made a call that needs a root key: the control plane's management calls, and every v2 call. */
@@ -14,10 +13,10 @@ export const BOOTSTRAP_ID = 'root_bootstrap'
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
 /**
- * The hash of the root key an `Authorization` header carries, or the contract's UNAUTHORIZED: v1 answers every
- * refusal 403; v2 tells a missing header and one that is not `Bearer <key>` (400) from an unknown key (401).
+ * The root key an `Authorization` header carries, or the contract's UNAUTHORIZED: v1 answers every refusal 403; v2
+ * tells a missing header and one that is not `Bearer <key>` (400) from an unknown key (401).
  */
-export function rootKeyHashOf(header: string | string[] | undefined): string {
+export function bearerRootKeyOf(header: string | string[] | undefined): string {
   if (header === undefined || header === '')
     throw new ApiError(
       'UNAUTHORIZED',
@@ -33,7 +32,7 @@ export function rootKeyHashOf(header: string | string[] | undefined): string {
       undefined,
       { authentication: 'malformed', problem: 'authentication/malformed' },
     )
-  return hashKey(match[1]!)
+  return match[1]!
 }
 
 /** One answer for every root key that does not authenticate: unknown, revoked, or the bootstrap key turned off. */
