@@ -1,11 +1,11 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import type { ApiRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { KeyWrites } from './key-writes.js'
 import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
-import { principalOf, requirePermission } from './root-key-auth.js'
+import { requirePermission } from './root-key-auth.js'
 
 /**
  * The index of every api by id (creation order), for apis.listApis. Like the keys' indexes it is a pointer written
@@ -14,20 +14,20 @@ import { principalOf, requirePermission } from './root-key-auth.js'
 export const APIS_INDEX = 'apis'
 
 /** Apis as both wire formats (v1, v2) create, read and delete them: the root key's permission, then the store. */
-export async function createApi(deps: ControlPlaneDeps, request: FastifyRequest, name: string): Promise<ApiRecord> {
-  const principal = principalOf(request)
+export async function createApi(deps: ControlPlaneDeps, caller: Caller, name: string): Promise<ApiRecord> {
+  const principal = caller.principal
   requirePermission(principal, '*', 'create_api')
   const api = { id: newId('api', deps.clock.now()), name, createdAt: deps.clock.now() }
   await deps.store.addToIndex(APIS_INDEX, api.id)
   await deps.store.createApi(api)
-  await deps.audit.record(request, 'apis.createApi', { apiId: api.id, after: { id: api.id, name: api.name } })
-  request.log.info({ apiId: api.id, rootKeyId: principal.rootKeyId }, 'api created')
+  await deps.audit.record(caller, 'apis.createApi', { apiId: api.id, after: { id: api.id, name: api.name } })
+  caller.log.info({ apiId: api.id, rootKeyId: principal.rootKeyId }, 'api created')
   return api
 }
 
 /** The api `apiId`, if the root key may read it; the contract's 404 when there is none. */
-export async function readApi(deps: ControlPlaneDeps, request: FastifyRequest, apiId: string): Promise<ApiRecord> {
-  requirePermission(principalOf(request), apiId, 'read_api')
+export async function readApi(deps: ControlPlaneDeps, caller: Caller, apiId: string): Promise<ApiRecord> {
+  requirePermission(caller.principal, apiId, 'read_api')
   const api = await deps.store.getApi(apiId)
   if (!api) throw notFound(`api ${apiId} not found`)
   return api
@@ -37,13 +37,13 @@ export async function readApi(deps: ControlPlaneDeps, request: FastifyRequest, a
 export async function deleteApi(
   deps: ControlPlaneDeps,
   writes: KeyWrites,
-  request: FastifyRequest,
+  caller: Caller,
   apiId: string,
 ): Promise<void> {
-  requirePermission(principalOf(request), apiId, 'delete_api')
+  requirePermission(caller.principal, apiId, 'delete_api')
   await writes.deleteApi(apiId)
   await deps.store.removeFromIndex(APIS_INDEX, apiId)
-  await deps.audit.record(request, 'apis.deleteApi', { apiId })
+  await deps.audit.record(caller, 'apis.deleteApi', { apiId })
 }
 
 /**
@@ -53,9 +53,9 @@ export async function deleteApi(
  */
 export async function listApis(
   deps: ControlPlaneDeps,
-  request: FastifyRequest,
+  caller: Caller,
   page: PageOptions,
 ): Promise<RecordPage<ApiRecord>> {
-  requirePermission(principalOf(request), '*', 'read_api')
+  requirePermission(caller.principal, '*', 'read_api')
   return pageThroughIndex(deps.store, APIS_INDEX, page, (apiId) => deps.store.getApi(apiId))
 }

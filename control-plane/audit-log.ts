@@ -1,11 +1,10 @@
-import type { FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 import { toKeyResponse } from './key-response.js'
 import { EMPTY_CONTEXT } from '../shared/key-context.js'
-import { principalOf } from './root-key-auth.js'
+import type { Caller } from './caller.js'
 
 /** Who made a write: the root key of a management call (and the request), or the command line. */
 export interface AuditActor {
@@ -37,8 +36,9 @@ export class AuditLog {
     private readonly log: Logger,
   ) {}
 
-  async record(request: FastifyRequest, action: string, target: AuditTarget): Promise<void> {
-    await this.append({ rootKeyId: principalOf(request).rootKeyId, requestId: request.id }, action, target)
+  /** An entry for a write made by a management call. */
+  async record(caller: Caller, action: string, target: AuditTarget): Promise<void> {
+    await this.append({ rootKeyId: caller.principal.rootKeyId, requestId: caller.requestId }, action, target)
   }
 
   /** An entry for a write made by `actor`: a management call, or a `keygate root-key` command (CLI_ACTOR). */

@@ -1,8 +1,8 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { ApiError } from '../shared/errors.js'
 import { may } from '../shared/root-key-principal.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { principalOf, type Principal } from './root-key-auth.js'
+import { type Principal } from './root-key-auth.js'
 
 /**
  * One answer whether the identity exists or not: a root key that may neither read it nor create identities learns
@@ -40,13 +40,13 @@ export async function checkIdentityBinding(
  * empty (no meta, no limits) when none exists. The caller has run checkIdentityBinding first; an identity another
  * call created since is bound only if the root key may read it.
  */
-export async function bindIdentity(deps: ControlPlaneDeps, request: FastifyRequest, externalId: string) {
-  const principal = principalOf(request)
+export async function bindIdentity(deps: ControlPlaneDeps, caller: Caller, externalId: string) {
+  const principal = caller.principal
   const { identity, created } = await deps.identities.upsert(externalId)
   if (!created) {
     if (!may(principal, 'identity', identity.id, 'read_identity')) throw refused()
     return
   }
-  request.log.info({ identityId: identity.id, rootKeyId: principal.rootKeyId }, 'identity created')
-  await deps.audit.record(request, 'identities.createIdentity', { after: { ...identity } })
+  caller.log.info({ identityId: identity.id, rootKeyId: principal.rootKeyId }, 'identity created')
+  await deps.audit.record(caller, 'identities.createIdentity', { after: { ...identity } })
 }

@@ -1,9 +1,9 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import type { IdentityRecord, NamedRateLimit } from '../shared/identity.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { checkMeta } from './meta-limits.js'
 import { namedLimitsOf, type NamedLimitInput } from './named-limits.js'
-import { principalOf, requireAction } from './root-key-auth.js'
+import { requireAction } from './root-key-auth.js'
 import { checkedInput, type WireFormat } from './wire-format.js'
 
 /**
@@ -14,19 +14,19 @@ import { checkedInput, type WireFormat } from './wire-format.js'
 /** Creates an identity; 409 CONFLICT if one has its externalId. */
 export async function createIdentity(
   deps: ControlPlaneDeps,
-  request: FastifyRequest,
+  caller: Caller,
   input: { externalId: string; meta?: Record<string, unknown>; ratelimits?: readonly NamedLimitInput[] },
   wire: WireFormat,
 ): Promise<IdentityRecord> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   requireAction(principal, 'identity', '*', 'create_identity')
   const ratelimits = checkedInput(wire, () => {
     checkMeta(input.meta)
     return input.ratelimits && namedLimitsOf(input.ratelimits)
   })
   const identity = await deps.identities.create({ externalId: input.externalId, meta: input.meta, ratelimits })
-  request.log.info({ identityId: identity.id, rootKeyId: principal.rootKeyId }, 'identity created')
-  await deps.audit.record(request, 'identities.createIdentity', { after: { ...identity } })
+  caller.log.info({ identityId: identity.id, rootKeyId: principal.rootKeyId }, 'identity created')
+  await deps.audit.record(caller, 'identities.createIdentity', { after: { ...identity } })
   return identity
 }
 
@@ -36,7 +36,7 @@ export async function createIdentity(
  */
 export async function updateIdentity(
   deps: ControlPlaneDeps,
-  request: FastifyRequest,
+  caller: Caller,
   identityId: string,
   change: { meta?: Record<string, unknown>; ratelimits?: NamedRateLimit[] },
 ): Promise<IdentityRecord> {
@@ -55,20 +55,20 @@ export async function updateIdentity(
     }
     return next
   })
-  request.log.info({ identityId: after.id, rootKeyId: principalOf(request).rootKeyId }, 'identity updated')
-  await deps.audit.record(request, 'identities.updateIdentity', { before: { ...before }, after: { ...after } })
+  caller.log.info({ identityId: after.id, rootKeyId: caller.principal.rootKeyId }, 'identity updated')
+  await deps.audit.record(caller, 'identities.updateIdentity', { before: { ...before }, after: { ...after } })
   return after
 }
 
 /** Deletes an identity (its keys keep their externalId and lose its meta and limits); 404 if there is none. */
 export async function deleteIdentity(
   deps: ControlPlaneDeps,
-  request: FastifyRequest,
+  caller: Caller,
   identityId: string,
 ): Promise<IdentityRecord> {
   // One write: its keys keep their externalId and, on every verifier within the bound, lose its meta and limits.
   const identity = await deps.identities.delete(identityId)
-  request.log.info({ identityId, rootKeyId: principalOf(request).rootKeyId }, 'identity deleted')
-  await deps.audit.record(request, 'identities.deleteIdentity', { before: { ...identity } })
+  caller.log.info({ identityId, rootKeyId: caller.principal.rootKeyId }, 'identity deleted')
+  await deps.audit.record(caller, 'identities.deleteIdentity', { before: { ...identity } })
   return identity
 }

@@ -1,10 +1,10 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { lastRefillBoundary } from '../shared/credits.js'
 import { badRequest, notFound } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { KeyWrites } from './key-writes.js'
-import { principalOf, requireKeyPermission } from './root-key-auth.js'
+import { requireKeyPermission } from './root-key-auth.js'
 
 export type CreditChange = 'increment' | 'decrement' | 'set'
 
@@ -18,11 +18,11 @@ export type CreditChange = 'increment' | 'decrement' | 'set'
 export async function updateCredits(
   deps: ControlPlaneDeps,
   writes: KeyWrites,
-  request: FastifyRequest,
+  caller: Caller,
   change: { keyId: string; op: CreditChange; value: number | null },
   opField = 'op',
 ): Promise<{ before: KeyRecord; remaining: number | null }> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   const { keyId, op, value } = change
   const record = await deps.store.getKeyById(keyId)
   if (!record) throw notFound(`key ${keyId} not found`)
@@ -44,8 +44,8 @@ export async function updateCredits(
     )
     remaining = value
   }
-  request.log.info({ keyId, op, value, remaining, rootKeyId: principal.rootKeyId }, 'key credits updated')
-  await deps.audit.record(request, 'keys.updateRemaining', {
+  caller.log.info({ keyId, op, value, remaining, rootKeyId: principal.rootKeyId }, 'key credits updated')
+  await deps.audit.record(caller, 'keys.updateRemaining', {
     apiId: record.apiId,
     keyId,
     before: { remaining: record.remaining },

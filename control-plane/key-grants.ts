@@ -1,10 +1,10 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { ApiError, badRequest } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ResourceAction } from '../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { KeyWrites } from './key-writes.js'
-import { may, principalOf, type Principal } from './root-key-auth.js'
+import { may, type Principal } from './root-key-auth.js'
 import { LIMITS } from './schemas/limits.js'
 
 /** A key's direct grants: the permissions and the roles it holds (by id). */
@@ -43,7 +43,7 @@ export interface GrantChange {
 export async function changeKeyGrants(
   deps: ControlPlaneDeps,
   writes: KeyWrites,
-  request: FastifyRequest,
+  caller: Caller,
   change: GrantChange,
 ): Promise<{ ids: string[]; record: KeyRecord }> {
   const { field, operation, keyId, allow } = change
@@ -72,11 +72,11 @@ export async function changeKeyGrants(
     },
   )
   const noun = field === 'permissions' ? 'Permissions' : 'Roles'
-  request.log.info(
-    { keyId, [field]: write.record[idField]?.length ?? 0, rootKeyId: principalOf(request).rootKeyId },
+  caller.log.info(
+    { keyId, [field]: write.record[idField]?.length ?? 0, rootKeyId: caller.principal.rootKeyId },
     `key ${field} ${operation}`,
   )
-  await deps.audit.record(request, `keys.${operation}${noun}`, {
+  await deps.audit.record(caller, `keys.${operation}${noun}`, {
     apiId: write.record.apiId,
     keyId,
     before,

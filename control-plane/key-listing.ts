@@ -1,9 +1,9 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { ApiError, notFound } from '../shared/errors.js'
 import type { KeyContext } from '../shared/key-context.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { principalOf, requirePermission } from './root-key-auth.js'
+import { requirePermission } from './root-key-auth.js'
 import { ownerIdOf } from './v1-field-rules.js'
 
 /** Which keys of an api apis.listKeys asks for, in either wire format. */
@@ -30,13 +30,9 @@ export interface ListedKeys {
 }
 
 /** A page of an api's keys, sorted by id, each with what it is granted: read_key and read_api, then the api. */
-export async function listApiKeys(
-  deps: ControlPlaneDeps,
-  request: FastifyRequest,
-  listing: KeyListing,
-): Promise<ListedKeys> {
+export async function listApiKeys(deps: ControlPlaneDeps, caller: Caller, listing: KeyListing): Promise<ListedKeys> {
   const { apiId, cursor, limit } = listing
-  requirePermission(principalOf(request), apiId, 'read_key', 'read_api')
+  requirePermission(caller.principal, apiId, 'read_key', 'read_api')
   if (listing.decrypt)
     throw new ApiError('PRECONDITION_FAILED', 'decrypt: Keygate stores only hashes; keys cannot be shown again')
   const ownerId = ownerIdOf(listing) ?? undefined

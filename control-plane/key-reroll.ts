@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { lastRefillBoundary } from '../shared/credits.js'
 import { newId } from '../shared/ids.js'
 import { generateKey } from '../shared/key-material.js'
@@ -6,7 +6,7 @@ import type { RootKeyAction } from '../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { KeyWrites } from './key-writes.js'
 import { checkIdentityBinding } from './identity-binding.js'
-import { principalOf, requireKeyPermission } from './root-key-auth.js'
+import { requireKeyPermission } from './root-key-auth.js'
 
 /** What keys.rerollKey is given: the key, its grace period (ms) and, in v1, the new key's prefix. */
 export interface Reroll {
@@ -23,11 +23,11 @@ export interface Reroll {
 export async function rerollKey(
   deps: ControlPlaneDeps,
   writes: KeyWrites,
-  request: FastifyRequest,
+  caller: Caller,
   reroll: Reroll,
   actions: readonly RootKeyAction[],
 ): Promise<{ keyId: string; key: string }> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   const { keyId, expiration = 0 } = reroll
   const old = await writes.readKey(keyId)
   requireKeyPermission(principal, old, ...actions)
@@ -62,11 +62,11 @@ export async function rerollKey(
     }),
     () => {},
   )
-  request.log.info(
+  caller.log.info(
     { keyId, newKeyId: created.record.id, graceMs: expiration, rootKeyId: principal.rootKeyId },
     'key rerolled',
   )
-  await deps.audit.record(request, 'keys.rerollKey', {
+  await deps.audit.record(caller, 'keys.rerollKey', {
     apiId: old.apiId,
     keyId,
     before: old,

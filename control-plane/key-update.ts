@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import type { KeyPatch, KeyRecord } from '../shared/records.js'
 import type { KeyWrite } from '../shared/store/management-store.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
@@ -9,7 +9,7 @@ import { checkMeta } from './meta-limits.js'
 import { checkDefaultLimit, namedLimitsOf } from './named-limits.js'
 import { rateLimitOf } from './rate-limit-body.js'
 import { checkRefill, withRefillDay } from './refill-rules.js'
-import { principalOf, requireKeyPermission, type Principal } from './root-key-auth.js'
+import { requireKeyPermission, type Principal } from './root-key-auth.js'
 import type { UpdateKeyBody } from './schemas/key-schemas.js'
 import { ownerIdOf } from './v1-field-rules.js'
 
@@ -31,12 +31,12 @@ export interface KeyUpdateRules {
 export async function updateKey(
   deps: ControlPlaneDeps,
   writes: KeyWrites,
-  request: FastifyRequest,
+  caller: Caller,
   keyId: string,
   changes: KeyChanges,
   rules: KeyUpdateRules,
 ): Promise<KeyWrite> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   const current = await writes.readKey(keyId)
   requireKeyPermission(principal, current, 'update_key')
   const checkContent = (record: KeyRecord) => {
@@ -67,17 +67,17 @@ export async function updateKey(
     ...(await rules.resolve(current, principal)),
     enabled: changes.enabled,
   }
-  if (typeof patch.ownerId === 'string') await bindIdentity(deps, request, patch.ownerId)
+  if (typeof patch.ownerId === 'string') await bindIdentity(deps, caller, patch.ownerId)
   let before: KeyRecord | undefined
   const write = await writes.updateKey(keyId, patch, (record) => {
     before = record
     requireKeyPermission(principal, record, 'update_key')
     checkContent(record)
   })
-  request.log.info(
+  caller.log.info(
     { keyId, rev: write.record.rev, enabled: write.record.enabled, rootKeyId: principal.rootKeyId },
     'key updated',
   )
-  await deps.audit.record(request, 'keys.updateKey', { apiId: write.record.apiId, keyId, before, after: write.record })
+  await deps.audit.record(caller, 'keys.updateKey', { apiId: write.record.apiId, keyId, before, after: write.record })
   return write
 }

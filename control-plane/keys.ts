@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { notFound } from '../shared/errors.js'
 import type { KeyContext } from '../shared/key-context.js'
 import { generateKey } from '../shared/key-material.js'
@@ -7,7 +7,7 @@ import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { bindIdentity, checkIdentityBinding } from './identity-binding.js'
 import type { KeyWrites } from './key-writes.js'
 import { newKeyGrants, newKeyRecord, type KeyGrants } from './new-key-record.js'
-import { principalOf, requireKeyPermission, requirePermission, type Principal } from './root-key-auth.js'
+import { requireKeyPermission, requirePermission, type Principal } from './root-key-auth.js'
 import type { NewKeyFields } from './schemas/key-schemas.js'
 import { notRecoverable, ownerIdOf } from './v1-field-rules.js'
 
@@ -29,11 +29,11 @@ export type GrantsOf = (principal: Principal) => Promise<KeyGrants>
 export async function createKey(
   deps: ControlPlaneDeps,
   writes: KeyWrites,
-  request: FastifyRequest,
+  caller: Caller,
   fields: KeyCreation,
   grantsOf: GrantsOf = (principal) => newKeyGrants(fields, deps.rbac, principal),
 ): Promise<{ keyId: string; key: string }> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   requirePermission(principal, fields.apiId, 'create_key')
   if (fields.recoverable) throw notRecoverable()
   const { key, ...material } = generateKey(fields.prefix, fields.byteLength)
@@ -44,11 +44,11 @@ export async function createKey(
   if (ownerId !== undefined) await checkIdentityBinding(deps, principal, ownerId)
   const grants = await grantsOf(principal)
   const record = newKeyRecord(fields, material, deps.clock.now(), grants)
-  if (ownerId !== undefined) await bindIdentity(deps, request, ownerId)
+  if (ownerId !== undefined) await bindIdentity(deps, caller, ownerId)
 
   const write = await writes.createKey(record)
-  request.log.info({ keyId: write.record.id, apiId: fields.apiId, rootKeyId: principal.rootKeyId }, 'key created')
-  await deps.audit.record(request, 'keys.createKey', {
+  caller.log.info({ keyId: write.record.id, apiId: fields.apiId, rootKeyId: principal.rootKeyId }, 'key created')
+  await deps.audit.record(caller, 'keys.createKey', {
     apiId: fields.apiId,
     keyId: write.record.id,
     after: write.record,
@@ -59,10 +59,10 @@ export async function createKey(
 /** The key `keyId` and what it is granted, if the root key may read it: 404, then 403. */
 export async function readKey(
   deps: ControlPlaneDeps,
-  request: FastifyRequest,
+  caller: Caller,
   keyId: string,
 ): Promise<{ record: KeyRecord; context: KeyContext }> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   const record = await deps.store.getKeyById(keyId)
   if (!record) throw notFound(`key ${keyId} not found`)
   requireKeyPermission(principal, record, 'read_key')
@@ -73,14 +73,14 @@ export async function readKey(
 export async function deleteKey(
   deps: ControlPlaneDeps,
   writes: KeyWrites,
-  request: FastifyRequest,
+  caller: Caller,
   keyId: string,
 ): Promise<void> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   const record = await deps.store.getKeyById(keyId)
   if (!record) throw notFound(`key ${keyId} not found`)
   requireKeyPermission(principal, record, 'delete_key')
   if (!(await writes.deleteKey(keyId))) throw notFound(`key ${keyId} not found`)
-  request.log.info({ keyId, rootKeyId: principal.rootKeyId }, 'key deleted')
-  await deps.audit.record(request, 'keys.deleteKey', { apiId: record.apiId, keyId, before: record })
+  caller.log.info({ keyId, rootKeyId: principal.rootKeyId }, 'key deleted')
+  await deps.audit.record(caller, 'keys.deleteKey', { apiId: record.apiId, keyId, before: record })
 }

@@ -1,9 +1,9 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { notFound } from '../shared/errors.js'
 import type { NamespaceRecord } from '../shared/ratelimit-namespace.js'
 import type { ResourceAction } from '../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { may, principalOf, requireNamespaceAction } from './root-key-auth.js'
+import { may, requireNamespaceAction } from './root-key-auth.js'
 
 /**
  * A rate-limit namespace named for the first time (by ratelimits.limit or setOverride): created when the root key
@@ -11,15 +11,15 @@ import { may, principalOf, requireNamespaceAction } from './root-key-auth.js'
  * anyway: a namespace not made yet has an id no permission names, so only ratelimit.*.<action> lets the call on.
  */
 export async function namespaceOnFirstUse(
-  request: FastifyRequest,
+  caller: Caller,
   deps: Pick<ControlPlaneDeps, 'namespaces' | 'audit'>,
   name: string,
   action: ResourceAction<'ratelimit'>,
 ): Promise<NamespaceRecord> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   requireNamespaceAction(principal, undefined, action)
   if (!may(principal, 'ratelimit', '*', 'create_namespace')) throw notFound(`Namespace ${name} not found`)
-  return createNamespace(request, deps, name)
+  return createNamespace(caller, deps, name)
 }
 
 /**
@@ -27,15 +27,15 @@ export async function namespaceOnFirstUse(
  * checked that the root key may (v1 and v2 answer a refusal differently).
  */
 export async function createNamespace(
-  request: FastifyRequest,
+  caller: Caller,
   deps: Pick<ControlPlaneDeps, 'namespaces' | 'audit'>,
   name: string,
 ): Promise<NamespaceRecord> {
   const { namespace, created } = await deps.namespaces.create(name)
   if (created) {
-    const rootKeyId = principalOf(request).rootKeyId
-    request.log.info({ namespaceId: namespace.id, rootKeyId }, 'rate-limit namespace created')
-    await deps.audit.record(request, 'ratelimits.createNamespace', { after: { id: namespace.id, name } })
+    const rootKeyId = caller.principal.rootKeyId
+    caller.log.info({ namespaceId: namespace.id, rootKeyId }, 'rate-limit namespace created')
+    await deps.audit.record(caller, 'ratelimits.createNamespace', { after: { id: namespace.id, name } })
   }
   return namespace
 }

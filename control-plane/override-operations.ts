@@ -1,9 +1,9 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { notFound } from '../shared/errors.js'
 import type { NamespaceRecord, OverrideRecord } from '../shared/ratelimit-namespace.js'
 import type { ResourceAction } from '../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { principalOf, requireNamespaceAction, type Principal } from './root-key-auth.js'
+import { requireNamespaceAction, type Principal } from './root-key-auth.js'
 
 /** Rate-limit overrides as both wire formats (v1, v2) reach them: the root key checked, then the store, logged. */
 
@@ -28,7 +28,7 @@ export function requireNamespace(
  */
 export async function setOverride(
   deps: Pick<ControlPlaneDeps, 'overrides' | 'audit'>,
-  request: FastifyRequest,
+  caller: Caller,
   namespace: NamespaceRecord,
   identifier: string,
   rule: { limit: number; duration: number; async?: boolean },
@@ -39,11 +39,11 @@ export async function setOverride(
     duration: rule.duration,
     async: rule.async ?? before?.async ?? false,
   })
-  request.log.info(
-    { namespaceId: namespace.id, overrideId: override.id, rootKeyId: principalOf(request).rootKeyId },
+  caller.log.info(
+    { namespaceId: namespace.id, overrideId: override.id, rootKeyId: caller.principal.rootKeyId },
     'rate-limit override set',
   )
-  await deps.audit.record(request, 'ratelimits.setOverride', {
+  await deps.audit.record(caller, 'ratelimits.setOverride', {
     before: before && { ...before },
     after: { ...override },
   })
@@ -53,16 +53,16 @@ export async function setOverride(
 /** Deletes the identifier's override, logged and audited; null if it has none. */
 export async function deleteOverride(
   deps: Pick<ControlPlaneDeps, 'overrides' | 'audit'>,
-  request: FastifyRequest,
+  caller: Caller,
   namespace: NamespaceRecord,
   identifier: string,
 ): Promise<OverrideRecord | null> {
   const override = await deps.overrides.delete(namespace, identifier)
   if (!override) return null
-  request.log.info(
-    { namespaceId: namespace.id, overrideId: override.id, rootKeyId: principalOf(request).rootKeyId },
+  caller.log.info(
+    { namespaceId: namespace.id, overrideId: override.id, rootKeyId: caller.principal.rootKeyId },
     'rate-limit override deleted',
   )
-  await deps.audit.record(request, 'ratelimits.deleteOverride', { before: { ...override } })
+  await deps.audit.record(caller, 'ratelimits.deleteOverride', { before: { ...override } })
   return override
 }

@@ -1,10 +1,10 @@
-import type { FastifyRequest } from 'fastify'
+import type { Caller } from './caller.js'
 import { ApiError } from '../shared/errors.js'
 import type { RoleRecord } from '../shared/rbac.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { NamedBy } from './permission-operations.js'
 import type { RecordRef } from './rbac.js'
-import { may, principalOf, requireAction, type Principal } from './root-key-auth.js'
+import { may, requireAction, type Principal } from './root-key-auth.js'
 import type { WireFormat } from './wire-format.js'
 
 /**
@@ -28,11 +28,11 @@ function allowRolePermissions(principal: Principal, removes: boolean): void {
 /** Creates a role granting `permissions`; 409 CONFLICT if one has its name. */
 export async function createRole(
   deps: ControlPlaneDeps,
-  request: FastifyRequest,
+  caller: Caller,
   input: { name: string; description?: string; permissions?: readonly (RecordRef | string)[] },
   wire: WireFormat,
 ): Promise<RoleRecord> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   requireAction(principal, 'rbac', '*', 'create_role')
   const { name, description, permissions } = input
   if (permissions?.length) allowRolePermissions(principal, false)
@@ -42,48 +42,43 @@ export async function createRole(
     ? await deps.rbac.permissionIdsOf(permissions, principal, wire === 'v2')
     : undefined
   const role = await deps.rbac.createRole({ name, description, permissionIds })
-  request.log.info({ roleId: role.id, rootKeyId: principal.rootKeyId }, 'role created')
-  await deps.audit.record(request, 'permissions.createRole', { after: { ...role } })
+  caller.log.info({ roleId: role.id, rootKeyId: principal.rootKeyId }, 'role created')
+  await deps.audit.record(caller, 'permissions.createRole', { after: { ...role } })
   return role
 }
 
 /** The role a request names, if the root key may read roles; the contract's 404 when there is none. */
-export async function readRole(
-  deps: ControlPlaneDeps,
-  request: FastifyRequest,
-  role: string,
-  by: NamedBy,
-): Promise<RoleRecord> {
-  requireAction(principalOf(request), 'rbac', '*', 'read_role')
+export async function readRole(deps: ControlPlaneDeps, caller: Caller, role: string, by: NamedBy): Promise<RoleRecord> {
+  requireAction(caller.principal, 'rbac', '*', 'read_role')
   return by === 'id' ? deps.rbac.roles.require(role) : deps.rbac.roles.requireNamed(role)
 }
 
 /** Deletes the role a request names; 404 if there is none. */
 export async function deleteRole(
   deps: ControlPlaneDeps,
-  request: FastifyRequest,
+  caller: Caller,
   role: string,
   by: NamedBy,
 ): Promise<RoleRecord> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   requireAction(principal, 'rbac', '*', 'delete_role')
   const id = by === 'id' ? role : (await deps.rbac.roles.requireNamed(role)).id
   // One write: every key holding the role stops being granted its permissions.
   const deleted = await deps.rbac.roles.delete(id)
-  request.log.info({ roleId: deleted.id, rootKeyId: principal.rootKeyId }, 'role deleted')
-  await deps.audit.record(request, 'permissions.deleteRole', { before: { ...deleted } })
+  caller.log.info({ roleId: deleted.id, rootKeyId: principal.rootKeyId }, 'role deleted')
+  await deps.audit.record(caller, 'permissions.deleteRole', { before: { ...deleted } })
   return deleted
 }
 
 /** Replaces the permissions a role grants: one write, and every key holding the role follows. */
 export async function setRolePermissions(
   deps: ControlPlaneDeps,
-  request: FastifyRequest,
+  caller: Caller,
   roleId: string,
   permissions: readonly (RecordRef | string)[],
   wire: WireFormat,
 ): Promise<RoleRecord> {
-  const principal = principalOf(request)
+  const principal = caller.principal
   if (wire === 'v2') allowRolePermissions(principal, true)
   const before = await deps.rbac.roles.require(roleId)
   // v1 asks for removal only of a role that has something to remove.
@@ -91,10 +86,10 @@ export async function setRolePermissions(
   const permissionIds = await deps.rbac.permissionIdsOf(permissions, principal, wire === 'v2')
   // One write: every key holding the role is granted exactly these from its next verification on.
   const role = await deps.rbac.setRolePermissions(roleId, permissionIds)
-  request.log.info(
+  caller.log.info(
     { roleId, permissions: role.permissionIds.length, rootKeyId: principal.rootKeyId },
     'role permissions set',
   )
-  await deps.audit.record(request, 'permissions.setRolePermissions', { before: { ...before }, after: { ...role } })
+  await deps.audit.record(caller, 'permissions.setRolePermissions', { before: { ...before }, after: { ...role } })
   return role
 }

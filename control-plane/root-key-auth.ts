@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../shared/errors.js'
+import type { Caller } from './caller.js'
 import { grants, MANAGE_ROOT_KEYS, type RootKeyAction } from '../shared/root-key-actions.js'
 import {
   BOOTSTRAP_ID,
@@ -14,6 +15,11 @@ export { BOOTSTRAP_ID, may, requireAction, requireActionOn, requireNamespaceActi
 
 /** How a refusal names the api of a key the caller named by id (requireKeyPermission says why). */
 const KEY_API = "<the key's api>"
+
+/** The caller of a management route, as operations take it (the root-key hook ran before the handler). */
+export function callerOf(request: FastifyRequest): Caller {
+  return { principal: principalOf(request), requestId: request.id, log: request.log }
+}
 
 /** The authenticated caller of a management route (the hook ran before the handler). */
 export function principalOf(request: FastifyRequest): Principal {

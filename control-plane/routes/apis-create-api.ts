@@ -3,6 +3,7 @@ import { createApi } from '../apis.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { CreateApiBody } from '../schemas/api-schemas.js'
 import { Type } from 'typebox'
+import { callerOf } from '../root-key-auth.js'
 
 export function registerCreateApi(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.post(
@@ -19,7 +20,7 @@ export function registerCreateApi(app: KeygateServer, deps: ControlPlaneDeps): v
       },
     },
     async (request) => {
-      const api = await createApi(deps, request, request.body.name)
+      const api = await createApi(deps, callerOf(request), request.body.name)
       return { apiId: api.id, name: api.name }
     },
   )

@@ -3,7 +3,7 @@ import { notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
+import { principalOf, requirePermission, callerOf } from '../root-key-auth.js'
 import { ApiIdField, PermanentField } from '../schemas/fields.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 
@@ -31,7 +31,7 @@ export function registerDeleteKeys(app: KeygateServer, deps: ControlPlaneDeps, w
       requirePermission(principal, apiId, 'delete_key')
       if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
       const deletedKeys = await writes.deleteAllKeys(apiId)
-      await deps.audit.record(request, 'apis.deleteKeys', { apiId, after: { deletedKeys } })
+      await deps.audit.record(callerOf(request), 'apis.deleteKeys', { apiId, after: { deletedKeys } })
       request.log.info({ apiId, deletedKeys, rootKeyId: principal.rootKeyId }, 'api keys deleted')
       return { deletedKeys }
     },

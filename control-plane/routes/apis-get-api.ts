@@ -5,6 +5,7 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { ApiResponse } from '../schemas/api-schemas.js'
 import { ApiIdField } from '../schemas/fields.js'
 import { WORKSPACE_ID } from '../workspace.js'
+import { callerOf } from '../root-key-auth.js'
 
 export function registerGetApi(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get(
@@ -16,7 +17,7 @@ export function registerGetApi(app: KeygateServer, deps: ControlPlaneDeps): void
       },
     },
     async (request) => {
-      const api = await readApi(deps, request, request.query.apiId)
+      const api = await readApi(deps, callerOf(request), request.query.apiId)
       // Exactly Unkey's three fields: its tests hold the body to them.
       return { id: api.id, workspaceId: WORKSPACE_ID, name: api.name }
     },

@@ -3,6 +3,7 @@ import type { KeygateServer } from '../../shared/http/build-server.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { listApis } from '../apis.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { callerOf } from '../root-key-auth.js'
 
 const MAX_PAGE = 100
 
@@ -43,7 +44,7 @@ export function registerListApis(app: KeygateServer, deps: ControlPlaneDeps): vo
     },
     async (request) => {
       const { cursor, limit = MAX_PAGE } = request.query
-      const page = await listApis(deps, request, { cursor: cursor || undefined, limit })
+      const page = await listApis(deps, callerOf(request), { cursor: cursor || undefined, limit })
       return {
         apis: page.records.map(({ id, name, createdAt }) => ({ id, name, createdAt })),
         cursor: page.cursor,

@@ -5,6 +5,7 @@ import { toKeyResponse } from '../key-response.js'
 import { listApiKeys } from '../key-listing.js'
 import { KeyResponse } from '../schemas/key-schemas.js'
 import { ApiIdField, DecryptField } from '../schemas/fields.js'
+import { callerOf } from '../root-key-auth.js'
 
 const Query = Type.Object({
   apiId: ApiIdField('The api whose keys to list: the `apiId` that apis.createApi returned'),
@@ -47,7 +48,7 @@ export function registerListKeys(app: KeygateServer, deps: ControlPlaneDeps): vo
     },
     async (request) => {
       const { apiId, cursor, externalId, ownerId, decrypt, limit = 100 } = request.query
-      const page = await listApiKeys(deps, request, { apiId, cursor, externalId, ownerId, decrypt, limit })
+      const page = await listApiKeys(deps, callerOf(request), { apiId, cursor, externalId, ownerId, decrypt, limit })
       return {
         keys: page.keys.map(({ record, context }) => toKeyResponse(record, context)),
         total: page.total,

@@ -3,6 +3,7 @@ import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { createIdentity } from '../identity-operations.js'
 import { CreateIdentityBody } from '../schemas/identity-schemas.js'
+import { callerOf } from '../root-key-auth.js'
 
 export function registerCreateIdentity(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.post(
@@ -13,6 +14,6 @@ export function registerCreateIdentity(app: KeygateServer, deps: ControlPlaneDep
         response: { 200: Type.Object({ identityId: Type.String({ description: 'The new identity’s id' }) }) },
       },
     },
-    async (request) => ({ identityId: (await createIdentity(deps, request, request.body, 'v1')).id }),
+    async (request) => ({ identityId: (await createIdentity(deps, callerOf(request), request.body, 'v1')).id }),
   )
 }

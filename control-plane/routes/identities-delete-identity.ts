@@ -1,7 +1,7 @@
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { deleteIdentity } from '../identity-operations.js'
-import { principalOf, requireAction } from '../root-key-auth.js'
+import { principalOf, requireAction, callerOf } from '../root-key-auth.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import { DeleteIdentityBody } from '../schemas/identity-schemas.js'
 
@@ -12,7 +12,7 @@ export function registerDeleteIdentity(app: KeygateServer, deps: ControlPlaneDep
     async (request) => {
       const { identityId } = request.body
       requireAction(principalOf(request), 'identity', identityId, 'delete_identity')
-      await deleteIdentity(deps, request, identityId)
+      await deleteIdentity(deps, callerOf(request), identityId)
       return {}
     },
   )

@@ -6,7 +6,7 @@ import { updateIdentity } from '../identity-operations.js'
 import { toIdentityResponse } from '../identity-response.js'
 import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf } from '../named-limits.js'
-import { principalOf } from '../root-key-auth.js'
+import { principalOf, callerOf } from '../root-key-auth.js'
 import { IdentityResponse, UpdateIdentityBody } from '../schemas/identity-schemas.js'
 
 export function registerUpdateIdentity(app: KeygateServer, deps: ControlPlaneDeps): void {
@@ -22,7 +22,9 @@ export function registerUpdateIdentity(app: KeygateServer, deps: ControlPlaneDep
       const found = await allowedIdentity(deps.identities, principal, { identityId, externalId }, 'update_identity')
       if (identityId === undefined && environment !== undefined && environment !== 'default')
         throw notFound(`identity ${externalId} not found`)
-      return toIdentityResponse(await updateIdentity(deps, request, found.doc.id, { meta, ratelimits: limits }))
+      return toIdentityResponse(
+        await updateIdentity(deps, callerOf(request), found.doc.id, { meta, ratelimits: limits }),
+      )
     },
   )
 }

@@ -3,6 +3,7 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import { createKey } from '../keys.js'
 import { CreateKeyBody, NewKeyResponse } from '../schemas/key-schemas.js'
+import { callerOf } from '../root-key-auth.js'
 
 export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
   app.post(
@@ -10,6 +11,6 @@ export function registerCreateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     {
       schema: { body: CreateKeyBody, response: { 200: NewKeyResponse } },
     },
-    async (request) => createKey(deps, writes, request, request.body),
+    async (request) => createKey(deps, writes, callerOf(request), request.body),
   )
 }

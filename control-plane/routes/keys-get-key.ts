@@ -6,6 +6,7 @@ import { toKeyResponse } from '../key-response.js'
 import { readKey } from '../keys.js'
 import { KeyResponse } from '../schemas/key-schemas.js'
 import { DecryptField, KeyIdField } from '../schemas/fields.js'
+import { callerOf } from '../root-key-auth.js'
 
 export function registerGetKey(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.get(
@@ -20,7 +21,7 @@ export function registerGetKey(app: KeygateServer, deps: ControlPlaneDeps): void
       const { keyId, decrypt } = request.query
       if (decrypt)
         throw new ApiError('PRECONDITION_FAILED', 'decrypt: Keygate stores only hashes; keys cannot be shown again')
-      const { record, context } = await readKey(deps, request, keyId)
+      const { record, context } = await readKey(deps, callerOf(request), keyId)
       return toKeyResponse(record, context)
     },
   )

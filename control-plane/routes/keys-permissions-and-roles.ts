@@ -12,7 +12,7 @@ import {
 } from '../key-grants.js'
 import type { KeyWrites } from '../key-writes.js'
 import type { RecordRef } from '../rbac.js'
-import { principalOf, requireKeyPermission } from '../root-key-auth.js'
+import { principalOf, requireKeyPermission, callerOf } from '../root-key-auth.js'
 import { EmptyResponse, LIMITS } from '../schemas/key-schemas.js'
 import { KeyIdField } from '../schemas/fields.js'
 import { Slug } from '../schemas/rbac-schemas.js'
@@ -103,7 +103,7 @@ function register(
       field === 'permissions'
         ? deps.rbac.permissionIdsOf(named, principal, false)
         : deps.rbac.roleIdsOf(named, principal, false)
-    const { ids, record } = await changeKeyGrants(deps, writes, request, {
+    const { ids, record } = await changeKeyGrants(deps, writes, callerOf(request), {
       field,
       operation,
       keyId: body.keyId,

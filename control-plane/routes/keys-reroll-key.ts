@@ -7,6 +7,7 @@ import { NewKeyResponse } from '../schemas/key-schemas.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { KeyWrites } from '../key-writes.js'
 import { rerollKey } from '../key-reroll.js'
+import { callerOf } from '../root-key-auth.js'
 
 const Body = Type.Object(
   {
@@ -37,6 +38,6 @@ export function registerRerollKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     {
       schema: { body: Body, response: { 200: NewKeyResponse } },
     },
-    async (request) => rerollKey(deps, writes, request, request.body, ['create_key', 'update_key']),
+    async (request) => rerollKey(deps, writes, callerOf(request), request.body, ['create_key', 'update_key']),
   )
 }

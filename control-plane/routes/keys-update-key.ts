@@ -5,6 +5,7 @@ import { updateKey } from '../key-update.js'
 import type { RecordRef } from '../rbac.js'
 import { allowKeyGrants, takesAway } from '../key-grants.js'
 import { EmptyResponse, UpdateKeyBody } from '../schemas/key-schemas.js'
+import { callerOf } from '../root-key-auth.js'
 
 export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
   app.post(
@@ -12,7 +13,7 @@ export function registerUpdateKey(app: KeygateServer, deps: ControlPlaneDeps, wr
     { schema: { body: UpdateKeyBody, response: { 200: EmptyResponse } } },
     async (request) => {
       const { keyId, permissions, roles, ...changes } = request.body
-      await updateKey(deps, writes, request, keyId, changes, {
+      await updateKey(deps, writes, callerOf(request), keyId, changes, {
         // Unkey's: changing a key's permissions or roles needs the rbac actions for it, as keys.addPermissions does
         // (checked before anything named is created; taking some away also needs the remove action, checked below).
         check: (_current, principal) => {

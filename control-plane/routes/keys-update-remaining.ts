@@ -6,6 +6,7 @@ import { updateCredits } from '../key-credits.js'
 import { KeyIdField } from '../schemas/fields.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import { callerOf } from '../root-key-auth.js'
 
 const Body = Type.Object(
   {
@@ -36,7 +37,7 @@ export function registerUpdateRemaining(app: KeygateServer, deps: ControlPlaneDe
       },
     },
     async (request) => {
-      const { remaining } = await updateCredits(deps, writes, request, request.body)
+      const { remaining } = await updateCredits(deps, writes, callerOf(request), request.body)
       return { remaining: remaining ?? undefined }
     },
   )

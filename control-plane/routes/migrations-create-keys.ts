@@ -4,7 +4,7 @@ import { bindIdentity, checkIdentityBinding } from '../identity-binding.js'
 import { ownerIdOf } from '../v1-field-rules.js'
 import { importKeys } from '../key-import.js'
 import type { KeyWrites } from '../key-writes.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
+import { principalOf, requirePermission, callerOf } from '../root-key-auth.js'
 import { CreateKeysBody, CreateKeysResponse } from '../schemas/migration-schemas.js'
 
 /** Imports existing keys (from Unkey, or any store of SHA-256 hashes) without reissuing them. */
@@ -23,14 +23,14 @@ export function registerMigrationsCreateKeys(app: KeygateServer, deps: ControlPl
       // call since the check is bound only if the root key may read it; refused, the keys it imported go.
       try {
         for (const externalId of new Set(records.flatMap((record) => (record.ownerId ? [record.ownerId] : []))))
-          await bindIdentity(deps, request, externalId)
+          await bindIdentity(deps, callerOf(request), externalId)
       } catch (err) {
         for (const record of records) await writes.deleteKey(record.id).catch(() => {})
         throw err
       }
       request.log.info({ keys: records.length, rootKeyId: principal.rootKeyId }, 'keys imported')
       for (const record of records) {
-        await deps.audit.record(request, 'migrations.createKeys', {
+        await deps.audit.record(callerOf(request), 'migrations.createKeys', {
           apiId: record.apiId,
           keyId: record.id,
           after: record,

@@ -5,7 +5,7 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { createPermission, deletePermission, readPermission } from '../permission-operations.js'
 import { MAX_LISTED } from '../rbac.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { principalOf, requireAction } from '../root-key-auth.js'
+import { principalOf, requireAction, callerOf } from '../root-key-auth.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import { CreatePermissionBody, ListQuery, PermissionIdField, PermissionResponse } from '../schemas/rbac-schemas.js'
 
@@ -26,7 +26,7 @@ export function registerPermissionRoutes(app: KeygateServer, deps: ControlPlaneD
         response: { 200: Type.Object({ permissionId: Type.String({ description: 'The new permission’s id' }) }) },
       },
     },
-    async (request) => ({ permissionId: (await createPermission(deps, request, request.body)).id }),
+    async (request) => ({ permissionId: (await createPermission(deps, callerOf(request), request.body)).id }),
   )
 
   app.get(
@@ -37,7 +37,7 @@ export function registerPermissionRoutes(app: KeygateServer, deps: ControlPlaneD
         response: { 200: PermissionResponse },
       },
     },
-    async (request) => shown(await readPermission(deps, request, request.query.permissionId, 'id')),
+    async (request) => shown(await readPermission(deps, callerOf(request), request.query.permissionId, 'id')),
   )
 
   app.get(
@@ -70,7 +70,7 @@ export function registerPermissionRoutes(app: KeygateServer, deps: ControlPlaneD
       },
     },
     async (request) => {
-      await deletePermission(deps, request, request.body.permissionId, 'id')
+      await deletePermission(deps, callerOf(request), request.body.permissionId, 'id')
       return {}
     },
   )

@@ -4,7 +4,7 @@ import type { RoleRecord } from '../../shared/rbac.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { MAX_LISTED, type RecordRef, type Rbac } from '../rbac.js'
 import { createRole, deleteRole, readRole, setRolePermissions } from '../role-operations.js'
-import { principalOf, requireAction } from '../root-key-auth.js'
+import { principalOf, requireAction, callerOf } from '../root-key-auth.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import {
@@ -50,14 +50,14 @@ export function registerRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps): 
     async (request) => {
       const { name, description, permissions } = request.body
       const refs = permissions && refsOf(permissions)
-      return { roleId: (await createRole(deps, request, { name, description, permissions: refs }, 'v1')).id }
+      return { roleId: (await createRole(deps, callerOf(request), { name, description, permissions: refs }, 'v1')).id }
     },
   )
 
   app.get(
     '/v1/permissions.getRole',
     { schema: { querystring: Type.Object({ roleId: RoleIdField() }), response: { 200: RoleResponse } } },
-    async (request) => shown(deps.rbac, await readRole(deps, request, request.query.roleId, 'id')),
+    async (request) => shown(deps.rbac, await readRole(deps, callerOf(request), request.query.roleId, 'id')),
   )
 
   app.get(
@@ -89,7 +89,7 @@ export function registerRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps): 
       },
     },
     async (request) => {
-      await deleteRole(deps, request, request.body.roleId, 'id')
+      await deleteRole(deps, callerOf(request), request.body.roleId, 'id')
       return {}
     },
   )
@@ -104,7 +104,7 @@ export function registerRoleRoutes(app: KeygateServer, deps: ControlPlaneDeps): 
     },
     async (request) => {
       const { roleId, permissions } = request.body
-      const role = await setRolePermissions(deps, request, roleId, refsOf(permissions), 'v1')
+      const role = await setRolePermissions(deps, callerOf(request), roleId, refsOf(permissions), 'v1')
       return (await shown(deps.rbac, role)).permissions
     },
   )

@@ -3,7 +3,7 @@ import { LimitBody, limitAnswerOf, limitRequestOf, LimitResponse } from '../../s
 import type { NamespaceLimits } from '../../shared/namespace-limits.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { namespaceOnFirstUse } from '../namespace-first-use.js'
-import { principalOf, requireNamespaceAction } from '../root-key-auth.js'
+import { principalOf, requireNamespaceAction, callerOf } from '../root-key-auth.js'
 
 /**
  * POST /v1/ratelimits.limit on the control plane: a root key with ratelimit.<namespaceId|*>.limit; a namespace
@@ -17,7 +17,8 @@ export function registerLimit(app: KeygateServer, deps: ControlPlaneDeps, limits
     async (request) => {
       const call = limitRequestOf(request.body)
       const namespace =
-        (await limits.namespace(call.namespace)) ?? (await namespaceOnFirstUse(request, deps, call.namespace, 'limit'))
+        (await limits.namespace(call.namespace)) ??
+        (await namespaceOnFirstUse(callerOf(request), deps, call.namespace, 'limit'))
       requireNamespaceAction(principalOf(request), namespace.id, 'limit')
       return limitAnswerOf(await limits.limit(call))
     },

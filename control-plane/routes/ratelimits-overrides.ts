@@ -8,7 +8,7 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { NamespaceRef } from '../ratelimit-namespaces.js'
 import { namespaceOnFirstUse } from '../namespace-first-use.js'
 import { deleteOverride, requireNamespace, setOverride } from '../override-operations.js'
-import { principalOf } from '../root-key-auth.js'
+import { principalOf, callerOf } from '../root-key-auth.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import {
   DeleteOverrideBody,
@@ -41,7 +41,9 @@ export function registerOverrideRoutes(app: KeygateServer, deps: ControlPlaneDep
       const { identifier, limit, duration } = request.body
       const namespace = await namespaceFor(request, deps, request.body, 'set_override')
       const async = request.body.async ?? false
-      return { overrideId: (await setOverride(deps, request, namespace, identifier, { limit, duration, async })).id }
+      return {
+        overrideId: (await setOverride(deps, callerOf(request), namespace, identifier, { limit, duration, async })).id,
+      }
     },
   )
 
@@ -75,7 +77,7 @@ export function registerOverrideRoutes(app: KeygateServer, deps: ControlPlaneDep
     async (request) => {
       const { identifier } = request.body
       const namespace = await namespaceFor(request, deps, request.body, 'delete_override')
-      const override = await deleteOverride(deps, request, namespace, identifier)
+      const override = await deleteOverride(deps, callerOf(request), namespace, identifier)
       if (!override) throw notFound(`Override with ${identifier} identifier not found`)
       return {}
     },
@@ -96,7 +98,7 @@ async function namespaceFor(
   if (!ref.namespaceId && !ref.namespaceName) throw badRequest('You must provide a namespaceId or a namespaceName')
   const found = await deps.namespaces.find(ref)
   if (!found && action === 'set_override' && !ref.namespaceId)
-    return namespaceOnFirstUse(request, deps, ref.namespaceName!, action)
+    return namespaceOnFirstUse(callerOf(request), deps, ref.namespaceName!, action)
   return requireNamespace(
     principalOf(request),
     found,

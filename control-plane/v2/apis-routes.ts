@@ -4,7 +4,7 @@ import { registerV2, v2Pagination } from '../../shared/http/v2-route.js'
 import { createApi, deleteApi, readApi } from '../apis.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { listApiKeys } from '../key-listing.js'
-import { principalOf } from '../root-key-auth.js'
+import { principalOf, callerOf } from '../root-key-auth.js'
 import { requireVisibleApi } from './hidden-api.js'
 import type { KeyWrites } from '../key-writes.js'
 import { CreateApiBody } from '../schemas/api-schemas.js'
@@ -24,7 +24,7 @@ export function registerV2ApiRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
         apiId: Type.String({ description: "The new api's id: pass it as `apiId` to keys.createKey" }),
       }),
     },
-    async (request) => ({ data: { apiId: (await createApi(deps, request, request.body.name)).id } }),
+    async (request) => ({ data: { apiId: (await createApi(deps, callerOf(request), request.body.name)).id } }),
   )
   registerV2(
     app,
@@ -37,7 +37,7 @@ export function registerV2ApiRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
       }),
     },
     async (request) => {
-      const api = await readApi(deps, request, request.body.apiId)
+      const api = await readApi(deps, callerOf(request), request.body.apiId)
       return { data: { id: api.id, name: api.name } }
     },
   )
@@ -52,7 +52,7 @@ export function registerV2ApiRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
       data: EmptyResponse,
     },
     async (request) => {
-      await deleteApi(deps, writes, request, request.body.apiId)
+      await deleteApi(deps, writes, callerOf(request), request.body.apiId)
       return { data: {} }
     },
   )
@@ -69,7 +69,7 @@ export function registerV2ApiRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
       // The last page carries no cursor: the SDK asks for another page while one comes back.
       const listing = { apiId, limit, cursor, externalId, decrypt, exactEnd: true }
       requireVisibleApi(principalOf(request), apiId, 'read_key', 'read_api')
-      const page = await listApiKeys(deps, request, listing)
+      const page = await listApiKeys(deps, callerOf(request), listing)
       return {
         data: page.keys.map(({ record, context }) => toKeyData(record, context)),
         pagination: v2Pagination(page.cursor),

@@ -8,7 +8,7 @@ import { namedIdentity } from '../identity-access.js'
 import { createIdentity, deleteIdentity, updateIdentity } from '../identity-operations.js'
 import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf } from '../named-limits.js'
-import { may, principalOf } from '../root-key-auth.js'
+import { may, principalOf, callerOf } from '../root-key-auth.js'
 import { checkedInput } from '../wire-format.js'
 import {
   V2CreateIdentityBody,
@@ -31,7 +31,7 @@ export function registerV2IdentityRoutes(app: KeygateServer, deps: ControlPlaneD
     },
     async (request) => {
       const { externalId, meta, ratelimits } = request.body
-      const identity = await createIdentity(deps, request, { externalId, meta, ratelimits }, 'v2')
+      const identity = await createIdentity(deps, callerOf(request), { externalId, meta, ratelimits }, 'v2')
       return { data: { identityId: identity.id } }
     },
   )
@@ -81,7 +81,9 @@ export function registerV2IdentityRoutes(app: KeygateServer, deps: ControlPlaneD
       checkMeta(meta)
       return named
     })
-    return { data: v2Identity(await updateIdentity(deps, request, found.doc.id, { meta, ratelimits: limits })) }
+    return {
+      data: v2Identity(await updateIdentity(deps, callerOf(request), found.doc.id, { meta, ratelimits: limits })),
+    }
   })
 
   registerV2(
@@ -90,7 +92,7 @@ export function registerV2IdentityRoutes(app: KeygateServer, deps: ControlPlaneD
     { body: V2IdentityBody, data: Type.Object({}, { description: 'Nothing: the identity is gone' }) },
     async (request) => {
       const found = await namedIdentity(deps.identities, principalOf(request), request.body.identity, 'delete_identity')
-      await deleteIdentity(deps, request, found.doc.id)
+      await deleteIdentity(deps, callerOf(request), found.doc.id)
       return { data: {} }
     },
   )

@@ -8,7 +8,7 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { changeKeyGrants, grantIdsOf, type Field, type GrantOperation } from '../key-grants.js'
 import type { KeyWrites } from '../key-writes.js'
 import type { RecordRef } from '../rbac.js'
-import { principalOf, requireAction, requireKeyPermission } from '../root-key-auth.js'
+import { principalOf, requireAction, requireKeyPermission, callerOf } from '../root-key-auth.js'
 import { KeyIdField } from '../schemas/fields.js'
 import { LIMITS } from '../schemas/limits.js'
 import { Slug } from '../schemas/rbac-schemas.js'
@@ -90,7 +90,7 @@ function register(
   registerV2(app, `keys.${operation}${noun}`, { body: Body, data }, async (request) => {
     const principal = principalOf(request)
     const body = request.body as { keyId: string } & Record<Field, string[]>
-    const { record } = await changeKeyGrants(deps, writes, request, {
+    const { record } = await changeKeyGrants(deps, writes, callerOf(request), {
       field,
       operation,
       keyId: body.keyId,

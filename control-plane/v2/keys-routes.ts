@@ -13,7 +13,7 @@ import type { Rbac } from '../rbac.js'
 import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf, type NamedLimitInput } from '../named-limits.js'
 import { withRefillDay } from '../refill-rules.js'
-import { can, principalOf, requireKeyPermission, type Principal } from '../root-key-auth.js'
+import { can, principalOf, requireKeyPermission, type Principal, callerOf } from '../root-key-auth.js'
 import { requireVisibleApi } from './hidden-api.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
 import { checkedInput } from '../wire-format.js'
@@ -48,14 +48,18 @@ export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
     const remaining = credits?.remaining ?? undefined
     // Empty lists name nothing on a new key (on updateKey, [] takes them all away).
     const names = { permissions: nonEmpty(fields.permissions), roles: nonEmpty(fields.roles) }
-    const created = await createKey(deps, writes, request, { ...fields, remaining, refill: credits?.refill }, (who) =>
-      grantsByName(deps.rbac, names, who),
+    const created = await createKey(
+      deps,
+      writes,
+      callerOf(request),
+      { ...fields, remaining, refill: credits?.refill },
+      (who) => grantsByName(deps.rbac, names, who),
     )
     return { data: created }
   })
 
   registerV2(app, 'keys.getKey', { body: GetKeyBody, data: KeyData }, async (request) => {
-    const { record, context } = await readKey(deps, request, request.body.keyId)
+    const { record, context } = await readKey(deps, callerOf(request), request.body.keyId)
     if (request.body.decrypt) throw noPlaintext()
     return { data: toKeyData(record, context) }
   })
@@ -76,14 +80,14 @@ export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
       changes.ratelimits = ratelimits
       changes.ratelimit = null
     }
-    await updateKey(deps, writes, request, keyId, changes, {
+    await updateKey(deps, writes, callerOf(request), keyId, changes, {
       resolve: (_current, principal) => grantsByName(deps.rbac, { permissions, roles }, principal),
     })
     return { data: {} }
   })
 
   registerV2(app, 'keys.deleteKey', { body: DeleteKeyBody, data: EmptyResponse }, async (request) => {
-    await deleteKey(deps, writes, request, request.body.keyId)
+    await deleteKey(deps, writes, callerOf(request), request.body.keyId)
     return { data: {} }
   })
 
@@ -97,13 +101,13 @@ export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
   registerV2(app, 'keys.rerollKey', { body: RerollKeyBody, data: NewKeyData }, async (request) => {
     const { keyId, expiration } = request.body
     // Unkey's v2 asks create_key only (v1's rerollKey also update_key). Credits move to the new key, as in v1.
-    return { data: await rerollKey(deps, writes, request, { keyId, expiration }, ['create_key']) }
+    return { data: await rerollKey(deps, writes, callerOf(request), { keyId, expiration }, ['create_key']) }
   })
 
   registerV2(app, 'keys.updateCredits', { body: UpdateCreditsBody, data: CreditsData }, async (request) => {
     const { keyId, operation, value } = request.body
     const change = { keyId, op: operation, value: value ?? null }
-    const { before, remaining } = await updateCredits(deps, writes, request, change, 'operation')
+    const { before, remaining } = await updateCredits(deps, writes, callerOf(request), change, 'operation')
     // Taking the credits away (null) takes their refill with them.
     return { data: { remaining, refill: remaining === null ? undefined : withRefillDay(before.refill) } }
   })

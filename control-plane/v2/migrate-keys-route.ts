@@ -6,7 +6,7 @@ import { bindIdentity, checkIdentityBinding } from '../identity-binding.js'
 import { checkImportedHash, importEach, type ImportItem } from '../key-import.js'
 import type { KeyWrites } from '../key-writes.js'
 import { newKeyRecord } from '../new-key-record.js'
-import { principalOf, requirePermission } from '../root-key-auth.js'
+import { principalOf, requirePermission, callerOf } from '../root-key-auth.js'
 import { checkedInput } from '../wire-format.js'
 import { MigrateKeysBody, MigrateKeysData, type MigratedKey } from './migrate-keys-schemas.js'
 
@@ -42,7 +42,7 @@ export function registerV2MigrateKeys(app: KeygateServer, deps: ControlPlaneDeps
     // call since the check is bound only if the root key may read it; refused, the keys it migrated go.
     try {
       for (const externalId of new Set(written.flatMap((record) => (record.ownerId ? [record.ownerId] : []))))
-        await bindIdentity(deps, request, externalId)
+        await bindIdentity(deps, callerOf(request), externalId)
     } catch (err) {
       for (const record of written) await writes.deleteKey(record.id).catch(() => {})
       throw err
@@ -52,7 +52,7 @@ export function registerV2MigrateKeys(app: KeygateServer, deps: ControlPlaneDeps
       'keys migrated',
     )
     for (const record of written) {
-      await deps.audit.record(request, 'keys.migrateKeys', {
+      await deps.audit.record(callerOf(request), 'keys.migrateKeys', {
         apiId,
         keyId: record.id,
         after: record,

@@ -7,7 +7,7 @@ import { searchFor } from '../index-page.js'
 import { createPermission, deletePermission, readPermission } from '../permission-operations.js'
 import type { Rbac } from '../rbac.js'
 import { createRole, deleteRole, readRole, setRolePermissions } from '../role-operations.js'
-import { principalOf, requireAction } from '../root-key-auth.js'
+import { principalOf, requireAction, callerOf } from '../root-key-auth.js'
 import { V2_PAGE } from './list-body.js'
 import {
   V2CreatePermissionBody,
@@ -45,11 +45,11 @@ export function registerV2PermissionRoutes(app: KeygateServer, deps: ControlPlan
       body: V2CreatePermissionBody,
       data: Type.Object({ permissionId: Type.String({ description: "The new permission's id" }) }),
     },
-    async (request) => ({ data: { permissionId: (await createPermission(deps, request, request.body)).id } }),
+    async (request) => ({ data: { permissionId: (await createPermission(deps, callerOf(request), request.body)).id } }),
   )
 
   registerV2(app, 'permissions.getPermission', { body: V2PermissionBody, data: V2Permission }, async (request) => ({
-    data: v2Permission(await readPermission(deps, request, request.body.permission, 'id-or-name')),
+    data: v2Permission(await readPermission(deps, callerOf(request), request.body.permission, 'id-or-name')),
   }))
 
   registerV2(
@@ -72,7 +72,7 @@ export function registerV2PermissionRoutes(app: KeygateServer, deps: ControlPlan
   )
 
   registerV2(app, 'permissions.deletePermission', { body: V2PermissionBody, data: Empty }, async (request) => {
-    await deletePermission(deps, request, request.body.permission, 'id-or-name')
+    await deletePermission(deps, callerOf(request), request.body.permission, 'id-or-name')
     return { data: {} }
   })
 
@@ -80,11 +80,11 @@ export function registerV2PermissionRoutes(app: KeygateServer, deps: ControlPlan
     app,
     'permissions.createRole',
     { body: V2CreateRoleBody, data: Type.Object({ roleId: Type.String({ description: "The new role's id" }) }) },
-    async (request) => ({ data: { roleId: (await createRole(deps, request, request.body, 'v2')).id } }),
+    async (request) => ({ data: { roleId: (await createRole(deps, callerOf(request), request.body, 'v2')).id } }),
   )
 
   registerV2(app, 'permissions.getRole', { body: V2RoleBody, data: V2Role }, async (request) => {
-    const role = await readRole(deps, request, request.body.role, 'id-or-name')
+    const role = await readRole(deps, callerOf(request), request.body.role, 'id-or-name')
     const [shown] = await withPermissions(deps.rbac, [role])
     return { data: shown! }
   })
@@ -103,7 +103,7 @@ export function registerV2PermissionRoutes(app: KeygateServer, deps: ControlPlan
   )
 
   registerV2(app, 'permissions.deleteRole', { body: V2RoleBody, data: Empty }, async (request) => {
-    await deleteRole(deps, request, request.body.role, 'id-or-name')
+    await deleteRole(deps, callerOf(request), request.body.role, 'id-or-name')
     return { data: {} }
   })
 
@@ -116,7 +116,7 @@ export function registerV2PermissionRoutes(app: KeygateServer, deps: ControlPlan
     },
     async (request) => {
       const { roleId, permissions } = request.body
-      const role = await setRolePermissions(deps, request, roleId, permissions, 'v2')
+      const role = await setRolePermissions(deps, callerOf(request), roleId, permissions, 'v2')
       const granted = await Promise.all(role.permissionIds.map((id) => deps.rbac.permissions.get(id)))
       return {
         data: granted

@@ -10,7 +10,7 @@ import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { createNamespace, namespaceOnFirstUse } from '../namespace-first-use.js'
 import { deleteOverride, requireNamespace, setOverride } from '../override-operations.js'
-import { may, principalOf } from '../root-key-auth.js'
+import { may, principalOf, callerOf } from '../root-key-auth.js'
 
 /** Unkey v2's ratelimit.* (V2Ratelimit* schemas): the limits (shared with the verifier) and the overrides. */
 
@@ -51,7 +51,7 @@ const overrideNotFound = (identifier: string) => `override for ${identifier} not
 export function registerV2RatelimitRoutes(app: KeygateServer, deps: ControlPlaneDeps, limits: NamespaceLimits): void {
   registerV2RatelimitLimits(app, limits, {
     authenticate: principalOf,
-    create: (request, name) => createNamespace(request, deps, name),
+    create: (request, name) => createNamespace(callerOf(request), deps, name),
   })
 
   registerV2(
@@ -87,8 +87,12 @@ export function registerV2RatelimitRoutes(app: KeygateServer, deps: ControlPlane
       const namespace =
         found || isNamespaceId(named)
           ? requireNamespace(principalOf(request), found, 'set_override', namespaceNotFound(named))
-          : await namespaceOnFirstUse(request, deps, named, 'set_override')
-      return { data: { overrideId: (await setOverride(deps, request, namespace, identifier, { limit, duration })).id } }
+          : await namespaceOnFirstUse(callerOf(request), deps, named, 'set_override')
+      return {
+        data: {
+          overrideId: (await setOverride(deps, callerOf(request), namespace, identifier, { limit, duration })).id,
+        },
+      }
     },
   )
 
@@ -146,7 +150,8 @@ export function registerV2RatelimitRoutes(app: KeygateServer, deps: ControlPlane
       const { namespace: named, identifier } = request.body
       const found = await deps.namespaces.byNameOrId(named)
       const namespace = requireNamespace(principalOf(request), found, 'delete_override', namespaceNotFound(named))
-      if (!(await deleteOverride(deps, request, namespace, identifier))) throw notFound(overrideNotFound(identifier))
+      if (!(await deleteOverride(deps, callerOf(request), namespace, identifier)))
+        throw notFound(overrideNotFound(identifier))
       return { data: {} }
     },
   )
