@@ -6,6 +6,7 @@ import { AuditLog } from './audit-log.js'
 import { limitManagementCalls } from './management-rate-limit.js'
 import { KeyWrites, type WriteListener } from './key-writes.js'
 import type { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
+import { decoratePrincipal } from '../shared/http/request-principal.js'
 import { RootKeys } from './root-keys.js'
 import { backfillRootKeysOnStart } from './root-key-backfill.js'
 import { Rbac } from './rbac.js'
@@ -111,7 +112,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     log: deps.log,
   }
   const writes = new KeyWrites(routeDeps, deps.onWrite)
-  app.decorateRequest('principal', null)
+  decoratePrincipal(app)
   // Management routes: the root key is checked before the body is even parsed (UNAUTHORIZED before 400).
   app.register(async (management: KeygateServer) => {
     management.addHook('onRequest', async (request) => {

@@ -70,6 +70,6 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   for (const endpoint of verifyKeys) registerJsonEndpoint(app, endpoint)
   registerAuthorize(app, deps.verifier, deps.gateway, deps.docsBaseUrl)
   registerVerifierLimit(app, deps.ratelimits)
-  registerVerifierV2Ratelimit(app, deps.ratelimits, (request) => rootKeys.principalOf(request.headers.authorization))
+  registerVerifierV2Ratelimit(app, deps.ratelimits, (authorization) => rootKeys.principalOf(authorization))
   return app
 }

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { registerV2RatelimitLimits } from '../shared/http/v2-ratelimit-limit.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
@@ -14,7 +13,7 @@ import type { Principal } from '../shared/root-key-principal.js'
 export function registerVerifierV2Ratelimit(
   app: KeygateServer,
   limits: NamespaceLimits,
-  authenticate: (request: FastifyRequest) => Promise<Principal> | Principal,
+  authenticate: (authorization: string | string[] | undefined) => Promise<Principal> | Principal,
 ): void {
   registerV2RatelimitLimits(app, limits, { authenticate })
 }

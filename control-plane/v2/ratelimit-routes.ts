@@ -49,8 +49,8 @@ const overrideNotFound = (identifier: string) => `override for ${identifier} not
  * for the first time, as v1's does.
  */
 export function registerV2RatelimitRoutes(app: KeygateServer, deps: ControlPlaneDeps, limits: NamespaceLimits): void {
+  // The management hook has checked the root key.
   registerV2RatelimitLimits(app, limits, {
-    authenticate: principalOf,
     create: (request, name) => createNamespace(callerOf(request), deps, name),
   })
 

@@ -1,14 +1,8 @@
 import type { TSchema } from 'typebox'
 import type { Principal } from '../root-key-principal.js'
 import type { KeygateServer } from './build-server.js'
+import { decoratePrincipal } from './request-principal.js'
 import { isV2Path } from './problem-body.js'
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The root key's caller, on routes that take one (set before the body is read); null elsewhere. */
-    principal: Principal | null
-  }
-}
 
 /**
  * A JSON operation defined once and served two ways from that one definition: ahead of Fastify on a listening
@@ -30,7 +24,7 @@ export interface JsonEndpoint {
    * The root key's caller, from the `Authorization` header, before the body is read (a missing or unknown root key
    * is refused whatever the body): endpoints that take a root key. Synchronous when it can be.
    */
-  authenticate?(authorization: string | string[] | undefined): Principal | Promise<Principal>
+  authenticate?: (authorization: string | string[] | undefined) => Principal | Promise<Principal>
   /**
    * The answer for a valid body (v1: without its requestId; v2: the envelope's `data`), or a promise of it. An answer
    * frozen with a memo (shared/frozen-memo.ts) is taken to be the same every time it is returned: the fast path
@@ -47,7 +41,7 @@ export function registerJsonEndpoint(app: KeygateServer, endpoint: JsonEndpoint)
   void app.register(async (scope: KeygateServer) => {
     const { authenticate } = endpoint
     if (authenticate) {
-      if (!scope.hasRequestDecorator('principal')) scope.decorateRequest('principal', null)
+      decoratePrincipal(scope)
       scope.addHook('onRequest', async (request) => {
         request.principal = await authenticate(request.headers.authorization)
       })

@@ -5,6 +5,7 @@ import type { NamespaceRecord } from '../ratelimit-namespace.js'
 import { requireNamespaceAction, type Principal } from '../root-key-principal.js'
 import { WIRE_EXAMPLES } from '../wire-examples.js'
 import type { KeygateServer } from './build-server.js'
+import { decoratePrincipal } from './request-principal.js'
 import { RATELIMIT_RANGES } from './ratelimit-limit-schema.js'
 import { registerV2 } from './v2-route.js'
 
@@ -85,16 +86,18 @@ export const V2MultiLimitData = Type.Object({
 
 /** What the v2 limit routes need of the process serving them. */
 export interface V2RatelimitAccess {
-  /** The caller's root key (every v2 call needs one): run before the body is read, so a refusal comes first. */
-  authenticate(request: FastifyRequest): Promise<Principal> | Principal
+  /**
+   * The caller's root key from the `Authorization` header (every v2 call needs one): run before the body is read, so
+   * a refusal comes first. Absent where the server's own hook has set `request.principal` already (the control
+   * plane's management routes).
+   */
+  authenticate?: (authorization: string | string[] | undefined) => Promise<Principal> | Principal
   /**
    * Makes a namespace named for the first time (the root key may: checked before). Absent on a verifier, which
    * writes nothing: there a namespace it has no record of is counted all the same, without overrides.
    */
   create?(request: FastifyRequest, name: string): Promise<NamespaceRecord>
 }
-
-const principals = new WeakMap<FastifyRequest, Principal>()
 
 /**
  * v2's ratelimit.limit and ratelimit.multiLimit, on any process that has the rate-limit core: the control plane
@@ -108,9 +111,13 @@ export function registerV2RatelimitLimits(
   access: V2RatelimitAccess,
 ): void {
   void app.register(async (scope: KeygateServer) => {
-    scope.addHook('onRequest', async (request) => {
-      principals.set(request, await access.authenticate(request))
-    })
+    const { authenticate } = access
+    if (authenticate) {
+      decoratePrincipal(scope)
+      scope.addHook('onRequest', async (request) => {
+        request.principal = await authenticate(request.headers.authorization)
+      })
+    }
     registerV2(scope, 'ratelimit.limit', { body: V2LimitBody, data: V2LimitData }, async (request) => {
       const namespaces = await namespacesOf(request, [request.body.namespace], ratelimits, access)
       const outcome = await ratelimits.limit(requestOf(request.body, namespaces))
@@ -151,7 +158,8 @@ async function namespacesOf(
   ratelimits: NamespaceLimits,
   access: V2RatelimitAccess,
 ): Promise<Map<string, NamespaceRecord | null>> {
-  const principal = principals.get(request)!
+  const principal = request.principal
+  if (principal === null) throw new Error('v2 ratelimit routes need the root key checked before them')
   const unique = [...new Set(named)]
   const found = new Map(await Promise.all(unique.map(async (text) => [text, await ratelimits.find(text)] as const)))
   const missing = unique.filter((text) => !found.get(text))
