@@ -192,6 +192,12 @@ it('v2 locates a schema 400 at the field, nested or unknown', async () => {
   expect(await v2('keys.createKey', { apiId: 'api_x', credits: 'x' })).toEqual(
     badRequest('credits: must be an object', [{ location: 'body.credits', message: 'must be an object' }]),
   )
+  // A field of the body named like a header is the body's (v1's verifyKey takes `authorization` in the body).
+  expect(await v2('keys.verifyKey', { key, authorization: { permissions: 'a' } })).toEqual(
+    badRequest('authorization: is not a known field', [
+      { location: 'body.authorization', message: 'is not a known field' },
+    ]),
+  )
   expect(await v2('keys.verifyKey', { key: 1 })).toEqual(
     badRequest('key: must be a string', [{ location: 'body.key', message: 'must be a string' }]),
   )
