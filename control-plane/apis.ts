@@ -29,7 +29,7 @@ export async function createApi(deps: ControlPlaneDeps, caller: Caller, name: st
 export async function readApi(deps: ControlPlaneDeps, caller: Caller, apiId: string): Promise<ApiRecord> {
   requirePermission(caller.principal, apiId, 'read_api')
   const api = await deps.store.getApi(apiId)
-  if (!api) throw notFound(`api ${apiId} not found`)
+  if (!api) throw notFound('api', `api ${apiId} not found`)
   return api
 }
 

@@ -1,4 +1,4 @@
-import { badRequest } from '../shared/errors.js'
+import { invalid } from '../shared/errors.js'
 
 // Any expiry before this is a time in seconds sent as milliseconds (now in seconds reads as January 1970).
 const EARLIEST_MS = Date.UTC(2000, 0, 1)
@@ -13,6 +13,6 @@ export function checkExpires(
   { pastAllowed = false }: { pastAllowed?: boolean } = {},
 ): void {
   if (expires === null || expires === undefined) return
-  if (expires < EARLIEST_MS) throw badRequest('expires: must be unix milliseconds (this looks like seconds)')
-  if (!pastAllowed && expires <= nowMs) throw badRequest('expires: must be in the future (unix milliseconds)')
+  if (expires < EARLIEST_MS) throw invalid('expires', 'must be unix milliseconds (this looks like seconds)')
+  if (!pastAllowed && expires <= nowMs) throw invalid('expires', 'must be in the future (unix milliseconds)')
 }

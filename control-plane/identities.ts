@@ -111,11 +111,11 @@ export class Identities {
   async update(ref: IdentityRef, change: (current: IdentityRecord) => IdentityRecord): Promise<IdentityRecord> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.find(ref)
-      if (!current) throw notFound(`identity ${nameOf(ref)} not found`)
+      if (!current) throw notFound('identity', `identity ${nameOf(ref)} not found`)
       const next = { ...change(current.doc), updatedAt: this.clock.now() }
       const address = identityAddress(current.doc.externalId)
       const write = await this.store.writeEntity(address, current.doc.id, 'updated', next, current.rev)
-      if (write === 'missing') throw notFound(`identity ${nameOf(ref)} not found`)
+      if (write === 'missing') throw notFound('identity', `identity ${nameOf(ref)} not found`)
       if (typeof write !== 'string') {
         this.onWrite(write)
         return next
@@ -128,7 +128,7 @@ export class Identities {
   async delete(identityId: string): Promise<IdentityRecord> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.byId(identityId)
-      if (!current) throw notFound(`identity ${identityId} not found`)
+      if (!current) throw notFound('identity', `identity ${identityId} not found`)
       // At the revision read: an identity re-created under the same externalId meanwhile is another one, kept.
       const address = identityAddress(current.doc.externalId)
       const write = await this.store.writeEntity(address, identityId, 'deleted', null, current.rev)

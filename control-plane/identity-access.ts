@@ -25,7 +25,7 @@ export async function allowedIdentity(
   const found = await identities.find(ref)
   // Named by externalId: the refusal does not name the identity's id, which the caller did not give.
   if (ref.identityId === undefined) requireActionOn(principal, 'identity', found?.doc.id ?? '*', IDENTITY, action)
-  if (!found) throw notFound(`identity ${ref.identityId ?? ref.externalId} not found`)
+  if (!found) throw notFound('identity', `identity ${ref.identityId ?? ref.externalId} not found`)
   return found
 }
 
@@ -43,6 +43,6 @@ export async function namedIdentity(
   const found = await identities.named(identity)
   // The same refusal whether the identity exists or not, however it was named.
   requireActionOn(principal, 'identity', found?.doc.id ?? '*', IDENTITY, action)
-  if (!found) throw notFound(`identity ${identity} not found`)
+  if (!found) throw notFound('identity', `identity ${identity} not found`)
   return found
 }

@@ -1,6 +1,6 @@
 import type { Caller } from './caller.js'
 import { lastRefillBoundary } from '../shared/credits.js'
-import { badRequest, notFound } from '../shared/errors.js'
+import { invalid, notFound } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import type { KeyWrites } from './key-writes.js'
@@ -25,7 +25,7 @@ export async function updateCredits(
   const principal = caller.principal
   const { keyId, op, value } = change
   const record = await deps.store.getKeyById(keyId)
-  if (!record) throw notFound(`key ${keyId} not found`)
+  if (!record) throw notFound('key', `key ${keyId} not found`)
   requireKeyPermission(principal, record, 'update_key')
   const now = deps.clock.now()
   const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
@@ -33,11 +33,9 @@ export async function updateCredits(
   let remaining = value === null ? null : await deps.store.updateCredits(keyId, op, value, refill, now)
   if (remaining === null) {
     if (op !== 'set') {
-      throw badRequest(
-        value === null
-          ? `value: cannot ${op} by null`
-          : `${opField}: the key carries no credits (no limit) to ${op}; 'set' a value instead`,
-      )
+      throw value === null
+        ? invalid('value', `cannot ${op} by null`)
+        : invalid(opField, `the key carries no credits (no limit) to ${op}; 'set' a value instead`)
     }
     await writes.updateKey(keyId, { remaining: value }, (current) =>
       requireKeyPermission(principal, current, 'update_key'),

@@ -1,5 +1,5 @@
 import type { Caller } from './caller.js'
-import { ApiError, badRequest } from '../shared/errors.js'
+import { ApiError, invalid } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ResourceAction } from '../shared/root-key-actions.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
@@ -67,7 +67,7 @@ export async function changeKeyGrants(
       before = record
       allow(record, ids)
       if (new Set(next(record)).size > LIMITS.namesPerKey) {
-        throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
+        throw invalid(field, `a key holds at most ${LIMITS.namesPerKey}`)
       }
     },
   )

@@ -1,4 +1,4 @@
-import { ApiError, badRequest, notFound } from '../shared/errors.js'
+import { ApiError, invalid, notFound } from '../shared/errors.js'
 import { hashKey } from '../shared/key-material.js'
 import type { NewKeyRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
@@ -14,19 +14,19 @@ const START_CHARS = 4
 
 /** The hash and display start of a key given in plaintext or by its hash. `at` names it in messages. */
 export function importedMaterial(key: ImportedKey, at: string): KeyMaterial {
-  if (key.plaintext === undefined && key.hash === undefined) throw badRequest(`${at}: give either plaintext or hash`)
+  if (key.plaintext === undefined && key.hash === undefined) throw invalid(at, 'give either plaintext or hash')
   // Checked here rather than by the schema: a root key without the right to import learns that first (403).
   if (key.hash !== undefined) checkImportedHash(key.hash.value, `${at}.hash.value`)
   const hash = key.plaintext === undefined ? key.hash!.value : hashKey(key.plaintext)
   // Unkey takes the plaintext when both are sent; a hash that disagrees with it is a mistake worth naming.
-  if (key.hash !== undefined && key.hash.value !== hash) throw badRequest(`${at}.hash: is not the hash of plaintext`)
+  if (key.hash !== undefined && key.hash.value !== hash) throw invalid(`${at}.hash`, 'is not the hash of plaintext')
   return { hash, start: key.start ?? startOf(key.plaintext, key.prefix) }
 }
 
 /** A hash to import must be one Keygate can verify against: SHA-256 in standard base64. `at` names the field. */
 export function checkImportedHash(value: string, at: string): void {
   if (!SHA256_BASE64.test(value)) {
-    throw badRequest(`${at}: must be a SHA-256 in standard base64 (44 characters), as Unkey stores it`)
+    throw invalid(at, 'must be a SHA-256 in standard base64 (44 characters), as Unkey stores it')
   }
 }
 
@@ -56,7 +56,7 @@ export async function importKeys(
   const material = keys.map((key, i) => importedMaterial(key, String(i)))
   const checked = keys.map((key, i) => newKeyRecord(key, material[i]!, now))
   for (const apiId of new Set(checked.map((record) => record.apiId))) {
-    if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
+    if (!(await deps.store.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
   }
   const problems = await takenHashes(deps, material)
   if (problems.length > 0) {

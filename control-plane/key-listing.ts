@@ -1,5 +1,5 @@
 import type { Caller } from './caller.js'
-import { ApiError, notFound } from '../shared/errors.js'
+import { fieldError, notFound } from '../shared/errors.js'
 import type { KeyContext } from '../shared/key-context.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
@@ -34,9 +34,9 @@ export async function listApiKeys(deps: ControlPlaneDeps, caller: Caller, listin
   const { apiId, cursor, limit } = listing
   requirePermission(caller.principal, apiId, 'read_key', 'read_api')
   if (listing.decrypt)
-    throw new ApiError('PRECONDITION_FAILED', 'decrypt: Keygate stores only hashes; keys cannot be shown again')
+    throw fieldError('PRECONDITION_FAILED', 'decrypt', 'Keygate stores only hashes; keys cannot be shown again')
   const ownerId = ownerIdOf(listing) ?? undefined
-  if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
+  if (!(await deps.store.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
   // One more than the page, to know whether another follows.
   const page = await deps.store.listKeys(apiId, { cursor, limit: listing.exactEnd ? limit + 1 : limit, ownerId })
   let { keys, cursor: next } = page

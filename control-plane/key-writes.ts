@@ -26,7 +26,7 @@ export class KeyWrites {
     // so that no key of a deleted api is left verifying.
     if ((await store.apiExistsOrDeleting(record.apiId)) !== 'exists') {
       await this.deleteKey(record.id)
-      throw notFound(`api ${record.apiId} not found`)
+      throw notFound('api', `api ${record.apiId} not found`)
     }
     return write
   }
@@ -42,12 +42,12 @@ export class KeyWrites {
   ): Promise<KeyWrite> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.deps.store.getKeyById(keyId)
-      if (!current) throw notFound(`key ${keyId} not found`)
+      if (!current) throw notFound('key', `key ${keyId} not found`)
       allowed(current)
       try {
         const changes = typeof patch === 'function' ? patch(current) : patch
         const write = await this.deps.store.updateKey(keyId, changes, current.rev, this.deps.clock.now())
-        if (!write) throw notFound(`key ${keyId} not found`)
+        if (!write) throw notFound('key', `key ${keyId} not found`)
         this.written(write)
         return write
       } catch (err) {
@@ -58,7 +58,7 @@ export class KeyWrites {
 
   async readKey(keyId: string): Promise<KeyRecord> {
     const record = await this.deps.store.getKeyById(keyId)
-    if (!record) throw notFound(`key ${keyId} not found`)
+    if (!record) throw notFound('key', `key ${keyId} not found`)
     return record
   }
 
@@ -71,7 +71,7 @@ export class KeyWrites {
   /** Deletes every key of the api, then the api. A retry after a crash finishes the job. */
   async deleteApi(apiId: string): Promise<void> {
     const { store } = this.deps
-    if (!(await store.markApiDeleting(apiId))) throw notFound(`api ${apiId} not found`)
+    if (!(await store.markApiDeleting(apiId))) throw notFound('api', `api ${apiId} not found`)
     await this.deleteAllKeys(apiId)
     await store.removeApi(apiId)
     this.deps.log.info({ apiId }, 'api deleted')

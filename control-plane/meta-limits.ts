@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../shared/errors.js'
+import { fieldError, invalid } from '../shared/errors.js'
 import { LIMITS } from './schemas/key-schemas.js'
 
 /**
@@ -8,9 +8,9 @@ import { LIMITS } from './schemas/key-schemas.js'
  */
 export function checkMeta(meta: Record<string, unknown> | null | undefined): void {
   if (meta === null || meta === undefined) return
-  if (nestsDeeperThan(meta, LIMITS.metaDepth)) throw badRequest(`meta: nests deeper than ${LIMITS.metaDepth} levels`)
+  if (nestsDeeperThan(meta, LIMITS.metaDepth)) throw invalid('meta', `nests deeper than ${LIMITS.metaDepth} levels`)
   if (Buffer.byteLength(JSON.stringify(meta)) > LIMITS.metaBytes) {
-    throw new ApiError('PAYLOAD_TOO_LARGE', `meta: is larger than ${LIMITS.metaBytes} bytes`)
+    throw fieldError('PAYLOAD_TOO_LARGE', 'meta', `is larger than ${LIMITS.metaBytes} bytes`)
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../shared/errors.js'
+import { ApiError, invalid } from '../shared/errors.js'
 import type { NamedRateLimit } from '../shared/identity.js'
 import { DEFAULT_LIMIT } from '../shared/key-limits.js'
 
@@ -13,7 +13,9 @@ export function namedLimitsOf(input: readonly NamedLimitInput[]): NamedRateLimit
   const seen = new Set<string>()
   return input.map(({ name, limit, duration, autoApply, async }) => {
     if (seen.has(name)) {
-      throw new ApiError('CONFLICT', `Ratelimit with name ${JSON.stringify(name)} is already defined in the request`)
+      // About the request as a whole: v2, which answers it 400, locates it at the body.
+      const message = `Ratelimit with name ${JSON.stringify(name)} is already defined in the request`
+      throw new ApiError('CONFLICT', message, undefined, { fields: [{ location: 'body', message }] })
     }
     seen.add(name)
     return {
@@ -29,6 +31,6 @@ export function namedLimitsOf(input: readonly NamedLimitInput[]): NamedRateLimit
 /** A key's `ratelimit` is its limit named `default` (Unkey's): a named limit may not take that name beside it. */
 export function checkDefaultLimit(ratelimit: unknown, ratelimits: readonly NamedRateLimit[] | null | undefined): void {
   if (ratelimit && ratelimits?.some((limit) => limit.name === DEFAULT_LIMIT)) {
-    throw badRequest(`ratelimits: "${DEFAULT_LIMIT}" is the name of the key's ratelimit; give one or the other`)
+    throw invalid('ratelimits', `"${DEFAULT_LIMIT}" is the name of the key's ratelimit; give one or the other`)
   }
 }

@@ -1,5 +1,5 @@
 import { entityAddress, type EntityType } from '../shared/entity.js'
-import { ApiError, WriteConflictError, notFound } from '../shared/errors.js'
+import { ApiError, WriteConflictError, notFound, type RecordKind } from '../shared/errors.js'
 import { idTimestamp } from '../shared/ids.js'
 import type { EntityWrite } from '../shared/store/entity-store.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
@@ -28,7 +28,8 @@ export class NamedRecords<T extends NamedRecord> {
   constructor(
     private readonly store: ManagementStore,
     private readonly type: EntityType,
-    private readonly noun: string,
+    /** What its records are, in messages and in v2's problem types (`data/role_not_found`). */
+    private readonly noun: Extract<RecordKind, 'permission' | 'role'>,
     /** The unique name a record is found by: a permission's slug, a role's name. */
     private readonly nameOf: (record: T) => string,
     private readonly now: () => number,
@@ -46,14 +47,14 @@ export class NamedRecords<T extends NamedRecord> {
   /** The record, or the contract's 404. */
   async require(id: string): Promise<T> {
     const record = await this.get(id)
-    if (!record) throw notFound(`${this.noun} ${id} not found`)
+    if (!record) throw notFound(this.noun, `${this.noun} ${id} not found`)
     return record
   }
 
   /** The record a request names by its id or, failing that, its name (v2's `permission`, `role`), or the 404. */
   async requireNamed(idOrName: string): Promise<T> {
     const record = (await this.get(idOrName)) ?? (await this.findByName(idOrName))
-    if (!record) throw notFound(`${this.noun} ${idOrName} not found`)
+    if (!record) throw notFound(this.noun, `${this.noun} ${idOrName} not found`)
     return record
   }
 
@@ -97,10 +98,10 @@ export class NamedRecords<T extends NamedRecord> {
   async update(id: string, change: (current: T) => T): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.store.getEntity<T>(this.address(id))
-      if (!current) throw notFound(`${this.noun} ${id} not found`)
+      if (!current) throw notFound(this.noun, `${this.noun} ${id} not found`)
       const next = change(current.doc)
       const write = await this.store.writeEntity(this.address(id), id, 'updated', next, current.rev)
-      if (write === 'missing') throw notFound(`${this.noun} ${id} not found`)
+      if (write === 'missing') throw notFound(this.noun, `${this.noun} ${id} not found`)
       if (typeof write !== 'string') {
         this.written(write)
         return next
@@ -113,7 +114,7 @@ export class NamedRecords<T extends NamedRecord> {
   async delete(id: string): Promise<T> {
     const record = await this.require(id)
     const write = await this.store.writeEntity(this.address(id), id, 'deleted', null)
-    if (write === 'missing') throw notFound(`${this.noun} ${id} not found`)
+    if (write === 'missing') throw notFound(this.noun, `${this.noun} ${id} not found`)
     if (typeof write === 'string') throw new Error(`unexpected reply to delete: ${write}`)
     this.written(write)
     await this.store.releaseName(this.type, this.nameOf(record), id)

@@ -18,7 +18,7 @@ export async function namespaceOnFirstUse(
 ): Promise<NamespaceRecord> {
   const principal = caller.principal
   requireNamespaceAction(principal, undefined, action)
-  if (!may(principal, 'ratelimit', '*', 'create_namespace')) throw notFound(`Namespace ${name} not found`)
+  if (!may(principal, 'ratelimit', '*', 'create_namespace')) throw notFound('namespace', `Namespace ${name} not found`)
   return createNamespace(caller, deps, name)
 }
 

@@ -18,7 +18,7 @@ export function requireNamespace(
   notFoundMessage: string,
 ): NamespaceRecord {
   requireNamespaceAction(principal, found?.id, action)
-  if (!found) throw notFound(notFoundMessage)
+  if (!found) throw notFound('namespace', notFoundMessage)
   return found
 }
 

@@ -1,5 +1,5 @@
 import type { Caller } from './caller.js'
-import { badRequest } from '../shared/errors.js'
+import { invalid } from '../shared/errors.js'
 import { PERMISSION_NAME } from '../shared/permission-query.js'
 import type { PermissionRecord } from '../shared/rbac.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
@@ -23,8 +23,9 @@ export async function createPermission(
   requireAction(principal, 'rbac', '*', 'create_permission')
   const { name, slug, description } = input
   if (slug === undefined && !PERMISSION_NAME.test(name)) {
-    throw badRequest(
-      'name: is also the slug keys are granted by, so it must be 1–256 of letters, digits and _ . : * - / (or give a slug)',
+    throw invalid(
+      'name',
+      'is also the slug keys are granted by, so it must be 1–256 of letters, digits and _ . : * - / (or give a slug)',
     )
   }
   const permission = await deps.rbac.createPermission({ name, slug, description })

@@ -1,4 +1,4 @@
-import { badRequest } from '../shared/errors.js'
+import { invalid } from '../shared/errors.js'
 import type { RateLimitConfig } from '../shared/ratelimit.js'
 
 interface RateLimitInput {
@@ -16,6 +16,6 @@ export function rateLimitOf(input: RateLimitInput | null | undefined): RateLimit
   const limit = input.limit ?? input.refillRate
   const duration = input.duration ?? input.refillInterval
   if (limit === undefined || duration === undefined)
-    throw badRequest('ratelimit: needs limit and duration (ms, at least 1000)')
+    throw invalid('ratelimit', 'needs limit and duration (ms, at least 1000)')
   return { limit, duration, async: input.async ?? (input.type === undefined ? true : input.type === 'fast') }
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock.js'
-import { ApiError, WriteConflictError } from '../shared/errors.js'
+import { ApiError, notFound, WriteConflictError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import {
   isNamespaceId,
@@ -117,7 +117,7 @@ export class RatelimitNamespaces {
     const address = namespaceAddress(name)
     for (let attempt = 1; ; attempt++) {
       const current = await this.store.getEntity<NamespaceRecord>(address)
-      if (!current) throw new ApiError('NOT_FOUND', `namespace ${name} not found`)
+      if (!current) throw notFound('namespace', `namespace ${name} not found`)
       const wildcards = change(current.doc.wildcards)
       // Nothing to change: no write, so no event that every verifier would have to handle.
       if (wildcards === current.doc.wildcards) return

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../shared/errors.js'
+import { ApiError, badRequest, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { resolveKeyContext, type KeyContext, type KeyReferences } from '../shared/key-context.js'
 import type { PermissionRecord, RoleRecord } from '../shared/rbac.js'
@@ -128,9 +128,9 @@ export class Rbac {
         planned.push({ id: found.id })
         continue
       }
-      if (ref.id !== undefined) throw new ApiError('NOT_FOUND', `permission ${ref.id} not found`)
+      if (ref.id !== undefined) throw notFound('permission', `permission ${ref.id} not found`)
       if (!(ref.create ?? createMissing))
-        throw new ApiError('NOT_FOUND', `permission ${JSON.stringify(ref.name)} not found`)
+        throw notFound('permission', `permission ${JSON.stringify(ref.name)} not found`)
       if (createMissing !== 'by-operation' && !may(principal, 'rbac', '*', 'create_permission')) {
         throw new ApiError(
           'INSUFFICIENT_PERMISSIONS',
@@ -154,8 +154,8 @@ export class Rbac {
         planned.push({ id: found.id })
         continue
       }
-      if (ref.id !== undefined) throw new ApiError('NOT_FOUND', `role ${ref.id} not found`)
-      if (!(ref.create ?? createMissing)) throw new ApiError('NOT_FOUND', `role ${JSON.stringify(ref.name)} not found`)
+      if (ref.id !== undefined) throw notFound('role', `role ${ref.id} not found`)
+      if (!(ref.create ?? createMissing)) throw notFound('role', `role ${JSON.stringify(ref.name)} not found`)
       if (!may(principal, 'rbac', '*', 'create_role')) {
         throw new ApiError(
           'INSUFFICIENT_PERMISSIONS',

@@ -96,9 +96,10 @@ export class RootKeys {
     if (record) return record
     if (id === BOOTSTRAP_ID)
       throw notFound(
+        'rootKey',
         `${BOOTSTRAP_ID} is KEYGATE_ROOT_KEY, which is not stored: turn it off with \`keygate root-key bootstrap disable\``,
       )
-    throw notFound(`root key ${id} not found`)
+    throw notFound('rootKey', `root key ${id} not found`)
   }
 
   /**
@@ -107,11 +108,11 @@ export class RootKeys {
    */
   async revoke(actor: AuditActor, id: string): Promise<RootKeyRecord> {
     const record = await this.deps.store.getRootKeyById(id)
-    if (!record) throw notFound(`root key ${id} not found`)
+    if (!record) throw notFound('rootKey', `root key ${id} not found`)
     // Verifiers first: a crash between the two writes leaves a root key they refuse and the control plane accepts.
     await this.entities.tombstone(record)
     const revoked = await this.deps.store.revokeRootKey(id)
-    if (!revoked) throw notFound(`root key ${id} not found`)
+    if (!revoked) throw notFound('rootKey', `root key ${id} not found`)
     await this.deps.audit.append(actor, 'rootKeys.revokeRootKey', { keyId: id, before: rootKeyView(revoked) })
     return revoked
   }
@@ -127,7 +128,7 @@ export class RootKeys {
     // accepted by them only once it is stored.
     await this.entities.tombstone(old)
     const revoked = await this.deps.store.rollRootKey(id, record)
-    if (!revoked) throw notFound(`root key ${id} not found`)
+    if (!revoked) throw notFound('rootKey', `root key ${id} not found`)
     await this.entities.publish(record)
     await this.deps.audit.append(actor, 'rootKeys.rollRootKey', {
       keyId: id,

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../shared/errors.js'
+import { fieldError, invalid } from '../shared/errors.js'
 
 /**
  * Rules on Unkey v1 request fields that a schema cannot say: deprecated aliases, and what Keygate refuses by design.
@@ -7,10 +7,10 @@ import { ApiError, badRequest } from '../shared/errors.js'
 /** `ownerId` is the deprecated alias of `externalId`; both may be sent only if they agree. */
 export function ownerIdOf(body: { externalId?: string | null; ownerId?: string | null }): string | null | undefined {
   if (body.externalId !== undefined && body.ownerId !== undefined && body.externalId !== body.ownerId) {
-    throw badRequest('externalId: differs from its alias ownerId')
+    throw invalid('externalId', 'differs from its alias ownerId')
   }
   return body.externalId !== undefined ? body.externalId : body.ownerId
 }
 
 export const notRecoverable = () =>
-  new ApiError('PRECONDITION_FAILED', 'recoverable: Keygate stores only hashes; a key cannot be shown again')
+  fieldError('PRECONDITION_FAILED', 'recoverable', 'Keygate stores only hashes; a key cannot be shown again')

@@ -1,5 +1,5 @@
 import { ANALYTICS_RETENTION_MS, BUCKET_MS, bucketStart, type Granularity } from '../shared/analytics.js'
-import { badRequest } from '../shared/errors.js'
+import { invalid } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 
@@ -54,15 +54,16 @@ export async function verificationReport(
   query: ReportQuery,
 ): Promise<ReportRow[]> {
   const { slice, start, end } = query
-  if (start > end) throw badRequest('start: must not be after end')
+  if (start > end) throw invalid('start', 'must not be after end')
   if (slice !== undefined && countSlices(slice, start, end) > MAX_SLICES)
-    throw badRequest(`start: at most ${MAX_SLICES} ${slice}s per request`)
+    throw invalid('start', `at most ${MAX_SLICES} ${slice}s per request`)
   const kept = bucketStart('day', query.now - ANALYTICS_RETENTION_MS)
   const reads = end < kept ? [] : readsFor(slice, Math.max(start, kept), end)
   const cost = query.keys.length * reads.reduce((sum, read) => sum + bucketsIn(read), 0)
   if (cost > MAX_BUCKET_READS)
-    throw badRequest(
-      `start: ${query.keys.length} keys over this range take ${cost} bucket reads (at most ${MAX_BUCKET_READS}): narrow the range, group by day, or filter by keyId or externalId`,
+    throw invalid(
+      'start',
+      `${query.keys.length} keys over this range take ${cost} bucket reads (at most ${MAX_BUCKET_READS}): narrow the range, group by day, or filter by keyId or externalId`,
     )
 
   const rows = new Map<string, ReportRow>()

@@ -30,16 +30,21 @@ export interface FieldProblem {
   message: string
 }
 
+/** The records a request names by id or name: a 404 says which kind was not found (v2's `data/key_not_found`). */
+export type RecordKind = 'key' | 'api' | 'identity' | 'permission' | 'role' | 'namespace' | 'override' | 'rootKey'
+
 /** What an error says beyond its code and message, for the wire formats that can say it (v2's problem body). */
 export interface ApiErrorDetails {
-  /** Each failed check of a 400 (v2's `errors`); derived from the message when absent. */
+  /** The failed checks it is about (v2's `errors` on a 400): each field and what is wrong with it. */
   fields?: FieldProblem[]
+  /** For a 404, the kind of record not found. */
+  record?: RecordKind
   /**
    * Why a root key was not accepted: v2 answers a missing or malformed `Authorization` header with 400 and an
    * unknown root key with 401 (v1 answers all three 403).
    */
   authentication?: 'missing' | 'malformed'
-  /** The specific problem, as Unkey v2 names it (`data/key_not_found`): its error `type` ends with it. */
+  /** The specific problem, as Unkey v2 names it (`data/identity_already_exists`): its error `type` ends with it. */
   problem?: string
 }
 
@@ -59,8 +64,29 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new ApiError('BAD_REQUEST', message)
-export const notFound = (message: string) => new ApiError('NOT_FOUND', message)
+/** Where a field of the request body is, as v2 locates it: `body.<path>` (`body.keys.3.hash`), or `body` itself. */
+const bodyLocation = (field: string): string => (field === 'body' ? 'body' : `body.${field}`)
+
+/**
+ * An error about one field of the request body (`keys.3.hash`, `body` for the body as a whole): the message reads
+ * `<field>: <problem>`, and the field is located for v2 (`body.keys.3.hash`).
+ */
+export function fieldError(code: ErrorCode, field: string, problem: string): ApiError {
+  return new ApiError(code, `${field}: ${problem}`, undefined, {
+    fields: [{ location: bodyLocation(field), message: problem }],
+  })
+}
+
+/** A 400 about one field of the request body: `invalid('expires', 'must be in the future')`. */
+export const invalid = (field: string, problem: string): ApiError => fieldError('BAD_REQUEST', field, problem)
+
+/** A 400 about the request as a whole (no one field is wrong): v2 locates it at `body`. */
+export const badRequest = (message: string): ApiError =>
+  new ApiError('BAD_REQUEST', message, undefined, { fields: [{ location: 'body', message }] })
+
+/** A 404 for a record of `record`'s kind that does not exist (or that the caller may not learn exists). */
+export const notFound = (record: RecordKind, message: string): ApiError =>
+  new ApiError('NOT_FOUND', message, undefined, { record })
 
 /** A store that cannot be reached: the write was not applied (scripts are atomic), retry later. */
 export class StoreUnavailableError extends Error {

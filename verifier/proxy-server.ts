@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
-import { ApiError, StoreUnavailableError } from '../shared/errors.js'
+import { ApiError, badRequest, StoreUnavailableError } from '../shared/errors.js'
 import { docsBaseFor } from '../shared/http/docs-base.js'
 import { errorBody } from '../shared/http/error-body.js'
 import { clientErrorHandler } from '../shared/http/error-handler.js'
@@ -180,12 +180,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     // Origin-form targets only (`OPTIONS *` and absolute URLs are not ours to pass on).
     if (!req.url?.startsWith('/')) {
       req.resume()
-      return refuse(
-        res,
-        requestId,
-        started,
-        new ApiError('BAD_REQUEST', 'the request target must be a path starting with /'),
-      )
+      return refuse(res, requestId, started, badRequest('the request target must be a path starting with /'))
     }
     forward(req, res, requestId, started, key, verdict.keyId, verdict.ownerId)
   }
@@ -295,7 +290,7 @@ function watchPipelined(socket: Socket, exchange: UpstreamExchange): Set<Upstrea
 /** Why the upstream could not answer, as the contract's 502 or 504 (or 400 for what undici refuses to send). */
 function upstreamError(err: unknown): ApiError {
   if (err instanceof undiciErrors.InvalidArgumentError || err instanceof undiciErrors.NotSupportedError) {
-    return new ApiError('BAD_REQUEST', `the request cannot be forwarded: ${err.message}`)
+    return badRequest(`the request cannot be forwarded: ${err.message}`)
   }
   if (
     err instanceof undiciErrors.HeadersTimeoutError ||

@@ -1,43 +1,35 @@
 import { Type, type TSchema } from 'typebox'
-import { ApiError, type ApiErrorDetails, type ErrorCode } from '../../shared/errors.js'
+import { ApiError, invalid, notFound, type ErrorCode } from '../../shared/errors.js'
 import { problemBody, problemContentType, problemStatus } from '../../shared/http/problem-body.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 
-/** One error of v2's as the document shows it: the message and what it carries beyond its code. */
-interface Example {
-  code: ErrorCode
-  message: string
-  details?: ApiErrorDetails
-}
+const SEND_ROOT_KEY = 'send a root key as `Authorization: Bearer <root key>`'
+/** A root key missing or malformed, as shared/root-key-principal.ts refuses it. */
+const noRootKey = (authentication: 'missing' | 'malformed') =>
+  new ApiError('UNAUTHORIZED', `authorization: ${SEND_ROOT_KEY}`, undefined, {
+    authentication,
+    problem: `authentication/${authentication}`,
+    fields: [{ location: 'header.authorization', message: SEND_ROOT_KEY }],
+  })
 
 /**
  * Errors as v2 renders them (shared/http/problem-body.ts), for the examples: built by problemBody itself, so that
  * each example's `title`, `type` and `status` are what the server sends.
  */
-const EXAMPLES: Example[] = [
-  { code: 'BAD_REQUEST', message: 'apiId: is required' },
-  {
-    code: 'UNAUTHORIZED',
-    message: 'authorization: send a root key as `Authorization: Bearer <root key>`',
-    details: { authentication: 'missing', problem: 'authentication/missing' },
-  },
-  {
-    code: 'UNAUTHORIZED',
-    message: 'authorization: send a root key as `Authorization: Bearer <root key>`',
-    details: { authentication: 'malformed', problem: 'authentication/malformed' },
-  },
-  {
-    code: 'UNAUTHORIZED',
-    message: 'authorization: the root key is not valid',
-    details: { problem: 'authentication/key_not_found' },
-  },
-  { code: 'INSUFFICIENT_PERMISSIONS', message: `the root key needs api.${WIRE_EXAMPLES.apiId}.create_key` },
-  { code: 'NOT_FOUND', message: `key ${WIRE_EXAMPLES.keyId} not found` },
-  { code: 'NOT_FOUND', message: `api ${WIRE_EXAMPLES.apiId} not found` },
-  { code: 'CONFLICT', message: 'a permission with slug documents.read exists already' },
-  { code: 'RATE_LIMITED', message: 'this root key made more than 6000 management calls in a minute; retry in 12 s' },
-  { code: 'INTERNAL_SERVER_ERROR', message: 'internal error; the request id identifies it in our logs' },
-  { code: 'UNAVAILABLE', message: 'the store cannot be reached; retry later' },
+const EXAMPLES: ApiError[] = [
+  invalid('apiId', 'is required'),
+  noRootKey('missing'),
+  noRootKey('malformed'),
+  new ApiError('UNAUTHORIZED', 'authorization: the root key is not valid', undefined, {
+    problem: 'authentication/key_not_found',
+  }),
+  new ApiError('INSUFFICIENT_PERMISSIONS', `the root key needs api.${WIRE_EXAMPLES.apiId}.create_key`),
+  notFound('key', `key ${WIRE_EXAMPLES.keyId} not found`),
+  notFound('api', `api ${WIRE_EXAMPLES.apiId} not found`),
+  new ApiError('CONFLICT', 'a permission with slug documents.read exists already'),
+  new ApiError('RATE_LIMITED', 'this root key made more than 6000 management calls in a minute; retry in 12 s'),
+  new ApiError('INTERNAL_SERVER_ERROR', 'internal error; the request id identifies it in our logs'),
+  new ApiError('UNAVAILABLE', 'the store cannot be reached; retry later'),
 ]
 
 /** What each status means on a v2 operation. */
@@ -60,10 +52,8 @@ const MEANING_WITHOUT_ROOT_KEY: Record<number, string> = {
 const statusOf = (code: ErrorCode): number => problemStatus(new ApiError(code, ''))
 
 /** The problem body of one status, with the examples of the errors that have that status. */
-function problemSchema(status: number, description: string, examples: Example[]): TSchema {
-  const bodies = examples.map(({ code, message, details }) =>
-    problemBody(new ApiError(code, message, undefined, details), WIRE_EXAMPLES.requestId),
-  )
+function problemSchema(status: number, description: string, examples: ApiError[]): TSchema {
+  const bodies = examples.map((example) => problemBody(example, WIRE_EXAMPLES.requestId))
   const error = {
     title: Type.String({
       description: 'The status in words',
@@ -124,11 +114,7 @@ export function problemResponses(codes: readonly ErrorCode[], rootKey: boolean, 
   if (rootKey && codes.includes('UNAUTHORIZED')) statuses.add(400)
   const responses: Record<string, object> = {}
   for (const status of [...statuses].sort((a, b) => a - b)) {
-    const examples = EXAMPLES.filter(
-      (example) =>
-        codes.includes(example.code) &&
-        problemStatus(new ApiError(example.code, '', undefined, example.details)) === status,
-    )
+    const examples = EXAMPLES.filter((example) => codes.includes(example.code) && problemStatus(example) === status)
     const description = (!rootKey && MEANING_WITHOUT_ROOT_KEY[status]) || MEANING[status] || 'An error'
     responses[String(status)] = {
       description,

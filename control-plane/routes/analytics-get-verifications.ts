@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../../shared/errors.js'
+import { invalid, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { KeyRecord } from '../../shared/records.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
@@ -22,12 +22,12 @@ export function registerAnalyticsGetVerifications(app: KeygateServer, deps: Cont
       const now = deps.clock.now()
       const end = query.end ?? now
       // Unkey refuses an empty range too.
-      if (query.start >= end) throw badRequest('start: must be before end')
+      if (query.start >= end) throw invalid('start', 'must be before end')
       const groupBy = list(query.groupBy)
       if (query.tag !== undefined || groupBy.includes('tag') || groupBy.includes('tags'))
-        throw badRequest('tag: Keygate keeps no tags with its verification counts')
+        throw invalid('tag', 'Keygate keeps no tags with its verification counts')
       requireOneOf(principalOf(request), query.apiId, ['read_analytics', 'read_api'])
-      if (!(await deps.store.getApi(query.apiId))) throw notFound(`api ${query.apiId} not found`)
+      if (!(await deps.store.getApi(query.apiId))) throw notFound('api', `api ${query.apiId} not found`)
 
       const keys = await keysOf(deps, query.apiId, query.externalId, list(query.keyId))
       const slice = (['month', 'day', 'hour'] as const).find((s): s is Slice => groupBy.includes(s))

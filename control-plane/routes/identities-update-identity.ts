@@ -21,7 +21,7 @@ export function registerUpdateIdentity(app: KeygateServer, deps: ControlPlaneDep
       checkMeta(meta)
       const found = await allowedIdentity(deps.identities, principal, { identityId, externalId }, 'update_identity')
       if (identityId === undefined && environment !== undefined && environment !== 'default')
-        throw notFound(`identity ${externalId} not found`)
+        throw notFound('identity', `identity ${externalId} not found`)
       return toIdentityResponse(
         await updateIdentity(deps, callerOf(request), found.doc.id, { meta, ratelimits: limits }),
       )

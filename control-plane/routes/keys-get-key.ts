@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { ApiError } from '../../shared/errors.js'
+import { fieldError } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { toKeyResponse } from '../key-response.js'
@@ -20,7 +20,7 @@ export function registerGetKey(app: KeygateServer, deps: ControlPlaneDeps): void
     async (request) => {
       const { keyId, decrypt } = request.query
       if (decrypt)
-        throw new ApiError('PRECONDITION_FAILED', 'decrypt: Keygate stores only hashes; keys cannot be shown again')
+        throw fieldError('PRECONDITION_FAILED', 'decrypt', 'Keygate stores only hashes; keys cannot be shown again')
       const { record, context } = await readKey(deps, callerOf(request), keyId)
       return toKeyResponse(record, context)
     },

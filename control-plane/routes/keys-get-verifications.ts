@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { BUCKET_MS, type Granularity } from '../../shared/analytics.js'
-import { badRequest, notFound } from '../../shared/errors.js'
+import { badRequest, invalid, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { KeyRecord } from '../../shared/records.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
@@ -74,9 +74,9 @@ export function registerGetVerifications(app: KeygateServer, deps: ControlPlaneD
       const granularity: Granularity = request.query.granularity ?? 'day'
       const end = request.query.end ?? deps.clock.now()
       const start = request.query.start ?? end - (granularity === 'hour' ? 24 : 30 * 24) * BUCKET_MS.hour
-      if (start > end) throw badRequest('start: must not be after end')
+      if (start > end) throw invalid('start', 'must not be after end')
       if ((end - start) / BUCKET_MS[granularity] > MAX_BUCKETS)
-        throw badRequest(`start: at most ${MAX_BUCKETS} ${granularity}s per request`)
+        throw invalid('start', `at most ${MAX_BUCKETS} ${granularity}s per request`)
       const keys =
         keyId !== undefined
           ? [await oneKey(deps, principal, keyId)]
@@ -107,7 +107,7 @@ const READERS = ['read_analytics', 'read_key'] as const
 
 async function oneKey(deps: ControlPlaneDeps, principal: Principal, keyId: string): Promise<KeyRecord> {
   const record = await deps.store.getKeyById(keyId)
-  if (!record) throw notFound(`key ${keyId} not found`)
+  if (!record) throw notFound('key', `key ${keyId} not found`)
   requireOneOfOnKey(principal, record, READERS)
   return record
 }
@@ -118,10 +118,10 @@ async function ownersKeys(
   ownerId: string,
   apiId: string | undefined,
 ): Promise<KeyRecord[]> {
-  if (apiId === undefined) throw badRequest("apiId: is required with ownerId (Keygate finds an owner's keys per api)")
+  if (apiId === undefined) throw invalid('apiId', "is required with ownerId (Keygate finds an owner's keys per api)")
   requireOneOf(principal, apiId, READERS)
-  if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
+  if (!(await deps.store.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
   const keys = await keysInScope(deps.store, apiId, ownerId)
-  if (keys.length === 0) throw notFound(`no key of api ${apiId} has ownerId ${ownerId}`)
+  if (keys.length === 0) throw notFound('key', `no key of api ${apiId} has ownerId ${ownerId}`)
   return keys
 }

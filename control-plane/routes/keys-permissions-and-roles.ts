@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { ApiError, badRequest } from '../../shared/errors.js'
+import { ApiError, invalid } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import {
@@ -95,7 +95,7 @@ function register(
     const body = request.body as { keyId: string } & Record<Field, (RecordRef & { slug?: string })[]>
     const refs = body[field].map((ref) => {
       if (ref.id === undefined && ref.name === undefined && ref.slug === undefined) {
-        throw badRequest(`${field}: each ${one} needs an id or a name`)
+        throw invalid(field, `each ${one} needs an id or a name`)
       }
       return { id: ref.id, name: ref.slug ?? ref.name, create: ref.create }
     })

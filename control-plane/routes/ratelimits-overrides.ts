@@ -53,7 +53,7 @@ export function registerOverrideRoutes(app: KeygateServer, deps: ControlPlaneDep
     async (request) => {
       const namespace = await namespaceFor(request, deps, request.query, 'read_override')
       const override = await deps.overrides.get(namespace, request.query.identifier)
-      if (!override) throw notFound('Override not found')
+      if (!override) throw notFound('override', 'Override not found')
       return shown(override)
     },
   )
@@ -78,7 +78,7 @@ export function registerOverrideRoutes(app: KeygateServer, deps: ControlPlaneDep
       const { identifier } = request.body
       const namespace = await namespaceFor(request, deps, request.body, 'delete_override')
       const override = await deleteOverride(deps, callerOf(request), namespace, identifier)
-      if (!override) throw notFound(`Override with ${identifier} identifier not found`)
+      if (!override) throw notFound('override', `Override with ${identifier} identifier not found`)
       return {}
     },
   )

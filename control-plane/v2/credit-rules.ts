@@ -1,5 +1,5 @@
 import type { Refill } from '../../shared/credits.js'
-import { badRequest } from '../../shared/errors.js'
+import { invalid } from '../../shared/errors.js'
 
 /**
  * v2's rules on `credits` (Unkey's, in its field names): a refill needs a balance to refill, a monthly refill its
@@ -12,12 +12,12 @@ export function checkCredits(
   const refill = credits?.refill
   if (!refill) return
   if (credits.remaining === null || (credits.remaining === undefined && !hasCredits)) {
-    throw badRequest('credits.remaining: must be given (not null) when credits.refill is set')
+    throw invalid('credits.remaining', 'must be given (not null) when credits.refill is set')
   }
   if (refill.interval === 'monthly' && refill.refillDay === undefined) {
-    throw badRequest('credits.refill.refillDay: must be given when the refill interval is monthly')
+    throw invalid('credits.refill.refillDay', 'must be given when the refill interval is monthly')
   }
   if (refill.interval === 'daily' && refill.refillDay !== undefined) {
-    throw badRequest('credits.refill.refillDay: must not be given when the refill interval is daily')
+    throw invalid('credits.refill.refillDay', 'must not be given when the refill interval is daily')
   }
 }

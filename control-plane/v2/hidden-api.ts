@@ -8,5 +8,5 @@ import { can, type Principal } from '../root-key-auth.js'
  * tell it the api is there. Checked before the api is looked up, so both answers are the same call.
  */
 export function requireVisibleApi(principal: Principal, apiId: string, ...actions: RootKeyAction[]): void {
-  if (!actions.every((action) => can(principal, apiId, action))) throw notFound(`api ${apiId} not found`)
+  if (!actions.every((action) => can(principal, apiId, action))) throw notFound('api', `api ${apiId} not found`)
 }

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox'
-import { badRequest } from '../../shared/errors.js'
+import { invalid } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { registerV2 } from '../../shared/http/v2-route.js'
 import type { ResourceAction } from '../../shared/root-key-actions.js'
@@ -106,7 +106,7 @@ function register(
               const found = planned.flatMap((step) => ('id' in step ? [step.id] : []))
               const made = new Set(planned.flatMap((step) => ('create' in step ? [step.create] : []))).size
               if (heldAfter(found) + made > LIMITS.namesPerKey) {
-                throw badRequest(`${field}: a key holds at most ${LIMITS.namesPerKey}`)
+                throw invalid(field, `a key holds at most ${LIMITS.namesPerKey}`)
               }
             })
           : deps.rbac.roleIdsOf(refs, principal, false)

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { ApiError, notFound } from '../../shared/errors.js'
+import { fieldError, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { registerV2 } from '../../shared/http/v2-route.js'
 import { hashKey } from '../../shared/key-material.js'
@@ -94,7 +94,7 @@ export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
   registerV2(app, 'keys.whoami', { body: WhoamiBody, data: KeyData }, async (request) => {
     const record = await deps.store.getKeyByHash(hashKey(request.body.key))
     // As Unkey's: to a root key that may not read it, the key does not exist (its existence stays hidden).
-    if (!record || !can(principalOf(request), record.apiId, 'read_key')) throw notFound('key not found')
+    if (!record || !can(principalOf(request), record.apiId, 'read_key')) throw notFound('key', 'key not found')
     return { data: toKeyData(record, await deps.rbac.contextOf(record)) }
   })
 
@@ -137,4 +137,4 @@ function checkV2Fields(fields: { meta?: Record<string, unknown> | null; ratelimi
 }
 
 const noPlaintext = () =>
-  new ApiError('PRECONDITION_FAILED', 'decrypt: Keygate stores only hashes; keys cannot be shown again')
+  fieldError('PRECONDITION_FAILED', 'decrypt', 'Keygate stores only hashes; keys cannot be shown again')

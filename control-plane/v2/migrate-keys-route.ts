@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../../shared/errors.js'
+import { ApiError, invalid, notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { registerV2 } from '../../shared/http/v2-route.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
@@ -21,7 +21,7 @@ export function registerV2MigrateKeys(app: KeygateServer, deps: ControlPlaneDeps
     const principal = principalOf(request)
     const { migrationId, apiId, keys } = request.body
     requirePermission(principal, apiId, 'create_key')
-    if (!(await deps.store.getApi(apiId))) throw notFound(`api ${apiId} not found`)
+    if (!(await deps.store.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
     const now = deps.clock.now()
     const items = keys.map((key, i): ImportItem => {
       checkImportedHash(key.hash, `keys.${i}.hash`)
@@ -93,11 +93,14 @@ function fieldsOf(apiId: string, key: MigratedKey): ImportItem['fields'] {
 // The fields whose v2 names differ from those newKeyRecord's messages use.
 const V2_FIELDS: Record<string, string> = { remaining: 'credits.remaining', refill: 'credits.refill' }
 
-/** newKeyRecord's 400 (`refill: …`) as the key's own (`keys.3.credits.refill: …`), so v2's `errors` locate it. */
+/**
+ * newKeyRecord's 400 about a field (`refill: …`) as one about the key's (`keys.3.credits.refill: …`), and one about
+ * the request as a whole as one about the key (`keys.3: …`), so that v2's `errors` locate it.
+ */
 function located(err: unknown, at: string): unknown {
   if (!(err instanceof ApiError) || err.code !== 'BAD_REQUEST') return err
-  const named = /^([A-Za-z]+)([\w.]*): ([\s\S]*)$/.exec(err.message)
-  if (!named) return new ApiError('BAD_REQUEST', `${at}: ${err.message}`)
-  const [, field, rest, problem] = named as unknown as [string, string, string, string]
-  return new ApiError('BAD_REQUEST', `${at}.${V2_FIELDS[field] ?? field}${rest}: ${problem}`)
+  const field = err.details?.fields?.[0]
+  if (field === undefined || field.location === 'body') return invalid(at, err.message)
+  const [name, ...rest] = field.location.slice('body.'.length).split('.')
+  return invalid([at, V2_FIELDS[name!] ?? name, ...rest].join('.'), field.message)
 }

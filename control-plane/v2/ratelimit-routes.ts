@@ -102,14 +102,14 @@ export function registerV2RatelimitRoutes(app: KeygateServer, deps: ControlPlane
     // A root key that may not read the overrides gets the answer of a missing override, whatever exists (Unkey's
     // masking, extended to the namespace): it cannot tell which identifiers or namespaces have overrides.
     if (!may(principalOf(request), 'ratelimit', found?.id ?? '*', 'read_override'))
-      throw notFound(overrideNotFound(identifier))
-    if (!found) throw notFound(namespaceNotFound(named))
+      throw notFound('override', overrideNotFound(identifier))
+    if (!found) throw notFound('namespace', namespaceNotFound(named))
     // The identifier's own override, else the first-set pattern matching it (the one ratelimit.limit applies).
     const pattern = found.wildcards.find((rule) => wildcardMatches(rule.identifier, identifier))
     const override =
       (await deps.overrides.get(found, identifier)) ??
       (pattern ? await deps.overrides.get(found, pattern.identifier) : null)
-    if (!override) throw notFound(overrideNotFound(identifier))
+    if (!override) throw notFound('override', overrideNotFound(identifier))
     return { data: shown(override) }
   })
 
@@ -151,7 +151,7 @@ export function registerV2RatelimitRoutes(app: KeygateServer, deps: ControlPlane
       const found = await deps.namespaces.byNameOrId(named)
       const namespace = requireNamespace(principalOf(request), found, 'delete_override', namespaceNotFound(named))
       if (!(await deleteOverride(deps, callerOf(request), namespace, identifier)))
-        throw notFound(overrideNotFound(identifier))
+        throw notFound('override', overrideNotFound(identifier))
       return { data: {} }
     },
   )

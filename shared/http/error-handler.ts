@@ -8,7 +8,16 @@ import { nodeHttp } from './node-http.js'
 import { newRequestId } from './request-id.js'
 import { closestName } from '../closest-name.js'
 import { clipInput } from '../clip-input.js'
-import { ApiError, ERRORS, StoreUnavailableError, WriteConflictError, type ErrorCode } from '../errors.js'
+import {
+  ApiError,
+  badRequest,
+  ERRORS,
+  fieldError,
+  invalid,
+  StoreUnavailableError,
+  WriteConflictError,
+  type ErrorCode,
+} from '../errors.js'
 
 // UNAUTHORIZED shares 403 with INSUFFICIENT_PERMISSIONS: only root-key auth answers it (with WWW-Authenticate),
 // so another 403 is never taken for it.
@@ -17,6 +26,9 @@ const CODE_BY_STATUS = new Map<number, ErrorCode>(
     .filter(([code]) => code !== 'UNAUTHORIZED')
     .map(([code, status]) => [status, code as ErrorCode]),
 )
+
+// Fastify's own messages may quote the request, however long: what a message made of one says is bounded.
+const FASTIFY_MESSAGE_MAX = 200
 
 /** Any thrown value → the contract's error. Messages of anything ≥ 500 are never shown to clients. */
 export function toApiError(err: unknown): ApiError {
@@ -28,28 +40,31 @@ export function toApiError(err: unknown): ApiError {
   const fastifyError = err as Partial<FastifyError>
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('PAYLOAD_TOO_LARGE', 'body: is larger than the limit')
+      return fieldError('PAYLOAD_TOO_LARGE', 'body', 'is larger than the limit')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'content-type: must be application/json')
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('BAD_REQUEST', 'body: is empty; send a JSON object')
+      return invalid('body', 'is empty; send a JSON object')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       // The parser also refuses `__proto__` and `constructor.prototype` keys here (prototype poisoning).
-      return new ApiError('BAD_REQUEST', 'body: is not valid JSON, or has a __proto__ or constructor.prototype key')
+      return invalid('body', 'is not valid JSON, or has a __proto__ or constructor.prototype key')
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_MAX_PARAM_LENGTH': {
       // Fastify quotes the whole URL: a path parameter past maxParamLength, or one badly percent-encoded.
       const url = /^'([\s\S]*)' is /.exec(fastifyError.message ?? '')?.[1] ?? ''
-      return new ApiError('BAD_REQUEST', `'${clipInput(url)}': a path segment is too long or badly encoded`)
+      return badRequest(`'${clipInput(url)}': a path segment is too long or badly encoded`)
     }
   }
   const status = fastifyError.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code = CODE_BY_STATUS.get(status) ?? 'BAD_REQUEST'
     // Parser errors (invalid JSON, __proto__ keys) arrive as SyntaxErrors with a 400.
-    const message =
-      err instanceof SyntaxError ? `body: is not valid JSON (${err.message})` : (fastifyError.message ?? 'bad request')
-    // Bounded: Fastify's own messages may quote the request, however long.
-    return new ApiError(CODE_BY_STATUS.get(status) ?? 'BAD_REQUEST', clipInput(message, 200))
+    if (err instanceof SyntaxError) {
+      const problem = `is not valid JSON (${err.message})`
+      return fieldError(code, 'body', clipInput(problem, FASTIFY_MESSAGE_MAX - 'body: '.length))
+    }
+    const message = clipInput(fastifyError.message ?? 'bad request', FASTIFY_MESSAGE_MAX)
+    return new ApiError(code, message, undefined, { fields: [{ location: 'body', message }] })
   }
   return new ApiError('INTERNAL_SERVER_ERROR', 'internal error; the request id identifies it in our logs')
 }
@@ -141,7 +156,7 @@ export function clientErrorHandler(docsBaseUrl: string) {
         ? new ApiError('REQUEST_TIMEOUT', 'the request took too long to arrive')
         : err.code === 'HPE_HEADER_OVERFLOW'
           ? new ApiError('REQUEST_HEADER_FIELDS_TOO_LARGE', 'the request headers are larger than the limit')
-          : new ApiError('BAD_REQUEST', 'the request is not well-formed HTTP')
+          : badRequest('the request is not well-formed HTTP')
     const requestId = newRequestId()
     const body = JSON.stringify(errorBody(error, requestId, docsBaseForSocket(docsBaseUrl, socket)))
     socket.end(

@@ -1,5 +1,5 @@
 import secureJson from 'secure-json-parse'
-import { ApiError } from '../errors.js'
+import { invalid } from '../errors.js'
 import { jsonSyntaxProblem } from './json-syntax.js'
 
 const PARSE_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
@@ -9,17 +9,17 @@ const PARSE_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as co
  * secure-json-parse accepts, prototype-poisoning keys refused. A 400 says where the text stops being JSON.
  */
 export function parseJsonBody(text: string): unknown {
-  if (text.length === 0) throw new ApiError('BAD_REQUEST', 'body: is empty; send a JSON object')
+  if (text.length === 0) throw invalid('body', 'is empty; send a JSON object')
   try {
     return secureJson.parse(text, undefined, PARSE_OPTIONS)
   } catch {
     // Only failures get here: finding the position costs a second pass over the text.
     const problem = jsonSyntaxProblem(text)
-    throw new ApiError(
-      'BAD_REQUEST',
+    throw invalid(
+      'body',
       problem === undefined
-        ? 'body: has a __proto__ or constructor.prototype key, which is refused'
-        : `body: is not valid JSON: ${problem}`,
+        ? 'has a __proto__ or constructor.prototype key, which is refused'
+        : `is not valid JSON: ${problem}`,
     )
   }
 }

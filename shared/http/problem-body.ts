@@ -1,4 +1,5 @@
-import type { ApiError, ErrorCode, FieldProblem } from '../errors.js'
+import type { ApiError, ErrorCode, FieldProblem, RecordKind } from '../errors.js'
+import { fieldsNamedInMessage } from './fields-named-in-message.js'
 
 /**
  * Unkey v2's error body (RFC 7807 in an envelope): `{meta: {requestId}, error: {title, detail, status, type}}`, a
@@ -80,40 +81,25 @@ const PROBLEMS: Record<ErrorCode, string> = {
   GATEWAY_TIMEOUT: 'unkey/application/service_unavailable',
 }
 
-/** `key key_… not found` → `data/key_not_found`, for the records Unkey names. */
-const NOT_FOUND_RECORDS: Record<string, string> = {
-  key: 'key',
-  api: 'api',
-  identity: 'identity',
-  permission: 'permission',
-  role: 'role',
-  override: 'ratelimit_override',
-  namespace: 'ratelimit_namespace',
-  migration: 'migration',
+/** The problem of each kind of record not found, as Unkey names it. */
+const NOT_FOUND_PROBLEMS: Record<RecordKind, string> = {
+  key: 'data/key_not_found',
+  api: 'data/api_not_found',
+  identity: 'data/identity_not_found',
+  permission: 'data/permission_not_found',
+  role: 'data/role_not_found',
+  namespace: 'data/ratelimit_namespace_not_found',
+  override: 'data/ratelimit_override_not_found',
+  // Unkey's v2 has no root-key operations, so no problem of its own for one not found.
+  rootKey: 'data/not_found',
 }
 
 function problemOf(error: ApiError): string {
-  const specific = error.details?.problem
+  const details = error.details
+  const specific = details?.problem ?? (details?.record && NOT_FOUND_PROBLEMS[details.record])
   // Unkey files the caller's mistakes it names precisely under `user/` (`user/bad_request/…`), the rest under `unkey/`.
   if (specific !== undefined) return specific.startsWith('user/') ? specific : `unkey/${specific}`
-  if (error.code === 'NOT_FOUND') {
-    const record = NOT_FOUND_RECORDS[/^(?:rate-limit |ratelimit )?(\w+)/i.exec(error.message)?.[1]?.toLowerCase() ?? '']
-    if (record !== undefined) return `unkey/data/${record}_not_found`
-  }
   return PROBLEMS[error.code]
-}
-
-/**
- * A 400's failed checks: those the error lists, or the one its message names (`apiId: must be a string` →
- * `{location: "body.apiId", message: "must be a string"}`).
- */
-function fieldsOf(error: ApiError): FieldProblem[] {
-  if (error.details?.fields) return error.details.fields
-  const named = /^([A-Za-z0-9_.[\]-]+): ([\s\S]+)$/.exec(error.message)
-  if (!named) return [{ location: 'body', message: error.message }]
-  const [, field, message] = named as unknown as [string, string, string]
-  const location = field === 'body' || field.startsWith('body.') || field === 'authorization' ? field : `body.${field}`
-  return [{ location: location === 'authorization' ? 'header.authorization' : location, message }]
 }
 
 /** Builds v2's error body; the one place its shape is written. */
@@ -126,7 +112,7 @@ export function problemBody(error: ApiError, requestId: string): ProblemBody {
       detail: error.message,
       status,
       type: `https://unkey.com/docs/errors/${problemOf(error)}`,
-      ...(status === 400 ? { errors: fieldsOf(error) } : {}),
+      ...(status === 400 ? { errors: error.details?.fields ?? fieldsNamedInMessage(error.message) } : {}),
     },
   }
 }

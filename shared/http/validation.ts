@@ -28,16 +28,44 @@ export function compileBodyValidator(schema: object): ValidateFunction {
   return strict.compile(schema)
 }
 
-/** Renders Ajv errors as the contract's 400: the message names the field, e.g. `apiId: must be a string`. */
-export function schemaErrorFormatter(errors: ErrorObject[], dataVar: string): Error {
-  return new ApiError('BAD_REQUEST', errors.length > 0 ? describe(errors, dataVar) : `${dataVar}: invalid`)
+/** A failed check: the field (its path in the request part, or the part itself) and what is wrong with it. */
+interface Failure {
+  field: string
+  problem: string
 }
 
 /**
- * The message for the first failure. Ajv reports an anyOf's branches before the anyOf itself: when the first
- * error comes from inside one, the innermost such anyOf says what the value could have been.
+ * Renders Ajv errors as the contract's 400: the message names the field (`apiId: must be a string`), and v2's
+ * `errors` locate it (`{location: "body.apiId", message: "must be a string"}`).
  */
-function describe(errors: ErrorObject[], dataVar: string): string {
+export function schemaErrorFormatter(errors: ErrorObject[], dataVar: string): ApiError {
+  const { field, problem } = errors.length > 0 ? describe(errors, dataVar) : { field: dataVar, problem: 'invalid' }
+  const message = `${field}: ${problem}`
+  const at = isPlainPath(field) ? [{ location: locationOf(field, dataVar), message: problem }] : undefined
+  return new ApiError('BAD_REQUEST', message, undefined, { fields: at ?? [{ location: 'body', message }] })
+}
+
+/** The parts of a request as v2 names them in a location (`body.apiId`, `query.apiId`). */
+const PARTS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
+
+/** `field` of the request part `dataVar` as v2 locates it: the part itself, or a path in it. */
+function locationOf(field: string, dataVar: string): string {
+  const part = PARTS[dataVar] ?? dataVar
+  return field === dataVar || field === part ? part : `${part}.${field}`
+}
+
+/**
+ * Whether a field path is made only of names a location can hold: letters, digits, `_`, `-`, `[]` and the dots
+ * between them. A name of the client's with anything else (a space, a quote, a colon, clipped with `…`) cannot
+ * be told from the path around it: such a failure is located at the body, its message quoting the name.
+ */
+const isPlainPath = (field: string) => /^[A-Za-z0-9_.[\]-]+$/.test(field)
+
+/**
+ * The first failure. Ajv reports an anyOf's branches before the anyOf itself: when the first error comes from
+ * inside one, the innermost such anyOf says what the value could have been.
+ */
+function describe(errors: ErrorObject[], dataVar: string): Failure {
   const first = errors[0]!
   const union = errors.find((e) => isUnion(e) && first.schemaPath.startsWith(`${e.schemaPath}/`))
   return union ? describeUnion(union, errors, dataVar) : describeOne(first, dataVar)
@@ -46,7 +74,7 @@ function describe(errors: ErrorObject[], dataVar: string): string {
 const isUnion = (error: ErrorObject) => error.keyword === 'anyOf' || error.keyword === 'oneOf'
 
 /** A value that matched no branch: what it could have been, or, when it had a branch's type, that branch's error. */
-function describeUnion(union: ErrorObject, errors: ErrorObject[], dataVar: string): string {
+function describeUnion(union: ErrorObject, errors: ErrorObject[], dataVar: string): Failure {
   const branches = new Map<string, ErrorObject[]>()
   for (const error of errors) {
     if (error === union || !error.schemaPath.startsWith(`${union.schemaPath}/`)) continue
@@ -68,13 +96,14 @@ function describeUnion(union: ErrorObject, errors: ErrorObject[], dataVar: strin
     else return describe(branchErrors, dataVar)
   }
   const field = fieldOf(union, dataVar)
-  if (constants.length === alternatives.length) return `${field}: must be one of ${constants.join(', ')}`
-  return `${field}: must be ${alternatives.slice(0, -1).join(', ')} or ${alternatives.at(-1)}`
+  if (constants.length === alternatives.length) return { field, problem: `must be one of ${constants.join(', ')}` }
+  return { field, problem: `must be ${alternatives.slice(0, -1).join(', ')} or ${alternatives.at(-1)}` }
 }
 
-function describeOne(error: ErrorObject, dataVar: string): string {
+function describeOne(error: ErrorObject, dataVar: string): Failure {
   const path = pathOf(error)
   const field = fieldOf(error, dataVar)
+  const failure = (problem: string) => ({ field, problem })
   // A field name the schema does not know is the client's text: quoted clipped, like every segment of the path.
   const at = (name: string) => (path ? `${path}.${clipInput(name)}` : clipInput(name))
   const params = error.params as Record<string, unknown>
@@ -82,41 +111,39 @@ function describeOne(error: ErrorObject, dataVar: string): string {
     case 'required': {
       // Ajv checks `required` before unknown fields: a misspelt field would hide behind the one it was meant to be.
       const unknown = unknownFields(error)[0]
-      const missing = `${at(String(params.missingProperty))}: is required`
-      return unknown === undefined ? missing : `${at(unknown)}: is not a known field${hint(error, unknown)}; ${missing}`
+      const missing = { field: at(String(params.missingProperty)), problem: 'is required' }
+      if (unknown === undefined) return missing
+      const notKnown = `is not a known field${hint(error, unknown)}`
+      return { field: at(unknown), problem: `${notKnown}; ${missing.field}: ${missing.problem}` }
     }
     case 'additionalProperties': {
       const name = String(params.additionalProperty)
-      return `${at(name)}: is not a known field${hint(error, name)}`
+      return { field: at(name), problem: `is not a known field${hint(error, name)}` }
     }
     case 'type':
-      return `${field}: must be ${article(String(params.type))}`
+      return failure(`must be ${article(String(params.type))}`)
     case 'minLength':
-      return params.limit === 1
-        ? `${field}: must not be empty`
-        : `${field}: must be at least ${count(params.limit, 'character')}`
+      return failure(params.limit === 1 ? 'must not be empty' : `must be at least ${count(params.limit, 'character')}`)
     case 'maxLength':
-      return `${field}: must be at most ${count(params.limit, 'character')}`
+      return failure(`must be at most ${count(params.limit, 'character')}`)
     case 'minItems':
-      return params.limit === 1
-        ? `${field}: must not be empty`
-        : `${field}: must have at least ${count(params.limit, 'item')}`
+      return failure(params.limit === 1 ? 'must not be empty' : `must have at least ${count(params.limit, 'item')}`)
     case 'maxItems':
-      return `${field}: must have at most ${count(params.limit, 'item')}`
+      return failure(`must have at most ${count(params.limit, 'item')}`)
     case 'pattern': {
       const explain = EXPLAINED_PATTERNS.get(String(params.pattern))
       const problem = explain && typeof error.data === 'string' ? explain(error.data) : undefined
-      return `${field}: ${problem ?? error.message ?? 'is invalid'}`
+      return failure(problem ?? error.message ?? 'is invalid')
     }
     case 'enum':
-      return `${field}: must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+      return failure(`must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`)
     case 'const':
-      return `${field}: must be ${JSON.stringify(params.allowedValue)}`
+      return failure(`must be ${JSON.stringify(params.allowedValue)}`)
     case 'anyOf':
     case 'oneOf':
-      return `${field}: has the wrong type`
+      return failure('has the wrong type')
     default:
-      return `${field}: ${error.message ?? 'is invalid'}`
+      return failure(error.message ?? 'is invalid')
   }
 }
 

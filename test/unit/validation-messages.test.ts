@@ -78,3 +78,38 @@ describe('validation messages teach', () => {
     expect(messageFor(body, { apiId: 'a', refill: { amount: 'x' } })).toBe('refill.amount: must be an integer')
   })
 })
+
+describe("validation failures are located for v2's errors", () => {
+  const schema = Type.Object(
+    {
+      apiId: Type.String(),
+      nested: Type.Optional(Type.Object({ n: Type.Integer() }, { additionalProperties: false })),
+    },
+    { additionalProperties: false },
+  )
+  const fieldsFor = (value: unknown, httpPart = 'body') => {
+    const validate = validatorCompiler({ schema, httpPart, method: 'POST', url: '/' }) as unknown as ((
+      v: unknown,
+    ) => boolean) & { errors: never[] }
+    return validate(value) ? undefined : schemaErrorFormatter(validate.errors, httpPart).details?.fields
+  }
+
+  it('at the field in its request part, or at the part itself', () => {
+    expect(fieldsFor({ apiId: 1 })).toEqual([{ location: 'body.apiId', message: 'must be a string' }])
+    expect(fieldsFor({ apiId: 'a', nested: { n: 'x' } })).toEqual([
+      { location: 'body.nested.n', message: 'must be an integer' },
+    ])
+    expect(fieldsFor([])).toEqual([{ location: 'body', message: 'must be an object' }])
+    expect(fieldsFor({}, 'querystring')).toEqual([{ location: 'query.apiId', message: 'is required' }])
+  })
+
+  it('one named by the client outside the names a path holds at the body, the message quoting it', () => {
+    expect(fieldsFor({ apiId: 'a', nested: { n: 1, 'odd name': 1 } })).toEqual([
+      { location: 'body', message: 'nested.odd name: is not a known field' },
+    ])
+    // A body field is the body's, whatever its name.
+    expect(fieldsFor({ apiId: 'a', authorization: 'x' })).toEqual([
+      { location: 'body.authorization', message: 'is not a known field' },
+    ])
+  })
+})
