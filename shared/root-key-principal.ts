@@ -17,23 +17,21 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i
  * tells a missing header and one that is not `Bearer <key>` (400) from an unknown key (401).
  */
 export function bearerRootKeyOf(header: string | string[] | undefined): string {
-  if (header === undefined || header === '')
-    throw new ApiError(
-      'UNAUTHORIZED',
-      'authorization: send a root key as `Authorization: Bearer <root key>`',
-      undefined,
-      { authentication: 'missing', problem: 'authentication/missing' },
-    )
+  if (header === undefined || header === '') throw noRootKey('missing')
   const match = typeof header === 'string' ? BEARER.exec(header) : null
-  if (!match)
-    throw new ApiError(
-      'UNAUTHORIZED',
-      'authorization: send a root key as `Authorization: Bearer <root key>`',
-      undefined,
-      { authentication: 'malformed', problem: 'authentication/malformed' },
-    )
+  if (!match) throw noRootKey('malformed')
   return match[1]!
 }
+
+const SEND_A_ROOT_KEY = 'send a root key as `Authorization: Bearer <root key>`'
+
+/** A header without a root key in it: v2's 400, about the Authorization header. */
+const noRootKey = (authentication: 'missing' | 'malformed') =>
+  new ApiError('UNAUTHORIZED', `authorization: ${SEND_A_ROOT_KEY}`, undefined, {
+    authentication,
+    problem: `authentication/${authentication}`,
+    fields: [{ location: 'header.authorization', message: SEND_A_ROOT_KEY }],
+  })
 
 /** One answer for every root key that does not authenticate: unknown, revoked, or the bootstrap key turned off. */
 export const rootKeyNotValid = () =>

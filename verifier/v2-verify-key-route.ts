@@ -194,6 +194,7 @@ function queryOf(text: string) {
     if (!(err instanceof PermissionQuerySyntaxError)) throw err
     throw new ApiError('BAD_REQUEST', `permissions: ${err.message}`, undefined, {
       problem: 'user/bad_request/permissions_query_syntax_error',
+      fields: [{ location: 'body.permissions', message: err.message }],
     })
   }
 }

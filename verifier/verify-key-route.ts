@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import type { JsonEndpoint } from '../shared/http/json-endpoint.js'
-import { badRequest } from '../shared/errors.js'
+import { invalid } from '../shared/errors.js'
 import {
   PERMISSION_QUERY_LIMITS,
   PermissionQueryShape,
@@ -235,7 +235,7 @@ function answerVerifyKey(verifier: KeyVerifier, body: Static<typeof Body>): Verd
   const query = body.authorization?.permissions
   if (query !== undefined) {
     const problem = queryProblem(query)
-    if (problem) throw badRequest(`authorization.permissions: ${problem}`)
+    if (problem) throw invalid('authorization.permissions', problem)
   }
   // Most requests carry only the key: no conditions object is built for them.
   const conditions =

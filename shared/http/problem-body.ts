@@ -1,5 +1,4 @@
 import type { ApiError, ErrorCode, FieldProblem, RecordKind } from '../errors.js'
-import { fieldsNamedInMessage } from './fields-named-in-message.js'
 
 /**
  * Unkey v2's error body (RFC 7807 in an envelope): `{meta: {requestId}, error: {title, detail, status, type}}`, a
@@ -112,7 +111,8 @@ export function problemBody(error: ApiError, requestId: string): ProblemBody {
       detail: error.message,
       status,
       type: `https://unkey.com/docs/errors/${problemOf(error)}`,
-      ...(status === 400 ? { errors: error.details?.fields ?? fieldsNamedInMessage(error.message) } : {}),
+      // Every 400 names its fields (errors.ts); one made without says the body as a whole is wrong.
+      ...(status === 400 ? { errors: error.details?.fields ?? [{ location: 'body', message: error.message }] } : {}),
     },
   }
 }
