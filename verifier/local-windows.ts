@@ -67,14 +67,15 @@ export class LocalWindows<W extends LocalWindow> {
 
   start(): void {
     const tick = () => {
-      this.timer = setTimeout(
+      const timer = setTimeout(
         () =>
           void this.reconcile()
             .catch((err) => this.log.warn({ err }, 'rate-limit reconcile failed'))
-            .finally(tick),
+            // A stop while this reconcile was in flight ends the loop: the store may be closing.
+            .finally(() => this.timer === timer && tick()),
         this.reconcileMs,
       )
-      this.timer.unref()
+      this.timer = timer.unref()
     }
     tick()
   }

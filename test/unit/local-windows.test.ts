@@ -1,5 +1,5 @@
 import { pino } from 'pino'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { NamespaceLimitRequest } from '../../shared/namespace-limits.js'
 import { windowStart } from '../../shared/ratelimit.js'
 import type { NamespaceCounterStore } from '../../shared/store/namespace-counter-store.js'
@@ -41,6 +41,10 @@ function windowsOn(clock: ManualClock) {
     windows.add('w', { duration: DURATION, window: windowStart(DURATION, clock.now()), global: 0, pending: 0 })
   return { store, windows, opened }
 }
+
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 describe('local windows, reconciled with the store', () => {
   it('learns the total of a window new to this process at once, without waiting for a reconcile', async () => {
@@ -89,6 +93,20 @@ describe('local windows, reconciled with the store', () => {
     await windows.reconcile()
     expect(windows.get('w')).toBeUndefined()
     expect(store.state.total).toBe(0)
+  })
+
+  it('reconciles no more once stopped, even when stopped while a reconcile is in flight', async () => {
+    vi.useFakeTimers()
+    const { store, windows, opened } = windowsOn(new ManualClock())
+    opened()
+    await vi.advanceTimersByTimeAsync(0)
+    windows.start()
+    const release = store.hold()
+    await vi.advanceTimersByTimeAsync(1_000)
+    windows.stop()
+    release()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(vi.getTimerCount()).toBe(0)
   })
 })
 
