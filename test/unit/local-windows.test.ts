@@ -1,10 +1,7 @@
 import { pino } from 'pino'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { NamespaceLimitRequest } from '../../shared/namespace-limits.js'
 import { windowStart } from '../../shared/ratelimit.js'
-import type { NamespaceCounterStore } from '../../shared/store/namespace-counter-store.js'
 import { LocalWindows, type LocalWindow } from '../../verifier/local-windows.js'
-import { NamespaceLimiter } from '../../verifier/namespace-limiter.js'
 import { ManualClock } from '../support/apps.js'
 
 const log = pino({ level: 'silent' })
@@ -107,31 +104,5 @@ describe('local windows, reconciled with the store', () => {
     release()
     await vi.advanceTimersByTimeAsync(0)
     expect(vi.getTimerCount()).toBe(0)
-  })
-})
-
-describe('namespace limits, stopped', () => {
-  it('hand the async usage counted here over to the store', async () => {
-    const clock = new ManualClock()
-    const pushed: string[] = []
-    const store = {
-      addNamespaceUsage: async (_namespace: string, identifier: string, _d: number, _w: number, delta: number) => {
-        if (delta !== 0) pushed.push(`${identifier} ${delta}`)
-        return 0
-      },
-    } as unknown as NamespaceCounterStore
-    const limiter = new NamespaceLimiter(store, log, 1_000, clock)
-    const request: NamespaceLimitRequest = {
-      namespace: 'ns',
-      identifier: 'user',
-      limit: 10,
-      duration: DURATION,
-      cost: 2,
-      async: true,
-    }
-    expect((await limiter.check(request, clock.now())).ok).toBe(true)
-    expect(pushed).toEqual([])
-    await limiter.stop()
-    expect(pushed).toEqual(['user 2'])
   })
 })
