@@ -2,7 +2,7 @@ import type { Caller } from './caller.js'
 import { ApiError } from '../shared/errors.js'
 import type { RoleRecord } from '../shared/rbac.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import type { NamedBy } from './permission-operations.js'
+import { rbacRecordOperations } from './rbac-record-operations.js'
 import type { RecordRef } from './rbac.js'
 import { may, requireAction, type Principal } from './root-key-auth.js'
 import type { WireFormat } from './wire-format.js'
@@ -47,28 +47,9 @@ export async function createRole(
   return role
 }
 
-/** The role a request names, if the root key may read roles; the contract's 404 when there is none. */
-export async function readRole(deps: ControlPlaneDeps, caller: Caller, role: string, by: NamedBy): Promise<RoleRecord> {
-  requireAction(caller.principal, 'rbac', '*', 'read_role')
-  return by === 'id' ? deps.rbac.roles.require(role) : deps.rbac.roles.requireNamed(role)
-}
-
-/** Deletes the role a request names; 404 if there is none. */
-export async function deleteRole(
-  deps: ControlPlaneDeps,
-  caller: Caller,
-  role: string,
-  by: NamedBy,
-): Promise<RoleRecord> {
-  const principal = caller.principal
-  requireAction(principal, 'rbac', '*', 'delete_role')
-  const id = by === 'id' ? role : (await deps.rbac.roles.requireNamed(role)).id
-  // One write: every key holding the role stops being granted its permissions.
-  const deleted = await deps.rbac.roles.delete(id)
-  caller.log.info({ roleId: deleted.id, rootKeyId: principal.rootKeyId }, 'role deleted')
-  await deps.audit.record(caller, 'permissions.deleteRole', { before: { ...deleted } })
-  return deleted
-}
+const roles = rbacRecordOperations('role', (deps) => deps.rbac.roles)
+export const readRole = roles.read
+export const deleteRole = roles.delete
 
 /** Replaces the permissions a role grants: one write, and every key holding the role follows. */
 export async function setRolePermissions(

@@ -1,63 +1,43 @@
-import type { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import type { NamespaceLimitRequest } from '../shared/namespace-limits.js'
 import { windowStart, type LimitOutcome } from '../shared/ratelimit.js'
 import type { NamespaceCounterStore } from '../shared/store/namespace-counter-store.js'
-import { growingLru } from './growing-lru.js'
+import { LocalWindows, windowOutcome, type LocalWindow } from './local-windows.js'
 
-interface LocalWindow {
+/** One identifier's async window in a namespace, and the usage counted here. */
+interface NamespaceWindow extends LocalWindow {
   namespace: string
   identifier: string
-  duration: number
-  window: number
-  /** Usage of every process as Redis last reported it (ours included, up to the last reconcile). */
-  global: number
-  /** Our usage not yet added to Redis. */
-  pending: number
 }
 
 /**
  * Counts ratelimits.limit calls in their identifier's window, as RateLimiter (rate-limiter.ts) counts keys' limits:
  * an exact call (async:false) is one Redis script, so N processes together never pass the limit; an async one is
- * counted here and reconciled every `reconcileMs` (N processes may then together pass up to N × limit in a window).
+ * counted here and reconciled every `reconcileMs` (local-windows.ts; N processes may then together pass up to
+ * N × limit in a window).
  */
 export class NamespaceLimiter {
-  private readonly windows: LRUCache<string, LocalWindow>
-  private timer: NodeJS.Timeout | undefined
+  private readonly windows: LocalWindows<NamespaceWindow>
 
   constructor(
     private readonly store: NamespaceCounterStore,
-    private readonly log: Logger,
-    private readonly reconcileMs: number,
-    private readonly clock: Clock,
+    log: Logger,
+    reconcileMs: number,
+    clock: Clock,
   ) {
-    this.windows = growingLru<string, LocalWindow>(100_000, {
-      dispose: (window, _id, reason) => {
-        if (reason === 'evict' && window.pending > 0) void this.sync(window).catch(() => {})
-      },
-    })
+    const addUsage = (w: NamespaceWindow, delta: number) =>
+      store.addNamespaceUsage(w.namespace, w.identifier, w.duration, w.window, delta)
+    this.windows = new LocalWindows(addUsage, log, reconcileMs, clock)
   }
 
   start(): void {
-    const tick = () => {
-      this.timer = setTimeout(
-        () =>
-          void this.reconcile()
-            .catch((err) => this.log.warn({ err }, 'namespace rate-limit reconcile failed'))
-            .finally(tick),
-        this.reconcileMs,
-      )
-      this.timer.unref()
-    }
-    tick()
+    this.windows.start()
   }
 
   /** Stops reconciling and hands the usage counted here over to the store (call it before the store closes). */
-  async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = undefined
-    await this.reconcile().catch((err) => this.log.warn({ err }, 'namespace rate-limit usage not handed over'))
+  stop(): Promise<void> {
+    return this.windows.handOver()
   }
 
   async check(request: NamespaceLimitRequest, nowMs: number): Promise<LimitOutcome> {
@@ -68,10 +48,9 @@ export class NamespaceLimiter {
       return { ok, limit, remaining: Math.max(0, limit - used), reset }
     }
     const local = this.local(request, nowMs)
-    const used = local.global + local.pending
-    const ok = used + cost <= limit
-    if (ok) local.pending += cost
-    return { ok, limit, remaining: Math.max(0, limit - used - (ok ? cost : 0)), reset }
+    const outcome = windowOutcome(local.global + local.pending, limit, cost, reset)
+    if (outcome.ok) local.pending += cost
+    return outcome
   }
 
   /**
@@ -84,8 +63,8 @@ export class NamespaceLimiter {
   async checkAll(requests: readonly NamespaceLimitRequest[], nowMs: number): Promise<LimitOutcome[]> {
     const outcomes: LimitOutcome[] = []
     // Async windows first, in memory, charged at the end; a window named twice counts the earlier call.
-    const held = new Map<LocalWindow, number>()
-    const toCharge: (LocalWindow | undefined)[] = []
+    const held = new Map<NamespaceWindow, number>()
+    const toCharge: (NamespaceWindow | undefined)[] = []
     for (const request of requests) {
       const { limit, duration, cost } = request
       const reset = windowStart(duration, nowMs) + duration
@@ -95,11 +74,10 @@ export class NamespaceLimiter {
         continue
       }
       const local = this.local(request, nowMs)
-      const used = local.global + local.pending + (held.get(local) ?? 0)
-      const ok = used + cost <= limit
-      if (ok) held.set(local, (held.get(local) ?? 0) + cost)
-      outcomes.push({ ok, limit, remaining: Math.max(0, limit - used - (ok ? cost : 0)), reset })
-      toCharge.push(ok ? local : undefined)
+      const outcome = windowOutcome(local.global + local.pending + (held.get(local) ?? 0), limit, cost, reset)
+      if (outcome.ok) held.set(local, (held.get(local) ?? 0) + cost)
+      outcomes.push(outcome)
+      toCharge.push(outcome.ok ? local : undefined)
     }
     // Then the exact ones, each charged if its window has room: sent in order, so a window named twice sees the
     // earlier call's charge.
@@ -134,32 +112,16 @@ export class NamespaceLimiter {
   }
 
   /** Adds local usage to the store and learns everyone's, for every window still open (an ended one counts no more). */
-  async reconcile(nowMs: number = this.clock.now()): Promise<void> {
-    const open: LocalWindow[] = []
-    for (const [id, w] of this.windows.entries()) {
-      if (w.window + w.duration > nowMs) open.push(w)
-      else this.windows.delete(id)
-    }
-    await Promise.all(open.map((w) => this.sync(w)))
+  reconcile(nowMs?: number): Promise<void> {
+    return this.windows.reconcile(nowMs)
   }
 
-  private local(request: NamespaceLimitRequest, nowMs: number): LocalWindow {
+  private local(request: NamespaceLimitRequest, nowMs: number): NamespaceWindow {
     const { namespace, identifier, duration } = request
     const window = windowStart(duration, nowMs)
     const id = JSON.stringify([namespace, identifier, duration, window])
-    let local = this.windows.get(id)
-    if (!local) {
-      this.windows.set(id, (local = { namespace, identifier, duration, window, global: 0, pending: 0 }))
-      // A window new to this process (a restart, an eviction) may already be in use elsewhere: learn it now.
-      void this.sync(local).catch(() => {})
-    }
-    return local
-  }
-
-  private async sync(w: LocalWindow): Promise<void> {
-    const pushed = w.pending
-    const total = await this.store.addNamespaceUsage(w.namespace, w.identifier, w.duration, w.window, pushed)
-    w.pending -= pushed
-    w.global = total
+    return (
+      this.windows.get(id) ?? this.windows.add(id, { namespace, identifier, duration, window, global: 0, pending: 0 })
+    )
   }
 }

@@ -1,4 +1,3 @@
-import type { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import {
@@ -9,14 +8,10 @@ import {
   type RateCounter,
 } from '../shared/ratelimit.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
-import { growingLru } from './growing-lru.js'
+import { LocalWindows, windowOutcome, type LocalWindow } from './local-windows.js'
 
-interface LocalWindow extends RateCounter {
-  /** Usage of every verifier as last reported by Redis (ours included, up to the last reconcile). */
-  global: number
-  /** Our usage not yet added to Redis. */
-  pending: number
-}
+/** A key's (or identity's) async window: its counter in the store, and the usage counted here. */
+type KeyWindow = RateCounter & LocalWindow
 
 export interface LimitsOutcome {
   ok: boolean
@@ -34,51 +29,35 @@ export interface LimitsOutcome {
  * Applies the rate limits of one call, all or nothing: a call refused by one limit is charged to none.
  *
  * Exact limits (async:false) are one Redis script per call. Async limits are counted here, in memory, and
- * reconciled every `reconcileMs`: local usage is added to the window's counter in Redis and the global total
- * comes back (a window new to this verifier learns it at once; an evicted one hands its usage over first).
- * Between reconciles a verifier only knows the others' usage as of the last one, so N verifiers can
- * together admit up to N × limit in a window whose calls all fall between two reconciles.
+ * reconciled every `reconcileMs` (local-windows.ts: a window new to this verifier learns its total at once; an
+ * evicted one hands its usage over first; N verifiers may together admit up to N × limit in a window).
  */
 export class RateLimiter {
-  private readonly windows: LRUCache<string, LocalWindow>
-  private timer: NodeJS.Timeout | undefined
+  private readonly windows: LocalWindows<KeyWindow>
 
   /** `clock` is the one windows are computed with (the verifier's): a window ends by it, not by Date.now(). */
   constructor(
     private readonly store: VerifierStore,
-    private readonly log: Logger,
-    private readonly reconcileMs: number,
-    private readonly clock: Clock,
+    log: Logger,
+    reconcileMs: number,
+    clock: Clock,
   ) {
-    this.windows = growingLru<string, LocalWindow>(100_000, {
-      dispose: (window, _id, reason) => {
-        if (reason === 'evict' && window.pending > 0) void this.sync(window).catch(() => {})
-      },
-    })
+    this.windows = new LocalWindows<KeyWindow>((w, delta) => store.addRateLimitUsage(w, delta), log, reconcileMs, clock)
   }
 
   start(): void {
-    const tick = () => {
-      this.timer = setTimeout(
-        () =>
-          void this.reconcile()
-            .catch((err) => this.log.warn({ err }, 'rate-limit reconcile failed'))
-            .finally(tick),
-        this.reconcileMs,
-      )
-      this.timer.unref()
-    }
-    tick()
+    this.windows.start()
   }
 
+  /** Stops reconciling: usage counted since the last reconcile is not handed over. */
   stop(): void {
-    if (this.timer) clearTimeout(this.timer)
+    this.windows.stop()
   }
 
   /** `group`: the slot every counter of this call lives in (shared/ratelimit.ts, CounterOwner). */
   async checkAll(group: CounterOwner, limits: readonly AppliedLimit[], nowMs: number): Promise<LimitsOutcome> {
     const outcomes: (LimitOutcome | undefined)[] = []
-    const locals: (LocalWindow | undefined)[] = []
+    const locals: (KeyWindow | undefined)[] = []
     // Async limits first, in memory, without charging: every one, so that each without room is reported.
     for (const applied of limits) {
       const reset = windowStart(applied.duration, nowMs) + applied.duration
@@ -88,14 +67,7 @@ export class RateLimiter {
         continue
       }
       const local = this.local(group, applied, nowMs)
-      const used = local.global + local.pending
-      const ok = used + applied.cost <= applied.limit
-      outcomes.push({
-        ok,
-        limit: applied.limit,
-        remaining: Math.max(0, applied.limit - used - (ok ? applied.cost : 0)),
-        reset,
-      })
+      outcomes.push(windowOutcome(local.global + local.pending, applied.limit, applied.cost, reset))
       locals.push(local)
     }
     /** The async limits' outcomes of a refused call: nothing charged, each remaining as it was before the call. */
@@ -135,32 +107,14 @@ export class RateLimiter {
   }
 
   /** Adds local usage to Redis and learns everyone's, for every window still open. */
-  async reconcile(nowMs: number = this.clock.now()): Promise<void> {
-    const open: LocalWindow[] = []
-    for (const [id, w] of this.windows.entries()) {
-      if (w.window + w.duration > nowMs) open.push(w)
-      else this.windows.delete(id)
-    }
-    await Promise.all(open.map((w) => this.sync(w)))
+  reconcile(nowMs?: number): Promise<void> {
+    return this.windows.reconcile(nowMs)
   }
 
-  private local(group: CounterOwner, applied: AppliedLimit, nowMs: number): LocalWindow {
+  private local(group: CounterOwner, applied: AppliedLimit, nowMs: number): KeyWindow {
     const window = windowStart(applied.duration, nowMs)
     const { owner, name, duration } = applied
     const id = `${group} ${owner} ${duration} ${window} ${name}`
-    let local = this.windows.get(id)
-    if (!local) {
-      this.windows.set(id, (local = { group, owner, name, duration, window, global: 0, pending: 0 }))
-      // A window new to this verifier (a restart, an eviction) may already be in use elsewhere: learn it now.
-      void this.sync(local).catch(() => {})
-    }
-    return local
-  }
-
-  private async sync(w: LocalWindow): Promise<void> {
-    const pushed = w.pending
-    const total = await this.store.addRateLimitUsage(w, pushed)
-    w.pending -= pushed
-    w.global = total
+    return this.windows.get(id) ?? this.windows.add(id, { group, owner, name, duration, window, global: 0, pending: 0 })
   }
 }

@@ -73,27 +73,44 @@ describe('a window evicted from memory', () => {
   it('does the same for namespace limits: the least recently used window goes, and hands its usage over', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1, 12))
     const pushed: string[] = []
-    const store = {
-      addNamespaceUsage: async (_namespace: string, identifier: string, _d: number, _w: number, delta: number) => {
-        if (delta !== 0) pushed.push(`${identifier} ${delta}`)
-        return 0
-      },
-    } as unknown as NamespaceCounterStore
-    const limiter = new NamespaceLimiter(store, pino({ level: 'silent' }), 1_000, clock)
-    const request = (identifier: string, cost: number): NamespaceLimitRequest => ({
-      namespace: 'ns',
-      identifier,
-      limit: 100,
-      duration: 60_000,
-      cost,
-      async: true,
-    })
-    expect((await limiter.check(request('i0', 3), clock.now())).ok).toBe(true)
-    for (let i = 1; i < WINDOWS; i++) await limiter.check(request(`i${i}`, 1), clock.now())
-    await limiter.check(request('i0', 1), clock.now())
+    const limiter = new NamespaceLimiter(handedOver(pushed), pino({ level: 'silent' }), 1_000, clock)
+    expect((await limiter.check(namespaceRequest('i0', 3), clock.now())).ok).toBe(true)
+    for (let i = 1; i < WINDOWS; i++) await limiter.check(namespaceRequest(`i${i}`, 1), clock.now())
+    await limiter.check(namespaceRequest('i0', 1), clock.now())
     expect(pushed).toEqual([])
-    await limiter.check(request('one-more', 1), clock.now())
+    await limiter.check(namespaceRequest('one-more', 1), clock.now())
     await new Promise((resolve) => setImmediate(resolve))
     expect(pushed).toEqual(['i1 1'])
   })
+})
+
+describe('namespace limits, stopped', () => {
+  it('hand the async usage counted here over to the store', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1, 12))
+    const pushed: string[] = []
+    const limiter = new NamespaceLimiter(handedOver(pushed), pino({ level: 'silent' }), 1_000, clock)
+    expect((await limiter.check(namespaceRequest('user', 2), clock.now())).ok).toBe(true)
+    expect(pushed).toEqual([])
+    await limiter.stop()
+    expect(pushed).toEqual(['user 2'])
+  })
+})
+
+/** A namespace counter store that notes every usage handed over to it as `identifier delta`. */
+function handedOver(pushed: string[]): NamespaceCounterStore {
+  return {
+    addNamespaceUsage: async (_namespace: string, identifier: string, _d: number, _w: number, delta: number) => {
+      if (delta !== 0) pushed.push(`${identifier} ${delta}`)
+      return 0
+    },
+  } as unknown as NamespaceCounterStore
+}
+
+const namespaceRequest = (identifier: string, cost: number): NamespaceLimitRequest => ({
+  namespace: 'ns',
+  identifier,
+  limit: 100,
+  duration: 60_000,
+  cost,
+  async: true,
 })
