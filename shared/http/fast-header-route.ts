@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { docsBaseFor } from './docs-base.js'
 import { errorBody } from './error-body.js'
 import { toApiError } from './error-handler.js'
-import type { FastPath, FastRouteContext } from './fast-route.js'
+import { writtenOrDropped, type FastPath, type FastRouteContext } from './fast-route.js'
 import { requestIdOf } from './request-id.js'
 
 /** An answer made of a status and headers, with no body: what a gateway reads of forward-auth. */
@@ -60,18 +60,8 @@ export function fastHeaderPath(route: FastHeaderRoute, context: FastRouteContext
     send(req, res, error.statusCode, error.headers, body, requestId, started)
   }
 
-  /**
-   * Writes an answer; only writing can throw here (a header value Node refuses). Served from the server's request
-   * listener, a throw would take the process down: the connection is dropped instead, as the JSON fast path does.
-   */
-  function written(res: ServerResponse, requestId: string, write: () => void): void {
-    try {
-      write()
-    } catch (err) {
-      context.log.error({ err, requestId }, 'could not write the answer')
-      res.destroy()
-    }
-  }
+  const written = (res: ServerResponse, requestId: string, write: () => void) =>
+    writtenOrDropped(context.log, res, requestId, write)
 
   return {
     takes(req) {

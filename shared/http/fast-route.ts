@@ -219,15 +219,8 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
     })
   }
 
-  /** Writes an answer from a callback, where a throw (a header value Node refuses) would go unheard. */
-  function written(res: ServerResponse, requestId: string, write: () => void): void {
-    try {
-      write()
-    } catch (err) {
-      context.log.error({ err, requestId }, 'could not write the answer')
-      res.destroy()
-    }
-  }
+  const written = (res: ServerResponse, requestId: string, write: () => void) =>
+    writtenOrDropped(context.log, res, requestId, write)
 
   function serve(req: IncomingMessage, res: ServerResponse): boolean {
     const started = performance.now()
@@ -271,6 +264,19 @@ function v2Frame(responseSchema: object): Frame {
     throw new Error("a v2 fast route's response schema must be the envelope {meta, data}")
   const serialize = fastJson(properties.data as Parameters<typeof fastJson>[0])
   return (answer) => ['{"meta":{"requestId":"', `"},"data":${serialize(answer)}}`]
+}
+
+/**
+ * Writes an answer; only writing can throw there (a header value Node refuses). Called from the server's request
+ * listener or a callback, a throw would take the process down or go unheard: the connection is dropped instead.
+ */
+export function writtenOrDropped(log: Logger, res: ServerResponse, requestId: string, write: () => void): void {
+  try {
+    write()
+  } catch (err) {
+    log.error({ err, requestId }, 'could not write the answer')
+    res.destroy()
+  }
 }
 
 /** Fastify's `serverFactory`: a server that serves the fast paths itself and hands every other request to Fastify. */

@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox'
 import type { Principal } from '../root-key-principal.js'
 import type { KeygateServer } from './build-server.js'
-import { decoratePrincipal } from './request-principal.js'
+import { authenticateBeforeBody, type Authenticate } from './request-principal.js'
 import { isV2Path } from './problem-body.js'
 
 /**
@@ -24,7 +24,7 @@ export interface JsonEndpoint {
    * The root key's caller, from the `Authorization` header, before the body is read (a missing or unknown root key
    * is refused whatever the body): endpoints that take a root key. Synchronous when it can be.
    */
-  authenticate?: (authorization: string | string[] | undefined) => Principal | Promise<Principal>
+  authenticate?: Authenticate
   /**
    * The answer for a valid body (v1: without its requestId; v2: the envelope's `data`), or a promise of it. An answer
    * frozen with a memo (shared/frozen-memo.ts) is taken to be the same every time it is returned: the fast path
@@ -39,13 +39,7 @@ export interface JsonEndpoint {
 export function registerJsonEndpoint(app: KeygateServer, endpoint: JsonEndpoint): void {
   const v2 = isV2Path(endpoint.url)
   void app.register(async (scope: KeygateServer) => {
-    const { authenticate } = endpoint
-    if (authenticate) {
-      decoratePrincipal(scope)
-      scope.addHook('onRequest', async (request) => {
-        request.principal = await authenticate(request.headers.authorization)
-      })
-    }
+    if (endpoint.authenticate) authenticateBeforeBody(scope, endpoint.authenticate)
     scope.post(
       endpoint.url,
       { schema: { body: endpoint.bodySchema, response: { 200: endpoint.responseSchema } } },

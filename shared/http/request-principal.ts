@@ -15,3 +15,17 @@ declare module 'fastify' {
 export function decoratePrincipal(app: KeygateServer): void {
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null)
 }
+
+/** The root key's check, from the `Authorization` header: a principal, or the contract's UNAUTHORIZED. */
+export type Authenticate = (authorization: string | string[] | undefined) => Principal | Promise<Principal>
+
+/**
+ * Sets `request.principal` on every request to `scope`'s routes before the body is read, so that a missing or refused
+ * root key is answered whatever the body holds.
+ */
+export function authenticateBeforeBody(scope: KeygateServer, authenticate: Authenticate): void {
+  decoratePrincipal(scope)
+  scope.addHook('onRequest', async (request) => {
+    request.principal = await authenticate(request.headers.authorization)
+  })
+}

@@ -2,10 +2,10 @@ import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import type { NamespaceLimitOutcome, NamespaceLimitRequest, NamespaceLimits } from '../namespace-limits.js'
 import type { NamespaceRecord } from '../ratelimit-namespace.js'
-import { requireNamespaceAction, type Principal } from '../root-key-principal.js'
+import { requireNamespaceAction } from '../root-key-principal.js'
 import { WIRE_EXAMPLES } from '../wire-examples.js'
 import type { KeygateServer } from './build-server.js'
-import { decoratePrincipal } from './request-principal.js'
+import { authenticateBeforeBody, type Authenticate } from './request-principal.js'
 import { RATELIMIT_RANGES } from './ratelimit-limit-schema.js'
 import { registerV2 } from './v2-route.js'
 
@@ -91,7 +91,7 @@ export interface V2RatelimitAccess {
    * a refusal comes first. Absent where the server's own hook has set `request.principal` already (the control
    * plane's management routes).
    */
-  authenticate?: (authorization: string | string[] | undefined) => Promise<Principal> | Principal
+  authenticate?: Authenticate
   /**
    * Makes a namespace named for the first time (the root key may: checked before). Absent on a verifier, which
    * writes nothing: there a namespace it has no record of is counted all the same, without overrides.
@@ -111,13 +111,7 @@ export function registerV2RatelimitLimits(
   access: V2RatelimitAccess,
 ): void {
   void app.register(async (scope: KeygateServer) => {
-    const { authenticate } = access
-    if (authenticate) {
-      decoratePrincipal(scope)
-      scope.addHook('onRequest', async (request) => {
-        request.principal = await authenticate(request.headers.authorization)
-      })
-    }
+    if (access.authenticate) authenticateBeforeBody(scope, access.authenticate)
     registerV2(scope, 'ratelimit.limit', { body: V2LimitBody, data: V2LimitData }, async (request) => {
       const namespaces = await namespacesOf(request, [request.body.namespace], ratelimits, access)
       const outcome = await ratelimits.limit(requestOf(request.body, namespaces))

@@ -1,6 +1,5 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
 import {
   openBackend,
   startTestControlPlane,
@@ -9,7 +8,15 @@ import {
   type Backend,
   type TestServer,
 } from '../support/apps.js'
-import { answerOverHttp, answerThroughFastify, type PathAnswer } from '../support/verify-paths.js'
+import {
+  answerOverHttp,
+  answerThroughFastify,
+  anyBodyWith,
+  anyFieldValue,
+  requestsCounted,
+  whileStoreIsDown,
+  type PathAnswer,
+} from '../support/verify-paths.js'
 
 /**
  * v2's keys.verifyKey is served ahead of Fastify on a listening verifier, as v1's is (shared/http/fast-route.ts), from
@@ -155,33 +162,15 @@ describe('v2 keys.verifyKey ahead of Fastify', () => {
   })
 
   it('answers generated bodies exactly as the Fastify route does', async () => {
-    const value = fc.oneof(
-      fc.string(),
-      fc.integer(),
-      fc.boolean(),
-      fc.constant(null),
-      fc.array(fc.string(), { maxLength: 3 }),
-      fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
-    )
-    const body = fc
-      .oneof(
-        fc
-          .record(
-            {
-              key: fc.oneof(fc.constantFrom(keys.valid!, keys.disabled!, keys.other!, 'sk_nope'), value),
-              permissions: fc.oneof(fc.constantFrom('read', 'read OR', 'a AND b'), value),
-              credits: value,
-              ratelimits: value,
-              tags: value,
-              migrationId: value,
-            },
-            { requiredKeys: [] },
-          )
-          .map((b) => JSON.stringify(b)),
-        fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
-        fc.string({ maxLength: 40 }),
-      )
-      .filter((text) => text.length > 0)
+    const value = anyFieldValue
+    const body = anyBodyWith({
+      key: fc.oneof(fc.constantFrom(keys.valid!, keys.disabled!, keys.other!, 'sk_nope'), value),
+      permissions: fc.oneof(fc.constantFrom('read', 'read OR', 'a AND b'), value),
+      credits: value,
+      ratelimits: value,
+      tags: value,
+      migrationId: value,
+    })
     await fc.assert(
       fc.asyncProperty(body, fc.constantFrom(...Object.values(rootKeys)), async (text, authorization) => {
         const [fast, fastify] = await both(text, authorization)
@@ -192,38 +181,16 @@ describe('v2 keys.verifyKey ahead of Fastify', () => {
   })
 
   it("answers 503 in v2's shape when the store cannot be read, as Fastify does", async () => {
-    const read = backend.store.getKeyByHash.bind(backend.store)
-    const poll = backend.store.readRevisions.bind(backend.store)
-    const down = async (): Promise<never> => {
-      throw new StoreUnavailableError('down')
-    }
-    backend.store.getKeyByHash = down
-    backend.store.readRevisions = down
-    try {
+    await whileStoreIsDown(backend.store, async () => {
       const [fast, fastify] = await both(JSON.stringify({ key: 'sk_never_seen_before' }), rootKeys.bootstrap)
       expect(fast).toStrictEqual(fastify)
       expect(fast.status).toBe(503)
       expect(fast.body.error.status).toBe(503)
-    } finally {
-      backend.store.getKeyByHash = read
-      backend.store.readRevisions = poll
-    }
+    })
   })
 
   it('counts its answers in the route metrics, under the v2 route', async () => {
-    const counted = async (status: number) =>
-      Number(
-        (await verifier.app.inject({ method: 'GET', url: '/metrics' })).body
-          .split('\n')
-          .find(
-            (line) =>
-              line.startsWith('keygate_http_requests_total{') &&
-              line.includes(`route="${PATH}"`) &&
-              line.includes(`status="${status}"`),
-          )
-          ?.split(' ')
-          .pop() ?? 0,
-      )
+    const counted = (status: number) => requestsCounted(verifier.app, PATH, status)
     const [ok, refused] = [await counted(200), await counted(401)]
     const reachedFastify = throughFastifyCount
     await answerOverHttp(url, PATH, JSON.stringify({ key: keys.valid }), headersWith(rootKeys.bootstrap))

@@ -1,9 +1,15 @@
 import { Readable } from 'node:stream'
-import { StoreUnavailableError } from '../../shared/errors.js'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { answerOverHttp, answerThroughFastify, type PathAnswer } from '../support/verify-paths.js'
+import {
+  answerOverHttp,
+  answerThroughFastify,
+  anyBodyWith,
+  anyFieldValue,
+  whileStoreIsDown,
+  type PathAnswer,
+} from '../support/verify-paths.js'
 import {
   openBackend,
   startTestControlPlane,
@@ -173,53 +179,24 @@ describe('verifyKey ahead of Fastify', () => {
   })
 
   it("answers 503 in the contract's shape when the store cannot be read, as Fastify does", async () => {
-    // Neither the key nor the revisions (an unknown key's NOT_FOUND needs a fresh poll instead of a read).
-    const read = backend.store.getKeyByHash.bind(backend.store)
-    const poll = backend.store.readRevisions.bind(backend.store)
-    const down = async (): Promise<never> => {
-      throw new StoreUnavailableError('down')
-    }
-    backend.store.getKeyByHash = down
-    backend.store.readRevisions = down
-    try {
+    await whileStoreIsDown(backend.store, async () => {
       const [fast, fastify] = await both(JSON.stringify({ key: 'sk_never_seen_before' }))
       expect(fast).toStrictEqual(fastify)
       expect(fast.status).toBe(503)
-    } finally {
-      backend.store.getKeyByHash = read
-      backend.store.readRevisions = poll
-    }
+    })
   })
 
   it('answers generated bodies exactly as the Fastify route does', async () => {
-    const value = fc.oneof(
-      fc.string(),
-      fc.integer(),
-      fc.boolean(),
-      fc.constant(null),
-      fc.array(fc.string(), { maxLength: 3 }),
-      fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
-    )
-    const body = fc
-      .oneof(
-        fc
-          .record(
-            {
-              key: fc.oneof(fc.constantFrom(keys.valid!, keys.disabled!, 'sk_nope'), value),
-              apiId: value,
-              tags: value,
-              authorization: value,
-              remaining: value,
-              ratelimit: value,
-              ratelimits: value,
-            },
-            { requiredKeys: [] },
-          )
-          .map((b) => JSON.stringify(b)),
-        fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
-        fc.string({ maxLength: 40 }),
-      )
-      .filter((text) => text.length > 0)
+    const value = anyFieldValue
+    const body = anyBodyWith({
+      key: fc.oneof(fc.constantFrom(keys.valid!, keys.disabled!, 'sk_nope'), value),
+      apiId: value,
+      tags: value,
+      authorization: value,
+      remaining: value,
+      ratelimit: value,
+      ratelimits: value,
+    })
     await fc.assert(
       fc.asyncProperty(body, async (text) => {
         const [fast, fastify] = await both(text)

@@ -1,5 +1,7 @@
+import fc from 'fast-check'
 import { request } from 'undici'
 import { expect } from 'vitest'
+import { StoreUnavailableError } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 
 /** One answer of a verification endpoint, as a test compares it between the fast path and Fastify's route. */
@@ -57,4 +59,65 @@ export async function answerThroughFastify(
     triggered: response.headers['unkey-ratelimit-triggered'] as string | undefined,
     authenticate: response.headers['www-authenticate'] as string | undefined,
   }
+}
+
+/** Any JSON value of a small size, for generated request bodies' fields. */
+export const anyFieldValue = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+)
+
+/**
+ * Request bodies as text: objects of some of `fields` (each any value its arbitrary gives), any JSON, or any short
+ * text — never empty (an empty body is left to Fastify).
+ */
+export function anyBodyWith(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<string> {
+  return fc
+    .oneof(
+      fc.record(fields, { requiredKeys: [] }).map((body) => JSON.stringify(body)),
+      fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
+      fc.string({ maxLength: 40 }),
+    )
+    .filter((text) => text.length > 0)
+}
+
+/**
+ * Runs `check` while the store can read neither a key nor the revisions (an unknown key's NOT_FOUND needs a fresh
+ * poll instead of a read): every verification of a key not cached must fail closed.
+ */
+export async function whileStoreIsDown(
+  store: { getKeyByHash: (hash: string) => Promise<unknown>; readRevisions: () => Promise<unknown> },
+  check: () => Promise<void>,
+): Promise<void> {
+  const read = store.getKeyByHash
+  const poll = store.readRevisions
+  const down = async (): Promise<never> => {
+    throw new StoreUnavailableError('down')
+  }
+  store.getKeyByHash = down
+  store.readRevisions = down
+  try {
+    await check()
+  } finally {
+    store.getKeyByHash = read
+    store.readRevisions = poll
+  }
+}
+
+/** keygate_http_requests_total of `route` with this status (any method), read from /metrics (0 if absent). */
+export async function requestsCounted(app: KeygateServer, route: string, status: number): Promise<number> {
+  const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  const line = metrics
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('keygate_http_requests_total{') &&
+        l.includes(`route="${route}"`) &&
+        l.includes(`status="${status}"`),
+    )
+  return Number(line?.split(' ').pop() ?? 0)
 }
