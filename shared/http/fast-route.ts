@@ -191,7 +191,10 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
     return bytes > 0 && bytes <= context.bodyLimitBytes
   }
 
-  /** Reads the body, then answers: `caller` is the root key's principal (or the refusal), settled by then. */
+  /**
+   * Reads the body, then answers: `caller` is the root key's principal, or its refusal. A refusal is answered as soon
+   * as it is known, body or no body, as Fastify answers its onRequest hook's (what arrives of the body is dropped).
+   */
   function readThenAnswer(
     req: IncomingMessage,
     res: ServerResponse,
@@ -199,16 +202,27 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
     requestId: string,
     started: number,
   ): void {
+    let refused = false
+    const refuse = (err: unknown) => {
+      refused = true
+      written(res, requestId, () => fail(res, err, requestId, started))
+    }
+    // Nothing reads the body then: Node drops it once the answer is written (the connection is kept).
+    if (caller instanceof Error) return refuse(caller)
+    // Registered first: a refusal settled after the body is answered once, here.
+    if (caller instanceof Promise) caller.catch(refuse)
     const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('data', (chunk: Buffer) => {
+      if (!refused) chunks.push(chunk)
+    })
     req.on('end', () => {
+      if (refused) return
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')
       try {
-        if (caller instanceof Error) fail(res, caller, requestId, started)
-        else if (caller instanceof Promise) {
+        if (caller instanceof Promise) {
           caller.then(
             (principal) => written(res, requestId, () => answer(res, text, principal, requestId, started)),
-            (err: unknown) => written(res, requestId, () => fail(res, err, requestId, started)),
+            () => {},
           )
         } else answer(res, text, caller, requestId, started)
       } catch (err) {
@@ -233,8 +247,6 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
       } catch (err) {
         caller = err instanceof Error ? err : new Error(String(err))
       }
-      // A refusal settled later is still answered after the body: a rejection must not go unhandled meanwhile.
-      if (caller instanceof Promise) caller.catch(() => {})
     }
     readThenAnswer(req, res, caller, requestId, started)
     return true

@@ -1,3 +1,4 @@
+import net from 'node:net'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -159,6 +160,55 @@ describe('v2 keys.verifyKey ahead of Fastify', () => {
     expect(hidden.body).toStrictEqual({ data: { valid: false, code: 'NOT_FOUND' } })
     const [reachable] = await both(JSON.stringify({ key: keys.other }), rootKeys.limited)
     expect(reachable.body.data).toMatchObject({ valid: true, code: 'VALID' })
+  })
+
+  it('answers a refused root key before the body ends, as Fastify does, and keeps the connection', async () => {
+    const { port } = new URL(url)
+    /** Sends the head and part of a 60-byte body; resolves with the first answer, then with what follows the rest. */
+    const exchange = (authorization: string, chunked: boolean) =>
+      new Promise<[string, string]>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1')
+        const answers: string[] = []
+        let got = ''
+        socket.on('error', reject)
+        const timer = setTimeout(() => {
+          socket.destroy()
+          reject(new Error(`no answer to a partial body (${authorization || 'no root key'})`))
+        }, 3_000)
+        socket.on('data', (data) => {
+          got += data.toString()
+          const end = got.indexOf('}', got.indexOf('\r\n\r\n'))
+          if (end < 0) return
+          answers.push(got.slice(0, end + 1))
+          got = ''
+          if (answers.length === 1) {
+            // The rest of the body, then a second request on the same connection.
+            socket.write(chunked ? `${'x'.repeat(59)}\r\n0\r\n\r\n` : 'x'.repeat(59))
+            socket.write(`GET /livez HTTP/1.1\r\nhost: x\r\n\r\n`)
+          } else {
+            clearTimeout(timer)
+            socket.destroy()
+            resolve(answers as [string, string])
+          }
+        })
+        const length = chunked ? 'transfer-encoding: chunked\r\n' : 'content-length: 60\r\n'
+        const head = `POST ${PATH} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${length}`
+        socket.write(`${head}${authorization ? `authorization: ${authorization}\r\n` : ''}\r\n`)
+        socket.write(chunked ? '3c\r\n{' : '{')
+      })
+    // Missing (refused at once), unknown and cached, unknown and read from the store (refused later).
+    for (const authorization of ['', rootKeys.unknown!, `Bearer kgroot_never_seen_${Date.now()}`]) {
+      // Chunked: Fastify answers it (the fast path leaves it); with a Content-Length the fast path does.
+      const [[fastify, fastifyNext], [fast, fastNext]] = [
+        await exchange(authorization, true),
+        await exchange(authorization, false),
+      ]
+      const status = (answer: string) => answer.slice(0, answer.indexOf('\r\n'))
+      expect(status(fast), authorization).toBe(status(fastify))
+      expect(status(fast)).toMatch(authorization ? / 401 / : / 400 /)
+      expect(status(fastNext)).toBe(status(fastifyNext))
+      expect(status(fastNext)).toBe('HTTP/1.1 200 OK')
+    }
   })
 
   it('answers generated bodies exactly as the Fastify route does', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { generateKey, generateRootKey, hashKey, secretsEqual } from '../../shared/key-material.js'
 import { SHARD_COUNT, shardOf } from '../../shared/shards.js'
 
@@ -29,6 +29,24 @@ describe('key material', () => {
     expect(secretsEqual('abc', 'abd')).toBe(false)
     expect(secretsEqual('abc', 'abcd')).toBe(false)
     expect(secretsEqual('', '')).toBe(true)
+  })
+
+  it('compares every character of two hashes, wherever they first differ (no early exit)', () => {
+    // Pins the loop (key-material.ts): the characters read are the same whether the hashes differ at the first
+    // character, at the last, or not at all — how long a comparison takes tells nothing of the bootstrap key's hash.
+    const hash = hashKey('kgroot_bootstrap')
+    const flip = (i: number) => hash.slice(0, i) + (hash[i] === 'A' ? 'B' : 'A') + hash.slice(i + 1)
+    const spy = vi.spyOn(String.prototype, 'charCodeAt')
+    try {
+      const reads = [hash, flip(0), flip(21), flip(43)].map((other) => {
+        spy.mockClear()
+        secretsEqual(other, hash)
+        return spy.mock.calls.length
+      })
+      expect(reads).toStrictEqual([88, 88, 88, 88])
+    } finally {
+      spy.mockRestore()
+    }
   })
 })
 
