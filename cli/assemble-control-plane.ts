@@ -2,7 +2,7 @@ import type { CacheSettings, GatewayPolicy, SyncSettings } from '../shared/confi
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { registerIndex, type ServerIndex } from '../shared/http/index-route.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
-import type { KeyStore } from '../shared/store/key-store.js'
+import type { Store } from '../shared/store/store.js'
 import { buildControlPlaneApp } from '../control-plane/app.js'
 import { builtConsoleDir, loadConsole } from '../control-plane/console-route.js'
 import { RootKeyUse } from '../control-plane/root-key-use.js'
@@ -73,16 +73,19 @@ function controlPlaneIndex(service: 'control-plane' | 'dev', forwardAuth: boolea
  * (writing its last usage counts), then closes the backend.
  */
 export function assembleControlPlane(
-  parts: ProcessParts<KeyStore>,
+  parts: ProcessParts<Store>,
   settings: ControlPlaneSettings,
 ): AssembledControlPlane {
   const metrics = createMetricsRegistry(settings.service ?? 'control-plane')
   const verifier = keyVerifierOf(parts, settings, metrics.registry)
   const ratelimits = namespaceRatelimitsOf(parts, settings, verifier)
   const { gateway } = settings
-  const rootKeyUse = new RootKeyUse(parts.store, parts.clock, parts.log)
+  const rootKeyUse = new RootKeyUse(parts.store.rootKeys, parts.clock, parts.log)
   // One root-key check for the management API and v2's verifyKey: read from the store on every call.
-  const rootKeys = new RootKeyAuthenticator(new StoredRootKeys(parts.store, rootKeyUse), settings.bootstrapRootKey)
+  const rootKeys = new RootKeyAuthenticator(
+    new StoredRootKeys(parts.store.rootKeys, rootKeyUse),
+    settings.bootstrapRootKey,
+  )
   const consoleFiles = loadConsole(settings.consoleDir ?? builtConsoleDir())
   if (!consoleFiles) parts.log.warn('the admin console is not built (npm run build): /console answers 404')
   const app = buildControlPlaneApp({

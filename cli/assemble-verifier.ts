@@ -117,10 +117,10 @@ export function namespaceRatelimitsOf(
   verifier: KeyVerifier,
 ): NamespaceRatelimits {
   const limiter = new NamespaceLimiter(
-    parts.store,
+    parts.store.counters,
     parts.log.child({ component: 'namespace-limiter' }),
     settings.sync.pollIntervalMs,
     parts.clock,
   )
-  return new NamespaceRatelimits(verifier, limiter, parts.clock, parts.store)
+  return new NamespaceRatelimits(verifier, limiter, parts.clock, parts.store.entities)
 }

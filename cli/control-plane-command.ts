@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import { monotonicClock, systemClock } from '../shared/clock.js'
 import { controlPlaneConfig, type ControlPlaneConfig } from '../shared/config/config.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
-import { openRedisBackend } from '../shared/store/redis-backend.js'
+import { openBackend, redisConnections } from '../shared/store/backend.js'
 import { redactUrl } from '../shared/store/redis-connection.js'
 import { listenApp } from './listen.js'
 import { serve } from './serve.js'
@@ -10,7 +10,11 @@ import { assembleControlPlane } from './assemble-control-plane.js'
 
 /** `keygate control-plane`: the management API on Redis. Listens at once; /readyz says when it can serve. */
 export async function startControlPlane(config: ControlPlaneConfig, log: Logger): Promise<KeygateServer> {
-  const backend = openRedisBackend(config.redisUrl, 'control-plane', config.redisTarget, config.replication)
+  const backend = openBackend({
+    kind: 'redis',
+    connections: redisConnections(config.redisUrl, 'control-plane', config.redisTarget),
+    replication: config.replication,
+  })
   const { store, feed } = backend
   const { app, verifier } = assembleControlPlane(
     { store, feed, clock: systemClock, elapsed: monotonicClock, log, closeBackend: () => backend.close() },

@@ -1,12 +1,11 @@
 import type { Logger } from 'pino'
 import { monotonicClock, systemClock } from '../shared/clock.js'
 import { devConfig, type DevConfig } from '../shared/config/config.js'
-import { MemoryChangeFeed } from '../shared/feed/memory-change-feed.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { closeGracefully } from '../shared/http/graceful-shutdown.js'
 import { generateRootKey } from '../shared/key-material.js'
 import { createLogger } from '../shared/logger.js'
-import { MemoryKeyStore } from '../shared/store/memory-key-store.js'
+import { openBackend } from '../shared/store/backend.js'
 import { assembleControlPlane } from './assemble-control-plane.js'
 import { readableLogLines } from './dev-log-lines.js'
 import { listenApp } from './listen.js'
@@ -24,20 +23,16 @@ interface DevServer {
  * No Redis; everything is gone when it exits.
  */
 async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
-  const feed = new MemoryChangeFeed()
-  const store = new MemoryKeyStore(feed)
+  const backend = openBackend({ kind: 'memory' })
   const rootKey = config.rootKey ?? generateRootKey().key
   const { app, verifier } = assembleControlPlane(
     {
-      store,
-      feed,
+      store: backend.store,
+      feed: backend.feed,
       clock: systemClock,
       elapsed: monotonicClock,
       log,
-      closeBackend: async () => {
-        await feed.close()
-        await store.close()
-      },
+      closeBackend: () => backend.close(),
     },
     {
       bodyLimitBytes: config.bodyLimitBytes,

@@ -5,7 +5,7 @@ import { systemClock } from '../shared/clock.js'
 import type { RootKeyCommandConfig } from '../shared/config/config.js'
 import { createLogger } from '../shared/logger.js'
 import { connectRedis } from '../shared/store/redis-connection.js'
-import { RedisKeyStore } from '../shared/store/redis-key-store.js'
+import { createRedisStore } from '../shared/store/redis-store.js'
 
 /**
  * Runs `work` with the root-key service on the store the control plane uses, found as it finds it (REDIS_URL,
@@ -17,10 +17,10 @@ export async function withRootKeys<T>(
   work: (rootKeys: RootKeys) => Promise<T>,
 ): Promise<T> {
   const redis = await connectRedis(config.redisUrl, 'root-key', config.redisTarget)
-  const store = new RedisKeyStore(redis, Date.now, config.replication)
+  const store = createRedisStore(redis, { replication: config.replication })
   try {
     const log = createLogger('warn', 'keygate-root-key', pino.destination(2))
-    const audit = new AuditLog(store, systemClock, log)
+    const audit = new AuditLog(store.audit, systemClock, log)
     return await work(new RootKeys({ store, audit, clock: systemClock }))
   } finally {
     await store.close()

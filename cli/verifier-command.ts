@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import { monotonicClock, systemClock } from '../shared/clock.js'
 import { verifierConfig, type VerifierConfig } from '../shared/config/config.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
-import { openRedisBackend } from '../shared/store/redis-backend.js'
+import { openBackend, redisConnections } from '../shared/store/backend.js'
 import { redactUrl } from '../shared/store/redis-connection.js'
 import { listenApp, listenServer } from './listen.js'
 import { serve } from './serve.js'
@@ -10,7 +10,10 @@ import { assembleVerifier } from './assemble-verifier.js'
 
 /** `keygate verifier`: the sidecar. Listens at once; /readyz turns 200 once subscribed and synced. */
 export async function startVerifier(config: VerifierConfig, log: Logger): Promise<KeygateServer> {
-  const backend = openRedisBackend(config.redisUrl, 'verifier', config.redisTarget)
+  const backend = openBackend({
+    kind: 'redis',
+    connections: redisConnections(config.redisUrl, 'verifier', config.redisTarget),
+  })
   const { store, feed } = backend
   const { app, verifier, proxy } = await assembleVerifier(
     { store, feed, clock: systemClock, elapsed: monotonicClock, log, closeBackend: () => backend.close() },

@@ -3,8 +3,7 @@ import { dirname } from 'node:path'
 import { pino } from 'pino'
 import { monotonicClock, systemClock } from '../shared/clock.js'
 import { devConfig } from '../shared/config/config.js'
-import { MemoryChangeFeed } from '../shared/feed/memory-change-feed.js'
-import { MemoryKeyStore } from '../shared/store/memory-key-store.js'
+import { openBackend } from '../shared/store/backend.js'
 import { assembleControlPlane } from './assemble-control-plane.js'
 
 /**
@@ -14,19 +13,15 @@ import { assembleControlPlane } from './assemble-control-plane.js'
  */
 const out = process.argv[2] ?? 'openapi.json'
 const config = devConfig([], {})
-const feed = new MemoryChangeFeed()
-const store = new MemoryKeyStore(feed)
+const backend = openBackend({ kind: 'memory' })
 const { app } = assembleControlPlane(
   {
-    store,
-    feed,
+    store: backend.store,
+    feed: backend.feed,
     clock: systemClock,
     elapsed: monotonicClock,
     log: pino({ level: 'silent' }),
-    closeBackend: async () => {
-      await feed.close()
-      await store.close()
-    },
+    closeBackend: () => backend.close(),
   },
   {
     bodyLimitBytes: config.bodyLimitBytes,

@@ -18,8 +18,8 @@ export async function createApi(deps: ControlPlaneDeps, caller: Caller, name: st
   const principal = caller.principal
   requirePermission(principal, '*', 'create_api')
   const api = { id: newId('api', deps.clock.now()), name, createdAt: deps.clock.now() }
-  await deps.store.addToIndex(APIS_INDEX, api.id)
-  await deps.store.createApi(api)
+  await deps.store.entities.addToIndex(APIS_INDEX, api.id)
+  await deps.store.keys.createApi(api)
   await deps.audit.record(caller, 'apis.createApi', { apiId: api.id, after: { id: api.id, name: api.name } })
   caller.log.info({ apiId: api.id, rootKeyId: principal.rootKeyId }, 'api created')
   return api
@@ -28,7 +28,7 @@ export async function createApi(deps: ControlPlaneDeps, caller: Caller, name: st
 /** The api `apiId`, if the root key may read it; the contract's 404 when there is none. */
 export async function readApi(deps: ControlPlaneDeps, caller: Caller, apiId: string): Promise<ApiRecord> {
   requirePermission(caller.principal, apiId, 'read_api')
-  const api = await deps.store.getApi(apiId)
+  const api = await deps.store.keys.getApi(apiId)
   if (!api) throw notFound('api', `api ${apiId} not found`)
   return api
 }
@@ -42,7 +42,7 @@ export async function deleteApi(
 ): Promise<void> {
   requirePermission(caller.principal, apiId, 'delete_api')
   await writes.deleteApi(apiId)
-  await deps.store.removeFromIndex(APIS_INDEX, apiId)
+  await deps.store.entities.removeFromIndex(APIS_INDEX, apiId)
   await deps.audit.record(caller, 'apis.deleteApi', { apiId })
 }
 
@@ -57,5 +57,5 @@ export async function listApis(
   page: PageOptions,
 ): Promise<RecordPage<ApiRecord>> {
   requirePermission(caller.principal, '*', 'read_api')
-  return pageThroughIndex(deps.store, APIS_INDEX, page, (apiId) => deps.store.getApi(apiId))
+  return pageThroughIndex(deps.store.entities, APIS_INDEX, page, (apiId) => deps.store.keys.getApi(apiId))
 }

@@ -94,12 +94,12 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     // Before every route, the server's own (probes, metrics) included, so that the document lists them all.
     documentation: registerOpenApi,
   })
-  const audit = new AuditLog(deps.store, deps.clock, deps.log)
+  const audit = new AuditLog(deps.store.audit, deps.clock, deps.log)
   const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock, onWrite: deps.onWrite })
-  const rbac = new Rbac(deps.store, deps.clock, deps.onWrite, audit)
-  const identities = new Identities(deps.store, deps.clock, deps.onWrite)
-  const namespaces = new RatelimitNamespaces(deps.store, deps.clock, deps.onWrite)
-  const overrides = new RatelimitOverrides(deps.store, namespaces, deps.clock, deps.onWrite)
+  const rbac = new Rbac(deps.store.entities, deps.clock, deps.onWrite, audit)
+  const identities = new Identities(deps.store.entities, deps.clock, deps.onWrite)
+  const namespaces = new RatelimitNamespaces(deps.store.entities, deps.clock, deps.onWrite)
+  const overrides = new RatelimitOverrides(deps.store.entities, namespaces, deps.clock, deps.onWrite)
   const routeDeps = {
     store: deps.store,
     audit,

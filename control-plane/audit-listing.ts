@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../shared/audit.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { AuditStore } from '../shared/store/audit-store.js'
 
 /** What audit.list can narrow the log to: entries that match every field given. */
 export interface AuditFilter {
@@ -28,7 +28,7 @@ export const MAX_SCANNED = 10_000
  * unfiltered), or, when filtering, what matched among the entries read, with a cursor unless the log ended.
  */
 export async function listAuditEntries(
-  store: Pick<ManagementStore, 'listAudit'>,
+  store: Pick<AuditStore, 'listAudit'>,
   filter: AuditFilter,
   options: { cursor?: string | undefined; limit: number },
 ): Promise<AuditPage> {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import type { KeyRecord } from '../shared/records.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { AuditStore } from '../shared/store/audit-store.js'
 import { toKeyResponse } from './key-response.js'
 import { EMPTY_CONTEXT } from '../shared/key-context.js'
 import type { Caller } from './caller.js'
@@ -31,7 +31,7 @@ export interface AuditTarget {
  */
 export class AuditLog {
   constructor(
-    private readonly store: Pick<ManagementStore, 'appendAudit'>,
+    private readonly store: Pick<AuditStore, 'appendAudit'>,
     private readonly clock: Clock,
     private readonly log: Logger,
   ) {}

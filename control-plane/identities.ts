@@ -9,7 +9,7 @@ import {
 } from '../shared/identity.js'
 import { newId } from '../shared/ids.js'
 import type { StoredEntity } from '../shared/entity.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { EntityStore } from '../shared/store/entity-store.js'
 import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
 import type { WriteListener } from './key-writes.js'
 
@@ -37,7 +37,7 @@ export interface IdentityPage {
  */
 export class Identities {
   constructor(
-    private readonly store: ManagementStore,
+    private readonly store: EntityStore,
     private readonly clock: Clock,
     private readonly onWrite: WriteListener,
   ) {}

@@ -1,4 +1,4 @@
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { EntityStore } from '../shared/store/entity-store.js'
 
 /** One page of records: `cursor` (the last id on it) only when another record follows, so the last has none. */
 export interface RecordPage<T> {
@@ -19,7 +19,7 @@ export interface PageOptions {
  * asks for an empty page.
  */
 export async function pageThroughIndex<T>(
-  store: Pick<ManagementStore, 'listIndex'>,
+  store: Pick<EntityStore, 'listIndex'>,
   index: string,
   options: PageOptions,
   load: (id: string) => Promise<T | null>,

@@ -24,13 +24,13 @@ export async function updateCredits(
 ): Promise<{ before: KeyRecord; remaining: number | null }> {
   const principal = caller.principal
   const { keyId, op, value } = change
-  const record = await deps.store.getKeyById(keyId)
+  const record = await deps.store.keys.getKeyById(keyId)
   if (!record) throw notFound('key', `key ${keyId} not found`)
   requireKeyPermission(principal, record, 'update_key')
   const now = deps.clock.now()
   const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
   // null: the key carries no credits (or value is null), so the balance alone cannot change.
-  let remaining = value === null ? null : await deps.store.updateCredits(keyId, op, value, refill, now)
+  let remaining = value === null ? null : await deps.store.keys.updateCredits(keyId, op, value, refill, now)
   if (remaining === null) {
     if (op !== 'set') {
       throw value === null

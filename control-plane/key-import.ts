@@ -56,7 +56,7 @@ export async function importKeys(
   const material = keys.map((key, i) => importedMaterial(key, String(i)))
   const checked = keys.map((key, i) => newKeyRecord(key, material[i]!, now))
   for (const apiId of new Set(checked.map((record) => record.apiId))) {
-    if (!(await deps.store.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
+    if (!(await deps.store.keys.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
   }
   const problems = await takenHashes(deps, material)
   if (problems.length > 0) {
@@ -127,7 +127,7 @@ async function takenHashes(
     if (first !== undefined) problems.push({ i, problem: `is the same key as ${first}` })
     else firstIndex.set(hash, i)
   }
-  const stored = await Promise.all(material.map(({ hash }) => deps.store.getKeyByHash(hash)))
+  const stored = await Promise.all(material.map(({ hash }) => deps.store.keys.getKeyByHash(hash)))
   for (const [i, found] of stored.entries())
     if (found) problems.push({ i, problem: 'a key with this hash exists already' })
   return problems

@@ -36,9 +36,9 @@ export async function listApiKeys(deps: ControlPlaneDeps, caller: Caller, listin
   if (listing.decrypt)
     throw fieldError('PRECONDITION_FAILED', 'decrypt', 'Keygate stores only hashes; keys cannot be shown again')
   const ownerId = ownerIdOf(listing) ?? undefined
-  if (!(await deps.store.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
+  if (!(await deps.store.keys.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
   // One more than the page, to know whether another follows.
-  const page = await deps.store.listKeys(apiId, { cursor, limit: listing.exactEnd ? limit + 1 : limit, ownerId })
+  const page = await deps.store.keys.listKeys(apiId, { cursor, limit: listing.exactEnd ? limit + 1 : limit, ownerId })
   let { keys, cursor: next } = page
   if (listing.exactEnd && keys.length > limit) {
     keys = keys.slice(0, limit)

@@ -50,9 +50,9 @@ export async function rerollKey(
   })
   if (remaining !== undefined) {
     const refill = old.refill && { boundary: lastRefillBoundary(old.refill, now), amount: old.refill.amount }
-    const taken = await deps.store.updateCredits(keyId, 'take', 0, refill, now)
+    const taken = await deps.store.keys.updateCredits(keyId, 'take', 0, refill, now)
     if (taken !== null && taken > 0)
-      await deps.store.updateCredits(created.record.id, 'increment', taken, undefined, now)
+      await deps.store.keys.updateCredits(created.record.id, 'increment', taken, undefined, now)
   }
   const graceEnds = now + expiration
   await writes.updateKey(

@@ -1,6 +1,6 @@
 import type { Caller } from './caller.js'
 import type { KeyPatch, KeyRecord } from '../shared/records.js'
-import type { KeyWrite } from '../shared/store/management-store.js'
+import type { KeyWrite } from '../shared/store/api-key-store.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { checkExpires } from './expires.js'
 import { bindIdentity, checkIdentityBinding } from './identity-binding.js'

@@ -1,6 +1,6 @@
 import { ApiError, WriteConflictError, notFound } from '../shared/errors.js'
 import type { KeyPatch, KeyRecord, NewKeyRecord } from '../shared/records.js'
-import type { KeyWrite } from '../shared/store/management-store.js'
+import type { KeyWrite } from '../shared/store/api-key-store.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 
 /** Told of every change this control plane writes (a key's or an entity's), as soon as the store has it. */
@@ -18,13 +18,13 @@ export class KeyWrites {
 
   async createKey(record: NewKeyRecord): Promise<KeyWrite> {
     const { store } = this.deps
-    const write = await store.createKey(record)
+    const write = await store.keys.createKey(record)
     // Two random 16+ byte keys never collide; an imported hash could. Either way: nothing was written.
     if (write === false) throw new ApiError('CONFLICT', 'a key with the same hash already exists')
     this.written(write)
     // deleteApi marks the api before it deletes its keys: if that happened while we wrote, undo our key,
     // so that no key of a deleted api is left verifying.
-    if ((await store.apiExistsOrDeleting(record.apiId)) !== 'exists') {
+    if ((await store.keys.apiExistsOrDeleting(record.apiId)) !== 'exists') {
       await this.deleteKey(record.id)
       throw notFound('api', `api ${record.apiId} not found`)
     }
@@ -41,12 +41,12 @@ export class KeyWrites {
     allowed: (record: KeyRecord) => void,
   ): Promise<KeyWrite> {
     for (let attempt = 1; ; attempt++) {
-      const current = await this.deps.store.getKeyById(keyId)
+      const current = await this.deps.store.keys.getKeyById(keyId)
       if (!current) throw notFound('key', `key ${keyId} not found`)
       allowed(current)
       try {
         const changes = typeof patch === 'function' ? patch(current) : patch
-        const write = await this.deps.store.updateKey(keyId, changes, current.rev, this.deps.clock.now())
+        const write = await this.deps.store.keys.updateKey(keyId, changes, current.rev, this.deps.clock.now())
         if (!write) throw notFound('key', `key ${keyId} not found`)
         this.written(write)
         return write
@@ -57,13 +57,13 @@ export class KeyWrites {
   }
 
   async readKey(keyId: string): Promise<KeyRecord> {
-    const record = await this.deps.store.getKeyById(keyId)
+    const record = await this.deps.store.keys.getKeyById(keyId)
     if (!record) throw notFound('key', `key ${keyId} not found`)
     return record
   }
 
   async deleteKey(keyId: string): Promise<KeyWrite | null> {
-    const write = await this.deps.store.deleteKey(keyId)
+    const write = await this.deps.store.keys.deleteKey(keyId)
     if (write) this.written(write)
     return write
   }
@@ -71,9 +71,9 @@ export class KeyWrites {
   /** Deletes every key of the api, then the api. A retry after a crash finishes the job. */
   async deleteApi(apiId: string): Promise<void> {
     const { store } = this.deps
-    if (!(await store.markApiDeleting(apiId))) throw notFound('api', `api ${apiId} not found`)
+    if (!(await store.keys.markApiDeleting(apiId))) throw notFound('api', `api ${apiId} not found`)
     await this.deleteAllKeys(apiId)
-    await store.removeApi(apiId)
+    await store.keys.removeApi(apiId)
     this.deps.log.info({ apiId }, 'api deleted')
   }
 
@@ -82,7 +82,7 @@ export class KeyWrites {
     let cursor: string | undefined
     let deleted = 0
     for (;;) {
-      const page = await this.deps.store.listKeys(apiId, { cursor, limit: 100 })
+      const page = await this.deps.store.keys.listKeys(apiId, { cursor, limit: 100 })
       const writes = await Promise.all(page.keys.map((key) => this.deleteKey(key.id)))
       deleted += writes.filter(Boolean).length
       if (!page.cursor) return deleted

@@ -1,6 +1,6 @@
 import { ApiError } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { ApiKeyStore } from '../shared/store/api-key-store.js'
 
 /** Keys an analytics read may sum over: beyond this the answer would cost too much to compute on each call. */
 export const MAX_KEYS_PER_REPORT = 1_000
@@ -11,7 +11,7 @@ const PAGE = 100
  * than MAX_KEYS_PER_REPORT is a 412 rather than a sum over some of them: a partial count would look like a true one.
  */
 export async function keysInScope(
-  store: Pick<ManagementStore, 'listKeys'>,
+  store: Pick<ApiKeyStore, 'listKeys'>,
   apiId: string,
   ownerId: string | undefined,
 ): Promise<KeyRecord[]> {

@@ -39,7 +39,7 @@ export async function createKey(
   const { key, ...material } = generateKey(fields.prefix, fields.byteLength)
   // The fields are checked before anything (a permission or role) is created for them.
   newKeyRecord(fields, material, deps.clock.now())
-  if (!(await deps.store.getApi(fields.apiId))) throw notFound('api', `api ${fields.apiId} not found`)
+  if (!(await deps.store.keys.getApi(fields.apiId))) throw notFound('api', `api ${fields.apiId} not found`)
   const ownerId = ownerIdOf(fields) ?? undefined
   if (ownerId !== undefined) await checkIdentityBinding(deps, principal, ownerId)
   const grants = await grantsOf(principal)
@@ -63,7 +63,7 @@ export async function readKey(
   keyId: string,
 ): Promise<{ record: KeyRecord; context: KeyContext }> {
   const principal = caller.principal
-  const record = await deps.store.getKeyById(keyId)
+  const record = await deps.store.keys.getKeyById(keyId)
   if (!record) throw notFound('key', `key ${keyId} not found`)
   requireKeyPermission(principal, record, 'read_key')
   return { record, context: await deps.rbac.contextOf(record) }
@@ -77,7 +77,7 @@ export async function deleteKey(
   keyId: string,
 ): Promise<void> {
   const principal = caller.principal
-  const record = await deps.store.getKeyById(keyId)
+  const record = await deps.store.keys.getKeyById(keyId)
   if (!record) throw notFound('key', `key ${keyId} not found`)
   requireKeyPermission(principal, record, 'delete_key')
   if (!(await writes.deleteKey(keyId))) throw notFound('key', `key ${keyId} not found`)

@@ -1,8 +1,7 @@
 import { entityAddress, type EntityType } from '../shared/entity.js'
 import { ApiError, WriteConflictError, notFound, type RecordKind } from '../shared/errors.js'
 import { idTimestamp } from '../shared/ids.js'
-import type { EntityWrite } from '../shared/store/entity-store.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { EntityStore, EntityWrite } from '../shared/store/entity-store.js'
 import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
 import type { WriteListener } from './key-writes.js'
 
@@ -26,7 +25,7 @@ export interface NamedRecord {
  */
 export class NamedRecords<T extends NamedRecord> {
   constructor(
-    private readonly store: ManagementStore,
+    private readonly store: EntityStore,
     private readonly type: EntityType,
     /** What its records are, in messages and in v2's problem types (`data/role_not_found`). */
     private readonly noun: Extract<RecordKind, 'permission' | 'role'>,

@@ -8,7 +8,7 @@ import {
   type NamespaceRecord,
   type WildcardRule,
 } from '../shared/ratelimit-namespace.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { EntityStore } from '../shared/store/entity-store.js'
 import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
 import type { WriteListener } from './key-writes.js'
 
@@ -37,7 +37,7 @@ export interface NamespaceRef {
  */
 export class RatelimitNamespaces {
   constructor(
-    private readonly store: ManagementStore,
+    private readonly store: EntityStore,
     private readonly clock: Clock,
     private readonly onWrite: WriteListener,
   ) {}

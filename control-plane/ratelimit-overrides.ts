@@ -9,7 +9,7 @@ import {
   type OverrideRecord,
   type OverrideRule,
 } from '../shared/ratelimit-namespace.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { EntityStore } from '../shared/store/entity-store.js'
 import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
 import type { WriteListener } from './key-writes.js'
 import type { RatelimitNamespaces } from './ratelimit-namespaces.js'
@@ -39,7 +39,7 @@ export interface OverridePage {
  */
 export class RatelimitOverrides {
   constructor(
-    private readonly store: ManagementStore,
+    private readonly store: EntityStore,
     private readonly namespaces: RatelimitNamespaces,
     private readonly clock: Clock,
     private readonly onWrite: WriteListener,

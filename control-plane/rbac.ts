@@ -2,7 +2,7 @@ import { ApiError, badRequest, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { resolveKeyContext, type KeyContext, type KeyReferences } from '../shared/key-context.js'
 import type { PermissionRecord, RoleRecord } from '../shared/rbac.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { EntityStore } from '../shared/store/entity-store.js'
 import type { Clock } from '../shared/clock.js'
 import type { WriteListener } from './key-writes.js'
 import { NamedRecords } from './named-records.js'
@@ -35,7 +35,7 @@ export class Rbac {
 
   /** `audit` records the permissions and roles made on the way (createKey, `create: true`), as their own calls do. */
   constructor(
-    private readonly store: ManagementStore,
+    private readonly store: EntityStore,
     private readonly clock: Clock,
     onWrite: WriteListener,
     private readonly audit?: Pick<AuditLog, 'append'>,

@@ -3,8 +3,7 @@ import { ApiError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { generateRootKey } from '../shared/key-material.js'
 import type { RootKeyRecord } from '../shared/records.js'
-import type { EntityStore } from '../shared/store/entity-store.js'
-import type { RootKeyStore } from '../shared/store/root-key-store.js'
+import type { ManagementStore } from '../shared/store/management-store.js'
 import type { AuditActor, AuditLog } from './audit-log.js'
 import type { WriteListener } from './key-writes.js'
 import { BOOTSTRAP_ID } from './root-key-auth.js'
@@ -43,7 +42,7 @@ export interface NewRootKey {
 
 export interface RootKeysDeps {
   /** The root keys, and the entities that mirror them for verifiers (root-key-entities.ts). */
-  store: RootKeyStore & EntityStore
+  store: Pick<ManagementStore, 'rootKeys' | 'entities'>
   audit: AuditLog
   clock: Clock
   /** Told of each entity write (a control plane's own verifier, for read-your-writes); the command line has none. */
@@ -60,7 +59,7 @@ export class RootKeys {
   private readonly entities: RootKeyEntities
 
   constructor(private readonly deps: RootKeysDeps) {
-    this.entities = new RootKeyEntities(deps.store, deps.onWrite)
+    this.entities = new RootKeyEntities(deps.store.entities, deps.onWrite)
   }
 
   async create(actor: AuditActor, input: { name?: string | undefined; permissions: string[] }): Promise<NewRootKey> {
@@ -75,7 +74,8 @@ export class RootKeys {
       createdAt: now,
     }
     // Two random 32-byte keys (and two random ids) never collide: this is a bug, not a case to handle.
-    if (!(await this.deps.store.createRootKey(record))) throw new Error('a new root key collided with a stored one')
+    if (!(await this.deps.store.rootKeys.createRootKey(record)))
+      throw new Error('a new root key collided with a stored one')
     // Stored first: a crash before this leaves a root key verifiers refuse (and nobody holds: it was never answered).
     await this.entities.publish(record)
     await this.deps.audit.append(actor, 'rootKeys.createRootKey', { keyId: record.id, after: rootKeyView(record) })
@@ -83,16 +83,16 @@ export class RootKeys {
   }
 
   list(): Promise<RootKeyRecord[]> {
-    return this.deps.store.listRootKeys()
+    return this.deps.store.rootKeys.listRootKeys()
   }
 
   bootstrapDisabled(): Promise<boolean> {
-    return this.deps.store.isBootstrapRootKeyDisabled()
+    return this.deps.store.rootKeys.isBootstrapRootKeyDisabled()
   }
 
   /** The stored root key `id`, or the contract's 404 (which says what the bootstrap key is, if that was asked). */
   async get(id: string): Promise<RootKeyRecord> {
-    const record = await this.deps.store.getRootKeyById(id)
+    const record = await this.deps.store.rootKeys.getRootKeyById(id)
     if (record) return record
     if (id === BOOTSTRAP_ID)
       throw notFound(
@@ -107,11 +107,11 @@ export class RootKeys {
    * the revocation bound.
    */
   async revoke(actor: AuditActor, id: string): Promise<RootKeyRecord> {
-    const record = await this.deps.store.getRootKeyById(id)
+    const record = await this.deps.store.rootKeys.getRootKeyById(id)
     if (!record) throw notFound('rootKey', `root key ${id} not found`)
     // Verifiers first: a crash between the two writes leaves a root key they refuse and the control plane accepts.
     await this.entities.tombstone(record)
-    const revoked = await this.deps.store.revokeRootKey(id)
+    const revoked = await this.deps.store.rootKeys.revokeRootKey(id)
     if (!revoked) throw notFound('rootKey', `root key ${id} not found`)
     await this.deps.audit.append(actor, 'rootKeys.revokeRootKey', { keyId: id, before: rootKeyView(revoked) })
     return revoked
@@ -127,7 +127,7 @@ export class RootKeys {
     // As a revoke, then a create: the old one is refused by verifiers before the store drops it, the new one
     // accepted by them only once it is stored.
     await this.entities.tombstone(old)
-    const revoked = await this.deps.store.rollRootKey(id, record)
+    const revoked = await this.deps.store.rootKeys.rollRootKey(id, record)
     if (!revoked) throw notFound('rootKey', `root key ${id} not found`)
     await this.entities.publish(record)
     await this.deps.audit.append(actor, 'rootKeys.rollRootKey', {
@@ -151,11 +151,11 @@ export class RootKeys {
     // Verifiers refuse it before the control planes do, and accept it again only after them.
     if (enabled) {
       const seen = await this.entities.bootstrapSwitch()
-      await this.deps.store.setBootstrapRootKeyDisabled(false)
+      await this.deps.store.rootKeys.setBootstrapRootKeyDisabled(false)
       await this.entities.enableBootstrap(seen)
     } else {
       await this.entities.disableBootstrap()
-      await this.deps.store.setBootstrapRootKeyDisabled(true)
+      await this.deps.store.rootKeys.setBootstrapRootKeyDisabled(true)
     }
     const action = enabled ? 'rootKeys.enableBootstrapRootKey' : 'rootKeys.disableBootstrapRootKey'
     await this.deps.audit.append(actor, action, { keyId: BOOTSTRAP_ID, after: { enabled } })
@@ -167,7 +167,7 @@ export class RootKeys {
    */
   async backfill(): Promise<RootKeysFound> {
     // Legacy root keys moved first (once per store): the reconcile's lists, every second, then read one place only.
-    await this.deps.store.moveLegacyRootKeys()
-    return this.entities.backfill(this.deps.store)
+    await this.deps.store.rootKeys.moveLegacyRootKeys()
+    return this.entities.backfill(this.deps.store.rootKeys)
   }
 }

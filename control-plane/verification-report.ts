@@ -1,7 +1,7 @@
 import { ANALYTICS_RETENTION_MS, BUCKET_MS, bucketStart, type Granularity } from '../shared/analytics.js'
 import { invalid } from '../shared/errors.js'
 import type { KeyRecord } from '../shared/records.js'
-import type { ManagementStore } from '../shared/store/management-store.js'
+import type { UsageStore } from '../shared/store/usage-store.js'
 
 /** A time slice of a report; months are summed from day buckets (the store keeps hours and days). */
 export type Slice = 'hour' | 'day' | 'month'
@@ -50,7 +50,7 @@ interface Read {
 
 /** Counts of the keys between start and end (inclusive of the buckets holding both), grouped as asked. */
 export async function verificationReport(
-  store: Pick<ManagementStore, 'readUsage'>,
+  store: Pick<UsageStore, 'readUsage'>,
   query: ReportQuery,
 ): Promise<ReportRow[]> {
   const { slice, start, end } = query

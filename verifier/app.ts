@@ -46,7 +46,7 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   // verifyKey, v1 and v2, is the hot path: each is one endpoint, served ahead of Fastify's per-request machinery
   // (shared/http/fast-route.ts) and registered on Fastify below.
   const verifyKeys = [verifyKeyEndpoint(deps.verifier), v2VerifyKeyEndpoint(deps.verifier, rootKeys)]
-  const bound = boundApi(deps.store, deps.gateway.apiId, deps.log)
+  const bound = boundApi(deps.store.keys, deps.gateway.apiId, deps.log)
   const app = buildServer({
     ...deps,
     // Per-request logs would dominate the hot path; failures are still logged.

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { VerifierStore } from '../shared/store/verifier-store.js'
+import type { ApiKeyStore } from '../shared/store/api-key-store.js'
 
 export interface BoundApi {
   /** Why the verifier is not ready on its api's account ([] when it has none, or the api exists). */
@@ -12,7 +12,7 @@ export interface BoundApi {
  * turns /readyz green; once seen it is not asked again (deleting the api later refuses its keys, and is not a
  * reason to take the pods out of service). The first answer "absent" is logged, naming the api.
  */
-export function boundApi(store: Pick<VerifierStore, 'apiExists'>, apiId: string | undefined, log: Logger): BoundApi {
+export function boundApi(store: Pick<ApiKeyStore, 'apiExists'>, apiId: string | undefined, log: Logger): BoundApi {
   let state: 'exists' | 'absent' | 'unknown' = apiId === undefined ? 'exists' : 'unknown'
   const current = () => state
   let pending: Promise<void> | undefined

@@ -57,7 +57,7 @@ export class KeyVerifier {
   private readonly sync: ShardSync
   private readonly clock: Clock
   private readonly onStale: OnStale
-  private readonly store: VerifierStore
+  private readonly storedKeys: VerifierStore['keys']
   private readonly limiter: RateLimiter
   private readonly usage: UsageRecorder
   readonly metrics: VerifierMetrics
@@ -65,28 +65,29 @@ export class KeyVerifier {
   constructor(deps: KeyVerifierDeps) {
     this.clock = deps.clock
     this.onStale = deps.sync.onStale
-    this.store = deps.store
+    this.storedKeys = deps.store.keys
     // Every flush writes two counters per key verified since the last: every 5 s rather than every poll keeps
     // that off a busy verifier's CPU.
     this.usage = new UsageRecorder(
-      deps.store,
+      deps.store.usage,
       deps.log.child({ component: 'usage' }),
       Math.max(deps.sync.pollIntervalMs, USAGE_FLUSH_MS),
     )
     this.limiter = new RateLimiter(
-      deps.store,
+      deps.store.counters,
       deps.log.child({ component: 'rate-limiter' }),
       deps.sync.pollIntervalMs,
       deps.clock,
     )
     this.cache = new KeyCache(deps.cache)
-    this.lookup = new KeyLookup(deps.store, this.cache, deps.cache.maxPendingReads)
+    this.lookup = new KeyLookup(deps.store.keys, this.cache, deps.cache.maxPendingReads)
     // Every cached key may have an identity (or the knowledge that it has none) beside roles and permissions: an
     // entity cache smaller than the key cache would evict what keys resolve through, and send them to Redis after
     // any entity change.
     this.entities = new EntityCache(deps.cache.maxKeys + MAX_CACHED_ENTITIES)
+    const storedEntities = deps.store.entities
     this.entityLookup = new RecordLookup(
-      (address) => deps.store.getEntity(address),
+      (address) => storedEntities.getEntity(address),
       this.entities,
       deps.cache.maxPendingReads,
       'record',
@@ -97,7 +98,7 @@ export class KeyVerifier {
       lastPollAgeSeconds: () => this.sync.lastPollAgeMs / 1000,
       maxStalenessSeconds: deps.sync.maxStalenessMs / 1000,
     })
-    this.known = new KnownHashes(deps.store, deps.log.child({ component: 'known-hashes' }), deps.registry)
+    this.known = new KnownHashes(deps.store.keys, deps.log.child({ component: 'known-hashes' }), deps.registry)
     const sink: ChangeSink = {
       changed: (event) => this.applyChange(event),
       dropShard: (shard) => {
@@ -117,7 +118,8 @@ export class KeyVerifier {
         'ON_STALE=serve: beyond the staleness bound this verifier answers from a cache it cannot confirm current (counted in keygate_stale_answers_total{mode="served"})',
       )
     }
-    this.sync = new ShardSync(deps.store, deps.feed, sink, this.metrics, deps.log.child({ component: 'shard-sync' }), {
+    const changes = deps.store.changes
+    this.sync = new ShardSync(changes, deps.feed, sink, this.metrics, deps.log.child({ component: 'shard-sync' }), {
       clock: deps.elapsed,
       maxStalenessMs: deps.sync.maxStalenessMs,
       pollIntervalMs: deps.sync.pollIntervalMs,
@@ -363,7 +365,7 @@ export class KeyVerifier {
     }
     if (record.remaining === undefined) return this.count(verdict)
     const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
-    const spend = await this.store.spendCredits(record.hash, request.cost ?? 1, refill, now)
+    const spend = await this.storedKeys.spendCredits(record.hash, request.cost ?? 1, refill, now)
     if (spend === null) return this.count(verdict)
     return this.count(
       spend.ok

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import { SHARD_COUNT, shardOf } from '../shared/shards.js'
-import type { VerifierStore } from '../shared/store/verifier-store.js'
+import type { ApiKeyStore } from '../shared/store/api-key-store.js'
 import { BloomFilter, HashWords } from './bloom-filter.js'
 
 /**
@@ -33,7 +33,7 @@ export class KnownHashes {
   private readonly builds: Counter
 
   constructor(
-    private readonly store: Pick<VerifierStore, 'scanKeyHashes'>,
+    private readonly store: Pick<ApiKeyStore, 'scanKeyHashes'>,
     private readonly log: Logger,
     registry: Registry,
   ) {

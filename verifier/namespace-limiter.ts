@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import type { NamespaceLimitRequest } from '../shared/namespace-limits.js'
 import { windowStart, type LimitOutcome } from '../shared/ratelimit.js'
-import type { NamespaceCounterStore } from '../shared/store/namespace-counter-store.js'
+import type { CounterStore } from '../shared/store/counter-store.js'
 import { LocalWindows, windowOutcome, type LocalWindow } from './local-windows.js'
 
 /** One identifier's async window in a namespace, and the usage counted here. */
@@ -21,7 +21,7 @@ export class NamespaceLimiter {
   private readonly windows: LocalWindows<NamespaceWindow>
 
   constructor(
-    private readonly store: NamespaceCounterStore,
+    private readonly store: CounterStore,
     log: Logger,
     reconcileMs: number,
     clock: Clock,

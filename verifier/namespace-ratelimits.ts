@@ -12,7 +12,7 @@ import {
   type OverrideRecord,
   type WildcardRule,
 } from '../shared/ratelimit-namespace.js'
-import type { EntityStore } from '../shared/store/entity-store.js'
+import type { EntityReader } from '../shared/store/entity-store.js'
 import type { NamespaceLimiter } from './namespace-limiter.js'
 
 /** Entities as verdicts see them (KeyVerifier.entity): cached, absences too, current within the revocation bound. */
@@ -35,7 +35,7 @@ export class NamespaceRatelimits implements NamespaceLimits {
     private readonly entities: EntitySource,
     private readonly limiter: NamespaceLimiter,
     private readonly clock: Clock,
-    private readonly ids: Pick<EntityStore, 'readName'>,
+    private readonly ids: Pick<EntityReader, 'readName'>,
   ) {}
 
   async namespace(name: string): Promise<NamespaceRecord | null> {

@@ -7,7 +7,7 @@ import {
   type LimitOutcome,
   type RateCounter,
 } from '../shared/ratelimit.js'
-import type { VerifierStore } from '../shared/store/verifier-store.js'
+import type { CounterStore } from '../shared/store/counter-store.js'
 import { LocalWindows, windowOutcome, type LocalWindow } from './local-windows.js'
 
 /** A key's (or identity's) async window: its counter in the store, and the usage counted here. */
@@ -37,7 +37,7 @@ export class RateLimiter {
 
   /** `clock` is the one windows are computed with (the verifier's): a window ends by it, not by Date.now(). */
   constructor(
-    private readonly store: VerifierStore,
+    private readonly store: CounterStore,
     log: Logger,
     reconcileMs: number,
     clock: Clock,

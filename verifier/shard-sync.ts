@@ -5,10 +5,10 @@ import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import { SHARD_COUNT } from '../shared/shards.js'
 import {
   LOG_TRIMMED,
+  type ChangeLogStore,
   type RevisionSnapshot,
   type ShardRevision,
-  type VerifierStore,
-} from '../shared/store/verifier-store.js'
+} from '../shared/store/change-log-store.js'
 import type { VerifierMetrics } from './verifier-metrics.js'
 
 /** Where a change must go once it is known: the cache and the miss path. */
@@ -67,7 +67,7 @@ export class ShardSync {
   private staleLogged = false
 
   constructor(
-    private readonly store: VerifierStore,
+    private readonly store: ChangeLogStore,
     private readonly feed: ChangeFeed,
     private readonly sink: ChangeSink,
     private readonly metrics: VerifierMetrics,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import { bucketStart, type Outcome } from '../shared/analytics.js'
-import type { VerifierStore } from '../shared/store/verifier-store.js'
+import type { UsageStore } from '../shared/store/usage-store.js'
 import type { VerdictCode } from '../shared/verification.js'
 import { UsageFlush, type HourTable } from './usage-flush.js'
 import { addCounts, hasCounts, type CountTable, type UsageCell, type UsageCellHolder } from './usage-table.js'
@@ -37,7 +37,7 @@ export class UsageRecorder {
   private flushing: Promise<void> | undefined
 
   constructor(
-    private readonly store: VerifierStore,
+    private readonly store: Pick<UsageStore, 'addUsage'>,
     private readonly log: Logger,
     private readonly flushMs: number,
   ) {}

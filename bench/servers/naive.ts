@@ -3,7 +3,7 @@ import { pino } from 'pino'
 import { Type } from 'typebox'
 import { fastJsonPath, fastRouteServerFactory } from '../../shared/http/fast-route.js'
 import { hashKey } from '../../shared/key-material.js'
-import { openRedisBackend } from '../../shared/store/redis-backend.js'
+import { openBackend, redisConnections } from '../../shared/store/backend.js'
 import { verify } from '../../shared/verification.js'
 import { EMPTY_CONTEXT } from '../../shared/key-context.js'
 import { Registry } from 'prom-client'
@@ -15,7 +15,7 @@ import { LATENCY_BUCKETS } from '../../shared/http/metrics-registry.js'
  * Redis (one HMGET, the same read keygate does on a miss) and applies the same rules — served on the same
  * stack as keygate's verifyKey (the fast route ahead of Fastify), so the comparison is the cache, not the framework.
  */
-const { store } = openRedisBackend(process.env.REDIS_URL!, 'bench-naive')
+const { store } = openBackend({ kind: 'redis', connections: redisConnections(process.env.REDIS_URL!, 'bench-naive') })
 const Body = Type.Object({ key: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false })
 const Response = Type.Object({
   keyId: Type.Optional(Type.String()),
@@ -33,7 +33,7 @@ const app = Fastify({
         bodySchema: Body,
         responseSchema: Response,
         handle: async (body) =>
-          verify(await store.getKeyByHash(hashKey((body as { key: string }).key)), EMPTY_CONTEXT, {}, Date.now()),
+          verify(await store.keys.getKeyByHash(hashKey((body as { key: string }).key)), EMPTY_CONTEXT, {}, Date.now()),
       },
       {
         bodyLimitBytes: 1_048_576,

@@ -27,13 +27,13 @@ export function registerAnalyticsGetVerifications(app: KeygateServer, deps: Cont
       if (query.tag !== undefined || groupBy.includes('tag') || groupBy.includes('tags'))
         throw invalid('tag', 'Keygate keeps no tags with its verification counts')
       requireOneOf(principalOf(request), query.apiId, ['read_analytics', 'read_api'])
-      if (!(await deps.store.getApi(query.apiId))) throw notFound('api', `api ${query.apiId} not found`)
+      if (!(await deps.store.keys.getApi(query.apiId))) throw notFound('api', `api ${query.apiId} not found`)
 
       const keys = await keysOf(deps, query.apiId, query.externalId, list(query.keyId))
       const slice = (['month', 'day', 'hour'] as const).find((s): s is Slice => groupBy.includes(s))
       const byKey = groupBy.includes('key')
       const byIdentity = groupBy.includes('identity')
-      const rows = await verificationReport(deps.store, {
+      const rows = await verificationReport(deps.store.usage, {
         keys,
         start: query.start,
         end,
@@ -56,8 +56,8 @@ async function keysOf(
   externalId: string | undefined,
   keyIds: string[],
 ): Promise<KeyRecord[]> {
-  if (keyIds.length === 0) return keysInScope(deps.store, apiId, externalId)
-  const records = await Promise.all([...new Set(keyIds)].map((keyId) => deps.store.getKeyById(keyId)))
+  if (keyIds.length === 0) return keysInScope(deps.store.keys, apiId, externalId)
+  const records = await Promise.all([...new Set(keyIds)].map((keyId) => deps.store.keys.getKeyById(keyId)))
   return records.filter(
     (record): record is KeyRecord =>
       record !== null && record.apiId === apiId && (externalId === undefined || record.ownerId === externalId),

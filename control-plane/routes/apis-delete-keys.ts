@@ -29,7 +29,7 @@ export function registerDeleteKeys(app: KeygateServer, deps: ControlPlaneDeps, w
       const principal = principalOf(request)
       const { apiId } = request.body
       requirePermission(principal, apiId, 'delete_key')
-      if (!(await deps.store.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
+      if (!(await deps.store.keys.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
       const deletedKeys = await writes.deleteAllKeys(apiId)
       await deps.audit.record(callerOf(request), 'apis.deleteKeys', { apiId, after: { deletedKeys } })
       request.log.info({ apiId, deletedKeys, rootKeyId: principal.rootKeyId }, 'api keys deleted')

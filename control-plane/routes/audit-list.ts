@@ -62,7 +62,11 @@ export function registerAuditList(app: KeygateServer, deps: ControlPlaneDeps): v
       if (!principalOf(request).permissions.includes('*'))
         throw new ApiError('INSUFFICIENT_PERMISSIONS', 'the audit log needs a root key with *')
       const { cursor, limit = 100, action, rootKeyId, apiId, keyId } = request.query
-      return listAuditEntries(deps.store, { action, rootKeyId, apiId, keyId }, { cursor: cursor || undefined, limit })
+      return listAuditEntries(
+        deps.store.audit,
+        { action, rootKeyId, apiId, keyId },
+        { cursor: cursor || undefined, limit },
+      )
     },
   )
 }

@@ -81,7 +81,7 @@ export function registerGetVerifications(app: KeygateServer, deps: ControlPlaneD
         keyId !== undefined
           ? [await oneKey(deps, principal, keyId)]
           : await ownersKeys(deps, principal, ownerId!, apiId)
-      const rows = await verificationReport(deps.store, {
+      const rows = await verificationReport(deps.store.usage, {
         keys,
         start,
         end,
@@ -106,7 +106,7 @@ export function registerGetVerifications(app: KeygateServer, deps: ControlPlaneD
 const READERS = ['read_analytics', 'read_key'] as const
 
 async function oneKey(deps: ControlPlaneDeps, principal: Principal, keyId: string): Promise<KeyRecord> {
-  const record = await deps.store.getKeyById(keyId)
+  const record = await deps.store.keys.getKeyById(keyId)
   if (!record) throw notFound('key', `key ${keyId} not found`)
   requireOneOfOnKey(principal, record, READERS)
   return record
@@ -120,8 +120,8 @@ async function ownersKeys(
 ): Promise<KeyRecord[]> {
   if (apiId === undefined) throw invalid('apiId', "is required with ownerId (Keygate finds an owner's keys per api)")
   requireOneOf(principal, apiId, READERS)
-  if (!(await deps.store.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
-  const keys = await keysInScope(deps.store, apiId, ownerId)
+  if (!(await deps.store.keys.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
+  const keys = await keysInScope(deps.store.keys, apiId, ownerId)
   if (keys.length === 0) throw notFound('key', `no key of api ${apiId} has ownerId ${ownerId}`)
   return keys
 }

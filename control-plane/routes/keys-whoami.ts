@@ -42,7 +42,7 @@ const Response = Type.Object({
 export function registerWhoami(app: KeygateServer, deps: ControlPlaneDeps): void {
   app.post('/v1/keys.whoami', { schema: { body: Body, response: { 200: Response } } }, async (request) => {
     const principal = principalOf(request)
-    const record = await deps.store.getKeyByHash(hashKey(request.body.key))
+    const record = await deps.store.keys.getKeyByHash(hashKey(request.body.key))
     if (!record) throw notFound('key', 'no key matches')
     requireKeyPermission(principal, record, 'read_key')
     return {

@@ -92,7 +92,7 @@ export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
   })
 
   registerV2(app, 'keys.whoami', { body: WhoamiBody, data: KeyData }, async (request) => {
-    const record = await deps.store.getKeyByHash(hashKey(request.body.key))
+    const record = await deps.store.keys.getKeyByHash(hashKey(request.body.key))
     // As Unkey's: to a root key that may not read it, the key does not exist (its existence stays hidden).
     if (!record || !can(principalOf(request), record.apiId, 'read_key')) throw notFound('key', 'key not found')
     return { data: toKeyData(record, await deps.rbac.contextOf(record)) }

@@ -21,7 +21,7 @@ export function registerV2MigrateKeys(app: KeygateServer, deps: ControlPlaneDeps
     const principal = principalOf(request)
     const { migrationId, apiId, keys } = request.body
     requirePermission(principal, apiId, 'create_key')
-    if (!(await deps.store.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
+    if (!(await deps.store.keys.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
     const now = deps.clock.now()
     const items = keys.map((key, i): ImportItem => {
       checkImportedHash(key.hash, `keys.${i}.hash`)

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../store/redis-key-store.js'
+import type { RedisClient } from '../store/redis-connection.js'
 import { parseChangeEvent } from '../change-event.js'
 import { redisKeys } from '../store/redis-keys.js'
 import type { ChangeFeed, ChangeFeedHandlers } from './change-feed.js'

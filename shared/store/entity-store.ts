@@ -19,13 +19,15 @@ export interface IndexPage {
   cursor?: string
 }
 
-/** What a verifier reads of entities: one record by address, one read in one shard. */
+/** What a verifier reads of entities: one record by address (one read in one shard), and names' pointers. */
 export interface EntityReader {
   getEntity<T>(address: string): Promise<StoredEntity<T> | null>
+  /** The value a unique name points at (a namespace's name by its id, in v2's ratelimit.limit), or null. */
+  readName(scope: string, name: string): Promise<string | null>
 }
 
 /**
- * Entities (shared/entity.ts) for the control plane: records written through the shard mechanism, and the
+ * Entities (shared/entity.ts), `store.entities`: records written through the shard mechanism, and the
  * pointers beside them — indexes to list them and unique names to find them — which, like the keys' indexes,
  * never decide a verdict and are written before the record (so a crash leaves a pointer readers skip, never a
  * record nothing points at).
@@ -50,7 +52,6 @@ export interface EntityStore extends EntityReader {
 
   /** A unique name → value pointer. Returns the value already there (the name is taken), or null (now claimed). */
   claimName(scope: string, name: string, value: string): Promise<string | null>
-  readName(scope: string, name: string): Promise<string | null>
   /** Moves a name from `from` to `to` only if it still points at `from` (a dangling claim taken over). */
   replaceName(scope: string, name: string, from: string, to: string): Promise<boolean>
   /** Releases the name if it still points at `value`. */

@@ -2,6 +2,9 @@ import { Cluster, type Redis, type RedisOptions } from 'ioredis'
 import { CoalescingRedis } from './coalescing-redis.js'
 import { StoreUnavailableError } from '../errors.js'
 
+/** A single Redis (or one behind Sentinel), or a Redis Cluster: every multi-key step stays in one slot. */
+export type RedisClient = Redis | Cluster
+
 /**
  * Connections fail fast instead of queueing: a request that cannot reach Redis answers 503 at once
  * rather than hanging, and the client retries. Reconnects go on in the background for ever.
@@ -21,11 +24,11 @@ export function connectionOptions(name: string): RedisOptions {
 }
 
 /**
- * The stores' scripts that take their keys' count first (defined without numberOfKeys: RedisKeyStore's). ioredis'
- * auto-pipelining on a Cluster groups commands by the slot of their first argument — the count for these, not a
- * key —, so calls for keys in different slots would go into one pipeline, which refuses them all ("All keys in the
- * pipeline should belong to the same slots allocation group": every usage flush, and concurrent exact rate limits,
- * would fail). On a Cluster they are sent on their own, routed by their keys.
+ * The stores' scripts that take their keys' count first (defined without numberOfKeys: redis-counter-store.ts',
+ * redis-usage-store.ts'). ioredis' auto-pipelining on a Cluster groups commands by the slot of their first argument
+ * — the count for these, not a key —, so calls for keys in different slots would go into one pipeline, which refuses
+ * them all ("All keys in the pipeline should belong to the same slots allocation group": every usage flush, and
+ * concurrent exact rate limits, would fail). On a Cluster they are sent on their own, routed by their keys.
  */
 export const SCRIPTS_WITH_KEY_COUNT = ['consumeRateLimits', 'addUsage']
 

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent } from '../change-event.js'
 import { entityShard, type StoredEntity } from '../entity.js'
-import { toStoreError } from './redis-connection.js'
 import { redisKeys } from './redis-keys.js'
+import { storeCall } from './redis-store-call.js'
 import { WRITE_KEY_SCRIPT } from './redis-scripts.js'
 import type { EntityStore, EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
 
@@ -47,7 +47,7 @@ export class RedisEntityStore implements EntityStore {
   }
 
   async getEntity<T>(address: string): Promise<StoredEntity<T> | null> {
-    const [rev, doc] = await this.run(() => this.redis.hmget(redisKeys.entity(address), 'rev', 'doc'))
+    const [rev, doc] = await storeCall(() => this.redis.hmget(redisKeys.entity(address), 'rev', 'doc'))
     if (rev === null || doc === null || rev === undefined || doc === undefined) return null
     return { doc: JSON.parse(doc) as T, rev: Number(rev) }
   }
@@ -60,7 +60,7 @@ export class RedisEntityStore implements EntityStore {
     expectedRev?: number,
   ): Promise<EntityWrite | EntityWriteRefused> {
     const shard = entityShard(address)
-    const [rev, outcome, epoch] = await this.run(() =>
+    const [rev, outcome, epoch] = await storeCall(() =>
       this.redis.writeEntity(
         redisKeys.entity(address),
         redisKeys.revision(shard),
@@ -87,16 +87,16 @@ export class RedisEntityStore implements EntityStore {
   }
 
   async addToIndex(index: string, member: string): Promise<void> {
-    await this.run(() => this.redis.zadd(redisKeys.entityIndex(index), 0, member))
+    await storeCall(() => this.redis.zadd(redisKeys.entityIndex(index), 0, member))
   }
 
   async removeFromIndex(index: string, member: string): Promise<void> {
-    await this.run(() => this.redis.zrem(redisKeys.entityIndex(index), member))
+    await storeCall(() => this.redis.zrem(redisKeys.entityIndex(index), member))
   }
 
   async listIndex(index: string, options: { cursor?: string; limit: number }): Promise<IndexPage> {
     const key = redisKeys.entityIndex(index)
-    const [members, total] = await this.run(() =>
+    const [members, total] = await storeCall(() =>
       Promise.all([
         this.redis.zrangebylex(
           key,
@@ -117,27 +117,19 @@ export class RedisEntityStore implements EntityStore {
   async claimName(scope: string, name: string, value: string): Promise<string | null> {
     const key = redisKeys.entityName(scope, name)
     // SET NX GET (Redis 7): claims the name, or answers who holds it, in one step.
-    const held = await this.run(() => this.redis.set(key, value, 'NX', 'GET'))
+    const held = await storeCall(() => this.redis.set(key, value, 'NX', 'GET'))
     return held ?? null
   }
 
   async readName(scope: string, name: string): Promise<string | null> {
-    return this.run(() => this.redis.get(redisKeys.entityName(scope, name)))
+    return storeCall(() => this.redis.get(redisKeys.entityName(scope, name)))
   }
 
   async replaceName(scope: string, name: string, from: string, to: string): Promise<boolean> {
-    return (await this.run(() => this.redis.replaceName(redisKeys.entityName(scope, name), from, to))) === 1
+    return (await storeCall(() => this.redis.replaceName(redisKeys.entityName(scope, name), from, to))) === 1
   }
 
   async releaseName(scope: string, name: string, value: string): Promise<void> {
-    await this.run(() => this.redis.releaseName(redisKeys.entityName(scope, name), value))
-  }
-
-  private async run<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation()
-    } catch (err) {
-      throw toStoreError(err)
-    }
+    await storeCall(() => this.redis.releaseName(redisKeys.entityName(scope, name), value))
   }
 }

@@ -1,7 +1,7 @@
 import { Cluster, type Redis } from 'ioredis'
 import type { RootKeyRecord } from '../records.js'
-import { toStoreError } from './redis-connection.js'
 import { redisKeys } from './redis-keys.js'
+import { storeCall } from './redis-store-call.js'
 import { CREATE_ROOT_KEY_SCRIPT, REVOKE_ROOT_KEY_SCRIPT, TOUCH_ROOT_KEY_SCRIPT } from './redis-root-key-scripts.js'
 import type { RootKeyStore } from './root-key-store.js'
 
@@ -49,30 +49,30 @@ export class RedisRootKeyStore implements RootKeyStore {
   }
 
   async createRootKey(record: RootKeyRecord): Promise<boolean> {
-    const created = await this.run(() => this.redis.createRootKey(...SLOT, record.hash, record.id, documentOf(record)))
+    const created = await storeCall(() => this.redis.createRootKey(...SLOT, record.hash, record.id, documentOf(record)))
     if (created !== 1) return false
     await this.afterWrite()
     return true
   }
 
   async getRootKeyByHash(hash: string): Promise<RootKeyRecord | null> {
-    const [doc, used] = await this.run(() =>
+    const [doc, used] = await storeCall(() =>
       Promise.all([this.redis.hget(redisKeys.rootKeys, hash), this.redis.hget(redisKeys.rootKeysUsed, hash)]),
     )
     return doc === null ? this.moveLegacy(redisKeys.legacyRootKey(hash)) : recordOf(doc, used)
   }
 
   async getRootKeyById(id: string): Promise<RootKeyRecord | null> {
-    let hash = await this.run(() => this.redis.hget(redisKeys.rootKeyIds, id))
+    let hash = await storeCall(() => this.redis.hget(redisKeys.rootKeyIds, id))
     // Legacy root keys are in no index by id: one not moved yet is found by moving them all (once).
     if (hash === null && (await this.moveLegacyOnce()))
-      hash = await this.run(() => this.redis.hget(redisKeys.rootKeyIds, id))
+      hash = await storeCall(() => this.redis.hget(redisKeys.rootKeyIds, id))
     const record = hash === null ? null : await this.getRootKeyByHash(hash)
     return record?.id === id ? record : null
   }
 
   async listRootKeys(): Promise<RootKeyRecord[]> {
-    const [docs, used] = await this.run(() =>
+    const [docs, used] = await storeCall(() =>
       Promise.all([this.redis.hgetall(redisKeys.rootKeys), this.redis.hgetall(redisKeys.rootKeysUsed)]),
     )
     const records = Object.entries(docs).map(([hash, doc]) => recordOf(doc, used[hash]))
@@ -94,15 +94,15 @@ export class RedisRootKeyStore implements RootKeyStore {
   }
 
   async touchRootKey(hash: string, atMs: number): Promise<void> {
-    await this.run(() => this.redis.touchRootKey(...SLOT, hash, String(atMs)))
+    await storeCall(() => this.redis.touchRootKey(...SLOT, hash, String(atMs)))
   }
 
   async isBootstrapRootKeyDisabled(): Promise<boolean> {
-    return (await this.run(() => this.redis.get(redisKeys.bootstrapRootKey))) === 'disabled'
+    return (await storeCall(() => this.redis.get(redisKeys.bootstrapRootKey))) === 'disabled'
   }
 
   async setBootstrapRootKeyDisabled(disabled: boolean): Promise<void> {
-    await this.run(async () => {
+    await storeCall(async () => {
       if (disabled) await this.redis.set(redisKeys.bootstrapRootKey, 'disabled')
       else await this.redis.del(redisKeys.bootstrapRootKey)
     })
@@ -111,34 +111,34 @@ export class RedisRootKeyStore implements RootKeyStore {
 
   private async revoke(id: string, next?: RootKeyRecord): Promise<RootKeyRecord | null> {
     const args = next ? [id, next.hash, next.id, documentOf(next)] : [id]
-    const removed = await this.run(() => this.redis.revokeRootKey(...SLOT, ...args))
+    const removed = await storeCall(() => this.redis.revokeRootKey(...SLOT, ...args))
     if (!removed) return null
     await this.afterWrite()
     const record = recordOf(...removed)
     // A legacy copy left by a move cut short: the revoked set already keeps it out; this tidies it away.
-    await this.run(() => this.redis.del(redisKeys.legacyRootKey(record.hash)))
+    await storeCall(() => this.redis.del(redisKeys.legacyRootKey(record.hash)))
     return record
   }
 
   /** Moves one legacy root key into the slot (unless it was revoked); answers it, or null if there is none. */
   private async moveLegacy(key: string): Promise<RootKeyRecord | null> {
-    const doc = await this.run(() => this.redis.get(key))
+    const doc = await storeCall(() => this.redis.get(key))
     if (doc === null) return null
     const record = JSON.parse(doc) as RootKeyRecord
-    const moved = await this.run(() => this.redis.createRootKey(...SLOT, record.hash, record.id, documentOf(record)))
+    const moved = await storeCall(() => this.redis.createRootKey(...SLOT, record.hash, record.id, documentOf(record)))
     if (moved === 1) await this.afterWrite()
-    await this.run(() => this.redis.del(key))
+    await storeCall(() => this.redis.del(key))
     return moved === -1 ? null : record
   }
 
   /** The keys of every legacy root key not moved yet (SCAN on every master); none once they all have been moved. */
   private async legacyKeys(): Promise<string[]> {
-    if ((await this.run(() => this.redis.exists(redisKeys.legacyRootKeysMoved))) === 1) return []
+    if ((await storeCall(() => this.redis.exists(redisKeys.legacyRootKeysMoved))) === 1) return []
     const found: string[] = []
     for (const node of this.nodes()) {
       let cursor = '0'
       do {
-        const [next, keys] = await this.run(() => node.scan(cursor, 'MATCH', LEGACY_PATTERN, 'COUNT', 1_000))
+        const [next, keys] = await storeCall(() => node.scan(cursor, 'MATCH', LEGACY_PATTERN, 'COUNT', 1_000))
         found.push(...keys)
         cursor = next
       } while (cursor !== '0')
@@ -150,10 +150,10 @@ export class RedisRootKeyStore implements RootKeyStore {
   private async legacyRecords(): Promise<RootKeyRecord[]> {
     const records: RootKeyRecord[] = []
     for (const key of await this.legacyKeys()) {
-      const doc = await this.run(() => this.redis.get(key))
+      const doc = await storeCall(() => this.redis.get(key))
       if (doc === null) continue
       const record = JSON.parse(doc) as RootKeyRecord
-      if ((await this.run(() => this.redis.sismember(redisKeys.revokedRootKeys, record.hash))) === 0)
+      if ((await storeCall(() => this.redis.sismember(redisKeys.revokedRootKeys, record.hash))) === 0)
         records.push(record)
     }
     return records
@@ -163,16 +163,8 @@ export class RedisRootKeyStore implements RootKeyStore {
   private async moveLegacyOnce(): Promise<boolean> {
     const keys = await this.legacyKeys()
     for (const key of keys) await this.moveLegacy(key)
-    if ((await this.run(() => this.redis.exists(redisKeys.legacyRootKeysMoved))) === 0)
-      await this.run(() => this.redis.set(redisKeys.legacyRootKeysMoved, '1'))
+    if ((await storeCall(() => this.redis.exists(redisKeys.legacyRootKeysMoved))) === 0)
+      await storeCall(() => this.redis.set(redisKeys.legacyRootKeysMoved, '1'))
     return keys.length > 0
-  }
-
-  private async run<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation()
-    } catch (err) {
-      throw toStoreError(err)
-    }
   }
 }

@@ -129,7 +129,8 @@ async function harness(target: Target = { server, backend }): Promise<Harness> {
     admin: TEST_ROOT_KEY,
     async rootKey(permissions) {
       const { key, hash } = generateRootKey()
-      await target.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: clock.now() })
+      const rootKeyRecord = { id: newId('root'), hash, permissions, createdAt: clock.now() }
+      await target.backend.store.rootKeys.createRootKey(rootKeyRecord)
       return key
     },
     post,
@@ -164,7 +165,7 @@ async function harness(target: Target = { server, backend }): Promise<Harness> {
           buckets.set(id, bucket)
         }
       }
-      await target.backend.store.addUsage([...buckets.values()])
+      await target.backend.store.usage.addUsage([...buckets.values()])
     },
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import { bucketStart } from '../../shared/analytics.js'
 import { connectRedis } from '../../shared/store/redis-connection.js'
-import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
+import { createRedisStore } from '../../shared/store/redis-store.js'
 import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
@@ -211,7 +211,7 @@ describe('Redis Cluster: 3 masters', () => {
 
     // A flush larger than one turn's share (200 buckets): sent over several turns, a call per key in its slot, a key
     // met again after a pause in a call of its own. Every count lands once.
-    const store = new RedisKeyStore(
+    const store = createRedisStore(
       await connectRedis('redis://127.0.0.1:6379', 'cluster-usage', {
         cluster: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
       }),
@@ -228,16 +228,16 @@ describe('Redis Cluster: 3 masters', () => {
         { keyId: 'key_c0', granularity: 'hour', time: hour, counts: { success: 2 } },
         { keyId: 'key_c299', granularity: 'hour', time: hour, counts: { success: 4 } },
       )
-      await store.addUsage(flush)
-      const hourOf = async (keyId: string) => (await store.readUsage(keyId, 'hour', hour, hour))[0]?.success
+      await store.usage.addUsage(flush)
+      const hourOf = async (keyId: string) => (await store.usage.readUsage(keyId, 'hour', hour, hour))[0]?.success
       expect(await hourOf('key_c0')).toBe(3)
       expect(await hourOf('key_c299')).toBe(5)
       for (const i of [1, 99, 100, 101, 199, 200, 250]) expect(await hourOf(`key_c${i}`), `key_c${i}`).toBe(1)
-      expect((await store.readUsage('key_c150', 'day', day, day))[0]?.success).toBe(1)
+      expect((await store.usage.readUsage('key_c150', 'day', day, day))[0]?.success).toBe(1)
 
       // A flush ending on a turn's boundary (1,000 buckets): a few calls in flight at once, never more than the window,
       // and none still in flight once it resolves (a shutdown closes the connection right after).
-      const client = (store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
+      const client = (store.usage as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
       const addUsage = client.addUsage
       let inFlight = 0
       let mostInFlight = 0
@@ -250,7 +250,7 @@ describe('Redis Cluster: 3 masters', () => {
           { keyId: `key_e${i}`, granularity: 'hour' as const, time: hour, counts: { success: 1 } },
           { keyId: `key_e${i}`, granularity: 'day' as const, time: day, counts: { success: 1 } },
         ]).flat()
-        await store.addUsage(even)
+        await store.usage.addUsage(even)
         expect(inFlight).toBe(0)
         expect(mostInFlight).toBeGreaterThan(1)
         expect(mostInFlight).toBeLessThanOrEqual(32)
@@ -278,7 +278,7 @@ describe('Redis Cluster: 3 masters', () => {
         return addUsage.apply(this, args)
       }
       try {
-        await expect(store.addUsage(counted())).rejects.toBeInstanceOf(StoreUnavailableError)
+        await expect(store.usage.addUsage(counted())).rejects.toBeInstanceOf(StoreUnavailableError)
         expect(callsMade).toBe(40)
         // The 40 keys' buckets, and the next key's first (its read showed the 40th key's call complete).
         expect(read).toBe(81)

@@ -58,7 +58,7 @@ onBothStores('analytics.getVerifications', { clock: () => new ManualClock(NOW) }
         counts.set(id, entry)
       }
     }
-    await stack.backend.store.addUsage(
+    await stack.backend.store.usage.addUsage(
       [...counts.values()].map(({ keyId, granularity, time, n }) => ({ keyId, granularity, time, counts: n })),
     )
   }
@@ -86,7 +86,7 @@ onBothStores('analytics.getVerifications', { clock: () => new ManualClock(NOW) }
   })
   const rootKey = async (permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     return { authorization: `Bearer ${key}` }
   }
 
@@ -263,7 +263,7 @@ onBothStores('analytics.getVerifications', { clock: () => new ManualClock(NOW) }
       const apiId = await newApi()
       await Promise.all(
         Array.from({ length: 1_001 }, (_, i) =>
-          stack.backend.store.createKey({
+          stack.backend.store.keys.createKey({
             id: newId('key'),
             hash: `${String(i).padStart(43, 'h')}=`,
             start: '',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listAuditEntries, MAX_SCANNED } from '../../control-plane/audit-listing.js'
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
-import { MemoryKeyStore } from '../../shared/store/memory-key-store.js'
+import { createMemoryStore } from '../../shared/store/memory-store.js'
 import { openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
 
@@ -86,13 +86,14 @@ for (const store of ['memory', 'redis'] as const) {
 
 describe('a filtered audit.list', () => {
   it(`reads at most ${MAX_SCANNED} entries a call: fewer matches and a cursor to go on from, then the rest`, async () => {
-    const store = new MemoryKeyStore(new MemoryChangeFeed())
-    await store.appendAudit({ at: 1, rootKeyId: 'root_a', action: 'apis.createApi', apiId: 'api_old' })
-    for (let i = 0; i < MAX_SCANNED + 500; i++) await store.appendAudit({ at: 2 + i, rootKeyId: 'root_b', action: 'x' })
-    const first = await listAuditEntries(store, { apiId: 'api_old' }, { limit: 10 })
+    const store = createMemoryStore(new MemoryChangeFeed())
+    await store.audit.appendAudit({ at: 1, rootKeyId: 'root_a', action: 'apis.createApi', apiId: 'api_old' })
+    for (let i = 0; i < MAX_SCANNED + 500; i++)
+      await store.audit.appendAudit({ at: 2 + i, rootKeyId: 'root_b', action: 'x' })
+    const first = await listAuditEntries(store.audit, { apiId: 'api_old' }, { limit: 10 })
     expect(first.entries).toEqual([])
     expect(first.cursor).toBeDefined()
-    const second = await listAuditEntries(store, { apiId: 'api_old' }, { limit: 10, cursor: first.cursor })
+    const second = await listAuditEntries(store.audit, { apiId: 'api_old' }, { limit: 10, cursor: first.cursor })
     expect(second.entries).toEqual([expect.objectContaining({ apiId: 'api_old', rootKeyId: 'root_a' })])
     expect(second.cursor).toBeUndefined()
   })

@@ -76,7 +76,7 @@ for (const store of ['memory', 'redis'] as const) {
       for (const bad of ['abc', '99999999999999999999999-0', '1-'])
         expect((await list(`?cursor=${bad}`)).status).toBe(400)
       const { key: narrow, hash } = generateRootKey()
-      await backend.store.createRootKey({
+      await backend.store.rootKeys.createRootKey({
         id: newId('root'),
         hash,
         permissions: ['api.*.read_key'],

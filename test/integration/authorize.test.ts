@@ -20,7 +20,7 @@ describe('forward-auth: /v1/authorize', () => {
   async function issue(api: string, fields: { enabled?: boolean; ownerId?: string } = {}) {
     const { key, hash, start } = generateKey('sk')
     const keyId = newId('key')
-    await backend.store.createKey({
+    await backend.store.keys.createKey({
       id: keyId,
       hash,
       start,
@@ -36,7 +36,7 @@ describe('forward-auth: /v1/authorize', () => {
     backend = await openBackend()
     apiId = newId('api')
     otherApiId = newId('api')
-    for (const id of [apiId, otherApiId]) await backend.store.createApi({ id, name: 'gw', createdAt: Date.now() })
+    for (const id of [apiId, otherApiId]) await backend.store.keys.createApi({ id, name: 'gw', createdAt: Date.now() })
     valid = await issue(apiId, { ownerId: 'acme' })
     disabled = await issue(apiId, { enabled: false })
     plain = await startTestVerifier({ backend, gateway: { anyApi: true } })
@@ -122,9 +122,9 @@ describe('forward-auth: /v1/authorize', () => {
     expect(needsPermission.statusCode).toBe(403)
     expect(needsPermission.headers['x-keygate-code']).toBe('INSUFFICIENT_PERMISSIONS')
     const reader = await issue(apiId)
-    const record = await backend.store.getKeyById(reader.keyId)
+    const record = await backend.store.keys.getKeyById(reader.keyId)
     const permissionIds = (slugs: string[]) => grantsOn(backend).permissionIdsOf(slugs, EVERYTHING, true)
-    await backend.store.updateKey(
+    await backend.store.keys.updateKey(
       reader.keyId,
       { permissionIds: await permissionIds(['documents.read']) },
       record!.rev,
@@ -148,8 +148,8 @@ describe('forward-auth: /v1/authorize', () => {
       ).toBe(403)
     }
     const granted = await issue(apiId)
-    const grantedRecord = await backend.store.getKeyById(granted.keyId)
-    await backend.store.updateKey(
+    const grantedRecord = await backend.store.keys.getKeyById(granted.keyId)
+    await backend.store.keys.updateKey(
       granted.keyId,
       { permissionIds: await permissionIds(['documents.read', 'billing.read']) },
       grantedRecord!.rev,
@@ -240,8 +240,8 @@ describe('forward-auth: /v1/authorize', () => {
   it('denies a key as soon as it is disabled', async () => {
     const key = await issue(apiId)
     expect((await authorize(plain, { 'x-api-key': key.key })).statusCode).toBe(200)
-    const record = await backend.store.getKeyById(key.keyId)
-    await backend.store.updateKey(key.keyId, { enabled: false }, record!.rev, Date.now())
+    const record = await backend.store.keys.getKeyById(key.keyId)
+    await backend.store.keys.updateKey(key.keyId, { enabled: false }, record!.rev, Date.now())
     expect((await authorize(plain, { 'x-api-key': key.key })).statusCode).toBe(401)
   })
 })

@@ -420,7 +420,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         const { keyId } = await createKey(apiId)
         const { keyId: otherKeyId } = await createKey(otherApiId)
         const { key: readerKey, hash } = generateRootKey()
-        await server.backend.store.createRootKey({
+        await server.backend.store.rootKeys.createRootKey({
           id: newId('root'),
           hash,
           permissions: [`api.${apiId}.read_key`, `api.${apiId}.read_api`],
@@ -446,7 +446,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
       it('grants api.*.<action> on every api', async () => {
         const apiId = await createApi()
         const { key: creatorKey, hash } = generateRootKey()
-        await server.backend.store.createRootKey({
+        await server.backend.store.rootKeys.createRootKey({
           id: newId('root'),
           hash,
           permissions: ['api.*.create_key'],

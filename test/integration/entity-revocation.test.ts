@@ -4,7 +4,9 @@ import type { ChangeFeed } from '../../shared/feed/change-feed.js'
 import { roleAddress } from '../../shared/rbac.js'
 import { rootKeyAddress } from '../../shared/root-key-entity.js'
 import { hashKey } from '../../shared/key-material.js'
-import { LOG_TRIMMED, type KeyStore } from '../../shared/store/key-store.js'
+import { LOG_TRIMMED } from '../../shared/store/change-log-store.js'
+import type { Store } from '../../shared/store/store.js'
+import { overriding } from '../support/store-overrides.js'
 import {
   ManualClock,
   openBackend,
@@ -36,11 +38,11 @@ interface Faults {
 }
 
 /** The backend's store with faults the test switches on. */
-function faulty(backend: Backend, faults: Faults): KeyStore {
-  return Object.create(backend.store, {
-    getEntity: {
-      value: async (address: string) => {
-        const found = await backend.store.getEntity(address)
+function faulty(backend: Backend, faults: Faults): Store {
+  return overriding(backend.store, {
+    entities: {
+      getEntity: async <T>(address: string) => {
+        const found = await backend.store.entities.getEntity<T>(address)
         const hold = faults.holdRead
         if (hold?.address === address) {
           faults.holdRead = undefined
@@ -50,14 +52,14 @@ function faulty(backend: Backend, faults: Faults): KeyStore {
         return found
       },
     },
-    readChanges: {
-      value: async (...args: Parameters<KeyStore['readChanges']>) => {
+    changes: {
+      readChanges: async (...args) => {
         if (faults.failReplays) throw new StoreUnavailableError('log unreachable (injected)')
         if (faults.trimLogs) return LOG_TRIMMED
-        return backend.store.readChanges(...args)
+        return backend.store.changes.readChanges(...args)
       },
     },
-  }) as KeyStore
+  })
 }
 
 const running: { close(): Promise<unknown> }[] = []

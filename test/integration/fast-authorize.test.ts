@@ -161,13 +161,13 @@ describe('/v1/authorize ahead of Fastify', () => {
 
   it("answers 503 in the contract's shape when the store cannot be read, as Fastify does", async () => {
     // Neither the key nor the revisions (an unknown key's NOT_FOUND needs a fresh poll instead of a read).
-    const read = backend.store.getKeyByHash.bind(backend.store)
-    const poll = backend.store.readRevisions.bind(backend.store)
+    const read = backend.store.keys.getKeyByHash.bind(backend.store.keys)
+    const poll = backend.store.changes.readRevisions.bind(backend.store.changes)
     const down = async (): Promise<never> => {
       throw new StoreUnavailableError('down')
     }
-    backend.store.getKeyByHash = down
-    backend.store.readRevisions = down
+    backend.store.keys.getKeyByHash = down
+    backend.store.changes.readRevisions = down
     try {
       // HEAD too: the error's headers (its Content-Length the body's), as Fastify sends them, and no body (inject
       // hands HEAD a body that Node's server would not send).
@@ -181,8 +181,8 @@ describe('/v1/authorize ahead of Fastify', () => {
         expect({ ...fast, body: '' }, method).toStrictEqual({ ...fastify, body: '' })
       }
     } finally {
-      backend.store.getKeyByHash = read
-      backend.store.readRevisions = poll
+      backend.store.keys.getKeyByHash = read
+      backend.store.changes.readRevisions = poll
     }
   })
 
@@ -268,10 +268,10 @@ describe('/v1/authorize ahead of Fastify', () => {
   it('steps aside while the server shuts down: Fastify answers 503 with Connection: close', async () => {
     // A request it took before shutdown began (its key being read) is answered with Connection: close, as Fastify's
     // are: its keep-alive connection must not linger for a next request.
-    const read = backend.store.getKeyByHash.bind(backend.store)
+    const read = backend.store.keys.getKeyByHash.bind(backend.store.keys)
     let release = () => {}
     const held = new Promise<void>((resolve) => (release = resolve))
-    backend.store.getKeyByHash = async (hash) => {
+    backend.store.keys.getKeyByHash = async (hash) => {
       await held
       return read(hash)
     }
@@ -295,7 +295,7 @@ describe('/v1/authorize ahead of Fastify', () => {
       expect(answered.headers.connection).toBe('close')
       await answered.body.dump()
     } finally {
-      backend.store.getKeyByHash = read
+      backend.store.keys.getKeyByHash = read
     }
     const before = throughFastify
     const response = await request(`${url}/v1/authorize`, { headers: { ...api(), 'x-api-key': keys.valid! } })

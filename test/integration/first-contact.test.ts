@@ -88,8 +88,8 @@ describe('a control plane that no root key can authenticate to', () => {
   async function countedBackend() {
     const backend = await openBackend()
     const counted = { backend, reconciles: 0 }
-    const list = backend.store.listRootKeys.bind(backend.store)
-    backend.store.listRootKeys = () => {
+    const list = backend.store.rootKeys.listRootKeys.bind(backend.store.rootKeys)
+    backend.store.rootKeys.listRootKeys = () => {
       counted.reconciles++
       return list()
     }
@@ -109,15 +109,15 @@ describe('a control plane that no root key can authenticate to', () => {
       expect(saidIn(lines)).toBe(1)
       const { hash, start } = generateRootKey()
       const record = { id: newId('root'), hash, start, permissions: ['*'], createdAt: Date.now() }
-      await server.backend.store.createRootKey(record)
+      await server.backend.store.rootKeys.createRootKey(record)
       // A reconcile has seen it once it has published it for verifiers: from then on nothing more is said.
       await waitFor(
-        async () => (await server.backend.store.getEntity(rootKeyAddress(hash))) !== null,
+        async () => (await server.backend.store.entities.getEntity(rootKeyAddress(hash))) !== null,
         'a reconcile to find the root key',
         5_000,
       )
       expect(saidIn(lines)).toBe(1)
-      await server.backend.store.revokeRootKey(record.id)
+      await server.backend.store.rootKeys.revokeRootKey(record.id)
       await waitFor(() => saidIn(lines) === 2, 'the error when the last root key went', 5_000)
     } finally {
       await server.close()
@@ -128,7 +128,7 @@ describe('a control plane that no root key can authenticate to', () => {
   it('says so when the bootstrap key is set but turned off, and not while it is on', async () => {
     const off = capturedLogger()
     const counted = await countedBackend()
-    await counted.backend.store.setBootstrapRootKeyDisabled(true)
+    await counted.backend.store.rootKeys.setBootstrapRootKeyDisabled(true)
     const server = await startTestControlPlane({ log: off.log, backend: counted.backend })
     try {
       await waitFor(() => saidIn(off.lines) === 1, 'the error with the bootstrap key off')

@@ -16,7 +16,7 @@ onBothStores('identities', {}, (stack) => {
   }
   const headersOf = async (permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     return { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   }
   /** Waits until the separate verifier's answer reflects a change (immediate on memory, ms on Redis). */

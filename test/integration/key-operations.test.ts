@@ -58,7 +58,7 @@ onBothStores(
       })
       expect((await post('keys.whoami', { key: 'sk_unknown_000000000' })).status).toBe(404)
       const { key: other, hash } = generateRootKey()
-      await stack.backend.store.createRootKey({
+      await stack.backend.store.rootKeys.createRootKey({
         id: newId('root'),
         hash,
         permissions: ['api.api_elsewhere.read_key'],

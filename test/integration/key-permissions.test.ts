@@ -196,7 +196,7 @@ onBothStores('permissions and roles', {}, (stack) => {
     const { body: key } = await post('keys.createKey', { apiId })
     const headersOf = async (permissions: string[]) => {
       const { key: rootKey, hash } = generateRootKey()
-      await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+      await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
       return { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }
     }
     const onApi = (...permissions: string[]) => headersOf([`api.${apiId}.update_key`, ...permissions])

@@ -79,7 +79,8 @@ for (const store of ['memory', 'redis'] as const) {
       const { keyId } = await post(controlPlane, 'keys.createKey', { apiId })
       const rootKey = async (permission: string) => {
         const { key, hash } = generateRootKey()
-        await backend.store.createRootKey({ id: newId('root'), hash, permissions: [permission], createdAt: Date.now() })
+        const rootKeyRecord = { id: newId('root'), hash, permissions: [permission], createdAt: Date.now() }
+        await backend.store.rootKeys.createRootKey(rootKeyRecord)
         return { ...headers, authorization: `Bearer ${key}` }
       }
       expect((await get(`keyId=${keyId}`, await rootKey(`api.${apiId}.update_key`))).status).toBe(403)

@@ -35,7 +35,8 @@ describe('management rate limit per root key', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
 
     const { key: other, hash } = generateRootKey()
-    await server.backend.store.createRootKey({ id: newId('root'), hash, permissions: ['*'], createdAt: Date.now() })
+    const rootKeyRecord = { id: newId('root'), hash, permissions: ['*'], createdAt: Date.now() }
+    await server.backend.store.rootKeys.createRootKey(rootKeyRecord)
     expect((await call(other)).statusCode).toBe(200)
 
     for (let i = 0; i < 10; i++) {

@@ -19,10 +19,10 @@ onBothStores('migrations.createKeys', {}, (stack) => {
   })
   const importKeys = (keys: unknown, auth?: Record<string, string>) =>
     stack.post('migrations.createKeys', keys as object, undefined, auth)
-  const stored = (hash: string) => stack.backend.store.getKeyByHash(hash)
+  const stored = (hash: string) => stack.backend.store.keys.getKeyByHash(hash)
   const rootKey = async (permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     return { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   }
 
@@ -167,10 +167,10 @@ onBothStores('migrations.createKeys', {}, (stack) => {
       const apiId = await newApi()
       const keys = Array.from({ length: 5 }, () => byHash(apiId))
       const store = stack.backend.store
-      const createKey = store.createKey.bind(store)
+      const createKey = store.keys.createKey.bind(store.keys)
       let calls = 0
       // Another writer stores the third key's hash between the duplicate check and the write.
-      store.createKey = async (record) => {
+      store.keys.createKey = async (record) => {
         if (++calls === 3) await createKey({ ...record, id: newId('key'), apiId })
         return createKey(record)
       }
@@ -178,7 +178,7 @@ onBothStores('migrations.createKeys', {}, (stack) => {
         const { status, body } = await importKeys(keys)
         expect(status, JSON.stringify(body)).toBe(409)
       } finally {
-        store.createKey = createKey
+        store.keys.createKey = createKey
       }
       const left = await Promise.all(keys.map((key) => stored(key.hash.value)))
       expect(left.map((record) => record !== null)).toEqual([false, false, true, false, false])

@@ -13,7 +13,7 @@ onBothStores('permission and role records', {}, (stack) => {
   const unique = () => Math.random().toString(36).slice(2, 10)
   const rootKeyWith = async (permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     return { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   }
 
@@ -163,6 +163,7 @@ onBothStores('permission and role records', {}, (stack) => {
       permissions: [{ name: second, create: true }, { id: 'perm_missing' }],
     })
     expect(missing).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } })
-    for (const slug of [first, second]) expect(await stack.backend.store.readName('permission', slug)).toBeNull()
+    for (const slug of [first, second])
+      expect(await stack.backend.store.entities.readName('permission', slug)).toBeNull()
   })
 })

@@ -2,8 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { RatelimitNamespaces } from '../../control-plane/ratelimit-namespaces.js'
 import { RatelimitOverrides } from '../../control-plane/ratelimit-overrides.js'
 import { namespaceAddress, overrideAddress, type NamespaceRecord } from '../../shared/ratelimit-namespace.js'
-import type { ManagementStore } from '../../shared/store/management-store.js'
+import type { EntityStore } from '../../shared/store/entity-store.js'
 import { openBackend, type Backend } from '../support/apps.js'
+import { overriding } from '../support/store-overrides.js'
 
 /**
  * A wildcard override lives twice: as its own record (listed, read and deleted by identifier) and in its namespace's
@@ -23,26 +24,30 @@ describe('setOverride and deleteOverride of one wildcard at once', () => {
     const backend = await openBackend()
     backends.push(backend)
     let during: (() => Promise<unknown>) | undefined
-    const hooked = (method: 'getEntity' | 'writeEntity') => ({
-      value: async (address: string, ...rest: unknown[]) => {
+    const hooked =
+      (method: 'getEntity' | 'writeEntity') =>
+      async (address: string, ...rest: unknown[]) => {
         const run = during
         if (run && when({ method, address, kind: rest[1] as string | undefined })) {
           during = undefined
           await run()
         }
-        return (backend.store[method] as (...args: unknown[]) => Promise<unknown>)(address, ...rest)
+        return (backend.store.entities[method] as (...args: unknown[]) => Promise<unknown>)(address, ...rest)
+      }
+    const store = overriding(backend.store, {
+      entities: {
+        getEntity: hooked('getEntity') as EntityStore['getEntity'],
+        writeEntity: hooked('writeEntity') as EntityStore['writeEntity'],
       },
     })
-    const store = Object.create(backend.store, {
-      getEntity: hooked('getEntity'),
-      writeEntity: hooked('writeEntity'),
-    }) as ManagementStore
     const clock = { now: () => Date.now() }
-    const namespaces = new RatelimitNamespaces(store, clock, () => {})
-    const overrides = new RatelimitOverrides(store, namespaces, clock, () => {})
+    const namespaces = new RatelimitNamespaces(store.entities, clock, () => {})
+    const overrides = new RatelimitOverrides(store.entities, namespaces, clock, () => {})
     const { namespace } = await namespaces.create('race')
     const applied = async () =>
-      (await backend.store.getEntity<NamespaceRecord>(namespaceAddress('race')))!.doc.wildcards.map((w) => w.identifier)
+      (await backend.store.entities.getEntity<NamespaceRecord>(namespaceAddress('race')))!.doc.wildcards.map(
+        (w) => w.identifier,
+      )
     return { overrides, namespace, applied, interleave: (run: () => Promise<unknown>) => (during = run) }
   }
 

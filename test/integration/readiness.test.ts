@@ -101,7 +101,7 @@ describe('readiness of a verifier bound to an api (--api-id)', () => {
         expect.objectContaining({ level: 40, msg: expect.stringMatching(/does not exist: \/readyz answers 503/) }),
       ])
 
-      await backend.store.createApi({ id: apiId, name: 'late', createdAt: Date.now() })
+      await backend.store.keys.createApi({ id: apiId, name: 'late', createdAt: Date.now() })
       expect(await status(verifier.app, '/readyz')).toBe(200)
       expect(lines.join('')).toMatch(/the bound api \(AUTHORIZE_API_ID\) exists now/)
     } finally {
@@ -112,7 +112,7 @@ describe('readiness of a verifier bound to an api (--api-id)', () => {
 
   it('is ready with an api that exists, and without a bound api', async () => {
     const backend = await openBackend()
-    await backend.store.createApi({ id: 'api_there', name: 'there', createdAt: Date.now() })
+    await backend.store.keys.createApi({ id: 'api_there', name: 'there', createdAt: Date.now() })
     const bound = await startTestVerifier({ backend, gateway: { apiId: 'api_there' } })
     const unbound = await startTestVerifier({ backend })
     try {

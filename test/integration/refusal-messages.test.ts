@@ -35,7 +35,7 @@ describe('refusals name the right, not the record the caller may not read', () =
     identity = { id: made.identityId, externalId }
     const { key: rootKey, hash } = generateRootKey()
     const permissions = [`api.${newId('api')}.*`, `identity.${newId('id')}.read_identity`, 'rbac.*.*']
-    await server.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await server.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     outsider = rootKey
   })
   afterAll(async () => {

@@ -63,10 +63,10 @@ describe('reverse-proxy mode against a hostile client', () => {
   beforeAll(async () => {
     backend = await openBackend()
     apiId = newId('api')
-    await backend.store.createApi({ id: apiId, name: 'proxied', createdAt: Date.now() })
+    await backend.store.keys.createApi({ id: apiId, name: 'proxied', createdAt: Date.now() })
     const { hash, start, ...material } = generateKey('sk')
     key = material.key
-    await backend.store.createKey({ id: newId('key'), hash, start, apiId, enabled: true, createdAt: Date.now() })
+    await backend.store.keys.createKey({ id: newId('key'), hash, start, apiId, enabled: true, createdAt: Date.now() })
     verifierServer = await startTestVerifier({ backend })
     upstream = await startEchoUpstream()
     port = await listen(startProxy('https://keygate.dev/docs').server)

@@ -63,7 +63,7 @@ describe('reverse-proxy mode', () => {
   async function issue(api: string, enabled = true, ownerId?: string) {
     const { key, hash, start } = generateKey('sk')
     const keyId = newId('key')
-    await backend.store.createKey({ id: keyId, hash, start, apiId: api, enabled, ownerId, createdAt: Date.now() })
+    await backend.store.keys.createKey({ id: keyId, hash, start, apiId: api, enabled, ownerId, createdAt: Date.now() })
     return { key, keyId }
   }
 
@@ -124,7 +124,8 @@ describe('reverse-proxy mode', () => {
     apiId = newId('api')
     const otherApi = newId('api')
     otherApiId = otherApi
-    for (const id of [apiId, otherApi]) await backend.store.createApi({ id, name: 'proxied', createdAt: Date.now() })
+    for (const id of [apiId, otherApi])
+      await backend.store.keys.createApi({ id, name: 'proxied', createdAt: Date.now() })
     valid = await issue(apiId, true, 'acme')
     disabledKey = (await issue(apiId, false)).key
     otherApiKey = (await issue(otherApi)).key
@@ -523,13 +524,13 @@ describe('reverse-proxy mode', () => {
   function holdKeyReads() {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const read = backend.store.getKeyByHash.bind(backend.store)
+    const read = backend.store.keys.getKeyByHash.bind(backend.store.keys)
     const held = {
       reading: false,
       release,
-      restore: () => void (backend.store.getKeyByHash = read),
+      restore: () => void (backend.store.keys.getKeyByHash = read),
     }
-    backend.store.getKeyByHash = async (hash: string) => {
+    backend.store.keys.getKeyByHash = async (hash: string) => {
       held.reading = true
       await gate
       return read(hash)
@@ -822,8 +823,8 @@ describe('reverse-proxy mode', () => {
   it('stops forwarding for a key as soon as it is disabled', async () => {
     const key = await issue(apiId)
     expect((await fetch(`${proxyUrl}/d`, { headers: { 'x-api-key': key.key } })).status).toBe(200)
-    const record = await backend.store.getKeyById(key.keyId)
-    await backend.store.updateKey(key.keyId, { enabled: false }, record!.rev, Date.now())
+    const record = await backend.store.keys.getKeyById(key.keyId)
+    await backend.store.keys.updateKey(key.keyId, { enabled: false }, record!.rev, Date.now())
     expect((await fetch(`${proxyUrl}/d`, { headers: { 'x-api-key': key.key } })).status).toBe(401)
   })
 

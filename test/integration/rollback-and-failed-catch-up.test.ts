@@ -5,19 +5,20 @@ import type { KeyRecord } from '../../shared/records.js'
 import { shardOf } from '../../shared/shards.js'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import type { ChangeFeed } from '../../shared/feed/change-feed.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
+import type { Store } from '../../shared/store/store.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
-import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
+import { createRedisStore } from '../../shared/store/redis-store.js'
 import { ManualClock, openBackend, startTestVerifier } from '../support/apps.js'
+import { overriding } from '../support/store-overrides.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
 
 const manualPolls = { maxStalenessMs: 5_000, pollIntervalMs: 3_600_000 }
 
-async function issue(store: KeyStore, apiId: string, shard?: number): Promise<{ key: string; record: KeyRecord }> {
+async function issue(store: Store, apiId: string, shard?: number): Promise<{ key: string; record: KeyRecord }> {
   let generated = generateKey('sk')
   while (shard !== undefined && shardOf(generated.hash) !== shard) generated = generateKey('sk')
-  const write = await store.createKey({
+  const write = await store.keys.createKey({
     id: newId('key'),
     hash: generated.hash,
     start: generated.start,
@@ -37,14 +38,19 @@ describe('data rolled back under the verifier', () => {
 
   it('drops the whole cache when Redis comes back as another instance (restored from an older snapshot)', async () => {
     redis = await startRedisServer({ args: ['--dbfilename', 'dump.rdb'] })
-    const writer = new RedisKeyStore(await openRedis(redis.url, 'writer'))
+    const writer = createRedisStore(await openRedis(redis.url, 'writer'))
     const api = { id: newId('api'), name: 'rollback', createdAt: Date.now() }
-    await writer.createApi(api)
+    await writer.keys.createApi(api)
     const target = await issue(writer, api.id)
     const neighbour = await issue(writer, api.id, target.record.hash ? shardOf(target.record.hash) : 0)
     await redis.admin.save()
     // After the snapshot: one more write the verifier sees; the restore will take it back.
-    const renamed = await writer.updateKey(target.record.id, { name: 'after-snapshot' }, target.record.rev, Date.now())
+    const renamed = await writer.keys.updateKey(
+      target.record.id,
+      { name: 'after-snapshot' },
+      target.record.rev,
+      Date.now(),
+    )
     // A feed that announces its first subscription only: no automatic poll after the restart, so nothing but
     // the instance check in the poll below can tell the restored data from the data the verifier saw.
     const backend = await openBackend(redis.url)
@@ -79,11 +85,11 @@ describe('data rolled back under the verifier', () => {
       5_000,
       20,
     )
-    const restored = await writer.getKeyById(target.record.id)
+    const restored = await writer.keys.getKeyById(target.record.id)
     expect(restored?.rev).toBeLessThan(renamed!.record.rev)
-    const disabled = await writer.updateKey(target.record.id, { enabled: false }, restored!.rev, Date.now())
+    const disabled = await writer.keys.updateKey(target.record.id, { enabled: false }, restored!.rev, Date.now())
     expect(disabled!.event.rev).toBe(renamed!.record.rev)
-    await writer.updateKey(neighbour.record.id, { name: 'push' }, neighbour.record.rev, Date.now())
+    await writer.keys.updateKey(neighbour.record.id, { name: 'push' }, neighbour.record.rev, Date.now())
 
     await waitFor(
       async () =>
@@ -106,11 +112,11 @@ describe('a catch-up that fails', () => {
   it('never confirms the cache, so past the bound the verifier reads through', async () => {
     const backend = await openBackend()
     let failReplays = false
-    const store: KeyStore = Object.create(backend.store, {
-      readChanges: {
-        value: async (...args: Parameters<KeyStore['readChanges']>) => {
+    const store = overriding(backend.store, {
+      changes: {
+        readChanges: async (...args) => {
           if (failReplays) throw new StoreUnavailableError('log unreachable (injected)')
-          return backend.store.readChanges(...args)
+          return backend.store.changes.readChanges(...args)
         },
       },
     })
@@ -123,12 +129,12 @@ describe('a catch-up that fails', () => {
     }
     const server = await startTestVerifier({ backend: { ...backend, store, feed: deaf }, clock, sync: manualPolls })
     const api = { id: newId('api'), name: 'catch-up', createdAt: Date.now() }
-    await backend.store.createApi(api)
+    await backend.store.keys.createApi(api)
     const { key, record } = await issue(backend.store, api.id)
     await server.verifier.pollNow()
     expect((await server.verifier.verify(key, {})).valid).toBe(true)
 
-    await backend.store.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    await backend.store.keys.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     failReplays = true
     await expect(server.verifier.pollNow()).rejects.toThrow('log unreachable')
     clock.advance(5_000)

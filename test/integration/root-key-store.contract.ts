@@ -10,7 +10,7 @@ export function newRootKey(extra: Partial<RootKeyRecord> = {}, at = Date.now()):
   return { id: newId('root', at), hash, start, permissions: ['api.*.read_key'], createdAt: at, ...extra }
 }
 
-/** The RootKeyStore contract (root-key-store.ts), run by the KeyStore contract on every implementation. */
+/** The RootKeyStore contract (root-key-store.ts), run by the Store contract on every implementation. */
 export function rootKeyStoreContract(store: () => RootKeyStore): void {
   describe('root keys', () => {
     it('creates root keys, found by hash and by id; unknown ones are null', async () => {

@@ -8,10 +8,11 @@ import { RootKeys } from '../../control-plane/root-keys.js'
 import { systemClock } from '../../shared/clock.js'
 import { generateRootKey } from '../../shared/key-material.js'
 import { rootKeyAddress } from '../../shared/root-key-entity.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
+import type { Store } from '../../shared/store/store.js'
 import { CachedRootKeys, type EntitySource } from '../../verifier/cached-root-keys.js'
 import { openBackend, TEST_ROOT_KEY, type Backend } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { overriding } from '../support/store-overrides.js'
 
 /**
  * The two writes of each root-key change — the root-key store (the control plane's truth) and the entity verifiers
@@ -24,50 +25,52 @@ const silent = pino({ level: 'silent' })
 
 /** The store, with the `nth` call of `method` from now on crashing the writer (nothing written by that call). */
 function crashing(
-  store: KeyStore,
+  store: Store,
   method: 'createRootKey' | 'revokeRootKey' | 'rollRootKey' | 'writeEntity' | 'setBootstrapRootKeyDisabled',
   nth = 1,
-): KeyStore {
+): Store {
   let calls = 0
-  return Object.create(store, {
-    [method]: {
-      value: async (...args: unknown[]) => {
-        if (++calls === nth) throw new Error('crash (injected)')
-        return (store[method] as (...a: unknown[]) => Promise<unknown>).apply(store, args)
-      },
-    },
-  }) as KeyStore
+  const part = method === 'writeEntity' ? 'entities' : 'rootKeys'
+  const own = store[part] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>
+  const crash = async (...args: unknown[]) => {
+    if (++calls === nth) throw new Error('crash (injected)')
+    return own[method]!.apply(own, args)
+  }
+  return overriding(store, { [part]: { [method]: crash } })
 }
 
 /** The store, noting the address of every entity written through it. */
-function noting(store: KeyStore, written: string[]): KeyStore {
-  return Object.create(store, {
-    writeEntity: {
-      value: (address: string, ...rest: unknown[]) => {
+function noting(store: Store, written: string[]): Store {
+  return overriding(store, {
+    entities: {
+      writeEntity: (address, ...rest) => {
         written.push(address)
-        return (store.writeEntity as (...a: unknown[]) => Promise<unknown>).call(store, address, ...rest)
+        return store.entities.writeEntity(address, ...rest)
       },
     },
-  }) as KeyStore
+  })
 }
 
 for (const storeKind of ['memory', 'redis'] as const) {
   describe(`root-key write order on the ${storeKind} store`, () => {
     let backend: Backend
-    let store: KeyStore
+    let store: Store
     beforeAll(async () => {
       backend = await openBackend(storeKind === 'redis' ? redis.url : undefined)
       store = backend.store
     })
     afterAll(() => backend.close())
 
-    const rootKeysOn = (on: KeyStore) =>
-      new RootKeys({ store: on, audit: new AuditLog(on, systemClock, silent), clock: systemClock })
+    const rootKeysOn = (on: Store) =>
+      new RootKeys({ store: on, audit: new AuditLog(on.audit, systemClock, silent), clock: systemClock })
     const controlPlane = () =>
-      new RootKeyAuthenticator(new StoredRootKeys(store, new RootKeyUse(store, systemClock, silent)), TEST_ROOT_KEY)
+      new RootKeyAuthenticator(
+        new StoredRootKeys(store.rootKeys, new RootKeyUse(store.rootKeys, systemClock, silent)),
+        TEST_ROOT_KEY,
+      )
     // The verifier's view once current: the entities as stored.
     const current: EntitySource = {
-      entity: async <T>(address: string) => (await store.getEntity<T>(address))?.doc ?? null,
+      entity: async <T>(address: string) => (await store.entities.getEntity<T>(address))?.doc ?? null,
     }
     const verifier = () => new RootKeyAuthenticator(new CachedRootKeys(current), TEST_ROOT_KEY)
     const accepts = async (check: () => unknown) => {
@@ -108,9 +111,9 @@ for (const storeKind of ['memory', 'redis'] as const) {
       const rolled = await rootKeysOn(store).create(CLI_ACTOR, { permissions: ['api.*.verify_key'] })
       await backfill()
       // What a control plane or CLI of an earlier release does: only the store's write.
-      await store.revokeRootKey(revoked.record.id)
+      await store.rootKeys.revokeRootKey(revoked.record.id)
       const next = generateRootKey()
-      await store.rollRootKey(rolled.record.id, { ...rolled.record, id: `${rolled.record.id}x`, ...next })
+      await store.rootKeys.rollRootKey(rolled.record.id, { ...rolled.record, id: `${rolled.record.id}x`, ...next })
       expect((await seen(revoked.key)).verifier).toBe(true)
       expect((await seen(rolled.key)).verifier).toBe(true)
       // A control plane of this release reconciles every second (control-plane/root-key-backfill.ts).
@@ -129,7 +132,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
           permissions: ['*'],
         }),
       ).rejects.toThrow('crash')
-      expect((await store.listRootKeys()).some((record) => record.name === 'never')).toBe(false)
+      expect((await store.rootKeys.listRootKeys()).some((record) => record.name === 'never')).toBe(false)
       expect(published).toEqual([])
       const { record, key } = await rootKeysOn(store).create(CLI_ACTOR, { permissions: ['api.*.verify_key'] })
       for (const change of [
@@ -155,10 +158,13 @@ for (const storeKind of ['memory', 'redis'] as const) {
       await expect(
         rootKeysOn(crashing(store, 'writeEntity')).create(CLI_ACTOR, { name: 'cut', permissions: ['*'] }),
       ).rejects.toThrow('crash')
-      const stored = (await store.listRootKeys()).find((record) => record.name === 'cut')!
-      expect(await store.getEntity(rootKeyAddress(stored.hash))).toBeNull()
+      const stored = (await store.rootKeys.listRootKeys()).find((record) => record.name === 'cut')!
+      expect(await store.entities.getEntity(rootKeyAddress(stored.hash))).toBeNull()
       await backfill()
-      expect((await store.getEntity(rootKeyAddress(stored.hash)))?.doc).toEqual({ id: stored.id, permissions: ['*'] })
+      expect((await store.entities.getEntity(rootKeyAddress(stored.hash)))?.doc).toEqual({
+        id: stored.id,
+        permissions: ['*'],
+      })
     })
 
     it('revoke cut off after the tombstone: the control plane still accepts it, verifiers refuse it, a backfill too', async () => {
@@ -182,11 +188,11 @@ for (const storeKind of ['memory', 'redis'] as const) {
         'crash',
       )
       expect(await acceptedBy(first.key)).toEqual({ controlPlane: false, verifier: false })
-      const next = (await store.listRootKeys()).find((record) => record.name === 'rolled')!
+      const next = (await store.rootKeys.listRootKeys()).find((record) => record.name === 'rolled')!
       expect(next.id).not.toBe(first.record.id)
-      expect(await store.getEntity(rootKeyAddress(next.hash))).toBeNull()
+      expect(await store.entities.getEntity(rootKeyAddress(next.hash))).toBeNull()
       await backfill()
-      expect(await store.getEntity(rootKeyAddress(next.hash))).not.toBeNull()
+      expect(await store.entities.getEntity(rootKeyAddress(next.hash))).not.toBeNull()
       expect(await acceptedBy(first.key)).toEqual({ controlPlane: false, verifier: false })
     })
 
@@ -206,7 +212,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
     })
 
     it('a backfill turns the bootstrap key off for verifiers when the store has it off (an earlier release did it)', async () => {
-      await store.setBootstrapRootKeyDisabled(true)
+      await store.rootKeys.setBootstrapRootKeyDisabled(true)
       // What an upgrade starts from: the switch only in the root-key store, which verifiers do not read.
       expect(await seen(TEST_ROOT_KEY)).toEqual({ controlPlane: false, verifier: true })
       await backfill()
@@ -219,14 +225,14 @@ for (const storeKind of ['memory', 'redis'] as const) {
       const rootKeys = rootKeysOn(store)
       await rootKeys.setBootstrap(CLI_ACTOR, false)
       // Between reading the switch and writing it, another writer turns it off again (its store write still to come).
-      const interleaved = Object.create(store, {
-        setBootstrapRootKeyDisabled: {
-          value: async (disabled: boolean) => {
-            await store.setBootstrapRootKeyDisabled(disabled)
+      const interleaved = overriding(store, {
+        rootKeys: {
+          setBootstrapRootKeyDisabled: async (disabled: boolean) => {
+            await store.rootKeys.setBootstrapRootKeyDisabled(disabled)
             await rootKeysOn(store).setBootstrap(CLI_ACTOR, false)
           },
         },
-      }) as KeyStore
+      })
       await rootKeysOn(interleaved).setBootstrap(CLI_ACTOR, true)
       expect(await acceptedBy(TEST_ROOT_KEY)).toEqual({ controlPlane: false, verifier: false })
       await rootKeys.setBootstrap(CLI_ACTOR, true)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashKey } from '../../shared/key-material.js'
 import { MANAGE_ROOT_KEYS } from '../../shared/root-key-actions.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
+import type { Store } from '../../shared/store/store.js'
 import {
   ManualClock,
   openBackend,
@@ -28,7 +28,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
   describe(`root keys on the ${storeKind} store`, () => {
     const clock = new ManualClock()
     let backend: Backend
-    let store: KeyStore
+    let store: Store
     /** Two control planes on one store (on Redis, each with its own connection), as replicas behind a Service. */
     let first: TestServer
     let second: TestServer
@@ -194,7 +194,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
 
     it('refuses the bootstrap root key on every control plane while the store says it is off, as an unknown key', async () => {
       const { key: stored } = await createRootKey(['*'])
-      await store.setBootstrapRootKeyDisabled(true)
+      await store.rootKeys.setBootstrapRootKeyDisabled(true)
       try {
         for (const server of [first, second]) {
           const answer = await call(server, TEST_ROOT_KEY, 'GET', 'rootKeys.listRootKeys')
@@ -202,7 +202,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
           expect((await call(server, stored, 'GET', 'rootKeys.listRootKeys')).status).toBe(200)
         }
       } finally {
-        await store.setBootstrapRootKeyDisabled(false)
+        await store.rootKeys.setBootstrapRootKeyDisabled(false)
       }
       expect((await admin('GET', 'rootKeys.listRootKeys')).status).toBe(200)
     })
@@ -227,7 +227,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
     it("records a root key's last use at most once a minute, not on every call", async () => {
       const { rootKeyId, key } = await createRootKey(['api.*.read_key'])
       const touches = countTouches(new Set([first.backend.store, second.backend.store]))
-      const lastUse = async () => (await store.getRootKeyById(rootKeyId))?.lastUsedAt
+      const lastUse = async () => (await store.rootKeys.getRootKeyById(rootKeyId))?.lastUsedAt
       try {
         const start = clock.now()
         for (let i = 0; i < 5; i++) await call(first, key, 'GET', 'apis.getApi?apiId=api_x')
@@ -251,17 +251,17 @@ for (const storeKind of ['memory', 'redis'] as const) {
 }
 
 /** Counts the touchRootKey calls of the control planes' stores (one object on memory, one each on Redis). */
-function countTouches(stores: Set<KeyStore>) {
+function countTouches(stores: Set<Store>) {
   const counter = { count: 0, restore: () => {} }
   for (const store of stores) {
-    const original = store.touchRootKey.bind(store)
-    store.touchRootKey = async (hash, atMs) => {
+    const original = store.rootKeys.touchRootKey.bind(store.rootKeys)
+    store.rootKeys.touchRootKey = async (hash, atMs) => {
       counter.count++
       await original(hash, atMs)
     }
     const restorePrevious = counter.restore
     counter.restore = () => {
-      store.touchRootKey = original
+      store.rootKeys.touchRootKey = original
       restorePrevious()
     }
   }

@@ -324,7 +324,7 @@ const ADMIN = bearer(TEST_ROOT_KEY)
 /** A root key of the store (not the bootstrap key: that one never meets the store's permissions). */
 async function storedRootKey(server: TestServer, permissions: string[]): Promise<{ key: string; hash: string }> {
   const { key, hash } = generateRootKey()
-  await server.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+  await server.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
   return { key, hash }
 }
 
@@ -355,7 +355,7 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
       },
       ADMIN,
     ),
-    server.backend.store.createRootKey({
+    server.backend.store.rootKeys.createRootKey({
       id: rootKeyId,
       hash: generateRootKey().hash,
       permissions: [`api.${apiId}.read_key`],
@@ -408,12 +408,12 @@ async function clearGrants(server: TestServer): Promise<void> {
   const [permissions, roles, rootKeys] = await Promise.all([
     rbac.permissions.list(MAX_LISTED),
     rbac.roles.list(MAX_LISTED),
-    server.backend.store.listRootKeys(),
+    server.backend.store.rootKeys.listRootKeys(),
   ])
   await Promise.all([
     ...permissions.map((permission) => rbac.permissions.delete(permission.id)),
     ...roles.map((role) => rbac.roles.delete(role.id)),
-    ...rootKeys.map((rootKey) => server.backend.store.revokeRootKey(rootKey.id)),
+    ...rootKeys.map((rootKey) => server.backend.store.rootKeys.revokeRootKey(rootKey.id)),
   ])
 }
 
@@ -430,7 +430,7 @@ async function snapshot(server: TestServer, fixture: Fixture) {
   const [api, keys, rootKeys, permissions, roles, overrides, identity, audit] = await Promise.all([
     read(`/v1/apis.getApi?apiId=${fixture.apiId}`),
     read(`/v1/apis.listKeys?apiId=${fixture.apiId}`),
-    server.backend.store.listRootKeys(),
+    server.backend.store.rootKeys.listRootKeys(),
     read('/v1/permissions.listPermissions'),
     read('/v1/permissions.listRoles'),
     read(`/v1/ratelimits.listOverrides?namespaceId=${fixture.namespaceId}`),

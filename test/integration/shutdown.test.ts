@@ -3,19 +3,19 @@ import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
 import { openBackend, startTestVerifier } from '../support/apps.js'
 import { waitFor } from '../support/wait-for.js'
+import { overriding } from '../support/store-overrides.js'
 
 describe('graceful shutdown', () => {
   it('turns readiness false and answers new requests with a contract-shaped 503 while in-flight requests finish', async () => {
     const backend = await openBackend()
     // Keys that exist: an unknown one is answered without a read (the filter of known hashes); the read is the hold.
     const api = { id: newId('api'), name: 'shutdown', createdAt: Date.now() }
-    await backend.store.createApi(api)
+    await backend.store.keys.createApi(api)
     const [first, second] = [generateKey('sk'), generateKey('sk')]
     for (const { hash, start } of [first, second])
-      await backend.store.createKey({
+      await backend.store.keys.createKey({
         id: newId('key'),
         hash,
         start,
@@ -27,12 +27,12 @@ describe('graceful shutdown', () => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
     let reads = 0
-    const heldStore: KeyStore = Object.create(backend.store, {
-      getKeyByHash: {
-        value: async (hash: string) => {
+    const heldStore = overriding(backend.store, {
+      keys: {
+        getKeyByHash: async (hash: string) => {
           reads++
           await gate
-          return backend.store.getKeyByHash(hash)
+          return backend.store.keys.getKeyByHash(hash)
         },
       },
     })

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
 import { ManualClock, openBackend, startTestVerifier, type Backend } from '../support/apps.js'
+import { overriding } from '../support/store-overrides.js'
 
 const BOUND = 5_000
 // Polls happen only when the test asks (pollNow), so time is entirely the injected clock's.
@@ -15,9 +15,9 @@ function faultyStore(backend: Backend) {
   const fail = () => {
     throw new StoreUnavailableError('unreachable (injected)')
   }
-  const store: KeyStore = Object.create(backend.store, {
-    readRevisions: { value: async () => (faults.polls ? fail() : backend.store.readRevisions()) },
-    getKeyByHash: { value: async (hash: string) => (faults.reads ? fail() : backend.store.getKeyByHash(hash)) },
+  const store = overriding(backend.store, {
+    changes: { readRevisions: async () => (faults.polls ? fail() : backend.store.changes.readRevisions()) },
+    keys: { getKeyByHash: async (hash: string) => (faults.reads ? fail() : backend.store.keys.getKeyByHash(hash)) },
   })
   return { store, faults }
 }
@@ -28,9 +28,10 @@ async function setUp(onStale: 'read-through' | 'serve') {
   const clock = new ManualClock(Date.now())
   const server = await startTestVerifier({ backend: { ...backend, store }, clock, sync: { ...sync, onStale } })
   const api = { id: newId('api'), name: 'bound', createdAt: clock.now() }
-  await backend.store.createApi(api)
+  await backend.store.keys.createApi(api)
   const { key, hash, start } = generateKey('sk')
-  await backend.store.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: clock.now() })
+  const keyRecord = { id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: clock.now() }
+  await backend.store.keys.createKey(keyRecord)
   const verify = async () => {
     const response = await server.app.inject({
       method: 'POST',

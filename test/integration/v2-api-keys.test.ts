@@ -16,7 +16,7 @@ onBothStores('v2 apis.listKeys and apis.deleteApi', {}, (stack) => {
   const newApi = async () => (await sdk.apis.createApi({ name: 'listed' })).data.apiId
   const rootKeyWith = async (...permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     return unkeySdk(stack.controlPlane, key)
   }
   const post = async (operation: string, payload: object) => {

@@ -15,7 +15,7 @@ onBothStores('v2 identities', {}, (stack) => {
   }
   const rootKeyWith = async (permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     return key
   }
   const headersOf = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' })

@@ -19,7 +19,7 @@ onBothStores('v2 keys permissions and roles', {}, (stack) => {
   }
   const rootKey = async (permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     return key
   }
   const headersOf = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' })
@@ -57,7 +57,7 @@ onBothStores('v2 keys permissions and roles', {}, (stack) => {
       const missing = unique('made')
       const { keyId, key } = await newKey({ permissions: [held.slug] })
       const { data } = await sdk().keys.addPermissions({ keyId, permissions: [bySlug.slug, byId.id, missing] })
-      const made = await stack.backend.store.readName('permission', missing)
+      const made = await stack.backend.store.entities.readName('permission', missing)
       expect(made).toMatch(/^perm_/)
       expect(data).toHaveLength(4)
       expect(data).toEqual(
@@ -176,7 +176,9 @@ onBothStores('v2 keys permissions and roles', {}, (stack) => {
       const { keyId } = await newKey()
       const many = Array.from({ length: 101 }, (_, i) => `many.${i}.${randomUUID().slice(0, 8)}`)
       const made = async (slugs: string[]) =>
-        (await Promise.all(slugs.map((slug) => stack.backend.store.readName('permission', slug)))).filter(Boolean)
+        (await Promise.all(slugs.map((slug) => stack.backend.store.entities.readName('permission', slug)))).filter(
+          Boolean,
+        )
       const { status, body } = await v2('keys.setPermissions', { keyId, permissions: many })
       expect(status).toBe(400)
       expect(body.error.errors).toEqual([{ location: 'body.permissions', message: 'a key holds at most 100' }])
@@ -242,7 +244,7 @@ onBothStores('v2 keys permissions and roles', {}, (stack) => {
       const { status, body } = await v2('keys.addPermissions', { keyId, permissions: [missing] }, headersOf(limited))
       expect(status).toBe(403)
       expect(body.error.detail).toContain('rbac.*.create_permission')
-      expect(await stack.backend.store.readName('permission', missing)).toBeNull()
+      expect(await stack.backend.store.entities.readName('permission', missing)).toBeNull()
     })
 
     it('a root key that may make permissions but not change the key makes none', async () => {
@@ -257,7 +259,7 @@ onBothStores('v2 keys permissions and roles', {}, (stack) => {
         const { status } = await v2(operation, { keyId, permissions: [missing] }, headersOf(rbacOnly))
         expect(status).toBe(403)
       }
-      expect(await stack.backend.store.readName('permission', missing)).toBeNull()
+      expect(await stack.backend.store.entities.readName('permission', missing)).toBeNull()
     })
 
     it("setRoles and removeRoles need only update_key (Unkey v2's rule), addRoles also add_role_to_key", async () => {

@@ -30,7 +30,7 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
   /** A root key holding only `permissions`, as headers and as an SDK. */
   const rootKeyWith = async (...permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: clock.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: clock.now() })
     return { sdk: unkeySdk(stack.controlPlane, key), headers: { ...ADMIN_HEADERS, authorization: `Bearer ${key}` } }
   }
   const post = async (operation: string, payload: object, headers = ADMIN_HEADERS) => {

@@ -14,7 +14,7 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
   const sdk = () => unkeySdk(stack.controlPlane, TEST_ROOT_KEY)
   const newApi = async () => (await stack.post('apis.createApi', { name: 'migrations' })).body.apiId as string
   const plaintext = () => generateKey('mig').key
-  const stored = (hash: string) => stack.backend.store.getKeyByHash(hash)
+  const stored = (hash: string) => stack.backend.store.keys.getKeyByHash(hash)
   const migrate = async (payload: object, headers: Record<string, string> = ADMIN_HEADERS) => {
     const response = await stack.controlPlane.app.inject({
       method: 'POST',
@@ -28,7 +28,7 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
     levels === 1 ? { leaf: 1 } : { next: nested(levels - 1) }
   const rootKey = async (permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     return key
   }
 
@@ -135,10 +135,10 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
       const apiId = await newApi()
       const hashes = Array.from({ length: 3 }, () => hashKey(plaintext()))
       const store = stack.backend.store
-      const createKey = store.createKey.bind(store)
+      const createKey = store.keys.createKey.bind(store.keys)
       let calls = 0
       // Another writer stores the second key's hash between the duplicate check and the write.
-      store.createKey = async (record) => {
+      store.keys.createKey = async (record) => {
         if (++calls === 2) await createKey({ ...record, id: newId('key') })
         return createKey(record)
       }
@@ -151,7 +151,7 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
         expect(data.migrated.map((m) => m.hash)).toEqual([hashes[0], hashes[2]])
         expect(data.failed).toEqual([hashes[1]])
       } finally {
-        store.createKey = createKey
+        store.keys.createKey = createKey
       }
     })
 
@@ -178,9 +178,9 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
       const apiId = await newApi()
       const hashes = Array.from({ length: 3 }, () => hashKey(plaintext()))
       const store = stack.backend.store
-      const createKey = store.createKey.bind(store)
+      const createKey = store.keys.createKey.bind(store.keys)
       let calls = 0
-      store.createKey = async (record) => {
+      store.keys.createKey = async (record) => {
         if (++calls === 3) throw new Error('the store went away')
         return createKey(record)
       }
@@ -189,7 +189,7 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
           500,
         )
       } finally {
-        store.createKey = createKey
+        store.keys.createKey = createKey
       }
       for (const hash of hashes) expect(await stored(hash)).toBeNull()
     })
@@ -262,7 +262,7 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
       })
       await expect(call).rejects.toMatchObject({ name: 'ForbiddenErrorResponse' })
       expect(await stored(good)).toBeNull()
-      expect(await stack.backend.store.readName('permission', missing)).toBeNull()
+      expect(await stack.backend.store.entities.readName('permission', missing)).toBeNull()
     })
 
     it('403 for a role the root key may not make: no permission any key of the call named is made', async () => {
@@ -285,8 +285,9 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
           name: 'ForbiddenErrorResponse',
         })
       }
-      for (const slug of [first, second]) expect(await stack.backend.store.readName('permission', slug)).toBeNull()
-      expect(await stack.backend.store.readName('role', role)).toBeNull()
+      for (const slug of [first, second])
+        expect(await stack.backend.store.entities.readName('permission', slug)).toBeNull()
+      expect(await stack.backend.store.entities.readName('role', role)).toBeNull()
     })
 
     it('meta too large and a limit named twice are 400 locating the key, as keys.createKey answers them', async () => {

@@ -16,7 +16,7 @@ onBothStores('v2 permissions and roles', {}, (stack) => {
   }
   const rootKeyWith = async (permissions: string[]) => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
     return key
   }
   const headersWith = async (permissions: string[]) => ({

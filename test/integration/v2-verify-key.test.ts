@@ -384,10 +384,10 @@ onBothStores('v2 keys.verifyKey', {}, (stack) => {
   it('a revoked root key stays refused whatever a backfill that read it before the revoke writes', async () => {
     const { key: plain } = await key()
     const root = await rootKey(['api.*.verify_key'])
-    const listedBeforeRevoke = await stack.backend.store.getRootKeyById(root.rootKeyId)
+    const listedBeforeRevoke = await stack.backend.store.rootKeys.getRootKeyById(root.rootKeyId)
     expect((await stack.post('rootKeys.revokeRootKey', { rootKeyId: root.rootKeyId })).status).toBe(200)
     // A control plane starting meanwhile publishes what it listed: the tombstone wins.
-    await new RootKeyEntities(stack.backend.store).publish(listedBeforeRevoke!)
+    await new RootKeyEntities(stack.backend.store.entities).publish(listedBeforeRevoke!)
     await stack.verifier.verifier.pollNow()
     await eventually(async () => (await raw({ key: plain }, bearer(root.key))).status === 401)
     expect((await raw({ key: plain }, bearer(root.key), stack.controlPlane)).status).toBe(401)
@@ -397,7 +397,7 @@ onBothStores('v2 keys.verifyKey', {}, (stack) => {
     const { key: plain } = await key()
     const { key: rootKeyText, hash } = generateRootKey()
     // As an earlier release stored it: in the root-key store only.
-    await stack.backend.store.createRootKey({
+    await stack.backend.store.rootKeys.createRootKey({
       id: newId('root'),
       hash,
       permissions: ['api.*.verify_key'],
@@ -419,7 +419,7 @@ onBothStores('v2 keys.verifyKey', {}, (stack) => {
     await rootKey(['*'])
     const rootKeys = new RootKeys({
       store: stack.backend.store,
-      audit: new AuditLog(stack.backend.store, systemClock, pino({ level: 'silent' })),
+      audit: new AuditLog(stack.backend.store.audit, systemClock, pino({ level: 'silent' })),
       clock: systemClock,
     })
     await rootKeys.setBootstrap(CLI_ACTOR, false)

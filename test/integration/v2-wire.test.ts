@@ -14,7 +14,8 @@ onBothStores('the v2 wire format', {}, (stack) => {
   let readOnly: Record<string, string>
   beforeAll(async () => {
     const { key, hash } = generateRootKey()
-    await stack.backend.store.createRootKey({ id: newId('root'), hash, permissions: ['api.*.read_api'], createdAt: 1 })
+    const rootKeyRecord = { id: newId('root'), hash, permissions: ['api.*.read_api'], createdAt: 1 }
+    await stack.backend.store.rootKeys.createRootKey(rootKeyRecord)
     readOnly = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   })
 

@@ -7,10 +7,10 @@ import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
 import type { KeyRecord } from '../../shared/records.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
+import type { Store } from '../../shared/store/store.js'
 import { shardOf } from '../../shared/shards.js'
 import { connectionOptions, openRedis } from '../../shared/store/redis-connection.js'
-import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
+import { createRedisStore } from '../../shared/store/redis-store.js'
 import { KeyVerifier } from '../../verifier/key-verifier.js'
 import {
   DEFAULT_SYNC,
@@ -22,16 +22,17 @@ import {
 } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
+import { overriding } from '../support/store-overrides.js'
 
 let redis: RedisServer
-let writer: RedisKeyStore
-let silentWriter: RedisKeyStore
+let writer: Store
+let silentWriter: Store
 
 beforeAll(async () => {
   redis = await startRedisServer()
   await redis.admin.call('ACL', 'SETUSER', 'silent', 'on', 'nopass', '~*', '&*', '+@all', '-publish')
-  writer = new RedisKeyStore(await openRedis(redis.url, 'writer'))
-  silentWriter = new RedisKeyStore(await openRedis(redis.url.replace('redis://', 'redis://silent:x@'), 'silent-writer'))
+  writer = createRedisStore(await openRedis(redis.url, 'writer'))
+  silentWriter = createRedisStore(await openRedis(redis.url.replace('redis://', 'redis://silent:x@'), 'silent-writer'))
 })
 afterAll(async () => {
   await writer.close()
@@ -41,9 +42,9 @@ afterAll(async () => {
 
 async function newKey(): Promise<{ key: string; record: KeyRecord }> {
   const api = { id: newId('api'), name: 'consistency', createdAt: Date.now() }
-  await writer.createApi(api)
+  await writer.keys.createApi(api)
   const { key, hash, start } = generateKey('sk')
-  const write = await writer.createKey({
+  const write = await writer.keys.createKey({
     id: newId('key'),
     hash,
     start,
@@ -57,7 +58,7 @@ async function newKey(): Promise<{ key: string; record: KeyRecord }> {
 
 describe('the verifier never trusts a cache it cannot show is current', () => {
   it('forgets reads made before its first sync (a change between them and the subscription is not replayed)', async () => {
-    const store = new RedisKeyStore(await openRedis(redis.url, 'early-store'))
+    const store = createRedisStore(await openRedis(redis.url, 'early-store'))
     // The subscriber's connection comes up late, as when the two connections race at boot.
     const lateConnection = new Redis(redis.url, {
       ...connectionOptions('late-feed'),
@@ -81,7 +82,7 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
 
     expect(verifier.ready).toBe(false)
     expect(await verifier.verify(key, {})).toMatchObject({ valid: true })
-    await writer.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    await writer.keys.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     await lateConnection.connect()
     await started
     expect(verifier.ready).toBe(true)
@@ -95,11 +96,11 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
   it('after a reconnect whose resync cannot complete, stops trusting the cache at the bound and reads through', async () => {
     const backend = await openBackend(redis.url)
     let hold: Promise<void> | undefined
-    const gated: KeyStore = Object.create(backend.store, {
-      readRevisions: {
-        value: async () => {
+    const gated = overriding(backend.store, {
+      changes: {
+        readRevisions: async () => {
           if (hold) await hold
-          return backend.store.readRevisions()
+          return backend.store.changes.readRevisions()
         },
       },
     })
@@ -124,7 +125,7 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     let release!: () => void
     hold = new Promise((resolve) => (release = resolve))
     // A disable the feed never delivers, then a reconnect whose resync poll hangs.
-    await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    await silentWriter.keys.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     await redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
     await waitFor(
       async () => ((await redis.admin.call('PUBSUB', 'NUMSUB', 'kg:changes')) as [string, number])[1] === 1,
@@ -161,15 +162,16 @@ describe('the verifier never trusts a cache it cannot show is current', () => {
     // Redis loses everything; before the verifier polls, new writes push the shard's counter past its old value.
     await redis.admin.flushall()
     const api = { id: newId('api'), name: 'after-loss', createdAt: Date.now() }
-    await writer.createApi(api)
+    await writer.keys.createApi(api)
     for (let written = 0; written <= record.rev + 1;) {
       const { hash, start } = generateKey('sk')
       if (shardOf(hash) !== shard) continue
       // The same writer that made the shard's first epoch: the epoch must still change.
-      await writer.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+      const keyRecord = { id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() }
+      await writer.keys.createKey(keyRecord)
       written++
     }
-    expect((await writer.readRevisions()).shards[shard]!.rev).toBeGreaterThan(record.rev)
+    expect((await writer.changes.readRevisions()).shards[shard]!.rev).toBeGreaterThan(record.rev)
     await server.verifier.pollNow()
     expect(await server.verifier.verify(key, {})).toMatchObject({ valid: false, code: 'NOT_FOUND' })
     await server.close()

@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../shared/errors.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
 import { openBackend, startTestVerifier } from '../support/apps.js'
+import { overriding } from '../support/store-overrides.js'
 
 describe('verifier start-up', () => {
   it('keeps retrying the first sync when the store is not reachable yet although the feed is subscribed', async () => {
     const backend = await openBackend()
     // The subscriber connection is up but the store's is not yet, as happens at boot on Redis.
     let failures = 0
-    const slowToConnect: KeyStore = Object.create(backend.store, {
-      readRevisions: {
-        value: async () => {
+    const slowToConnect = overriding(backend.store, {
+      changes: {
+        readRevisions: async () => {
           if (failures < 2) {
             failures++
             throw new StoreUnavailableError('not connected yet')
           }
-          return backend.store.readRevisions()
+          return backend.store.changes.readRevisions()
         },
       },
     })

@@ -3,25 +3,26 @@ import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/key-material.js'
 import type { KeyRecord } from '../../shared/records.js'
 import { shardOf } from '../../shared/shards.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
+import type { Store } from '../../shared/store/store.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
-import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
+import { createRedisStore } from '../../shared/store/redis-store.js'
 import { openBackend, startTestVerifier, type TestServer } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
+import { overriding } from '../support/store-overrides.js'
 
 let redis: RedisServer
-let writer: RedisKeyStore
+let writer: Store
 /** A writer whose PUBLISH Redis refuses (ACL): its changes reach the log but never the feed. */
-let silentWriter: RedisKeyStore
+let silentWriter: Store
 const open: TestServer[] = []
 
 beforeAll(async () => {
   redis = await startRedisServer()
   await redis.admin.call('ACL', 'SETUSER', 'silent', 'on', 'nopass', '~*', '&*', '+@all', '-publish')
-  writer = new RedisKeyStore(await openRedis(redis.url, 'writer'))
-  silentWriter = new RedisKeyStore(await openRedis(redis.url.replace('redis://', 'redis://silent:x@'), 'silent-writer'))
+  writer = createRedisStore(await openRedis(redis.url, 'writer'))
+  silentWriter = createRedisStore(await openRedis(redis.url.replace('redis://', 'redis://silent:x@'), 'silent-writer'))
 })
 afterEach(async () => {
   await Promise.all(open.splice(0).map((server) => server.close()))
@@ -35,11 +36,11 @@ afterAll(async () => {
 /** A new key; on `shard` if given (generated until one lands there: 1 in 64). */
 async function newKey(shard?: number): Promise<{ key: string; record: KeyRecord }> {
   const api = { id: newId('api'), name: 'sync', createdAt: Date.now() }
-  await writer.createApi(api)
+  await writer.keys.createApi(api)
   let generated = generateKey('sk')
   while (shard !== undefined && shardOf(generated.hash) !== shard) generated = generateKey('sk')
   const { key, hash, start } = generated
-  const write = await writer.createKey({
+  const write = await writer.keys.createKey({
     id: newId('key'),
     hash,
     start,
@@ -51,7 +52,7 @@ async function newKey(shard?: number): Promise<{ key: string; record: KeyRecord 
   return { key, record: write.record }
 }
 
-async function verifier(store?: KeyStore): Promise<TestServer> {
+async function verifier(store?: Store): Promise<TestServer> {
   const backend = await openBackend(redis.url)
   // No periodic poll: each test proves the path it names, not the once-a-second repair.
   const server = await startTestVerifier({
@@ -98,7 +99,7 @@ describe('verifier cache and change feed on Redis', () => {
     const server = await verifier()
     const { key, record } = await newKey()
     expect(await verdict(server, key)).toMatchObject({ valid: true })
-    const disabled = await writer.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    const disabled = await writer.keys.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     await waitFor(
       async () => (await verdict(server, key)).code === 'DISABLED',
       'the disable to reach the verifier',
@@ -106,7 +107,7 @@ describe('verifier cache and change feed on Redis', () => {
       1,
     )
     expect(await verdict(server, key)).toMatchObject({ valid: false, enabled: false })
-    await writer.updateKey(record.id, { enabled: true }, disabled!.record.rev, Date.now())
+    await writer.keys.updateKey(record.id, { enabled: true }, disabled!.record.rev, Date.now())
     await waitFor(async () => (await verdict(server, key)).valid, 'the re-enable to reach the verifier', 2_000, 1)
   })
 
@@ -123,7 +124,7 @@ describe('verifier cache and change feed on Redis', () => {
     expect(seconds).toBeLessThan(0.5)
     // A change the feed never carried arrives by replay, and carries no publish time to measure.
     const catchUpsBefore = await counter(server, 'keygate_catch_ups_total')
-    await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    await silentWriter.keys.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     await server.verifier.pollNow()
     expect(await counter(server, 'keygate_catch_ups_total')).toBe(catchUpsBefore + 1)
     expect(await counter(server, 'keygate_change_propagation_seconds_count')).toBe(1)
@@ -132,10 +133,10 @@ describe('verifier cache and change feed on Redis', () => {
   it('forgets an unknown key as soon as a key with that hash is created', async () => {
     const server = await verifier()
     const api = { id: newId('api'), name: 'neg', createdAt: Date.now() }
-    await writer.createApi(api)
+    await writer.keys.createApi(api)
     const { key, hash, start } = generateKey('sk')
     expect(await verdict(server, key)).toMatchObject({ code: 'NOT_FOUND' })
-    await writer.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+    await writer.keys.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
     await waitFor(
       async () => (await verdict(server, key)).valid,
       'the create event to clear the negative entry',
@@ -150,10 +151,10 @@ describe('verifier cache and change feed on Redis', () => {
     let release!: () => void
     const held = new Promise<void>((resolve) => (release = resolve))
     let reads = 0
-    const slowStore: KeyStore = Object.create(writer, {
-      getKeyByHash: {
-        value: async (hash: string) => {
-          const seen = await writer.getKeyByHash(hash)
+    const slowStore = overriding(writer, {
+      keys: {
+        getKeyByHash: async (hash: string) => {
+          const seen = await writer.keys.getKeyByHash(hash)
           if (reads++ === 0) await held
           return seen
         },
@@ -163,7 +164,7 @@ describe('verifier cache and change feed on Redis', () => {
     const pending = verdict(server, key)
     await waitFor(() => reads === 1, 'the first read')
     const before = await counter(server, 'keygate_change_events_total')
-    await writer.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    await writer.keys.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     await waitFor(async () => (await counter(server, 'keygate_change_events_total')) > before, 'the disable event')
     release()
     expect(await pending).toMatchObject({ valid: false, code: 'DISABLED' })
@@ -175,7 +176,7 @@ describe('verifier cache and change feed on Redis', () => {
     const server = await verifier()
     const { key, record } = await newKey()
     expect(await verdict(server, key)).toMatchObject({ valid: true })
-    const unpublished = await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    const unpublished = await silentWriter.keys.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     expect(unpublished?.publishFailed).toBe(true)
     // Pub/sub lost it: the cache still says valid (issue 3's revision poll bounds this window).
     expect(await verdict(server, key)).toMatchObject({ valid: true })
@@ -183,7 +184,7 @@ describe('verifier cache and change feed on Redis', () => {
     // A later published change to another key of the same shard reveals the gap; only the replay of the
     // log can tell the verifier about the first key.
     const neighbour = await newKey(unpublished!.event.shard)
-    await writer.updateKey(neighbour.record.id, { name: 'touched' }, neighbour.record.rev, Date.now())
+    await writer.keys.updateKey(neighbour.record.id, { name: 'touched' }, neighbour.record.rev, Date.now())
     await waitFor(async () => (await verdict(server, key)).code === 'DISABLED', 'the gap repair', 2_000, 1)
     expect(await counter(server, 'keygate_catch_ups_total')).toBeGreaterThan(catchUpsBefore)
   })
@@ -192,7 +193,7 @@ describe('verifier cache and change feed on Redis', () => {
     const server = await verifier()
     const { key, record } = await newKey()
     expect(await verdict(server, key)).toMatchObject({ valid: true })
-    await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    await silentWriter.keys.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     expect(await verdict(server, key)).toMatchObject({ valid: true })
     await redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
     // Well inside the 5 s staleness bound: only the resync that follows the resubscription can explain a deny.
@@ -203,11 +204,11 @@ describe('verifier cache and change feed on Redis', () => {
     const server = await verifier()
     const { key, record } = await newKey()
     expect(await verdict(server, key)).toMatchObject({ valid: true })
-    const unpublished = await silentWriter.updateKey(record.id, { enabled: false }, record.rev, Date.now())
+    const unpublished = await silentWriter.keys.updateKey(record.id, { enabled: false }, record.rev, Date.now())
     await redis.admin.xtrim(redisKeys.changeLog(unpublished!.event.shard), 'MAXLEN', 0)
     const dropsBefore = await counter(server, 'keygate_cache_drops_total')
     const neighbour = await newKey(unpublished!.event.shard)
-    await writer.updateKey(neighbour.record.id, { name: 'touched' }, neighbour.record.rev, Date.now())
+    await writer.keys.updateKey(neighbour.record.id, { name: 'touched' }, neighbour.record.rev, Date.now())
     await waitFor(async () => (await verdict(server, key)).code === 'DISABLED', 'the shard drop', 2_000, 1)
     expect(await counter(server, 'keygate_cache_drops_total')).toBeGreaterThan(dropsBefore)
   })

@@ -4,8 +4,7 @@ import type { ChangeFeed, ChangeFeedHandlers } from '../../shared/feed/change-fe
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
 import { generateKey, hashKey } from '../../shared/key-material.js'
 import { shardOf } from '../../shared/shards.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
-import { MemoryKeyStore } from '../../shared/store/memory-key-store.js'
+import { createMemoryStore, type MemoryStore } from '../../shared/store/memory-store.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
 import { ADMIN_HEADERS, JSON_ONLY } from '../support/both-stores.js'
 import {
@@ -16,6 +15,7 @@ import {
   type TestServer,
 } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { overriding } from '../support/store-overrides.js'
 import { waitFor } from '../support/wait-for.js'
 
 /** A feed whose events can be held back (a slow or paused subscriber), then let through in order. */
@@ -42,8 +42,8 @@ function holdable(feed: ChangeFeed) {
 }
 
 /** Reaches into the memory store's log the way XTRIM reaches into a Redis stream: test-only fault injection. */
-function trimMemoryLog(store: MemoryKeyStore, shard: number): void {
-  ;(store as unknown as { logs: unknown[][] }).logs[shard]!.splice(0)
+function trimMemoryLog(store: MemoryStore, shard: number): void {
+  ;(store.changes as unknown as { logs: unknown[][] }).logs[shard]!.splice(0)
 }
 
 async function metric(server: TestServer, name: string): Promise<number> {
@@ -76,7 +76,7 @@ for (const kind of ['memory', 'redis'] as const) {
         backend = await openBackend(redis.url)
       } else {
         const feed = new MemoryChangeFeed()
-        backend = { store: new MemoryKeyStore(feed), feed, close: () => feed.close() }
+        backend = { store: createMemoryStore(feed), feed, close: () => feed.close() }
       }
       controlPlane = await startTestControlPlane({ backend })
       apiId = (await post('apis.createApi', { name: 'flood' })).apiId
@@ -118,17 +118,17 @@ for (const kind of ['memory', 'redis'] as const) {
       const feed = holdable(own.feed)
       let reads = 0
       const polls = { read: 0, hold: undefined as Promise<void> | undefined }
-      const store: KeyStore = Object.create(own.store, {
-        getKeyByHash: {
-          value: (hash: string) => {
+      const store = overriding(own.store, {
+        keys: {
+          getKeyByHash: (hash: string) => {
             reads++
-            return own.store.getKeyByHash(hash)
+            return own.store.keys.getKeyByHash(hash)
           },
         },
-        // A poll's read can be made to answer late: what it read stays as of when it was read.
-        readRevisions: {
-          value: async () => {
-            const snapshot = await own.store.readRevisions()
+        changes: {
+          // A poll's read can be made to answer late: what it read stays as of when it was read.
+          readRevisions: async () => {
+            const snapshot = await own.store.changes.readRevisions()
             polls.read++
             await polls.hold
             return snapshot
@@ -220,7 +220,7 @@ for (const kind of ['memory', 'redis'] as const) {
         if (shardOf(hashKey(key)) === shard) skipped.push(key)
       }
       if (kind === 'redis') await redis!.admin.xtrim(redisKeys.changeLog(shard), 'MAXLEN', 0)
-      else trimMemoryLog(backend.store as MemoryKeyStore, shard)
+      else trimMemoryLog(backend.store as MemoryStore, shard)
       await server.verifier.pollNow()
       expect(await metric(server, 'keygate_cache_drops_total')).toBe(1)
       // The drop marks the shard unsure and starts a rebuild at once: on a quick store it can be done by now (read in

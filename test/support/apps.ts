@@ -3,15 +3,11 @@ import { Writable } from 'node:stream'
 import { assembleControlPlane } from '../../cli/assemble-control-plane.js'
 import { assembleVerifier, type ProcessParts } from '../../cli/assemble-verifier.js'
 import { monotonicClock, systemClock, type Clock } from '../../shared/clock.js'
-import type { ChangeFeed } from '../../shared/feed/change-feed.js'
-import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
-import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { loggerOptions } from '../../shared/logger.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
-import { MemoryKeyStore } from '../../shared/store/memory-key-store.js'
+import type { Store } from '../../shared/store/store.js'
+import { openBackend as openStoreBackend, type Backend } from '../../shared/store/backend.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
-import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
 import type { SyncSettings } from '../../shared/config/settings.js'
 import type { KeyVerifier } from '../../verifier/key-verifier.js'
 import type { NamespaceRatelimits } from '../../verifier/namespace-ratelimits.js'
@@ -42,28 +38,16 @@ export function capturedLogger(): { log: Logger; lines: string[] } {
   return { log: pino({ ...loggerOptions('trace', 'test') }, sink), lines }
 }
 
-export interface Backend {
-  store: KeyStore
-  feed: ChangeFeed
-  close(): Promise<void>
-}
+export type { Backend } from '../../shared/store/backend.js'
 
-/** A store and feed of either kind; `redisUrl` selects Redis. */
+/** A store and feed of either kind, connected; `redisUrl` selects Redis. */
 export async function openBackend(redisUrl?: string): Promise<Backend> {
-  if (!redisUrl) {
-    const feed = new MemoryChangeFeed()
-    return { store: new MemoryKeyStore(feed), feed, close: () => feed.close() }
+  if (!redisUrl) return openStoreBackend({ kind: 'memory' })
+  const connections = {
+    store: await openRedis(redisUrl, 'test'),
+    feed: await openRedis(redisUrl, 'test-changes', { autoResubscribe: false }),
   }
-  const store = new RedisKeyStore(await openRedis(redisUrl, 'test'))
-  const feed = new RedisChangeFeed(await openRedis(redisUrl, 'test-changes', { autoResubscribe: false }))
-  return {
-    store,
-    feed,
-    close: async () => {
-      await feed.close()
-      await store.close()
-    },
-  }
+  return openStoreBackend({ kind: 'redis', connections })
 }
 
 export interface TestServer {
@@ -101,7 +85,7 @@ export interface TestServerOptions {
  * The parts a test server is assembled on: the test's clock, when it has one, moves both clocks, unless `elapsed`
  * names the one the staleness bound is timed on.
  */
-async function partsOf(options: TestServerOptions): Promise<{ backend: Backend; parts: ProcessParts<KeyStore> }> {
+async function partsOf(options: TestServerOptions): Promise<{ backend: Backend; parts: ProcessParts<Store> }> {
   const backend = options.backend ?? (await openBackend(options.redisUrl))
   const parts = {
     store: backend.store,

@@ -7,11 +7,11 @@ import { JSON_ONLY } from './both-stores.js'
 /** Headers of a stored root key holding exactly `permissions`. */
 export async function rootKeyWith(backend: Backend, permissions: string[]): Promise<Record<string, string>> {
   const { key, hash } = generateRootKey()
-  await backend.store.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+  await backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
   return { ...JSON_ONLY, authorization: `Bearer ${key}` }
 }
 
 /** The namespace record named so, read from the store (v1 has no call that shows a namespace). */
 export async function namespaceOf(backend: Backend, name: string): Promise<NamespaceRecord | null> {
-  return (await backend.store.getEntity<NamespaceRecord>(namespaceAddress(name)))?.doc ?? null
+  return (await backend.store.entities.getEntity<NamespaceRecord>(namespaceAddress(name)))?.doc ?? null
 }

@@ -7,5 +7,5 @@ export const EVERYTHING: Principal = { rootKeyId: 'test', permissions: ['*'] }
 
 /** Roles and permissions written straight to a store (its change feed tells the verifiers, as for any write). */
 export function grantsOn(backend: { store: ManagementStore }): Rbac {
-  return new Rbac(backend.store, { now: () => Date.now() }, () => {})
+  return new Rbac(backend.store.entities, { now: () => Date.now() }, () => {})
 }

@@ -90,21 +90,25 @@ export function anyBodyWith(fields: Record<string, fc.Arbitrary<unknown>>): fc.A
  * poll instead of a read): every verification of a key not cached must fail closed.
  */
 export async function whileStoreIsDown(
-  store: { getKeyByHash: (hash: string) => Promise<unknown>; readRevisions: () => Promise<unknown> },
+  store: {
+    keys: { getKeyByHash: (hash: string) => Promise<unknown> }
+    changes: { readRevisions: () => Promise<unknown> }
+  },
   check: () => Promise<void>,
 ): Promise<void> {
-  const read = store.getKeyByHash
-  const poll = store.readRevisions
+  const { keys, changes } = store
+  const read = keys.getKeyByHash
+  const poll = changes.readRevisions
   const down = async (): Promise<never> => {
     throw new StoreUnavailableError('down')
   }
-  store.getKeyByHash = down
-  store.readRevisions = down
+  keys.getKeyByHash = down
+  changes.readRevisions = down
   try {
     await check()
   } finally {
-    store.getKeyByHash = read
-    store.readRevisions = poll
+    keys.getKeyByHash = read
+    changes.readRevisions = poll
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import type { KeyRecord } from '../../shared/records.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
+import type { ApiKeyStore } from '../../shared/store/api-key-store.js'
 import { KeyCache } from '../../verifier/key-cache.js'
 import { KeyLookup } from '../../verifier/key-lookup.js'
 
@@ -16,7 +16,7 @@ const record = (rev: number, enabled = true): KeyRecord => ({
 })
 
 /** A store whose reads answer from a script, each read pausing so that events can arrive "during" it. */
-function scriptedStore(answers: (KeyRecord | null)[], during: (read: number) => void): KeyStore {
+function scriptedStore(answers: (KeyRecord | null)[], during: (read: number) => void): ApiKeyStore {
   let reads = 0
   return {
     getKeyByHash: async () => {
@@ -25,7 +25,7 @@ function scriptedStore(answers: (KeyRecord | null)[], during: (read: number) => 
       during(read)
       return answers[Math.min(read, answers.length - 1)] ?? null
     },
-  } as unknown as KeyStore
+  } as unknown as ApiKeyStore
 }
 
 describe('KeyLookup (the miss path)', () => {
@@ -92,7 +92,7 @@ describe('KeyLookup (the miss path)', () => {
         await gate
         return null
       },
-    } as unknown as KeyStore
+    } as unknown as ApiKeyStore
     const lookup = new KeyLookup(store, new KeyCache(cacheOptions), 2)
     const first = lookup.read('h1')
     const second = lookup.read('h2')

@@ -3,9 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
 import type { NamespaceLimitRequest } from '../../shared/namespace-limits.js'
 import { windowStart, type RateCounter } from '../../shared/ratelimit.js'
-import { MemoryKeyStore } from '../../shared/store/memory-key-store.js'
-import type { NamespaceCounterStore } from '../../shared/store/namespace-counter-store.js'
-import type { VerifierStore } from '../../shared/store/verifier-store.js'
+import type { CounterStore } from '../../shared/store/counter-store.js'
+import { createMemoryStore } from '../../shared/store/memory-store.js'
 import { NamespaceLimiter } from '../../verifier/namespace-limiter.js'
 import { RateLimiter } from '../../verifier/rate-limiter.js'
 import { ManualClock } from '../support/apps.js'
@@ -18,8 +17,8 @@ describe('async rate limits', () => {
   it("reconciles by the verifier's clock: a window still open by it is pushed, whatever the real time", async () => {
     // A clock long before the real time: by Date.now() every window would look ended (and be dropped unpushed).
     const clock = new ManualClock(Date.UTC(2020, 0, 1, 12))
-    const store = new MemoryKeyStore(new MemoryChangeFeed())
-    const limiter = new RateLimiter(store, pino({ level: 'silent' }), 10, clock)
+    const store = createMemoryStore(new MemoryChangeFeed())
+    const limiter = new RateLimiter(store.counters, pino({ level: 'silent' }), 10, clock)
     limiters.push(limiter)
     const limit = { name: 'default', limit: 100, duration: 60_000, async: true, cost: 3, owner: 'hash-1' }
     expect((await limiter.checkAll('hash-1', [limit], clock.now())).ok).toBe(true)
@@ -28,7 +27,7 @@ describe('async rate limits', () => {
     const window = windowStart(limit.duration, clock.now())
     await waitFor(
       async () =>
-        (await store.addRateLimitUsage(
+        (await store.counters.addRateLimitUsage(
           { group: 'hash-1', owner: 'hash-1', name: 'default', duration: limit.duration, window },
           0,
         )) === 3,
@@ -50,7 +49,7 @@ describe('a window evicted from memory', () => {
         if (delta !== 0) pushed.push(`${counter.owner} ${delta}`)
         return 0
       },
-    } as unknown as VerifierStore
+    } as unknown as CounterStore
     const limiter = new RateLimiter(store, pino({ level: 'silent' }), 1_000, clock)
     const limit = (owner: string, cost: number) => ({
       name: 'l',
@@ -97,13 +96,13 @@ describe('namespace limits, stopped', () => {
 })
 
 /** A namespace counter store that notes every usage handed over to it as `identifier delta`. */
-function handedOver(pushed: string[]): NamespaceCounterStore {
+function handedOver(pushed: string[]): CounterStore {
   return {
     addNamespaceUsage: async (_namespace: string, identifier: string, _d: number, _w: number, delta: number) => {
       if (delta !== 0) pushed.push(`${identifier} ${delta}`)
       return 0
     },
-  } as unknown as NamespaceCounterStore
+  } as unknown as CounterStore
 }
 
 const namespaceRequest = (identifier: string, cost: number): NamespaceLimitRequest => ({

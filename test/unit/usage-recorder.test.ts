@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import type { UsageIncrement } from '../../shared/analytics.js'
-import type { KeyStore } from '../../shared/store/key-store.js'
+import type { UsageStore } from '../../shared/store/usage-store.js'
 import { UsageRecorder, type UsageCellHolder } from '../../verifier/usage-recorder.js'
 
 describe('UsageRecorder', () => {
@@ -13,7 +13,7 @@ describe('UsageRecorder', () => {
         sent.push([...batch])
         if (failing) throw new Error('partly written')
       },
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const t = Date.UTC(2031, 0, 1, 10, 15)
     recorder.record('key_a', 'VALID', t)
@@ -40,7 +40,7 @@ describe('UsageRecorder', () => {
     const sent: UsageIncrement[][] = []
     const store = {
       addUsage: async (batch: Iterable<UsageIncrement>) => void sent.push([...batch]),
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const hours = (batch: UsageIncrement[] | undefined) =>
       (batch ?? []).filter((increment) => increment.granularity === 'hour')
@@ -87,7 +87,7 @@ describe('UsageRecorder', () => {
         await new Promise<void>((resolve) => (answer = resolve))
         if (failing) throw new Error('partly written')
       },
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const t = Date.UTC(2031, 0, 1, 10, 15)
     const hour = (batch: UsageIncrement[] | undefined) =>
@@ -117,7 +117,7 @@ describe('UsageRecorder', () => {
     const sent: UsageIncrement[][] = []
     const store = {
       addUsage: async (batch: Iterable<UsageIncrement>) => void sent.push([...batch]),
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const t = Date.UTC(2031, 0, 1, 11, 10)
     const holder: UsageCellHolder = {}
@@ -137,7 +137,7 @@ describe('UsageRecorder', () => {
     const sent: UsageIncrement[][] = []
     const store = {
       addUsage: async (batch: Iterable<UsageIncrement>) => void sent.push([...batch]),
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const t = Date.UTC(2031, 0, 1, 10, 15)
     const busy: UsageCellHolder = {}
@@ -175,7 +175,7 @@ describe('UsageRecorder', () => {
     const sent: UsageIncrement[][] = []
     const store = {
       addUsage: async (batch: Iterable<UsageIncrement>) => void sent.push([...batch]),
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const t = Date.UTC(2031, 0, 1, 10, 55)
     const holder: UsageCellHolder = {}
@@ -209,7 +209,7 @@ describe('UsageRecorder', () => {
     const sent: UsageIncrement[][] = []
     const store = {
       addUsage: async (batch: Iterable<UsageIncrement>) => void sent.push([...batch]),
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const t = Date.UTC(2031, 0, 1, 11, 5)
     const holder: UsageCellHolder = {}
@@ -265,7 +265,7 @@ describe('UsageRecorder', () => {
         }
         if (call.length > 0) await send()
       },
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const expected = new Map<string, number>()
     const base = Date.UTC(2031, 0, 1, 23, 59, 30) // within a minute of three hours' turns, a day's among them
@@ -328,7 +328,7 @@ describe('UsageRecorder', () => {
         if (call === 1) await held
         events.push(`end ${call}`)
       },
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 60_000)
     const t = Date.UTC(2031, 0, 1, 10, 15)
     recorder.record('key_a', 'VALID', t)
@@ -358,7 +358,7 @@ describe('UsageRecorder', () => {
         await new Promise<void>((resolve) => (pullRest = resolve))
         for (let next = increments.next(); !next.done; next = increments.next()) sent.push(next.value)
       },
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const t = Date.UTC(2031, 0, 1, 10, 15)
     const [a, b] = [{}, {}] as UsageCellHolder[]
@@ -405,7 +405,7 @@ describe('UsageRecorder', () => {
         }
         sent.push(pulled)
       },
-    } as unknown as KeyStore
+    } as unknown as UsageStore
     const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 1_000)
     const t = Date.UTC(2031, 0, 1, 10, 15)
     for (const keyId of ['key_a', 'key_b', 'key_c']) recorder.record(keyId, 'VALID', t)
@@ -480,7 +480,7 @@ describe('UsageRecorder', () => {
  * A store that keeps what each flush read (a list a flush) and calls `afterRead` after each increment it reads: a hook
  * that may wait (a round trip) or throw (a failed call, after which it reads no more).
  */
-function readingStore(sent: UsageIncrement[][], afterRead: () => void | Promise<void>): KeyStore {
+function readingStore(sent: UsageIncrement[][], afterRead: () => void | Promise<void>): UsageStore {
   return {
     addUsage: async (batch: Iterable<UsageIncrement>) => {
       const read: UsageIncrement[] = []
@@ -490,5 +490,5 @@ function readingStore(sent: UsageIncrement[][], afterRead: () => void | Promise<
         await afterRead()
       }
     },
-  } as unknown as KeyStore
+  } as unknown as UsageStore
 }

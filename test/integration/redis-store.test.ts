@@ -7,16 +7,17 @@ import { redisKeys } from '../../shared/store/redis-keys.js'
 import { ANALYTICS_RETENTION_MS, bucketStart } from '../../shared/analytics.js'
 import { pino } from 'pino'
 import { UsageRecorder } from '../../verifier/usage-recorder.js'
-import { RedisKeyStore } from '../../shared/store/redis-key-store.js'
-import type { RevisionSnapshot } from '../../shared/store/key-store.js'
+import { createRedisStore } from '../../shared/store/redis-store.js'
+import type { Store } from '../../shared/store/store.js'
+import type { RevisionSnapshot } from '../../shared/store/change-log-store.js'
 import { SHARD_COUNT } from '../../shared/shards.js'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import { startRedisServer, useRedisServer } from '../support/redis-server.js'
-import { keyStoreContract } from './key-store.contract.js'
+import { storeContract } from './store.contract.js'
 
-keyStoreContract('redis', async () => {
+storeContract('redis', async () => {
   const redis = await startRedisServer()
-  const store = new RedisKeyStore(await openRedis(redis.url, 'test'))
+  const store = createRedisStore(await openRedis(redis.url, 'test'))
   const feed = new RedisChangeFeed(await openRedis(redis.url, 'test-changes', { autoResubscribe: false }))
   return {
     store,
@@ -32,6 +33,9 @@ keyStoreContract('redis', async () => {
   }
 })
 
+/** The usage part's connection, as the tests below reach it to count (or fail) the calls of its addUsage script. */
+type UsagePart = { redis: { addUsage: (...args: unknown[]) => Promise<number> } }
+
 /** `count` keys named `<prefix><i>`, each counted once as a success in the hour bucket `hour`. */
 function oneEachHourly(prefix: string, count: number, hour: number) {
   return Array.from({ length: count }, (_, i) => ({
@@ -42,11 +46,11 @@ function oneEachHourly(prefix: string, count: number, hour: number) {
   }))
 }
 
-/** A Redis server of the describe's own and a RedisKeyStore on it, opened before its tests and closed after. */
-function useRedisKeyStore() {
-  const stage = { redis: useRedisServer(), store: undefined as unknown as RedisKeyStore }
+/** A Redis server of the describe's own and a Store on it, opened before its tests and closed after. */
+function useRedisStore() {
+  const stage = { redis: useRedisServer(), store: undefined as unknown as Store }
   beforeAll(async () => {
-    stage.store = new RedisKeyStore(await openRedis(stage.redis.url, 'test'))
+    stage.store = createRedisStore(await openRedis(stage.redis.url, 'test'))
   })
   afterAll(async () => {
     await stage.store?.close()
@@ -55,7 +59,7 @@ function useRedisKeyStore() {
 }
 
 describe('root keys on Redis: layout, and those stored in the legacy layout (kg:root:<hash>)', () => {
-  const stage = useRedisKeyStore()
+  const stage = useRedisStore()
   const redis = stage.redis
 
   /** A root key in the legacy layout: one key of its own, outside the root keys' slot. */
@@ -68,64 +72,66 @@ describe('root keys on Redis: layout, and those stored in the legacy layout (kg:
 
   it('legacy ones still authenticate, and move into the slot when first looked up', async () => {
     const { record } = await legacy()
-    expect(await stage.store.getRootKeyByHash(record.hash)).toEqual(record)
+    expect(await stage.store.rootKeys.getRootKeyByHash(record.hash)).toEqual(record)
     expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
-    expect(await stage.store.getRootKeyById(record.id)).toEqual(record)
+    expect(await stage.store.rootKeys.getRootKeyById(record.id)).toEqual(record)
   })
 
   it('legacy ones are listed where they are: a list writes nothing', async () => {
     const { record: unused } = await legacy(['api.*.read_key'])
     const before = (await redis.admin.keys('*')).sort()
-    expect((await stage.store.listRootKeys()).map((k) => k.id)).toContain(unused.id)
+    expect((await stage.store.rootKeys.listRootKeys()).map((k) => k.id)).toContain(unused.id)
     expect((await redis.admin.keys('*')).sort()).toEqual(before)
   })
 
   it('legacy ones are all moved by the first lookup by id (even those never used), which then stops looking', async () => {
     const { record: unused } = await legacy(['api.*.read_key'])
     const { record: other } = await legacy(['api.*.read_api'])
-    expect(await stage.store.getRootKeyById(unused.id)).toEqual(unused)
+    expect(await stage.store.rootKeys.getRootKeyById(unused.id)).toEqual(unused)
     for (const record of [unused, other]) expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
     expect(await redis.admin.get(redisKeys.legacyRootKeysMoved)).toBe('1')
-    expect((await stage.store.listRootKeys()).map((k) => k.id)).toEqual(expect.arrayContaining([unused.id, other.id]))
+    expect((await stage.store.rootKeys.listRootKeys()).map((k) => k.id)).toEqual(
+      expect.arrayContaining([unused.id, other.id]),
+    )
     // Revocable like any other.
-    expect(await stage.store.revokeRootKey(other.id)).toMatchObject({ id: other.id })
+    expect(await stage.store.rootKeys.revokeRootKey(other.id)).toMatchObject({ id: other.id })
   })
 
   it('once a control plane has moved them (its start), a list looks for legacy ones no more: no SCAN', async () => {
     // A store no control plane has started on yet.
     await redis.admin.del(redisKeys.legacyRootKeysMoved)
     const { record } = await legacy()
-    await stage.store.moveLegacyRootKeys()
+    await stage.store.rootKeys.moveLegacyRootKeys()
     expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
     const scans = async () => Number(/cmdstat_scan:calls=(\d+)/.exec(await redis.admin.info('commandstats'))?.[1] ?? 0)
     const before = await scans()
-    expect((await stage.store.listRootKeys()).map((k) => k.id)).toContain(record.id)
+    expect((await stage.store.rootKeys.listRootKeys()).map((k) => k.id)).toContain(record.id)
     expect(await scans()).toBe(before)
   })
 
   it('a revoked legacy one is not listed, even if a copy was left behind', async () => {
     const { record } = await legacy()
-    await stage.store.getRootKeyByHash(record.hash)
-    await stage.store.revokeRootKey(record.id)
+    await stage.store.rootKeys.getRootKeyByHash(record.hash)
+    await stage.store.rootKeys.revokeRootKey(record.id)
     await redis.admin.set(redisKeys.legacyRootKey(record.hash), JSON.stringify(record))
     await redis.admin.del(redisKeys.legacyRootKeysMoved)
-    expect((await stage.store.listRootKeys()).map((k) => k.id)).not.toContain(record.id)
+    expect((await stage.store.rootKeys.listRootKeys()).map((k) => k.id)).not.toContain(record.id)
   })
 
   it('a legacy one cannot come back once revoked, even if a copy was left behind (a move cut short by a crash)', async () => {
     const { record } = await legacy()
-    await stage.store.getRootKeyByHash(record.hash)
-    await stage.store.revokeRootKey(record.id)
+    await stage.store.rootKeys.getRootKeyByHash(record.hash)
+    await stage.store.rootKeys.revokeRootKey(record.id)
     await redis.admin.set(redisKeys.legacyRootKey(record.hash), JSON.stringify(record))
-    expect(await stage.store.getRootKeyByHash(record.hash)).toBeNull()
+    expect(await stage.store.rootKeys.getRootKeyByHash(record.hash)).toBeNull()
     expect(await redis.admin.exists(redisKeys.legacyRootKey(record.hash))).toBe(0)
   })
 
   it('leaves nothing behind for a root key used just after it was revoked (a late last-use write)', async () => {
     const { record } = await legacy()
-    await stage.store.getRootKeyByHash(record.hash)
-    await stage.store.revokeRootKey(record.id)
-    await stage.store.touchRootKey(record.hash, Date.now())
+    await stage.store.rootKeys.getRootKeyByHash(record.hash)
+    await stage.store.rootKeys.revokeRootKey(record.id)
+    await stage.store.rootKeys.touchRootKey(record.hash, Date.now())
     expect(await redis.admin.hexists(redisKeys.rootKeysUsed, record.hash)).toBe(0)
   })
 
@@ -143,7 +149,7 @@ describe('root keys on Redis: layout, and those stored in the legacy layout (kg:
 })
 
 describe('verification counts on Redis: one script call per 50 buckets and flush', () => {
-  const stage = useRedisKeyStore()
+  const stage = useRedisStore()
   const redis = stage.redis
 
   it("adds every outcome to each of a key's buckets, keeps them for the retention period, and accumulates", async () => {
@@ -159,17 +165,17 @@ describe('verification counts on Redis: one script call per 50 buckets and flush
     const calls = async () =>
       Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.admin.info('commandstats'))?.[1] ?? 0)
     // The first call loads the script into Redis (EVALSHA refused, then EVAL): measured after it.
-    await stage.store.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts }])
+    await stage.store.usage.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts }])
     const before = await calls()
-    await stage.store.addUsage(increments)
-    await stage.store.addUsage(increments)
+    await stage.store.usage.addUsage(increments)
+    await stage.store.usage.addUsage(increments)
     // Two flushes of 250 keys (500 buckets): ten round trips each (50 buckets to a call), whatever the outcomes.
     expect((await calls()) - before).toBe(20)
     for (const keyId of keyIds) {
-      expect(await stage.store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
+      expect(await stage.store.usage.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
         { time: hour, success: 6, rateLimited: 2, usageExceeded: 0 },
       ])
-      expect(await stage.store.readUsage(keyId, 'day', day, day)).toStrictEqual([
+      expect(await stage.store.usage.readUsage(keyId, 'day', day, day)).toStrictEqual([
         { time: day, success: 6, rateLimited: 2, usageExceeded: 4 },
       ])
       for (const [granularity, time] of [
@@ -185,7 +191,7 @@ describe('verification counts on Redis: one script call per 50 buckets and flush
 })
 
 describe('verification counts on Redis: 50 buckets to a call, one call at a time, whatever keys they belong to', () => {
-  const stage = useRedisKeyStore()
+  const stage = useRedisStore()
   const redis = stage.redis
   const HOUR = 3_600_000
   const calls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.admin.info('commandstats'))?.[1] ?? 0)
@@ -193,7 +199,7 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
   // The calls' size is what keeps Redis free for the miss path: exactly 50 buckets fit in one call, 51 take two.
   it('sends 50 buckets in one call and 51 in two', async () => {
     const hour = 410_000 * HOUR
-    await stage.store.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts: { success: 1 } }])
+    await stage.store.usage.addUsage([{ keyId: 'key_warm', granularity: 'hour', time: hour, counts: { success: 1 } }])
     const flush = (n: number) =>
       Array.from({ length: n }, (_, i) => ({
         keyId: `key_b${i}`,
@@ -202,12 +208,12 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
         counts: { success: 1 },
       }))
     let before = await calls()
-    await stage.store.addUsage(flush(50))
+    await stage.store.usage.addUsage(flush(50))
     expect((await calls()) - before).toBe(1)
     before = await calls()
-    await stage.store.addUsage(flush(51))
+    await stage.store.usage.addUsage(flush(51))
     expect((await calls()) - before).toBe(2)
-    expect(await stage.store.readUsage('key_b50', 'hour', hour, hour)).toStrictEqual([
+    expect(await stage.store.usage.readUsage('key_b50', 'hour', hour, hour)).toStrictEqual([
       { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
     ])
   })
@@ -217,7 +223,7 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
   // milliseconds in one stretch. One call is in flight at a time, and other work runs while it is.
   it('sends a large flush one call at a time, letting other work and other clients run between calls', async () => {
     const hour = 415_000 * HOUR
-    const client = (stage.store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
+    const client = (stage.store.usage as unknown as UsagePart).redis
     const addUsage = client.addUsage
     let sentCalls = 0
     let inFlight = 0
@@ -230,7 +236,7 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
     try {
       const increments = oneEachHourly('key_y', 1_000, hour)
       const sentBySteps: number[] = []
-      const flushing = stage.store.addUsage(increments)
+      const flushing = stage.store.usage.addUsage(increments)
       // Another client's command sent now is answered after a call or two of the flush, not after all of them.
       const sentWhenPinged = redis.admin.ping().then(() => sentCalls)
       sentBySteps.push(sentCalls)
@@ -246,7 +252,7 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
       expect(sentCalls).toBe(20)
       expect(await sentWhenPinged).toBeLessThanOrEqual(3)
       for (const keyId of ['key_y0', 'key_y999'])
-        expect(await stage.store.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
+        expect(await stage.store.usage.readUsage(keyId, 'hour', hour, hour)).toStrictEqual([
           { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
         ])
     } finally {
@@ -258,7 +264,7 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
   // call, not the whole flush (its round trips): the store must pull a call's worth, send it, then pull the next.
   it("pulls a call's worth of increments at a time, and none after a failed call", async () => {
     const hour = 416_000 * HOUR
-    const client = (stage.store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
+    const client = (stage.store.usage as unknown as UsagePart).redis
     const addUsage = client.addUsage
     let pulled = 0
     const pulledAtCall: number[] = []
@@ -273,7 +279,7 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
       return addUsage.apply(this, args)
     }
     try {
-      await stage.store.addUsage(increments(160))
+      await stage.store.usage.addUsage(increments(160))
       expect(pulledAtCall).toEqual([50, 100, 150, 160])
       // A failed call (the third): nothing more pulled than what the calls up to it took.
       pulled = 0
@@ -284,7 +290,7 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
         if (++calls === 3) throw new Error('Connection is closed.')
         return addUsage.apply(this, args)
       }
-      await expect(stage.store.addUsage(increments(1_000))).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(stage.store.usage.addUsage(increments(1_000))).rejects.toBeInstanceOf(StoreUnavailableError)
       expect(pulledAtCall).toEqual([50, 100, 150])
       expect(pulled).toBe(150)
       // A call whose reply fails (as a real outage's does, after the command timeout): the next call's increments are
@@ -298,7 +304,7 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
           return new Promise((_, reject) => setTimeout(() => reject(new Error('Command timed out')), 20))
         return addUsage.apply(this, args)
       }
-      await expect(stage.store.addUsage(increments(1_000))).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(stage.store.usage.addUsage(increments(1_000))).rejects.toBeInstanceOf(StoreUnavailableError)
       expect(pulledAtCall).toEqual([50, 100, 150])
       expect(pulled).toBe(150)
     } finally {
@@ -316,16 +322,16 @@ describe('verification counts on Redis: 50 buckets to a call, one call at a time
       time: hour,
       counts: {},
     }))
-    await stage.store.addUsage([
+    await stage.store.usage.addUsage([
       { keyId: 'key_twice', granularity: 'hour', time: hour, counts: { success: 2, rateLimited: undefined } },
       ...filler,
       { keyId: 'key_odd', granularity: 'hour', time: hour, counts: { success: undefined, usageExceeded: 1 } },
       { keyId: 'key_twice', granularity: 'hour', time: hour, counts: { success: 3, rateLimited: 1 } },
     ])
-    expect(await stage.store.readUsage('key_twice', 'hour', hour, hour)).toStrictEqual([
+    expect(await stage.store.usage.readUsage('key_twice', 'hour', hour, hour)).toStrictEqual([
       { time: hour, success: 5, rateLimited: 1, usageExceeded: 0 },
     ])
-    expect(await stage.store.readUsage('key_odd', 'hour', hour, hour)).toStrictEqual([
+    expect(await stage.store.usage.readUsage('key_odd', 'hour', hour, hour)).toStrictEqual([
       { time: hour, success: 0, rateLimited: 0, usageExceeded: 1 },
     ])
   })
@@ -337,8 +343,8 @@ describe('verification counts at shutdown: a flush still sending when the last o
   // A large flush is sent over several turns. Shutdown stops the recorder, flushes, then closes the connection: a
   // periodic flush still sending then must finish first, or its later calls fail on the closed connection.
   it('lands every count of a periodic flush in progress, then the rest, before the connection closes', async () => {
-    const store = new RedisKeyStore(await openRedis(redis.url, 'test'))
-    const recorder = new UsageRecorder(store, pino({ level: 'silent' }), 60_000)
+    const store = createRedisStore(await openRedis(redis.url, 'test'))
+    const recorder = new UsageRecorder(store.usage, pino({ level: 'silent' }), 60_000)
     const now = Date.now()
     for (let i = 0; i < 1_000; i++) recorder.record(`key_s${i}`, 'VALID', now)
     const periodic = recorder.flush()
@@ -348,11 +354,11 @@ describe('verification counts at shutdown: a flush still sending when the last o
     await recorder.flush()
     await store.close()
     await periodic
-    const reader = new RedisKeyStore(await openRedis(redis.url, 'reader'))
+    const reader = createRedisStore(await openRedis(redis.url, 'reader'))
     try {
       const hour = bucketStart('hour', now)
       for (const keyId of ['key_s0', 'key_s500', 'key_s999', 'key_late'])
-        expect(await reader.readUsage(keyId, 'hour', hour, hour), keyId).toStrictEqual([
+        expect(await reader.usage.readUsage(keyId, 'hour', hour, hour), keyId).toStrictEqual([
           { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
         ])
     } finally {
@@ -368,8 +374,8 @@ describe('verification counts when Redis does not answer', () => {
   // unavailability, once the calls in flight settled, and never surface as an unhandled rejection while the loop is let
   // go. Nothing is sent after it: each call would wait out the command timeout in turn.
   it('rejects a flush of many calls as unavailable, after every call has settled', async () => {
-    const store = new RedisKeyStore(await openRedis(redis.url, 'test', { commandTimeout: 200 }))
-    const client = (store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
+    const store = createRedisStore(await openRedis(redis.url, 'test', { commandTimeout: 200 }))
+    const client = (store.usage as unknown as UsagePart).redis
     const addUsage = client.addUsage
     let calls = 0
     client.addUsage = function (this: unknown, ...args: unknown[]) {
@@ -380,7 +386,7 @@ describe('verification counts when Redis does not answer', () => {
       await redis.admin.call('CLIENT', 'PAUSE', '1000', 'ALL')
       const hour = 440_000 * 3_600_000
       const flush = oneEachHourly('key_p', 1_000, hour)
-      await expect(store.addUsage(flush)).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(store.usage.addUsage(flush)).rejects.toBeInstanceOf(StoreUnavailableError)
       expect(calls).toBe(1)
     } finally {
       client.addUsage = addUsage
@@ -392,8 +398,8 @@ describe('verification counts when Redis does not answer', () => {
   // A call that throws instead of rejecting (not seen from ioredis, but not ruled out) is reported the same way,
   // after the calls already sent have landed; nothing is sent after it.
   it('rejects as unavailable when a call throws, once the calls sent before it landed', async () => {
-    const store = new RedisKeyStore(await openRedis(redis.url, 'test'))
-    const client = (store as unknown as { redis: { addUsage: (...args: unknown[]) => Promise<number> } }).redis
+    const store = createRedisStore(await openRedis(redis.url, 'test'))
+    const client = (store.usage as unknown as UsagePart).redis
     const addUsage = client.addUsage
     let calls = 0
     client.addUsage = function (this: unknown, ...args: unknown[]) {
@@ -403,13 +409,13 @@ describe('verification counts when Redis does not answer', () => {
     try {
       const hour = 441_000 * 3_600_000
       const flush = oneEachHourly('key_t', 1_000, hour)
-      await expect(store.addUsage(flush)).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(store.usage.addUsage(flush)).rejects.toBeInstanceOf(StoreUnavailableError)
       // The first two calls (keys 0–99) landed; the third (100–149) was never sent, nor any after it.
-      expect(await store.readUsage('key_t99', 'hour', hour, hour)).toStrictEqual([
+      expect(await store.usage.readUsage('key_t99', 'hour', hour, hour)).toStrictEqual([
         { time: hour, success: 1, rateLimited: 0, usageExceeded: 0 },
       ])
-      expect(await store.readUsage('key_t100', 'hour', hour, hour)).toStrictEqual([])
-      expect(await store.readUsage('key_t600', 'hour', hour, hour)).toStrictEqual([])
+      expect(await store.usage.readUsage('key_t100', 'hour', hour, hour)).toStrictEqual([])
+      expect(await store.usage.readUsage('key_t600', 'hour', hour, hour)).toStrictEqual([])
       expect(calls).toBe(3)
     } finally {
       client.addUsage = addUsage
@@ -424,28 +430,28 @@ describe('a key read by hash on Redis: errors as before the read became one prom
   // Only the store's failures are "unavailable" (503, retried): a document that does not parse is a fault of the
   // data, not of the connection, and must not pass for an outage.
   it('rejects a stored document that does not parse with its parse error, and a failed read as unavailable', async () => {
-    const store = new RedisKeyStore(await openRedis(redis.url, 'test'))
+    const store = createRedisStore(await openRedis(redis.url, 'test'))
     await redis.admin.hset(redisKeys.record('h_corrupt'), 'rev', '1', 'doc', '{not json')
-    const corrupt = store.getKeyByHash('h_corrupt')
+    const corrupt = store.keys.getKeyByHash('h_corrupt')
     await expect(corrupt).rejects.toBeInstanceOf(SyntaxError)
     await expect(corrupt).rejects.not.toBeInstanceOf(StoreUnavailableError)
     await redis.admin.hset(redisKeys.record('h_ok'), 'rev', '3', 'doc', '{"id":"key_ok"}', 'credits', '7')
-    expect(await store.getKeyByHash('h_ok')).toStrictEqual({ id: 'key_ok', rev: 3, remaining: 7 })
+    expect(await store.keys.getKeyByHash('h_ok')).toStrictEqual({ id: 'key_ok', rev: 3, remaining: 7 })
     await store.close()
-    await expect(store.getKeyByHash('h_ok')).rejects.toBeInstanceOf(StoreUnavailableError)
+    await expect(store.keys.getKeyByHash('h_ok')).rejects.toBeInstanceOf(StoreUnavailableError)
   })
 })
 
 describe('shard revisions on Redis: one command for all 64 shards', () => {
   const redis = useRedisServer()
-  const opened: RedisKeyStore[] = []
+  const opened: Store[] = []
   afterAll(async () => {
     await Promise.all(opened.map((store) => store.close()))
   })
 
-  async function storeAs(user?: string): Promise<RedisKeyStore> {
+  async function storeAs(user?: string): Promise<Store> {
     const url = user ? redis.url.replace('redis://', `redis://${user}:x@`) : redis.url
-    const store = new RedisKeyStore(await openRedis(url, 'revisions'))
+    const store = createRedisStore(await openRedis(url, 'revisions'))
     opened.push(store)
     return store
   }
@@ -477,12 +483,12 @@ describe('shard revisions on Redis: one command for all 64 shards', () => {
     )
   }
 
-  async function writeSomeShards(store: RedisKeyStore) {
+  async function writeSomeShards(store: Store) {
     const api = { id: newId('api'), name: 'revisions', createdAt: Date.now() }
-    await store.createApi(api)
+    await store.keys.createApi(api)
     for (let i = 0; i < 20; i++) {
       const { hash, start } = generateKey('rev')
-      await store.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
+      await store.keys.createKey({ id: newId('key'), hash, start, apiId: api.id, enabled: true, createdAt: Date.now() })
     }
   }
 
@@ -490,20 +496,23 @@ describe('shard revisions on Redis: one command for all 64 shards', () => {
     const store = await storeAs()
     await writeSomeShards(store)
     expect(await redis.admin.exists(redisKeys.shardNumbers)).toBe(0)
-    expect((await store.readRevisions()).shards).toEqual(await expected())
+    expect((await store.changes.readRevisions()).shards).toEqual(await expected())
     expect(await redis.admin.scard(redisKeys.shardNumbers)).toBe(SHARD_COUNT)
     let snapshot: RevisionSnapshot | undefined
-    expect(await commandsOf(async () => (snapshot = await store.readRevisions()))).toEqual({ sort_ro: 1, info: 1 })
+    expect(await commandsOf(async () => (snapshot = await store.changes.readRevisions()))).toEqual({
+      sort_ro: 1,
+      info: 1,
+    })
     expect(snapshot!.shards).toEqual(await expected())
     expect(snapshot!.shards.filter((shard) => shard.rev > 0).length).toBeGreaterThan(10)
   })
 
   it('reads shard by shard, and puts the set right, when it was altered', async () => {
     const store = await storeAs()
-    await store.readRevisions()
+    await store.changes.readRevisions()
     await redis.admin.sadd(redisKeys.shardNumbers, '64')
-    expect((await store.readRevisions()).shards).toEqual(await expected())
-    expect(await commandsOf(() => store.readRevisions())).toEqual({ sort_ro: 1, info: 1 })
+    expect((await store.changes.readRevisions()).shards).toEqual(await expected())
+    expect(await commandsOf(() => store.changes.readRevisions())).toEqual({ sort_ro: 1, info: 1 })
   })
 
   it('reads shard by shard where Redis refuses SORT_RO, or the writing of its set', async () => {
@@ -513,8 +522,8 @@ describe('shard revisions on Redis: one command for all 64 shards', () => {
     for (const user of ['no-sort', 'no-sadd']) {
       await redis.admin.del(redisKeys.shardNumbers)
       const store = await storeAs(user)
-      expect((await store.readRevisions()).shards).toEqual(await expected())
-      expect(await commandsOf(() => store.readRevisions())).toEqual({ hmget: SHARD_COUNT, info: 1 })
+      expect((await store.changes.readRevisions()).shards).toEqual(await expected())
+      expect(await commandsOf(() => store.changes.readRevisions())).toEqual({ hmget: SHARD_COUNT, info: 1 })
     }
   })
 })

@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto'
+import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
+import { wallMicros } from '../clock.js'
+import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
+import { SHARD_COUNT } from '../shards.js'
+import { LOG_TRIMMED, type ChangeLogStore, type RevisionSnapshot } from './change-log-store.js'
+
+/**
+ * The shards' revisions and logs in process memory. The memory writes of keys and entities append here (`append`) in
+ * the same synchronous step as their record, as the Redis write script does.
+ */
+export class MemoryChangeLogStore implements ChangeLogStore {
+  private readonly revisions: number[] = new Array<number>(SHARD_COUNT).fill(0)
+  private readonly logs: ChangeEvent[][] = Array.from({ length: SHARD_COUNT }, () => [])
+  /** Memory is lost only with the process, and every verifier with it: one epoch for its lifetime. */
+  private readonly epoch = randomBytes(9).toString('base64url')
+
+  constructor(
+    private readonly feed: MemoryChangeFeed,
+    private readonly changeLogMaxLen = CHANGE_LOG_MAX_LEN,
+  ) {}
+
+  /** The next revision of the shard, appended to its log and published; the caller stores the record with it. */
+  append(shard: number, kind: ChangeKind, id: string, hash: string, apiId: string): ChangeEvent {
+    const rev = (this.revisions[shard] = (this.revisions[shard] ?? 0) + 1)
+    const event: ChangeEvent = { v: 1, shard, epoch: this.epoch, rev, kind, keyId: id, hash, apiId }
+    const log = this.logs[shard]!
+    log.push(event)
+    if (log.length > this.changeLogMaxLen) log.splice(0, log.length - this.changeLogMaxLen)
+    this.feed.publish({ ...event, at: wallMicros() })
+    return { ...event }
+  }
+
+  async readRevisions(): Promise<RevisionSnapshot> {
+    return { instance: this.epoch, shards: this.revisions.map((rev) => ({ rev, epoch: rev === 0 ? '' : this.epoch })) }
+  }
+
+  async readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED> {
+    const log = this.logs[shard] ?? []
+    const oldest = log[0]?.rev ?? (this.revisions[shard] ?? 0) + 1
+    if (afterRev + 1 < oldest) return LOG_TRIMMED
+    const changes = log
+      .filter((event) => event.rev > afterRev)
+      .slice(0, limit)
+      .map((event) => ({ ...event }))
+    return changes.length > 0 && changes[0]!.rev !== afterRev + 1 ? LOG_TRIMMED : changes
+  }
+}

@@ -1,0 +1,35 @@
+import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
+import { MemoryApiKeyStore } from './memory-api-key-store.js'
+import { MemoryAuditStore } from './memory-audit-store.js'
+import { MemoryChangeLogStore } from './memory-change-log-store.js'
+import { MemoryCounterStore } from './memory-counter-store.js'
+import { MemoryEntityStore } from './memory-entity-store.js'
+import { MemoryRootKeyStore } from './memory-root-key-store.js'
+import { MemoryUsageStore } from './memory-usage-store.js'
+import type { Store } from './store.js'
+
+/** The memory store: its change log is a MemoryChangeLogStore, which its writes publish on a MemoryChangeFeed. */
+export interface MemoryStore extends Store {
+  readonly kind: 'memory'
+  readonly changes: MemoryChangeLogStore
+}
+
+/**
+ * The embedded default: a real store in process memory, every part passing the same contract suite as on Redis.
+ * Keys and entities write to one change log, which publishes on `feed`. Everything is lost when the process exits.
+ */
+export function createMemoryStore(feed: MemoryChangeFeed, options: { changeLogMaxLen?: number } = {}): MemoryStore {
+  const changes = new MemoryChangeLogStore(feed, options.changeLogMaxLen)
+  return {
+    kind: 'memory',
+    keys: new MemoryApiKeyStore(changes),
+    entities: new MemoryEntityStore((...change) => changes.append(...change)),
+    rootKeys: new MemoryRootKeyStore(),
+    counters: new MemoryCounterStore(),
+    usage: new MemoryUsageStore(),
+    audit: new MemoryAuditStore(),
+    changes,
+    async ping() {},
+    async close() {},
+  }
+}

@@ -1,0 +1,44 @@
+import type { ReplicationSettings } from '../config/settings.js'
+import { RedisApiKeyStore } from './redis-api-key-store.js'
+import { RedisAuditStore } from './redis-audit-store.js'
+import { RedisChangeLogStore } from './redis-change-log-store.js'
+import type { RedisClient } from './redis-connection.js'
+import { RedisCounterStore } from './redis-counter-store.js'
+import { RedisEntityStore } from './redis-entity-store.js'
+import { replicaWait } from './redis-replica-wait.js'
+import { RedisRootKeyStore } from './redis-root-key-store.js'
+import { storeCall } from './redis-store-call.js'
+import { RedisUsageStore } from './redis-usage-store.js'
+import type { Store } from './store.js'
+
+export interface RedisStoreOptions {
+  /** Wall clock of the keys' writes (a pointer's age, a delete's refill clock). */
+  now?: () => number
+  /** Replicas every write waits for (redis-replica-wait.ts); none by default. */
+  replication?: ReplicationSettings
+}
+
+/**
+ * The production store on Redis (single node, Sentinel or Cluster: every multi-key step stays in one slot): every
+ * part on the one connection `redis`, which the store takes over (its close() closes it). Key layout: redis-keys.ts;
+ * scripts: redis-scripts.ts, redis-root-key-scripts.ts and beside the parts that run them.
+ */
+export function createRedisStore(redis: RedisClient, options: RedisStoreOptions = {}): Store {
+  const afterWrite = replicaWait(redis, options.replication ?? { waitReplicas: 0, timeoutMs: 1_000 })
+  return {
+    kind: 'redis',
+    keys: new RedisApiKeyStore(redis, afterWrite, options.now),
+    entities: new RedisEntityStore(redis, afterWrite),
+    rootKeys: new RedisRootKeyStore(redis, afterWrite),
+    counters: new RedisCounterStore(redis),
+    usage: new RedisUsageStore(redis),
+    audit: new RedisAuditStore(redis),
+    changes: new RedisChangeLogStore(redis),
+    async ping() {
+      await storeCall(() => redis.ping())
+    },
+    async close() {
+      await redis.quit().catch(() => redis.disconnect())
+    },
+  }
+}

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ChangeEvent } from '../../shared/change-event.js'
+import type { ChangeFeed } from '../../shared/feed/change-feed.js'
+import type { Store } from '../../shared/store/store.js'
+import { apiKeyStoreContract } from './api-key-store.contract.js'
+import { changeLogStoreContract } from './change-log-store.contract.js'
+import { entityStoreContract } from './entity-store.contract.js'
+import { rootKeyStoreContract } from './root-key-store.contract.js'
+
+export interface StoreHarness {
+  store: Store
+  feed: ChangeFeed
+  /** Makes the shard's change log keep only its last `keep` entries (as trimming under load would). */
+  trimLog(shard: number, keep: number): Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * The store's contract with its change feed, part by part (each part's suite beside this file), run against every
+ * implementation (memory and Redis): the embedded default must behave exactly like production.
+ */
+export function storeContract(name: string, open: () => Promise<StoreHarness>): void {
+  describe(`Store contract: ${name}`, () => {
+    let harness: StoreHarness
+    const events: ChangeEvent[] = []
+    let subscribedCalls = 0
+    const opened = () => harness.store
+
+    beforeAll(async () => {
+      harness = await open()
+      await harness.feed.subscribe({
+        onEvent: (e) => events.push(e),
+        onSubscribed: () => subscribedCalls++,
+        onDisconnected: () => {},
+      })
+    })
+    afterAll(async () => {
+      await harness.close()
+    })
+
+    it('calls onSubscribed once the subscription is live', () => {
+      expect(subscribedCalls).toBe(1)
+    })
+
+    apiKeyStoreContract(opened, events)
+    changeLogStoreContract(opened, { trimLog: (shard, keep) => harness.trimLog(shard, keep) })
+    rootKeyStoreContract(() => harness.store.rootKeys)
+    entityStoreContract(opened, events)
+
+    it('answers ping when it can serve', async () => {
+      await expect(harness.store.ping()).resolves.toBeUndefined()
+    })
+  })
+}
