@@ -3,9 +3,12 @@ import type { ChangeEvent } from '../../shared/change-event.js'
 import type { ChangeFeed } from '../../shared/feed/change-feed.js'
 import type { Store } from '../../shared/store/store.js'
 import { apiKeyStoreContract } from './api-key-store.contract.js'
+import { auditStoreContract } from './audit-store.contract.js'
 import { changeLogStoreContract } from './change-log-store.contract.js'
+import { counterStoreContract } from './counter-store.contract.js'
 import { entityStoreContract } from './entity-store.contract.js'
 import { rootKeyStoreContract } from './root-key-store.contract.js'
+import { usageStoreContract } from './usage-store.contract.js'
 
 export interface StoreHarness {
   store: Store
@@ -46,6 +49,9 @@ export function storeContract(name: string, open: () => Promise<StoreHarness>): 
     changeLogStoreContract(opened, { trimLog: (shard, keep) => harness.trimLog(shard, keep) })
     rootKeyStoreContract(() => harness.store.rootKeys)
     entityStoreContract(opened, events)
+    counterStoreContract(() => harness.store.counters)
+    usageStoreContract(() => harness.store.usage)
+    auditStoreContract(() => harness.store.audit)
 
     it('answers ping when it can serve', async () => {
       await expect(harness.store.ping()).resolves.toBeUndefined()
