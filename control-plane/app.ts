@@ -22,9 +22,6 @@ import { registerDeleteApi } from './routes/apis-delete-api.js'
 import { registerGetApi } from './routes/apis-get-api.js'
 import { registerListKeys } from './routes/apis-list-keys.js'
 import { registerListApis } from './routes/apis-list-apis.js'
-import { registerCreateKey } from './routes/keys-create-key.js'
-import { registerDeleteKey } from './routes/keys-delete-key.js'
-import { registerGetKey } from './routes/keys-get-key.js'
 import { registerUpdateKey } from './routes/keys-update-key.js'
 import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-roles.js'
 import { registerDeleteKeys } from './routes/apis-delete-keys.js'
@@ -56,6 +53,9 @@ import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
 import { registerV2KeyRoutes } from './v2/keys-routes.js'
 import { registerV2RatelimitRoutes } from './v2/ratelimit-routes.js'
+import type { ControlPlaneDeps } from './control-plane-deps.js'
+import { registerManagementRoutes } from './management-route.js'
+import { MANAGEMENT_ROUTES } from './operations/management-routes.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -100,7 +100,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const identities = new Identities(deps.store.entities, deps.clock, deps.onWrite)
   const namespaces = new RatelimitNamespaces(deps.store.entities, deps.clock, deps.onWrite)
   const overrides = new RatelimitOverrides(deps.store.entities, namespaces, deps.clock, deps.onWrite)
-  const routeDeps = {
+  const writes = new KeyWrites(deps, deps.onWrite)
+  const routeDeps: ControlPlaneDeps = {
     store: deps.store,
     audit,
     rootKeys,
@@ -108,10 +109,11 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     namespaces,
     overrides,
     identities,
+    writes,
+    ratelimits: deps.ratelimits,
     clock: deps.clock,
     log: deps.log,
   }
-  const writes = new KeyWrites(routeDeps, deps.onWrite)
   decoratePrincipal(app)
   // Management routes: the root key is checked before the body is even parsed (UNAUTHORIZED before 400).
   app.register(async (management: KeygateServer) => {
@@ -122,15 +124,13 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     // plugin, so that its onClose runs before the store is closed).
     backfillRootKeysOnStart(management, rootKeys, deps.hasBootstrapRootKey, deps.log)
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
+    registerManagementRoutes(management, routeDeps, MANAGEMENT_ROUTES)
     registerCreateApi(management, routeDeps)
     registerGetApi(management, routeDeps)
     registerDeleteApi(management, routeDeps, writes)
     registerListApis(management, routeDeps)
     registerListKeys(management, routeDeps)
-    registerCreateKey(management, routeDeps, writes)
-    registerGetKey(management, routeDeps)
     registerUpdateKey(management, routeDeps, writes)
-    registerDeleteKey(management, routeDeps, writes)
     registerPermissionAndRoleRoutes(management, routeDeps, writes)
     registerDeleteKeys(management, routeDeps, writes)
     registerWhoami(management, routeDeps)

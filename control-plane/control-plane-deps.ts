@@ -7,8 +7,10 @@ import type { Rbac } from './rbac.js'
 import type { RatelimitNamespaces } from './ratelimit-namespaces.js'
 import type { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { Identities } from './identities.js'
+import type { KeyWrites } from './key-writes.js'
+import type { NamespaceLimits } from '../shared/namespace-limits.js'
 
-/** What every management route is given: nothing is imported as a singleton. */
+/** What every management operation is given (app.ts makes it): nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
   store: ManagementStore
   audit: AuditLog
@@ -17,6 +19,10 @@ export interface ControlPlaneDeps {
   namespaces: RatelimitNamespaces
   overrides: RatelimitOverrides
   identities: Identities
+  /** Key writes that take more than one store call. */
+  writes: KeyWrites
+  /** ratelimits.limit's core: the process's verifier's. */
+  ratelimits: NamespaceLimits
   clock: Clock
   log: Logger
 }

@@ -4,7 +4,6 @@ import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { checkMeta } from './meta-limits.js'
 import { namedLimitsOf, type NamedLimitInput } from './named-limits.js'
 import { requireAction } from './root-key-auth.js'
-import { checkedInput, type WireFormat } from './wire-format.js'
 
 /**
  * Identities as both wire formats (v1, v2) write them: the root key's permission, the input's limits, the store,
@@ -16,14 +15,11 @@ export async function createIdentity(
   deps: ControlPlaneDeps,
   caller: Caller,
   input: { externalId: string; meta?: Record<string, unknown>; ratelimits?: readonly NamedLimitInput[] },
-  wire: WireFormat,
 ): Promise<IdentityRecord> {
   const principal = caller.principal
   requireAction(principal, 'identity', '*', 'create_identity')
-  const ratelimits = checkedInput(wire, () => {
-    checkMeta(input.meta)
-    return input.ratelimits && namedLimitsOf(input.ratelimits)
-  })
+  checkMeta(input.meta)
+  const ratelimits = input.ratelimits && namedLimitsOf(input.ratelimits)
   const identity = await deps.identities.create({ externalId: input.externalId, meta: input.meta, ratelimits })
   caller.log.info({ identityId: identity.id, rootKeyId: principal.rootKeyId }, 'identity created')
   await deps.audit.record(caller, 'identities.createIdentity', { after: { ...identity } })

@@ -3,7 +3,7 @@ import { fieldError, notFound } from '../shared/errors.js'
 import type { KeyContext } from '../shared/key-context.js'
 import type { KeyRecord } from '../shared/records.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { requirePermission } from './root-key-auth.js'
+import { requireHiddenApiPermission } from './root-key-auth.js'
 import { ownerIdOf } from './v1-field-rules.js'
 
 /** Which keys of an api apis.listKeys asks for, in either wire format. */
@@ -32,7 +32,7 @@ export interface ListedKeys {
 /** A page of an api's keys, sorted by id, each with what it is granted: read_key and read_api, then the api. */
 export async function listApiKeys(deps: ControlPlaneDeps, caller: Caller, listing: KeyListing): Promise<ListedKeys> {
   const { apiId, cursor, limit } = listing
-  requirePermission(caller.principal, apiId, 'read_key', 'read_api')
+  requireHiddenApiPermission(caller.principal, apiId, 'read_key', 'read_api')
   if (listing.decrypt)
     throw fieldError('PRECONDITION_FAILED', 'decrypt', 'Keygate stores only hashes; keys cannot be shown again')
   const ownerId = ownerIdOf(listing) ?? undefined

@@ -12,7 +12,7 @@ const UPDATE_ATTEMPTS = 5
 /** Writes that take more than one store call, and their crash and race rules. */
 export class KeyWrites {
   constructor(
-    private readonly deps: ControlPlaneDeps,
+    private readonly deps: Pick<ControlPlaneDeps, 'store' | 'clock' | 'log'>,
     private readonly onWrite: WriteListener,
   ) {}
 

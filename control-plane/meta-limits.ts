@@ -1,8 +1,9 @@
-import { fieldError, invalid } from '../shared/errors.js'
+import { inputRuleError, invalid } from '../shared/errors.js'
 import { LIMITS } from './schemas/key-schemas.js'
 
 /**
- * meta is the client's own JSON: bounded in nesting (400) and size (413) so one key cannot hog the store.
+ * meta is the client's own JSON: bounded in nesting (400) and size (an input rule: v1 413, v2 400) so one key
+ * cannot hog the store.
  * Depth is checked first and without recursion: a deeply nested value would overflow the stack of any
  * recursive walk, JSON.stringify included.
  */
@@ -10,7 +11,7 @@ export function checkMeta(meta: Record<string, unknown> | null | undefined): voi
   if (meta === null || meta === undefined) return
   if (nestsDeeperThan(meta, LIMITS.metaDepth)) throw invalid('meta', `nests deeper than ${LIMITS.metaDepth} levels`)
   if (Buffer.byteLength(JSON.stringify(meta)) > LIMITS.metaBytes) {
-    throw fieldError('PAYLOAD_TOO_LARGE', 'meta', `is larger than ${LIMITS.metaBytes} bytes`)
+    throw inputRuleError('PAYLOAD_TOO_LARGE', 'meta', `is larger than ${LIMITS.metaBytes} bytes`)
   }
 }
 

@@ -6,8 +6,8 @@ import { DEFAULT_LIMIT } from '../shared/key-limits.js'
 export type NamedLimitInput = NamedRateLimit
 
 /**
- * The named limits of a request, stored as given (only the flags that are set): names must be unique, a 409
- * CONFLICT as Unkey answers it. [] stays [] (the caller decides whether that clears).
+ * The named limits of a request, stored as given (only the flags that are set): names must be unique (an input
+ * rule: v1 answers it 409 CONFLICT, v2 400, as Unkey's do). [] stays [] (the caller decides whether that clears).
  */
 export function namedLimitsOf(input: readonly NamedLimitInput[]): NamedRateLimit[] {
   const seen = new Set<string>()
@@ -15,7 +15,7 @@ export function namedLimitsOf(input: readonly NamedLimitInput[]): NamedRateLimit
     if (seen.has(name)) {
       // About the request as a whole: v2, which answers it 400, locates it at the body.
       const message = `Ratelimit with name ${JSON.stringify(name)} is already defined in the request`
-      throw new ApiError('CONFLICT', message, undefined, { fields: [{ location: 'body', message }] })
+      throw new ApiError('CONFLICT', message, undefined, { fields: [{ location: 'body', message }], inputRule: true })
     }
     seen.add(name)
     return {

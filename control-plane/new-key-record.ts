@@ -60,6 +60,39 @@ export function newKeyRecord(
   }
 }
 
+/** A new key's record granted `grants`: made by newKeyRecord first, so that its fields are checked before. */
+export function withGrants(record: NewKeyRecord, grants: KeyGrants): NewKeyRecord {
+  return {
+    ...record,
+    permissionIds: grants.permissionIds && [...grants.permissionIds].sort(),
+    roleIds: grants.roleIds && [...grants.roleIds].sort(),
+  }
+}
+
+/**
+ * What becomes of a name in a new key's `permissions` or `roles` that no record has yet, by Unkey's two rules:
+ * `create-if-allowed` (v1) creates either when the root key may create it; `create-permissions` (v2) creates a
+ * missing permission without asking, and refuses a missing role (404).
+ */
+export type MissingGrantNames = 'create-if-allowed' | 'create-permissions'
+
+/**
+ * The records a new key's `permissions` and `roles` name, by `missing`'s rule; empty lists name nothing. Both lists
+ * are checked before either creates a record: a key refused for a role leaves no permission behind.
+ */
+export async function grantsOfNames(
+  names: Pick<NewKeyFields, 'permissions' | 'roles'>,
+  missing: MissingGrantNames,
+  rbac: Rbac,
+  principal: Principal,
+): Promise<KeyGrants> {
+  const permissions = names.permissions?.length ? names.permissions : undefined
+  const roles = names.roles?.length ? names.roles : undefined
+  if (missing === 'create-if-allowed') return newKeyGrants({ permissions, roles }, rbac, principal)
+  const roleIds = roles && (await rbac.roleIdsOf(roles, principal, false))
+  return { permissionIds: permissions && (await rbac.permissionIdsOf(permissions, principal, 'by-operation')), roleIds }
+}
+
 /**
  * The records a new key's `permissions` and `roles` name, created when missing if the root key may (Unkey's rule
  * for keys.createKey); empty lists reference nothing. Both lists are checked before either creates a record: a key

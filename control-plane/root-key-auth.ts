@@ -39,6 +39,21 @@ export function requirePermission(principal: Principal, apiId: string, ...action
 }
 
 /**
+ * requirePermission on an api the caller named, for an operation whose v2 form hides the api from a root key that
+ * may not use it: the 403 carries v2's answer, the api's 404 (Unkey v2's rule for keys.createKey, apis.listKeys).
+ */
+export function requireHiddenApiPermission(principal: Principal, apiId: string, ...actions: RootKeyAction[]): void {
+  try {
+    requirePermission(principal, apiId, ...actions)
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err
+    throw new ApiError(err.code, err.message, undefined, {
+      hiddenAs: { record: 'api', message: `api ${apiId} not found` },
+    })
+  }
+}
+
+/**
  * Throws the contract's 403 unless the principal may do every one of `actions` on the api of `key`, a key the caller
  * named by id. The refusal does not name that api: a root key with no right on it would learn which api the key is
  * in (a key that does not exist is a 404 before this, so the 403 says only that it exists).

@@ -14,3 +14,7 @@ export function ownerIdOf(body: { externalId?: string | null; ownerId?: string |
 
 export const notRecoverable = () =>
   fieldError('PRECONDITION_FAILED', 'recoverable', 'Keygate stores only hashes; a key cannot be shown again')
+
+/** `decrypt: true` on keys.getKey: there is no plaintext to show. */
+export const noPlaintext = () =>
+  fieldError('PRECONDITION_FAILED', 'decrypt', 'Keygate stores only hashes; keys cannot be shown again')

@@ -46,6 +46,16 @@ export interface ApiErrorDetails {
   authentication?: 'missing' | 'malformed'
   /** The specific problem, as Unkey v2 names it (`data/identity_already_exists`): its error `type` ends with it. */
   problem?: string
+  /**
+   * A rule on the request's input that v1 answers with a status of its own (meta too large 413, a limit named twice
+   * 409, as Unkey's v1 did) and v2 as any broken rule: 400 `invalid_input` (as Unkey's v2 does).
+   */
+  inputRule?: true
+  /**
+   * A refusal that v2 answers as if the record did not exist (404, this message), so that a root key without rights
+   * on it learns nothing of it: Unkey v2's rule for the api of keys.createKey and apis.listKeys. v1 answers the 403.
+   */
+  hiddenAs?: { record: RecordKind; message: string }
 }
 
 export class ApiError extends Error {
@@ -77,6 +87,15 @@ export function fieldError(code: ErrorCode, field: string, problem: string): Api
   })
 }
 
+/**
+ * A broken input rule that v1 answers with `code` (413, 409) and v2 with 400 invalid_input: see
+ * ApiErrorDetails.inputRule. `field` as fieldError's.
+ */
+export function inputRuleError(code: ErrorCode, field: string, problem: string): ApiError {
+  const error = fieldError(code, field, problem)
+  return new ApiError(code, error.message, undefined, { ...error.details, inputRule: true })
+}
+
 /** A 400 about one field of the request body: `invalid('expires', 'must be in the future')`. */
 export const invalid = (field: string, problem: string): ApiError => fieldError('BAD_REQUEST', field, problem)
 
@@ -87,6 +106,20 @@ export const badRequest = (message: string): ApiError =>
 /** A 404 for a record of `record`'s kind that does not exist (or that the caller may not learn exists). */
 export const notFound = (record: RecordKind, message: string): ApiError =>
   new ApiError('NOT_FOUND', message, undefined, { record })
+
+/**
+ * What a check throws, as a value: a wire adapter's own rules on its input (v2's on `credits`), handed to the
+ * operation, which reports it where the contract orders it — after the root key's rights, as Unkey's handlers do.
+ */
+export function problemOf(check: () => void): ApiError | undefined {
+  try {
+    check()
+    return undefined
+  } catch (err) {
+    if (err instanceof ApiError) return err
+    throw err
+  }
+}
 
 /** A store that cannot be reached: the write was not applied (scripts are atomic), retry later. */
 export class StoreUnavailableError extends Error {

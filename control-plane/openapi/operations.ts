@@ -1,4 +1,5 @@
 import type { OperationDoc } from './operation-doc.js'
+import { MANAGEMENT_ROUTES } from '../operations/management-routes.js'
 import { V2_OPERATIONS } from './v2-operations.js'
 
 export type { OperationDoc } from './operation-doc.js'
@@ -22,20 +23,11 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'apis.listKeys': { summary: "List an api's keys, a page at a time", rootKey: true, tag: 'apis' },
   'apis.deleteKeys': { summary: "Delete all of an api's keys", rootKey: true, tag: 'apis' },
-  'keys.createKey': {
-    summary: 'Create a key (the key is shown once; only its hash is stored)',
-    description:
-      'Needs an api: create one with apis.createApi and put its `apiId` here. The answer holds the key itself, shown this once.',
-    rootKey: true,
-    tag: 'keys',
-  },
-  'keys.getKey': { summary: 'Read a key', rootKey: true, tag: 'keys' },
   'keys.updateKey': {
     summary: 'Change a key: enable or disable it, expiry, meta, credits, rate limit',
     rootKey: true,
     tag: 'keys',
   },
-  'keys.deleteKey': { summary: 'Delete a key', rootKey: true, tag: 'keys' },
   'keys.rerollKey': {
     summary: 'Issue a new key in place of one, the old one expiring after a grace period',
     rootKey: true,
@@ -283,11 +275,20 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
 }
 
+/** What each management route's adapter says of itself (control-plane/operations/): all take a root key. */
+const MANAGEMENT_OPERATIONS: Readonly<Record<string, OperationDoc>> = Object.fromEntries(
+  MANAGEMENT_ROUTES.map((route) => [route.id, { ...route.doc, rootKey: true }]),
+)
+
 /**
  * Every operation the document describes, both wire formats: v2's ids start with `v2.` (`v2.keys.createKey`), so an
  * operation id names one route of one version.
  */
-export const OPERATIONS: Readonly<Record<string, OperationDoc>> = { ...V1_OPERATIONS, ...V2_OPERATIONS }
+export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+  ...V1_OPERATIONS,
+  ...V2_OPERATIONS,
+  ...MANAGEMENT_OPERATIONS,
+}
 
 const V2_PREFIX = 'v2.'
 

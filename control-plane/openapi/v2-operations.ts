@@ -32,21 +32,12 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'v2 apis',
   },
   'v2.apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true, tag: 'v2 apis' },
-  'v2.keys.createKey': {
-    summary: 'Create a key (the key is shown once; only its hash is stored)',
-    description:
-      'Needs an api: create one with apis.createApi and put its `apiId` here. The answer holds the key itself, shown this once.',
-    rootKey: true,
-    tag: 'v2 keys',
-  },
-  'v2.keys.getKey': { summary: 'Read a key by its id', rootKey: true, tag: 'v2 keys' },
   'v2.keys.updateKey': {
     summary: 'Change a key: name, meta, expiry, credits, rate limits, enabled, permissions, roles',
     description: 'Fields left out stay as they are; `null` clears one.',
     rootKey: true,
     tag: 'v2 keys',
   },
-  'v2.keys.deleteKey': { summary: 'Delete a key', rootKey: true, tag: 'v2 keys' },
   'v2.keys.verifyKey': {
     summary: 'Verify a key (200 for a well-formed request: `valid` and `code` say the verdict)',
     description:

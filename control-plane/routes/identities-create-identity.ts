@@ -14,6 +14,6 @@ export function registerCreateIdentity(app: KeygateServer, deps: ControlPlaneDep
         response: { 200: Type.Object({ identityId: Type.String({ description: 'The new identity’s id' }) }) },
       },
     },
-    async (request) => ({ identityId: (await createIdentity(deps, callerOf(request), request.body, 'v1')).id }),
+    async (request) => ({ identityId: (await createIdentity(deps, callerOf(request), request.body)).id }),
   )
 }

@@ -1,5 +1,4 @@
 import { Type, type Static, type TSchema } from 'typebox'
-import { KEY_BYTES_DEFAULT, KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } from '../../shared/key-material.js'
 import { PERMISSION_NAME } from '../../shared/permission-query.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
@@ -184,39 +183,6 @@ export const NEW_KEY_FIELDS = {
 }
 /** The fields of NEW_KEY_FIELDS as a request carries them. */
 export type NewKeyFields = Static<ReturnType<typeof Type.Object<typeof NEW_KEY_FIELDS>>>
-
-export const CreateKeyBody = Type.Object(
-  {
-    ...NEW_KEY_FIELDS,
-    prefix: Type.Optional(
-      Type.String({
-        pattern: KEY_PREFIX_PATTERN,
-        description: 'Starts the key, followed by `_`: 1–16 letters or digits (e.g. `sk` gives `sk_…`)',
-        examples: ['sk'],
-      }),
-    ),
-    byteLength: Type.Optional(
-      Type.Integer({
-        minimum: KEY_BYTES_MIN,
-        maximum: KEY_BYTES_MAX,
-        description: `Random bytes in the key, ${KEY_BYTES_MIN}–${KEY_BYTES_MAX} (default ${KEY_BYTES_DEFAULT})`,
-      }),
-    ),
-    recoverable: Type.Optional(
-      Type.Boolean({
-        description:
-          "Unkey's: keep the key so it can be shown again. Keygate keeps only a hash, so `true` answers 412: leave it out",
-      }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    examples: [
-      { apiId: WIRE_EXAMPLES.apiId, name: 'acme checkout', prefix: 'sk', externalId: 'acme', meta: { plan: 'pro' } },
-    ],
-  },
-)
-export type CreateKeyBody = Static<typeof CreateKeyBody>
 
 const CLEARS = '(null clears it)'
 export const UpdateKeyBody = Type.Object(

@@ -9,7 +9,6 @@ import { createIdentity, deleteIdentity, updateIdentity } from '../identity-oper
 import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf } from '../named-limits.js'
 import { may, principalOf, callerOf } from '../root-key-auth.js'
-import { checkedInput } from '../wire-format.js'
 import {
   V2CreateIdentityBody,
   V2Identity,
@@ -31,7 +30,7 @@ export function registerV2IdentityRoutes(app: KeygateServer, deps: ControlPlaneD
     },
     async (request) => {
       const { externalId, meta, ratelimits } = request.body
-      const identity = await createIdentity(deps, callerOf(request), { externalId, meta, ratelimits }, 'v2')
+      const identity = await createIdentity(deps, callerOf(request), { externalId, meta, ratelimits })
       return { data: { identityId: identity.id } }
     },
   )
@@ -76,11 +75,8 @@ export function registerV2IdentityRoutes(app: KeygateServer, deps: ControlPlaneD
     // The root key first, as Unkey's (which needs identity.*.update_identity before reading the input): Keygate
     // also takes identity.<id>.update_identity, which needs the identity found, so the input is checked after.
     const found = await namedIdentity(deps.identities, principalOf(request), identity, 'update_identity')
-    const limits = checkedInput('v2', () => {
-      const named = ratelimits && namedLimitsOf(ratelimits)
-      checkMeta(meta)
-      return named
-    })
+    const limits = ratelimits && namedLimitsOf(ratelimits)
+    checkMeta(meta)
     return {
       data: v2Identity(await updateIdentity(deps, callerOf(request), found.doc.id, { meta, ratelimits: limits })),
     }

@@ -1,5 +1,4 @@
 import { Type, type TSchema } from 'typebox'
-import { KEY_BYTES_DEFAULT, KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } from '../../shared/key-material.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { MAX_CREDITS } from '../../shared/credits.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
@@ -12,92 +11,42 @@ import { Names, Refill } from '../schemas/key-schemas.js'
  * they are narrower (credits up to 1e12, 100 permissions or roles per key, a prefix without `_`).
  */
 
-const Nullable = <T extends TSchema>(schema: T, description: string) =>
+export const Nullable = <T extends TSchema>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description })
 
-const Name = Type.String({
+export const Name = Type.String({
   minLength: 1,
   maxLength: 255,
   description: 'A name for people',
   examples: ['acme checkout'],
 })
-const EXTERNAL_ID = {
+export const EXTERNAL_ID = {
   minLength: 1,
   maxLength: 255,
   pattern: '^[a-zA-Z0-9_.-]+$',
   description: 'Who the key belongs to (a user or organisation id in your system): its identity, made when missing',
   examples: ['acme'],
 }
-const Meta = Type.Record(Type.String(), Type.Unknown(), {
+export const Meta = Type.Record(Type.String(), Type.Unknown(), {
   maxProperties: 100,
   description: 'Any JSON object (≤ 64 KiB, ≤ 16 levels), returned by every verification of the key',
   examples: [{ plan: 'pro' }],
 })
-const Expires = Type.Integer({
+export const Expires = Type.Integer({
   minimum: 0,
   maximum: 4_102_444_800_000,
   description: 'When the key stops verifying (EXPIRED), unix milliseconds',
   examples: [1_893_456_000_000],
 })
-const Remaining = Type.Integer({ minimum: 0, maximum: MAX_CREDITS, examples: [1000] })
-const Ratelimits = NamedRateLimits(
+export const Remaining = Type.Integer({ minimum: 0, maximum: MAX_CREDITS, examples: [1000] })
+export const Ratelimits = NamedRateLimits(
   "The key's named limits: verifyKey's `ratelimits[]` names them, or they apply themselves (autoApply)",
 )
-const Permissions = Names(
+export const Permissions = Names(
   "The key's permissions by slug, checked by verifyKey's `permissions`; a slug with no permission is created",
   ['documents.read'],
 )
-const Roles = Names('Roles by name, each granting the key its permissions; each must exist (404)', ['editor'], 'role')
-
-export const CreateKeyBody = Type.Object(
-  {
-    apiId: ApiIdField('The api the key belongs to: the `apiId` that apis.createApi returned'),
-    prefix: Type.Optional(
-      Type.String({
-        pattern: KEY_PREFIX_PATTERN,
-        description: 'Starts the key, followed by `_`: 1–16 letters or digits (e.g. `sk` gives `sk_…`)',
-        examples: ['sk'],
-      }),
-    ),
-    name: Type.Optional(Name),
-    byteLength: Type.Optional(
-      Type.Integer({
-        minimum: KEY_BYTES_MIN,
-        maximum: KEY_BYTES_MAX,
-        description: `Random bytes in the key, ${KEY_BYTES_MIN}–${KEY_BYTES_MAX} (default ${KEY_BYTES_DEFAULT})`,
-      }),
-    ),
-    externalId: Type.Optional(Type.String(EXTERNAL_ID)),
-    meta: Type.Optional(Meta),
-    roles: Type.Optional(Roles),
-    permissions: Type.Optional(Permissions),
-    expires: Type.Optional({
-      ...Expires,
-      description: 'When the key stops verifying (EXPIRED), unix ms; in the future',
-    }),
-    credits: Type.Optional(
-      Type.Object(
-        {
-          remaining: Nullable(
-            Remaining,
-            'Credits: the key verifies this many times, then USAGE_EXCEEDED (null: no limit)',
-          ),
-          refill: Type.Optional(Refill),
-        },
-        { additionalProperties: false, description: 'Usage credits, and their periodic refill' },
-      ),
-    ),
-    ratelimits: Type.Optional(Ratelimits),
-    enabled: Type.Optional(Type.Boolean({ description: 'false: the key exists but does not verify (DISABLED)' })),
-    recoverable: Type.Optional(
-      Type.Boolean({ description: 'Keygate keeps only a hash of each key, so `true` answers 412: leave it out' }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    examples: [{ apiId: WIRE_EXAMPLES.apiId, prefix: 'sk', externalId: 'acme', credits: { remaining: 1000 } }],
-  },
-)
+export const Roles = Names('Roles by name, each granting the key its permissions; each must exist (404)', ['editor'], 'role')
 
 const CLEARS = '(null clears it)'
 export const UpdateKeyBody = Type.Object(
@@ -132,26 +81,6 @@ export const UpdateKeyBody = Type.Object(
     description: 'Fields left out are unchanged; null clears one',
     examples: [{ keyId: WIRE_EXAMPLES.keyId, enabled: false }],
   },
-)
-
-export const GetKeyBody = Type.Object(
-  {
-    keyId: KeyIdField('The key to read: the `keyId` that keys.createKey returned'),
-    decrypt: Type.Optional(
-      Type.Boolean({ description: 'Show the key itself: Keygate keeps only its hash, so `true` answers 412' }),
-    ),
-  },
-  { additionalProperties: false, examples: [{ keyId: WIRE_EXAMPLES.keyId }] },
-)
-
-export const DeleteKeyBody = Type.Object(
-  {
-    keyId: KeyIdField('The key to delete: the `keyId` that keys.createKey returned'),
-    permanent: Type.Optional(
-      Type.Boolean({ description: 'Accepted: Keygate always removes a deleted key (only its hash existed)' }),
-    ),
-  },
-  { additionalProperties: false, examples: [{ keyId: WIRE_EXAMPLES.keyId }] },
 )
 
 export const WhoamiBody = Type.Object(

@@ -116,3 +116,9 @@ export function toKeyData(record: KeyRecord, context: KeyContext): KeyData {
     ratelimits: ratelimitsData(record.id, own),
   }
 }
+
+/** A key as issued (createKey, rerollKey): the only time the key itself is on the wire. */
+export const NewKeyData = Type.Object({
+  keyId: Type.String({ description: "The new key's id: for keys.getKey, updateKey, deleteKey" }),
+  key: Type.String({ description: 'The key itself, shown this once (Keygate keeps only its hash)' }),
+})

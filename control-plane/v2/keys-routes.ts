@@ -1,5 +1,4 @@
-import { Type } from 'typebox'
-import { fieldError, notFound } from '../../shared/errors.js'
+import { notFound } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { registerV2 } from '../../shared/http/v2-route.js'
 import { hashKey } from '../../shared/key-material.js'
@@ -8,69 +7,31 @@ import { updateCredits } from '../key-credits.js'
 import { rerollKey } from '../key-reroll.js'
 import { updateKey, type KeyChanges } from '../key-update.js'
 import type { KeyWrites } from '../key-writes.js'
-import { createKey, deleteKey, readKey } from '../keys.js'
 import type { Rbac } from '../rbac.js'
-import { checkMeta } from '../meta-limits.js'
-import { namedLimitsOf, type NamedLimitInput } from '../named-limits.js'
 import { withRefillDay } from '../refill-rules.js'
 import { can, principalOf, requireKeyPermission, type Principal, callerOf } from '../root-key-auth.js'
-import { requireVisibleApi } from './hidden-api.js'
 import { EmptyResponse } from '../schemas/key-schemas.js'
-import { checkedInput } from '../wire-format.js'
 import { checkCredits } from './credit-rules.js'
 import {
-  CreateKeyBody,
-  DeleteKeyBody,
-  GetKeyBody,
   RerollKeyBody,
   UpdateCreditsBody,
   UpdateKeyBody,
   WhoamiBody,
 } from './key-bodies.js'
-import { CreditsData, KeyData, toKeyData } from './key-data.js'
-
-const NewKeyData = Type.Object({
-  keyId: Type.String({ description: "The new key's id: for keys.getKey, updateKey, deleteKey" }),
-  key: Type.String({ description: 'The key itself, shown this once (Keygate keeps only its hash)' }),
-})
+import { CreditsData, KeyData, NewKeyData, toKeyData } from './key-data.js'
 
 /**
- * v2's keys.createKey, getKey, updateKey, deleteKey, whoami, rerollKey and updateCredits (Unkey's V2Keys* schemas)
- * over the operations v1 uses (keys.ts, key-update.ts, key-reroll.ts, key-credits.ts): a key made through one
+ * v2's keys.updateKey, whoami, rerollKey and updateCredits (Unkey's V2Keys* schemas)
+ * over the operations v1 uses (key-update.ts, key-reroll.ts, key-credits.ts): a key made through one
  * format verifies and reads through the other.
  */
 export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
-  registerV2(app, 'keys.createKey', { body: CreateKeyBody, data: NewKeyData }, async (request) => {
-    const { credits, ...fields } = request.body
-    requireVisibleApi(principalOf(request), fields.apiId, 'create_key')
-    checkCredits(credits, false)
-    checkV2Fields(fields)
-    const remaining = credits?.remaining ?? undefined
-    // Empty lists name nothing on a new key (on updateKey, [] takes them all away).
-    const names = { permissions: nonEmpty(fields.permissions), roles: nonEmpty(fields.roles) }
-    const created = await createKey(
-      deps,
-      writes,
-      callerOf(request),
-      { ...fields, remaining, refill: credits?.refill },
-      (who) => grantsByName(deps.rbac, names, who),
-    )
-    return { data: created }
-  })
-
-  registerV2(app, 'keys.getKey', { body: GetKeyBody, data: KeyData }, async (request) => {
-    const { record, context } = await readKey(deps, callerOf(request), request.body.keyId)
-    if (request.body.decrypt) throw noPlaintext()
-    return { data: toKeyData(record, context) }
-  })
-
   registerV2(app, 'keys.updateKey', { body: UpdateKeyBody, data: EmptyResponse }, async (request) => {
     const { keyId, credits, ratelimits, permissions, roles, ...rest } = request.body
     // 404 and 403 before v2's own checks, which name its fields (the operation checks again as it writes).
     const current = await writes.readKey(keyId)
     requireKeyPermission(principalOf(request), current, 'update_key')
     checkCredits(credits, current.remaining !== undefined)
-    checkV2Fields({ meta: rest.meta, ratelimits })
     const changes: KeyChanges = { ...rest }
     if (credits === null) changes.remaining = null
     if (credits?.remaining !== undefined) changes.remaining = credits.remaining
@@ -83,11 +44,6 @@ export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
     await updateKey(deps, writes, callerOf(request), keyId, changes, {
       resolve: (_current, principal) => grantsByName(deps.rbac, { permissions, roles }, principal),
     })
-    return { data: {} }
-  })
-
-  registerV2(app, 'keys.deleteKey', { body: DeleteKeyBody, data: EmptyResponse }, async (request) => {
-    await deleteKey(deps, writes, callerOf(request), request.body.keyId)
     return { data: {} }
   })
 
@@ -123,18 +79,3 @@ async function grantsByName(rbac: Rbac, names: { permissions?: string[]; roles?:
   return { permissionIds, roleIds }
 }
 
-const nonEmpty = <T>(list: T[] | undefined) => (list?.length ? list : undefined)
-
-/**
- * v2 answers meta too large and a limit named twice 400 invalid_input, as identities.* do (v1: 413 and 409, which
- * Unkey's v2 SDK does not type for the keys calls): checked here, before the operation checks them v1's way.
- */
-function checkV2Fields(fields: { meta?: Record<string, unknown> | null; ratelimits?: readonly NamedLimitInput[] }) {
-  checkedInput('v2', () => {
-    checkMeta(fields.meta)
-    if (fields.ratelimits) namedLimitsOf(fields.ratelimits)
-  })
-}
-
-const noPlaintext = () =>
-  fieldError('PRECONDITION_FAILED', 'decrypt', 'Keygate stores only hashes; keys cannot be shown again')

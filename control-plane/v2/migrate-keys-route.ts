@@ -7,7 +7,6 @@ import { checkImportedHash, importEach, type ImportItem } from '../key-import.js
 import type { KeyWrites } from '../key-writes.js'
 import { newKeyRecord } from '../new-key-record.js'
 import { principalOf, requirePermission, callerOf } from '../root-key-auth.js'
-import { checkedInput } from '../wire-format.js'
 import { MigrateKeysBody, MigrateKeysData, type MigratedKey } from './migrate-keys-schemas.js'
 
 /**
@@ -27,8 +26,7 @@ export function registerV2MigrateKeys(app: KeygateServer, deps: ControlPlaneDeps
       checkImportedHash(key.hash, `keys.${i}.hash`)
       const item = { fields: fieldsOf(apiId, key), material: { hash: key.hash, start: '' } }
       try {
-        // v2's 400 for what v1 answers 413 (meta too large) or 409 (a limit named twice), as keys.createKey.
-        checkedInput('v2', () => newKeyRecord(item.fields, item.material, now))
+        newKeyRecord(item.fields, item.material, now)
       } catch (err) {
         throw located(err, `keys.${i}`)
       }
@@ -98,7 +96,7 @@ const V2_FIELDS: Record<string, string> = { remaining: 'credits.remaining', refi
  * the request as a whole as one about the key (`keys.3: …`), so that v2's `errors` locate it.
  */
 function located(err: unknown, at: string): unknown {
-  if (!(err instanceof ApiError) || err.code !== 'BAD_REQUEST') return err
+  if (!(err instanceof ApiError) || (err.code !== 'BAD_REQUEST' && !err.details?.inputRule)) return err
   const field = err.details?.fields?.[0]
   if (field === undefined || field.location === 'body') return invalid(at, err.message)
   const [name, ...rest] = field.location.slice('body.'.length).split('.')

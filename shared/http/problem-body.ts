@@ -31,8 +31,13 @@ export function problemContentType(status: number, path?: string): string {
     : 'application/json; charset=utf-8'
 }
 
-/** The status v2 answers with: a root key missing or malformed is a 400, an unknown one 401 (v1: both 403). */
+/**
+ * The status v2 answers with: a broken input rule 400 (v1: its own status), a refusal hiding its record 404 (v1:
+ * 403), a root key missing or malformed 400 and an unknown one 401 (v1: all 403).
+ */
 export function problemStatus(error: ApiError): number {
+  if (error.details?.inputRule) return 400
+  if (error.details?.hiddenAs) return 404
   if (error.code !== 'UNAUTHORIZED') return error.statusCode
   return error.details?.authentication ? 400 : 401
 }
@@ -95,10 +100,11 @@ const NOT_FOUND_PROBLEMS: Record<RecordKind, string> = {
 
 function problemOf(error: ApiError): string {
   const details = error.details
-  const specific = details?.problem ?? (details?.record && NOT_FOUND_PROBLEMS[details.record])
+  const record = details?.hiddenAs?.record ?? details?.record
+  const specific = details?.problem ?? (record && NOT_FOUND_PROBLEMS[record])
   // Unkey files the caller's mistakes it names precisely under `user/` (`user/bad_request/…`), the rest under `unkey/`.
   if (specific !== undefined) return specific.startsWith('user/') ? specific : `unkey/${specific}`
-  return PROBLEMS[error.code]
+  return PROBLEMS[details?.inputRule ? 'BAD_REQUEST' : error.code]
 }
 
 /** Builds v2's error body; the one place its shape is written. */
@@ -108,7 +114,7 @@ export function problemBody(error: ApiError, requestId: string): ProblemBody {
     meta: { requestId },
     error: {
       title: TITLES[status] ?? 'Error',
-      detail: error.message,
+      detail: error.details?.hiddenAs?.message ?? error.message,
       status,
       type: `https://unkey.com/docs/errors/${problemOf(error)}`,
       // Every 400 names its fields (errors.ts); one made without says the body as a whole is wrong.

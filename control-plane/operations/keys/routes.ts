@@ -1,0 +1,17 @@
+import type { ManagementRoute } from '../../management-route.js'
+import { createKeyV1 } from './create-key.v1.js'
+import { createKeyV2 } from './create-key.v2.js'
+import { deleteKeyV1 } from './delete-key.v1.js'
+import { deleteKeyV2 } from './delete-key.v2.js'
+import { getKeyV1 } from './get-key.v1.js'
+import { getKeyV2 } from './get-key.v2.js'
+
+/** The keys service in both wire formats. */
+export const KEYS_ROUTES: readonly ManagementRoute[] = [
+  createKeyV1,
+  getKeyV1,
+  deleteKeyV1,
+  createKeyV2,
+  getKeyV2,
+  deleteKeyV2,
+]
