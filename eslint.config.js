@@ -24,6 +24,30 @@ const CLI_MANAGEMENT = {
   message: `a module of the control plane's side of cli/: keygate verifier would load it (import() it lazily, as commands.ts does): ${SEE}.`,
 }
 const SLASH = '\\u002F'
+/** The store's implementations: only cli/ (the composition root) picks one; the processes see the Store's parts. */
+const STORE_IMPLEMENTATIONS = {
+  regex: '(^|/)store/(memory-|redis-|backend\\.js$)',
+  message: `a store implementation: the processes are handed a Store by cli/, the composition root (${SEE}).`,
+  // The same, for import(): esquery's regular expressions cannot hold a slash, hence SLASH.
+  dynamic: `(^|${SLASH})store${SLASH}(memory-|redis-|backend)`,
+}
+/**
+ * What an operation (control-plane/operations/<service>/<operation>.ts) may not know: HTTP, the wire formats'
+ * schemas and adapters, the API reference. Its adapters (`*.v1.ts`, `*.v2.ts`) are where those live.
+ */
+const WIRE_MODULES = [
+  { regex: '^(fastify|typebox|@fastify/.*)$', message: 'an operation knows no HTTP nor schema: its adapters do.' },
+  {
+    regex: '(^|/)(http|openapi|v2)/',
+    message: 'an operation knows no wire format: its adapters do.',
+    dynamic: `(^|${SLASH})(http|openapi|v2)${SLASH}`,
+  },
+  {
+    regex: '(^|/)management-route\\.js$',
+    message: 'an operation knows no route: its adapters declare them.',
+    dynamic: `(^|${SLASH})management-route[.]js$`,
+  },
+]
 
 /** Imports the linter cannot read the path of, refused in the processes' code. */
 const UNCHECKABLE = [
@@ -41,18 +65,25 @@ const UNCHECKABLE = [
  * A layer: no-restricted-imports for static imports and re-exports (type-only ones too), no-restricted-syntax
  * for import() of the same folders and, in the processes' code, for imports whose path cannot be read.
  */
-function layer(files, forbiddenFolders, { packages = [], processCode = true } = {}) {
+function layer(files, forbiddenFolders, { packages = [], processCode = true, ignores = [] } = {}) {
   const pattern = forbiddenFolders.join('|')
   return {
     files,
+    ignores,
     rules: {
-      'no-restricted-imports': ['error', { patterns: [...forbiddenFolders.map(folder), ...packages] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...forbiddenFolders.map(folder), ...packages.map(({ regex, message }) => ({ regex, message }))] },
+      ],
       'no-restricted-syntax': [
         'error',
         {
           selector: `ImportExpression > Literal[value=/(^|${SLASH})(${pattern})${SLASH}/]`,
           message: `import() of another layer (${forbiddenFolders.join(', ')}): ${SEE}.`,
         },
+        ...packages.flatMap(({ dynamic, message }) =>
+          dynamic ? [{ selector: `ImportExpression > Literal[value=/${dynamic}/]`, message }] : [],
+        ),
         ...(processCode ? UNCHECKABLE : []),
       ],
     },
@@ -72,8 +103,17 @@ export const layers = [
   layer(['shared/**/*.ts'], ['cli', 'control-plane', 'verifier', 'test', 'bench', 'deploy'], {
     packages: [MANAGEMENT_ONLY],
   }),
-  layer(['verifier/**/*.ts'], ['cli', 'control-plane', 'test', 'bench', 'deploy'], { packages: [MANAGEMENT_ONLY] }),
-  layer(['control-plane/**/*.ts'], ['cli', 'verifier', 'test', 'bench', 'deploy']),
+  layer(['verifier/**/*.ts'], ['cli', 'control-plane', 'test', 'bench', 'deploy'], {
+    packages: [MANAGEMENT_ONLY, STORE_IMPLEMENTATIONS],
+  }),
+  layer(['control-plane/**/*.ts'], ['cli', 'verifier', 'test', 'bench', 'deploy'], {
+    packages: [STORE_IMPLEMENTATIONS],
+  }),
+  // An operation: the control plane's rule, and no wire format (the adapters beside it and routes.ts have one).
+  layer(['control-plane/operations/*/*.ts'], ['cli', 'verifier', 'test', 'bench', 'deploy'], {
+    packages: [STORE_IMPLEMENTATIONS, ...WIRE_MODULES],
+    ignores: ['control-plane/operations/*/*.v[12].ts', 'control-plane/operations/*/routes.ts'],
+  }),
   // Tools, not a process: they may compute a module path (deploy/check reads schemas by kind).
   layer(['deploy/**/*.ts'], ['cli', 'control-plane', 'verifier', 'test', 'bench'], { processCode: false }),
   // The admin console runs in a browser and knows Keygate only by its wire API, as any other client: no server code.

@@ -30,13 +30,43 @@ const LAYERS: Layer[] = [
       '@fastify/swagger-ui/index.js',
       '@fastify/rate-limit',
       'keygate/dist/control-plane/app.js',
+      '../shared/store/redis-store.js',
+      '../shared/store/memory-api-key-store.js',
+      '../shared/store/backend.js',
     ],
-    allowed: ['../shared/store/verifier-store.js', './key-cache.js', 'fastify', 'undici'],
+    allowed: ['../shared/store/verifier-store.js', '../shared/store/store.js', './key-cache.js', 'fastify', 'undici'],
   },
   {
     file: 'control-plane/routes/probe.ts',
-    forbidden: ['../../verifier/key-verifier.js', '../../cli/assemble-control-plane.js'],
-    allowed: ['../../shared/errors.js', '../key-writes.js', '@fastify/swagger'],
+    forbidden: [
+      '../../verifier/key-verifier.js',
+      '../../cli/assemble-control-plane.js',
+      '../../shared/store/redis-entity-store.js',
+      '../../shared/store/backend.js',
+    ],
+    allowed: ['../../shared/errors.js', '../key-writes.js', '../../shared/store/store.js', '@fastify/swagger'],
+  },
+  {
+    // An operation knows no wire format: HTTP, schemas' library, adapters and the reference are its adapters'.
+    file: 'control-plane/operations/keys/probe.ts',
+    forbidden: [
+      'fastify',
+      'typebox',
+      '@fastify/swagger',
+      '../../../shared/http/v2-route.js',
+      '../../openapi/operation-doc.js',
+      '../../v2/key-data.js',
+      '../../management-route.js',
+      '../../../verifier/key-verifier.js',
+      '../../../shared/store/memory-store.js',
+    ],
+    allowed: ['../../../shared/errors.js', '../../caller.js', '../../root-key-auth.js', './get-key.js'],
+  },
+  {
+    // Its adapters are where the wire formats live.
+    file: 'control-plane/operations/keys/probe.v2.ts',
+    forbidden: ['../../../verifier/key-verifier.js', '../../../shared/store/redis-store.js'],
+    allowed: ['typebox', '../../management-route.js', '../../v2/key-data.js', './get-key.js'],
   },
   {
     file: 'shared/http/probe.ts',
