@@ -135,15 +135,14 @@ export class KeyVerifier {
   }
 
   /**
-   * Stops background work (polling) and writes the verification counts gathered since the last flush: call it
-   * before the store closes. The store and feed are closed by whoever opened them.
+   * Stops background work (polling) and writes the verification counts and the async rate-limit usage gathered
+   * since last written: call it before the store closes. The store and feed are closed by whoever opened them.
    */
   async stop(): Promise<void> {
     this.sync.stop()
     this.known.stop()
-    this.limiter.stop()
     this.usage.stop()
-    await this.usage.flush()
+    await Promise.all([this.limiter.stop(), this.usage.flush()])
   }
 
   /** Synced, and confirmed current within the staleness bound. */

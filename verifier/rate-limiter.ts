@@ -49,9 +49,9 @@ export class RateLimiter {
     this.windows.start()
   }
 
-  /** Stops reconciling: usage counted since the last reconcile is not handed over. */
-  stop(): void {
-    this.windows.stop()
+  /** Stops reconciling and hands the usage counted here over to the store (call it before the store closes). */
+  stop(): Promise<void> {
+    return this.windows.handOver()
   }
 
   /** `group`: the slot every counter of this call lives in (shared/ratelimit.ts, CounterOwner). */

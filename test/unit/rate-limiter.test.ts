@@ -11,7 +11,7 @@ import { ManualClock } from '../support/apps.js'
 import { waitFor } from '../support/wait-for.js'
 
 const limiters: RateLimiter[] = []
-afterEach(() => limiters.splice(0).forEach((limiter) => limiter.stop()))
+afterEach(() => Promise.all(limiters.splice(0).map((limiter) => limiter.stop())))
 
 describe('async rate limits', () => {
   it("reconciles by the verifier's clock: a window still open by it is pushed, whatever the real time", async () => {
@@ -80,6 +80,25 @@ describe('a window evicted from memory', () => {
     await limiter.check(namespaceRequest('one-more', 1), clock.now())
     await new Promise((resolve) => setImmediate(resolve))
     expect(pushed).toEqual(['i1 1'])
+  })
+})
+
+describe('key limits, stopped', () => {
+  it('hand the async usage counted here over to the store', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1, 12))
+    const pushed: string[] = []
+    const store = {
+      addRateLimitUsage: async (counter: RateCounter, delta: number) => {
+        if (delta !== 0) pushed.push(`${counter.owner} ${delta}`)
+        return 0
+      },
+    } as unknown as CounterStore
+    const limiter = new RateLimiter(store, pino({ level: 'silent' }), 1_000, clock)
+    const limit = { name: 'l', limit: 100, duration: 60_000, async: true, cost: 2, owner: 'hash-1' }
+    expect((await limiter.checkAll('hash-1', [limit], clock.now())).ok).toBe(true)
+    expect(pushed).toEqual([])
+    await limiter.stop()
+    expect(pushed).toEqual(['hash-1 2'])
   })
 })
 
