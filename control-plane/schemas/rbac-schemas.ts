@@ -8,7 +8,7 @@ import { LIMITS } from './limits.js'
 /** How many permissions or roles a workspace lists in one answer (Unkey's lists are not paged either). */
 export const MAX_LISTED = 1_000
 
-/** The wire shapes of permissions.*: Unkey's v1, plus setRolePermissions (v2's name) and a role's permissions. */
+/** The wire shapes v1's permissions.* share (each call's own body is in its adapter, control-plane/operations/). */
 
 export const PermissionIdField = () =>
   Type.String({

@@ -4,7 +4,7 @@ import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import type { RoleWithPermissions } from '../rbac.js'
 import { LIMITS } from '../schemas/limits.js'
 
-/** The wire shapes of v2's permissions.* (Unkey's V2Permissions*, `Permission` and `Role`). */
+/** The wire shapes v2's permissions.* share (Unkey's `Permission`, `Role`); each call's own body is in its adapter. */
 
 const SLUG = '^[a-zA-Z0-9_:\\-\\.\\*]+$'
 
