@@ -35,8 +35,6 @@ import { registerListRootKeys } from './routes/root-keys-list-root-keys.js'
 import { registerRevokeRootKey } from './routes/root-keys-revoke-root-key.js'
 import { registerRollRootKey } from './routes/root-keys-roll-root-key.js'
 import { registerLiveness } from './routes/liveness.js'
-import { registerPermissionRoutes } from './routes/permissions-permissions.js'
-import { registerRoleRoutes } from './routes/permissions-roles.js'
 import { registerAnalyticsGetVerifications } from './routes/analytics-get-verifications.js'
 import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
 import { registerCreateIdentity } from './routes/identities-create-identity.js'
@@ -48,7 +46,6 @@ import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerConsole, type ConsoleFiles } from './console-route.js'
 import { registerV2ApiRoutes } from './v2/apis-routes.js'
 import { registerV2IdentityRoutes } from './v2/identities-routes.js'
-import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
 import { registerV2KeyRoutes } from './v2/keys-routes.js'
@@ -144,8 +141,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListRootKeys(management, routeDeps)
     registerRevokeRootKey(management, routeDeps)
     registerRollRootKey(management, routeDeps)
-    registerPermissionRoutes(management, routeDeps)
-    registerRoleRoutes(management, routeDeps)
     registerLimit(management, routeDeps, deps.ratelimits)
     registerOverrideRoutes(management, routeDeps)
     registerListNamespaces(management, routeDeps)
@@ -156,7 +151,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerDeleteIdentity(management, routeDeps)
     // Unkey's v2 wire format over the same operations (control-plane/v2/).
     registerV2IdentityRoutes(management, routeDeps)
-    registerV2PermissionRoutes(management, routeDeps)
     registerV2KeyGrantRoutes(management, routeDeps, writes)
     registerV2MigrateKeys(management, routeDeps, writes)
     registerV2ApiRoutes(management, routeDeps, writes)

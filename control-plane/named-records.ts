@@ -12,6 +12,12 @@ const UPDATE_ATTEMPTS = 5
 // Listing reads the index in pages of this size.
 const LIST_PAGE = 100
 
+/**
+ * How a request names a permission or a role: `id` by its id alone; `id-or-name` by its id or, failing that, its
+ * unique name (a permission's slug, a role's name).
+ */
+export type NamedBy = 'id' | 'id-or-name'
+
 /** What every record kept by NamedRecords has. */
 export interface NamedRecord {
   id: string
@@ -55,6 +61,11 @@ export class NamedRecords<T extends NamedRecord> {
     const record = (await this.get(idOrName)) ?? (await this.findByName(idOrName))
     if (!record) throw notFound(this.noun, `${this.noun} ${idOrName} not found`)
     return record
+  }
+
+  /** The record a request names, as `by` says it names it, or the 404. */
+  async requireBy(named: string, by: NamedBy): Promise<T> {
+    return by === 'id' ? this.require(named) : this.requireNamed(named)
   }
 
   async findByName(name: string): Promise<T | null> {
@@ -119,6 +130,11 @@ export class NamedRecords<T extends NamedRecord> {
     await this.store.releaseName(this.type, this.nameOf(record), id)
     await this.store.removeFromIndex(this.type, id)
     return record
+  }
+
+  /** Deletes the record a request names, as `by` says it names it; 404 if there is none. */
+  async deleteNamed(named: string, by: NamedBy): Promise<T> {
+    return this.delete(by === 'id' ? named : (await this.requireNamed(named)).id)
   }
 
   /** Every record, oldest first (ids sort by creation time), at most `max`. */

@@ -18,6 +18,19 @@ export interface RecordRef {
 
 export { MAX_LISTED } from './schemas/rbac-schemas.js'
 
+/**
+ * What becomes of a permission a role is given by a slug no permission has yet, by Unkey's two rules:
+ * `create-marked` (v1) creates only one marked `create: true` (a bare slug is a 404); `create-if-allowed` (v2)
+ * creates any. Either creates only when the root key may create permissions (403 if not).
+ */
+export type MissingPermissionNames = 'create-marked' | 'create-if-allowed'
+
+/** A role and the permissions it grants that still exist (a deleted one's id may linger on it), in its order. */
+export interface RoleWithPermissions {
+  role: RoleRecord
+  permissions: PermissionRecord[]
+}
+
 /** A name resolved before anything is created: the record found, or the name to create. */
 export type Planned = { id: string } | { create: string }
 
@@ -183,6 +196,22 @@ export class Rbac {
     return [...new Set(ids)]
   }
 
+  /** Each role with the permissions it grants that still exist; a permission is read once however many grant it. */
+  async withPermissions(roles: readonly RoleRecord[]): Promise<RoleWithPermissions[]> {
+    const reads = new Map<string, Promise<PermissionRecord | null>>()
+    const read = (id: string) => {
+      const started = reads.get(id) ?? this.permissions.get(id)
+      reads.set(id, started)
+      return started
+    }
+    return Promise.all(
+      roles.map(async (role) => {
+        const permissions = await Promise.all(role.permissionIds.map(read))
+        return { role, permissions: permissions.filter((permission) => permission !== null) }
+      }),
+    )
+  }
+
   /** What a key is granted and who it belongs to, read from the store (management reads: getKey, listKeys…). */
   async contextOf(key: KeyReferences, memo: Map<string, unknown> = new Map()): Promise<KeyContext> {
     for (let round = 0; round < CONTEXT_ROUNDS; round++) {
@@ -219,6 +248,22 @@ export class Rbac {
       if (winner) return winner.id
       throw err
     }
+  }
+}
+
+/**
+ * Throws the contract's 403 unless the principal may give roles permissions (`rbac.*.add_permission_to_role`) and,
+ * when `removes`, take them away (`remove_permission_from_role`): Unkey's rbac actions on roles, each one missing
+ * named.
+ */
+export function requireRolePermissionActions(principal: Principal, removes: boolean): void {
+  const needed = ['add_permission_to_role', ...(removes ? ['remove_permission_from_role' as const] : [])] as const
+  const missing = needed.filter((action) => !may(principal, 'rbac', '*', action))
+  if (missing.length > 0) {
+    throw new ApiError(
+      'INSUFFICIENT_PERMISSIONS',
+      `the root key needs ${missing.map((a) => `rbac.*.${a}`).join(' and ')}`,
+    )
   }
 }
 

@@ -42,33 +42,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'keys.addRoles': { summary: 'Add roles to a key', rootKey: true, tag: 'keys' },
   'keys.setRoles': { summary: "Replace a key's roles", rootKey: true, tag: 'keys' },
   'keys.removeRoles': { summary: 'Remove roles from a key', rootKey: true, tag: 'keys' },
-  'permissions.createPermission': {
-    summary: 'Create a permission (keys are granted it by slug)',
-    rootKey: true,
-    tag: 'permissions',
-  },
-  'permissions.getPermission': { summary: 'Read a permission', rootKey: true, tag: 'permissions' },
-  'permissions.listPermissions': { summary: 'List every permission', rootKey: true, tag: 'permissions' },
-  'permissions.deletePermission': {
-    summary: 'Delete a permission: no key or role grants it any more',
-    rootKey: true,
-    tag: 'permissions',
-  },
-  'permissions.createRole': { summary: 'Create a role', rootKey: true, tag: 'permissions' },
-  'permissions.getRole': { summary: 'Read a role and the permissions it grants', rootKey: true, tag: 'permissions' },
-  'permissions.listRoles': { summary: 'List every role', rootKey: true, tag: 'permissions' },
-  'permissions.deleteRole': {
-    summary: 'Delete a role: its keys lose what it granted',
-    rootKey: true,
-    tag: 'permissions',
-  },
-  'permissions.setRolePermissions': {
-    summary: 'Replace the permissions a role grants (every key holding it follows)',
-    description:
-      "Unkey's v1 has no call for this (its dashboard did it); the name is v2's. Every verifier applies the change within the revocation bound.",
-    rootKey: true,
-    tag: 'permissions',
-  },
   'migrations.createKeys': {
     summary: 'Import up to 100 existing keys, by plaintext or SHA-256 hash, without reissuing them',
     description:

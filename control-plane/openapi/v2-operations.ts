@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../shared/errors.js'
 import type { OperationDoc } from './operation-doc.js'
 
 /** An operation that names no record that could be missing (a create, a list): no 404, as Unkey documents them. */
-const NAMES_NO_RECORD: ErrorCode[] = [
+export const NAMES_NO_RECORD: ErrorCode[] = [
   'BAD_REQUEST',
   'UNAUTHORIZED',
   'INSUFFICIENT_PERMISSIONS',
@@ -11,7 +11,7 @@ const NAMES_NO_RECORD: ErrorCode[] = [
   'UNAVAILABLE',
 ]
 /** A create of a record with a unique name or externalId: 409 when it exists already. */
-const CREATES: ErrorCode[] = [...NAMES_NO_RECORD, 'CONFLICT']
+export const CREATES: ErrorCode[] = [...NAMES_NO_RECORD, 'CONFLICT']
 
 /**
  * Unkey's v2 wire format: `POST /v2/<service>.<method>`, every answer in `{meta, data}`, every error a problem body.
@@ -97,51 +97,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Delete an identity: its keys keep their externalId and lose its meta and limits',
     rootKey: true,
     tag: 'v2 identities',
-  },
-  'v2.permissions.createPermission': {
-    summary: 'Create a permission (keys are granted it by slug)',
-    rootKey: true,
-    tag: 'v2 permissions',
-    errors: CREATES,
-  },
-  'v2.permissions.getPermission': {
-    summary: 'Read a permission by its id or slug',
-    rootKey: true,
-    tag: 'v2 permissions',
-  },
-  'v2.permissions.listPermissions': {
-    summary: 'List permissions, a page at a time',
-    rootKey: true,
-    tag: 'v2 permissions',
-    errors: NAMES_NO_RECORD,
-  },
-  'v2.permissions.deletePermission': {
-    summary: 'Delete a permission: no key or role grants it any more',
-    rootKey: true,
-    tag: 'v2 permissions',
-  },
-  'v2.permissions.createRole': { summary: 'Create a role', rootKey: true, tag: 'v2 permissions', errors: CREATES },
-  'v2.permissions.getRole': {
-    summary: 'Read a role and the permissions it grants, by its id or name',
-    rootKey: true,
-    tag: 'v2 permissions',
-  },
-  'v2.permissions.listRoles': {
-    summary: 'List roles, a page at a time',
-    rootKey: true,
-    tag: 'v2 permissions',
-    errors: NAMES_NO_RECORD,
-  },
-  'v2.permissions.deleteRole': {
-    summary: 'Delete a role: its keys lose what it granted',
-    rootKey: true,
-    tag: 'v2 permissions',
-  },
-  'v2.permissions.setRolePermissions': {
-    summary: 'Replace the permissions a role grants (every key holding it follows)',
-    description: 'Every verifier applies the change within the revocation bound.',
-    rootKey: true,
-    tag: 'v2 permissions',
   },
   'v2.ratelimit.limit': {
     summary: 'Count a call of an identifier in a namespace: may it go on?',

@@ -1,12 +1,14 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { PERMISSION_NAME } from '../../shared/permission-query.js'
+import type { PermissionRecord } from '../../shared/rbac.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import type { RecordRef, RoleWithPermissions } from '../rbac.js'
 import { LIMITS } from './limits.js'
 
 /** How many permissions or roles a workspace lists in one answer (Unkey's lists are not paged either). */
 export const MAX_LISTED = 1_000
 
-/** The wire shapes of permissions.*: Unkey's v1, plus setRolePermissions (v2's name) and a role's permissions. */
+/** The wire shapes v1's permissions.* share (each call's own body is in its adapter, control-plane/operations/). */
 
 export const PermissionIdField = () =>
   Type.String({
@@ -24,7 +26,7 @@ export const RoleIdField = () =>
     examples: [WIRE_EXAMPLES.roleId],
   })
 
-const Description = (noun: string) =>
+export const Description = (noun: string) =>
   Type.String({ maxLength: 512, description: `What the ${noun} is for: for your team; keys and clients never see it` })
 
 export const Slug = (description: string) =>
@@ -33,22 +35,6 @@ export const Slug = (description: string) =>
     description: `${description}: 1–256 of letters, digits and _ . : * - /`,
   })
 
-export const CreatePermissionBody = Type.Object(
-  {
-    name: Type.String({
-      minLength: 3,
-      maxLength: 512,
-      description: "The permission's name, unique; its slug unless `slug` is given",
-      examples: ['documents.read'],
-    }),
-    slug: Type.Optional(
-      Slug('What keys are granted and verifyKey queries name, unique (default: the name, which must then fit)'),
-    ),
-    description: Type.Optional(Description('permission')),
-  },
-  { additionalProperties: false, examples: [{ name: 'invoices.write', description: 'Create and change invoices' }] },
-)
-
 export const PermissionResponse = Type.Object({
   id: Type.String({ description: "The permission's id" }),
   name: Type.String({ description: 'Its name' }),
@@ -56,11 +42,21 @@ export const PermissionResponse = Type.Object({
   description: Type.Optional(Type.String({ description: 'Its description' })),
 })
 
+/** A permission as v1 shows it. */
+export function permissionResponse(permission: PermissionRecord): Static<typeof PermissionResponse> {
+  return { id: permission.id, name: permission.name, slug: permission.slug, description: permission.description }
+}
+
 /** A role's permission, or a key's: by id and slug. */
 export const PermissionRef = Type.Object({
   id: Type.String({ description: "The permission's id" }),
   name: Type.String({ description: "The permission's slug" }),
 })
+
+/** Permissions as a role shows them (PermissionRef), in the order given. */
+export function permissionRefs(permissions: readonly PermissionRecord[]): Static<typeof PermissionRef>[] {
+  return permissions.map((permission) => ({ id: permission.id, name: permission.slug }))
+}
 
 /** A permission named in a request: Unkey's {id?, name?, create?}, or a bare slug. */
 export const PermissionRefBody = Type.Union([
@@ -78,24 +74,12 @@ export const PermissionRefBody = Type.Union([
   ),
 ])
 
-export const CreateRoleBody = Type.Object(
-  {
-    name: Type.String({
-      minLength: 3,
-      maxLength: 512,
-      description: "The role's name, unique: what keys.addRoles and createKey's `roles` name it by",
-      examples: ['editor'],
-    }),
-    description: Type.Optional(Description('role')),
-    permissions: Type.Optional(
-      Type.Array(PermissionRefBody, {
-        maxItems: LIMITS.namesPerKey,
-        description: "Keygate's: the permissions the role grants (as permissions.setRolePermissions sets them)",
-      }),
-    ),
-  },
-  { additionalProperties: false, examples: [{ name: 'auditor', description: 'Reads the books' }] },
-)
+/** The permissions a request names, as rbac.ts resolves them: a `slug` is the `name` it stands for. */
+export function permissionRefsOf(body: readonly Static<typeof PermissionRefBody>[]): (RecordRef | string)[] {
+  return body.map((ref) =>
+    typeof ref === 'string' ? ref : { id: ref.id, name: ref.slug ?? ref.name, create: ref.create },
+  )
+}
 
 export const RoleResponse = Type.Object({
   id: Type.String({ description: "The role's id" }),
@@ -104,19 +88,10 @@ export const RoleResponse = Type.Object({
   permissions: Type.Array(PermissionRef, { description: 'The permissions it grants to every key holding it' }),
 })
 
-export const SetRolePermissionsBody = Type.Object(
-  {
-    roleId: RoleIdField(),
-    permissions: Type.Array(PermissionRefBody, {
-      maxItems: LIMITS.namesPerKey,
-      description: 'The permissions the role grants from now on, replacing its own ([] grants none)',
-    }),
-  },
-  {
-    additionalProperties: false,
-    examples: [{ roleId: WIRE_EXAMPLES.roleId, permissions: [{ name: 'documents.read', create: true }] }],
-  },
-)
+/** A role as v1 shows it: with the permissions it grants that still exist. */
+export function roleResponse({ role, permissions }: RoleWithPermissions): Static<typeof RoleResponse> {
+  return { id: role.id, name: role.name, description: role.description, permissions: permissionRefs(permissions) }
+}
 
 /** listPermissions and listRoles: Unkey's take no query; Keygate's `limit` caps the answer. */
 export const ListQuery = (noun: string) =>

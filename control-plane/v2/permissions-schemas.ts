@@ -1,14 +1,14 @@
 import { Type, type Static } from 'typebox'
-import type { PermissionRecord, RoleRecord } from '../../shared/rbac.js'
+import type { PermissionRecord } from '../../shared/rbac.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import type { RoleWithPermissions } from '../rbac.js'
 import { LIMITS } from '../schemas/limits.js'
-import { V2ListBody } from './list-body.js'
 
-/** The wire shapes of v2's permissions.* (Unkey's V2Permissions*, `Permission` and `Role`). */
+/** The wire shapes v2's permissions.* share (Unkey's `Permission`, `Role`); each call's own body is in its adapter. */
 
 const SLUG = '^[a-zA-Z0-9_:\\-\\.\\*]+$'
 
-const Slug = (description: string) =>
+export const Slug = (description: string) =>
   Type.String({
     minLength: 1,
     maxLength: 128,
@@ -17,28 +17,14 @@ const Slug = (description: string) =>
     examples: ['documents.read'],
   })
 
-const Description = (noun: string) =>
+export const Description = (noun: string) =>
   Type.String({ maxLength: 512, description: `What the ${noun} is for: for your team; keys and clients never see it` })
 
-const Slugs = (description: string) =>
+export const Slugs = (description: string) =>
   Type.Array(Slug('A permission slug'), {
     maxItems: LIMITS.namesPerKey,
     description: `${description}; one that does not exist is created when the root key has rbac.*.create_permission (at most ${LIMITS.namesPerKey})`,
   })
-
-export const V2CreatePermissionBody = Type.Object(
-  {
-    name: Type.String({
-      minLength: 1,
-      maxLength: 512,
-      description: "The permission's name",
-      examples: ['Read documents'],
-    }),
-    slug: Slug('What keys are granted and verifyKey queries name, unique'),
-    description: Type.Optional(Description('permission')),
-  },
-  { additionalProperties: false },
-)
 
 export const V2PermissionBody = Type.Object(
   {
@@ -49,22 +35,6 @@ export const V2PermissionBody = Type.Object(
       description: 'The permission: its id (`perm_…`) or its slug',
       examples: [WIRE_EXAMPLES.permissionId],
     }),
-  },
-  { additionalProperties: false },
-)
-
-export const V2ListPermissionsBody = V2ListBody('permissions', 'id, name, slug or description')
-
-export const V2CreateRoleBody = Type.Object(
-  {
-    name: Type.String({
-      minLength: 1,
-      maxLength: 128,
-      description: "The role's name, unique: what keys.addRoles and createKey's `roles` name it by",
-      examples: ['editor'],
-    }),
-    description: Type.Optional(Description('role')),
-    permissions: Type.Optional(Slugs('The permissions the role grants, by slug')),
   },
   { additionalProperties: false },
 )
@@ -81,21 +51,8 @@ export const V2RoleBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const V2ListRolesBody = V2ListBody('roles', 'id, name or description')
-
-export const V2SetRolePermissionsBody = Type.Object(
-  {
-    roleId: Type.String({
-      minLength: 3,
-      maxLength: 255,
-      pattern: '^[a-zA-Z0-9_-]+$',
-      description: 'The role, by id',
-      examples: [WIRE_EXAMPLES.roleId],
-    }),
-    permissions: Slugs('The permissions the role grants from now on, by slug, replacing its own ([] grants none)'),
-  },
-  { additionalProperties: false },
-)
+/** The answer of a delete. */
+export const DeletedData = Type.Object({}, { description: 'Nothing: it is gone' })
 
 export const V2Permission = Type.Object({
   id: Type.String({ description: "The permission's id" }),
@@ -119,18 +76,17 @@ export function v2Permission(permission: PermissionRecord): Static<typeof V2Perm
   return { id, name, slug, ...(description ? { description } : {}) }
 }
 
-/** A role as v2 shows it, with the permissions it grants that still exist, in slug order. */
-export function v2Role(role: RoleRecord, permissions: readonly (PermissionRecord | null)[]): Static<typeof V2Role> {
-  const { id, name, description } = role
-  const granted = permissions.filter((permission) => permission !== null)
-  return {
-    id,
-    name,
-    ...(description ? { description } : {}),
-    permissions: granted.sort(bySlug).map(v2Permission),
-  }
+/** Permissions as v2 shows a role's: in slug order. */
+export function v2PermissionsBySlug(permissions: readonly PermissionRecord[]): Static<typeof V2Permission>[] {
+  return [...permissions].sort(bySlug).map(v2Permission)
 }
 
-export function bySlug(a: { slug: string }, b: { slug: string }): number {
+/** A role as v2 shows it, with the permissions it grants that still exist, in slug order. */
+export function v2Role({ role, permissions }: RoleWithPermissions): Static<typeof V2Role> {
+  const { id, name, description } = role
+  return { id, name, ...(description ? { description } : {}), permissions: v2PermissionsBySlug(permissions) }
+}
+
+function bySlug(a: { slug: string }, b: { slug: string }): number {
   return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0
 }
