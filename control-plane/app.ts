@@ -14,7 +14,6 @@ import { RatelimitNamespaces } from './ratelimit-namespaces.js'
 import { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import { registerLimit } from './routes/ratelimits-limit.js'
-import { registerOverrideRoutes } from './routes/ratelimits-overrides.js'
 import { registerListNamespaces } from './routes/ratelimits-list-namespaces.js'
 import { Identities } from './identities.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
@@ -52,7 +51,7 @@ import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
 import { registerV2KeyRoutes } from './v2/keys-routes.js'
-import { registerV2RatelimitRoutes } from './v2/ratelimit-routes.js'
+import { registerV2LimitRoutes } from './v2/ratelimit-routes.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { registerManagementRoutes } from './management-route.js'
 import { MANAGEMENT_ROUTES } from './operations/management-routes.js'
@@ -147,7 +146,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerPermissionRoutes(management, routeDeps)
     registerRoleRoutes(management, routeDeps)
     registerLimit(management, routeDeps, deps.ratelimits)
-    registerOverrideRoutes(management, routeDeps)
     registerListNamespaces(management, routeDeps)
     registerCreateIdentity(management, routeDeps)
     registerGetIdentity(management, routeDeps)
@@ -161,7 +159,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerV2MigrateKeys(management, routeDeps, writes)
     registerV2ApiRoutes(management, routeDeps, writes)
     registerV2KeyRoutes(management, routeDeps, writes)
-    registerV2RatelimitRoutes(management, routeDeps, deps.ratelimits)
+    registerV2LimitRoutes(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

@@ -110,27 +110,10 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'ratelimits',
   },
-  'ratelimits.setOverride': {
-    summary: "Set an identifier's (or a `*` pattern's) limit in a namespace, in place of the one calls send",
-    description: 'Every verifier applies it within the revocation bound. A namespace named for the first time is made.',
-    rootKey: true,
-    tag: 'ratelimits',
-  },
-  'ratelimits.getOverride': { summary: "Read an identifier's override", rootKey: true, tag: 'ratelimits' },
-  'ratelimits.listOverrides': {
-    summary: "List a namespace's overrides, a page at a time",
-    rootKey: true,
-    tag: 'ratelimits',
-  },
   'ratelimits.listNamespaces': {
     summary: 'List every rate-limit namespace, a page at a time',
     description:
       "Keygate's own (Unkey v1 has no way to list namespaces): every namespace, oldest first, for a root key with `ratelimit.*.read_namespace`. A namespace is made by its first use (ratelimits.limit, ratelimits.setOverride).",
-    rootKey: true,
-    tag: 'ratelimits',
-  },
-  'ratelimits.deleteOverride': {
-    summary: "Delete an identifier's override: calls get the limit they send again",
     rootKey: true,
     tag: 'ratelimits',
   },
