@@ -13,8 +13,6 @@ import { Rbac } from './rbac.js'
 import { RatelimitNamespaces } from './ratelimit-namespaces.js'
 import { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
-import { registerLimit } from './routes/ratelimits-limit.js'
-import { registerListNamespaces } from './routes/ratelimits-list-namespaces.js'
 import { Identities } from './identities.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
 import { registerDeleteApi } from './routes/apis-delete-api.js'
@@ -145,8 +143,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerRollRootKey(management, routeDeps)
     registerPermissionRoutes(management, routeDeps)
     registerRoleRoutes(management, routeDeps)
-    registerLimit(management, routeDeps, deps.ratelimits)
-    registerListNamespaces(management, routeDeps)
     registerCreateIdentity(management, routeDeps)
     registerGetIdentity(management, routeDeps)
     registerListIdentities(management, routeDeps)
