@@ -13,9 +13,6 @@ import { Rbac } from './rbac.js'
 import { RatelimitNamespaces } from './ratelimit-namespaces.js'
 import { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
-import { registerLimit } from './routes/ratelimits-limit.js'
-import { registerOverrideRoutes } from './routes/ratelimits-overrides.js'
-import { registerListNamespaces } from './routes/ratelimits-list-namespaces.js'
 import { Identities } from './identities.js'
 import { registerCreateApi } from './routes/apis-create-api.js'
 import { registerDeleteApi } from './routes/apis-delete-api.js'
@@ -49,7 +46,7 @@ import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
 import { registerV2KeyRoutes } from './v2/keys-routes.js'
-import { registerV2RatelimitRoutes } from './v2/ratelimit-routes.js'
+import { registerV2LimitRoutes } from './v2/ratelimit-routes.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { registerManagementRoutes } from './management-route.js'
 import { MANAGEMENT_ROUTES } from './operations/management-routes.js'
@@ -141,9 +138,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListRootKeys(management, routeDeps)
     registerRevokeRootKey(management, routeDeps)
     registerRollRootKey(management, routeDeps)
-    registerLimit(management, routeDeps, deps.ratelimits)
-    registerOverrideRoutes(management, routeDeps)
-    registerListNamespaces(management, routeDeps)
     registerCreateIdentity(management, routeDeps)
     registerGetIdentity(management, routeDeps)
     registerListIdentities(management, routeDeps)
@@ -155,7 +149,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerV2MigrateKeys(management, routeDeps, writes)
     registerV2ApiRoutes(management, routeDeps, writes)
     registerV2KeyRoutes(management, routeDeps, writes)
-    registerV2RatelimitRoutes(management, routeDeps, deps.ratelimits)
+    registerV2LimitRoutes(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {

@@ -24,11 +24,11 @@ const UPDATE_ATTEMPTS = 5
 /** Wildcard overrides a namespace holds: every ratelimits.limit call on a verifier may try each of them. */
 export const MAX_WILDCARDS = 256
 
-/** How a request names a namespace: Unkey's namespaceId or namespaceName (an empty one counts as absent). */
-export interface NamespaceRef {
-  namespaceId?: string | undefined
-  namespaceName?: string | undefined
-}
+/**
+ * How a call names a namespace: by its id, by its name, or by a text that is either (the name first: a name may look
+ * like an id).
+ */
+export type NamespaceRef = { id: string } | { name: string } | { nameOrId: string }
 
 /**
  * Rate-limit namespaces (shared/ratelimit-namespace.ts): created on first use, found by name (their address) or by
@@ -59,9 +59,10 @@ export class RatelimitNamespaces {
     return (await this.byName(text)) ?? (isNamespaceId(text) ? await this.byId(text) : null)
   }
 
-  /** The namespace a request names, or null; the id wins when both are given (Unkey's rule). */
+  /** The namespace a call names, or null. */
   find(ref: NamespaceRef): Promise<NamespaceRecord | null> {
-    return ref.namespaceId ? this.byId(ref.namespaceId) : this.byName(ref.namespaceName!)
+    if ('id' in ref) return this.byId(ref.id)
+    return 'name' in ref ? this.byName(ref.name) : this.byNameOrId(ref.nameOrId)
   }
 
   /** Creates the namespace, or finds the one a concurrent call just created; `created` says which. */

@@ -56,6 +56,11 @@ export interface ApiErrorDetails {
    * on it learns nothing of it: Unkey v2's rule for the api of keys.createKey and apis.listKeys. v1 answers the 403.
    */
   hiddenAs?: { record: RecordKind; message: string }
+  /**
+   * What v2 says (its `detail`) where Unkey's v2 words an answer otherwise than v1, which says the message: v1's
+   * `Override not found` is v2's `override for user_123 not found`.
+   */
+  v2Detail?: string
 }
 
 export class ApiError extends Error {

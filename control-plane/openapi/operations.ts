@@ -76,37 +76,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'UNAVAILABLE',
     ],
   },
-  'ratelimits.limit': {
-    summary: 'Count a call of an identifier in a namespace: may it go on? (the standalone rate-limit service)',
-    description:
-      "Also served by the verifier sidecar, without a root key (it is reachable only beside your API): call it there to rate-limit anything next to your API. Here it needs `ratelimit.<namespaceId|*>.limit`; a namespace named for the first time is made when the root key also has `ratelimit.*.create_namespace`. Exact across every process unless `async` (or the identifier's override) says otherwise.",
-    rootKey: true,
-    tag: 'ratelimits',
-  },
-  'ratelimits.setOverride': {
-    summary: "Set an identifier's (or a `*` pattern's) limit in a namespace, in place of the one calls send",
-    description: 'Every verifier applies it within the revocation bound. A namespace named for the first time is made.',
-    rootKey: true,
-    tag: 'ratelimits',
-  },
-  'ratelimits.getOverride': { summary: "Read an identifier's override", rootKey: true, tag: 'ratelimits' },
-  'ratelimits.listOverrides': {
-    summary: "List a namespace's overrides, a page at a time",
-    rootKey: true,
-    tag: 'ratelimits',
-  },
-  'ratelimits.listNamespaces': {
-    summary: 'List every rate-limit namespace, a page at a time',
-    description:
-      "Keygate's own (Unkey v1 has no way to list namespaces): every namespace, oldest first, for a root key with `ratelimit.*.read_namespace`. A namespace is made by its first use (ratelimits.limit, ratelimits.setOverride).",
-    rootKey: true,
-    tag: 'ratelimits',
-  },
-  'ratelimits.deleteOverride': {
-    summary: "Delete an identifier's override: calls get the limit they send again",
-    rootKey: true,
-    tag: 'ratelimits',
-  },
   'identities.createIdentity': {
     summary: 'Create an identity (a user or organisation): keys with its externalId share its meta and limits',
     rootKey: true,

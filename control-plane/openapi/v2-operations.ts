@@ -112,23 +112,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'v2 ratelimit',
   },
-  'v2.ratelimit.setOverride': {
-    summary: "Set an identifier's (or a `*` pattern's) limit in a namespace, in place of the one calls send",
-    description: 'Every verifier applies it within the revocation bound.',
-    rootKey: true,
-    tag: 'v2 ratelimit',
-  },
-  'v2.ratelimit.getOverride': { summary: "Read an identifier's override", rootKey: true, tag: 'v2 ratelimit' },
-  'v2.ratelimit.listOverrides': {
-    summary: "List a namespace's overrides, a page at a time",
-    rootKey: true,
-    tag: 'v2 ratelimit',
-  },
-  'v2.ratelimit.deleteOverride': {
-    summary: "Delete an identifier's override: calls get the limit they send again",
-    rootKey: true,
-    tag: 'v2 ratelimit',
-  },
   'v2.liveness': {
     summary: 'Whether the service is up (the one v2 operation without a root key)',
     rootKey: false,

@@ -114,7 +114,7 @@ export function problemBody(error: ApiError, requestId: string): ProblemBody {
     meta: { requestId },
     error: {
       title: TITLES[status] ?? 'Error',
-      detail: error.details?.hiddenAs?.message ?? error.message,
+      detail: error.details?.hiddenAs?.message ?? error.details?.v2Detail ?? error.message,
       status,
       type: `https://unkey.com/docs/errors/${problemOf(error)}`,
       // Every 400 names its fields (errors.ts); one made without says the body as a whole is wrong.
