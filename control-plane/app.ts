@@ -39,15 +39,9 @@ import { registerPermissionRoutes } from './routes/permissions-permissions.js'
 import { registerRoleRoutes } from './routes/permissions-roles.js'
 import { registerAnalyticsGetVerifications } from './routes/analytics-get-verifications.js'
 import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
-import { registerCreateIdentity } from './routes/identities-create-identity.js'
-import { registerGetIdentity } from './routes/identities-get-identity.js'
-import { registerListIdentities } from './routes/identities-list-identities.js'
-import { registerUpdateIdentity } from './routes/identities-update-identity.js'
-import { registerDeleteIdentity } from './routes/identities-delete-identity.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerConsole, type ConsoleFiles } from './console-route.js'
 import { registerV2ApiRoutes } from './v2/apis-routes.js'
-import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
@@ -149,13 +143,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerLimit(management, routeDeps, deps.ratelimits)
     registerOverrideRoutes(management, routeDeps)
     registerListNamespaces(management, routeDeps)
-    registerCreateIdentity(management, routeDeps)
-    registerGetIdentity(management, routeDeps)
-    registerListIdentities(management, routeDeps)
-    registerUpdateIdentity(management, routeDeps)
-    registerDeleteIdentity(management, routeDeps)
     // Unkey's v2 wire format over the same operations (control-plane/v2/).
-    registerV2IdentityRoutes(management, routeDeps)
     registerV2PermissionRoutes(management, routeDeps)
     registerV2KeyGrantRoutes(management, routeDeps, writes)
     registerV2MigrateKeys(management, routeDeps, writes)

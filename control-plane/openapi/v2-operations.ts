@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../shared/errors.js'
 import type { OperationDoc } from './operation-doc.js'
 
 /** An operation that names no record that could be missing (a create, a list): no 404, as Unkey documents them. */
-const NAMES_NO_RECORD: ErrorCode[] = [
+export const NAMES_NO_RECORD: ErrorCode[] = [
   'BAD_REQUEST',
   'UNAUTHORIZED',
   'INSUFFICIENT_PERMISSIONS',
@@ -11,7 +11,7 @@ const NAMES_NO_RECORD: ErrorCode[] = [
   'UNAVAILABLE',
 ]
 /** A create of a record with a unique name or externalId: 409 when it exists already. */
-const CREATES: ErrorCode[] = [...NAMES_NO_RECORD, 'CONFLICT']
+export const CREATES: ErrorCode[] = [...NAMES_NO_RECORD, 'CONFLICT']
 
 /**
  * Unkey's v2 wire format: `POST /v2/<service>.<method>`, every answer in `{meta, data}`, every error a problem body.
@@ -71,33 +71,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'v2.keys.addRoles': { summary: 'Add roles to a key', rootKey: true, tag: 'v2 keys' },
   'v2.keys.removeRoles': { summary: 'Remove roles from a key', rootKey: true, tag: 'v2 keys' },
   'v2.keys.setRoles': { summary: "Replace a key's roles", rootKey: true, tag: 'v2 keys' },
-  'v2.identities.createIdentity': {
-    summary: 'Create an identity (a user or organisation): keys with its externalId share its meta and limits',
-    rootKey: true,
-    tag: 'v2 identities',
-    errors: CREATES,
-  },
-  'v2.identities.getIdentity': {
-    summary: 'Read an identity by its id or externalId',
-    rootKey: true,
-    tag: 'v2 identities',
-  },
-  'v2.identities.listIdentities': {
-    summary: 'List identities, a page at a time',
-    rootKey: true,
-    tag: 'v2 identities',
-    errors: NAMES_NO_RECORD,
-  },
-  'v2.identities.updateIdentity': {
-    summary: "Replace an identity's meta or rate limits (every key of it follows)",
-    rootKey: true,
-    tag: 'v2 identities',
-  },
-  'v2.identities.deleteIdentity': {
-    summary: 'Delete an identity: its keys keep their externalId and lose its meta and limits',
-    rootKey: true,
-    tag: 'v2 identities',
-  },
   'v2.permissions.createPermission': {
     summary: 'Create a permission (keys are granted it by slug)',
     rootKey: true,
