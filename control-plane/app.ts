@@ -34,15 +34,9 @@ import { registerRollRootKey } from './routes/root-keys-roll-root-key.js'
 import { registerLiveness } from './routes/liveness.js'
 import { registerAnalyticsGetVerifications } from './routes/analytics-get-verifications.js'
 import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
-import { registerCreateIdentity } from './routes/identities-create-identity.js'
-import { registerGetIdentity } from './routes/identities-get-identity.js'
-import { registerListIdentities } from './routes/identities-list-identities.js'
-import { registerUpdateIdentity } from './routes/identities-update-identity.js'
-import { registerDeleteIdentity } from './routes/identities-delete-identity.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerConsole, type ConsoleFiles } from './console-route.js'
 import { registerV2ApiRoutes } from './v2/apis-routes.js'
-import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
 import { registerV2KeyRoutes } from './v2/keys-routes.js'
@@ -138,13 +132,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListRootKeys(management, routeDeps)
     registerRevokeRootKey(management, routeDeps)
     registerRollRootKey(management, routeDeps)
-    registerCreateIdentity(management, routeDeps)
-    registerGetIdentity(management, routeDeps)
-    registerListIdentities(management, routeDeps)
-    registerUpdateIdentity(management, routeDeps)
-    registerDeleteIdentity(management, routeDeps)
-    // Unkey's v2 wire format over the same operations (control-plane/v2/).
-    registerV2IdentityRoutes(management, routeDeps)
     registerV2KeyGrantRoutes(management, routeDeps, writes)
     registerV2MigrateKeys(management, routeDeps, writes)
     registerV2ApiRoutes(management, routeDeps, writes)

@@ -76,23 +76,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'UNAVAILABLE',
     ],
   },
-  'identities.createIdentity': {
-    summary: 'Create an identity (a user or organisation): keys with its externalId share its meta and limits',
-    rootKey: true,
-    tag: 'identities',
-  },
-  'identities.getIdentity': { summary: 'Read an identity by id or externalId', rootKey: true, tag: 'identities' },
-  'identities.listIdentities': { summary: 'List identities, a page at a time', rootKey: true, tag: 'identities' },
-  'identities.updateIdentity': {
-    summary: "Replace an identity's meta or rate limits (every key of it follows)",
-    rootKey: true,
-    tag: 'identities',
-  },
-  'identities.deleteIdentity': {
-    summary: 'Delete an identity: its keys keep their externalId and lose its meta and limits',
-    rootKey: true,
-    tag: 'identities',
-  },
   'audit.list': {
     summary: 'Read the audit log of management writes, newest first, filtered by action, root key, api or key',
     rootKey: true,

@@ -71,33 +71,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'v2.keys.addRoles': { summary: 'Add roles to a key', rootKey: true, tag: 'v2 keys' },
   'v2.keys.removeRoles': { summary: 'Remove roles from a key', rootKey: true, tag: 'v2 keys' },
   'v2.keys.setRoles': { summary: "Replace a key's roles", rootKey: true, tag: 'v2 keys' },
-  'v2.identities.createIdentity': {
-    summary: 'Create an identity (a user or organisation): keys with its externalId share its meta and limits',
-    rootKey: true,
-    tag: 'v2 identities',
-    errors: CREATES,
-  },
-  'v2.identities.getIdentity': {
-    summary: 'Read an identity by its id or externalId',
-    rootKey: true,
-    tag: 'v2 identities',
-  },
-  'v2.identities.listIdentities': {
-    summary: 'List identities, a page at a time',
-    rootKey: true,
-    tag: 'v2 identities',
-    errors: NAMES_NO_RECORD,
-  },
-  'v2.identities.updateIdentity': {
-    summary: "Replace an identity's meta or rate limits (every key of it follows)",
-    rootKey: true,
-    tag: 'v2 identities',
-  },
-  'v2.identities.deleteIdentity': {
-    summary: 'Delete an identity: its keys keep their externalId and lose its meta and limits',
-    rootKey: true,
-    tag: 'v2 identities',
-  },
   'v2.ratelimit.limit': {
     summary: 'Count a call of an identifier in a namespace: may it go on?',
     description:

@@ -4,8 +4,6 @@ import { LIMITS } from './limits.js'
 
 /** The wire shapes of identities.*: Unkey's v1, plus `autoApply` and `async` on a named limit (v2 has autoApply). */
 
-/** At most this many identities in one page of listIdentities (Unkey's). */
-export const MAX_IDENTITIES_PAGE = 100
 /** Named rate limits one identity or key may carry. */
 export const MAX_NAMED_LIMITS = 50
 
@@ -54,74 +52,20 @@ export const NamedRateLimits = (description: string) =>
 export const IdentityIdField = (description = 'The identity: the `identityId` identities.createIdentity returned') =>
   Type.String({ minLength: 1, maxLength: LIMITS.idLength, description, examples: [WIRE_EXAMPLES.identityId] })
 
-const ExternalIdField = (description: string, minLength = 1) =>
-  Type.String({ minLength, maxLength: LIMITS.ownerIdLength, description })
+/** An identity named by its externalId (v1's `externalId` of getIdentity and updateIdentity). */
+export const ExternalIdField = (description: string) =>
+  Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength, description })
 
-const Meta = (description: string) =>
+/** An identity's meta, as v1 takes it. */
+export const IdentityMeta = (description: string) =>
   Type.Record(Type.String(), Type.Unknown(), { description, examples: [{ plan: 'pro' }] })
 
-export const CreateIdentityBody = Type.Object(
-  {
-    externalId: Type.String({
-      minLength: 3,
-      maxLength: LIMITS.ownerIdLength,
-      description:
-        'Its id in your system (a user, an organisation), 3–256 characters, unique: keys created with this `externalId` belong to it',
-      examples: ['user_123'],
-    }),
-    meta: Type.Optional(Meta('Any JSON object (≤ 64 KiB), returned by verifyKey as `identity.meta`')),
-    ratelimits: Type.Optional(NamedRateLimits('Rate limits shared by every key of the identity')),
-  },
-  {
-    additionalProperties: false,
-    examples: [{ externalId: 'user_123', ratelimits: [{ name: 'requests', limit: 100, duration: 60_000 }] }],
-  },
-)
-
-const ENVIRONMENT = Type.Optional(
+/** Unkey's `environment` of v1's updateIdentity and listIdentities. */
+export const EnvironmentField = () =>
   Type.String({
     maxLength: LIMITS.environmentLength,
     description: "Unkey's, for future use: every identity is in `default` (another finds none)",
-  }),
-)
-
-export const IdentityQuery = Type.Object({
-  identityId: Type.Optional(IdentityIdField('The identity by id (wins when `externalId` is given too)')),
-  externalId: Type.Optional(ExternalIdField('The identity by its externalId')),
-})
-
-export const UpdateIdentityBody = Type.Object(
-  {
-    identityId: Type.Optional(IdentityIdField('The identity by id (wins when `externalId` is given too)')),
-    externalId: Type.Optional(ExternalIdField('The identity by its externalId')),
-    environment: ENVIRONMENT,
-    meta: Type.Optional(Meta('Replaces its meta (`{}` clears it)')),
-    ratelimits: Type.Optional(NamedRateLimits('Replaces its rate limits (`[]` removes them all)')),
-  },
-  {
-    additionalProperties: false,
-    examples: [{ identityId: WIRE_EXAMPLES.identityId, meta: { plan: 'enterprise' } }],
-  },
-)
-
-export const DeleteIdentityBody = Type.Object(
-  { identityId: IdentityIdField() },
-  { additionalProperties: false, examples: [{ identityId: WIRE_EXAMPLES.identityId }] },
-)
-
-export const ListIdentitiesQuery = Type.Object({
-  environment: ENVIRONMENT,
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: MAX_IDENTITIES_PAGE,
-      description: `At most this many identities (default ${MAX_IDENTITIES_PAGE})`,
-    }),
-  ),
-  cursor: Type.Optional(
-    Type.String({ maxLength: LIMITS.idLength, description: 'Where to go on from: the `cursor` of the page before' }),
-  ),
-})
+  })
 
 const NamedRateLimitResponse = Type.Object({
   name: Type.String({ description: "The limit's name" }),
@@ -140,17 +84,4 @@ export const IdentityResponse = Type.Object({
   externalId: Type.String({ description: 'Its id in your system' }),
   meta: Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta (`{}` when none)' }),
   ratelimits: NamedRateLimitsResponse,
-})
-
-export const ListIdentitiesResponse = Type.Object({
-  identities: Type.Array(
-    Type.Object({
-      id: Type.String({ description: "The identity's id" }),
-      externalId: Type.String({ description: 'Its id in your system' }),
-      ratelimits: NamedRateLimitsResponse,
-    }),
-    { description: 'Identities in id order (oldest first)' },
-  ),
-  total: Type.Integer({ description: 'How many identities there are' }),
-  cursor: Type.Optional(Type.String({ description: 'Pass it as `cursor` for the next page; absent on the last' })),
 })
