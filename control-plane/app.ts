@@ -20,7 +20,6 @@ import { registerGetApi } from './routes/apis-get-api.js'
 import { registerListKeys } from './routes/apis-list-keys.js'
 import { registerListApis } from './routes/apis-list-apis.js'
 import { registerUpdateKey } from './routes/keys-update-key.js'
-import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-roles.js'
 import { registerDeleteKeys } from './routes/apis-delete-keys.js'
 import { registerRerollKey } from './routes/keys-reroll-key.js'
 import { registerWhoami } from './routes/keys-whoami.js'
@@ -37,7 +36,6 @@ import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerConsole, type ConsoleFiles } from './console-route.js'
 import { registerV2ApiRoutes } from './v2/apis-routes.js'
-import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
 import { registerV2KeyRoutes } from './v2/keys-routes.js'
 import { registerV2LimitRoutes } from './v2/ratelimit-routes.js'
@@ -119,7 +117,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListApis(management, routeDeps)
     registerListKeys(management, routeDeps)
     registerUpdateKey(management, routeDeps, writes)
-    registerPermissionAndRoleRoutes(management, routeDeps, writes)
     registerDeleteKeys(management, routeDeps, writes)
     registerWhoami(management, routeDeps)
     registerRerollKey(management, routeDeps, writes)
@@ -132,7 +129,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListRootKeys(management, routeDeps)
     registerRevokeRootKey(management, routeDeps)
     registerRollRootKey(management, routeDeps)
-    registerV2KeyGrantRoutes(management, routeDeps, writes)
     registerV2MigrateKeys(management, routeDeps, writes)
     registerV2ApiRoutes(management, routeDeps, writes)
     registerV2KeyRoutes(management, routeDeps, writes)

@@ -36,12 +36,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'keys.whoami': { summary: 'Find the key record of a key', rootKey: true, tag: 'keys' },
   'keys.updateRemaining': { summary: "Set, increment or decrement a key's credits", rootKey: true, tag: 'keys' },
   'keys.getVerifications': { summary: "A key's verification counts per hour or day", rootKey: true, tag: 'keys' },
-  'keys.addPermissions': { summary: 'Add permissions to a key', rootKey: true, tag: 'keys' },
-  'keys.setPermissions': { summary: "Replace a key's permissions", rootKey: true, tag: 'keys' },
-  'keys.removePermissions': { summary: 'Remove permissions from a key', rootKey: true, tag: 'keys' },
-  'keys.addRoles': { summary: 'Add roles to a key', rootKey: true, tag: 'keys' },
-  'keys.setRoles': { summary: "Replace a key's roles", rootKey: true, tag: 'keys' },
-  'keys.removeRoles': { summary: 'Remove roles from a key', rootKey: true, tag: 'keys' },
   'migrations.createKeys': {
     summary: 'Import up to 100 existing keys, by plaintext or SHA-256 hash, without reissuing them',
     description:

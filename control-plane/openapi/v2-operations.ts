@@ -65,12 +65,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'v2 keys',
   },
-  'v2.keys.addPermissions': { summary: 'Add permissions to a key', rootKey: true, tag: 'v2 keys' },
-  'v2.keys.removePermissions': { summary: 'Remove permissions from a key', rootKey: true, tag: 'v2 keys' },
-  'v2.keys.setPermissions': { summary: "Replace a key's direct permissions", rootKey: true, tag: 'v2 keys' },
-  'v2.keys.addRoles': { summary: 'Add roles to a key', rootKey: true, tag: 'v2 keys' },
-  'v2.keys.removeRoles': { summary: 'Remove roles from a key', rootKey: true, tag: 'v2 keys' },
-  'v2.keys.setRoles': { summary: "Replace a key's roles", rootKey: true, tag: 'v2 keys' },
   'v2.ratelimit.limit': {
     summary: 'Count a call of an identifier in a namespace: may it go on?',
     description:

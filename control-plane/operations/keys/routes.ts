@@ -1,4 +1,20 @@
 import type { ManagementRoute } from '../../management-route.js'
+import {
+  addPermissionsV1,
+  addRolesV1,
+  removePermissionsV1,
+  removeRolesV1,
+  setPermissionsV1,
+  setRolesV1,
+} from './change-key-grants.v1.js'
+import {
+  addPermissionsV2,
+  addRolesV2,
+  removePermissionsV2,
+  removeRolesV2,
+  setPermissionsV2,
+  setRolesV2,
+} from './change-key-grants.v2.js'
 import { createKeyV1 } from './create-key.v1.js'
 import { createKeyV2 } from './create-key.v2.js'
 import { deleteKeyV1 } from './delete-key.v1.js'
@@ -11,7 +27,19 @@ export const KEYS_ROUTES: readonly ManagementRoute[] = [
   createKeyV1,
   getKeyV1,
   deleteKeyV1,
+  addPermissionsV1,
+  setPermissionsV1,
+  removePermissionsV1,
+  addRolesV1,
+  setRolesV1,
+  removeRolesV1,
   createKeyV2,
   getKeyV2,
   deleteKeyV2,
+  addPermissionsV2,
+  removePermissionsV2,
+  setPermissionsV2,
+  addRolesV2,
+  removeRolesV2,
+  setRolesV2,
 ]
