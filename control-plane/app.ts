@@ -30,10 +30,6 @@ import { registerWhoami } from './routes/keys-whoami.js'
 import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerAuditList } from './routes/audit-list.js'
-import { registerCreateRootKey } from './routes/root-keys-create-root-key.js'
-import { registerListRootKeys } from './routes/root-keys-list-root-keys.js'
-import { registerRevokeRootKey } from './routes/root-keys-revoke-root-key.js'
-import { registerRollRootKey } from './routes/root-keys-roll-root-key.js'
 import { registerLiveness } from './routes/liveness.js'
 import { registerPermissionRoutes } from './routes/permissions-permissions.js'
 import { registerRoleRoutes } from './routes/permissions-roles.js'
@@ -140,10 +136,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerMigrationsCreateKeys(management, routeDeps, writes)
     registerAnalyticsGetVerifications(management, routeDeps)
     registerAuditList(management, routeDeps)
-    registerCreateRootKey(management, routeDeps)
-    registerListRootKeys(management, routeDeps)
-    registerRevokeRootKey(management, routeDeps)
-    registerRollRootKey(management, routeDeps)
     registerPermissionRoutes(management, routeDeps)
     registerRoleRoutes(management, routeDeps)
     registerLimit(management, routeDeps, deps.ratelimits)

@@ -156,26 +156,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'audit',
   },
-  'rootKeys.createRootKey': {
-    summary: 'Create a root key with at most the permissions of the caller (shown once; only its hash is stored)',
-    rootKey: true,
-    tag: 'rootKeys',
-  },
-  'rootKeys.listRootKeys': {
-    summary: 'List the stored root keys (never a key or a hash)',
-    rootKey: true,
-    tag: 'rootKeys',
-  },
-  'rootKeys.revokeRootKey': {
-    summary: 'Revoke a root key: refused from the next call on',
-    rootKey: true,
-    tag: 'rootKeys',
-  },
-  'rootKeys.rollRootKey': {
-    summary: 'Replace a root key by a new one with the same name and permissions (shown once); the old one is revoked',
-    rootKey: true,
-    tag: 'rootKeys',
-  },
   'keys.verifyKey': {
     summary: 'Verify a key (always 200 for a well-formed request: valid and code say the verdict)',
     description:
