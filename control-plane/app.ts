@@ -29,7 +29,6 @@ import { registerRerollKey } from './routes/keys-reroll-key.js'
 import { registerWhoami } from './routes/keys-whoami.js'
 import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerGetVerifications } from './routes/keys-get-verifications.js'
-import { registerAuditList } from './routes/audit-list.js'
 import { registerLiveness } from './routes/liveness.js'
 import { registerPermissionRoutes } from './routes/permissions-permissions.js'
 import { registerRoleRoutes } from './routes/permissions-roles.js'
@@ -135,7 +134,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerGetVerifications(management, routeDeps)
     registerMigrationsCreateKeys(management, routeDeps, writes)
     registerAnalyticsGetVerifications(management, routeDeps)
-    registerAuditList(management, routeDeps)
     registerPermissionRoutes(management, routeDeps)
     registerRoleRoutes(management, routeDeps)
     registerLimit(management, routeDeps, deps.ratelimits)

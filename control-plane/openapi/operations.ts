@@ -151,11 +151,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'identities',
   },
-  'audit.list': {
-    summary: 'Read the audit log of management writes, newest first, filtered by action, root key, api or key',
-    rootKey: true,
-    tag: 'audit',
-  },
   'keys.verifyKey': {
     summary: 'Verify a key (always 200 for a well-formed request: valid and code say the verdict)',
     description:
