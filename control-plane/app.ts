@@ -32,7 +32,6 @@ import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerLiveness } from './routes/liveness.js'
 import { registerPermissionRoutes } from './routes/permissions-permissions.js'
 import { registerRoleRoutes } from './routes/permissions-roles.js'
-import { registerAnalyticsGetVerifications } from './routes/analytics-get-verifications.js'
 import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
 import { registerCreateIdentity } from './routes/identities-create-identity.js'
 import { registerGetIdentity } from './routes/identities-get-identity.js'
@@ -133,7 +132,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerUpdateRemaining(management, routeDeps, writes)
     registerGetVerifications(management, routeDeps)
     registerMigrationsCreateKeys(management, routeDeps, writes)
-    registerAnalyticsGetVerifications(management, routeDeps)
     registerPermissionRoutes(management, routeDeps)
     registerRoleRoutes(management, routeDeps)
     registerLimit(management, routeDeps, deps.ratelimits)

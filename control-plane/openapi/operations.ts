@@ -86,23 +86,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'UNAVAILABLE',
     ],
   },
-  'analytics.getVerifications': {
-    summary: "Verification counts across an api's keys: summed, or per hour, day, month, key or externalId",
-    description:
-      'From the counts verifiers keep per key and hour/day (90 days): VALID, RATE_LIMITED and USAGE_EXCEEDED. Sums over at most 1000 keys of the api or the externalId (more: 412, name the keys with keyId) and 100000 bucket reads. Needs read_analytics or read_api on the api.',
-    rootKey: true,
-    tag: 'analytics',
-    errors: [
-      'BAD_REQUEST',
-      'UNAUTHORIZED',
-      'INSUFFICIENT_PERMISSIONS',
-      'NOT_FOUND',
-      'PRECONDITION_FAILED',
-      'RATE_LIMITED',
-      'INTERNAL_SERVER_ERROR',
-      'UNAVAILABLE',
-    ],
-  },
   'ratelimits.limit': {
     summary: 'Count a call of an identifier in a namespace: may it go on? (the standalone rate-limit service)',
     description:

@@ -30,7 +30,7 @@ const CreateRootKeyBody = Type.Object(
   },
 )
 
-/** rootKeys.createRootKey: Keygate's own, in v1 style (Unkey's v1 has no root-key calls). */
+/** rootKeys.createRootKey: Keygate's own, in v1 style. */
 export const createRootKeyV1 = v1Route({
   operation: 'rootKeys.createRootKey',
   method: 'POST',

@@ -4,7 +4,7 @@ import { listRootKeysV1 } from './list-root-keys.v1.js'
 import { revokeRootKeyV1 } from './revoke-root-key.v1.js'
 import { rollRootKeyV1 } from './roll-root-key.v1.js'
 
-/** The root-keys service: Keygate's own, in v1 style only (Unkey's v2 has no root-key calls). */
+/** The root-keys service: Keygate's own, in v1 style only. */
 export const ROOT_KEYS_ROUTES: readonly ManagementRoute[] = [
   createRootKeyV1,
   listRootKeysV1,
