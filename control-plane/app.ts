@@ -25,13 +25,7 @@ import { registerRerollKey } from './routes/keys-reroll-key.js'
 import { registerWhoami } from './routes/keys-whoami.js'
 import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerGetVerifications } from './routes/keys-get-verifications.js'
-import { registerAuditList } from './routes/audit-list.js'
-import { registerCreateRootKey } from './routes/root-keys-create-root-key.js'
-import { registerListRootKeys } from './routes/root-keys-list-root-keys.js'
-import { registerRevokeRootKey } from './routes/root-keys-revoke-root-key.js'
-import { registerRollRootKey } from './routes/root-keys-roll-root-key.js'
 import { registerLiveness } from './routes/liveness.js'
-import { registerAnalyticsGetVerifications } from './routes/analytics-get-verifications.js'
 import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerConsole, type ConsoleFiles } from './console-route.js'
@@ -123,12 +117,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerUpdateRemaining(management, routeDeps, writes)
     registerGetVerifications(management, routeDeps)
     registerMigrationsCreateKeys(management, routeDeps, writes)
-    registerAnalyticsGetVerifications(management, routeDeps)
-    registerAuditList(management, routeDeps)
-    registerCreateRootKey(management, routeDeps)
-    registerListRootKeys(management, routeDeps)
-    registerRevokeRootKey(management, routeDeps)
-    registerRollRootKey(management, routeDeps)
     registerV2MigrateKeys(management, routeDeps, writes)
     registerV2ApiRoutes(management, routeDeps, writes)
     registerV2KeyRoutes(management, routeDeps, writes)

@@ -15,6 +15,12 @@ export interface AuditActor {
 /** The actor of `keygate root-key …` commands, which need no root key: whoever can reach Redis runs them. */
 export const CLI_ACTOR: AuditActor = { rootKeyId: 'cli' }
 
+/** The actor of a management call: its root key, and its request. */
+export const actorOf = (caller: Caller): AuditActor => ({
+  rootKeyId: caller.principal.rootKeyId,
+  requestId: caller.requestId,
+})
+
 export interface AuditTarget {
   apiId?: string
   keyId?: string
@@ -38,7 +44,7 @@ export class AuditLog {
 
   /** An entry for a write made by a management call. */
   async record(caller: Caller, action: string, target: AuditTarget): Promise<void> {
-    await this.append({ rootKeyId: caller.principal.rootKeyId, requestId: caller.requestId }, action, target)
+    await this.append(actorOf(caller), action, target)
   }
 
   /** An entry for a write made by `actor`: a management call, or a `keygate root-key` command (CLI_ACTOR). */

@@ -50,9 +50,9 @@ export interface RootKeysDeps {
 }
 
 /**
- * The root-key lifecycle, for the rootKeys.* routes and the `keygate root-key` commands alike: each write is
+ * The root-key lifecycle, for the rootKeys.* operations and the `keygate root-key` commands alike: each write is
  * audited under its actor, and mirrored for verifiers (v2's verifyKey takes a root key) in the order
- * root-key-entities.ts gives. Who may do what is the caller's to check (a route checks its root key's permissions;
+ * root-key-entities.ts gives. Who may do what is the caller's to check (an operation checks its root key's permissions;
  * the command line can reach Redis, so it may do anything).
  */
 export class RootKeys {

@@ -53,48 +53,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'UNAVAILABLE',
     ],
   },
-  'analytics.getVerifications': {
-    summary: "Verification counts across an api's keys: summed, or per hour, day, month, key or externalId",
-    description:
-      'From the counts verifiers keep per key and hour/day (90 days): VALID, RATE_LIMITED and USAGE_EXCEEDED. Sums over at most 1000 keys of the api or the externalId (more: 412, name the keys with keyId) and 100000 bucket reads. Needs read_analytics or read_api on the api.',
-    rootKey: true,
-    tag: 'analytics',
-    errors: [
-      'BAD_REQUEST',
-      'UNAUTHORIZED',
-      'INSUFFICIENT_PERMISSIONS',
-      'NOT_FOUND',
-      'PRECONDITION_FAILED',
-      'RATE_LIMITED',
-      'INTERNAL_SERVER_ERROR',
-      'UNAVAILABLE',
-    ],
-  },
-  'audit.list': {
-    summary: 'Read the audit log of management writes, newest first, filtered by action, root key, api or key',
-    rootKey: true,
-    tag: 'audit',
-  },
-  'rootKeys.createRootKey': {
-    summary: 'Create a root key with at most the permissions of the caller (shown once; only its hash is stored)',
-    rootKey: true,
-    tag: 'rootKeys',
-  },
-  'rootKeys.listRootKeys': {
-    summary: 'List the stored root keys (never a key or a hash)',
-    rootKey: true,
-    tag: 'rootKeys',
-  },
-  'rootKeys.revokeRootKey': {
-    summary: 'Revoke a root key: refused from the next call on',
-    rootKey: true,
-    tag: 'rootKeys',
-  },
-  'rootKeys.rollRootKey': {
-    summary: 'Replace a root key by a new one with the same name and permissions (shown once); the old one is revoked',
-    rootKey: true,
-    tag: 'rootKeys',
-  },
   'keys.verifyKey': {
     summary: 'Verify a key (always 200 for a well-formed request: valid and code say the verdict)',
     description:

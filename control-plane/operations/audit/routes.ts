@@ -1,4 +1,5 @@
 import type { ManagementRoute } from '../../management-route.js'
+import { listAuditV1 } from './list.v1.js'
 
-/** The audit service in both wire formats. */
-export const AUDIT_ROUTES: readonly ManagementRoute[] = []
+/** The audit service: Keygate's own, in v1 style only. */
+export const AUDIT_ROUTES: readonly ManagementRoute[] = [listAuditV1]

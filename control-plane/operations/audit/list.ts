@@ -1,5 +1,8 @@
-import type { AuditEntry } from '../shared/audit.js'
-import type { AuditStore } from '../shared/store/audit-store.js'
+import type { AuditEntry } from '../../../shared/audit.js'
+import { ApiError } from '../../../shared/errors.js'
+import type { AuditStore } from '../../../shared/store/audit-store.js'
+import type { Caller } from '../../caller.js'
+import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 
 /** What audit.list can narrow the log to: entries that match every field given. */
 export interface AuditFilter {
@@ -7,6 +10,12 @@ export interface AuditFilter {
   rootKeyId?: string | undefined
   apiId?: string | undefined
   keyId?: string | undefined
+}
+
+/** A page of the log: where it starts (after `cursor`; none: the newest entry) and how many entries it holds. */
+export interface ListAuditInput extends AuditFilter {
+  cursor?: string | undefined
+  limit: number
 }
 
 export interface AuditPage {
@@ -22,6 +31,14 @@ const CHUNK = 500
  * than `limit`, with a cursor to go on from, so that a filter matching nothing costs a bounded read per call.
  */
 export const MAX_SCANNED = 10_000
+
+/** The audit log, newest first, filtered by action, root key, api or key: for root keys with `*` only. */
+export async function listAudit(deps: ControlPlaneDeps, caller: Caller, input: ListAuditInput): Promise<AuditPage> {
+  if (!caller.principal.permissions.includes('*'))
+    throw new ApiError('INSUFFICIENT_PERMISSIONS', 'the audit log needs a root key with *')
+  const { cursor, limit, action, rootKeyId, apiId, keyId } = input
+  return listAuditEntries(deps.store.audit, { action, rootKeyId, apiId, keyId }, { cursor, limit })
+}
 
 /**
  * A page of the audit log, newest first, after `cursor`: `limit` entries and a cursor when the page is full (as

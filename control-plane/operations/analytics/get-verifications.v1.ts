@@ -1,34 +1,22 @@
-import { Type, type Static } from 'typebox'
-import { StringEnum } from '../../shared/http/schema-docs.js'
-import { ApiIdField, KeyIdField } from './fields.js'
-import { LIMITS } from './limits.js'
+import { Type } from 'typebox'
+import { StringEnum } from '../../../shared/http/schema-docs.js'
+import { v1Route } from '../../management-route.js'
+import { ApiIdField, KeyIdField } from '../../schemas/fields.js'
+import { LIMITS } from '../../schemas/limits.js'
+import { getVerifications, ORDER_BY } from './get-verifications.js'
 
 /** Unix ms up to year 2286: far past any count kept, and well inside exact integers. */
-export const MAX_TIME = 9_999_999_999_999
+const MAX_TIME = 9_999_999_999_999
 const Time = (description: string, examples?: number[]) =>
   Type.Integer({ minimum: 0, maximum: MAX_TIME, description, ...(examples ? { examples } : {}) })
-/** Unkey's groupings; tags are not kept by Keygate, so `tag` and `tags` are refused by the route. */
+/** Unkey's groupings; tags are not kept by Keygate, so `tag` and `tags` are refused by the operation. */
 const GROUPING = 'hour, day or month: a row per time slice; key: per key; identity: per externalId (repeat to combine)'
 const GROUP = StringEnum(['key', 'identity', 'tags', 'tag', 'month', 'day', 'hour'], { description: GROUPING })
-const ORDER_BY = [
-  'time',
-  'valid',
-  'notFound',
-  'forbidden',
-  'usageExceeded',
-  'rateLimited',
-  'unauthorized',
-  'disabled',
-  'insufficientPermissions',
-  'expired',
-  'total',
-] as const
-export type OrderBy = (typeof ORDER_BY)[number]
 /** Key ids one request may name. */
-export const MAX_KEY_IDS = 100
-export const MAX_ROWS = 10_000
+const MAX_KEY_IDS = 100
+const MAX_ROWS = 10_000
 
-export const AnalyticsQuery = Type.Object({
+const AnalyticsQuery = Type.Object({
   apiId: ApiIdField('Only keys of this api'),
   externalId: Type.Optional(
     Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength, description: 'Only keys of this owner (externalId)' }),
@@ -59,10 +47,9 @@ export const AnalyticsQuery = Type.Object({
   ),
   order: Type.Optional(StringEnum(['asc', 'desc'], { description: 'With orderBy: ascending (default) or descending' })),
 })
-export type AnalyticsQuery = Static<typeof AnalyticsQuery>
 
 const Count = (description: string) => Type.Integer({ description })
-export const AnalyticsRows = Type.Array(
+const AnalyticsRows = Type.Array(
   Type.Object({
     time: Type.Optional(Type.Number({ description: "The slice's start, unix milliseconds (when grouped by time)" })),
     valid: Count('Verifications answered VALID'),
@@ -79,3 +66,47 @@ export const AnalyticsRows = Type.Array(
   }),
   { description: 'Rows, by time then key or identity unless orderBy says otherwise' },
 )
+
+/** A query parameter given once or repeated. */
+const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
+
+/** v1's analytics.getVerifications: a GET; the groupings as Unkey names them, a month's slice taking precedence. */
+export const getVerificationsV1 = v1Route({
+  operation: 'analytics.getVerifications',
+  method: 'GET',
+  doc: {
+    summary: "Verification counts across an api's keys: summed, or per hour, day, month, key or externalId",
+    description:
+      'From the counts verifiers keep per key and hour/day (90 days): VALID, RATE_LIMITED and USAGE_EXCEEDED. Sums over at most 1000 keys of the api or the externalId (more: 412, name the keys with keyId) and 100000 bucket reads. Needs read_analytics or read_api on the api.',
+    tag: 'analytics',
+    errors: [
+      'BAD_REQUEST',
+      'UNAUTHORIZED',
+      'INSUFFICIENT_PERMISSIONS',
+      'NOT_FOUND',
+      'PRECONDITION_FAILED',
+      'RATE_LIMITED',
+      'INTERNAL_SERVER_ERROR',
+      'UNAVAILABLE',
+    ],
+  },
+  input: AnalyticsQuery,
+  answer: AnalyticsRows,
+  handle: (query, caller, deps) => {
+    const groupBy = list(query.groupBy)
+    return getVerifications(deps, caller, {
+      apiId: query.apiId,
+      externalId: query.externalId,
+      keyIds: list(query.keyId),
+      start: query.start,
+      end: query.end,
+      slice: (['month', 'day', 'hour'] as const).find((slice) => groupBy.includes(slice)),
+      byKey: groupBy.includes('key'),
+      byIdentity: groupBy.includes('identity'),
+      byTag: query.tag !== undefined || groupBy.includes('tag') || groupBy.includes('tags'),
+      orderBy: query.orderBy,
+      order: query.order ?? 'asc',
+      limit: query.limit,
+    })
+  },
+})
