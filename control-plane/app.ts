@@ -17,14 +17,8 @@ import { registerLimit } from './routes/ratelimits-limit.js'
 import { registerOverrideRoutes } from './routes/ratelimits-overrides.js'
 import { registerListNamespaces } from './routes/ratelimits-list-namespaces.js'
 import { Identities } from './identities.js'
-import { registerCreateApi } from './routes/apis-create-api.js'
-import { registerDeleteApi } from './routes/apis-delete-api.js'
-import { registerGetApi } from './routes/apis-get-api.js'
-import { registerListKeys } from './routes/apis-list-keys.js'
-import { registerListApis } from './routes/apis-list-apis.js'
 import { registerUpdateKey } from './routes/keys-update-key.js'
 import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-roles.js'
-import { registerDeleteKeys } from './routes/apis-delete-keys.js'
 import { registerRerollKey } from './routes/keys-reroll-key.js'
 import { registerWhoami } from './routes/keys-whoami.js'
 import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
@@ -46,7 +40,6 @@ import { registerUpdateIdentity } from './routes/identities-update-identity.js'
 import { registerDeleteIdentity } from './routes/identities-delete-identity.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerConsole, type ConsoleFiles } from './console-route.js'
-import { registerV2ApiRoutes } from './v2/apis-routes.js'
 import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
@@ -125,14 +118,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     backfillRootKeysOnStart(management, rootKeys, deps.hasBootstrapRootKey, deps.log)
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
     registerManagementRoutes(management, routeDeps, MANAGEMENT_ROUTES)
-    registerCreateApi(management, routeDeps)
-    registerGetApi(management, routeDeps)
-    registerDeleteApi(management, routeDeps, writes)
-    registerListApis(management, routeDeps)
-    registerListKeys(management, routeDeps)
     registerUpdateKey(management, routeDeps, writes)
     registerPermissionAndRoleRoutes(management, routeDeps, writes)
-    registerDeleteKeys(management, routeDeps, writes)
     registerWhoami(management, routeDeps)
     registerRerollKey(management, routeDeps, writes)
     registerUpdateRemaining(management, routeDeps, writes)
@@ -159,7 +146,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerV2PermissionRoutes(management, routeDeps)
     registerV2KeyGrantRoutes(management, routeDeps, writes)
     registerV2MigrateKeys(management, routeDeps, writes)
-    registerV2ApiRoutes(management, routeDeps, writes)
     registerV2KeyRoutes(management, routeDeps, writes)
     registerV2RatelimitRoutes(management, routeDeps, deps.ratelimits)
   })

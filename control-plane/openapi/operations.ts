@@ -11,18 +11,6 @@ const KEYGATE_CODE = {
 
 /** Unkey's v1 wire format and Keygate's own routes (probes, metrics, forward-auth). */
 const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'apis.createApi': { summary: 'Create an api (a namespace for keys)', rootKey: true, tag: 'apis' },
-  'apis.getApi': { summary: 'Read an api', rootKey: true, tag: 'apis' },
-  'apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true, tag: 'apis' },
-  'apis.listApis': {
-    summary: 'List every api, a page at a time',
-    description:
-      "Keygate's own (Unkey v1 has no way to list apis): every api, oldest first, for a root key with `api.*.read_api`.",
-    rootKey: true,
-    tag: 'apis',
-  },
-  'apis.listKeys': { summary: "List an api's keys, a page at a time", rootKey: true, tag: 'apis' },
-  'apis.deleteKeys': { summary: "Delete all of an api's keys", rootKey: true, tag: 'apis' },
   'keys.updateKey': {
     summary: 'Change a key: enable or disable it, expiry, meta, credits, rate limit',
     rootKey: true,

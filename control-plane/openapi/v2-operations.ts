@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../shared/errors.js'
 import type { OperationDoc } from './operation-doc.js'
 
 /** An operation that names no record that could be missing (a create, a list): no 404, as Unkey documents them. */
-const NAMES_NO_RECORD: ErrorCode[] = [
+export const NAMES_NO_RECORD: ErrorCode[] = [
   'BAD_REQUEST',
   'UNAUTHORIZED',
   'INSUFFICIENT_PERMISSIONS',
@@ -19,19 +19,6 @@ const CREATES: ErrorCode[] = [...NAMES_NO_RECORD, 'CONFLICT']
  * liveness takes a root key, verifyKey included.
  */
 export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'v2.apis.createApi': {
-    summary: 'Create an api (a namespace for keys)',
-    rootKey: true,
-    tag: 'v2 apis',
-    errors: NAMES_NO_RECORD,
-  },
-  'v2.apis.getApi': { summary: 'Read an api', rootKey: true, tag: 'v2 apis' },
-  'v2.apis.listKeys': {
-    summary: "List an api's keys, a page at a time (`pagination.cursor` asks for the next)",
-    rootKey: true,
-    tag: 'v2 apis',
-  },
-  'v2.apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true, tag: 'v2 apis' },
   'v2.keys.updateKey': {
     summary: 'Change a key: name, meta, expiry, credits, rate limits, enabled, permissions, roles',
     description: 'Fields left out stay as they are; `null` clears one.',
