@@ -32,7 +32,6 @@ import { registerLiveness } from './routes/liveness.js'
 import { registerPermissionRoutes } from './routes/permissions-permissions.js'
 import { registerRoleRoutes } from './routes/permissions-roles.js'
 import { registerAnalyticsGetVerifications } from './routes/analytics-get-verifications.js'
-import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
 import { registerCreateIdentity } from './routes/identities-create-identity.js'
 import { registerGetIdentity } from './routes/identities-get-identity.js'
 import { registerListIdentities } from './routes/identities-list-identities.js'
@@ -43,7 +42,6 @@ import { registerConsole, type ConsoleFiles } from './console-route.js'
 import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
-import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
 import { registerV2KeyRoutes } from './v2/keys-routes.js'
 import { registerV2RatelimitRoutes } from './v2/ratelimit-routes.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
@@ -124,7 +122,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerRerollKey(management, routeDeps, writes)
     registerUpdateRemaining(management, routeDeps, writes)
     registerGetVerifications(management, routeDeps)
-    registerMigrationsCreateKeys(management, routeDeps, writes)
     registerAnalyticsGetVerifications(management, routeDeps)
     registerAuditList(management, routeDeps)
     registerCreateRootKey(management, routeDeps)
@@ -145,7 +142,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerV2IdentityRoutes(management, routeDeps)
     registerV2PermissionRoutes(management, routeDeps)
     registerV2KeyGrantRoutes(management, routeDeps, writes)
-    registerV2MigrateKeys(management, routeDeps, writes)
     registerV2KeyRoutes(management, routeDeps, writes)
     registerV2RatelimitRoutes(management, routeDeps, deps.ratelimits)
   })

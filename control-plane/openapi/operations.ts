@@ -57,23 +57,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'permissions',
   },
-  'migrations.createKeys': {
-    summary: 'Import up to 100 existing keys, by plaintext or SHA-256 hash, without reissuing them',
-    description:
-      'Each key takes the fields of keys.createKey and its `plaintext` or `hash`. All or nothing: a duplicate (twice in the request, or already stored) is a 409 naming every one, and nothing is written.',
-    rootKey: true,
-    tag: 'migrations',
-    errors: [
-      'BAD_REQUEST',
-      'UNAUTHORIZED',
-      'INSUFFICIENT_PERMISSIONS',
-      'NOT_FOUND',
-      'CONFLICT',
-      'RATE_LIMITED',
-      'INTERNAL_SERVER_ERROR',
-      'UNAVAILABLE',
-    ],
-  },
   'analytics.getVerifications': {
     summary: "Verification counts across an api's keys: summed, or per hour, day, month, key or externalId",
     description:

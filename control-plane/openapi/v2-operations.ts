@@ -45,13 +45,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     rootKey: true,
     tag: 'v2 keys',
   },
-  'v2.keys.migrateKeys': {
-    summary: 'Import existing keys by their hash, without reissuing them',
-    description:
-      'With `migrationId: "sha256"`, each `hash` is the SHA-256 of the key, base64-encoded (what Keygate stores). A hash that is stored already is listed in `failed`, never inserted twice.',
-    rootKey: true,
-    tag: 'v2 keys',
-  },
   'v2.keys.addPermissions': { summary: 'Add permissions to a key', rootKey: true, tag: 'v2 keys' },
   'v2.keys.removePermissions': { summary: 'Remove permissions from a key', rootKey: true, tag: 'v2 keys' },
   'v2.keys.setPermissions': { summary: "Replace a key's direct permissions", rootKey: true, tag: 'v2 keys' },
