@@ -14,23 +14,14 @@ import { RatelimitNamespaces } from './ratelimit-namespaces.js'
 import { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import { Identities } from './identities.js'
-import { registerCreateApi } from './routes/apis-create-api.js'
-import { registerDeleteApi } from './routes/apis-delete-api.js'
-import { registerGetApi } from './routes/apis-get-api.js'
-import { registerListKeys } from './routes/apis-list-keys.js'
-import { registerListApis } from './routes/apis-list-apis.js'
 import { registerUpdateKey } from './routes/keys-update-key.js'
-import { registerDeleteKeys } from './routes/apis-delete-keys.js'
 import { registerRerollKey } from './routes/keys-reroll-key.js'
 import { registerWhoami } from './routes/keys-whoami.js'
 import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerLiveness } from './routes/liveness.js'
-import { registerMigrationsCreateKeys } from './routes/migrations-create-keys.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerConsole, type ConsoleFiles } from './console-route.js'
-import { registerV2ApiRoutes } from './v2/apis-routes.js'
-import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
 import { registerV2KeyRoutes } from './v2/keys-routes.js'
 import { registerV2LimitRoutes } from './v2/ratelimit-routes.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
@@ -105,20 +96,11 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     backfillRootKeysOnStart(management, rootKeys, deps.hasBootstrapRootKey, deps.log)
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
     registerManagementRoutes(management, routeDeps, MANAGEMENT_ROUTES)
-    registerCreateApi(management, routeDeps)
-    registerGetApi(management, routeDeps)
-    registerDeleteApi(management, routeDeps, writes)
-    registerListApis(management, routeDeps)
-    registerListKeys(management, routeDeps)
     registerUpdateKey(management, routeDeps, writes)
-    registerDeleteKeys(management, routeDeps, writes)
     registerWhoami(management, routeDeps)
     registerRerollKey(management, routeDeps, writes)
     registerUpdateRemaining(management, routeDeps, writes)
     registerGetVerifications(management, routeDeps)
-    registerMigrationsCreateKeys(management, routeDeps, writes)
-    registerV2MigrateKeys(management, routeDeps, writes)
-    registerV2ApiRoutes(management, routeDeps, writes)
     registerV2KeyRoutes(management, routeDeps, writes)
     registerV2LimitRoutes(management, routeDeps)
   })

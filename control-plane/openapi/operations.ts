@@ -11,18 +11,6 @@ const KEYGATE_CODE = {
 
 /** Unkey's v1 wire format and Keygate's own routes (probes, metrics, forward-auth). */
 const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'apis.createApi': { summary: 'Create an api (a namespace for keys)', rootKey: true, tag: 'apis' },
-  'apis.getApi': { summary: 'Read an api', rootKey: true, tag: 'apis' },
-  'apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true, tag: 'apis' },
-  'apis.listApis': {
-    summary: 'List every api, a page at a time',
-    description:
-      "Keygate's own (Unkey v1 has no way to list apis): every api, oldest first, for a root key with `api.*.read_api`.",
-    rootKey: true,
-    tag: 'apis',
-  },
-  'apis.listKeys': { summary: "List an api's keys, a page at a time", rootKey: true, tag: 'apis' },
-  'apis.deleteKeys': { summary: "Delete all of an api's keys", rootKey: true, tag: 'apis' },
   'keys.updateKey': {
     summary: 'Change a key: enable or disable it, expiry, meta, credits, rate limit',
     rootKey: true,
@@ -36,23 +24,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'keys.whoami': { summary: 'Find the key record of a key', rootKey: true, tag: 'keys' },
   'keys.updateRemaining': { summary: "Set, increment or decrement a key's credits", rootKey: true, tag: 'keys' },
   'keys.getVerifications': { summary: "A key's verification counts per hour or day", rootKey: true, tag: 'keys' },
-  'migrations.createKeys': {
-    summary: 'Import up to 100 existing keys, by plaintext or SHA-256 hash, without reissuing them',
-    description:
-      'Each key takes the fields of keys.createKey and its `plaintext` or `hash`. All or nothing: a duplicate (twice in the request, or already stored) is a 409 naming every one, and nothing is written.',
-    rootKey: true,
-    tag: 'migrations',
-    errors: [
-      'BAD_REQUEST',
-      'UNAUTHORIZED',
-      'INSUFFICIENT_PERMISSIONS',
-      'NOT_FOUND',
-      'CONFLICT',
-      'RATE_LIMITED',
-      'INTERNAL_SERVER_ERROR',
-      'UNAVAILABLE',
-    ],
-  },
   'keys.verifyKey': {
     summary: 'Verify a key (always 200 for a well-formed request: valid and code say the verdict)',
     description:

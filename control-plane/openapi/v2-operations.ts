@@ -19,19 +19,6 @@ export const CREATES: ErrorCode[] = [...NAMES_NO_RECORD, 'CONFLICT']
  * liveness takes a root key, verifyKey included.
  */
 export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'v2.apis.createApi': {
-    summary: 'Create an api (a namespace for keys)',
-    rootKey: true,
-    tag: 'v2 apis',
-    errors: NAMES_NO_RECORD,
-  },
-  'v2.apis.getApi': { summary: 'Read an api', rootKey: true, tag: 'v2 apis' },
-  'v2.apis.listKeys': {
-    summary: "List an api's keys, a page at a time (`pagination.cursor` asks for the next)",
-    rootKey: true,
-    tag: 'v2 apis',
-  },
-  'v2.apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true, tag: 'v2 apis' },
   'v2.keys.updateKey': {
     summary: 'Change a key: name, meta, expiry, credits, rate limits, enabled, permissions, roles',
     description: 'Fields left out stay as they are; `null` clears one.',
@@ -55,13 +42,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'v2.keys.updateCredits': {
     summary: "Set, increment or decrement a key's credits (`set` with `null`: no credit limit)",
-    rootKey: true,
-    tag: 'v2 keys',
-  },
-  'v2.keys.migrateKeys': {
-    summary: 'Import existing keys by their hash, without reissuing them',
-    description:
-      'With `migrationId: "sha256"`, each `hash` is the SHA-256 of the key, base64-encoded (what Keygate stores). A hash that is stored already is listed in `failed`, never inserted twice.',
     rootKey: true,
     tag: 'v2 keys',
   },

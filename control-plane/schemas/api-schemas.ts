@@ -1,6 +1,4 @@
 import { Type } from 'typebox'
-import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { ApiIdField, WorkspaceIdField } from './fields.js'
 import { LIMITS } from './limits.js'
 
 export const CreateApiBody = Type.Object(
@@ -15,15 +13,3 @@ export const CreateApiBody = Type.Object(
   },
   { additionalProperties: false, examples: [{ name: 'payments' }] },
 )
-
-export const ApiIdBody = (description: string) =>
-  Type.Object(
-    { apiId: ApiIdField(description) },
-    { additionalProperties: false, examples: [{ apiId: WIRE_EXAMPLES.apiId }] },
-  )
-
-export const ApiResponse = Type.Object({
-  id: Type.String({ description: "The api's id (`apiId` elsewhere)" }),
-  workspaceId: WorkspaceIdField(),
-  name: Type.String({ description: 'Its name' }),
-})

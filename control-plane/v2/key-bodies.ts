@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { MAX_CREDITS } from '../../shared/credits.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { ApiIdField, KeyIdField } from '../schemas/fields.js'
+import { KeyIdField } from '../schemas/fields.js'
 import { NamedRateLimits } from '../schemas/identity-schemas.js'
 import { Names, Refill } from '../schemas/key-schemas.js'
 
@@ -120,24 +120,4 @@ export const UpdateCreditsBody = Type.Object(
     ),
   },
   { additionalProperties: false, examples: [{ keyId: WIRE_EXAMPLES.keyId, operation: 'set', value: 100 }] },
-)
-
-export const ListKeysBody = Type.Object(
-  {
-    apiId: ApiIdField('The api whose keys to list: the `apiId` that apis.createApi returned'),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Keys per page, 1–100 (default 100)' })),
-    cursor: Type.Optional(
-      Type.String({ maxLength: 256, description: "The previous page's `pagination.cursor`, for the page after it" }),
-    ),
-    externalId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'Only the keys of this owner (their externalId)' }),
-    ),
-    decrypt: Type.Optional(
-      Type.Boolean({ description: 'Show the keys themselves: Keygate keeps only hashes, so `true` answers 412' }),
-    ),
-    revalidateKeysCache: Type.Optional(
-      Type.Boolean({ description: "Unkey's cache switch: Keygate reads the store every time, so it changes nothing" }),
-    ),
-  },
-  { additionalProperties: false, examples: [{ apiId: WIRE_EXAMPLES.apiId, limit: 10 }] },
 )

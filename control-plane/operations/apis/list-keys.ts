@@ -1,19 +1,20 @@
-import type { Caller } from './caller.js'
-import { fieldError, notFound } from '../shared/errors.js'
-import type { KeyContext } from '../shared/key-context.js'
-import type { KeyRecord } from '../shared/records.js'
-import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { requireHiddenApiPermission } from './root-key-auth.js'
-import { ownerIdOf } from './v1-field-rules.js'
+import { notFound } from '../../../shared/errors.js'
+import type { KeyContext } from '../../../shared/key-context.js'
+import type { KeyRecord } from '../../../shared/records.js'
+import type { Caller } from '../../caller.js'
+import type { ControlPlaneDeps } from '../../control-plane-deps.js'
+import { requireHiddenApiPermission } from '../../root-key-auth.js'
+import { noPlaintext, ownerIdOf } from '../../v1-field-rules.js'
 
-/** Which keys of an api apis.listKeys asks for, in either wire format. */
-export interface KeyListing {
+/** Which keys of an api to list. */
+export interface ListKeysInput {
   apiId: string
   limit: number
   cursor?: string | undefined
-  /** Only the keys of this owner; `ownerId` is v1's deprecated alias. */
+  /** Only the keys of this owner; `ownerId` is its deprecated alias (both may be sent only if they agree). */
   externalId?: string | undefined
   ownerId?: string | undefined
+  /** Asks for the keys themselves: refused (412), Keygate keeps only hashes. */
   decrypt?: boolean | undefined
   /**
    * Whether `cursor` must be absent exactly when nothing follows (v2: the SDK asks for another page while one comes
@@ -29,18 +30,20 @@ export interface ListedKeys {
   cursor?: string
 }
 
-/** A page of an api's keys, sorted by id, each with what it is granted: read_key and read_api, then the api. */
-export async function listApiKeys(deps: ControlPlaneDeps, caller: Caller, listing: KeyListing): Promise<ListedKeys> {
-  const { apiId, cursor, limit } = listing
+/**
+ * A page of an api's keys, sorted by id, each with what it is granted. In order: read_key and read_api on the api (a
+ * refusal v2 answers as the api's 404), `decrypt`, the owner filter, then the api.
+ */
+export async function listKeys(deps: ControlPlaneDeps, caller: Caller, input: ListKeysInput): Promise<ListedKeys> {
+  const { apiId, cursor, limit } = input
   requireHiddenApiPermission(caller.principal, apiId, 'read_key', 'read_api')
-  if (listing.decrypt)
-    throw fieldError('PRECONDITION_FAILED', 'decrypt', 'Keygate stores only hashes; keys cannot be shown again')
-  const ownerId = ownerIdOf(listing) ?? undefined
+  if (input.decrypt) throw noPlaintext()
+  const ownerId = ownerIdOf(input) ?? undefined
   if (!(await deps.store.keys.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
   // One more than the page, to know whether another follows.
-  const page = await deps.store.keys.listKeys(apiId, { cursor, limit: listing.exactEnd ? limit + 1 : limit, ownerId })
+  const page = await deps.store.keys.listKeys(apiId, { cursor, limit: input.exactEnd ? limit + 1 : limit, ownerId })
   let { keys, cursor: next } = page
-  if (listing.exactEnd && keys.length > limit) {
+  if (input.exactEnd && keys.length > limit) {
     keys = keys.slice(0, limit)
     next = keys[limit - 1]!.id
   }

@@ -1,0 +1,20 @@
+import { Type } from 'typebox'
+import { v1Route } from '../../management-route.js'
+import { CreateApiBody } from '../../schemas/api-schemas.js'
+import { createApi } from './create-api.js'
+
+/** v1's apis.createApi: answers the new api's id and its name. */
+export const createApiV1 = v1Route({
+  operation: 'apis.createApi',
+  method: 'POST',
+  doc: { summary: 'Create an api (a namespace for keys)', tag: 'apis' },
+  input: CreateApiBody,
+  answer: Type.Object({
+    apiId: Type.String({ description: "The new api's id: pass it as `apiId` to keys.createKey" }),
+    name: Type.String({ description: 'Its name' }),
+  }),
+  handle: async ({ name }, caller, deps) => {
+    const api = await createApi(deps, caller, name)
+    return { apiId: api.id, name: api.name }
+  },
+})
