@@ -22,7 +22,6 @@ import { registerDeleteApi } from './routes/apis-delete-api.js'
 import { registerGetApi } from './routes/apis-get-api.js'
 import { registerListKeys } from './routes/apis-list-keys.js'
 import { registerListApis } from './routes/apis-list-apis.js'
-import { registerUpdateKey } from './routes/keys-update-key.js'
 import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-roles.js'
 import { registerDeleteKeys } from './routes/apis-delete-keys.js'
 import { registerRerollKey } from './routes/keys-reroll-key.js'
@@ -130,7 +129,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerDeleteApi(management, routeDeps, writes)
     registerListApis(management, routeDeps)
     registerListKeys(management, routeDeps)
-    registerUpdateKey(management, routeDeps, writes)
     registerPermissionAndRoleRoutes(management, routeDeps, writes)
     registerDeleteKeys(management, routeDeps, writes)
     registerWhoami(management, routeDeps)

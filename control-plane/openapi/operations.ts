@@ -23,11 +23,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'apis.listKeys': { summary: "List an api's keys, a page at a time", rootKey: true, tag: 'apis' },
   'apis.deleteKeys': { summary: "Delete all of an api's keys", rootKey: true, tag: 'apis' },
-  'keys.updateKey': {
-    summary: 'Change a key: enable or disable it, expiry, meta, credits, rate limit',
-    rootKey: true,
-    tag: 'keys',
-  },
   'keys.rerollKey': {
     summary: 'Issue a new key in place of one, the old one expiring after a grace period',
     rootKey: true,

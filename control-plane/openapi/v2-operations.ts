@@ -32,12 +32,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'v2 apis',
   },
   'v2.apis.deleteApi': { summary: 'Delete an api and stop its keys from verifying', rootKey: true, tag: 'v2 apis' },
-  'v2.keys.updateKey': {
-    summary: 'Change a key: name, meta, expiry, credits, rate limits, enabled, permissions, roles',
-    description: 'Fields left out stay as they are; `null` clears one.',
-    rootKey: true,
-    tag: 'v2 keys',
-  },
   'v2.keys.verifyKey': {
     summary: 'Verify a key (200 for a well-formed request: `valid` and `code` say the verdict)',
     description:

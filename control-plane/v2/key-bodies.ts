@@ -4,7 +4,7 @@ import { MAX_CREDITS } from '../../shared/credits.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { ApiIdField, KeyIdField } from '../schemas/fields.js'
 import { NamedRateLimits } from '../schemas/identity-schemas.js'
-import { Names, Refill } from '../schemas/key-schemas.js'
+import { Names } from '../schemas/key-schemas.js'
 
 /**
  * Unkey v2's request bodies for keys (V2Keys*RequestBody, V2ApisListKeysRequestBody), with Keygate's bounds where
@@ -46,41 +46,10 @@ export const Permissions = Names(
   "The key's permissions by slug, checked by verifyKey's `permissions`; a slug with no permission is created",
   ['documents.read'],
 )
-export const Roles = Names('Roles by name, each granting the key its permissions; each must exist (404)', ['editor'], 'role')
-
-const CLEARS = '(null clears it)'
-export const UpdateKeyBody = Type.Object(
-  {
-    keyId: KeyIdField('The key to change: the `keyId` that keys.createKey returned'),
-    name: Type.Optional(Nullable(Name, `A name for people ${CLEARS}`)),
-    externalId: Type.Optional(Nullable(Type.String(EXTERNAL_ID), `Who the key belongs to ${CLEARS}`)),
-    meta: Type.Optional(Nullable(Meta, `Replaces the key's meta ${CLEARS}`)),
-    expires: Type.Optional(Nullable(Expires, `When the key stops verifying; now or past ends it at once ${CLEARS}`)),
-    credits: Type.Optional(
-      Nullable(
-        Type.Object(
-          {
-            remaining: Type.Optional(Nullable(Remaining, 'Sets the balance (null: no credits, and no refill)')),
-            refill: Type.Optional(Nullable(Refill, `The periodic refill ${CLEARS}`)),
-          },
-          { additionalProperties: false },
-        ),
-        'Credits: left out, unchanged; null takes them away (no limit)',
-      ),
-    ),
-    ratelimits: Type.Optional({ ...Ratelimits, description: "Replaces the key's named limits ([] removes them)" }),
-    enabled: Type.Optional(Type.Boolean({ description: 'false: the key stops verifying at once (DISABLED)' })),
-    roles: Type.Optional({ ...Roles, description: "Replaces the key's roles ([] removes them); each must exist" }),
-    permissions: Type.Optional({
-      ...Permissions,
-      description: "Replaces the key's permissions ([] removes them); a slug with no permission is created",
-    }),
-  },
-  {
-    additionalProperties: false,
-    description: 'Fields left out are unchanged; null clears one',
-    examples: [{ keyId: WIRE_EXAMPLES.keyId, enabled: false }],
-  },
+export const Roles = Names(
+  'Roles by name, each granting the key its permissions; each must exist (404)',
+  ['editor'],
+  'role',
 )
 
 export const WhoamiBody = Type.Object(

@@ -5,13 +5,17 @@ import { deleteKeyV1 } from './delete-key.v1.js'
 import { deleteKeyV2 } from './delete-key.v2.js'
 import { getKeyV1 } from './get-key.v1.js'
 import { getKeyV2 } from './get-key.v2.js'
+import { updateKeyV1 } from './update-key.v1.js'
+import { updateKeyV2 } from './update-key.v2.js'
 
 /** The keys service in both wire formats. */
 export const KEYS_ROUTES: readonly ManagementRoute[] = [
   createKeyV1,
   getKeyV1,
+  updateKeyV1,
   deleteKeyV1,
   createKeyV2,
   getKeyV2,
+  updateKeyV2,
   deleteKeyV2,
 ]
