@@ -42,11 +42,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'INTERNAL_SERVER_ERROR', 'UNAVAILABLE'],
   },
   'v2.keys.whoami': { summary: 'Find the key record of a key, by the key itself', rootKey: true, tag: 'v2 keys' },
-  'v2.keys.rerollKey': {
-    summary: 'Issue a new key in place of one; the old one stops verifying after `expiration` milliseconds',
-    rootKey: true,
-    tag: 'v2 keys',
-  },
   'v2.keys.updateCredits': {
     summary: "Set, increment or decrement a key's credits (`set` with `null`: no credit limit)",
     rootKey: true,

@@ -64,20 +64,6 @@ export const WhoamiBody = Type.Object(
   { additionalProperties: false, examples: [{ key: WIRE_EXAMPLES.key }] },
 )
 
-// Unkey's schema takes other fields too (it has no additionalProperties: false here), and so does Keygate.
-export const RerollKeyBody = Type.Object(
-  {
-    keyId: KeyIdField('The key to replace: the `keyId` that keys.createKey returned'),
-    expiration: Type.Integer({
-      minimum: 0,
-      maximum: 4_102_444_800_000,
-      description: 'Grace period: the old key keeps working this many milliseconds (0: it stops at once)',
-      examples: [3_600_000],
-    }),
-  },
-  { examples: [{ keyId: WIRE_EXAMPLES.keyId, expiration: 3_600_000 }] },
-)
-
 export const UpdateCreditsBody = Type.Object(
   {
     keyId: KeyIdField('The key whose credits to change: the `keyId` that keys.createKey returned'),

@@ -4,16 +4,15 @@ import { registerV2 } from '../../shared/http/v2-route.js'
 import { hashKey } from '../../shared/key-material.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { updateCredits } from '../key-credits.js'
-import { rerollKey } from '../key-reroll.js'
 import type { KeyWrites } from '../key-writes.js'
 import { withRefillDay } from '../refill-rules.js'
 import { can, principalOf, callerOf } from '../root-key-auth.js'
-import { RerollKeyBody, UpdateCreditsBody, WhoamiBody } from './key-bodies.js'
-import { CreditsData, KeyData, NewKeyData, toKeyData } from './key-data.js'
+import { UpdateCreditsBody, WhoamiBody } from './key-bodies.js'
+import { CreditsData, KeyData, toKeyData } from './key-data.js'
 
 /**
- * v2's keys.whoami, rerollKey and updateCredits (Unkey's V2Keys* schemas)
- * over the operations v1 uses (key-reroll.ts, key-credits.ts): a key made through one
+ * v2's keys.whoami and updateCredits (Unkey's V2Keys* schemas)
+ * over the operations v1 uses (key-credits.ts): a key made through one
  * format verifies and reads through the other.
  */
 export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, writes: KeyWrites): void {
@@ -22,12 +21,6 @@ export function registerV2KeyRoutes(app: KeygateServer, deps: ControlPlaneDeps, 
     // As Unkey's: to a root key that may not read it, the key does not exist (its existence stays hidden).
     if (!record || !can(principalOf(request), record.apiId, 'read_key')) throw notFound('key', 'key not found')
     return { data: toKeyData(record, await deps.rbac.contextOf(record)) }
-  })
-
-  registerV2(app, 'keys.rerollKey', { body: RerollKeyBody, data: NewKeyData }, async (request) => {
-    const { keyId, expiration } = request.body
-    // Unkey's v2 asks create_key only (v1's rerollKey also update_key). Credits move to the new key, as in v1.
-    return { data: await rerollKey(deps, writes, callerOf(request), { keyId, expiration }, ['create_key']) }
   })
 
   registerV2(app, 'keys.updateCredits', { body: UpdateCreditsBody, data: CreditsData }, async (request) => {

@@ -5,6 +5,8 @@ import { deleteKeyV1 } from './delete-key.v1.js'
 import { deleteKeyV2 } from './delete-key.v2.js'
 import { getKeyV1 } from './get-key.v1.js'
 import { getKeyV2 } from './get-key.v2.js'
+import { rerollKeyV1 } from './reroll-key.v1.js'
+import { rerollKeyV2 } from './reroll-key.v2.js'
 import { updateKeyV1 } from './update-key.v1.js'
 import { updateKeyV2 } from './update-key.v2.js'
 
@@ -14,8 +16,10 @@ export const KEYS_ROUTES: readonly ManagementRoute[] = [
   getKeyV1,
   updateKeyV1,
   deleteKeyV1,
+  rerollKeyV1,
   createKeyV2,
   getKeyV2,
   updateKeyV2,
   deleteKeyV2,
+  rerollKeyV2,
 ]
