@@ -24,7 +24,6 @@ import { registerListKeys } from './routes/apis-list-keys.js'
 import { registerListApis } from './routes/apis-list-apis.js'
 import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-roles.js'
 import { registerDeleteKeys } from './routes/apis-delete-keys.js'
-import { registerWhoami } from './routes/keys-whoami.js'
 import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerAuditList } from './routes/audit-list.js'
@@ -130,7 +129,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListKeys(management, routeDeps)
     registerPermissionAndRoleRoutes(management, routeDeps, writes)
     registerDeleteKeys(management, routeDeps, writes)
-    registerWhoami(management, routeDeps)
     registerUpdateRemaining(management, routeDeps, writes)
     registerGetVerifications(management, routeDeps)
     registerMigrationsCreateKeys(management, routeDeps, writes)

@@ -52,18 +52,6 @@ export const Roles = Names(
   'role',
 )
 
-export const WhoamiBody = Type.Object(
-  {
-    key: Type.String({
-      minLength: 1,
-      maxLength: 512,
-      description: 'A key itself (as keys.createKey returned it once), to find its record',
-      examples: [WIRE_EXAMPLES.key],
-    }),
-  },
-  { additionalProperties: false, examples: [{ key: WIRE_EXAMPLES.key }] },
-)
-
 export const UpdateCreditsBody = Type.Object(
   {
     keyId: KeyIdField('The key whose credits to change: the `keyId` that keys.createKey returned'),

@@ -9,6 +9,8 @@ import { rerollKeyV1 } from './reroll-key.v1.js'
 import { rerollKeyV2 } from './reroll-key.v2.js'
 import { updateKeyV1 } from './update-key.v1.js'
 import { updateKeyV2 } from './update-key.v2.js'
+import { whoamiV1 } from './whoami.v1.js'
+import { whoamiV2 } from './whoami.v2.js'
 
 /** The keys service in both wire formats. */
 export const KEYS_ROUTES: readonly ManagementRoute[] = [
@@ -16,10 +18,12 @@ export const KEYS_ROUTES: readonly ManagementRoute[] = [
   getKeyV1,
   updateKeyV1,
   deleteKeyV1,
+  whoamiV1,
   rerollKeyV1,
   createKeyV2,
   getKeyV2,
   updateKeyV2,
   deleteKeyV2,
+  whoamiV2,
   rerollKeyV2,
 ]
