@@ -24,7 +24,6 @@ import { registerListKeys } from './routes/apis-list-keys.js'
 import { registerListApis } from './routes/apis-list-apis.js'
 import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-roles.js'
 import { registerDeleteKeys } from './routes/apis-delete-keys.js'
-import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
 import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerAuditList } from './routes/audit-list.js'
 import { registerCreateRootKey } from './routes/root-keys-create-root-key.js'
@@ -48,7 +47,6 @@ import { registerV2IdentityRoutes } from './v2/identities-routes.js'
 import { registerV2PermissionRoutes } from './v2/permissions-routes.js'
 import { registerV2KeyGrantRoutes } from './v2/key-grants-routes.js'
 import { registerV2MigrateKeys } from './v2/migrate-keys-route.js'
-import { registerV2KeyRoutes } from './v2/keys-routes.js'
 import { registerV2RatelimitRoutes } from './v2/ratelimit-routes.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { registerManagementRoutes } from './management-route.js'
@@ -129,7 +127,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListKeys(management, routeDeps)
     registerPermissionAndRoleRoutes(management, routeDeps, writes)
     registerDeleteKeys(management, routeDeps, writes)
-    registerUpdateRemaining(management, routeDeps, writes)
     registerGetVerifications(management, routeDeps)
     registerMigrationsCreateKeys(management, routeDeps, writes)
     registerAnalyticsGetVerifications(management, routeDeps)
@@ -154,7 +151,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerV2KeyGrantRoutes(management, routeDeps, writes)
     registerV2MigrateKeys(management, routeDeps, writes)
     registerV2ApiRoutes(management, routeDeps, writes)
-    registerV2KeyRoutes(management, routeDeps, writes)
     registerV2RatelimitRoutes(management, routeDeps, deps.ratelimits)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.

@@ -41,11 +41,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     // Served beside the management API, not in it: no management rate limit (a key's own limits are verdicts).
     errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'INTERNAL_SERVER_ERROR', 'UNAVAILABLE'],
   },
-  'v2.keys.updateCredits': {
-    summary: "Set, increment or decrement a key's credits (`set` with `null`: no credit limit)",
-    rootKey: true,
-    tag: 'v2 keys',
-  },
   'v2.keys.migrateKeys': {
     summary: 'Import existing keys by their hash, without reissuing them',
     description:

@@ -1,8 +1,7 @@
 import { Type, type TSchema } from 'typebox'
-import { StringEnum } from '../../shared/http/schema-docs.js'
 import { MAX_CREDITS } from '../../shared/credits.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { ApiIdField, KeyIdField } from '../schemas/fields.js'
+import { ApiIdField } from '../schemas/fields.js'
 import { NamedRateLimits } from '../schemas/identity-schemas.js'
 import { Names } from '../schemas/key-schemas.js'
 
@@ -50,19 +49,6 @@ export const Roles = Names(
   'Roles by name, each granting the key its permissions; each must exist (404)',
   ['editor'],
   'role',
-)
-
-export const UpdateCreditsBody = Type.Object(
-  {
-    keyId: KeyIdField('The key whose credits to change: the `keyId` that keys.createKey returned'),
-    operation: StringEnum(['set', 'increment', 'decrement'], {
-      description: 'Set the balance to `value`, add it, or take it away (stopping at 0)',
-    }),
-    value: Type.Optional(
-      Nullable(Remaining, 'Credits; with `set`, null (or none) takes the credits away: no limit, no refill'),
-    ),
-  },
-  { additionalProperties: false, examples: [{ keyId: WIRE_EXAMPLES.keyId, operation: 'set', value: 100 }] },
 )
 
 export const ListKeysBody = Type.Object(

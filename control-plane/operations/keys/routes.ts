@@ -7,6 +7,8 @@ import { getKeyV1 } from './get-key.v1.js'
 import { getKeyV2 } from './get-key.v2.js'
 import { rerollKeyV1 } from './reroll-key.v1.js'
 import { rerollKeyV2 } from './reroll-key.v2.js'
+import { updateCreditsV2 } from './update-credits.v2.js'
+import { updateRemainingV1 } from './update-credits.v1.js'
 import { updateKeyV1 } from './update-key.v1.js'
 import { updateKeyV2 } from './update-key.v2.js'
 import { whoamiV1 } from './whoami.v1.js'
@@ -20,10 +22,12 @@ export const KEYS_ROUTES: readonly ManagementRoute[] = [
   deleteKeyV1,
   whoamiV1,
   rerollKeyV1,
+  updateRemainingV1,
   createKeyV2,
   getKeyV2,
   updateKeyV2,
   deleteKeyV2,
   whoamiV2,
   rerollKeyV2,
+  updateCreditsV2,
 ]
