@@ -24,7 +24,6 @@ import { registerListKeys } from './routes/apis-list-keys.js'
 import { registerListApis } from './routes/apis-list-apis.js'
 import { registerPermissionAndRoleRoutes } from './routes/keys-permissions-and-roles.js'
 import { registerDeleteKeys } from './routes/apis-delete-keys.js'
-import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerAuditList } from './routes/audit-list.js'
 import { registerCreateRootKey } from './routes/root-keys-create-root-key.js'
 import { registerListRootKeys } from './routes/root-keys-list-root-keys.js'
@@ -127,7 +126,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerListKeys(management, routeDeps)
     registerPermissionAndRoleRoutes(management, routeDeps, writes)
     registerDeleteKeys(management, routeDeps, writes)
-    registerGetVerifications(management, routeDeps)
     registerMigrationsCreateKeys(management, routeDeps, writes)
     registerAnalyticsGetVerifications(management, routeDeps)
     registerAuditList(management, routeDeps)

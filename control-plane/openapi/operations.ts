@@ -23,7 +23,6 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'apis.listKeys': { summary: "List an api's keys, a page at a time", rootKey: true, tag: 'apis' },
   'apis.deleteKeys': { summary: "Delete all of an api's keys", rootKey: true, tag: 'apis' },
-  'keys.getVerifications': { summary: "A key's verification counts per hour or day", rootKey: true, tag: 'keys' },
   'keys.addPermissions': { summary: 'Add permissions to a key', rootKey: true, tag: 'keys' },
   'keys.setPermissions': { summary: "Replace a key's permissions", rootKey: true, tag: 'keys' },
   'keys.removePermissions': { summary: 'Remove permissions from a key', rootKey: true, tag: 'keys' },

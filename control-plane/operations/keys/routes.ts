@@ -5,6 +5,7 @@ import { deleteKeyV1 } from './delete-key.v1.js'
 import { deleteKeyV2 } from './delete-key.v2.js'
 import { getKeyV1 } from './get-key.v1.js'
 import { getKeyV2 } from './get-key.v2.js'
+import { getVerificationsV1 } from './get-verifications.v1.js'
 import { rerollKeyV1 } from './reroll-key.v1.js'
 import { rerollKeyV2 } from './reroll-key.v2.js'
 import { updateCreditsV2 } from './update-credits.v2.js'
@@ -23,6 +24,7 @@ export const KEYS_ROUTES: readonly ManagementRoute[] = [
   whoamiV1,
   rerollKeyV1,
   updateRemainingV1,
+  getVerificationsV1,
   createKeyV2,
   getKeyV2,
   updateKeyV2,
