@@ -6,13 +6,13 @@ import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import { requireKeyPermission } from '../../root-key-auth.js'
 
-// As Unkey's v2 says it, for a key that does not exist and for one the root key may not read alike.
+// One answer for a key that does not exist and for one the root key may not read, where the wire hides which.
 const HIDDEN_AS = { record: 'key', message: 'key not found' } as const
 
 /**
  * The record of the key `key` (the key itself, found by its hash) and what it is granted, if the root key may read
- * it: 404, then 403. Both are answered by v2 as the same 404, so that a root key that may not read the key learns
- * nothing of it, not even that it exists (hiddenAs).
+ * it: 404, then 403. Both carry the same hiddenAs, which Unkey's v2 answers as one 404: a root key that may not
+ * read the key learns nothing of it, not even that it exists.
  */
 export async function whoami(
   deps: ControlPlaneDeps,
