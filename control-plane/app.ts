@@ -14,15 +14,9 @@ import { RatelimitNamespaces } from './ratelimit-namespaces.js'
 import { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import { Identities } from './identities.js'
-import { registerUpdateKey } from './routes/keys-update-key.js'
-import { registerRerollKey } from './routes/keys-reroll-key.js'
-import { registerWhoami } from './routes/keys-whoami.js'
-import { registerUpdateRemaining } from './routes/keys-update-remaining.js'
-import { registerGetVerifications } from './routes/keys-get-verifications.js'
 import { registerLiveness } from './routes/liveness.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerConsole, type ConsoleFiles } from './console-route.js'
-import { registerV2KeyRoutes } from './v2/keys-routes.js'
 import { registerV2LimitRoutes } from './v2/ratelimit-routes.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { registerManagementRoutes } from './management-route.js'
@@ -96,12 +90,6 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     backfillRootKeysOnStart(management, rootKeys, deps.hasBootstrapRootKey, deps.log)
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
     registerManagementRoutes(management, routeDeps, MANAGEMENT_ROUTES)
-    registerUpdateKey(management, routeDeps, writes)
-    registerWhoami(management, routeDeps)
-    registerRerollKey(management, routeDeps, writes)
-    registerUpdateRemaining(management, routeDeps, writes)
-    registerGetVerifications(management, routeDeps)
-    registerV2KeyRoutes(management, routeDeps, writes)
     registerV2LimitRoutes(management, routeDeps)
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.

@@ -1,7 +1,7 @@
 import { invalid } from '../shared/errors.js'
 import type { RateLimitConfig } from '../shared/ratelimit.js'
 
-interface RateLimitInput {
+export interface RateLimitInput {
   limit?: number
   duration?: number
   async?: boolean

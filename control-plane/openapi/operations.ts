@@ -11,19 +11,6 @@ const KEYGATE_CODE = {
 
 /** Unkey's v1 wire format and Keygate's own routes (probes, metrics, forward-auth). */
 const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'keys.updateKey': {
-    summary: 'Change a key: enable or disable it, expiry, meta, credits, rate limit',
-    rootKey: true,
-    tag: 'keys',
-  },
-  'keys.rerollKey': {
-    summary: 'Issue a new key in place of one, the old one expiring after a grace period',
-    rootKey: true,
-    tag: 'keys',
-  },
-  'keys.whoami': { summary: 'Find the key record of a key', rootKey: true, tag: 'keys' },
-  'keys.updateRemaining': { summary: "Set, increment or decrement a key's credits", rootKey: true, tag: 'keys' },
-  'keys.getVerifications': { summary: "A key's verification counts per hour or day", rootKey: true, tag: 'keys' },
   'keys.verifyKey': {
     summary: 'Verify a key (always 200 for a well-formed request: valid and code say the verdict)',
     description:

@@ -19,12 +19,6 @@ export const CREATES: ErrorCode[] = [...NAMES_NO_RECORD, 'CONFLICT']
  * liveness takes a root key, verifyKey included.
  */
 export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'v2.keys.updateKey': {
-    summary: 'Change a key: name, meta, expiry, credits, rate limits, enabled, permissions, roles',
-    description: 'Fields left out stay as they are; `null` clears one.',
-    rootKey: true,
-    tag: 'v2 keys',
-  },
   'v2.keys.verifyKey': {
     summary: 'Verify a key (200 for a well-formed request: `valid` and `code` say the verdict)',
     description:
@@ -33,17 +27,6 @@ export const V2_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'v2 keys',
     // Served beside the management API, not in it: no management rate limit (a key's own limits are verdicts).
     errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'INTERNAL_SERVER_ERROR', 'UNAVAILABLE'],
-  },
-  'v2.keys.whoami': { summary: 'Find the key record of a key, by the key itself', rootKey: true, tag: 'v2 keys' },
-  'v2.keys.rerollKey': {
-    summary: 'Issue a new key in place of one; the old one stops verifying after `expiration` milliseconds',
-    rootKey: true,
-    tag: 'v2 keys',
-  },
-  'v2.keys.updateCredits': {
-    summary: "Set, increment or decrement a key's credits (`set` with `null`: no credit limit)",
-    rootKey: true,
-    tag: 'v2 keys',
   },
   'v2.ratelimit.limit': {
     summary: 'Count a call of an identifier in a namespace: may it go on?',

@@ -2,15 +2,16 @@ import { Type, type Static, type TSchema } from 'typebox'
 import { PERMISSION_NAME } from '../../shared/permission-query.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { ApiIdField, CreatedAtField, KeyIdField, WorkspaceIdField } from './fields.js'
+import { ApiIdField, CreatedAtField, WorkspaceIdField } from './fields.js'
 import { LIMITS } from './limits.js'
 import { NamedRateLimits, NamedRateLimitsResponse } from './identity-schemas.js'
 
 export { LIMITS } from './limits.js'
 
-const Meta = (description: string) =>
+/** A key's meta: any JSON object. */
+export const Meta = (description: string) =>
   Type.Record(Type.String(), Type.Unknown(), { description, examples: [{ plan: 'pro' }] })
-const Nullable = <T extends TSchema>(schema: T, description: string) =>
+export const Nullable = <T extends TSchema>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description })
 /** A permission or role name: 1–256 of [A-Za-z0-9_.:*-/]. */
 export const NameField = (description: string) =>
@@ -31,31 +32,6 @@ export const Names = (description: string, example: string[], noun: 'permission'
     description: `${description}; at most ${LIMITS.namesPerKey}`,
     examples: [example],
   })
-/** updateKey's roles and permissions: names, or Unkey's `{id?, name?, create?}` references. */
-const References = (noun: 'permission' | 'role', description: string, example: string) =>
-  Type.Array(
-    Type.Union([
-      noun === 'permission' ? NameField('A permission slug') : RoleNameField('A role name'),
-      Type.Object(
-        {
-          id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: `The ${noun}'s id` })),
-          name: Type.Optional(
-            noun === 'permission' ? NameField("The permission's slug") : RoleNameField("The role's name"),
-          ),
-          create: Type.Optional(
-            Type.Boolean({ description: `Create the ${noun} if none has this name (needs rbac.*.create_${noun})` }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-    ]),
-    {
-      maxItems: LIMITS.namesPerKey,
-      description: `${description}; at most ${LIMITS.namesPerKey}`,
-      examples: [[example]],
-    },
-  )
-const Credits = Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 })
 export const Refill = Type.Object(
   {
     interval: StringEnum(['daily', 'monthly'], {
@@ -112,8 +88,9 @@ export const RateLimitBody = Type.Object(
   },
 )
 /** Unix milliseconds; up to year 2286, so that a seconds value sent by mistake is caught by the future check. */
-const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999, examples: [1_893_456_000_000] })
-const EXTERNAL_ID = 'Who the key belongs to, in your terms (a user or customer id): returned by verifyKey as `ownerId`'
+export const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999, examples: [1_893_456_000_000] })
+export const EXTERNAL_ID =
+  'Who the key belongs to, in your terms (a user or customer id): returned by verifyKey as `ownerId`'
 
 /**
  * What every new key may be given, whether Keygate makes the key (keys.createKey) or it is imported
@@ -183,61 +160,6 @@ export const NEW_KEY_FIELDS = {
 }
 /** The fields of NEW_KEY_FIELDS as a request carries them. */
 export type NewKeyFields = Static<ReturnType<typeof Type.Object<typeof NEW_KEY_FIELDS>>>
-
-const CLEARS = '(null clears it)'
-export const UpdateKeyBody = Type.Object(
-  {
-    keyId: KeyIdField('The key to change: the `keyId` that keys.createKey returned'),
-    name: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.nameLength }), `A name for people ${CLEARS}`)),
-    externalId: Type.Optional(
-      Nullable(Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }), `${EXTERNAL_ID} ${CLEARS}`),
-    ),
-    ownerId: Type.Optional(
-      Nullable(
-        Type.String({ minLength: 1, maxLength: LIMITS.ownerIdLength }),
-        'Deprecated (Unkey): the same as `externalId`',
-      ),
-    ),
-    meta: Type.Optional(Nullable(Meta('Any JSON object'), `Replaces the key's meta ${CLEARS}`)),
-    expires: Type.Optional(
-      Nullable(Expires, `When the key stops verifying, unix milliseconds; now or past ends it at once ${CLEARS}`),
-    ),
-    remaining: Type.Optional(
-      Nullable(Credits, `Sets the credits (0 stops the key: USAGE_EXCEEDED) ${CLEARS}: no credits, no limit`),
-    ),
-    refill: Type.Optional(Nullable(Refill, `The periodic refill ${CLEARS}`)),
-    ratelimit: Type.Optional(Nullable(RateLimitBody, `The key's rate limit ${CLEARS}`)),
-    ratelimits: Type.Optional(
-      Nullable(
-        NamedRateLimits("Keygate's (Unkey v2's): replaces the key's named limits"),
-        `Replaces the key's named limits ([] or null removes them)`,
-      ),
-    ),
-    permissions: Type.Optional(
-      References(
-        'permission',
-        "Replaces the key's permissions ([] clears them): slugs, or Unkey's {id?, name?, create?}",
-        'documents.read',
-      ),
-    ),
-    roles: Type.Optional(
-      References(
-        'role',
-        "Replaces the key's roles ([] clears them): names, or Unkey's {id?, name?, create?}",
-        'editor',
-      ),
-    ),
-    enabled: Type.Optional(
-      Type.Boolean({ description: 'false: the key stops verifying at once (DISABLED); true: it verifies again' }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    description: 'Fields left out are unchanged; null clears one',
-    examples: [{ keyId: WIRE_EXAMPLES.keyId, enabled: false }],
-  },
-)
-export type UpdateKeyBody = Static<typeof UpdateKeyBody>
 
 /** The identity a key belongs to (through its externalId), as getKey and verifyKey show it. */
 export const IdentityResponse = Type.Object(

@@ -1,10 +1,8 @@
 import { Type, type TSchema } from 'typebox'
-import { StringEnum } from '../../shared/http/schema-docs.js'
 import { MAX_CREDITS } from '../../shared/credits.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { KeyIdField } from '../schemas/fields.js'
 import { NamedRateLimits } from '../schemas/identity-schemas.js'
-import { Names, Refill } from '../schemas/key-schemas.js'
+import { Names } from '../schemas/key-schemas.js'
 
 /**
  * Unkey v2's request bodies for keys (V2Keys*RequestBody, V2ApisListKeysRequestBody), with Keygate's bounds where
@@ -46,78 +44,8 @@ export const Permissions = Names(
   "The key's permissions by slug, checked by verifyKey's `permissions`; a slug with no permission is created",
   ['documents.read'],
 )
-export const Roles = Names('Roles by name, each granting the key its permissions; each must exist (404)', ['editor'], 'role')
-
-const CLEARS = '(null clears it)'
-export const UpdateKeyBody = Type.Object(
-  {
-    keyId: KeyIdField('The key to change: the `keyId` that keys.createKey returned'),
-    name: Type.Optional(Nullable(Name, `A name for people ${CLEARS}`)),
-    externalId: Type.Optional(Nullable(Type.String(EXTERNAL_ID), `Who the key belongs to ${CLEARS}`)),
-    meta: Type.Optional(Nullable(Meta, `Replaces the key's meta ${CLEARS}`)),
-    expires: Type.Optional(Nullable(Expires, `When the key stops verifying; now or past ends it at once ${CLEARS}`)),
-    credits: Type.Optional(
-      Nullable(
-        Type.Object(
-          {
-            remaining: Type.Optional(Nullable(Remaining, 'Sets the balance (null: no credits, and no refill)')),
-            refill: Type.Optional(Nullable(Refill, `The periodic refill ${CLEARS}`)),
-          },
-          { additionalProperties: false },
-        ),
-        'Credits: left out, unchanged; null takes them away (no limit)',
-      ),
-    ),
-    ratelimits: Type.Optional({ ...Ratelimits, description: "Replaces the key's named limits ([] removes them)" }),
-    enabled: Type.Optional(Type.Boolean({ description: 'false: the key stops verifying at once (DISABLED)' })),
-    roles: Type.Optional({ ...Roles, description: "Replaces the key's roles ([] removes them); each must exist" }),
-    permissions: Type.Optional({
-      ...Permissions,
-      description: "Replaces the key's permissions ([] removes them); a slug with no permission is created",
-    }),
-  },
-  {
-    additionalProperties: false,
-    description: 'Fields left out are unchanged; null clears one',
-    examples: [{ keyId: WIRE_EXAMPLES.keyId, enabled: false }],
-  },
-)
-
-export const WhoamiBody = Type.Object(
-  {
-    key: Type.String({
-      minLength: 1,
-      maxLength: 512,
-      description: 'A key itself (as keys.createKey returned it once), to find its record',
-      examples: [WIRE_EXAMPLES.key],
-    }),
-  },
-  { additionalProperties: false, examples: [{ key: WIRE_EXAMPLES.key }] },
-)
-
-// Unkey's schema takes other fields too (it has no additionalProperties: false here), and so does Keygate.
-export const RerollKeyBody = Type.Object(
-  {
-    keyId: KeyIdField('The key to replace: the `keyId` that keys.createKey returned'),
-    expiration: Type.Integer({
-      minimum: 0,
-      maximum: 4_102_444_800_000,
-      description: 'Grace period: the old key keeps working this many milliseconds (0: it stops at once)',
-      examples: [3_600_000],
-    }),
-  },
-  { examples: [{ keyId: WIRE_EXAMPLES.keyId, expiration: 3_600_000 }] },
-)
-
-export const UpdateCreditsBody = Type.Object(
-  {
-    keyId: KeyIdField('The key whose credits to change: the `keyId` that keys.createKey returned'),
-    operation: StringEnum(['set', 'increment', 'decrement'], {
-      description: 'Set the balance to `value`, add it, or take it away (stopping at 0)',
-    }),
-    value: Type.Optional(
-      Nullable(Remaining, 'Credits; with `set`, null (or none) takes the credits away: no limit, no refill'),
-    ),
-  },
-  { additionalProperties: false, examples: [{ keyId: WIRE_EXAMPLES.keyId, operation: 'set', value: 100 }] },
+export const Roles = Names(
+  'Roles by name, each granting the key its permissions; each must exist (404)',
+  ['editor'],
+  'role',
 )

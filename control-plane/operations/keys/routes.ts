@@ -21,11 +21,21 @@ import { deleteKeyV1 } from './delete-key.v1.js'
 import { deleteKeyV2 } from './delete-key.v2.js'
 import { getKeyV1 } from './get-key.v1.js'
 import { getKeyV2 } from './get-key.v2.js'
+import { getVerificationsV1 } from './get-verifications.v1.js'
+import { rerollKeyV1 } from './reroll-key.v1.js'
+import { rerollKeyV2 } from './reroll-key.v2.js'
+import { updateCreditsV2 } from './update-credits.v2.js'
+import { updateRemainingV1 } from './update-credits.v1.js'
+import { updateKeyV1 } from './update-key.v1.js'
+import { updateKeyV2 } from './update-key.v2.js'
+import { whoamiV1 } from './whoami.v1.js'
+import { whoamiV2 } from './whoami.v2.js'
 
 /** The keys service in both wire formats. */
 export const KEYS_ROUTES: readonly ManagementRoute[] = [
   createKeyV1,
   getKeyV1,
+  updateKeyV1,
   deleteKeyV1,
   addPermissionsV1,
   setPermissionsV1,
@@ -33,8 +43,13 @@ export const KEYS_ROUTES: readonly ManagementRoute[] = [
   addRolesV1,
   setRolesV1,
   removeRolesV1,
+  whoamiV1,
+  rerollKeyV1,
+  updateRemainingV1,
+  getVerificationsV1,
   createKeyV2,
   getKeyV2,
+  updateKeyV2,
   deleteKeyV2,
   addPermissionsV2,
   removePermissionsV2,
@@ -42,4 +57,7 @@ export const KEYS_ROUTES: readonly ManagementRoute[] = [
   addRolesV2,
   removeRolesV2,
   setRolesV2,
+  whoamiV2,
+  rerollKeyV2,
+  updateCreditsV2,
 ]

@@ -1,29 +1,33 @@
-import type { Caller } from './caller.js'
-import { lastRefillBoundary } from '../shared/credits.js'
-import { invalid, notFound } from '../shared/errors.js'
-import type { KeyRecord } from '../shared/records.js'
-import type { ControlPlaneDeps } from './control-plane-deps.js'
-import type { KeyWrites } from './key-writes.js'
-import { requireKeyPermission } from './root-key-auth.js'
+import { lastRefillBoundary } from '../../../shared/credits.js'
+import { invalid, notFound } from '../../../shared/errors.js'
+import type { KeyRecord } from '../../../shared/records.js'
+import type { Caller } from '../../caller.js'
+import type { ControlPlaneDeps } from '../../control-plane-deps.js'
+import { requireKeyPermission } from '../../root-key-auth.js'
 
 export type CreditChange = 'increment' | 'decrement' | 'set'
+
+/** A change of a key's balance: `op` by `value` (null, with `set`: no credits, no limit). */
+export interface UpdateCreditsInput {
+  keyId: string
+  op: CreditChange
+  value: number | null
+}
 
 /**
  * Changes a key's credit balance atomically (decrement stops at 0, the total at 1e12), after any refill that is
  * due, so the refill can never undo it later. As in Unkey, `set` also gives credits to a key without them (or,
- * with null, takes them away): that changes the key's record, so it is a write verifiers hear of. v1's
- * keys.updateRemaining and v2's keys.updateCredits; `opField` names the operation's field in the caller's format.
+ * with null, takes them away): that changes the key's record, so it is a write verifiers hear of. 404, then 403,
+ * then 400 for a change the key's balance cannot take (about the field `op`).
  * Returns the key as it was and the balance now (null: no credits, no limit).
  */
 export async function updateCredits(
   deps: ControlPlaneDeps,
-  writes: KeyWrites,
   caller: Caller,
-  change: { keyId: string; op: CreditChange; value: number | null },
-  opField = 'op',
+  input: UpdateCreditsInput,
 ): Promise<{ before: KeyRecord; remaining: number | null }> {
   const principal = caller.principal
-  const { keyId, op, value } = change
+  const { keyId, op, value } = input
   const record = await deps.store.keys.getKeyById(keyId)
   if (!record) throw notFound('key', `key ${keyId} not found`)
   requireKeyPermission(principal, record, 'update_key')
@@ -35,9 +39,9 @@ export async function updateCredits(
     if (op !== 'set') {
       throw value === null
         ? invalid('value', `cannot ${op} by null`)
-        : invalid(opField, `the key carries no credits (no limit) to ${op}; 'set' a value instead`)
+        : invalid('op', `the key carries no credits (no limit) to ${op}; 'set' a value instead`)
     }
-    await writes.updateKey(keyId, { remaining: value }, (current) =>
+    await deps.writes.updateKey(keyId, { remaining: value }, (current) =>
       requireKeyPermission(principal, current, 'update_key'),
     )
     remaining = value

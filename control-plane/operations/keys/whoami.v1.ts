@@ -1,14 +1,10 @@
 import { Type } from 'typebox'
-import { notFound } from '../../shared/errors.js'
-import type { KeygateServer } from '../../shared/http/build-server.js'
-import { hashKey } from '../../shared/key-material.js'
-import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import type { KeyRecord } from '../../shared/records.js'
-import { principalOf, requireKeyPermission } from '../root-key-auth.js'
-import { CreatedAtField } from '../schemas/fields.js'
-import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
+import { v1Route } from '../../management-route.js'
+import { CreatedAtField } from '../../schemas/fields.js'
+import { whoami } from './whoami.js'
 
-const Body = Type.Object(
+const WhoamiBody = Type.Object(
   {
     key: Type.String({
       minLength: 1,
@@ -19,7 +15,7 @@ const Body = Type.Object(
   },
   { additionalProperties: false, examples: [{ key: WIRE_EXAMPLES.key }] },
 )
-const Response = Type.Object({
+const WhoamiResponse = Type.Object({
   id: Type.String({ description: "The key's id" }),
   name: Type.Optional(Type.String({ description: 'Its name' })),
   meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta' })),
@@ -38,13 +34,16 @@ const Response = Type.Object({
   ),
 })
 
-/** Which key is this? For support tooling: looks a plaintext key up by its hash, with read_key on its api. */
-export function registerWhoami(app: KeygateServer, deps: ControlPlaneDeps): void {
-  app.post('/v1/keys.whoami', { schema: { body: Body, response: { 200: Response } } }, async (request) => {
-    const principal = principalOf(request)
-    const record = await deps.store.keys.getKeyByHash(hashKey(request.body.key))
-    if (!record) throw notFound('key', 'no key matches')
-    requireKeyPermission(principal, record, 'read_key')
+/** v1's keys.whoami, for support tooling: a key the root key may not read is a 403. */
+export const whoamiV1 = v1Route({
+  operation: 'keys.whoami',
+  method: 'POST',
+  doc: { summary: 'Find the key record of a key', tag: 'keys' },
+  input: WhoamiBody,
+  answer: WhoamiResponse,
+  handle: async ({ key }, caller, deps) => {
+    const { record, context } = await whoami(deps, caller, key)
+    const externalId = record.ownerId
     return {
       id: record.id,
       name: record.name,
@@ -54,12 +53,12 @@ export function registerWhoami(app: KeygateServer, deps: ControlPlaneDeps): void
       enabled: record.enabled,
       environment: record.environment,
       // The identity record bound through the externalId (Unkey's {id, externalId}); its externalId alone if none.
-      identity: record.ownerId === undefined ? undefined : await whoamiIdentity(deps, record, record.ownerId),
+      identity:
+        externalId === undefined
+          ? undefined
+          : context.identity
+            ? { id: context.identity.id, externalId }
+            : { externalId },
     }
-  })
-}
-
-async function whoamiIdentity(deps: ControlPlaneDeps, record: KeyRecord, externalId: string) {
-  const context = await deps.rbac.contextOf(record)
-  return context.identity ? { id: context.identity.id, externalId } : { externalId }
-}
+  },
+})

@@ -1,46 +1,48 @@
-import type { Caller } from './caller.js'
-import { lastRefillBoundary } from '../shared/credits.js'
-import { newId } from '../shared/ids.js'
-import { generateKey } from '../shared/key-material.js'
-import type { RootKeyAction } from '../shared/root-key-actions.js'
-import type { ControlPlaneDeps } from './control-plane-deps.js'
-import type { KeyWrites } from './key-writes.js'
-import { checkIdentityBinding } from './identity-binding.js'
-import { requireKeyPermission } from './root-key-auth.js'
+import { lastRefillBoundary } from '../../../shared/credits.js'
+import { newId } from '../../../shared/ids.js'
+import { generateKey } from '../../../shared/key-material.js'
+import type { RootKeyAction } from '../../../shared/root-key-actions.js'
+import type { Caller } from '../../caller.js'
+import type { ControlPlaneDeps } from '../../control-plane-deps.js'
+import { checkIdentityBinding } from '../../identity-binding.js'
+import { requireKeyPermission } from '../../root-key-auth.js'
 
-/** What keys.rerollKey is given: the key, its grace period (ms) and, in v1, the new key's prefix. */
-export interface Reroll {
+/** What keys.rerollKey is given: the key, its grace period (ms) and the new key's prefix (default: the old one's). */
+export interface RerollKeyInput {
   keyId: string
   expiration?: number | undefined
   prefix?: string | undefined
+  /**
+   * What the root key needs on the key's api: create_key, and update_key too when ending the old key counts as an
+   * update of it (Unkey's v1 asks both; its v2 create_key only).
+   */
+  alsoNeedsUpdateKey: boolean
 }
 
 /**
  * Rotation: a new key with the same settings, and the old one expiring after the grace period. The new key is
- * created first, so a failure half-way never leaves the caller with no working key. `actions`: what the root key
- * needs on the key's api (v1: create_key and update_key; v2: create_key, as Unkey's v2 asks).
+ * created first, so a failure half-way never leaves the caller with no working key.
  */
 export async function rerollKey(
   deps: ControlPlaneDeps,
-  writes: KeyWrites,
   caller: Caller,
-  reroll: Reroll,
-  actions: readonly RootKeyAction[],
+  input: RerollKeyInput,
 ): Promise<{ keyId: string; key: string }> {
   const principal = caller.principal
-  const { keyId, expiration = 0 } = reroll
-  const old = await writes.readKey(keyId)
+  const { keyId, expiration = 0 } = input
+  const old = await deps.writes.readKey(keyId)
+  const actions: RootKeyAction[] = input.alsoNeedsUpdateKey ? ['create_key', 'update_key'] : ['create_key']
   requireKeyPermission(principal, old, ...actions)
   // The new key is bound to the old one's identity: a new key of an identity needs the right to bind to it, as on
   // createKey, or rerolling would hand out a key of an identity the root key may not read.
   if (old.ownerId !== undefined) await checkIdentityBinding(deps, principal, old.ownerId)
   const now = deps.clock.now()
-  const prefix = reroll.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
+  const prefix = input.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
   const { key, hash, start } = generateKey(prefix, 16)
   const { rev: _rev, id: _id, hash: _hash, start: _start, updatedAt: _updated, remaining, ...settings } = old
   // Credits move, they are not copied: the new key starts empty and takes the old key's balance (the old
   // key then has none left for its grace period; a failure in between loses what was being moved).
-  const created = await writes.createKey({
+  const created = await deps.writes.createKey({
     ...settings,
     ...(remaining === undefined ? {} : { remaining: 0 }),
     id: newId('key', now),
@@ -55,7 +57,7 @@ export async function rerollKey(
       await deps.store.keys.updateCredits(created.record.id, 'increment', taken, undefined, now)
   }
   const graceEnds = now + expiration
-  await writes.updateKey(
+  await deps.writes.updateKey(
     keyId,
     (current) => ({
       expires: current.expires !== undefined && current.expires < graceEnds ? current.expires : graceEnds,
