@@ -24,16 +24,11 @@ export interface KeyGrants {
 }
 
 /**
- * Checks the fields of a new key and makes its record. keys.createKey and migrations.createKeys both come here,
- * so that a rule about a field is one rule for both; its roles and permissions come resolved (newKeyGrants).
- * Throws the contract's 400/413.
+ * Checks the fields of a new key and makes its record, granted nothing yet (withGrants adds its roles and
+ * permissions once they are resolved). keys.createKey and the key imports both come here, so that a rule about a
+ * field is one rule for both. Throws the contract's 400 (or an input rule's 413/409).
  */
-export function newKeyRecord(
-  fields: NewKeyFields,
-  material: KeyMaterial,
-  now: number,
-  grants: KeyGrants = {},
-): NewKeyRecord {
+export function newKeyRecord(fields: NewKeyFields, material: KeyMaterial, now: number): NewKeyRecord {
   checkMeta(fields.meta)
   checkExpires(fields.expires, now)
   checkRefill(fields.refill, fields.remaining !== undefined)
@@ -48,8 +43,6 @@ export function newKeyRecord(
     ownerId: ownerIdOf(fields) ?? undefined,
     meta: fields.meta,
     expires: fields.expires,
-    permissionIds: grants.permissionIds && [...grants.permissionIds].sort(),
-    roleIds: grants.roleIds && [...grants.roleIds].sort(),
     remaining: fields.remaining,
     refill: withRefillDay(fields.refill),
     ratelimit: rateLimitOf(fields.ratelimit) ?? undefined,
