@@ -44,13 +44,7 @@ describe('a window evicted from memory', () => {
   it('hands its pending usage over to the store, and exactly one window goes when one too many is open', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1, 12))
     const pushed: string[] = []
-    const store = {
-      addRateLimitUsage: async (counter: RateCounter, delta: number) => {
-        if (delta !== 0) pushed.push(`${counter.owner} ${delta}`)
-        return 0
-      },
-    } as unknown as CounterStore
-    const limiter = new RateLimiter(store, pino({ level: 'silent' }), 1_000, clock)
+    const limiter = new RateLimiter(keyUsageHandedOver(pushed), pino({ level: 'silent' }), 1_000, clock)
     const limit = (owner: string, cost: number) => ({
       name: 'l',
       limit: 100,
@@ -87,13 +81,7 @@ describe('key limits, stopped', () => {
   it('hand the async usage counted here over to the store', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1, 12))
     const pushed: string[] = []
-    const store = {
-      addRateLimitUsage: async (counter: RateCounter, delta: number) => {
-        if (delta !== 0) pushed.push(`${counter.owner} ${delta}`)
-        return 0
-      },
-    } as unknown as CounterStore
-    const limiter = new RateLimiter(store, pino({ level: 'silent' }), 1_000, clock)
+    const limiter = new RateLimiter(keyUsageHandedOver(pushed), pino({ level: 'silent' }), 1_000, clock)
     const limit = { name: 'l', limit: 100, duration: 60_000, async: true, cost: 2, owner: 'hash-1' }
     expect((await limiter.checkAll('hash-1', [limit], clock.now())).ok).toBe(true)
     expect(pushed).toEqual([])
@@ -113,6 +101,16 @@ describe('namespace limits, stopped', () => {
     expect(pushed).toEqual(['user 2'])
   })
 })
+
+/** A key-limit counter store that notes every usage handed over to it as `owner delta`. */
+function keyUsageHandedOver(pushed: string[]): CounterStore {
+  return {
+    addRateLimitUsage: async (counter: RateCounter, delta: number) => {
+      if (delta !== 0) pushed.push(`${counter.owner} ${delta}`)
+      return 0
+    },
+  } as unknown as CounterStore
+}
 
 /** A namespace counter store that notes every usage handed over to it as `identifier delta`. */
 function handedOver(pushed: string[]): CounterStore {
