@@ -5,11 +5,15 @@ import type { AuditStore } from './audit-store.js'
 export class MemoryAuditStore implements AuditStore {
   private readonly entries: AuditEntry[] = []
   private sequence = 0
+  /** The time part of the last id: like a stream's, it never goes back, even when an entry's `at` does. */
+  private lastMs = 0
 
   async appendAudit(entry: NewAuditEntry): Promise<void> {
-    // Ids sort like stream ids: time, then a sequence number.
+    // Ids sort like stream ids, in the order entries were appended: time, then a sequence number. The time is the
+    // entry's unless that is before the last id's (the writer's clock stepped back): listAudit's cursor compares ids.
+    this.lastMs = Math.max(this.lastMs, entry.at)
     this.sequence++
-    this.entries.push({ ...structuredClone(entry), id: `${entry.at}-${this.sequence}` })
+    this.entries.push({ ...structuredClone(entry), id: `${this.lastMs}-${this.sequence}` })
     if (this.entries.length > AUDIT_LOG_MAX_LEN) this.entries.splice(0, this.entries.length - AUDIT_LOG_MAX_LEN)
   }
 

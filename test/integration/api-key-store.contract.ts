@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ChangeEvent } from '../../shared/change-event.js'
+import { MAX_CREDITS } from '../../shared/credits.js'
 import { entityAddress } from '../../shared/entity.js'
 import { WriteConflictError } from '../../shared/errors.js'
 import { newId } from '../../shared/ids.js'
@@ -175,6 +176,94 @@ export function apiKeyStoreContract(opened: () => Store, events: readonly Change
       for (const write of kept) expect(hashes.has(write ? write.record.hash : '')).toBe(true)
       expect(hashes.has(gone ? gone.record.hash : '')).toBe(false)
       for (const hash of hashes) expect(await store.keys.getKeyByHash(hash)).not.toBeNull()
+    })
+
+    it('spends credits all or nothing, never more than the balance, and answers null for a key that carries none', async () => {
+      const api = await newApi(store)
+      const now = Date.now()
+      const input = newKey(api.id, { remaining: 3 })
+      const none = newKey(api.id)
+      await store.keys.createKey(input)
+      await store.keys.createKey(none)
+      expect(await store.keys.spendCredits(input.hash, 2, undefined, now)).toEqual({ ok: true, remaining: 1 })
+      // No room for 2 more: nothing spent.
+      expect(await store.keys.spendCredits(input.hash, 2, undefined, now)).toEqual({ ok: false, remaining: 1 })
+      expect((await store.keys.getKeyByHash(input.hash))?.remaining).toBe(1)
+      expect((await store.keys.getKeyById(input.id))?.remaining).toBe(1)
+      // Spends at once: exactly as many pass as the balance holds.
+      expect(await store.keys.updateCredits(input.id, 'set', 5, undefined, now)).toBe(5)
+      const spends = await Promise.all(
+        Array.from({ length: 8 }, () => store.keys.spendCredits(input.hash, 1, undefined, now)),
+      )
+      expect(spends.filter((spend) => spend?.ok)).toHaveLength(5)
+      expect((await store.keys.getKeyByHash(input.hash))?.remaining).toBe(0)
+      expect(await store.keys.spendCredits(none.hash, 1, undefined, now)).toBeNull()
+      expect(await store.keys.spendCredits(hashKey('no such key'), 1, undefined, now)).toBeNull()
+    })
+
+    it("changes a key's balance: increment, decrement to no less than 0, set, take, never past MAX_CREDITS", async () => {
+      const api = await newApi(store)
+      const now = Date.now()
+      const input = newKey(api.id, { remaining: 10 })
+      await store.keys.createKey(input)
+      expect(await store.keys.updateCredits(input.id, 'increment', 5, undefined, now)).toBe(15)
+      expect(await store.keys.updateCredits(input.id, 'decrement', 20, undefined, now)).toBe(0)
+      expect(await store.keys.updateCredits(input.id, 'set', 7, undefined, now)).toBe(7)
+      // `take` empties the balance and answers what it held.
+      expect(await store.keys.updateCredits(input.id, 'take', 0, undefined, now)).toBe(7)
+      expect((await store.keys.getKeyById(input.id))?.remaining).toBe(0)
+      expect(await store.keys.updateCredits(input.id, 'increment', MAX_CREDITS + 1, undefined, now)).toBe(MAX_CREDITS)
+      // A key that carries no credits gets none; a key gone, or never there, neither.
+      const none = newKey(api.id)
+      await store.keys.createKey(none)
+      expect(await store.keys.updateCredits(none.id, 'set', 1, undefined, now)).toBeNull()
+      expect(await store.keys.getKeyById(none.id)).not.toHaveProperty('remaining')
+      await store.keys.deleteKey(input.id)
+      expect(await store.keys.updateCredits(input.id, 'set', 1, undefined, now)).toBeNull()
+      expect(await store.keys.spendCredits(input.hash, 1, undefined, now)).toBeNull()
+      expect(await store.keys.updateCredits('key_missing', 'set', 1, undefined, now)).toBeNull()
+    })
+
+    it('refills a balance once per refill that is due, before spending or changing it', async () => {
+      const api = await newApi(store)
+      const created = Date.now() - 60_000
+      const input = newKey(api.id, { remaining: 1, createdAt: created })
+      await store.keys.createKey(input)
+      // The balance was last set (created) before the boundary: refilled to 5, then spent.
+      const refill = { boundary: created + 10, amount: 5 }
+      expect(await store.keys.spendCredits(input.hash, 2, refill, created + 20)).toEqual({ ok: true, remaining: 3 })
+      // Refilled after that boundary: not again.
+      expect(await store.keys.spendCredits(input.hash, 2, refill, created + 30)).toEqual({ ok: true, remaining: 1 })
+      // The next boundary: the refill comes first, the change after it.
+      expect(
+        await store.keys.updateCredits(input.id, 'increment', 1, { ...refill, boundary: created + 40 }, created + 50),
+      ).toBe(6)
+      // A balance set restarts the refill clock: a boundary before it refills nothing.
+      expect(await store.keys.updateCredits(input.id, 'set', 2, undefined, created + 60)).toBe(2)
+      expect(await store.keys.spendCredits(input.hash, 1, { ...refill, boundary: created + 55 }, created + 70)).toEqual(
+        {
+          ok: true,
+          remaining: 1,
+        },
+      )
+    })
+
+    it('sets or takes away the balance with the record (updateKey), beside it: a spend then sees it', async () => {
+      const api = await newApi(store)
+      const now = Date.now()
+      const created = await store.keys.createKey(newKey(api.id))
+      if (!created) throw new Error('create failed')
+      const { hash, id } = created.record
+      expect(await store.keys.spendCredits(hash, 1, undefined, now)).toBeNull()
+      const funded = await store.keys.updateKey(id, { remaining: 4 }, created.record.rev, now)
+      expect(funded?.record.remaining).toBe(4)
+      expect(await store.keys.spendCredits(hash, 1, undefined, now)).toEqual({ ok: true, remaining: 3 })
+      // An update that leaves the balance alone keeps what was spent.
+      const renamed = await store.keys.updateKey(id, { name: 'renamed' }, funded!.record.rev, now)
+      expect((await store.keys.getKeyByHash(hash))?.remaining).toBe(3)
+      await store.keys.updateKey(id, { remaining: null }, renamed!.record.rev, now)
+      expect(await store.keys.getKeyByHash(hash)).not.toHaveProperty('remaining')
+      expect(await store.keys.spendCredits(hash, 1, undefined, now)).toBeNull()
     })
 
     it('lists keys sorted by id with cursor paging, a total, and an owner filter', async () => {

@@ -22,5 +22,28 @@ export function auditStoreContract(audit: () => AuditStore): void {
       expect(next.map(({ id: _id, ...entry }) => entry)).toEqual([entries[0]])
       expect(await audit().listAudit({ cursor: '0-0', limit: 10 })).toEqual([])
     })
+
+    // Stream ids are the server's, and never go back; an entry's `at` is the writer's clock, which may (NTP steps it).
+    it('gives entries ids in the order they were appended, even when their times go back', async () => {
+      const keyId = newId('key')
+      const now = Date.now()
+      const entry = (at: number, name: string): NewAuditEntry => ({
+        at,
+        rootKeyId: 'root_contract',
+        action: 'keys.updateKey',
+        keyId,
+        after: { name },
+      })
+      const first = entry(now + 1_000, 'first')
+      const second = entry(now, 'second, its clock stepped back')
+      await audit().appendAudit(first)
+      await audit().appendAudit(second)
+      const [newest] = await audit().listAudit({ limit: 1 })
+      expect(newest).toMatchObject(second)
+      const [older] = await audit().listAudit({ cursor: newest!.id, limit: 1 })
+      expect(older).toMatchObject(first)
+      const [oldest] = await audit().listAudit({ cursor: older!.id, limit: 1 })
+      expect(oldest?.keyId).not.toBe(keyId)
+    })
   })
 }

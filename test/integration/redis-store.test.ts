@@ -14,6 +14,12 @@ import { SHARD_COUNT } from '../../shared/shards.js'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import { startRedisServer, useRedisServer } from '../support/redis-server.js'
 import { storeContract } from './store.contract.js'
+import { openBackend, type Backend } from '../../shared/store/backend.js'
+import { entityAddress } from '../../shared/entity.js'
+import { windowStart } from '../../shared/ratelimit.js'
+import { waitFor } from '../support/wait-for.js'
+import { newApi, newKey } from './contract-records.js'
+import { newRootKey } from './root-key-store.contract.js'
 
 storeContract('redis', async () => {
   const redis = await startRedisServer()
@@ -525,5 +531,210 @@ describe('shard revisions on Redis: one command for all 64 shards', () => {
       expect((await store.changes.readRevisions()).shards).toEqual(await expected())
       expect(await commandsOf(() => store.changes.readRevisions())).toEqual({ hmget: SHARD_COUNT, info: 1 })
     }
+  })
+})
+
+describe('replicas on Redis: a write that changed a verdict is acknowledged only once they have it (WAIT)', () => {
+  const redis = useRedisServer()
+  // A lone server: no replica ever confirms. A backend told to wait for one answers each such write as unavailable —
+  // its outcome unknown to the caller, though the primary has it —, and a refused write (nothing changed) at once.
+  let backend: Backend
+  let plain: Store
+  beforeAll(async () => {
+    backend = openBackend({
+      kind: 'redis',
+      connections: {
+        store: await openRedis(redis.url, 'waiting'),
+        feed: await openRedis(redis.url, 'waiting-changes', { autoResubscribe: false }),
+      },
+      replication: { waitReplicas: 1, timeoutMs: 20 },
+    })
+    plain = createRedisStore(await openRedis(redis.url, 'plain'))
+  })
+  afterAll(async () => {
+    await backend?.close()
+    await plain?.close()
+  })
+
+  async function unconfirmed(write: Promise<unknown>): Promise<void> {
+    const error = await write.then(
+      () => new Error('acknowledged without its replica'),
+      (err: unknown) => err,
+    )
+    expect(error).toBeInstanceOf(StoreUnavailableError)
+    expect((error as Error).message).toMatch(/reached 0 of 1 replicas/)
+  }
+
+  it('keys: a create, an update and a delete each wait; a create refused (the hash is taken) does not', async () => {
+    const waiting = backend.store
+    const api = await newApi(plain)
+    const input = newKey(api.id)
+    await unconfirmed(waiting.keys.createKey(input))
+    const created = await plain.keys.getKeyById(input.id)
+    expect(created).toMatchObject({ id: input.id })
+    expect(await waiting.keys.createKey({ ...newKey(api.id), hash: input.hash })).toBe(false)
+    await unconfirmed(waiting.keys.updateKey(input.id, { name: 'renamed' }, created!.rev, Date.now()))
+    expect((await plain.keys.getKeyById(input.id))?.name).toBe('renamed')
+    await unconfirmed(waiting.keys.deleteKey(input.id))
+    expect(await plain.keys.getKeyByHash(input.hash)).toBeNull()
+  })
+
+  it('entities: a create, an update and a delete each wait; a refused write does not', async () => {
+    const waiting = backend.store
+    const id = newId('role')
+    const address = entityAddress('role', id)
+    await unconfirmed(waiting.entities.writeEntity(address, id, 'created', { id }))
+    const stored = await plain.entities.getEntity(address)
+    expect(stored).toMatchObject({ doc: { id } })
+    expect(await waiting.entities.writeEntity(address, id, 'created', { id })).toBe('exists')
+    expect(await waiting.entities.writeEntity(address, id, 'updated', { id }, stored!.rev - 1)).toBe('conflict')
+    await unconfirmed(waiting.entities.writeEntity(address, id, 'updated', { id, name: 'n' }, stored!.rev))
+    await unconfirmed(waiting.entities.writeEntity(address, id, 'deleted', null))
+    expect(await plain.entities.getEntity(address)).toBeNull()
+  })
+
+  it('root keys: a create, a revoke and a roll each wait; a create refused does not', async () => {
+    const waiting = backend.store
+    const record = newRootKey()
+    await unconfirmed(waiting.rootKeys.createRootKey(record))
+    expect(await plain.rootKeys.getRootKeyById(record.id)).toEqual(record)
+    expect(await waiting.rootKeys.createRootKey({ ...newRootKey(), hash: record.hash })).toBe(false)
+    const next = newRootKey()
+    await unconfirmed(waiting.rootKeys.rollRootKey(record.id, next))
+    expect(await plain.rootKeys.getRootKeyById(record.id)).toBeNull()
+    expect(await plain.rootKeys.getRootKeyById(next.id)).toEqual(next)
+    await unconfirmed(waiting.rootKeys.revokeRootKey(next.id))
+    expect(await plain.rootKeys.getRootKeyById(next.id)).toBeNull()
+  })
+})
+
+describe('every part on Redis, when Redis cannot be reached: StoreUnavailableError, whatever the call', () => {
+  const redis = useRedisServer()
+
+  // Each part wraps its calls (storeCall): a failure that is not the store's would answer 500, not 503 (retry).
+  it('rejects every method of every part as unavailable on a connection that is gone', async () => {
+    const store = createRedisStore(await openRedis(redis.url, 'gone'))
+    await store.close()
+    const now = Date.now()
+    const api = { id: newId('api'), name: 'gone', createdAt: now }
+    const key = newKey(api.id, { remaining: 1 })
+    const root = newRootKey()
+    const address = entityAddress('role', 'role_gone')
+    const limit = { owner: key.hash, name: 'l', limit: 1, cost: 1, duration: 60_000 }
+    const calls: Record<string, () => Promise<unknown>> = {
+      'keys.createApi': () => store.keys.createApi(api),
+      'keys.getApi': () => store.keys.getApi(api.id),
+      'keys.apiExists': () => store.keys.apiExists(api.id),
+      'keys.markApiDeleting': () => store.keys.markApiDeleting(api.id),
+      'keys.apiExistsOrDeleting': () => store.keys.apiExistsOrDeleting(api.id),
+      'keys.removeApi': () => store.keys.removeApi(api.id),
+      'keys.createKey': () => store.keys.createKey(key),
+      'keys.getKeyById': () => store.keys.getKeyById(key.id),
+      'keys.getKeyByHash': () => store.keys.getKeyByHash(key.hash),
+      'keys.scanKeyHashes': async () => {
+        for await (const batch of store.keys.scanKeyHashes()) void batch
+      },
+      'keys.updateKey': () => store.keys.updateKey(key.id, { name: 'n' }, 1, now),
+      'keys.deleteKey': () => store.keys.deleteKey(key.id),
+      'keys.listKeys': () => store.keys.listKeys(api.id, { limit: 10 }),
+      'keys.spendCredits': () => store.keys.spendCredits(key.hash, 1, undefined, now),
+      'keys.updateCredits': () => store.keys.updateCredits(key.id, 'set', 1, undefined, now),
+      'entities.getEntity': () => store.entities.getEntity(address),
+      'entities.writeEntity': () => store.entities.writeEntity(address, 'role_gone', 'created', {}),
+      'entities.addToIndex': () => store.entities.addToIndex('roles', 'role_gone'),
+      'entities.removeFromIndex': () => store.entities.removeFromIndex('roles', 'role_gone'),
+      'entities.listIndex': () => store.entities.listIndex('roles', { limit: 10 }),
+      'entities.claimName': () => store.entities.claimName('roles', 'n', 'role_gone'),
+      'entities.readName': () => store.entities.readName('roles', 'n'),
+      'entities.replaceName': () => store.entities.replaceName('roles', 'n', 'role_gone', 'role_other'),
+      'entities.releaseName': () => store.entities.releaseName('roles', 'n', 'role_gone'),
+      'rootKeys.createRootKey': () => store.rootKeys.createRootKey(root),
+      'rootKeys.getRootKeyByHash': () => store.rootKeys.getRootKeyByHash(root.hash),
+      'rootKeys.getRootKeyById': () => store.rootKeys.getRootKeyById(root.id),
+      'rootKeys.listRootKeys': () => store.rootKeys.listRootKeys(),
+      'rootKeys.moveLegacyRootKeys': () => store.rootKeys.moveLegacyRootKeys(),
+      'rootKeys.revokeRootKey': () => store.rootKeys.revokeRootKey(root.id),
+      'rootKeys.rollRootKey': () => store.rootKeys.rollRootKey(root.id, newRootKey()),
+      'rootKeys.touchRootKey': () => store.rootKeys.touchRootKey(root.hash, now),
+      'rootKeys.isBootstrapRootKeyDisabled': () => store.rootKeys.isBootstrapRootKeyDisabled(),
+      'rootKeys.setBootstrapRootKeyDisabled': () => store.rootKeys.setBootstrapRootKeyDisabled(true),
+      'counters.consumeRateLimits': () => store.counters.consumeRateLimits(key.hash, [limit], now),
+      'counters.addRateLimitUsage': () =>
+        store.counters.addRateLimitUsage(
+          { group: key.hash, owner: key.hash, name: 'l', duration: 60_000, window: 0 },
+          1,
+        ),
+      'counters.consumeNamespaceLimit': () => store.counters.consumeNamespaceLimit('ns', 'id', 1, 60_000, 1, now),
+      'counters.addNamespaceUsage': () => store.counters.addNamespaceUsage('ns', 'id', 60_000, 0, 1),
+      'usage.addUsage': () =>
+        store.usage.addUsage([{ keyId: key.id, granularity: 'hour', time: 0, counts: { success: 1 } }]),
+      'usage.readUsage': () => store.usage.readUsage(key.id, 'hour', now, now),
+      'audit.appendAudit': () =>
+        store.audit.appendAudit({ at: now, rootKeyId: root.id, action: 'keys.createKey', keyId: key.id }),
+      'audit.listAudit': () => store.audit.listAudit({ limit: 10 }),
+      'changes.readRevisions': () => store.changes.readRevisions(),
+      'changes.readChanges': () => store.changes.readChanges(0, 0, 10),
+      ping: () => store.ping(),
+    }
+    const answers: Record<string, string> = {}
+    for (const [name, call] of Object.entries(calls)) {
+      answers[name] = await call().then(
+        () => 'answered',
+        (err: unknown) =>
+          err instanceof StoreUnavailableError ? 'unavailable' : `${(err as Error).name}: ${String(err)}`,
+      )
+    }
+    expect(answers).toEqual(Object.fromEntries(Object.keys(calls).map((name) => [name, 'unavailable'])))
+  })
+})
+
+describe('rate-limit counters on Redis: where redis-keys.ts puts them, living one duration past their window', () => {
+  const stage = useRedisStore()
+  const redis = stage.redis
+
+  // Every process on the store (verifiers and control planes of this release and the last, during an upgrade) counts
+  // a window in the same key; and a window's counter must go once its window is over.
+  it("keeps a key's windows and a namespace's at their keys, each expiring a duration after its window", async () => {
+    const MINUTE = 60_000
+    const owner = generateKey('t').hash
+    const now = Date.now()
+    const window = windowStart(MINUTE, now)
+    const { counters } = stage.store
+    await counters.consumeRateLimits(owner, [{ owner, name: 'exact', limit: 5, cost: 2, duration: MINUTE }], now)
+    await counters.addRateLimitUsage({ group: owner, owner, name: 'async', duration: MINUTE, window }, 3)
+    await counters.consumeNamespaceLimit('contract', 'user 1', 5, MINUTE, 4, now)
+    await counters.addNamespaceUsage('contract', 'user 2', MINUTE, window, 1)
+    const expected: [string, string][] = [
+      [redisKeys.rateWindow(owner, owner, 'exact', MINUTE, window), '2'],
+      [redisKeys.rateWindow(owner, owner, 'async', MINUTE, window), '3'],
+      [redisKeys.namespaceWindow('contract', 'user 1', MINUTE, window), '4'],
+      [redisKeys.namespaceWindow('contract', 'user 2', MINUTE, window), '1'],
+    ]
+    for (const [counter, value] of expected) {
+      expect(await redis.admin.get(counter), counter).toBe(value)
+      const ttl = await redis.admin.pttl(counter)
+      // Two durations from the call: past the end of its window (at most one duration away) by one duration.
+      expect(ttl, counter).toBeGreaterThan(2 * MINUTE - 60_000)
+      expect(ttl, counter).toBeLessThanOrEqual(2 * MINUTE)
+    }
+  })
+})
+
+describe('a Redis backend: close() closes the feed and the store', () => {
+  const redis = useRedisServer()
+
+  it('quits both connections', async () => {
+    const connections = {
+      store: await openRedis(redis.url, 'backend-store'),
+      feed: await openRedis(redis.url, 'backend-changes', { autoResubscribe: false }),
+    }
+    const backend = openBackend({ kind: 'redis', connections })
+    await backend.feed.subscribe({ onEvent: () => {}, onSubscribed: () => {}, onDisconnected: () => {} })
+    const ended: string[] = []
+    connections.store.once('end', () => ended.push('store'))
+    connections.feed.once('end', () => ended.push('feed'))
+    await backend.close()
+    await waitFor(() => ended.length === 2, 'both connections to end', 2_000)
+    expect(ended.sort()).toEqual(['feed', 'store'])
   })
 })
