@@ -1,6 +1,5 @@
 import { Type, type TSchema } from 'typebox'
 import { MAX_CREDITS } from '../../shared/credits.js'
-import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { NamedRateLimits } from '../schemas/identity-schemas.js'
 import { Names } from '../schemas/key-schemas.js'
 
