@@ -196,6 +196,9 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
       createdAt: NOW,
     })
     expect((await post('keys.getKey', { keyId: data.keyId, decrypt: true })).status).toBe(412)
+    // decrypt is refused once the key is found and readable: 404 and 403 come first.
+    expect((await post('keys.getKey', { keyId: 'key_missing', decrypt: true })).status).toBe(404)
+    expect((await post('keys.getKey', { keyId: data.keyId, decrypt: true }, elsewhere.headers)).status).toBe(403)
     expect((await post('keys.getKey', { keyId: data.keyId, extra: 1 })).status).toBe(400)
   })
 
@@ -287,6 +290,11 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
       body: { error: { errors: [{ location: 'body.credits.refill.refillDay' }] } },
     })
     expect((await post('keys.updateKey', { keyId: data.keyId, ratelimit: { limit: 1 } })).status).toBe(400)
+    // A key with credits has a balance to refill: its refill alone may change.
+    const { data: funded } = await sdk.keys.createKey({ apiId, credits: { remaining: 7 } })
+    const refill = { interval: 'daily', amount: 5 } as const
+    expect((await post('keys.updateKey', { keyId: funded.keyId, credits: { refill } })).status).toBe(200)
+    expect((await sdk.keys.getKey({ keyId: funded.keyId })).data.credits).toMatchObject({ remaining: 7, refill })
     const reader = await rootKeyWith('api.*.read_key')
     await expect(reader.sdk.keys.updateKey({ keyId: data.keyId, name: 'no' })).rejects.toMatchObject({
       name: 'ForbiddenErrorResponse',
