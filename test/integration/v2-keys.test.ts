@@ -178,6 +178,30 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
     expect((await post('keys.updateKey', { keyId: data.keyId, ...badCredits }, stranger.headers)).status).toBe(403)
   })
 
+  it("meta too large and a limit named twice come before the rules v1 shares (412, expiry, the identity's right)", async () => {
+    const limit = { name: 'requests', limit: 1, duration: 60_000 }
+    const tooLarge = { meta: { blob: 'x'.repeat(70_000) } }
+    const twice = { ratelimits: [limit, limit] }
+    for (const fields of [tooLarge, twice]) {
+      for (const other of [{ recoverable: true }, { expires: 1_000 }]) {
+        const refused = await post('keys.createKey', { apiId, ...fields, ...other })
+        expect(refused.status, JSON.stringify(refused.body)).toBe(400)
+        expect(refused.body.error.detail).toBe(
+          fields === twice
+            ? 'Ratelimit with name "requests" is already defined in the request'
+            : 'meta: is larger than 65536 bytes',
+        )
+      }
+    }
+    const { data } = await sdk.keys.createKey({ apiId })
+    // A root key that may update the key but not make an identity: the input's 400 comes first.
+    const updater = await rootKeyWith(`api.${apiId}.update_key`)
+    for (const fields of [tooLarge, twice]) {
+      const payload = { keyId: data.keyId, externalId: `new-${randomUUID()}`, ...fields }
+      expect((await post('keys.updateKey', payload, updater.headers)).status).toBe(400)
+    }
+  })
+
   it('getKey: 404 for an unknown key, 403 without read_key on its api, 412 for decrypt', async () => {
     const { data } = await sdk.keys.createKey({ apiId })
     await expect(sdk.keys.getKey({ keyId: 'key_missing' })).rejects.toMatchObject({
