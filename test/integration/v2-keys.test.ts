@@ -202,6 +202,13 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
     }
   })
 
+  it('createKey: empty permissions and roles name nothing (the record holds none, as a key given no list)', async () => {
+    const { data } = await sdk.keys.createKey({ apiId, permissions: [], roles: [] })
+    const record = await stack.backend.store.keys.getKeyById(data.keyId)
+    expect(record?.permissionIds).toBeUndefined()
+    expect(record?.roleIds).toBeUndefined()
+  })
+
   it('getKey: 404 for an unknown key, 403 without read_key on its api, 412 for decrypt', async () => {
     const { data } = await sdk.keys.createKey({ apiId })
     await expect(sdk.keys.getKey({ keyId: 'key_missing' })).rejects.toMatchObject({
