@@ -181,6 +181,17 @@ onBothStores('identities', {}, (stack) => {
       expect((await post('identities.createIdentity', { externalId: randomUUID(), ratelimits: twice })).status).toBe(
         409,
       )
+      // Unkey v1's order: the input is refused before the identity is looked up, so before its 404 and its 403.
+      const missing = { identityId: newId('id'), ratelimits: twice }
+      expect((await post('identities.updateIdentity', missing)).status).toBe(409)
+      const stranger = await headersOf([`identity.${newId('id')}.update_identity`])
+      const refused = await post(
+        'identities.updateIdentity',
+        { identityId, ratelimits: twice },
+        stack.controlPlane,
+        stranger,
+      )
+      expect(refused.status).toBe(409)
       for (const limit of [
         { name, limit: 0, duration: 1_000 },
         { name, limit: 1, duration: 999 },

@@ -225,6 +225,23 @@ onBothStores('migrations.createKeys', {}, (stack) => {
       expect(await stored(valid.hash.value)).toBeNull()
     })
 
+    it("checks in order: create_key, the identities' rights, each key's plaintext or hash, its fields, the apis", async () => {
+      const apiId = await newApi()
+      const badHash = byHash(apiId, 'x')
+      // A root key that may not import learns nothing of the keys it sent.
+      expect((await importKeys([badHash], await rootKey([randomUUID()]))).status).toBe(403)
+      const past = { expires: 1_000 }
+      const binder = await rootKey([`api.${apiId}.create_key`])
+      expect(
+        (await importKeys([byHash(apiId, someHash(), { externalId: randomUUID(), ...past })], binder)).status,
+      ).toBe(403)
+      // Every key's plaintext or hash before any key's fields.
+      const { body } = await importKeys([byHash(apiId, someHash(), past), { apiId }])
+      expect(body.error.message).toContain('1: give either plaintext or hash')
+      // The fields before the apis.
+      expect((await importKeys([byHash(newId('api'), someHash(), past)])).status).toBe(400)
+    })
+
     it('no keys, more than 100, or not a list: 400', async () => {
       const apiId = await newApi()
       for (const payload of [[], Array.from({ length: 101 }, () => byHash(apiId)), byHash(apiId)]) {

@@ -178,6 +178,37 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
     expect((await post('keys.updateKey', { keyId: data.keyId, ...badCredits }, stranger.headers)).status).toBe(403)
   })
 
+  it("meta too large and a limit named twice come before the rules v1 shares (412, expiry, the identity's right)", async () => {
+    const limit = { name: 'requests', limit: 1, duration: 60_000 }
+    const tooLarge = { meta: { blob: 'x'.repeat(70_000) } }
+    const twice = { ratelimits: [limit, limit] }
+    for (const fields of [tooLarge, twice]) {
+      for (const other of [{ recoverable: true }, { expires: 1_000 }]) {
+        const refused = await post('keys.createKey', { apiId, ...fields, ...other })
+        expect(refused.status, JSON.stringify(refused.body)).toBe(400)
+        expect(refused.body.error.detail).toBe(
+          fields === twice
+            ? 'Ratelimit with name "requests" is already defined in the request'
+            : 'meta: is larger than 65536 bytes',
+        )
+      }
+    }
+    const { data } = await sdk.keys.createKey({ apiId })
+    // A root key that may update the key but not make an identity: the input's 400 comes first.
+    const updater = await rootKeyWith(`api.${apiId}.update_key`)
+    for (const fields of [tooLarge, twice]) {
+      const payload = { keyId: data.keyId, externalId: `new-${randomUUID()}`, ...fields }
+      expect((await post('keys.updateKey', payload, updater.headers)).status).toBe(400)
+    }
+  })
+
+  it('createKey: empty permissions and roles name nothing (the record holds none, as a key given no list)', async () => {
+    const { data } = await sdk.keys.createKey({ apiId, permissions: [], roles: [] })
+    const record = await stack.backend.store.keys.getKeyById(data.keyId)
+    expect(record?.permissionIds).toBeUndefined()
+    expect(record?.roleIds).toBeUndefined()
+  })
+
   it('getKey: 404 for an unknown key, 403 without read_key on its api, 412 for decrypt', async () => {
     const { data } = await sdk.keys.createKey({ apiId })
     await expect(sdk.keys.getKey({ keyId: 'key_missing' })).rejects.toMatchObject({
@@ -196,6 +227,9 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
       createdAt: NOW,
     })
     expect((await post('keys.getKey', { keyId: data.keyId, decrypt: true })).status).toBe(412)
+    // decrypt is refused once the key is found and readable: 404 and 403 come first.
+    expect((await post('keys.getKey', { keyId: 'key_missing', decrypt: true })).status).toBe(404)
+    expect((await post('keys.getKey', { keyId: data.keyId, decrypt: true }, elsewhere.headers)).status).toBe(403)
     expect((await post('keys.getKey', { keyId: data.keyId, extra: 1 })).status).toBe(400)
   })
 
@@ -287,6 +321,11 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
       body: { error: { errors: [{ location: 'body.credits.refill.refillDay' }] } },
     })
     expect((await post('keys.updateKey', { keyId: data.keyId, ratelimit: { limit: 1 } })).status).toBe(400)
+    // A key with credits has a balance to refill: its refill alone may change.
+    const { data: funded } = await sdk.keys.createKey({ apiId, credits: { remaining: 7 } })
+    const refill = { interval: 'daily', amount: 5 } as const
+    expect((await post('keys.updateKey', { keyId: funded.keyId, credits: { refill } })).status).toBe(200)
+    expect((await sdk.keys.getKey({ keyId: funded.keyId })).data.credits).toMatchObject({ remaining: 7, refill })
     const reader = await rootKeyWith('api.*.read_key')
     await expect(reader.sdk.keys.updateKey({ keyId: data.keyId, name: 'no' })).rejects.toMatchObject({
       name: 'ForbiddenErrorResponse',

@@ -305,6 +305,20 @@ onBothStores('v2 keys.migrateKeys', {}, (stack) => {
       }
     })
 
+    it("checks in order: create_key, the api (404), each key's hash and fields, then the identities' rights", async () => {
+      const badHash = { hash: 'not-a-sha256' }
+      expect((await migrate({ migrationId: 'order', apiId: newId('api'), keys: [badHash] })).status).toBe(404)
+      const apiId = await newApi()
+      const creator = `Bearer ${await rootKey([`api.${apiId}.create_key`])}`
+      const headers = { ...ADMIN_HEADERS, authorization: creator }
+      const refused = await migrate(
+        { migrationId: 'order', apiId, keys: [{ ...badHash, externalId: randomUUID() }] },
+        headers,
+      )
+      expect(refused.status).toBe(400)
+      expect(refused.body.error.errors[0].location).toBe('body.keys.0.hash')
+    })
+
     it('404 for an api that does not exist', async () => {
       await expect(
         sdk().keys.migrateKeys({ migrationId: 'mig_x', apiId: newId('api'), keys: [{ hash: hashKey('x') }] }),

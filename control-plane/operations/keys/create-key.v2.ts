@@ -5,7 +5,7 @@ import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v2Route } from '../../management-route.js'
 import { ApiIdField } from '../../schemas/fields.js'
 import { Refill } from '../../schemas/key-schemas.js'
-import { checkCredits } from '../../v2/credit-rules.js'
+import { checkV2KeyInput } from '../../v2/credit-rules.js'
 import {
   EXTERNAL_ID,
   Expires,
@@ -85,7 +85,7 @@ export const createKeyV2 = v2Route({
   body: CreateKeyBody,
   data: NewKeyData,
   handle: async ({ credits, ...fields }, caller, deps) => {
-    const wireProblem = problemOf(() => checkCredits(credits, false))
+    const wireProblem = problemOf(() => checkV2KeyInput(credits, false, fields))
     const input = { ...fields, remaining: credits?.remaining ?? undefined, refill: credits?.refill, wireProblem }
     return { data: await createKey(deps, caller, { ...input, missingGrantNames: 'create-permissions' }) }
   },

@@ -4,7 +4,7 @@ import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v2Route } from '../../management-route.js'
 import { KeyIdField } from '../../schemas/fields.js'
 import { EmptyResponse, Refill } from '../../schemas/key-schemas.js'
-import { checkCredits } from '../../v2/credit-rules.js'
+import { checkV2KeyInput } from '../../v2/credit-rules.js'
 import {
   EXTERNAL_ID,
   Expires,
@@ -68,8 +68,8 @@ export const updateKeyV2 = v2Route({
   data: EmptyResponse,
   handle: async ({ keyId, credits, ratelimits, permissions, roles, ...rest }, caller, deps) => {
     const wireProblem = {
-      withCredits: problemOf(() => checkCredits(credits, true)),
-      withoutCredits: problemOf(() => checkCredits(credits, false)),
+      withCredits: problemOf(() => checkV2KeyInput(credits, true, { meta: rest.meta, ratelimits })),
+      withoutCredits: problemOf(() => checkV2KeyInput(credits, false, { meta: rest.meta, ratelimits })),
     }
     const changes: KeyChanges = { ...rest }
     if (credits === null) changes.remaining = null
