@@ -21,6 +21,7 @@ import { registerV2LimitRoutes } from './v2/ratelimit-routes.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { registerManagementRoutes } from './management-route.js'
 import { MANAGEMENT_ROUTES } from './operations/management-routes.js'
+import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from './webhooks/webhook-policy.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -42,6 +43,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
    * checks its root key with the same authenticator), forward-auth in dev.
    */
   publicRoutes?: (app: KeygateServer) => void
+  /** What operators allow of webhook endpoints (default: DEFAULT_WEBHOOK_POLICY). */
+  webhookPolicy?: WebhookPolicy
   /** The admin console's built files, served at /console (null: not built, /console says so). */
   console?: ConsoleFiles | null
 }
@@ -76,6 +79,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     identities,
     writes,
     ratelimits: deps.ratelimits,
+    webhookPolicy: deps.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY,
     clock: deps.clock,
     log: deps.log,
   }

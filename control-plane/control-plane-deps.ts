@@ -9,6 +9,7 @@ import type { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { Identities } from './identities.js'
 import type { KeyWrites } from './key-writes.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
+import type { WebhookPolicy } from './webhooks/webhook-policy.js'
 
 /** What every management operation is given (app.ts makes it): nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
@@ -23,6 +24,8 @@ export interface ControlPlaneDeps {
   writes: KeyWrites
   /** ratelimits.limit's core: the process's verifier's. */
   ratelimits: NamespaceLimits
+  /** What operators allow of webhook endpoints. */
+  webhookPolicy: WebhookPolicy
   clock: Clock
   log: Logger
 }

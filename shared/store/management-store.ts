@@ -4,10 +4,11 @@ import type { EntityStore } from './entity-store.js'
 import type { RootKeyStore } from './root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage-store.js'
+import type { WebhookStore } from './webhook-store.js'
 
 /**
  * What the control plane asks of the store (store.ts), part by part: apis, keys and credits, entities, root keys,
- * usage reads and the audit log.
+ * usage reads, the audit log and webhooks.
  */
 export interface ManagementStore extends StoreHealth {
   readonly keys: ApiKeyStore
@@ -15,4 +16,5 @@ export interface ManagementStore extends StoreHealth {
   readonly rootKeys: RootKeyStore
   readonly usage: Pick<UsageStore, 'readUsage'>
   readonly audit: AuditStore
+  readonly webhooks: WebhookStore
 }

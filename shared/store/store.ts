@@ -6,6 +6,7 @@ import type { EntityStore } from './entity-store.js'
 import type { RootKeyStore } from './root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage-store.js'
+import type { WebhookStore } from './webhook-store.js'
 
 /**
  * Where Keygate keeps everything, as parts: each part an interface with its contract written on it, a memory and a
@@ -33,6 +34,8 @@ export interface Store extends StoreHealth {
   /** Verification counts. */
   readonly usage: UsageStore
   readonly audit: AuditStore
+  /** Webhook endpoints, events, the delivery queue and log. */
+  readonly webhooks: WebhookStore
   /** Shard revisions and change logs. */
   readonly changes: ChangeLogStore
   /** Closes the store's connections (nothing for memory). */

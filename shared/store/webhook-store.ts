@@ -1,0 +1,75 @@
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../webhook.js'
+import type { ShardRevision } from './change-log-store.js'
+
+/**
+ * Webhooks' state (`store.webhooks`): endpoints, the events derived from the change logs, the delivery queue, the
+ * delivery log, scheduled deadlines and the deriver's lease. On Redis all of it lives in one hash slot (`{wh}`), so
+ * that each method is one atomic step on a single Redis and a Cluster alike. Every replica of the control plane works
+ * on the same queue: a delivery is claimed for a lease, and a claim whose holder died comes due again when the lease
+ * runs out (at-least-once).
+ *
+ * Absence is `null`/`false`, never an exception; store failures throw `StoreUnavailableError`.
+ */
+export interface WebhookStore {
+  /** Stores a new endpoint (its id is new: no check for an existing one). */
+  createEndpoint(endpoint: WebhookEndpoint): Promise<void>
+  getEndpoint(id: string): Promise<WebhookEndpoint | null>
+  /** Every endpoint, in id order (ids sort by creation time). */
+  listEndpoints(): Promise<WebhookEndpoint[]>
+  /** Replaces the endpoint if it still exists; false if it is gone (nothing written). */
+  replaceEndpoint(endpoint: WebhookEndpoint): Promise<boolean>
+  /** Removes the endpoint and its delivery log and dead letters; false if it was not there. Queued deliveries to it
+   * are dropped when they come due (the worker finds no endpoint). */
+  deleteEndpoint(id: string): Promise<boolean>
+
+  /** The deriver's position in each shard's change log (shards never derived from are absent). */
+  readCursors(): Promise<Map<number, ShardRevision>>
+  writeCursor(shard: number, position: ShardRevision): Promise<void>
+
+  /**
+   * Keeps the event (for the retention, unless kept already: the same id is the same event) and queues one delivery
+   * of it per endpoint id, due at `dueAt`, each only if no delivery with its id is queued: deriving the same cause
+   * twice queues nothing twice. One atomic step.
+   */
+  enqueue(event: WebhookEvent, endpointIds: string[], dueAt: number): Promise<void>
+  getEvent(id: string): Promise<WebhookEvent | null>
+  /** Kept events with `at` ≥ sinceMs, oldest first, at most `limit` (replay). */
+  listEvents(sinceMs: number, limit: number): Promise<WebhookEvent[]>
+  /** Forgets events older than `beforeMs` (their deliveries are done or dead by then). */
+  pruneEvents(beforeMs: number): Promise<void>
+
+  /**
+   * Claims up to `limit` deliveries due at `nowMs`, oldest due first: each is made due again at nowMs + leaseMs in the
+   * same step, so another caller does not take it while it is being sent, and a caller that dies loses it to the
+   * next one after the lease.
+   */
+  claimDue(nowMs: number, leaseMs: number, limit: number): Promise<WebhookDelivery[]>
+  /** The delivery is done (delivered, or dropped): off the queue. */
+  complete(deliveryId: string): Promise<void>
+  /** Another attempt at `dueAt`, with `attempts` made so far; nothing if the delivery is no longer queued. */
+  retry(deliveryId: string, attempts: number, dueAt: number): Promise<void>
+  /** Given up: off the queue, into the endpoint's dead letters (newest first, capped at WEBHOOK_DEAD_KEPT). */
+  deadLetter(delivery: WebhookDelivery): Promise<void>
+  /** Dead letters of an endpoint, newest first. */
+  listDead(endpointId: string, limit: number): Promise<WebhookDelivery[]>
+  /** Deliveries queued (due now or later, claimed or not). */
+  queueDepth(): Promise<number>
+
+  /** Adds an attempt to the endpoint's delivery log (newest first, capped at WEBHOOK_ATTEMPTS_KEPT). */
+  recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void>
+  /** The endpoint's last attempts, newest first. */
+  listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>
+
+  /** A deadline (`key.expiring:<keyId>:<expires>`…) to fire at `atMs`; setting it again moves it. */
+  schedule(member: string, atMs: number): Promise<void>
+  /** Forgets a deadline. */
+  unschedule(member: string): Promise<void>
+  /** Takes up to `limit` deadlines due at `nowMs`, removing them in the same step: each is taken by one caller only. */
+  takeDeadlines(nowMs: number, limit: number): Promise<string[]>
+
+  /**
+   * Holds the lease `name` for `holder` for `ttlMs` from now: true if it was free, expired or already this holder's
+   * (then renewed), false if another holder has it.
+   */
+  holdLease(name: string, holder: string, ttlMs: number): Promise<boolean>
+}

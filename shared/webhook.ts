@@ -1,0 +1,103 @@
+/**
+ * Outbound events (webhooks): what an endpoint is, what an event is, and how a delivery stands. The control plane
+ * derives events from the shards' change logs (control-plane/webhooks/), queues one delivery per subscribed endpoint
+ * and signs each request per the Standard Webhooks specification. Events carry ids and fields, never a key or a hash.
+ */
+
+/** Every event type an endpoint can subscribe to. */
+export const WEBHOOK_EVENT_TYPES = [
+  'key.created',
+  'key.updated',
+  'key.deleted',
+  'key.rerolled',
+  'key.expiring',
+  'key.expired',
+  'key.credits.low',
+  'key.credits.exhausted',
+  'identity.created',
+  'identity.updated',
+  'identity.deleted',
+  'rootKey.created',
+  'rootKey.revoked',
+  'rootKey.rolled',
+] as const
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value)
+}
+
+/** A signing secret: `whsec_` and base64 of 32 random bytes (the Standard Webhooks format). */
+export interface WebhookSecret {
+  secret: string
+  createdAt: number
+  /** Set when a newer secret replaced it: both sign until then (rotation's grace period), unix ms. */
+  expiresAt?: number
+}
+
+/** Where events go. The secrets are kept as they are (signing needs them): the store is the boundary. */
+export interface WebhookEndpoint {
+  /** `whep_…` */
+  id: string
+  /** http(s) only; checked against the private-range policy when set and again at every delivery. */
+  url: string
+  description?: string
+  /** The event types it receives; empty: every type. */
+  eventTypes: WebhookEventType[]
+  enabled: boolean
+  /** Newest first: the first signs; the others sign too until their `expiresAt`. */
+  secrets: WebhookSecret[]
+  createdAt: number
+  updatedAt?: number
+}
+
+/** One event, as every endpoint that wants it receives it: the same id (`webhook-id`) on every attempt. */
+export interface WebhookEvent {
+  /** `msg_…`, derived from what caused it, so that deriving the same cause twice makes the same event. */
+  id: string
+  type: WebhookEventType
+  /** When it happened, unix ms. */
+  at: number
+  /** Ids and fields of the record concerned; never a key, a hash or a secret. */
+  data: Record<string, unknown>
+}
+
+/** One event on its way to one endpoint. */
+export interface WebhookDelivery {
+  /** `<eventId>.<endpointId>`: one delivery per event and endpoint, whoever derives the event. */
+  id: string
+  eventId: string
+  endpointId: string
+  /** Attempts made so far (0: none yet). */
+  attempts: number
+  /** When it was first queued, unix ms: retries stop after the retry window from here. */
+  queuedAt: number
+}
+
+/** What one attempt at a delivery did, as the delivery log keeps it (per endpoint, newest first, capped). */
+export interface WebhookAttempt {
+  deliveryId: string
+  eventId: string
+  eventType: WebhookEventType
+  /** When the request was sent, unix ms. */
+  at: number
+  /** 1 for the first attempt. */
+  attempt: number
+  /** The endpoint's HTTP status, absent when no answer came (refused, timed out, reset). */
+  status?: number
+  /** Why it failed, when it did: `timeout`, `refused: private address`, `HTTP 500`… */
+  error?: string
+  latencyMs: number
+  /** The first bytes of the answer's body, as text. */
+  responseSnippet?: string
+  /** delivered, retry (it will be tried again) or dead (given up: moved to the dead letters). */
+  outcome: 'delivered' | 'retry' | 'dead'
+}
+
+/** How many endpoints a deployment may have: every event is fanned out to each, on every replica's worker. */
+export const MAX_WEBHOOK_ENDPOINTS = 100
+/** Attempts kept per endpoint in the delivery log. */
+export const WEBHOOK_ATTEMPTS_KEPT = 100
+/** Dead deliveries kept per endpoint. */
+export const WEBHOOK_DEAD_KEPT = 1_000
