@@ -15,6 +15,7 @@ import { v2VerifyKeyEndpoint } from '../verifier/v2-verify-key-route.js'
 import { StoredRootKeys } from '../control-plane/stored-root-keys.js'
 import { registerJsonEndpoint } from '../shared/http/json-endpoint.js'
 import { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
+import type { HostLookup } from '../control-plane/webhooks/address-policy.js'
 import { keyVerifierOf, namespaceRatelimitsOf, type ProcessParts } from './assemble-verifier.js'
 import { DeliveryWorker } from '../control-plane/webhooks/delivery-worker.js'
 import { EndpointSender } from '../control-plane/webhooks/endpoint-sender.js'
@@ -41,6 +42,8 @@ export interface ControlPlaneSettings {
   webhookPolicy?: WebhookPolicy | undefined
   /** Where the admin console was built (default: this package's dist/console). */
   consoleDir?: URL
+  /** How webhook endpoints' hosts are resolved (default: DNS); tests resolve names of their own. */
+  hostLookup?: HostLookup | undefined
 }
 
 export interface AssembledControlPlane {
@@ -114,6 +117,7 @@ export function assembleControlPlane(
     onWrite: (write) => verifier.applyChange(write.event),
     ratelimits,
     console: consoleFiles,
+    hostLookup: settings.hostLookup,
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
       // The verifier's endpoints, on Fastify: the same code path as a verifier's (v2's checks its root key as the
