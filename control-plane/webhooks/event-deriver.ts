@@ -114,6 +114,12 @@ export class EventDeriver {
         this.deps.metrics.skipped('epoch')
         this.deps.log.warn({ shard }, 'a change log was reset: webhook events in between are not sent')
         await webhooks.writeCursor(shard, head)
+      } else if (head.rev < cursor.rev) {
+        // The shard went back with its epoch kept (a failover to a replica that missed the last writes): the
+        // revisions past its head will be written again, by other changes, which must not be taken as seen.
+        this.deps.metrics.skipped('rollback')
+        this.deps.log.warn({ shard }, 'a change log went back: webhook events of the lost writes are not sent')
+        await webhooks.writeCursor(shard, head)
       } else if (head.rev > cursor.rev) {
         await this.deriveShard(shard, cursor.rev, head.epoch)
       }
@@ -154,7 +160,9 @@ export class EventDeriver {
 
   /** The webhook events one change makes: none for records no event is about. */
   private async eventsOf(change: ChangeEvent): Promise<WebhookEvent[]> {
-    const id = (type: WebhookEventType) => eventId(`${change.shard}|${change.epoch}|${change.rev}|${type}`)
+    // The record is part of the id: should revisions ever be reused (a rollback), another change gets another id.
+    const id = (type: WebhookEventType) =>
+      eventId(`${change.shard}|${change.epoch}|${change.rev}|${change.hash}|${type}`)
     const now = this.deps.clock.now()
     const event = (type: WebhookEventType, data: Record<string, unknown>, at = now): WebhookEvent => ({
       id: id(type),
