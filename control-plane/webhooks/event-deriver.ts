@@ -100,9 +100,19 @@ export class EventDeriver {
   /** One look: if this process holds the lease, derive what the logs hold past the cursors and fire due deadlines. */
   async runOnce(): Promise<void> {
     const { webhooks, changes, clock } = this.deps
-    if (!(await webhooks.holdLease(DERIVER_LEASE, this.deps.holder, LEASE_MS))) return
+    if (!(await webhooks.holdLease(DERIVER_LEASE, this.deps.holder, LEASE_MS))) {
+      this.deps.metrics.behind(0)
+      return
+    }
     this.endpoints = undefined
     const [snapshot, cursors] = await Promise.all([changes.readRevisions(), webhooks.readCursors()])
+    let behind = 0
+    for (const [shard, cursor] of cursors) {
+      const head = snapshot.shards[shard]
+      // A cursor placed before the shard's first write has no epoch yet.
+      if (head && (cursor.epoch === '' || head.epoch === cursor.epoch)) behind += Math.max(0, head.rev - cursor.rev)
+    }
+    this.deps.metrics.behind(behind)
     for (let shard = 0; shard < SHARD_COUNT; shard++) {
       const head = snapshot.shards[shard]!
       const cursor = cursors.get(shard)

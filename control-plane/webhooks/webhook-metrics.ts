@@ -14,6 +14,8 @@ export interface WebhookMetrics {
   derived(type: string): void
   /** A shard's change log could not be read from the deriver's position (trimmed, or its epoch changed). */
   skipped(reason: LogGap): void
+  /** Changes in the logs past the cursors, when this process last derived (0 on a process not deriving). */
+  behind(changes: number): void
 }
 
 const SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600]
@@ -52,6 +54,11 @@ export function createWebhookMetrics(registry: Registry, queueDepth: () => Promi
     labelNames: ['reason'],
     registers: [registry],
   })
+  const behind = new Gauge({
+    name: 'keygate_webhook_deriver_behind_changes',
+    help: 'Changes in the shard logs not yet derived into webhook events, as the deriving control plane last saw them (0 on the others)',
+    registers: [registry],
+  })
   // Each reason from 0, so that the first gap is an increase an alert sees.
   for (const reason of LOG_GAPS) skipped.inc({ reason }, 0)
   new Gauge({
@@ -77,6 +84,9 @@ export function createWebhookMetrics(registry: Registry, queueDepth: () => Promi
     },
     skipped(reason) {
       skipped.inc({ reason })
+    },
+    behind(changes) {
+      behind.set(changes)
     },
   }
 }

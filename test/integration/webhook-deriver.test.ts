@@ -123,8 +123,23 @@ describe('EventDeriver on the memory store', () => {
     // The next change in that shard, at a revision the cursor had passed, is sent.
     let next = await store.keys.createKey(newKey(api.id))
     while (next && next.event.shard !== shard) next = await store.keys.createKey(newKey(api.id))
+    if (!next) throw new Error('create failed')
     await deriver().runOnce()
-    expect((await queued()).map(([type, , keyId]) => [type, keyId])).toContainEqual(['key.created', next!.record.id])
+    expect((await queued()).map(([type, , keyId]) => [type, keyId])).toContainEqual(['key.created', next.record.id])
+  })
+
+  it('reports how many changes it has yet to derive, and 0 on a control plane that is not deriving', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    for (let i = 0; i < 3; i++) await store.keys.createKey(newKey(api.id))
+    const behind = async (holder: string) => {
+      const registry = new Registry()
+      await deriver(holder, { metrics: createWebhookMetrics(registry, async () => 0) }).runOnce()
+      return (await registry.getSingleMetric('keygate_webhook_deriver_behind_changes')!.get()).values[0]?.value
+    }
+    expect(await behind('another')).toBe(0)
+    expect(await behind('test')).toBe(3)
+    expect(await behind('test')).toBe(0)
   })
 
   it('derives on one control plane at a time: the lease holder', async () => {
