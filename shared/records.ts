@@ -29,6 +29,8 @@ export interface KeyRecord {
    */
   remaining?: number
   refill?: Refill
+  /** The balance at or below which spending sends the webhook event `key.credits.low` (only with `remaining`). */
+  creditsLowThreshold?: number
   ratelimit?: RateLimitConfig
   /** Limits verifyKey's `ratelimits[]` names (or that apply themselves): unique, no `default` beside `ratelimit`. */
   ratelimits?: NamedRateLimit[]

@@ -46,6 +46,7 @@ type OptionalField =
   | 'expires'
   | 'remaining'
   | 'refill'
+  | 'creditsLowThreshold'
   | 'ratelimit'
   | 'ratelimits'
   | 'environment'
@@ -74,6 +75,7 @@ export function toCachedKey(record: Omit<CachedKey, 'resolved' | 'verdict'>): Ca
   if (record.expires !== undefined) key.expires = record.expires
   if (record.remaining !== undefined) key.remaining = record.remaining
   if (record.refill !== undefined) key.refill = record.refill
+  if (record.creditsLowThreshold !== undefined) key.creditsLowThreshold = record.creditsLowThreshold
   if (record.ratelimit !== undefined) key.ratelimit = record.ratelimit
   if (record.ratelimits !== undefined) key.ratelimits = record.ratelimits
   if (record.environment !== undefined) key.environment = record.environment

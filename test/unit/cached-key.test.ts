@@ -37,6 +37,7 @@ const fields = {
       { requiredKeys: ['name', 'limit', 'duration'] },
     ),
   ),
+  creditsLowThreshold: fc.integer({ min: 1 }),
   environment: fc.string(),
   permissionIds: fc.array(fc.string()),
   roleIds: fc.array(fc.string()),
