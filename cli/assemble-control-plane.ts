@@ -14,6 +14,8 @@ import { v2VerifyKeyEndpoint } from '../verifier/v2-verify-key-route.js'
 import { StoredRootKeys } from '../control-plane/stored-root-keys.js'
 import { registerJsonEndpoint } from '../shared/http/json-endpoint.js'
 import { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
+import type { HostLookup } from '../control-plane/webhooks/address-policy.js'
+import type { WebhookPolicy } from '../control-plane/webhooks/webhook-policy.js'
 import { keyVerifierOf, namespaceRatelimitsOf, type ProcessParts } from './assemble-verifier.js'
 
 export interface ControlPlaneSettings {
@@ -31,6 +33,10 @@ export interface ControlPlaneSettings {
   service?: 'control-plane' | 'dev'
   /** Where the admin console was built (default: this package's dist/console). */
   consoleDir?: URL
+  /** What operators allow of webhook endpoints (default: DEFAULT_WEBHOOK_POLICY). */
+  webhookPolicy?: WebhookPolicy | undefined
+  /** How webhook endpoints' hosts are resolved (default: DNS); tests resolve names of their own. */
+  hostLookup?: HostLookup | undefined
 }
 
 export interface AssembledControlPlane {
@@ -101,6 +107,8 @@ export function assembleControlPlane(
     onWrite: (write) => verifier.applyChange(write.event),
     ratelimits,
     console: consoleFiles,
+    webhookPolicy: settings.webhookPolicy,
+    hostLookup: settings.hostLookup,
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
       // The verifier's endpoints, on Fastify: the same code path as a verifier's (v2's checks its root key as the

@@ -22,6 +22,7 @@ import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { registerManagementRoutes } from './management-route.js'
 import { MANAGEMENT_ROUTES } from './operations/management-routes.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from './webhooks/webhook-policy.js'
+import { dnsLookup, type HostLookup } from './webhooks/address-policy.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -45,6 +46,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   publicRoutes?: (app: KeygateServer) => void
   /** What operators allow of webhook endpoints (default: DEFAULT_WEBHOOK_POLICY). */
   webhookPolicy?: WebhookPolicy
+  /** How webhook endpoints' hosts are resolved (default: DNS). */
+  hostLookup?: HostLookup
   /** The admin console's built files, served at /console (null: not built, /console says so). */
   console?: ConsoleFiles | null
 }
@@ -80,6 +83,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     writes,
     ratelimits: deps.ratelimits,
     webhookPolicy: deps.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY,
+    hostLookup: deps.hostLookup ?? dnsLookup,
     clock: deps.clock,
     log: deps.log,
   }

@@ -9,6 +9,7 @@ import type { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { Identities } from './identities.js'
 import type { KeyWrites } from './key-writes.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
+import type { HostLookup } from './webhooks/address-policy.js'
 import type { WebhookPolicy } from './webhooks/webhook-policy.js'
 
 /** What every management operation is given (app.ts makes it): nothing is imported as a singleton. */
@@ -26,6 +27,8 @@ export interface ControlPlaneDeps {
   ratelimits: NamespaceLimits
   /** What operators allow of webhook endpoints. */
   webhookPolicy: WebhookPolicy
+  /** How webhook endpoints' hosts are resolved (DNS; tests resolve names of their own). */
+  hostLookup: HostLookup
   clock: Clock
   log: Logger
 }

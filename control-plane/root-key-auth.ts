@@ -5,13 +5,14 @@ import { grants, MANAGE_ROOT_KEYS, type RootKeyAction } from '../shared/root-key
 import {
   BOOTSTRAP_ID,
   may,
+  mayOnSome,
   requireAction,
   requireActionOn,
   requireNamespaceAction,
   type Principal,
 } from '../shared/root-key-principal.js'
 
-export { BOOTSTRAP_ID, may, requireAction, requireActionOn, requireNamespaceAction, type Principal }
+export { BOOTSTRAP_ID, may, mayOnSome, requireAction, requireActionOn, requireNamespaceAction, type Principal }
 
 /** How a refusal names the api of a key the caller named by id (requireKeyPermission says why). */
 const KEY_API = "<the key's api>"

@@ -6,7 +6,7 @@ import { clipInput } from './clip-input.js'
  * `keygate root-key create` refuses anything else. A permission is `*` (everything) or
  * `<resource>.<id|*>.<action|*>`: an action on one record of the resource (an api, a rate-limit namespace…) or on
  * every one. The resources and actions are Unkey's, so root-key permissions written for Unkey work unchanged;
- * `rootkey.*.manage` is Keygate's own (see MANAGE_ROOT_KEYS).
+ * `webhook` and `rootkey.*.manage` are Keygate's own (see MANAGE_ROOT_KEYS).
  */
 export const ROOT_KEY_RESOURCES = {
   api: [
@@ -53,6 +53,9 @@ export const ROOT_KEY_RESOURCES = {
     'delete_override',
     'list_overrides',
   ],
+  // Keygate's own: webhook endpoints and their events. `webhook.*.<action>` or `webhook.<endpointId>.<action>`
+  // (create_endpoint only on `*`: a new endpoint has no id yet).
+  webhook: ['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint', 'replay'],
   rootkey: ['manage'],
 } as const
 
@@ -83,7 +86,7 @@ export const ROOT_KEY_PERMISSION = new RegExp(
 
 /** How a permission is written, for error messages. */
 export const ROOT_KEY_PERMISSION_FORMAT =
-  "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit) or rootkey.*.manage"
+  "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit, webhook) or rootkey.*.manage"
 
 /**
  * Whether holding the permission `held` grants the permission `needed` (both well-formed): `*` grants everything;

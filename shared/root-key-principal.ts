@@ -56,6 +56,19 @@ export function may<R extends RootKeyResource>(
 }
 
 /**
+ * Whether the principal may do `action` on some record of `resource`, whichever: `*`, `<resource>.*.<action>` or
+ * `<resource>.<id>.<action>` for any id. A root key scoped to some records is shown those in a listing, and what it
+ * cannot reach is hidden from it as if absent; a root key with no such permission at all is refused outright.
+ */
+export function mayOnSome<R extends RootKeyResource>(principal: Principal, resource: R, action: ResourceAction<R>) {
+  return principal.permissions.some((held) => {
+    if (held === '*') return true
+    const [scope, , heldAction] = held.split('.')
+    return scope === resource && (heldAction === '*' || heldAction === action)
+  })
+}
+
+/**
  * Throws the contract's 403 unless the principal may do every one of `actions` on the record `id` of `resource`
  * (`*`: resources with no per-record scope, such as roles and permissions, are checked on `*`).
  */

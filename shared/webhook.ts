@@ -75,6 +75,11 @@ export interface WebhookDelivery {
   queuedAt: number
 }
 
+/** A delivery's id: one per event and endpoint, so that queueing the same event twice queues it once. */
+export function webhookDeliveryId(eventId: string, endpointId: string): string {
+  return `${eventId}.${endpointId}`
+}
+
 /** What one attempt at a delivery did, as the delivery log keeps it (per endpoint, newest first, capped). */
 export interface WebhookAttempt {
   deliveryId: string

@@ -13,4 +13,7 @@ export const WIRE_EXAMPLES = {
   /** A rate-limit namespace's name (namespaces are made on first use, so an example names one by its name). */
   namespaceName: 'email.outbound',
   identityId: 'id_1CX8vvRBpQ4rTs6UvWxYzA',
+  webhookEndpointId: 'whep_1CX8vvRBsU5tVw7XyZaBcD',
+  /** Where a webhook endpoint receives events. */
+  webhookUrl: 'https://example.com/webhooks/keygate',
 } as const

@@ -92,7 +92,7 @@ export function registerOpenApi(app: KeygateServer): void {
         title: 'Keygate API',
         version,
         description: [
-          'API keys: the management API (`apis.*`, `keys.*`, `permissions.*`, `identities.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`), key verification and rate limiting. Two wire contracts over the same keys: a key made through either verifies through both.',
+          'API keys: the management API (`apis.*`, `keys.*`, `permissions.*`, `identities.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`, `webhooks.*`), key verification and rate limiting. Two wire contracts over the same keys: a key made through either verifies through both.',
           "**v1** is Unkey's v1 API: `{base}/v1/{service}.{method}`, GET reads, POST writes, JSON bodies. Every error has the shape `{error: {code, message, docs, requestId}}`; `docs` links to the page of its code, listed at [/docs/errors](/docs/errors).",
           "**v2** is Unkey's v2 API, what `@unkey/api` 2.x speaks (`apis.*`, `keys.*`, `identities.*`, `permissions.*`, `ratelimit.*`): `POST {base}/v2/{service}.{method}`, every answer `{meta: {requestId}, data}` (lists add `pagination: {cursor?, hasMore}`), every error a problem body `{meta, error: {title, detail, status, type, errors?}}`. Every v2 call but liveness needs a root key, verifyKey included: a missing or malformed `Authorization` header is 400, a root key not valid 401, a missing permission 403.",
           '**Trying it out:** management operations need a root key. Press **Authorize** and paste the root key (`keygate dev` prints one). Create an api with `apis.createApi`, then put the `apiId` it returns into `keys.createKey`; the examples show ids of the right shape, which name nothing until you replace them.',

@@ -14,6 +14,7 @@ export const TAGS = {
   analytics: 'Verification counts across keys',
   audit: 'The audit log of management writes',
   rootKeys: 'Root keys: the keys that call the management API',
+  webhooks: 'Webhooks: endpoints that receive signed events when keys, identities and root keys change',
   gateway: 'Forward-auth for gateways (verifier and `keygate dev`)',
   health: 'Whether the service is up, ready, and its metrics',
   'v2 apis': "Unkey's v2 wire format: apis, the namespaces that keys belong to",

@@ -8,6 +8,7 @@ import { MIGRATIONS_ROUTES } from './migrations/routes.js'
 import { PERMISSIONS_ROUTES } from './permissions/routes.js'
 import { RATELIMITS_ROUTES } from './ratelimits/routes.js'
 import { ROOT_KEYS_ROUTES } from './root-keys/routes.js'
+import { WEBHOOKS_ROUTES } from './webhooks/routes.js'
 
 /**
  * Every management operation in every wire format: what the control plane serves behind its root-key hook (app.ts),
@@ -24,4 +25,5 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...ROOT_KEYS_ROUTES,
   ...RATELIMITS_ROUTES,
   ...IDENTITIES_ROUTES,
+  ...WEBHOOKS_ROUTES,
 ]

@@ -94,8 +94,9 @@ const NOT_FOUND_PROBLEMS: Record<RecordKind, string> = {
   role: 'data/role_not_found',
   namespace: 'data/ratelimit_namespace_not_found',
   override: 'data/ratelimit_override_not_found',
-  // Unkey's v2 has no root-key operations, so no problem of its own for one not found.
+  // Unkey's v2 has no root-key or webhook operations, so no problem of its own for one not found.
   rootKey: 'data/not_found',
+  webhookEndpoint: 'data/not_found',
 }
 
 function problemOf(error: ApiError): string {

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { MemoryApiKeyStore } from './memory-api-key-store.js'
 import { MemoryAuditStore } from './memory-audit-store.js'
@@ -6,6 +7,7 @@ import { MemoryCounterStore } from './memory-counter-store.js'
 import { MemoryEntityStore } from './memory-entity-store.js'
 import { MemoryRootKeyStore } from './memory-root-key-store.js'
 import { MemoryUsageStore } from './memory-usage-store.js'
+import { MemoryWebhookStore } from './memory-webhook-store.js'
 import type { Store } from './store.js'
 
 /** The memory store: its change log is a MemoryChangeLogStore, which its writes publish on a MemoryChangeFeed. */
@@ -17,8 +19,12 @@ export interface MemoryStore extends Store {
 /**
  * The embedded default: a real store in process memory, every part passing the same contract suite as on Redis.
  * Keys and entities write to one change log, which publishes on `feed`. Everything is lost when the process exits.
+ * `clock` runs the webhooks' leases (Redis runs them on its own clock).
  */
-export function createMemoryStore(feed: MemoryChangeFeed, options: { changeLogMaxLen?: number } = {}): MemoryStore {
+export function createMemoryStore(
+  feed: MemoryChangeFeed,
+  options: { changeLogMaxLen?: number; clock?: Clock } = {},
+): MemoryStore {
   const changes = new MemoryChangeLogStore(feed, options.changeLogMaxLen)
   return {
     kind: 'memory',
@@ -28,6 +34,7 @@ export function createMemoryStore(feed: MemoryChangeFeed, options: { changeLogMa
     counters: new MemoryCounterStore(),
     usage: new MemoryUsageStore(),
     audit: new MemoryAuditStore(),
+    webhooks: new MemoryWebhookStore(options.clock),
     changes,
     async ping() {},
     async close() {},

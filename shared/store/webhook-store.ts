@@ -48,7 +48,10 @@ export interface WebhookStore {
   complete(deliveryId: string): Promise<void>
   /** Another attempt at `dueAt`, with `attempts` made so far; nothing if the delivery is no longer queued. */
   retry(deliveryId: string, attempts: number, dueAt: number): Promise<void>
-  /** Given up: off the queue, into the endpoint's dead letters (newest first, capped at WEBHOOK_DEAD_KEPT). */
+  /**
+   * Given up: off the queue, into the endpoint's dead letters (newest first, capped at WEBHOOK_DEAD_KEPT); nothing if
+   * the delivery is no longer queued (another caller, whose claim it was after a lease ran out, finished it).
+   */
   deadLetter(delivery: WebhookDelivery): Promise<void>
   /** Dead letters of an endpoint, newest first. */
   listDead(endpointId: string, limit: number): Promise<WebhookDelivery[]>

@@ -12,6 +12,8 @@ import type { SyncSettings } from '../../shared/config/settings.js'
 import type { KeyVerifier } from '../../verifier/key-verifier.js'
 import type { NamespaceRatelimits } from '../../verifier/namespace-ratelimits.js'
 import type { GatewayPolicy } from '../../shared/config/settings.js'
+import type { HostLookup } from '../../control-plane/webhooks/address-policy.js'
+import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../../control-plane/webhooks/webhook-policy.js'
 
 export const TEST_ROOT_KEY = 'test-root-key-0123456789abcdef'
 
@@ -79,6 +81,10 @@ export interface TestServerOptions {
   beforeReady?: (app: KeygateServer) => void
   /** The control plane's KEYGATE_ROOT_KEY (default TEST_ROOT_KEY; null: none). */
   bootstrapRootKey?: string | null
+  /** What the control plane allows of webhook endpoints (default: DEFAULT_WEBHOOK_POLICY's). */
+  webhookPolicy?: Partial<WebhookPolicy>
+  /** How the control plane resolves webhook endpoints' hosts (default: DNS). */
+  hostLookup?: HostLookup
 }
 
 /**
@@ -109,6 +115,8 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     bootstrapRootKey: options.bootstrapRootKey === null ? undefined : (options.bootstrapRootKey ?? TEST_ROOT_KEY),
     managementRateLimit: options.managementRateLimit,
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
+    webhookPolicy: { ...DEFAULT_WEBHOOK_POLICY, ...options.webhookPolicy },
+    hostLookup: options.hostLookup,
     // Forward-auth beside the management API, as `keygate dev` has it.
     ...(options.gateway ? { gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } } : {}),
   })

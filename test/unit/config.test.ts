@@ -101,7 +101,8 @@ describe('configuration', () => {
         return (err as ConfigError).problems
       }
     }
-    const format = "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit) or rootkey.*.manage"
+    const format =
+      "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit, webhook) or rootkey.*.manage"
     const actions =
       'actions of api: create_api, read_api, update_api, delete_api, create_key, read_key, update_key, delete_key, verify_key, read_analytics, encrypt_key, decrypt_key or *'
     expect(problems('api.*.create_keys')).toEqual([
@@ -115,6 +116,10 @@ describe('configuration', () => {
     ])
     expect(problems('identity.*.read_identity')).toEqual([])
     expect(problems('ratelimit.rl_1.limit')).toEqual([])
+    expect(problems('webhook.*.create_endpoint,webhook.whep_1.read_endpoint')).toEqual([])
+    expect(problems('webhook.*.read_endpoints')).toEqual([
+      `--permissions: "webhook.*.read_endpoints" is not ${format}: "read_endpoints" is not an action of webhook (did you mean read_endpoint?); actions of webhook: create_endpoint, read_endpoint, update_endpoint, delete_endpoint, replay or *`,
+    ])
     expect(problems('read_key')).toEqual([`--permissions: "read_key" is not ${format}`])
     expect(() => rootKeyCreateConfig([], {})).toThrow(/KEYGATE_PERMISSIONS \(--permissions\) is required/)
   })

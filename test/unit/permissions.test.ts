@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../shared/errors.js'
-import { can, requirePermission, requireRootKeyManagement } from '../../control-plane/root-key-auth.js'
-import { grants, MANAGE_ROOT_KEYS } from '../../shared/root-key-actions.js'
+import { can, may, mayOnSome, requirePermission, requireRootKeyManagement } from '../../control-plane/root-key-auth.js'
+import { grants, MANAGE_ROOT_KEYS, ROOT_KEY_PERMISSION } from '../../shared/root-key-actions.js'
 
 const principal = (...permissions: string[]) => ({ rootKeyId: 'root_x', permissions })
 
@@ -62,5 +62,38 @@ describe('managing root keys', () => {
     expect(grants('api.api_a.read_key', 'api.*.read_key')).toBe(false)
     expect(grants('api.*.*', MANAGE_ROOT_KEYS)).toBe(false)
     expect(grants(MANAGE_ROOT_KEYS, MANAGE_ROOT_KEYS)).toBe(true)
+  })
+})
+
+describe('webhook permissions', () => {
+  it('are written webhook.*.<action> or webhook.<endpointId>.<action>', () => {
+    for (const permission of [
+      'webhook.*.create_endpoint',
+      'webhook.*.read_endpoint',
+      'webhook.whep_1CX8vvRBsU5tVw7XyZaBcD.update_endpoint',
+      'webhook.*.delete_endpoint',
+      'webhook.*.replay',
+      'webhook.*.*',
+    ])
+      expect(ROOT_KEY_PERMISSION.test(permission), permission).toBe(true)
+    expect(ROOT_KEY_PERMISSION.test('webhook.*.read_key')).toBe(false)
+    expect(ROOT_KEY_PERMISSION.test('webhooks.*.read_endpoint')).toBe(false)
+  })
+
+  it('are held by * and webhook.*.*, never by api.*.* (another resource)', () => {
+    for (const held of ['*', 'webhook.*.*', 'webhook.*.read_endpoint', 'webhook.whep_a.read_endpoint'])
+      expect(may(principal(held), 'webhook', 'whep_a', 'read_endpoint'), held).toBe(true)
+    for (const held of ['api.*.*', 'api.whep_a.read_key', 'webhook.whep_b.read_endpoint', 'webhook.*.update_endpoint'])
+      expect(may(principal(held), 'webhook', 'whep_a', 'read_endpoint'), held).toBe(false)
+    expect(grants('api.*.*', 'webhook.*.create_endpoint')).toBe(false)
+    expect(grants('*', 'webhook.*.create_endpoint')).toBe(true)
+  })
+
+  it('tell a root key scoped to some endpoints (mayOnSome) from one with the action on none', () => {
+    expect(mayOnSome(principal('webhook.whep_b.read_endpoint'), 'webhook', 'read_endpoint')).toBe(true)
+    expect(mayOnSome(principal('webhook.whep_b.*'), 'webhook', 'read_endpoint')).toBe(true)
+    expect(mayOnSome(principal('*'), 'webhook', 'read_endpoint')).toBe(true)
+    for (const held of ['api.*.*', 'webhook.*.update_endpoint', 'identity.*.read_identity'])
+      expect(mayOnSome(principal(held), 'webhook', 'read_endpoint'), held).toBe(false)
   })
 })

@@ -1,0 +1,51 @@
+import { ApiError } from '../../../shared/errors.js'
+import { newId } from '../../../shared/ids.js'
+import { MAX_WEBHOOK_ENDPOINTS, type WebhookEndpoint, type WebhookEventType } from '../../../shared/webhook.js'
+import type { Caller } from '../../caller.js'
+import type { ControlPlaneDeps } from '../../control-plane-deps.js'
+import { requireAction } from '../../root-key-auth.js'
+import { checkEndpointUrl } from '../../webhooks/address-policy.js'
+import { endpointView } from '../../webhooks/endpoint-view.js'
+import { newWebhookSecret } from '../../webhooks/webhook-secret.js'
+
+export interface CreateEndpointInput {
+  url: string
+  description?: string | undefined
+  /** The event types it receives; empty or absent: every type. */
+  eventTypes?: readonly WebhookEventType[] | undefined
+  enabled?: boolean | undefined
+}
+
+/**
+ * A new webhook endpoint, with its first signing secret (in the answer this once): `webhook.*.create_endpoint`, then
+ * the URL (webhooks/address-policy.ts), then room for it (at most MAX_WEBHOOK_ENDPOINTS: every event goes to each).
+ * Two creates at once may both find the last place: the bound is one of cost, not of safety.
+ */
+export async function createEndpoint(
+  deps: ControlPlaneDeps,
+  caller: Caller,
+  input: CreateEndpointInput,
+): Promise<WebhookEndpoint> {
+  const { principal } = caller
+  requireAction(principal, 'webhook', '*', 'create_endpoint')
+  const url = await checkEndpointUrl(input.url, deps.webhookPolicy, deps.hostLookup)
+  if ((await deps.store.webhooks.listEndpoints()).length >= MAX_WEBHOOK_ENDPOINTS)
+    throw new ApiError(
+      'PRECONDITION_FAILED',
+      `there are ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints already, the most there can be: delete one first`,
+    )
+  const now = deps.clock.now()
+  const endpoint: WebhookEndpoint = {
+    id: newId('whep', now),
+    url,
+    ...(input.description === undefined ? {} : { description: input.description }),
+    eventTypes: [...new Set(input.eventTypes ?? [])],
+    enabled: input.enabled ?? true,
+    secrets: [newWebhookSecret(now)],
+    createdAt: now,
+  }
+  await deps.store.webhooks.createEndpoint(endpoint)
+  await deps.audit.record(caller, 'webhooks.createEndpoint', { after: endpointView(endpoint) })
+  caller.log.info({ endpointId: endpoint.id, rootKeyId: principal.rootKeyId }, 'webhook endpoint created')
+  return endpoint
+}

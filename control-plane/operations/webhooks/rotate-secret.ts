@@ -1,0 +1,52 @@
+import type { WebhookSecret } from '../../../shared/webhook.js'
+import type { Caller } from '../../caller.js'
+import type { ControlPlaneDeps } from '../../control-plane-deps.js'
+import { endpointNotFound, reachableEndpoint } from '../../webhooks/endpoint-access.js'
+import { endpointView } from '../../webhooks/endpoint-view.js'
+import { newWebhookSecret, rotatedSecrets } from '../../webhooks/webhook-secret.js'
+
+/** The longest grace a rotation gives the secrets it replaces, seconds. */
+export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600
+
+export interface RotateSecretInput {
+  endpointId: string
+  /** How long the secrets it replaces go on signing beside the new one (webhook-secret.ts rotatedSecrets). */
+  graceSeconds: number
+}
+
+/**
+ * A new signing secret for the endpoint (`update_endpoint`; 403, then 404), in the answer this once: deliveries are
+ * signed with it from now on, and with the ones it replaces too until the grace is over, so that receivers can move to
+ * it without refusing a delivery.
+ */
+export async function rotateSecret(
+  deps: ControlPlaneDeps,
+  caller: Caller,
+  input: RotateSecretInput,
+): Promise<WebhookSecret> {
+  const { principal } = caller
+  const before = await reachableEndpoint(deps.store.webhooks, principal, input.endpointId, 'update_endpoint')
+  const now = deps.clock.now()
+  const fresh = newWebhookSecret(now)
+  const after = {
+    ...before,
+    secrets: rotatedSecrets(before.secrets, fresh, now, input.graceSeconds * 1000),
+    updatedAt: now,
+  }
+  if (!(await deps.store.webhooks.replaceEndpoint(after))) throw endpointNotFound(input.endpointId)
+  // What the secrets were and are, by date only: never a secret.
+  const context = {
+    graceSeconds: input.graceSeconds,
+    secrets: after.secrets.map(({ createdAt, expiresAt }) => ({
+      createdAt,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+    })),
+  }
+  await deps.audit.record(caller, 'webhooks.rotateSecret', {
+    before: endpointView(before),
+    after: endpointView(after),
+    context,
+  })
+  caller.log.info({ endpointId: after.id, rootKeyId: principal.rootKeyId }, 'webhook endpoint secret rotated')
+  return fresh
+}

@@ -1,0 +1,38 @@
+import { Type } from 'typebox'
+import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
+import { v1Route } from '../../management-route.js'
+import { EmptyResponse, Nullable } from '../../schemas/key-schemas.js'
+import { EndpointDescription, EndpointIdField, EndpointUrlField, EventTypes } from '../../schemas/webhook-schemas.js'
+import { updateEndpoint } from './update-endpoint.js'
+
+const UpdateEndpointBody = Type.Object(
+  {
+    endpointId: EndpointIdField('The endpoint to change'),
+    url: Type.Optional(EndpointUrlField('Where events are sent from now on (checked again)')),
+    description: Type.Optional(
+      Nullable(EndpointDescription('What it is, for people'), 'What it is, for people; null clears it'),
+    ),
+    eventTypes: Type.Optional(EventTypes('The event types it receives from now on')),
+    enabled: Type.Optional(Type.Boolean({ description: 'false: nothing is sent to it until it is true again' })),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ endpointId: WIRE_EXAMPLES.webhookEndpointId, enabled: false }],
+  },
+)
+
+/** webhooks.updateEndpoint: Keygate's own, in v1 style. */
+export const updateEndpointV1 = v1Route({
+  operation: 'webhooks.updateEndpoint',
+  method: 'POST',
+  doc: {
+    summary: 'Change a webhook endpoint: each field given replaces the one it had',
+    tag: 'webhooks',
+  },
+  input: UpdateEndpointBody,
+  answer: EmptyResponse,
+  handle: async (body, caller, deps) => {
+    await updateEndpoint(deps, caller, body)
+    return {}
+  },
+})

@@ -1,0 +1,94 @@
+import { promises as dns } from 'node:dns'
+import { isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
+import { invalid } from '../../shared/errors.js'
+import type { WebhookPolicy } from './webhook-policy.js'
+
+/** Resolves a host name to every address it has (dns.promises.lookup's shape; tests pass their own). */
+export type HostLookup = (hostname: string, options: { all: true }) => Promise<{ address: string; family: number }[]>
+
+/** The system's resolver, as every other client on the host resolves (getaddrinfo: /etc/hosts, then DNS). */
+export const dnsLookup: HostLookup = dns.lookup
+
+/** The longest endpoint URL: a URL is shown in every listing and sent on every delivery's log line. */
+export const MAX_ENDPOINT_URL_LENGTH = 2048
+
+/** Ranges no request can go to, whatever the policy: there is no one host there to deliver to. */
+const NEVER = new Set(['unspecified', 'multicast', 'broadcast'])
+
+/** How a refusal names ipaddr.js's ranges; any other is named as ipaddr.js names it (`6to4`, `teredo`, `as112`…). */
+const RANGE_WORDS: Record<string, string> = {
+  loopback: 'a loopback',
+  private: 'a private',
+  linkLocal: 'a link-local',
+  uniqueLocal: 'a unique-local',
+  carrierGradeNat: 'a carrier-grade NAT',
+  unspecified: 'an unspecified',
+  multicast: 'a multicast',
+  broadcast: 'the broadcast',
+  reserved: 'a reserved',
+  rfc6052: 'a NAT64',
+}
+
+/**
+ * Why the control plane may not send a request to `address` (an IPv4 or IPv6 address), or undefined when it may.
+ * Only what ipaddr.js calls `unicast` is allowed: loopback, private, link-local, unique-local, carrier-grade NAT,
+ * reserved and the other special ranges are the network the control plane runs in, which a root key must not be
+ * able to reach through it. An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is judged as the IPv4 address it is.
+ * `allowPrivate` (KEYGATE_WEBHOOK_ALLOW_PRIVATE) allows all of them but the unspecified, multicast and broadcast
+ * addresses.
+ */
+export function addressRefusal(address: string, allowPrivate: boolean): string | undefined {
+  if (!ipaddr.isValid(address)) return `${address} is not an IP address`
+  const range = ipaddr.process(address).range()
+  if (range === 'unicast') return undefined
+  if (allowPrivate && !NEVER.has(range)) return undefined
+  return `${address} is ${RANGE_WORDS[range] ?? `a ${range}`} address${NEVER.has(range) ? '' : ', not a public one'}`
+}
+
+/**
+ * The endpoint URL `url` as it will be stored (normalised by WHATWG URL rules: lower-case host, default port dropped,
+ * IPv4 written in dots), or the 400 naming `url` and why it is refused: not http(s), credentials in it (they would
+ * show in every listing), longer than MAX_ENDPOINT_URL_LENGTH, or a host that resolves to no address or to any
+ * address addressRefusal refuses. An IP literal is judged as it is, without DNS. A host can resolve otherwise later
+ * (DNS rebinding): deliveries check the address they connect to again.
+ */
+export async function checkEndpointUrl(
+  url: string,
+  policy: WebhookPolicy,
+  lookup: HostLookup = dnsLookup,
+): Promise<string> {
+  if (url.length > MAX_ENDPOINT_URL_LENGTH)
+    throw invalid('url', `must be at most ${MAX_ENDPOINT_URL_LENGTH} characters`)
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw invalid('url', 'is not a URL')
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw invalid('url', `must be an http or https URL, not ${parsed.protocol.slice(0, -1)}`)
+  if (parsed.username !== '' || parsed.password !== '')
+    throw invalid('url', 'must not hold credentials (user:password@): they would show wherever the endpoint is listed')
+  // An IPv6 literal's host is bracketed (`[::1]`).
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1')
+  const addresses = isIP(host) !== 0 ? [host] : await resolved(host, lookup)
+  for (const address of addresses) {
+    const refusal = addressRefusal(address, policy.allowPrivateAddresses)
+    if (refusal === undefined) continue
+    throw invalid('url', address === host ? refusal : `${host} resolves to ${refusal}`)
+  }
+  return parsed.href
+}
+
+/** Every address `host` resolves to; a 400 when it resolves to none (a host that may work later is not taken now). */
+async function resolved(host: string, lookup: HostLookup): Promise<string[]> {
+  let addresses: { address: string }[]
+  try {
+    addresses = await lookup(host, { all: true })
+  } catch {
+    addresses = []
+  }
+  if (addresses.length === 0) throw invalid('url', `${host} does not resolve to an address`)
+  return addresses.map(({ address }) => address)
+}

@@ -1,0 +1,173 @@
+import { systemClock, type Clock } from '../clock.js'
+import {
+  WEBHOOK_ATTEMPTS_KEPT,
+  WEBHOOK_DEAD_KEPT,
+  webhookDeliveryId,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEvent,
+} from '../webhook.js'
+import type { ShardRevision } from './change-log-store.js'
+import type { WebhookStore } from './webhook-store.js'
+
+/**
+ * Webhooks in process memory (the embedded default). Each method is one synchronous step, so atomic as the Redis
+ * scripts are; the queue, the events' index and the deadlines keep the order of a Redis sorted set (by score, then by
+ * member). Leases run on `clock`, where Redis runs them on its own.
+ */
+export class MemoryWebhookStore implements WebhookStore {
+  private readonly endpoints = new Map<string, WebhookEndpoint>()
+  private readonly cursors = new Map<number, ShardRevision>()
+  private readonly events = new Map<string, WebhookEvent>()
+  /** Every queued delivery, by id; `due` holds when each is due (unix ms): together, the queue. */
+  private readonly deliveries = new Map<string, WebhookDelivery>()
+  private readonly due = new Map<string, number>()
+  /** Newest first, per endpoint id. */
+  private readonly attempts = new Map<string, WebhookAttempt[]>()
+  private readonly dead = new Map<string, WebhookDelivery[]>()
+  /** Deadline member → when it fires, unix ms. */
+  private readonly deadlines = new Map<string, number>()
+  private readonly leases = new Map<string, { holder: string; until: number }>()
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  async createEndpoint(endpoint: WebhookEndpoint): Promise<void> {
+    this.endpoints.set(endpoint.id, structuredClone(endpoint))
+  }
+
+  async getEndpoint(id: string): Promise<WebhookEndpoint | null> {
+    const endpoint = this.endpoints.get(id)
+    return endpoint ? structuredClone(endpoint) : null
+  }
+
+  async listEndpoints(): Promise<WebhookEndpoint[]> {
+    return [...this.endpoints.values()].sort((a, b) => compare(a.id, b.id)).map((e) => structuredClone(e))
+  }
+
+  async replaceEndpoint(endpoint: WebhookEndpoint): Promise<boolean> {
+    if (!this.endpoints.has(endpoint.id)) return false
+    this.endpoints.set(endpoint.id, structuredClone(endpoint))
+    return true
+  }
+
+  async deleteEndpoint(id: string): Promise<boolean> {
+    this.attempts.delete(id)
+    this.dead.delete(id)
+    return this.endpoints.delete(id)
+  }
+
+  async readCursors(): Promise<Map<number, ShardRevision>> {
+    return new Map([...this.cursors].map(([shard, { epoch, rev }]) => [shard, { epoch, rev }]))
+  }
+
+  async writeCursor(shard: number, { epoch, rev }: ShardRevision): Promise<void> {
+    this.cursors.set(shard, { epoch, rev })
+  }
+
+  async enqueue(event: WebhookEvent, endpointIds: string[], dueAt: number): Promise<void> {
+    if (!this.events.has(event.id)) this.events.set(event.id, structuredClone(event))
+    for (const endpointId of endpointIds) {
+      const id = webhookDeliveryId(event.id, endpointId)
+      if (this.due.has(id)) continue
+      this.deliveries.set(id, { id, eventId: event.id, endpointId, attempts: 0, queuedAt: dueAt })
+      this.due.set(id, dueAt)
+    }
+  }
+
+  async getEvent(id: string): Promise<WebhookEvent | null> {
+    const event = this.events.get(id)
+    return event ? structuredClone(event) : null
+  }
+
+  async listEvents(sinceMs: number, limit: number): Promise<WebhookEvent[]> {
+    const times = new Map([...this.events.values()].filter((e) => e.at >= sinceMs).map((e) => [e.id, e.at]))
+    return lowest(times, Number.POSITIVE_INFINITY, limit).map((id) => structuredClone(this.events.get(id)!))
+  }
+
+  async pruneEvents(beforeMs: number): Promise<void> {
+    for (const [id, event] of this.events) if (event.at < beforeMs) this.events.delete(id)
+  }
+
+  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<WebhookDelivery[]> {
+    const claimed = lowest(this.due, nowMs, limit)
+    for (const id of claimed) this.due.set(id, nowMs + leaseMs)
+    return claimed.map((id) => ({ ...this.deliveries.get(id)! }))
+  }
+
+  async complete(deliveryId: string): Promise<void> {
+    this.due.delete(deliveryId)
+    this.deliveries.delete(deliveryId)
+  }
+
+  async retry(deliveryId: string, attempts: number, dueAt: number): Promise<void> {
+    const delivery = this.deliveries.get(deliveryId)
+    if (!delivery || !this.due.has(deliveryId)) return
+    delivery.attempts = attempts
+    this.due.set(deliveryId, dueAt)
+  }
+
+  async deadLetter(delivery: WebhookDelivery): Promise<void> {
+    // Only a delivery still queued: one another worker already finished (its lease ran out) is not dead twice.
+    if (!this.due.has(delivery.id)) return
+    await this.complete(delivery.id)
+    pushCapped(this.dead, delivery.endpointId, { ...delivery }, WEBHOOK_DEAD_KEPT)
+  }
+
+  async listDead(endpointId: string, limit: number): Promise<WebhookDelivery[]> {
+    return (this.dead.get(endpointId) ?? []).slice(0, Math.max(0, limit)).map((d) => ({ ...d }))
+  }
+
+  async queueDepth(): Promise<number> {
+    return this.due.size
+  }
+
+  async recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void> {
+    pushCapped(this.attempts, endpointId, structuredClone(attempt), WEBHOOK_ATTEMPTS_KEPT)
+  }
+
+  async listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]> {
+    return (this.attempts.get(endpointId) ?? []).slice(0, Math.max(0, limit)).map((a) => structuredClone(a))
+  }
+
+  async schedule(member: string, atMs: number): Promise<void> {
+    this.deadlines.set(member, atMs)
+  }
+
+  async unschedule(member: string): Promise<void> {
+    this.deadlines.delete(member)
+  }
+
+  async takeDeadlines(nowMs: number, limit: number): Promise<string[]> {
+    const taken = lowest(this.deadlines, nowMs, limit)
+    for (const member of taken) this.deadlines.delete(member)
+    return taken
+  }
+
+  async holdLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const now = this.clock.now()
+    const lease = this.leases.get(name)
+    if (lease && lease.until > now && lease.holder !== holder) return false
+    this.leases.set(name, { holder, until: now + ttlMs })
+    return true
+  }
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** At most `limit` members scored ≤ max, lowest first, ties by member: ZRANGE BYSCORE's order. */
+function lowest(scores: Map<string, number>, max: number, limit: number): string[] {
+  return [...scores]
+    .filter(([, score]) => score <= max)
+    .sort(([a, x], [b, y]) => x - y || compare(a, b))
+    .slice(0, Math.max(0, limit))
+    .map(([member]) => member)
+}
+
+/** LPUSH and LTRIM: newest first, the oldest dropped past `kept`. */
+function pushCapped<T>(lists: Map<string, T[]>, id: string, item: T, kept: number): void {
+  const list = lists.get(id) ?? []
+  list.unshift(item)
+  if (list.length > kept) list.length = kept
+  lists.set(id, list)
+}
