@@ -2,6 +2,7 @@ import type { CacheSettings, GatewayPolicy, SyncSettings } from '../shared/confi
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { registerIndex, type ServerIndex } from '../shared/http/index-route.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
+import type { Registry } from 'prom-client'
 import type { Store } from '../shared/store/store.js'
 import { buildControlPlaneApp } from '../control-plane/app.js'
 import { builtConsoleDir, loadConsole } from '../control-plane/console-route.js'
@@ -15,8 +16,14 @@ import { StoredRootKeys } from '../control-plane/stored-root-keys.js'
 import { registerJsonEndpoint } from '../shared/http/json-endpoint.js'
 import { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
 import type { HostLookup } from '../control-plane/webhooks/address-policy.js'
-import type { WebhookPolicy } from '../control-plane/webhooks/webhook-policy.js'
 import { keyVerifierOf, namespaceRatelimitsOf, type ProcessParts } from './assemble-verifier.js'
+import { DeliveryWorker } from '../control-plane/webhooks/delivery-worker.js'
+import { EndpointSender } from '../control-plane/webhooks/endpoint-sender.js'
+import { EventDeriver } from '../control-plane/webhooks/event-deriver.js'
+import { createWebhookMetrics } from '../control-plane/webhooks/webhook-metrics.js'
+import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../control-plane/webhooks/webhook-policy.js'
+import { hostname } from 'node:os'
+import { randomBytes } from 'node:crypto'
 
 export interface ControlPlaneSettings {
   bodyLimitBytes: number
@@ -31,10 +38,10 @@ export interface ControlPlaneSettings {
   gateway?: GatewayPolicy | undefined
   /** The `service` label of its metrics. */
   service?: 'control-plane' | 'dev'
-  /** Where the admin console was built (default: this package's dist/console). */
-  consoleDir?: URL
   /** What operators allow of webhook endpoints (default: DEFAULT_WEBHOOK_POLICY). */
   webhookPolicy?: WebhookPolicy | undefined
+  /** Where the admin console was built (default: this package's dist/console). */
+  consoleDir?: URL
   /** How webhook endpoints' hosts are resolved (default: DNS); tests resolve names of their own. */
   hostLookup?: HostLookup | undefined
 }
@@ -92,6 +99,8 @@ export function assembleControlPlane(
     new StoredRootKeys(parts.store.rootKeys, rootKeyUse),
     settings.bootstrapRootKey,
   )
+  const webhookPolicy = settings.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY
+  const webhooks = webhookProcessesOf(parts, webhookPolicy, metrics.registry)
   const consoleFiles = loadConsole(settings.consoleDir ?? builtConsoleDir())
   if (!consoleFiles) parts.log.warn('the admin console is not built (npm run build): /console answers 404')
   const app = buildControlPlaneApp({
@@ -104,10 +113,10 @@ export function assembleControlPlane(
     hasBootstrapRootKey: settings.bootstrapRootKey !== undefined,
     rootKeys,
     managementRateLimit: settings.managementRateLimit,
+    webhookPolicy,
     onWrite: (write) => verifier.applyChange(write.event),
     ratelimits,
     console: consoleFiles,
-    webhookPolicy: settings.webhookPolicy,
     hostLookup: settings.hostLookup,
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
@@ -120,12 +129,51 @@ export function assembleControlPlane(
     },
   })
   // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.
-  app.addHook('onReady', async () => ratelimits.start())
+  app.addHook('onReady', async () => {
+    ratelimits.start()
+    webhooks.start()
+  })
   app.addHook('onClose', async () => {
+    await webhooks.stop()
     await ratelimits.stop()
     await verifier.stop()
     await rootKeyUse.settle()
     await parts.closeBackend?.()
   })
   return { app, verifier, ratelimits }
+}
+
+/**
+ * Webhooks on this control plane: the deriver (events from the change logs; one replica at a time, by lease) and the
+ * delivery worker (every replica), both beside the app and never on its requests' path.
+ */
+function webhookProcessesOf(parts: ProcessParts<Store>, policy: WebhookPolicy, registry: Registry) {
+  const { store, clock, log } = parts
+  const metrics = createWebhookMetrics(registry, () => store.webhooks.queueDepth())
+  const sender = new EndpointSender(policy)
+  const worker = new DeliveryWorker({ webhooks: store.webhooks, sender, policy, clock, log, metrics })
+  const deriver = new EventDeriver({
+    changes: store.changes,
+    keys: store.keys,
+    entities: store.entities,
+    rootKeys: store.rootKeys,
+    webhooks: store.webhooks,
+    policy,
+    clock,
+    log,
+    metrics,
+    holder: `${hostname()}:${process.pid}:${randomBytes(6).toString('base64url')}`,
+  })
+  return {
+    start() {
+      deriver.start()
+      worker.start()
+    },
+    /** Stops deriving and claiming, waits for the deliveries in flight, then closes the connections to endpoints. */
+    async stop() {
+      await deriver.stop()
+      await worker.stop()
+      await sender.close()
+    },
+  }
 }

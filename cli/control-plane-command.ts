@@ -25,6 +25,7 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
       sync: config.sync,
       bootstrapRootKey: config.rootKey,
       managementRateLimit: config.managementRateLimit,
+      webhookPolicy: config.webhooks,
     },
   )
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))

@@ -41,6 +41,7 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
       sync: config.sync,
       bootstrapRootKey: rootKey,
       managementRateLimit: config.managementRateLimit,
+      webhookPolicy: config.webhooks,
       // Forward-auth next to the management API: only in dev.
       gateway: config.gateway,
       service: 'dev',

@@ -123,7 +123,7 @@ export class RootKeys {
     const now = this.deps.clock.now()
     const { key, hash, start } = generateRootKey()
     const { lastUsedAt: _lastUsedAt, ...kept } = old
-    const record: RootKeyRecord = { ...kept, id: newId('root', now), hash, start, createdAt: now }
+    const record: RootKeyRecord = { ...kept, id: newId('root', now), hash, start, rolledFrom: id, createdAt: now }
     // As a revoke, then a create: the old one is refused by verifiers before the store drops it, the new one
     // accepted by them only once it is stored.
     await this.entities.tombstone(old)

@@ -23,6 +23,11 @@ export interface ChangeEvent {
    * replayed changes carry none). Verifiers turn it into keygate_change_propagation_seconds.
    */
   at?: number
+  /**
+   * On an update as the log keeps it (never published): the record's fields the write changed (KeyRecord names),
+   * read by the webhooks' deriver to say what changed.
+   */
+  fields?: string[]
 }
 
 const KINDS: ReadonlySet<string> = new Set(['created', 'updated', 'deleted'])

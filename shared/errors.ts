@@ -32,7 +32,16 @@ export interface FieldProblem {
 
 /** The records a request names by id or name: a 404 says which kind was not found (v2's `data/key_not_found`). */
 export type RecordKind =
-  'key' | 'api' | 'identity' | 'permission' | 'role' | 'namespace' | 'override' | 'rootKey' | 'webhookEndpoint'
+  | 'key'
+  | 'api'
+  | 'identity'
+  | 'permission'
+  | 'role'
+  | 'namespace'
+  | 'override'
+  | 'rootKey'
+  | 'webhookEndpoint'
+  | 'webhookEvent'
 
 /** What an error says beyond its code and message, for the wire formats that can say it (v2's problem body). */
 export interface ApiErrorDetails {

@@ -42,6 +42,8 @@ export interface KeyRecord {
   /** Ids of the key's roles, sorted, unique: each grants its permissions, resolved the same way. */
   roleIds?: string[]
   enabled: boolean
+  /** The key this one replaced (keys.rerollKey), so that the change that created it can be told as a reroll. */
+  rerolledFrom?: string
   createdAt: number
   updatedAt?: number
   /** The shard revision of the record's last write: newer wins in every cache. */
@@ -78,6 +80,8 @@ export interface RootKeyRecord {
   name?: string
   /** `*`, `<resource>.<id|*>.<action>` or `rootkey.*.manage` (shared/root-key-actions.ts). */
   permissions: string[]
+  /** The root key this one replaced (rootKeys.rollRootKey), so that its creation can be told as a roll. */
+  rolledFrom?: string
   createdAt: number
   /**
    * When it last authenticated a management call, unix ms: recorded at most about once a minute per control plane

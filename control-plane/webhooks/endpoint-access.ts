@@ -4,7 +4,8 @@ import type { WebhookStore } from '../../shared/store/webhook-store.js'
 import type { WebhookEndpoint } from '../../shared/webhook.js'
 import { may, mayOnSome, requireAction, type Principal } from '../root-key-auth.js'
 
-export type EndpointAction = Exclude<ResourceAction<'webhook'>, 'create_endpoint' | 'replay'>
+/** What a root key does to one endpoint (create_endpoint names none). */
+export type EndpointAction = Exclude<ResourceAction<'webhook'>, 'create_endpoint'>
 
 /** The one answer for an endpoint that does not exist and for one the root key may not reach. */
 export const endpointNotFound = (endpointId: string) =>

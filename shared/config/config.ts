@@ -2,7 +2,14 @@ import { rootKeyPermissionProblem } from '../root-key-actions.js'
 import type { RedisTarget } from '../store/redis-connection.js'
 import { parseOptions, type LogLevel, type OptionValues } from './option-spec.js'
 import { commandArguments, specs, type CommandName } from './options.js'
-import type { CacheSettings, GatewayPolicy, ProxySettings, ReplicationSettings, SyncSettings } from './settings.js'
+import type {
+  CacheSettings,
+  GatewayPolicy,
+  ProxySettings,
+  ReplicationSettings,
+  SyncSettings,
+  WebhookPolicy,
+} from './settings.js'
 
 export { commandArguments, commandOf, specs, type CommandName } from './options.js'
 
@@ -34,6 +41,7 @@ export interface ControlPlaneConfig extends ServerConfig, RedisConfig {
   rootKey: string | undefined
   /** Management calls per root key per minute (0: no limit). */
   managementRateLimit: number
+  webhooks: WebhookPolicy
 }
 
 export interface VerifierConfig extends ServerConfig, RedisConfig {
@@ -48,6 +56,7 @@ export interface DevConfig extends ServerConfig {
   rootKey: string | undefined
   managementRateLimit: number
   gateway: GatewayPolicy
+  webhooks: WebhookPolicy
 }
 
 /** What every `keygate root-key …` command reads: where the store is (as the control plane finds it). */
@@ -223,6 +232,7 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
     rootKey: values['root-key'],
     replication: { waitReplicas: values['redis-wait-replicas'], timeoutMs: values['redis-wait-timeout'] },
     managementRateLimit: values['management-rate-limit'],
+    webhooks: webhookPolicy(values),
   })
 }
 
@@ -259,7 +269,20 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
     rootKey: values['root-key'],
     gateway: gatewayPolicy(values),
     managementRateLimit: values['management-rate-limit'],
+    webhooks: webhookPolicy(values),
   })
+}
+
+const HOUR_MS = 3_600_000
+
+function webhookPolicy(values: Values<'control-plane' | 'dev'>): WebhookPolicy {
+  return {
+    allowPrivateAddresses: values['webhook-allow-private'],
+    timeoutMs: values['webhook-timeout'],
+    retryWindowMs: values['webhook-retry-hours'] * HOUR_MS,
+    retryMaxDelayMs: values['webhook-retry-max-delay'],
+    expiringLeadMs: values['webhook-expiring-lead-hours'] * HOUR_MS,
+  }
 }
 
 function rootKeyCommandConfig(values: Values<RootKeyCommand>): RootKeyCommandConfig {

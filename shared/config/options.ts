@@ -231,6 +231,50 @@ const common = {
     default: 6_000,
     description: 'management calls per root key per minute on each control plane (0 = no limit)',
   }),
+  webhookAllowPrivate: option({
+    flag: 'webhook-allow-private',
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    kind: 'boolean',
+    default: false,
+    description:
+      'let webhook endpoints be on loopback, private and link-local addresses (to deliver inside your own network)',
+  }),
+  webhookTimeout: option({
+    flag: 'webhook-timeout',
+    env: 'WEBHOOK_TIMEOUT_MS',
+    kind: 'int',
+    min: 100,
+    max: 60_000,
+    default: 10_000,
+    description: 'how long a webhook endpoint may take to answer, ms',
+  }),
+  webhookRetryHours: option({
+    flag: 'webhook-retry-hours',
+    env: 'WEBHOOK_RETRY_HOURS',
+    kind: 'int',
+    min: 1,
+    max: 720,
+    default: 24,
+    description: 'how long a failing webhook delivery is retried before it is dead-lettered, hours',
+  }),
+  webhookRetryMaxDelay: option({
+    flag: 'webhook-retry-max-delay',
+    env: 'WEBHOOK_RETRY_MAX_DELAY_MS',
+    kind: 'int',
+    min: 100,
+    max: 86_400_000,
+    default: 3_600_000,
+    description: 'longest wait between two attempts at a webhook delivery (waits double from 1 s), ms',
+  }),
+  webhookExpiringLead: option({
+    flag: 'webhook-expiring-lead-hours',
+    env: 'WEBHOOK_EXPIRING_LEAD_HOURS',
+    kind: 'int',
+    min: 0,
+    max: 8_760,
+    default: 168,
+    description: 'how long before a key expires the key.expiring webhook event is sent, hours',
+  }),
   shutdownDelay: option({
     flag: 'shutdown-delay',
     env: 'SHUTDOWN_DELAY_MS',
@@ -268,6 +312,13 @@ const serving = [
 ] as const
 const gateway = [common.keyHeader, common.apiId, common.anyApi, common.requirePermissions, common.cost] as const
 const shutdown = [common.shutdownDelay, common.shutdownGrace] as const
+const webhooks = [
+  common.webhookAllowPrivate,
+  common.webhookTimeout,
+  common.webhookRetryHours,
+  common.webhookRetryMaxDelay,
+  common.webhookExpiringLead,
+] as const
 /** What `keygate root-key …` needs: the store the control plane uses, found as the control plane finds it. */
 const rootKeyStore = [...redisTarget, common.waitReplicas, common.waitTimeout] as const
 
@@ -284,6 +335,7 @@ export const specs = {
     common.rootKey,
     ...serving,
     common.managementRateLimit,
+    ...webhooks,
     ...shutdown,
   ] as const,
   verifier: [
@@ -306,6 +358,7 @@ export const specs = {
     ...serving,
     ...gateway,
     common.managementRateLimit,
+    ...webhooks,
     ...shutdown,
   ] as const,
   'root-key create': [

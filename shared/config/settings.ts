@@ -60,3 +60,21 @@ export interface ReplicationSettings {
   waitReplicas: number
   timeoutMs: number
 }
+
+/** What operators decide about webhooks (KEYGATE_WEBHOOK_* options), given to the operations and the worker. */
+export interface WebhookPolicy {
+  /**
+   * Whether endpoints may be on loopback, private, link-local and other non-public addresses (self-hosters who
+   * deliver inside their own network). Off by default: a root key must not be able to make the control plane call
+   * into the network it runs in.
+   */
+  allowPrivateAddresses: boolean
+  /** How long a request to an endpoint may take, ms. */
+  timeoutMs: number
+  /** How long retries go on after an event was queued before it goes to the dead letters, ms. */
+  retryWindowMs: number
+  /** The longest wait between two attempts, ms: waits double from a second up to this. */
+  retryMaxDelayMs: number
+  /** How long before a key's expiry `key.expiring` is sent, ms. */
+  expiringLeadMs: number
+}

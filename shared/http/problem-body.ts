@@ -97,6 +97,7 @@ const NOT_FOUND_PROBLEMS: Record<RecordKind, string> = {
   // Unkey's v2 has no root-key or webhook operations, so no problem of its own for one not found.
   rootKey: 'data/not_found',
   webhookEndpoint: 'data/not_found',
+  webhookEvent: 'data/not_found',
 }
 
 function problemOf(error: ApiError): string {

@@ -1,3 +1,4 @@
+import { changedKeyFields } from '../key-changes.js'
 import type { ChangeKind } from '../change-event.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord } from '../records.js'
@@ -91,7 +92,8 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     if (!current) return null
     if (current.rev !== expectedRev) throw new WriteConflictError()
     const previousOwner = current.ownerId
-    const write = this.write(applyKeyPatch(current, structuredClone(patch), nowMs), 'updated')
+    const next = applyKeyPatch(current, structuredClone(patch), nowMs)
+    const write = this.write(next, 'updated', changedKeyFields(current, next))
     if (patch.remaining === null) this.refilledAt.delete(current.hash)
     else if (patch.remaining !== undefined || patch.refill) this.refilledAt.set(current.hash, nowMs)
     if (previousOwner !== write.record.ownerId) {
@@ -179,8 +181,8 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   }
 
   /** Revision bump, record, log append and publish: one synchronous step, like the Redis script. */
-  private write(input: NewKeyRecord, kind: ChangeKind): KeyWrite {
-    const event = this.changes.append(shardOf(input.hash), kind, input.id, input.hash, input.apiId)
+  private write(input: NewKeyRecord, kind: ChangeKind, fields: string[] = []): KeyWrite {
+    const event = this.changes.append(shardOf(input.hash), kind, input.id, input.hash, input.apiId, fields)
     const record: KeyRecord = { ...structuredClone(input), rev: event.rev }
     if (kind !== 'deleted') this.keysByHash.set(record.hash, record)
     return { record: structuredClone(record), event: { ...event } }

@@ -20,12 +20,15 @@ export class MemoryChangeLogStore implements ChangeLogStore {
     private readonly changeLogMaxLen = CHANGE_LOG_MAX_LEN,
   ) {}
 
-  /** The next revision of the shard, appended to its log and published; the caller stores the record with it. */
-  append(shard: number, kind: ChangeKind, id: string, hash: string, apiId: string): ChangeEvent {
+  /**
+   * The next revision of the shard, appended to its log (with the fields an update changed) and published; the caller
+   * stores the record with it.
+   */
+  append(shard: number, kind: ChangeKind, id: string, hash: string, apiId: string, fields: string[] = []): ChangeEvent {
     const rev = (this.revisions[shard] = (this.revisions[shard] ?? 0) + 1)
     const event: ChangeEvent = { v: 1, shard, epoch: this.epoch, rev, kind, keyId: id, hash, apiId }
     const log = this.logs[shard]!
-    log.push(event)
+    log.push(fields.length > 0 ? { ...event, fields: [...fields] } : event)
     if (log.length > this.changeLogMaxLen) log.splice(0, log.length - this.changeLogMaxLen)
     this.feed.publish({ ...event, at: wallMicros() })
     return { ...event }
@@ -42,7 +45,7 @@ export class MemoryChangeLogStore implements ChangeLogStore {
     const changes = log
       .filter((event) => event.rev > afterRev)
       .slice(0, limit)
-      .map((event) => ({ ...event }))
+      .map((event) => ({ ...event, ...(event.fields ? { fields: [...event.fields] } : {}) }))
     return changes.length > 0 && changes[0]!.rev !== afterRev + 1 ? LOG_TRIMMED : changes
   }
 }

@@ -1,3 +1,4 @@
+import { changedKeyFields } from '../key-changes.js'
 import { randomBytes } from 'node:crypto'
 import { Cluster, type Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
@@ -203,7 +204,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
           : patch.refill
             ? 'stamp'
             : ''
-    const write = await this.write(next, 'updated', String(expectedRev), credits, nowMs)
+    const write = await this.write(next, 'updated', String(expectedRev), credits, nowMs, changedKeyFields(current, next))
     if (write === 'missing') return null
     if (write === 'conflict') throw new WriteConflictError()
     if (write === 'exists') throw new Error('unexpected reply to update: exists')
@@ -269,6 +270,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
     expectedRev: string,
     credits: string,
     nowMs: number,
+    fields: string[] = [],
   ): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
     const shard = shardOf(input.hash)
     const { remaining: _balance, ...doc } = input
@@ -290,6 +292,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
         randomBytes(9).toString('base64url'),
         credits,
         nowMs,
+        fields.join(','),
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'

@@ -101,6 +101,7 @@ export class RedisChangeLogStore implements ChangeLogStore {
     if (entries[0] && parseInt(entries[0][0], 10) !== afterRev + 1) return LOG_TRIMMED
     return entries.map(([id, fields]) => {
       const field = (name: string) => fields[fields.indexOf(name) + 1] ?? ''
+      const changed = fields.includes('fields') ? field('fields').split(',') : undefined
       return {
         v: 1,
         shard,
@@ -110,6 +111,7 @@ export class RedisChangeLogStore implements ChangeLogStore {
         keyId: field('keyId'),
         hash: field('hash'),
         apiId: field('apiId'),
+        ...(changed ? { fields: changed } : {}),
       }
     })
   }

@@ -71,6 +71,27 @@ export const redisKeys = {
   legacyRootKey: (hash: string) => `kg:root:${hash}`,
   /** STRING: set once every legacy root key has been looked for (by SCAN) and moved. */
   legacyRootKeysMoved: 'kg:{root}:legacy-moved',
+  // Webhooks: every key in the one `{wh}` slot, so that each of the store's steps is one script (webhook-store.ts).
+  /** HASH endpoint id → endpoint json. */
+  webhookEndpoints: 'kg:{wh}:ep',
+  /** HASH shard → json {epoch, rev}: how far the webhook deriver has read each shard's change log. */
+  webhookCursors: 'kg:{wh}:cursor',
+  /** HASH event id → event json, kept for replay until pruned. */
+  webhookEvents: 'kg:{wh}:ev',
+  /** ZSET of event ids by `at`: the events in time order. */
+  webhookEventTimes: 'kg:{wh}:evt',
+  /** HASH delivery id → delivery json (attempts first: redis-webhook-scripts.ts rewrites it), for queued ones. */
+  webhookDeliveries: 'kg:{wh}:dl',
+  /** ZSET of queued delivery ids by when each is due, unix ms (a claim moves it to its lease's end). */
+  webhookDue: 'kg:{wh}:due',
+  /** LIST of attempt json, newest first, capped: an endpoint's delivery log. The id is last: any text. */
+  webhookAttempts: (endpointId: string) => `kg:{wh}:att:${endpointId}`,
+  /** LIST of delivery json, newest first, capped: an endpoint's dead letters. */
+  webhookDead: (endpointId: string) => `kg:{wh}:dead:${endpointId}`,
+  /** ZSET of deadline members by when each fires, unix ms. */
+  webhookDeadlines: 'kg:{wh}:sched',
+  /** STRING holder, expiring (PX) when the lease runs out. */
+  webhookLease: (name: string) => `kg:{wh}:lease:${name}`,
   /** Pub/sub channel of change events. */
   changesChannel: 'kg:changes',
 } as const

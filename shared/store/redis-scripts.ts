@@ -7,7 +7,8 @@
  * KEYS: record, revision counter, change log.
  * ARGV: kind (created|updated|deleted), expected rev ('' = any), doc json, keyId, hash, apiId, log max length,
  *       channel, shard, epoch to use if the shard has none yet, credits ('' leave, 'del', 'stamp' = restart the
- *       refill clock, or the balance to set), now (unix ms, the refill clock's start).
+ *       refill clock, or the balance to set), now (unix ms, the refill clock's start), the fields an update changed
+ *       (comma-separated, kept in the log entry only; '' or absent: none).
  * Returns {rev, 'published'|'publish-failed', epoch} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must
  * run with `maxmemory-policy noeviction` (and AOF); should the counter be lost anyway, the log's last id takes over.
  */
@@ -34,8 +35,13 @@ elseif redis.call('EXISTS', KEYS[3]) == 1 then
   end
 end
 rev = rev + 1
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], rev .. '-1',
-  'kind', kind, 'keyId', ARGV[4], 'hash', ARGV[5], 'apiId', ARGV[6])
+if ARGV[13] and ARGV[13] ~= '' then
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], rev .. '-1',
+    'kind', kind, 'keyId', ARGV[4], 'hash', ARGV[5], 'apiId', ARGV[6], 'fields', ARGV[13])
+else
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], rev .. '-1',
+    'kind', kind, 'keyId', ARGV[4], 'hash', ARGV[5], 'apiId', ARGV[6])
+end
 redis.call('HSET', KEYS[2], 'rev', rev, 'epoch', epoch)
 if kind == 'deleted' then
   redis.call('DEL', KEYS[1])

@@ -9,6 +9,7 @@ import { replicaWait } from './redis-replica-wait.js'
 import { RedisRootKeyStore } from './redis-root-key-store.js'
 import { storeCall } from './redis-store-call.js'
 import { RedisUsageStore } from './redis-usage-store.js'
+import { RedisWebhookStore } from './redis-webhook-store.js'
 import type { Store } from './store.js'
 
 export interface RedisStoreOptions {
@@ -21,7 +22,7 @@ export interface RedisStoreOptions {
 /**
  * The production store on Redis (single node, Sentinel or Cluster: every multi-key step stays in one slot): every
  * part on the one connection `redis`, which the store takes over (its close() closes it). Key layout: redis-keys.ts;
- * scripts: redis-scripts.ts, redis-root-key-scripts.ts and beside the parts that run them.
+ * scripts: redis-scripts.ts, redis-root-key-scripts.ts, redis-webhook-scripts.ts and beside the parts that run them.
  */
 export function createRedisStore(redis: RedisClient, options: RedisStoreOptions = {}): Store {
   const afterWrite = replicaWait(redis, options.replication ?? { waitReplicas: 0, timeoutMs: 1_000 })
@@ -33,6 +34,7 @@ export function createRedisStore(redis: RedisClient, options: RedisStoreOptions 
     counters: new RedisCounterStore(redis),
     usage: new RedisUsageStore(redis),
     audit: new RedisAuditStore(redis),
+    webhooks: new RedisWebhookStore(redis, afterWrite),
     changes: new RedisChangeLogStore(redis),
     async ping() {
       await storeCall(() => redis.ping())

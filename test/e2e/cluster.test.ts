@@ -8,6 +8,7 @@ import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
 import { startRedisCluster } from '../support/redis-cluster.js'
 import { clearOfWindowEdge } from '../support/window-edge.js'
+import { startWebhookReceiver } from '../support/webhook-receiver.js'
 
 const ROOT_KEY = 'cluster-test-root-key-0123456789'
 
@@ -25,6 +26,8 @@ describe('Redis Cluster: 3 masters', () => {
       LOG_LEVEL: 'warn',
       MAX_STALENESS_MS: '2000',
       POLL_INTERVAL_MS: '250',
+      // The webhook receiver below is on loopback.
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     }
     // Side by side: each needs only the cluster.
     const [controlPlane, verifier] = await Promise.all([
@@ -32,6 +35,12 @@ describe('Redis Cluster: 3 masters', () => {
       stopped(startKeygate(['verifier'], env)),
     ])
     const post = jsonPoster(ROOT_KEY)
+    // Webhooks on a Cluster: the queue and its scripts in one slot, the events derived from logs on every node.
+    const receiver = await startWebhookReceiver()
+    stoppable.push(receiver)
+    const endpoint = await post(controlPlane.url, 'webhooks.createEndpoint', { url: receiver.url })
+    expect(endpoint.status).toBe(200)
+    receiver.useSecret(endpoint.body.secret)
 
     const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'cluster' })
     const keys: { keyId: string; key: string }[] = []
@@ -178,6 +187,18 @@ describe('Redis Cluster: 3 masters', () => {
       expect(answers.map((answer) => [answer.status, answer.body.code])).toEqual(Array(8).fill([200, 'VALID']))
     }
     expect((await fetch(`${verifier.url}/readyz`)).status).toBe(200)
+    // Every key's creation and every disable reached the receiver, signed, each once.
+    const webhookEvents = (type: string) => new Set(receiver.events.filter((e) => e.type === type).map((e) => e.data.keyId))
+    await waitFor(
+      () =>
+        keys.every(({ keyId }) => webhookEvents('key.created').has(keyId)) &&
+        keys.slice(0, 12).every(({ keyId }) => webhookEvents('key.updated').has(keyId)),
+      'the webhook events of every key',
+      10_000,
+      50,
+    )
+    expect(receiver.events.every((event) => event.verified)).toBe(true)
+    expect(new Set(receiver.events.map((event) => event.id)).size).toBe(receiver.events.length)
     // The instance id covers every master and is stable: over a second of polls (every 250 ms), nothing is
     // dropped and no poll fails (some may have at start-up, while the client learned the slots).
     const counters = async () => {

@@ -4,6 +4,7 @@ import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { startSentinel, type SentinelProcess } from '../support/sentinel.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
+import { startWebhookReceiver } from '../support/webhook-receiver.js'
 
 const ROOT_KEY = 'sentinel-test-root-key-0123456789'
 const NAME = 'kg'
@@ -43,6 +44,8 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
       // then answers 503 instead of being acknowledged and lost.
       REDIS_WAIT_REPLICAS: '1',
       REDIS_WAIT_TIMEOUT_MS: '500',
+      // The webhook receiver below is on loopback.
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     }
     // Keygate starts while the sentinels find each other (their hellos go every 2 s): it only asks them for the master.
     const [controlPlane, verifier] = await Promise.all([
@@ -65,6 +68,12 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
       ),
     ])
     const post = jsonPoster(ROOT_KEY)
+    // Webhooks through the failover: every acknowledged create is announced, the queue on the new master too.
+    const receiver = await startWebhookReceiver()
+    stoppable.push(receiver)
+    const endpoint = await post(controlPlane.url, 'webhooks.createEndpoint', { url: receiver.url })
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(200)
+    receiver.useSecret(endpoint.body.secret)
 
     const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'sentinel' })
     const acknowledged: { keyId: string; key: string }[] = []
@@ -150,5 +159,15 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
     )
     console.log(`sentinel failover: disable→deny ${Date.now() - disabledAt} ms on the new master`)
     expect((await post(verifier.url, 'keys.verifyKey', { key: after.key }, false)).body.valid).toBe(true)
+    await waitFor(
+      () =>
+        acknowledged.every(({ keyId }) =>
+          receiver.events.some((event) => event.type === 'key.created' && event.data.keyId === keyId),
+        ),
+      'a key.created webhook for every acknowledged create',
+      10_000,
+      50,
+    )
+    expect(receiver.events.every((event) => event.verified)).toBe(true)
   }, 90_000)
 })

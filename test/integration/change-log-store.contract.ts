@@ -28,6 +28,30 @@ export function changeLogStoreContract(opened: () => Store, harness: Pick<StoreH
       expect(revisions[shard]).toEqual({ rev: updated!.event.rev, epoch: created.event.epoch })
     })
 
+    // The webhooks' key.updated says what changed from this, without keeping copies of records.
+    it("keeps the fields an update changed in its log entry, and nothing in a create's or a delete's", async () => {
+      const api = await newApi(store)
+      const created = await store.keys.createKey(newKey(api.id))
+      if (!created) throw new Error('create failed')
+      const updated = await store.keys.updateKey(
+        created.record.id,
+        { enabled: false, remaining: 5, name: created.record.name ?? null },
+        created.record.rev,
+        Date.now(),
+      )
+      const unchanged = await store.keys.updateKey(created.record.id, { enabled: false }, updated!.record.rev, Date.now())
+      const deleted = await store.keys.deleteKey(created.record.id)
+      const log = await store.changes.readChanges(created.event.shard, created.event.rev - 1, 100)
+      if (log === LOG_TRIMMED) throw new Error('unexpectedly trimmed')
+      const entry = (rev: number) => log.find((change) => change.rev === rev)
+      expect(entry(created.event.rev)?.fields).toBeUndefined()
+      expect(entry(updated!.event.rev)?.fields).toEqual(['enabled', 'remaining'])
+      expect(entry(unchanged!.event.rev)?.fields).toBeUndefined()
+      expect(entry(deleted!.event.rev)?.fields).toBeUndefined()
+      // The event a write returns (and publishes) carries no fields: verifiers never need them.
+      expect(updated!.event.fields).toBeUndefined()
+    })
+
     it('replays a shard log after a revision, in order, and says when it was trimmed past it', async () => {
       const api = await newApi(store)
       const created = await store.keys.createKey(newKey(api.id))

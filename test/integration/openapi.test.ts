@@ -48,8 +48,13 @@ let doc: Document
 const operations = new Map<string, { method: string; path: string; op: Operation }>()
 
 beforeAll(async () => {
-  // With forward-auth, as `keygate dev` has it: every operation of the table is served.
-  server = await startTestControlPlane({ gateway: {} })
+  // With forward-auth, as `keygate dev` has it: every operation of the table is served. Every webhook endpoint's host
+  // is this machine, which the policy allows: the examples' endpoints are made, and nothing is sent beyond it.
+  server = await startTestControlPlane({
+    gateway: {},
+    hostLookup: async () => [{ address: '127.0.0.1', family: 4 }],
+    webhookPolicy: { allowPrivateAddresses: true },
+  })
   const response = await server.app.inject({ method: 'GET', url: '/openapi.json' })
   expect(response.statusCode).toBe(200)
   doc = response.json()
@@ -226,7 +231,7 @@ describe('OpenAPI document', () => {
 
   it('says in its header which services it covers, as code (Markdown would eat the asterisks), in both versions', () => {
     expect(doc.info.description).toContain(
-      '(`apis.*`, `keys.*`, `permissions.*`, `identities.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`)',
+      '(`apis.*`, `keys.*`, `permissions.*`, `identities.*`, `ratelimits.*`, `audit.*`, `rootKeys.*`, `webhooks.*`)',
     )
     expect(doc.info.description).toContain('`{base}/v1/{service}.{method}`')
     expect(doc.info.description).toContain('`POST {base}/v2/{service}.{method}`')
@@ -256,6 +261,11 @@ describe('OpenAPI document', () => {
       const { identityId } = (
         await call('POST', '/v1/identities.createIdentity', { externalId: `examples-${apiId}` })
       ).json()
+      // An endpoint only for the operations that name one: there may be no more than MAX_WEBHOOK_ENDPOINTS.
+      const namesEndpoint = JSON.stringify(op).includes(WIRE_EXAMPLES.webhookEndpointId)
+      const endpointId = namesEndpoint
+        ? (await call('POST', '/v1/webhooks.createEndpoint', { url: WIRE_EXAMPLES.webhookUrl })).json().endpointId
+        : WIRE_EXAMPLES.webhookEndpointId
       const real = (value: unknown) =>
         JSON.parse(
           JSON.stringify(value)
@@ -266,7 +276,8 @@ describe('OpenAPI document', () => {
             .replaceAll(WIRE_EXAMPLES.permissionId, permissionId)
             .replaceAll(WIRE_EXAMPLES.roleId, roleId)
             .replaceAll(WIRE_EXAMPLES.namespaceName, namespaceName)
-            .replaceAll(WIRE_EXAMPLES.identityId, identityId),
+            .replaceAll(WIRE_EXAMPLES.identityId, identityId)
+            .replaceAll(WIRE_EXAMPLES.webhookEndpointId, endpointId),
         )
       const parameters = (op.parameters ?? []).filter((p) => p.in === 'query')
       const body = op.requestBody?.content['application/json']
@@ -292,6 +303,7 @@ describe('OpenAPI document', () => {
     }
     expect(tried).toContain('apis.createApi')
     expect(tried).toContain('keys.createKey')
+    expect(tried).toContain('webhooks.rotateSecret')
     expect(tried.length).toBeGreaterThan(20)
   })
 

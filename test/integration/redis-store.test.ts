@@ -20,6 +20,8 @@ import { windowStart } from '../../shared/ratelimit.js'
 import { waitFor } from '../support/wait-for.js'
 import { newApi, newKey } from './contract-records.js'
 import { newRootKey } from './root-key-store.contract.js'
+import { newWebhookEndpoint, newWebhookEvent } from './webhook-store.contract.js'
+import { webhookDeliveryId } from '../../shared/webhook.js'
 
 storeContract('redis', async () => {
   const redis = await startRedisServer()
@@ -593,6 +595,23 @@ describe('replicas on Redis: a write that changed a verdict is acknowledged only
     expect(await plain.entities.getEntity(address)).toBeNull()
   })
 
+  it('webhooks: endpoint writes and an enqueue each wait; a replace or delete of no endpoint, a queued one do not', async () => {
+    const waiting = backend.store
+    const endpoint = newWebhookEndpoint()
+    await unconfirmed(waiting.webhooks.createEndpoint(endpoint))
+    expect(await plain.webhooks.getEndpoint(endpoint.id)).toEqual(endpoint)
+    await unconfirmed(waiting.webhooks.replaceEndpoint({ ...endpoint, enabled: false }))
+    expect(await plain.webhooks.getEndpoint(endpoint.id)).toMatchObject({ enabled: false })
+    expect(await waiting.webhooks.replaceEndpoint(newWebhookEndpoint())).toBe(false)
+    const event = newWebhookEvent(1)
+    await unconfirmed(waiting.webhooks.enqueue(event, [endpoint.id], 1))
+    await waiting.webhooks.enqueue(event, [endpoint.id], 1)
+    expect(await plain.webhooks.queueDepth()).toBe(1)
+    await unconfirmed(waiting.webhooks.deleteEndpoint(endpoint.id))
+    expect(await plain.webhooks.getEndpoint(endpoint.id)).toBeNull()
+    expect(await waiting.webhooks.deleteEndpoint(endpoint.id)).toBe(false)
+  })
+
   it('root keys: a create, a revoke and a roll each wait; a create refused does not', async () => {
     const waiting = backend.store
     const record = newRootKey()
@@ -621,6 +640,15 @@ describe('every part on Redis, when Redis cannot be reached: StoreUnavailableErr
     const root = newRootKey()
     const address = entityAddress('role', 'role_gone')
     const limit = { owner: key.hash, name: 'l', limit: 1, cost: 1, duration: 60_000 }
+    const endpoint = newWebhookEndpoint()
+    const event = newWebhookEvent(now)
+    const delivery = {
+      id: webhookDeliveryId(event.id, endpoint.id),
+      eventId: event.id,
+      endpointId: endpoint.id,
+      attempts: 0,
+      queuedAt: now,
+    }
     const calls: Record<string, () => Promise<unknown>> = {
       'keys.createApi': () => store.keys.createApi(api),
       'keys.getApi': () => store.keys.getApi(api.id),
@@ -672,6 +700,38 @@ describe('every part on Redis, when Redis cannot be reached: StoreUnavailableErr
       'audit.appendAudit': () =>
         store.audit.appendAudit({ at: now, rootKeyId: root.id, action: 'keys.createKey', keyId: key.id }),
       'audit.listAudit': () => store.audit.listAudit({ limit: 10 }),
+      'webhooks.createEndpoint': () => store.webhooks.createEndpoint(endpoint),
+      'webhooks.getEndpoint': () => store.webhooks.getEndpoint(endpoint.id),
+      'webhooks.listEndpoints': () => store.webhooks.listEndpoints(),
+      'webhooks.replaceEndpoint': () => store.webhooks.replaceEndpoint(endpoint),
+      'webhooks.deleteEndpoint': () => store.webhooks.deleteEndpoint(endpoint.id),
+      'webhooks.readCursors': () => store.webhooks.readCursors(),
+      'webhooks.writeCursor': () => store.webhooks.writeCursor(0, { epoch: 'e', rev: 1 }),
+      'webhooks.enqueue': () => store.webhooks.enqueue(event, [endpoint.id], now),
+      'webhooks.getEvent': () => store.webhooks.getEvent(event.id),
+      'webhooks.listEvents': () => store.webhooks.listEvents(0, 10),
+      'webhooks.pruneEvents': () => store.webhooks.pruneEvents(now),
+      'webhooks.claimDue': () => store.webhooks.claimDue(now, 1_000, 10),
+      'webhooks.complete': () => store.webhooks.complete(delivery.id),
+      'webhooks.retry': () => store.webhooks.retry(delivery.id, 1, now),
+      'webhooks.deadLetter': () => store.webhooks.deadLetter(delivery),
+      'webhooks.listDead': () => store.webhooks.listDead(endpoint.id, 10),
+      'webhooks.queueDepth': () => store.webhooks.queueDepth(),
+      'webhooks.recordAttempt': () =>
+        store.webhooks.recordAttempt(endpoint.id, {
+          deliveryId: delivery.id,
+          eventId: event.id,
+          eventType: event.type,
+          at: now,
+          attempt: 1,
+          latencyMs: 1,
+          outcome: 'retry',
+        }),
+      'webhooks.listAttempts': () => store.webhooks.listAttempts(endpoint.id, 10),
+      'webhooks.schedule': () => store.webhooks.schedule('key.expired:key_gone', now),
+      'webhooks.unschedule': () => store.webhooks.unschedule('key.expired:key_gone'),
+      'webhooks.takeDeadlines': () => store.webhooks.takeDeadlines(now, 10),
+      'webhooks.holdLease': () => store.webhooks.holdLease('derive', 'me', 1_000),
       'changes.readRevisions': () => store.changes.readRevisions(),
       'changes.readChanges': () => store.changes.readChanges(0, 0, 10),
       ping: () => store.ping(),
@@ -717,6 +777,101 @@ describe('rate-limit counters on Redis: where redis-keys.ts puts them, living on
       expect(ttl, counter).toBeGreaterThan(2 * MINUTE - 60_000)
       expect(ttl, counter).toBeLessThanOrEqual(2 * MINUTE)
     }
+  })
+})
+
+describe('webhooks on Redis: one hash slot, and what the scripts keep exact', () => {
+  const stage = useRedisStore()
+  const redis = stage.redis
+
+  it('keeps every webhook key in the `{wh}` slot, so that each step is one script on a Cluster too', async () => {
+    const { webhooks } = stage.store
+    const endpoint = newWebhookEndpoint()
+    const [event, dead] = [newWebhookEvent(1), newWebhookEvent(1)]
+    await webhooks.createEndpoint(endpoint)
+    await webhooks.writeCursor(3, { epoch: 'e', rev: 1 })
+    await webhooks.enqueue(event, [endpoint.id], 1)
+    await webhooks.enqueue(dead, [endpoint.id], 1)
+    await webhooks.deadLetter({
+      id: webhookDeliveryId(dead.id, endpoint.id),
+      eventId: dead.id,
+      endpointId: endpoint.id,
+      attempts: 1,
+      queuedAt: 1,
+    })
+    await webhooks.recordAttempt(endpoint.id, {
+      deliveryId: webhookDeliveryId(event.id, endpoint.id),
+      eventId: event.id,
+      eventType: event.type,
+      at: 1,
+      attempt: 1,
+      latencyMs: 1,
+      outcome: 'retry',
+    })
+    await webhooks.schedule('key.expired:key_1:1', 1)
+    await webhooks.holdLease('derive', 'me', 60_000)
+    const keys = (await redis.admin.keys('*')).sort()
+    expect(keys).toEqual(
+      [
+        redisKeys.webhookEndpoints,
+        redisKeys.webhookCursors,
+        redisKeys.webhookEvents,
+        redisKeys.webhookEventTimes,
+        redisKeys.webhookDeliveries,
+        redisKeys.webhookDue,
+        redisKeys.webhookAttempts(endpoint.id),
+        redisKeys.webhookDead(endpoint.id),
+        redisKeys.webhookDeadlines,
+        redisKeys.webhookLease('derive'),
+      ].sort(),
+    )
+    // Redis hashes only the first {…} of a key: its hash tag.
+    expect(new Set(keys.map((key) => /\{([^}]+)\}/.exec(key)?.[1]))).toEqual(new Set(['wh']))
+  })
+
+  // The retry script rewrites a delivery's attempts in its json: the other numbers stay as they were written, even
+  // those cjson would round (it encodes 14 significant digits).
+  it('keeps a delivery exactly as queued through retries', async () => {
+    const { webhooks } = stage.store
+    const endpoint = newWebhookEndpoint()
+    const queuedAt = 123_456_789_012_345
+    const event = newWebhookEvent(queuedAt)
+    await webhooks.enqueue(event, [endpoint.id], queuedAt)
+    await webhooks.retry(webhookDeliveryId(event.id, endpoint.id), 12, queuedAt)
+    const claimed = await webhooks.claimDue(queuedAt, 1_000, 10)
+    expect(claimed.filter((delivery) => delivery.endpointId === endpoint.id)).toEqual([
+      {
+        id: webhookDeliveryId(event.id, endpoint.id),
+        eventId: event.id,
+        endpointId: endpoint.id,
+        attempts: 12,
+        queuedAt,
+      },
+    ])
+  })
+
+  // Pruning goes a batch of events per script call (never holding Redis long): it goes on until none is left.
+  it('forgets every event older than the retention, however many batches that takes', async () => {
+    const { webhooks } = stage.store
+    const events = Array.from({ length: 1_201 }, (_, i) => newWebhookEvent(10_000 + i))
+    await Promise.all(events.map((event) => webhooks.enqueue(event, [], 10_000)))
+    const kept = newWebhookEvent(20_000)
+    await webhooks.enqueue(kept, [], 20_000)
+    await webhooks.pruneEvents(20_000)
+    expect(await webhooks.listEvents(0, 1)).toEqual([kept])
+    expect(await redis.admin.zcount(redisKeys.webhookEventTimes, '-inf', '(20000')).toBe(0)
+    const ids = events.map((event) => event.id)
+    expect(await redis.admin.hmget(redisKeys.webhookEvents, ...ids)).toEqual(ids.map(() => null))
+  })
+
+  it("runs a lease on Redis' clock: renewing it sets its whole ttl again", async () => {
+    const { webhooks } = stage.store
+    const lease = redisKeys.webhookLease('renewed')
+    expect(await webhooks.holdLease('renewed', 'me', 10_000)).toBe(true)
+    expect(await redis.admin.pttl(lease)).toBeLessThanOrEqual(10_000)
+    expect(await webhooks.holdLease('renewed', 'me', 60_000)).toBe(true)
+    expect(await redis.admin.pttl(lease)).toBeGreaterThan(50_000)
+    expect(await redis.admin.get(lease)).toBe('me')
   })
 })
 

@@ -55,10 +55,18 @@ interface Fixture {
   /** The identity of the key's externalId (createKey made it). */
   identityId: string
   externalId: string
+  /** A webhook endpoint of its own (ENDPOINT_URL). */
+  endpointId: string
 }
 
 /** The identifier the fixture's namespace has an override for. */
 const OVERRIDDEN = 'user_123'
+/**
+ * Where the fixtures' webhook endpoints are: the discard port of this machine, which the servers here allow
+ * (WEBHOOK_POLICY), so that nothing is ever sent beyond it.
+ */
+const ENDPOINT_URL = 'http://127.0.0.1:9/security-table'
+const WEBHOOK_POLICY = { allowPrivateAddresses: true }
 
 type Method = 'GET' | 'POST'
 /** A request without its URL: the URL is made from the operation id, so a row cannot call another route. */
@@ -81,9 +89,10 @@ type Need =
   | `rbac.*.${ResourceAction<'rbac'>}`
   | `identity.*.${ResourceAction<'identity'>}`
   | `ratelimit.*.${ResourceAction<'ratelimit'>}`
+  | `webhook.*.${ResourceAction<'webhook'>}`
 
 /** The resources whose permissions are written whole in a row (`rbac.*.create_role`), not per api. */
-const SCOPED_RESOURCES = ['rbac', 'identity', 'ratelimit'] as const
+const SCOPED_RESOURCES = ['rbac', 'identity', 'ratelimit', 'webhook'] as const
 /**
  * A need, or alternatives any one of which will do (Keygate's permission and the one Unkey's clients hold, as for
  * the analytics reads).
@@ -223,6 +232,18 @@ const TABLE: Record<string, Row> = {
   'rootKeys.listRootKeys': { needs: [MANAGE_ROOT_KEYS], call: () => get() },
   'rootKeys.revokeRootKey': { needs: [MANAGE_ROOT_KEYS, 'read_key'], call: (f) => post({ rootKeyId: f.rootKeyId }) },
   'rootKeys.rollRootKey': { needs: [MANAGE_ROOT_KEYS, 'read_key'], call: (f) => post({ rootKeyId: f.rootKeyId }) },
+  'webhooks.createEndpoint': { needs: ['webhook.*.create_endpoint'], call: () => post({ url: ENDPOINT_URL }) },
+  'webhooks.listEndpoints': { needs: ['webhook.*.read_endpoint'], call: () => get() },
+  'webhooks.getEndpoint': { needs: ['webhook.*.read_endpoint'], call: (f) => get({ endpointId: f.endpointId }) },
+  'webhooks.updateEndpoint': {
+    needs: ['webhook.*.update_endpoint'],
+    call: (f) => post({ endpointId: f.endpointId, enabled: false, description: 'changed' }),
+  },
+  'webhooks.deleteEndpoint': { needs: ['webhook.*.delete_endpoint'], call: (f) => post({ endpointId: f.endpointId }) },
+  'webhooks.rotateSecret': {
+    needs: ['webhook.*.update_endpoint'],
+    call: (f) => post({ endpointId: f.endpointId, graceSeconds: 0 }),
+  },
 }
 
 const MANAGEMENT = Object.entries(OPERATIONS)
@@ -337,8 +358,9 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
   const roleName = `reader-${apiId}`
   const namespaceName = `security-${apiId}`
   const rootKeyId = newId('root')
-  // The key, the root key and the override need only the api: made side by side (on Redis their round trips overlap).
-  const [created, , set] = await Promise.all([
+  // The key, the root key, the override and the endpoint need only the api: made side by side (on Redis their round
+  // trips overlap).
+  const [created, , set, endpoint] = await Promise.all([
     send(
       server,
       {
@@ -370,9 +392,11 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
       },
       ADMIN,
     ),
+    send(server, { method: 'POST', url: '/v1/webhooks.createEndpoint', body: { url: ENDPOINT_URL } }, ADMIN),
   ])
   expect(created.status, JSON.stringify(created.body)).toBe(200)
   expect(set.status, JSON.stringify(set.body)).toBe(200)
+  expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(200)
   const rbac = grantsOn(server.backend)
   const [permission, role, namespace, identity] = await Promise.all([
     rbac.permissions.findByName(permissionSlug),
@@ -394,32 +418,38 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
     namespaceName,
     identityId: identity.body.id,
     externalId: `owner-${apiId}`,
+    endpointId: endpoint.body.endpointId,
   }
 }
 
 /**
- * Removes every permission, role and stored root key (tests make their own: the fixture's and their callers'). The
- * snapshot lists them all: left to pile up over the ~950 tests of a store they made each snapshot slower than the
- * last, and past MAX_LISTED a listing would no longer show a permission or role a refused call added. Straight in the
- * store: nothing the tests check goes through these writes.
+ * Removes every permission, role, stored root key and webhook endpoint (tests make their own: the fixture's and their
+ * callers'). The snapshot lists them all: left to pile up over the ~950 tests of a store they made each snapshot
+ * slower than the last, and past MAX_LISTED a listing would no longer show a permission or role a refused call added
+ * (nor could a fixture make its endpoint past MAX_WEBHOOK_ENDPOINTS). Straight in the store: nothing the tests check
+ * goes through these writes.
  */
 async function clearGrants(server: TestServer): Promise<void> {
   const rbac = grantsOn(server.backend)
-  const [permissions, roles, rootKeys] = await Promise.all([
+  const { webhooks } = server.backend.store
+  const [permissions, roles, rootKeys, endpoints] = await Promise.all([
     rbac.permissions.list(MAX_LISTED),
     rbac.roles.list(MAX_LISTED),
     server.backend.store.rootKeys.listRootKeys(),
+    webhooks.listEndpoints(),
   ])
   await Promise.all([
     ...permissions.map((permission) => rbac.permissions.delete(permission.id)),
     ...roles.map((role) => rbac.roles.delete(role.id)),
     ...rootKeys.map((rootKey) => server.backend.store.rootKeys.revokeRootKey(rootKey.id)),
+    ...endpoints.map((endpoint) => webhooks.deleteEndpoint(endpoint.id)),
   ])
 }
 
 /**
- * What a refused call must leave as it was: the api, its keys (every field), the stored root keys, and the audit
- * log's newest entry (every management write appends one, so it also catches writes elsewhere, such as a new api).
+ * What a refused call must leave as it was: the api, its keys (every field), the stored root keys, the webhook
+ * endpoints, and the audit log's newest entry (every management write appends one, so it also catches writes
+ * elsewhere, such as a new api, or a secret rotated, which no answer shows).
  */
 async function snapshot(server: TestServer, fixture: Fixture) {
   const read = async (url: string) => {
@@ -427,7 +457,7 @@ async function snapshot(server: TestServer, fixture: Fixture) {
     return { status, body }
   }
   // Reads only, sent together: on Redis their round trips overlap.
-  const [api, keys, rootKeys, permissions, roles, overrides, identity, audit] = await Promise.all([
+  const [api, keys, rootKeys, permissions, roles, overrides, identity, endpoints, audit] = await Promise.all([
     read(`/v1/apis.getApi?apiId=${fixture.apiId}`),
     read(`/v1/apis.listKeys?apiId=${fixture.apiId}`),
     server.backend.store.rootKeys.listRootKeys(),
@@ -435,6 +465,7 @@ async function snapshot(server: TestServer, fixture: Fixture) {
     read('/v1/permissions.listRoles'),
     read(`/v1/ratelimits.listOverrides?namespaceId=${fixture.namespaceId}`),
     read(`/v1/identities.getIdentity?identityId=${fixture.identityId}`),
+    read('/v1/webhooks.listEndpoints'),
     read('/v1/audit.list?limit=1'),
   ])
   return {
@@ -446,6 +477,7 @@ async function snapshot(server: TestServer, fixture: Fixture) {
     roles,
     overrides,
     identity,
+    endpoints,
     newestAuditEntry: audit.body.entries[0]?.id ?? null,
   }
 }
@@ -717,7 +749,10 @@ for (const store of ['memory', 'redis'] as const) {
     let otherApiId: string
 
     beforeAll(async () => {
-      server = await startTestControlPlane(store === 'redis' ? { redisUrl: redis.url } : {})
+      server = await startTestControlPlane({
+        ...(store === 'redis' ? { redisUrl: redis.url } : {}),
+        webhookPolicy: WEBHOOK_POLICY,
+      })
       otherApiId = (await freshFixture(server)).apiId
     })
     afterAll(async () => {

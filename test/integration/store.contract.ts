@@ -9,6 +9,7 @@ import { counterStoreContract } from './counter-store.contract.js'
 import { entityStoreContract } from './entity-store.contract.js'
 import { rootKeyStoreContract } from './root-key-store.contract.js'
 import { usageStoreContract } from './usage-store.contract.js'
+import { webhookStoreContract } from './webhook-store.contract.js'
 
 export interface StoreHarness {
   store: Store
@@ -52,6 +53,7 @@ export function storeContract(name: string, open: () => Promise<StoreHarness>): 
     counterStoreContract(() => harness.store.counters)
     usageStoreContract(() => harness.store.usage)
     auditStoreContract(() => harness.store.audit)
+    webhookStoreContract(() => harness.store.webhooks)
 
     it('answers ping when it can serve', async () => {
       await expect(harness.store.ping()).resolves.toBeUndefined()

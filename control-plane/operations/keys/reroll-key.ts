@@ -48,6 +48,7 @@ export async function rerollKey(
     id: newId('key', now),
     hash,
     start,
+    rerolledFrom: keyId,
     createdAt: now,
   })
   if (remaining !== undefined) {

@@ -17,7 +17,7 @@ export interface RotateSecretInput {
 /**
  * A new signing secret for the endpoint (`update_endpoint`; 403, then 404), in the answer this once: deliveries are
  * signed with it from now on, and with the ones it replaces too until the grace is over, so that receivers can move to
- * it without refusing a delivery.
+ * it without refusing a delivery. Read, then replaced whole, as updateEndpoint: one of two writes at once is lost.
  */
 export async function rotateSecret(
   deps: ControlPlaneDeps,

@@ -19,7 +19,8 @@ export interface UpdateEndpointInput {
 
 /**
  * Changes a webhook endpoint (webhooks/endpoint-access.ts: 403, then 404; then a new URL is checked: 400). Its
- * secrets stay as they are: webhooks.rotateSecret changes them.
+ * secrets stay as they are: webhooks.rotateSecret changes them. The endpoint is read, then replaced whole: a write to
+ * it that lands in between (a rotation) is lost, since the store's replaceEndpoint compares nothing.
  */
 export async function updateEndpoint(
   deps: ControlPlaneDeps,

@@ -1,0 +1,33 @@
+import { Type } from 'typebox'
+import { invalid } from '../../../shared/errors.js'
+import { v1Route } from '../../management-route.js'
+import { EndpointIdField } from '../../schemas/webhook-schemas.js'
+import { REPLAY_MAX, replay } from './replay.js'
+
+/** webhooks.replay: one event again, or every event since a time. */
+export const replayV1 = v1Route({
+  operation: 'webhooks.replay',
+  method: 'POST',
+  doc: {
+    summary: 'Send events to an endpoint again: one by id, or every one it subscribes to since a time',
+    description: `Replayed events keep their \`webhook-id\`. Events are kept for the retry window and a day; \`since\` replays at most ${REPLAY_MAX}, oldest first.`,
+    tag: 'webhooks',
+  },
+  input: Type.Object(
+    {
+      endpointId: EndpointIdField(),
+      eventId: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 64, description: 'The event to send again (`webhook-id`)' }),
+      ),
+      since: Type.Optional(
+        Type.Integer({ minimum: 0, description: 'Send every kept event from this time on, unix milliseconds' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  answer: Type.Object({ queued: Type.Integer({ description: 'Events queued for the endpoint' }) }),
+  handle: async ({ endpointId, eventId, since }, caller, deps) => {
+    if ((eventId === undefined) === (since === undefined)) throw invalid('eventId', 'give exactly one of eventId and since')
+    return replay(deps, caller, eventId !== undefined ? { endpointId, eventId } : { endpointId, since: since! })
+  },
+})

@@ -1,0 +1,149 @@
+import type { Logger } from 'pino'
+import type { Clock } from '../../shared/clock.js'
+import type { WebhookStore } from '../../shared/store/webhook-store.js'
+import type { WebhookAttempt, WebhookDelivery, WebhookEvent } from '../../shared/webhook.js'
+import type { EndpointAnswer, EndpointSender } from './endpoint-sender.js'
+import { signatureHeaders } from './signature-headers.js'
+import type { WebhookMetrics } from './webhook-metrics.js'
+import type { WebhookPolicy } from './webhook-policy.js'
+
+/** Deliveries one worker sends at once. */
+const CONCURRENCY = 16
+/** How often an idle worker looks for due deliveries, ms. */
+const IDLE_POLL_MS = 200
+/** The first retry's wait, ms; each next one doubles, up to the policy's retryMaxDelayMs. */
+const FIRST_RETRY_MS = 1_000
+
+/** The body every endpoint receives: the Standard Webhooks shape. */
+export function eventBody(event: WebhookEvent): string {
+  return JSON.stringify({ type: event.type, timestamp: new Date(event.at).toISOString(), data: event.data })
+}
+
+/** The wait before attempt `attempts + 1`: doubling, capped, with jitter (50–100 %) so retries do not march together. */
+export function retryDelayMs(attempts: number, maxDelayMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxDelayMs, FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 30))
+  return Math.round(ceiling * (0.5 + random() / 2))
+}
+
+/**
+ * Sends the queued deliveries, on every control-plane replica: each claims due deliveries for a lease longer than a
+ * request can take, so two replicas never send one delivery at once and one that dies mid-send loses it to the next
+ * after the lease (at-least-once; `webhook-id` lets receivers drop the duplicate). A 2xx answer completes a delivery;
+ * anything else is retried with backoff until the retry window has passed since it was queued, then dead-lettered.
+ * Runs beside the management API, never on its path: a slow endpoint holds up only its own deliveries.
+ */
+export class DeliveryWorker {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private stopped = true
+
+  constructor(
+    private readonly deps: {
+      webhooks: WebhookStore
+      sender: Pick<EndpointSender, 'send'>
+      policy: WebhookPolicy
+      clock: Clock
+      log: Logger
+      metrics: WebhookMetrics
+    },
+  ) {}
+
+  start(): void {
+    this.stopped = false
+    this.schedule(0)
+  }
+
+  /** Stops claiming; waits for the deliveries being sent. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    await this.running
+  }
+
+  /** Sends what is due now; resolves when those are done. How many it claimed. */
+  async runOnce(): Promise<number> {
+    const { webhooks, clock, policy } = this.deps
+    const due = await webhooks.claimDue(clock.now(), policy.timeoutMs + 5_000, CONCURRENCY)
+    await Promise.all(due.map((delivery) => this.deliver(delivery)))
+    return due.length
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .catch((err: unknown) => {
+          this.deps.log.warn({ err }, 'webhook deliveries could not be claimed')
+          return 0
+        })
+        .then((claimed) => this.schedule(claimed === CONCURRENCY ? 0 : IDLE_POLL_MS))
+    }, delayMs)
+    this.timer.unref()
+  }
+
+  private async deliver(delivery: WebhookDelivery): Promise<void> {
+    const { webhooks, clock, log } = this.deps
+    try {
+      const [event, endpoint] = await Promise.all([
+        webhooks.getEvent(delivery.eventId),
+        webhooks.getEndpoint(delivery.endpointId),
+      ])
+      // Gone (the endpoint deleted, the event past retention) or no longer wanted: nothing to send.
+      const wanted =
+        endpoint !== null &&
+        endpoint.enabled &&
+        (endpoint.eventTypes.length === 0 || (event !== null && endpoint.eventTypes.includes(event.type)))
+      if (event === null || endpoint === null || !wanted) {
+        await webhooks.complete(delivery.id)
+        return
+      }
+      const body = eventBody(event)
+      const sentAt = clock.now()
+      const answer = await this.deps.sender.send(
+        endpoint.url,
+        signatureHeaders(endpoint.secrets, event.id, sentAt, body),
+        body,
+      )
+      await this.settle(delivery, event, sentAt, answer)
+    } catch (err) {
+      // The store failed: the claim's lease brings the delivery back.
+      log.warn({ err, deliveryId: delivery.id }, 'webhook delivery could not be settled')
+    }
+  }
+
+  private async settle(
+    delivery: WebhookDelivery,
+    event: WebhookEvent,
+    sentAt: number,
+    answer: EndpointAnswer,
+  ): Promise<void> {
+    const { webhooks, clock, policy, metrics, log } = this.deps
+    const attempts = delivery.attempts + 1
+    const delivered = answer.status !== undefined && answer.status >= 200 && answer.status < 300
+    const now = clock.now()
+    const outcome = delivered ? 'delivered' : now - delivery.queuedAt >= policy.retryWindowMs ? 'dead' : 'retry'
+    const attempt: WebhookAttempt = {
+      deliveryId: delivery.id,
+      eventId: event.id,
+      eventType: event.type,
+      at: sentAt,
+      attempt: attempts,
+      latencyMs: answer.latencyMs,
+      outcome,
+      ...(answer.status !== undefined ? { status: answer.status } : {}),
+      ...(delivered ? {} : { error: answer.error ?? `HTTP ${answer.status}` }),
+      ...(answer.snippet !== undefined ? { responseSnippet: answer.snippet } : {}),
+    }
+    await webhooks.recordAttempt(delivery.endpointId, attempt)
+    metrics.attempted(delivery.endpointId, outcome, answer.latencyMs / 1000)
+    if (outcome === 'delivered') {
+      await webhooks.complete(delivery.id)
+      metrics.delivered(delivery.endpointId, (now - event.at) / 1000)
+    } else if (outcome === 'dead') {
+      await webhooks.deadLetter({ ...delivery, attempts })
+      log.warn({ endpointId: delivery.endpointId, eventId: event.id, attempts }, 'webhook delivery given up')
+    } else {
+      await webhooks.retry(delivery.id, attempts, now + retryDelayMs(attempts, policy.retryMaxDelayMs))
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { isIP, type LookupFunction } from 'node:net'
+import { Agent, request } from 'undici'
+import { addressRefusal } from './address-policy.js'
+import type { WebhookPolicy } from './webhook-policy.js'
+
+/** What one request to an endpoint came to. */
+export interface EndpointAnswer {
+  /** The endpoint's status; absent when no answer came. */
+  status?: number
+  /** Why no answer came: `timeout`, `refused: …`, the connection's error code. */
+  error?: string
+  latencyMs: number
+  /** The first bytes of the answer's body, as text. */
+  snippet?: string
+}
+
+/** Bytes of an answer read (and kept in the delivery log); the rest is never read. */
+export const SNIPPET_BYTES = 1_024
+
+/**
+ * Sends signed events to endpoints, and nothing else: POST only, redirects not followed (undici's request follows
+ * none), a deadline on the whole exchange, at most SNIPPET_BYTES of the answer read, and every address checked against
+ * the private-range policy when the connection is made — not only when the URL was set, since a name may resolve
+ * elsewhere later.
+ */
+export class EndpointSender {
+  private readonly agent: Agent
+
+  constructor(private readonly policy: Pick<WebhookPolicy, 'allowPrivateAddresses' | 'timeoutMs'>) {
+    this.agent = new Agent({
+      connect: { lookup: checkedLookup(policy.allowPrivateAddresses), timeout: policy.timeoutMs },
+      headersTimeout: policy.timeoutMs,
+      bodyTimeout: policy.timeoutMs,
+      keepAliveTimeout: 4_000,
+    })
+  }
+
+  async send(url: string, headers: Record<string, string>, body: string): Promise<EndpointAnswer> {
+    const started = performance.now()
+    const latencyMs = () => Math.round(performance.now() - started)
+    // A literal address is connected to without a lookup: checked here.
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+    const refusal = isIP(host) ? addressRefusal(host, this.policy.allowPrivateAddresses) : undefined
+    if (refusal) return { error: `refused: ${refusal}`, latencyMs: 0 }
+    try {
+      const answer = await request(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'keygate-webhooks' },
+        body,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.policy.timeoutMs),
+      })
+      const snippet = await readSnippet(answer.body)
+      return { status: answer.statusCode, latencyMs: latencyMs(), ...(snippet ? { snippet } : {}) }
+    } catch (err) {
+      return { error: failureOf(err), latencyMs: latencyMs() }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close()
+  }
+}
+
+/** The first SNIPPET_BYTES of a body as text; the rest is not read (the stream is destroyed). */
+async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk)
+      size += chunk.length
+      if (size >= SNIPPET_BYTES) break
+    }
+  } finally {
+    body.destroy()
+  }
+  return Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8')
+}
+
+function failureOf(err: unknown): string {
+  const error = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } }
+  if (error.name === 'TimeoutError' || /Timeout/.test(error.code ?? '')) return 'timeout'
+  const refused = [error, error.cause].find((e) => e?.code === REFUSED_ADDRESS)
+  if (refused) return `refused: ${refused.message}`
+  return error.code ?? error.cause?.code ?? error.name ?? 'error'
+}
+
+const REFUSED_ADDRESS = 'EWEBHOOKADDRESS'
+
+/** dns.lookup, keeping only the addresses the policy allows; an error when none is left. */
+function checkedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0)
+      const allowed = addresses.filter((entry) => addressRefusal(entry.address, allowPrivate) === undefined)
+      if (allowed.length === 0) {
+        const reason = addresses[0] ? addressRefusal(addresses[0].address, allowPrivate) : 'no address'
+        const refused = Object.assign(new Error(`${hostname}: ${reason}`), { code: REFUSED_ADDRESS })
+        return callback(refused, '', 0)
+      }
+      if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, allowed)
+      return callback(null, allowed[0]!.address, allowed[0]!.family)
+    })
+  }
+}

@@ -1,0 +1,225 @@
+import { createHash } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { ChangeEvent } from '../../shared/change-event.js'
+import type { Clock } from '../../shared/clock.js'
+import { isEntityAddress } from '../../shared/entity.js'
+import type { IdentityRecord } from '../../shared/identity.js'
+import type { RootKeyEntity } from '../../shared/root-key-entity.js'
+import { SHARD_COUNT } from '../../shared/shards.js'
+import type { ApiKeyStore } from '../../shared/store/api-key-store.js'
+import { LOG_TRIMMED, type ChangeLogStore } from '../../shared/store/change-log-store.js'
+import type { EntityReader } from '../../shared/store/entity-store.js'
+import type { RootKeyStore } from '../../shared/store/root-key-store.js'
+import type { WebhookStore } from '../../shared/store/webhook-store.js'
+import type { WebhookEndpoint, WebhookEvent, WebhookEventType } from '../../shared/webhook.js'
+import { changedNames, identityData, keyData } from './event-payloads.js'
+import type { WebhookMetrics } from './webhook-metrics.js'
+import type { WebhookPolicy } from './webhook-policy.js'
+
+/** The lease that makes one control plane at a time the deriver; another takes over this long after it dies. */
+export const DERIVER_LEASE = 'deriver'
+const LEASE_MS = 5_000
+/** How often the deriver looks at the shards' revisions, ms: the part of an event's delay spent waiting. */
+const POLL_MS = 200
+/** Changes read from one shard's log per look. */
+const BATCH = 200
+/** Deadlines fired per look. */
+const DEADLINES = 100
+/** How often events past retention are forgotten, ms. */
+const PRUNE_EVERY_MS = 60_000
+
+export interface EventDeriverDeps {
+  changes: ChangeLogStore
+  keys: Pick<ApiKeyStore, 'getKeyByHash' | 'getKeyById'>
+  entities: EntityReader
+  rootKeys: Pick<RootKeyStore, 'getRootKeyById'>
+  webhooks: WebhookStore
+  policy: WebhookPolicy
+  clock: Clock
+  log: Logger
+  metrics: WebhookMetrics
+  /** Who this process is, for the lease. */
+  holder: string
+}
+
+/** A deadline's member in the schedule: the event type, the key and the expiry it is about. */
+const deadline = (type: 'key.expiring' | 'key.expired', keyId: string, expires: number) =>
+  `${type}|${keyId}|${expires}`
+
+/**
+ * Turns changes into webhook events. The shards' change logs are the source: every write that matters is in one, in
+ * the same atomic step as the write itself, so deriving from a persisted position per shard (the cursor, advanced only
+ * after the shard's events are queued) loses nothing a crash could otherwise drop between a write and a separate
+ * "send an event" step. An event's id comes from the change it reports (shard, epoch, revision, type), so deriving a
+ * change twice — a crash before the cursor moved, two derivers during a lease hand-over — queues nothing twice.
+ *
+ * One control plane at a time derives (a lease in the store); the others wait to take over. It also fires the
+ * scheduled events (`key.expiring`, `key.expired`): each deadline is taken from the schedule by one deriver only.
+ *
+ * A shard the deriver has never seen is taken from its current position: events start when webhooks first run.
+ */
+export class EventDeriver {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private stopped = true
+  private prunedAt = 0
+  /** Endpoints, read once per look (only when an event needs them). */
+  private endpoints: WebhookEndpoint[] | undefined
+
+  constructor(private readonly deps: EventDeriverDeps) {}
+
+  start(): void {
+    this.stopped = false
+    this.schedule()
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    await this.running
+  }
+
+  /** One look: if this process holds the lease, derive what the logs hold past the cursors and fire due deadlines. */
+  async runOnce(): Promise<void> {
+    const { webhooks, changes, clock } = this.deps
+    if (!(await webhooks.holdLease(DERIVER_LEASE, this.deps.holder, LEASE_MS))) return
+    this.endpoints = undefined
+    const [snapshot, cursors] = await Promise.all([changes.readRevisions(), webhooks.readCursors()])
+    for (let shard = 0; shard < SHARD_COUNT; shard++) {
+      const head = snapshot.shards[shard]!
+      const cursor = cursors.get(shard)
+      if (!cursor) {
+        await webhooks.writeCursor(shard, head)
+      } else if (cursor.epoch !== '' && cursor.epoch !== head.epoch) {
+        // Redis lost the shard's data (restart without persistence, failover to an empty replica): its old revisions
+        // mean nothing now. Carry on from where it stands.
+        this.deps.metrics.skipped('epoch')
+        this.deps.log.warn({ shard }, 'a change log was reset: webhook events in between are not sent')
+        await webhooks.writeCursor(shard, head)
+      } else if (head.rev > cursor.rev) {
+        await this.deriveShard(shard, cursor.rev, head.epoch)
+      }
+    }
+    await this.fireDeadlines(clock.now())
+    if (clock.now() - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = clock.now()
+      await webhooks.pruneEvents(clock.now() - this.deps.policy.retryWindowMs - 24 * 3_600_000)
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .catch((err: unknown) => this.deps.log.warn({ err }, 'webhook events could not be derived'))
+        .then(() => this.schedule())
+    }, POLL_MS)
+    this.timer.unref()
+  }
+
+  private async deriveShard(shard: number, afterRev: number, epoch: string): Promise<void> {
+    const { webhooks, changes } = this.deps
+    const read = await changes.readChanges(shard, afterRev, BATCH)
+    if (read === LOG_TRIMMED) {
+      this.deps.metrics.skipped('trimmed')
+      this.deps.log.warn({ shard, afterRev }, 'a change log was trimmed past the webhooks cursor: events lost')
+      const { shards } = await changes.readRevisions()
+      await webhooks.writeCursor(shard, shards[shard]!)
+      return
+    }
+    for (const change of read) {
+      for (const event of await this.eventsOf(change)) await this.enqueue(event)
+    }
+    const last = read[read.length - 1]
+    if (last) await webhooks.writeCursor(shard, { epoch, rev: last.rev })
+  }
+
+  /** The webhook events one change makes: none for records no event is about. */
+  private async eventsOf(change: ChangeEvent): Promise<WebhookEvent[]> {
+    const id = (type: WebhookEventType) => eventId(`${change.shard}|${change.epoch}|${change.rev}|${type}`)
+    const now = this.deps.clock.now()
+    const event = (type: WebhookEventType, data: Record<string, unknown>, at = now): WebhookEvent => ({
+      id: id(type),
+      type,
+      at,
+      data,
+    })
+    if (isEntityAddress(change.hash)) return this.entityEventsOf(change, event)
+    if (change.kind === 'deleted') return [event('key.deleted', { keyId: change.keyId, apiId: change.apiId })]
+    // The record as it is now: it may be newer than the change (a later change is derived after this one).
+    const key = await this.deps.keys.getKeyByHash(change.hash)
+    const data = key ? keyData(key) : { keyId: change.keyId, apiId: change.apiId }
+    if (change.kind === 'created') {
+      if (key?.expires !== undefined) await this.scheduleExpiry(key.id, key.expires)
+      const rerolled = key?.rerolledFrom
+      return [
+        event('key.created', data, key?.createdAt),
+        ...(rerolled ? [event('key.rerolled', { keyId: rerolled, apiId: change.apiId, newKeyId: change.keyId })] : []),
+      ]
+    }
+    const fields = change.fields ?? []
+    if (fields.length === 0) return []
+    if (key?.expires !== undefined && fields.includes('expires')) await this.scheduleExpiry(key.id, key.expires)
+    return [event('key.updated', { ...data, changed: changedNames(fields) }, key?.updatedAt)]
+  }
+
+  private async entityEventsOf(
+    change: ChangeEvent,
+    event: (type: WebhookEventType, data: Record<string, unknown>) => WebhookEvent,
+  ): Promise<WebhookEvent[]> {
+    const type = change.hash.slice(0, change.hash.indexOf(':'))
+    if (type === 'identity') {
+      if (change.kind === 'deleted') return [event('identity.deleted', { identityId: change.keyId })]
+      const stored = await this.deps.entities.getEntity<IdentityRecord>(change.hash)
+      const data = stored ? identityData(stored.doc) : { identityId: change.keyId }
+      return [event(change.kind === 'created' ? 'identity.created' : 'identity.updated', data)]
+    }
+    if (type === 'rootkey') {
+      const stored = await this.deps.entities.getEntity<RootKeyEntity>(change.hash)
+      // The bootstrap switch is no root key (its address names none).
+      if (!stored || !('id' in stored.doc)) return []
+      if ('revoked' in stored.doc) return [event('rootKey.revoked', { rootKeyId: stored.doc.id })]
+      if (change.kind !== 'created') return []
+      const created = event('rootKey.created', { rootKeyId: stored.doc.id, permissions: stored.doc.permissions })
+      // A roll is a create (and a revoke of the old one): the stored record says which it replaced.
+      const rolledFrom = (await this.deps.rootKeys.getRootKeyById(stored.doc.id))?.rolledFrom
+      return rolledFrom ? [created, event('rootKey.rolled', { rootKeyId: rolledFrom, newRootKeyId: stored.doc.id })] : [created]
+    }
+    return []
+  }
+
+  /** `key.expiring` the lead time before `expires` (now, if that has passed), and `key.expired` at `expires`. */
+  private async scheduleExpiry(keyId: string, expires: number): Promise<void> {
+    const now = this.deps.clock.now()
+    if (expires <= now) return
+    const { webhooks, policy } = this.deps
+    await webhooks.schedule(deadline('key.expiring', keyId, expires), Math.max(now, expires - policy.expiringLeadMs))
+    await webhooks.schedule(deadline('key.expired', keyId, expires), expires)
+  }
+
+  /** Deadlines due: each sent only if the key still expires then (a changed expiry scheduled a deadline of its own). */
+  private async fireDeadlines(now: number): Promise<void> {
+    const { webhooks, keys } = this.deps
+    for (const member of await webhooks.takeDeadlines(now, DEADLINES)) {
+      const [type, keyId, expires] = member.split('|') as ['key.expiring' | 'key.expired', string, string]
+      const key = await keys.getKeyById(keyId)
+      if (!key || key.expires !== Number(expires)) continue
+      await this.enqueue({ id: eventId(member), type, at: now, data: keyData(key) })
+    }
+  }
+
+  private async enqueue(event: WebhookEvent): Promise<void> {
+    this.deps.metrics.derived(event.type)
+    this.endpoints ??= await this.deps.webhooks.listEndpoints()
+    const wanting = this.endpoints
+      .filter((endpoint) => endpoint.enabled)
+      .filter((endpoint) => endpoint.eventTypes.length === 0 || endpoint.eventTypes.includes(event.type))
+      .map((endpoint) => endpoint.id)
+    if (wanting.length > 0) await this.deps.webhooks.enqueue(event, wanting, this.deps.clock.now())
+  }
+}
+
+/** An event's id from what caused it: the same cause, the same id (`msg_` and 24 characters of its SHA-256). */
+function eventId(cause: string): string {
+  return `msg_${createHash('sha256').update(cause).digest('base64url').slice(0, 24)}`
+}

@@ -1,0 +1,76 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+
+/** What the webhooks' deriver and worker report (on the control plane's /metrics). */
+export interface WebhookMetrics {
+  /** One attempt at a delivery, how it ended and how long the endpoint took. */
+  attempted(endpointId: string, outcome: 'delivered' | 'retry' | 'dead', seconds: number): void
+  /** A delivery arrived, `seconds` after its event happened (retries included). */
+  delivered(endpointId: string, seconds: number): void
+  /** Events derived from the change logs, by type. */
+  derived(type: string): void
+  /** A shard's change log could not be read from the deriver's position (trimmed, or its epoch changed). */
+  skipped(reason: 'trimmed' | 'epoch'): void
+}
+
+const SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600]
+
+/** The webhook metrics on `registry`; the queue depth is read from the store when /metrics is scraped. */
+export function createWebhookMetrics(registry: Registry, queueDepth: () => Promise<number>): WebhookMetrics {
+  const attempts = new Counter({
+    name: 'keygate_webhook_attempts_total',
+    help: 'Webhook delivery attempts, by endpoint and outcome (delivered, retry: failed and tried again later, dead: given up)',
+    labelNames: ['endpoint', 'outcome'],
+    registers: [registry],
+  })
+  const requestSeconds = new Histogram({
+    name: 'keygate_webhook_request_duration_seconds',
+    help: 'How long endpoints took to answer a webhook request (or to fail), by endpoint',
+    labelNames: ['endpoint'],
+    buckets: SECONDS,
+    registers: [registry],
+  })
+  const latency = new Histogram({
+    name: 'keygate_webhook_delivery_latency_seconds',
+    help: 'From an event happening to its delivery succeeding, retries included, by endpoint',
+    labelNames: ['endpoint'],
+    buckets: SECONDS,
+    registers: [registry],
+  })
+  const events = new Counter({
+    name: 'keygate_webhook_events_total',
+    help: 'Webhook events derived from the change logs, by type',
+    labelNames: ['type'],
+    registers: [registry],
+  })
+  const skipped = new Counter({
+    name: 'keygate_webhook_log_gaps_total',
+    help: 'Times the webhooks deriver could not read a shard log from where it was (trimmed, or the shard epoch changed: Redis lost data); events in the gap are not sent',
+    labelNames: ['reason'],
+    registers: [registry],
+  })
+  new Gauge({
+    name: 'keygate_webhook_queue_depth',
+    help: 'Webhook deliveries queued (due now or later), across every control plane',
+    registers: [registry],
+    async collect() {
+      // A scrape while the store is down reports nothing rather than failing /metrics.
+      const depth = await queueDepth().catch(() => undefined)
+      if (depth !== undefined) this.set(depth)
+    },
+  })
+  return {
+    attempted(endpointId, outcome, seconds) {
+      attempts.inc({ endpoint: endpointId, outcome })
+      requestSeconds.observe({ endpoint: endpointId }, seconds)
+    },
+    delivered(endpointId, seconds) {
+      latency.observe({ endpoint: endpointId }, Math.max(0, seconds))
+    },
+    derived(type) {
+      events.inc({ type })
+    },
+    skipped(reason) {
+      skipped.inc({ reason })
+    },
+  }
+}

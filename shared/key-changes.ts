@@ -1,0 +1,23 @@
+import { isDeepStrictEqual } from 'node:util'
+import type { NewKeyRecord } from './records.js'
+
+// Bookkeeping that every write changes, or that is the key's identity: never news of its own.
+const NOT_CHANGES: ReadonlySet<string> = new Set(['rev', 'updatedAt', 'id', 'hash', 'apiId', 'createdAt'])
+
+/**
+ * The fields of a key record an update changed (KeyRecord names, sorted): what the change log keeps beside the
+ * update, so that the webhooks' `key.updated` can say what changed without keeping copies of records.
+ */
+export function changedKeyFields(before: NewKeyRecord, after: NewKeyRecord): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)])
+  return [...names]
+    .filter((name) => !NOT_CHANGES.has(name))
+    .filter(
+      (name) =>
+        !isDeepStrictEqual(
+          (before as unknown as Record<string, unknown>)[name],
+          (after as unknown as Record<string, unknown>)[name],
+        ),
+    )
+    .sort()
+}

@@ -1,0 +1,159 @@
+import type { Redis } from 'ioredis'
+import type { RedisClient } from './redis-connection.js'
+
+/**
+ * The webhook store's steps that touch more than one key, or read before they write, each one script in the `{wh}`
+ * slot (redis-keys.ts): atomic on a single Redis and on a Cluster alike. Times are unix ms, sent as text.
+ *
+ * A delivery's json starts with its attempts (`{"attempts":N,…`, as redis-webhook-store.ts writes it), so that RETRY
+ * rewrites that number in place: cjson would re-encode the other numbers with 14 significant digits.
+ */
+
+/** KEYS: endpoints. ARGV: id, endpoint json. Returns 1 replaced, 0 the endpoint is gone (nothing written). */
+export const REPLACE_ENDPOINT_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`
+
+/**
+ * KEYS: endpoints, the endpoint's attempts, its dead letters. ARGV: id. Returns 1 removed, 0 it was not there (its
+ * lists go anyway: an attempt recorded while it was being deleted leaves nothing behind).
+ */
+export const DELETE_ENDPOINT_SCRIPT = `
+redis.call('DEL', KEYS[2], KEYS[3])
+return redis.call('HDEL', KEYS[1], ARGV[1])
+`
+
+/**
+ * KEYS: events, event times, deliveries, due. ARGV: event id, event json, at, due at, then a delivery id and json
+ * per endpoint. The event is kept unless it is (the same id is the same event); each delivery is queued unless it
+ * is (ZADD NX): its record is written only then, so a delivery under way keeps its attempts. Returns how many
+ * records it wrote.
+ */
+export const ENQUEUE_SCRIPT = `
+local written = 0
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+  written = 1
+end
+for i = 5, #ARGV, 2 do
+  if redis.call('ZADD', KEYS[4], 'NX', ARGV[4], ARGV[i]) == 1 then
+    redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
+    written = written + 1
+  end
+end
+return written
+`
+
+/**
+ * KEYS: due, deliveries. ARGV: now, lease end, limit. The deliveries due at `now`, oldest first, each made due at the
+ * lease's end in the same step. Returns their json.
+ */
+export const CLAIM_DUE_SCRIPT = `
+local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, ARGV[3])
+local claimed = {}
+for _, id in ipairs(ids) do
+  local doc = redis.call('HGET', KEYS[2], id)
+  if doc then
+    redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
+    claimed[#claimed + 1] = doc
+  else
+    -- Queued without its record (none of these scripts leaves one so): nothing could ever deliver it.
+    redis.call('ZREM', KEYS[1], id)
+  end
+end
+return claimed
+`
+
+/** KEYS: due, deliveries. ARGV: id, attempts, due at. Nothing (0) unless the delivery is still queued. */
+export const RETRY_SCRIPT = `
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local doc = redis.call('HGET', KEYS[2], ARGV[1])
+if not doc then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], (string.gsub(doc, '^{"attempts":%d+', '{"attempts":' .. ARGV[2], 1)))
+redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[1])
+return 1
+`
+
+/** KEYS: due, deliveries. ARGV: id. Off the queue. */
+export const COMPLETE_SCRIPT = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+`
+
+/**
+ * KEYS: due, deliveries, the endpoint's dead letters. ARGV: id, delivery json, how many dead letters are kept.
+ * Off the queue and into the dead letters, only if it was still queued: one delivery is never dead twice.
+ */
+export const DEAD_LETTER_SCRIPT = `
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('LPUSH', KEYS[3], ARGV[2])
+redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[3]) - 1)
+return 1
+`
+
+/** KEYS: deadlines. ARGV: now, limit. The deadlines due, oldest first, removed as they are read: taken once. */
+export const TAKE_DEADLINES_SCRIPT = `
+local members = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, ARGV[2])
+for _, member in ipairs(members) do redis.call('ZREM', KEYS[1], member) end
+return members
+`
+
+/** KEYS: the lease. ARGV: holder, ttl. Taken if free (or expired: then the key is gone), renewed if the holder's. */
+export const HOLD_LEASE_SCRIPT = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`
+
+/**
+ * KEYS: events, event times. ARGV: before, batch size. Forgets up to a batch of the events older than `before`
+ * (a script call each, so that a large backlog never holds Redis for long). Returns how many it forgot.
+ */
+export const PRUNE_EVENTS_SCRIPT = `
+local ids = redis.call('ZRANGE', KEYS[2], '-inf', '(' .. ARGV[1], 'BYSCORE', 'LIMIT', 0, ARGV[2])
+for _, id in ipairs(ids) do
+  redis.call('HDEL', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+end
+return #ids
+`
+
+type Arg = string | number
+
+/** The scripts as commands on a connection (defineWebhookScripts): keys first, as each script's comment lists them. */
+export interface WebhookScripts {
+  webhookReplaceEndpoint(endpoints: string, ...args: Arg[]): Promise<number>
+  webhookDeleteEndpoint(endpoints: string, attempts: string, dead: string, id: string): Promise<number>
+  webhookEnqueue(events: string, times: string, deliveries: string, due: string, ...args: Arg[]): Promise<number>
+  webhookClaimDue(due: string, deliveries: string, ...args: Arg[]): Promise<string[]>
+  webhookRetry(due: string, deliveries: string, ...args: Arg[]): Promise<number>
+  webhookComplete(due: string, deliveries: string, id: string): Promise<number>
+  webhookDeadLetter(due: string, deliveries: string, dead: string, ...args: Arg[]): Promise<number>
+  webhookTakeDeadlines(deadlines: string, ...args: Arg[]): Promise<string[]>
+  webhookHoldLease(lease: string, holder: string, ttlMs: Arg): Promise<number>
+  webhookPruneEvents(events: string, times: string, ...args: Arg[]): Promise<number>
+}
+
+const SCRIPTS: [keyof WebhookScripts, number, string][] = [
+  ['webhookReplaceEndpoint', 1, REPLACE_ENDPOINT_SCRIPT],
+  ['webhookDeleteEndpoint', 3, DELETE_ENDPOINT_SCRIPT],
+  ['webhookEnqueue', 4, ENQUEUE_SCRIPT],
+  ['webhookClaimDue', 2, CLAIM_DUE_SCRIPT],
+  ['webhookRetry', 2, RETRY_SCRIPT],
+  ['webhookComplete', 2, COMPLETE_SCRIPT],
+  ['webhookDeadLetter', 3, DEAD_LETTER_SCRIPT],
+  ['webhookTakeDeadlines', 1, TAKE_DEADLINES_SCRIPT],
+  ['webhookHoldLease', 1, HOLD_LEASE_SCRIPT],
+  ['webhookPruneEvents', 2, PRUNE_EVENTS_SCRIPT],
+]
+
+/** Defines the scripts on `redis` (EVALSHA, loaded on first use) and answers it typed with them. */
+export function defineWebhookScripts(redis: RedisClient): Redis & WebhookScripts {
+  for (const [name, numberOfKeys, lua] of SCRIPTS) redis.defineCommand(name, { numberOfKeys, lua })
+  return redis as unknown as Redis & WebhookScripts
+}

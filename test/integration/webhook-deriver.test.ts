@@ -1,0 +1,165 @@
+import pino from 'pino'
+import { Registry } from 'prom-client'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { EventDeriver, type EventDeriverDeps } from '../../control-plane/webhooks/event-deriver.js'
+import { createWebhookMetrics } from '../../control-plane/webhooks/webhook-metrics.js'
+import { DEFAULT_WEBHOOK_POLICY } from '../../control-plane/webhooks/webhook-policy.js'
+import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
+import { createMemoryStore, type MemoryStore } from '../../shared/store/memory-store.js'
+import type { WebhookEndpoint } from '../../shared/webhook.js'
+import { newApi, newKey } from './contract-records.js'
+
+const HOUR = 3_600_000
+
+/** A clock the test moves. */
+function testClock(start = Date.now()) {
+  let now = start
+  return { now: () => now, advance: (ms: number) => void (now += ms) }
+}
+
+function endpoint(id: string, extra: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  return {
+    id,
+    url: 'https://hooks.example.com/keygate',
+    eventTypes: [],
+    enabled: true,
+    secrets: [{ secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, createdAt: 0 }],
+    createdAt: 0,
+    ...extra,
+  }
+}
+
+describe('EventDeriver on the memory store', () => {
+  let store: MemoryStore
+  let clock: ReturnType<typeof testClock>
+  const deriver = (holder = 'test', extra: Partial<EventDeriverDeps> = {}) =>
+    new EventDeriver({
+      changes: store.changes,
+      keys: store.keys,
+      entities: store.entities,
+      rootKeys: store.rootKeys,
+      webhooks: store.webhooks,
+      policy: DEFAULT_WEBHOOK_POLICY,
+      clock,
+      log: pino({ level: 'silent' }),
+      metrics: createWebhookMetrics(new Registry(), async () => 0),
+      holder,
+      ...extra,
+    })
+  /** What is queued: [event type, endpoint id, the key it is about]. */
+  const queued = async () => {
+    const due = await store.webhooks.claimDue(clock.now() + 365 * 24 * HOUR, 1, 1_000)
+    const rows = await Promise.all(
+      due.map(async (delivery) => {
+        const event = await store.webhooks.getEvent(delivery.eventId)
+        return [event!.type, delivery.endpointId, event!.data.keyId] as const
+      }),
+    )
+    for (const delivery of due) await store.webhooks.complete(delivery.id)
+    return rows
+  }
+
+  beforeEach(async () => {
+    store = createMemoryStore(new MemoryChangeFeed())
+    clock = testClock()
+    await store.webhooks.createEndpoint(endpoint('whep_all'))
+    await store.webhooks.createEndpoint(endpoint('whep_deletes', { eventTypes: ['key.deleted'] }))
+    await store.webhooks.createEndpoint(endpoint('whep_off', { enabled: false }))
+  })
+
+  it('starts from where the logs stand, then queues each change once per endpoint that wants it', async () => {
+    const api = await newApi(store)
+    const before = await store.keys.createKey(newKey(api.id))
+    const first = deriver()
+    await first.runOnce()
+    // What happened before the deriver first ran is not news.
+    expect(await queued()).toEqual([])
+
+    const created = await store.keys.createKey(newKey(api.id))
+    if (!created || !before) throw new Error('create failed')
+    await store.keys.updateKey(created.record.id, { enabled: false }, created.record.rev, clock.now())
+    await store.keys.deleteKey(created.record.id)
+    await first.runOnce()
+    const keyId = created.record.id
+    expect(await queued()).toEqual(
+      expect.arrayContaining([
+        ['key.created', 'whep_all', keyId],
+        ['key.updated', 'whep_all', keyId],
+        ['key.deleted', 'whep_all', keyId],
+        ['key.deleted', 'whep_deletes', keyId],
+      ]),
+    )
+    expect(await queued()).toEqual([])
+  })
+
+  it('queues nothing twice when a change is derived again (a crash before the cursor moved)', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const cursors = await store.webhooks.readCursors()
+    const created = await store.keys.createKey(newKey(api.id))
+    if (!created) throw new Error('create failed')
+    await deriver().runOnce()
+    // Rewind the cursor to before the create, as if the deriver had died before writing it.
+    await store.webhooks.writeCursor(created.event.shard, cursors.get(created.event.shard)!)
+    await deriver().runOnce()
+    const rows = await queued()
+    expect(rows.filter(([type]) => type === 'key.created')).toEqual([['key.created', 'whep_all', created.record.id]])
+  })
+
+  it('derives on one control plane at a time: the lease holder', async () => {
+    const api = await newApi(store)
+    const holder = deriver('a')
+    const other = deriver('b')
+    await holder.runOnce()
+    await other.runOnce()
+    const created = await store.keys.createKey(newKey(api.id))
+    await other.runOnce()
+    expect(await queued()).toEqual([])
+    await holder.runOnce()
+    expect((await queued()).map(([type]) => type)).toEqual(['key.created'])
+    expect(created).toBeTruthy()
+  })
+
+  it('says what an update changed, in the names the API uses', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const created = await store.keys.createKey(newKey(api.id))
+    if (!created) throw new Error('create failed')
+    await store.keys.updateKey(created.record.id, { remaining: 3, enabled: false }, created.record.rev, clock.now())
+    await deriver().runOnce()
+    const due = await store.webhooks.claimDue(clock.now() + HOUR, 1, 100)
+    const events = await Promise.all(due.map((delivery) => store.webhooks.getEvent(delivery.eventId)))
+    const updated = events.find((event) => event?.type === 'key.updated')
+    expect(updated?.data).toMatchObject({ keyId: created.record.id, changed: ['credits', 'enabled'], enabled: false })
+  })
+
+  it('sends key.expiring the lead time before expiry and key.expired at it, once each, and not for an expiry moved', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const expires = clock.now() + 10 * 24 * HOUR
+    const kept = await store.keys.createKey(newKey(api.id, { expires }))
+    const moved = await store.keys.createKey(newKey(api.id, { expires }))
+    if (!kept || !moved) throw new Error('create failed')
+    await deriver().runOnce()
+    await store.keys.updateKey(moved.record.id, { expires: expires + 30 * 24 * HOUR }, moved.record.rev, clock.now())
+    await deriver().runOnce()
+    await queued()
+
+    clock.advance(3 * 24 * HOUR - 1)
+    await deriver().runOnce()
+    expect(await queued()).toEqual([])
+    clock.advance(1)
+    await deriver().runOnce()
+    await deriver('another').runOnce()
+    expect(await queued()).toEqual([['key.expiring', 'whep_all', kept.record.id]])
+    clock.advance(7 * 24 * HOUR)
+    await deriver().runOnce()
+    expect(await queued()).toEqual([['key.expired', 'whep_all', kept.record.id]])
+    clock.advance(30 * 24 * HOUR)
+    await deriver().runOnce()
+    expect((await queued()).map(([type, , keyId]) => [type, keyId])).toEqual([
+      ['key.expiring', moved.record.id],
+      ['key.expired', moved.record.id],
+    ])
+  })
+})

@@ -1,0 +1,336 @@
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import type { WebhookStore } from '../../shared/store/webhook-store.js'
+import {
+  WEBHOOK_ATTEMPTS_KEPT,
+  WEBHOOK_DEAD_KEPT,
+  webhookDeliveryId,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEvent,
+} from '../../shared/webhook.js'
+import { waitFor } from '../support/wait-for.js'
+
+const unique = () => randomBytes(8).toString('hex')
+
+/** A new endpoint's record (an id of the endpoints' own form, unless given). */
+export function newWebhookEndpoint(id = `whep_${unique()}`): WebhookEndpoint {
+  return {
+    id,
+    url: 'https://hooks.example.com/keygate',
+    eventTypes: ['key.created'],
+    enabled: true,
+    secrets: [{ secret: `whsec_${randomBytes(32).toString('base64')}`, createdAt: 1 }],
+    createdAt: 1,
+  }
+}
+
+/** A new event at `at`. */
+export function newWebhookEvent(at: number): WebhookEvent {
+  return { id: `msg_${unique()}`, type: 'key.created', at, data: { keyId: `key_${unique()}` } }
+}
+
+function newAttempt(deliveryId: string, attempt: number): WebhookAttempt {
+  return {
+    deliveryId,
+    eventId: deliveryId.split('.')[0]!,
+    eventType: 'key.created',
+    at: attempt,
+    attempt,
+    status: 500,
+    error: 'HTTP 500',
+    latencyMs: 3,
+    outcome: 'retry',
+  }
+}
+
+/** The delivery enqueue makes of an event for an endpoint. */
+const queued = (event: WebhookEvent, endpointId: string, dueAt: number): WebhookDelivery => ({
+  id: webhookDeliveryId(event.id, endpointId),
+  eventId: event.id,
+  endpointId,
+  attempts: 0,
+  queuedAt: dueAt,
+})
+
+const ids = (deliveries: { id: string }[]) => deliveries.map((d) => d.id)
+
+const ERA_MS = 1_000_000_000
+let lastEra = 4_000_000_000_000
+
+/**
+ * A test's own stretch of time (ERA_MS long), before every stretch handed out so far. The queue, the events and the
+ * deadlines are one for the whole suite (on Redis, one set of keys): what earlier tests left there is due after
+ * anything this test claims or takes, and is newer than anything it lists or prunes, so it never comes first.
+ */
+function era(): number {
+  lastEra -= ERA_MS
+  return lastEra
+}
+
+/** Leases and waits in these tests stay far below ERA_MS. */
+const LEASE = 60_000
+
+/** The WebhookStore contract (webhook-store.ts: `store.webhooks`), run by the store's contract. */
+export function webhookStoreContract(webhooks: () => WebhookStore): void {
+  describe('webhooks: endpoints and cursors', () => {
+    it('stores endpoints, lists them in id order, and replaces only those still there', async () => {
+      const prefix = `whep_${unique()}`
+      const [a, b] = [newWebhookEndpoint(`${prefix}a`), newWebhookEndpoint(`${prefix}b`)]
+      await webhooks().createEndpoint(b)
+      await webhooks().createEndpoint(a)
+      expect(await webhooks().getEndpoint(a.id)).toEqual(a)
+      const listed = (await webhooks().listEndpoints()).filter((e) => e.id.startsWith(prefix))
+      expect(listed).toEqual([a, b])
+      expect(ids(await webhooks().listEndpoints())).toEqual(ids(await webhooks().listEndpoints()).sort())
+
+      const renamed = { ...a, description: 'renamed', updatedAt: 2 }
+      expect(await webhooks().replaceEndpoint(renamed)).toBe(true)
+      expect(await webhooks().getEndpoint(a.id)).toEqual(renamed)
+      const gone = newWebhookEndpoint()
+      expect(await webhooks().replaceEndpoint(gone)).toBe(false)
+      expect(await webhooks().getEndpoint(gone.id)).toBeNull()
+    })
+
+    it('deletes an endpoint with its delivery log and dead letters, and says whether it was there', async () => {
+      const t = era()
+      const [endpoint, other] = [newWebhookEndpoint(), newWebhookEndpoint()]
+      await webhooks().createEndpoint(endpoint)
+      await webhooks().createEndpoint(other)
+      const event = newWebhookEvent(t)
+      await webhooks().enqueue(event, [endpoint.id, other.id], t)
+      for (const { id } of [endpoint, other]) {
+        await webhooks().recordAttempt(id, newAttempt(webhookDeliveryId(event.id, id), 1))
+        await webhooks().deadLetter(queued(event, id, t))
+      }
+      expect(await webhooks().deleteEndpoint(endpoint.id)).toBe(true)
+      expect(await webhooks().getEndpoint(endpoint.id)).toBeNull()
+      expect(ids(await webhooks().listEndpoints())).not.toContain(endpoint.id)
+      expect(await webhooks().listAttempts(endpoint.id, 10)).toEqual([])
+      expect(await webhooks().listDead(endpoint.id, 10)).toEqual([])
+      expect(await webhooks().deleteEndpoint(endpoint.id)).toBe(false)
+      // Another endpoint's are its own.
+      expect(await webhooks().listAttempts(other.id, 10)).toHaveLength(1)
+      expect(await webhooks().listDead(other.id, 10)).toHaveLength(1)
+    })
+
+    it('keeps the cursor of each shard derived from; others are absent', async () => {
+      // The only test that writes cursors: shard 61 is untouched until here.
+      expect((await webhooks().readCursors()).has(61)).toBe(false)
+      await webhooks().writeCursor(61, { epoch: 'e1', rev: 7 })
+      await webhooks().writeCursor(62, { epoch: '', rev: 0 })
+      await webhooks().writeCursor(61, { epoch: 'e2', rev: 3 })
+      const cursors = await webhooks().readCursors()
+      expect(cursors.get(61)).toEqual({ epoch: 'e2', rev: 3 })
+      expect(cursors.get(62)).toEqual({ epoch: '', rev: 0 })
+      expect(cursors.has(60)).toBe(false)
+    })
+  })
+
+  describe('webhooks: events and the delivery queue', () => {
+    it('keeps an event once (the same id is the same event), with or without endpoints to deliver it to', async () => {
+      const t = era()
+      const event = newWebhookEvent(t)
+      await webhooks().enqueue(event, [], t)
+      expect(await webhooks().getEvent(event.id)).toEqual(event)
+      await webhooks().enqueue({ ...event, data: { other: true } }, [], t)
+      expect(await webhooks().getEvent(event.id)).toEqual(event)
+      expect(await webhooks().getEvent(`msg_${unique()}`)).toBeNull()
+    })
+
+    it('queues one delivery per event and endpoint: enqueueing the same event again queues nothing', async () => {
+      const t = era()
+      const event = newWebhookEvent(t)
+      const endpoint = `whep_${unique()}`
+      // Due at the same time: claimed in the order of their ids (the event's, then the endpoint's).
+      const [one, two] = [`${endpoint}a`, `${endpoint}b`]
+      const depth = await webhooks().queueDepth()
+      await webhooks().enqueue(event, [one, two], t + 10)
+      expect((await webhooks().queueDepth()) - depth).toBe(2)
+      // Derived again, later: neither queued twice nor moved.
+      await webhooks().enqueue(event, [one, two, one], t + 500)
+      expect((await webhooks().queueDepth()) - depth).toBe(2)
+      expect(await webhooks().claimDue(t + 10, LEASE, 10)).toEqual([
+        queued(event, one, t + 10),
+        queued(event, two, t + 10),
+      ])
+      // One under way keeps its attempts when derived again.
+      await webhooks().retry(webhookDeliveryId(event.id, one), 1, t + 20)
+      await webhooks().enqueue(event, [one], t + 20)
+      expect(await webhooks().claimDue(t + 20, LEASE, 10)).toEqual([{ ...queued(event, one, t + 10), attempts: 1 }])
+      expect((await webhooks().queueDepth()) - depth).toBe(2)
+    })
+
+    it('claims deliveries due, oldest first, at most `limit`; those due later stay', async () => {
+      const t = era()
+      const endpoint = `whep_${unique()}`
+      const events = [30, 10, 20, 40].map((offset) => ({ event: newWebhookEvent(t), dueAt: t + offset }))
+      for (const { event, dueAt } of events) await webhooks().enqueue(event, [endpoint], dueAt)
+      const [at30, at10, at20, at40] = events.map(({ event, dueAt }) => queued(event, endpoint, dueAt))
+      expect(await webhooks().claimDue(t + 35, LEASE, 2)).toEqual([at10, at20])
+      expect(await webhooks().claimDue(t + 35, LEASE, 0)).toEqual([])
+      expect(await webhooks().claimDue(t + 35, LEASE, 10)).toEqual([at30])
+      expect(await webhooks().claimDue(t + 40, LEASE, 10)).toEqual([at40])
+    })
+
+    it('makes a claimed delivery due again when its lease runs out, unless it is done by then', async () => {
+      const t = era()
+      const endpoint = `whep_${unique()}`
+      const [event, done] = [newWebhookEvent(t), newWebhookEvent(t)]
+      await webhooks().enqueue(event, [endpoint], t)
+      await webhooks().enqueue(done, [endpoint], t)
+      expect(ids(await webhooks().claimDue(t, 1_000, 10)).sort()).toEqual(
+        [webhookDeliveryId(event.id, endpoint), webhookDeliveryId(done.id, endpoint)].sort(),
+      )
+      await webhooks().complete(webhookDeliveryId(done.id, endpoint))
+      expect(await webhooks().claimDue(t + 999, 1_000, 10)).toEqual([])
+      expect(await webhooks().claimDue(t + 1_000, 1_000, 10)).toEqual([queued(event, endpoint, t)])
+      expect(await webhooks().claimDue(t + 1_000, 1_000, 10)).toEqual([])
+    })
+
+    it('gives each delivery due to one of two callers claiming at once', async () => {
+      const t = era()
+      const endpoint = `whep_${unique()}`
+      const events = Array.from({ length: 20 }, () => newWebhookEvent(t))
+      for (const [i, event] of events.entries()) await webhooks().enqueue(event, [endpoint], t + i)
+      const [first, second] = await Promise.all([
+        webhooks().claimDue(t + 100, LEASE, 15),
+        webhooks().claimDue(t + 100, LEASE, 15),
+      ])
+      const claimed = [...ids(first), ...ids(second)]
+      expect(claimed.sort()).toEqual(events.map((e) => webhookDeliveryId(e.id, endpoint)).sort())
+    })
+
+    it('retries a queued delivery at its new time with its attempts; a delivery done is not queued again', async () => {
+      const t = era()
+      const endpoint = `whep_${unique()}`
+      const [event, done] = [newWebhookEvent(t), newWebhookEvent(t)]
+      await webhooks().enqueue(event, [endpoint], t)
+      await webhooks().enqueue(done, [endpoint], t)
+      const id = webhookDeliveryId(event.id, endpoint)
+      await webhooks().claimDue(t, LEASE, 10)
+      await webhooks().retry(id, 1, t + 500)
+      expect(await webhooks().claimDue(t + 499, LEASE, 10)).toEqual([])
+      expect(await webhooks().claimDue(t + 500, LEASE, 10)).toEqual([{ ...queued(event, endpoint, t), attempts: 1 }])
+
+      const depth = await webhooks().queueDepth()
+      await webhooks().complete(webhookDeliveryId(done.id, endpoint))
+      expect(await webhooks().queueDepth()).toBe(depth - 1)
+      await webhooks().retry(webhookDeliveryId(done.id, endpoint), 2, t + 600)
+      await webhooks().retry(webhookDeliveryId(`msg_${unique()}`, endpoint), 1, t + 600)
+      expect(await webhooks().queueDepth()).toBe(depth - 1)
+      expect(await webhooks().claimDue(t + 600 + LEASE, LEASE, 10)).toEqual([
+        { ...queued(event, endpoint, t), attempts: 1 },
+      ])
+    })
+
+    it('moves a delivery given up from the queue into its dead letters, newest first, once', async () => {
+      const t = era()
+      const endpoint = `whep_${unique()}`
+      const [older, newer] = [newWebhookEvent(t), newWebhookEvent(t)]
+      await webhooks().enqueue(older, [endpoint], t)
+      await webhooks().enqueue(newer, [endpoint], t)
+      const depth = await webhooks().queueDepth()
+      const [deadOlder, deadNewer] = [older, newer].map((e) => ({ ...queued(e, endpoint, t), attempts: 8 }))
+      await webhooks().deadLetter(deadOlder!)
+      await webhooks().deadLetter(deadNewer!)
+      expect(await webhooks().queueDepth()).toBe(depth - 2)
+      expect(await webhooks().claimDue(t + 1, LEASE, 10)).toEqual([])
+      expect(await webhooks().listDead(endpoint, 10)).toEqual([deadNewer, deadOlder])
+      expect(await webhooks().listDead(endpoint, 1)).toEqual([deadNewer])
+      expect(await webhooks().listDead(endpoint, 0)).toEqual([])
+      // Not queued any more (another caller finished it): not dead a second time.
+      await webhooks().deadLetter(deadOlder!)
+      expect(await webhooks().listDead(endpoint, 10)).toEqual([deadNewer, deadOlder])
+      expect(await webhooks().listDead(`whep_${unique()}`, 10)).toEqual([])
+    })
+
+    it(`keeps the last ${WEBHOOK_DEAD_KEPT} dead letters of an endpoint`, async () => {
+      const t = era()
+      const endpoint = `whep_${unique()}`
+      const events = Array.from({ length: WEBHOOK_DEAD_KEPT + 2 }, () => newWebhookEvent(t))
+      await Promise.all(events.map((event) => webhooks().enqueue(event, [endpoint], t)))
+      for (const event of events) await webhooks().deadLetter(queued(event, endpoint, t))
+      const dead = await webhooks().listDead(endpoint, WEBHOOK_DEAD_KEPT + 10)
+      expect(dead).toHaveLength(WEBHOOK_DEAD_KEPT)
+      expect(dead[0]!.eventId).toBe(events.at(-1)!.id)
+      expect(dead.at(-1)!.eventId).toBe(events[2]!.id)
+    })
+  })
+
+  describe('webhooks: delivery log, event retention, deadlines and leases', () => {
+    it(`logs an endpoint's attempts newest first, keeping the last ${WEBHOOK_ATTEMPTS_KEPT}`, async () => {
+      const [endpoint, other] = [`whep_${unique()}`, `whep_${unique()}`]
+      const deliveryId = webhookDeliveryId(`msg_${unique()}`, endpoint)
+      for (let attempt = 1; attempt <= WEBHOOK_ATTEMPTS_KEPT + 2; attempt++)
+        await webhooks().recordAttempt(endpoint, newAttempt(deliveryId, attempt))
+      await webhooks().recordAttempt(other, { ...newAttempt(deliveryId, 1), outcome: 'delivered', status: 204 })
+      const attempts = await webhooks().listAttempts(endpoint, WEBHOOK_ATTEMPTS_KEPT + 10)
+      expect(attempts.map((a) => a.attempt)).toEqual(
+        Array.from({ length: WEBHOOK_ATTEMPTS_KEPT }, (_, i) => WEBHOOK_ATTEMPTS_KEPT + 2 - i),
+      )
+      expect(attempts[0]).toEqual(newAttempt(deliveryId, WEBHOOK_ATTEMPTS_KEPT + 2))
+      expect(await webhooks().listAttempts(endpoint, 2)).toEqual(attempts.slice(0, 2))
+      expect(await webhooks().listAttempts(endpoint, 0)).toEqual([])
+      expect(await webhooks().listAttempts(other, 10)).toEqual([
+        { ...newAttempt(deliveryId, 1), outcome: 'delivered', status: 204 },
+      ])
+    })
+
+    it('lists kept events from a time, oldest first, and forgets those older than the retention', async () => {
+      const t = era()
+      const events = [3, 1, 2, 4].map((offset) => newWebhookEvent(t + offset))
+      for (const event of events) await webhooks().enqueue(event, [], t)
+      const [at3, at1, at2, at4] = events
+      expect(await webhooks().listEvents(t + 2, 3)).toEqual([at2, at3, at4])
+      expect(await webhooks().listEvents(t, 2)).toEqual([at1, at2])
+      expect(await webhooks().listEvents(t, 0)).toEqual([])
+      await webhooks().pruneEvents(t + 3)
+      expect(await webhooks().getEvent(at1!.id)).toBeNull()
+      expect(await webhooks().getEvent(at2!.id)).toBeNull()
+      expect(await webhooks().listEvents(t, 2)).toEqual([at3, at4])
+    })
+
+    it('fires deadlines due in time order, each once; a deadline set again moves, one unscheduled never fires', async () => {
+      const t = era()
+      const member = (name: string) => `key.expiring:key_${unique()}:${name}`
+      const [early, late, moved, dropped] = ['early', 'late', 'moved', 'dropped'].map(member)
+      await webhooks().schedule(late!, t + 20)
+      await webhooks().schedule(early!, t + 10)
+      await webhooks().schedule(moved!, t + 5)
+      await webhooks().schedule(moved!, t + 30)
+      await webhooks().schedule(dropped!, t + 1)
+      await webhooks().unschedule(dropped!)
+      expect(await webhooks().takeDeadlines(t + 20, 1)).toEqual([early])
+      expect(await webhooks().takeDeadlines(t + 20, 0)).toEqual([])
+      expect(await webhooks().takeDeadlines(t + 25, 10)).toEqual([late])
+      expect(await webhooks().takeDeadlines(t + 25, 10)).toEqual([])
+      expect(await webhooks().takeDeadlines(t + 30, 10)).toEqual([moved])
+    })
+
+    it('gives each deadline due to one of two callers taking at once', async () => {
+      const t = era()
+      const members = Array.from({ length: 40 }, (_, i) => `key.expired:key_${unique()}:${i}`)
+      for (const [i, member] of members.entries()) await webhooks().schedule(member, t + i)
+      const [first, second] = await Promise.all([
+        webhooks().takeDeadlines(t + 100, 30),
+        webhooks().takeDeadlines(t + 100, 30),
+      ])
+      expect([...first, ...second].sort()).toEqual([...members].sort())
+      expect(await webhooks().takeDeadlines(t + 100, 100)).toEqual([])
+    })
+
+    it('holds a lease for one holder at a time: renewed by its holder, taken by another once it runs out', async () => {
+      const name = `derive-${unique()}`
+      expect(await webhooks().holdLease(name, 'a', LEASE)).toBe(true)
+      expect(await webhooks().holdLease(name, 'b', LEASE)).toBe(false)
+      expect(await webhooks().holdLease(name, 'a', LEASE)).toBe(true)
+      expect(await webhooks().holdLease(`derive-${unique()}`, 'b', LEASE)).toBe(true)
+      // Renewed for 1 ms: b gets it as soon as that has passed, and then a does not.
+      expect(await webhooks().holdLease(name, 'a', 1)).toBe(true)
+      await waitFor(() => webhooks().holdLease(name, 'b', LEASE), 'the lease to run out', 2_000, 2)
+      expect(await webhooks().holdLease(name, 'a', LEASE)).toBe(false)
+    })
+  })
+}
