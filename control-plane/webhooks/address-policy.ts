@@ -35,7 +35,7 @@ const RANGE_WORDS: Record<string, string> = {
  * Only what ipaddr.js calls `unicast` is allowed: loopback, private, link-local, unique-local, carrier-grade NAT,
  * reserved and the other special ranges are the network the control plane runs in, which a root key must not be
  * able to reach through it. An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is judged as the IPv4 address it is.
- * `allowPrivate` (KEYGATE_WEBHOOK_ALLOW_PRIVATE) allows all of them but the unspecified, multicast and broadcast
+ * `allowPrivate` (WEBHOOK_ALLOW_PRIVATE) allows all of them but the unspecified, multicast and broadcast
  * addresses.
  */
 export function addressRefusal(address: string, allowPrivate: boolean): string | undefined {

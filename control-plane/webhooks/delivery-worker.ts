@@ -19,7 +19,7 @@ export function eventBody(event: WebhookEvent): string {
   return JSON.stringify({ type: event.type, timestamp: new Date(event.at).toISOString(), data: event.data })
 }
 
-/** The wait before attempt `attempts + 1`: doubling, capped, with jitter (50–100 %) so retries do not march together. */
+/** The wait before attempt `attempts + 1`: doubling, capped, jittered (50–100 %) so retries do not march together. */
 export function retryDelayMs(attempts: number, maxDelayMs: number, random: () => number = Math.random): number {
   const ceiling = Math.min(maxDelayMs, FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 30))
   return Math.round(ceiling * (0.5 + random() / 2))

@@ -43,8 +43,7 @@ export interface EventDeriverDeps {
 }
 
 /** A deadline's member in the schedule: the event type, the key and the expiry it is about. */
-const deadline = (type: 'key.expiring' | 'key.expired', keyId: string, expires: number) =>
-  `${type}|${keyId}|${expires}`
+const deadline = (type: 'key.expiring' | 'key.expired', keyId: string, expires: number) => `${type}|${keyId}|${expires}`
 
 /**
  * Turns changes into webhook events. The shards' change logs are the source: every write that matters is in one, in
@@ -68,9 +67,28 @@ export class EventDeriver {
 
   constructor(private readonly deps: EventDeriverDeps) {}
 
-  start(): void {
+  /**
+   * Starts deriving. Shards without a cursor get one at their current position first, before the caller goes on to
+   * serve writes: a write made through this control plane is then always after the cursor. If the store does not
+   * answer now, the first look does it.
+   */
+  async start(): Promise<void> {
     this.stopped = false
+    try {
+      await this.placeMissingCursors()
+    } catch (err) {
+      this.deps.log.warn({ err }, 'webhook cursors could not be placed yet')
+    }
     this.schedule()
+  }
+
+  private async placeMissingCursors(): Promise<void> {
+    const { webhooks, changes } = this.deps
+    const cursors = await webhooks.readCursors()
+    if (cursors.size === SHARD_COUNT) return
+    const { shards } = await changes.readRevisions()
+    for (let shard = 0; shard < SHARD_COUNT; shard++)
+      if (!cursors.has(shard)) await webhooks.writeCursor(shard, shards[shard]!)
   }
 
   async stop(): Promise<void> {
@@ -183,7 +201,9 @@ export class EventDeriver {
       const created = event('rootKey.created', { rootKeyId: stored.doc.id, permissions: stored.doc.permissions })
       // A roll is a create (and a revoke of the old one): the stored record says which it replaced.
       const rolledFrom = (await this.deps.rootKeys.getRootKeyById(stored.doc.id))?.rolledFrom
-      return rolledFrom ? [created, event('rootKey.rolled', { rootKeyId: rolledFrom, newRootKeyId: stored.doc.id })] : [created]
+      return rolledFrom
+        ? [created, event('rootKey.rolled', { rootKeyId: rolledFrom, newRootKeyId: stored.doc.id })]
+        : [created]
     }
     return []
   }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,11 +11,14 @@ import { pino } from 'pino'
 import { verifierConfig } from '../../shared/config/config.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { startVerifier } from '../../cli/verifier-command.js'
+import { SHARD_COUNT } from '../../shared/shards.js'
+import { redisKeys } from '../../shared/store/redis-keys.js'
 import { startTestControlPlane, startTestVerifier, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 import { startEchoUpstream, type EchoUpstream } from '../support/echo-upstream.js'
 import { freePort } from '../support/free-port.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
+import { startWebhookReceiver } from '../support/webhook-receiver.js'
 
 // Offline checks of deploy/observability: the alert rules and their unit tests through promtool, every PromQL
 // expression of the dashboard through promtool, and every metric and label they name against the real /metrics.
@@ -231,6 +235,14 @@ describe('Grafana dashboard (deploy/observability/grafana-dashboard.json)', () =
       /keygate_ready/,
       /keygate_redis_errors_total/,
       /status=~"5\.\."/,
+      /rate\(keygate_webhook_attempts_total\{/,
+      /keygate_webhook_attempts_total\{[^}]*outcome!="delivered"/,
+      /histogram_quantile\(0\.5, [^\n]*keygate_webhook_delivery_latency_seconds_bucket\{/,
+      /histogram_quantile\(0\.99, [^\n]*keygate_webhook_delivery_latency_seconds_bucket\{/,
+      /keygate_webhook_request_duration_seconds_bucket/,
+      /max by \(namespace\) \(keygate_webhook_queue_depth\{/,
+      /keygate_webhook_events_total/,
+      /keygate_webhook_log_gaps_total/,
     ])
       expect(all).toMatch(wanted)
   })
@@ -282,9 +294,46 @@ function labelValues(text: string, metric: string, label: string): Set<string> {
   return values
 }
 
+type WebhookReceiver = Awaited<ReturnType<typeof startWebhookReceiver>>
+
+/**
+ * An endpoint on this machine (the control plane's policy allows it) that takes every event, registered once the
+ * webhook deriver has taken each shard's position, so that the writes that follow are sent to it.
+ */
+async function webhookEndpoint(controlPlane: TestServer, receiver: WebhookReceiver): Promise<void> {
+  const { webhooks } = controlPlane.backend.store
+  await waitFor(
+    async () => (await webhooks.readCursors()).size === SHARD_COUNT,
+    "the webhook deriver to take each shard's position",
+  )
+  const secret = `whsec_${randomBytes(32).toString('base64')}`
+  receiver.useSecret(secret)
+  const now = Date.now()
+  await webhooks.createEndpoint({
+    id: 'whep_observability',
+    url: receiver.url,
+    eventTypes: [],
+    enabled: true,
+    secrets: [{ secret, createdAt: now }],
+    createdAt: now,
+  })
+}
+
+/**
+ * A written shard's revision gone from Redis (as a failover to an empty replica leaves it) while the webhooks' state
+ * is not: the deriver cannot go on from its position in that shard's log, and counts a log gap.
+ */
+async function loseShardLog(controlPlane: TestServer, redis: RedisServer): Promise<void> {
+  const cursors = await controlPlane.backend.store.webhooks.readCursors()
+  const [shard] = [...cursors].find(([, position]) => position.epoch !== '') ?? []
+  if (shard === undefined) throw new Error('no shard has been written since the webhook deriver started')
+  await redis.admin.del(redisKeys.revision(shard))
+}
+
 describe('metrics the dashboard and the rules name exist on real servers', () => {
   let redis: RedisServer
   let upstream: EchoUpstream
+  let receiver: WebhookReceiver
   let proxied: KeygateServer | undefined
   const servers: TestServer[] = []
   let metrics: Map<string, Set<string>>
@@ -294,9 +343,15 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
   beforeAll(async () => {
     redis = await startRedisServer()
     upstream = await startEchoUpstream()
-    const controlPlane = await startTestControlPlane({ redisUrl: redis.url })
+    receiver = await startWebhookReceiver()
+    const controlPlane = await startTestControlPlane({
+      redisUrl: redis.url,
+      webhookPolicy: { allowPrivateAddresses: true },
+    })
     const verifier = await startTestVerifier({ redisUrl: redis.url })
     servers.push(controlPlane, verifier)
+    const metricsText = async (app: KeygateServer) => (await app.inject({ method: 'GET', url: '/metrics' })).body
+    await webhookEndpoint(controlPlane, receiver)
     // Traffic, so labelled series (requests, latency, propagation) have samples to read labels from.
     const post = async (server: TestServer, url: string, payload: object) => {
       const reply = await server.app.inject({
@@ -342,10 +397,20 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
         ),
       'the proxied response to be timed',
     )
+    // The key's webhook events are sent to the receiver; the latency is observed once the 2xx is settled.
+    await waitFor(
+      async () => /^keygate_webhook_delivery_latency_seconds_count\{/m.test(await metricsText(controlPlane.app)),
+      'a webhook to be delivered',
+    )
     await post(controlPlane, '/v1/keys.updateKey', { keyId, enabled: false })
     await waitFor(
       async () => (await post(verifier, '/v1/keys.verifyKey', { key })).valid === false,
       'the verifier to apply the disable',
+    )
+    await loseShardLog(controlPlane, redis)
+    await waitFor(
+      async () => /^keygate_webhook_log_gaps_total\{[^}]*reason="epoch"/m.test(await metricsText(controlPlane.app)),
+      'the webhook log gap to be counted',
     )
     const texts = await Promise.all(
       [...servers.map((server) => server.app), proxied].map(
@@ -359,6 +424,7 @@ describe('metrics the dashboard and the rules name exist on real servers', () =>
     await Promise.all(servers.map((server) => server.close()))
     await proxied?.close()
     await upstream?.stop()
+    await receiver?.stop()
     await redis?.stop()
   })
 

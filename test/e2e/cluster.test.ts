@@ -188,7 +188,8 @@ describe('Redis Cluster: 3 masters', () => {
     }
     expect((await fetch(`${verifier.url}/readyz`)).status).toBe(200)
     // Every key's creation and every disable reached the receiver, signed, each once.
-    const webhookEvents = (type: string) => new Set(receiver.events.filter((e) => e.type === type).map((e) => e.data.keyId))
+    const webhookEvents = (type: string) =>
+      new Set(receiver.events.filter((e) => e.type === type).map((e) => e.data.keyId))
     await waitFor(
       () =>
         keys.every(({ keyId }) => webhookEvents('key.created').has(keyId)) &&

@@ -134,14 +134,25 @@ describe('webhooks, end to end', () => {
     for (const other of running.filter((process) => process !== a)) await other.stop('SIGKILL')
     receiver.setMode('hang')
     const { keyId: first } = await call(a.url, 'keys.createKey', { apiId, name: 'in flight' })
-    await waitFor(() => receiver.requests.some((request) => request.mode === 'hang'), 'the delivery in flight', 5_000, 20)
+    await waitFor(
+      () => receiver.requests.some((request) => request.mode === 'hang'),
+      'the delivery in flight',
+      5_000,
+      20,
+    )
     await a.stop('SIGKILL')
     const downSince = Date.now()
     receiver.setMode('down')
     const b = await controlPlane()
     const keyIds = [first]
-    for (let i = 0; i < 10; i++) keyIds.push((await call(b.url, 'keys.createKey', { apiId, name: `while down ${i}` })).keyId)
-    await waitFor(() => receiver.requests.filter((request) => request.mode === 'down').length >= 10, 'attempts while down', 20_000, 50)
+    for (let i = 0; i < 10; i++)
+      keyIds.push((await call(b.url, 'keys.createKey', { apiId, name: `while down ${i}` })).keyId)
+    await waitFor(
+      () => receiver.requests.filter((request) => request.mode === 'down').length >= 10,
+      'attempts while down',
+      20_000,
+      50,
+    )
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, downSince + 60_000 - Date.now())))
     receiver.setMode('up')
     const back = Date.now()
@@ -162,7 +173,7 @@ describe('webhooks, end to end', () => {
     const ids = keyIds.map((keyId) => received('key.created', (data) => data.keyId === keyId).map((e) => e.id))
     for (const copies of ids) expect(new Set(copies).size).toBe(1)
     expect(receiver.events.every((event) => event.verified)).toBe(true)
-  })
+  }, 120_000)
 })
 
 describe('webhook endpoints on a private address', () => {

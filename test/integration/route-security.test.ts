@@ -244,6 +244,8 @@ const TABLE: Record<string, Row> = {
     needs: ['webhook.*.update_endpoint'],
     call: (f) => post({ endpointId: f.endpointId, graceSeconds: 0 }),
   },
+  'webhooks.listAttempts': { needs: ['webhook.*.read_endpoint'], call: (f) => get({ endpointId: f.endpointId }) },
+  'webhooks.replay': { needs: ['webhook.*.replay'], call: (f) => post({ endpointId: f.endpointId, since: 0 }) },
 }
 
 const MANAGEMENT = Object.entries(OPERATIONS)

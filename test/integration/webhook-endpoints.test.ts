@@ -46,7 +46,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
     let backend: Backend
     /** The default policy: public addresses only. */
     let server: TestServer
-    /** KEYGATE_WEBHOOK_ALLOW_PRIVATE's: private addresses too, on the same store. */
+    /** WEBHOOK_ALLOW_PRIVATE's: private addresses too, on the same store. */
     let permissive: TestServer
 
     beforeAll(async () => {

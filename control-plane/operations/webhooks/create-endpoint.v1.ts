@@ -24,7 +24,7 @@ export const createEndpointV1 = v1Route({
   doc: {
     summary: 'Create a webhook endpoint; its signing secret is shown this once',
     description:
-      'Needs `webhook.*.create_endpoint`. The URL is refused (400) if its host resolves to a loopback, private, link-local or other non-public address, unless the operator allows private ones (`KEYGATE_WEBHOOK_ALLOW_PRIVATE`). At most 100 endpoints (412 beyond).',
+      'Needs `webhook.*.create_endpoint`. The URL is refused (400) if its host resolves to a loopback, private, link-local or other non-public address, unless the operator allows private ones (`WEBHOOK_ALLOW_PRIVATE`). At most 100 endpoints (412 beyond).',
     tag: 'webhooks',
     errors: [
       'BAD_REQUEST',

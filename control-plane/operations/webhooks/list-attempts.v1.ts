@@ -40,6 +40,7 @@ export const listAttemptsV1 = v1Route({
       minimum: 1,
       maximum: WEBHOOK_ATTEMPTS_KEPT,
       default: 20,
+      examples: [20],
       description: `Attempts and dead letters to answer, each (at most ${WEBHOOK_ATTEMPTS_KEPT} attempts are kept)`,
     }),
   }),
@@ -51,7 +52,12 @@ export const listAttemptsV1 = v1Route({
     const { attempts, dead } = await listAttempts(deps, caller, { endpointId, limit })
     return {
       attempts,
-      dead: dead.map(({ id, eventId, attempts: made, queuedAt }) => ({ deliveryId: id, eventId, attempts: made, queuedAt })),
+      dead: dead.map(({ id, eventId, attempts: made, queuedAt }) => ({
+        deliveryId: id,
+        eventId,
+        attempts: made,
+        queuedAt,
+      })),
     }
   },
 })

@@ -21,7 +21,11 @@ export async function replay(deps: ControlPlaneDeps, caller: Caller, input: Repl
   let events: WebhookEvent[]
   if ('eventId' in input) {
     const event = await webhooks.getEvent(input.eventId)
-    if (!event) throw notFound('webhookEvent', `webhook event ${input.eventId} not found (events are kept for the retry window and a day)`)
+    if (!event)
+      throw notFound(
+        'webhookEvent',
+        `webhook event ${input.eventId} not found (events are kept for the retry window and a day)`,
+      )
     events = [event]
   } else {
     if (input.since > deps.clock.now()) throw invalid('since', 'is in the future')
@@ -32,8 +36,15 @@ export async function replay(deps: ControlPlaneDeps, caller: Caller, input: Repl
   const now = deps.clock.now()
   for (const event of events) await webhooks.enqueue(event, [endpoint.id], now)
   await deps.audit.record(caller, 'webhooks.replay', {
-    context: { endpointId: endpoint.id, ...('eventId' in input ? { eventId: input.eventId } : { since: input.since }), queued: events.length },
+    context: {
+      endpointId: endpoint.id,
+      ...('eventId' in input ? { eventId: input.eventId } : { since: input.since }),
+      queued: events.length,
+    },
   })
-  caller.log.info({ endpointId: endpoint.id, queued: events.length, rootKeyId: caller.principal.rootKeyId }, 'webhook events replayed')
+  caller.log.info(
+    { endpointId: endpoint.id, queued: events.length, rootKeyId: caller.principal.rootKeyId },
+    'webhook events replayed',
+  )
   return { queued: events.length }
 }

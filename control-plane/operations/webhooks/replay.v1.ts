@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { invalid } from '../../../shared/errors.js'
+import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v1Route } from '../../management-route.js'
 import { EndpointIdField } from '../../schemas/webhook-schemas.js'
 import { REPLAY_MAX, replay } from './replay.js'
@@ -23,11 +24,12 @@ export const replayV1 = v1Route({
         Type.Integer({ minimum: 0, description: 'Send every kept event from this time on, unix milliseconds' }),
       ),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, examples: [{ endpointId: WIRE_EXAMPLES.webhookEndpointId, since: 0 }] },
   ),
   answer: Type.Object({ queued: Type.Integer({ description: 'Events queued for the endpoint' }) }),
   handle: async ({ endpointId, eventId, since }, caller, deps) => {
-    if ((eventId === undefined) === (since === undefined)) throw invalid('eventId', 'give exactly one of eventId and since')
+    if ((eventId === undefined) === (since === undefined))
+      throw invalid('eventId', 'give exactly one of eventId and since')
     return replay(deps, caller, eventId !== undefined ? { endpointId, eventId } : { endpointId, since: since! })
   },
 })
