@@ -316,6 +316,21 @@ for (const [name, start] of flows) {
       await page.getByRole('button', { name: 'Disable endpoint' }).waitFor()
       expect(await read()).toMatchObject({ enabled: true })
 
+      // The delivery log shows the delivery; sent again from it, the same event (its webhook-id) arrives once more.
+      const attempts = page.getByRole('region', { name: 'Delivery attempts' }).locator('tbody tr')
+      const logged = attempts.filter({ hasText: announced.id })
+      await logged.waitFor()
+      expect((await logged.locator('td').allInnerTexts()).slice(1, 5)).toEqual([
+        `key.created\n${announced.id}`,
+        '1',
+        'delivered',
+        'HTTP 204',
+      ])
+      await logged.getByRole('button', { name: `Send again event ${announced.id}` }).click()
+      await page.getByText(`Queued the event ${announced.id} to be sent again.`).waitFor()
+      const copies = () => receiver.events.filter((event) => event.id === announced.id && event.verified).length
+      await waitFor(() => copies() === 2, 'the event sent again at the receiver', 10_000, 50)
+
       // Rotated with no grace: only the new secret signs, and the receiver verifies the next delivery with it.
       await page.getByRole('button', { name: 'Rotate secret' }).click()
       await page.getByLabel('The old secret keeps signing').selectOption('0')

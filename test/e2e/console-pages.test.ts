@@ -1,5 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import {
   expectAccessible,
   launchChromium,
@@ -846,6 +848,71 @@ describe('the console on keygate dev', () => {
       .poll(() => page.getByRole('alert').allInnerTexts())
       .toContain('This root key may not do that: the root key needs webhook.*.create_endpoint.')
     await expectAccessible(page, 'a 403 on Webhooks')
+    await page.context().close()
+  })
+
+  it('shows what an endpoint answered as text in its delivery log, and sends events again from it', async () => {
+    // An endpoint that answers 500 with markup: the log shows the start of its body, which its owner controls.
+    const hostile = createServer((request, response) => {
+      request.resume()
+      request.on('end', () => response.writeHead(500, { 'content-type': 'text/html' }).end(XSS))
+    })
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve))
+    onTestFinished(async () => {
+      hostile.closeAllConnections()
+      await new Promise((resolve) => hostile.close(resolve))
+    })
+    const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/hooks`
+    // identity.deleted only: no other test here deletes an identity, so this endpoint has one event.
+    const { endpointId } = await admin('webhooks.createEndpoint', { url, eventTypes: ['identity.deleted'] })
+    onTestFinished(async () => void (await admin('webhooks.deleteEndpoint', { endpointId })))
+    const { identityId } = await admin('identities.createIdentity', { externalId: 'leaving' })
+    await admin('identities.deleteIdentity', { identityId })
+
+    const page = await signedIn()
+    const problems = watchProblems(page)
+    await page.goto(`${dev.url}/console#/webhooks/${endpointId}`)
+    await page.getByRole('heading', { level: 1, name: `Endpoint ${url}` }).waitFor()
+    const rows = page.getByRole('region', { name: 'Delivery attempts' }).locator('tbody tr')
+    await waitFor(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh the log' }).click()
+        return (await rows.count()) > 0
+      },
+      'the first attempt in the delivery log',
+      10_000,
+      250,
+    )
+    const first = rows.last()
+    const [, event, attempt, outcome, answer] = await first.locator('td').allInnerTexts()
+    expect(event).toMatch(/^identity\.deleted\nmsg_[\w-]+$/)
+    expect([attempt, outcome, answer]).toEqual(['1', 'will retry', 'HTTP 500\nBody'])
+    await first.getByText('Body', { exact: true }).click()
+    expect(await first.locator('pre').innerText()).toBe(XSS)
+    // Enough for an image load (and its onerror) to have happened, had an element been made.
+    await page.waitForTimeout(300)
+    expect(await page.evaluate<number | undefined>('window.__xss')).toBeUndefined()
+    expect(await page.locator('img').count()).toBe(0)
+    await expectAccessible(page, 'a delivery log')
+
+    const eventId = event!.split('\n')[1]!
+    await first.getByRole('button', { name: `Send again event ${eventId}` }).click()
+    await page.getByText(`Queued the event ${eventId} to be sent again.`).waitFor()
+    const sinceField = page.getByLabel('Every event since')
+    const since = new Date(await sinceField.inputValue()).getTime()
+    expect(Date.now() - since).toBeGreaterThan(3_540_000)
+    await page.getByRole('button', { name: 'Send events again' }).click()
+    await page.getByText('Queued 1 event to be sent again.').waitFor()
+    // What was asked of Keygate, as its audit log keeps it: the event by id, then every event from the time shown.
+    const audit = await fetch(`${dev.url}/v1/audit.list?action=webhooks.replay&limit=10`, {
+      headers: { authorization: `Bearer ${rootKey}` },
+    })
+    const { entries } = (await audit.json()) as { entries: { context: Record<string, unknown> }[] }
+    expect(entries.map((entry) => entry.context).filter((context) => context.endpointId === endpointId)).toEqual([
+      { endpointId, since, queued: 1 },
+      { endpointId, eventId, queued: 1 },
+    ])
+    expect(problems).toEqual([])
     await page.context().close()
   })
 })

@@ -7,13 +7,14 @@ import { ConfirmDialog } from '../ui/confirm.js'
 import { ErrorNote, Page, StatusNote } from '../ui/page.js'
 import { ShownOnce } from '../ui/shown-once.js'
 import { useLoad } from '../ui/use-load.js'
+import { DeliveryLog } from './delivery-log.js'
 import { EditEndpoint } from './edit-endpoint.js'
 import { RotateSecret } from './rotate-secret.js'
 import { DELETE_WARNING, EndpointFields, SECRET_WARNING } from './webhook-fields.js'
 
 /**
- * A webhook endpoint: its fields and the actions on it (enable or disable, edit, rotate its secret, delete). What
- * was sent to it, and sending it again, are sections of this page too.
+ * A webhook endpoint: its fields, the actions on it (enable or disable, edit, rotate its secret, delete), and its
+ * delivery log, from which events are sent again.
  */
 export function WebhookPage({ api, endpointId }: { api: KeygateApi; endpointId: string }) {
   const endpoint = useLoad(() => api.get<WebhookEndpoint>('webhooks.getEndpoint', { endpointId }), [api, endpointId])
@@ -102,6 +103,7 @@ export function WebhookPage({ api, endpointId }: { api: KeygateApi; endpointId: 
             />
           ) : null}
           <EndpointFields endpoint={record} />
+          <DeliveryLog api={api} endpointId={endpointId} onReplayed={setStatus} />
         </>
       ) : null}
       {deleting && record ? (
