@@ -9,6 +9,12 @@ import type { WebhookPolicy } from './webhook-policy.js'
 
 /** Deliveries one worker sends at once. */
 const CONCURRENCY = 16
+/**
+ * Of which to one endpoint at most: a slow or dead endpoint holds up its own deliveries, not the others'. A claimed
+ * delivery beyond it goes back to the queue, due a second later, its attempts unchanged.
+ */
+const PER_ENDPOINT = 4
+const BACK_IN_QUEUE_MS = 1_000
 /** How often an idle worker looks for due deliveries, ms. */
 const IDLE_POLL_MS = 200
 /** The first retry's wait, ms; each next one doubles, up to the policy's retryMaxDelayMs. */
@@ -30,12 +36,17 @@ export function retryDelayMs(attempts: number, maxDelayMs: number, random: () =>
  * request can take, so two replicas never send one delivery at once and one that dies mid-send loses it to the next
  * after the lease (at-least-once; `webhook-id` lets receivers drop the duplicate). A 2xx answer completes a delivery;
  * anything else is retried with backoff until the retry window has passed since it was queued, then dead-lettered.
- * Runs beside the management API, never on its path: a slow endpoint holds up only its own deliveries.
+ * Runs beside the management API, never on its path. Deliveries are sent side by side (CONCURRENCY), at most
+ * PER_ENDPOINT to one endpoint, each slot refilled as soon as the next look finds it free: an endpoint that times out
+ * holds up only its own deliveries.
  */
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined
-  private running: Promise<void> | undefined
+  private running: Promise<unknown> | undefined
   private stopped = true
+  /** Deliveries being sent, and how many to each endpoint. */
+  private readonly inFlight = new Set<Promise<void>>()
+  private readonly perEndpoint = new Map<string, number>()
 
   constructor(
     private readonly deps: {
@@ -58,25 +69,56 @@ export class DeliveryWorker {
     this.stopped = true
     clearTimeout(this.timer)
     await this.running
+    await Promise.all(this.inFlight)
+  }
+
+  /**
+   * Claims what is due, as many as there are free slots, and starts sending them; resolves once they are started,
+   * with how many were claimed and the deliveries' completion.
+   */
+  async claim(): Promise<{ claimed: number; sent: Promise<void> }> {
+    const { webhooks, clock, policy } = this.deps
+    const free = CONCURRENCY - this.inFlight.size
+    if (free <= 0) return { claimed: 0, sent: Promise.resolve() }
+    const due = await webhooks.claimDue(clock.now(), policy.timeoutMs + 5_000, free)
+    const started: Promise<void>[] = []
+    for (const delivery of due) {
+      const sending = this.perEndpoint.get(delivery.endpointId) ?? 0
+      if (sending >= PER_ENDPOINT) {
+        await webhooks.retry(delivery.id, delivery.attempts, clock.now() + BACK_IN_QUEUE_MS)
+        continue
+      }
+      this.perEndpoint.set(delivery.endpointId, sending + 1)
+      const sent: Promise<void> = this.deliver(delivery).finally(() => {
+        this.inFlight.delete(sent)
+        const left = (this.perEndpoint.get(delivery.endpointId) ?? 1) - 1
+        if (left > 0) this.perEndpoint.set(delivery.endpointId, left)
+        else this.perEndpoint.delete(delivery.endpointId)
+      })
+      this.inFlight.add(sent)
+      started.push(sent)
+    }
+    return { claimed: due.length, sent: Promise.all(started).then(() => {}) }
   }
 
   /** Sends what is due now; resolves when those are done. How many it claimed. */
   async runOnce(): Promise<number> {
-    const { webhooks, clock, policy } = this.deps
-    const due = await webhooks.claimDue(clock.now(), policy.timeoutMs + 5_000, CONCURRENCY)
-    await Promise.all(due.map((delivery) => this.deliver(delivery)))
-    return due.length
+    const { claimed, sent } = await this.claim()
+    await sent
+    return claimed
   }
 
   private schedule(delayMs: number): void {
     if (this.stopped) return
     this.timer = setTimeout(() => {
-      this.running = this.runOnce()
+      const free = CONCURRENCY - this.inFlight.size
+      this.running = this.claim()
         .catch((err: unknown) => {
           this.deps.log.warn({ err }, 'webhook deliveries could not be claimed')
-          return 0
+          return { claimed: 0 }
         })
-        .then((claimed) => this.schedule(claimed === CONCURRENCY ? 0 : IDLE_POLL_MS))
+        // All free slots filled: more may be due at once.
+        .then(({ claimed }) => this.schedule(free > 0 && claimed === free ? 0 : IDLE_POLL_MS))
     }, delayMs)
     this.timer.unref()
   }

@@ -100,9 +100,19 @@ export class EventDeriver {
   /** One look: if this process holds the lease, derive what the logs hold past the cursors and fire due deadlines. */
   async runOnce(): Promise<void> {
     const { webhooks, changes, clock } = this.deps
-    if (!(await webhooks.holdLease(DERIVER_LEASE, this.deps.holder, LEASE_MS))) return
+    if (!(await webhooks.holdLease(DERIVER_LEASE, this.deps.holder, LEASE_MS))) {
+      this.deps.metrics.behind(0)
+      return
+    }
     this.endpoints = undefined
     const [snapshot, cursors] = await Promise.all([changes.readRevisions(), webhooks.readCursors()])
+    let behind = 0
+    for (const [shard, cursor] of cursors) {
+      const head = snapshot.shards[shard]
+      // A cursor placed before the shard's first write has no epoch yet.
+      if (head && (cursor.epoch === '' || head.epoch === cursor.epoch)) behind += Math.max(0, head.rev - cursor.rev)
+    }
+    this.deps.metrics.behind(behind)
     for (let shard = 0; shard < SHARD_COUNT; shard++) {
       const head = snapshot.shards[shard]!
       const cursor = cursors.get(shard)
@@ -113,6 +123,12 @@ export class EventDeriver {
         // mean nothing now. Carry on from where it stands.
         this.deps.metrics.skipped('epoch')
         this.deps.log.warn({ shard }, 'a change log was reset: webhook events in between are not sent')
+        await webhooks.writeCursor(shard, head)
+      } else if (head.rev < cursor.rev) {
+        // The shard went back with its epoch kept (a failover to a replica that missed the last writes): the
+        // revisions past its head will be written again, by other changes, which must not be taken as seen.
+        this.deps.metrics.skipped('rollback')
+        this.deps.log.warn({ shard }, 'a change log went back: webhook events of the lost writes are not sent')
         await webhooks.writeCursor(shard, head)
       } else if (head.rev > cursor.rev) {
         await this.deriveShard(shard, cursor.rev, head.epoch)
@@ -154,7 +170,9 @@ export class EventDeriver {
 
   /** The webhook events one change makes: none for records no event is about. */
   private async eventsOf(change: ChangeEvent): Promise<WebhookEvent[]> {
-    const id = (type: WebhookEventType) => eventId(`${change.shard}|${change.epoch}|${change.rev}|${type}`)
+    // The record is part of the id: should revisions ever be reused (a rollback), another change gets another id.
+    const id = (type: WebhookEventType) =>
+      eventId(`${change.shard}|${change.epoch}|${change.rev}|${change.hash}|${type}`)
     const now = this.deps.clock.now()
     const event = (type: WebhookEventType, data: Record<string, unknown>, at = now): WebhookEvent => ({
       id: id(type),

@@ -1,5 +1,9 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 
+/** Why the deriver could not go on from its cursor: the log trimmed past it, the shard's data lost, or rolled back. */
+export type LogGap = 'trimmed' | 'epoch' | 'rollback'
+const LOG_GAPS: readonly LogGap[] = ['trimmed', 'epoch', 'rollback']
+
 /** What the webhooks' deriver and worker report (on the control plane's /metrics). */
 export interface WebhookMetrics {
   /** One attempt at a delivery, how it ended and how long the endpoint took. */
@@ -9,7 +13,9 @@ export interface WebhookMetrics {
   /** Events derived from the change logs, by type. */
   derived(type: string): void
   /** A shard's change log could not be read from the deriver's position (trimmed, or its epoch changed). */
-  skipped(reason: 'trimmed' | 'epoch'): void
+  skipped(reason: LogGap): void
+  /** Changes in the logs past the cursors, when this process last derived (0 on a process not deriving). */
+  behind(changes: number): void
 }
 
 const SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600]
@@ -44,16 +50,23 @@ export function createWebhookMetrics(registry: Registry, queueDepth: () => Promi
   })
   const skipped = new Counter({
     name: 'keygate_webhook_log_gaps_total',
-    help: 'Times the webhooks deriver could not read a shard log from where it was (trimmed, or the shard epoch changed: Redis lost data); events in the gap are not sent',
+    help: 'Times the webhooks deriver could not read a shard log from where it was (trimmed; epoch: Redis lost the shard data; rollback: the shard went back to an older revision); events in the gap are not sent',
     labelNames: ['reason'],
     registers: [registry],
   })
+  const behind = new Gauge({
+    name: 'keygate_webhook_deriver_behind_changes',
+    help: 'Changes in the shard logs not yet derived into webhook events, as the deriving control plane last saw them (0 on the others)',
+    registers: [registry],
+  })
+  // Each reason from 0, so that the first gap is an increase an alert sees.
+  for (const reason of LOG_GAPS) skipped.inc({ reason }, 0)
   new Gauge({
     name: 'keygate_webhook_queue_depth',
     help: 'Webhook deliveries queued (due now or later), across every control plane',
     registers: [registry],
     async collect() {
-      // A scrape while the store is down reports nothing rather than failing /metrics.
+      // A scrape while the store is down keeps the last value read rather than failing /metrics.
       const depth = await queueDepth().catch(() => undefined)
       if (depth !== undefined) this.set(depth)
     },
@@ -71,6 +84,9 @@ export function createWebhookMetrics(registry: Registry, queueDepth: () => Promi
     },
     skipped(reason) {
       skipped.inc({ reason })
+    },
+    behind(changes) {
+      behind.set(changes)
     },
   }
 }

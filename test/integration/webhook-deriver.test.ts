@@ -106,6 +106,42 @@ describe('EventDeriver on the memory store', () => {
     expect(rows.filter(([type]) => type === 'key.created')).toEqual([['key.created', 'whep_all', created.record.id]])
   })
 
+  it('takes a shard that went back (a failover to a replica that missed writes) as a gap, not as changes seen', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const first = await store.keys.createKey(newKey(api.id))
+    if (!first) throw new Error('create failed')
+    await deriver().runOnce()
+    await queued()
+    // The cursor is ahead of the shard's head: the writes it saw are gone, and their revisions will be reused.
+    const { shard, epoch, rev } = first.event
+    await store.webhooks.writeCursor(shard, { epoch, rev: rev + 5 })
+    const registry = new Registry()
+    await deriver('test', { metrics: createWebhookMetrics(registry, async () => 0) }).runOnce()
+    expect(await registry.getSingleMetricAsString('keygate_webhook_log_gaps_total')).toMatch(/reason="rollback"} 1/)
+    expect((await store.webhooks.readCursors()).get(shard)).toEqual({ epoch, rev })
+    // The next change in that shard, at a revision the cursor had passed, is sent.
+    let next = await store.keys.createKey(newKey(api.id))
+    while (next && next.event.shard !== shard) next = await store.keys.createKey(newKey(api.id))
+    if (!next) throw new Error('create failed')
+    await deriver().runOnce()
+    expect((await queued()).map(([type, , keyId]) => [type, keyId])).toContainEqual(['key.created', next.record.id])
+  })
+
+  it('reports how many changes it has yet to derive, and 0 on a control plane that is not deriving', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    for (let i = 0; i < 3; i++) await store.keys.createKey(newKey(api.id))
+    const behind = async (holder: string) => {
+      const registry = new Registry()
+      await deriver(holder, { metrics: createWebhookMetrics(registry, async () => 0) }).runOnce()
+      return (await registry.getSingleMetric('keygate_webhook_deriver_behind_changes')!.get()).values[0]?.value
+    }
+    expect(await behind('another')).toBe(0)
+    expect(await behind('test')).toBe(3)
+    expect(await behind('test')).toBe(0)
+  })
+
   it('derives on one control plane at a time: the lease holder', async () => {
     const api = await newApi(store)
     const holder = deriver('a')

@@ -1,0 +1,134 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import pino from 'pino'
+import { Registry } from 'prom-client'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { DeliveryWorker } from '../../control-plane/webhooks/delivery-worker.js'
+import { EndpointSender } from '../../control-plane/webhooks/endpoint-sender.js'
+import { createWebhookMetrics } from '../../control-plane/webhooks/webhook-metrics.js'
+import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../../control-plane/webhooks/webhook-policy.js'
+import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
+import { createMemoryStore, type MemoryStore } from '../../shared/store/memory-store.js'
+import type { WebhookEndpoint, WebhookEvent } from '../../shared/webhook.js'
+
+const POLICY: WebhookPolicy = { ...DEFAULT_WEBHOOK_POLICY, allowPrivateAddresses: true, timeoutMs: 1_000 }
+
+/** A real HTTP endpoint on this machine: answers `status`, or never answers (`hang`). */
+async function endpointServer(answer: number | 'hang') {
+  const received: string[] = []
+  const server: Server = createServer((request, response) => {
+    received.push(String(request.headers['webhook-id']))
+    request.resume()
+    if (answer !== 'hang') request.on('end', () => response.writeHead(answer).end('a body'.repeat(1_000)))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+  return {
+    url,
+    received,
+    stop: async () => {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    },
+  }
+}
+
+const endpoint = (id: string, url: string): WebhookEndpoint => ({
+  id,
+  url,
+  eventTypes: [],
+  enabled: true,
+  secrets: [{ secret: `whsec_${Buffer.alloc(32, 9).toString('base64')}`, createdAt: 0 }],
+  createdAt: 0,
+})
+const event = (n: number, at: number): WebhookEvent => ({ id: `msg_${n}`, type: 'key.created', at, data: { n } })
+
+describe('DeliveryWorker with real endpoints', () => {
+  let store: MemoryStore
+  let now: number
+  let sender: EndpointSender
+  let worker: DeliveryWorker
+  const servers: { stop(): Promise<void> }[] = []
+
+  beforeEach(() => {
+    store = createMemoryStore(new MemoryChangeFeed())
+    now = Date.now()
+    sender = new EndpointSender(POLICY)
+    worker = new DeliveryWorker({
+      webhooks: store.webhooks,
+      sender,
+      policy: POLICY,
+      clock: { now: () => now },
+      log: pino({ level: 'silent' }),
+      metrics: createWebhookMetrics(new Registry(), async () => 0),
+    })
+  })
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.stop()))
+    await sender.close()
+  })
+
+  it('sends at most 4 at once to one endpoint, so one that hangs holds up only its own deliveries', async () => {
+    const slow = await endpointServer('hang')
+    const fast = await endpointServer(204)
+    servers.push(slow, fast)
+    await store.webhooks.createEndpoint(endpoint('whep_slow', slow.url))
+    await store.webhooks.createEndpoint(endpoint('whep_fast', fast.url))
+    for (let n = 0; n < 10; n++) await store.webhooks.enqueue(event(n, now), ['whep_slow'], now)
+    for (let n = 10; n < 14; n++) await store.webhooks.enqueue(event(n, now), ['whep_fast'], now)
+    const first = await worker.claim()
+    // 14 claimed: 4 sent to the slow endpoint, the other 6 of it back in the queue, the fast one's 4 sent.
+    expect(first.claimed).toBe(14)
+    const fastDone = first.sent // resolves only when the slow ones time out; the fast ones are in already:
+    await expect.poll(() => fast.received.length).toBe(4)
+    await expect.poll(() => slow.received.length).toBe(4)
+    await fastDone
+    const attempts = await store.webhooks.listAttempts('whep_slow', 100)
+    expect(attempts.map((attempt) => attempt.error)).toEqual(Array(4).fill('timeout'))
+    expect(await store.webhooks.listAttempts('whep_fast', 100)).toHaveLength(4)
+    // Those put back kept their attempts count (none made) and are due a second later.
+    now += 1_000
+    const again = await store.webhooks.claimDue(now, 1, 100)
+    expect(again.filter((d) => d.endpointId === 'whep_slow' && d.attempts === 0)).toHaveLength(6)
+  })
+
+  it('completes on 2xx, keeps 1 KiB of the answer, retries anything else, and dead-letters after the window', async () => {
+    const ok = await endpointServer(200)
+    const failing = await endpointServer(500)
+    servers.push(ok, failing)
+    await store.webhooks.createEndpoint(endpoint('whep_ok', ok.url))
+    await store.webhooks.createEndpoint(endpoint('whep_failing', failing.url))
+    await store.webhooks.enqueue(event(1, now), ['whep_ok', 'whep_failing'], now)
+    expect(await worker.runOnce()).toBe(2)
+    const [delivered] = await store.webhooks.listAttempts('whep_ok', 10)
+    expect(delivered).toMatchObject({ outcome: 'delivered', status: 200, attempt: 1 })
+    expect(delivered!.responseSnippet).toHaveLength(1_024)
+    const [failed] = await store.webhooks.listAttempts('whep_failing', 10)
+    expect(failed).toMatchObject({ outcome: 'retry', status: 500, error: 'HTTP 500', attempt: 1 })
+    expect(await store.webhooks.queueDepth()).toBe(1)
+    // Not due again before its wait (at least half a second for the first retry).
+    expect(await worker.runOnce()).toBe(0)
+    now += POLICY.retryWindowMs
+    expect(await worker.runOnce()).toBe(1)
+    const [last] = await store.webhooks.listAttempts('whep_failing', 10)
+    expect(last).toMatchObject({ outcome: 'dead', attempt: 2 })
+    expect(await store.webhooks.queueDepth()).toBe(0)
+    expect((await store.webhooks.listDead('whep_failing', 10)).map((dead) => dead.eventId)).toEqual(['msg_1'])
+  })
+
+  it('refuses to connect to a private address unless the policy allows it, at delivery time', async () => {
+    const target = await endpointServer(204)
+    servers.push(target)
+    const strict = new EndpointSender({ ...POLICY, allowPrivateAddresses: false })
+    try {
+      const byAddress = await strict.send(target.url, {}, '{}')
+      expect(byAddress.error).toMatch(/^refused: .*loopback/)
+      // A name that resolves to a private address is refused when connecting, whatever it resolved to before.
+      const byName = await strict.send(target.url.replace('127.0.0.1', 'localhost'), {}, '{}')
+      expect(byName.error).toMatch(/^refused: /)
+      expect(target.received).toEqual([])
+    } finally {
+      await strict.close()
+    }
+  })
+})
