@@ -5,6 +5,13 @@ export function formatTime(ms: number | undefined): string {
   return ms === undefined ? '' : TIME.format(new Date(ms))
 }
 
+const SECOND = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
+
+/** A time to the second, for a log whose entries come seconds apart (a delivery's retries). */
+export function formatSecond(ms: number): string {
+  return SECOND.format(new Date(ms))
+}
+
 /** A key's expiry at a glance: never, when, or that it has passed. */
 export function formatExpiry(expires: number | undefined, now = Date.now()): string {
   if (expires === undefined) return 'never'

@@ -7,6 +7,7 @@ const SECTIONS: [Route['page'][], string, Route][] = [
   [['roles'], 'Roles', { page: 'roles' }],
   [['ratelimits', 'namespace'], 'Rate limits', { page: 'ratelimits' }],
   [['root-keys'], 'Root keys', { page: 'root-keys' }],
+  [['webhooks', 'webhook'], 'Webhooks', { page: 'webhooks' }],
   [['audit'], 'Audit log', { page: 'audit' }],
 ]
 

@@ -12,12 +12,14 @@ export type Route =
   | { page: 'ratelimits' }
   | { page: 'namespace'; name: string }
   | { page: 'root-keys' }
+  | { page: 'webhooks' }
+  | { page: 'webhook'; endpointId: string }
   /** The audit log, filtered to one key's entries when it names one (a key page's link to its older entries). */
   | { page: 'audit'; keyId?: string }
   /** A fragment that names no record: malformed percent-encoding (`#/apis/%E0`). */
   | { page: 'not-found'; hash: string }
 
-const SIMPLE = ['apis', 'identities', 'permissions', 'roles', 'ratelimits', 'root-keys', 'audit'] as const
+const SIMPLE = ['apis', 'identities', 'permissions', 'roles', 'ratelimits', 'root-keys', 'webhooks', 'audit'] as const
 
 export function parseRoute(hash: string): Route {
   const [first = '', second, ...rest] = hash.replace(/^#\/?/, '').split('/')
@@ -27,6 +29,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'apis' && id) return { page: 'keys', apiId: id }
   if (first === 'keys' && id) return { page: 'key', keyId: id }
   if (first === 'ratelimits' && id) return { page: 'namespace', name: id }
+  if (first === 'webhooks' && id) return { page: 'webhook', endpointId: id }
   if (first === 'audit' && id?.startsWith('keys/') && id.length > 'keys/'.length)
     return { page: 'audit', keyId: id.slice('keys/'.length) }
   const simple = SIMPLE.find((page) => page === first)
@@ -50,6 +53,8 @@ export function hrefOf(route: Route): string {
       return `#/keys/${encodeURIComponent(route.keyId)}`
     case 'namespace':
       return `#/ratelimits/${encodeURIComponent(route.name)}`
+    case 'webhook':
+      return `#/webhooks/${encodeURIComponent(route.endpointId)}`
     case 'audit':
       return route.keyId === undefined ? '#/audit' : `#/audit/keys/${encodeURIComponent(route.keyId)}`
     case 'not-found':

@@ -60,3 +60,15 @@ export interface AuditEntry {
 export interface Verifications {
   verifications: { time: number; success: number; rateLimited: number; usageExceeded: number }[]
 }
+
+/** A webhook endpoint as webhooks.listEndpoints and webhooks.getEndpoint answer: never its signing secret. */
+export interface WebhookEndpoint {
+  endpointId: string
+  url: string
+  description?: string
+  /** The event types it receives; empty: every type. */
+  eventTypes: string[]
+  enabled: boolean
+  createdAt: number
+  updatedAt?: number
+}

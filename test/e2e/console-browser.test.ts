@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import {
   expectAccessible,
   launchChromium,
@@ -10,6 +10,7 @@ import {
 import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
+import { startWebhookReceiver } from '../support/webhook-receiver.js'
 
 /** What the chart check reads of a canvas (this project's type checking has no DOM library). */
 interface Canvas2d {
@@ -47,8 +48,11 @@ interface Target {
   stop(): Promise<void>
 }
 
+/** Webhooks go to a receiver on this machine: the processes allow private addresses, as a self-hoster would. */
+const WEBHOOKS_HERE = { WEBHOOK_ALLOW_PRIVATE: 'true' }
+
 async function devTarget(): Promise<Target> {
-  const dev = await startKeygate(['dev'], { LOG_LEVEL: 'warn' })
+  const dev = await startKeygate(['dev'], { LOG_LEVEL: 'warn', ...WEBHOOKS_HERE })
   const rootKey = /root key: (\S+)/.exec(dev.output())![1]!
   expect(dev.output()).toContain(`console:  ${dev.url}/console`)
   return { consoleUrl: dev.url, verifierUrl: dev.url, rootKey, stop: async () => void (await dev.stop()) }
@@ -60,7 +64,7 @@ async function redisTarget(): Promise<Target> {
   expect(created.code, created.stderr).toBe(0)
   const processes: KeygateProcess[] = []
   try {
-    processes.push(await startKeygate(['control-plane', '--redis', redis.url], { LOG_LEVEL: 'warn' }))
+    processes.push(await startKeygate(['control-plane', '--redis', redis.url], { LOG_LEVEL: 'warn', ...WEBHOOKS_HERE }))
     processes.push(await startKeygate(['verifier'], { REDIS_URL: redis.url, LOG_LEVEL: 'warn' }))
   } catch (err) {
     for (const process of processes) await process.stop()
@@ -78,6 +82,17 @@ async function redisTarget(): Promise<Target> {
       await redis.stop()
     },
   }
+}
+
+/** A management call with the target's root key, as a script would make it; its answer (200 expected). */
+async function admin(target: Target, operation: string, body?: object): Promise<Record<string, any>> {
+  const answer = await fetch(`${target.consoleUrl}/v1/${operation}`, {
+    method: body ? 'POST' : 'GET',
+    headers: { authorization: `Bearer ${target.rootKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  expect(answer.status, await answer.clone().text()).toBe(200)
+  return (await answer.json()) as Record<string, any>
 }
 
 async function verify(target: Target, key: string): Promise<{ valid: boolean; code: string }> {
@@ -239,5 +254,104 @@ for (const [name, start] of flows) {
       expect(page.url()).not.toContain(target.rootKey)
       await context.close()
     }, 120_000)
+
+    it('runs the webhook flow: endpoint created, its secret shown once signs deliveries, disabled, rotated, deleted', async () => {
+      const receiver = await startWebhookReceiver()
+      onTestFinished(() => receiver.stop())
+      const context = await newContext(target)
+      const page = await context.newPage()
+      const problems = watchProblems(page)
+      await signIn(page, target)
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Webhooks' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
+      await expectAccessible(page, 'webhooks')
+
+      await page.getByLabel('URL', { exact: true }).fill(receiver.url)
+      await page.getByLabel('Description', { exact: true }).fill(`events of ${name}`)
+      await page.getByRole('checkbox', { name: 'key.created', exact: true }).check()
+      await page.getByRole('button', { name: 'Create endpoint' }).click()
+      const secret = await page.getByLabel('Signing secret', { exact: true }).inputValue()
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+      await expect.poll(() => page.getByText('the only time it is shown').count()).toBe(1)
+      await page.getByRole('button', { name: 'Copy signing secret' }).click()
+      await page.getByText('Copied to the clipboard.').waitFor()
+      expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret)
+      await expectAccessible(page, 'a new signing secret shown once')
+
+      // The list shows it, subscribed to the one type checked.
+      const row = page.locator('tbody tr', { has: page.getByRole('link', { name: receiver.url, exact: true }) })
+      await row.waitFor()
+      expect((await row.locator('td').allInnerTexts()).slice(0, 3)).toEqual([
+        `${receiver.url}\nevents of ${name}`,
+        'key.created',
+        'enabled',
+      ])
+      const { endpoints } = await admin(target, 'webhooks.listEndpoints')
+      expect(endpoints).toEqual([
+        expect.objectContaining({ url: receiver.url, eventTypes: ['key.created'], enabled: true }),
+      ])
+      const endpointId = (endpoints as { endpointId: string }[])[0]!.endpointId
+
+      // The secret shown is the one deliveries are signed with: the receiver verifies them with it.
+      receiver.useSecret(secret)
+      const { apiId } = await admin(target, 'apis.createApi', { name: `webhooks ${name}` })
+      const first = await admin(target, 'keys.createKey', { apiId, name: 'announced' })
+      const delivered = (keyId: string) => receiver.events.find((event) => event.data.keyId === keyId)
+      const announced = await waitFor(() => delivered(first.keyId), 'key.created at the receiver', 10_000, 50)
+      expect(announced).toMatchObject({ type: 'key.created', verified: true })
+
+      // Once Done, the secret is gone from the page.
+      await page.getByRole('button', { name: 'Done' }).click()
+      expect(await page.getByLabel('Signing secret', { exact: true }).count()).toBe(0)
+      expect(await page.content()).not.toContain(secret)
+
+      await page.getByRole('link', { name: receiver.url, exact: true }).click()
+      await page.getByRole('heading', { level: 1, name: `Endpoint ${receiver.url}` }).waitFor()
+      await page.getByRole('button', { name: 'Disable endpoint' }).click()
+      await page.getByRole('button', { name: 'Enable endpoint' }).waitFor()
+      const read = () => admin(target, `webhooks.getEndpoint?endpointId=${endpointId}`)
+      expect(await read()).toMatchObject({ enabled: false })
+      await expectAccessible(page, "an endpoint's page")
+      await page.getByRole('button', { name: 'Enable endpoint' }).click()
+      await page.getByRole('button', { name: 'Disable endpoint' }).waitFor()
+      expect(await read()).toMatchObject({ enabled: true })
+
+      // The delivery log shows the delivery; sent again from it, the same event (its webhook-id) arrives once more.
+      const attempts = page.getByRole('region', { name: 'Delivery attempts' }).locator('tbody tr')
+      const logged = attempts.filter({ hasText: announced.id })
+      await logged.waitFor()
+      expect((await logged.locator('td').allInnerTexts()).slice(1, 5)).toEqual([
+        `key.created\n${announced.id}`,
+        '1',
+        'delivered',
+        'HTTP 204',
+      ])
+      await logged.getByRole('button', { name: `Send again event ${announced.id}` }).click()
+      await page.getByText(`Queued the event ${announced.id} to be sent again.`).waitFor()
+      const copies = () => receiver.events.filter((event) => event.id === announced.id && event.verified).length
+      await waitFor(() => copies() === 2, 'the event sent again at the receiver', 10_000, 50)
+
+      // Rotated with no grace: only the new secret signs, and the receiver verifies the next delivery with it.
+      await page.getByRole('button', { name: 'Rotate secret' }).click()
+      await page.getByLabel('The old secret keeps signing').selectOption('0')
+      await page.getByRole('button', { name: 'Rotate now' }).click()
+      const rotated = await page.getByLabel('New signing secret', { exact: true }).inputValue()
+      expect(rotated).toMatch(/^whsec_/)
+      expect(rotated).not.toBe(secret)
+      await page.getByText('Rotated: only the new secret signs from now on.').waitFor()
+      receiver.useSecret(rotated)
+      const second = await admin(target, 'keys.createKey', { apiId, name: 'announced after rotating' })
+      const resigned = await waitFor(() => delivered(second.keyId), 'key.created at the receiver', 10_000, 50)
+      expect(resigned).toMatchObject({ type: 'key.created', verified: true })
+
+      await page.getByRole('button', { name: 'Delete endpoint' }).click()
+      await expectAccessible(page, 'the delete dialog of an endpoint')
+      await page.getByRole('dialog').getByRole('button', { name: 'Delete endpoint' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
+      await page.getByText('No endpoints yet').waitFor()
+      expect((await admin(target, 'webhooks.listEndpoints')).endpoints).toEqual([])
+      expect(problems).toEqual([])
+      await context.close()
+    }, 60_000)
   })
 }

@@ -1,5 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import {
   expectAccessible,
   launchChromium,
@@ -24,7 +26,11 @@ let dev: KeygateProcess
 let rootKey: string
 
 beforeAll(async () => {
-  ;[browser, dev] = await Promise.all([launchChromium(), startKeygate(['dev'], { LOG_LEVEL: 'warn' })])
+  // Webhook endpoints on this machine's loopback (made disabled, or for an event these tests never cause).
+  ;[browser, dev] = await Promise.all([
+    launchChromium(),
+    startKeygate(['dev'], { LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' }),
+  ])
   rootKey = /root key: (\S+)/.exec(dev.output())![1]!
 }, 60_000)
 afterAll(async () => {
@@ -42,8 +48,8 @@ async function admin(path: string, body: object, key = rootKey): Promise<Record<
   return (await answer.json()) as Record<string, any>
 }
 
-async function signedIn(key = rootKey): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+async function signedIn(key = rootKey, viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const context = await browser.newContext({ viewport })
   const page = await context.newPage()
   await page.goto(`${dev.url}/console`)
   await page.getByLabel('Root key').fill(key)
@@ -59,6 +65,18 @@ async function getKey(keyId: string): Promise<Record<string, any>> {
   expect(answer.status, await answer.clone().text()).toBe(200)
   return (await answer.json()) as Record<string, any>
 }
+
+/** A webhook endpoint as webhooks.getEndpoint answers it. */
+async function getEndpoint(endpointId: string): Promise<Record<string, any>> {
+  const answer = await fetch(`${dev.url}/v1/webhooks.getEndpoint?endpointId=${endpointId}`, {
+    headers: { authorization: `Bearer ${rootKey}` },
+  })
+  expect(answer.status, await answer.clone().text()).toBe(200)
+  return (await answer.json()) as Record<string, any>
+}
+
+/** Where the webhook endpoints these tests make point: a closed port, never delivered to. */
+const NOWHERE = 'http://127.0.0.1:9/hooks'
 
 /** apis.getApi's status for an api: 200 while it exists, 404 once deleted. */
 async function apiStatus(apiId: string): Promise<number> {
@@ -135,6 +153,12 @@ describe('the console on keygate dev', () => {
     await admin('permissions.createRole', { name: 'reader', permissions: [{ name: 'documents.read' }] })
     await admin('ratelimits.setOverride', { namespaceName: 'email', identifier: 'acme', limit: 10, duration: 60_000 })
     await admin('rootKeys.createRootKey', { name: 'ci', permissions: ['api.*.read_key'] })
+    const { endpointId } = await admin('webhooks.createEndpoint', {
+      url: NOWHERE,
+      description: 'billing events',
+      eventTypes: ['key.created', 'key.deleted'],
+      enabled: false,
+    })
 
     const page = await signedIn()
     const problems = watchProblems(page)
@@ -154,6 +178,7 @@ describe('the console on keygate dev', () => {
       ['Roles', 'Roles'],
       ['Rate limits', 'Rate limits'],
       ['Root keys', 'Root keys'],
+      ['Webhooks', 'Webhooks'],
       ['Audit log', 'Audit log'],
     ] as const) {
       await open(page, link, heading)
@@ -165,6 +190,12 @@ describe('the console on keygate dev', () => {
     await page.getByRole('heading', { level: 1, name: 'Namespace email' }).waitFor()
     await page.locator('table tbody tr').first().waitFor()
     await expectAccessible(page, 'Namespace')
+    await page.goto(`${dev.url}/console#/webhooks/${endpointId}`)
+    await page.getByRole('heading', { level: 1, name: `Endpoint ${NOWHERE}` }).waitFor()
+    await page.getByRole('button', { name: 'Edit endpoint' }).click()
+    await expectAccessible(page, 'Endpoint, editing')
+    await page.getByRole('button', { name: 'Rotate secret' }).click()
+    await expectAccessible(page, 'Endpoint, rotating')
     expect(problems).toEqual([])
   }, 90_000)
 
@@ -551,6 +582,12 @@ describe('the console on keygate dev', () => {
       duration: 60_000,
     })
     await admin('rootKeys.createRootKey', { name: `${XSS} root`, permissions: ['api.*.read_key'] })
+    // An endpoint's URL is normalised (a < in it is percent-encoded); its description is kept as given.
+    const { endpointId } = await admin('webhooks.createEndpoint', {
+      url: NOWHERE,
+      description: `${XSS} hook`,
+      enabled: false,
+    })
     const page = await signedIn()
     const problems = watchProblems(page)
     const clean = async (where: string, text: string) => {
@@ -582,6 +619,14 @@ describe('the console on keygate dev', () => {
       .waitFor()
     await clean('the revoke dialog of a root key', `Revoke the root key ${XSS} root?`)
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+    await open(page, 'Webhooks')
+    await clean('webhooks', `${XSS} hook`)
+    await page.goto(`${dev.url}/console#/webhooks/${endpointId}`)
+    await page.getByRole('heading', { level: 1, name: `Endpoint ${NOWHERE}` }).waitFor()
+    await clean('an endpoint', `${XSS} hook`)
+    await page.getByRole('button', { name: 'Edit endpoint' }).click()
+    expect(await page.getByLabel('Description', { exact: true }).inputValue()).toBe(`${XSS} hook`)
+    await clean('an endpoint, editing', `${XSS} hook`)
     expect(problems).toEqual([])
     await page.context().close()
   }, 60_000)
@@ -677,6 +722,197 @@ describe('the console on keygate dev', () => {
     expect(await page.locator('.verifications canvas').count()).toBe(0)
     release()
     await expect.poll(() => summary.innerText()).toBe('Last 24 hours: 1 valid, 0 rate limited, 0 usage exceeded')
+    await page.context().close()
+  })
+
+  it('creates a webhook endpoint by keyboard alone: event types are checkboxes, the secret is focused to copy', async () => {
+    const page = await signedIn()
+    await open(page, 'Webhooks')
+    // Page code as text: the tests are type-checked without the DOM's types.
+    const focusedLabel = () => page.evaluate<string>("document.activeElement?.labels?.[0]?.textContent ?? ''")
+    const tabTo = async (label: string) => {
+      for (let presses = 0; (await focusedLabel()) !== label; presses++) {
+        expect(presses, `Tab presses to reach ${label}`).toBeLessThan(40)
+        await page.keyboard.press('Tab')
+      }
+    }
+    await tabTo('URL')
+    await page.keyboard.type(NOWHERE)
+    await tabTo('rootKey.rolled')
+    await page.keyboard.press('Space')
+    const focused = () =>
+      page.evaluate<string>("document.activeElement?.tagName + ' ' + document.activeElement?.textContent?.trim()")
+    for (let presses = 0; (await focused()) !== 'BUTTON Create endpoint'; presses++) {
+      expect(presses, 'Tab presses to the Create endpoint button').toBeLessThan(5)
+      await page.keyboard.press('Tab')
+    }
+    await page.keyboard.press('Enter')
+    const shown = page.getByLabel('Signing secret', { exact: true })
+    await shown.waitFor()
+    const shownId = await shown.getAttribute('id')
+    await expect.poll(() => page.evaluate<string>('document.activeElement?.id')).toBe(shownId)
+    expect(await shown.inputValue()).toMatch(/^whsec_/)
+    const opened = await page.getByRole('link', { name: /^Open the endpoint whep_/ }).innerText()
+    const endpointId = opened.replace('Open the endpoint ', '')
+    expect(await getEndpoint(endpointId)).toMatchObject({ url: NOWHERE, eventTypes: ['rootKey.rolled'], enabled: true })
+    await admin('webhooks.deleteEndpoint', { endpointId })
+    await page.context().close()
+  })
+
+  it('edits an endpoint with what changed only: a cleared description is cleared, no type checked is every type', async () => {
+    const { endpointId } = await admin('webhooks.createEndpoint', {
+      url: NOWHERE,
+      description: 'before',
+      eventTypes: ['key.created'],
+      enabled: false,
+    })
+    const page = await signedIn()
+    await page.goto(`${dev.url}/console#/webhooks/${endpointId}`)
+    await page.getByRole('heading', { level: 1, name: `Endpoint ${NOWHERE}` }).waitFor()
+    const edit = async (change: () => Promise<void>, said: string) => {
+      await page.getByRole('button', { name: 'Edit endpoint' }).click()
+      await change()
+      await page.getByRole('button', { name: 'Save changes' }).click()
+      // What the page then says: that it saved (or had nothing to), or the form's error.
+      const answer = page
+        .getByText(said, { exact: true })
+        .or(page.getByRole('form', { name: 'Edit the endpoint' }).getByRole('alert'))
+      await answer.first().waitFor()
+      expect(await answer.first().innerText()).toBe(said)
+    }
+    await edit(async () => {
+      await page.getByLabel('Description', { exact: true }).fill('')
+      await page.getByRole('checkbox', { name: 'key.created', exact: true }).uncheck()
+      await page.getByRole('checkbox', { name: 'identity.created', exact: true }).check()
+    }, 'Saved.')
+    const edited = await getEndpoint(endpointId)
+    expect(edited).toMatchObject({ url: NOWHERE, eventTypes: ['identity.created'], enabled: false })
+    expect(edited).not.toHaveProperty('description')
+    await edit(async () => {}, 'Nothing to save: no field was changed.')
+    await edit(() => page.getByRole('checkbox', { name: 'identity.created', exact: true }).uncheck(), 'Saved.')
+    expect(await getEndpoint(endpointId)).toMatchObject({ eventTypes: [] })
+    await page.locator('dl.fields').getByText('every type', { exact: true }).waitFor()
+    await page.context().close()
+  })
+
+  it('fits the webhook pages in a phone’s width: the table scrolls in its own region, the page does not', async () => {
+    await admin('webhooks.createEndpoint', {
+      url: `${NOWHERE}/a-long-path-that-a-phone-cannot-show-on-one-line`,
+      description: 'the billing service of the eu-west-1 region, production',
+      eventTypes: ['key.created', 'key.credits.exhausted', 'identity.deleted'],
+      enabled: false,
+    })
+    const page = await signedIn(rootKey, { width: 390, height: 844 })
+    const problems = watchProblems(page)
+    // Page code as text: the tests are type-checked without the DOM's types.
+    const pageWidth = () => page.evaluate<number>('document.documentElement.scrollWidth')
+    await open(page, 'Webhooks')
+    await page.getByLabel('URL', { exact: true }).fill(NOWHERE)
+    await page.getByRole('checkbox', { name: 'rootKey.rolled', exact: true }).check()
+    await page.getByRole('button', { name: 'Create endpoint' }).click()
+    await page.getByLabel('Signing secret', { exact: true }).waitFor()
+    await page.locator('table tbody tr').first().waitFor()
+    expect(await pageWidth(), 'the Webhooks page, a secret shown').toBeLessThanOrEqual(390)
+    await expectAccessible(page, 'Webhooks at 390 px')
+    // The row's last button is reached by scrolling the table's region, and works.
+    const region = page.getByRole('region', { name: 'Webhook endpoints' })
+    const scrolls = await region.evaluate((element) => {
+      const box = element as unknown as { scrollWidth: number; clientWidth: number }
+      return box.scrollWidth > box.clientWidth
+    })
+    expect(scrolls, 'the table is wider than the phone').toBe(true)
+    await page
+      .getByRole('button', { name: /^Delete endpoint / })
+      .first()
+      .click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+    await page.getByRole('link', { name: /a-long-path/ }).click()
+    await page.getByRole('heading', { level: 1, name: /^Endpoint / }).waitFor()
+    await page.getByRole('button', { name: 'Edit endpoint' }).click()
+    expect(await pageWidth(), "an endpoint's page, editing").toBeLessThanOrEqual(390)
+    await expectAccessible(page, 'an endpoint at 390 px')
+    expect(problems).toEqual([])
+    await page.context().close()
+  })
+
+  it('says in words what a root key may not do on the Webhooks page (403)', async () => {
+    const { key } = await admin('rootKeys.createRootKey', { name: 'no webhooks', permissions: ['api.*.read_api'] })
+    const page = await signedIn(key)
+    await open(page, 'Webhooks')
+    await expect
+      .poll(() => page.getByRole('alert').allInnerTexts())
+      .toContain('This root key may not do that: the root key needs webhook.*.read_endpoint.')
+    await page.getByLabel('URL', { exact: true }).fill(NOWHERE)
+    await page.getByRole('button', { name: 'Create endpoint' }).click()
+    await expect
+      .poll(() => page.getByRole('alert').allInnerTexts())
+      .toContain('This root key may not do that: the root key needs webhook.*.create_endpoint.')
+    await expectAccessible(page, 'a 403 on Webhooks')
+    await page.context().close()
+  })
+
+  it('shows what an endpoint answered as text in its delivery log, and sends events again from it', async () => {
+    // An endpoint that answers 500 with markup: the log shows the start of its body, which its owner controls.
+    const hostile = createServer((request, response) => {
+      request.resume()
+      request.on('end', () => response.writeHead(500, { 'content-type': 'text/html' }).end(XSS))
+    })
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve))
+    onTestFinished(async () => {
+      hostile.closeAllConnections()
+      await new Promise((resolve) => hostile.close(resolve))
+    })
+    const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/hooks`
+    // identity.deleted only: no other test here deletes an identity, so this endpoint has one event.
+    const { endpointId } = await admin('webhooks.createEndpoint', { url, eventTypes: ['identity.deleted'] })
+    onTestFinished(async () => void (await admin('webhooks.deleteEndpoint', { endpointId })))
+    const { identityId } = await admin('identities.createIdentity', { externalId: 'leaving' })
+    await admin('identities.deleteIdentity', { identityId })
+
+    const page = await signedIn()
+    const problems = watchProblems(page)
+    await page.goto(`${dev.url}/console#/webhooks/${endpointId}`)
+    await page.getByRole('heading', { level: 1, name: `Endpoint ${url}` }).waitFor()
+    const rows = page.getByRole('region', { name: 'Delivery attempts' }).locator('tbody tr')
+    await waitFor(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh the log' }).click()
+        return (await rows.count()) > 0
+      },
+      'the first attempt in the delivery log',
+      10_000,
+      250,
+    )
+    const first = rows.last()
+    const [, event, attempt, outcome, answer] = await first.locator('td').allInnerTexts()
+    expect(event).toMatch(/^identity\.deleted\nmsg_[\w-]+$/)
+    expect([attempt, outcome, answer]).toEqual(['1', 'will retry', 'HTTP 500\nBody'])
+    await first.getByText('Body', { exact: true }).click()
+    expect(await first.locator('pre').innerText()).toBe(XSS)
+    // Enough for an image load (and its onerror) to have happened, had an element been made.
+    await page.waitForTimeout(300)
+    expect(await page.evaluate<number | undefined>('window.__xss')).toBeUndefined()
+    expect(await page.locator('img').count()).toBe(0)
+    await expectAccessible(page, 'a delivery log')
+
+    const eventId = event!.split('\n')[1]!
+    await first.getByRole('button', { name: `Send again event ${eventId}` }).click()
+    await page.getByText(`Queued the event ${eventId} to be sent again.`).waitFor()
+    const sinceField = page.getByLabel('Every event since')
+    const since = new Date(await sinceField.inputValue()).getTime()
+    expect(Date.now() - since).toBeGreaterThan(3_540_000)
+    await page.getByRole('button', { name: 'Send events again' }).click()
+    await page.getByText('Queued 1 event to be sent again.').waitFor()
+    // What was asked of Keygate, as its audit log keeps it: the event by id, then every event from the time shown.
+    const audit = await fetch(`${dev.url}/v1/audit.list?action=webhooks.replay&limit=10`, {
+      headers: { authorization: `Bearer ${rootKey}` },
+    })
+    const { entries } = (await audit.json()) as { entries: { context: Record<string, unknown> }[] }
+    expect(entries.map((entry) => entry.context).filter((context) => context.endpointId === endpointId)).toEqual([
+      { endpointId, since, queued: 1 },
+      { endpointId, eventId, queued: 1 },
+    ])
+    expect(problems).toEqual([])
     await page.context().close()
   })
 })

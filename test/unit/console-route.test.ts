@@ -16,10 +16,16 @@ describe("the console's router", () => {
       page: 'namespace',
       name: 'e-mail/sends %',
     })
+    expect(parseRoute('#/webhooks')).toEqual({ page: 'webhooks' })
+    expect(hrefOf({ page: 'webhook', endpointId: 'whep_1' })).toBe('#/webhooks/whep_1')
+    expect(parseRoute(hrefOf({ page: 'webhook', endpointId: 'whep_1/x %' }))).toEqual({
+      page: 'webhook',
+      endpointId: 'whep_1/x %',
+    })
   })
 
   it('answers a fragment that does not decode with a not-found page, not an exception that blanks the app', () => {
-    for (const hash of ['#/apis/%E0', '#/keys/%', '#/ratelimits/a%2', '#/apis/%C3%28'])
+    for (const hash of ['#/apis/%E0', '#/keys/%', '#/ratelimits/a%2', '#/apis/%C3%28', '#/webhooks/%E0'])
       expect(parseRoute(hash), hash).toEqual({ page: 'not-found', hash })
     expect(hrefOf({ page: 'not-found', hash: '#/apis/%E0' })).toBe('#/apis/%E0')
   })

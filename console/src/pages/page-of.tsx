@@ -11,6 +11,8 @@ import { PermissionsPage } from './permissions.js'
 import { RatelimitsPage } from './ratelimits.js'
 import { RolesPage } from './roles.js'
 import { RootKeysPage } from './root-keys.js'
+import { WebhookPage } from './webhook.js'
+import { WebhooksPage } from './webhooks.js'
 
 /** The page a route shows; keyed by the record it shows, so that moving to another starts it afresh. */
 export function PageOf({ route, api }: { route: Route; api: KeygateApi }) {
@@ -33,6 +35,10 @@ export function PageOf({ route, api }: { route: Route; api: KeygateApi }) {
       return <NamespacePage key={route.name} api={api} name={route.name} />
     case 'root-keys':
       return <RootKeysPage api={api} />
+    case 'webhooks':
+      return <WebhooksPage api={api} />
+    case 'webhook':
+      return <WebhookPage key={route.endpointId} api={api} endpointId={route.endpointId} />
     case 'audit':
       return <AuditPage key={route.keyId ?? ''} api={api} keyId={route.keyId} />
     case 'not-found':

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact'
 import { ErrorNote } from './page.js'
+import { TableScroll } from './table-scroll.js'
 
 export interface Column<T> {
   header: string
@@ -35,35 +36,37 @@ export function EntityTable<T extends { id: string }>(props: {
       {!rows ? null : rows.length === 0 && props.empty !== undefined ? (
         <p class="muted">{props.empty}</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">{props.caption}</caption>
-          <thead>
-            <tr>
-              {columns.map((column) => (
-                <th key={column.header} scope="col">
-                  {column.header}
-                </th>
-              ))}
-              {actions ? (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.id}>
+        <TableScroll label={props.caption}>
+          <table>
+            <caption class="visually-hidden">{props.caption}</caption>
+            <thead>
+              <tr>
                 {columns.map((column) => (
-                  <td key={column.header} class={column.class}>
-                    {column.cell(row)}
-                  </td>
+                  <th key={column.header} scope="col">
+                    {column.header}
+                  </th>
                 ))}
-                {actions ? <ActionsCell actions={actions(row)} /> : null}
+                {actions ? (
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                ) : null}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.id}>
+                  {columns.map((column) => (
+                    <td key={column.header} class={column.class}>
+                      {column.cell(row)}
+                    </td>
+                  ))}
+                  {actions ? <ActionsCell actions={actions(row)} /> : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </>
   )

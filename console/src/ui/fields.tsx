@@ -9,7 +9,7 @@ interface FieldProps {
   hint?: ComponentChildren
   /** What is wrong with the value, or undefined: the field is marked invalid and the message read with it. */
   problem?: string | undefined
-  type?: 'text' | 'password' | 'number' | 'datetime-local' | 'search'
+  type?: 'text' | 'password' | 'number' | 'datetime-local' | 'search' | 'url'
   required?: boolean
   placeholder?: string
   autoFocus?: boolean

@@ -1,12 +1,23 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 
+const HASH_ONLY =
+  'This is the only time it is shown: Keygate keeps only its hash and cannot show it again. ' +
+  'Store it somewhere safe before you leave this page.'
+
 /**
- * A key Keygate shows this once (a new key, a rerolled key, a new root key): in a read-only field labelled
- * `label`, with a copy button and the warning that it cannot be shown again (only its hash is stored). It takes
- * focus when it appears, so that a keyboard user lands on it.
+ * A key Keygate shows this once (a new key, a rerolled key, a new root key, a webhook's signing secret): in a
+ * read-only field labelled `label`, with a copy button and the warning that it cannot be shown again. It takes focus
+ * when it appears, so that a keyboard user lands on it.
  */
-export function ShownOnce(props: { label: string; secret: string; onDone: () => void; children?: ComponentChildren }) {
+export function ShownOnce(props: {
+  label: string
+  secret: string
+  onDone: () => void
+  /** Why it cannot be shown again, when not because only its hash is stored (a webhook secret is kept to sign). */
+  warning?: string
+  children?: ComponentChildren
+}) {
   const id = useId()
   const field = useRef<HTMLInputElement>(null)
   const [copied, setCopied] = useState<string>('')
@@ -27,10 +38,7 @@ export function ShownOnce(props: { label: string; secret: string; onDone: () => 
   return (
     <section class="shown-once" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{props.label}: copy it now</h2>
-      <p class="warning">
-        This is the only time it is shown: Keygate keeps only its hash and cannot show it again. Store it somewhere safe
-        before you leave this page.
-      </p>
+      <p class="warning">{props.warning ?? HASH_ONLY}</p>
       <div class="field">
         <label for={id}>{props.label}</label>
         <input id={id} ref={field} readOnly value={props.secret} class="secret" spellcheck={false} />

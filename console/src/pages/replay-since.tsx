@@ -1,0 +1,33 @@
+import { useState } from 'preact/hooks'
+import type { KeygateApi } from '../api.js'
+import { countOf, fromLocalInput, toLocalInput } from '../format.js'
+import { Field } from '../ui/fields.js'
+import { useSubmit, WriteForm } from '../ui/write-form.js'
+
+/** The form's first time: an hour ago, a window a receiver that was down for a while wants again. */
+const AN_HOUR = 3_600_000
+
+/** Sending an endpoint every kept event it takes since a time, again (webhooks.replay with `since`). */
+export function ReplaySince(props: { api: KeygateApi; endpointId: string; onReplayed: (said: string) => void }) {
+  const [since, setSince] = useState(() => toLocalInput(Date.now() - AN_HOUR))
+  const from = fromLocalInput(since)
+  const submitting = useSubmit(async () => {
+    const { queued } = await props.api.post<{ queued: number }>('webhooks.replay', {
+      endpointId: props.endpointId,
+      since: from,
+    })
+    props.onReplayed(`Queued ${countOf(queued, 'event')} to be sent again.`)
+  }, from !== undefined)
+  return (
+    <WriteForm label="Send events again" submitLabel="Send events again" submitting={submitting}>
+      <Field
+        label="Every event since"
+        type="datetime-local"
+        required
+        value={since}
+        onChange={setSince}
+        hint="The events this endpoint takes; Keygate keeps them for the retry window and a day."
+      />
+    </WriteForm>
+  )
+}
