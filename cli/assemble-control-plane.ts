@@ -131,7 +131,7 @@ export function assembleControlPlane(
   // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.
   app.addHook('onReady', async () => {
     ratelimits.start()
-    await webhooks.start()
+    webhooks.start()
   })
   app.addHook('onClose', async () => {
     await webhooks.stop()
@@ -165,9 +165,8 @@ function webhookProcessesOf(parts: ProcessParts<Store>, policy: WebhookPolicy, r
     holder: `${hostname()}:${process.pid}:${randomBytes(6).toString('base64url')}`,
   })
   return {
-    /** Resolves once the deriver has its cursors (or could not place them yet): writes after that are news. */
-    async start() {
-      await deriver.start()
+    start() {
+      deriver.start()
       worker.start()
     },
     /** Stops deriving and claiming, waits for the deliveries in flight, then closes the connections to endpoints. */

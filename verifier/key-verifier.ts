@@ -364,7 +364,9 @@ export class KeyVerifier {
     }
     if (record.remaining === undefined) return this.count(verdict)
     const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
-    const spend = await this.storedKeys.spendCredits(record.hash, request.cost ?? 1, refill, now)
+    // Who the balance belongs to, so that a spend crossing the key's threshold or emptying it logs a notice.
+    const notice = { keyId: record.id, apiId: record.apiId, lowThreshold: record.creditsLowThreshold }
+    const spend = await this.storedKeys.spendCredits(record.hash, request.cost ?? 1, refill, now, notice)
     if (spend === null) return this.count(verdict)
     return this.count(
       spend.ok

@@ -13,6 +13,7 @@ import type { RootKeyStore } from '../../shared/store/root-key-store.js'
 import type { WebhookStore } from '../../shared/store/webhook-store.js'
 import type { WebhookEndpoint, WebhookEvent, WebhookEventType } from '../../shared/webhook.js'
 import { changedNames, identityData, keyData } from './event-payloads.js'
+import { placeMissingCursors } from './webhook-cursors.js'
 import type { WebhookMetrics } from './webhook-metrics.js'
 import type { WebhookPolicy } from './webhook-policy.js'
 
@@ -27,6 +28,8 @@ const BATCH = 200
 const DEADLINES = 100
 /** How often events past retention are forgotten, ms. */
 const PRUNE_EVERY_MS = 60_000
+/** How often the shards' credit notices are read, ms (64 reads, one per shard). */
+const NOTICES_EVERY_MS = 1_000
 
 export interface EventDeriverDeps {
   changes: ChangeLogStore
@@ -55,40 +58,22 @@ const deadline = (type: 'key.expiring' | 'key.expired', keyId: string, expires: 
  * One control plane at a time derives (a lease in the store); the others wait to take over. It also fires the
  * scheduled events (`key.expiring`, `key.expired`): each deadline is taken from the schedule by one deriver only.
  *
- * A shard the deriver has never seen is taken from its current position: events start when webhooks first run.
+ * A shard without a cursor gets one where it stands (webhook-cursors.ts): events start with the first endpoint.
  */
 export class EventDeriver {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
   private stopped = true
   private prunedAt = 0
+  private noticesReadAt = 0
   /** Endpoints, read once per look (only when an event needs them). */
   private endpoints: WebhookEndpoint[] | undefined
 
   constructor(private readonly deps: EventDeriverDeps) {}
 
-  /**
-   * Starts deriving. Shards without a cursor get one at their current position first, before the caller goes on to
-   * serve writes: a write made through this control plane is then always after the cursor. If the store does not
-   * answer now, the first look does it.
-   */
-  async start(): Promise<void> {
+  start(): void {
     this.stopped = false
-    try {
-      await this.placeMissingCursors()
-    } catch (err) {
-      this.deps.log.warn({ err }, 'webhook cursors could not be placed yet')
-    }
     this.schedule()
-  }
-
-  private async placeMissingCursors(): Promise<void> {
-    const { webhooks, changes } = this.deps
-    const cursors = await webhooks.readCursors()
-    if (cursors.size === SHARD_COUNT) return
-    const { shards } = await changes.readRevisions()
-    for (let shard = 0; shard < SHARD_COUNT; shard++)
-      if (!cursors.has(shard)) await webhooks.writeCursor(shard, shards[shard]!)
   }
 
   async stop(): Promise<void> {
@@ -105,7 +90,11 @@ export class EventDeriver {
       return
     }
     this.endpoints = undefined
-    const [snapshot, cursors] = await Promise.all([changes.readRevisions(), webhooks.readCursors()])
+    let [snapshot, cursors] = await Promise.all([changes.readRevisions(), webhooks.readCursors()])
+    if (cursors.size < SHARD_COUNT) {
+      await placeMissingCursors(changes, webhooks)
+      ;[snapshot, cursors] = await Promise.all([changes.readRevisions(), webhooks.readCursors()])
+    }
     let behind = 0
     for (const [shard, cursor] of cursors) {
       const head = snapshot.shards[shard]
@@ -117,7 +106,7 @@ export class EventDeriver {
       const head = snapshot.shards[shard]!
       const cursor = cursors.get(shard)
       if (!cursor) {
-        await webhooks.writeCursor(shard, head)
+        continue
       } else if (cursor.epoch !== '' && cursor.epoch !== head.epoch) {
         // Redis lost the shard's data (restart without persistence, failover to an empty replica): its old revisions
         // mean nothing now. Carry on from where it stands.
@@ -133,6 +122,10 @@ export class EventDeriver {
       } else if (head.rev > cursor.rev) {
         await this.deriveShard(shard, cursor.rev, head.epoch)
       }
+    }
+    if (clock.now() - this.noticesReadAt >= NOTICES_EVERY_MS) {
+      this.noticesReadAt = clock.now()
+      await this.deriveCreditNotices()
     }
     await this.fireDeadlines(clock.now())
     if (clock.now() - this.prunedAt >= PRUNE_EVERY_MS) {
@@ -166,6 +159,46 @@ export class EventDeriver {
     }
     const last = read[read.length - 1]
     if (last) await webhooks.writeCursor(shard, { epoch, rev: last.rev })
+  }
+
+  /** `key.credits.low` and `key.credits.exhausted` from each shard's credit notices past its notice cursor. */
+  private async deriveCreditNotices(): Promise<void> {
+    const { webhooks, changes } = this.deps
+    let cursors = await webhooks.readNoticeCursors()
+    if (cursors.size < SHARD_COUNT) {
+      await placeMissingCursors(changes, webhooks)
+      cursors = await webhooks.readNoticeCursors()
+    }
+    const reads = await Promise.all(
+      Array.from({ length: SHARD_COUNT }, (_, shard) =>
+        changes.readCreditNotices(shard, cursors.get(shard) ?? '', BATCH),
+      ),
+    )
+    for (let shard = 0; shard < SHARD_COUNT; shard++) {
+      const read = reads[shard]!
+      if (read === LOG_TRIMMED) {
+        this.deps.metrics.skipped('trimmed')
+        this.deps.log.warn({ shard }, 'credit notices were trimmed past the webhooks cursor: events lost')
+        await webhooks.writeNoticeCursor(shard, (await changes.lastCreditNoticeIds())[shard]!)
+        continue
+      }
+      for (const notice of read) {
+        const type = notice.kind === 'low' ? 'key.credits.low' : 'key.credits.exhausted'
+        await this.enqueue({
+          id: eventId(`credits|${shard}|${notice.id}|${notice.keyId}|${type}`),
+          type,
+          at: Number(notice.id.split('-')[0]),
+          data: {
+            keyId: notice.keyId,
+            apiId: notice.apiId,
+            remaining: notice.remaining,
+            ...(notice.threshold !== undefined ? { threshold: notice.threshold } : {}),
+          },
+        })
+      }
+      const last = read.at(-1)
+      if (last) await webhooks.writeNoticeCursor(shard, last.id)
+    }
   }
 
   /** The webhook events one change makes: none for records no event is about. */

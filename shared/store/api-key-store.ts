@@ -1,4 +1,5 @@
 import type { ChangeEvent } from '../change-event.js'
+import type { CreditNotice } from '../credit-notice.js'
 import type { CreditOp, Spend } from '../credits.js'
 import type { ApiRecord, KeyPatch, KeyRecord, NewKeyRecord } from '../records.js'
 
@@ -66,17 +67,19 @@ export interface ApiKeyStore {
 
   /**
    * Spends `cost` credits of the key with this hash, atomically across every process (refilling first when
-   * `refill` says a refill is due); null when the key carries no credits or is gone.
+   * `refill` says a refill is due); null when the key carries no credits or is gone. With `notice`, a spend that
+   * crosses the key's threshold or empties it logs a credit notice in the same step (shared/credit-notice.ts).
    */
   spendCredits(
     hash: string,
     cost: number,
     refill: { boundary: number; amount: number } | undefined,
     nowMs: number,
+    notice?: CreditNotice,
   ): Promise<Spend | null>
   /**
    * Changes a key's balance (capped at MAX_CREDITS), applying a refill that is due first; `take` empties it
-   * and returns what it held. Null when the key carries no credits or is gone.
+   * and returns what it held. Null when the key carries no credits or is gone. With `notice`, as spendCredits.
    */
   updateCredits(
     keyId: string,
@@ -84,5 +87,6 @@ export interface ApiKeyStore {
     value: number,
     refill: { boundary: number; amount: number } | undefined,
     nowMs: number,
+    notice?: CreditNotice,
   ): Promise<number | null>
 }

@@ -1,4 +1,5 @@
 import type { ChangeEvent } from '../change-event.js'
+import type { CreditNoticeEntry } from '../credit-notice.js'
 
 /** Where a shard's revision sequence stands: its epoch ('' before the first write) and last revision. */
 export interface ShardRevision {
@@ -34,4 +35,12 @@ export interface ChangeLogStore {
    * LOG_TRIMMED if the log no longer reaches back that far (or does not continue from there).
    */
   readChanges(shard: number, afterRev: number, limit: number): Promise<ChangeEvent[] | typeof LOG_TRIMMED>
+
+  /**
+   * A shard's credit notices (shared/credit-notice.ts) after `afterId` ('' for the oldest kept), oldest first, at
+   * most `limit`; LOG_TRIMMED if the log no longer holds the notice `afterId` names or the ones after it.
+   */
+  readCreditNotices(shard: number, afterId: string, limit: number): Promise<CreditNoticeEntry[] | typeof LOG_TRIMMED>
+  /** Each shard's last credit notice id ('' where there is none): where a new reader of the notices starts. */
+  lastCreditNoticeIds(): Promise<string[]>
 }

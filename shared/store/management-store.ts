@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from './api-key-store.js'
 import type { AuditStore } from './audit-store.js'
+import type { ChangeLogStore } from './change-log-store.js'
 import type { EntityStore } from './entity-store.js'
 import type { RootKeyStore } from './root-key-store.js'
 import type { StoreHealth } from './store-health.js'
@@ -17,4 +18,6 @@ export interface ManagementStore extends StoreHealth {
   readonly usage: Pick<UsageStore, 'readUsage'>
   readonly audit: AuditStore
   readonly webhooks: WebhookStore
+  /** Where the change logs stand, for the webhooks' cursors. */
+  readonly changes: Pick<ChangeLogStore, 'readRevisions' | 'lastCreditNoticeIds'>
 }

@@ -1,4 +1,5 @@
 import { changedKeyFields } from '../key-changes.js'
+import type { CreditNotice } from '../credit-notice.js'
 import type { ChangeKind } from '../change-event.js'
 import { MAX_CREDITS, type CreditOp, type Spend } from '../credits.js'
 import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewKeyRecord } from '../records.js'
@@ -141,6 +142,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     cost: number,
     refill: { boundary: number; amount: number } | undefined,
     nowMs: number,
+    notice?: CreditNotice,
   ): Promise<Spend | null> {
     const record = this.keysByHash.get(hash)
     if (!record || record.remaining === undefined) return null
@@ -149,7 +151,9 @@ export class MemoryApiKeyStore implements ApiKeyStore {
       this.refilledAt.set(hash, nowMs)
     }
     if (record.remaining < cost) return { ok: false, remaining: record.remaining }
+    const before = record.remaining
     record.remaining -= cost
+    if (notice) this.changes.noteCredits(shardOf(hash), notice, before, record.remaining)
     return { ok: true, remaining: record.remaining }
   }
 
@@ -159,6 +163,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     value: number,
     refill: { boundary: number; amount: number } | undefined,
     nowMs: number,
+    notice?: CreditNotice,
   ): Promise<number | null> {
     const record = this.keysByHash.get(this.hashById.get(keyId) ?? '')
     if (!record || record.remaining === undefined) return null
@@ -171,6 +176,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     const next =
       op === 'set' ? value : op === 'increment' ? before + value : op === 'take' ? 0 : Math.max(0, before - value)
     record.remaining = Math.min(next, MAX_CREDITS)
+    if (notice) this.changes.noteCredits(shardOf(record.hash), notice, before, record.remaining)
     return op === 'take' ? before : record.remaining
   }
 

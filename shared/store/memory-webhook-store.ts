@@ -19,6 +19,7 @@ import type { WebhookStore } from './webhook-store.js'
 export class MemoryWebhookStore implements WebhookStore {
   private readonly endpoints = new Map<string, WebhookEndpoint>()
   private readonly cursors = new Map<number, ShardRevision>()
+  private readonly noticeCursors = new Map<number, string>()
   private readonly events = new Map<string, WebhookEvent>()
   /** Every queued delivery, by id; `due` holds when each is due (unix ms): together, the queue. */
   private readonly deliveries = new Map<string, WebhookDelivery>()
@@ -59,6 +60,14 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async readCursors(): Promise<Map<number, ShardRevision>> {
     return new Map([...this.cursors].map(([shard, { epoch, rev }]) => [shard, { epoch, rev }]))
+  }
+
+  async readNoticeCursors(): Promise<Map<number, string>> {
+    return new Map(this.noticeCursors)
+  }
+
+  async writeNoticeCursor(shard: number, noticeId: string): Promise<void> {
+    this.noticeCursors.set(shard, noticeId)
   }
 
   async writeCursor(shard: number, { epoch, rev }: ShardRevision): Promise<void> {

@@ -1,4 +1,5 @@
 import { changedKeyFields } from '../key-changes.js'
+import { CREDIT_NOTICES_MAX_LEN, type CreditNotice } from '../credit-notice.js'
 import { randomBytes } from 'node:crypto'
 import { Cluster, type Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent, type ChangeKind } from '../change-event.js'
@@ -18,8 +19,8 @@ type WriteReply = [number, string, string?]
 
 interface KeyScripts {
   writeKey(record: string, revision: string, log: string, ...args: (string | number)[]): Promise<WriteReply>
-  spendCredits(record: string, ...args: (string | number)[]): Promise<[number, number]>
-  updateCredits(record: string, ...args: (string | number)[]): Promise<number>
+  spendCredits(record: string, notices: string, ...args: (string | number)[]): Promise<[number, number]>
+  updateCredits(record: string, notices: string, ...args: (string | number)[]): Promise<number>
 }
 
 // An index entry whose record is missing is a write in flight until it is this old; then it is debris.
@@ -37,6 +38,12 @@ function recordOf([rev, doc, credits]: (string | null | undefined)[]): KeyRecord
   record.rev = Number(rev)
   if (credits !== null && credits !== undefined) record.remaining = Number(credits)
   return record
+}
+
+/** The credit scripts' notice arguments: key id ('' = no notice), api id, threshold ('' = none), the log's cap. */
+function noticeArgs(notice: CreditNotice | undefined): (string | number)[] {
+  if (!notice) return ['', '', '', CREDIT_NOTICES_MAX_LEN]
+  return [notice.keyId, notice.apiId, notice.lowThreshold ?? '', CREDIT_NOTICES_MAX_LEN]
 }
 
 const rethrowAsStoreError = (err: unknown): never => {
@@ -58,8 +65,8 @@ export class RedisApiKeyStore implements ApiKeyStore {
     private readonly now: () => number = Date.now,
   ) {
     redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
-    redis.defineCommand('spendCredits', { numberOfKeys: 1, lua: SPEND_CREDITS_SCRIPT })
-    redis.defineCommand('updateCredits', { numberOfKeys: 1, lua: UPDATE_CREDITS_SCRIPT })
+    redis.defineCommand('spendCredits', { numberOfKeys: 2, lua: SPEND_CREDITS_SCRIPT })
+    redis.defineCommand('updateCredits', { numberOfKeys: 2, lua: UPDATE_CREDITS_SCRIPT })
     this.redis = redis as unknown as Redis & KeyScripts
     this.cluster = redis instanceof Cluster ? redis : undefined
   }
@@ -149,14 +156,17 @@ export class RedisApiKeyStore implements ApiKeyStore {
     cost: number,
     refill: { boundary: number; amount: number } | undefined,
     nowMs: number,
+    notice?: CreditNotice,
   ): Promise<Spend | null> {
     const [outcome, remaining] = await storeCall(() =>
       this.redis.spendCredits(
         redisKeys.record(hash),
+        redisKeys.creditNotices(shardOf(hash)),
         cost,
         refill ? refill.boundary : '',
         refill ? refill.amount : 0,
         nowMs,
+        ...noticeArgs(notice),
       ),
     )
     return outcome === -1 ? null : { ok: outcome === 1, remaining }
@@ -168,18 +178,21 @@ export class RedisApiKeyStore implements ApiKeyStore {
     value: number,
     refill: { boundary: number; amount: number } | undefined,
     nowMs: number,
+    notice?: CreditNotice,
   ): Promise<number | null> {
     const hash = await storeCall(() => this.redis.get(redisKeys.keyIdIndex(keyId)))
     if (hash === null) return null
     const balance = await storeCall(() =>
       this.redis.updateCredits(
         redisKeys.record(hash),
+        redisKeys.creditNotices(shardOf(hash)),
         op,
         value,
         refill ? refill.boundary : '',
         refill ? refill.amount : 0,
         nowMs,
         MAX_CREDITS,
+        ...noticeArgs(notice),
       ),
     )
     return balance === -1 ? null : balance
@@ -204,7 +217,14 @@ export class RedisApiKeyStore implements ApiKeyStore {
           : patch.refill
             ? 'stamp'
             : ''
-    const write = await this.write(next, 'updated', String(expectedRev), credits, nowMs, changedKeyFields(current, next))
+    const write = await this.write(
+      next,
+      'updated',
+      String(expectedRev),
+      credits,
+      nowMs,
+      changedKeyFields(current, next),
+    )
     if (write === 'missing') return null
     if (write === 'conflict') throw new WriteConflictError()
     if (write === 'exists') throw new Error('unexpected reply to update: exists')

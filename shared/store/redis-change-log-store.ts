@@ -1,5 +1,6 @@
 import { Cluster } from 'ioredis'
 import type { ChangeEvent, ChangeKind } from '../change-event.js'
+import type { CreditNoticeEntry, CreditNoticeKind } from '../credit-notice.js'
 import { SHARD_COUNT } from '../shards.js'
 import { LOG_TRIMMED, type ChangeLogStore, type RevisionSnapshot, type ShardRevision } from './change-log-store.js'
 import type { RedisClient } from './redis-connection.js'
@@ -116,6 +117,41 @@ export class RedisChangeLogStore implements ChangeLogStore {
     })
   }
 
+  async readCreditNotices(
+    shard: number,
+    afterId: string,
+    limit: number,
+  ): Promise<CreditNoticeEntry[] | typeof LOG_TRIMMED> {
+    const log = redisKeys.creditNotices(shard)
+    const [oldest, entries] = await storeCall(() =>
+      Promise.all([
+        this.redis.xrange(log, '-', '+', 'COUNT', 1),
+        this.redis.xrange(log, afterId === '' ? '-' : `(${afterId}`, '+', 'COUNT', limit),
+      ]),
+    )
+    // The notice the reader stopped at is gone, and maybe more after it: a trim passed it.
+    if (afterId !== '' && oldest[0] && compareStreamIds(oldest[0][0], afterId) > 0) return LOG_TRIMMED
+    return entries.map(([id, fields]) => {
+      const field = (name: string) => fields[fields.indexOf(name) + 1] ?? ''
+      const threshold = fields.includes('threshold') ? Number(field('threshold')) : undefined
+      return {
+        id,
+        kind: field('kind') as CreditNoticeKind,
+        keyId: field('keyId'),
+        apiId: field('apiId'),
+        remaining: Number(field('remaining')),
+        ...(threshold !== undefined ? { threshold } : {}),
+      }
+    })
+  }
+
+  async lastCreditNoticeIds(): Promise<string[]> {
+    const last = await storeCall(() =>
+      Promise.all(SHARDS.map((shard) => this.redis.xrevrange(redisKeys.creditNotices(shard), '+', '-', 'COUNT', 1))),
+    )
+    return last.map((entries) => entries[0]?.[0] ?? '')
+  }
+
   /** run_id of the server, or of every master of a Cluster (any of them restarting or failing over changes it). */
   private async instanceId(): Promise<string> {
     const runId = (info: string) => /run_id:(\w+)/.exec(info)?.[1] ?? ''
@@ -126,4 +162,11 @@ export class RedisChangeLogStore implements ChangeLogStore {
     )
     return ids.sort().join(',')
   }
+}
+
+/** Orders stream ids (`<ms>-<seq>`). */
+function compareStreamIds(a: string, b: string): number {
+  const [aMs, aSeq] = a.split('-').map(Number) as [number, number]
+  const [bMs, bSeq] = b.split('-').map(Number) as [number, number]
+  return aMs - bMs || aSeq - bSeq
 }

@@ -32,6 +32,8 @@ export const redisKeys = {
   shardNumbers: 'kg:shards',
   /** STREAM of changes, entry id `<rev>-1`, capped. */
   changeLog: (shard: number) => `kg:${shardTag(shard)}:log`,
+  /** STREAM of credit notices (shared/credit-notice.ts), written by the credit scripts beside the balance, capped. */
+  creditNotices: (shard: number) => `kg:${shardTag(shard)}:credits`,
   /**
    * STRING counter: one rate-limit window of an owner (a key's hash or an identity's id), expiring after the window,
    * in its call's group slot: the key's shard, or the identity's own tag (every key of it counts there). The name is
@@ -76,6 +78,8 @@ export const redisKeys = {
   webhookEndpoints: 'kg:{wh}:ep',
   /** HASH shard → json {epoch, rev}: how far the webhook deriver has read each shard's change log. */
   webhookCursors: 'kg:{wh}:cursor',
+  /** HASH shard → the id of the last credit notice the deriver read in that shard. */
+  webhookNoticeCursors: 'kg:{wh}:ncursor',
   /** HASH event id → event json, kept for replay until pruned. */
   webhookEvents: 'kg:{wh}:ev',
   /** ZSET of event ids by `at`: the events in time order. */

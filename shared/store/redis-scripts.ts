@@ -68,15 +68,34 @@ if type(published) == 'table' and published.err then return {rev, 'publish-faile
 return {rev, 'published', epoch}
 `
 
+/** Lua: `notify(before, after, keyId, apiId, threshold, maxLen)`, shared by the two credit scripts below. */
+const CREDIT_NOTICES = `
+-- The credit notices (shared/credit-notice.ts creditNoticeKinds: the same rule), into the shard's notice log.
+local function notify(before, after, keyId, apiId, threshold, maxLen)
+  if keyId == '' or after >= before then return end
+  local limit = tonumber(threshold)
+  if limit and before > limit and after <= limit then
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', maxLen, '*', 'kind', 'low', 'keyId', keyId, 'apiId', apiId,
+      'remaining', string.format('%d', after), 'threshold', threshold)
+  end
+  if after == 0 then
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', maxLen, '*', 'kind', 'exhausted', 'keyId', keyId, 'apiId', apiId,
+      'remaining', '0')
+  end
+end
+`
+
 /**
  * Spends credits of one key atomically, so that N verifiers sharing one Redis let exactly `remaining` calls
  * through. Refill is lazy: if the last refill is older than the boundary the verifier computed, the balance
  * is reset to the refill amount first.
  *
- * KEYS: record. ARGV: cost, refill boundary ('' = no refill), refill amount, now.
+ * KEYS: record, the shard's credit notice log. ARGV: cost, refill boundary ('' = no refill), refill amount, now, then
+ * for the notices: key id ('' = none), api id, low threshold ('' = none), the log's max length.
  * Returns {1, balance} spent, {0, balance} not enough, {-1, 0} the key carries no credits (or is gone).
  */
 export const SPEND_CREDITS_SCRIPT = `
+${CREDIT_NOTICES}
 local credits = redis.call('HGET', KEYS[1], 'credits')
 if not credits then return {-1, 0} end
 credits = tonumber(credits)
@@ -86,17 +105,23 @@ if ARGV[2] ~= '' and tonumber(redis.call('HGET', KEYS[1], 'refilledAt') or '0') 
 end
 local cost = tonumber(ARGV[1])
 if credits < cost then return {0, credits} end
-if cost > 0 then credits = redis.call('HINCRBY', KEYS[1], 'credits', -cost) end
+if cost > 0 then
+  local before = credits
+  credits = redis.call('HINCRBY', KEYS[1], 'credits', -cost)
+  notify(before, credits, ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+end
 return {1, credits}
 `
 
 /**
- * keys.updateRemaining (and rerollKey's `take`): KEYS: record. ARGV: op (increment|decrement|set|take), value,
- * refill boundary ('' = no refill), refill amount, now, cap.
+ * keys.updateRemaining (and rerollKey's `take`): KEYS: record, the shard's credit notice log. ARGV: op
+ * (increment|decrement|set|take), value, refill boundary ('' = no refill), refill amount, now, cap, then for the
+ * notices as SPEND_CREDITS_SCRIPT: key id ('' = none), api id, low threshold, the log's max length.
  * A refill that is due is applied first, so an update is never undone by it later; `set` restarts the refill
  * clock. Returns the new balance (0..cap; `take`: the balance taken, leaving 0), or -1 without credits.
  */
 export const UPDATE_CREDITS_SCRIPT = `
+${CREDIT_NOTICES}
 local credits = redis.call('HGET', KEYS[1], 'credits')
 if not credits then return -1 end
 credits = tonumber(credits)
@@ -114,6 +139,7 @@ elseif ARGV[1] == 'take' then next = 0
 else next = math.max(0, credits - value) end
 next = math.min(next, tonumber(ARGV[6]))
 redis.call('HSET', KEYS[1], 'credits', string.format('%d', next))
+notify(credits, next, ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 if ARGV[1] == 'take' then return credits end
 return next
 `

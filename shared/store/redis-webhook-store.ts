@@ -89,6 +89,15 @@ export class RedisWebhookStore implements WebhookStore {
     )
   }
 
+  async readNoticeCursors(): Promise<Map<number, string>> {
+    const all = await storeCall(() => this.redis.hgetall(redisKeys.webhookNoticeCursors))
+    return new Map(Object.entries(all).map(([shard, id]) => [Number(shard), id]))
+  }
+
+  async writeNoticeCursor(shard: number, noticeId: string): Promise<void> {
+    await storeCall(() => this.redis.hset(redisKeys.webhookNoticeCursors, String(shard), noticeId))
+  }
+
   async writeCursor(shard: number, { epoch, rev }: ShardRevision): Promise<void> {
     await storeCall(() => this.redis.hset(redisKeys.webhookCursors, String(shard), JSON.stringify({ epoch, rev })))
   }

@@ -25,6 +25,9 @@ export interface WebhookStore {
   /** The deriver's position in each shard's change log (shards never derived from are absent). */
   readCursors(): Promise<Map<number, ShardRevision>>
   writeCursor(shard: number, position: ShardRevision): Promise<void>
+  /** The deriver's position in each shard's credit notices: the last notice id read (shards never read: absent). */
+  readNoticeCursors(): Promise<Map<number, string>>
+  writeNoticeCursor(shard: number, noticeId: string): Promise<void>
 
   /**
    * Keeps the event (for the retention, unless kept already: the same id is the same event) and queues one delivery

@@ -81,6 +81,14 @@ describe('webhooks, end to end', () => {
     delays['key.rerolled'] = reroll.afterMs
     expect(reroll.event.data).toEqual({ keyId, apiId, newKeyId: rerolled.keyId })
 
+    // A key's last credit spent by a verification: the notice is written with the balance, on the verify path.
+    const credited = await call(a.url, 'keys.createKey', { apiId, remaining: 1 })
+    since = Date.now()
+    expect((await post(a.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({ valid: true })
+    const exhausted = await arrival('key.credits.exhausted', (data) => data.keyId === credited.keyId, since)
+    delays['key.credits.exhausted'] = exhausted.afterMs
+    expect(exhausted.event.data).toEqual({ keyId: credited.keyId, apiId, remaining: 0 })
+
     since = Date.now()
     await call(a.url, 'keys.deleteKey', { keyId })
     delays['key.deleted'] = (await arrival('key.deleted', (data) => data.keyId === keyId, since)).afterMs

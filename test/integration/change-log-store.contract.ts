@@ -52,6 +52,39 @@ export function changeLogStoreContract(opened: () => Store, harness: Pick<StoreH
       expect(updated!.event.fields).toBeUndefined()
     })
 
+    // The webhooks' key.credits.low and key.credits.exhausted come from these.
+    it('logs a credit notice when a balance crosses its threshold going down or reaches 0, in the same step', async () => {
+      const api = await newApi(store)
+      const created = await store.keys.createKey(newKey(api.id, { remaining: 5 }))
+      if (!created) throw new Error('create failed')
+      const { id: keyId, hash } = created.record
+      const shard = created.event.shard
+      const [before] = [(await store.changes.lastCreditNoticeIds())[shard]!]
+      const notice = { keyId, apiId: api.id, lowThreshold: 3 }
+      const now = Date.now()
+      await store.keys.spendCredits(hash, 1, undefined, now, notice) // 5 → 4: nothing
+      await store.keys.spendCredits(hash, 2, undefined, now, notice) // 4 → 2: low
+      await store.keys.spendCredits(hash, 1, undefined, now) // 2 → 1, no notice asked for
+      await store.keys.updateCredits(keyId, 'increment', 10, undefined, now, notice) // up: nothing
+      await store.keys.updateCredits(keyId, 'decrement', 8, undefined, now, notice) // 11 → 3: low
+      await store.keys.spendCredits(hash, 3, undefined, now, notice) // 3 → 0: exhausted only (already at the threshold)
+      expect(await store.keys.spendCredits(hash, 1, undefined, now, notice)).toEqual({ ok: false, remaining: 0 })
+      const read = await store.changes.readCreditNotices(shard, before, 100)
+      if (read === LOG_TRIMMED) throw new Error('unexpectedly trimmed')
+      const mine = read.filter((entry) => entry.keyId === keyId)
+      expect(mine.map(({ id: _id, ...entry }) => entry)).toEqual([
+        { kind: 'low', keyId, apiId: api.id, remaining: 2, threshold: 3 },
+        { kind: 'low', keyId, apiId: api.id, remaining: 3, threshold: 3 },
+        { kind: 'exhausted', keyId, apiId: api.id, remaining: 0 },
+      ])
+      // Read on from a notice: only what came after it; the last id is where a new reader starts.
+      const after = await store.changes.readCreditNotices(shard, mine[0]!.id, 100)
+      expect(after === LOG_TRIMMED ? after : after.filter((e) => e.keyId === keyId).map((e) => e.id)).toEqual(
+        mine.slice(1).map((entry) => entry.id),
+      )
+      expect((await store.changes.lastCreditNoticeIds())[shard]).toBe(read.at(-1)!.id)
+    })
+
     it('replays a shard log after a revision, in order, and says when it was trimmed past it', async () => {
       const api = await newApi(store)
       const created = await store.keys.createKey(newKey(api.id))

@@ -142,6 +142,26 @@ describe('EventDeriver on the memory store', () => {
     expect(await behind('test')).toBe(0)
   })
 
+  it('sends key.credits.low and key.credits.exhausted from the credit notices, each once', async () => {
+    const api = await newApi(store)
+    const created = await store.keys.createKey(newKey(api.id, { remaining: 3 }))
+    if (!created) throw new Error('create failed')
+    await deriver().runOnce()
+    await queued()
+    const { id: keyId, hash } = created.record
+    const notice = { keyId, apiId: api.id, lowThreshold: 2 }
+    for (let i = 0; i < 3; i++) await store.keys.spendCredits(hash, 1, undefined, clock.now(), notice)
+    await deriver().runOnce()
+    await deriver().runOnce()
+    const due = await store.webhooks.claimDue(clock.now() + HOUR, 1, 100)
+    const events = await Promise.all(due.map((delivery) => store.webhooks.getEvent(delivery.eventId)))
+    const credits = events.filter((event) => event!.type.startsWith('key.credits'))
+    expect(credits.map((event) => [event!.type, event!.data]).sort()).toEqual([
+      ['key.credits.exhausted', { keyId, apiId: api.id, remaining: 0 }],
+      ['key.credits.low', { keyId, apiId: api.id, remaining: 2, threshold: 2 }],
+    ])
+  })
+
   it('derives on one control plane at a time: the lease holder', async () => {
     const api = await newApi(store)
     const holder = deriver('a')

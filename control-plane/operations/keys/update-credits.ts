@@ -34,7 +34,8 @@ export async function updateCredits(
   const now = deps.clock.now()
   const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
   // null: the key carries no credits (or value is null), so the balance alone cannot change.
-  let remaining = value === null ? null : await deps.store.keys.updateCredits(keyId, op, value, refill, now)
+  const notice = { keyId, apiId: record.apiId, lowThreshold: record.creditsLowThreshold }
+  let remaining = value === null ? null : await deps.store.keys.updateCredits(keyId, op, value, refill, now, notice)
   if (remaining === null) {
     if (op !== 'set') {
       throw value === null

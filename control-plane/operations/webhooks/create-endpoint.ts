@@ -7,6 +7,7 @@ import { requireAction } from '../../root-key-auth.js'
 import { checkEndpointUrl } from '../../webhooks/address-policy.js'
 import { endpointView } from '../../webhooks/endpoint-view.js'
 import { newWebhookSecret } from '../../webhooks/webhook-secret.js'
+import { placeMissingCursors } from '../../webhooks/webhook-cursors.js'
 
 export interface CreateEndpointInput {
   url: string
@@ -44,6 +45,8 @@ export async function createEndpoint(
     secrets: [newWebhookSecret(now)],
     createdAt: now,
   }
+  // Cursors first: every write once the endpoint exists is then news to it, whenever the deriver next looks.
+  await placeMissingCursors(deps.store.changes, deps.store.webhooks)
   await deps.store.webhooks.createEndpoint(endpoint)
   await deps.audit.record(caller, 'webhooks.createEndpoint', { after: endpointView(endpoint) })
   caller.log.info({ endpointId: endpoint.id, rootKeyId: principal.rootKeyId }, 'webhook endpoint created')
