@@ -19,6 +19,7 @@ export function toKeyResponse(record: KeyRecord, context: KeyContext) {
     expires: record.expires,
     remaining: record.remaining,
     refill: withRefillDay(record.refill),
+    creditsLowThreshold: record.creditsLowThreshold,
     ratelimit: record.ratelimit && { ...record.ratelimit, async: record.ratelimit.async ?? true },
     ratelimits: record.ratelimits,
     createdAt: record.createdAt,

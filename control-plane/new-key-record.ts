@@ -2,6 +2,7 @@ import { newId } from '../shared/ids.js'
 import type { NewKeyRecord } from '../shared/records.js'
 import type { Rbac } from './rbac.js'
 import type { Principal } from './root-key-auth.js'
+import { checkCreditsLowThreshold } from './credits-low-threshold.js'
 import { checkExpires } from './expires.js'
 import { checkMeta } from './meta-limits.js'
 import { checkDefaultLimit, namedLimitsOf } from './named-limits.js'
@@ -32,6 +33,7 @@ export function newKeyRecord(fields: NewKeyFields, material: KeyMaterial, now: n
   checkMeta(fields.meta)
   checkExpires(fields.expires, now)
   checkRefill(fields.refill, fields.remaining !== undefined)
+  checkCreditsLowThreshold(fields.creditsLowThreshold, fields.remaining !== undefined, 'creditsLowThreshold')
   const ratelimits = fields.ratelimits?.length ? namedLimitsOf(fields.ratelimits) : undefined
   checkDefaultLimit(fields.ratelimit, ratelimits)
   return {
@@ -45,6 +47,7 @@ export function newKeyRecord(fields: NewKeyFields, material: KeyMaterial, now: n
     expires: fields.expires,
     remaining: fields.remaining,
     refill: withRefillDay(fields.refill),
+    creditsLowThreshold: fields.creditsLowThreshold,
     ratelimit: rateLimitOf(fields.ratelimit) ?? undefined,
     ratelimits,
     environment: fields.environment,

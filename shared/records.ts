@@ -61,9 +61,10 @@ export interface KeyPatch {
   ownerId?: string | null
   meta?: Record<string, unknown> | null
   expires?: number | null
-  /** Sets the balance (null: the key no longer carries credits, and loses its refill). */
+  /** Sets the balance (null: the key no longer carries credits, and loses its refill and low threshold). */
   remaining?: number | null
   refill?: Refill | null
+  creditsLowThreshold?: number | null
   ratelimit?: RateLimitConfig | null
   /** Full replacement; [] or null removes them all. */
   ratelimits?: NamedRateLimit[] | null
@@ -95,7 +96,17 @@ export interface RootKeyRecord {
 /** Apply a patch to a record (pure): the one definition of updateKey's field semantics for every store. */
 export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number): NewKeyRecord {
   const { rev: _rev, ...next } = record
-  for (const field of ['name', 'ownerId', 'meta', 'expires', 'remaining', 'refill', 'ratelimit'] as const) {
+  const plain = [
+    'name',
+    'ownerId',
+    'meta',
+    'expires',
+    'remaining',
+    'refill',
+    'creditsLowThreshold',
+    'ratelimit',
+  ] as const
+  for (const field of plain) {
     const value = patch[field]
     if (value === null) delete next[field]
     else if (value !== undefined) (next as Record<string, unknown>)[field] = value
@@ -110,7 +121,11 @@ export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number)
     if (names.length === 0) delete next[field]
     else next[field] = [...new Set(names)].sort()
   }
-  if (patch.remaining === null) delete next.refill
+  // Both only mean something beside a balance: a key that loses its credits loses them too.
+  if (patch.remaining === null) {
+    delete next.refill
+    delete next.creditsLowThreshold
+  }
   if (patch.enabled !== undefined) next.enabled = patch.enabled
   next.updatedAt = nowMs
   return next

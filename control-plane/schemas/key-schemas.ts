@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
+import { MAX_CREDITS } from '../../shared/credits.js'
 import { PERMISSION_NAME } from '../../shared/permission-query.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
@@ -87,6 +88,14 @@ export const RateLimitBody = Type.Object(
     examples: [{ limit: 100, duration: 60_000 }],
   },
 )
+/**
+ * Keygate's: the balance at or below which spending sends the webhook event `key.credits.low` (bounded as a balance).
+ * `description` says where it goes and what else it needs.
+ */
+export const CreditsLowThreshold = (description: string) =>
+  Type.Integer({ minimum: 1, maximum: MAX_CREDITS, description, examples: [100] })
+export const CREDITS_LOW_THRESHOLD_DOC =
+  "Keygate's: the balance at or below which spending sends the webhook event `key.credits.low` (1 to 1e12)"
 /** Unix milliseconds; up to year 2286, so that a seconds value sent by mistake is caught by the future check. */
 export const Expires = Type.Integer({ minimum: 0, maximum: 9_999_999_999_999, examples: [1_893_456_000_000] })
 export const EXTERNAL_ID =
@@ -128,6 +137,7 @@ export const NEW_KEY_FIELDS = {
     }),
   ),
   refill: Type.Optional(Refill),
+  creditsLowThreshold: Type.Optional(CreditsLowThreshold(`${CREDITS_LOW_THRESHOLD_DOC}. Needs \`remaining\``)),
   ratelimit: Type.Optional(RateLimitBody),
   ratelimits: Type.Optional(
     NamedRateLimits(
@@ -183,6 +193,9 @@ export const KeyResponse = Type.Object({
   expires: Type.Optional(Type.Number({ description: 'When it stops verifying, unix milliseconds' })),
   remaining: Type.Optional(Type.Integer({ description: 'Credits left (keys with credits only)' })),
   refill: Type.Optional(Refill),
+  creditsLowThreshold: Type.Optional(
+    Type.Integer({ description: `${CREDITS_LOW_THRESHOLD_DOC} (keys with credits only)` }),
+  ),
   ratelimit: Type.Optional(
     Type.Object(
       {

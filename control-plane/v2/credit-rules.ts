@@ -1,21 +1,28 @@
 import type { Refill } from '../../shared/credits.js'
 import { invalid } from '../../shared/errors.js'
+import { checkCreditsLowThreshold } from '../credits-low-threshold.js'
 import { checkMeta } from '../meta-limits.js'
 import { namedLimitsOf, type NamedLimitInput } from '../named-limits.js'
 
 /**
  * v2's rules on `credits` (Unkey's, in its field names): a refill needs a balance to refill, a monthly refill its
- * day, and a daily one none. `hasCredits`: whether the key carries credits already (updateKey).
+ * day, and a daily one none; then Keygate's `lowThreshold`, which needs a balance to watch. `hasCredits`: whether
+ * the key carries credits already (updateKey).
  */
 export function checkCredits(
-  credits: { remaining?: number | null; refill?: Refill | null } | null | undefined,
+  credits: { remaining?: number | null; refill?: Refill | null; lowThreshold?: number | null } | null | undefined,
   hasCredits: boolean,
 ): void {
-  const refill = credits?.refill
+  if (!credits) return
+  const keepsCredits = credits.remaining === undefined ? hasCredits : credits.remaining !== null
+  checkRefill(credits.refill, keepsCredits)
+  checkCreditsLowThreshold(credits.lowThreshold, keepsCredits, 'credits.lowThreshold')
+}
+
+/** Unkey v2's rules on `credits.refill`, for a key that has (or gets) credits or not. */
+function checkRefill(refill: Refill | null | undefined, keepsCredits: boolean): void {
   if (!refill) return
-  if (credits.remaining === null || (credits.remaining === undefined && !hasCredits)) {
-    throw invalid('credits.remaining', 'must be given (not null) when credits.refill is set')
-  }
+  if (!keepsCredits) throw invalid('credits.remaining', 'must be given (not null) when credits.refill is set')
   if (refill.interval === 'monthly' && refill.refillDay === undefined) {
     throw invalid('credits.refill.refillDay', 'must be given when the refill interval is monthly')
   }

@@ -6,6 +6,7 @@ import { DEFAULT_LIMIT } from '../../shared/key-limits.js'
 import type { KeyRecord } from '../../shared/records.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { withRefillDay } from '../refill-rules.js'
+import { CREDITS_LOW_THRESHOLD_DOC } from '../schemas/key-schemas.js'
 
 /** Unkey v2's shapes of a key (`KeyResponseData` and what it holds): allow-lists, so no hash reaches the wire. */
 
@@ -35,6 +36,7 @@ export const CreditsData = Type.Object(
       description: 'Credits left; null: no credits, no limit',
     }),
     refill: Type.Optional(CreditsRefillData),
+    lowThreshold: Type.Optional(Type.Integer({ description: `${CREDITS_LOW_THRESHOLD_DOC}, when set` })),
   },
   { description: "The key's credits" },
 )
@@ -106,7 +108,11 @@ export function toKeyData(record: KeyRecord, context: KeyContext): KeyData {
     credits:
       record.remaining === undefined
         ? undefined
-        : { remaining: record.remaining, refill: withRefillDay(record.refill) },
+        : {
+            remaining: record.remaining,
+            refill: withRefillDay(record.refill),
+            lowThreshold: record.creditsLowThreshold,
+          },
     identity: identity && {
       id: identity.id,
       externalId: identity.externalId,

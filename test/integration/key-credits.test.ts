@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { lastRefillBoundary } from '../../shared/credits.js'
 import { ManualClock } from '../support/apps.js'
-import { onBothStores } from '../support/both-stores.js'
+import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 
 describe('refill boundaries (UTC)', () => {
   it('daily: the start of the UTC day; monthly: refillDay, or the month’s last day when shorter', () => {
@@ -202,6 +202,104 @@ onBothStores('usage credits', { clock: () => new ManualClock(Date.UTC(2031, 10, 
     expect(
       (await post('keys.createKey', { apiId, remaining: 1, refill: { interval: 'weekly', amount: 1 } })).status,
     ).toBe(400)
+  })
+
+  describe('creditsLowThreshold (Keygate’s: when spending sends key.credits.low)', () => {
+    const listed = async (keyId: string) => {
+      const response = await stack.controlPlane.app.inject({
+        method: 'GET',
+        url: `/v1/apis.listKeys?apiId=${apiId}&limit=100`,
+        headers: ADMIN_HEADERS,
+      })
+      return (response.json().keys as { id: string }[]).find((key) => key.id === keyId)
+    }
+    const thresholdOf = async (keyId: string) => (await getKey(keyId)).creditsLowThreshold
+
+    it('is set by createKey and shown by getKey, listKeys and whoami', async () => {
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 100, creditsLowThreshold: 10 })
+      expect(await getKey(key.keyId)).toMatchObject({ remaining: 100, creditsLowThreshold: 10 })
+      expect(await listed(key.keyId)).toMatchObject({ remaining: 100, creditsLowThreshold: 10 })
+      expect((await post('keys.whoami', { key: key.key })).body).toMatchObject({
+        id: key.keyId,
+        creditsLowThreshold: 10,
+      })
+      // The record itself holds it: what the verifiers cache.
+      expect((await stack.backend.store.keys.getKeyById(key.keyId))?.creditsLowThreshold).toBe(10)
+      const { body: plain } = await post('keys.createKey', { apiId, remaining: 100 })
+      expect(await getKey(plain.keyId)).not.toHaveProperty('creditsLowThreshold')
+    })
+
+    it('is changed and cleared (null) by updateKey, and given with the credits in the same call', async () => {
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 100, creditsLowThreshold: 10 })
+      expect((await post('keys.updateKey', { keyId: key.keyId, creditsLowThreshold: 25 })).status).toBe(200)
+      expect(await thresholdOf(key.keyId)).toBe(25)
+      // Left out: unchanged.
+      expect((await post('keys.updateKey', { keyId: key.keyId, name: 'renamed' })).status).toBe(200)
+      expect(await thresholdOf(key.keyId)).toBe(25)
+      expect((await post('keys.updateKey', { keyId: key.keyId, creditsLowThreshold: null })).status).toBe(200)
+      expect(await getKey(key.keyId)).not.toHaveProperty('creditsLowThreshold')
+      const { body: unlimited } = await post('keys.createKey', { apiId })
+      const funded = await post('keys.updateKey', { keyId: unlimited.keyId, remaining: 50, creditsLowThreshold: 5 })
+      expect(funded.status).toBe(200)
+      expect(await getKey(unlimited.keyId)).toMatchObject({ remaining: 50, creditsLowThreshold: 5 })
+    })
+
+    it('goes with the credits: remaining null (updateKey) or set null (updateRemaining) clears it', async () => {
+      const refill = { interval: 'daily', amount: 100 }
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 100, refill, creditsLowThreshold: 10 })
+      expect((await post('keys.updateKey', { keyId: key.keyId, remaining: null })).status).toBe(200)
+      const read = await getKey(key.keyId)
+      expect(read).not.toHaveProperty('remaining')
+      expect(read).not.toHaveProperty('refill')
+      expect(read).not.toHaveProperty('creditsLowThreshold')
+      const { body: other } = await post('keys.createKey', { apiId, remaining: 100, creditsLowThreshold: 10 })
+      await post('keys.updateRemaining', { keyId: other.keyId, op: 'set', value: null })
+      expect(await getKey(other.keyId)).not.toHaveProperty('creditsLowThreshold')
+      // Giving the credits back does not bring it back.
+      await post('keys.updateRemaining', { keyId: other.keyId, op: 'set', value: 7 })
+      expect(await getKey(other.keyId)).toMatchObject({ remaining: 7 })
+      expect(await getKey(other.keyId)).not.toHaveProperty('creditsLowThreshold')
+    })
+
+    it('is refused (400, naming it) on a key without credits, or one losing them in the same call', async () => {
+      const refused = await post('keys.createKey', { apiId, creditsLowThreshold: 10 })
+      expect(refused.status).toBe(400)
+      expect(refused.body.error).toMatchObject({
+        code: 'BAD_REQUEST',
+        message: expect.stringContaining('creditsLowThreshold'),
+      })
+      const { body: unlimited } = await post('keys.createKey', { apiId })
+      const onUpdate = await post('keys.updateKey', { keyId: unlimited.keyId, creditsLowThreshold: 10 })
+      expect(onUpdate.status).toBe(400)
+      expect(onUpdate.body.error.message).toContain('creditsLowThreshold')
+      expect(await getKey(unlimited.keyId)).not.toHaveProperty('creditsLowThreshold')
+      const { body: funded } = await post('keys.createKey', { apiId, remaining: 100 })
+      const dropping = await post('keys.updateKey', { keyId: funded.keyId, remaining: null, creditsLowThreshold: 10 })
+      expect(dropping.status).toBe(400)
+      expect(await getKey(funded.keyId)).toMatchObject({ remaining: 100 })
+      // Clearing one on a key without credits asks for nothing.
+      expect((await post('keys.updateKey', { keyId: unlimited.keyId, creditsLowThreshold: null })).status).toBe(200)
+    })
+
+    it('takes an integer from 1 to 1e12 (400 otherwise, on createKey and updateKey)', async () => {
+      const { body: key } = await post('keys.createKey', { apiId, remaining: 100, creditsLowThreshold: 1 })
+      for (const bad of [0, -1, 2.5, '5', 1_000_000_000_001, true]) {
+        const created = await post('keys.createKey', { apiId, remaining: 100, creditsLowThreshold: bad })
+        expect(created.status, `createKey ${String(bad)}`).toBe(400)
+        const updated = await post('keys.updateKey', { keyId: key.keyId, creditsLowThreshold: bad })
+        expect(updated.status, `updateKey ${String(bad)}`).toBe(400)
+      }
+      expect(await thresholdOf(key.keyId)).toBe(1)
+      const highest = await post('keys.updateKey', { keyId: key.keyId, creditsLowThreshold: 1_000_000_000_000 })
+      expect(highest.status).toBe(200)
+      expect(await thresholdOf(key.keyId)).toBe(1_000_000_000_000)
+    })
+
+    it('is kept by a reroll, beside the balance that moves', async () => {
+      const { body: old } = await post('keys.createKey', { apiId, remaining: 30, creditsLowThreshold: 3 })
+      const { body: fresh } = await post('keys.rerollKey', { keyId: old.keyId, expiration: 60_000 })
+      expect(await getKey(fresh.keyId)).toMatchObject({ remaining: 30, creditsLowThreshold: 3 })
+    })
   })
 
   it('spends the forward-auth cost and reports the balance in X-Keygate-Remaining', async () => {

@@ -68,6 +68,7 @@ onBothStores('migrations.createKeys', {}, (stack) => {
         meta: { plan: 'pro' },
         remaining: 10,
         refill: { interval: 'monthly', amount: 100 },
+        creditsLowThreshold: 5,
         ratelimit: { type: 'consistent', limit: 5, refillRate: 5, refillInterval: 60_000 },
       }
       const imported = await importKeys([{ apiId, plaintext: key, ...fields }])
@@ -77,6 +78,7 @@ onBothStores('migrations.createKeys', {}, (stack) => {
         return rest
       }
       expect(shown(await stack.getKey(imported.body.keyIds[0]))).toEqual(shown(await stack.getKey(created.body.keyId)))
+      expect(await stack.getKey(imported.body.keyIds[0])).toMatchObject({ remaining: 10, creditsLowThreshold: 5 })
       expect(await stack.verify({ key, authorization: { permissions: 'documents.write' } })).toMatchObject({
         valid: true,
         environment: 'test',

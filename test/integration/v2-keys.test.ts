@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Unkey } from '@unkey/api'
-import { beforeAll, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/key-material.js'
 import { ManualClock, TEST_ROOT_KEY } from '../support/apps.js'
@@ -398,6 +398,103 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
       name: 'NotFoundErrorResponse',
     })
     expect((await post('keys.rerollKey', { keyId: data.keyId })).status).toBe(400)
+  })
+
+  describe('credits.lowThreshold (Keygate’s: when spending sends key.credits.low)', () => {
+    const creditsOf = async (keyId: string) => (await post('keys.getKey', { keyId })).body.data.credits
+    const created = async (credits: object) => {
+      const response = await post('keys.createKey', { apiId, credits })
+      expect(response.status, JSON.stringify(response.body)).toBe(200)
+      return response.body.data as { keyId: string; key: string }
+    }
+
+    it('createKey sets it inside credits; getKey, whoami, listKeys and v1 show it; the SDK still reads the key', async () => {
+      const refill = { interval: 'daily', amount: 100 }
+      const data = await created({ remaining: 100, refill, lowThreshold: 10 })
+      expect(await creditsOf(data.keyId)).toEqual({ remaining: 100, refill, lowThreshold: 10 })
+      expect((await post('keys.whoami', { key: data.key })).body.data.credits).toEqual({
+        remaining: 100,
+        refill,
+        lowThreshold: 10,
+      })
+      const listed = (await post('apis.listKeys', { apiId, limit: 100 })).body.data as { keyId: string }[]
+      expect(listed.find((key) => key.keyId === data.keyId)).toMatchObject({ credits: { lowThreshold: 10 } })
+      expect(await stack.getKey(data.keyId)).toMatchObject({ remaining: 100, creditsLowThreshold: 10 })
+      // Unkey's SDK knows no lowThreshold: it reads the key all the same.
+      expect((await sdk.keys.getKey({ keyId: data.keyId })).data.credits).toEqual({ remaining: 100, refill })
+      expect(await creditsOf((await created({ remaining: 5 })).keyId)).toEqual({ remaining: 5 })
+    })
+
+    it('updateKey changes it, clears it (null), leaves it when left out, and sets it with the credits', async () => {
+      const { keyId } = await created({ remaining: 100, lowThreshold: 10 })
+      const update = (credits: object | null) => post('keys.updateKey', { keyId, credits })
+      expect((await update({ lowThreshold: 20 })).status).toBe(200)
+      expect(await creditsOf(keyId)).toEqual({ remaining: 100, lowThreshold: 20 })
+      expect((await update({ remaining: 60 })).status).toBe(200)
+      expect(await creditsOf(keyId)).toEqual({ remaining: 60, lowThreshold: 20 })
+      expect((await update({ lowThreshold: null })).status).toBe(200)
+      expect(await creditsOf(keyId)).toEqual({ remaining: 60 })
+      const { data: unlimited } = await sdk.keys.createKey({ apiId })
+      const funded = await post('keys.updateKey', {
+        keyId: unlimited.keyId,
+        credits: { remaining: 9, lowThreshold: 3 },
+      })
+      expect(funded.status).toBe(200)
+      expect(await creditsOf(unlimited.keyId)).toEqual({ remaining: 9, lowThreshold: 3 })
+    })
+
+    it('goes with the credits: credits null, remaining null and updateCredits set null clear it', async () => {
+      for (const takeAway of [
+        (keyId: string) => post('keys.updateKey', { keyId, credits: null }),
+        (keyId: string) => post('keys.updateKey', { keyId, credits: { remaining: null } }),
+        (keyId: string) => post('keys.updateCredits', { keyId, operation: 'set', value: null }),
+      ]) {
+        const { keyId } = await created({ remaining: 100, lowThreshold: 10 })
+        expect((await takeAway(keyId)).status).toBe(200)
+        expect(await creditsOf(keyId)).toBeUndefined()
+        expect((await stack.backend.store.keys.getKeyById(keyId))?.creditsLowThreshold).toBeUndefined()
+      }
+    })
+
+    it('updateCredits answers it beside the balance', async () => {
+      const { keyId } = await created({ remaining: 100, lowThreshold: 10 })
+      const answer = await post('keys.updateCredits', { keyId, operation: 'decrement', value: 95 })
+      expect(answer.body.data).toEqual({ remaining: 5, lowThreshold: 10 })
+    })
+
+    it('is refused (400 at credits.lowThreshold) without credits, and out of 1..1e12', async () => {
+      const location = { error: { errors: [{ location: 'body.credits.lowThreshold' }] } }
+      // v2's createKey needs credits.remaining in any credits (Unkey's schema); null is no credits.
+      expect(await post('keys.createKey', { apiId, credits: { lowThreshold: 5 } })).toMatchObject({
+        status: 400,
+        body: { error: { errors: [{ location: 'body.credits.remaining' }] } },
+      })
+      expect(await post('keys.createKey', { apiId, credits: { remaining: null, lowThreshold: 5 } })).toMatchObject({
+        status: 400,
+        body: location,
+      })
+      const { data: unlimited } = await sdk.keys.createKey({ apiId })
+      expect(await post('keys.updateKey', { keyId: unlimited.keyId, credits: { lowThreshold: 5 } })).toMatchObject({
+        status: 400,
+        body: location,
+      })
+      const { keyId } = await created({ remaining: 100, lowThreshold: 10 })
+      const dropping = await post('keys.updateKey', { keyId, credits: { remaining: null, lowThreshold: 5 } })
+      expect(dropping).toMatchObject({ status: 400, body: location })
+      for (const bad of [0, -3, 1.5, '5', 1_000_000_000_001]) {
+        const onCreate = await post('keys.createKey', { apiId, credits: { remaining: 10, lowThreshold: bad } })
+        expect(onCreate.status, `createKey ${String(bad)}`).toBe(400)
+        expect(JSON.stringify(onCreate.body.error.errors)).toContain('lowThreshold')
+        expect((await post('keys.updateKey', { keyId, credits: { lowThreshold: bad } })).status).toBe(400)
+      }
+      expect(await creditsOf(keyId)).toEqual({ remaining: 100, lowThreshold: 10 })
+    })
+
+    it('rerollKey keeps it', async () => {
+      const { keyId } = await created({ remaining: 12, lowThreshold: 4 })
+      const { data } = await sdk.keys.rerollKey({ keyId, expiration: 0 })
+      expect(await creditsOf(data.keyId)).toEqual({ remaining: 12, lowThreshold: 4 })
+    })
   })
 
   it('updateCredits sets, increments and decrements (stopping at 0); null takes the credits away', async () => {

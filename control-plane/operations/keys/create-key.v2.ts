@@ -4,7 +4,7 @@ import { problemOf } from '../../../shared/errors.js'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v2Route } from '../../management-route.js'
 import { ApiIdField } from '../../schemas/fields.js'
-import { Refill } from '../../schemas/key-schemas.js'
+import { CREDITS_LOW_THRESHOLD_DOC, CreditsLowThreshold, Refill } from '../../schemas/key-schemas.js'
 import { checkV2KeyInput } from '../../v2/credit-rules.js'
 import {
   EXTERNAL_ID,
@@ -54,6 +54,7 @@ const CreateKeyBody = Type.Object(
             'Credits: the key verifies this many times, then USAGE_EXCEEDED (null: no limit)',
           ),
           refill: Type.Optional(Refill),
+          lowThreshold: Type.Optional(CreditsLowThreshold(`${CREDITS_LOW_THRESHOLD_DOC}. Needs \`remaining\``)),
         },
         { additionalProperties: false, description: 'Usage credits, and their periodic refill' },
       ),
@@ -86,7 +87,13 @@ export const createKeyV2 = v2Route({
   data: NewKeyData,
   handle: async ({ credits, ...fields }, caller, deps) => {
     const wireProblem = problemOf(() => checkV2KeyInput(credits, false, fields))
-    const input = { ...fields, remaining: credits?.remaining ?? undefined, refill: credits?.refill, wireProblem }
+    const input = {
+      ...fields,
+      remaining: credits?.remaining ?? undefined,
+      refill: credits?.refill,
+      creditsLowThreshold: credits?.lowThreshold,
+      wireProblem,
+    }
     return { data: await createKey(deps, caller, { ...input, missingGrantNames: 'create-permissions' }) }
   },
 })

@@ -31,8 +31,9 @@ export const updateCreditsV2 = v2Route({
   handle: async ({ keyId, operation, value }, caller, deps) => {
     const change = { keyId, op: operation, value: value ?? null }
     const { before, remaining } = await updateCredits(deps, caller, change).catch(inV2Names)
-    // Taking the credits away (null) takes their refill with them.
-    return { data: { remaining, refill: remaining === null ? undefined : withRefillDay(before.refill) } }
+    // Taking the credits away (null) takes their refill and low threshold with them.
+    if (remaining === null) return { data: { remaining } }
+    return { data: { remaining, refill: withRefillDay(before.refill), lowThreshold: before.creditsLowThreshold } }
   },
 })
 

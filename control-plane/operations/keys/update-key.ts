@@ -4,6 +4,7 @@ import type { KeyPatch, KeyRecord } from '../../../shared/records.js'
 import type { KeyWrite } from '../../../shared/store/api-key-store.js'
 import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
+import { checkCreditsLowThreshold } from '../../credits-low-threshold.js'
 import { checkExpires } from '../../expires.js'
 import { bindIdentity, checkIdentityBinding } from '../../identity-binding.js'
 import { allowKeyGrants, takesAway } from '../../key-grants.js'
@@ -25,6 +26,7 @@ export interface KeyChanges {
   expires?: number | null
   remaining?: number | null
   refill?: Refill | null
+  creditsLowThreshold?: number | null
   ratelimit?: RateLimitInput | null
   ratelimits?: readonly NamedLimitInput[] | null
   enabled?: boolean
@@ -77,10 +79,9 @@ export async function updateKey(deps: ControlPlaneDeps, caller: Caller, input: U
       changes.ratelimits === undefined ? record.ratelimits : changes.ratelimits,
     )
     checkExpires(changes.expires, deps.clock.now(), { pastAllowed: true })
-    checkRefill(
-      changes.refill,
-      changes.remaining === undefined ? record.remaining !== undefined : changes.remaining !== null,
-    )
+    const hasCredits = changes.remaining === undefined ? record.remaining !== undefined : changes.remaining !== null
+    checkRefill(changes.refill, hasCredits)
+    checkCreditsLowThreshold(changes.creditsLowThreshold, hasCredits, 'creditsLowThreshold')
   }
   checkContent(current)
   if (grantRule === 'needs-rbac-actions') {
@@ -96,6 +97,7 @@ export async function updateKey(deps: ControlPlaneDeps, caller: Caller, input: U
     expires: changes.expires,
     remaining: changes.remaining,
     refill: withRefillDay(changes.refill),
+    creditsLowThreshold: changes.creditsLowThreshold,
     ratelimit: rateLimitOf(changes.ratelimit),
     ratelimits: changes.ratelimits && namedLimitsOf(changes.ratelimits),
     ...(await grantsOf(deps, principal, current, { permissions, roles }, grantRule)),

@@ -5,6 +5,8 @@ import type { RecordRef } from '../../rbac.js'
 import { KeyIdField } from '../../schemas/fields.js'
 import { NamedRateLimits } from '../../schemas/identity-schemas.js'
 import {
+  CREDITS_LOW_THRESHOLD_DOC,
+  CreditsLowThreshold,
   EXTERNAL_ID,
   EmptyResponse,
   Expires,
@@ -65,6 +67,12 @@ const UpdateKeyBody = Type.Object(
       Nullable(Credits, `Sets the credits (0 stops the key: USAGE_EXCEEDED) ${CLEARS}: no credits, no limit`),
     ),
     refill: Type.Optional(Nullable(Refill, `The periodic refill ${CLEARS}`)),
+    creditsLowThreshold: Type.Optional(
+      Nullable(
+        CreditsLowThreshold(CREDITS_LOW_THRESHOLD_DOC),
+        `${CREDITS_LOW_THRESHOLD_DOC}; needs credits (the key's, or \`remaining\`) ${CLEARS}. Taking the credits away (\`remaining: null\`) clears it too`,
+      ),
+    ),
     ratelimit: Type.Optional(Nullable(RateLimitBody, `The key's rate limit ${CLEARS}`)),
     ratelimits: Type.Optional(
       Nullable(

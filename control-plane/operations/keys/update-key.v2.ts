@@ -3,7 +3,7 @@ import { problemOf } from '../../../shared/errors.js'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v2Route } from '../../management-route.js'
 import { KeyIdField } from '../../schemas/fields.js'
-import { EmptyResponse, Refill } from '../../schemas/key-schemas.js'
+import { CREDITS_LOW_THRESHOLD_DOC, CreditsLowThreshold, EmptyResponse, Refill } from '../../schemas/key-schemas.js'
 import { checkV2KeyInput } from '../../v2/credit-rules.js'
 import {
   EXTERNAL_ID,
@@ -32,6 +32,12 @@ const UpdateKeyBody = Type.Object(
           {
             remaining: Type.Optional(Nullable(Remaining, 'Sets the balance (null: no credits, and no refill)')),
             refill: Type.Optional(Nullable(Refill, `The periodic refill ${CLEARS}`)),
+            lowThreshold: Type.Optional(
+              Nullable(
+                CreditsLowThreshold(CREDITS_LOW_THRESHOLD_DOC),
+                `${CREDITS_LOW_THRESHOLD_DOC}; needs credits (the key's, or \`remaining\`) ${CLEARS}. Taking the credits away clears it too`,
+              ),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -75,6 +81,7 @@ export const updateKeyV2 = v2Route({
     if (credits === null) changes.remaining = null
     if (credits?.remaining !== undefined) changes.remaining = credits.remaining
     if (credits?.refill !== undefined) changes.refill = credits.refill
+    if (credits?.lowThreshold !== undefined) changes.creditsLowThreshold = credits.lowThreshold
     // v1's single limit is the named limit `default` in v2's terms: a new list replaces it too.
     if (ratelimits !== undefined) {
       changes.ratelimits = ratelimits

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v1Route } from '../../management-route.js'
 import { CreatedAtField } from '../../schemas/fields.js'
+import { CREDITS_LOW_THRESHOLD_DOC } from '../../schemas/key-schemas.js'
 import { whoami } from './whoami.js'
 
 const WhoamiBody = Type.Object(
@@ -20,6 +21,7 @@ const WhoamiResponse = Type.Object({
   name: Type.Optional(Type.String({ description: 'Its name' })),
   meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta' })),
   remaining: Type.Optional(Type.Integer({ description: 'Credits left (keys with credits only)' })),
+  creditsLowThreshold: Type.Optional(Type.Integer({ description: `${CREDITS_LOW_THRESHOLD_DOC}, when set` })),
   createdAt: CreatedAtField(),
   enabled: Type.Boolean({ description: 'Whether it verifies' }),
   environment: Type.Optional(Type.String({ description: 'Its environment label' })),
@@ -49,6 +51,7 @@ export const whoamiV1 = v1Route({
       name: record.name,
       meta: record.meta,
       remaining: record.remaining,
+      creditsLowThreshold: record.creditsLowThreshold,
       createdAt: record.createdAt,
       enabled: record.enabled,
       environment: record.environment,
