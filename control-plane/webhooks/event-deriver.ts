@@ -29,7 +29,7 @@ const DEADLINES = 100
 /** How often events past retention are forgotten, ms. */
 const PRUNE_EVERY_MS = 60_000
 /** How often the shards' credit notices are read, ms (64 reads, one per shard). */
-const NOTICES_EVERY_MS = 1_000
+const NOTICES_EVERY_MS = 400
 
 export interface EventDeriverDeps {
   changes: ChangeLogStore

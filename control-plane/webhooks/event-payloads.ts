@@ -37,6 +37,7 @@ export function changedNames(fields: readonly string[]): string[] {
 const WIRE_NAMES: Record<string, string> = {
   remaining: 'credits',
   refill: 'credits',
+  creditsLowThreshold: 'credits',
   ratelimit: 'ratelimits',
   ratelimits: 'ratelimits',
   permissionIds: 'permissions',

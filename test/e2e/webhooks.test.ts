@@ -81,8 +81,13 @@ describe('webhooks, end to end', () => {
     delays['key.rerolled'] = reroll.afterMs
     expect(reroll.event.data).toEqual({ keyId, apiId, newKeyId: rerolled.keyId })
 
-    // A key's last credit spent by a verification: the notice is written with the balance, on the verify path.
-    const credited = await call(a.url, 'keys.createKey', { apiId, remaining: 1 })
+    // Credits spent by verifications: the notices are written with the balance, on the verify path.
+    const credited = await call(a.url, 'keys.createKey', { apiId, remaining: 2, creditsLowThreshold: 1 })
+    since = Date.now()
+    expect((await post(a.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({ valid: true })
+    const low = await arrival('key.credits.low', (data) => data.keyId === credited.keyId, since)
+    delays['key.credits.low'] = low.afterMs
+    expect(low.event.data).toEqual({ keyId: credited.keyId, apiId, remaining: 1, threshold: 1 })
     since = Date.now()
     expect((await post(a.url, 'keys.verifyKey', { key: credited.key }, false)).body).toMatchObject({ valid: true })
     const exhausted = await arrival('key.credits.exhausted', (data) => data.keyId === credited.keyId, since)

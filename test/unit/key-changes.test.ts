@@ -28,12 +28,8 @@ describe('changedKeyFields', () => {
 
 describe('changedNames', () => {
   it("maps record fields to the API's names, each once", () => {
-    expect(changedNames(['refill', 'remaining', 'permissionIds', 'roleIds', 'ownerId', 'enabled'])).toEqual([
-      'credits',
-      'enabled',
-      'identity',
-      'permissions',
-      'roles',
-    ])
+    expect(
+      changedNames(['refill', 'remaining', 'creditsLowThreshold', 'permissionIds', 'roleIds', 'ownerId', 'enabled']),
+    ).toEqual(['credits', 'enabled', 'identity', 'permissions', 'roles'])
   })
 })
