@@ -39,7 +39,12 @@ export function changeLogStoreContract(opened: () => Store, harness: Pick<StoreH
         created.record.rev,
         Date.now(),
       )
-      const unchanged = await store.keys.updateKey(created.record.id, { enabled: false }, updated!.record.rev, Date.now())
+      const unchanged = await store.keys.updateKey(
+        created.record.id,
+        { enabled: false },
+        updated!.record.rev,
+        Date.now(),
+      )
       const deleted = await store.keys.deleteKey(created.record.id)
       const log = await store.changes.readChanges(created.event.shard, created.event.rev - 1, 100)
       if (log === LOG_TRIMMED) throw new Error('unexpectedly trimmed')
