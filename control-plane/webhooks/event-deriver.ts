@@ -19,7 +19,9 @@ import type { WebhookPolicy } from './webhook-policy.js'
 
 /** The lease that makes one control plane at a time the deriver; another takes over this long after it dies. */
 export const DERIVER_LEASE = 'deriver'
-const LEASE_MS = 5_000
+export const DERIVER_LEASE_MS = 5_000
+/** How long a deadline being fired is kept from other looks; one whose event was not queued by then fires again. */
+export const DEADLINE_LEASE_MS = 30_000
 /** How often the deriver looks at the shards' revisions, ms: the part of an event's delay spent waiting. */
 const POLL_MS = 200
 /** Changes read from one shard's log per look. */
@@ -56,7 +58,8 @@ const deadline = (type: 'key.expiring' | 'key.expired', keyId: string, expires: 
  * change twice — a crash before the cursor moved, two derivers during a lease hand-over — queues nothing twice.
  *
  * One control plane at a time derives (a lease in the store); the others wait to take over. It also fires the
- * scheduled events (`key.expiring`, `key.expired`): each deadline is taken from the schedule by one deriver only.
+ * scheduled events (`key.expiring`, `key.expired`): each deadline is claimed from the schedule by one deriver at a time
+ * and forgotten once its event is queued.
  *
  * A shard without a cursor gets one where it stands (webhook-cursors.ts): events start with the first endpoint.
  */
@@ -66,6 +69,8 @@ export class EventDeriver {
   private stopped = true
   private prunedAt = 0
   private noticesReadAt = 0
+  /** When this process last took or renewed the lease (before asking), by `clock`. */
+  private heldAt = Number.NEGATIVE_INFINITY
   /** Endpoints, read once per look (only when an event needs them). */
   private endpoints: WebhookEndpoint[] | undefined
 
@@ -82,10 +87,14 @@ export class EventDeriver {
     await this.running
   }
 
-  /** One look: if this process holds the lease, derive what the logs hold past the cursors and fire due deadlines. */
+  /**
+   * One look: if this process holds the lease, derive what the logs hold past the cursors and fire due deadlines. A
+   * look that outlasts a third of the lease renews it before its next step, and stops there if another process has
+   * taken it meanwhile: two derivers overlap by one step at most.
+   */
   async runOnce(): Promise<void> {
     const { webhooks, changes, clock } = this.deps
-    if (!(await webhooks.holdLease(DERIVER_LEASE, this.deps.holder, LEASE_MS))) {
+    if (!(await this.holdLease())) {
       this.deps.metrics.behind(0)
       return
     }
@@ -103,6 +112,7 @@ export class EventDeriver {
     }
     this.deps.metrics.behind(behind)
     for (let shard = 0; shard < SHARD_COUNT; shard++) {
+      if (!(await this.stillHolding())) return
       const head = snapshot.shards[shard]!
       const cursor = cursors.get(shard)
       if (!cursor) {
@@ -123,15 +133,29 @@ export class EventDeriver {
         await this.deriveShard(shard, cursor.rev, head.epoch)
       }
     }
+    if (!(await this.stillHolding())) return
     if (clock.now() - this.noticesReadAt >= NOTICES_EVERY_MS) {
       this.noticesReadAt = clock.now()
       await this.deriveCreditNotices()
     }
+    if (!(await this.stillHolding())) return
     await this.fireDeadlines(clock.now())
     if (clock.now() - this.prunedAt >= PRUNE_EVERY_MS) {
       this.prunedAt = clock.now()
       await webhooks.pruneEvents(clock.now() - this.deps.policy.retryWindowMs - 24 * 3_600_000)
     }
+  }
+
+  private async holdLease(): Promise<boolean> {
+    const asked = this.deps.clock.now()
+    const held = await this.deps.webhooks.holdLease(DERIVER_LEASE, this.deps.holder, DERIVER_LEASE_MS)
+    this.heldAt = held ? asked : Number.NEGATIVE_INFINITY
+    return held
+  }
+
+  /** Whether the lease is still this process's: renewed (or found lost) once a third of it has passed. */
+  private async stillHolding(): Promise<boolean> {
+    return this.deps.clock.now() - this.heldAt < DERIVER_LEASE_MS / 3 || this.holdLease()
   }
 
   private schedule(): void {
@@ -243,20 +267,39 @@ export class EventDeriver {
       const data = stored ? identityData(stored.doc) : { identityId: change.keyId }
       return [event(change.kind === 'created' ? 'identity.created' : 'identity.updated', data)]
     }
-    if (type === 'rootkey') {
-      const stored = await this.deps.entities.getEntity<RootKeyEntity>(change.hash)
-      // The bootstrap switch is no root key (its address names none).
-      if (!stored || !('id' in stored.doc)) return []
-      if ('revoked' in stored.doc) return [event('rootKey.revoked', { rootKeyId: stored.doc.id })]
-      if (change.kind !== 'created') return []
-      const created = event('rootKey.created', { rootKeyId: stored.doc.id, permissions: stored.doc.permissions })
-      // A roll is a create (and a revoke of the old one): the stored record says which it replaced.
-      const rolledFrom = (await this.deps.rootKeys.getRootKeyById(stored.doc.id))?.rolledFrom
-      return rolledFrom
-        ? [created, event('rootKey.rolled', { rootKeyId: rolledFrom, newRootKeyId: stored.doc.id })]
-        : [created]
-    }
+    if (type === 'rootkey') return this.rootKeyEventsOf(change, event)
     return []
+  }
+
+  /**
+   * A root key's entity is read as it is now, which may be past the change derived: a root key created and revoked
+   * before a look is a tombstone when its create is derived. So the create is told from the change's kind (created,
+   * with what the tombstone no longer says left out), and a revoke has one id per root key, whichever change finds
+   * it (a tombstone is final): the create's and the revoke's changes report it once.
+   */
+  private async rootKeyEventsOf(
+    change: ChangeEvent,
+    event: (type: WebhookEventType, data: Record<string, unknown>) => WebhookEvent,
+  ): Promise<WebhookEvent[]> {
+    const stored = await this.deps.entities.getEntity<RootKeyEntity>(change.hash)
+    // The bootstrap switch is no root key (its address names none).
+    if (!stored || !('id' in stored.doc)) return []
+    const { doc } = stored
+    const rootKeyId = doc.id
+    const revoked = 'revoked' in doc
+    const events: WebhookEvent[] = []
+    // A tombstone written where nothing was (a root key never published) is a revoke, not a create.
+    if (change.kind === 'created' && !(revoked && change.rev === stored.rev)) {
+      events.push(
+        event('rootKey.created', 'revoked' in doc ? { rootKeyId } : { rootKeyId, permissions: doc.permissions }),
+      )
+      // A roll is a create (and a revoke of the old one): the stored record says which it replaced.
+      const rolledFrom = (await this.deps.rootKeys.getRootKeyById(rootKeyId))?.rolledFrom
+      if (rolledFrom) events.push(event('rootKey.rolled', { rootKeyId: rolledFrom, newRootKeyId: rootKeyId }))
+    }
+    if (revoked)
+      events.push({ ...event('rootKey.revoked', { rootKeyId }), id: eventId(`rootKey.revoked|${rootKeyId}`) })
+    return events
   }
 
   /** `key.expiring` the lead time before `expires` (now, if that has passed), and `key.expired` at `expires`. */
@@ -268,14 +311,18 @@ export class EventDeriver {
     await webhooks.schedule(deadline('key.expired', keyId, expires), expires)
   }
 
-  /** Deadlines due: each sent only if the key still expires then (a changed expiry scheduled a deadline of its own). */
+  /**
+   * Deadlines due: each sent only if the key still expires then (a changed expiry scheduled a deadline of its own),
+   * and forgotten only once its event is queued: a look that fails before that leaves it to fire after its lease.
+   */
   private async fireDeadlines(now: number): Promise<void> {
     const { webhooks, keys } = this.deps
-    for (const member of await webhooks.takeDeadlines(now, DEADLINES)) {
+    for (const member of await webhooks.claimDeadlines(now, DEADLINE_LEASE_MS, DEADLINES)) {
       const [type, keyId, expires] = member.split('|') as ['key.expiring' | 'key.expired', string, string]
       const key = await keys.getKeyById(keyId)
-      if (!key || key.expires !== Number(expires)) continue
-      await this.enqueue({ id: eventId(member), type, at: now, data: keyData(key) })
+      if (key && key.expires === Number(expires))
+        await this.enqueue({ id: eventId(member), type, at: now, data: keyData(key) })
+      await webhooks.unschedule(member)
     }
   }
 

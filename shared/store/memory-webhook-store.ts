@@ -74,6 +74,14 @@ export class MemoryWebhookStore implements WebhookStore {
     this.cursors.set(shard, { epoch, rev })
   }
 
+  async placeCursor(shard: number, position: ShardRevision): Promise<void> {
+    if (!this.cursors.has(shard)) await this.writeCursor(shard, position)
+  }
+
+  async placeNoticeCursor(shard: number, noticeId: string): Promise<void> {
+    if (!this.noticeCursors.has(shard)) this.noticeCursors.set(shard, noticeId)
+  }
+
   async enqueue(event: WebhookEvent, endpointIds: string[], dueAt: number): Promise<void> {
     if (!this.events.has(event.id)) this.events.set(event.id, structuredClone(event))
     for (const endpointId of endpointIds) {
@@ -147,10 +155,10 @@ export class MemoryWebhookStore implements WebhookStore {
     this.deadlines.delete(member)
   }
 
-  async takeDeadlines(nowMs: number, limit: number): Promise<string[]> {
-    const taken = lowest(this.deadlines, nowMs, limit)
-    for (const member of taken) this.deadlines.delete(member)
-    return taken
+  async claimDeadlines(nowMs: number, leaseMs: number, limit: number): Promise<string[]> {
+    const claimed = lowest(this.deadlines, nowMs, limit)
+    for (const member of claimed) this.deadlines.set(member, nowMs + leaseMs)
+    return claimed
   }
 
   async holdLease(name: string, holder: string, ttlMs: number): Promise<boolean> {

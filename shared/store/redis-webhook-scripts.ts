@@ -95,10 +95,13 @@ redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[3]) - 1)
 return 1
 `
 
-/** KEYS: deadlines. ARGV: now, limit. The deadlines due, oldest first, removed as they are read: taken once. */
-export const TAKE_DEADLINES_SCRIPT = `
-local members = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, ARGV[2])
-for _, member in ipairs(members) do redis.call('ZREM', KEYS[1], member) end
+/**
+ * KEYS: deadlines. ARGV: now, lease end, limit. The deadlines due, oldest first, each made due at the lease's end in
+ * the same step (the caller removes it once its event is queued).
+ */
+export const CLAIM_DEADLINES_SCRIPT = `
+local members = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, ARGV[3])
+for _, member in ipairs(members) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member) end
 return members
 `
 
@@ -134,7 +137,7 @@ export interface WebhookScripts {
   webhookRetry(due: string, deliveries: string, ...args: Arg[]): Promise<number>
   webhookComplete(due: string, deliveries: string, id: string): Promise<number>
   webhookDeadLetter(due: string, deliveries: string, dead: string, ...args: Arg[]): Promise<number>
-  webhookTakeDeadlines(deadlines: string, ...args: Arg[]): Promise<string[]>
+  webhookClaimDeadlines(deadlines: string, ...args: Arg[]): Promise<string[]>
   webhookHoldLease(lease: string, holder: string, ttlMs: Arg): Promise<number>
   webhookPruneEvents(events: string, times: string, ...args: Arg[]): Promise<number>
 }
@@ -147,7 +150,7 @@ const SCRIPTS: [keyof WebhookScripts, number, string][] = [
   ['webhookRetry', 2, RETRY_SCRIPT],
   ['webhookComplete', 2, COMPLETE_SCRIPT],
   ['webhookDeadLetter', 3, DEAD_LETTER_SCRIPT],
-  ['webhookTakeDeadlines', 1, TAKE_DEADLINES_SCRIPT],
+  ['webhookClaimDeadlines', 1, CLAIM_DEADLINES_SCRIPT],
   ['webhookHoldLease', 1, HOLD_LEASE_SCRIPT],
   ['webhookPruneEvents', 2, PRUNE_EVENTS_SCRIPT],
 ]

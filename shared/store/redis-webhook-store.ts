@@ -102,6 +102,14 @@ export class RedisWebhookStore implements WebhookStore {
     await storeCall(() => this.redis.hset(redisKeys.webhookCursors, String(shard), JSON.stringify({ epoch, rev })))
   }
 
+  async placeCursor(shard: number, { epoch, rev }: ShardRevision): Promise<void> {
+    await storeCall(() => this.redis.hsetnx(redisKeys.webhookCursors, String(shard), JSON.stringify({ epoch, rev })))
+  }
+
+  async placeNoticeCursor(shard: number, noticeId: string): Promise<void> {
+    await storeCall(() => this.redis.hsetnx(redisKeys.webhookNoticeCursors, String(shard), noticeId))
+  }
+
   async enqueue(event: WebhookEvent, endpointIds: string[], dueAt: number): Promise<void> {
     const deliveries = endpointIds.flatMap((endpointId) => {
       const id = webhookDeliveryId(event.id, endpointId)
@@ -198,9 +206,9 @@ export class RedisWebhookStore implements WebhookStore {
     await storeCall(() => this.redis.zrem(DEADLINES, member))
   }
 
-  async takeDeadlines(nowMs: number, limit: number): Promise<string[]> {
+  async claimDeadlines(nowMs: number, leaseMs: number, limit: number): Promise<string[]> {
     if (limit <= 0) return []
-    return storeCall(() => this.redis.webhookTakeDeadlines(DEADLINES, String(nowMs), limit))
+    return storeCall(() => this.redis.webhookClaimDeadlines(DEADLINES, String(nowMs), String(nowMs + leaseMs), limit))
   }
 
   async holdLease(name: string, holder: string, ttlMs: number): Promise<boolean> {

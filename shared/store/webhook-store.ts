@@ -28,6 +28,12 @@ export interface WebhookStore {
   /** The deriver's position in each shard's credit notices: the last notice id read (shards never read: absent). */
   readNoticeCursors(): Promise<Map<number, string>>
   writeNoticeCursor(shard: number, noticeId: string): Promise<void>
+  /**
+   * The shard's first cursors, each written only if the shard has none: one placed by another control plane meanwhile
+   * (and maybe moved on since, past changes `position` does not include) is left as it is.
+   */
+  placeCursor(shard: number, position: ShardRevision): Promise<void>
+  placeNoticeCursor(shard: number, noticeId: string): Promise<void>
 
   /**
    * Keeps the event (for the retention, unless kept already: the same id is the same event) and queues one delivery
@@ -66,12 +72,17 @@ export interface WebhookStore {
   /** The endpoint's last attempts, newest first. */
   listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>
 
-  /** A deadline (`key.expiring:<keyId>:<expires>`…) to fire at `atMs`; setting it again moves it. */
+  /** A deadline (`key.expiring|<keyId>|<expires>`…) to fire at `atMs`; setting it again moves it. */
   schedule(member: string, atMs: number): Promise<void>
-  /** Forgets a deadline. */
+  /** Forgets a deadline: once its event is queued. */
   unschedule(member: string): Promise<void>
-  /** Takes up to `limit` deadlines due at `nowMs`, removing them in the same step: each is taken by one caller only. */
-  takeDeadlines(nowMs: number, limit: number): Promise<string[]>
+  /**
+   * Claims up to `limit` deadlines due at `nowMs`, oldest first, each made due again at nowMs + leaseMs in the same
+   * step, as claimDue does deliveries: one caller at a time fires a deadline, and unschedules it once its event is
+   * queued. A caller that dies or fails in between loses it to the next after the lease, so a deadline is never lost
+   * between being taken and its event being queued (fired again, the event has the same id).
+   */
+  claimDeadlines(nowMs: number, leaseMs: number, limit: number): Promise<string[]>
 
   /**
    * Holds the lease `name` for `holder` for `ttlMs` from now: true if it was free, expired or already this holder's

@@ -1,70 +1,24 @@
-import pino from 'pino'
 import { Registry } from 'prom-client'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { EventDeriver, type EventDeriverDeps } from '../../control-plane/webhooks/event-deriver.js'
+import pino from 'pino'
+import { AuditLog, CLI_ACTOR } from '../../control-plane/audit-log.js'
+import { RootKeyEntities } from '../../control-plane/root-key-entities.js'
+import { RootKeys } from '../../control-plane/root-keys.js'
 import { createWebhookMetrics } from '../../control-plane/webhooks/webhook-metrics.js'
-import { DEFAULT_WEBHOOK_POLICY } from '../../control-plane/webhooks/webhook-policy.js'
-import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
-import { createMemoryStore, type MemoryStore } from '../../shared/store/memory-store.js'
-import type { WebhookEndpoint } from '../../shared/webhook.js'
+import { entityAddress } from '../../shared/entity.js'
+import { deriverStage, HOUR } from '../support/deriver-stage.js'
 import { newApi, newKey } from './contract-records.js'
 
-const HOUR = 3_600_000
-
-/** A clock the test moves. */
-function testClock(start = Date.now()) {
-  let now = start
-  return { now: () => now, advance: (ms: number) => void (now += ms) }
-}
-
-function endpoint(id: string, extra: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
-  return {
-    id,
-    url: 'https://hooks.example.com/keygate',
-    eventTypes: [],
-    enabled: true,
-    secrets: [{ secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, createdAt: 0 }],
-    createdAt: 0,
-    ...extra,
-  }
-}
-
 describe('EventDeriver on the memory store', () => {
-  let store: MemoryStore
-  let clock: ReturnType<typeof testClock>
-  const deriver = (holder = 'test', extra: Partial<EventDeriverDeps> = {}) =>
-    new EventDeriver({
-      changes: store.changes,
-      keys: store.keys,
-      entities: store.entities,
-      rootKeys: store.rootKeys,
-      webhooks: store.webhooks,
-      policy: DEFAULT_WEBHOOK_POLICY,
-      clock,
-      log: pino({ level: 'silent' }),
-      metrics: createWebhookMetrics(new Registry(), async () => 0),
-      holder,
-      ...extra,
-    })
-  /** What is queued: [event type, endpoint id, the key it is about]. */
-  const queued = async () => {
-    const due = await store.webhooks.claimDue(clock.now() + 365 * 24 * HOUR, 1, 1_000)
-    const rows = await Promise.all(
-      due.map(async (delivery) => {
-        const event = await store.webhooks.getEvent(delivery.eventId)
-        return [event!.type, delivery.endpointId, event!.data.keyId] as const
-      }),
-    )
-    for (const delivery of due) await store.webhooks.complete(delivery.id)
-    return rows
-  }
+  let stage: Awaited<ReturnType<typeof deriverStage>>
+  let store: typeof stage.store
+  let clock: typeof stage.clock
+  const deriver: typeof stage.deriver = (...args) => stage.deriver(...args)
+  const queued = () => stage.queued()
 
   beforeEach(async () => {
-    store = createMemoryStore(new MemoryChangeFeed())
-    clock = testClock()
-    await store.webhooks.createEndpoint(endpoint('whep_all'))
-    await store.webhooks.createEndpoint(endpoint('whep_deletes', { eventTypes: ['key.deleted'] }))
-    await store.webhooks.createEndpoint(endpoint('whep_off', { enabled: false }))
+    stage = await deriverStage()
+    ;({ store, clock } = stage)
   })
 
   it('starts from where the logs stand, then queues each change once per endpoint that wants it', async () => {
@@ -217,5 +171,77 @@ describe('EventDeriver on the memory store', () => {
       ['key.expired', moved.record.id],
       ['key.expiring', moved.record.id],
     ])
+  })
+
+  it('reports each update of a key, however many are derived in one look, and none for one that changed nothing', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const created = await stage.createKey(api.id)
+    const disabled = await store.keys.updateKey(created.record.id, { enabled: false }, created.record.rev, clock.now())
+    const renamed = await store.keys.updateKey(
+      created.record.id,
+      { name: 'renamed' },
+      disabled!.record.rev,
+      clock.now(),
+    )
+    await store.keys.updateKey(created.record.id, { name: 'renamed' }, renamed!.record.rev, clock.now())
+    await deriver().runOnce()
+    const updates = (await stage.deliveries()).filter(({ event }) => event.type === 'key.updated')
+    // Two events (their ids apart: each from its own revision), not one nor three.
+    expect(updates.map(({ event }) => event.data.changed).sort()).toEqual([['enabled'], ['name']])
+    expect(new Set(updates.map(({ event }) => event.id)).size).toBe(2)
+  })
+
+  it('tells identities, rerolls and root keys (created, rolled, revoked) apart', async () => {
+    const api = await newApi(store)
+    const rootKeys = new RootKeys({
+      store,
+      audit: new AuditLog(store.audit, clock, pino({ level: 'silent' })),
+      clock,
+    })
+    await deriver().runOnce()
+    const identity = { id: 'id_1', externalId: 'customer-1', createdAt: clock.now() }
+    await store.entities.writeEntity(entityAddress('identity', 'customer-1'), identity.id, 'created', identity)
+    const old = await stage.createKey(api.id)
+    const rerolled = await stage.createKey(api.id, { rerolledFrom: old.record.id })
+    const kept = await rootKeys.create(CLI_ACTOR, { permissions: ['api.*.read_key'] })
+    const rolled = await rootKeys.roll(CLI_ACTOR, kept.record.id)
+    await deriver().runOnce()
+    const events = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
+    const data = (type: string) => events.filter(({ event }) => event.type === type).map(({ event }) => event.data)
+    expect(data('identity.created')).toEqual([{ identityId: 'id_1', externalId: 'customer-1' }])
+    expect(data('key.rerolled')).toEqual([{ keyId: old.record.id, apiId: api.id, newKeyId: rerolled.record.id }])
+    expect(
+      data('rootKey.created')
+        .map((d) => d.rootKeyId)
+        .sort(),
+    ).toEqual([kept.record.id, rolled.record.id].sort())
+    expect(data('rootKey.rolled')).toEqual([{ rootKeyId: kept.record.id, newRootKeyId: rolled.record.id }])
+    expect(data('rootKey.revoked')).toEqual([{ rootKeyId: kept.record.id }])
+  })
+
+  // The created change is derived when the root key is a tombstone already: it was created all the same, and its
+  // revoke (its own change, derived in the same look) is one event, not two.
+  it('reports a root key created and revoked between two looks as created once and revoked once', async () => {
+    const rootKeys = new RootKeys({
+      store,
+      audit: new AuditLog(store.audit, clock, pino({ level: 'silent' })),
+      clock,
+    })
+    await deriver().runOnce()
+    const { record } = await rootKeys.create(CLI_ACTOR, { permissions: ['api.*.read_key'] })
+    await rootKeys.revoke(CLI_ACTOR, record.id)
+    await deriver().runOnce()
+    const events = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
+    expect(events.map(({ event }) => [event.type, event.data.rootKeyId]).sort()).toEqual([
+      ['rootKey.created', record.id],
+      ['rootKey.revoked', record.id],
+    ])
+    // A tombstone where nothing was published (a revoke racing the create's publish) is a revoke only.
+    const unpublished = { id: 'root_unpublished', hash: 'h'.repeat(44) }
+    await new RootKeyEntities(store.entities).tombstone(unpublished)
+    await deriver().runOnce()
+    const after = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
+    expect(after.map(({ event }) => [event.type, event.data.rootKeyId])).toEqual([['rootKey.revoked', unpublished.id]])
   })
 })

@@ -116,7 +116,7 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
     })
 
     it('keeps the cursor of each shard derived from; others are absent', async () => {
-      // The only test that writes cursors: shard 61 is untouched until here.
+      // The only test that writes cursors: shards 60–63 are untouched until here.
       expect((await webhooks().readCursors()).has(61)).toBe(false)
       await webhooks().writeCursor(61, { epoch: 'e1', rev: 7 })
       await webhooks().writeCursor(62, { epoch: '', rev: 0 })
@@ -125,6 +125,13 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       expect(cursors.get(61)).toEqual({ epoch: 'e2', rev: 3 })
       expect(cursors.get(62)).toEqual({ epoch: '', rev: 0 })
       expect(cursors.has(60)).toBe(false)
+      // A first cursor is placed only where there is none.
+      await webhooks().placeCursor(63, { epoch: 'e1', rev: 5 })
+      await webhooks().placeCursor(63, { epoch: 'e2', rev: 1 })
+      await webhooks().placeCursor(61, { epoch: 'e1', rev: 1 })
+      const placed = await webhooks().readCursors()
+      expect(placed.get(63)).toEqual({ epoch: 'e1', rev: 5 })
+      expect(placed.get(61)).toEqual({ epoch: 'e2', rev: 3 })
     })
   })
 
@@ -292,9 +299,9 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       expect(await webhooks().listEvents(t, 2)).toEqual([at3, at4])
     })
 
-    it('fires deadlines due in time order, each once; a deadline set again moves, one unscheduled never fires', async () => {
+    it('claims deadlines due in time order; a deadline set again moves, one unscheduled never fires', async () => {
       const t = era()
-      const member = (name: string) => `key.expiring:key_${unique()}:${name}`
+      const member = (name: string) => `key.expiring|key_${unique()}|${name}`
       const [early, late, moved, dropped] = ['early', 'late', 'moved', 'dropped'].map(member)
       await webhooks().schedule(late!, t + 20)
       await webhooks().schedule(early!, t + 10)
@@ -302,23 +309,36 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       await webhooks().schedule(moved!, t + 30)
       await webhooks().schedule(dropped!, t + 1)
       await webhooks().unschedule(dropped!)
-      expect(await webhooks().takeDeadlines(t + 20, 1)).toEqual([early])
-      expect(await webhooks().takeDeadlines(t + 20, 0)).toEqual([])
-      expect(await webhooks().takeDeadlines(t + 25, 10)).toEqual([late])
-      expect(await webhooks().takeDeadlines(t + 25, 10)).toEqual([])
-      expect(await webhooks().takeDeadlines(t + 30, 10)).toEqual([moved])
+      expect(await webhooks().claimDeadlines(t + 20, LEASE, 1)).toEqual([early])
+      expect(await webhooks().claimDeadlines(t + 20, LEASE, 0)).toEqual([])
+      expect(await webhooks().claimDeadlines(t + 25, LEASE, 10)).toEqual([late])
+      expect(await webhooks().claimDeadlines(t + 25, LEASE, 10)).toEqual([])
+      expect(await webhooks().claimDeadlines(t + 30, LEASE, 10)).toEqual([moved])
     })
 
-    it('gives each deadline due to one of two callers taking at once', async () => {
+    // Between a deadline's claim and its event being queued, its caller may die: the deadline outlives it.
+    it('makes a claimed deadline due again when its lease runs out, unless it is unscheduled by then', async () => {
       const t = era()
-      const members = Array.from({ length: 40 }, (_, i) => `key.expired:key_${unique()}:${i}`)
+      const [fired, lost] = ['fired', 'lost'].map((name) => `key.expired|key_${unique()}|${name}`)
+      await webhooks().schedule(fired!, t)
+      await webhooks().schedule(lost!, t)
+      expect((await webhooks().claimDeadlines(t, 1_000, 10)).sort()).toEqual([fired, lost].sort())
+      await webhooks().unschedule(fired!)
+      expect(await webhooks().claimDeadlines(t + 999, 1_000, 10)).toEqual([])
+      expect(await webhooks().claimDeadlines(t + 1_000, 1_000, 10)).toEqual([lost])
+      expect(await webhooks().claimDeadlines(t + 1_000, 1_000, 10)).toEqual([])
+    })
+
+    it('gives each deadline due to one of two callers claiming at once', async () => {
+      const t = era()
+      const members = Array.from({ length: 40 }, (_, i) => `key.expired|key_${unique()}|${i}`)
       for (const [i, member] of members.entries()) await webhooks().schedule(member, t + i)
       const [first, second] = await Promise.all([
-        webhooks().takeDeadlines(t + 100, 30),
-        webhooks().takeDeadlines(t + 100, 30),
+        webhooks().claimDeadlines(t + 100, LEASE, 30),
+        webhooks().claimDeadlines(t + 100, LEASE, 30),
       ])
       expect([...first, ...second].sort()).toEqual([...members].sort())
-      expect(await webhooks().takeDeadlines(t + 100, 100)).toEqual([])
+      expect(await webhooks().claimDeadlines(t + 100, LEASE, 100)).toEqual([])
     })
 
     it('holds a lease for one holder at a time: renewed by its holder, taken by another once it runs out', async () => {

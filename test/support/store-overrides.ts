@@ -1,6 +1,6 @@
 import type { Store } from '../../shared/store/store.js'
 
-type PartName = 'keys' | 'entities' | 'rootKeys' | 'counters' | 'usage' | 'audit' | 'changes'
+type PartName = 'keys' | 'entities' | 'rootKeys' | 'counters' | 'usage' | 'audit' | 'changes' | 'webhooks'
 
 /** Replacements for methods of the store's parts, e.g. `{ changes: { readRevisions: async () => … } }`. */
 export type PartOverrides = { [P in PartName]?: Partial<Store[P]> }
