@@ -132,6 +132,15 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       const placed = await webhooks().readCursors()
       expect(placed.get(63)).toEqual({ epoch: 'e1', rev: 5 })
       expect(placed.get(61)).toEqual({ epoch: 'e2', rev: 3 })
+      // The credit notices' cursors, alike.
+      expect((await webhooks().readNoticeCursors()).has(61)).toBe(false)
+      await webhooks().writeNoticeCursor(61, '5-0')
+      await webhooks().writeNoticeCursor(61, '7-0')
+      await webhooks().placeNoticeCursor(61, '6-0')
+      await webhooks().placeNoticeCursor(63, '0-0')
+      await webhooks().placeNoticeCursor(63, '9-0')
+      const notices = await webhooks().readNoticeCursors()
+      expect([notices.get(61), notices.get(63), notices.has(62)]).toEqual(['7-0', '0-0', false])
     })
   })
 
