@@ -128,7 +128,9 @@ export class MemoryWebhookStore implements WebhookStore {
     // Only a delivery still queued: one another worker already finished (its lease ran out) is not dead twice.
     if (!this.due.has(delivery.id)) return
     await this.complete(delivery.id)
-    pushCapped(this.dead, delivery.endpointId, { ...delivery }, WEBHOOK_DEAD_KEPT)
+    // An endpoint deleted meanwhile has no dead letters to keep.
+    if (this.endpoints.has(delivery.endpointId))
+      pushCapped(this.dead, delivery.endpointId, { ...delivery }, WEBHOOK_DEAD_KEPT)
   }
 
   async listDead(endpointId: string, limit: number): Promise<WebhookDelivery[]> {
@@ -140,6 +142,7 @@ export class MemoryWebhookStore implements WebhookStore {
   }
 
   async recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void> {
+    if (!this.endpoints.has(endpointId)) return
     pushCapped(this.attempts, endpointId, structuredClone(attempt), WEBHOOK_ATTEMPTS_KEPT)
   }
 

@@ -84,14 +84,27 @@ return 1
 `
 
 /**
- * KEYS: due, deliveries, the endpoint's dead letters. ARGV: id, delivery json, how many dead letters are kept.
- * Off the queue and into the dead letters, only if it was still queued: one delivery is never dead twice.
+ * KEYS: due, deliveries, the endpoint's dead letters, endpoints. ARGV: id, delivery json, how many dead letters are
+ * kept, endpoint id. Off the queue and into the dead letters, only if it was still queued: one delivery is never dead
+ * twice; and only if its endpoint still exists: a delete's lists are never brought back.
  */
 export const DEAD_LETTER_SCRIPT = `
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HDEL', KEYS[2], ARGV[1])
+if redis.call('HEXISTS', KEYS[4], ARGV[4]) == 0 then return 0 end
 redis.call('LPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[3]) - 1)
+return 1
+`
+
+/**
+ * KEYS: endpoints, the endpoint's attempts. ARGV: endpoint id, attempt json, how many attempts are kept. Only while
+ * the endpoint exists: an attempt settled after its endpoint was deleted leaves no list behind.
+ */
+export const RECORD_ATTEMPT_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('LPUSH', KEYS[2], ARGV[2])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
 return 1
 `
 
@@ -136,7 +149,8 @@ export interface WebhookScripts {
   webhookClaimDue(due: string, deliveries: string, ...args: Arg[]): Promise<string[]>
   webhookRetry(due: string, deliveries: string, ...args: Arg[]): Promise<number>
   webhookComplete(due: string, deliveries: string, id: string): Promise<number>
-  webhookDeadLetter(due: string, deliveries: string, dead: string, ...args: Arg[]): Promise<number>
+  webhookDeadLetter(due: string, deliveries: string, dead: string, endpoints: string, ...args: Arg[]): Promise<number>
+  webhookRecordAttempt(endpoints: string, attempts: string, ...args: Arg[]): Promise<number>
   webhookClaimDeadlines(deadlines: string, ...args: Arg[]): Promise<string[]>
   webhookHoldLease(lease: string, holder: string, ttlMs: Arg): Promise<number>
   webhookPruneEvents(events: string, times: string, ...args: Arg[]): Promise<number>
@@ -149,7 +163,8 @@ const SCRIPTS: [keyof WebhookScripts, number, string][] = [
   ['webhookClaimDue', 2, CLAIM_DUE_SCRIPT],
   ['webhookRetry', 2, RETRY_SCRIPT],
   ['webhookComplete', 2, COMPLETE_SCRIPT],
-  ['webhookDeadLetter', 3, DEAD_LETTER_SCRIPT],
+  ['webhookDeadLetter', 4, DEAD_LETTER_SCRIPT],
+  ['webhookRecordAttempt', 2, RECORD_ATTEMPT_SCRIPT],
   ['webhookClaimDeadlines', 1, CLAIM_DEADLINES_SCRIPT],
   ['webhookHoldLease', 1, HOLD_LEASE_SCRIPT],
   ['webhookPruneEvents', 2, PRUNE_EVENTS_SCRIPT],

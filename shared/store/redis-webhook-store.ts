@@ -171,7 +171,16 @@ export class RedisWebhookStore implements WebhookStore {
   async deadLetter(delivery: WebhookDelivery): Promise<void> {
     const dead = redisKeys.webhookDead(delivery.endpointId)
     await storeCall(() =>
-      this.redis.webhookDeadLetter(DUE, DELIVERIES, dead, delivery.id, deliveryJson(delivery), WEBHOOK_DEAD_KEPT),
+      this.redis.webhookDeadLetter(
+        DUE,
+        DELIVERIES,
+        dead,
+        ENDPOINTS,
+        delivery.id,
+        deliveryJson(delivery),
+        WEBHOOK_DEAD_KEPT,
+        delivery.endpointId,
+      ),
     )
   }
 
@@ -186,11 +195,7 @@ export class RedisWebhookStore implements WebhookStore {
   async recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void> {
     const attempts = redisKeys.webhookAttempts(endpointId)
     await storeCall(() =>
-      this.redis
-        .multi()
-        .lpush(attempts, JSON.stringify(attempt))
-        .ltrim(attempts, 0, WEBHOOK_ATTEMPTS_KEPT - 1)
-        .exec(),
+      this.redis.webhookRecordAttempt(ENDPOINTS, attempts, endpointId, JSON.stringify(attempt), WEBHOOK_ATTEMPTS_KEPT),
     )
   }
 

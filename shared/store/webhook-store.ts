@@ -58,8 +58,9 @@ export interface WebhookStore {
   /** Another attempt at `dueAt`, with `attempts` made so far; nothing if the delivery is no longer queued. */
   retry(deliveryId: string, attempts: number, dueAt: number): Promise<void>
   /**
-   * Given up: off the queue, into the endpoint's dead letters (newest first, capped at WEBHOOK_DEAD_KEPT); nothing if
-   * the delivery is no longer queued (another caller, whose claim it was after a lease ran out, finished it).
+   * Given up: off the queue, into the endpoint's dead letters (newest first, capped at WEBHOOK_DEAD_KEPT; none once the
+   * endpoint is deleted); nothing if the delivery is no longer queued (another caller, whose claim it was after a lease
+   * ran out, finished it).
    */
   deadLetter(delivery: WebhookDelivery): Promise<void>
   /** Dead letters of an endpoint, newest first. */
@@ -67,7 +68,10 @@ export interface WebhookStore {
   /** Deliveries queued (due now or later, claimed or not). */
   queueDepth(): Promise<number>
 
-  /** Adds an attempt to the endpoint's delivery log (newest first, capped at WEBHOOK_ATTEMPTS_KEPT). */
+  /**
+   * Adds an attempt to the endpoint's delivery log (newest first, capped at WEBHOOK_ATTEMPTS_KEPT), if the endpoint
+   * still exists: one settled after its endpoint was deleted leaves nothing behind.
+   */
   recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void>
   /** The endpoint's last attempts, newest first. */
   listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>

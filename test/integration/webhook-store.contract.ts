@@ -74,6 +74,13 @@ const LEASE = 60_000
 
 /** The WebhookStore contract (webhook-store.ts: `store.webhooks`), run by the store's contract. */
 export function webhookStoreContract(webhooks: () => WebhookStore): void {
+  /** A new endpoint, stored: its id (an endpoint's delivery log and dead letters are kept only while it exists). */
+  const storedEndpoint = async (): Promise<string> => {
+    const endpoint = newWebhookEndpoint()
+    await webhooks().createEndpoint(endpoint)
+    return endpoint.id
+  }
+
   describe('webhooks: endpoints and cursors', () => {
     it('stores endpoints, lists them in id order, and replaces only those still there', async () => {
       const prefix = `whep_${unique()}`
@@ -113,6 +120,22 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       // Another endpoint's are its own.
       expect(await webhooks().listAttempts(other.id, 10)).toHaveLength(1)
       expect(await webhooks().listDead(other.id, 10)).toHaveLength(1)
+    })
+
+    // A delivery to it may be in flight when it is deleted: settled after, it must not bring its lists back.
+    it('keeps no delivery log nor dead letters for an endpoint once deleted; its deliveries still leave the queue', async () => {
+      const t = era()
+      const endpoint = await storedEndpoint()
+      const [event, dead] = [newWebhookEvent(t), newWebhookEvent(t)]
+      await webhooks().enqueue(event, [endpoint], t)
+      await webhooks().enqueue(dead, [endpoint], t)
+      const depth = await webhooks().queueDepth()
+      await webhooks().deleteEndpoint(endpoint)
+      await webhooks().recordAttempt(endpoint, newAttempt(webhookDeliveryId(event.id, endpoint), 1))
+      await webhooks().deadLetter(queued(dead, endpoint, t))
+      expect(await webhooks().listAttempts(endpoint, 10)).toEqual([])
+      expect(await webhooks().listDead(endpoint, 10)).toEqual([])
+      expect(await webhooks().queueDepth()).toBe(depth - 1)
     })
 
     it('keeps the cursor of each shard derived from; others are absent', async () => {
@@ -243,7 +266,7 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
 
     it('moves a delivery given up from the queue into its dead letters, newest first, once', async () => {
       const t = era()
-      const endpoint = `whep_${unique()}`
+      const endpoint = await storedEndpoint()
       const [older, newer] = [newWebhookEvent(t), newWebhookEvent(t)]
       await webhooks().enqueue(older, [endpoint], t)
       await webhooks().enqueue(newer, [endpoint], t)
@@ -264,7 +287,7 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
 
     it(`keeps the last ${WEBHOOK_DEAD_KEPT} dead letters of an endpoint`, async () => {
       const t = era()
-      const endpoint = `whep_${unique()}`
+      const endpoint = await storedEndpoint()
       const events = Array.from({ length: WEBHOOK_DEAD_KEPT + 2 }, () => newWebhookEvent(t))
       await Promise.all(events.map((event) => webhooks().enqueue(event, [endpoint], t)))
       for (const event of events) await webhooks().deadLetter(queued(event, endpoint, t))
@@ -277,7 +300,7 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
 
   describe('webhooks: delivery log, event retention, deadlines and leases', () => {
     it(`logs an endpoint's attempts newest first, keeping the last ${WEBHOOK_ATTEMPTS_KEPT}`, async () => {
-      const [endpoint, other] = [`whep_${unique()}`, `whep_${unique()}`]
+      const [endpoint, other] = [await storedEndpoint(), await storedEndpoint()]
       const deliveryId = webhookDeliveryId(`msg_${unique()}`, endpoint)
       for (let attempt = 1; attempt <= WEBHOOK_ATTEMPTS_KEPT + 2; attempt++)
         await webhooks().recordAttempt(endpoint, newAttempt(deliveryId, attempt))
