@@ -28,19 +28,43 @@ const RANGE_WORDS: Record<string, string> = {
   broadcast: 'the broadcast',
   reserved: 'a reserved',
   rfc6052: 'a NAT64',
+  ipv4Compatible: 'an IPv4-compatible',
+}
+
+/**
+ * IPv4-compatible IPv6 (`::a.b.c.d`, deprecated by RFC 4291): ipaddr.js calls it unicast, yet it names no public host,
+ * and a host with a route for ::/96 (a SIT tunnel) reaches the IPv4 address inside, `::127.0.0.1` its loopback.
+ */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96')
+const isIpv4Compatible = (ip: ipaddr.IPv4 | ipaddr.IPv6) =>
+  ip.kind() === 'ipv6' && ip.match(IPV4_COMPATIBLE) && !['unspecified', 'loopback'].includes(ip.range())
+
+/**
+ * An IPv6 address as WHATWG URL writes it, in hex only: ipaddr.js reads `::a.b.c.d` (how the resolver writes an
+ * IPv4-compatible answer) as IPv4-mapped, which it is not.
+ */
+function hexWritten(address: string): string {
+  if (isIP(address) !== 6) return address
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1)
+  } catch {
+    return address
+  }
 }
 
 /**
  * Why the control plane may not send a request to `address` (an IPv4 or IPv6 address), or undefined when it may.
  * Only what ipaddr.js calls `unicast` is allowed: loopback, private, link-local, unique-local, carrier-grade NAT,
  * reserved and the other special ranges are the network the control plane runs in, which a root key must not be
- * able to reach through it. An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is judged as the IPv4 address it is.
+ * able to reach through it. An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is judged as the IPv4 address it is; an
+ * IPv4-compatible one (`::127.0.0.1`) is refused as such.
  * `allowPrivate` (WEBHOOK_ALLOW_PRIVATE) allows all of them but the unspecified, multicast and broadcast
  * addresses.
  */
 export function addressRefusal(address: string, allowPrivate: boolean): string | undefined {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`
-  const range = ipaddr.process(address).range()
+  const ip = hexWritten(address)
+  const range = isIpv4Compatible(ipaddr.parse(ip)) ? 'ipv4Compatible' : ipaddr.process(ip).range()
   if (range === 'unicast') return undefined
   if (allowPrivate && !NEVER.has(range)) return undefined
   return `${address} is ${RANGE_WORDS[range] ?? `a ${range}`} address${NEVER.has(range) ? '' : ', not a public one'}`

@@ -1,7 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import { isIP, type LookupFunction } from 'node:net'
+import { isIP } from 'node:net'
 import { Agent, request } from 'undici'
 import { addressRefusal } from './address-policy.js'
+import { checkedLookup, REFUSED_ADDRESS } from './checked-lookup.js'
 import type { WebhookPolicy } from './webhook-policy.js'
 
 /** What one request to an endpoint came to. */
@@ -85,23 +85,4 @@ function failureOf(err: unknown): string {
   const refused = [error, error.cause].find((e) => e?.code === REFUSED_ADDRESS)
   if (refused) return `refused: ${refused.message}`
   return error.code ?? error.cause?.code ?? error.name ?? 'error'
-}
-
-const REFUSED_ADDRESS = 'EWEBHOOKADDRESS'
-
-/** dns.lookup, keeping only the addresses the policy allows; an error when none is left. */
-function checkedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-      if (err) return callback(err, '', 0)
-      const allowed = addresses.filter((entry) => addressRefusal(entry.address, allowPrivate) === undefined)
-      if (allowed.length === 0) {
-        const reason = addresses[0] ? addressRefusal(addresses[0].address, allowPrivate) : 'no address'
-        const refused = Object.assign(new Error(`${hostname}: ${reason}`), { code: REFUSED_ADDRESS })
-        return callback(refused, '', 0)
-      }
-      if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, allowed)
-      return callback(null, allowed[0]!.address, allowed[0]!.family)
-    })
-  }
 }

@@ -69,6 +69,10 @@ describe('addressRefusal', () => {
     // IPv4 carried otherwise in IPv6 (NAT64, 6to4): not what ipaddr.js calls unicast either.
     ['64:ff9b::7f00:1', `a NAT64 ${NOT_PUBLIC}`],
     ['2002:7f00:1::1', `a 6to4 ${NOT_PUBLIC}`],
+    // IPv4-compatible IPv6 (::/96, deprecated): ipaddr.js calls it unicast, but it names no public host.
+    ['::127.0.0.1', `an IPv4-compatible ${NOT_PUBLIC}`],
+    ['::a00:1', `an IPv4-compatible ${NOT_PUBLIC}`],
+    ['::8.8.8.8', `an IPv4-compatible ${NOT_PUBLIC}`],
     ['0.0.0.0', 'an unspecified address'],
     ['::', 'an unspecified address'],
     ['::ffff:0.0.0.0', 'an unspecified address'],
@@ -121,6 +125,7 @@ describe('checkEndpointUrl', () => {
     )
     expect(await refusal('http://[::1]/hook', lookup)).toBe('url: ::1 is a loopback address, not a public one')
     expect(await refusal('http://[::ffff:127.0.0.1]/hook', lookup)).toMatch(/loopback address/)
+    expect(await refusal('http://[::127.0.0.1]/hook', lookup)).toMatch(/^url: ::7f00:1 is an IPv4-compatible address/)
     // WHATWG URL reads these as 127.0.0.1.
     expect(await refusal('http://0x7f.1/hook', lookup)).toMatch(/^url: 127\.0\.0\.1 is a loopback/)
     expect(await refusal('http://2130706433/hook', lookup)).toMatch(/^url: 127\.0\.0\.1 is a loopback/)
