@@ -63,7 +63,10 @@ export class EndpointSender {
   }
 }
 
-/** The first SNIPPET_BYTES of a body as text; the rest is not read (the stream is destroyed). */
+/**
+ * The first SNIPPET_BYTES of a body as text; the rest is not read (the stream is destroyed). The status has come by
+ * then and is the answer: a body cut off (the deadline, a reset) gives what came of it, and the answer stands.
+ */
 async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
   const chunks: Buffer[] = []
   let size = 0
@@ -73,6 +76,8 @@ async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown })
       size += chunk.length
       if (size >= SNIPPET_BYTES) break
     }
+  } catch {
+    // Cut off: what came is the snippet.
   } finally {
     body.destroy()
   }

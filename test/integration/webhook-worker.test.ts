@@ -13,13 +13,13 @@ import type { WebhookEndpoint, WebhookEvent } from '../../shared/webhook.js'
 
 const POLICY: WebhookPolicy = { ...DEFAULT_WEBHOOK_POLICY, allowPrivateAddresses: true, timeoutMs: 1_000 }
 
-/** A real HTTP endpoint on this machine: answers `status`, or never answers (`hang`). */
-async function endpointServer(answer: number | 'hang') {
+/** A real HTTP endpoint on this machine: answers `status` (with `headers`), or never answers (`hang`). */
+async function endpointServer(answer: number | 'hang', headers: Record<string, string> = {}) {
   const received: string[] = []
   const server: Server = createServer((request, response) => {
     received.push(String(request.headers['webhook-id']))
     request.resume()
-    if (answer !== 'hang') request.on('end', () => response.writeHead(answer).end('a body'.repeat(1_000)))
+    if (answer !== 'hang') request.on('end', () => response.writeHead(answer, headers).end('a body'.repeat(1_000)))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
@@ -130,5 +130,43 @@ describe('DeliveryWorker with real endpoints', () => {
     } finally {
       await strict.close()
     }
+  })
+
+  it('claims a delivery for longer than its request can take: no other worker sends it meanwhile', async () => {
+    const slow = await endpointServer('hang')
+    servers.push(slow)
+    await store.webhooks.createEndpoint(endpoint('whep_slow', slow.url))
+    await store.webhooks.enqueue(event(1, now), ['whep_slow'], now)
+    const { claimed, sent } = await worker.claim()
+    expect(claimed).toBe(1)
+    // Another control plane looking as late as the request may last still finds it claimed.
+    expect(await store.webhooks.claimDue(now + POLICY.timeoutMs, 1, 10)).toEqual([])
+    await sent
+    expect(slow.received).toHaveLength(1)
+  })
+
+  it('drops, unsent, what a disabled endpoint or one no longer subscribed to its type was queued', async () => {
+    const target = await endpointServer(204)
+    servers.push(target)
+    await store.webhooks.createEndpoint({ ...endpoint('whep_off', target.url), enabled: false })
+    await store.webhooks.createEndpoint({ ...endpoint('whep_deletes', target.url), eventTypes: ['key.deleted'] })
+    await store.webhooks.enqueue(event(1, now), ['whep_off', 'whep_deletes'], now)
+    expect(await worker.runOnce()).toBe(2)
+    expect(target.received).toEqual([])
+    expect(await store.webhooks.queueDepth()).toBe(0)
+    expect(await store.webhooks.listAttempts('whep_off', 10)).toEqual([])
+  })
+
+  it('takes a redirect as a failed attempt, not followed and not delivered', async () => {
+    const target = await endpointServer(204)
+    const moved = await endpointServer(308, { location: target.url })
+    servers.push(target, moved)
+    await store.webhooks.createEndpoint(endpoint('whep_moved', moved.url))
+    await store.webhooks.enqueue(event(1, now), ['whep_moved'], now)
+    await worker.runOnce()
+    const [attempt] = await store.webhooks.listAttempts('whep_moved', 10)
+    expect(attempt).toMatchObject({ status: 308, outcome: 'retry', error: 'HTTP 308' })
+    expect(target.received).toEqual([])
+    expect(await store.webhooks.queueDepth()).toBe(1)
   })
 })
