@@ -11,8 +11,18 @@ export const replayV1 = v1Route({
   method: 'POST',
   doc: {
     summary: 'Send events to an endpoint again: one by id, or every one it subscribes to since a time',
-    description: `Replayed events keep their \`webhook-id\`. Events are kept for the retry window and a day; \`since\` replays at most ${REPLAY_MAX}, oldest first.`,
+    description: `Replayed events keep their \`webhook-id\`. Events are kept for the retry window and a day; \`since\` replays at most ${REPLAY_MAX}, oldest first. A disabled endpoint is 412; an event of a type the endpoint does not subscribe to, 400.`,
     tag: 'webhooks',
+    errors: [
+      'BAD_REQUEST',
+      'UNAUTHORIZED',
+      'INSUFFICIENT_PERMISSIONS',
+      'NOT_FOUND',
+      'PRECONDITION_FAILED',
+      'RATE_LIMITED',
+      'INTERNAL_SERVER_ERROR',
+      'UNAVAILABLE',
+    ],
   },
   input: Type.Object(
     {
