@@ -106,3 +106,12 @@ export const MAX_WEBHOOK_ENDPOINTS = 100
 export const WEBHOOK_ATTEMPTS_KEPT = 100
 /** Dead deliveries kept per endpoint. */
 export const WEBHOOK_DEAD_KEPT = 1_000
+/** Due deliveries one claim looks at, at most (claimed, or passed over for a busy endpoint): a bound on its work. */
+export const WEBHOOK_CLAIM_SCAN = 1_000
+
+/** Endpoints a claim passes over (the caller has no room to send to them now), and until when their deliveries wait. */
+export interface BusyEndpoints {
+  endpointIds: readonly string[]
+  /** Unix ms, after the claim's now. */
+  untilMs: number
+}

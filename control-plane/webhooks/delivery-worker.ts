@@ -10,8 +10,9 @@ import type { WebhookPolicy } from './webhook-policy.js'
 /** Deliveries one worker sends at once. */
 const CONCURRENCY = 16
 /**
- * Of which to one endpoint at most: a slow or dead endpoint holds up its own deliveries, not the others'. A claimed
- * delivery beyond it goes back to the queue, due a second later, its attempts unchanged.
+ * Of which to one endpoint at most: a slow or dead endpoint holds up its own deliveries, not the others'. A claim
+ * passes over the deliveries of an endpoint with none of these left, and a delivery claimed beyond them goes back to
+ * the queue; either is due a second later, its attempts unchanged.
  */
 const PER_ENDPOINT = 4
 const BACK_IN_QUEUE_MS = 1_000
@@ -80,7 +81,13 @@ export class DeliveryWorker {
     const { webhooks, clock, policy } = this.deps
     const free = CONCURRENCY - this.inFlight.size
     if (free <= 0) return { claimed: 0, sent: Promise.resolve() }
-    const due = await webhooks.claimDue(clock.now(), policy.timeoutMs + 5_000, free)
+    // Endpoints with no slot left are passed over (their deliveries wait a little): those behind them go out now.
+    const busy = [...this.perEndpoint].filter(([, sending]) => sending >= PER_ENDPOINT).map(([id]) => id)
+    const now = clock.now()
+    const due = await webhooks.claimDue(now, policy.timeoutMs + 5_000, free, {
+      endpointIds: busy,
+      untilMs: now + BACK_IN_QUEUE_MS,
+    })
     const started: Promise<void>[] = []
     for (const delivery of due) {
       const sending = this.perEndpoint.get(delivery.endpointId) ?? 0

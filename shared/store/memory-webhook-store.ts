@@ -1,8 +1,10 @@
 import { systemClock, type Clock } from '../clock.js'
 import {
   WEBHOOK_ATTEMPTS_KEPT,
+  WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
   webhookDeliveryId,
+  type BusyEndpoints,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -106,10 +108,20 @@ export class MemoryWebhookStore implements WebhookStore {
     for (const [id, event] of this.events) if (event.at < beforeMs) this.events.delete(id)
   }
 
-  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<WebhookDelivery[]> {
-    const claimed = lowest(this.due, nowMs, limit)
-    for (const id of claimed) this.due.set(id, nowMs + leaseMs)
-    return claimed.map((id) => ({ ...this.deliveries.get(id)! }))
+  async claimDue(nowMs: number, leaseMs: number, limit: number, busy?: BusyEndpoints): Promise<WebhookDelivery[]> {
+    const passedOver = new Set(busy?.endpointIds)
+    const claimed: WebhookDelivery[] = []
+    for (const id of lowest(this.due, nowMs, WEBHOOK_CLAIM_SCAN)) {
+      if (claimed.length >= limit) break
+      const delivery = this.deliveries.get(id)!
+      if (passedOver.has(delivery.endpointId)) {
+        this.due.set(id, busy!.untilMs)
+        continue
+      }
+      this.due.set(id, nowMs + leaseMs)
+      claimed.push({ ...delivery })
+    }
+    return claimed
   }
 
   async complete(deliveryId: string): Promise<void> {

@@ -47,20 +47,31 @@ return written
 `
 
 /**
- * KEYS: due, deliveries. ARGV: now, lease end, limit. The deliveries due at `now`, oldest first, each made due at the
- * lease's end in the same step. Returns their json.
+ * KEYS: due, deliveries. ARGV: now, lease end, limit, when passed-over deliveries are due again, how many due ones to
+ * look at, then the busy endpoints' ids. The deliveries due at `now`, oldest first, each made due at the lease's end in
+ * the same step; those of busy endpoints made due later instead. Every one looked at leaves the range due at `now`
+ * (both times are after it), so each page is read from the range's start. Returns the claimed ones' json.
  */
 export const CLAIM_DUE_SCRIPT = `
-local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, ARGV[3])
-local claimed = {}
-for _, id in ipairs(ids) do
-  local doc = redis.call('HGET', KEYS[2], id)
-  if doc then
-    redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
-    claimed[#claimed + 1] = doc
-  else
-    -- Queued without its record (none of these scripts leaves one so): nothing could ever deliver it.
-    redis.call('ZREM', KEYS[1], id)
+local limit, scan = tonumber(ARGV[3]), tonumber(ARGV[5])
+local busy = {}
+for i = 6, #ARGV do busy[ARGV[i]] = true end
+local claimed, looked = {}, 0
+while #claimed < limit and looked < scan do
+  local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, math.min(limit - #claimed, scan - looked))
+  if #ids == 0 then break end
+  for _, id in ipairs(ids) do
+    looked = looked + 1
+    local doc = redis.call('HGET', KEYS[2], id)
+    if not doc then
+      -- Queued without its record (none of these scripts leaves one so): nothing could ever deliver it.
+      redis.call('ZREM', KEYS[1], id)
+    elseif busy[cjson.decode(doc).endpointId] then
+      redis.call('ZADD', KEYS[1], 'XX', ARGV[4], id)
+    else
+      redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
+      claimed[#claimed + 1] = doc
+    end
   end
 end
 return claimed

@@ -1,8 +1,10 @@
 import type { Redis } from 'ioredis'
 import {
   WEBHOOK_ATTEMPTS_KEPT,
+  WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
   webhookDeliveryId,
+  type BusyEndpoints,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -152,10 +154,19 @@ export class RedisWebhookStore implements WebhookStore {
     } while (forgotten === PRUNE_BATCH)
   }
 
-  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<WebhookDelivery[]> {
+  async claimDue(nowMs: number, leaseMs: number, limit: number, busy?: BusyEndpoints): Promise<WebhookDelivery[]> {
     if (limit <= 0) return []
     const claimed = await storeCall(() =>
-      this.redis.webhookClaimDue(DUE, DELIVERIES, String(nowMs), String(nowMs + leaseMs), limit),
+      this.redis.webhookClaimDue(
+        DUE,
+        DELIVERIES,
+        String(nowMs),
+        String(nowMs + leaseMs),
+        limit,
+        String(busy?.untilMs ?? nowMs + leaseMs),
+        WEBHOOK_CLAIM_SCAN,
+        ...(busy?.endpointIds ?? []),
+      ),
     )
     return claimed.map((json) => parse<WebhookDelivery>(json))
   }

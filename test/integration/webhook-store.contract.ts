@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { WebhookStore } from '../../shared/store/webhook-store.js'
 import {
   WEBHOOK_ATTEMPTS_KEPT,
+  WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
   webhookDeliveryId,
   type WebhookAttempt,
@@ -226,6 +227,33 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       expect(await webhooks().claimDue(t + 999, 1_000, 10)).toEqual([])
       expect(await webhooks().claimDue(t + 1_000, 1_000, 10)).toEqual([queued(event, endpoint, t)])
       expect(await webhooks().claimDue(t + 1_000, 1_000, 10)).toEqual([])
+    })
+
+    it("passes over busy endpoints' deliveries, due again later as they were, and claims those behind them", async () => {
+      const t = era()
+      const [busy, free] = [`whep_${unique()}`, `whep_${unique()}`]
+      const backlog = Array.from({ length: 30 }, () => newWebhookEvent(t))
+      for (const event of backlog) await webhooks().enqueue(event, [busy], t)
+      const behind = newWebhookEvent(t)
+      await webhooks().enqueue(behind, [free], t + 1)
+      const passedOver = { endpointIds: [busy], untilMs: t + 500 }
+      expect(await webhooks().claimDue(t + 1, LEASE, 2, passedOver)).toEqual([queued(behind, free, t + 1)])
+      expect(await webhooks().claimDue(t + 499, LEASE, 100)).toEqual([])
+      const again = await webhooks().claimDue(t + 500, LEASE, 100)
+      expect(again.map((d) => d.id).sort()).toEqual(backlog.map((e) => webhookDeliveryId(e.id, busy)).sort())
+      expect(again.every((d) => d.attempts === 0 && d.queuedAt === t)).toBe(true)
+    })
+
+    it(`looks at ${WEBHOOK_CLAIM_SCAN} due deliveries per claim at most; those passed over no longer stand in front`, async () => {
+      const t = era()
+      const [busy, free] = [`whep_${unique()}`, `whep_${unique()}`]
+      const backlog = Array.from({ length: WEBHOOK_CLAIM_SCAN }, () => newWebhookEvent(t))
+      await Promise.all(backlog.map((event) => webhooks().enqueue(event, [busy], t)))
+      const behind = newWebhookEvent(t)
+      await webhooks().enqueue(behind, [free], t + 1)
+      const passedOver = { endpointIds: [busy], untilMs: t + 500 }
+      expect(await webhooks().claimDue(t + 1, LEASE, 1, passedOver)).toEqual([])
+      expect(await webhooks().claimDue(t + 1, LEASE, 1, passedOver)).toEqual([queued(behind, free, t + 1)])
     })
 
     it('gives each delivery due to one of two callers claiming at once', async () => {

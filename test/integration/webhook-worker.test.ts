@@ -132,6 +132,30 @@ describe('DeliveryWorker with real endpoints', () => {
     }
   })
 
+  // Taking them from the queue and putting them back, a look at a time, left the others behind them waiting (and kept
+  // the worker and Redis busy) for as long as that endpoint's backlog lasted.
+  it("claims past the backlog of an endpoint whose every slot is busy: the others' deliveries go out at once", async () => {
+    const slow = await endpointServer('hang')
+    const fast = await endpointServer(204)
+    servers.push(slow, fast)
+    await store.webhooks.createEndpoint(endpoint('whep_slow', slow.url))
+    await store.webhooks.createEndpoint(endpoint('whep_fast', fast.url))
+    for (let n = 0; n < 4; n++) await store.webhooks.enqueue(event(n, now), ['whep_slow'], now)
+    const busy = await worker.claim()
+    await expect.poll(() => slow.received.length).toBe(4)
+    for (let n = 4; n < 100; n++) await store.webhooks.enqueue(event(n, now), ['whep_slow'], now)
+    await store.webhooks.enqueue(event(100, now + 1), ['whep_fast'], now + 1)
+    now += 1
+    const next = await worker.claim()
+    expect(next.claimed).toBe(1)
+    await next.sent
+    expect(fast.received).toEqual(['msg_100'])
+    await busy.sent
+    // The backlog was left as it was queued: no attempt made, due again once a slot may be free.
+    const backlog = await store.webhooks.claimDue(now + 60_000, 1, 1_000)
+    expect(backlog.filter((d) => d.endpointId === 'whep_slow' && d.attempts === 0)).toHaveLength(96)
+  })
+
   it('claims a delivery for longer than its request can take: no other worker sends it meanwhile', async () => {
     const slow = await endpointServer('hang')
     servers.push(slow)
