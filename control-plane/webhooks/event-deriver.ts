@@ -71,7 +71,11 @@ export class EventDeriver {
   private noticesReadAt = 0
   /** When this process last took or renewed the lease (before asking), by `clock`. */
   private heldAt = Number.NEGATIVE_INFINITY
-  /** Endpoints, read once per look (only when an event needs them). */
+  /**
+   * Endpoints, read when an event needs them after the changes it comes from were read: every endpoint created before
+   * a change was written is then in it (one read before could miss an endpoint created meanwhile). Forgotten after
+   * each read of changes, notices or deadlines.
+   */
   private endpoints: WebhookEndpoint[] | undefined
 
   constructor(private readonly deps: EventDeriverDeps) {}
@@ -171,6 +175,7 @@ export class EventDeriver {
   private async deriveShard(shard: number, afterRev: number, epoch: string): Promise<void> {
     const { webhooks, changes } = this.deps
     const read = await changes.readChanges(shard, afterRev, BATCH)
+    this.endpoints = undefined
     if (read === LOG_TRIMMED) {
       this.deps.metrics.skipped('trimmed')
       this.deps.log.warn({ shard, afterRev }, 'a change log was trimmed past the webhooks cursor: events lost')
@@ -198,6 +203,7 @@ export class EventDeriver {
         changes.readCreditNotices(shard, cursors.get(shard) ?? '', BATCH),
       ),
     )
+    this.endpoints = undefined
     for (let shard = 0; shard < SHARD_COUNT; shard++) {
       const read = reads[shard]!
       if (read === LOG_TRIMMED) {
@@ -317,7 +323,9 @@ export class EventDeriver {
    */
   private async fireDeadlines(now: number): Promise<void> {
     const { webhooks, keys } = this.deps
-    for (const member of await webhooks.claimDeadlines(now, DEADLINE_LEASE_MS, DEADLINES)) {
+    const claimed = await webhooks.claimDeadlines(now, DEADLINE_LEASE_MS, DEADLINES)
+    this.endpoints = undefined
+    for (const member of claimed) {
       const [type, keyId, expires] = member.split('|') as ['key.expiring' | 'key.expired', string, string]
       const key = await keys.getKeyById(keyId)
       if (key && key.expires === Number(expires))

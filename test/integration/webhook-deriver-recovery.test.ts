@@ -7,9 +7,10 @@ import { DEFAULT_WEBHOOK_POLICY } from '../../control-plane/webhooks/webhook-pol
 import { StoreUnavailableError } from '../../shared/errors.js'
 import type { KeyRecord } from '../../shared/records.js'
 import type { WebhookEvent } from '../../shared/webhook.js'
-import { deriverStage, HOUR } from '../support/deriver-stage.js'
+import { shardOf } from '../../shared/shards.js'
+import { deriverStage, HOUR, testEndpoint } from '../support/deriver-stage.js'
 import { overriding } from '../support/store-overrides.js'
-import { newApi } from './contract-records.js'
+import { newApi, newKey } from './contract-records.js'
 
 /**
  * What the deriver does when things go wrong: a store failing in the middle of a look, a look outlasting its lease,
@@ -130,6 +131,34 @@ describe('EventDeriver through failures, on the memory store', () => {
         ['key.credits.low', 'whep_all'],
       ]),
     )
+  })
+
+  // The endpoints were read once a look: a change read later in it, written after an endpoint was created, missed it.
+  it('queues a change to every endpoint that existed when it was written, one created during the look included', async () => {
+    const { store, deriver } = stage
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const first = await keyInAnotherShard(api.id, [])
+    const second = await keyInAnotherShard(api.id, [first.shard])
+    const high = first.shard < second.shard ? second : first
+    // A key of the later shard, stored while the look is on its way to that shard: after the endpoint it must reach.
+    let late = newKey(api.id)
+    while (shardOf(late.hash) !== high.shard) late = newKey(api.id)
+    const during = overriding(store, {
+      changes: {
+        readChanges: async (shard, afterRev, limit) => {
+          if (shard === high.shard) {
+            await store.webhooks.createEndpoint(testEndpoint('whep_new'))
+            await store.keys.createKey(late)
+          }
+          return store.changes.readChanges(shard, afterRev, limit)
+        },
+      },
+    })
+    await deriver('test', { changes: during.changes }).runOnce()
+    const toNew = (await stage.queued()).filter(([, endpointId]) => endpointId === 'whep_new')
+    // (It may get the change before it in that shard too: an endpoint can hear of what came just before it.)
+    expect(toNew).toContainEqual(['key.created', 'whep_new', late.id])
   })
 
   it('counts a log trimmed past its cursor as a gap and goes on from the head', async () => {
