@@ -85,10 +85,14 @@ export class EventDeriver {
     this.schedule()
   }
 
+  /** Stops deriving, and gives the lease up so that another control plane derives at once (a rolling restart). */
   async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
     await this.running
+    await this.deps.webhooks
+      .releaseLease(DERIVER_LEASE, this.deps.holder)
+      .catch((err: unknown) => this.deps.log.warn({ err }, 'the webhook deriver lease could not be given up'))
   }
 
   /**

@@ -183,6 +183,10 @@ export class MemoryWebhookStore implements WebhookStore {
     this.leases.set(name, { holder, until: now + ttlMs })
     return true
   }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    if (this.leases.get(name)?.holder === holder) this.leases.delete(name)
+  }
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

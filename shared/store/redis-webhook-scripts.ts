@@ -137,6 +137,12 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `
 
+/** KEYS: lease. ARGV: holder. Deletes the lease only if the holder has it. */
+export const RELEASE_LEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`
+
 /**
  * KEYS: events, event times. ARGV: before, batch size. Forgets up to a batch of the events older than `before`
  * (a script call each, so that a large backlog never holds Redis for long). Returns how many it forgot.
@@ -164,6 +170,7 @@ export interface WebhookScripts {
   webhookRecordAttempt(endpoints: string, attempts: string, ...args: Arg[]): Promise<number>
   webhookClaimDeadlines(deadlines: string, ...args: Arg[]): Promise<string[]>
   webhookHoldLease(lease: string, holder: string, ttlMs: Arg): Promise<number>
+  webhookReleaseLease(lease: string, holder: string): Promise<number>
   webhookPruneEvents(events: string, times: string, ...args: Arg[]): Promise<number>
 }
 
@@ -178,6 +185,7 @@ const SCRIPTS: [keyof WebhookScripts, number, string][] = [
   ['webhookRecordAttempt', 2, RECORD_ATTEMPT_SCRIPT],
   ['webhookClaimDeadlines', 1, CLAIM_DEADLINES_SCRIPT],
   ['webhookHoldLease', 1, HOLD_LEASE_SCRIPT],
+  ['webhookReleaseLease', 1, RELEASE_LEASE_SCRIPT],
   ['webhookPruneEvents', 2, PRUNE_EVENTS_SCRIPT],
 ]
 

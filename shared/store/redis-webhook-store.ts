@@ -231,6 +231,10 @@ export class RedisWebhookStore implements WebhookStore {
     return (await storeCall(() => this.redis.webhookHoldLease(redisKeys.webhookLease(name), holder, ttlMs))) === 1
   }
 
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await storeCall(() => this.redis.webhookReleaseLease(redisKeys.webhookLease(name), holder))
+  }
+
   /** The first `limit` items of a newest-first list (LRANGE's stop is inclusive, and -1 would mean all). */
   private async newest<T>(list: string, limit: number): Promise<T[]> {
     if (limit <= 0) return []

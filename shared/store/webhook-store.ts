@@ -95,4 +95,6 @@ export interface WebhookStore {
    * (then renewed), false if another holder has it.
    */
   holdLease(name: string, holder: string, ttlMs: number): Promise<boolean>
+  /** Gives the lease up if `holder` has it (a process stopping), so that another takes it at once. */
+  releaseLease(name: string, holder: string): Promise<void>
 }

@@ -736,8 +736,11 @@ describe('every part on Redis, when Redis cannot be reached: StoreUnavailableErr
       'webhooks.unschedule': () => store.webhooks.unschedule('key.expired:key_gone'),
       'webhooks.claimDeadlines': () => store.webhooks.claimDeadlines(now, 1_000, 10),
       'webhooks.holdLease': () => store.webhooks.holdLease('derive', 'me', 1_000),
+      'webhooks.releaseLease': () => store.webhooks.releaseLease('derive', 'me'),
       'changes.readRevisions': () => store.changes.readRevisions(),
       'changes.readChanges': () => store.changes.readChanges(0, 0, 10),
+      'changes.readCreditNotices': () => store.changes.readCreditNotices(0, '', 10),
+      'changes.lastCreditNoticeIds': () => store.changes.lastCreditNoticeIds(),
       ping: () => store.ping(),
     }
     const answers: Record<string, string> = {}

@@ -128,6 +128,11 @@ describe('EventDeriver on the memory store', () => {
     await holder.runOnce()
     expect((await queued()).map(([type]) => type)).toEqual(['key.created'])
     expect(created).toBeTruthy()
+    // Stopping gives the lease up: the other derives at its next look, not a lease later (a rolling restart).
+    await holder.stop()
+    const next = await store.keys.createKey(newKey(api.id))
+    await other.runOnce()
+    expect(await queued()).toEqual([['key.created', 'whep_all', next && next.record.id]])
   })
 
   it('says what an update changed, in the names the API uses', async () => {

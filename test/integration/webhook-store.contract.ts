@@ -412,5 +412,14 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       await waitFor(() => webhooks().holdLease(name, 'b', LEASE), 'the lease to run out', 2_000, 2)
       expect(await webhooks().holdLease(name, 'a', LEASE)).toBe(false)
     })
+
+    it('gives a lease up only for its holder', async () => {
+      const name = `derive-${unique()}`
+      expect(await webhooks().holdLease(name, 'a', LEASE)).toBe(true)
+      await webhooks().releaseLease(name, 'b')
+      expect(await webhooks().holdLease(name, 'b', LEASE)).toBe(false)
+      await webhooks().releaseLease(name, 'a')
+      expect(await webhooks().holdLease(name, 'b', LEASE)).toBe(true)
+    })
   })
 }
