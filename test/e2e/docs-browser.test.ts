@@ -74,7 +74,9 @@ describe('API docs in a browser', () => {
     const header = page.locator('.information-container .description')
     await header.waitFor({ timeout: 20_000 })
     const text = await header.innerText()
-    expect(text).toContain('(apis.*, keys.*, permissions.*, identities.*, ratelimits.*, audit.*, rootKeys.*)')
+    expect(text).toContain(
+      '(apis.*, keys.*, permissions.*, identities.*, ratelimits.*, audit.*, rootKeys.*, webhooks.*)',
+    )
     expect(text).toContain('(apis.*, keys.*, identities.*, permissions.*, ratelimit.*)')
     expect(text).toContain('POST {base}/v2/{service}.{method}')
     expect(await header.locator('code', { hasText: 'apis.*' }).count()).toBe(2)
