@@ -1,5 +1,6 @@
 import { hash as oneShotHash, randomBytes } from 'node:crypto'
 import bs58 from 'bs58'
+import { withChecksum } from './key-checksum.js'
 
 /**
  * Keys are generated, hashed and displayed here and nowhere else.
@@ -20,10 +21,18 @@ export interface NewKey {
   start: string
 }
 
-export function generateKey(prefix: string | undefined, byteLength: number = KEY_BYTES_DEFAULT): NewKey {
+/**
+ * A new key: `<prefix>_<random base58>_<checksum>` (shared/key-checksum.ts), or without the checksum for root keys,
+ * which no verifier answers for.
+ */
+export function generateKey(
+  prefix: string | undefined,
+  byteLength: number = KEY_BYTES_DEFAULT,
+  checksum = true,
+): NewKey {
   const head = prefix ? `${prefix}_` : ''
   const body = bs58.encode(randomBytes(byteLength))
-  const key = head + body
+  const key = checksum ? withChecksum(head + body) : head + body
   return { key, hash: hashKey(key), start: head + body.slice(0, START_CHARS) }
 }
 
@@ -47,5 +56,5 @@ export function secretsEqual(a: string, b: string): boolean {
 
 /** Root keys are keys too, with a prefix that says what they are. */
 export function generateRootKey(): NewKey {
-  return generateKey('kgroot', 32)
+  return generateKey('kgroot', 32, false)
 }

@@ -1,3 +1,4 @@
+import { failsChecksum } from '../shared/key-checksum.js'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import type { ChangeEvent } from '../shared/change-event.js'
@@ -205,6 +206,12 @@ export class KeyVerifier {
    * counted against a limit — so that a root key learns nothing about keys beyond its permissions (Unkey's rule).
    */
   verify(key: string, request: VerifyRequest, visible?: (apiId: string) => boolean): Verdict | Promise<Verdict> {
+    // A key of the checksummed format whose checksum is wrong exists nowhere: refused as any unknown key is, before
+    // the cache and the store are asked (a flood of guesses costs Redis nothing).
+    if (failsChecksum(key)) {
+      this.metrics.checksumRefusals.inc()
+      return this.count(HIDDEN)
+    }
     const hash = hashKey(key)
     if (this.sync.current) {
       const cached = this.cache.get(hash)

@@ -17,6 +17,8 @@ export interface VerifierMetrics {
   verdicts: Record<VerdictCode, Tally>
   cacheHits: Tally
   cacheMisses: Tally
+  /** Keys refused for a wrong checksum, before any lookup (shared/key-checksum.ts). */
+  checksumRefusals: Tally
   eventsReceived: Counter
   /** Publish → applied here, for live events (their publish time is the store's clock: skew shows here). */
   propagation: Histogram
@@ -43,6 +45,7 @@ export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges
   const verdicts = Object.fromEntries(VERDICT_CODES.map((code) => [code, new Tally()])) as Record<VerdictCode, Tally>
   const cacheHits = new Tally()
   const cacheMisses = new Tally()
+  const checksumRefusals = new Tally()
   new Counter({
     name: 'keygate_verify_verdicts_total',
     help: 'verifyKey answers by verdict code',
@@ -72,10 +75,20 @@ export function createVerifierMetrics(registry: Registry, gauges: VerifierGauges
       this.inc(cacheMisses.value)
     },
   })
+  new Counter({
+    name: 'keygate_verify_checksum_refusals_total',
+    help: 'Keys refused as NOT_FOUND because their checksum does not match, without a cache lookup or a Redis read',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(checksumRefusals.value)
+    },
+  })
   const metrics: VerifierMetrics = {
     verdicts,
     cacheHits,
     cacheMisses,
+    checksumRefusals,
     eventsReceived: new Counter({
       name: 'keygate_change_events_total',
       help: 'Change events received from the feed',

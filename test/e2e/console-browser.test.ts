@@ -156,7 +156,7 @@ for (const [name, start] of flows) {
       await page.getByRole('button', { name: 'Create key' }).click()
       const shown = page.getByLabel('New key', { exact: true })
       const key = await shown.inputValue()
-      expect(key).toMatch(/^[1-9A-HJ-NP-Za-km-z]{16,}$/)
+      expect(key).toMatch(/^[1-9A-HJ-NP-Za-km-z]{16,}_[1-9A-HJ-NP-Za-km-z]{6}$/)
       await expect.poll(() => page.getByText('the only time it is shown').count()).toBe(1)
       await page.getByRole('button', { name: 'Copy new key' }).click()
       await page.getByText('Copied to the clipboard.').waitFor()

@@ -226,7 +226,7 @@ describe('the console on keygate dev', () => {
       await fetch(`${dev.url}/v1/apis.listKeys?apiId=${apiId}`, { headers: { authorization: `Bearer ${rootKey}` } })
     ).json()) as { keys: unknown[] }
     expect(listed.keys).toEqual([expect.objectContaining({ name: 'typed by keyboard' })])
-    expect(key).toMatch(/^[1-9A-HJ-NP-Za-km-z]{16,}$/)
+    expect(key).toMatch(/^[1-9A-HJ-NP-Za-km-z]{16,}_[1-9A-HJ-NP-Za-km-z]{6}$/)
   })
 
   it('shows attacker-controlled names and meta as text: nothing runs, no element is made from them', async () => {
@@ -483,7 +483,7 @@ describe('the console on keygate dev', () => {
     await page.getByLabel('Name', { exact: true }).fill('once')
     await page.getByRole('button', { name: 'Create key' }).click()
     const key = await page.getByLabel('New key', { exact: true }).inputValue()
-    expect(key).toMatch(/^[1-9A-HJ-NP-Za-km-z]{16,}$/)
+    expect(key).toMatch(/^[1-9A-HJ-NP-Za-km-z]{16,}_[1-9A-HJ-NP-Za-km-z]{6}$/)
     // Only the root key is kept (for the tab); the new key lives in the page that showed it, nowhere else.
     const stored = () => page.evaluate<string[]>('[...Object.values(sessionStorage), ...Object.values(localStorage)]')
     expect(await stored()).toEqual([rootKey])

@@ -64,7 +64,7 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
           environment: 'live',
         })
         expect(keyId).toMatch(/^key_/)
-        expect(key).toMatch(/^sk_[1-9A-HJ-NP-Za-km-z]{20,24}$/)
+        expect(key).toMatch(/^sk_[1-9A-HJ-NP-Za-km-z]{20,24}_[1-9A-HJ-NP-Za-km-z]{6}$/)
 
         const valid = await verify({ key })
         expect(valid.status).toBe(200)

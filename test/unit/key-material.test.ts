@@ -12,7 +12,7 @@ describe('key material', () => {
 
   it('generates prefixed base58 keys with the requested entropy and a display start', () => {
     const { key, hash, start } = generateKey('sk', 16)
-    expect(key).toMatch(/^sk_[1-9A-HJ-NP-Za-km-z]{21,22}$/)
+    expect(key).toMatch(/^sk_[1-9A-HJ-NP-Za-km-z]{21,22}_[1-9A-HJ-NP-Za-km-z]{6}$/)
     expect(start).toBe(key.slice(0, 7))
     expect(hash).toBe(hashKey(key))
     expect(generateKey(undefined, 255).key.length).toBeGreaterThan(340)

@@ -1,5 +1,6 @@
 import { ApiError } from '../../../shared/errors.js'
 import type { KeyContext } from '../../../shared/key-context.js'
+import { failsChecksum } from '../../../shared/key-checksum.js'
 import { hashKey } from '../../../shared/key-material.js'
 import type { KeyRecord } from '../../../shared/records.js'
 import type { Caller } from '../../caller.js'
@@ -19,7 +20,8 @@ export async function whoami(
   caller: Caller,
   key: string,
 ): Promise<{ record: KeyRecord; context: KeyContext }> {
-  const record = await deps.store.keys.getKeyByHash(hashKey(key))
+  // A key whose checksum does not match exists nowhere: not looked up (shared/key-checksum.ts).
+  const record = failsChecksum(key) ? null : await deps.store.keys.getKeyByHash(hashKey(key))
   if (!record) throw new ApiError('NOT_FOUND', 'no key matches', undefined, { record: 'key', hiddenAs: HIDDEN_AS })
   try {
     requireKeyPermission(caller.principal, record, 'read_key')
