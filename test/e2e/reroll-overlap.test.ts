@@ -31,14 +31,14 @@ describe('rerollKey with a grace period, on a control plane and two verifiers', 
       startKeygate(['verifier'], env),
       startKeygate(['verifier'], env),
     ])
-    running.push(controlPlane!, ...verifiers)
-    const { body: api } = await post(controlPlane!.url, 'apis.createApi', { name: 'rotation' })
-    const { body: old } = await post(controlPlane!.url, 'keys.createKey', { apiId: api.apiId })
+    running.push(controlPlane, ...verifiers)
+    const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'rotation' })
+    const { body: old } = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
     for (const verifier of verifiers)
       expect((await post(verifier.url, 'keys.verifyKey', { key: old.key }, false)).body.valid).toBe(true)
 
     const sentAt = Date.now()
-    const rerolled = await post(controlPlane!.url, 'keys.rerollKey', { keyId: old.keyId, expiration: GRACE_MS })
+    const rerolled = await post(controlPlane.url, 'keys.rerollKey', { keyId: old.keyId, expiration: GRACE_MS })
     expect(rerolled.status).toBe(200)
     const answeredAt = Date.now()
     // The deadline is the control plane's clock during the call + the grace period: between these two.
