@@ -2,27 +2,11 @@ import bs58 from 'bs58'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashKey, generateKey } from '../../shared/key-material.js'
-import { JSON_ONLY } from '../support/both-stores.js'
 import { openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { metric, verdict } from '../support/server-probes.js'
 import { waitFor } from '../support/wait-for.js'
 import { newApi, newKey } from './contract-records.js'
-
-async function metric(server: TestServer, name: string): Promise<number> {
-  const page = await server.app.inject({ method: 'GET', url: '/metrics' })
-  const line = page.body.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
-  return line ? Number(line.split(' ').at(-1)) : 0
-}
-
-async function verdict(server: TestServer, key: string): Promise<{ valid: boolean; code: string }> {
-  const response = await server.app.inject({
-    method: 'POST',
-    url: '/v1/keys.verifyKey',
-    headers: JSON_ONLY,
-    payload: { key },
-  })
-  return response.json()
-}
 
 /**
  * A verifier alone on a Redis of its own, polling never (so nothing in the background sends a command): what a

@@ -6,7 +6,7 @@ import { generateKey, hashKey } from '../../shared/key-material.js'
 import { shardOf } from '../../shared/shards.js'
 import { createMemoryStore, type MemoryStore } from '../../shared/store/memory-store.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
-import { ADMIN_HEADERS, JSON_ONLY } from '../support/both-stores.js'
+import { ADMIN_HEADERS } from '../support/both-stores.js'
 import {
   openBackend,
   startTestControlPlane,
@@ -16,6 +16,7 @@ import {
 } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { overriding } from '../support/store-overrides.js'
+import { metric, verdict } from '../support/server-probes.js'
 import { waitFor } from '../support/wait-for.js'
 
 /** A feed whose events can be held back (a slow or paused subscriber), then let through in order. */
@@ -44,22 +45,6 @@ function holdable(feed: ChangeFeed) {
 /** Reaches into the memory store's log the way XTRIM reaches into a Redis stream: test-only fault injection. */
 function trimMemoryLog(store: MemoryStore, shard: number): void {
   ;(store.changes as unknown as { logs: unknown[][] }).logs[shard]!.splice(0)
-}
-
-async function metric(server: TestServer, name: string): Promise<number> {
-  const page = await server.app.inject({ method: 'GET', url: '/metrics' })
-  const line = page.body.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
-  return line ? Number(line.split(' ').at(-1)) : 0
-}
-
-async function verdict(server: TestServer, key: string): Promise<{ valid: boolean; code: string }> {
-  const response = await server.app.inject({
-    method: 'POST',
-    url: '/v1/keys.verifyKey',
-    headers: JSON_ONLY,
-    payload: { key },
-  })
-  return response.json()
 }
 
 for (const kind of ['memory', 'redis'] as const) {
