@@ -22,6 +22,7 @@ import { EndpointSender } from '../control-plane/webhooks/endpoint-sender.js'
 import { EventDeriver } from '../control-plane/webhooks/event-deriver.js'
 import { createWebhookMetrics } from '../control-plane/webhooks/webhook-metrics.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../control-plane/webhooks/webhook-policy.js'
+import { PublishedSigningKeys } from '../control-plane/leaks/github-public-keys.js'
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 
@@ -44,6 +45,8 @@ export interface ControlPlaneSettings {
   consoleDir?: URL
   /** How webhook endpoints' hosts are resolved (default: DNS); tests resolve names of their own. */
   hostLookup?: HostLookup | undefined
+  /** Where the keys that sign GitHub's leak reports are published (absent: /v1/secret-scanning/github not served). */
+  secretScanningKeysUrl?: string | undefined
 }
 
 export interface AssembledControlPlane {
@@ -118,6 +121,10 @@ export function assembleControlPlane(
     ratelimits,
     console: consoleFiles,
     hostLookup: settings.hostLookup,
+    leakReportKeys:
+      settings.secretScanningKeysUrl === undefined
+        ? undefined
+        : new PublishedSigningKeys({ url: settings.secretScanningKeysUrl, clock: parts.clock, log: parts.log }),
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
       // The verifier's endpoints, on Fastify: the same code path as a verifier's (v2's checks its root key as the

@@ -26,6 +26,7 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
       bootstrapRootKey: config.rootKey,
       managementRateLimit: config.managementRateLimit,
       webhookPolicy: config.webhooks,
+      secretScanningKeysUrl: config.secretScanningKeysUrl,
     },
   )
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))

@@ -42,6 +42,7 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
       bootstrapRootKey: rootKey,
       managementRateLimit: config.managementRateLimit,
       webhookPolicy: config.webhooks,
+      secretScanningKeysUrl: config.secretScanningKeysUrl,
       // Forward-auth next to the management API: only in dev.
       gateway: config.gateway,
       service: 'dev',

@@ -23,6 +23,9 @@ import { registerManagementRoutes } from './management-route.js'
 import { MANAGEMENT_ROUTES } from './operations/management-routes.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from './webhooks/webhook-policy.js'
 import { dnsLookup, type HostLookup } from './webhooks/address-policy.js'
+import type { ReportSigningKeys } from './leaks/github-public-keys.js'
+import { registerGithubLeakReports } from './leaks/github-report-route.js'
+import { createLeakMetrics } from './leaks/leak-metrics.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -50,6 +53,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   hostLookup?: HostLookup
   /** The admin console's built files, served at /console (null: not built, /console says so). */
   console?: ConsoleFiles | null
+  /** The keys that sign GitHub's leak reports: /v1/secret-scanning/github is served only with them. */
+  leakReportKeys?: ReportSigningKeys | undefined
 }
 
 /**
@@ -84,6 +89,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     ratelimits: deps.ratelimits,
     webhookPolicy: deps.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY,
     hostLookup: deps.hostLookup ?? dnsLookup,
+    leakMetrics: createLeakMetrics(deps.metrics.registry),
     clock: deps.clock,
     log: deps.log,
   }
@@ -104,6 +110,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   app.register(async (open: KeygateServer) => {
     registerLiveness(open, routeDeps)
     registerConsole(open, deps.console ?? null)
+    if (deps.leakReportKeys) registerGithubLeakReports(open, routeDeps, deps.leakReportKeys)
     deps.publicRoutes?.(open)
   })
   return app

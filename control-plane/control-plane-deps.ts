@@ -11,6 +11,7 @@ import type { KeyWrites } from './key-writes.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import type { HostLookup } from './webhooks/address-policy.js'
 import type { WebhookPolicy } from './webhooks/webhook-policy.js'
+import type { LeakMetrics } from './leaks/leak-metrics.js'
 
 /** What every management operation is given (app.ts makes it): nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
@@ -29,6 +30,8 @@ export interface ControlPlaneDeps {
   webhookPolicy: WebhookPolicy
   /** How webhook endpoints' hosts are resolved (DNS; tests resolve names of their own). */
   hostLookup: HostLookup
+  /** What leak reports did (GitHub's and keys.reportLeak). */
+  leakMetrics: LeakMetrics
   clock: Clock
   log: Logger
 }

@@ -77,6 +77,17 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
       'Retry. If it keeps happening, something writes the same key in a tight loop: make those writes one at a time.',
     ],
   },
+  INVALID_SIGNATURE: {
+    title: 'The request is not signed by a key Keygate trusts',
+    meaning: [
+      '`/v1/secret-scanning/github` acts only on reports GitHub signed: the signature headers are missing, name no key GitHub publishes (`SECRET_SCANNING_KEYS_URL`), or do not sign the body as it arrived.',
+      'Nothing was read or changed.',
+    ],
+    fix: [
+      'Send the body exactly as it was signed, with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (base64 of an ECDSA P-256 SHA-256 signature).',
+      'To report a leaked key without GitHub, call `keys.reportLeak` with a root key that holds `report_leak`.',
+    ],
+  },
   PRECONDITION_FAILED: {
     title: 'Something Keygate does not do',
     meaning: [

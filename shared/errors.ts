@@ -7,6 +7,8 @@ export const ERRORS = {
   // 403, not 401: Unkey v1 answered a missing or wrong root key so, and clients were written against it.
   UNAUTHORIZED: 403,
   INSUFFICIENT_PERMISSIONS: 403,
+  // Keygate's own: a signed request (GitHub's leak reports) whose signature does not hold. No root key would help.
+  INVALID_SIGNATURE: 401,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,

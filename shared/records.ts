@@ -1,4 +1,5 @@
 import type { Refill } from './credits.js'
+import type { LeakMark } from './leak.js'
 import type { NamedRateLimit } from './identity.js'
 import type { RateLimitConfig } from './ratelimit.js'
 
@@ -46,6 +47,8 @@ export interface KeyRecord {
   enabled: boolean
   /** The key this one replaced (keys.rerollKey), so that the change that created it can be told as a reroll. */
   rerolledFrom?: string
+  /** Set when the key was reported leaked (the latest report): shown by getKey, sent as `key.leaked`. */
+  leaked?: LeakMark
   createdAt: number
   updatedAt?: number
   /** The shard revision of the record's last write: newer wins in every cache. */
@@ -72,6 +75,8 @@ export interface KeyPatch {
   permissionIds?: string[]
   roleIds?: string[]
   enabled?: boolean
+  /** Written by leak reports only (control-plane/leaks/act-on-leak.ts). */
+  leaked?: LeakMark | null
 }
 
 export interface RootKeyRecord {
@@ -105,6 +110,7 @@ export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number)
     'refill',
     'creditsLowThreshold',
     'ratelimit',
+    'leaked',
   ] as const
   for (const field of plain) {
     const value = patch[field]

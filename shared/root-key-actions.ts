@@ -24,6 +24,8 @@ export const ROOT_KEY_RESOURCES = {
     // them and must be accepted as written.
     'encrypt_key',
     'decrypt_key',
+    // Keygate's own: keys.reportLeak, for a scanner's root key that may do nothing else to keys.
+    'report_leak',
   ],
   rbac: [
     'create_permission',

@@ -14,6 +14,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'key.expired',
   'key.credits.low',
   'key.credits.exhausted',
+  'key.leaked',
   'identity.created',
   'identity.updated',
   'identity.deleted',

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'key.expired',
   'key.credits.low',
   'key.credits.exhausted',
+  'key.leaked',
   'identity.created',
   'identity.updated',
   'identity.deleted',

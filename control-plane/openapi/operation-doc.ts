@@ -16,6 +16,7 @@ export const TAGS = {
   rootKeys: 'Root keys: the keys that call the management API',
   webhooks: 'Webhooks: endpoints that receive signed events when keys, identities and root keys change',
   gateway: 'Forward-auth for gateways (verifier and `keygate dev`)',
+  'secret scanning': "Leak reports from GitHub's secret scanning, which disable leaked keys",
   health: 'Whether the service is up, ready, and its metrics',
   'v2 apis': "Unkey's v2 wire format: apis, the namespaces that keys belong to",
   'v2 keys': "Unkey's v2 wire format: keys (create, change, verify, import) and what they are granted",

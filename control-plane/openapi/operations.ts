@@ -64,6 +64,19 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       },
     },
   },
+  'secretScanning.github': {
+    path: '/v1/secret-scanning/github',
+    summary: "GitHub's secret-scanning partner endpoint: act on keys found in public places",
+    description:
+      "GitHub sends the keys it finds in public repositories and packages here, signed with a key it publishes (`SECRET_SCANNING_KEYS_URL`): no root key, the signature is the authentication. A report that is unsigned, signed by no published key, not signed over this body, or received before is refused and changes nothing. Each token is answered `true_positive` (a key of ours, acted on as its api's leak policy says) or `false_positive`. See docs/leaked-keys.md.",
+    rootKey: false,
+    tag: 'secret scanning',
+    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'CONFLICT', 'UNAVAILABLE'],
+    headers: {
+      'github-public-key-identifier': { description: 'Which published key signed the report' },
+      'github-public-key-signature': { description: 'Base64 of the ECDSA P-256 SHA-256 signature of the raw body' },
+    },
+  },
   liveness: {
     summary: 'Whether the service is up, and which store it runs on',
     rootKey: false,

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
+import { LeakedData } from './leak-schemas.js'
 import { MAX_CREDITS } from '../../shared/credits.js'
 import { PERMISSION_NAME } from '../../shared/permission-query.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
@@ -216,6 +217,7 @@ export const KeyResponse = Type.Object({
   ),
   roles: Type.Optional(Type.Array(Type.String(), { description: 'Its roles (names)' })),
   identity: Type.Optional(IdentityResponse),
+  leaked: Type.Optional(LeakedData),
 })
 
 export const EmptyResponse = Type.Object({}, { description: 'Done: nothing more to say' })

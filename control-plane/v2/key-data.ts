@@ -1,5 +1,6 @@
 import { rateLimitId } from '../../shared/ratelimit-id.js'
 import { Type, type Static } from 'typebox'
+import { LeakedData } from '../schemas/leak-schemas.js'
 import type { NamedRateLimit } from '../../shared/identity.js'
 import type { KeyContext } from '../../shared/key-context.js'
 import { DEFAULT_LIMIT } from '../../shared/key-limits.js'
@@ -71,6 +72,7 @@ export const KeyData = Type.Object({
       description: "Its own rate limits (its v1 `ratelimit` as the auto-applied 'default')",
     }),
   ),
+  leaked: Type.Optional(LeakedData),
 })
 export type KeyData = Static<typeof KeyData>
 
@@ -120,6 +122,7 @@ export function toKeyData(record: KeyRecord, context: KeyContext): KeyData {
       ratelimits: ratelimitsData(identity.id, identity.ratelimits ?? []),
     },
     ratelimits: ratelimitsData(record.id, own),
+    leaked: record.leaked,
   }
 }
 

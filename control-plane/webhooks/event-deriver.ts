@@ -261,9 +261,15 @@ export class EventDeriver {
       ]
     }
     const fields = change.fields ?? []
-    if (fields.length === 0) return []
     if (key?.expires !== undefined && fields.includes('expires')) await this.scheduleExpiry(key.id, key.expires)
-    return [event('key.updated', { ...data, changed: changedNames(fields) }, key?.updatedAt)]
+    // A leak report's mark is news of its own; what its policy changed beside it (enabled) is an update.
+    const updated = fields.filter((field) => field !== 'leaked')
+    return [
+      ...(fields.includes('leaked') ? [event('key.leaked', { ...data, leaked: key?.leaked }, key?.leaked?.at)] : []),
+      ...(updated.length > 0
+        ? [event('key.updated', { ...data, changed: changedNames(updated) }, key?.updatedAt)]
+        : []),
+    ]
   }
 
   private async entityEventsOf(

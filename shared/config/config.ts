@@ -42,6 +42,8 @@ export interface ControlPlaneConfig extends ServerConfig, RedisConfig {
   /** Management calls per root key per minute (0: no limit). */
   managementRateLimit: number
   webhooks: WebhookPolicy
+  /** Where the keys that sign GitHub's leak reports are published; undefined: the route is not served. */
+  secretScanningKeysUrl: string | undefined
 }
 
 export interface VerifierConfig extends ServerConfig, RedisConfig {
@@ -57,6 +59,7 @@ export interface DevConfig extends ServerConfig {
   managementRateLimit: number
   gateway: GatewayPolicy
   webhooks: WebhookPolicy
+  secretScanningKeysUrl: string | undefined
 }
 
 /** What every `keygate root-key …` command reads: where the store is (as the control plane finds it). */
@@ -224,8 +227,30 @@ function checkGatewayApi(
   }
 }
 
+/** SECRET_SCANNING_KEYS_URL: `off`, or where the keys are published (http(s)). */
+function checkSecretScanningKeys(values: { 'secret-scanning-keys-url'?: string | undefined }, problems: string[]) {
+  const raw = values['secret-scanning-keys-url']
+  if (raw === undefined || raw === 'off') return
+  let ok = false
+  try {
+    ok = ['http:', 'https:'].includes(new URL(raw).protocol)
+  } catch {
+    // not a URL: the problem below
+  }
+  if (!ok)
+    problems.push(
+      `SECRET_SCANNING_KEYS_URL (--secret-scanning-keys-url) must be an http(s) URL or off, got ${JSON.stringify(raw)}`,
+    )
+}
+
+const secretScanningKeysUrl = (values: { 'secret-scanning-keys-url': string }) =>
+  values['secret-scanning-keys-url'] === 'off' ? undefined : values['secret-scanning-keys-url']
+
 export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<ControlPlaneConfig> {
-  const values = read('control-plane', argv, env, serverChecks)
+  const values = read('control-plane', argv, env, (read, problems) => {
+    serverChecks(read, problems)
+    checkSecretScanningKeys(read, problems)
+  })
   return Object.freeze({
     ...serverConfig(values),
     ...redisConfig(values),
@@ -233,6 +258,7 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
     replication: { waitReplicas: values['redis-wait-replicas'], timeoutMs: values['redis-wait-timeout'] },
     managementRateLimit: values['management-rate-limit'],
     webhooks: webhookPolicy(values),
+    secretScanningKeysUrl: secretScanningKeysUrl(values),
   })
 }
 
@@ -263,6 +289,7 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
   const values = read('dev', argv, env, (read, problems) => {
     checkPollInterval(read, problems)
     checkGatewayApi(read, problems)
+    checkSecretScanningKeys(read, problems)
   })
   return Object.freeze({
     ...serverConfig(values),
@@ -270,6 +297,7 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
     gateway: gatewayPolicy(values),
     managementRateLimit: values['management-rate-limit'],
     webhooks: webhookPolicy(values),
+    secretScanningKeysUrl: secretScanningKeysUrl(values),
   })
 }
 

@@ -275,6 +275,14 @@ const common = {
     default: 168,
     description: 'how long before a key expires the key.expiring webhook event is sent, hours',
   }),
+  secretScanningKeys: option({
+    flag: 'secret-scanning-keys-url',
+    env: 'SECRET_SCANNING_KEYS_URL',
+    kind: 'string',
+    default: 'https://api.github.com/meta/public_keys/secret_scanning',
+    description:
+      "where the keys that sign GitHub's leak reports are published (http(s) URL), or `off` to not serve /v1/secret-scanning/github",
+  }),
   shutdownDelay: option({
     flag: 'shutdown-delay',
     env: 'SHUTDOWN_DELAY_MS',
@@ -336,6 +344,7 @@ export const specs = {
     ...serving,
     common.managementRateLimit,
     ...webhooks,
+    common.secretScanningKeys,
     ...shutdown,
   ] as const,
   verifier: [
@@ -359,6 +368,7 @@ export const specs = {
     ...gateway,
     common.managementRateLimit,
     ...webhooks,
+    common.secretScanningKeys,
     ...shutdown,
   ] as const,
   'root-key create': [

@@ -70,6 +70,7 @@ const PROBLEMS: Record<ErrorCode, string> = {
   BAD_REQUEST: 'unkey/application/invalid_input',
   UNAUTHORIZED: 'unkey/authentication/key_not_found',
   INSUFFICIENT_PERMISSIONS: 'unkey/authorization/insufficient_permissions',
+  INVALID_SIGNATURE: 'keygate/authentication/invalid_signature',
   NOT_FOUND: 'unkey/data/not_found',
   METHOD_NOT_ALLOWED: 'user/bad_request/method_not_allowed',
   CONFLICT: 'unkey/data/conflict',

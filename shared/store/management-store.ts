@@ -2,6 +2,7 @@ import type { ApiKeyStore } from './api-key-store.js'
 import type { AuditStore } from './audit-store.js'
 import type { ChangeLogStore } from './change-log-store.js'
 import type { EntityStore } from './entity-store.js'
+import type { LeakReportStore } from './leak-report-store.js'
 import type { RootKeyStore } from './root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage-store.js'
@@ -9,7 +10,7 @@ import type { WebhookStore } from './webhook-store.js'
 
 /**
  * What the control plane asks of the store (store.ts), part by part: apis, keys and credits, entities, root keys,
- * usage reads, the audit log and webhooks.
+ * usage reads, the audit log, webhooks and leak reports.
  */
 export interface ManagementStore extends StoreHealth {
   readonly keys: ApiKeyStore
@@ -18,6 +19,7 @@ export interface ManagementStore extends StoreHealth {
   readonly usage: Pick<UsageStore, 'readUsage'>
   readonly audit: AuditStore
   readonly webhooks: WebhookStore
+  readonly leakReports: LeakReportStore
   /** Where the change logs stand, for the webhooks' cursors. */
   readonly changes: Pick<ChangeLogStore, 'readRevisions' | 'lastCreditNoticeIds'>
 }

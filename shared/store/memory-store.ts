@@ -5,6 +5,7 @@ import { MemoryAuditStore } from './memory-audit-store.js'
 import { MemoryChangeLogStore } from './memory-change-log-store.js'
 import { MemoryCounterStore } from './memory-counter-store.js'
 import { MemoryEntityStore } from './memory-entity-store.js'
+import { MemoryLeakReportStore } from './memory-leak-report-store.js'
 import { MemoryRootKeyStore } from './memory-root-key-store.js'
 import { MemoryUsageStore } from './memory-usage-store.js'
 import { MemoryWebhookStore } from './memory-webhook-store.js'
@@ -35,6 +36,7 @@ export function createMemoryStore(
     usage: new MemoryUsageStore(),
     audit: new MemoryAuditStore(),
     webhooks: new MemoryWebhookStore(options.clock),
+    leakReports: new MemoryLeakReportStore(options.clock),
     changes,
     async ping() {},
     async close() {},

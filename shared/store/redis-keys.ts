@@ -96,6 +96,8 @@ export const redisKeys = {
   webhookDeadlines: 'kg:{wh}:sched',
   /** STRING holder, expiring (PX) when the lease runs out. */
   webhookLease: (name: string) => `kg:{wh}:lease:${name}`,
+  /** STRING, expiring: a leak report's claim, by the SHA-256 (hex) of its signed body (leak-report-store.ts). */
+  leakReport: (digest: string) => `kg:leakrep:${digest}`,
   /** Pub/sub channel of change events. */
   changesChannel: 'kg:changes',
 } as const

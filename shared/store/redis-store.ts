@@ -5,6 +5,7 @@ import { RedisChangeLogStore } from './redis-change-log-store.js'
 import type { RedisClient } from './redis-connection.js'
 import { RedisCounterStore } from './redis-counter-store.js'
 import { RedisEntityStore } from './redis-entity-store.js'
+import { RedisLeakReportStore } from './redis-leak-report-store.js'
 import { replicaWait } from './redis-replica-wait.js'
 import { RedisRootKeyStore } from './redis-root-key-store.js'
 import { storeCall } from './redis-store-call.js'
@@ -35,6 +36,7 @@ export function createRedisStore(redis: RedisClient, options: RedisStoreOptions 
     usage: new RedisUsageStore(redis),
     audit: new RedisAuditStore(redis),
     webhooks: new RedisWebhookStore(redis, afterWrite),
+    leakReports: new RedisLeakReportStore(redis),
     changes: new RedisChangeLogStore(redis),
     async ping() {
       await storeCall(() => redis.ping())

@@ -3,6 +3,7 @@ import type { AuditStore } from './audit-store.js'
 import type { ChangeLogStore } from './change-log-store.js'
 import type { CounterStore } from './counter-store.js'
 import type { EntityStore } from './entity-store.js'
+import type { LeakReportStore } from './leak-report-store.js'
 import type { RootKeyStore } from './root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage-store.js'
@@ -36,6 +37,8 @@ export interface Store extends StoreHealth {
   readonly audit: AuditStore
   /** Webhook endpoints, events, the delivery queue and log. */
   readonly webhooks: WebhookStore
+  /** Leak reports received, so that none is acted on twice. */
+  readonly leakReports: LeakReportStore
   /** Shard revisions and change logs. */
   readonly changes: ChangeLogStore
   /** Closes the store's connections (nothing for memory). */

@@ -130,6 +130,7 @@ const TABLE: Record<string, Row> = {
     call: (f) => post({ keyId: f.keyId }),
   },
   'keys.whoami': { needs: ['read_key'], call: (f) => post({ key: f.key }) },
+  'keys.reportLeak': { needs: ['report_leak'], call: (f) => post({ key: f.key, source: 'security-table' }) },
   'keys.updateRemaining': { needs: ['update_key'], call: (f) => post({ keyId: f.keyId, op: 'decrement', value: 1 }) },
   'keys.getVerifications': { needs: [{ anyOf: ['read_analytics', 'read_key'] }], call: (f) => get({ keyId: f.keyId }) },
   // Unkey's rbac actions, and update_key on the key's api (Keygate's, as v2: Unkey v1 asked no api right).
@@ -555,6 +556,12 @@ const V2_TABLE: Record<string, V2Row> = {
     body: (f) => ({ key: f.key }),
     lacking: { status: 404, type: 'data/key_not_found' },
   },
+  // As whoami: a root key that may not act on the key learns nothing of it.
+  'v2.keys.reportLeak': {
+    needs: ['report_leak'],
+    body: (f) => ({ key: f.key }),
+    lacking: { status: 404, type: 'data/key_not_found' },
+  },
   'v2.keys.rerollKey': {
     needs: ['create_key', 'identity.*.read_identity'],
     body: (f) => ({ keyId: f.keyId, expiration: 0 }),
@@ -732,7 +739,7 @@ describe('the v2 security table', () => {
     const unknown = Object.keys(V2_TABLE).filter((operationId) => !V2_MANAGEMENT.includes(operationId))
     expect(missing, 'v2 operations without a row in V2_TABLE: add one').toEqual([])
     expect(unknown, 'rows in V2_TABLE that are no v2 operation of OPERATIONS taking a root key').toEqual([])
-    expect(V2_MANAGEMENT.length).toBe(39)
+    expect(V2_MANAGEMENT.length).toBe(40)
   })
 
   it('has a row for every /v2/ route the control plane serves, liveness aside', () => {

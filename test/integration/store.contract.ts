@@ -7,6 +7,7 @@ import { auditStoreContract } from './audit-store.contract.js'
 import { changeLogStoreContract } from './change-log-store.contract.js'
 import { counterStoreContract } from './counter-store.contract.js'
 import { entityStoreContract } from './entity-store.contract.js'
+import { leakReportStoreContract } from './leak-report-store.contract.js'
 import { rootKeyStoreContract } from './root-key-store.contract.js'
 import { usageStoreContract } from './usage-store.contract.js'
 import { webhookStoreContract } from './webhook-store.contract.js'
@@ -54,6 +55,7 @@ export function storeContract(name: string, open: () => Promise<StoreHarness>): 
     usageStoreContract(() => harness.store.usage)
     auditStoreContract(() => harness.store.audit)
     webhookStoreContract(() => harness.store.webhooks)
+    leakReportStoreContract(() => harness.store.leakReports)
 
     it('answers ping when it can serve', async () => {
       await expect(harness.store.ping()).resolves.toBeUndefined()

@@ -46,6 +46,54 @@ describe('EventDeriver on the memory store', () => {
     expect(await queued()).toEqual([])
   })
 
+  it('sends key.leaked for a leak mark, with where it leaked, and key.updated only for what else changed', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const created = await stage.createKey(api.id)
+    const leaked = {
+      at: clock.now(),
+      url: 'https://github.com/o/r',
+      source: 'content',
+      reporter: 'github',
+      action: 'disable' as const,
+    }
+    const marked = await store.keys.updateKey(
+      created.record.id,
+      { leaked, enabled: false },
+      created.record.rev,
+      clock.now(),
+    )
+    if (!marked) throw new Error('update failed')
+    const notified = await store.keys.updateKey(
+      created.record.id,
+      { leaked: { ...leaked, action: 'notify' } },
+      marked.record.rev,
+      clock.now(),
+    )
+    if (!notified) throw new Error('update failed')
+    await deriver().runOnce()
+    const events = (await stage.deliveries())
+      .filter(({ endpointId }) => endpointId === 'whep_all')
+      .map(({ event }) => event)
+    // Queued in id order, not the order of the changes.
+    const told = events.map((event) => [event.type, event.data.changed])
+    expect(told).toHaveLength(4)
+    expect(told).toEqual(
+      expect.arrayContaining([
+        ['key.created', undefined],
+        ['key.leaked', undefined],
+        ['key.updated', ['enabled']],
+        ['key.leaked', undefined],
+      ]),
+    )
+    expect(told.filter(([type]) => type === 'key.leaked')).toHaveLength(2)
+    // Each is derived from the record as it is now: both carry the latest mark.
+    expect(events.find((event) => event.type === 'key.leaked')!.data).toMatchObject({
+      keyId: created.record.id,
+      leaked: { url: 'https://github.com/o/r', reporter: 'github' },
+    })
+  })
+
   it('queues nothing twice when a change is derived again (a crash before the cursor moved)', async () => {
     const api = await newApi(store)
     await deriver().runOnce()

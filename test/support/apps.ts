@@ -85,6 +85,8 @@ export interface TestServerOptions {
   webhookPolicy?: Partial<WebhookPolicy>
   /** How the control plane resolves webhook endpoints' hosts (default: DNS). */
   hostLookup?: HostLookup
+  /** Where the keys that sign GitHub's leak reports are (control plane); null: the report route is not served. */
+  secretScanningKeysUrl?: string | null
 }
 
 /**
@@ -117,6 +119,10 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
     webhookPolicy: { ...DEFAULT_WEBHOOK_POLICY, ...options.webhookPolicy },
     hostLookup: options.hostLookup,
+    // Served, as a control plane serves it by default; the discard port: no report is ever acted on unless a test
+    // serves keys of its own.
+    secretScanningKeysUrl:
+      options.secretScanningKeysUrl === null ? undefined : (options.secretScanningKeysUrl ?? 'http://127.0.0.1:9/keys'),
     // Forward-auth beside the management API, as `keygate dev` has it.
     ...(options.gateway ? { gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } } : {}),
   })

@@ -43,6 +43,16 @@ const fields = {
   roleIds: fc.array(fc.string()),
   enabled: fc.boolean(),
   rerolledFrom: fc.string(),
+  leaked: fc.record(
+    {
+      at: fc.nat(),
+      url: fc.webUrl(),
+      source: fc.string(),
+      reporter: fc.string(),
+      action: fc.constantFrom('notify', 'disable', 'delete'),
+    },
+    { requiredKeys: ['at', 'reporter', 'action'] },
+  ),
   createdAt: fc.nat(),
   updatedAt: fc.nat(),
   rev: fc.integer({ min: 1 }),
@@ -52,14 +62,21 @@ const records: fc.Arbitrary<KeyRecord> = fc.record(fields, {
 })
 
 describe('the lean copy a verifier caches', () => {
-  it('keeps every field but start, createdAt, updatedAt and rerolledFrom, and verifies exactly as the full record', () => {
+  it('keeps every field but start, createdAt, updatedAt, rerolledFrom and leaked, and verifies exactly as the full record', () => {
     fc.assert(
       fc.property(
         records,
         fc.integer({ min: 0, max: 2e12 }),
         fc.option(fc.constantFrom('api_a', 'api_b'), { nil: undefined }),
         (record, now, apiId) => {
-          const { start: _start, createdAt: _createdAt, updatedAt: _updatedAt, rerolledFrom: _from, ...wanted } = record
+          const {
+            start: _start,
+            createdAt: _createdAt,
+            updatedAt: _updatedAt,
+            rerolledFrom: _from,
+            leaked: _leaked,
+            ...wanted
+          } = record
           const cached = toCachedKey(record)
           expect(cached).toStrictEqual(wanted)
           expect(verify(cached, EMPTY_CONTEXT, { apiId }, now)).toStrictEqual(

@@ -24,6 +24,8 @@ import { getKeyV2 } from './get-key.v2.js'
 import { getVerificationsV1 } from './get-verifications.v1.js'
 import { rerollKeyV1 } from './reroll-key.v1.js'
 import { rerollKeyV2 } from './reroll-key.v2.js'
+import { reportLeakV1 } from './report-leak.v1.js'
+import { reportLeakV2 } from './report-leak.v2.js'
 import { updateCreditsV2 } from './update-credits.v2.js'
 import { updateRemainingV1 } from './update-credits.v1.js'
 import { updateKeyV1 } from './update-key.v1.js'
@@ -47,6 +49,7 @@ export const KEYS_ROUTES: readonly ManagementRoute[] = [
   rerollKeyV1,
   updateRemainingV1,
   getVerificationsV1,
+  reportLeakV1,
   createKeyV2,
   getKeyV2,
   updateKeyV2,
@@ -60,4 +63,5 @@ export const KEYS_ROUTES: readonly ManagementRoute[] = [
   whoamiV2,
   rerollKeyV2,
   updateCreditsV2,
+  reportLeakV2,
 ]

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto'
+import { Type } from 'typebox'
+import { ApiError, invalid } from '../../shared/errors.js'
+import type { KeygateServer } from '../../shared/http/build-server.js'
+import { parseJsonBody } from '../../shared/http/json-body.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { actOnLeak, type LeakReport } from './act-on-leak.js'
+import type { ReportSigningKeys } from './github-public-keys.js'
+import type { ReportRefusal } from './leak-metrics.js'
+import { signs } from './report-signature.js'
+
+export const GITHUB_REPORT_PATH = '/v1/secret-scanning/github'
+
+// GitHub batches matches; a report beyond these is not one of GitHub's.
+const MAX_REPORT_BYTES = 1024 * 1024
+const MAX_TOKENS = 1_000
+const MAX_TOKEN_LENGTH = 1_024
+const MAX_TEXT_LENGTH = 2_048
+/** A report's body is remembered this long: sent again within it, it is refused. */
+const REPLAY_WINDOW_MS = 86_400_000
+
+const Labelled = Type.Array(
+  Type.Object({
+    token_hash: Type.String({ description: 'SHA-256 of the token, hex' }),
+    token_type: Type.String({ description: 'The type the report gave' }),
+    label: Type.Union([Type.Literal('true_positive'), Type.Literal('false_positive')], {
+      description: '`true_positive`: a key of ours, acted on as its api says; `false_positive`: no key of ours',
+    }),
+  }),
+)
+
+/**
+ * GitHub's secret-scanning partner endpoint: a JSON list of `{token, type, url, source}`, signed by GitHub with
+ * ECDSA P-256 over the raw body (`Github-Public-Key-Identifier`, `Github-Public-Key-Signature`). Only a report whose
+ * signature verifies with a key of the published set is read; one sent before (the same body, within a day) is
+ * refused, since ECDSA signatures can be re-encoded and only the body says it is the same report. Each token is
+ * acted on (act-on-leak.ts) and labelled in the answer, as the protocol's feedback asks. A report that fails half way
+ * is forgotten, so that GitHub's retry is acted on.
+ */
+export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlaneDeps, keys: ReportSigningKeys): void {
+  const metrics = deps.leakMetrics
+  const refuse = (reason: ReportRefusal, error: ApiError): never => {
+    metrics.refused(reason)
+    throw error
+  }
+  app.register(async (scoped: KeygateServer) => {
+    // The signature covers the bytes as sent: this route alone keeps them (a parsed and re-serialised body differs).
+    scoped.removeContentTypeParser('application/json')
+    scoped.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: MAX_REPORT_BYTES },
+      (_request, body, done) => done(null, body),
+    )
+    scoped.post(
+      GITHUB_REPORT_PATH,
+      {
+        schema: {
+          response: { 200: Labelled },
+        },
+      },
+      async (request) => {
+        const identifier = request.headers['github-public-key-identifier']
+        const signature = request.headers['github-public-key-signature']
+        if (typeof identifier !== 'string' || typeof signature !== 'string' || !identifier || !signature) {
+          refuse(
+            'unsigned',
+            new ApiError(
+              'INVALID_SIGNATURE',
+              'a leak report must be signed: Github-Public-Key-Identifier and Github-Public-Key-Signature',
+            ),
+          )
+        }
+        const body = request.body
+        if (!Buffer.isBuffer(body)) return refuse('malformed', invalid('body', 'send the report as application/json'))
+        const key = await keys.keyFor(identifier as string).catch((err: unknown) => {
+          request.log.warn({ err }, 'secret-scanning keys could not be fetched')
+          throw new ApiError('UNAVAILABLE', 'the keys that sign leak reports cannot be fetched now; send it again')
+        })
+        if (!key) refuse('unknown_key', new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Identifier names no known key'))
+        if (!signs(key!, body, signature as string)) {
+          refuse('bad_signature', new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Signature does not sign this body'))
+        }
+        const reports = reportsOf(body, refuse)
+        const digest = createHash('sha256').update(body).digest('hex')
+        if (!(await deps.store.leakReports.claimReport(digest, REPLAY_WINDOW_MS))) {
+          refuse('replay', new ApiError('CONFLICT', 'this leak report was received before: nothing was done again'))
+        }
+        const reporter = {
+          actor: { rootKeyId: 'github', requestId: request.id },
+          name: 'github',
+          log: request.log,
+        }
+        try {
+          const answers = []
+          for (const report of reports) {
+            const verdict = await actOnLeak(deps, reporter, report)
+            metrics.token('github', verdict)
+            answers.push({ token_hash: sha256Hex(report.key), token_type: report.type, label: verdict.label })
+          }
+          return answers
+        } catch (err) {
+          await deps.store.leakReports.releaseReport(digest).catch(() => {})
+          throw err
+        }
+      },
+    )
+  })
+}
+
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/** The tokens of a signed report; anything but GitHub's shape is a 400 naming what is wrong. */
+function reportsOf(
+  body: Buffer,
+  refuse: (reason: ReportRefusal, error: ApiError) => never,
+): Array<LeakReport & { type: string }> {
+  let parsed: unknown
+  try {
+    parsed = parseJsonBody(body.toString('utf8'))
+  } catch (err) {
+    return refuse('malformed', err as ApiError)
+  }
+  if (!Array.isArray(parsed))
+    return refuse('malformed', invalid('body', 'must be a list of {token, type, url, source}'))
+  if (parsed.length > MAX_TOKENS) return refuse('malformed', invalid('body', `holds more than ${MAX_TOKENS} tokens`))
+  return parsed.map((entry: unknown, i) => {
+    const { token, type, url, source } = (entry ?? {}) as Record<string, unknown>
+    if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
+      return refuse('malformed', invalid(`${i}.token`, `must be a string of 1 to ${MAX_TOKEN_LENGTH} characters`))
+    }
+    const texts = { type, url, source }
+    for (const [name, value] of Object.entries(texts)) {
+      if (value !== undefined && (typeof value !== 'string' || value.length > MAX_TEXT_LENGTH)) {
+        return refuse('malformed', invalid(`${i}.${name}`, `must be a string of at most ${MAX_TEXT_LENGTH} characters`))
+      }
+    }
+    return {
+      key: token,
+      type: typeof type === 'string' ? type : '',
+      url: url as string | undefined,
+      source: source as string | undefined,
+    }
+  })
+}

@@ -1,0 +1,11 @@
+/**
+ * Leak reports already received, by the digest of their signed body (control-plane/leaks/github-report-route.ts):
+ * a report sent again — replayed by whoever captured it, or repeated — is refused and changes nothing. Claims
+ * expire, so the store holds at most what arrives in their lifetime.
+ */
+export interface LeakReportStore {
+  /** Claims `digest` for `ttlMs`: true the first time, false while an earlier claim holds (one winner at once). */
+  claimReport(digest: string, ttlMs: number): Promise<boolean>
+  /** Gives a claim back: the report could not be acted on, and the sender's retry must be. */
+  releaseReport(digest: string): Promise<void>
+}

@@ -1,0 +1,18 @@
+import type { LeakReportStore } from './leak-report-store.js'
+import type { RedisClient } from './redis-connection.js'
+import { redisKeys } from './redis-keys.js'
+import { storeCall } from './redis-store-call.js'
+
+/** Claims of leak reports on Redis: one expiring STRING each (SET NX PX), which Redis itself forgets. */
+export class RedisLeakReportStore implements LeakReportStore {
+  constructor(private readonly redis: RedisClient) {}
+
+  async claimReport(digest: string, ttlMs: number): Promise<boolean> {
+    const set = await storeCall(() => this.redis.set(redisKeys.leakReport(digest), '1', 'PX', ttlMs, 'NX'))
+    return set === 'OK'
+  }
+
+  async releaseReport(digest: string): Promise<void> {
+    await storeCall(() => this.redis.del(redisKeys.leakReport(digest)))
+  }
+}

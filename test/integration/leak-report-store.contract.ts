@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import type { LeakReportStore } from '../../shared/store/leak-report-store.js'
+
+const digest = () => randomBytes(32).toString('hex')
+
+/** The leak-report claims' contract (shared/store/leak-report-store.ts), run on every store. */
+export function leakReportStoreContract(reports: () => LeakReportStore): void {
+  describe('leak reports', () => {
+    it('claims a digest once while the claim holds', async () => {
+      const d = digest()
+      expect(await reports().claimReport(d, 60_000)).toBe(true)
+      expect(await reports().claimReport(d, 60_000)).toBe(false)
+      expect(await reports().claimReport(digest(), 60_000)).toBe(true)
+    })
+
+    it('gives one winner among claims made at once', async () => {
+      const d = digest()
+      const wins = await Promise.all(Array.from({ length: 8 }, () => reports().claimReport(d, 60_000)))
+      expect(wins.filter(Boolean)).toHaveLength(1)
+    })
+
+    it('claims a released digest again', async () => {
+      const d = digest()
+      await reports().claimReport(d, 60_000)
+      await reports().releaseReport(d)
+      expect(await reports().claimReport(d, 60_000)).toBe(true)
+    })
+
+    it('claims a digest again once its claim expired', async () => {
+      const d = digest()
+      expect(await reports().claimReport(d, 20)).toBe(true)
+      expect(await reports().claimReport(d, 20)).toBe(false)
+      const deadline = Date.now() + 2_000
+      let again = false
+      while (!again && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+        again = await reports().claimReport(d, 60_000)
+      }
+      expect(again).toBe(true)
+    })
+  })
+}

@@ -1,0 +1,267 @@
+import { createHash } from 'node:crypto'
+import bs58 from 'bs58'
+import { randomBytes } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newId } from '../../shared/ids.js'
+import { generateRootKey, hashKey } from '../../shared/key-material.js'
+import {
+  ManualClock,
+  openBackend,
+  startTestControlPlane,
+  TEST_ROOT_KEY,
+  type Backend,
+  type TestServer,
+} from '../support/apps.js'
+import { useRedisServer } from '../support/redis-server.js'
+import { metric } from '../support/server-probes.js'
+import {
+  newReportSigner,
+  signedHeaders,
+  startKeySetServer,
+  type KeySetServer,
+  type ReportSigner,
+} from '../support/secret-scanning.js'
+
+const redis = useRedisServer()
+const REPORT = '/v1/secret-scanning/github'
+const headers = { authorization: `Bearer ${TEST_ROOT_KEY}`, 'content-type': 'application/json' }
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/**
+ * GitHub's secret-scanning reports and keys.reportLeak on a control plane on Redis, the signing keys served by a local
+ * stand-in for GitHub's key endpoint. Each refusal is checked to change nothing.
+ */
+describe('leak reports', () => {
+  let backend: Backend
+  let controlPlane: TestServer
+  let keySet: KeySetServer
+  let signer: ReportSigner
+
+  beforeAll(async () => {
+    signer = newReportSigner('github-key-1')
+    keySet = await startKeySetServer([signer])
+    backend = await openBackend(redis.url)
+    controlPlane = await startTestControlPlane({ backend, secretScanningKeysUrl: keySet.url })
+  })
+  afterAll(async () => {
+    await controlPlane.close()
+    await backend.close()
+    await keySet.close()
+  })
+
+  const call = async (path: string, payload: object, auth = headers) => {
+    const response = await controlPlane.app.inject({ method: 'POST', url: path, headers: auth, payload })
+    return { status: response.statusCode, body: response.json() }
+  }
+  const post = async (operation: string, payload: object) => (await call(`/v1/${operation}`, payload)).body
+  const report = async (body: string, sent: Record<string, string>) => {
+    const response = await controlPlane.app.inject({ method: 'POST', url: REPORT, headers: sent, payload: body })
+    return { status: response.statusCode, body: response.json() }
+  }
+  const newKey = async () => {
+    const { apiId } = await post('apis.createApi', { name: 'leaky' })
+    const { keyId, key } = await post('keys.createKey', { apiId })
+    return { apiId, keyId, key: key as string }
+  }
+  const getKey = async (keyId: string) =>
+    (await controlPlane.app.inject({ method: 'GET', url: `/v1/keys.getKey?keyId=${keyId}`, headers })).json()
+  const found = (token: string) => ({
+    token,
+    type: 'keygate_api_key',
+    url: 'https://github.com/o/r/blob/c/f',
+    source: 'content',
+  })
+
+  it('disables a reported key, marks where it leaked, audits it, and labels every token', async () => {
+    const { apiId, keyId, key } = await newKey()
+    const wrongChecksum = `${key.slice(0, -1)}${key.endsWith('1') ? '2' : '1'}`
+    const unknown = `sk_${bs58.encode(randomBytes(16))}`
+    const body = JSON.stringify([found(key), found(wrongChecksum), found(unknown)])
+    const answer = await report(body, signedHeaders(signer, body))
+    expect(answer).toEqual({
+      status: 200,
+      body: [
+        { token_hash: sha256Hex(key), token_type: 'keygate_api_key', label: 'true_positive' },
+        { token_hash: sha256Hex(wrongChecksum), token_type: 'keygate_api_key', label: 'false_positive' },
+        { token_hash: sha256Hex(unknown), token_type: 'keygate_api_key', label: 'false_positive' },
+      ],
+    })
+    const record = await getKey(keyId)
+    expect(record.enabled).toBe(false)
+    expect(record.leaked).toEqual({
+      at: expect.any(Number),
+      url: 'https://github.com/o/r/blob/c/f',
+      source: 'content',
+      reporter: 'github',
+      action: 'disable',
+    })
+    expect((await post('keys.verifyKey', { key })).code).toBe('DISABLED')
+    const { entries } = (
+      await controlPlane.app.inject({ method: 'GET', url: `/v1/audit.list?keyId=${keyId}`, headers })
+    ).json()
+    expect(entries[0]).toMatchObject({
+      action: 'keys.reportLeak',
+      rootKeyId: 'github',
+      apiId,
+      keyId,
+      before: { enabled: true },
+      after: { enabled: false, leaked: { reporter: 'github' } },
+      context: { reporter: 'github', action: 'disable', source: 'content' },
+    })
+    expect(JSON.stringify(entries[0])).not.toContain(key)
+    expect(await metric(controlPlane, 'keygate_leak_reports_total', { label: 'true_positive' })).toBeGreaterThan(0)
+  })
+
+  it('refuses an unsigned, a tampered, a wrongly signed and an unknown-key report, changing nothing', async () => {
+    const { keyId, key } = await newKey()
+    const body = JSON.stringify([found(key)])
+    const signed = signedHeaders(signer, body)
+    const impostor = newReportSigner('github-key-1')
+    const cases: [string, string, Record<string, string>][] = [
+      ['unsigned', body, { 'content-type': 'application/json' }],
+      ['no signature', body, { ...signed, 'github-public-key-signature': '' }],
+      ['tampered', body.replace('content', 'commit'), signed],
+      ['another key signed it', body, signedHeaders(impostor, body)],
+      ['garbage signature', body, { ...signed, 'github-public-key-signature': 'bm90IGEgc2lnbmF0dXJl' }],
+      ['unknown key', body, { ...signed, 'github-public-key-identifier': 'no-such-key' }],
+    ]
+    for (const [name, sent, sentHeaders] of cases) {
+      const answer = await report(sent, sentHeaders)
+      expect(answer.status, name).toBe(401)
+      expect(answer.body.error.code, name).toBe('INVALID_SIGNATURE')
+    }
+    expect((await getKey(keyId)).enabled).toBe(true)
+    expect((await getKey(keyId)).leaked).toBeUndefined()
+    expect((await post('keys.verifyKey', { key })).valid).toBe(true)
+    expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'unknown_key' })).toBe(1)
+    expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'bad_signature' })).toBe(3)
+  })
+
+  it('asks the key endpoint again for an unknown identifier, at most once a minute', async () => {
+    const before = keySet.hits()
+    const body = JSON.stringify([found('sk_nothing')])
+    for (const identifier of ['unknown-a', 'unknown-b', 'unknown-c']) {
+      expect(
+        (await report(body, { ...signedHeaders(signer, body), 'github-public-key-identifier': identifier })).status,
+      ).toBe(401)
+    }
+    // The earlier test's unknown identifier made the last fetch less than a minute ago: none of these fetches.
+    expect(keySet.hits()).toBe(before)
+  })
+
+  it('refuses a report sent again, even re-signed, and does not act on it twice', async () => {
+    const { keyId, key } = await newKey()
+    const body = JSON.stringify([found(key)])
+    expect((await report(body, signedHeaders(signer, body))).status).toBe(200)
+    // The owner re-enables the key; the same report, replayed (with another valid signature of the same body), must
+    // not disable it again.
+    await post('keys.updateKey', { keyId, enabled: true })
+    const replayed = await report(body, signedHeaders(signer, body))
+    expect(replayed.status).toBe(409)
+    expect(replayed.body.error.code).toBe('CONFLICT')
+    expect((await getKey(keyId)).enabled).toBe(true)
+    // A new report of the same key (elsewhere) is acted on.
+    const again = JSON.stringify([{ ...found(key), url: 'https://github.com/o/r2/blob/c/f' }])
+    expect((await report(again, signedHeaders(signer, again))).status).toBe(200)
+    expect(await getKey(keyId)).toMatchObject({ enabled: false, leaked: { url: 'https://github.com/o/r2/blob/c/f' } })
+  })
+
+  it('answers a signed report that is not a list of tokens 400, and acts on none of it', async () => {
+    const { keyId, key } = await newKey()
+    for (const body of [
+      '{"token": "x"}',
+      'not json',
+      JSON.stringify([found(key), { type: 'x' }]),
+      JSON.stringify([{ ...found(key), url: 7 }]),
+    ]) {
+      const answer = await report(body, signedHeaders(signer, body))
+      expect(answer.status, body).toBe(400)
+      expect(answer.body.error.code).toBe('BAD_REQUEST')
+    }
+    expect((await getKey(keyId)).enabled).toBe(true)
+  })
+
+  it('answers 503, not 500, while the key endpoint fails, and acts once it answers', async () => {
+    const other = newReportSigner('github-key-2')
+    const { keyId, key } = await newKey()
+    const body = JSON.stringify([found(key)])
+    const down = await startKeySetServer([other])
+    down.status = 500
+    // The key set's clock: a failed fetch is tried again a minute later, not at once.
+    const clock = new ManualClock(Date.now())
+    const plane = await startTestControlPlane({ backend, secretScanningKeysUrl: down.url, clock })
+    try {
+      const send = () =>
+        plane.app.inject({ method: 'POST', url: REPORT, headers: signedHeaders(other, body), payload: body })
+      const refused = await send()
+      expect(refused.statusCode).toBe(503)
+      expect(refused.json().error.code).toBe('UNAVAILABLE')
+      expect((await getKey(keyId)).enabled).toBe(true)
+      down.status = 200
+      expect((await send()).statusCode).toBe(401)
+      expect(down.hits()).toBe(1)
+      clock.advance(60_000)
+      const accepted = await send()
+      expect(accepted.statusCode).toBe(200)
+      expect(accepted.json()[0].label).toBe('true_positive')
+      expect((await getKey(keyId)).enabled).toBe(false)
+    } finally {
+      await plane.close()
+      await down.close()
+    }
+  })
+
+  it('is not served when SECRET_SCANNING_KEYS_URL is off', async () => {
+    const plane = await startTestControlPlane({ backend, secretScanningKeysUrl: null })
+    try {
+      const body = JSON.stringify([found('x')])
+      const answer = await plane.app.inject({
+        method: 'POST',
+        url: REPORT,
+        headers: signedHeaders(signer, body),
+        payload: body,
+      })
+      expect(answer.statusCode).toBe(404)
+    } finally {
+      await plane.close()
+    }
+  })
+
+  describe('keys.reportLeak', () => {
+    const rootKeyWith = async (permissions: string[]) => {
+      const { key, hash } = generateRootKey()
+      await backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+      return key
+    }
+
+    it('acts as a GitHub report does, with the root key as reporter (v1 and v2)', async () => {
+      const { apiId, keyId, key } = await newKey()
+      const scanner = await rootKeyWith([`api.${apiId}.report_leak`])
+      const auth = { ...headers, authorization: `Bearer ${scanner}` }
+      const v1 = await call('/v1/keys.reportLeak', { key, url: 'https://paste.example/1', source: 'paste' }, auth)
+      expect(v1).toEqual({ status: 200, body: { keyId, apiId, action: 'disable' } })
+      expect((await getKey(keyId)).leaked).toMatchObject({
+        reporter: expect.stringMatching(/^rootkey:root_/),
+        source: 'paste',
+      })
+      const v2 = await call('/v2/keys.reportLeak', { key }, auth)
+      expect(v2.status).toBe(200)
+      expect(v2.body.data).toEqual({ keyId, apiId, action: 'disable' })
+    })
+
+    it('hides the key from a root key without report_leak on its api, and answers no key 404', async () => {
+      const { keyId, key } = await newKey()
+      const other = await rootKeyWith(['api.*.read_key', 'api.*.update_key', 'api.api_other.report_leak'])
+      const auth = { ...headers, authorization: `Bearer ${other}` }
+      const v1 = await call('/v1/keys.reportLeak', { key }, auth)
+      expect(v1.status).toBe(403)
+      expect(v1.body.error.code).toBe('INSUFFICIENT_PERMISSIONS')
+      const v2 = await call('/v2/keys.reportLeak', { key }, auth)
+      expect(v2.status).toBe(404)
+      expect((await getKey(keyId)).enabled).toBe(true)
+      const unknown = await call('/v1/keys.reportLeak', { key: `sk_${bs58.encode(randomBytes(16))}` })
+      expect(unknown.status).toBe(404)
+      expect(hashKey(key)).not.toBe('')
+    })
+  })
+})
