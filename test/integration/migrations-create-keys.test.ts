@@ -142,6 +142,15 @@ onBothStores('migrations.createKeys', {}, (stack) => {
       }
     })
 
+    it('imports by plaintext keys of the checksummed shape whose checksum matches, and keys of any other shape', async () => {
+      const apiId = await newApi()
+      const keys = [generateKey('sk_live').key, `sk_live_${'A'.repeat(22)}`, `${'A'.repeat(22)}_abc`]
+      const { status, body } = await importKeys(keys.map((plaintext) => ({ apiId, plaintext })))
+      expect(status, JSON.stringify(body)).toBe(200)
+      for (const [i, key] of keys.entries())
+        expect(await stack.verify({ key })).toMatchObject({ valid: true, keyId: body.keyIds[i] })
+    })
+
     it('takes a hash and the plaintext it was made from together', async () => {
       const apiId = await newApi()
       const key = generateKey(undefined).key
@@ -233,6 +242,12 @@ onBothStores('migrations.createKeys', {}, (stack) => {
         'a hash that is not that of the plaintext',
         { plaintext: 'sk_something' },
         '0.hash: is not the hash of plaintext',
+      ],
+      // Verifiers refuse it before any lookup: imported, it could never verify.
+      [
+        'a plaintext of the checksummed shape whose checksum does not match',
+        { hash: undefined, plaintext: `sk_live_${'A'.repeat(22)}_${'B'.repeat(6)}` },
+        '0.plaintext: has the shape of a checksummed key',
       ],
       ['an expiry in the past', { expires: 1_000 }, 'expires'],
       ['an unknown field', { recoverable: true }, 'recoverable'],
