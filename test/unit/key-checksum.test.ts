@@ -37,6 +37,9 @@ describe('checksummed keys', () => {
     expect(failsChecksum(generateRootKey().key)).toBe(false)
     expect(failsChecksum('zpka_0123456789abcdef0123456789abcdef_0a1b2c3d')).toBe(false)
     expect(failsChecksum('sk_live_4qJc9ZtWm1Xp7RbE')).toBe(false)
+    // A 6-character tail alone is not the format: the random part before it must be 20 base58 characters or more.
+    for (const other of ['my_api_key_ABCDEF', `${'A'.repeat(19)}_ABCDEF`, `sk_${'0'.repeat(22)}_ABCDEF`, 'x_ABCDEF'])
+      expect(failsChecksum(other), other).toBe(false)
   })
 
   // createKey takes 1–16 letters or digits, but rerollKey gives the new key the old one's prefix, and an imported key's
@@ -64,6 +67,15 @@ describe('checksummed keys', () => {
     expect(key.replace('a.b', 'axb')).not.toMatch(new RegExp(checksummedKeyPattern('a.b')))
     expect(generateKey('sk_live').key).not.toMatch(new RegExp(checksummedKeyPattern('sk')))
     expect(generateKey('xsk').key).not.toMatch(new RegExp(checksummedKeyPattern('sk')))
+  })
+
+  // What a scanner's validator (GitHub's partner programme asks for one) computes from the docs alone: CRC32 of the
+  // UTF-8 text, 6 base58 digits, most significant first, `1` for zero.
+  it('are the CRC32 of the UTF-8 text before the checksum, in base58 digits', () => {
+    expect(checksumOf('')).toBe('111111')
+    expect(checksumOf('sk_4qJc9ZtWm1Xp7RbEa3Kd5N')).toBe('2eAS9S')
+    expect(checksumOf('clé_4qJc9ZtWm1Xp7RbEa3Kd5N')).toBe('6fbRLf')
+    expect(failsChecksum('sk_4qJc9ZtWm1Xp7RbEa3Kd5N_2eAS9S')).toBe(false)
   })
 
   it('encodes the CRC32 at a fixed width, so every checksum is 6 characters', () => {
