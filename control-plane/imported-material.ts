@@ -1,9 +1,13 @@
 import { invalid, type ApiError } from '../shared/errors.js'
+import { failsChecksum } from '../shared/key-checksum.js'
 import { hashKey } from '../shared/key-material.js'
 import type { KeyMaterial } from './new-key-record.js'
 
 /** SHA-256 in standard base64: 43 characters and one `=`. */
 const SHA256_BASE64 = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/
+
+const CHECKSUM_MISMATCH =
+  'has the shape of a checksummed key (<prefix>_<random>_<6 base58 characters>) but its checksum does not match: it could never verify'
 
 /** Characters after the prefix that `start` keeps, as for generated keys. */
 const START_CHARS = 4
@@ -23,6 +27,8 @@ export interface GivenKey {
  */
 export function importedMaterial(key: GivenKey, at: string): KeyMaterial | ApiError {
   if (key.plaintext === undefined && key.hash === undefined) return invalid(at, 'give either plaintext or hash')
+  // Verifiers refuse such a key before looking it up (shared/key-checksum.ts): stored, it would never verify.
+  if (key.plaintext !== undefined && failsChecksum(key.plaintext)) return invalid(`${at}.plaintext`, CHECKSUM_MISMATCH)
   const problem = key.hash && importedHashProblem(key.hash.value, `${at}.hash.value`)
   if (problem) return problem
   const hash = key.plaintext === undefined ? key.hash!.value : hashKey(key.plaintext)

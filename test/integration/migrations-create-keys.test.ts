@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateKey, generateRootKey, hashKey } from '../../shared/key-material.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
+import { metric } from '../support/server-probes.js'
 
 /**
  * migrations.createKeys: importing keys that exist elsewhere, by plaintext or by SHA-256 hash. Organised as
@@ -123,6 +124,33 @@ onBothStores('migrations.createKeys', {}, (stack) => {
       expect(starts).toEqual(['sk_live_abcd', 'abcd', 'ab'])
     })
 
+    // rerollKey gives the new key the old one's prefix, read from its start, which an import may set to anything.
+    it('rerolls an imported key into a checksummed one, protected whatever prefix its start gives', async () => {
+      const apiId = await newApi()
+      for (const start of ['sk-live_abcd', 'averyveryverylongprefix_abcd', 'clé_abcd']) {
+        const { body } = await importKeys([byHash(apiId, someHash(), { start })])
+        const rerolled = await stack.post('keys.rerollKey', { keyId: body.keyIds[0] })
+        expect(rerolled.status, JSON.stringify(rerolled.body)).toBe(200)
+        const key: string = rerolled.body.key
+        expect(key.startsWith(start.slice(0, start.indexOf('_') + 1))).toBe(true)
+        expect(await stack.verify({ key })).toMatchObject({ valid: true, keyId: rerolled.body.keyId })
+        const refused = await metric(stack.verifier, 'keygate_verify_checksum_refusals_total')
+        const at = key.length - 10
+        const typo = key.slice(0, at) + (key[at] === 'a' ? 'b' : 'a') + key.slice(at + 1)
+        expect(await stack.verify({ key: typo })).toMatchObject({ valid: false, code: 'NOT_FOUND' })
+        expect(await metric(stack.verifier, 'keygate_verify_checksum_refusals_total')).toBe(refused + 1)
+      }
+    })
+
+    it('imports by plaintext keys of the checksummed shape whose checksum matches, and keys of any other shape', async () => {
+      const apiId = await newApi()
+      const keys = [generateKey('sk_live').key, `sk_live_${'A'.repeat(22)}`, `${'A'.repeat(22)}_abc`]
+      const { status, body } = await importKeys(keys.map((plaintext) => ({ apiId, plaintext })))
+      expect(status, JSON.stringify(body)).toBe(200)
+      for (const [i, key] of keys.entries())
+        expect(await stack.verify({ key })).toMatchObject({ valid: true, keyId: body.keyIds[i] })
+    })
+
     it('takes a hash and the plaintext it was made from together', async () => {
       const apiId = await newApi()
       const key = generateKey(undefined).key
@@ -214,6 +242,12 @@ onBothStores('migrations.createKeys', {}, (stack) => {
         'a hash that is not that of the plaintext',
         { plaintext: 'sk_something' },
         '0.hash: is not the hash of plaintext',
+      ],
+      // Verifiers refuse it before any lookup: imported, it could never verify.
+      [
+        'a plaintext of the checksummed shape whose checksum does not match',
+        { hash: undefined, plaintext: `sk_live_${'A'.repeat(22)}_${'B'.repeat(6)}` },
+        '0.plaintext: has the shape of a checksummed key',
       ],
       ['an expiry in the past', { expires: 1_000 }, 'expires'],
       ['an unknown field', { recoverable: true }, 'recoverable'],
