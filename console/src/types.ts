@@ -36,6 +36,8 @@ export interface Key {
   permissions?: string[]
   roles?: string[]
   identity?: { id: string; externalId: string; meta?: Record<string, unknown> }
+  /** Set when the key was reported leaked (docs/leaked-keys.md). */
+  leaked?: { at: number; url?: string; source?: string; reporter: string; action: 'notify' | 'disable' | 'delete' }
 }
 
 export interface KeyPage {

@@ -76,9 +76,13 @@ export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlane
           request.log.warn({ err }, 'secret-scanning keys could not be fetched')
           throw new ApiError('UNAVAILABLE', 'the keys that sign leak reports cannot be fetched now; send it again')
         })
-        if (!key) refuse('unknown_key', new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Identifier names no known key'))
+        if (!key)
+          refuse('unknown_key', new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Identifier names no known key'))
         if (!signs(key!, body, signature as string)) {
-          refuse('bad_signature', new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Signature does not sign this body'))
+          refuse(
+            'bad_signature',
+            new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Signature does not sign this body'),
+          )
         }
         const reports = reportsOf(body, refuse)
         const digest = createHash('sha256').update(body).digest('hex')

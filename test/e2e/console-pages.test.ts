@@ -282,6 +282,39 @@ describe('the console on keygate dev', () => {
     expect(problems).toEqual([])
   }, 60_000)
 
+  it('marks a key reported leaked on the keys table and its page, where it leaked shown as text', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'leaky api' })
+    const { keyId, key } = await admin('keys.createKey', { apiId, name: 'leaked one' })
+    await admin('keys.createKey', { apiId, name: 'safe one' })
+    const where = 'javascript:window.__xss=1'
+    await admin('keys.reportLeak', { key, url: where, source: XSS })
+    const page = await signedIn()
+    const problems = watchProblems(page)
+    await page.goto(`${dev.url}/console#/apis/${apiId}`)
+    const leakedRow = page.getByRole('row', { name: /leaked one/ })
+    await leakedRow.getByText('leaked', { exact: true }).waitFor()
+    expect(await leakedRow.getByText('disabled', { exact: true }).count()).toBe(1)
+    expect(
+      await page
+        .getByRole('row', { name: /safe one/ })
+        .getByText('leaked', { exact: true })
+        .count(),
+    ).toBe(0)
+    await leakedRow.getByRole('link', { name: 'leaked one' }).click()
+    const shown = page.locator('dl.fields', { hasText: 'reported by' })
+    await shown.waitFor()
+    expect(await shown.innerText()).toContain(`at ${where} (${XSS})`)
+    expect(await shown.innerText()).toContain('reported by rootkey:')
+    // The place is text: no link to it, nothing run from it.
+    expect(await page.locator(`a[href^="javascript:"]`).count()).toBe(0)
+    await page.waitForTimeout(300)
+    expect(await page.evaluate<number | undefined>('window.__xss')).toBeUndefined()
+    expect(await page.locator('img').count()).toBe(0)
+    await expectAccessible(page, 'a leaked key')
+    expect(problems).toEqual([])
+    expect(keyId).toMatch(/^key_/)
+  }, 60_000)
+
   it('says in words what a root key may not do (403), instead of breaking', async () => {
     const { apiId } = await admin('apis.createApi', { name: 'guarded' })
     const { key } = await admin('rootKeys.createRootKey', { name: 'reader', permissions: ['api.*.read_api'] })

@@ -2,11 +2,34 @@ import { formatCredits, formatExpiry, formatTime } from '../format.js'
 import { hrefOf } from '../router.js'
 import type { Key } from '../types.js'
 
-/** A key's state at a glance: enabled or disabled, and expired when its time has passed. */
+/** A key's state at a glance: enabled or disabled, expired when its time has passed, and leaked when reported. */
 export function KeyState({ keyRecord, now = Date.now() }: { keyRecord: Key; now?: number }) {
-  if (!keyRecord.enabled) return <span class="badge off">disabled</span>
-  if (keyRecord.expires !== undefined && keyRecord.expires <= now) return <span class="badge off">expired</span>
-  return <span class="badge on">enabled</span>
+  const leaked = keyRecord.leaked ? (
+    <>
+      {' '}
+      <span class="badge leaked">leaked</span>
+    </>
+  ) : null
+  if (!keyRecord.enabled)
+    return (
+      <>
+        <span class="badge off">disabled</span>
+        {leaked}
+      </>
+    )
+  if (keyRecord.expires !== undefined && keyRecord.expires <= now)
+    return (
+      <>
+        <span class="badge off">expired</span>
+        {leaked}
+      </>
+    )
+  return (
+    <>
+      <span class="badge on">enabled</span>
+      {leaked}
+    </>
+  )
 }
 
 /** The keys table: one row per key, with a checkbox each for the bulk actions. */

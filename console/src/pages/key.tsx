@@ -142,6 +142,26 @@ export function KeyPageView({ api, keyId }: { api: KeygateApi; keyId: string }) 
   )
 }
 
+/**
+ * Where and when the key was reported leaked. The place is shown as text, never a link: a reporter names it, and a
+ * `javascript:` URL must not become something to click.
+ */
+function LeakNote({ leaked }: { leaked: NonNullable<Key['leaked']> }) {
+  const done = { notify: 'kept enabled', disable: 'disabled', delete: 'deleted' }[leaked.action]
+  return (
+    <span>
+      {formatTime(leaked.at)}, reported by <span class="mono">{leaked.reporter}</span> ({done})
+      {leaked.url ? (
+        <>
+          {' '}
+          at <span class="mono">{leaked.url}</span>
+        </>
+      ) : null}
+      {leaked.source ? ` (${leaked.source})` : null}
+    </span>
+  )
+}
+
 function KeyFields({ record }: { record: Key }) {
   const refill = record.refill
     ? `${record.refill.amount} ${record.refill.interval}${record.refill.refillDay ? ` (day ${record.refill.refillDay})` : ''}`
@@ -153,6 +173,7 @@ function KeyFields({ record }: { record: Key }) {
     <Fields
       rows={[
         ['State', <KeyState keyRecord={record} />],
+        ['Leaked', record.leaked ? <LeakNote leaked={record.leaked} /> : undefined],
         ['Key id', <span class="mono">{record.id}</span>],
         ['Start', <span class="mono">{record.start}…</span>],
         ['Name', record.name],

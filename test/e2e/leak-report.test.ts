@@ -1,0 +1,92 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { newReportSigner, signedHeaders, startKeySetServer, type KeySetServer } from '../support/secret-scanning.js'
+import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
+import { useRedisServer } from '../support/redis-server.js'
+
+const ROOT_KEY = 'leak-report-root-key-0123456789'
+const MAX_STALENESS_MS = 2_000
+const post = jsonPoster(ROOT_KEY)
+const redis = useRedisServer()
+const running: KeygateProcess[] = []
+let keySet: KeySetServer | undefined
+afterAll(async () => {
+  await Promise.all(running.map((process) => process.stop()))
+  await keySet?.close()
+})
+
+/**
+ * GitHub's secret scanning end to end, on real processes: a control plane trusting the keys a local stand-in for
+ * GitHub publishes, and two verifiers. A signed report disables the key on both within the revocation bound; a
+ * tampered, an unknown-key and a replayed report change nothing.
+ */
+describe('a leak report from GitHub, on a control plane and two verifiers', () => {
+  it('disables the key everywhere within the bound, and refuses tampered, unknown-key and replayed reports', async () => {
+    const signer = newReportSigner('github-e2e-key')
+    keySet = await startKeySetServer([signer])
+    const env = {
+      REDIS_URL: redis.url,
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'warn',
+      MAX_STALENESS_MS: String(MAX_STALENESS_MS),
+      POLL_INTERVAL_MS: '250',
+    }
+    const [controlPlane, ...verifiers] = await Promise.all([
+      startKeygate(['control-plane'], { ...env, SECRET_SCANNING_KEYS_URL: keySet.url }),
+      startKeygate(['verifier'], env),
+      startKeygate(['verifier'], env),
+    ])
+    running.push(controlPlane, ...verifiers)
+    const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'public repo' })
+    const { body: leaked } = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
+    const { body: bystander } = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
+    const code = async (verifier: KeygateProcess, key: string) =>
+      (await post(verifier.url, 'keys.verifyKey', { key }, false)).body.code as string
+    for (const verifier of verifiers) expect(await code(verifier, leaked.key)).toBe('VALID')
+
+    const send = async (body: string, headers: Record<string, string>) => {
+      const answer = await fetch(`${controlPlane.url}/v1/secret-scanning/github`, { method: 'POST', headers, body })
+      return { status: answer.status, body: (await answer.json()) as any }
+    }
+    const report = JSON.stringify([
+      { token: leaked.key, type: 'keygate_key', url: 'https://github.com/o/r/blob/main/.env', source: 'content' },
+    ])
+    // Refused before anything is done: a body other than the one signed, and a key GitHub does not publish.
+    const tampered = report.replace('.env', '.env.example')
+    expect((await send(tampered, signedHeaders(signer, report))).status).toBe(401)
+    const stranger = newReportSigner('not-published')
+    expect((await send(report, signedHeaders(stranger, report))).status).toBe(401)
+    for (const verifier of verifiers) expect(await code(verifier, leaked.key)).toBe('VALID')
+
+    const sentAt = Date.now()
+    const accepted = await send(report, signedHeaders(signer, report))
+    const answeredAt = Date.now()
+    expect(accepted.status).toBe(200)
+    expect(accepted.body).toEqual([
+      { token_hash: expect.any(String), token_type: 'keygate_key', label: 'true_positive' },
+    ])
+    // Every verifier refuses it from within the bound of the answer, and keeps refusing it.
+    for (const [i, verifier] of verifiers.entries()) {
+      let refusedAt: number | undefined
+      while (refusedAt === undefined) {
+        if ((await code(verifier, leaked.key)) === 'DISABLED') refusedAt = Date.now()
+        else if (Date.now() > answeredAt + MAX_STALENESS_MS + 1_000) break
+        else await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      expect(refusedAt, `verifier ${i} refuses the leaked key`).toBeDefined()
+      expect(refusedAt! - answeredAt).toBeLessThanOrEqual(MAX_STALENESS_MS)
+      console.log(`leak report: verifier ${i} refused the key ${refusedAt! - sentAt} ms after the report was sent`)
+      expect(await code(verifier, bystander.key)).toBe('VALID')
+    }
+
+    // Re-enabled by its owner, the key is not disabled again by the same report sent again.
+    await post(controlPlane.url, 'keys.updateKey', { keyId: leaked.keyId, enabled: true })
+    expect((await send(report, signedHeaders(signer, report))).status).toBe(409)
+    const { body: record } = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${leaked.keyId}`, {
+      headers: { authorization: `Bearer ${ROOT_KEY}` },
+    }).then(async (answer) => ({ body: (await answer.json()) as any }))
+    expect(record).toMatchObject({
+      enabled: true,
+      leaked: { reporter: 'github', action: 'disable', source: 'content' },
+    })
+  }, 60_000)
+})
