@@ -51,7 +51,7 @@ export async function actOnLeak(
     reporter: reporter.name,
     action,
   }
-  let after: KeyRecord | null = null
+  let after: KeyRecord | null
   try {
     // The mark first, in the same write as the disable: a delete then follows, so `key.leaked` is derived from a
     // record that said where it leaked, whatever the policy.
@@ -60,11 +60,8 @@ export async function actOnLeak(
       action === 'notify' ? { leaked } : { leaked, enabled: false },
       () => {},
     )
-    after = write.record
-    if (action === 'delete') {
-      await deps.writes.deleteKey(record.id)
-      after = null
-    }
+    after = action === 'delete' ? null : write.record
+    if (action === 'delete') await deps.writes.deleteKey(record.id)
   } catch (err) {
     // Deleted since it was found: nothing of it is left to protect.
     if (err instanceof ApiError && err.code === 'NOT_FOUND') return { label: 'false_positive' }

@@ -1,5 +1,5 @@
 import { v1Route } from '../../management-route.js'
-import { ReportLeakAnswer, ReportLeakBody } from './report-leak.body.js'
+import { ReportLeakAnswer, ReportLeakBody } from '../../schemas/leak-schemas.js'
 import { reportLeak } from './report-leak.js'
 
 /** Keygate's keys.reportLeak on v1: a key the root key may not act on is a 404, as one that does not exist. */

@@ -1,5 +1,5 @@
 import { v2Route } from '../../management-route.js'
-import { ReportLeakAnswer, ReportLeakBody } from './report-leak.body.js'
+import { ReportLeakAnswer, ReportLeakBody } from '../../schemas/leak-schemas.js'
 import { reportLeak } from './report-leak.js'
 
 /** Keygate's keys.reportLeak on v2, answered in v2's envelope. */
