@@ -33,5 +33,6 @@ export function toKeyResponse(record: KeyRecord, context: KeyContext) {
       externalId: context.identity.externalId,
       meta: context.identity.meta,
     },
+    ipWhitelist: record.ipAllowlist,
   }
 }
