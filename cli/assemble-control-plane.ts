@@ -1,4 +1,4 @@
-import type { CacheSettings, GatewayPolicy, SyncSettings } from '../shared/config/settings.js'
+import type { CacheSettings, ClientAddressSettings, GatewayPolicy, SyncSettings } from '../shared/config/settings.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { registerIndex, type ServerIndex } from '../shared/http/index-route.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
@@ -31,6 +31,8 @@ export interface ControlPlaneSettings {
   docsBaseUrl: string
   cache: CacheSettings
   sync: SyncSettings
+  /** Which address a request is from, for allow-lists on its verifyKey (default: the socket's). */
+  clientAddress?: ClientAddressSettings | undefined
   /** KEYGATE_ROOT_KEY: a root key with every permission, compared by hash. */
   bootstrapRootKey: string | undefined
   /** Management calls per root key per minute (0 or absent: no limit). */

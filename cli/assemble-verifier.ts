@@ -1,6 +1,12 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
-import type { GatewayPolicy, CacheSettings, ProxySettings, SyncSettings } from '../shared/config/settings.js'
+import type {
+  GatewayPolicy,
+  CacheSettings,
+  ClientAddressSettings,
+  ProxySettings,
+  SyncSettings,
+} from '../shared/config/settings.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
 import type { KeygateServer } from '../shared/http/build-server.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
@@ -34,6 +40,8 @@ export interface VerifierSettings {
   bootstrapRootKey?: string | undefined
   cache: CacheSettings
   sync: SyncSettings
+  /** Which address a request is from, for allow-lists (default: the socket's). */
+  clientAddress?: ClientAddressSettings | undefined
   gateway: GatewayPolicy
   /** Reverse-proxy mode. */
   proxy?: ProxySettings | undefined
@@ -100,11 +108,12 @@ export async function assembleVerifier(
 /** The one place a KeyVerifier is made, for the verifier and for the control plane's own verifyKey. */
 export function keyVerifierOf(
   parts: ProcessParts<VerifierStore>,
-  settings: Pick<VerifierSettings, 'cache' | 'sync'>,
+  settings: Pick<VerifierSettings, 'cache' | 'sync' | 'clientAddress'>,
   registry: ReturnType<typeof createMetricsRegistry>['registry'],
 ): KeyVerifier {
   const { store, feed, clock, elapsed, log } = parts
-  return new KeyVerifier({ store, feed, clock, elapsed, log, registry, cache: settings.cache, sync: settings.sync })
+  const { cache, sync, clientAddress } = settings
+  return new KeyVerifier({ store, feed, clock, elapsed, log, registry, cache, sync, clientAddress })
 }
 
 /**

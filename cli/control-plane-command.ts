@@ -23,6 +23,7 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
       docsBaseUrl: config.docsBaseUrl,
       cache: config.cache,
       sync: config.sync,
+      clientAddress: config.clientAddress,
       bootstrapRootKey: config.rootKey,
       managementRateLimit: config.managementRateLimit,
       webhookPolicy: config.webhooks,

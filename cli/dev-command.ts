@@ -39,6 +39,7 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
       docsBaseUrl: config.docsBaseUrl,
       cache: config.cache,
       sync: config.sync,
+      clientAddress: config.clientAddress,
       bootstrapRootKey: rootKey,
       managementRateLimit: config.managementRateLimit,
       webhookPolicy: config.webhooks,

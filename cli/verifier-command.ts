@@ -23,6 +23,7 @@ export async function startVerifier(config: VerifierConfig, log: Logger): Promis
       bootstrapRootKey: config.rootKey,
       cache: config.cache,
       sync: config.sync,
+      clientAddress: config.clientAddress,
       gateway: config.gateway,
       proxy: config.proxy,
     },

@@ -5,6 +5,7 @@ import type { ManagementStore } from '../shared/store/management-store.js'
 import { AuditLog } from './audit-log.js'
 import { limitManagementCalls } from './management-rate-limit.js'
 import { KeyWrites, type WriteListener } from './key-writes.js'
+import { ApiSettingsRecords } from './api-settings.js'
 import type { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
 import { decoratePrincipal } from '../shared/http/request-principal.js'
 import { RootKeys } from './root-keys.js'
@@ -76,7 +77,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   const identities = new Identities(deps.store.entities, deps.clock, deps.onWrite)
   const namespaces = new RatelimitNamespaces(deps.store.entities, deps.clock, deps.onWrite)
   const overrides = new RatelimitOverrides(deps.store.entities, namespaces, deps.clock, deps.onWrite)
-  const writes = new KeyWrites(deps, deps.onWrite)
+  const apiSettings = new ApiSettingsRecords(deps.store.entities, deps.onWrite)
+  const writes = new KeyWrites(deps, deps.onWrite, apiSettings)
   const routeDeps: ControlPlaneDeps = {
     store: deps.store,
     audit,
@@ -86,6 +88,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     overrides,
     identities,
     writes,
+    apiSettings,
     ratelimits: deps.ratelimits,
     webhookPolicy: deps.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY,
     hostLookup: deps.hostLookup ?? dnsLookup,

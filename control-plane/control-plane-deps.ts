@@ -8,6 +8,7 @@ import type { RatelimitNamespaces } from './ratelimit-namespaces.js'
 import type { RatelimitOverrides } from './ratelimit-overrides.js'
 import type { Identities } from './identities.js'
 import type { KeyWrites } from './key-writes.js'
+import type { ApiSettingsRecords } from './api-settings.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import type { HostLookup } from './webhooks/address-policy.js'
 import type { WebhookPolicy } from './webhooks/webhook-policy.js'
@@ -24,6 +25,8 @@ export interface ControlPlaneDeps {
   identities: Identities
   /** Key writes that take more than one store call. */
   writes: KeyWrites
+  /** Apis' settings (IP allow-list, leak policy): entities of their own. */
+  apiSettings: ApiSettingsRecords
   /** ratelimits.limit's core: the process's verifier's. */
   ratelimits: NamespaceLimits
   /** What operators allow of webhook endpoints. */

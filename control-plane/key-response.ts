@@ -34,5 +34,6 @@ export function toKeyResponse(record: KeyRecord, context: KeyContext) {
       meta: context.identity.meta,
     },
     leaked: record.leaked,
+    ipWhitelist: record.ipAllowlist,
   }
 }

@@ -2,6 +2,7 @@ import { ApiError, WriteConflictError, notFound } from '../shared/errors.js'
 import type { KeyPatch, KeyRecord, NewKeyRecord } from '../shared/records.js'
 import type { KeyWrite } from '../shared/store/api-key-store.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
+import type { ApiSettingsRecords } from './api-settings.js'
 
 /** Told of every change this control plane writes (a key's or an entity's), as soon as the store has it. */
 export type WriteListener = (write: Pick<KeyWrite, 'event'>) => void
@@ -14,6 +15,7 @@ export class KeyWrites {
   constructor(
     private readonly deps: Pick<ControlPlaneDeps, 'store' | 'clock' | 'log'>,
     private readonly onWrite: WriteListener,
+    private readonly apiSettings: Pick<ApiSettingsRecords, 'delete'>,
   ) {}
 
   async createKey(record: NewKeyRecord): Promise<KeyWrite> {
@@ -68,11 +70,15 @@ export class KeyWrites {
     return write
   }
 
-  /** Deletes every key of the api, then the api. A retry after a crash finishes the job. */
+  /**
+   * Deletes every key of the api, then its settings (which its keys verified under until then), then the api. A retry
+   * after a crash finishes the job.
+   */
   async deleteApi(apiId: string): Promise<void> {
     const { store } = this.deps
     if (!(await store.keys.markApiDeleting(apiId))) throw notFound('api', `api ${apiId} not found`)
     await this.deleteAllKeys(apiId)
+    await this.apiSettings.delete(apiId)
     await store.keys.removeApi(apiId)
     this.deps.log.info({ apiId }, 'api deleted')
   }

@@ -1,5 +1,6 @@
 import type { IdentityRecord } from './identity.js'
 import { identityAddress, type NamedRateLimit } from './identity.js'
+import type { AddressRule } from './address-rule.js'
 import { keyLimitsOf, type KeyLimits } from './key-limits.js'
 import type { RateLimitConfig } from './ratelimit.js'
 import { permissionAddress, roleAddress, type PermissionRecord, type RoleRecord } from './rbac.js'
@@ -25,6 +26,11 @@ export interface KeyContext {
   identity?: IdentityRecord
   /** The rate limits its verifications may use (key-limits.ts); absent when it has none and no identity. */
   limits?: KeyLimits
+  /**
+   * The allow-lists the client's address must pass: the key's and its api's (verify-context.ts resolves them for
+   * verifications; management reads leave them out). Absent when neither has one.
+   */
+  addresses?: AddressRule
 }
 
 export const EMPTY_CONTEXT: KeyContext = Object.freeze({ permissions: [], roles: [] })

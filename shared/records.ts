@@ -44,6 +44,11 @@ export interface KeyRecord {
   permissionIds?: string[]
   /** Ids of the key's roles, sorted, unique: each grants its permissions, resolved the same way. */
   roleIds?: string[]
+  /**
+   * The addresses the key may be verified from: normalised CIDR ranges (shared/ip-allowlist.ts), never empty. Absent:
+   * any address (its api's list, if it has one, still applies).
+   */
+  ipAllowlist?: string[]
   enabled: boolean
   /** The key this one replaced (keys.rerollKey), so that the change that created it can be told as a reroll. */
   rerolledFrom?: string
@@ -74,6 +79,8 @@ export interface KeyPatch {
   /** Full replacement (ids); [] removes them all. */
   permissionIds?: string[]
   roleIds?: string[]
+  /** Full replacement (normalised); [] or null removes the list. */
+  ipAllowlist?: string[] | null
   enabled?: boolean
   /** Written by leak reports only (control-plane/leaks/act-on-leak.ts). */
   leaked?: LeakMark | null
@@ -117,9 +124,11 @@ export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number)
     if (value === null) delete next[field]
     else if (value !== undefined) (next as Record<string, unknown>)[field] = value
   }
-  if (patch.ratelimits !== undefined) {
-    if (patch.ratelimits === null || patch.ratelimits.length === 0) delete next.ratelimits
-    else next.ratelimits = patch.ratelimits
+  for (const field of ['ratelimits', 'ipAllowlist'] as const) {
+    const list = patch[field]
+    if (list === undefined) continue
+    if (list === null || list.length === 0) delete next[field]
+    else (next as Record<string, unknown>)[field] = list
   }
   for (const field of ['permissionIds', 'roleIds'] as const) {
     const names = patch[field]

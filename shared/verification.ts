@@ -4,7 +4,11 @@ import type { KeyContext } from './key-context.js'
 import type { KeyRecord } from './records.js'
 import type { NamedRateLimit } from './identity.js'
 
-/** Verdict codes in the order they are checked (README.md, "API": verifyKey's codes). */
+/**
+ * Verdict codes in the order they are checked (docs/api.md, "Verification"), but for FORBIDDEN, which has two causes
+ * checked at two places, as Unkey checks them: another api than the one asked about (before EXPIRED), and a client
+ * address outside the key's or its api's allow-list (after EXPIRED, before INSUFFICIENT_PERMISSIONS).
+ */
 export type VerdictCode =
   | 'NOT_FOUND'
   | 'DISABLED'
@@ -91,14 +95,16 @@ const NOT_FOUND: Verdict = frozenWithMemo({ valid: false, code: 'NOT_FOUND' })
 
 /**
  * The verification rules: one pure function of the record (null = no such key), what it is granted (resolved
- * from its roles, permissions and identity: key-context.ts), the request and the clock. Every verifier and the
- * control plane answer through it, so they cannot disagree.
+ * from its roles, permissions and identity: key-context.ts), the request, the clock, and whether the request's client
+ * address passes the key's and its api's allow-lists (address-rule.ts: the caller knows the address, and asks only
+ * when `context.addresses` is set). Every verifier and the control plane answer through it, so they cannot disagree.
  */
 export function verify(
   record: Omit<KeyRecord, 'start' | 'createdAt' | 'updatedAt'> | null,
   context: KeyContext,
   request: VerifyRequest,
   nowMs: number,
+  addressAllowed = true,
 ): Verdict {
   if (record === null) return NOT_FOUND
   const code: VerdictCode = !record.enabled
@@ -107,9 +113,11 @@ export function verify(
       ? 'FORBIDDEN'
       : record.expires !== undefined && nowMs >= record.expires
         ? 'EXPIRED'
-        : request.permissions !== undefined && !satisfies(context.permissions, request.permissions)
-          ? 'INSUFFICIENT_PERMISSIONS'
-          : 'VALID'
+        : !addressAllowed
+          ? 'FORBIDDEN'
+          : request.permissions !== undefined && !satisfies(context.permissions, request.permissions)
+            ? 'INSUFFICIENT_PERMISSIONS'
+            : 'VALID'
   return {
     valid: code === 'VALID',
     code,

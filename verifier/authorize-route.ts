@@ -9,6 +9,7 @@ import type { GatewayPolicy } from '../shared/config/settings.js'
 import { readGatewayRequest, type GatewayCheck } from './gateway-request.js'
 import type { FastHeaderRoute } from '../shared/http/fast-header-route.js'
 import type { KeyVerifier } from './key-verifier.js'
+import type { AddressedRequest } from '../shared/client-address.js'
 import { gatewayAnswer, refusalMessage, unavailable, type GatewayAnswer } from './verdict-status.js'
 
 /**
@@ -63,7 +64,7 @@ export function registerAuthorize(
           .headers(answer.headers)
           .send(errorBody({ code: answer.code, message }, request.id, docsBaseFor(docsBaseUrl, request.raw)))
       }
-      const answer = await answerOf(verifier, check)
+      const answer = await answerOf(verifier, check, request.raw)
       return reply.code(answer.status).headers(answer.headers).send()
     }
     // Envoy's ext_authz appends the original path to its path_prefix: /v1/authorize/<anything> is the same check.
@@ -80,9 +81,9 @@ export function registerAuthorize(
 export function authorizeFastRoute(verifier: KeyVerifier, policy: GatewayPolicy): FastHeaderRoute {
   return {
     url: '/v1/authorize',
-    answer(headers) {
-      const check = readGatewayRequest(headers, policy, true)
-      return check.noApi ? undefined : answerOf(verifier, check)
+    answer(request) {
+      const check = readGatewayRequest(request.headers, policy, true)
+      return check.noApi ? undefined : answerOf(verifier, check, request)
     },
   }
 }
@@ -91,10 +92,18 @@ export function authorizeFastRoute(verifier: KeyVerifier, policy: GatewayPolicy)
 // verdict's memo under this symbol, unless it depends on the clock (Retry-After), which only limits and credits do.
 const GATEWAY_ANSWER = Symbol('gateway answer')
 
-/** A gateway's answer for a request that names its api (or may use any): status and X-Keygate-* headers. */
-function answerOf(verifier: KeyVerifier, check: GatewayCheck): GatewayAnswer | Promise<GatewayAnswer> {
+/**
+ * A gateway's answer for a request that names its api (or may use any): status and X-Keygate-* headers. The client's
+ * address is the request's: the gateway's own, or (CLIENT_ADDRESS=forwarded, the gateway trusted) the client its
+ * X-Forwarded-For names.
+ */
+function answerOf(
+  verifier: KeyVerifier,
+  check: GatewayCheck,
+  request: AddressedRequest,
+): GatewayAnswer | Promise<GatewayAnswer> {
   if (check.key === undefined) return gatewayAnswer({ code: 'MISSING_KEY' }, verifier.now())
-  const verdict = verifier.verify(check.key, check.request)
+  const verdict = verifier.verify(check.key, check.request, request)
   if (verdict instanceof Promise) {
     return verdict.then(
       (value) => gatewayAnswer(value, verifier.now()),

@@ -19,11 +19,18 @@ export interface CachedKey extends Omit<KeyRecord, 'start' | 'createdAt' | 'upda
   resolved?: { generation: number; context: KeyContext }
   /**
    * The last verdict of a plain request (no permissions, limits or costs named; an api or not), frozen, with what
-   * it was decided on: reused while the context, the api asked about and expiry are the same, so that an unchanged
+   * it was decided on: reused while the context, the api asked about, expiry and whether the client's address was
+   * allowed are the same, so that an unchanged
    * key answers the same object every time (and is serialised once: shared/http/fast-route.ts). `usage` is where
    * the key's verifications are being counted (usage-recorder.ts): a memoised answer is counted without a look-up.
    */
-  verdict?: { context: KeyContext; apiId: string | undefined; expired: boolean; verdict: Verdict } & UsageCellHolder
+  verdict?: {
+    context: KeyContext
+    apiId: string | undefined
+    expired: boolean
+    allowed: boolean
+    verdict: Verdict
+  } & UsageCellHolder
 }
 
 // Api ids repeat across every key of an api: one string each, for as many apis as a verifier plausibly sees.
@@ -53,6 +60,7 @@ type OptionalField =
   | 'environment'
   | 'permissionIds'
   | 'roleIds'
+  | 'ipAllowlist'
 type Listed = 'id' | 'hash' | 'apiId' | 'enabled' | 'rev' | 'resolved' | 'verdict' | OptionalField
 const everyFieldListed: Exclude<keyof CachedKey, Listed> extends never ? true : never = true
 void everyFieldListed
@@ -82,5 +90,6 @@ export function toCachedKey(record: Omit<CachedKey, 'resolved' | 'verdict'>): Ca
   if (record.environment !== undefined) key.environment = record.environment
   if (record.permissionIds !== undefined) key.permissionIds = record.permissionIds
   if (record.roleIds !== undefined) key.roleIds = record.roleIds
+  if (record.ipAllowlist !== undefined) key.ipAllowlist = record.ipAllowlist
   return key
 }

@@ -15,12 +15,21 @@ import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { verify, type Verdict, type VerifyRequest } from '../shared/verification.js'
 import { frozenWithMemo } from '../shared/frozen-memo.js'
 import { isEntityAddress, type StoredEntity } from '../shared/entity.js'
-import { EMPTY_CONTEXT, resolveKeyContext, type EntityLookup, type KeyContext } from '../shared/key-context.js'
+import { EMPTY_CONTEXT, type EntityLookup, type KeyContext } from '../shared/key-context.js'
+import { resolveVerifyContext } from '../shared/verify-context.js'
+import { addressAllowed } from '../shared/address-rule.js'
+import { clientAddressOf, type AddressedRequest, type ClientAddressOf } from '../shared/client-address.js'
 import { StoreUnavailableError } from '../shared/errors.js'
 import { UnknownLimitError } from './unknown-limit-error.js'
 import { EntityCache } from './entity-cache.js'
 import { RecordLookup } from './record-lookup.js'
-import type { CacheSettings, OnStale, SyncSettings } from '../shared/config/settings.js'
+import {
+  SOCKET_ADDRESS,
+  type CacheSettings,
+  type ClientAddressSettings,
+  type OnStale,
+  type SyncSettings,
+} from '../shared/config/settings.js'
 import { KeyCache } from './key-cache.js'
 import { KeyLookup } from './key-lookup.js'
 import { KnownHashes } from './known-hashes.js'
@@ -39,6 +48,8 @@ export interface KeyVerifierDeps {
   registry: Registry
   cache: CacheSettings
   sync: SyncSettings
+  /** Which address a request is from, for allow-lists (default: the socket's). */
+  clientAddress?: ClientAddressSettings | undefined
 }
 
 /**
@@ -61,10 +72,12 @@ export class KeyVerifier {
   private readonly storedKeys: VerifierStore['keys']
   private readonly limiter: RateLimiter
   private readonly usage: UsageRecorder
+  private readonly addressOf: ClientAddressOf
   readonly metrics: VerifierMetrics
 
   constructor(deps: KeyVerifierDeps) {
     this.clock = deps.clock
+    this.addressOf = clientAddressOf(deps.clientAddress ?? SOCKET_ADDRESS)
     this.onStale = deps.sync.onStale
     this.storedKeys = deps.store.keys
     // Every flush writes two counters per key verified since the last: every 5 s rather than every poll keeps
@@ -201,11 +214,18 @@ export class KeyVerifier {
 
   /**
    * The verdict for `key` under `request`: synchronous on a cache hit, a promise only when the store must be read.
-   * `visible`, for a caller that may see only keys of the apis it accepts (v2's verifyKey: a root key's reach): any
-   * other key answers NOT_FOUND, as one that does not exist — decided before anything of it is resolved, spent or
-   * counted against a limit — so that a root key learns nothing about keys beyond its permissions (Unkey's rule).
+   * `client` is the HTTP request the key came in (its address is read only for a key or api with an allow-list; none:
+   * no address, which no list allows). `visible`, for a caller that may see only keys of the apis it accepts (v2's
+   * verifyKey: a root key's reach): any other key answers NOT_FOUND, as one that does not exist — decided before
+   * anything of it is resolved, spent or counted against a limit — so that a root key learns nothing about keys
+   * beyond its permissions (Unkey's rule).
    */
-  verify(key: string, request: VerifyRequest, visible?: (apiId: string) => boolean): Verdict | Promise<Verdict> {
+  verify(
+    key: string,
+    request: VerifyRequest,
+    client?: AddressedRequest,
+    visible?: (apiId: string) => boolean,
+  ): Verdict | Promise<Verdict> {
     // A key of the checksummed format whose checksum is wrong exists nowhere: refused as any unknown key is, before
     // the cache and the store are asked (a flood of guesses costs Redis nothing).
     if (failsChecksum(key)) {
@@ -217,12 +237,12 @@ export class KeyVerifier {
       const cached = this.cache.get(hash)
       if (cached !== undefined) {
         this.metrics.cacheHits.inc()
-        return this.visibleVerdict(cached, request, visible)
+        return this.visibleVerdict(cached, request, client, visible)
       }
     } else if (this.onStale === 'serve') {
       this.metrics.staleAnswers.labels('served').inc()
       const cached = this.cache.get(hash)
-      if (cached !== undefined) return this.visibleVerdict(cached, request, visible)
+      if (cached !== undefined) return this.visibleVerdict(cached, request, client, visible)
     } else {
       this.metrics.staleAnswers.labels('read-through').inc()
     }
@@ -230,32 +250,38 @@ export class KeyVerifier {
     // The cached copy when the read was cached, so that its resolved context is kept for the next verification.
     return this.misses
       .read(hash)
-      .then((record) => this.visibleVerdict(record && (this.cache.get(hash) ?? record), request, visible))
+      .then((record) => this.visibleVerdict(record && (this.cache.get(hash) ?? record), request, client, visible))
   }
 
   private visibleVerdict(
     record: CachedKey | null,
     request: VerifyRequest,
+    client: AddressedRequest | undefined,
     visible: ((apiId: string) => boolean) | undefined,
   ): Verdict | Promise<Verdict> {
     return record !== null && visible !== undefined && !visible(record.apiId)
       ? this.count(HIDDEN)
-      : this.withContext(record, request)
+      : this.withContext(record, request, client)
   }
 
   /** Resolves what the key is granted (usually memoised: no work), then decides. */
-  private withContext(record: CachedKey | null, request: VerifyRequest): Verdict | Promise<Verdict> {
-    if (record === null) return this.decide(null, EMPTY_CONTEXT, request)
+  private withContext(
+    record: CachedKey | null,
+    request: VerifyRequest,
+    client: AddressedRequest | undefined,
+  ): Verdict | Promise<Verdict> {
+    if (record === null) return this.decide(null, EMPTY_CONTEXT, request, client)
     const context = this.contextOf(record)
     return context instanceof Promise
-      ? context.then((resolved) => this.decide(record, resolved, request))
-      : this.decide(record, context, request)
+      ? context.then((resolved) => this.decide(record, resolved, request, client))
+      : this.decide(record, context, request, client)
   }
 
   /**
-   * The key's context from its roles, permissions and identity: memoised on the cached key until any entity
-   * changes; read from the store for what the entity cache lacks. Beyond the staleness bound (unless serving
-   * stale) the cache is not trusted, so every record is read afresh, as the key itself is.
+   * The key's context from its roles, permissions and identity, and its own and its api's allow-lists: memoised on
+   * the cached key until any entity changes; read from the store for what the entity cache lacks. Beyond the
+   * staleness bound (unless serving stale) the cache is not trusted, so every record is read afresh, as the key
+   * itself is.
    */
   private contextOf(key: CachedKey): KeyContext | Promise<KeyContext> {
     const trusted = this.sync.current || this.onStale === 'serve'
@@ -265,7 +291,7 @@ export class KeyVerifier {
       if (memo !== undefined && memo.generation === generation) return memo.context
     }
     const cached: EntityLookup = trusted ? (address) => this.entities.get(address) : () => undefined
-    const result = resolveKeyContext(key, cached)
+    const result = resolveVerifyContext(key, cached)
     if ('missing' in result) return this.readContext(key, result.missing, cached, generation, trusted)
     if (trusted) key.resolved = { generation, context: result }
     return result
@@ -284,7 +310,7 @@ export class KeyVerifier {
     for (let round = 0; round < MAX_CONTEXT_ROUNDS; round++) {
       const found = await Promise.all(missing.map((address) => this.entityLookup.read(address)))
       missing.forEach((address, i) => read.set(address, found[i]?.doc ?? null))
-      const result = resolveKeyContext(key, lookup)
+      const result = resolveVerifyContext(key, lookup)
       if (!('missing' in result)) {
         // Memoised only if no entity changed meanwhile: a change during the reads may have been missed by them.
         if (trusted && generation === this.entities.generation) key.resolved = { generation, context: result }
@@ -300,11 +326,21 @@ export class KeyVerifier {
    * the store (credits are global: N verifiers let exactly `remaining` calls through). Keys without credits
    * never leave memory.
    */
-  private decide(record: CachedKey | null, context: KeyContext, request: VerifyRequest): Verdict | Promise<Verdict> {
+  private decide(
+    record: CachedKey | null,
+    context: KeyContext,
+    request: VerifyRequest,
+    client: AddressedRequest | undefined,
+  ): Verdict | Promise<Verdict> {
     const now = this.clock.now()
     if (record === null) return this.count(verify(record, context, request, now), now)
-    // A plain request's verdict is a function of the record, its context, the api asked about and whether the key
-    // has expired, until it reaches limits or credits: the same inputs answer the very same (frozen) verdict.
+    // The client's address is read only for a key that an allow-list (its own, its api's) applies to.
+    const allowed =
+      context.addresses === undefined ||
+      addressAllowed(context.addresses, client === undefined ? undefined : this.addressOf(client))
+    // A plain request's verdict is a function of the record, its context, the api asked about, whether the key
+    // has expired and whether the address is allowed, until it reaches limits or credits: the same inputs answer the
+    // very same (frozen) verdict.
     const plain = isPlain(request)
     const expired = record.expires !== undefined && now >= record.expires
     const memo = record.verdict
@@ -313,14 +349,15 @@ export class KeyVerifier {
       memo !== undefined &&
       memo.context === context &&
       memo.apiId === request.apiId &&
-      memo.expired === expired
+      memo.expired === expired &&
+      memo.allowed === allowed
     )
       return this.count(memo.verdict, now, memo)
-    const verdict = verify(record, context, request, now)
+    const verdict = verify(record, context, request, now, allowed)
     const remember = () => {
       if (!plain) return verdict
       const frozen = frozenWithMemo(verdict)
-      record.verdict = { context, apiId: request.apiId, expired, verdict: frozen, usage: undefined }
+      record.verdict = { context, apiId: request.apiId, expired, allowed, verdict: frozen, usage: undefined }
       return frozen
     }
     if (verdict.code !== 'VALID') return this.count(remember(), now)

@@ -124,7 +124,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
     const presented = readGatewayKey(req.headers, policy)
     let verdict: Verdict | Promise<Verdict> | undefined
     try {
-      verdict = presented.key === undefined ? undefined : verifier.verify(presented.key, checked)
+      verdict = presented.key === undefined ? undefined : verifier.verify(presented.key, checked, req)
     } catch (err) {
       return failed(res, requestId, started, err)
     }

@@ -15,7 +15,7 @@ import type { Verdict, VerifyRequest } from '../shared/verification.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { UnknownLimitError, type UnknownLimit } from './unknown-limit-error.js'
 
-/** Unkey v2's codes; Keygate answers all but FORBIDDEN (Unkey's IP allow-list, which Keygate has not). */
+/** Unkey v2's codes: FORBIDDEN is the IP allow-list's (v2 has no `apiId` to ask about). */
 const V2_CODES = [
   'VALID',
   'NOT_FOUND',
@@ -103,7 +103,7 @@ const Data = Type.Object({
   valid: Type.Boolean({ description: 'Whether the key may be used for this request: true only with code VALID' }),
   code: StringEnum(V2_CODES, {
     description:
-      'NOT_FOUND (no such key, or one of an api the root key may not verify), DISABLED, EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED (credits), VALID — checked in that order',
+      "NOT_FOUND (no such key, or one of an api the root key may not verify), DISABLED, EXPIRED, FORBIDDEN (the client's address is outside the key's or its api's IP allow-list), INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED (credits), VALID — checked in that order",
   }),
   keyId: Type.Optional(Type.String({ description: "The key's id (absent for NOT_FOUND)" })),
   name: Type.Optional(Type.String({ description: "The key's name" })),
@@ -156,7 +156,7 @@ export function v2VerifyKeyEndpoint(verifier: KeyVerifier, rootKeys: RootKeyAuth
     bodySchema: Body,
     responseSchema: Response,
     authenticate: (authorization) => rootKeys.principalOf(authorization),
-    handle(input, caller) {
+    handle(input, caller, request) {
       const body = input as Static<typeof Body>
       const conditions: VerifyRequest =
         body.permissions === undefined && body.credits === undefined && body.ratelimits === undefined
@@ -169,7 +169,8 @@ export function v2VerifyKeyEndpoint(verifier: KeyVerifier, rootKeys: RootKeyAuth
       const principal = caller!
       let verdict: Verdict | Promise<Verdict>
       try {
-        verdict = verifier.verify(body.key, conditions, (apiId) => may(principal, 'api', apiId, 'verify_key'))
+        const visible = (apiId: string) => may(principal, 'api', apiId, 'verify_key')
+        verdict = verifier.verify(body.key, conditions, request, visible)
       } catch (err) {
         return v2Error(err)
       }

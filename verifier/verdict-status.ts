@@ -94,7 +94,7 @@ export function refusalMessage(
     case 'EXPIRED':
       return `${sent} has expired`
     case 'FORBIDDEN':
-      return `${sent} belongs to another api`
+      return `${sent} may not be used here: it belongs to another api, or this request's address is outside its IP allow-list`
     case 'INSUFFICIENT_PERMISSIONS':
       return `${sent} lacks a permission this request needs`
     case 'API_ID_REQUIRED':

@@ -10,6 +10,7 @@ import {
 import { documentedAs, StringEnum } from '../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../shared/wire-examples.js'
 import type { KeyVerifier } from './key-verifier.js'
+import type { AddressedRequest } from '../shared/client-address.js'
 import { VERDICT_CODES, type Verdict, type VerifyRequest } from '../shared/verification.js'
 
 const COST = { minimum: 0, maximum: 1_000_000 }
@@ -129,7 +130,7 @@ const Response = Type.Object(
     valid: Type.Boolean({ description: 'Whether the key may be used for this request: true only with code VALID' }),
     code: StringEnum(VERDICT_CODES, {
       description:
-        'The verdict, checked in this order: NOT_FOUND (no such key), DISABLED, FORBIDDEN (another api than `apiId`), EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED (no credits left), VALID',
+        "The verdict, checked in this order: NOT_FOUND (no such key), DISABLED, FORBIDDEN (another api than `apiId`), EXPIRED, FORBIDDEN (the client's address is outside the key's or its api's IP allow-list), INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED (no credits left), VALID",
     }),
     name: Type.Optional(Type.String({ description: "The key's name" })),
     ownerId: Type.Optional(Type.String({ description: "The key's externalId: who it belongs to" })),
@@ -205,7 +206,7 @@ export function verifyKeyEndpoint(verifier: KeyVerifier): JsonEndpoint {
     url: '/v1/keys.verifyKey',
     bodySchema: Body,
     responseSchema: Response,
-    handle: (body) => answerVerifyKey(verifier, body as Static<typeof Body>),
+    handle: (body, _caller, request) => answerVerifyKey(verifier, body as Static<typeof Body>, request),
     headersOf: (answer) => headersOf(answer as Verdict),
   }
 }
@@ -229,7 +230,11 @@ const NO_CONDITIONS: VerifyRequest = Object.freeze({})
  * A validated body → the verdict (the answer but for its requestId): synchronous on a cache hit, and for an
  * unchanged key the very same frozen verdict every time (key-verifier.ts), which the fast route serialises once.
  */
-function answerVerifyKey(verifier: KeyVerifier, body: Static<typeof Body>): Verdict | Promise<Verdict> {
+function answerVerifyKey(
+  verifier: KeyVerifier,
+  body: Static<typeof Body>,
+  request: AddressedRequest,
+): Verdict | Promise<Verdict> {
   // Names are resolved against the key's and its identity's limits once the key is known (key-verifier.ts).
   const ratelimits = body.ratelimits
   const query = body.authorization?.permissions
@@ -252,5 +257,5 @@ function answerVerifyKey(verifier: KeyVerifier, body: Static<typeof Body>): Verd
           ratelimits,
           keyLimitCost: body.ratelimit?.cost,
         }
-  return verifier.verify(body.key, conditions)
+  return verifier.verify(body.key, conditions, request)
 }

@@ -5,7 +5,7 @@ import type { LeakMark, LeakPolicy } from '../../shared/leak.js'
 import type { KeyRecord } from '../../shared/records.js'
 import type { AuditActor } from '../audit-log.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { apiLeakPolicy } from './api-leak-policy.js'
+import { apiLeakPolicy } from '../api-settings.js'
 
 /** A key reported leaked, and where it was seen (as the reporter says). */
 export interface LeakReport {

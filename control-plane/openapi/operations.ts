@@ -49,7 +49,8 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         headers: { 'x-keygate-code': KEYGATE_CODE },
       },
       403: {
-        description: 'FORBIDDEN (another api) or INSUFFICIENT_PERMISSIONS',
+        description:
+          "FORBIDDEN (another api, or the request's address outside the key's or its api's IP allow-list) or INSUFFICIENT_PERMISSIONS",
         headers: { 'x-keygate-code': KEYGATE_CODE },
       },
       429: {

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import { ALLOWLIST_LIMITS } from '../../shared/ip-allowlist.js'
 import { LIMITS } from './limits.js'
 
 /**
@@ -38,3 +39,29 @@ export const WorkspaceIdField = () =>
     description: "Unkey's workspace: Keygate has one, always `ws_keygate` (kept so that clients reading it work)",
     examples: ['ws_keygate'],
   })
+
+/**
+ * An IP allow-list as a request gives it (v1 `ipWhitelist`, v2 `ipAllowlist`): addresses and CIDR ranges, checked
+ * and normalised by the operation (shared/ip-allowlist.ts). `description` says whose list it is.
+ */
+export const IpAllowlistField = (description: string) =>
+  Type.Array(
+    Type.String({
+      minLength: 1,
+      maxLength: ALLOWLIST_LIMITS.entryLength,
+      description: 'An IPv4 or IPv6 address (`203.0.113.7`, `2001:db8::1`) or CIDR range (`10.0.0.0/8`)',
+    }),
+    {
+      maxItems: ALLOWLIST_LIMITS.entries,
+      description: `${description}: verifyKey answers FORBIDDEN to a request from any other address. At most ${ALLOWLIST_LIMITS.entries} addresses or CIDR ranges, IPv4 or IPv6, stored normalised (\`10.1.2.3/8\` as \`10.0.0.0/8\`, an address as /32 or /128)`,
+      examples: [['10.0.0.0/8', '2001:db8::/32']],
+    },
+  )
+
+/** A key's IP allow-list as createKey and updateKey take it. */
+export const KeyAllowlistField = () =>
+  IpAllowlistField("The addresses the key may be verified from (Keygate's); its api's list, if it has one, applies too")
+
+/** An allow-list as answered: the normalised ranges. */
+export const IpAllowlistResponse = (description: string) =>
+  Type.Array(Type.String(), { description: `${description}: normalised CIDR ranges` })

@@ -4,7 +4,7 @@ import { MAX_CREDITS } from '../../shared/credits.js'
 import { PERMISSION_NAME } from '../../shared/permission-query.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-import { ApiIdField, CreatedAtField, WorkspaceIdField } from './fields.js'
+import { ApiIdField, CreatedAtField, IpAllowlistResponse, WorkspaceIdField } from './fields.js'
 import { LIMITS } from './limits.js'
 import { NamedRateLimits, NamedRateLimitsResponse } from './identity-schemas.js'
 
@@ -218,6 +218,7 @@ export const KeyResponse = Type.Object({
   roles: Type.Optional(Type.Array(Type.String(), { description: 'Its roles (names)' })),
   identity: Type.Optional(IdentityResponse),
   leaked: Type.Optional(LeakedData),
+  ipWhitelist: Type.Optional(IpAllowlistResponse("Keygate's: the key's IP allow-list (its api's applies too)")),
 })
 
 export const EmptyResponse = Type.Object({}, { description: 'Done: nothing more to say' })

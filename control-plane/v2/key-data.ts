@@ -8,6 +8,7 @@ import type { KeyRecord } from '../../shared/records.js'
 import { StringEnum } from '../../shared/http/schema-docs.js'
 import { withRefillDay } from '../refill-rules.js'
 import { CREDITS_LOW_THRESHOLD_DOC } from '../schemas/key-schemas.js'
+import { IpAllowlistResponse } from '../schemas/fields.js'
 
 /** Unkey v2's shapes of a key (`KeyResponseData` and what it holds): allow-lists, so no hash reaches the wire. */
 
@@ -73,6 +74,7 @@ export const KeyData = Type.Object({
     }),
   ),
   leaked: Type.Optional(LeakedData),
+  ipAllowlist: Type.Optional(IpAllowlistResponse("Keygate's: the key's IP allow-list (its api's applies too)")),
 })
 export type KeyData = Static<typeof KeyData>
 
@@ -123,6 +125,7 @@ export function toKeyData(record: KeyRecord, context: KeyContext): KeyData {
     },
     ratelimits: ratelimitsData(record.id, own),
     leaked: record.leaked,
+    ipAllowlist: record.ipAllowlist,
   }
 }
 

@@ -2,8 +2,10 @@ import { rootKeyPermissionProblem } from '../root-key-actions.js'
 import type { RedisTarget } from '../store/redis-connection.js'
 import { parseOptions, type LogLevel, type OptionValues } from './option-spec.js'
 import { commandArguments, specs, type CommandName } from './options.js'
+import { normalisedEntry } from '../ip-allowlist.js'
 import type {
   CacheSettings,
+  ClientAddressSettings,
   GatewayPolicy,
   ProxySettings,
   ReplicationSettings,
@@ -28,6 +30,8 @@ export interface ServerConfig {
   shutdownDelayMs: number
   cache: Required<CacheSettings>
   sync: SyncSettings
+  /** Which address the allow-lists of keys and apis are checked against. */
+  clientAddress: ClientAddressSettings
 }
 
 /** Where Redis is: one server at redisUrl, or Sentinel or Cluster (redisUrl then gives password, db and TLS). */
@@ -150,6 +154,34 @@ function checkPollInterval(
   }
 }
 
+/** TRUSTED_PROXIES: ranges, given exactly when CLIENT_ADDRESS is `forwarded`. */
+function checkClientAddress(
+  values: { 'client-address'?: 'socket' | 'forwarded' | undefined; 'trusted-proxies'?: string | undefined },
+  problems: string[],
+): void {
+  const proxies = values['trusted-proxies']
+  for (const entry of splitRanges(proxies)) {
+    if (normalisedEntry(entry) === undefined)
+      problems.push(`TRUSTED_PROXIES: ${JSON.stringify(entry)} is not an IP address or CIDR range`)
+  }
+  if (values['client-address'] === 'forwarded' && splitRanges(proxies).length === 0) {
+    problems.push(
+      'TRUSTED_PROXIES (--trusted-proxies) is required with CLIENT_ADDRESS=forwarded: the addresses or ranges of the proxies whose X-Forwarded-For is believed',
+    )
+  }
+  if (values['client-address'] === 'socket' && proxies !== undefined) {
+    problems.push(
+      'TRUSTED_PROXIES is read only with CLIENT_ADDRESS=forwarded: set that too, or leave TRUSTED_PROXIES out',
+    )
+  }
+}
+
+const splitRanges = (list: string | undefined) =>
+  (list ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+
 function serverConfig(values: Values<'control-plane' | 'verifier' | 'dev'>): ServerConfig {
   return {
     port: values.port,
@@ -170,6 +202,11 @@ function serverConfig(values: Values<'control-plane' | 'verifier' | 'dev'>): Ser
       pollIntervalMs: values['poll-interval'],
       onStale: values['on-stale'],
     },
+    clientAddress: Object.freeze({
+      mode: values['client-address'],
+      // Checked by checkClientAddress: every entry is a range.
+      trustedProxies: Object.freeze(splitRanges(values['trusted-proxies']).map((entry) => normalisedEntry(entry)!)),
+    }),
   }
 }
 
@@ -208,6 +245,7 @@ function gatewayPolicy(values: Values<'verifier' | 'dev'>): GatewayPolicy {
 const serverChecks = (values: Partial<Values<'control-plane' | 'verifier'>>, problems: string[]) => {
   checkRedisTarget(values, problems)
   checkPollInterval(values, problems)
+  checkClientAddress(values, problems)
 }
 
 /** Which api forward-auth and the proxy guard: one api, or every api by the operator's explicit word. */
@@ -290,6 +328,7 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
     checkPollInterval(read, problems)
     checkGatewayApi(read, problems)
     checkSecretScanningKeys(read, problems)
+    checkClientAddress(read, problems)
   })
   return Object.freeze({
     ...serverConfig(values),

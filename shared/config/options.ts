@@ -153,6 +153,22 @@ const common = {
     default: 'read-through',
     description: 'beyond the bound: read-through (Redis per request, 503 if down) or serve (stale cache, counted)',
   }),
+  clientAddress: option({
+    flag: 'client-address',
+    env: 'CLIENT_ADDRESS',
+    kind: 'choice',
+    choices: ['socket', 'forwarded'],
+    default: 'socket',
+    description:
+      "the address allow-lists are checked against: socket (the connection's peer) or forwarded (X-Forwarded-For from a --trusted-proxies peer)",
+  }),
+  trustedProxies: option({
+    flag: 'trusted-proxies',
+    env: 'TRUSTED_PROXIES',
+    kind: 'string',
+    description:
+      'comma-separated addresses or CIDR ranges of the proxies whose X-Forwarded-For is believed (required with --client-address forwarded, and only then)',
+  }),
   keyHeader: option({
     flag: 'key-header',
     env: 'KEY_HEADER',
@@ -317,6 +333,8 @@ const serving = [
   common.maxStaleness,
   common.pollInterval,
   common.onStale,
+  common.clientAddress,
+  common.trustedProxies,
 ] as const
 const gateway = [common.keyHeader, common.apiId, common.anyApi, common.requirePermissions, common.cost] as const
 const shutdown = [common.shutdownDelay, common.shutdownGrace] as const

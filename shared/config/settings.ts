@@ -28,6 +28,20 @@ export interface SyncSettings {
   onStale: OnStale
 }
 
+/** Which address a request is from, for the allow-lists of keys and apis (shared/client-address.ts). */
+export interface ClientAddressSettings {
+  /**
+   * `socket`: the connection's peer. `forwarded`: from a trusted proxy, the client it names in X-Forwarded-For; from
+   * any other peer, that peer.
+   */
+  mode: 'socket' | 'forwarded'
+  /** The proxies whose X-Forwarded-For is believed, as normalised ranges (`forwarded` only, and never empty then). */
+  trustedProxies: readonly string[]
+}
+
+/** What the processes take when nothing is configured: the socket's address, no proxy trusted. */
+export const SOCKET_ADDRESS: ClientAddressSettings = Object.freeze({ mode: 'socket', trustedProxies: [] })
+
 /** What a gateway-facing verifier checks unless a request header (set by the gateway) says otherwise. */
 export interface GatewayPolicy {
   /** Header carrying the key, lower case (default x-api-key); `Authorization: Bearer` always works too. */

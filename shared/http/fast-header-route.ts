@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { docsBaseFor } from './docs-base.js'
 import { errorBody } from './error-body.js'
 import { toApiError } from './error-handler.js'
@@ -20,8 +20,11 @@ export interface HeaderAnswer {
  */
 export interface FastHeaderRoute {
   url: string
-  /** The answer, a promise of it, or undefined: Fastify's route answers this request instead. */
-  answer(headers: IncomingHttpHeaders): HeaderAnswer | Promise<HeaderAnswer> | undefined
+  /**
+   * The answer, a promise of it, or undefined: Fastify's route answers this request instead. Only the request's line,
+   * headers and connection are read (its body is not the route's).
+   */
+  answer(request: IncomingMessage): HeaderAnswer | Promise<HeaderAnswer> | undefined
 }
 
 export function fastHeaderPath(route: FastHeaderRoute, context: FastRouteContext): FastPath {
@@ -73,7 +76,7 @@ export function fastHeaderPath(route: FastHeaderRoute, context: FastRouteContext
       const started = performance.now()
       let answer: HeaderAnswer | Promise<HeaderAnswer> | undefined
       try {
-        answer = route.answer(req.headers)
+        answer = route.answer(req)
       } catch (err) {
         const requestId = requestIdOf(req)
         written(res, requestId, () => fail(req, res, err, requestId, started))

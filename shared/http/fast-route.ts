@@ -134,6 +134,7 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
   }
 
   function answer(
+    req: IncomingMessage,
     res: ServerResponse,
     text: string,
     caller: Principal | undefined,
@@ -149,7 +150,7 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
     if (!validate(body)) return fail(res, schemaErrorFormatter(validate.errors ?? [], 'body'), requestId, started)
     let result: unknown
     try {
-      result = endpoint.handle(body, caller)
+      result = endpoint.handle(body, caller, req)
     } catch (err) {
       return fail(res, err, requestId, started)
     }
@@ -221,10 +222,10 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
       try {
         if (caller instanceof Promise) {
           caller.then(
-            (principal) => written(res, requestId, () => answer(res, text, principal, requestId, started)),
+            (principal) => written(res, requestId, () => answer(req, res, text, principal, requestId, started)),
             () => {},
           )
-        } else answer(res, text, caller, requestId, started)
+        } else answer(req, res, text, caller, requestId, started)
       } catch (err) {
         // Only writing the answer can get here (everything before it is caught): never let it take the process down.
         context.log.error({ err, requestId }, 'could not write the answer')

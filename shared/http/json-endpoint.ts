@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox'
+import type { IncomingMessage } from 'node:http'
 import type { Principal } from '../root-key-principal.js'
 import type { KeygateServer } from './build-server.js'
 import { authenticateBeforeBody, type Authenticate } from './request-principal.js'
@@ -28,9 +29,10 @@ export interface JsonEndpoint {
   /**
    * The answer for a valid body (v1: without its requestId; v2: the envelope's `data`), or a promise of it. An answer
    * frozen with a memo (shared/frozen-memo.ts) is taken to be the same every time it is returned: the fast path
-   * serialises it once, into its memo. `caller` is `authenticate`'s principal.
+   * serialises it once, into its memo. `caller` is `authenticate`'s principal; `request` the HTTP request itself
+   * (verifyKey reads the client's address from it, for allow-lists).
    */
-  handle(body: unknown, caller: Principal | undefined): unknown
+  handle(body: unknown, caller: Principal | undefined, request: IncomingMessage): unknown
   /** Headers an answer adds (none: undefined). */
   headersOf?(answer: unknown): Record<string, string> | undefined
 }
@@ -44,7 +46,7 @@ export function registerJsonEndpoint(app: KeygateServer, endpoint: JsonEndpoint)
       endpoint.url,
       { schema: { body: endpoint.bodySchema, response: { 200: endpoint.responseSchema } } },
       async (request, reply) => {
-        const answer = await endpoint.handle(request.body, request.principal ?? undefined)
+        const answer = await endpoint.handle(request.body, request.principal ?? undefined, request.raw)
         const headers = endpoint.headersOf?.(answer)
         if (headers) void reply.headers(headers)
         return v2 ? { meta: { requestId: request.id }, data: answer } : { ...(answer as object), requestId: request.id }

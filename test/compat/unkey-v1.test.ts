@@ -67,14 +67,28 @@ interface Target {
   backend: Backend
 }
 
-async function call(target: Target, method: 'GET' | 'POST', path: string, rootKey: string | null, body?: unknown) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
+/** How a request reaches the server beyond its body: extra headers, and the address it comes from (the socket's). */
+interface Sent {
+  headers?: Record<string, string>
+  from?: string
+}
+
+async function call(
+  target: Target,
+  method: 'GET' | 'POST',
+  path: string,
+  rootKey: string | null,
+  body?: unknown,
+  sent: Sent = {},
+) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...sent.headers }
   if (rootKey !== null) headers.authorization = `Bearer ${rootKey}`
   const response = await target.server.app.inject({
     method,
     url: path,
     headers,
     ...(method === 'POST' ? { payload: JSON.stringify(body ?? {}) } : {}),
+    ...(sent.from ? { remoteAddress: sent.from } : {}),
   })
   let parsed: unknown
   try {
@@ -95,8 +109,8 @@ interface Harness {
   /** As the admin, or as `rootKey` (null: without one). */
   post(path: string, body: unknown, rootKey?: string | null): Promise<Answer>
   get(path: string, rootKey?: string | null): Promise<Answer>
-  /** verifyKey: no root key. */
-  verify(body: object): Promise<Answer>
+  /** verifyKey: no root key; from inject's address (127.0.0.1) unless `sent` says otherwise. */
+  verify(body: object, sent?: Sent): Promise<Answer>
   /** A key of the harness's api (or `apiId`), made through keys.createKey as the admin. */
   createKey(fields?: object): Promise<{ keyId: string; key: string }>
   /**
@@ -135,7 +149,7 @@ async function harness(target: Target = { server, backend }): Promise<Harness> {
     },
     post,
     get,
-    verify: (body) => call(target, 'POST', '/v1/keys.verifyKey', null, body),
+    verify: (body, sent) => call(target, 'POST', '/v1/keys.verifyKey', null, body, sent),
     async createKey(fields = {}) {
       const created = await post('keys.createKey', { apiId, ...fields })
       expect(created.status, JSON.stringify(created.body)).toBe(200)
@@ -478,7 +492,15 @@ same('apis_getApi.happy', 'return the api', async (h) => {
   expectOk(answer)
   expect(answer.body).toEqual({ id: h.apiId, name: expect.any(String), workspaceId: expect.any(String) })
 })
-na('apis_getApi.happy', 'with ip whitelist', 'an ip whitelist is set in the database (no v1 call sets it)')
+same('apis_getApi.happy', 'with ip whitelist', async (h) => {
+  // Unkey's test writes the whitelist to its database; Keygate's createApi takes it (ipWhitelist is Keygate's).
+  const created = await h.post('apis.createApi', { name: 'with ip whitelist', ipWhitelist: ['127.0.0.1'] })
+  expectOk(created)
+  const rootKey = await h.rootKey(['api.*.read_api'])
+  const answer = await h.get(`apis.getApi?apiId=${created.body.apiId}`, rootKey)
+  expectOk(answer)
+  expect(answer.body).toEqual({ id: created.body.apiId, name: 'with ip whitelist', workspaceId: expect.any(String) })
+})
 
 security(
   'apis_listKeys.security',
@@ -1633,16 +1655,38 @@ same('keys_verifyKey', 'with ratelimit > with used up key > returns valid=false 
   expectOk(answer)
   expect(answer.body).toMatchObject({ valid: false, code: 'USAGE_EXCEEDED' })
 })
-na(
+/** Unkey's tests whitelist their api in its database; Keygate's createApi takes the list (ipWhitelist, Keygate's). */
+const whitelistedApi = async (h: Harness, address: string) => {
+  const created = await h.post('apis.createApi', { name: 'test', ipWhitelist: [address] })
+  expectOk(created)
+  return created.body.apiId as string
+}
+deviation(
   'keys_verifyKey',
   'with ip whitelist > with valid ip > returns valid',
-  'an ip whitelist is set in the database (no v1 call sets it)',
+  "the client's address is the connection's, or one a trusted proxy names in X-Forwarded-For (CLIENT_ADDRESS, TRUSTED_PROXIES), never a True-Client-IP header that any client can send: the request comes from 100.100.100.100 instead of naming it",
+  async (h) => {
+    const apiId = await whitelistedApi(h, '100.100.100.100')
+    const { body } = await h.post('keys.createKey', { apiId })
+    const answer = await h.verify({ key: body.key, apiId }, { from: '100.100.100.100' })
+    expectOk(answer)
+    expect(answer.body.valid).toBe(true)
+    // Naming the address in a header does not make it the client's.
+    const named = await h.verify({ key: body.key, apiId }, { headers: { 'true-client-ip': '100.100.100.100' } })
+    expect(named.body).toMatchObject({ valid: false, code: 'FORBIDDEN' })
+  },
 )
-na(
-  'keys_verifyKey',
-  'with ip whitelist > with invalid ip > returns invalid',
-  'an ip whitelist is set in the database (no v1 call sets it)',
-)
+same('keys_verifyKey', 'with ip whitelist > with invalid ip > returns invalid', async (h) => {
+  const apiId = await whitelistedApi(h, '100.100.100.100')
+  const { body } = await h.post('keys.createKey', { apiId })
+  // As Unkey's test sends it: the harness's api, not the key's, and an address in True-Client-IP.
+  const answer = await h.verify({ key: body.key, apiId: h.apiId }, { headers: { 'true-client-ip': '200.200.200.200' } })
+  expectOk(answer)
+  expect(answer.body).toMatchObject({ valid: false, code: 'FORBIDDEN' })
+  // Refused for the address alone too: the key's own api, from 200.200.200.200.
+  const fromThere = await h.verify({ key: body.key, apiId }, { from: '200.200.200.200' })
+  expect(fromThere.body).toMatchObject({ valid: false, code: 'FORBIDDEN' })
+})
 same('keys_verifyKey', 'with enabled key > returns valid', async (h) => {
   const apiId = await newApi(h)
   const { body } = await h.post('keys.createKey', { apiId, enabled: true })

@@ -116,6 +116,7 @@ const post = (body: object): Call => ({ method: 'POST', body })
 const TABLE: Record<string, Row> = {
   'apis.createApi': { needs: ['*.create_api'], call: () => post({ name: 'made by the security table' }) },
   'apis.getApi': { needs: ['read_api'], call: (f) => get({ apiId: f.apiId }) },
+  'apis.updateApi': { needs: ['update_api'], call: (f) => post({ apiId: f.apiId, leakPolicy: 'notify' }) },
   'apis.deleteApi': { needs: ['delete_api'], call: (f) => post({ apiId: f.apiId }) },
   'apis.listApis': { needs: ['*.read_api'], call: () => get() },
   'apis.listKeys': { needs: ['read_key', 'read_api'], call: (f) => get({ apiId: f.apiId }) },
@@ -532,6 +533,7 @@ interface V2Row {
 const V2_TABLE: Record<string, V2Row> = {
   'v2.apis.createApi': { needs: ['*.create_api'], body: () => ({ name: 'made by the security table' }) },
   'v2.apis.getApi': { needs: ['read_api'], body: (f) => ({ apiId: f.apiId }) },
+  'v2.apis.updateApi': { needs: ['update_api'], body: (f) => ({ apiId: f.apiId, ipAllowlist: ['10.0.0.0/8'] }) },
   // Unkey's handlers hide the api from a root key that may not list its keys or create keys in it: the 404 of an api
   // that does not exist (403_existence_leak_test.go), so that a root key cannot find out which apis exist.
   'v2.apis.listKeys': {
@@ -739,7 +741,7 @@ describe('the v2 security table', () => {
     const unknown = Object.keys(V2_TABLE).filter((operationId) => !V2_MANAGEMENT.includes(operationId))
     expect(missing, 'v2 operations without a row in V2_TABLE: add one').toEqual([])
     expect(unknown, 'rows in V2_TABLE that are no v2 operation of OPERATIONS taking a root key').toEqual([])
-    expect(V2_MANAGEMENT.length).toBe(40)
+    expect(V2_MANAGEMENT.length).toBe(41)
   })
 
   it('has a row for every /v2/ route the control plane serves, liveness aside', () => {

@@ -8,7 +8,7 @@ import { loggerOptions } from '../../shared/logger.js'
 import type { Store } from '../../shared/store/store.js'
 import { openBackend as openStoreBackend, type Backend } from '../../shared/store/backend.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
-import type { SyncSettings } from '../../shared/config/settings.js'
+import type { ClientAddressSettings, SyncSettings } from '../../shared/config/settings.js'
 import type { KeyVerifier } from '../../verifier/key-verifier.js'
 import type { NamespaceRatelimits } from '../../verifier/namespace-ratelimits.js'
 import type { GatewayPolicy } from '../../shared/config/settings.js'
@@ -73,6 +73,8 @@ export interface TestServerOptions {
   /** The clock the revocation bound is timed on (default: `clock` when given, so that one hand moves both). */
   elapsed?: Clock
   sync?: Partial<SyncSettings>
+  /** Which address allow-lists check (default: the socket's). */
+  clientAddress?: ClientAddressSettings
   gateway?: Partial<GatewayPolicy>
   managementRateLimit?: number
   /** Where the admin console is built (default: dist/console, as the CLI has it). */
@@ -114,6 +116,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     ...SERVER,
     cache,
     sync: { ...DEFAULT_SYNC, ...options.sync },
+    clientAddress: options.clientAddress,
     bootstrapRootKey: options.bootstrapRootKey === null ? undefined : (options.bootstrapRootKey ?? TEST_ROOT_KEY),
     managementRateLimit: options.managementRateLimit,
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
@@ -149,6 +152,7 @@ export async function startTestVerifier(options: TestServerOptions = {}): Promis
     bootstrapRootKey: TEST_ROOT_KEY,
     cache,
     sync: { ...DEFAULT_SYNC, ...options.sync },
+    clientAddress: options.clientAddress,
     gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway },
   })
   await verifier.start()

@@ -41,6 +41,7 @@ const fields = {
   environment: fc.string(),
   permissionIds: fc.array(fc.string()),
   roleIds: fc.array(fc.string()),
+  ipAllowlist: fc.array(fc.constantFrom('10.0.0.0/8', '127.0.0.1/32', '2001:db8::/32'), { minLength: 1 }),
   enabled: fc.boolean(),
   rerolledFrom: fc.string(),
   leaked: fc.record(

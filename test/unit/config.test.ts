@@ -194,6 +194,28 @@ describe('configuration', () => {
     expect(() => rootKeyCreateConfig(['--permissions', 'rootkey.x.manage'], {})).toThrow(/--permissions/)
   })
 
+  it('reads which address allow-lists check, for every server, and what a forwarded address needs', () => {
+    for (const config of [verifierConfig, controlPlaneConfig, devConfig])
+      expect(config([], {}).clientAddress).toEqual({ mode: 'socket', trustedProxies: [] })
+    expect(
+      verifierConfig([], { CLIENT_ADDRESS: 'forwarded', TRUSTED_PROXIES: '127.0.0.1, 10.1.2.3/8,::1' }).clientAddress,
+    ).toEqual({ mode: 'forwarded', trustedProxies: ['127.0.0.1/32', '10.0.0.0/8', '::1/128'] })
+    expect(
+      controlPlaneConfig(['--client-address', 'forwarded', '--trusted-proxies', '192.0.2.0/24'], {}).clientAddress,
+    ).toEqual({ mode: 'forwarded', trustedProxies: ['192.0.2.0/24'] })
+    for (const config of [verifierConfig, controlPlaneConfig, devConfig]) {
+      expect(() => config([], { CLIENT_ADDRESS: 'forwarded' })).toThrow(
+        /TRUSTED_PROXIES \(--trusted-proxies\) is required/,
+      )
+      expect(() => config([], { CLIENT_ADDRESS: 'forwarded', TRUSTED_PROXIES: ' , ' })).toThrow(/is required/)
+      expect(() => config([], { TRUSTED_PROXIES: '127.0.0.1' })).toThrow(/read only with CLIENT_ADDRESS=forwarded/)
+      expect(() => config([], { CLIENT_ADDRESS: 'forwarded', TRUSTED_PROXIES: '127.0.0.1,proxy' })).toThrow(
+        /TRUSTED_PROXIES: "proxy" is not an IP address or CIDR range/,
+      )
+      expect(() => config([], { CLIENT_ADDRESS: 'xff' })).toThrow(/CLIENT_ADDRESS: must be one of socket, forwarded/)
+    }
+  })
+
   it('finds the command a command line names, however many words it has', () => {
     expect(commandOf(['root-key', 'bootstrap', 'disable', '--redis', 'redis://x'])).toEqual({
       command: 'root-key bootstrap disable',

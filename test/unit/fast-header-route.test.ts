@@ -18,7 +18,7 @@ describe('a header-only fast path that cannot write its answer', () => {
     const path = fastHeaderPath(
       {
         url: '/v1/authorize',
-        answer: (headers) =>
+        answer: ({ headers }) =>
           headers['x-answer'] === 'refused'
             ? refused
             : headers['x-answer'] === 'refused-later'

@@ -4,7 +4,10 @@ import { ApiIdField, WorkspaceIdField } from '../../schemas/fields.js'
 import { WORKSPACE_ID } from '../../workspace.js'
 import { getApi } from './get-api.js'
 
-/** v1's apis.getApi: a GET; exactly Unkey's three fields, as its tests hold the body to them. */
+/**
+ * v1's apis.getApi: a GET; exactly Unkey's three fields, as its tests hold the body to them (an api with an IP
+ * allow-list too). v1 reads an api's settings in apis.updateApi's answer.
+ */
 export const getApiV1 = v1Route({
   operation: 'apis.getApi',
   method: 'GET',
@@ -16,7 +19,7 @@ export const getApiV1 = v1Route({
     name: Type.String({ description: 'Its name' }),
   }),
   handle: async ({ apiId }, caller, deps) => {
-    const api = await getApi(deps, caller, apiId)
+    const { api } = await getApi(deps, caller, apiId)
     return { id: api.id, workspaceId: WORKSPACE_ID, name: api.name }
   },
 })

@@ -1,5 +1,6 @@
 import { notFound, type ApiError } from '../../../shared/errors.js'
 import { generateKey } from '../../../shared/key-material.js'
+import { normalisedAllowlist, type AllowlistInput } from '../../../shared/ip-allowlist.js'
 import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import { bindIdentity, checkIdentityBinding } from '../../identity-binding.js'
@@ -13,6 +14,8 @@ export interface CreateKeyInput extends NewKeyFields {
   prefix?: string
   byteLength?: number
   recoverable?: boolean
+  /** The addresses the key may be verified from, as the wire named the field. */
+  ipAllowlist?: AllowlistInput | undefined
   missingGrantNames: MissingGrantNames
   /** What the wire's own rules found wrong with the input (problemOf): reported once the root key may create keys. */
   wireProblem?: ApiError | undefined
@@ -35,7 +38,10 @@ export async function createKey(
   if (input.wireProblem) throw input.wireProblem
   if (input.recoverable) throw notRecoverable()
   const { key, ...material } = generateKey(input.prefix, input.byteLength)
-  const checked = newKeyRecord(input, material, deps.clock.now())
+  const checked = {
+    ...newKeyRecord(input, material, deps.clock.now()),
+    ipAllowlist: input.ipAllowlist && normalisedAllowlist(input.ipAllowlist),
+  }
   if (!(await deps.store.keys.getApi(input.apiId))) throw notFound('api', `api ${input.apiId} not found`)
   const ownerId = ownerIdOf(input) ?? undefined
   if (ownerId !== undefined) await checkIdentityBinding(deps, principal, ownerId)

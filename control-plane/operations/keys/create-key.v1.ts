@@ -3,6 +3,7 @@ import { KEY_BYTES_DEFAULT, KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } f
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v1Route } from '../../management-route.js'
 import { NEW_KEY_FIELDS, NewKeyResponse } from '../../schemas/key-schemas.js'
+import { KeyAllowlistField } from '../../schemas/fields.js'
 import { createKey } from './create-key.js'
 
 const CreateKeyBody = Type.Object(
@@ -28,6 +29,7 @@ const CreateKeyBody = Type.Object(
           "Unkey's: keep the key so it can be shown again. Keygate keeps only a hash, so `true` answers 412: leave it out",
       }),
     ),
+    ipWhitelist: Type.Optional(KeyAllowlistField()),
   },
   {
     additionalProperties: false,
@@ -49,5 +51,10 @@ export const createKeyV1 = v1Route({
   },
   input: CreateKeyBody,
   answer: NewKeyResponse,
-  handle: (body, caller, deps) => createKey(deps, caller, { ...body, missingGrantNames: 'create-if-allowed' }),
+  handle: ({ ipWhitelist, ...body }, caller, deps) =>
+    createKey(deps, caller, {
+      ...body,
+      ipAllowlist: ipWhitelist && { field: 'ipWhitelist', entries: ipWhitelist },
+      missingGrantNames: 'create-if-allowed',
+    }),
 })

@@ -3,7 +3,7 @@ import { KEY_BYTES_DEFAULT, KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } f
 import { problemOf } from '../../../shared/errors.js'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v2Route } from '../../management-route.js'
-import { ApiIdField } from '../../schemas/fields.js'
+import { ApiIdField, KeyAllowlistField } from '../../schemas/fields.js'
 import { CREDITS_LOW_THRESHOLD_DOC, CreditsLowThreshold, Refill } from '../../schemas/key-schemas.js'
 import { checkV2KeyInput } from '../../v2/credit-rules.js'
 import {
@@ -64,6 +64,7 @@ const CreateKeyBody = Type.Object(
     recoverable: Type.Optional(
       Type.Boolean({ description: 'Keygate keeps only a hash of each key, so `true` answers 412: leave it out' }),
     ),
+    ipAllowlist: Type.Optional(KeyAllowlistField()),
   },
   {
     additionalProperties: false,
@@ -85,10 +86,11 @@ export const createKeyV2 = v2Route({
   },
   body: CreateKeyBody,
   data: NewKeyData,
-  handle: async ({ credits, ...fields }, caller, deps) => {
+  handle: async ({ credits, ipAllowlist, ...fields }, caller, deps) => {
     const wireProblem = problemOf(() => checkV2KeyInput(credits, false, fields))
     const input = {
       ...fields,
+      ipAllowlist: ipAllowlist && { field: 'ipAllowlist', entries: ipAllowlist },
       remaining: credits?.remaining ?? undefined,
       refill: credits?.refill,
       creditsLowThreshold: credits?.lowThreshold,

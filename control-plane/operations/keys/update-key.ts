@@ -2,6 +2,7 @@ import type { Refill } from '../../../shared/credits.js'
 import type { ApiError } from '../../../shared/errors.js'
 import type { KeyPatch, KeyRecord } from '../../../shared/records.js'
 import type { KeyWrite } from '../../../shared/store/api-key-store.js'
+import { normalisedAllowlist, type AllowlistInput } from '../../../shared/ip-allowlist.js'
 import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import { checkCreditsLowThreshold } from '../../credits-low-threshold.js'
@@ -29,6 +30,8 @@ export interface KeyChanges {
   creditsLowThreshold?: number | null
   ratelimit?: RateLimitInput | null
   ratelimits?: readonly NamedLimitInput[] | null
+  /** Replaces the key's IP allow-list (as the wire named the field); null or an empty list removes it. */
+  ipAllowlist?: AllowlistInput | null
   enabled?: boolean
 }
 
@@ -84,6 +87,7 @@ export async function updateKey(deps: ControlPlaneDeps, caller: Caller, input: U
     checkCreditsLowThreshold(changes.creditsLowThreshold, hasCredits, 'creditsLowThreshold')
   }
   checkContent(current)
+  const ipAllowlist = changes.ipAllowlist && (normalisedAllowlist(changes.ipAllowlist) ?? null)
   if (grantRule === 'needs-rbac-actions') {
     if (permissions?.length) allowKeyGrants(principal, 'permissions', true, false)
     if (roles?.length) allowKeyGrants(principal, 'roles', true, false)
@@ -100,6 +104,7 @@ export async function updateKey(deps: ControlPlaneDeps, caller: Caller, input: U
     creditsLowThreshold: changes.creditsLowThreshold,
     ratelimit: rateLimitOf(changes.ratelimit),
     ratelimits: changes.ratelimits && namedLimitsOf(changes.ratelimits),
+    ipAllowlist,
     ...(await grantsOf(deps, principal, current, { permissions, roles }, grantRule)),
     enabled: changes.enabled,
   }

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v1Route } from '../../management-route.js'
 import type { RecordRef } from '../../rbac.js'
-import { KeyIdField } from '../../schemas/fields.js'
+import { KeyAllowlistField, KeyIdField } from '../../schemas/fields.js'
 import { NamedRateLimits } from '../../schemas/identity-schemas.js'
 import {
   CREDITS_LOW_THRESHOLD_DOC,
@@ -97,6 +97,9 @@ const UpdateKeyBody = Type.Object(
     enabled: Type.Optional(
       Type.Boolean({ description: 'false: the key stops verifying at once (DISABLED); true: it verifies again' }),
     ),
+    ipWhitelist: Type.Optional(
+      Nullable(KeyAllowlistField(), "Replaces the key's IP allow-list (null or [] removes it)"),
+    ),
   },
   {
     additionalProperties: false,
@@ -115,9 +118,10 @@ export const updateKeyV1 = v1Route({
   doc: { summary: 'Change a key: enable or disable it, expiry, meta, credits, rate limit', tag: 'keys' },
   input: UpdateKeyBody,
   answer: EmptyResponse,
-  handle: async ({ permissions, roles, ...changes }, caller, deps) => {
+  handle: async ({ permissions, roles, ipWhitelist, ...changes }, caller, deps) => {
     const grants = { permissions: permissions?.map(named), roles: roles?.map(named) }
-    await updateKey(deps, caller, { ...changes, ...grants, grantRule: 'needs-rbac-actions' })
+    const ipAllowlist = ipWhitelist && { field: 'ipWhitelist', entries: ipWhitelist }
+    await updateKey(deps, caller, { ...changes, ipAllowlist, ...grants, grantRule: 'needs-rbac-actions' })
     return {}
   },
 })

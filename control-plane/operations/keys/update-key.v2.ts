@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { problemOf } from '../../../shared/errors.js'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v2Route } from '../../management-route.js'
-import { KeyIdField } from '../../schemas/fields.js'
+import { KeyAllowlistField, KeyIdField } from '../../schemas/fields.js'
 import { CREDITS_LOW_THRESHOLD_DOC, CreditsLowThreshold, EmptyResponse, Refill } from '../../schemas/key-schemas.js'
 import { checkV2KeyInput } from '../../v2/credit-rules.js'
 import {
@@ -51,6 +51,9 @@ const UpdateKeyBody = Type.Object(
       ...Permissions,
       description: "Replaces the key's permissions ([] removes them); a slug with no permission is created",
     }),
+    ipAllowlist: Type.Optional(
+      Nullable(KeyAllowlistField(), "Replaces the key's IP allow-list (null or [] removes it)"),
+    ),
   },
   {
     additionalProperties: false,
@@ -72,12 +75,13 @@ export const updateKeyV2 = v2Route({
   },
   body: UpdateKeyBody,
   data: EmptyResponse,
-  handle: async ({ keyId, credits, ratelimits, permissions, roles, ...rest }, caller, deps) => {
+  handle: async ({ keyId, credits, ratelimits, permissions, roles, ipAllowlist, ...rest }, caller, deps) => {
     const wireProblem = {
       withCredits: problemOf(() => checkV2KeyInput(credits, true, { meta: rest.meta, ratelimits })),
       withoutCredits: problemOf(() => checkV2KeyInput(credits, false, { meta: rest.meta, ratelimits })),
     }
     const changes: KeyChanges = { ...rest }
+    if (ipAllowlist !== undefined) changes.ipAllowlist = ipAllowlist && { field: 'ipAllowlist', entries: ipAllowlist }
     if (credits === null) changes.remaining = null
     if (credits?.remaining !== undefined) changes.remaining = credits.remaining
     if (credits?.refill !== undefined) changes.refill = credits.refill
