@@ -198,7 +198,8 @@ describe('leak reports', () => {
       expect(refused.json().error.code).toBe('UNAVAILABLE')
       expect((await getKey(keyId)).enabled).toBe(true)
       down.status = 200
-      expect((await send()).statusCode).toBe(401)
+      // Not asked again within the minute: still no answer on GitHub's key, so 503 again, never a 401.
+      expect((await send()).statusCode).toBe(503)
       expect(down.hits()).toBe(1)
       clock.advance(60_000)
       const accepted = await send()
@@ -208,6 +209,26 @@ describe('leak reports', () => {
     } finally {
       await plane.close()
       await down.close()
+    }
+  })
+
+  it('acts on reports arriving together before the keys are fetched, with one fetch', async () => {
+    const keys = await startKeySetServer([signer])
+    const plane = await startTestControlPlane({ backend, secretScanningKeysUrl: keys.url })
+    try {
+      const made = await Promise.all([newKey(), newKey()])
+      const answers = await Promise.all(
+        made.map(({ key }) => {
+          const body = JSON.stringify([found(key)])
+          return plane.app.inject({ method: 'POST', url: REPORT, headers: signedHeaders(signer, body), payload: body })
+        }),
+      )
+      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200])
+      for (const { keyId } of made) expect((await getKey(keyId)).enabled).toBe(false)
+      expect(keys.hits()).toBe(1)
+    } finally {
+      await plane.close()
+      await keys.close()
     }
   })
 
