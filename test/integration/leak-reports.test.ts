@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto'
 import bs58 from 'bs58'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { StoreUnavailableError } from '../../shared/errors.js'
 import { newId } from '../../shared/ids.js'
+import { redisKeys } from '../../shared/store/redis-keys.js'
 import { generateRootKey, hashKey } from '../../shared/key-material.js'
 import {
   ManualClock,
@@ -13,6 +15,7 @@ import {
   type TestServer,
 } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { overriding, type PartOverrides } from '../support/store-overrides.js'
 import { metric } from '../support/server-probes.js'
 import {
   newReportSigner,
@@ -230,6 +233,93 @@ describe('leak reports', () => {
       await plane.close()
       await keys.close()
     }
+  })
+
+  describe('on a store that fails or is watched', () => {
+    /** A control plane on the same Redis, some store methods replaced; `run` reports to it. */
+    type Send = (body: string) => Promise<{ status: number; body: any }>
+    const withStore = async (overrides: PartOverrides, run: (send: Send) => unknown) => {
+      const plane = await startTestControlPlane({
+        backend: { ...backend, store: overriding(backend.store, overrides) },
+        secretScanningKeysUrl: keySet.url,
+      })
+      try {
+        await run(async (body) => {
+          const sent = { method: 'POST' as const, url: REPORT, headers: signedHeaders(signer, body), payload: body }
+          const answer = await plane.app.inject(sent)
+          return { status: answer.statusCode, body: answer.json() }
+        })
+      } finally {
+        await plane.close()
+      }
+    }
+    const outage = () => Promise.reject(new StoreUnavailableError('the store cannot be reached (injected)'))
+    const claimLeft = (body: string) =>
+      redis.admin.pttl(redisKeys.leakReport(createHash('sha256').update(body).digest('hex')))
+
+    it('forgets a report it could not act on, so that the retry is acted on', async () => {
+      const { keyId, key } = await newKey()
+      const body = JSON.stringify([found(key)])
+      let failing = true
+      const updateKey = backend.store.keys.updateKey.bind(backend.store.keys)
+      await withStore({ keys: { updateKey: (...args) => (failing ? outage() : updateKey(...args)) } }, async (send) => {
+        expect((await send(body)).status).toBe(503)
+        expect((await getKey(keyId)).enabled).toBe(true)
+        failing = false
+        expect((await send(body)).status).toBe(200)
+      })
+      expect((await getKey(keyId)).enabled).toBe(false)
+    })
+
+    it('holds a report it could not act on nor give back for a minute only, one acted on for a day', async () => {
+      const { key } = await newKey()
+      const failed = JSON.stringify([found(key)])
+      await withStore({ keys: { updateKey: outage }, leakReports: { releaseReport: outage } }, async (send) => {
+        expect((await send(failed)).status).toBe(503)
+      })
+      // The retry GitHub sends a minute later is acted on (the claim expires on Redis's clock: read, not waited for).
+      expect(await claimLeft(failed)).toBeGreaterThan(0)
+      expect(await claimLeft(failed)).toBeLessThanOrEqual(60_000)
+      const acted = JSON.stringify([{ ...found(key), source: 'commit' }])
+      expect((await report(acted, signedHeaders(signer, acted))).status).toBe(200)
+      expect(await claimLeft(acted)).toBeGreaterThan(86_400_000 - 60_000)
+    })
+
+    it('calls a key deleted while it is acted on a false positive', async () => {
+      const { keyId, key } = await newKey()
+      const getKeyByHash = backend.store.keys.getKeyByHash.bind(backend.store.keys)
+      const deletedMeanwhile = async (hash: string) => {
+        const record = await getKeyByHash(hash)
+        await post('keys.deleteKey', { keyId })
+        return record
+      }
+      await withStore({ keys: { getKeyByHash: deletedMeanwhile } }, async (send) => {
+        const body = JSON.stringify([found(key)])
+        expect(await send(body)).toEqual({
+          status: 200,
+          body: [{ token_hash: sha256Hex(key), token_type: 'keygate_api_key', label: 'false_positive' }],
+        })
+      })
+    })
+
+    it('never looks up a token whose checksum does not match', async () => {
+      const { key } = await newKey()
+      const lookups: string[] = []
+      const getKeyByHash = backend.store.keys.getKeyByHash.bind(backend.store.keys)
+      const counted = (hash: string) => {
+        lookups.push(hash)
+        return getKeyByHash(hash)
+      }
+      await withStore({ keys: { getKeyByHash: counted } }, async (send) => {
+        const wrongChecksum = `${key.slice(0, -1)}${key.endsWith('1') ? '2' : '1'}`
+        const refused = JSON.stringify([found(wrongChecksum)])
+        expect((await send(refused)).body[0].label).toBe('false_positive')
+        expect(lookups).toEqual([])
+        const looked = JSON.stringify([found(`sk_${bs58.encode(randomBytes(16))}`)])
+        expect((await send(looked)).body[0].label).toBe('false_positive')
+        expect(lookups).toHaveLength(1)
+      })
+    })
   })
 
   it('is not served when SECRET_SCANNING_KEYS_URL is off', async () => {
