@@ -119,6 +119,7 @@ describe('leak reports', () => {
     const { keyId, key } = await newKey()
     const body = JSON.stringify([found(key)])
     const signed = signedHeaders(signer, body)
+    const signature = signed['github-public-key-signature']!
     const impostor = newReportSigner('github-key-1')
     const cases: [string, string, Record<string, string>][] = [
       ['unsigned', body, { 'content-type': 'application/json' }],
@@ -126,6 +127,14 @@ describe('leak reports', () => {
       ['tampered', body.replace('content', 'commit'), signed],
       ['another key signed it', body, signedHeaders(impostor, body)],
       ['garbage signature', body, { ...signed, 'github-public-key-signature': 'bm90IGEgc2lnbmF0dXJl' }],
+      // Node joins a repeated header with ", ": two signatures, or one with more beside it, are not one.
+      ['signature sent twice', body, { ...signed, 'github-public-key-signature': `${signature}, ${signature}` }],
+      ['signature and more', body, { ...signed, 'github-public-key-signature': `${signature}, AAAA` }],
+      [
+        'signature with a space',
+        body,
+        { ...signed, 'github-public-key-signature': `${signature.slice(0, 8)} ${signature.slice(8)}` },
+      ],
       ['unknown key', body, { ...signed, 'github-public-key-identifier': 'no-such-key' }],
     ]
     for (const [name, sent, sentHeaders] of cases) {
@@ -137,7 +146,7 @@ describe('leak reports', () => {
     expect((await getKey(keyId)).leaked).toBeUndefined()
     expect((await post('keys.verifyKey', { key })).valid).toBe(true)
     expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'unknown_key' })).toBe(1)
-    expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'bad_signature' })).toBe(3)
+    expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'bad_signature' })).toBe(6)
   })
 
   it('asks the key endpoint again for an unknown identifier, at most once a minute', async () => {
