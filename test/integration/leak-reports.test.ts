@@ -7,6 +7,7 @@ import { newId } from '../../shared/ids.js'
 import { redisKeys } from '../../shared/store/redis-keys.js'
 import { generateRootKey, hashKey } from '../../shared/key-material.js'
 import {
+  capturedLogger,
   ManualClock,
   openBackend,
   startTestControlPlane,
@@ -39,12 +40,15 @@ describe('leak reports', () => {
   let controlPlane: TestServer
   let keySet: KeySetServer
   let signer: ReportSigner
+  // Every key made here, and what the servers logged: no log line may hold one.
+  const made: string[] = []
+  const logged = capturedLogger()
 
   beforeAll(async () => {
     signer = newReportSigner('github-key-1')
     keySet = await startKeySetServer([signer])
     backend = await openBackend(redis.url)
-    controlPlane = await startTestControlPlane({ backend, secretScanningKeysUrl: keySet.url })
+    controlPlane = await startTestControlPlane({ backend, secretScanningKeysUrl: keySet.url, log: logged.log })
   })
   afterAll(async () => {
     await controlPlane.close()
@@ -64,6 +68,7 @@ describe('leak reports', () => {
   const newKey = async () => {
     const { apiId } = await post('apis.createApi', { name: 'leaky' })
     const { keyId, key } = await post('keys.createKey', { apiId })
+    made.push(key)
     return { apiId, keyId, key: key as string }
   }
   const getKey = async (keyId: string) =>
@@ -251,6 +256,7 @@ describe('leak reports', () => {
       const plane = await startTestControlPlane({
         backend: { ...backend, store: overriding(backend.store, overrides) },
         secretScanningKeysUrl: keySet.url,
+        log: logged.log,
       })
       try {
         await run(async (body) => {
@@ -383,5 +389,16 @@ describe('leak reports', () => {
       expect(unknown.status).toBe(404)
       expect(hashKey(key)).not.toBe('')
     })
+  })
+
+  it('logs no key it was given, nor its hash, whatever became of the report', () => {
+    const lines = logged.lines.join('')
+    expect(lines).toContain('key reported leaked: policy applied')
+    expect(made.length).toBeGreaterThan(10)
+    for (const key of made) {
+      expect(lines).not.toContain(key)
+      expect(lines).not.toContain(hashKey(key))
+      expect(lines).not.toContain(sha256Hex(key))
+    }
   })
 })
