@@ -28,16 +28,19 @@ const MAX_BODY_BYTES = 256 * 1024
 
 /**
  * The signing keys published at a URL as GitHub publishes them (`{public_keys: [{key_identifier, key}]}`, PEM),
- * fetched on first use and cached. An identifier not in the cache makes one fetch (at most every `refetchAfterMs`,
- * shared by requests arriving meanwhile): GitHub names a new key before it signs with it. Only P-256 EC keys are kept,
- * since reports are signed with ECDSA P-256. A failed fetch throws (the report is answered 503 and GitHub sends it
- * again); a failed refresh of keys past their age keeps the keys held, and says so.
+ * fetched on first use and cached. An identifier not in the cache makes one fetch (at most every `refetchAfterMs`),
+ * and waits for a fetch under way, whoever started it: GitHub names a new key before it signs with it. Only P-256 EC
+ * keys are kept, since reports are signed with ECDSA P-256. A failed fetch throws, and so does every identifier not
+ * held until the next fetch may be tried (the report is answered 503 and GitHub sends it again, rather than a 401
+ * that says the key is not GitHub's); a failed refresh of keys past their age keeps the keys held, and says so.
  */
 export class PublishedSigningKeys implements ReportSigningKeys {
   private keys = new Map<string, KeyObject>()
   private fetchedAt = Number.NEGATIVE_INFINITY
   private triedAt = Number.NEGATIVE_INFINITY
   private pending: Promise<void> | undefined
+  /** Why the latest fetch failed; undefined once one succeeds. */
+  private failure: Error | undefined
   private readonly refetchAfterMs: number
   private readonly maxAgeMs: number
   private readonly timeoutMs: number
@@ -60,13 +63,23 @@ export class PublishedSigningKeys implements ReportSigningKeys {
       }
       return known
     }
-    if (now - this.triedAt < this.refetchAfterMs) return null
+    if (this.pending === undefined && now - this.triedAt < this.refetchAfterMs) {
+      if (this.failure)
+        throw new Error('the key set could not be fetched, and is not asked again yet', { cause: this.failure })
+      return null
+    }
     await this.refresh()
     return this.keys.get(identifier) ?? null
   }
 
   private refresh(): Promise<void> {
-    this.pending ??= this.fetchKeys().finally(() => (this.pending = undefined))
+    this.pending ??= this.fetchKeys()
+      .then(() => (this.failure = undefined))
+      .catch((err: unknown) => {
+        this.failure = err instanceof Error ? err : new Error(String(err))
+        throw err
+      })
+      .finally(() => (this.pending = undefined))
     return this.pending
   }
 

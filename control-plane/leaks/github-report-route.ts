@@ -16,8 +16,14 @@ const MAX_REPORT_BYTES = 1024 * 1024
 const MAX_TOKENS = 1_000
 const MAX_TOKEN_LENGTH = 1_024
 const MAX_TEXT_LENGTH = 2_048
-/** A report's body is remembered this long: sent again within it, it is refused. */
+/** A report's body is remembered this long once acted on: sent again within it, it is refused. */
 const REPLAY_WINDOW_MS = 86_400_000
+/**
+ * A report is claimed this long while it is acted on, and kept for the replay window only once that is done: when
+ * acting fails and the claim cannot be given back (the store is down, or the process dies), GitHub's retry is acted
+ * on once this has passed, not a day later. Acting on the largest report takes a few seconds.
+ */
+const ACTING_WINDOW_MS = 60_000
 
 const Labelled = Type.Array(
   Type.Object({
@@ -35,7 +41,8 @@ const Labelled = Type.Array(
  * signature verifies with a key of the published set is read; one sent before (the same body, within a day) is
  * refused, since ECDSA signatures can be re-encoded and only the body says it is the same report. Each token is
  * acted on (act-on-leak.ts) and labelled in the answer, as the protocol's feedback asks. A report that fails half way
- * is forgotten, so that GitHub's retry is acted on.
+ * is forgotten, so that GitHub's retry is acted on: at once when the claim can be given back, after the acting window
+ * when it cannot.
  */
 export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlaneDeps, keys: ReportSigningKeys): void {
   const metrics = deps.leakMetrics
@@ -86,7 +93,7 @@ export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlane
         }
         const reports = reportsOf(body, refuse)
         const digest = createHash('sha256').update(body).digest('hex')
-        if (!(await deps.store.leakReports.claimReport(digest, REPLAY_WINDOW_MS))) {
+        if (!(await deps.store.leakReports.claimReport(digest, ACTING_WINDOW_MS))) {
           refuse('replay', new ApiError('CONFLICT', 'this leak report was received before: nothing was done again'))
         }
         const reporter = {
@@ -94,18 +101,25 @@ export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlane
           name: 'github',
           log: request.log,
         }
+        const answers = []
         try {
-          const answers = []
           for (const report of reports) {
             const verdict = await actOnLeak(deps, reporter, report)
             metrics.token('github', verdict)
             answers.push({ token_hash: sha256Hex(report.key), token_type: report.type, label: verdict.label })
           }
-          return answers
         } catch (err) {
           await deps.store.leakReports.releaseReport(digest).catch(() => {})
           throw err
         }
+        // Acted on: the answer stands even if the claim cannot be kept (a replay after the acting window is acted on
+        // again, as a report of the same leak would be).
+        await deps.store.leakReports
+          .keepReport(digest, REPLAY_WINDOW_MS)
+          .catch((err: unknown) =>
+            request.log.warn({ err }, 'a leak report acted on could not be kept against replays'),
+          )
+        return answers
       },
     )
   })

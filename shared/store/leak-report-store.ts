@@ -6,6 +6,8 @@
 export interface LeakReportStore {
   /** Claims `digest` for `ttlMs`: true the first time, false while an earlier claim holds (one winner at once). */
   claimReport(digest: string, ttlMs: number): Promise<boolean>
+  /** Holds the claim of `digest` for `ttlMs` from now, claimed or not: the report was acted on. */
+  keepReport(digest: string, ttlMs: number): Promise<void>
   /** Gives a claim back: the report could not be acted on, and the sender's retry must be. */
   releaseReport(digest: string): Promise<void>
 }

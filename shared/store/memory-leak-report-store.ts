@@ -22,6 +22,10 @@ export class MemoryLeakReportStore implements LeakReportStore {
     return true
   }
 
+  async keepReport(digest: string, ttlMs: number): Promise<void> {
+    this.claims.set(digest, this.clock.now() + ttlMs)
+  }
+
   async releaseReport(digest: string): Promise<void> {
     this.claims.delete(digest)
   }

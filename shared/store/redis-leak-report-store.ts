@@ -12,6 +12,10 @@ export class RedisLeakReportStore implements LeakReportStore {
     return set === 'OK'
   }
 
+  async keepReport(digest: string, ttlMs: number): Promise<void> {
+    await storeCall(() => this.redis.set(redisKeys.leakReport(digest), '1', 'PX', ttlMs))
+  }
+
   async releaseReport(digest: string): Promise<void> {
     await storeCall(() => this.redis.del(redisKeys.leakReport(digest)))
   }

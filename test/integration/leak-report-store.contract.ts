@@ -27,6 +27,17 @@ export function leakReportStoreContract(reports: () => LeakReportStore): void {
       expect(await reports().claimReport(d, 60_000)).toBe(true)
     })
 
+    it('keeps a digest claimed for as long as it is kept, claimed before or not', async () => {
+      const d = digest()
+      expect(await reports().claimReport(d, 30)).toBe(true)
+      await reports().keepReport(d, 60_000)
+      await new Promise((resolve) => setTimeout(resolve, 60))
+      expect(await reports().claimReport(d, 60_000)).toBe(false)
+      const unclaimed = digest()
+      await reports().keepReport(unclaimed, 60_000)
+      expect(await reports().claimReport(unclaimed, 60_000)).toBe(false)
+    })
+
     it('claims a digest again once its claim expired', async () => {
       const d = digest()
       expect(await reports().claimReport(d, 20)).toBe(true)

@@ -2,9 +2,12 @@ import { createHash } from 'node:crypto'
 import bs58 from 'bs58'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { StoreUnavailableError } from '../../shared/errors.js'
 import { newId } from '../../shared/ids.js'
+import { redisKeys } from '../../shared/store/redis-keys.js'
 import { generateRootKey, hashKey } from '../../shared/key-material.js'
 import {
+  capturedLogger,
   ManualClock,
   openBackend,
   startTestControlPlane,
@@ -13,6 +16,7 @@ import {
   type TestServer,
 } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { overriding, type PartOverrides } from '../support/store-overrides.js'
 import { metric } from '../support/server-probes.js'
 import {
   newReportSigner,
@@ -36,12 +40,15 @@ describe('leak reports', () => {
   let controlPlane: TestServer
   let keySet: KeySetServer
   let signer: ReportSigner
+  // Every key made here, and what the servers logged: no log line may hold one.
+  const made: string[] = []
+  const logged = capturedLogger()
 
   beforeAll(async () => {
     signer = newReportSigner('github-key-1')
     keySet = await startKeySetServer([signer])
     backend = await openBackend(redis.url)
-    controlPlane = await startTestControlPlane({ backend, secretScanningKeysUrl: keySet.url })
+    controlPlane = await startTestControlPlane({ backend, secretScanningKeysUrl: keySet.url, log: logged.log })
   })
   afterAll(async () => {
     await controlPlane.close()
@@ -61,6 +68,7 @@ describe('leak reports', () => {
   const newKey = async () => {
     const { apiId } = await post('apis.createApi', { name: 'leaky' })
     const { keyId, key } = await post('keys.createKey', { apiId })
+    made.push(key)
     return { apiId, keyId, key: key as string }
   }
   const getKey = async (keyId: string) =>
@@ -116,6 +124,7 @@ describe('leak reports', () => {
     const { keyId, key } = await newKey()
     const body = JSON.stringify([found(key)])
     const signed = signedHeaders(signer, body)
+    const signature = signed['github-public-key-signature']!
     const impostor = newReportSigner('github-key-1')
     const cases: [string, string, Record<string, string>][] = [
       ['unsigned', body, { 'content-type': 'application/json' }],
@@ -123,6 +132,14 @@ describe('leak reports', () => {
       ['tampered', body.replace('content', 'commit'), signed],
       ['another key signed it', body, signedHeaders(impostor, body)],
       ['garbage signature', body, { ...signed, 'github-public-key-signature': 'bm90IGEgc2lnbmF0dXJl' }],
+      // Node joins a repeated header with ", ": two signatures, or one with more beside it, are not one.
+      ['signature sent twice', body, { ...signed, 'github-public-key-signature': `${signature}, ${signature}` }],
+      ['signature and more', body, { ...signed, 'github-public-key-signature': `${signature}, AAAA` }],
+      [
+        'signature with a space',
+        body,
+        { ...signed, 'github-public-key-signature': `${signature.slice(0, 8)} ${signature.slice(8)}` },
+      ],
       ['unknown key', body, { ...signed, 'github-public-key-identifier': 'no-such-key' }],
     ]
     for (const [name, sent, sentHeaders] of cases) {
@@ -134,7 +151,7 @@ describe('leak reports', () => {
     expect((await getKey(keyId)).leaked).toBeUndefined()
     expect((await post('keys.verifyKey', { key })).valid).toBe(true)
     expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'unknown_key' })).toBe(1)
-    expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'bad_signature' })).toBe(3)
+    expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'bad_signature' })).toBe(6)
   })
 
   it('asks the key endpoint again for an unknown identifier, at most once a minute', async () => {
@@ -198,7 +215,8 @@ describe('leak reports', () => {
       expect(refused.json().error.code).toBe('UNAVAILABLE')
       expect((await getKey(keyId)).enabled).toBe(true)
       down.status = 200
-      expect((await send()).statusCode).toBe(401)
+      // Not asked again within the minute: still no answer on GitHub's key, so 503 again, never a 401.
+      expect((await send()).statusCode).toBe(503)
       expect(down.hits()).toBe(1)
       clock.advance(60_000)
       const accepted = await send()
@@ -209,6 +227,114 @@ describe('leak reports', () => {
       await plane.close()
       await down.close()
     }
+  })
+
+  it('acts on reports arriving together before the keys are fetched, with one fetch', async () => {
+    const keys = await startKeySetServer([signer])
+    const plane = await startTestControlPlane({ backend, secretScanningKeysUrl: keys.url })
+    try {
+      const made = await Promise.all([newKey(), newKey()])
+      const answers = await Promise.all(
+        made.map(({ key }) => {
+          const body = JSON.stringify([found(key)])
+          return plane.app.inject({ method: 'POST', url: REPORT, headers: signedHeaders(signer, body), payload: body })
+        }),
+      )
+      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200])
+      for (const { keyId } of made) expect((await getKey(keyId)).enabled).toBe(false)
+      expect(keys.hits()).toBe(1)
+    } finally {
+      await plane.close()
+      await keys.close()
+    }
+  })
+
+  describe('on a store that fails or is watched', () => {
+    /** A control plane on the same Redis, some store methods replaced; `run` reports to it. */
+    type Send = (body: string) => Promise<{ status: number; body: any }>
+    const withStore = async (overrides: PartOverrides, run: (send: Send) => unknown) => {
+      const plane = await startTestControlPlane({
+        backend: { ...backend, store: overriding(backend.store, overrides) },
+        secretScanningKeysUrl: keySet.url,
+        log: logged.log,
+      })
+      try {
+        await run(async (body) => {
+          const sent = { method: 'POST' as const, url: REPORT, headers: signedHeaders(signer, body), payload: body }
+          const answer = await plane.app.inject(sent)
+          return { status: answer.statusCode, body: answer.json() }
+        })
+      } finally {
+        await plane.close()
+      }
+    }
+    const outage = () => Promise.reject(new StoreUnavailableError('the store cannot be reached (injected)'))
+    const claimLeft = (body: string) =>
+      redis.admin.pttl(redisKeys.leakReport(createHash('sha256').update(body).digest('hex')))
+
+    it('forgets a report it could not act on, so that the retry is acted on', async () => {
+      const { keyId, key } = await newKey()
+      const body = JSON.stringify([found(key)])
+      let failing = true
+      const updateKey = backend.store.keys.updateKey.bind(backend.store.keys)
+      await withStore({ keys: { updateKey: (...args) => (failing ? outage() : updateKey(...args)) } }, async (send) => {
+        expect((await send(body)).status).toBe(503)
+        expect((await getKey(keyId)).enabled).toBe(true)
+        failing = false
+        expect((await send(body)).status).toBe(200)
+      })
+      expect((await getKey(keyId)).enabled).toBe(false)
+    })
+
+    it('holds a report it could not act on nor give back for a minute only, one acted on for a day', async () => {
+      const { key } = await newKey()
+      const failed = JSON.stringify([found(key)])
+      await withStore({ keys: { updateKey: outage }, leakReports: { releaseReport: outage } }, async (send) => {
+        expect((await send(failed)).status).toBe(503)
+      })
+      // The retry GitHub sends a minute later is acted on (the claim expires on Redis's clock: read, not waited for).
+      expect(await claimLeft(failed)).toBeGreaterThan(0)
+      expect(await claimLeft(failed)).toBeLessThanOrEqual(60_000)
+      const acted = JSON.stringify([{ ...found(key), source: 'commit' }])
+      expect((await report(acted, signedHeaders(signer, acted))).status).toBe(200)
+      expect(await claimLeft(acted)).toBeGreaterThan(86_400_000 - 60_000)
+    })
+
+    it('calls a key deleted while it is acted on a false positive', async () => {
+      const { keyId, key } = await newKey()
+      const getKeyByHash = backend.store.keys.getKeyByHash.bind(backend.store.keys)
+      const deletedMeanwhile = async (hash: string) => {
+        const record = await getKeyByHash(hash)
+        await post('keys.deleteKey', { keyId })
+        return record
+      }
+      await withStore({ keys: { getKeyByHash: deletedMeanwhile } }, async (send) => {
+        const body = JSON.stringify([found(key)])
+        expect(await send(body)).toEqual({
+          status: 200,
+          body: [{ token_hash: sha256Hex(key), token_type: 'keygate_api_key', label: 'false_positive' }],
+        })
+      })
+    })
+
+    it('never looks up a token whose checksum does not match', async () => {
+      const { key } = await newKey()
+      const lookups: string[] = []
+      const getKeyByHash = backend.store.keys.getKeyByHash.bind(backend.store.keys)
+      const counted = (hash: string) => {
+        lookups.push(hash)
+        return getKeyByHash(hash)
+      }
+      await withStore({ keys: { getKeyByHash: counted } }, async (send) => {
+        const wrongChecksum = `${key.slice(0, -1)}${key.endsWith('1') ? '2' : '1'}`
+        const refused = JSON.stringify([found(wrongChecksum)])
+        expect((await send(refused)).body[0].label).toBe('false_positive')
+        expect(lookups).toEqual([])
+        const looked = JSON.stringify([found(`sk_${bs58.encode(randomBytes(16))}`)])
+        expect((await send(looked)).body[0].label).toBe('false_positive')
+        expect(lookups).toHaveLength(1)
+      })
+    })
   })
 
   it('is not served when SECRET_SCANNING_KEYS_URL is off', async () => {
@@ -263,5 +389,16 @@ describe('leak reports', () => {
       expect(unknown.status).toBe(404)
       expect(hashKey(key)).not.toBe('')
     })
+  })
+
+  it('logs no key it was given, nor its hash, whatever became of the report', () => {
+    const lines = logged.lines.join('')
+    expect(lines).toContain('key reported leaked: policy applied')
+    expect(made.length).toBeGreaterThan(10)
+    for (const key of made) {
+      expect(lines).not.toContain(key)
+      expect(lines).not.toContain(hashKey(key))
+      expect(lines).not.toContain(sha256Hex(key))
+    }
   })
 })

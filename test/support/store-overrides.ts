@@ -1,6 +1,7 @@
 import type { Store } from '../../shared/store/store.js'
 
-type PartName = 'keys' | 'entities' | 'rootKeys' | 'counters' | 'usage' | 'audit' | 'changes' | 'webhooks'
+type PartName =
+  'keys' | 'entities' | 'rootKeys' | 'counters' | 'usage' | 'audit' | 'changes' | 'webhooks' | 'leakReports'
 
 /** Replacements for methods of the store's parts, e.g. `{ changes: { readRevisions: async () => … } }`. */
 export type PartOverrides = { [P in PartName]?: Partial<Store[P]> }
