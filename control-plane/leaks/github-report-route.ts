@@ -4,7 +4,7 @@ import { ApiError, invalid } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
 import { parseJsonBody } from '../../shared/http/json-body.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { actOnLeak, type LeakReport } from './act-on-leak.js'
+import { actOnLeak, type LeakReport, type LeakVerdict } from './act-on-leak.js'
 import type { ReportSigningKeys } from './github-public-keys.js'
 import type { ReportRefusal } from './leak-metrics.js'
 import { signs } from './report-signature.js'
@@ -16,8 +16,11 @@ const MAX_REPORT_BYTES = 1024 * 1024
 const MAX_TOKENS = 1_000
 const MAX_TOKEN_LENGTH = 1_024
 const MAX_TEXT_LENGTH = 2_048
-/** A report's body is remembered this long once acted on: sent again within it, it is refused. */
-const REPLAY_WINDOW_MS = 86_400_000
+/**
+ * A report's body is remembered this long: sent again within it, it is refused. GitHub's signed body carries no time,
+ * so this is what bounds a replay; a claim is a few bytes, and GitHub sends few reports.
+ */
+const REPLAY_WINDOW_MS = 30 * 86_400_000
 /**
  * A report is claimed this long while it is acted on, and kept for the replay window only once that is done: when
  * acting fails and the claim cannot be given back (the store is down, or the process dies), GitHub's retry is acted
@@ -103,13 +106,26 @@ export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlane
         }
         const answers = []
         try {
+          // A token listed twice (found in two places) is acted on once, for its first place, and labelled alike.
+          const verdicts = new Map<string, LeakVerdict>()
           for (const report of reports) {
-            const verdict = await actOnLeak(deps, reporter, report)
-            metrics.token('github', verdict)
+            let verdict = verdicts.get(report.key)
+            if (verdict === undefined) {
+              verdict = await actOnLeak(deps, reporter, report)
+              verdicts.set(report.key, verdict)
+              metrics.token('github', verdict)
+            }
             answers.push({ token_hash: sha256Hex(report.key), token_type: report.type, label: verdict.label })
           }
         } catch (err) {
-          await deps.store.leakReports.releaseReport(digest).catch(() => {})
+          await deps.store.leakReports
+            .releaseReport(digest)
+            .catch((releaseErr: unknown) =>
+              request.log.warn(
+                { err: releaseErr },
+                'a leak report that failed could not be given back: GitHub retries it once its claim expires',
+              ),
+            )
           throw err
         }
         // Acted on: the answer stands even if the claim cannot be kept (a replay after the acting window is acted on

@@ -120,6 +120,50 @@ describe('leak reports', () => {
     expect(await metric(controlPlane, 'keygate_leak_reports_total', { label: 'true_positive' })).toBeGreaterThan(0)
   })
 
+  it("applies the api's leak policy: notify keeps the key verifying, delete deletes it", async () => {
+    const keyOf = async (leakPolicy: string) => {
+      const { apiId } = await post('apis.createApi', { name: `leaky ${leakPolicy}`, leakPolicy })
+      const { keyId, key } = await post('keys.createKey', { apiId })
+      return { keyId, key: key as string }
+    }
+    const notified = await keyOf('notify')
+    const deleted = await keyOf('delete')
+    const body = JSON.stringify([found(notified.key), found(deleted.key)])
+    const answer = await report(body, signedHeaders(signer, body))
+    expect(answer.status).toBe(200)
+    expect(answer.body.map((token: { label: string }) => token.label)).toEqual(['true_positive', 'true_positive'])
+    expect(await getKey(notified.keyId)).toMatchObject({
+      enabled: true,
+      leaked: { action: 'notify', reporter: 'github' },
+    })
+    expect((await post('keys.verifyKey', { key: notified.key })).valid).toBe(true)
+    const gone = await controlPlane.app.inject({
+      method: 'GET',
+      url: `/v1/keys.getKey?keyId=${deleted.keyId}`,
+      headers,
+    })
+    expect(gone.statusCode).toBe(404)
+    expect((await post('keys.verifyKey', { key: deleted.key })).code).toBe('NOT_FOUND')
+    const { entries } = (
+      await controlPlane.app.inject({ method: 'GET', url: `/v1/audit.list?keyId=${deleted.keyId}`, headers })
+    ).json()
+    const leakEntry = entries.find((entry: { action: string }) => entry.action === 'keys.reportLeak')
+    expect(leakEntry).toMatchObject({ context: { action: 'delete' }, before: { enabled: true } })
+    expect(leakEntry.after).toBeUndefined()
+  })
+
+  it('acts once on a key a report lists twice, and labels both alike', async () => {
+    const { apiId, keyId, key } = await newKey()
+    await post('apis.updateApi', { apiId, leakPolicy: 'delete' })
+    const body = JSON.stringify([found(key), { ...found(key), url: 'https://github.com/o/r/blob/c/g' }])
+    const answer = await report(body, signedHeaders(signer, body))
+    expect(answer.body.map((token: { label: string }) => token.label)).toEqual(['true_positive', 'true_positive'])
+    const { entries } = (
+      await controlPlane.app.inject({ method: 'GET', url: `/v1/audit.list?keyId=${keyId}`, headers })
+    ).json()
+    expect(entries.filter((entry: { action: string }) => entry.action === 'keys.reportLeak')).toHaveLength(1)
+  })
+
   it('refuses an unsigned, a tampered, a wrongly signed and an unknown-key report, changing nothing', async () => {
     const { keyId, key } = await newKey()
     const body = JSON.stringify([found(key)])
@@ -286,7 +330,7 @@ describe('leak reports', () => {
       expect((await getKey(keyId)).enabled).toBe(false)
     })
 
-    it('holds a report it could not act on nor give back for a minute only, one acted on for a day', async () => {
+    it('holds a report it could not act on nor give back for a minute only, one acted on for 30 days', async () => {
       const { key } = await newKey()
       const failed = JSON.stringify([found(key)])
       await withStore({ keys: { updateKey: outage }, leakReports: { releaseReport: outage } }, async (send) => {
@@ -297,7 +341,7 @@ describe('leak reports', () => {
       expect(await claimLeft(failed)).toBeLessThanOrEqual(60_000)
       const acted = JSON.stringify([{ ...found(key), source: 'commit' }])
       expect((await report(acted, signedHeaders(signer, acted))).status).toBe(200)
-      expect(await claimLeft(acted)).toBeGreaterThan(86_400_000 - 60_000)
+      expect(await claimLeft(acted)).toBeGreaterThan(30 * 86_400_000 - 60_000)
     })
 
     it('calls a key deleted while it is acted on a false positive', async () => {
