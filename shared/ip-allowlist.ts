@@ -66,12 +66,23 @@ const isIPv6 = (address: IpAddress): address is ipaddr.IPv6 => address.kind() ==
 /** An address as a list entry may write it: IPv4 in four decimal parts, or IPv6 (no zone). */
 function strictAddress(text: string): IpAddress | undefined {
   if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text)
-  if (!text.includes('%') && !text.includes('.') && ipaddr.IPv6.isValid(text)) return ipaddr.IPv6.parse(text)
-  // IPv6 ending in an IPv4 address (`::ffff:10.0.0.1`): that IPv4 part in four decimal parts too.
-  const dotted = text.lastIndexOf(':')
-  if (dotted > 0 && ipaddr.IPv4.isValidFourPartDecimal(text.slice(dotted + 1)) && ipaddr.IPv6.isValid(text))
-    return ipaddr.IPv6.parse(text)
-  return undefined
+  const hex = hexIPv6(text)
+  return hex !== undefined && ipaddr.IPv6.isValid(hex) ? ipaddr.IPv6.parse(hex) : undefined
+}
+
+/**
+ * IPv6 text with its trailing IPv4 part (`::ffff:10.0.0.1`), if any, written as the two groups it stands for (that part
+ * in four decimal parts too); undefined for anything else with a dot or a zone. ipaddr.js reads every `::a.b.c.d` as
+ * IPv4-mapped (`::ffff:a.b.c.d`), which an IPv4-compatible address (::/96, shown so by Node) is not.
+ */
+function hexIPv6(text: string): string | undefined {
+  if (text.includes('%')) return undefined
+  const colon = text.lastIndexOf(':')
+  const tail = text.slice(colon + 1)
+  if (!tail.includes('.')) return text.includes('.') ? undefined : text
+  if (colon < 1 || !ipaddr.IPv4.isValidFourPartDecimal(tail)) return undefined
+  const [a, b, c, d] = ipaddr.IPv4.parse(tail).octets as [number, number, number, number]
+  return `${text.slice(0, colon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
 }
 
 /**

@@ -90,6 +90,8 @@ onBothStores('IP allow-lists', {}, (stack) => {
     expect(await verifyFrom('127.0.0.1', key)).toMatchObject({ valid: false, code: 'FORBIDDEN', keyId })
     expect(await verifyFrom('10.200.0.1', key)).toMatchObject({ valid: true, code: 'VALID', keyId })
     expect(await verifyFrom('::ffff:10.200.0.1', key)).toMatchObject({ valid: true, code: 'VALID' })
+    // IPv4-compatible (::/96, as Node shows a peer at ::a01:203): an IPv6 address, outside 10.0.0.0/8.
+    expect(await verifyFrom('::10.200.0.1', key)).toMatchObject({ valid: false, code: 'FORBIDDEN' })
     expect(await verifyFrom('2001:db8:5::1', key)).toMatchObject({ valid: true, code: 'VALID' })
     expect(await verifyFrom('192.0.2.7', key)).toMatchObject({ valid: true })
     expect(await verifyFrom('192.0.2.8', key)).toMatchObject({ valid: false, code: 'FORBIDDEN' })

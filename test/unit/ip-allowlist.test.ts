@@ -1,3 +1,4 @@
+import { SocketAddress } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { addressAllowed } from '../../shared/address-rule.js'
 import { ApiError } from '../../shared/errors.js'
@@ -77,6 +78,20 @@ describe('matching a client address', () => {
     expect(allows(['0.0.0.0/0'], '::1')).toBe(false)
     expect(allows(['::/0'], '127.0.0.1')).toBe(false)
     expect(allows(['127.0.0.1', '::1'], '::1')).toBe(true)
+  })
+
+  it('keeps an IPv4-compatible IPv6 address (::/96, which Node shows as ::a.b.c.d) apart from the IPv4 address', () => {
+    // ipaddr.js reads `::10.1.2.3` as `::ffff:10.1.2.3`: a peer at ::a01:203 must not pass as 10.1.2.3.
+    expect(new SocketAddress({ address: '::a01:203', family: 'ipv6' }).address).toBe('::10.1.2.3')
+    expect(parseClientAddress('::10.1.2.3')?.toString()).toBe('::a01:203')
+    expect(allows(['10.0.0.0/8'], '::10.1.2.3')).toBe(false)
+    expect(allows(['::a01:203'], '::10.1.2.3')).toBe(true)
+    expect(normalisedEntry('::10.1.2.3')).toBe('::a01:203/128')
+    expect(allows(['::10.0.0.0/104'], '10.1.2.3')).toBe(false)
+    expect(normalisedEntry('1:2:3:4:5:6:10.1.2.3')).toBe('1:2:3:4:5:6:a01:203/128')
+    // The mapped form, in either notation, is still the IPv4 address.
+    expect(parseClientAddress('0:0:0:0:0:ffff:10.1.2.3')?.toString()).toBe('10.1.2.3')
+    expect(parseClientAddress('::ffff:a01:203')?.toString()).toBe('10.1.2.3')
   })
 
   it('allows no unknown address, and a list whose stored entries are all unreadable allows nothing', () => {
