@@ -86,11 +86,13 @@ function hexIPv6(text: string): string | undefined {
 }
 
 /**
- * A client's address as a socket or an X-Forwarded-For entry gives it (an IPv6 zone is ignored), IPv4-mapped IPv6
- * (`::ffff:a.b.c.d`, how a dual-stack socket shows an IPv4 peer) as the IPv4 address; undefined if it is none.
+ * A client's address as a socket or an X-Forwarded-For entry gives it (an IPv6 address's zone is ignored), IPv4-mapped
+ * IPv6 (`::ffff:a.b.c.d`, how a dual-stack socket shows an IPv4 peer) as the IPv4 address; undefined if it is none.
  */
 export function parseClientAddress(text: string): IpAddress | undefined {
   const zone = text.indexOf('%')
+  // A zone (`%eth0`) names an interface of a link-local IPv6 address; IPv4 has none.
+  if (zone >= 0 && !text.slice(0, zone).includes(':')) return undefined
   const address = strictAddress(zone < 0 ? text : text.slice(0, zone))
   return address !== undefined && isIPv6(address) && address.isIPv4MappedAddress() ? address.toIPv4Address() : address
 }

@@ -94,6 +94,13 @@ describe('matching a client address', () => {
     expect(parseClientAddress('::ffff:a01:203')?.toString()).toBe('10.1.2.3')
   })
 
+  it('takes a zone only on an IPv6 address', () => {
+    expect(parseClientAddress('fe80::1%eth0')?.toString()).toBe('fe80::1')
+    expect(parseClientAddress('::ffff:10.1.2.3%eth0')?.toString()).toBe('10.1.2.3')
+    for (const address of ['10.1.2.3%eth0', '10.1.2.3%', '%eth0'])
+      expect(parseClientAddress(address), address).toBeUndefined()
+  })
+
   it('allows no unknown address, and a list whose stored entries are all unreadable allows nothing', () => {
     expect(allowlistAllows(compiledAllowlist(['10.0.0.0/8']), undefined)).toBe(false)
     expect(allowlistAllows(compiledAllowlist(['not a range']), parseClientAddress('10.0.0.1'))).toBe(false)
