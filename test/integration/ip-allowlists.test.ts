@@ -238,6 +238,30 @@ onBothStores('IP allow-lists', {}, (stack) => {
     expect((await v2('apis.updateApi', { apiId: listed, leakPolicy: 'sometimes' })).status).toBe(400)
   })
 
+  it("reads no request's address for a key that no list applies to, and keeps its verdict", async () => {
+    const unlisted = await newApi()
+    const plain = await newKey(unlisted)
+    const pinned = await newKey(unlisted, { ipWhitelist: ['10.0.0.0/8'] })
+    let reads = 0
+    const client = {
+      get socket() {
+        reads++
+        return { remoteAddress: '10.0.0.1' }
+      },
+      get headers() {
+        reads++
+        return {}
+      },
+    }
+    const { verifier } = stack.verifier
+    const first = await verifier.verify(plain.key, {}, client)
+    expect(first).toMatchObject({ valid: true, code: 'VALID' })
+    expect(await verifier.verify(plain.key, {}, client)).toBe(first)
+    expect(reads).toBe(0)
+    expect(await verifier.verify(pinned.key, {}, client)).toMatchObject({ valid: true, code: 'VALID' })
+    expect(reads).toBeGreaterThan(0)
+  })
+
   it('checks the address after EXPIRED and before INSUFFICIENT_PERMISSIONS, as Unkey orders it', async () => {
     const disabled = await newKey(apiId, { ipWhitelist: ['10.0.0.0/8'], enabled: false })
     expect((await verifyFrom('127.0.0.1', disabled.key)).code).toBe('DISABLED')
