@@ -146,6 +146,39 @@ describe('entities within the revocation bound', () => {
     expect(await verdict(verifier)).toMatchObject({ valid: false, code: 'INSUFFICIENT_PERMISSIONS' })
   })
 
+  /** A key of an api without a list, verified (memoised) from 10.0.0.1; `narrow` lets only 192.0.2.0/24 in. */
+  async function allowListed(clock?: ManualClock) {
+    const setup = await setUp(clock ? { clock } : {})
+    const { apiId } = await setup.post('apis.createApi', { name: 'allow-listed' })
+    const { key } = await setup.post('keys.createKey', { apiId })
+    const client = { socket: { remoteAddress: '10.0.0.1' }, headers: {} }
+    const fromTen = () => setup.verifier.verifier.verify(key, {}, client)
+    expect(await fromTen()).toMatchObject({ valid: true })
+    expect(await fromTen()).toBe(await fromTen())
+    const narrow = () => setup.post('apis.updateApi', { apiId, ipWhitelist: ['192.0.2.0/24'] })
+    return { ...setup, fromTen, narrow }
+  }
+
+  it("a shard whose changes cannot be replayed loses its api's allow-list too", async () => {
+    const { verifier, faults, fromTen, narrow } = await allowListed()
+    await narrow()
+    faults.trimLogs = true
+    await verifier.verifier.pollNow()
+    faults.trimLogs = false
+    expect(await fromTen()).toMatchObject({ valid: false, code: 'FORBIDDEN' })
+  })
+
+  it("beyond the staleness bound a key's api allow-list is read afresh, as the key is", async () => {
+    const clock = new ManualClock(Date.now())
+    const { verifier, faults, fromTen, narrow } = await allowListed(clock)
+    await narrow()
+    faults.failReplays = true
+    await expect(verifier.verifier.pollNow()).rejects.toThrow('log unreachable')
+    clock.advance(manualPolls.maxStalenessMs + 1)
+    expect(verifier.verifier.ready).toBe(false)
+    expect(await fromTen()).toMatchObject({ valid: false, code: 'FORBIDDEN' })
+  })
+
   it('beyond the staleness bound a rate-limit override is read afresh too', async () => {
     const clock = new ManualClock(Date.now())
     const { verifier, faults, post } = await setUp({ clock })
