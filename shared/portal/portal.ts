@@ -1,49 +1,13 @@
 /**
  * The customer portal (docs/portal.md): a page where an operator's customers manage their own keys, opened by a
- * session the operator's backend mints with a root key. A portal names the apis its sessions reach, its branding and
- * the settings every key made through it gets; a session names one identity (externalId) and what it may do.
+ * session the operator's backend mints with a root key. A portal (control-plane/portal/portal-record.ts) names the
+ * apis its sessions reach, its branding and the settings every key made through it gets; a session names one
+ * identity (externalId) and what it may do.
  */
 
 /** What a session may do, as Unkey's `portal.*` names it; `keys:revoke` is Keygate's own. */
 export const PORTAL_SCOPES = ['keys:read', 'keys:create', 'keys:reroll', 'keys:revoke', 'analytics:read'] as const
 export type PortalScope = (typeof PORTAL_SCOPES)[number]
-
-/** Settings every key created through the portal gets: the operator's, never the browser's. */
-export interface PortalKeyDefaults {
-  prefix?: string
-  byteLength?: number
-  /** Credits a new key starts with, and how they refill. */
-  credits?: {
-    remaining: number
-    refill?: { interval: 'daily' | 'monthly'; amount: number; refillDay?: number }
-  }
-  /** Named rate limits (v2's shape). */
-  ratelimits?: { name: string; limit: number; duration: number; autoApply?: boolean }[]
-  /** A new key expires this long after it is created, ms. */
-  expiresInMs?: number
-}
-
-export interface PortalRecord {
-  id: string
-  /** Unique among portals: `[a-z0-9-]{3,64}`; sessions name a portal by it or by its id. */
-  slug: string
-  /** Shown as the page's title. */
-  name: string
-  apiIds: string[]
-  enabled: boolean
-  /** An https URL of the logo shown on the page. */
-  logoUrl?: string
-  /** `#rrggbb`: the page's accent colour. */
-  accentColor?: string
-  keyDefaults?: PortalKeyDefaults
-  /** Keys one identity may hold across the portal's apis: the portal refuses to create more. */
-  maxKeysPerIdentity: number
-  createdAt: number
-  updatedAt?: number
-}
-
-/** What a portal allows when it does not say. */
-export const DEFAULT_MAX_KEYS_PER_IDENTITY = 20
 
 /** How long a session's one-time code can be exchanged, ms (Unkey's 15 minutes). */
 export const PORTAL_CODE_TTL_MS = 15 * 60_000

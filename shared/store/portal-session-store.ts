@@ -14,7 +14,12 @@ export interface PortalSessionStore {
    * `tokenExpiresAt`, and the session is answered as updated. Otherwise null, and nothing changes. One atomic step:
    * of two concurrent exchanges of a code, one wins.
    */
-  exchangeCode(codeHash: string, tokenHash: string, nowMs: number, tokenExpiresAt: number): Promise<PortalSession | null>
+  exchangeCode(
+    codeHash: string,
+    tokenHash: string,
+    nowMs: number,
+    tokenExpiresAt: number,
+  ): Promise<PortalSession | null>
   /** The session a token names, if it has neither expired at `nowMs` nor been revoked; else null. */
   sessionOfToken(tokenHash: string, nowMs: number): Promise<PortalSession | null>
   /** The session (revoked or not) unless it was forgotten at `nowMs`; else null. */

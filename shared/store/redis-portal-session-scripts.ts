@@ -81,8 +81,8 @@ return { json, redis.call('HGET', KEYS[1], ARGV[1] .. ':te') or '', redis.call('
 `
 
 /**
- * ARGV: id, now. Marks a session not yet forgotten revoked (kept until its time, so that it still reads as revoked) and forgets its
- * code and token. Returns [json, token expiry, revoked] as they were, or false.
+ * ARGV: id, now. Marks a session not yet forgotten revoked (kept until its time, so that it still reads as revoked)
+ * and forgets its code and token. Returns [json, token expiry, revoked] as they were, or false.
  */
 export const REVOKE_SESSION_SCRIPT = `${FORGOTTEN_AT}
 local json = redis.call('HGET', KEYS[1], ARGV[1])
@@ -101,10 +101,34 @@ type Arg = string | number
 
 export interface PortalSessionScripts {
   portalCreateSession(sessions: string, codes: string, tokens: string, expiry: string, ...args: Arg[]): Promise<number>
-  portalExchangeCode(sessions: string, codes: string, tokens: string, expiry: string, ...args: Arg[]): Promise<string | null>
-  portalSessionOfToken(sessions: string, codes: string, tokens: string, expiry: string, token: string): Promise<string[] | null>
-  portalGetSession(sessions: string, codes: string, tokens: string, expiry: string, ...args: Arg[]): Promise<string[] | null>
-  portalRevokeSession(sessions: string, codes: string, tokens: string, expiry: string, ...args: Arg[]): Promise<string[] | null>
+  portalExchangeCode(
+    sessions: string,
+    codes: string,
+    tokens: string,
+    expiry: string,
+    ...args: Arg[]
+  ): Promise<string | null>
+  portalSessionOfToken(
+    sessions: string,
+    codes: string,
+    tokens: string,
+    expiry: string,
+    token: string,
+  ): Promise<string[] | null>
+  portalGetSession(
+    sessions: string,
+    codes: string,
+    tokens: string,
+    expiry: string,
+    ...args: Arg[]
+  ): Promise<string[] | null>
+  portalRevokeSession(
+    sessions: string,
+    codes: string,
+    tokens: string,
+    expiry: string,
+    ...args: Arg[]
+  ): Promise<string[] | null>
 }
 
 const SCRIPTS: [keyof PortalSessionScripts, string][] = [

@@ -2,10 +2,7 @@ import type { PortalSession } from '../portal/portal.js'
 import type { PortalSessionStore } from './portal-session-store.js'
 import type { RedisClient } from './redis-connection.js'
 import { redisKeys } from './redis-keys.js'
-import {
-  definePortalSessionScripts,
-  type PortalSessionScripts,
-} from './redis-portal-session-scripts.js'
+import { definePortalSessionScripts, type PortalSessionScripts } from './redis-portal-session-scripts.js'
 import { storeCall } from './redis-store-call.js'
 
 const KEYS = [redisKeys.portalSessions, redisKeys.portalCodes, redisKeys.portalTokens, redisKeys.portalExpiry] as const
