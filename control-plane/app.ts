@@ -29,7 +29,7 @@ import { registerGithubLeakReports } from './leaks/github-report-route.js'
 import { createLeakMetrics } from './leaks/leak-metrics.js'
 import { PortalRecords } from './portal/portal-records.js'
 import { noStore, registerPortalSessionRoutes } from './portal/register-portal-routes.js'
-import { PORTAL_SESSION_ROUTES } from './operations/portal/session-routes.js'
+import { PORTAL_SESSION_ROUTES } from './operations/portal/session-routes.v2.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore

@@ -1,6 +1,6 @@
 import type { OperationDoc } from './operation-doc.js'
 import { MANAGEMENT_ROUTES } from '../operations/management-routes.js'
-import { PORTAL_SESSION_ROUTES } from '../operations/portal/session-routes.js'
+import { PORTAL_SESSION_ROUTES } from '../operations/portal/session-routes.v2.js'
 import { V2_OPERATIONS } from './v2-operations.js'
 
 export type { OperationDoc } from './operation-doc.js'

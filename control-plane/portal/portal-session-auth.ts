@@ -60,7 +60,7 @@ export async function portalCallerOf(request: FastifyRequest, deps: ControlPlane
       undefined,
       {
         problem: 'authentication/portal_token_missing',
-    sessionCookie: true,
+        sessionCookie: true,
       },
     )
   }

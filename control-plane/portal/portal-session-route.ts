@@ -31,5 +31,5 @@ export interface PortalSessionRoute<Body extends TSchema = TSchema, Data extends
 export function portalSessionRoute<Body extends TSchema, Data extends TSchema>(
   route: PortalSessionRoute<Body, Data>,
 ): PortalSessionRoute {
-  return route as unknown as PortalSessionRoute
+  return route
 }

@@ -40,7 +40,7 @@ export function registerPortalSessionRoutes(
         else refuseCrossSite(request)
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { cookie, ...answer } = await route.handle(request.body as never, callers.get(request), deps)
+        const { cookie, ...answer } = await route.handle(request.body, callers.get(request), deps)
         if (cookie === 'clear') void reply.header('set-cookie', clearedCookie(request))
         else if (cookie)
           void reply.header('set-cookie', sessionCookie(request, cookie.token, cookie.expiresAt, deps.clock.now()))

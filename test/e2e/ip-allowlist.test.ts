@@ -1,15 +1,13 @@
-import { afterAll, describe, expect, it } from 'vitest'
-import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
+import { describe, expect, it } from 'vitest'
+import { keygateStack } from '../support/keygate-stack.js'
+import { jsonPoster, type KeygateProcess } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
 
 const ROOT_KEY = 'ip-allowlist-root-key-0123456789'
 const MAX_STALENESS_MS = 2_000
 const post = jsonPoster(ROOT_KEY)
 const redis = useRedisServer()
-const running: KeygateProcess[] = []
-afterAll(async () => {
-  await Promise.all(running.map((process) => process.stop()))
-})
+const startStack = keygateStack()
 
 /** verifyKey (v1) on `base`, from this test (127.0.0.1), naming `forwardedFor` in X-Forwarded-For when given. */
 async function verify(base: string, key: string, forwardedFor?: string): Promise<string> {
@@ -40,19 +38,16 @@ async function authorize(base: string, key: string, apiId: string, forwardedFor?
  */
 describe('IP allow-lists on a control plane and verifiers', () => {
   it('refuses 127.0.0.1, believes a trusted proxy only, and applies an api list within the bound', async () => {
-    const env = {
-      REDIS_URL: redis.url,
-      KEYGATE_ROOT_KEY: ROOT_KEY,
-      LOG_LEVEL: 'warn',
-      MAX_STALENESS_MS: String(MAX_STALENESS_MS),
-      POLL_INTERVAL_MS: '250',
-    }
-    const [controlPlane, trusting, distrusting] = await Promise.all([
-      startKeygate(['control-plane'], env),
-      startKeygate(['verifier'], { ...env, CLIENT_ADDRESS: 'forwarded', TRUSTED_PROXIES: '127.0.0.1/32' }),
-      startKeygate(['verifier'], { ...env, CLIENT_ADDRESS: 'forwarded', TRUSTED_PROXIES: '192.0.2.1/32' }),
-    ])
-    running.push(controlPlane, trusting, distrusting)
+    const { controlPlane, verifiers } = await startStack({
+      redisUrl: redis.url,
+      rootKey: ROOT_KEY,
+      maxStalenessMs: MAX_STALENESS_MS,
+      verifiers: [
+        { CLIENT_ADDRESS: 'forwarded', TRUSTED_PROXIES: '127.0.0.1/32' },
+        { CLIENT_ADDRESS: 'forwarded', TRUSTED_PROXIES: '192.0.2.1/32' },
+      ],
+    })
+    const [trusting, distrusting] = verifiers as [KeygateProcess, KeygateProcess]
     const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'pinned' })
     const { body: pinned } = await post(controlPlane.url, 'keys.createKey', {
       apiId: api.apiId,

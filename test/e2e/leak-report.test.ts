@@ -1,16 +1,16 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { newReportSigner, signedHeaders, startKeySetServer, type KeySetServer } from '../support/secret-scanning.js'
-import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
+import { keygateStack } from '../support/keygate-stack.js'
+import { jsonPoster, type KeygateProcess } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
 
 const ROOT_KEY = 'leak-report-root-key-0123456789'
 const MAX_STALENESS_MS = 2_000
 const post = jsonPoster(ROOT_KEY)
 const redis = useRedisServer()
-const running: KeygateProcess[] = []
+const startStack = keygateStack()
 let keySet: KeySetServer | undefined
 afterAll(async () => {
-  await Promise.all(running.map((process) => process.stop()))
   await keySet?.close()
 })
 
@@ -23,19 +23,13 @@ describe('a leak report from GitHub, on a control plane and two verifiers', () =
   it('disables the key everywhere within the bound, and refuses tampered, unknown-key and replayed reports', async () => {
     const signer = newReportSigner('github-e2e-key')
     keySet = await startKeySetServer([signer])
-    const env = {
-      REDIS_URL: redis.url,
-      KEYGATE_ROOT_KEY: ROOT_KEY,
-      LOG_LEVEL: 'warn',
-      MAX_STALENESS_MS: String(MAX_STALENESS_MS),
-      POLL_INTERVAL_MS: '250',
-    }
-    const [controlPlane, ...verifiers] = await Promise.all([
-      startKeygate(['control-plane'], { ...env, SECRET_SCANNING_KEYS_URL: keySet.url }),
-      startKeygate(['verifier'], env),
-      startKeygate(['verifier'], env),
-    ])
-    running.push(controlPlane, ...verifiers)
+    const { controlPlane, verifiers } = await startStack({
+      redisUrl: redis.url,
+      rootKey: ROOT_KEY,
+      maxStalenessMs: MAX_STALENESS_MS,
+      controlPlane: { SECRET_SCANNING_KEYS_URL: keySet.url },
+      verifiers: [{}, {}],
+    })
     const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'public repo' })
     const { body: leaked } = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
     const { body: bystander } = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })

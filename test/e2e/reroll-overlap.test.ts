@@ -1,5 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest'
-import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
+import { describe, expect, it } from 'vitest'
+import { keygateStack } from '../support/keygate-stack.js'
+import { jsonPoster } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
 
 const ROOT_KEY = 'reroll-overlap-root-key-0123456789'
@@ -8,10 +9,7 @@ const MAX_STALENESS_MS = 2_000
 const GRACE_MS = 3_000
 const post = jsonPoster(ROOT_KEY)
 const redis = useRedisServer()
-const running: KeygateProcess[] = []
-afterAll(async () => {
-  await Promise.all(running.map((process) => process.stop()))
-})
+const startStack = keygateStack()
 
 /**
  * Rotation with overlap, on real processes: rerollKey's old key verifies on every verifier until its grace deadline,
@@ -19,19 +17,12 @@ afterAll(async () => {
  */
 describe('rerollKey with a grace period, on a control plane and two verifiers', () => {
   it('keeps the old key valid until the deadline on every verifier, refuses it after, and the new one throughout', async () => {
-    const env = {
-      REDIS_URL: redis.url,
-      KEYGATE_ROOT_KEY: ROOT_KEY,
-      LOG_LEVEL: 'warn',
-      MAX_STALENESS_MS: String(MAX_STALENESS_MS),
-      POLL_INTERVAL_MS: '250',
-    }
-    const [controlPlane, ...verifiers] = await Promise.all([
-      startKeygate(['control-plane'], env),
-      startKeygate(['verifier'], env),
-      startKeygate(['verifier'], env),
-    ])
-    running.push(controlPlane, ...verifiers)
+    const { controlPlane, verifiers } = await startStack({
+      redisUrl: redis.url,
+      rootKey: ROOT_KEY,
+      maxStalenessMs: MAX_STALENESS_MS,
+      verifiers: [{}, {}],
+    })
     const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'rotation' })
     const { body: old } = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
     for (const verifier of verifiers)

@@ -201,7 +201,7 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
         const externalId = `scoped_${Math.random().toString(36).slice(2)}`
         const headers = await rootKeyWith([`portal.${portalId}.create_portal_session`, ...permissions])
         const answer = await v2('portal.createSession', { portal: slug, externalId, scopes }, headers)
-        expect(answer.status, `${scopes} with ${permissions}: ${answer.raw}`).toBe(status)
+        expect(answer.status, `${scopes.join()} with ${permissions.join()}: ${answer.raw}`).toBe(status)
         if (status === 403) {
           const audit = await stack.controlPlane.app.inject({
             method: 'GET',

@@ -5,7 +5,7 @@ import { newKeyRecord } from '../../new-key-record.js'
 import type { PortalCaller } from '../../portal/portal-caller.js'
 import { requireScope } from '../../portal/portal-scopes.js'
 import { portalActor } from './portal-actor.js'
-import { keyFieldsOf } from './portal-key-fields.js'
+import { keyFieldsOf } from '../../portal/portal-key-fields.js'
 import { sessionApis } from './session-keys.js'
 
 /**

@@ -3,7 +3,8 @@ import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import { DEFAULT_MAX_KEYS_PER_IDENTITY, type PortalKeyDefaults, type PortalRecord } from '../../portal/portal-record.js'
 import { requireAction } from '../../root-key-auth.js'
-import { checkKeyDefaults, checkPortalApis } from './portal-settings.js'
+import { checkKeyDefaults } from '../../portal/portal-key-fields.js'
+import { checkPortalApis } from './portal-apis.js'
 
 export interface CreatePortalInput {
   slug: string

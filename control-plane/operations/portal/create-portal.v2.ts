@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { v2Route } from '../../management-route.js'
 import { createPortal } from './create-portal.js'
-import { CreatePortalBody } from './portal-bodies.js'
+import { CreatePortalBody } from '../../schemas/portal-bodies.js'
 
 /** Keygate's portal.createPortal (Unkey makes portals in its dashboard): a portal over some apis. */
 export const createPortalV2 = v2Route({

@@ -25,7 +25,11 @@ const CreateSessionBody = Type.Object(
   {
     additionalProperties: false,
     examples: [
-      { portal: WIRE_EXAMPLES.portalSlug, externalId: 'user_123', scopes: ['keys:read', 'keys:create', 'analytics:read'] },
+      {
+        portal: WIRE_EXAMPLES.portalSlug,
+        externalId: 'user_123',
+        scopes: ['keys:read', 'keys:create', 'analytics:read'],
+      },
     ],
   },
 )

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { v2Route } from '../../management-route.js'
 import { deletePortal } from './delete-portal.js'
-import { PortalNamedBody } from './portal-bodies.js'
+import { PortalNamedBody } from '../../schemas/portal-bodies.js'
 
 export const deletePortalV2 = v2Route({
   operation: 'portal.deletePortal',

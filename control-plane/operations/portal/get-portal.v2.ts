@@ -1,7 +1,7 @@
 import { v2Route } from '../../management-route.js'
 import { PortalData, toPortalData } from '../../schemas/portal-schemas.js'
 import { getPortal } from './get-portal.js'
-import { PortalNamedBody } from './portal-bodies.js'
+import { PortalNamedBody } from '../../schemas/portal-bodies.js'
 
 export const getPortalV2 = v2Route({
   operation: 'portal.getPortal',

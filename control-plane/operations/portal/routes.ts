@@ -6,7 +6,7 @@ import { getPortalV2 } from './get-portal.v2.js'
 import { revokeSessionV2 } from './revoke-session.v2.js'
 import { updatePortalV2 } from './update-portal.v2.js'
 
-/** The portal's root-key routes (v2 only: Unkey's portal is a v2 service). The session's are in session-routes.ts. */
+/** The portal's root-key routes (v2 only, as Unkey's portal). The session's are in session-routes.v2.ts. */
 export const PORTAL_ROUTES: readonly ManagementRoute[] = [
   createPortalV2,
   getPortalV2,

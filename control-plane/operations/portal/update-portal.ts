@@ -2,7 +2,8 @@ import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import type { PortalKeyDefaults, PortalRecord } from '../../portal/portal-record.js'
 import { requirePortal } from './portal-access.js'
-import { checkKeyDefaults, checkPortalApis } from './portal-settings.js'
+import { checkKeyDefaults } from '../../portal/portal-key-fields.js'
+import { checkPortalApis } from './portal-apis.js'
 
 /** What updatePortal changes: a field left out is unchanged, null clears an optional one. */
 export interface UpdatePortalInput {

@@ -1,6 +1,6 @@
 import { v2Route } from '../../management-route.js'
 import { PortalData, toPortalData } from '../../schemas/portal-schemas.js'
-import { UpdatePortalBody } from './portal-bodies.js'
+import { UpdatePortalBody } from '../../schemas/portal-bodies.js'
 import { updatePortal } from './update-portal.js'
 
 export const updatePortalV2 = v2Route({

@@ -1,5 +1,8 @@
-import type { PortalKeyDefaults } from '../../portal/portal-record.js'
-import type { NewKeyFields } from '../../schemas/key-schemas.js'
+import { hashKey } from '../../shared/key-material.js'
+import { newKeyRecord } from '../new-key-record.js'
+import { checkV2KeyInput } from '../v2/credit-rules.js'
+import type { PortalKeyDefaults } from './portal-record.js'
+import type { NewKeyFields } from '../schemas/key-schemas.js'
 
 /**
  * The fields of a key created through a portal: the portal's defaults, the session's identity, the api and name the
@@ -24,4 +27,18 @@ export function keyFieldsOf(
     ...(defaults?.ratelimits?.length ? { ratelimits: defaults.ratelimits } : {}),
     ...(defaults?.expiresInMs !== undefined ? { expires: now + defaults.expiresInMs } : {}),
   }
+}
+
+/**
+ * Checks key defaults as keys.createKey would check them, so that a portal never holds settings that would make every
+ * key it creates fail: a trial record is made from them (nothing is written).
+ */
+export function checkKeyDefaults(defaults: PortalKeyDefaults | undefined, now: number): void {
+  if (!defaults) return
+  checkV2KeyInput(defaults.credits, false, { ratelimits: defaults.ratelimits })
+  newKeyRecord(
+    keyFieldsOf(defaults, { apiId: 'api_trial', externalId: 'trial' }, now),
+    { hash: hashKey('trial'), start: 'trial' },
+    now,
+  )
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
-import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
-import { PortalKeyDefaults } from '../../portal/portal-record.js'
+import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
+import { PortalKeyDefaults } from '../portal/portal-record.js'
 import {
   MaxKeysPerIdentity,
   PortalAccentColor,
@@ -9,8 +9,8 @@ import {
   PortalName,
   PortalRef,
   PortalSlug,
-} from '../../schemas/portal-schemas.js'
-import { Nullable } from '../../v2/key-bodies.js'
+} from './portal-schemas.js'
+import { Nullable } from '../v2/key-bodies.js'
 
 export const CreatePortalBody = Type.Object(
   {
@@ -25,7 +25,9 @@ export const CreatePortalBody = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [{ slug: 'acme-api-keys', name: 'Acme API keys', apiIds: [WIRE_EXAMPLES.apiId], keyDefaults: { prefix: 'acme' } }],
+    examples: [
+      { slug: 'acme-api-keys', name: 'Acme API keys', apiIds: [WIRE_EXAMPLES.apiId], keyDefaults: { prefix: 'acme' } },
+    ],
   },
 )
 
