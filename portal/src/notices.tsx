@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'preact/hooks'
+import { useMemo, useState } from 'preact/hooks'
 import { describeError, PortalCallError } from './portal-api.js'
 
 /** What the page last said: a done write (polite) or a failed call (assertive). */
@@ -19,12 +19,18 @@ export interface Report {
  */
 export function useNotices(): [Notice | undefined, Report] {
   const [notice, setNotice] = useState<Notice>()
-  const say = useCallback((text: string) => setNotice({ kind: 'status', text }), [])
-  const fail = useCallback((err: unknown) => {
-    if (err instanceof PortalCallError && err.status === 401) return
-    setNotice({ kind: 'error', text: describeError(err) })
-  }, [])
-  return [notice, { say, fail }]
+  // One object for the page's life: effects that report may name it among their inputs.
+  const report = useMemo<Report>(
+    () => ({
+      say: (text) => setNotice({ kind: 'status', text }),
+      fail: (err) => {
+        if (err instanceof PortalCallError && err.status === 401) return
+        setNotice({ kind: 'error', text: describeError(err) })
+      },
+    }),
+    [],
+  )
+  return [notice, report]
 }
 
 /**
