@@ -52,6 +52,8 @@ export interface ControlPlaneSettings {
   hostLookup?: HostLookup | undefined
   /** Where the keys that sign GitHub's leak reports are published (absent: /v1/secret-scanning/github not served). */
   secretScanningKeysUrl?: string | undefined
+  /** Where customers reach the portal page (portal.createSession's URL). */
+  portalUrl?: string | undefined
 }
 
 export interface AssembledControlPlane {
@@ -133,6 +135,7 @@ export function assembleControlPlane(
       settings.secretScanningKeysUrl === undefined
         ? undefined
         : new PublishedSigningKeys({ url: settings.secretScanningKeysUrl, clock: parts.clock, log: parts.log }),
+    portalUrl: settings.portalUrl,
     notReadyReasons: () => verifier.notReadyReasons(),
     publicRoutes: (open) => {
       // The verifier's endpoints, on Fastify: the same code path as a verifier's (v2's checks its root key as the

@@ -28,6 +28,7 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
       managementRateLimit: config.managementRateLimit,
       webhookPolicy: config.webhooks,
       secretScanningKeysUrl: config.secretScanningKeysUrl,
+      portalUrl: config.portalUrl,
     },
   )
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))

@@ -44,6 +44,7 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
       managementRateLimit: config.managementRateLimit,
       webhookPolicy: config.webhooks,
       secretScanningKeysUrl: config.secretScanningKeysUrl,
+      portalUrl: config.portalUrl,
       // Forward-auth next to the management API: only in dev.
       gateway: config.gateway,
       service: 'dev',

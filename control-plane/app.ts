@@ -29,6 +29,9 @@ import { dnsLookup, type HostLookup } from './webhooks/address-policy.js'
 import type { ReportSigningKeys } from './leaks/github-public-keys.js'
 import { registerGithubLeakReports } from './leaks/github-report-route.js'
 import { createLeakMetrics } from './leaks/leak-metrics.js'
+import { PortalRecords } from './portal/portal-records.js'
+import { noStore, registerPortalSessionRoutes } from './portal/register-portal-routes.js'
+import { PORTAL_SESSION_ROUTES } from './operations/portal/session-routes.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
@@ -60,6 +63,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   portalPage?: BuiltPageFiles | null
   /** The keys that sign GitHub's leak reports: /v1/secret-scanning/github is served only with them. */
   leakReportKeys?: ReportSigningKeys | undefined
+  /** Where the customer portal's page is served (portal.createSession's URL); default http://localhost/portal/. */
+  portalUrl?: string | undefined
 }
 
 /**
@@ -97,6 +102,8 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     webhookPolicy: deps.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY,
     hostLookup: deps.hostLookup ?? dnsLookup,
     leakMetrics: createLeakMetrics(deps.metrics.registry),
+    portals: new PortalRecords(deps.store.entities, () => deps.clock.now(), deps.onWrite),
+    portalUrl: deps.portalUrl ?? 'http://localhost/portal/',
     clock: deps.clock,
     log: deps.log,
   }
@@ -110,6 +117,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     // plugin, so that its onClose runs before the store is closed).
     backfillRootKeysOnStart(management, rootKeys, deps.hasBootstrapRootKey, deps.log)
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
+    noStore(management)
     registerManagementRoutes(management, routeDeps, MANAGEMENT_ROUTES)
     registerV2LimitRoutes(management, routeDeps)
   })
@@ -119,6 +127,10 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerConsole(open, deps.console ?? null)
     registerPortalPage(open, deps.portalPage ?? null)
     if (deps.leakReportKeys) registerGithubLeakReports(open, routeDeps, deps.leakReportKeys)
+    // Their own plugin: their hooks (the session, no-store) stay off every other route.
+    open.register(async (portal: KeygateServer) =>
+      registerPortalSessionRoutes(portal, routeDeps, PORTAL_SESSION_ROUTES),
+    )
     deps.publicRoutes?.(open)
   })
   return app

@@ -10,6 +10,8 @@ import type { Caller } from './caller.js'
 export interface AuditActor {
   rootKeyId: string
   requestId?: string
+  /** A portal session's call: the session, and (as rootKeyId) the root key that minted it. */
+  portalSession?: { id: string; portalId: string; externalId: string }
 }
 
 /** The actor of `keygate root-key …` commands, which need no root key: whoever can reach Redis runs them. */
@@ -59,6 +61,7 @@ export class AuditLog {
       after: shown(target.after),
       ...(target.context !== undefined ? { context: target.context } : {}),
       requestId: actor.requestId,
+      ...(actor.portalSession ? { portalSession: actor.portalSession } : {}),
     }
     try {
       await this.store.appendAudit(entry)

@@ -13,6 +13,7 @@ import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import type { HostLookup } from './webhooks/address-policy.js'
 import type { WebhookPolicy } from './webhooks/webhook-policy.js'
 import type { LeakMetrics } from './leaks/leak-metrics.js'
+import type { PortalRecords } from './portal/portal-records.js'
 
 /** What every management operation is given (app.ts makes it): nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
@@ -35,6 +36,10 @@ export interface ControlPlaneDeps {
   hostLookup: HostLookup
   /** What leak reports did (GitHub's and keys.reportLeak). */
   leakMetrics: LeakMetrics
+  /** Customer portals (their sessions are in store.portalSessions). */
+  portals: PortalRecords
+  /** Where the portal page is served: portal.createSession's URL is this with `?code=`. */
+  portalUrl: string
   clock: Clock
   log: Logger
 }

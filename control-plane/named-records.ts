@@ -27,14 +27,14 @@ export interface NamedRecord {
 /**
  * Records of one entity type stored by id (`<type>:<id>`), unique by a name, listed by an index: permissions and
  * roles. The name pointer and the index entry are written before the record and removed after it, so a crash
- * leaves at most a pointer to nothing — skipped by readers, and taken over once old enough.
+ * leaves at most a pointer to nothing — skipped by readers, and taken over once old enough. Portals too (by slug).
  */
 export class NamedRecords<T extends NamedRecord> {
   constructor(
     private readonly store: EntityStore,
     private readonly type: EntityType,
     /** What its records are, in messages and in v2's problem types (`data/role_not_found`). */
-    private readonly noun: Extract<RecordKind, 'permission' | 'role'>,
+    private readonly noun: Extract<RecordKind, 'permission' | 'role' | 'portal'>,
     /** The unique name a record is found by: a permission's slug, a role's name. */
     private readonly nameOf: (record: T) => string,
     private readonly now: () => number,

@@ -16,6 +16,11 @@ export interface AuditEntry {
   /** What the call said beyond the record, when it matters later (keys.migrateKeys: its `migrationId`). */
   context?: Record<string, unknown>
   requestId?: string
+  /**
+   * The customer portal session that made the call (control-plane/portal/): `rootKeyId` is then the root key that
+   * minted it, the authority the session acts under.
+   */
+  portalSession?: { id: string; portalId: string; externalId: string }
 }
 
 export type NewAuditEntry = Omit<AuditEntry, 'id'>

@@ -7,9 +7,10 @@ import { shardOf } from './shards.js'
  * ride the keys' mechanism (DESIGN.md, "Records beyond keys"): each lives in a shard, each write bumps that shard's
  * revision and appends to its log in one step, and verifiers cache them under the same bound. In the change log
  * and in the verifiers' caches a record is known by its address, `<type>:<key>`; a key is known by its hash,
- * which (standard base64) never holds a colon, so one field tells them apart.
+ * which (standard base64) never holds a colon, so one field tells them apart. Portals (shared/portal/portal.ts)
+ * decide no verdict but ride the same mechanism, so that every record the control plane writes is written one way.
  */
-export type EntityType = 'permission' | 'role' | 'identity' | 'namespace' | 'override' | 'rootkey' | 'api'
+export type EntityType = 'permission' | 'role' | 'identity' | 'namespace' | 'override' | 'rootkey' | 'api' | 'portal'
 
 /** A stored record and the shard revision of its last write (newer wins in every cache). */
 export interface StoredEntity<T> {

@@ -44,6 +44,7 @@ export type RecordKind =
   | 'rootKey'
   | 'webhookEndpoint'
   | 'webhookEvent'
+  | 'portal'
 
 /** What an error says beyond its code and message, for the wire formats that can say it (v2's problem body). */
 export interface ApiErrorDetails {
@@ -56,6 +57,8 @@ export interface ApiErrorDetails {
    * unknown root key with 401 (v1 answers all three 403).
    */
   authentication?: 'missing' | 'malformed'
+  /** A refusal of a session cookie (the customer portal's), not of a bearer credential: no WWW-Authenticate. */
+  sessionCookie?: true
   /** The specific problem, as Unkey v2 names it (`data/identity_already_exists`): its error `type` ends with it. */
   problem?: string
   /**

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto'
 import bs58 from 'bs58'
 
 /** Id prefixes of the wire contract (Unkey's: perm, role, id for identities, rlns/rlor for rate-limit namespaces and
- * overrides; Keygate's own whep for webhook endpoints, msg for webhook events as Standard Webhooks names them). */
-export type IdPrefix = 'key' | 'api' | 'req' | 'root' | 'perm' | 'role' | 'id' | 'rlns' | 'rlor' | 'whep' | 'msg'
+ * overrides, ps for portal sessions; Keygate's own whep for webhook endpoints, msg for webhook events as Standard
+ * Webhooks names them, portal for portals). */
+export type IdPrefix =
+  'key' | 'api' | 'req' | 'root' | 'perm' | 'role' | 'id' | 'rlns' | 'rlor' | 'whep' | 'msg' | 'portal' | 'ps'
 
 // 6 bytes of milliseconds (good until year 10889) + 10 random bytes, base58 at a fixed width: fixed width
 // makes lexicographic order equal numeric order (the Bitcoin alphabet is in ASCII order), so ids sort by

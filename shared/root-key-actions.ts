@@ -58,6 +58,16 @@ export const ROOT_KEY_RESOURCES = {
   // Keygate's own: webhook endpoints and their events. `webhook.*.<action>` or `webhook.<endpointId>.<action>`
   // (create_endpoint only on `*`: a new endpoint has no id yet).
   webhook: ['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint', 'replay'],
+  // Portals and their sessions (`portal.*.<action>` or `portal.<portalId>.<action>`; create_portal only on `*`).
+  // create_portal_session is Unkey's; the others are Keygate's, which manages portals through the API too.
+  portal: [
+    'create_portal',
+    'read_portal',
+    'update_portal',
+    'delete_portal',
+    'create_portal_session',
+    'revoke_portal_session',
+  ],
   rootkey: ['manage'],
 } as const
 
@@ -88,7 +98,7 @@ export const ROOT_KEY_PERMISSION = new RegExp(
 
 /** How a permission is written, for error messages. */
 export const ROOT_KEY_PERMISSION_FORMAT =
-  "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit, webhook) or rootkey.*.manage"
+  "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit, webhook, portal) or rootkey.*.manage"
 
 /**
  * Whether holding the permission `held` grants the permission `needed` (both well-formed): `*` grants everything;

@@ -16,4 +16,7 @@ export const WIRE_EXAMPLES = {
   webhookEndpointId: 'whep_1CX8vvRBsU5tVw7XyZaBcD',
   /** Where a webhook endpoint receives events. */
   webhookUrl: 'https://example.com/webhooks/keygate',
+  /** A customer portal's slug (portal.createPortal's example makes another). */
+  portalSlug: 'acme-keys',
+  portalSessionId: 'ps_1CX8vvRBtV6uWx8YzAbCdE',
 } as const

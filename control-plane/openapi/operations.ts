@@ -1,5 +1,6 @@
 import type { OperationDoc } from './operation-doc.js'
 import { MANAGEMENT_ROUTES } from '../operations/management-routes.js'
+import { PORTAL_SESSION_ROUTES } from '../operations/portal/session-routes.js'
 import { V2_OPERATIONS } from './v2-operations.js'
 
 export type { OperationDoc } from './operation-doc.js'
@@ -129,6 +130,11 @@ const MANAGEMENT_OPERATIONS: Readonly<Record<string, OperationDoc>> = Object.fro
   MANAGEMENT_ROUTES.map((route) => [route.id, { ...route.doc, rootKey: true }]),
 )
 
+/** The routes the customer portal's browser calls: a session cookie (exchangeCode: nothing), never a root key. */
+const PORTAL_SESSION_OPERATIONS: Readonly<Record<string, OperationDoc>> = Object.fromEntries(
+  PORTAL_SESSION_ROUTES.map((route) => [`v2.${route.operation}`, { ...route.doc, rootKey: false }]),
+)
+
 /**
  * Every operation the document describes, both wire formats: v2's ids start with `v2.` (`v2.keys.createKey`), so an
  * operation id names one route of one version.
@@ -137,6 +143,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   ...V1_OPERATIONS,
   ...V2_OPERATIONS,
   ...MANAGEMENT_OPERATIONS,
+  ...PORTAL_SESSION_OPERATIONS,
 }
 
 const V2_PREFIX = 'v2.'

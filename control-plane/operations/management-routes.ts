@@ -6,6 +6,7 @@ import { IDENTITIES_ROUTES } from './identities/routes.js'
 import { KEYS_ROUTES } from './keys/routes.js'
 import { MIGRATIONS_ROUTES } from './migrations/routes.js'
 import { PERMISSIONS_ROUTES } from './permissions/routes.js'
+import { PORTAL_ROUTES } from './portal/routes.js'
 import { RATELIMITS_ROUTES } from './ratelimits/routes.js'
 import { ROOT_KEYS_ROUTES } from './root-keys/routes.js'
 import { WEBHOOKS_ROUTES } from './webhooks/routes.js'
@@ -26,4 +27,5 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...RATELIMITS_ROUTES,
   ...IDENTITIES_ROUTES,
   ...WEBHOOKS_ROUTES,
+  ...PORTAL_ROUTES,
 ]

@@ -48,6 +48,8 @@ export interface ControlPlaneConfig extends ServerConfig, RedisConfig {
   webhooks: WebhookPolicy
   /** Where the keys that sign GitHub's leak reports are published; undefined: the route is not served. */
   secretScanningKeysUrl: string | undefined
+  /** Where customers reach the portal page. */
+  portalUrl: string
 }
 
 export interface VerifierConfig extends ServerConfig, RedisConfig {
@@ -64,6 +66,7 @@ export interface DevConfig extends ServerConfig {
   gateway: GatewayPolicy
   webhooks: WebhookPolicy
   secretScanningKeysUrl: string | undefined
+  portalUrl: string
 }
 
 /** What every `keygate root-key …` command reads: where the store is (as the control plane finds it). */
@@ -281,6 +284,23 @@ function checkSecretScanningKeys(values: { 'secret-scanning-keys-url'?: string |
     )
 }
 
+/** PORTAL_URL: an absolute http(s) URL. */
+function checkPortalUrl(values: { 'portal-url'?: string | undefined }, problems: string[]) {
+  const raw = values['portal-url']
+  if (raw === undefined) return
+  let ok = false
+  try {
+    ok = ['http:', 'https:'].includes(new URL(raw).protocol)
+  } catch {
+    // not a URL: the problem below
+  }
+  if (!ok) problems.push(`PORTAL_URL (--portal-url) must be an http(s) URL, got ${JSON.stringify(raw)}`)
+}
+
+/** Where customers reach the portal: PORTAL_URL, or this server's /portal/ on localhost (right for `keygate dev`). */
+const portalUrl = (values: { 'portal-url'?: string | undefined; port: number }) =>
+  values['portal-url'] ?? `http://localhost:${values.port}/portal/`
+
 const secretScanningKeysUrl = (values: { 'secret-scanning-keys-url': string }) =>
   values['secret-scanning-keys-url'] === 'off' ? undefined : values['secret-scanning-keys-url']
 
@@ -288,6 +308,7 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
   const values = read('control-plane', argv, env, (read, problems) => {
     serverChecks(read, problems)
     checkSecretScanningKeys(read, problems)
+    checkPortalUrl(read, problems)
   })
   return Object.freeze({
     ...serverConfig(values),
@@ -297,6 +318,7 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
     managementRateLimit: values['management-rate-limit'],
     webhooks: webhookPolicy(values),
     secretScanningKeysUrl: secretScanningKeysUrl(values),
+    portalUrl: portalUrl(values),
   })
 }
 
@@ -328,6 +350,7 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
     checkPollInterval(read, problems)
     checkGatewayApi(read, problems)
     checkSecretScanningKeys(read, problems)
+    checkPortalUrl(read, problems)
     checkClientAddress(read, problems)
   })
   return Object.freeze({
@@ -337,6 +360,7 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
     managementRateLimit: values['management-rate-limit'],
     webhooks: webhookPolicy(values),
     secretScanningKeysUrl: secretScanningKeysUrl(values),
+    portalUrl: portalUrl(values),
   })
 }
 

@@ -299,6 +299,13 @@ const common = {
     description:
       "where the keys that sign GitHub's leak reports are published (http(s) URL), or `off` to not serve /v1/secret-scanning/github",
   }),
+  portalUrl: option({
+    flag: 'portal-url',
+    env: 'PORTAL_URL',
+    kind: 'string',
+    description:
+      "where your customers reach the portal page (an http(s) URL; portal.createSession answers it with ?code=); default: this server's /portal/ on localhost",
+  }),
   shutdownDelay: option({
     flag: 'shutdown-delay',
     env: 'SHUTDOWN_DELAY_MS',
@@ -363,6 +370,7 @@ export const specs = {
     common.managementRateLimit,
     ...webhooks,
     common.secretScanningKeys,
+    common.portalUrl,
     ...shutdown,
   ] as const,
   verifier: [
@@ -387,6 +395,7 @@ export const specs = {
     common.managementRateLimit,
     ...webhooks,
     common.secretScanningKeys,
+    common.portalUrl,
     ...shutdown,
   ] as const,
   'root-key create': [

@@ -13,11 +13,14 @@ export interface ErrorAnswer {
 /**
  * The one place an error becomes an answer, for every path that answers one (Fastify's error handler, the fast
  * paths): a `/v2/…` path answers v2's problem body with v2's status, any other v1's error body. A refused root key
- * says how to authenticate (WWW-Authenticate). `docsBase` is asked only by the wire that links to the docs.
+ * says how to authenticate (WWW-Authenticate); a refused portal session cookie does not (no scheme asks for one).
+ * `docsBase` is asked only by the wire that links to the docs.
  */
 export function errorAnswerOf(error: ApiError, path: string, requestId: string, docsBase: () => string): ErrorAnswer {
   const headers =
-    error.code === 'UNAUTHORIZED' ? { ...error.headers, 'www-authenticate': 'Bearer' } : (error.headers ?? undefined)
+    error.code === 'UNAUTHORIZED' && !error.details?.sessionCookie
+      ? { ...error.headers, 'www-authenticate': 'Bearer' }
+      : (error.headers ?? undefined)
   if (isV2Path(path)) {
     const status = problemStatus(error)
     return { status, contentType: problemContentType(status, path), headers, body: problemBody(error, requestId) }

@@ -99,6 +99,7 @@ const NOT_FOUND_PROBLEMS: Record<RecordKind, string> = {
   rootKey: 'data/not_found',
   webhookEndpoint: 'data/not_found',
   webhookEvent: 'data/not_found',
+  portal: 'data/portal_not_found',
 }
 
 function problemOf(error: ApiError): string {

@@ -3,6 +3,7 @@ import type { AuditStore } from './audit-store.js'
 import type { ChangeLogStore } from './change-log-store.js'
 import type { EntityStore } from './entity-store.js'
 import type { LeakReportStore } from './leak-report-store.js'
+import type { PortalSessionStore } from './portal-session-store.js'
 import type { RootKeyStore } from './root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage-store.js'
@@ -20,6 +21,7 @@ export interface ManagementStore extends StoreHealth {
   readonly audit: AuditStore
   readonly webhooks: WebhookStore
   readonly leakReports: LeakReportStore
+  readonly portalSessions: PortalSessionStore
   /** Where the change logs stand, for the webhooks' cursors. */
   readonly changes: Pick<ChangeLogStore, 'readRevisions' | 'lastCreditNoticeIds'>
 }

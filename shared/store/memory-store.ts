@@ -6,6 +6,7 @@ import { MemoryChangeLogStore } from './memory-change-log-store.js'
 import { MemoryCounterStore } from './memory-counter-store.js'
 import { MemoryEntityStore } from './memory-entity-store.js'
 import { MemoryLeakReportStore } from './memory-leak-report-store.js'
+import { MemoryPortalSessionStore } from './memory-portal-session-store.js'
 import { MemoryRootKeyStore } from './memory-root-key-store.js'
 import { MemoryUsageStore } from './memory-usage-store.js'
 import { MemoryWebhookStore } from './memory-webhook-store.js'
@@ -37,6 +38,7 @@ export function createMemoryStore(
     audit: new MemoryAuditStore(),
     webhooks: new MemoryWebhookStore(options.clock),
     leakReports: new MemoryLeakReportStore(options.clock),
+    portalSessions: new MemoryPortalSessionStore(options.clock),
     changes,
     async ping() {},
     async close() {},

@@ -98,6 +98,18 @@ export const redisKeys = {
   webhookLease: (name: string) => `kg:{wh}:lease:${name}`,
   /** STRING, expiring: a leak report's claim, by the SHA-256 (hex) of its signed body (leak-report-store.ts). */
   leakReport: (digest: string) => `kg:leakrep:${digest}`,
+  // Portal sessions: every key in the one `{ps}` slot, so that each step is one script (portal-session-store.ts).
+  /**
+   * HASH: `<id>` → the session's json as created; beside it its state, `<id>:c` code hash, `<id>:ce` code expiry,
+   * `<id>:t` token hash, `<id>:te` token expiry, `<id>:r` when revoked.
+   */
+  portalSessions: 'kg:{ps}:s',
+  /** HASH code hash → session id, until exchanged. */
+  portalCodes: 'kg:{ps}:c',
+  /** HASH token hash → session id. */
+  portalTokens: 'kg:{ps}:t',
+  /** ZSET session id by when it is forgotten (its token's expiry, or its code's if never exchanged), unix ms. */
+  portalExpiry: 'kg:{ps}:x',
   /** Pub/sub channel of change events. */
   changesChannel: 'kg:changes',
 } as const

@@ -6,6 +6,7 @@ import type { RedisClient } from './redis-connection.js'
 import { RedisCounterStore } from './redis-counter-store.js'
 import { RedisEntityStore } from './redis-entity-store.js'
 import { RedisLeakReportStore } from './redis-leak-report-store.js'
+import { RedisPortalSessionStore } from './redis-portal-session-store.js'
 import { replicaWait } from './redis-replica-wait.js'
 import { RedisRootKeyStore } from './redis-root-key-store.js'
 import { storeCall } from './redis-store-call.js'
@@ -37,6 +38,7 @@ export function createRedisStore(redis: RedisClient, options: RedisStoreOptions 
     audit: new RedisAuditStore(redis),
     webhooks: new RedisWebhookStore(redis, afterWrite),
     leakReports: new RedisLeakReportStore(redis),
+    portalSessions: new RedisPortalSessionStore(redis),
     changes: new RedisChangeLogStore(redis),
     async ping() {
       await storeCall(() => redis.ping())

@@ -4,6 +4,7 @@ import type { ChangeLogStore } from './change-log-store.js'
 import type { CounterStore } from './counter-store.js'
 import type { EntityStore } from './entity-store.js'
 import type { LeakReportStore } from './leak-report-store.js'
+import type { PortalSessionStore } from './portal-session-store.js'
 import type { RootKeyStore } from './root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage-store.js'
@@ -39,6 +40,8 @@ export interface Store extends StoreHealth {
   readonly webhooks: WebhookStore
   /** Leak reports received, so that none is acted on twice. */
   readonly leakReports: LeakReportStore
+  /** Customer portal sessions (portal-session-store.ts). */
+  readonly portalSessions: PortalSessionStore
   /** Shard revisions and change logs. */
   readonly changes: ChangeLogStore
   /** Closes the store's connections (nothing for memory). */

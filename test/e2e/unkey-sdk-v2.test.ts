@@ -255,4 +255,39 @@ describe("Unkey's SDK against Keygate", () => {
       keyId: migrated.data.migrated[0]!.keyId,
     })
   })
+
+  it("drives the customer portal through the SDK's portal.*: session, code, keys, reroll, verifications", async () => {
+    const portalApi = (await admin.apis.createApi({ name: 'sdk-portal' })).data.apiId
+    const made = await fetch(`${controlPlane.url}/v2/portal.createPortal`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: 'sdk-portal', name: 'SDK portal', apiIds: [portalApi] }),
+    })
+    expect(made.status).toBe(200)
+    const { data: owned } = await admin.keys.createKey({ apiId: portalApi, externalId: 'sdk_customer' })
+    await admin.keys.createKey({ apiId: portalApi, externalId: 'someone_else' })
+    const minted = await admin.portal.createSession({
+      portal: 'sdk-portal',
+      externalId: 'sdk_customer',
+      scopes: ['keys:read', 'keys:reroll', 'analytics:read'],
+      returnUrl: 'https://app.example/settings',
+    })
+    // The SDK answers these two with the headers beside the body (Unkey sends no-store).
+    expect(minted.headers['cache-control']).toEqual(['no-store'])
+    const session = minted.result.data
+    expect(session.id).toMatch(/^ps_/)
+    const code = new URL(session.url).searchParams.get('code')!
+    const token = (await admin.portal.exchangeCode({ code })).result.data
+    await expect(admin.portal.exchangeCode({ code })).rejects.toMatchObject({ statusCode: 401 })
+    const security = { portalSession: token.accessToken }
+    const page = await admin.portal.listKeys(security, {})
+    expect(page.result.data.map((key) => key.keyId)).toEqual([owned.keyId])
+    const rolled = await admin.portal.rerollKey(security, { keyId: owned.keyId, expiration: 60_000 })
+    expect(rolled.data.keyId).not.toBe(owned.keyId)
+    expect((await verifyOnly.keys.verifyKey({ key: owned.key })).data.valid).toBe(true)
+    await verifyUntil(rolled.data.key, (v) => v.valid, 'the rolled key to verify')
+    const now = Date.now()
+    const usage = await admin.portal.getVerifications(security, { startTime: now - 3_600_000, endTime: now + 60_000 })
+    expect(Array.isArray(usage.data)).toBe(true)
+  })
 })

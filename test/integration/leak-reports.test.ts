@@ -419,6 +419,15 @@ describe('leak reports', () => {
       expect(v2.body.data).toEqual({ keyId, apiId, action: 'disable' })
     })
 
+    it("rolls a leaked key into one that is not marked: the mark is the old key's history", async () => {
+      const { keyId, key } = await newKey()
+      expect((await call('/v1/keys.reportLeak', { key, source: 'paste' })).status).toBe(200)
+      expect((await getKey(keyId)).leaked).toBeDefined()
+      const rolled = await call('/v1/keys.rerollKey', { keyId, expiration: 0 })
+      expect(rolled.status, JSON.stringify(rolled.body)).toBe(200)
+      expect((await getKey(rolled.body.keyId)).leaked).toBeUndefined()
+    })
+
     it('hides the key from a root key without report_leak on its api, and answers no key 404', async () => {
       const { keyId, key } = await newKey()
       const other = await rootKeyWith(['api.*.read_key', 'api.*.update_key', 'api.api_other.report_leak'])

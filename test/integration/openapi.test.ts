@@ -144,10 +144,14 @@ describe('OpenAPI document', () => {
       expect(path.startsWith('/v2/'), id).toBe(isV2Operation(id))
       expect(op.tags[0]!.startsWith('v2 '), `${id} is tagged ${op.tags[0]}`).toBe(isV2Operation(id))
     }
-    // The table itself, served or not yet: every v2 operation but liveness takes a root key, verifyKey included.
+    // The table itself, served or not yet: every v2 operation but liveness and the portal's session routes (which take
+    // its cookie) takes a root key, verifyKey included.
     const v2 = Object.entries(OPERATIONS).filter(([id]) => isV2Operation(id))
-    expect(v2.filter(([, entry]) => !entry.rootKey).map(([id]) => id)).toEqual(['v2.liveness'])
-    expect(v2.length).toBe(42)
+    expect(v2.filter(([id, entry]) => !entry.rootKey && !id.startsWith('v2.portal.')).map(([id]) => id)).toEqual([
+      'v2.liveness',
+    ])
+    expect(v2.filter(([id, entry]) => !entry.rootKey && id.startsWith('v2.portal.'))).toHaveLength(8)
+    expect(v2.length).toBe(56)
   })
 
   it("documents v2's errors as problem bodies: application/json, 429 as application/problem+json, v2's auth statuses", () => {
@@ -241,7 +245,10 @@ describe('OpenAPI document', () => {
 
   it('gives examples that succeed when tried, once their ids are ones that exist', async () => {
     const tried: string[] = []
+    let portals = 0
     for (const [id, { method, path, op }] of operations) {
+      // The portal's session routes take a cookie, never the root key this test sends: portal-routes.test.ts.
+      if (id.startsWith('v2.portal.') && OPERATIONS[id]?.rootKey === false) continue
       // Fresh for each operation: a delete or a reroll must not spoil the next one.
       const apiId = (await call('POST', '/v1/apis.createApi', { name: 'examples' })).json().apiId
       const { keyId, key } = (await call('POST', '/v1/keys.createKey', { apiId, remaining: 10 })).json()
@@ -267,6 +274,20 @@ describe('OpenAPI document', () => {
       const endpointId = namesEndpoint
         ? (await call('POST', '/v1/webhooks.createEndpoint', { url: WIRE_EXAMPLES.webhookUrl })).json().endpointId
         : WIRE_EXAMPLES.webhookEndpointId
+      // A portal (and a session of it) only for the operations that name one.
+      const namesPortal = [WIRE_EXAMPLES.portalSlug, WIRE_EXAMPLES.portalSessionId].some((name) =>
+        JSON.stringify(op).includes(name),
+      )
+      const portalSlug = namesPortal ? `examples-${++portals}` : WIRE_EXAMPLES.portalSlug
+      let sessionId: string = WIRE_EXAMPLES.portalSessionId
+      if (namesPortal) {
+        expect(
+          (await call('POST', '/v2/portal.createPortal', { slug: portalSlug, name: 'x', apiIds: [apiId] })).statusCode,
+        ).toBe(200)
+        sessionId = (
+          await call('POST', '/v2/portal.createSession', { portal: portalSlug, externalId: 'u', scopes: ['keys:read'] })
+        ).json().data.id
+      }
       const real = (value: unknown) =>
         JSON.parse(
           JSON.stringify(value)
@@ -278,7 +299,9 @@ describe('OpenAPI document', () => {
             .replaceAll(WIRE_EXAMPLES.roleId, roleId)
             .replaceAll(WIRE_EXAMPLES.namespaceName, namespaceName)
             .replaceAll(WIRE_EXAMPLES.identityId, identityId)
-            .replaceAll(WIRE_EXAMPLES.webhookEndpointId, endpointId),
+            .replaceAll(WIRE_EXAMPLES.webhookEndpointId, endpointId)
+            .replaceAll(WIRE_EXAMPLES.portalSessionId, sessionId)
+            .replaceAll(`"${WIRE_EXAMPLES.portalSlug}"`, `"${portalSlug}"`),
         )
       const parameters = (op.parameters ?? []).filter((p) => p.in === 'query')
       const body = op.requestBody?.content['application/json']

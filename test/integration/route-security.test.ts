@@ -57,6 +57,10 @@ interface Fixture {
   externalId: string
   /** A webhook endpoint of its own (ENDPOINT_URL). */
   endpointId: string
+  /** A portal over the api, and a session of it (v2's portal.* rows). */
+  portalId: string
+  portalSlug: string
+  sessionId: string
 }
 
 /** The identifier the fixture's namespace has an override for. */
@@ -90,9 +94,10 @@ type Need =
   | `identity.*.${ResourceAction<'identity'>}`
   | `ratelimit.*.${ResourceAction<'ratelimit'>}`
   | `webhook.*.${ResourceAction<'webhook'>}`
+  | `portal.*.${ResourceAction<'portal'>}`
 
 /** The resources whose permissions are written whole in a row (`rbac.*.create_role`), not per api. */
-const SCOPED_RESOURCES = ['rbac', 'identity', 'ratelimit', 'webhook'] as const
+const SCOPED_RESOURCES = ['rbac', 'identity', 'ratelimit', 'webhook', 'portal'] as const
 /**
  * A need, or alternatives any one of which will do (Keygate's permission and the one Unkey's clients hold, as for
  * the analytics reads).
@@ -409,6 +414,23 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
     send(server, { method: 'GET', url: `/v1/identities.getIdentity?externalId=owner-${apiId}` }, ADMIN),
   ])
   expect(identity.status, JSON.stringify(identity.body)).toBe(200)
+  const portalSlug = `security-${++portals}`
+  const portal = await send(
+    server,
+    { method: 'POST', url: '/v2/portal.createPortal', body: { slug: portalSlug, name: 'security', apiIds: [apiId] } },
+    ADMIN,
+  )
+  expect(portal.status, JSON.stringify(portal.body)).toBe(200)
+  const session = await send(
+    server,
+    {
+      method: 'POST',
+      url: '/v2/portal.createSession',
+      body: { portal: portalSlug, externalId: `owner-${apiId}`, scopes: ['keys:read'] },
+    },
+    ADMIN,
+  )
+  expect(session.status, JSON.stringify(session.body)).toBe(200)
   return {
     apiId,
     keyId: created.body.keyId,
@@ -423,8 +445,14 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
     identityId: identity.body.id,
     externalId: `owner-${apiId}`,
     endpointId: endpoint.body.endpointId,
+    portalId: portal.body.data.portalId,
+    portalSlug,
+    sessionId: session.body.data.id,
   }
 }
+
+/** Portal slugs made so far: each fixture's is new. */
+let portals = 0
 
 /**
  * Removes every permission, role, stored root key and webhook endpoint (tests make their own: the fixture's and their
@@ -521,7 +549,12 @@ interface V2Row {
   body: (fixture: Fixture) => unknown
   /** What a root key lacking a need gets, where Unkey hides more than a 403 would (default 403, v2's Go tests). */
   lacking?: V2Refusal | typeof NOT_FOUND_VERDICT
+  /** Where the refusal depends on which need is lacking: the refusal for each (overrides `lacking`). */
+  lackingOf?: (need: Requirement) => V2Refusal
 }
+
+const PORTAL_NOT_FOUND: V2Refusal = { status: 404, type: 'data/portal_not_found' }
+let madePortals = 0
 
 /**
  * The v2 table: one row per v2 operation that takes a root key, served on this branch or not yet (checked against
@@ -656,6 +689,39 @@ const V2_TABLE: Record<string, V2Row> = {
     needs: ['ratelimit.*.delete_override'],
     body: (f) => ({ namespace: f.namespaceName, identifier: OVERRIDDEN }),
   },
+  // Keygate's portal management: a portal a root key may not act on is one that does not exist (as Unkey hides it
+  // from createSession); an api the root key may not read is the api's 404.
+  'v2.portal.createPortal': {
+    needs: ['portal.*.create_portal', 'read_api'],
+    body: (f) => ({ slug: `made-${++madePortals}`, name: 'made by the security table', apiIds: [f.apiId] }),
+    lackingOf: (need) => (need === 'read_api' ? { status: 404, type: 'data/api_not_found' } : V2_FORBIDDEN),
+  },
+  'v2.portal.getPortal': {
+    needs: ['portal.*.read_portal'],
+    body: (f) => ({ portal: f.portalId }),
+    lacking: PORTAL_NOT_FOUND,
+  },
+  'v2.portal.updatePortal': {
+    needs: ['portal.*.update_portal'],
+    body: (f) => ({ portal: f.portalSlug, name: 'renamed' }),
+    lacking: PORTAL_NOT_FOUND,
+  },
+  'v2.portal.deletePortal': {
+    needs: ['portal.*.delete_portal'],
+    body: (f) => ({ portal: f.portalId }),
+    lacking: PORTAL_NOT_FOUND,
+  },
+  // Unkey's two stages: the portal's permission (404 without it), then a right backing each scope (403).
+  'v2.portal.createSession': {
+    needs: ['portal.*.create_portal_session', 'read_analytics'],
+    body: (f) => ({ portal: f.portalSlug, externalId: f.externalId, scopes: ['analytics:read'] }),
+    lackingOf: (need) => (need === 'read_analytics' ? V2_FORBIDDEN : PORTAL_NOT_FOUND),
+  },
+  'v2.portal.revokeSession': {
+    needs: ['portal.*.revoke_portal_session'],
+    body: (f) => ({ sessionId: f.sessionId }),
+    lacking: PORTAL_NOT_FOUND,
+  },
 }
 
 /** The v2 operations of OPERATIONS that take a root key: the table must have a row for each. */
@@ -741,7 +807,7 @@ describe('the v2 security table', () => {
     const unknown = Object.keys(V2_TABLE).filter((operationId) => !V2_MANAGEMENT.includes(operationId))
     expect(missing, 'v2 operations without a row in V2_TABLE: add one').toEqual([])
     expect(unknown, 'rows in V2_TABLE that are no v2 operation of OPERATIONS taking a root key').toEqual([])
-    expect(V2_MANAGEMENT.length).toBe(41)
+    expect(V2_MANAGEMENT.length).toBe(47)
   })
 
   it('has a row for every /v2/ route the control plane serves, liveness aside', () => {
@@ -1025,9 +1091,10 @@ for (const store of ['memory', 'redis'] as const) {
         )
       })
 
-      it.each(row.needs.map((need) => [labelOf(need), need] as const))(
-        `refuses a stored root key with every permission but %s: ${labelOfRefusal(row.lacking ?? V2_FORBIDDEN)}, nothing changed`,
-        async (_label, need) => {
+      const refusalOf = (need: Requirement) => row.lackingOf?.(need) ?? row.lacking ?? V2_FORBIDDEN
+      it.each(row.needs.map((need) => [labelOf(need), labelOfRefusal(refusalOf(need)), need] as const))(
+        `refuses a stored root key with every permission but %s: %s, nothing changed`,
+        async (_label, _refusal, need) => {
           const { fixture, request, what } = await arrange()
           const missing = alternatives(need).map((alternative) => permissionOf(alternative, fixture))
           const permissions = everyPermissionBut(missing, fixture, otherApiId)
@@ -1043,7 +1110,7 @@ for (const store of ['memory', 'redis'] as const) {
             fixture,
             request,
             bearer(key),
-            row.lacking ?? V2_FORBIDDEN,
+            refusalOf(need),
             `${what} as a root key without ${missing.join(' or ')}`,
           )
         },

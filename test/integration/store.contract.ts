@@ -8,6 +8,7 @@ import { changeLogStoreContract } from './change-log-store.contract.js'
 import { counterStoreContract } from './counter-store.contract.js'
 import { entityStoreContract } from './entity-store.contract.js'
 import { leakReportStoreContract } from './leak-report-store.contract.js'
+import { portalSessionStoreContract } from './portal-session-store.contract.js'
 import { rootKeyStoreContract } from './root-key-store.contract.js'
 import { usageStoreContract } from './usage-store.contract.js'
 import { webhookStoreContract } from './webhook-store.contract.js'
@@ -56,6 +57,7 @@ export function storeContract(name: string, open: () => Promise<StoreHarness>): 
     auditStoreContract(() => harness.store.audit)
     webhookStoreContract(() => harness.store.webhooks)
     leakReportStoreContract(() => harness.store.leakReports)
+    portalSessionStoreContract(() => harness.store.portalSessions)
 
     it('answers ping when it can serve', async () => {
       await expect(harness.store.ping()).resolves.toBeUndefined()

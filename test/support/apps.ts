@@ -91,6 +91,8 @@ export interface TestServerOptions {
   hostLookup?: HostLookup
   /** Where the keys that sign GitHub's leak reports are (control plane); null: the report route is not served. */
   secretScanningKeysUrl?: string | null
+  /** Where the portal page is (control plane; default http://localhost/portal/). */
+  portalUrl?: string
 }
 
 /**
@@ -129,6 +131,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     // serves keys of its own.
     secretScanningKeysUrl:
       options.secretScanningKeysUrl === null ? undefined : (options.secretScanningKeysUrl ?? 'http://127.0.0.1:9/keys'),
+    portalUrl: options.portalUrl,
     // Forward-auth beside the management API, as `keygate dev` has it.
     ...(options.gateway ? { gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } } : {}),
   })

@@ -18,6 +18,8 @@ export const JSON_ONLY: Record<string, string> = { 'content-type': 'application/
 
 export interface StoreStack {
   store: 'memory' | 'redis'
+  /** The redis-server's URL (both stacks: the memory one's tests may read Redis only when `store` is redis). */
+  redisUrl: string
   clock: ManualClock | undefined
   backend: Backend
   controlPlane: TestServer
@@ -69,6 +71,7 @@ export function onBothStores(
           })
         ).json()
       beforeAll(async () => {
+        stack.redisUrl = redis!.url
         stack.backend = await openBackend(store === 'redis' ? redis!.url : undefined)
         stack.controlPlane = await startTestControlPlane({ backend: stack.backend, clock: stack.clock })
         stack.verifier = await startTestVerifier(

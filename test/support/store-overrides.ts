@@ -1,7 +1,16 @@
 import type { Store } from '../../shared/store/store.js'
 
 type PartName =
-  'keys' | 'entities' | 'rootKeys' | 'counters' | 'usage' | 'audit' | 'changes' | 'webhooks' | 'leakReports'
+  | 'keys'
+  | 'entities'
+  | 'rootKeys'
+  | 'counters'
+  | 'usage'
+  | 'audit'
+  | 'changes'
+  | 'webhooks'
+  | 'leakReports'
+  | 'portalSessions'
 
 /** Replacements for methods of the store's parts, e.g. `{ changes: { readRevisions: async () => … } }`. */
 export type PartOverrides = { [P in PartName]?: Partial<Store[P]> }

@@ -102,7 +102,7 @@ describe('configuration', () => {
       }
     }
     const format =
-      "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit, webhook) or rootkey.*.manage"
+      "'*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit, webhook, portal) or rootkey.*.manage"
     const actions =
       'actions of api: create_api, read_api, update_api, delete_api, create_key, read_key, update_key, delete_key, verify_key, read_analytics, encrypt_key, decrypt_key, report_leak or *'
     expect(problems('api.*.create_keys')).toEqual([

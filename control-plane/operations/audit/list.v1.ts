@@ -15,6 +15,16 @@ const Entry = Type.Object({
   after: Type.Optional(Record('The record after, as the API shows it (never a key or hash)')),
   context: Type.Optional(Record('What the call said beyond the record (keys.migrateKeys: its `migrationId`)')),
   requestId: Type.Optional(Type.String({ description: 'The request that made it' })),
+  portalSession: Type.Optional(
+    Type.Object(
+      {
+        id: Type.String({ description: 'The session (`ps_…`)' }),
+        portalId: Type.String({ description: 'Its portal' }),
+        externalId: Type.String({ description: 'Its customer' }),
+      },
+      { description: 'The customer portal session that made it (`rootKeyId`: the root key that minted the session)' },
+    ),
+  ),
 })
 
 const AuditListQuery = Type.Object({

@@ -1,6 +1,7 @@
 import { lastRefillBoundary } from '../../../shared/credits.js'
 import { newId } from '../../../shared/ids.js'
 import { generateKey } from '../../../shared/key-material.js'
+import type { KeyRecord } from '../../../shared/records.js'
 import type { RootKeyAction } from '../../../shared/root-key-actions.js'
 import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
@@ -36,10 +37,43 @@ export async function rerollKey(
   // The new key is bound to the old one's identity: a new key of an identity needs the right to bind to it, as on
   // createKey, or rerolling would hand out a key of an identity the root key may not read.
   if (old.ownerId !== undefined) await checkIdentityBinding(deps, principal, old.ownerId)
+  const { created, key, graceEnds } = await replaceKey(deps, old, { expiration, prefix: input.prefix })
+  caller.log.info({ keyId, newKeyId: created.id, graceMs: expiration, rootKeyId: principal.rootKeyId }, 'key rerolled')
+  await deps.audit.record(caller, 'keys.rerollKey', {
+    apiId: old.apiId,
+    keyId,
+    before: old,
+    after: { newKeyId: created.id, oldKeyExpires: graceEnds },
+  })
+  return { keyId: created.id, key }
+}
+
+/**
+ * The rotation itself, once the caller may do it: a new key with the old one's settings (its prefix unless `prefix`
+ * is given), the old key's credits moved to it, and the old key expiring `expiration` ms from now (or sooner, if it
+ * already did). The portal's rerollKey shares it.
+ */
+export async function replaceKey(
+  deps: ControlPlaneDeps,
+  old: KeyRecord,
+  options: { expiration: number; prefix?: string | undefined },
+): Promise<{ created: KeyRecord; key: string; graceEnds: number }> {
   const now = deps.clock.now()
-  const prefix = input.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
+  const prefix = options.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
   const { key, hash, start } = generateKey(prefix, 16)
-  const { rev: _rev, id: _id, hash: _hash, start: _start, updatedAt: _updated, remaining, ...settings } = old
+  const keyId = old.id
+  const { expiration } = options
+  // A leak mark is the old key's history, not a setting: the new key has not leaked.
+  const {
+    rev: _rev,
+    id: _id,
+    hash: _hash,
+    start: _start,
+    updatedAt: _updated,
+    leaked: _leaked,
+    remaining,
+    ...settings
+  } = old
   // Credits move, they are not copied: the new key starts empty and takes the old key's balance (the old
   // key then has none left for its grace period; a failure in between loses what was being moved).
   const created = await deps.writes.createKey({
@@ -65,15 +99,5 @@ export async function rerollKey(
     }),
     () => {},
   )
-  caller.log.info(
-    { keyId, newKeyId: created.record.id, graceMs: expiration, rootKeyId: principal.rootKeyId },
-    'key rerolled',
-  )
-  await deps.audit.record(caller, 'keys.rerollKey', {
-    apiId: old.apiId,
-    keyId,
-    before: old,
-    after: { newKeyId: created.record.id, oldKeyExpires: now + expiration },
-  })
-  return { keyId: created.record.id, key }
+  return { created: created.record, key, graceEnds }
 }

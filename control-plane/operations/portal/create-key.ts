@@ -1,0 +1,46 @@
+import { ApiError, invalid } from '../../../shared/errors.js'
+import { generateKey } from '../../../shared/key-material.js'
+import type { ControlPlaneDeps } from '../../control-plane-deps.js'
+import { newKeyRecord } from '../../new-key-record.js'
+import type { PortalCaller } from '../../portal/portal-caller.js'
+import { requireScope } from '../../portal/portal-scopes.js'
+import { portalActor } from './portal-actor.js'
+import { keyFieldsOf } from './portal-key-fields.js'
+import { sessionApis } from './session-keys.js'
+
+/**
+ * A key for the session's customer, in one of its apis (the only one, or the one named), with the portal's defaults
+ * and the name the customer gave: nothing else the browser sends reaches the key. Needs keys:create (403); refused
+ * (412) once the customer holds the portal's maximum in that api. The key is answered this once.
+ */
+export async function createPortalKey(
+  deps: ControlPlaneDeps,
+  caller: PortalCaller,
+  input: { apiId?: string | undefined; name?: string | undefined },
+): Promise<{ keyId: string; key: string }> {
+  requireScope(caller.session.scopes, 'keys:create')
+  const apis = sessionApis(caller)
+  const apiId = input.apiId ?? (apis.length === 1 ? apis[0] : undefined)
+  if (apiId === undefined) throw invalid('apiId', `name one of the session's apis: ${apis.join(', ')}`)
+  if (!apis.includes(apiId)) throw invalid('apiId', "is not one of the session's apis")
+  const { externalId } = caller.session
+  const { portal } = caller
+  const held = await deps.store.keys.listKeys(apiId, { limit: portal.maxKeysPerIdentity, ownerId: externalId })
+  if (held.keys.length >= portal.maxKeysPerIdentity) {
+    throw new ApiError(
+      'PRECONDITION_FAILED',
+      `you hold the most keys this portal allows (${portal.maxKeysPerIdentity}): revoke one to create another`,
+    )
+  }
+  const now = deps.clock.now()
+  const defaults = portal.keyDefaults
+  const { key, ...material } = generateKey(defaults?.prefix, defaults?.byteLength)
+  const record = newKeyRecord(keyFieldsOf(defaults, { apiId, externalId, name: input.name }, now), material, now)
+  const actor = portalActor(caller)
+  const { identity, created } = await deps.identities.upsert(externalId)
+  if (created) await deps.audit.append(actor, 'identities.createIdentity', { after: { ...identity } })
+  const write = await deps.writes.createKey(record)
+  caller.log.info({ keyId: write.record.id, apiId }, 'key created in the portal')
+  await deps.audit.append(actor, 'portal.createKey', { apiId, keyId: write.record.id, after: write.record })
+  return { keyId: write.record.id, key }
+}

@@ -1,0 +1,37 @@
+import { notFound } from '../../../shared/errors.js'
+import type { KeyRecord } from '../../../shared/records.js'
+import type { ControlPlaneDeps } from '../../control-plane-deps.js'
+import { keysInScope } from '../../keys-in-scope.js'
+import type { PortalCaller } from '../../portal/portal-caller.js'
+
+/** One answer for a key of another customer, of an api outside the session, or none at all (Unkey's words). */
+export const portalKeyNotFound = () => notFound('key', 'The specified key was not found.')
+
+/** The key `keyId` if it is the session's customer's, in one of the session's apis; else the 404. */
+export async function requireSessionKey(
+  deps: Pick<ControlPlaneDeps, 'store'>,
+  caller: PortalCaller,
+  keyId: string,
+): Promise<KeyRecord> {
+  const key = await deps.store.keys.getKeyById(keyId)
+  if (!key || !ownedBySession(caller, key)) throw portalKeyNotFound()
+  return key
+}
+
+/** Whether a key is the session's to see: its customer's, in one of its apis (of those the portal still reaches). */
+export function ownedBySession(caller: PortalCaller, key: KeyRecord): boolean {
+  return key.ownerId === caller.session.externalId && sessionApis(caller).includes(key.apiId)
+}
+
+/** The session's apis the portal still reaches (an api taken out of the portal is out of every session at once). */
+export function sessionApis(caller: PortalCaller): string[] {
+  return caller.session.apiIds.filter((apiId) => caller.portal.apiIds.includes(apiId))
+}
+
+/** Every key of the session's customer in its apis, oldest first. */
+export async function sessionKeys(deps: Pick<ControlPlaneDeps, 'store'>, caller: PortalCaller): Promise<KeyRecord[]> {
+  const perApi = await Promise.all(
+    sessionApis(caller).map((apiId) => keysInScope(deps.store.keys, apiId, caller.session.externalId)),
+  )
+  return perApi.flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}

@@ -1,0 +1,41 @@
+import { ApiError } from '../../shared/errors.js'
+import type { PortalScope } from '../../shared/portal/portal.js'
+import type { RootKeyAction } from '../../shared/root-key-actions.js'
+import { can, type Principal } from '../root-key-auth.js'
+
+/**
+ * What a root key must hold on every api of a session to give it each scope: a session never carries a capability
+ * its minter lacks (Unkey's rule), and `keys:revoke`, Keygate's own, needs delete_key.
+ */
+export const SCOPE_NEEDS: Record<PortalScope, readonly RootKeyAction[]> = {
+  'keys:read': ['read_key', 'read_api'],
+  'keys:create': ['create_key'],
+  'keys:reroll': ['create_key'],
+  'keys:revoke': ['delete_key'],
+  'analytics:read': ['read_analytics'],
+}
+
+/**
+ * Refuses the whole request (403) when the root key lacks, on any of `apiIds`, what one of `scopes` needs: a missing
+ * grant shows at once rather than as a broken portal later. The message names the scope, not the api.
+ */
+export function requireScopesHeld(
+  principal: Principal,
+  apiIds: readonly string[],
+  scopes: readonly PortalScope[],
+): void {
+  for (const scope of scopes) {
+    const missing = SCOPE_NEEDS[scope].filter((action) => apiIds.some((apiId) => !can(principal, apiId, action)))
+    if (missing.length > 0) {
+      throw new ApiError(
+        'INSUFFICIENT_PERMISSIONS',
+        `the root key cannot grant ${scope}: it needs api.<apiId>.${missing.join(' and api.<apiId>.')} on every api of the session`,
+      )
+    }
+  }
+}
+
+/** The refusal of a portal call the session's scopes do not allow (Unkey's words). */
+export function requireScope(scopes: readonly PortalScope[], scope: PortalScope): void {
+  if (!scopes.includes(scope)) throw new ApiError('INSUFFICIENT_PERMISSIONS', `Missing permission: '${scope}'`)
+}

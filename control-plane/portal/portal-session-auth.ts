@@ -1,0 +1,81 @@
+import type { FastifyRequest } from 'fastify'
+import { ApiError } from '../../shared/errors.js'
+import { hashKey } from '../../shared/key-material.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import type { PortalCaller } from './portal-caller.js'
+import { portalTokenOf } from './portal-cookie.js'
+
+/** No session cookie (Unkey's `portal_token_missing`). */
+const tokenMissing = () =>
+  new ApiError('UNAUTHORIZED', 'The portal session cookie is missing.', undefined, {
+    problem: 'authentication/portal_token_missing',
+    sessionCookie: true,
+  })
+
+/** One answer for a token that is unknown, expired, revoked, or of a portal deleted since (Unkey's words). */
+export const sessionNotValid = () =>
+  new ApiError('UNAUTHORIZED', 'The portal session is invalid or has expired.', undefined, {
+    problem: 'authentication/portal_session_not_found',
+    sessionCookie: true,
+  })
+
+/** A portal its operator turned off: its sessions stop until it is on again (Unkey's words). */
+export const portalDisabled = () => new ApiError('INSUFFICIENT_PERMISSIONS', 'Portal is disabled.')
+
+/**
+ * Refuses a request another site's page made: the browser says so in `Sec-Fetch-Site`, and in `Origin`, which names
+ * a host other than the one the request was sent to. The session cookie is SameSite=Strict and portal calls must be
+ * JSON (a form cannot send that): this third check also stops a sibling subdomain (same-site, so it gets the cookie).
+ */
+export function refuseCrossSite(request: FastifyRequest): void {
+  const site = request.headers['sec-fetch-site']
+  const origin = request.headers.origin
+  const crossSite =
+    (site !== undefined && site !== 'same-origin' && site !== 'none') ||
+    (origin !== undefined && !sameHost(origin, request.headers.host))
+  if (crossSite) throw new ApiError('INSUFFICIENT_PERMISSIONS', 'portal calls are refused from other sites')
+}
+
+/** Whether `origin` names the host the request was sent to (a default port said or not). */
+function sameHost(origin: string, host: string | undefined): boolean {
+  try {
+    const from = new URL(origin)
+    return host !== undefined && from.host === new URL(`${from.protocol}//${host}`).host
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The caller of a portal route: the session the `portal_session` cookie names, live, of a portal that is still there
+ * and enabled. Only the cookie authenticates: a request carrying an `Authorization` header is refused (a root key
+ * is no portal session, and a portal route never acts with one).
+ */
+export async function portalCallerOf(request: FastifyRequest, deps: ControlPlaneDeps): Promise<PortalCaller> {
+  refuseCrossSite(request)
+  if (request.headers.authorization !== undefined) {
+    throw new ApiError(
+      'UNAUTHORIZED',
+      'portal calls take the portal_session cookie, never an Authorization header',
+      undefined,
+      {
+        problem: 'authentication/portal_token_missing',
+    sessionCookie: true,
+      },
+    )
+  }
+  const token = portalTokenOf(request)
+  if (token === undefined) throw tokenMissing()
+  const now = deps.clock.now()
+  const session = await deps.store.portalSessions.sessionOfToken(hashKey(token), now)
+  if (!session) throw sessionNotValid()
+  const portal = await deps.portals.get(session.portalId)
+  if (!portal) throw sessionNotValid()
+  if (!portal.enabled) throw portalDisabled()
+  return {
+    session,
+    portal,
+    requestId: request.id,
+    log: request.log.child({ portalSessionId: session.id }),
+  }
+}

@@ -1,0 +1,618 @@
+import { createHash } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { expect, it, describe } from 'vitest'
+import { newId } from '../../shared/ids.js'
+import { generateRootKey, hashKey } from '../../shared/key-material.js'
+import { ManualClock } from '../support/apps.js'
+import { ADMIN_HEADERS, JSON_ONLY, onBothStores } from '../support/both-stores.js'
+import { waitFor } from '../support/wait-for.js'
+
+/**
+ * The customer portal's routes (docs/portal.md) on both stores: Unkey's `portal.*` route tests re-expressed
+ * (svc/api/routes/v2_portal_*: createSession's 200/400/401/403/404, exchangeCode's 200/401 and its replay, listKeys,
+ * rerollKey, getVerifications), and Keygate's own: portals managed through the API, createKey and revokeKey,
+ * revocation of sessions, and the refusal of cross-site calls. The clock is the test's, so that codes and tokens
+ * expire when the test says.
+ */
+onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (stack) => {
+  const v2 = async (operation: string, payload: object | string, headers: Record<string, string> = ADMIN_HEADERS) => {
+    const response = await stack.controlPlane.app.inject({ method: 'POST', url: `/v2/${operation}`, headers, payload })
+    return { status: response.statusCode, body: response.json(), headers: response.headers, raw: response.body }
+  }
+  const rootKeyWith = async (permissions: string[]) => {
+    const { key, hash } = generateRootKey()
+    await stack.backend.store.rootKeys.createRootKey({ id: newId('root'), hash, permissions, createdAt: Date.now() })
+    return { ...JSON_ONLY, authorization: `Bearer ${key}` }
+  }
+  const newApi = async (name = 'portal api') => {
+    const created = await v2('apis.createApi', { name })
+    expect(created.status, created.raw).toBe(200)
+    return created.body.data.apiId as string
+  }
+  let slugs = 0
+  const newPortal = async (apiIds: string[], fields: object = {}) => {
+    const slug = `portal-${++slugs}-${stack.store}`
+    const created = await v2('portal.createPortal', { slug, name: 'Acme keys', apiIds, ...fields })
+    expect(created.status, created.raw).toBe(200)
+    return { portalId: created.body.data.portalId as string, slug }
+  }
+  const newKey = async (apiId: string, externalId?: string) => {
+    const created = await v2('keys.createKey', { apiId, ...(externalId ? { externalId } : {}) })
+    expect(created.status, created.raw).toBe(200)
+    return created.body.data as { keyId: string; key: string }
+  }
+  const ALL = ['keys:read', 'keys:create', 'keys:reroll', 'keys:revoke', 'analytics:read']
+  const mint = async (portal: string, externalId: string, scopes = ALL, extra: object = {}) => {
+    const minted = await v2('portal.createSession', { portal, externalId, scopes, ...extra })
+    expect(minted.status, minted.raw).toBe(200)
+    return minted.body.data as { id: string; url: string }
+  }
+  const codeOf = (url: string) => new URL(url).searchParams.get('code')!
+  /** The cookie header a browser would send after exchanging the session's code. */
+  const signIn = async (portal: string, externalId: string, scopes = ALL, extra: object = {}) => {
+    const { id, url } = await mint(portal, externalId, scopes, extra)
+    const exchanged = await v2('portal.exchangeCode', { code: codeOf(url) }, JSON_ONLY)
+    expect(exchanged.status, exchanged.raw).toBe(200)
+    const setCookie = String(exchanged.headers['set-cookie'])
+    const cookie = setCookie.split(';')[0]!
+    return { sessionId: id, headers: { ...JSON_ONLY, cookie }, token: exchanged.body.data.accessToken as string }
+  }
+  const asCustomer = (operation: string, headers: Record<string, string>, payload: object = {}) =>
+    v2(operation, payload, headers)
+
+  describe('portal.createSession', () => {
+    it('answers a session id and a URL that carries a one-time code but not the id; by id or slug; no-store', async () => {
+      const apiId = await newApi()
+      const { portalId, slug } = await newPortal([apiId])
+      for (const portal of [slug, portalId]) {
+        const minted = await v2('portal.createSession', { portal, externalId: 'user_123', scopes: ['keys:read'] })
+        expect(minted.status, minted.raw).toBe(200)
+        expect(minted.body.data.id).toMatch(/^ps_/)
+        expect(minted.body.data.url).toMatch(/^http:\/\/localhost\/portal\/\?code=pst_/)
+        expect(minted.body.data.url).not.toContain(minted.body.data.id)
+        expect(minted.headers['cache-control']).toBe('no-store')
+      }
+      const [a, b] = [await mint(slug, 'user_123'), await mint(slug, 'user_123')]
+      expect(a.id).not.toBe(b.id)
+      expect(a.url).not.toBe(b.url)
+    })
+
+    it('keeps the code only as its SHA-256', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { id, url } = await mint(slug, 'user_hash', ['keys:read'], { preview: true })
+      const code = codeOf(url)
+      const now = stack.clock!.now()
+      const session = await stack.backend.store.portalSessions.getSession(id, now)
+      expect(session).toMatchObject({ id, externalId: 'user_hash', preview: true, scopes: ['keys:read'] })
+      expect(JSON.stringify(session)).not.toContain(code)
+      if (stack.store === 'redis') {
+        const redis = new Redis(stack.redisUrl)
+        const held = JSON.stringify([await redis.hgetall('kg:{ps}:s'), await redis.hgetall('kg:{ps}:c')])
+        redis.disconnect()
+        expect(held).not.toContain(code)
+        expect(held).toContain(hashKey(code))
+      }
+    })
+
+    it.each([
+      ['missing externalId', { scopes: ['keys:read'] }],
+      ['empty externalId', { externalId: '', scopes: ['keys:read'] }],
+      ['missing portal', { externalId: 'u', scopes: ['keys:read'], portal: undefined }],
+      ['a portal under 3 characters', { externalId: 'u', scopes: ['keys:read'], portal: 'ab' }],
+      ['missing scopes', { externalId: 'u' }],
+      ['empty scopes', { externalId: 'u', scopes: [] }],
+      ['an unknown scope', { externalId: 'u', scopes: ['keys:delete_all'] }],
+      ['a legacy rbac tuple', { externalId: 'u', scopes: ['api.*.read_key'] }],
+      ['valid and invalid mixed', { externalId: 'u', scopes: ['keys:read', 'nope'] }],
+      ['a javascript: return URL', { externalId: 'u', scopes: ['keys:read'], returnUrl: 'javascript:alert(1)' }],
+    ])('refuses %s (400)', async (_name, body) => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const answer = await v2('portal.createSession', { portal: slug, ...body })
+      expect(answer.status, answer.raw).toBe(400)
+    })
+
+    it('refuses an api outside the portal (400), and narrows a session to some of its apis', async () => {
+      const [one, two, other] = [await newApi(), await newApi(), await newApi()]
+      const { slug } = await newPortal([one, two])
+      const outside = await v2('portal.createSession', {
+        portal: slug,
+        externalId: 'u',
+        scopes: ['keys:read'],
+        apiIds: [other],
+      })
+      expect(outside.status, outside.raw).toBe(400)
+      await newKey(one, 'narrow_user')
+      await newKey(two, 'narrow_user')
+      const { headers } = await signIn(slug, 'narrow_user', ['keys:read'], { apiIds: [two] })
+      const listed = await asCustomer('portal.listKeys', headers)
+      expect(listed.body.data.map((key: { apiId: string }) => key.apiId)).toEqual([two])
+    })
+
+    it('answers an unknown root key 401 and a missing one 400', async () => {
+      const answer = await v2(
+        'portal.createSession',
+        { portal: 'x-portal', externalId: 'u', scopes: ['keys:read'] },
+        {
+          ...JSON_ONLY,
+          authorization: 'Bearer not-a-root-key',
+        },
+      )
+      expect(answer.status).toBe(401)
+      expect(
+        (await v2('portal.createSession', { portal: 'x-portal', externalId: 'u', scopes: ['keys:read'] }, JSON_ONLY))
+          .status,
+      ).toBe(400)
+    })
+
+    it('answers 404 "Portal not found." for no portal, and for one the root key may not mint for, naming neither', async () => {
+      const apiId = await newApi()
+      const { portalId, slug } = await newPortal([apiId])
+      const unknown = await v2('portal.createSession', {
+        portal: 'no-such-portal',
+        externalId: 'secret_user',
+        scopes: ['keys:read'],
+      })
+      expect(unknown.status).toBe(404)
+      expect(unknown.body.error.detail).toBe('Portal not found.')
+      expect(unknown.raw).not.toContain('no-such-portal')
+      expect(unknown.raw).not.toContain('secret_user')
+      for (const permissions of [['*'].filter(() => false), [`api.*.*`], ['portal.other.create_portal_session']]) {
+        const headers = await rootKeyWith(permissions.length ? permissions : ['api.*.read_key'])
+        const refused = await v2(
+          'portal.createSession',
+          { portal: slug, externalId: 'u', scopes: ['keys:read'] },
+          headers,
+        )
+        expect(refused.status, refused.raw).toBe(404)
+        expect(refused.raw).not.toContain(portalId)
+        expect(refused.raw).not.toContain('create_portal_session')
+      }
+      const allowed = await rootKeyWith([
+        `portal.${portalId}.create_portal_session`,
+        `api.${apiId}.read_key`,
+        `api.${apiId}.read_api`,
+      ])
+      expect(
+        (await v2('portal.createSession', { portal: slug, externalId: 'u', scopes: ['keys:read'] }, allowed)).status,
+      ).toBe(200)
+    })
+
+    it('refuses (403) a scope the root key cannot back on every api of the session, minting and auditing nothing', async () => {
+      const [one, two] = [await newApi(), await newApi()]
+      const { portalId, slug } = await newPortal([one, two])
+      const cases: [string[], string[], number][] = [
+        [
+          ['keys:read'],
+          [`api.${one}.read_key`, `api.${one}.read_api`, `api.${two}.read_key`, `api.${two}.read_api`],
+          200,
+        ],
+        [['keys:read'], [`api.${one}.read_key`, `api.${one}.read_api`], 403],
+        [['keys:read'], ['api.*.read_key'], 403],
+        [['keys:reroll'], ['api.*.create_key'], 200],
+        [['keys:create'], ['api.*.read_key'], 403],
+        [['keys:revoke'], ['api.*.create_key'], 403],
+        [['keys:revoke'], ['api.*.delete_key'], 200],
+        [['analytics:read'], ['api.*.read_analytics'], 200],
+        [['analytics:read', 'keys:read'], ['api.*.read_analytics'], 403],
+      ]
+      for (const [scopes, permissions, status] of cases) {
+        const externalId = `scoped_${Math.random().toString(36).slice(2)}`
+        const headers = await rootKeyWith([`portal.${portalId}.create_portal_session`, ...permissions])
+        const answer = await v2('portal.createSession', { portal: slug, externalId, scopes }, headers)
+        expect(answer.status, `${scopes} with ${permissions}: ${answer.raw}`).toBe(status)
+        if (status === 403) {
+          const audit = await stack.controlPlane.app.inject({
+            method: 'GET',
+            url: '/v1/audit.list?action=portal.createSession',
+            headers: ADMIN_HEADERS,
+          })
+          expect(audit.body).not.toContain(externalId)
+        }
+      }
+    })
+
+    it('answers a disabled portal 403 "Portal is disabled." before the scopes are weighed', async () => {
+      const apiId = await newApi()
+      const { portalId, slug } = await newPortal([apiId], { enabled: false })
+      const headers = await rootKeyWith([`portal.${portalId}.create_portal_session`])
+      const answer = await v2('portal.createSession', { portal: slug, externalId: 'u', scopes: ['keys:read'] }, headers)
+      expect(answer.status).toBe(403)
+      expect(answer.body.error.detail).toBe('Portal is disabled.')
+    })
+
+    it('audits the mint with the portal and the customer', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { id } = await mint(slug, 'audited_user')
+      const audit = await stack.controlPlane.app.inject({
+        method: 'GET',
+        url: '/v1/audit.list?action=portal.createSession',
+        headers: ADMIN_HEADERS,
+      })
+      const entry = audit.json().entries.find((e: { after?: { sessionId?: string } }) => e.after?.sessionId === id)
+      expect(entry).toMatchObject({ after: { slug, externalId: 'audited_user' } })
+      expect(JSON.stringify(entry)).not.toMatch(/pst_/)
+    })
+  })
+
+  describe('portal.exchangeCode', () => {
+    it('answers a 24-hour token once, set as an HttpOnly SameSite=Strict cookie, and keeps only its hash', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { id, url } = await mint(slug, 'user_valid')
+      const before = stack.clock!.now()
+      const exchanged = await v2('portal.exchangeCode', { code: codeOf(url) }, JSON_ONLY)
+      expect(exchanged.status, exchanged.raw).toBe(200)
+      expect(exchanged.body.data.accessToken).toMatch(/^pat_/)
+      expect(exchanged.body.data.expiresAt).toBe(before + 24 * 3_600_000)
+      expect(exchanged.headers['cache-control']).toBe('no-store')
+      const cookie = String(exchanged.headers['set-cookie'])
+      expect(cookie).toMatch(/^portal_session=pat_[^;]+; Max-Age=86400; Path=\/; HttpOnly; SameSite=Strict$/)
+      const session = await stack.backend.store.portalSessions.getSession(id, stack.clock!.now())
+      expect(JSON.stringify(session)).not.toContain(exchanged.body.data.accessToken)
+      const again = await v2('portal.exchangeCode', { code: codeOf(url) }, JSON_ONLY)
+      expect(again.status).toBe(401)
+      expect(again.body.error.detail).toBe('Session is invalid, expired, or has already been used.')
+    })
+
+    it('gives one winner among concurrent exchanges; the others are refused, not errors', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { url } = await mint(slug, 'user_race')
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => v2('portal.exchangeCode', { code: codeOf(url) }, JSON_ONLY)),
+      )
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1)
+      expect(answers.filter((a) => a.status === 401)).toHaveLength(7)
+    })
+
+    it('refuses an unknown and an expired code (401, the code not echoed), and an empty one (400)', async () => {
+      const unknown = await v2('portal.exchangeCode', { code: 'nonexistent_code' }, JSON_ONLY)
+      expect(unknown.status).toBe(401)
+      expect(unknown.raw).not.toContain('nonexistent_code')
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { url } = await mint(slug, 'user_late')
+      stack.clock!.advance(15 * 60_000)
+      const late = await v2('portal.exchangeCode', { code: codeOf(url) }, JSON_ONLY)
+      expect(late.status).toBe(401)
+      expect(late.body.error.detail).toBe('Session is invalid, expired, or has already been used.')
+      expect(late.raw).not.toContain(codeOf(url))
+      expect((await v2('portal.exchangeCode', { code: '' }, JSON_ONLY)).status).toBe(400)
+    })
+
+    it('refuses an exchange another site asks for (403)', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { url } = await mint(slug, 'user_csrf')
+      const forged = await v2(
+        'portal.exchangeCode',
+        { code: codeOf(url) },
+        { ...JSON_ONLY, origin: 'https://evil.example' },
+      )
+      expect(forged.status).toBe(403)
+    })
+  })
+
+  describe('the session', () => {
+    it('authenticates only by the cookie: none 401, unknown 401, with an Authorization header 401, expired 401', async () => {
+      const missing = await asCustomer('portal.listKeys', JSON_ONLY)
+      expect(missing.status).toBe(401)
+      expect(missing.body.error.type).toMatch(/portal_token_missing$/)
+      const unknown = await asCustomer('portal.listKeys', { ...JSON_ONLY, cookie: 'portal_session=pat_nope' })
+      expect(unknown.status).toBe(401)
+      expect(unknown.body.error.detail).toBe('The portal session is invalid or has expired.')
+      expect(unknown.raw).not.toContain('pat_nope')
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { headers, token, sessionId } = await signIn(slug, 'user_expiring')
+      expect((await asCustomer('portal.listKeys', headers)).status).toBe(200)
+      expect((await asCustomer('portal.listKeys', { ...headers, authorization: `Bearer ${token}` })).status).toBe(401)
+      stack.clock!.advance(24 * 3_600_000)
+      const expired = await asCustomer('portal.listKeys', headers)
+      expect(expired.status).toBe(401)
+      expect(expired.raw).not.toContain(sessionId)
+      expect(expired.raw).not.toContain(token)
+    })
+
+    it('checks the session before reading the body: a bad body without a cookie is 401', async () => {
+      const answer = await v2('portal.rerollKey', { nonsense: true }, JSON_ONLY)
+      expect(answer.status).toBe(401)
+    })
+
+    it('refuses calls from other sites: a foreign Origin or Sec-Fetch-Site cross-site / same-site (403)', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { headers } = await signIn(slug, 'user_sites')
+      for (const extra of [
+        { origin: 'https://evil.example' },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site' },
+      ] as Record<string, string>[]) {
+        const answer = await asCustomer('portal.listKeys', { ...headers, ...extra })
+        expect(answer.status, JSON.stringify(extra)).toBe(403)
+      }
+      const sameOrigin = await asCustomer('portal.listKeys', {
+        ...headers,
+        origin: 'http://localhost:80',
+        host: 'localhost:80',
+        'sec-fetch-site': 'same-origin',
+      })
+      expect(sameOrigin.status, sameOrigin.raw).toBe(200)
+    })
+
+    it('ends when revoked by a root key, signed out, its portal disabled (403) or deleted', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const revoked = await signIn(slug, 'user_revoked')
+      expect((await v2('portal.revokeSession', { sessionId: revoked.sessionId })).status).toBe(200)
+      expect((await asCustomer('portal.listKeys', revoked.headers)).status).toBe(401)
+      expect((await v2('portal.revokeSession', { sessionId: 'ps_unknown' })).status).toBe(404)
+
+      const out = await signIn(slug, 'user_out')
+      const signedOut = await asCustomer('portal.signOut', out.headers)
+      expect(signedOut.status).toBe(200)
+      expect(String(signedOut.headers['set-cookie'])).toMatch(/^portal_session=; Max-Age=0/)
+      expect((await asCustomer('portal.listKeys', out.headers)).status).toBe(401)
+
+      const live = await signIn(slug, 'user_live')
+      expect((await v2('portal.updatePortal', { portal: slug, enabled: false })).status).toBe(200)
+      const disabled = await asCustomer('portal.listKeys', live.headers)
+      expect(disabled.status).toBe(403)
+      expect(disabled.body.error.detail).toBe('Portal is disabled.')
+      expect((await v2('portal.updatePortal', { portal: slug, enabled: true })).status).toBe(200)
+      expect((await asCustomer('portal.listKeys', live.headers)).status).toBe(200)
+      expect((await v2('portal.deletePortal', { portal: slug })).status).toBe(200)
+      expect((await asCustomer('portal.listKeys', live.headers)).status).toBe(401)
+    })
+
+    it('answers getSession with the branding, scopes and apis by name', async () => {
+      const apiId = await newApi('Payments <b>api</b>')
+      const { slug } = await newPortal([apiId], {
+        name: '<script>x</script>',
+        logoUrl: 'https://acme.example/l.png',
+        accentColor: '#AA0011',
+      })
+      const { headers, sessionId } = await signIn(slug, 'user_view', ['keys:read'], {
+        returnUrl: 'https://app.example/back',
+      })
+      const view = await asCustomer('portal.getSession', headers)
+      expect(view.body.data).toMatchObject({
+        sessionId,
+        externalId: 'user_view',
+        scopes: ['keys:read'],
+        returnUrl: 'https://app.example/back',
+        portal: { name: '<script>x</script>', logoUrl: 'https://acme.example/l.png', accentColor: '#aa0011' },
+        apis: [{ id: apiId, name: 'Payments <b>api</b>' }],
+      })
+    })
+  })
+
+  describe('keys in the portal', () => {
+    it("lists only the customer's keys in the session's apis, and needs keys:read", async () => {
+      const [one, two, outside] = [await newApi(), await newApi(), await newApi()]
+      const { slug } = await newPortal([one, two])
+      const mine = [await newKey(one, 'cust_a'), await newKey(two, 'cust_a')]
+      await newKey(one, 'cust_b')
+      await newKey(outside, 'cust_a')
+      await newKey(one)
+      const { headers } = await signIn(slug, 'cust_a', ['keys:read'])
+      const listed = await asCustomer('portal.listKeys', headers)
+      expect(listed.status, listed.raw).toBe(200)
+      expect(listed.body.data.map((key: { keyId: string }) => key.keyId).sort()).toEqual(
+        mine.map((k) => k.keyId).sort(),
+      )
+      for (const key of listed.body.data) expect(key.identity.externalId).toBe('cust_a')
+      const paged = await asCustomer('portal.listKeys', headers, { limit: 1 })
+      expect(paged.body.pagination.hasMore).toBe(true)
+      const next = await asCustomer('portal.listKeys', headers, { limit: 1, cursor: paged.body.pagination.cursor })
+      expect(next.body.data[0].keyId).not.toBe(paged.body.data[0].keyId)
+      expect(next.body.pagination.hasMore).toBe(false)
+
+      const rerollOnly = await signIn(slug, 'cust_a', ['keys:reroll'])
+      const refused = await asCustomer('portal.listKeys', rerollOnly.headers)
+      expect(refused.status).toBe(403)
+      expect(refused.body.error.detail).toBe("Missing permission: 'keys:read'")
+      expect(refused.raw).not.toContain('cust_a')
+      expect(refused.raw).not.toContain(mine[0]!.keyId)
+    })
+
+    it("rolls the customer's key (same identity, old one working for the overlap); another's or an outside key is 404", async () => {
+      const [apiId, outside] = [await newApi(), await newApi()]
+      const { slug } = await newPortal([apiId])
+      const own = await newKey(apiId, 'roller')
+      const others = await newKey(apiId, 'someone_else')
+      const beyond = await newKey(outside, 'roller')
+      const { headers } = await signIn(slug, 'roller')
+      const rolled = await asCustomer('portal.rerollKey', headers, { keyId: own.keyId, expiration: 60_000 })
+      expect(rolled.status, rolled.raw).toBe(200)
+      expect(rolled.body.data.keyId).not.toBe(own.keyId)
+      expect(rolled.headers['cache-control']).toBe('no-store')
+      expect((await stack.getKey(rolled.body.data.keyId)).ownerId).toBe('roller')
+      expect((await stack.verify({ key: rolled.body.data.key })).valid).toBe(true)
+      expect((await stack.verify({ key: own.key })).valid).toBe(true)
+      for (const keyId of [others.keyId, beyond.keyId, 'key_missing']) {
+        const refused = await asCustomer('portal.rerollKey', headers, { keyId, expiration: 0 })
+        expect(refused.status).toBe(404)
+        expect(refused.body.error.detail).toBe('The specified key was not found.')
+        expect(refused.raw).not.toContain(keyId)
+      }
+      const tooLong = await asCustomer('portal.rerollKey', headers, { keyId: own.keyId, expiration: 8 * 86_400_000 })
+      expect(tooLong.status).toBe(400)
+    })
+
+    it('checks keys:reroll before looking the key up: the same 403 for an owned key and a missing one', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const own = await newKey(apiId, 'create_only')
+      const { headers } = await signIn(slug, 'create_only', ['keys:create'])
+      const owned = await asCustomer('portal.rerollKey', headers, { keyId: own.keyId, expiration: 0 })
+      const missing = await asCustomer('portal.rerollKey', headers, { keyId: 'key_missing', expiration: 0 })
+      expect(owned.status).toBe(403)
+      expect(owned.body.error).toEqual({ ...missing.body.error })
+      expect(owned.raw).not.toContain(own.keyId)
+    })
+
+    it("creates keys with the portal's defaults and the customer's identity, nothing the browser sends beyond a name", async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], {
+        keyDefaults: {
+          prefix: 'acme',
+          credits: { remaining: 50, refill: { interval: 'daily', amount: 50 } },
+          ratelimits: [{ name: 'requests', limit: 10, duration: 60_000, autoApply: true }],
+          expiresInMs: 86_400_000,
+        },
+        maxKeysPerIdentity: 2,
+      })
+      const { headers } = await signIn(slug, 'creator')
+      const created = await asCustomer('portal.createKey', headers, { name: 'ci <key>' })
+      expect(created.status, created.raw).toBe(200)
+      expect(created.body.data.key).toMatch(/^acme_/)
+      const record = await stack.getKey(created.body.data.keyId)
+      expect(record).toMatchObject({ ownerId: 'creator', name: 'ci <key>', remaining: 50, apiId })
+      expect(record.expires).toBe(stack.clock!.now() + 86_400_000)
+      expect((await stack.verify({ key: created.body.data.key })).valid).toBe(true)
+      const smuggled = await asCustomer('portal.createKey', headers, { name: 'x', credits: { remaining: 1e9 } })
+      expect(smuggled.status).toBe(400)
+      expect((await asCustomer('portal.createKey', headers, {})).status).toBe(200)
+      const third = await asCustomer('portal.createKey', headers, {})
+      expect(third.status).toBe(412)
+      const audit = await stack.controlPlane.app.inject({
+        method: 'GET',
+        url: '/v1/audit.list?action=portal.createKey',
+        headers: ADMIN_HEADERS,
+      })
+      const entry = audit.json().entries.find((e: { keyId?: string }) => e.keyId === created.body.data.keyId)
+      expect(entry.portalSession).toMatchObject({ externalId: 'creator' })
+      expect(entry.rootKeyId).toBe('root_bootstrap')
+    })
+
+    it('asks which api when the session has several, and refuses one outside it', async () => {
+      const [one, two, other] = [await newApi(), await newApi(), await newApi()]
+      const { slug } = await newPortal([one, two])
+      const { headers } = await signIn(slug, 'multi')
+      expect((await asCustomer('portal.createKey', headers, {})).status).toBe(400)
+      expect((await asCustomer('portal.createKey', headers, { apiId: other })).status).toBe(400)
+      expect((await asCustomer('portal.createKey', headers, { apiId: two })).status).toBe(200)
+    })
+
+    it("revokes the customer's key (it stops verifying); another's is 404; needs keys:revoke", async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const own = await newKey(apiId, 'revoker')
+      const others = await newKey(apiId, 'bystander')
+      const readOnly = await signIn(slug, 'revoker', ['keys:read'])
+      expect((await asCustomer('portal.revokeKey', readOnly.headers, { keyId: own.keyId })).status).toBe(403)
+      const { headers } = await signIn(slug, 'revoker')
+      expect((await asCustomer('portal.revokeKey', headers, { keyId: others.keyId })).status).toBe(404)
+      expect((await stack.verify({ key: others.key })).valid).toBe(true)
+      expect((await asCustomer('portal.revokeKey', headers, { keyId: own.keyId })).status).toBe(200)
+      await waitFor(
+        async () => (await stack.verify({ key: own.key })).code === 'NOT_FOUND',
+        'the revoke on the verifier',
+        5_000,
+      )
+    })
+
+    it("counts the customer's verifications by the hour, only theirs, and needs analytics:read", async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const own = await newKey(apiId, 'counted')
+      const other = await newKey(apiId, 'uncounted')
+      for (let i = 0; i < 3; i++) await stack.verify({ key: own.key })
+      await stack.verify({ key: other.key })
+      const { headers } = await signIn(slug, 'counted')
+      const now = stack.clock!.now()
+      const window = { startTime: now - 3 * 3_600_000, endTime: now + 3_600_000 }
+      let points: { total: number; valid: number; time: number }[] = []
+      await waitFor(
+        async () => {
+          const answer = await asCustomer('portal.getVerifications', headers, window)
+          points = answer.body.data
+          return points.reduce((sum, p) => sum + p.total, 0) === 3
+        },
+        'the counts of the three verifications',
+        10_000,
+      )
+      expect(points.length).toBeGreaterThanOrEqual(3)
+      expect(points.map((p) => p.time)).toEqual([...points.map((p) => p.time)].sort((a, b) => a - b))
+      const one = await asCustomer('portal.getVerifications', headers, { ...window, keyId: other.keyId })
+      expect(one.status).toBe(404)
+      const wide = await asCustomer('portal.getVerifications', headers, {
+        startTime: now - 91 * 86_400_000,
+        endTime: now,
+      })
+      expect(wide.status).toBe(400)
+      const noScope = await signIn(slug, 'counted', ['keys:read'])
+      expect((await asCustomer('portal.getVerifications', noScope.headers, window)).status).toBe(403)
+    })
+  })
+
+  describe('portals through the API', () => {
+    it('creates, reads, updates and deletes a portal; refuses a taken slug, an unknown api, bad defaults', async () => {
+      const apiId = await newApi()
+      const { portalId, slug } = await newPortal([apiId])
+      const read = await v2('portal.getPortal', { portal: slug })
+      expect(read.body.data).toMatchObject({ portalId, slug, apiIds: [apiId], enabled: true, maxKeysPerIdentity: 20 })
+      expect((await v2('portal.createPortal', { slug, name: 'again', apiIds: [apiId] })).status).toBe(409)
+      expect((await v2('portal.createPortal', { slug: 'unknown-api', name: 'x', apiIds: ['api_nope'] })).status).toBe(
+        404,
+      )
+      const badDefaults = await v2('portal.createPortal', {
+        slug: 'bad-defaults',
+        name: 'x',
+        apiIds: [apiId],
+        keyDefaults: { credits: { remaining: 5, refill: { interval: 'monthly', amount: 5 } } },
+      })
+      expect(badDefaults.status, badDefaults.raw).toBe(400)
+      expect((await v2('portal.createPortal', { slug: 'Bad Slug', name: 'x', apiIds: [apiId] })).status).toBe(400)
+      expect(
+        (await v2('portal.createPortal', { slug: 'http-logo', name: 'x', apiIds: [apiId], logoUrl: 'http://a/b.png' }))
+          .status,
+      ).toBe(400)
+      const updated = await v2('portal.updatePortal', {
+        portal: portalId,
+        name: 'Renamed',
+        logoUrl: 'https://a.example/l.svg',
+      })
+      expect(updated.body.data).toMatchObject({ name: 'Renamed', logoUrl: 'https://a.example/l.svg' })
+      const cleared = await v2('portal.updatePortal', { portal: portalId, logoUrl: null })
+      expect(cleared.body.data).not.toHaveProperty('logoUrl')
+      expect((await v2('portal.deletePortal', { portal: portalId })).status).toBe(200)
+      expect((await v2('portal.getPortal', { portal: portalId })).status).toBe(404)
+    })
+
+    it('hides a portal from a root key without rights on it (404) and needs create_portal to make one (403)', async () => {
+      const apiId = await newApi()
+      const { portalId } = await newPortal([apiId])
+      const stranger = await rootKeyWith(['api.*.*'])
+      expect((await v2('portal.getPortal', { portal: portalId }, stranger)).status).toBe(404)
+      expect(
+        (await v2('portal.createPortal', { slug: 'stranger-portal', name: 'x', apiIds: [apiId] }, stranger)).status,
+      ).toBe(403)
+      const reader = await rootKeyWith([`portal.${portalId}.read_portal`])
+      expect((await v2('portal.getPortal', { portal: portalId }, reader)).status).toBe(200)
+      expect((await v2('portal.updatePortal', { portal: portalId, name: 'y' }, reader)).status).toBe(404)
+      const maker = await rootKeyWith(['portal.*.create_portal'])
+      expect(
+        (await v2('portal.createPortal', { slug: 'maker-portal', name: 'x', apiIds: [apiId] }, maker)).status,
+      ).toBe(404)
+    })
+  })
+
+  it('never writes a code, a token or a key into the audit log', async () => {
+    const apiId = await newApi()
+    const { slug } = await newPortal([apiId])
+    const { headers, token } = await signIn(slug, 'secretive')
+    const created = await asCustomer('portal.createKey', headers, {})
+    const audit = (
+      await stack.controlPlane.app.inject({ method: 'GET', url: '/v1/audit.list', headers: ADMIN_HEADERS })
+    ).body
+    expect(audit).not.toContain(token)
+    expect(audit).not.toContain(created.body.data.key)
+    expect(audit).not.toMatch(/pst_[1-9A-Za-z]{20}/)
+    expect(createHash('sha256').update(token).digest('base64')).toBe(hashKey(token))
+  })
+})
