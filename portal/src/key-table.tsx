@@ -14,7 +14,7 @@ export function KeyTable({ keys, actions }: { keys: PortalKey[]; actions: KeyAct
   const { roll, revoke } = actions
   const acts = roll !== undefined || revoke !== undefined
   return (
-    <TableScroll label="Your keys">
+    <TableScroll label="Table of your keys">
       <table>
         <caption class="visually-hidden">Your keys</caption>
         <thead>
@@ -46,17 +46,20 @@ export function KeyTable({ keys, actions }: { keys: PortalKey[]; actions: KeyAct
                 <span class={key.enabled ? 'badge on' : 'badge off'}>{key.enabled ? 'yes' : 'no'}</span>
               </td>
               {acts ? (
-                <td class="row-actions">
-                  {roll ? (
-                    <button type="button" class="secondary" onClick={() => roll(key)}>
-                      Roll<span class="visually-hidden"> {keyLabel(key)}</span>
-                    </button>
-                  ) : null}
-                  {revoke ? (
-                    <button type="button" class="secondary danger" onClick={() => revoke(key)}>
-                      Revoke<span class="visually-hidden"> {keyLabel(key)}</span>
-                    </button>
-                  ) : null}
+                <td>
+                  {/* Flex inside the cell: a flex <td> would leave the table's layout. */}
+                  <div class="row-actions">
+                    {roll ? (
+                      <button type="button" class="secondary" onClick={() => roll(key)}>
+                        Roll<span class="visually-hidden"> {keyLabel(key)}</span>
+                      </button>
+                    ) : null}
+                    {revoke ? (
+                      <button type="button" class="secondary danger" onClick={() => revoke(key)}>
+                        Revoke<span class="visually-hidden"> {keyLabel(key)}</span>
+                      </button>
+                    ) : null}
+                  </div>
                 </td>
               ) : null}
             </tr>

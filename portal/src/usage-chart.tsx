@@ -66,6 +66,7 @@ export function UsageChart({ buckets, label }: { buckets: UsageBucket[]; label: 
         <span>{last ? dayOf(last.time) : ''}</span>
       </div>
       <figcaption>
+        {total === 0 ? <p class="muted">No verifications in these {buckets.length} days.</p> : null}
         <ul class="legend">
           <li>
             <span class="swatch valid" aria-hidden="true" />

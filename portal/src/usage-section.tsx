@@ -11,6 +11,29 @@ const DAYS = 30
 /** The choice of the whole session's usage in the key picker. */
 const ALL = ''
 
+const NO_USE = {
+  total: 0,
+  valid: 0,
+  rateLimited: 0,
+  insufficientPermissions: 0,
+  forbidden: 0,
+  disabled: 0,
+  expired: 0,
+  usageExceeded: 0,
+}
+
+/**
+ * The answer with a zero bucket for each of the 30 days it leaves out: the API fills the days before the last, and
+ * gives today's only once it has counts.
+ */
+function everyDay(buckets: UsageBucket[], startTime: number): UsageBucket[] {
+  const times = new Set(buckets.map((bucket) => bucket.time))
+  const missing = Array.from({ length: DAYS }, (_, i) => startTime + i * DAY_MS)
+    .filter((time) => !times.has(time))
+    .map((time) => ({ ...NO_USE, time }))
+  return [...buckets, ...missing].sort((a, b) => a.time - b.time)
+}
+
 /**
  * Usage over the last 30 days (portal.getVerifications, analytics:read): every key of the session together, or the
  * one picked. Failed loads go to `fail`.
@@ -27,7 +50,7 @@ export function UsageSection(props: { api: PortalApi; keys: PortalKey[] | undefi
       endTime: now,
       ...(keyId === ALL ? {} : { keyId }),
     })
-    return { keyId, buckets: answer.data }
+    return { keyId, buckets: everyDay(answer.data, startTime) }
   }, [api, keyId, now])
   useEffect(() => {
     if (usage.error !== undefined) fail(usage.error)
