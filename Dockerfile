@@ -18,8 +18,10 @@ COPY shared ./shared
 COPY control-plane ./control-plane
 COPY verifier ./verifier
 COPY cli ./cli
-# The admin console's sources: the build bundles them into dist/console (esbuild, from the dev dependencies).
+# The admin console's and the customer portal's sources: the build bundles them into dist/console and dist/portal
+# (esbuild, from the dev dependencies).
 COPY console ./console
+COPY portal ./portal
 # The build writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable.
 RUN npm run build \
  && chmod 0755 dist/cli/keygate.js \

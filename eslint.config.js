@@ -90,6 +90,14 @@ function layer(files, forbiddenFolders, { packages = [], processCode = true, ign
   }
 }
 
+/** What the portal's page may not take of the console: anything but its ui/ folder and format.ts. */
+const CONSOLE_BUT_ITS_UI = {
+  regex: '(^|/)console/src/(?!ui/|format\\.js$)',
+  message:
+    "the console's own code (its API client holds a root key): the portal may share only console/src/ui/ and format.ts.",
+  dynamic: `(^|${SLASH})console${SLASH}src${SLASH}(?!ui${SLASH}|format[.]js$)`,
+}
+
 /** The modules `keygate verifier` loads from cli/: the bin, the command table, and the verifier's own. */
 const CLI_VERIFIER_SIDE = [
   'cli/keygate.ts',
@@ -120,6 +128,13 @@ export const layers = [
   layer(
     ['console/**/*.ts', 'console/**/*.tsx'],
     ['cli', 'control-plane', 'verifier', 'shared', 'test', 'bench', 'deploy'],
+  ),
+  // The customer portal's page: the same, and of the console only its wire-agnostic parts (its ui/ and formats),
+  // never its API client, which holds a root key.
+  layer(
+    ['portal/**/*.ts', 'portal/**/*.tsx'],
+    ['cli', 'control-plane', 'verifier', 'shared', 'test', 'bench', 'deploy'],
+    { packages: [CONSOLE_BUT_ITS_UI] },
   ),
   {
     // Static imports only: commands.ts loads each command with import() when it runs, which is the point.
@@ -180,11 +195,17 @@ export default defineConfig(
       parserOptions: { project: './console/tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
   },
+  {
+    files: ['portal/**/*.ts', 'portal/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './portal/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   { files: ['test/support/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   // The build and lint scripts run on Node.
   {
-    files: ['scripts/*.mjs'],
+    files: ['scripts/*.mjs', 'portal/*.mjs'],
     languageOptions: {
       globals: { process: 'readonly', console: 'readonly', URL: 'readonly', performance: 'readonly' },
     },

@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client'
 import type { Store } from '../shared/store/store.js'
 import { buildControlPlaneApp } from '../control-plane/app.js'
 import { builtConsoleDir, loadConsole } from '../control-plane/console-route.js'
+import { builtPageDir, loadBuiltPage } from '../control-plane/built-page.js'
 import { RootKeyUse } from '../control-plane/root-key-use.js'
 import { registerAuthorize } from '../verifier/authorize-route.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
@@ -45,6 +46,8 @@ export interface ControlPlaneSettings {
   webhookPolicy?: WebhookPolicy | undefined
   /** Where the admin console was built (default: this package's dist/console). */
   consoleDir?: URL
+  /** Where the customer portal's page was built (default: this package's dist/portal). */
+  portalPageDir?: URL
   /** How webhook endpoints' hosts are resolved (default: DNS); tests resolve names of their own. */
   hostLookup?: HostLookup | undefined
   /** Where the keys that sign GitHub's leak reports are published (absent: /v1/secret-scanning/github not served). */
@@ -110,6 +113,8 @@ export function assembleControlPlane(
   const webhooks = webhookProcessesOf(parts, webhookPolicy, metrics.registry)
   const consoleFiles = loadConsole(settings.consoleDir ?? builtConsoleDir())
   if (!consoleFiles) parts.log.warn('the admin console is not built (npm run build): /console answers 404')
+  const portalPage = loadBuiltPage(settings.portalPageDir ?? builtPageDir('portal'))
+  if (!portalPage) parts.log.warn('the customer portal is not built (npm run build): /portal/ answers 404')
   const app = buildControlPlaneApp({
     store: parts.store,
     clock: parts.clock,
@@ -124,6 +129,7 @@ export function assembleControlPlane(
     onWrite: (write) => verifier.applyChange(write.event),
     ratelimits,
     console: consoleFiles,
+    portalPage,
     hostLookup: settings.hostLookup,
     leakReportKeys:
       settings.secretScanningKeysUrl === undefined

@@ -18,6 +18,8 @@ import { Identities } from './identities.js'
 import { registerLiveness } from './routes/liveness.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
 import { registerConsole, type ConsoleFiles } from './console-route.js'
+import { registerPortalPage } from './portal-page-route.js'
+import type { BuiltPageFiles } from './built-page.js'
 import { registerV2LimitRoutes } from './v2/ratelimit-routes.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
 import { registerManagementRoutes } from './management-route.js'
@@ -57,6 +59,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   hostLookup?: HostLookup
   /** The admin console's built files, served at /console (null: not built, /console says so). */
   console?: ConsoleFiles | null
+  /** The customer portal's built page, served at /portal/ (null: not built, /portal/ says so). */
+  portalPage?: BuiltPageFiles | null
   /** The keys that sign GitHub's leak reports: /v1/secret-scanning/github is served only with them. */
   leakReportKeys?: ReportSigningKeys | undefined
   /** Where the customer portal's page is served (portal.createSession's URL); default http://localhost/portal/. */
@@ -121,6 +125,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
   app.register(async (open: KeygateServer) => {
     registerLiveness(open, routeDeps)
     registerConsole(open, deps.console ?? null)
+    registerPortalPage(open, deps.portalPage ?? null)
     if (deps.leakReportKeys) registerGithubLeakReports(open, routeDeps, deps.leakReportKeys)
     // Their own plugin: their hooks (the session, no-store) stay off every other route.
     open.register(async (portal: KeygateServer) =>

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Builds dist/: every TypeScript module of the service, the bench and the deploy checks transpiled one file to one
-// file by esbuild (types stripped, not checked), and the admin console bundled (console/build.mjs). Transpiling takes
-// well under a second where a type-checking compile of the tree takes many, so that `npm start` answers within
-// seconds of a fresh install; the type-check runs in `npm test` (`npm run typecheck`), which is where a type error
-// must stop a change. Run by `npm install` (prepare), `npm start` and every script that runs from dist/.
+// file by esbuild (types stripped, not checked), and the admin console and the customer portal bundled
+// (console/build.mjs, portal/build.mjs). Transpiling takes well under a second where a type-checking compile of the
+// tree takes many, so that `npm start` answers within seconds of a fresh install; the type-check runs in `npm test`
+// (`npm run typecheck`), which is where a type error must stop a change. Run by `npm install` (prepare), `npm start`
+// and every script that runs from dist/.
 //
 // --quiet: no progress lines (the scripts that only need dist/ to be current). --out DIR: build there instead of
 // dist/ (a test checks what the build writes without touching the dist/ other tests run).
@@ -12,6 +13,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { buildConsole } from '../console/build.mjs'
+import { buildPortal } from '../portal/build.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const quiet = process.argv.includes('--quiet')
@@ -79,8 +81,10 @@ const result = await build({
 // A module deleted from the sources must not linger in dist/ and be imported from there. Removed after the build,
 // not before: a keygate started from dist/ meanwhile finds every module it imports.
 const written = new Set(Object.keys(result.metafile.outputs).map((file) => join(root, file)))
+// The pages' folders are rebuilt whole by their own builds.
+const pages = [join(out, 'console'), join(out, 'portal')]
 for (const file of builtFiles(out)) {
-  if (!written.has(file) && !file.startsWith(join(out, 'console'))) rmSync(file)
+  if (!written.has(file) && !pages.some((folder) => file.startsWith(folder))) rmSync(file)
 }
-await buildConsole(join(out, 'console'))
+await Promise.all([buildConsole(join(out, 'console')), buildPortal(join(out, 'portal'))])
 if (!quiet) process.stdout.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`)

@@ -43,7 +43,13 @@ for (const file of linted ?? [])
     .update('\0')
     .update(readFileSync(join(root, file)))
     .update('\0')
-for (const file of ['package-lock.json', 'tsconfig.json', 'tsconfig.check.json', 'console/tsconfig.json'])
+for (const file of [
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.check.json',
+  'console/tsconfig.json',
+  'portal/tsconfig.json',
+])
   if (existsSync(join(root, file)))
     key
       .update(file)

@@ -36,16 +36,24 @@ describe("the build stage is given the scripts package.json's build runs", () =>
       expect.stringContaining(
         "the build stage's `npm run build` is not given scripts/build.mjs (`npm run build` runs it): no COPY before it puts it at /app/scripts/build.mjs",
       ),
+      // The pages' builds import it.
+      expect.stringContaining('is not given scripts/bundle-page.mjs'),
     ])
     const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
     expect(
       problemsWith('COPY tsconfig.json ./\n', 'COPY tsconfig.json ./\n', ignore.replace('!scripts/\n', '')),
-    ).toEqual([expect.stringContaining('keeps scripts/build.mjs out of the build context (`npm run build` runs it)')])
+    ).toEqual([
+      expect.stringContaining('keeps scripts/build.mjs out of the build context (`npm run build` runs it)'),
+      expect.stringContaining('keeps scripts/bundle-page.mjs out of the build context'),
+    ])
   })
 
-  it('follows the scripts it runs to the ones they import: console/build.mjs', () => {
+  it('follows the scripts it runs to the ones they import: console/build.mjs, portal/build.mjs', () => {
     expect(problemsWith('COPY console ./console\n', 'COPY console/src ./console/src\n')).toEqual(
       expect.arrayContaining([expect.stringContaining('is not given console/build.mjs')]),
+    )
+    expect(problemsWith('COPY portal ./portal\n', '')).toEqual(
+      expect.arrayContaining([expect.stringContaining('is not given portal/build.mjs')]),
     )
   })
 })

@@ -79,6 +79,8 @@ export interface TestServerOptions {
   managementRateLimit?: number
   /** Where the admin console is built (default: dist/console, as the CLI has it). */
   consoleDir?: URL
+  /** Where the customer portal's page is built (default: dist/portal, as the CLI has it). */
+  portalPageDir?: URL
   /** Runs on the assembled app before it is ready: a test adds its own hooks here (Fastify takes none after). */
   beforeReady?: (app: KeygateServer) => void
   /** The control plane's KEYGATE_ROOT_KEY (default TEST_ROOT_KEY; null: none). */
@@ -122,6 +124,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     bootstrapRootKey: options.bootstrapRootKey === null ? undefined : (options.bootstrapRootKey ?? TEST_ROOT_KEY),
     managementRateLimit: options.managementRateLimit,
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
+    ...(options.portalPageDir ? { portalPageDir: options.portalPageDir } : {}),
     webhookPolicy: { ...DEFAULT_WEBHOOK_POLICY, ...options.webhookPolicy },
     hostLookup: options.hostLookup,
     // Served, as a control plane serves it by default; the discard port: no report is ever acted on unless a test

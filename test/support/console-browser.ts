@@ -53,17 +53,18 @@ interface AxeViolation {
 }
 
 /**
- * Runs axe-core on the page as it is and fails on any serious or critical violation, naming each. axe is evaluated
- * through the DevTools protocol, which the page's CSP does not govern: no policy is loosened for the test.
+ * Runs axe-core on the page as it is and fails on any serious or critical violation (with `every`, on any violation
+ * at all), naming each. axe is evaluated through the DevTools protocol, which the page's CSP does not govern: no
+ * policy is loosened for the test.
  */
-export async function expectAccessible(page: Page, where: string): Promise<void> {
+export async function expectAccessible(page: Page, where: string, options: { every?: boolean } = {}): Promise<void> {
   // Expressions as text: the tests are type-checked without the DOM's types, and these run in the page.
   if (!(await page.evaluate<boolean>("'axe' in window"))) await page.evaluate(AXE)
   const violations = await page.evaluate<AxeViolation[]>(
     "axe.run(document, { resultTypes: ['violations'] }).then((results) => results.violations)",
   )
   const grave = violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .filter((violation) => options.every || violation.impact === 'serious' || violation.impact === 'critical')
     .map(
       (violation) =>
         `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,

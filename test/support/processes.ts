@@ -15,14 +15,17 @@ export interface KeygateProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** Runs `keygate <args>` (node started with `nodeFlags`) on a free port and waits until /readyz answers 200. */
+/**
+ * Runs `keygate <args>` (node started with `nodeFlags`) on a free port, or on `env.PORT` when given, and waits until
+ * /readyz answers 200.
+ */
 export async function startKeygate(
   args: string[],
   env: Record<string, string> = {},
   nodeFlags: string[] = [],
 ): Promise<KeygateProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`)
-  const port = await freePort()
+  const port = env.PORT === undefined ? await freePort() : Number(env.PORT)
   const child = spawn(process.execPath, [...nodeFlags, CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'trace', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -20,7 +20,7 @@ function build() {
 
 const builtModules = () =>
   readdirSync(out, { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.js') && !file.startsWith('console/'))
+    .filter((file) => file.endsWith('.js') && !file.startsWith('console/') && !file.startsWith('portal/'))
     .map((file) => join(out, file))
 
 describe('the build (scripts/build.mjs)', () => {
@@ -30,7 +30,13 @@ describe('the build (scripts/build.mjs)', () => {
     writeFileSync(join(out, 'shared', 'deleted-module.js'), 'export const stale = true\n')
     build()
     expect(existsSync(join(out, 'shared', 'deleted-module.js'))).toBe(false)
-    for (const entry of ['cli/keygate.js', 'bench/run.js', 'deploy/check/check-deploy.js', 'console/index.html'])
+    for (const entry of [
+      'cli/keygate.js',
+      'bench/run.js',
+      'deploy/check/check-deploy.js',
+      'console/index.html',
+      'portal/index.html',
+    ])
       expect(existsSync(join(out, entry)), entry).toBe(true)
     const missing: string[] = []
     for (const module of builtModules()) {

@@ -85,6 +85,25 @@ const LAYERS: Layer[] = [
     allowed: ['./api.js', './ui/page.js', 'preact', 'preact/hooks', 'uplot'],
   },
   {
+    // The customer portal's page: a client of the wire API, sharing only the console's ui/ and formats.
+    file: 'portal/src/probe.ts',
+    forbidden: [
+      '../../shared/errors.js',
+      '../../control-plane/app.js',
+      '../../cli/keygate.js',
+      '../../console/src/api.js',
+      '../../console/src/session.js',
+      '../../console/src/pages/keys.js',
+    ],
+    allowed: [
+      './portal-api.js',
+      '../../console/src/ui/shown-once.js',
+      '../../console/src/format.js',
+      'preact',
+      'preact/hooks',
+    ],
+  },
+  {
     file: 'deploy/check/probe.ts',
     forbidden: ['../../control-plane/app.js', '../../verifier/app.js'],
     allowed: ['../../shared/config/config.js', './problem.js'],
