@@ -39,7 +39,7 @@ export function keygateStack(): (options: KeygateStackOptions) => Promise<Keygat
       startKeygate(['control-plane'], { ...env, ...options.controlPlane }),
       ...options.verifiers.map((extra) => startKeygate(['verifier'], { ...env, ...extra })),
     ])
-    running.push(controlPlane!, ...verifiers)
-    return { controlPlane: controlPlane!, verifiers }
+    running.push(controlPlane, ...verifiers)
+    return { controlPlane, verifiers }
   }
 }
