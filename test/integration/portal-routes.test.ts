@@ -317,6 +317,17 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect(expired.raw).not.toContain(token)
     })
 
+    it('is no root key: a session cookie on a management route is refused as no Authorization at all', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      await newKey(apiId, 'cookie_user')
+      const { headers } = await signIn(slug, 'cookie_user')
+      const answer = await v2('apis.listKeys', { apiId }, headers)
+      expect(answer.status).toBe(400)
+      expect(answer.body.error.type).toMatch(/authentication\/missing$/)
+      expect(answer.raw).not.toContain('cookie_user')
+    })
+
     it('checks the session before reading the body: a bad body without a cookie is 401', async () => {
       const answer = await v2('portal.rerollKey', { nonsense: true }, JSON_ONLY)
       expect(answer.status).toBe(401)
