@@ -133,7 +133,7 @@ const common = {
     kind: 'int',
     min: 100,
     max: 600_000,
-    default: 5_000,
+    default: 2_000,
     description: 'longest a verifier answers from a cache it cannot confirm current, ms (the revocation bound)',
   }),
   pollInterval: option({
@@ -142,7 +142,7 @@ const common = {
     kind: 'int',
     min: 10,
     max: 60_000,
-    default: 1_000,
+    default: 500,
     description: 'how often the verifier polls the shard revisions, ms (keep well under --max-staleness)',
   }),
   onStale: option({

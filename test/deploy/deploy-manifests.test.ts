@@ -219,7 +219,7 @@ describe.concurrent('planted faults each give a problem', { timeout: 90_000 }, (
     const file = join(root, 'base/control-plane-deployment.yaml')
     editYaml(file, (document) => {
       const env = document.getIn([...CONTROL_PLANE, 'env']) as YAMLSeq
-      env.items.push(document.createNode({ name: 'MAX_STALENES_MS', value: '2000' }))
+      env.items.push(document.createNode({ name: 'MAX_STALENES_MS', value: '1000' }))
       env.items.push(document.createNode({ name: 'POLL_INTERVAL_MS', value: '$(MAX_STALENES_MS)' }))
       env.items.push(document.createNode({ name: 'SUFFIX', value: 'x' }))
       env.items.push(document.createNode({ name: 'JOINED', value: '$(SUFFIX)y' }))
