@@ -219,6 +219,17 @@ const addresses = (list: string) =>
     return { host, port: Number(port) }
   })
 
+/**
+ * How long a write waits for replicas: REDIS_WAIT_REPLICAS, or one replica behind Sentinel (which exists to fail over,
+ * and a failover loses what no replica had) and none otherwise.
+ */
+function replicationOf(values: Values<'control-plane' | RootKeyCommand>): ReplicationSettings {
+  return {
+    waitReplicas: values['redis-wait-replicas'] ?? (values['redis-sentinels'] !== undefined ? 1 : 0),
+    timeoutMs: values['redis-wait-timeout'],
+  }
+}
+
 function redisConfig(values: Values<'control-plane' | 'verifier' | RootKeyCommand>): RedisConfig {
   const sentinels = values['redis-sentinels']
   const clusterNodes = values['redis-cluster-nodes']
@@ -314,7 +325,7 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
     ...serverConfig(values),
     ...redisConfig(values),
     rootKey: values['root-key'],
-    replication: { waitReplicas: values['redis-wait-replicas'], timeoutMs: values['redis-wait-timeout'] },
+    replication: replicationOf(values),
     managementRateLimit: values['management-rate-limit'],
     webhooks: webhookPolicy(values),
     secretScanningKeysUrl: secretScanningKeysUrl(values),
@@ -379,7 +390,7 @@ function webhookPolicy(values: Values<'control-plane' | 'dev'>): WebhookPolicy {
 function rootKeyCommandConfig(values: Values<RootKeyCommand>): RootKeyCommandConfig {
   return {
     ...redisConfig(values),
-    replication: { waitReplicas: values['redis-wait-replicas'], timeoutMs: values['redis-wait-timeout'] },
+    replication: replicationOf(values),
   }
 }
 

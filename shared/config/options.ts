@@ -40,9 +40,8 @@ const common = {
     kind: 'int',
     min: 0,
     max: 16,
-    default: 0,
     description:
-      'replicas every write must reach (WAIT) before it is acknowledged; set ≥ 1 with Sentinel so no acknowledged write is lost in a failover',
+      'replicas every write must reach (WAIT) before it is acknowledged, so that no acknowledged write is lost in a failover; default 1 with Sentinel (REDIS_SENTINELS), else 0 (0 turns it off)',
   }),
   waitTimeout: option({
     flag: 'redis-wait-timeout',

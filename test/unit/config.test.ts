@@ -171,6 +171,16 @@ describe('configuration', () => {
     )
   })
 
+  it('waits for one replica by default behind Sentinel, for none otherwise, and as told when told', () => {
+    const sentinels = { REDIS_SENTINELS: '10.0.0.1:26379' }
+    expect(controlPlaneConfig([], sentinels).replication.waitReplicas).toBe(1)
+    expect(controlPlaneConfig([], {}).replication.waitReplicas).toBe(0)
+    expect(controlPlaneConfig([], { REDIS_CLUSTER_NODES: '10.0.0.1:6379' }).replication.waitReplicas).toBe(0)
+    expect(controlPlaneConfig([], { ...sentinels, REDIS_WAIT_REPLICAS: '0' }).replication.waitReplicas).toBe(0)
+    expect(controlPlaneConfig([], { REDIS_WAIT_REPLICAS: '2' }).replication.waitReplicas).toBe(2)
+    expect(rootKeyIdConfig('root-key revoke', ['root_a'], sentinels).replication.waitReplicas).toBe(1)
+  })
+
   it('reads the root-key commands: Redis found as the servers find it, the id argument, the --json switch', () => {
     const revoke = rootKeyIdConfig('root-key revoke', ['root_abc', '--redis-cluster-nodes', '10.0.0.1:6379'], {
       REDIS_WAIT_REPLICAS: '1',
