@@ -37,6 +37,11 @@ export class RecordLookup<R extends { rev: number }> {
     private readonly cache: LookupCache<R>,
     private readonly maxPending = 10_000,
     private readonly what = 'record',
+    /**
+     * Whether a record read for `id` is the record of `id`: a store (a connection) that answers another record is
+     * confused, and its answer is refused (503), never cached.
+     */
+    private readonly isRecordOf: (id: string, record: R) => boolean = () => true,
   ) {}
 
   read(id: string): Promise<R | null> {
@@ -88,6 +93,10 @@ export class RecordLookup<R extends { rev: number }> {
     }
     return read.then(
       (record) => {
+        if (record && !this.isRecordOf(id, record)) {
+          this.forget(id, pending)
+          throw new StoreUnavailableError(`the store answered another ${this.what} than the one asked for`)
+        }
         const current = record ? record.rev >= pending.minRev : pending.minRev === 0 || pending.deleted
         if (current) {
           this.forget(id, pending)

@@ -42,6 +42,18 @@ describe('KeyLookup (the miss path)', () => {
     expect(cache.get('h')).toMatchObject({ rev: 2 })
   })
 
+  it("refuses a record of another key (a confused connection's answer): 503, nothing cached", async () => {
+    const cache = new KeyCache(cacheOptions)
+    const lookup = new KeyLookup(
+      scriptedStore([{ ...record(1), hash: 'other' }], () => {}),
+      cache,
+    )
+    await expect(lookup.read('h')).rejects.toBeInstanceOf(StoreUnavailableError)
+    expect(cache.get('h')).toBeUndefined()
+    // Forgotten: the next read asks the store again.
+    await expect(lookup.read('h')).rejects.toThrow(/another key/)
+  })
+
   it('accepts "no record" after a delete event, but not after a create event', async () => {
     const cache = new KeyCache(cacheOptions)
     const lookup: KeyLookup = new KeyLookup(
