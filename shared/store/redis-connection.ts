@@ -183,9 +183,10 @@ export function redactUrl(url: string): string {
   }
 }
 
-// Replies that mean "Redis cannot serve this now", as opposed to a bug in a command or script.
+// Replies that mean "Redis cannot serve this now", as opposed to a bug in a command or script: a slot being moved by a
+// reshard (MOVED, ASK, TRYAGAIN) among them, which storeCall tries again first.
 const UNAVAILABLE_REPLIES =
-  /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS)\b/
+  /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS)\b/
 
 /**
  * Maps a Redis client error to StoreUnavailableError when it means Redis could not be used. ioredis puts the failed

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Cluster, Redis } from 'ioredis'
 import { createRedis, toStoreError, type RedisTarget } from '../../shared/store/redis-connection.js'
+import { storeCall } from '../../shared/store/redis-store-call.js'
 import { StoreUnavailableError } from '../../shared/errors.js'
 
 // The options ioredis is given, read back from the client: lazyConnect, so nothing connects (no TLS server needed).
@@ -81,5 +82,34 @@ describe('errors from Redis', () => {
     expect(mapped).toBeInstanceOf(StoreUnavailableError)
     expect(JSON.stringify((mapped as Error).cause)).not.toContain('SECRETHASH')
     expect(down.command).toEqual({ name: 'evalsha' })
+  })
+
+  it('a reshard redirection is a brief outage (503), never a bug (500)', () => {
+    for (const message of ['MOVED 3999 127.0.0.1:6381', 'ASK 3999 127.0.0.1:6381', 'TRYAGAIN Multiple keys request'])
+      expect(toStoreError(failed('ReplyError', message))).toBeInstanceOf(StoreUnavailableError)
+  })
+
+  it('storeCall tries a redirected operation again, and gives up as a 503 after three more tries', async () => {
+    let calls = 0
+    const movedTwice = () => {
+      calls++
+      return calls <= 2 ? Promise.reject(failed('ReplyError', 'MOVED 1 127.0.0.1:1')) : Promise.resolve('done')
+    }
+    expect(await storeCall(movedTwice)).toBe('done')
+    expect(calls).toBe(3)
+    calls = 0
+    const alwaysAsk = () => {
+      calls++
+      return Promise.reject(failed('ReplyError', 'ASK 1 127.0.0.1:1'))
+    }
+    await expect(storeCall(alwaysAsk)).rejects.toBeInstanceOf(StoreUnavailableError)
+    expect(calls).toBe(4)
+    calls = 0
+    const bug = () => {
+      calls++
+      return Promise.reject(failed('ReplyError', 'ERR unknown command'))
+    }
+    await expect(storeCall(bug)).rejects.not.toBeInstanceOf(StoreUnavailableError)
+    expect(calls).toBe(1)
   })
 })
