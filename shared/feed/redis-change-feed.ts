@@ -4,6 +4,13 @@ import { redisKeys } from '../store/redis-keys.js'
 import type { ChangeFeed, ChangeFeedHandlers } from './change-feed.js'
 
 /**
+ * How often a live subscription is asked PING, ms. A subscriber only listens, so a dead path to Redis would go
+ * unnoticed (no command, no timeout): the PING's timeout ends the connection (coalescing-redis.ts), and the reconnect
+ * subscribes again, the subscriber resyncing as after any disconnection.
+ */
+const HEARTBEAT_MS = 1_000
+
+/**
  * Change events over Redis pub/sub on a dedicated connection. ioredis' own resubscribe is off: we
  * subscribe on every `ready` ourselves so that onSubscribed fires only once the subscription is live again,
  * which is when the subscriber must resync (everything published in between was lost).
@@ -15,6 +22,7 @@ export class RedisChangeFeed implements ChangeFeed {
   private closed = false
   private live = false
   private firstSubscribed: (() => void) | undefined
+  private heartbeat: NodeJS.Timeout | undefined
 
   /** Takes over `redis` (a connection of its own, opened with autoResubscribe: false): close() closes it. */
   constructor(redis: RedisClient) {
@@ -43,6 +51,7 @@ export class RedisChangeFeed implements ChangeFeed {
 
   async close(): Promise<void> {
     this.closed = true
+    clearInterval(this.heartbeat)
     await this.redis.quit().catch(() => this.redis.disconnect())
   }
 
@@ -51,6 +60,9 @@ export class RedisChangeFeed implements ChangeFeed {
     if (this.closed || !this.handlers) return
     await this.redis.subscribe(redisKeys.changesChannel)
     this.live = true
+    this.heartbeat ??= setInterval(() => {
+      if (this.live) this.redis.ping().catch(() => {})
+    }, HEARTBEAT_MS).unref()
     this.handlers.onSubscribed()
     this.firstSubscribed?.()
     this.firstSubscribed = undefined

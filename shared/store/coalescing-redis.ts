@@ -25,6 +25,11 @@ type LegacyOptions = RedisOptions & { replyMapping?: 'legacy' }
  * unanswered, kept to be sent again once a new one is ready (`prevCommandQueue`): a reconnect whose handshake hangs
  * must not hold them past their time. (ioredis' `duplicate()` would make a plain connection from these options, neither
  * coalesced nor timed: open another CoalescingRedis instead — Keygate never duplicates one.)
+ *
+ * A command that times out on the live connection also ends that connection: a reply missing for that long means the
+ * path to Redis is dead (a firewall or NAT that forgot the connection, a Redis whose address vanished) or Redis is
+ * stuck, and the kernel reports a dead path only after many minutes. A new connection (ioredis reconnects at once)
+ * works as soon as Redis is reachable again, where the old one would wait for ever.
  */
 export class CoalescingRedis extends Redis {
   /** The socket corked in this turn, if any: the connection may have been replaced by the time it is uncorked. */
@@ -95,5 +100,24 @@ export class CoalescingRedis extends Redis {
         : Number.POSITIVE_INFINITY,
     )
     if (nextDue !== Number.POSITIVE_INFINITY) this.armWatchdog(nextDue - now)
+    if (steady && this.awaitingReply.rejected > 0) this.replaceStranded()
+  }
+
+  /**
+   * Ends the live connection, which left a command unanswered past its time: ioredis then connects anew (by the
+   * retry strategy, asking the sentinels again behind Sentinel). Every command still awaiting a reply on it fails
+   * first, and leaves ioredis' queue: left there, ioredis would send it again on the new connection (a write that may
+   * have run, sent twice, after its caller was told it failed).
+   */
+  private replaceStranded(): void {
+    this.emit('stranded')
+    const { flushQueue } = this as unknown as {
+      flushQueue: (error: Error, options: { offlineQueue: boolean; commandQueue: boolean }) => void
+    }
+    flushQueue.call(this, new Error('Connection stranded: Redis stopped answering on it'), {
+      offlineQueue: false,
+      commandQueue: true,
+    })
+    this.stream.destroy()
   }
 }

@@ -29,6 +29,8 @@ export class CommandQueueWatch {
   private passedQueue: CommandQueue | undefined
   private passedFront: unknown
   private passed = 0
+  /** How many commands the last timeOut rejected. */
+  rejected = 0
 
   /** Rejects what is due; returns when the next command left is due (Infinity: none is waiting). */
   timeOut(queue: CommandQueue, now: number, timeoutMs: number, steady: boolean): number {
@@ -36,6 +38,7 @@ export class CommandQueueWatch {
     const resume = steady && queue === this.passedQueue && front !== undefined && front === this.passedFront
     let i = resume ? this.passed : 0
     let settledUpTo = i
+    this.rejected = 0
     for (; i < queue.length; i++) {
       const command = queue.peekAt(i)?.command as WatchedCommand | undefined
       const sentAt = command?.[SENT_AT]
@@ -53,6 +56,7 @@ export class CommandQueueWatch {
         return due
       }
       command.reject(new Error('Command timed out'))
+      this.rejected++
       if (settledUpTo === i) settledUpTo++
     }
     this.remember(queue, front, settledUpTo)

@@ -74,6 +74,8 @@ function countErrors(redis: Redis | Cluster, name: string): void {
   if (!errorCounts.has(name)) errorCounts.set(name, 0)
   const count = () => errorCounts.set(name, (errorCounts.get(name) ?? 0) + 1)
   redis.on('error', count)
+  // A connection ended because a command went unanswered (coalescing-redis.ts): a dead path, counted as an error.
+  redis.on('stranded', count)
   // A Cluster reports its nodes' connection errors apart from its own.
   if (redis instanceof Cluster) redis.on('node error', count)
 }

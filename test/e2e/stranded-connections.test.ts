@@ -1,0 +1,138 @@
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
+import { useRedisServer } from '../support/redis-server.js'
+import { startStrandingProxy, type StrandingProxy } from '../support/stranding-proxy.js'
+import { waitFor } from '../support/wait-for.js'
+
+const ROOT_KEY = 'stranded-root-key-0123456789abcdef'
+const BOUND_MS = 2_000
+/** The issue's promise: ready again within this long of the fault. */
+const RECOVERED_WITHIN_MS = 10_000
+const post = jsonPoster(ROOT_KEY)
+const redis = useRedisServer()
+const stoppable: { stop(): Promise<unknown> }[] = []
+afterAll(async () => {
+  await Promise.all(stoppable.map((process) => process.stop()))
+})
+
+/** Keygate's connections Redis sees now: name → the youngest one's age in seconds. */
+async function connectionAges(admin: Redis): Promise<Map<string, number>> {
+  const list = (await admin.call('CLIENT', 'LIST')) as string
+  const ages = new Map<string, number>()
+  for (const line of list.split('\n')) {
+    const name = /\bname=(keygate-\S+)/.exec(line)?.[1]
+    const age = Number(/\bage=(\d+)/.exec(line)?.[1])
+    if (name !== undefined) ages.set(name, Math.min(ages.get(name) ?? Infinity, age))
+  }
+  return ages
+}
+
+/**
+ * Connections stranded without a reset (a firewall or NAT that forgot them, a Redis pod whose address vanished) get
+ * no answer ever again, while new connections work: here a proxy between the processes and Redis stops passing
+ * anything on the connections open at that moment, telling neither end. Every connection of both processes — the
+ * verifier's store connection and its change-feed subscriber, the control plane's — must be replaced: the verifier
+ * answers no revoked key as valid past the bound meanwhile, never a 500, and is ready again within 10 s; the control
+ * plane writes again within 10 s.
+ */
+describe('stranded connections to Redis', () => {
+  it('are replaced: the verifier is ready and current again, the control plane writes again, within 10 s', async () => {
+    const [verifierPath, controlPlanePath] = await Promise.all([
+      startStrandingProxy(redis.url),
+      startStrandingProxy(redis.url),
+    ])
+    stoppable.push(verifierPath, controlPlanePath)
+    const env = {
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'error',
+      MAX_STALENESS_MS: String(BOUND_MS),
+      POLL_INTERVAL_MS: '250',
+    }
+    const [controlPlane, verifier]: KeygateProcess[] = await Promise.all([
+      startKeygate(['control-plane'], { ...env, REDIS_URL: controlPlanePath.url }),
+      startKeygate(['verifier'], { ...env, REDIS_URL: verifierPath.url }),
+    ])
+    stoppable.push(controlPlane!, verifier!)
+    const admin = new Redis(redis.url)
+    stoppable.push({ stop: async () => void admin.disconnect() })
+    const { body: api } = await post(controlPlane!.url, 'apis.createApi', { name: 'stranded' })
+    const { body: revoked } = await post(controlPlane!.url, 'keys.createKey', { apiId: api.apiId })
+    const { body: kept } = await post(controlPlane!.url, 'keys.createKey', { apiId: api.apiId })
+    const verify = async (key: string) => {
+      const response = await post(verifier!.url, 'keys.verifyKey', { key }, false)
+      return { status: response.status, valid: response.body.valid === true, code: response.body.code as string }
+    }
+    expect((await verify(revoked.key)).valid).toBe(true)
+    await waitFor(
+      async () => (await connectionAges(admin)).has('keygate-verifier-changes'),
+      'the verifier to subscribe',
+      5_000,
+    )
+    const before = [...(await connectionAges(admin)).keys()]
+    expect(before).toEqual(
+      expect.arrayContaining([
+        'keygate-verifier',
+        'keygate-verifier-changes',
+        'keygate-control-plane',
+        'keygate-control-plane-changes',
+      ]),
+    )
+
+    // The verifier's path dies; the control plane's still works: a revoke made now must not verify past the bound.
+    verifierPath.strand()
+    const strandedAt = Date.now()
+    expect((await post(controlPlane!.url, 'keys.updateKey', { keyId: revoked.keyId, enabled: false })).status).toBe(200)
+    const revokedAt = Date.now()
+    const statuses = new Set<number>()
+    let lateValid = 0
+    let readyAgainAt: number | undefined
+    while (Date.now() - strandedAt < RECOVERED_WITHIN_MS + 2_000) {
+      const sentAt = Date.now()
+      const [answer, ready] = await Promise.all([
+        verify(revoked.key),
+        fetch(`${verifier!.url}/readyz`).then((response) => response.status),
+      ])
+      statuses.add(answer.status)
+      if (answer.valid && sentAt - revokedAt > BOUND_MS) lateValid++
+      if (ready === 200 && answer.code === 'DISABLED' && (await verify(kept.key)).valid) {
+        readyAgainAt ??= Date.now()
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    console.log(`stranded verifier: ready and current ${readyAgainAt! - strandedAt} ms after the fault`)
+    expect(lateValid).toBe(0)
+    expect([...statuses].filter((status) => status >= 500 && status !== 503)).toEqual([])
+    expect(readyAgainAt! - strandedAt).toBeLessThan(RECOVERED_WITHIN_MS)
+
+    // The control plane's path dies: it writes again within 10 s (a 503 meanwhile means "retry").
+    controlPlanePath.strand()
+    const writesStrandedAt = Date.now()
+    const written = await waitFor(
+      async () => {
+        const made = await post(controlPlane!.url, 'keys.createKey', { apiId: api.apiId })
+        expect(made.status === 200 || made.status === 503, JSON.stringify(made.body)).toBe(true)
+        return made.status === 200 ? Date.now() : undefined
+      },
+      'a write after the control plane was stranded',
+      RECOVERED_WITHIN_MS,
+      100,
+    )
+    console.log(`stranded control plane: writing ${written - writesStrandedAt} ms after the fault`)
+
+    // Every connection was replaced, the change-feed subscribers included (their heartbeat found them dead): Redis
+    // sees a new one of each name, younger than the fault, beside the stranded old one.
+    await waitFor(
+      async () => {
+        const ages = await connectionAges(admin)
+        const sinceFault = (Date.now() - strandedAt) / 1000
+        return before.every((name) => (ages.get(name) ?? Infinity) < sinceFault)
+      },
+      'a new connection of every name',
+      RECOVERED_WITHIN_MS,
+      200,
+    )
+    expect(verifierPath.connections()).toBeGreaterThan(2)
+  }, 60_000)
+})
