@@ -150,8 +150,13 @@ describe('the portal page against a control plane on Redis and a separate verifi
     const { page, alerts } = await openPortal(context, session.url)
     const problems = watchProblems(page)
 
-    // The code is gone from the address bar; the branding is the portal's, its name as text.
+    // The code is gone from the address bar.
     expect(new URL(page.url()).searchParams.has('code')).toBe(false)
+    // The notices' two live regions are in the accessibility tree before anything is said in them: a screen reader
+    // announces a change only in a region it already knows.
+    expect(await page.getByRole('status').count()).toBe(1)
+    expect(await page.getByRole('alert').count()).toBe(1)
+    // The branding is the portal's, its name as text.
     const banner = page.getByRole('banner')
     await expect.poll(() => banner.innerText()).toContain(PORTAL_NAME)
     expect(await banner.locator('b, script').count()).toBe(0)
