@@ -278,6 +278,28 @@ describe('the portal page against a control plane on Redis and a separate verifi
     await context.close()
   })
 
+  it('keeps the link’s code when the server fails to exchange it, so that a reload signs in', async () => {
+    const session = await mintSession('customer-retry')
+    const { context } = await newContext()
+    const page = await context.newPage()
+    // What the control plane answers while its store is down: the code never reached the store, and still works.
+    await page.route('**/v2/portal.exchangeCode', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/problem+json',
+        json: { meta: { requestId: 'req_test' }, error: { status: 503, detail: 'The store is unavailable.' } },
+      }),
+    )
+    await page.goto(session.url)
+    await expect.poll(() => page.getByRole('alert').first().innerText()).toContain('The store is unavailable.')
+    expect(page.url()).toContain('?code=pst_')
+    await page.unroute('**/v2/portal.exchangeCode')
+    await page.reload()
+    await page.getByRole('button', { name: 'Sign out' }).waitFor()
+    expect(new URL(page.url()).searchParams.has('code')).toBe(false)
+    await context.close()
+  })
+
   it('offers only what the session’s scopes allow', async () => {
     await management('v2', 'keys.createKey', { apiId: apiIds[0], externalId: 'customer-reader', name: 'reader key' })
     const session = await mintSession('customer-reader', { scopes: ['keys:read'], apiIds: [apiIds[0]!] })
