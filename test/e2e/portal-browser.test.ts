@@ -327,6 +327,11 @@ describe('the portal page against a control plane on Redis and a separate verifi
     await page.getByRole('table', { name: 'Your keys' }).waitFor()
     await page.getByRole('img', { name: /^All keys, last 30 days/ }).waitFor()
     expect(await pageWidth(), 'the keys and usage').toBeLessThanOrEqual(375)
+    // A row's buttons side by side beside a long name, not one above the other (the table scrolls in its region).
+    const [roll, revoke] = await Promise.all(
+      ['Roll', 'Revoke'].map((action) => page.getByRole('button', { name: new RegExp(`^${action} `) }).boundingBox()),
+    )
+    expect(roll!.y).toBe(revoke!.y)
     await expectAccessible(page, 'the portal page at 375 px', { every: true })
     // The usage table behind its disclosure, a key shown once, and a dialog, each at 375 px.
     await page.getByText('Show each day as a table').click()
@@ -342,8 +347,13 @@ describe('the portal page against a control plane on Redis and a separate verifi
       .getByRole('button', { name: /^Roll / })
       .first()
       .click()
-    await page.getByRole('dialog', { name: /^Roll / }).waitFor()
+    const dialog = page.getByRole('dialog', { name: /^Roll / })
+    await dialog.waitFor()
     expect(await pageWidth(), 'the roll dialog').toBeLessThanOrEqual(375)
+    // The field is as tall as its label and select: no gap opens between it and the dialog's buttons.
+    const field = await dialog.locator('.field').boundingBox()
+    const select = await dialog.getByRole('combobox').boundingBox()
+    expect(field!.y + field!.height - (select!.y + select!.height)).toBeLessThan(1)
     await expectAccessible(page, 'the roll dialog at 375 px', { every: true })
     // Keyboard: Escape closes the dialog, and focus returns to the button that opened it.
     await page.keyboard.press('Escape')
