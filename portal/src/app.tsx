@@ -37,10 +37,12 @@ export function App() {
         try {
           await api.call('exchangeCode', { code })
         } catch (err) {
-          // Unreached, the code is kept for a reload to retry; refused, it is of no more use.
-          if (!(err instanceof PortalCallError && err.status === 0)) forgetLinkCode()
-          if (refusesTheCode(err)) setState({ phase: 'ended', signedOut: false, session: undefined })
-          else report.fail(err)
+          // Refused, the code is of no more use. Unreached, or failed on the server (its store down), it was never
+          // spent: it is kept, for a reload to sign in with.
+          if (refusesTheCode(err)) {
+            forgetLinkCode()
+            setState({ phase: 'ended', signedOut: false, session: undefined })
+          } else report.fail(err)
           return
         }
         forgetLinkCode()

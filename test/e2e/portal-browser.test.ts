@@ -150,8 +150,13 @@ describe('the portal page against a control plane on Redis and a separate verifi
     const { page, alerts } = await openPortal(context, session.url)
     const problems = watchProblems(page)
 
-    // The code is gone from the address bar; the branding is the portal's, its name as text.
+    // The code is gone from the address bar.
     expect(new URL(page.url()).searchParams.has('code')).toBe(false)
+    // The notices' two live regions are in the accessibility tree before anything is said in them: a screen reader
+    // announces a change only in a region it already knows.
+    expect(await page.getByRole('status').count()).toBe(1)
+    expect(await page.getByRole('alert').count()).toBe(1)
+    // The branding is the portal's, its name as text.
     const banner = page.getByRole('banner')
     await expect.poll(() => banner.innerText()).toContain(PORTAL_NAME)
     expect(await banner.locator('b, script').count()).toBe(0)
@@ -226,7 +231,21 @@ describe('the portal page against a control plane on Redis and a separate verifi
     // Usage: the whole session's, and the key's, over 30 days.
     const usage = page.getByRole('region', { name: 'Usage' })
     await usage.getByRole('img', { name: /^All keys, last 30 days: \d+ verifications/ }).waitFor()
+    // While the key's answer is on its way, the session's is not drawn under the key's name.
+    let answer!: () => void
+    const held = new Promise<void>((resolve) => (answer = resolve))
+    await page.route(
+      '**/v2/portal.getVerifications',
+      async (route) => {
+        await held
+        await route.continue()
+      },
+      { times: 1 },
+    )
     await usage.getByLabel('Show the usage of').selectOption({ index: 1 })
+    await expect.poll(() => usage.innerText()).toContain('Loading usage…')
+    expect(await usage.getByRole('img').count()).toBe(0)
+    answer()
     await usage
       .getByRole('img', { name: new RegExp(`^${escaped(KEY_NAME)} .*last 30 days: \\d+ verifications`) })
       .waitFor()
@@ -254,6 +273,8 @@ describe('the portal page against a control plane on Redis and a separate verifi
     await page.getByRole('heading', { level: 1, name: 'Your session has ended' }).waitFor()
     expect(new URL(page.url()).searchParams.has('code')).toBe(false)
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0)
+    // Everything else went away: the heading that says why has focus, so a screen reader says it at once.
+    await expect.poll(() => focused(page)).toBe('Your session has ended')
     await expectAccessible(page, 'the session-ended page', { every: true })
     await context.close()
   })
@@ -273,14 +294,74 @@ describe('the portal page against a control plane on Redis and a separate verifi
     await context.close()
   })
 
+  it('keeps the link’s code when the server fails to exchange it, so that a reload signs in', async () => {
+    const session = await mintSession('customer-retry')
+    const { context } = await newContext()
+    const page = await context.newPage()
+    // What the control plane answers while its store is down: the code never reached the store, and still works.
+    await page.route('**/v2/portal.exchangeCode', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/problem+json',
+        json: { meta: { requestId: 'req_test' }, error: { status: 503, detail: 'The store is unavailable.' } },
+      }),
+    )
+    await page.goto(session.url)
+    await expect.poll(() => page.getByRole('alert').first().innerText()).toContain('The store is unavailable.')
+    expect(page.url()).toContain('?code=pst_')
+    await page.unroute('**/v2/portal.exchangeCode')
+    await page.reload()
+    await page.getByRole('button', { name: 'Sign out' }).waitFor()
+    expect(new URL(page.url()).searchParams.has('code')).toBe(false)
+    await context.close()
+  })
+
+  it('shows no logo, return link or colour that is not the kind it must be, whatever the session answers', async () => {
+    const session = await mintSession('customer-branding')
+    const { context } = await newContext()
+    // The server accepts none of these (its schemas); the page checks again, for a record stored before they did.
+    await context.route('**/v2/portal.getSession', async (route) => {
+      const response = await route.fetch()
+      const answer = (await response.json()) as { data: { returnUrl?: string; portal: Record<string, string> } }
+      answer.data.returnUrl = 'javascript:alert(3)'
+      answer.data.portal.logoUrl = 'http://logo.example/acme.svg'
+      answer.data.portal.accentColor = 'url(https://logo.example/track.svg)'
+      await route.fulfill({ response, json: answer })
+    })
+    const { page, alerts } = await openPortal(context, session.url)
+    const problems = watchProblems(page)
+    const banner = page.getByRole('banner')
+    await expect.poll(() => banner.innerText()).toContain(PORTAL_NAME)
+    expect(await banner.locator('img').count()).toBe(0)
+    expect(await page.getByRole('link').count()).toBe(0)
+    // The page's own accent (portal.css), not the operator's value.
+    const colour = await page
+      .getByRole('button', { name: 'Create key' })
+      .evaluate((button) => (globalThis as any).getComputedStyle(button).backgroundColor)
+    expect(colour).toBe('rgb(29, 78, 216)')
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'You have signed out' }).waitFor()
+    expect(await page.getByRole('link').count()).toBe(0)
+    expect(alerts).toEqual([])
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
   it('offers only what the session’s scopes allow', async () => {
     await management('v2', 'keys.createKey', { apiId: apiIds[0], externalId: 'customer-reader', name: 'reader key' })
     const session = await mintSession('customer-reader', { scopes: ['keys:read'], apiIds: [apiIds[0]!] })
     const { context } = await newContext()
     const { page } = await openPortal(context, session.url)
     await page.getByRole('cell', { name: 'reader key', exact: true }).waitFor()
+    // Reloaded once the code is spent and gone, the page signs in with the session's cookie.
+    await page.reload()
+    await page.getByRole('button', { name: 'Sign out' }).waitFor()
+    await page.getByRole('cell', { name: 'reader key', exact: true }).waitFor()
     expect(await page.getByRole('button', { name: /^(Create key|Roll|Revoke)/ }).count()).toBe(0)
     expect(await page.getByRole('heading', { name: 'Usage' }).count()).toBe(0)
+    // The code's history entry was replaced, not left behind the page's: Back leaves the page.
+    await page.goBack()
+    expect(page.url()).not.toContain('code=')
     await context.close()
   })
 
@@ -300,6 +381,11 @@ describe('the portal page against a control plane on Redis and a separate verifi
     await page.getByRole('table', { name: 'Your keys' }).waitFor()
     await page.getByRole('img', { name: /^All keys, last 30 days/ }).waitFor()
     expect(await pageWidth(), 'the keys and usage').toBeLessThanOrEqual(375)
+    // A row's buttons side by side beside a long name, not one above the other (the table scrolls in its region).
+    const [roll, revoke] = await Promise.all(
+      ['Roll', 'Revoke'].map((action) => page.getByRole('button', { name: new RegExp(`^${action} `) }).boundingBox()),
+    )
+    expect(roll!.y).toBe(revoke!.y)
     await expectAccessible(page, 'the portal page at 375 px', { every: true })
     // The usage table behind its disclosure, a key shown once, and a dialog, each at 375 px.
     await page.getByText('Show each day as a table').click()
@@ -315,8 +401,13 @@ describe('the portal page against a control plane on Redis and a separate verifi
       .getByRole('button', { name: /^Roll / })
       .first()
       .click()
-    await page.getByRole('dialog', { name: /^Roll / }).waitFor()
+    const dialog = page.getByRole('dialog', { name: /^Roll / })
+    await dialog.waitFor()
     expect(await pageWidth(), 'the roll dialog').toBeLessThanOrEqual(375)
+    // The field is as tall as its label and select: no gap opens between it and the dialog's buttons.
+    const field = await dialog.locator('.field').boundingBox()
+    const select = await dialog.getByRole('combobox').boundingBox()
+    expect(field!.y + field!.height - (select!.y + select!.height)).toBeLessThan(1)
     await expectAccessible(page, 'the roll dialog at 375 px', { every: true })
     // Keyboard: Escape closes the dialog, and focus returns to the button that opened it.
     await page.keyboard.press('Escape')

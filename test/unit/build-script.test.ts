@@ -28,8 +28,15 @@ describe('the build (scripts/build.mjs)', () => {
     // Left by a build of a tree that had it: the build must take it away.
     mkdirSync(join(out, 'shared'), { recursive: true })
     writeFileSync(join(out, 'shared', 'deleted-module.js'), 'export const stale = true\n')
+    // A page's bundles of an earlier build: the control plane serves every file in the folder, so they must go too.
+    const staleBundles = ['console/console-STALE234.js', 'portal/portal-STALE234.js', 'portal/portal-STALE234.css']
+    for (const bundle of staleBundles) {
+      mkdirSync(dirname(join(out, bundle)), { recursive: true })
+      writeFileSync(join(out, bundle), 'stale\n')
+    }
     build()
     expect(existsSync(join(out, 'shared', 'deleted-module.js'))).toBe(false)
+    for (const bundle of staleBundles) expect(existsSync(join(out, bundle)), bundle).toBe(false)
     for (const entry of [
       'cli/keygate.js',
       'bench/run.js',
