@@ -2,7 +2,7 @@ import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
-import { startStrandingProxy, type StrandingProxy } from '../support/stranding-proxy.js'
+import { startStrandingProxy } from '../support/stranding-proxy.js'
 import { waitFor } from '../support/wait-for.js'
 
 const ROOT_KEY = 'stranded-root-key-0123456789abcdef'
