@@ -36,7 +36,7 @@ async function connectionAges(admin: Redis): Promise<Map<string, number>> {
  * answers no revoked key as valid past the bound meanwhile, never a 500, and is ready again within 10 s; the control
  * plane writes again within 10 s.
  */
-describe('stranded connections to Redis', () => {
+describe('connections to Redis that stop answering', () => {
   it('are replaced: the verifier is ready and current again, the control plane writes again, within 10 s', async () => {
     const [verifierPath, controlPlanePath] = await Promise.all([
       startStrandingProxy(redis.url),
@@ -134,5 +134,59 @@ describe('stranded connections to Redis', () => {
       200,
     )
     expect(verifierPath.connections()).toBeGreaterThan(2)
+  }, 60_000)
+
+  it('through a black hole that resumes: no valid answer past the bound, not ready during it, ready soon after', async () => {
+    const path = await startStrandingProxy(redis.url)
+    stoppable.push(path)
+    const env = {
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'error',
+      MAX_STALENESS_MS: String(BOUND_MS),
+      POLL_INTERVAL_MS: '250',
+    }
+    // The control plane reaches Redis directly: only the verifier's path goes dark.
+    const [controlPlane, verifier] = await Promise.all([
+      startKeygate(['control-plane'], { ...env, REDIS_URL: redis.url }),
+      startKeygate(['verifier'], { ...env, REDIS_URL: path.url }),
+    ])
+    stoppable.push(controlPlane, verifier)
+    const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'black hole' })
+    const { body: revoked } = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
+    expect((await post(verifier.url, 'keys.verifyKey', { key: revoked.key }, false)).body.valid).toBe(true)
+
+    path.blackhole()
+    const holeAt = Date.now()
+    expect((await post(controlPlane.url, 'keys.updateKey', { keyId: revoked.keyId, enabled: false })).status).toBe(200)
+    const revokedAt = Date.now()
+    let lateValid = 0
+    let wasNotReady = false
+    const statuses = new Set<number>()
+    // 8 s of black hole, the verifier asked throughout (a request answered from Redis waits for the hole to end).
+    while (Date.now() - holeAt < 8_000) {
+      const sentAt = Date.now()
+      const [answer, ready] = await Promise.all([
+        post(verifier.url, 'keys.verifyKey', { key: revoked.key }, false),
+        fetch(`${verifier.url}/readyz`).then((response) => response.status),
+      ])
+      statuses.add(answer.status)
+      if (answer.body.valid === true && sentAt - revokedAt > BOUND_MS) lateValid++
+      if (ready !== 200) wasNotReady = true
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    path.resume()
+    const resumedAt = Date.now()
+    await waitFor(
+      async () =>
+        (await fetch(`${verifier.url}/readyz`)).status === 200 &&
+        (await post(verifier.url, 'keys.verifyKey', { key: revoked.key }, false)).body.code === 'DISABLED',
+      'the verifier ready and current after the black hole',
+      5_000,
+      50,
+    )
+    console.log(`black hole: ready and current ${Date.now() - resumedAt} ms after it ended`)
+    expect(lateValid).toBe(0)
+    expect(wasNotReady).toBe(true)
+    expect([...statuses].filter((status) => status >= 500 && status !== 503)).toEqual([])
   }, 60_000)
 })

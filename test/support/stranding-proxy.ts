@@ -12,6 +12,12 @@ export interface StrandingProxy {
    * afterwards pass as before.
    */
   strand(): void
+  /**
+   * A black hole: nothing passes on any connection, open or new, until `resume`, which then delivers what was held (as
+   * TCP does once a path comes back). Neither end is told.
+   */
+  blackhole(): void
+  resume(): void
   stop(): Promise<void>
 }
 
@@ -20,13 +26,20 @@ export async function startStrandingProxy(target: string): Promise<StrandingProx
   const { hostname, port } = new URL(target)
   const open = new Set<{ client: Socket; upstream: Socket; stranded: boolean }>()
   let made = 0
+  /** While a black hole lasts: what each way held back, in order, to deliver when it ends. */
+  let held: (() => void)[] | undefined
   const server: Server = createServer((client) => {
     made++
     const upstream = createConnection({ host: hostname, port: Number(port) })
     const pair = { client, upstream, stranded: false }
     open.add(pair)
-    client.on('data', (chunk) => pair.stranded || upstream.write(chunk))
-    upstream.on('data', (chunk) => pair.stranded || client.write(chunk))
+    const pass = (to: Socket) => (chunk: Buffer) => {
+      if (pair.stranded) return
+      if (held) held.push(() => to.write(chunk))
+      else to.write(chunk)
+    }
+    client.on('data', pass(upstream))
+    upstream.on('data', pass(client))
     const end = () => {
       open.delete(pair)
       client.destroy()
@@ -46,6 +59,14 @@ export async function startStrandingProxy(target: string): Promise<StrandingProx
     connections: () => made,
     strand: () => {
       for (const pair of open) pair.stranded = true
+    },
+    blackhole: () => {
+      held ??= []
+    },
+    resume: () => {
+      const release = held ?? []
+      held = undefined
+      for (const deliver of release) deliver()
     },
     stop: async () => {
       for (const { client, upstream } of open) {
