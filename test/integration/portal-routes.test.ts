@@ -500,6 +500,81 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect(entry.rootKeyId).toBe('root_bootstrap')
     })
 
+    it('holds maxKeysPerIdentity against concurrent creates: no more live keys than the portal allows', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { maxKeysPerIdentity: 2 })
+      const { headers } = await signIn(slug, 'racing_creator')
+      const answers = await Promise.all(Array.from({ length: 10 }, () => asCustomer('portal.createKey', headers, {})))
+      for (const answer of answers) expect([200, 412], answer.raw).toContain(answer.status)
+      const created = answers.filter((answer) => answer.status === 200)
+      const held = (await asCustomer('portal.listKeys', headers)).body.data as { keyId: string }[]
+      expect(held.length).toBeLessThanOrEqual(2)
+      expect(held.map((key) => key.keyId).sort()).toEqual(created.map((answer) => answer.body.data.keyId).sort())
+    })
+
+    it('counts a roll with an overlap as a key more: refused at the maximum, as are concurrent ones past it', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { maxKeysPerIdentity: 2 })
+      const { headers } = await signIn(slug, 'piling_roller')
+      const first = await asCustomer('portal.createKey', headers, {})
+      expect(first.status, first.raw).toBe(200)
+      const rolls = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          asCustomer('portal.rerollKey', headers, { keyId: first.body.data.keyId, expiration: 7 * 86_400_000 }),
+        ),
+      )
+      for (const roll of rolls) expect([200, 412], roll.raw).toContain(roll.status)
+      const live = async () => {
+        const keys = (await asCustomer('portal.listKeys', headers)).body.data as { expires?: number }[]
+        return keys.filter((key) => key.expires === undefined || key.expires > stack.clock!.now())
+      }
+      expect((await live()).length).toBeLessThanOrEqual(2)
+      // At the maximum a roll with an overlap would hold one more; a roll without one replaces the key.
+      const held = (await asCustomer('portal.listKeys', headers)).body.data as { keyId: string }[]
+      const withoutOverlap = held.find((key) => key.keyId !== first.body.data.keyId) ?? held[0]!
+      if ((await live()).length === 2) {
+        const refused = await asCustomer('portal.rerollKey', headers, {
+          keyId: withoutOverlap.keyId,
+          expiration: 60_000,
+        })
+        expect(refused.status, refused.raw).toBe(412)
+      }
+      const replaced = await asCustomer('portal.rerollKey', headers, { keyId: withoutOverlap.keyId, expiration: 0 })
+      expect(replaced.status, replaced.raw).toBe(200)
+      expect((await live()).length).toBeLessThanOrEqual(2)
+    })
+
+    it('writes nothing when refusing at the maximum: no key flickers into being for verifiers and webhooks', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { maxKeysPerIdentity: 1 })
+      const { headers } = await signIn(slug, 'full_holder')
+      const held = await asCustomer('portal.createKey', headers, {})
+      expect(held.status, held.raw).toBe(200)
+      const written = async () =>
+        (await stack.backend.store.changes.readRevisions()).shards.reduce((sum, shard) => sum + shard.rev, 0)
+      const before = await written()
+      expect((await asCustomer('portal.createKey', headers, {})).status).toBe(412)
+      const roll = { keyId: held.body.data.keyId, expiration: 60_000 }
+      expect((await asCustomer('portal.rerollKey', headers, roll)).status).toBe(412)
+      expect(await written()).toBe(before)
+    })
+
+    it('counts only live keys toward the maximum: an expired key, or one rolled without overlap, holds no room', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { maxKeysPerIdentity: 1, keyDefaults: { expiresInMs: 60_000 } })
+      const { headers } = await signIn(slug, 'expiring_holder')
+      const first = await asCustomer('portal.createKey', headers, {})
+      expect(first.status, first.raw).toBe(200)
+      expect((await asCustomer('portal.createKey', headers, {})).status).toBe(412)
+      stack.clock!.advance(60_000)
+      const second = await asCustomer('portal.createKey', headers, {})
+      expect(second.status, second.raw).toBe(200)
+      const rolled = await asCustomer('portal.rerollKey', headers, { keyId: second.body.data.keyId, expiration: 0 })
+      expect(rolled.status, rolled.raw).toBe(200)
+      const again = await asCustomer('portal.rerollKey', headers, { keyId: rolled.body.data.keyId, expiration: 0 })
+      expect(again.status, again.raw).toBe(200)
+    })
+
     it('asks which api when the session has several, and refuses one outside it', async () => {
       const [one, two, other] = [await newApi(), await newApi(), await newApi()]
       const { slug } = await newPortal([one, two])
