@@ -379,6 +379,55 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect((await asCustomer('portal.listKeys', live.headers)).status).toBe(401)
     })
 
+    it('ends when the root key that minted it is revoked or rolled, or the bootstrap key turned off', async () => {
+      const apiId = await newApi()
+      const { portalId, slug } = await newPortal([apiId])
+      const minter = async () => {
+        const { key, hash } = generateRootKey()
+        const id = newId('root')
+        const permissions = [`portal.${portalId}.create_portal_session`, 'api.*.read_key', 'api.*.read_api']
+        await stack.backend.store.rootKeys.createRootKey({ id, hash, permissions, createdAt: Date.now() })
+        return { id, headers: { ...JSON_ONLY, authorization: `Bearer ${key}` } }
+      }
+      const sessionOf = async (headers: Record<string, string>) => {
+        const minted = await v2(
+          'portal.createSession',
+          { portal: slug, externalId: 'minted', scopes: ['keys:read'] },
+          headers,
+        )
+        expect(minted.status, minted.raw).toBe(200)
+        const exchanged = await v2('portal.exchangeCode', { code: codeOf(minted.body.data.url) }, JSON_ONLY)
+        const cookie = String(exchanged.headers['set-cookie']).split(';')[0]!
+        return { ...JSON_ONLY, cookie }
+      }
+      const revokedMinter = await minter()
+      const revokedSession = await sessionOf(revokedMinter.headers)
+      const rolledMinter = await minter()
+      const rolledSession = await sessionOf(rolledMinter.headers)
+      const bootstrapSession = await sessionOf(ADMIN_HEADERS)
+      for (const headers of [revokedSession, rolledSession, bootstrapSession])
+        expect((await asCustomer('portal.listKeys', headers)).status).toBe(200)
+
+      const revoke = await stack.post('rootKeys.revokeRootKey', { rootKeyId: revokedMinter.id })
+      expect(revoke.status, JSON.stringify(revoke.body)).toBe(200)
+      const refused = await asCustomer('portal.listKeys', revokedSession)
+      expect(refused.status).toBe(401)
+      expect(refused.body.error.detail).toBe('The portal session is invalid or has expired.')
+      expect((await asCustomer('portal.getSession', revokedSession)).status).toBe(401)
+
+      const roll = await stack.post('rootKeys.rollRootKey', { rootKeyId: rolledMinter.id })
+      expect(roll.status, JSON.stringify(roll.body)).toBe(200)
+      expect((await asCustomer('portal.listKeys', rolledSession)).status).toBe(401)
+
+      await stack.backend.store.rootKeys.setBootstrapRootKeyDisabled(true)
+      try {
+        expect((await asCustomer('portal.listKeys', bootstrapSession)).status).toBe(401)
+      } finally {
+        await stack.backend.store.rootKeys.setBootstrapRootKeyDisabled(false)
+      }
+      expect((await asCustomer('portal.listKeys', bootstrapSession)).status).toBe(200)
+    })
+
     it('answers getSession with the branding, scopes and apis by name', async () => {
       const apiId = await newApi('Payments <b>api</b>')
       const { slug } = await newPortal([apiId], {
