@@ -624,6 +624,46 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect(again.status, again.raw).toBe(200)
     })
 
+    it('needs keys:create to create a key: without it a 403, and no key', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { headers } = await signIn(slug, 'reader_only', [
+        'keys:read',
+        'keys:reroll',
+        'keys:revoke',
+        'analytics:read',
+      ])
+      const refused = await asCustomer('portal.createKey', headers, {})
+      expect(refused.status, refused.raw).toBe(403)
+      expect(refused.body.error.detail).toBe("Missing permission: 'keys:create'")
+      expect((await asCustomer('portal.listKeys', headers)).body.data).toEqual([])
+    })
+
+    it('takes an api out of every session at once when it leaves the portal, though the sessions named it', async () => {
+      const [staying, leaving] = [await newApi(), await newApi()]
+      const { slug } = await newPortal([staying, leaving])
+      const kept = await newKey(staying, 'portal_shrinks')
+      const cut = await newKey(leaving, 'portal_shrinks')
+      const { headers } = await signIn(slug, 'portal_shrinks')
+      expect((await asCustomer('portal.listKeys', headers)).body.data).toHaveLength(2)
+      expect((await v2('portal.updatePortal', { portal: slug, apiIds: [staying] })).status).toBe(200)
+
+      const listed = await asCustomer('portal.listKeys', headers)
+      expect(listed.body.data.map((key: { keyId: string }) => key.keyId)).toEqual([kept.keyId])
+      const view = await asCustomer('portal.getSession', headers)
+      expect(view.body.data.apis.map((api: { id: string }) => api.id)).toEqual([staying])
+      for (const [operation, body] of [
+        ['portal.rerollKey', { keyId: cut.keyId, expiration: 0 }],
+        ['portal.revokeKey', { keyId: cut.keyId }],
+        ['portal.getVerifications', { startTime: 0, endTime: 3_600_000, keyId: cut.keyId }],
+      ] as const) {
+        const refused = await asCustomer(operation, headers, body)
+        expect(refused.status, `${operation}: ${refused.raw}`).toBe(404)
+      }
+      expect((await asCustomer('portal.createKey', headers, { apiId: leaving })).status).toBe(400)
+      expect((await stack.verify({ key: cut.key })).valid).toBe(true)
+    })
+
     it('asks which api when the session has several, and refuses one outside it', async () => {
       const [one, two, other] = [await newApi(), await newApi(), await newApi()]
       const { slug } = await newPortal([one, two])
@@ -639,7 +679,17 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       const own = await newKey(apiId, 'revoker')
       const others = await newKey(apiId, 'bystander')
       const readOnly = await signIn(slug, 'revoker', ['keys:read'])
-      expect((await asCustomer('portal.revokeKey', readOnly.headers, { keyId: own.keyId })).status).toBe(403)
+      // The scope before the key: the same 403 for the customer's key, another's and none (nothing is learnt).
+      const refusals = await Promise.all(
+        [own.keyId, others.keyId, 'key_missing'].map((keyId) =>
+          asCustomer('portal.revokeKey', readOnly.headers, { keyId }),
+        ),
+      )
+      for (const refused of refusals) {
+        expect(refused.status, refused.raw).toBe(403)
+        expect(refused.body.error).toEqual(refusals[0]!.body.error)
+      }
+      expect((await stack.verify({ key: own.key })).valid).toBe(true)
       const { headers } = await signIn(slug, 'revoker')
       expect((await asCustomer('portal.revokeKey', headers, { keyId: others.keyId })).status).toBe(404)
       expect((await stack.verify({ key: others.key })).valid).toBe(true)
@@ -713,6 +763,13 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
         logoUrl: 'https://a.example/l.svg',
       })
       expect(updated.body.data).toMatchObject({ name: 'Renamed', logoUrl: 'https://a.example/l.svg' })
+      // Apis are checked on update as on create: each must exist, and be one the root key may read.
+      expect((await v2('portal.updatePortal', { portal: portalId, apiIds: [apiId, 'api_nope'] })).status).toBe(404)
+      const otherApi = await newApi()
+      const narrow = await rootKeyWith([`portal.${portalId}.update_portal`, `api.${apiId}.read_api`])
+      const widened = await v2('portal.updatePortal', { portal: portalId, apiIds: [apiId, otherApi] }, narrow)
+      expect(widened.status, widened.raw).toBe(404)
+      expect((await v2('portal.getPortal', { portal: portalId })).body.data.apiIds).toEqual([apiId])
       const cleared = await v2('portal.updatePortal', { portal: portalId, logoUrl: null })
       expect(cleared.body.data).not.toHaveProperty('logoUrl')
       expect((await v2('portal.deletePortal', { portal: portalId })).status).toBe(200)
