@@ -41,9 +41,11 @@ export function registerPortalSessionRoutes(
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { cookie, ...answer } = await route.handle(request.body, callers.get(request), deps)
-        if (cookie === 'clear') void reply.header('set-cookie', clearedCookie(request))
-        else if (cookie)
-          void reply.header('set-cookie', sessionCookie(request, cookie.token, cookie.expiresAt, deps.clock.now()))
+        if (cookie === 'clear') void reply.header('set-cookie', clearedCookie(request, deps.portalUrl))
+        else if (cookie) {
+          const { token, expiresAt } = cookie
+          void reply.header('set-cookie', sessionCookie(request, deps.portalUrl, token, expiresAt, deps.clock.now()))
+        }
         return { meta: { requestId: request.id }, ...answer }
       },
     })

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis'
 import { expect, it, describe } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey, hashKey } from '../../shared/key-material.js'
-import { ManualClock } from '../support/apps.js'
+import { ManualClock, startTestControlPlane } from '../support/apps.js'
 import { ADMIN_HEADERS, JSON_ONLY, onBothStores } from '../support/both-stores.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -426,6 +426,48 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
         await stack.backend.store.rootKeys.setBootstrapRootKeyDisabled(false)
       }
       expect((await asCustomer('portal.listKeys', bootstrapSession)).status).toBe(200)
+    })
+
+    /** A control plane whose portal customers reach over https (PORTAL_URL), through a proxy that terminates TLS. */
+    const behindTlsProxy = async (
+      test: (
+        call: (operation: string, payload: object, headers: Record<string, string>) => Promise<any>,
+      ) => Promise<void>,
+    ) => {
+      const server = await startTestControlPlane({
+        backend: stack.backend,
+        clock: stack.clock,
+        portalUrl: 'https://keys.acme.example/portal/',
+      })
+      try {
+        await test(async (operation, payload, headers) => {
+          const response = await server.app.inject({ method: 'POST', url: `/v2/${operation}`, headers, payload })
+          return { status: response.statusCode, raw: response.body, headers: response.headers, body: response.json() }
+        })
+      } finally {
+        await server.close()
+      }
+    }
+    const mintBehind = async (call: (o: string, p: object, h: Record<string, string>) => Promise<any>, who: string) => {
+      const { slug } = await newPortal([await newApi()])
+      const minted = await call('portal.createSession', { portal: slug, externalId: who, scopes: ALL }, ADMIN_HEADERS)
+      expect(minted.body.data.url).toMatch(/^https:\/\/keys\.acme\.example\/portal\/\?code=pst_/)
+      return codeOf(minted.body.data.url)
+    }
+
+    it('sets the cookie Secure when customers reach the portal over https, though the proxy speaks http to Keygate', async () => {
+      await behindTlsProxy(async (call) => {
+        const exchanged = await call(
+          'portal.exchangeCode',
+          { code: await mintBehind(call, 'secure_cookie') },
+          JSON_ONLY,
+        )
+        expect(exchanged.status, exchanged.raw).toBe(200)
+        const setCookie = String(exchanged.headers['set-cookie'])
+        expect(setCookie).toMatch(/; Secure(;|$)/)
+        const signedOut = await call('portal.signOut', {}, { ...JSON_ONLY, cookie: setCookie.split(';')[0]! })
+        expect(String(signedOut.headers['set-cookie'])).toMatch(/^portal_session=; Max-Age=0;.*; Secure(;|$)/)
+      })
     })
 
     it('answers getSession with the branding, scopes and apis by name', async () => {
