@@ -29,16 +29,26 @@ export const portalDisabled = () => new ApiError('INSUFFICIENT_PERMISSIONS', 'Po
 
 /**
  * Refuses a request another site's page made: the browser says so in `Sec-Fetch-Site`, and in `Origin`, which names
- * a host other than the one the request was sent to. The session cookie is SameSite=Strict and portal calls must be
- * JSON (a form cannot send that): this third check also stops a sibling subdomain (same-site, so it gets the cookie).
+ * neither the portal's origin (PORTAL_URL: where customers reach the page, whatever Host a proxy in front sends) nor
+ * the host the request was sent to. The session cookie is SameSite=Strict and portal calls must be JSON (a form cannot
+ * send that): this third check also stops a sibling subdomain (same-site, so it gets the cookie).
  */
-export function refuseCrossSite(request: FastifyRequest): void {
+export function refuseCrossSite(request: FastifyRequest, portalUrl: string): void {
   const site = request.headers['sec-fetch-site']
   const origin = request.headers.origin
   const crossSite =
     (site !== undefined && site !== 'same-origin' && site !== 'none') ||
-    (origin !== undefined && !sameHost(origin, request.headers.host))
+    (origin !== undefined && !isPortalOrigin(origin, portalUrl) && !sameHost(origin, request.headers.host))
   if (crossSite) throw new ApiError('INSUFFICIENT_PERMISSIONS', 'portal calls are refused from other sites')
+}
+
+/** Whether `origin` is the portal page's own (scheme, host and port of PORTAL_URL). */
+function isPortalOrigin(origin: string, portalUrl: string): boolean {
+  try {
+    return new URL(origin).origin === new URL(portalUrl).origin
+  } catch {
+    return false
+  }
 }
 
 /** Whether `origin` names the host the request was sent to (a default port said or not). */
@@ -67,7 +77,7 @@ async function minterIsLive(deps: Pick<ControlPlaneDeps, 'store'>, session: Port
  * `Authorization` header is refused (a root key is no portal session, and a portal route never acts with one).
  */
 export async function portalCallerOf(request: FastifyRequest, deps: ControlPlaneDeps): Promise<PortalCaller> {
-  refuseCrossSite(request)
+  refuseCrossSite(request, deps.portalUrl)
   if (request.headers.authorization !== undefined) {
     throw new ApiError(
       'UNAUTHORIZED',

@@ -37,7 +37,7 @@ export function registerPortalSessionRoutes(
       },
       onRequest: async (request) => {
         if (route.session) callers.set(request, await portalCallerOf(request, deps))
-        else refuseCrossSite(request)
+        else refuseCrossSite(request, deps.portalUrl)
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { cookie, ...answer } = await route.handle(request.body, callers.get(request), deps)

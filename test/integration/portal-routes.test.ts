@@ -470,6 +470,26 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       })
     })
 
+    it("accepts the portal's own origin whatever Host the proxy sends, and still refuses every other", async () => {
+      await behindTlsProxy(async (call) => {
+        // nginx's default: the upstream's address as Host. The browser's Origin is the portal's.
+        const browser = {
+          ...JSON_ONLY,
+          origin: 'https://keys.acme.example',
+          host: '127.0.0.1:7070',
+          'sec-fetch-site': 'same-origin',
+        }
+        const exchanged = await call('portal.exchangeCode', { code: await mintBehind(call, 'proxied_host') }, browser)
+        expect(exchanged.status, exchanged.raw).toBe(200)
+        const signedIn = { ...browser, cookie: String(exchanged.headers['set-cookie']).split(';')[0]! }
+        expect((await call('portal.listKeys', {}, signedIn)).status).toBe(200)
+        for (const origin of ['https://evil.example', 'http://keys.acme.example', 'https://keys.acme.example:8443']) {
+          const { 'sec-fetch-site': _site, ...withoutFetchMetadata } = signedIn
+          expect((await call('portal.listKeys', {}, { ...withoutFetchMetadata, origin })).status, origin).toBe(403)
+        }
+      })
+    })
+
     it('answers getSession with the branding, scopes and apis by name', async () => {
       const apiId = await newApi('Payments <b>api</b>')
       const { slug } = await newPortal([apiId], {
