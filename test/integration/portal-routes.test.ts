@@ -686,6 +686,19 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect(again.status, again.raw).toBe(200)
     })
 
+    it("rolls a key into one as long as the portal's keyDefaults.byteLength says, as a new key is", async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { keyDefaults: { prefix: 'long', byteLength: 64 } })
+      const { headers } = await signIn(slug, 'long_keys')
+      const created = await asCustomer('portal.createKey', headers, {})
+      const rolled = await asCustomer('portal.rerollKey', headers, { keyId: created.body.data.keyId, expiration: 0 })
+      expect(rolled.status, rolled.raw).toBe(200)
+      expect(rolled.body.data.key).toMatch(/^long_/)
+      // 64 random bytes are ~87 base58 characters; the default 16, ~22.
+      expect(rolled.body.data.key.length).toBeGreaterThanOrEqual(created.body.data.key.length - 2)
+      expect((await stack.verify({ key: rolled.body.data.key })).valid).toBe(true)
+    })
+
     it('needs keys:create to create a key: without it a 403, and no key', async () => {
       const apiId = await newApi()
       const { slug } = await newPortal([apiId])

@@ -60,12 +60,14 @@ export async function replaceKey(
   options: {
     expiration: number
     prefix?: string | undefined
+    /** Random bytes of the new key (default 16): the old key's length is not kept. */
+    byteLength?: number | undefined
     admit?: ((created: KeyRecord) => Promise<void>) | undefined
   },
 ): Promise<{ created: KeyRecord; key: string; graceEnds: number }> {
   const now = deps.clock.now()
   const prefix = options.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
-  const { key, hash, start } = generateKey(prefix, 16)
+  const { key, hash, start } = generateKey(prefix, options.byteLength ?? 16)
   const keyId = old.id
   const { expiration } = options
   // A leak mark is the old key's history, not a setting: the new key has not leaked.

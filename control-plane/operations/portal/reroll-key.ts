@@ -12,7 +12,8 @@ import { requireSessionKey } from './session-keys.js'
  * Rolls one of the customer's keys: a new key with its settings, the old one working for `expiration` ms more (at most
  * PORTAL_MAX_OVERLAP_MS). Needs keys:reroll, checked before the key is looked up (403 whether or not the key is the
  * customer's); a key that is not theirs is as one that does not exist (404). A roll with an overlap counts toward the
- * portal's maximum of keys (412 at it), or rolling one key again and again would hold any number at once.
+ * portal's maximum of keys (412 at it), or rolling one key again and again would hold any number at once. The new key
+ * is as long as the portal's keyDefaults make new keys.
  */
 export async function rerollPortalKey(
   deps: ControlPlaneDeps,
@@ -28,6 +29,7 @@ export async function rerollPortalKey(
   await requireRoom(deps, caller, old.apiId, leaving)
   const { created, key, graceEnds } = await replaceKey(deps, old, {
     expiration: input.expiration,
+    byteLength: caller.portal.keyDefaults?.byteLength,
     admit: () => requireWithinRoom(deps, caller, old.apiId, leaving),
   })
   caller.log.info({ keyId: old.id, newKeyId: created.id, graceMs: input.expiration }, 'key rerolled in the portal')
