@@ -190,7 +190,7 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
         ],
         [['keys:read'], [`api.${one}.read_key`, `api.${one}.read_api`], 403],
         [['keys:read'], ['api.*.read_key'], 403],
-        [['keys:reroll'], ['api.*.create_key'], 200],
+        [['keys:reroll'], ['api.*.create_key', 'identity.*.create_identity'], 200],
         [['keys:create'], ['api.*.read_key'], 403],
         [['keys:revoke'], ['api.*.create_key'], 403],
         [['keys:revoke'], ['api.*.delete_key'], 200],
@@ -210,6 +210,34 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
           })
           expect(audit.body).not.toContain(externalId)
         }
+      }
+    })
+
+    it("refuses keys:create and keys:reroll to a root key that may not give keys the customer's identity", async () => {
+      // keys.createKey and keys.rerollKey need the right to bind a key to its identity (identity-binding.ts): a session
+      // minted without it would create and roll keys of an identity its root key could not.
+      const apiId = await newApi()
+      const { portalId, slug } = await newPortal([apiId])
+      const existing = await newKey(apiId, 'bound_identity')
+      const identityId = (await stack.getKey(existing.keyId)).identity.id as string
+      const keysOnly = await rootKeyWith([`portal.${portalId}.create_portal_session`, 'api.*.*'])
+      const direct = await v2('keys.createKey', { apiId, externalId: 'bound_identity' }, keysOnly)
+      expect(direct.status, direct.raw).toBe(403)
+      const cases: [string, string[], string[], number][] = [
+        ['bound_identity', ['keys:create'], [], 403],
+        ['bound_identity', ['keys:reroll'], [], 403],
+        ['bound_identity', ['keys:read', 'keys:revoke', 'analytics:read'], [], 200],
+        ['bound_identity', ['keys:create', 'keys:reroll'], [`identity.${identityId}.read_identity`], 200],
+        ['bound_identity', ['keys:create'], ['identity.*.create_identity'], 403],
+        ['no_identity_yet', ['keys:create'], [], 403],
+        ['no_identity_yet', ['keys:create'], ['identity.*.create_identity'], 200],
+      ]
+      for (const [externalId, scopes, identityRights, status] of cases) {
+        const headers = await rootKeyWith([`portal.${portalId}.create_portal_session`, 'api.*.*', ...identityRights])
+        const answer = await v2('portal.createSession', { portal: slug, externalId, scopes }, headers)
+        expect(answer.status, `${externalId} ${scopes.join()} with ${identityRights.join()}: ${answer.raw}`).toBe(
+          status,
+        )
       }
     })
 
