@@ -13,30 +13,44 @@ export function portalTokenOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The Set-Cookie of a session's token: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it),
- * Secure when the request came over https (behind a proxy: `X-Forwarded-Proto` when the proxy is trusted), for the
- * whole origin, until the token expires.
+ * Whether the cookie is Secure (sent over https only): when customers reach the portal over https, as PORTAL_URL says,
+ * or the request itself came over https. Keygate terminates no TLS and trusts no forwarded scheme, so behind a proxy
+ * the request alone always reads http: PORTAL_URL is what knows.
  */
-export function sessionCookie(request: FastifyRequest, token: string, expiresAt: number, nowMs: number): string {
+function secure(request: FastifyRequest, portalUrl: string): boolean {
+  return request.protocol === 'https' || new URL(portalUrl).protocol === 'https:'
+}
+
+/**
+ * The Set-Cookie of a session's token: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it),
+ * Secure when the portal is served over https, for the whole origin, until the token expires.
+ */
+export function sessionCookie(
+  request: FastifyRequest,
+  portalUrl: string,
+  token: string,
+  expiresAt: number,
+  nowMs: number,
+): string {
   return stringifySetCookie({
     name: PORTAL_COOKIE,
     value: token,
     httpOnly: true,
     sameSite: 'strict',
-    secure: request.protocol === 'https',
+    secure: secure(request, portalUrl),
     path: '/',
     maxAge: Math.max(0, Math.floor((expiresAt - nowMs) / 1000)),
   })
 }
 
 /** The Set-Cookie that removes the session's cookie (sign-out). */
-export function clearedCookie(request: FastifyRequest): string {
+export function clearedCookie(request: FastifyRequest, portalUrl: string): string {
   return stringifySetCookie({
     name: PORTAL_COOKIE,
     value: '',
     httpOnly: true,
     sameSite: 'strict',
-    secure: request.protocol === 'https',
+    secure: secure(request, portalUrl),
     path: '/',
     maxAge: 0,
   })

@@ -1,6 +1,8 @@
 import { ApiError } from '../../shared/errors.js'
 import type { PortalScope } from '../../shared/portal/portal.js'
 import type { RootKeyAction } from '../../shared/root-key-actions.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { checkIdentityBinding } from '../identity-binding.js'
 import { can, type Principal } from '../root-key-auth.js'
 
 /**
@@ -33,6 +35,23 @@ export function requireScopesHeld(
       )
     }
   }
+}
+
+/** The scopes whose calls give a key the session's identity: a new key (keys:create), a rolled one (keys:reroll). */
+const BINDING_SCOPES: readonly PortalScope[] = ['keys:create', 'keys:reroll']
+
+/**
+ * Refuses (403) scopes that give keys the session's identity to a root key that may not do so itself: keys.createKey
+ * and keys.rerollKey need the right to bind a key to the identity (identity-binding.ts), and a session minted
+ * without it would be a way around that rule. Scopes that bind nothing need no identity right.
+ */
+export async function requireIdentityBindable(
+  deps: Pick<ControlPlaneDeps, 'identities'>,
+  principal: Principal,
+  externalId: string,
+  scopes: readonly PortalScope[],
+): Promise<void> {
+  if (scopes.some((scope) => BINDING_SCOPES.includes(scope))) await checkIdentityBinding(deps, principal, externalId)
 }
 
 /** The refusal of a portal call the session's scopes do not allow (Unkey's words). */

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../../shared/errors.js'
 import { hashKey } from '../../shared/key-material.js'
+import type { PortalSession } from '../../shared/portal/portal.js'
+import { BOOTSTRAP_ID } from '../../shared/root-key-principal.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import type { PortalCaller } from './portal-caller.js'
 import { portalTokenOf } from './portal-cookie.js'
@@ -12,7 +14,10 @@ const tokenMissing = () =>
     sessionCookie: true,
   })
 
-/** One answer for a token that is unknown, expired, revoked, or of a portal deleted since (Unkey's words). */
+/**
+ * One answer for a token that is unknown, expired, revoked, of a portal deleted since, or minted by a root key that no
+ * longer authenticates (Unkey's words).
+ */
 export const sessionNotValid = () =>
   new ApiError('UNAUTHORIZED', 'The portal session is invalid or has expired.', undefined, {
     problem: 'authentication/portal_session_not_found',
@@ -24,16 +29,26 @@ export const portalDisabled = () => new ApiError('INSUFFICIENT_PERMISSIONS', 'Po
 
 /**
  * Refuses a request another site's page made: the browser says so in `Sec-Fetch-Site`, and in `Origin`, which names
- * a host other than the one the request was sent to. The session cookie is SameSite=Strict and portal calls must be
- * JSON (a form cannot send that): this third check also stops a sibling subdomain (same-site, so it gets the cookie).
+ * neither the portal's origin (PORTAL_URL: where customers reach the page, whatever Host a proxy in front sends) nor
+ * the host the request was sent to. The session cookie is SameSite=Strict and portal calls must be JSON (a form cannot
+ * send that): this third check also stops a sibling subdomain (same-site, so it gets the cookie).
  */
-export function refuseCrossSite(request: FastifyRequest): void {
+export function refuseCrossSite(request: FastifyRequest, portalUrl: string): void {
   const site = request.headers['sec-fetch-site']
   const origin = request.headers.origin
   const crossSite =
     (site !== undefined && site !== 'same-origin' && site !== 'none') ||
-    (origin !== undefined && !sameHost(origin, request.headers.host))
+    (origin !== undefined && !isPortalOrigin(origin, portalUrl) && !sameHost(origin, request.headers.host))
   if (crossSite) throw new ApiError('INSUFFICIENT_PERMISSIONS', 'portal calls are refused from other sites')
+}
+
+/** Whether `origin` is the portal page's own (scheme, host and port of PORTAL_URL). */
+function isPortalOrigin(origin: string, portalUrl: string): boolean {
+  try {
+    return new URL(origin).origin === new URL(portalUrl).origin
+  } catch {
+    return false
+  }
 }
 
 /** Whether `origin` names the host the request was sent to (a default port said or not). */
@@ -47,12 +62,22 @@ function sameHost(origin: string, host: string | undefined): boolean {
 }
 
 /**
- * The caller of a portal route: the session the `portal_session` cookie names, live, of a portal that is still there
- * and enabled. Only the cookie authenticates: a request carrying an `Authorization` header is refused (a root key
- * is no portal session, and a portal route never acts with one).
+ * Whether the root key that minted a session still authenticates: the session acts with its authority, so it ends
+ * when that root key is revoked or rolled (the operator's answer to a leaked root key must reach the sessions minted
+ * with it, which it cannot list), or, for KEYGATE_ROOT_KEY, turned off.
+ */
+async function minterIsLive(deps: Pick<ControlPlaneDeps, 'store'>, session: PortalSession): Promise<boolean> {
+  if (session.mintedBy === BOOTSTRAP_ID) return !(await deps.store.rootKeys.isBootstrapRootKeyDisabled())
+  return (await deps.store.rootKeys.getRootKeyById(session.mintedBy)) !== null
+}
+
+/**
+ * The caller of a portal route: the session the `portal_session` cookie names, live, minted by a root key that still
+ * authenticates, of a portal that is still there and enabled. Only the cookie authenticates: a request carrying an
+ * `Authorization` header is refused (a root key is no portal session, and a portal route never acts with one).
  */
 export async function portalCallerOf(request: FastifyRequest, deps: ControlPlaneDeps): Promise<PortalCaller> {
-  refuseCrossSite(request)
+  refuseCrossSite(request, deps.portalUrl)
   if (request.headers.authorization !== undefined) {
     throw new ApiError(
       'UNAUTHORIZED',
@@ -69,8 +94,8 @@ export async function portalCallerOf(request: FastifyRequest, deps: ControlPlane
   const now = deps.clock.now()
   const session = await deps.store.portalSessions.sessionOfToken(hashKey(token), now)
   if (!session) throw sessionNotValid()
-  const portal = await deps.portals.get(session.portalId)
-  if (!portal) throw sessionNotValid()
+  const [portal, minterLive] = await Promise.all([deps.portals.get(session.portalId), minterIsLive(deps, session)])
+  if (!portal || !minterLive) throw sessionNotValid()
   if (!portal.enabled) throw portalDisabled()
   return {
     session,

@@ -37,13 +37,15 @@ export function registerPortalSessionRoutes(
       },
       onRequest: async (request) => {
         if (route.session) callers.set(request, await portalCallerOf(request, deps))
-        else refuseCrossSite(request)
+        else refuseCrossSite(request, deps.portalUrl)
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { cookie, ...answer } = await route.handle(request.body, callers.get(request), deps)
-        if (cookie === 'clear') void reply.header('set-cookie', clearedCookie(request))
-        else if (cookie)
-          void reply.header('set-cookie', sessionCookie(request, cookie.token, cookie.expiresAt, deps.clock.now()))
+        if (cookie === 'clear') void reply.header('set-cookie', clearedCookie(request, deps.portalUrl))
+        else if (cookie) {
+          const { token, expiresAt } = cookie
+          void reply.header('set-cookie', sessionCookie(request, deps.portalUrl, token, expiresAt, deps.clock.now()))
+        }
         return { meta: { requestId: request.id }, ...answer }
       },
     })

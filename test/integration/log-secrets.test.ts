@@ -58,4 +58,42 @@ describe('secrets in requests never reach the log', () => {
     expect(text).not.toContain(TEST_ROOT_KEY)
     expect(text).not.toContain(encodeURIComponent(TEST_ROOT_KEY))
   })
+
+  it("in the customer portal's flow: its one-time code, its token, the keys it answers", async () => {
+    const post = async (operation: string, payload: unknown, headers: Record<string, string> = auth) =>
+      server.app.inject({
+        method: 'POST',
+        url: `/v2/${operation}`,
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      })
+    const api = (await post('apis.createApi', { name: 'portal-log-secrets' })).json().data.apiId as string
+    const portal = await post('portal.createPortal', { slug: 'log-secrets', name: 'x', apiIds: [api] })
+    expect(portal.statusCode, portal.body).toBe(200)
+    const minted = await post('portal.createSession', {
+      portal: 'log-secrets',
+      externalId: 'logged',
+      scopes: ['keys:read', 'keys:create', 'keys:reroll'],
+    })
+    const url = new URL(minted.json().data.url as string)
+    const code = url.searchParams.get('code')!
+    // The page's address, as the customer's browser asks for it; a broken exchange; then the real one.
+    await server.app.inject({ method: 'GET', url: `${url.pathname}${url.search}` })
+    await post('portal.exchangeCode', `{"code": "${code}`, {})
+    const exchanged = await post('portal.exchangeCode', { code }, {})
+    expect(exchanged.statusCode, exchanged.body).toBe(200)
+    const token = exchanged.json().data.accessToken as string
+    await post('portal.exchangeCode', { code }, {})
+    const cookie = { cookie: `portal_session=${token}` }
+    const created = (await post('portal.createKey', {}, cookie)).json().data as { keyId: string; key: string }
+    const rolled = (await post('portal.rerollKey', { keyId: created.keyId, expiration: 0 }, cookie)).json().data
+    await post('portal.listKeys', {}, cookie)
+    await post('portal.listKeys', {}, { ...cookie, authorization: `Bearer ${token}` })
+    await post('portal.signOut', {}, cookie)
+    await post('portal.listKeys', {}, cookie)
+
+    const text = captured.lines.join('')
+    expect(text).toContain('/v2/portal.exchangeCode')
+    for (const secret of [code, token, created.key, rolled.key as string]) expect(text).not.toContain(secret)
+  })
 })

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis'
 import { expect, it, describe } from 'vitest'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey, hashKey } from '../../shared/key-material.js'
-import { ManualClock } from '../support/apps.js'
+import { ManualClock, startTestControlPlane } from '../support/apps.js'
 import { ADMIN_HEADERS, JSON_ONLY, onBothStores } from '../support/both-stores.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -190,7 +190,7 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
         ],
         [['keys:read'], [`api.${one}.read_key`, `api.${one}.read_api`], 403],
         [['keys:read'], ['api.*.read_key'], 403],
-        [['keys:reroll'], ['api.*.create_key'], 200],
+        [['keys:reroll'], ['api.*.create_key', 'identity.*.create_identity'], 200],
         [['keys:create'], ['api.*.read_key'], 403],
         [['keys:revoke'], ['api.*.create_key'], 403],
         [['keys:revoke'], ['api.*.delete_key'], 200],
@@ -210,6 +210,34 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
           })
           expect(audit.body).not.toContain(externalId)
         }
+      }
+    })
+
+    it("refuses keys:create and keys:reroll to a root key that may not give keys the customer's identity", async () => {
+      // keys.createKey and keys.rerollKey need the right to bind a key to its identity (identity-binding.ts): a session
+      // minted without it would create and roll keys of an identity its root key could not.
+      const apiId = await newApi()
+      const { portalId, slug } = await newPortal([apiId])
+      const existing = await newKey(apiId, 'bound_identity')
+      const identityId = (await stack.getKey(existing.keyId)).identity.id as string
+      const keysOnly = await rootKeyWith([`portal.${portalId}.create_portal_session`, 'api.*.*'])
+      const direct = await v2('keys.createKey', { apiId, externalId: 'bound_identity' }, keysOnly)
+      expect(direct.status, direct.raw).toBe(403)
+      const cases: [string, string[], string[], number][] = [
+        ['bound_identity', ['keys:create'], [], 403],
+        ['bound_identity', ['keys:reroll'], [], 403],
+        ['bound_identity', ['keys:read', 'keys:revoke', 'analytics:read'], [], 200],
+        ['bound_identity', ['keys:create', 'keys:reroll'], [`identity.${identityId}.read_identity`], 200],
+        ['bound_identity', ['keys:create'], ['identity.*.create_identity'], 403],
+        ['no_identity_yet', ['keys:create'], [], 403],
+        ['no_identity_yet', ['keys:create'], ['identity.*.create_identity'], 200],
+      ]
+      for (const [externalId, scopes, identityRights, status] of cases) {
+        const headers = await rootKeyWith([`portal.${portalId}.create_portal_session`, 'api.*.*', ...identityRights])
+        const answer = await v2('portal.createSession', { portal: slug, externalId, scopes }, headers)
+        expect(answer.status, `${externalId} ${scopes.join()} with ${identityRights.join()}: ${answer.raw}`).toBe(
+          status,
+        )
       }
     })
 
@@ -379,6 +407,117 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect((await asCustomer('portal.listKeys', live.headers)).status).toBe(401)
     })
 
+    it('ends when the root key that minted it is revoked or rolled, or the bootstrap key turned off', async () => {
+      const apiId = await newApi()
+      const { portalId, slug } = await newPortal([apiId])
+      const minter = async () => {
+        const { key, hash } = generateRootKey()
+        const id = newId('root')
+        const permissions = [`portal.${portalId}.create_portal_session`, 'api.*.read_key', 'api.*.read_api']
+        await stack.backend.store.rootKeys.createRootKey({ id, hash, permissions, createdAt: Date.now() })
+        return { id, headers: { ...JSON_ONLY, authorization: `Bearer ${key}` } }
+      }
+      const sessionOf = async (headers: Record<string, string>) => {
+        const minted = await v2(
+          'portal.createSession',
+          { portal: slug, externalId: 'minted', scopes: ['keys:read'] },
+          headers,
+        )
+        expect(minted.status, minted.raw).toBe(200)
+        const exchanged = await v2('portal.exchangeCode', { code: codeOf(minted.body.data.url) }, JSON_ONLY)
+        const cookie = String(exchanged.headers['set-cookie']).split(';')[0]!
+        return { ...JSON_ONLY, cookie }
+      }
+      const revokedMinter = await minter()
+      const revokedSession = await sessionOf(revokedMinter.headers)
+      const rolledMinter = await minter()
+      const rolledSession = await sessionOf(rolledMinter.headers)
+      const bootstrapSession = await sessionOf(ADMIN_HEADERS)
+      for (const headers of [revokedSession, rolledSession, bootstrapSession])
+        expect((await asCustomer('portal.listKeys', headers)).status).toBe(200)
+
+      const revoke = await stack.post('rootKeys.revokeRootKey', { rootKeyId: revokedMinter.id })
+      expect(revoke.status, JSON.stringify(revoke.body)).toBe(200)
+      const refused = await asCustomer('portal.listKeys', revokedSession)
+      expect(refused.status).toBe(401)
+      expect(refused.body.error.detail).toBe('The portal session is invalid or has expired.')
+      expect((await asCustomer('portal.getSession', revokedSession)).status).toBe(401)
+
+      const roll = await stack.post('rootKeys.rollRootKey', { rootKeyId: rolledMinter.id })
+      expect(roll.status, JSON.stringify(roll.body)).toBe(200)
+      expect((await asCustomer('portal.listKeys', rolledSession)).status).toBe(401)
+
+      await stack.backend.store.rootKeys.setBootstrapRootKeyDisabled(true)
+      try {
+        expect((await asCustomer('portal.listKeys', bootstrapSession)).status).toBe(401)
+      } finally {
+        await stack.backend.store.rootKeys.setBootstrapRootKeyDisabled(false)
+      }
+      expect((await asCustomer('portal.listKeys', bootstrapSession)).status).toBe(200)
+    })
+
+    /** A control plane whose portal customers reach over https (PORTAL_URL), through a proxy that terminates TLS. */
+    const behindTlsProxy = async (
+      test: (
+        call: (operation: string, payload: object, headers: Record<string, string>) => Promise<any>,
+      ) => Promise<void>,
+    ) => {
+      const server = await startTestControlPlane({
+        backend: stack.backend,
+        clock: stack.clock,
+        portalUrl: 'https://keys.acme.example/portal/',
+      })
+      try {
+        await test(async (operation, payload, headers) => {
+          const response = await server.app.inject({ method: 'POST', url: `/v2/${operation}`, headers, payload })
+          return { status: response.statusCode, raw: response.body, headers: response.headers, body: response.json() }
+        })
+      } finally {
+        await server.close()
+      }
+    }
+    const mintBehind = async (call: (o: string, p: object, h: Record<string, string>) => Promise<any>, who: string) => {
+      const { slug } = await newPortal([await newApi()])
+      const minted = await call('portal.createSession', { portal: slug, externalId: who, scopes: ALL }, ADMIN_HEADERS)
+      expect(minted.body.data.url).toMatch(/^https:\/\/keys\.acme\.example\/portal\/\?code=pst_/)
+      return codeOf(minted.body.data.url)
+    }
+
+    it('sets the cookie Secure when customers reach the portal over https, though the proxy speaks http to Keygate', async () => {
+      await behindTlsProxy(async (call) => {
+        const exchanged = await call(
+          'portal.exchangeCode',
+          { code: await mintBehind(call, 'secure_cookie') },
+          JSON_ONLY,
+        )
+        expect(exchanged.status, exchanged.raw).toBe(200)
+        const setCookie = String(exchanged.headers['set-cookie'])
+        expect(setCookie).toMatch(/; Secure(;|$)/)
+        const signedOut = await call('portal.signOut', {}, { ...JSON_ONLY, cookie: setCookie.split(';')[0]! })
+        expect(String(signedOut.headers['set-cookie'])).toMatch(/^portal_session=; Max-Age=0;.*; Secure(;|$)/)
+      })
+    })
+
+    it("accepts the portal's own origin whatever Host the proxy sends, and still refuses every other", async () => {
+      await behindTlsProxy(async (call) => {
+        // nginx's default: the upstream's address as Host. The browser's Origin is the portal's.
+        const browser = {
+          ...JSON_ONLY,
+          origin: 'https://keys.acme.example',
+          host: '127.0.0.1:7070',
+          'sec-fetch-site': 'same-origin',
+        }
+        const exchanged = await call('portal.exchangeCode', { code: await mintBehind(call, 'proxied_host') }, browser)
+        expect(exchanged.status, exchanged.raw).toBe(200)
+        const signedIn = { ...browser, cookie: String(exchanged.headers['set-cookie']).split(';')[0]! }
+        expect((await call('portal.listKeys', {}, signedIn)).status).toBe(200)
+        for (const origin of ['https://evil.example', 'http://keys.acme.example', 'https://keys.acme.example:8443']) {
+          const { 'sec-fetch-site': _site, ...withoutFetchMetadata } = signedIn
+          expect((await call('portal.listKeys', {}, { ...withoutFetchMetadata, origin })).status, origin).toBe(403)
+        }
+      })
+    })
+
     it('answers getSession with the branding, scopes and apis by name', async () => {
       const apiId = await newApi('Payments <b>api</b>')
       const { slug } = await newPortal([apiId], {
@@ -500,6 +639,134 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect(entry.rootKeyId).toBe('root_bootstrap')
     })
 
+    it('holds maxKeysPerIdentity against concurrent creates: no more live keys than the portal allows', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { maxKeysPerIdentity: 2 })
+      const { headers } = await signIn(slug, 'racing_creator')
+      const answers = await Promise.all(Array.from({ length: 10 }, () => asCustomer('portal.createKey', headers, {})))
+      for (const answer of answers) expect([200, 412], answer.raw).toContain(answer.status)
+      const created = answers.filter((answer) => answer.status === 200)
+      const held = (await asCustomer('portal.listKeys', headers)).body.data as { keyId: string }[]
+      expect(held.length).toBeLessThanOrEqual(2)
+      expect(held.map((key) => key.keyId).sort()).toEqual(created.map((answer) => answer.body.data.keyId).sort())
+    })
+
+    it('counts a roll with an overlap as a key more: refused at the maximum, as are concurrent ones past it', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { maxKeysPerIdentity: 2 })
+      const { headers } = await signIn(slug, 'piling_roller')
+      const first = await asCustomer('portal.createKey', headers, {})
+      expect(first.status, first.raw).toBe(200)
+      const rolls = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          asCustomer('portal.rerollKey', headers, { keyId: first.body.data.keyId, expiration: 7 * 86_400_000 }),
+        ),
+      )
+      for (const roll of rolls) expect([200, 412], roll.raw).toContain(roll.status)
+      const live = async () => {
+        const keys = (await asCustomer('portal.listKeys', headers)).body.data as { expires?: number }[]
+        return keys.filter((key) => key.expires === undefined || key.expires > stack.clock!.now())
+      }
+      expect((await live()).length).toBeLessThanOrEqual(2)
+      // At the maximum a roll with an overlap would hold one more; a roll without one replaces the key.
+      const held = (await asCustomer('portal.listKeys', headers)).body.data as { keyId: string }[]
+      const withoutOverlap = held.find((key) => key.keyId !== first.body.data.keyId) ?? held[0]!
+      if ((await live()).length === 2) {
+        const refused = await asCustomer('portal.rerollKey', headers, {
+          keyId: withoutOverlap.keyId,
+          expiration: 60_000,
+        })
+        expect(refused.status, refused.raw).toBe(412)
+      }
+      const replaced = await asCustomer('portal.rerollKey', headers, { keyId: withoutOverlap.keyId, expiration: 0 })
+      expect(replaced.status, replaced.raw).toBe(200)
+      expect((await live()).length).toBeLessThanOrEqual(2)
+    })
+
+    it('writes nothing when refusing at the maximum: no key flickers into being for verifiers and webhooks', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { maxKeysPerIdentity: 1 })
+      const { headers } = await signIn(slug, 'full_holder')
+      const held = await asCustomer('portal.createKey', headers, {})
+      expect(held.status, held.raw).toBe(200)
+      const written = async () =>
+        (await stack.backend.store.changes.readRevisions()).shards.reduce((sum, shard) => sum + shard.rev, 0)
+      const before = await written()
+      expect((await asCustomer('portal.createKey', headers, {})).status).toBe(412)
+      const roll = { keyId: held.body.data.keyId, expiration: 60_000 }
+      expect((await asCustomer('portal.rerollKey', headers, roll)).status).toBe(412)
+      expect(await written()).toBe(before)
+    })
+
+    it('counts only live keys toward the maximum: an expired key, or one rolled without overlap, holds no room', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { maxKeysPerIdentity: 1, keyDefaults: { expiresInMs: 60_000 } })
+      const { headers } = await signIn(slug, 'expiring_holder')
+      const first = await asCustomer('portal.createKey', headers, {})
+      expect(first.status, first.raw).toBe(200)
+      expect((await asCustomer('portal.createKey', headers, {})).status).toBe(412)
+      stack.clock!.advance(60_000)
+      const second = await asCustomer('portal.createKey', headers, {})
+      expect(second.status, second.raw).toBe(200)
+      const rolled = await asCustomer('portal.rerollKey', headers, { keyId: second.body.data.keyId, expiration: 0 })
+      expect(rolled.status, rolled.raw).toBe(200)
+      const again = await asCustomer('portal.rerollKey', headers, { keyId: rolled.body.data.keyId, expiration: 0 })
+      expect(again.status, again.raw).toBe(200)
+    })
+
+    it("rolls a key into one as long as the portal's keyDefaults.byteLength says, as a new key is", async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { keyDefaults: { prefix: 'long', byteLength: 64 } })
+      const { headers } = await signIn(slug, 'long_keys')
+      const created = await asCustomer('portal.createKey', headers, {})
+      const rolled = await asCustomer('portal.rerollKey', headers, { keyId: created.body.data.keyId, expiration: 0 })
+      expect(rolled.status, rolled.raw).toBe(200)
+      expect(rolled.body.data.key).toMatch(/^long_/)
+      // 64 random bytes are ~87 base58 characters; the default 16, ~22.
+      expect(rolled.body.data.key.length).toBeGreaterThanOrEqual(created.body.data.key.length - 2)
+      expect((await stack.verify({ key: rolled.body.data.key })).valid).toBe(true)
+    })
+
+    it('needs keys:create to create a key: without it a 403, and no key', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { headers } = await signIn(slug, 'reader_only', [
+        'keys:read',
+        'keys:reroll',
+        'keys:revoke',
+        'analytics:read',
+      ])
+      const refused = await asCustomer('portal.createKey', headers, {})
+      expect(refused.status, refused.raw).toBe(403)
+      expect(refused.body.error.detail).toBe("Missing permission: 'keys:create'")
+      expect((await asCustomer('portal.listKeys', headers)).body.data).toEqual([])
+    })
+
+    it('takes an api out of every session at once when it leaves the portal, though the sessions named it', async () => {
+      const [staying, leaving] = [await newApi(), await newApi()]
+      const { slug } = await newPortal([staying, leaving])
+      const kept = await newKey(staying, 'portal_shrinks')
+      const cut = await newKey(leaving, 'portal_shrinks')
+      const { headers } = await signIn(slug, 'portal_shrinks')
+      expect((await asCustomer('portal.listKeys', headers)).body.data).toHaveLength(2)
+      expect((await v2('portal.updatePortal', { portal: slug, apiIds: [staying] })).status).toBe(200)
+
+      const listed = await asCustomer('portal.listKeys', headers)
+      expect(listed.body.data.map((key: { keyId: string }) => key.keyId)).toEqual([kept.keyId])
+      const view = await asCustomer('portal.getSession', headers)
+      expect(view.body.data.apis.map((api: { id: string }) => api.id)).toEqual([staying])
+      for (const [operation, body] of [
+        ['portal.rerollKey', { keyId: cut.keyId, expiration: 0 }],
+        ['portal.revokeKey', { keyId: cut.keyId }],
+        ['portal.getVerifications', { startTime: 0, endTime: 3_600_000, keyId: cut.keyId }],
+      ] as const) {
+        const refused = await asCustomer(operation, headers, body)
+        expect(refused.status, `${operation}: ${refused.raw}`).toBe(404)
+      }
+      expect((await asCustomer('portal.createKey', headers, { apiId: leaving })).status).toBe(400)
+      expect((await stack.verify({ key: cut.key })).valid).toBe(true)
+    })
+
     it('asks which api when the session has several, and refuses one outside it', async () => {
       const [one, two, other] = [await newApi(), await newApi(), await newApi()]
       const { slug } = await newPortal([one, two])
@@ -515,7 +782,17 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       const own = await newKey(apiId, 'revoker')
       const others = await newKey(apiId, 'bystander')
       const readOnly = await signIn(slug, 'revoker', ['keys:read'])
-      expect((await asCustomer('portal.revokeKey', readOnly.headers, { keyId: own.keyId })).status).toBe(403)
+      // The scope before the key: the same 403 for the customer's key, another's and none (nothing is learnt).
+      const refusals = await Promise.all(
+        [own.keyId, others.keyId, 'key_missing'].map((keyId) =>
+          asCustomer('portal.revokeKey', readOnly.headers, { keyId }),
+        ),
+      )
+      for (const refused of refusals) {
+        expect(refused.status, refused.raw).toBe(403)
+        expect(refused.body.error).toEqual(refusals[0]!.body.error)
+      }
+      expect((await stack.verify({ key: own.key })).valid).toBe(true)
       const { headers } = await signIn(slug, 'revoker')
       expect((await asCustomer('portal.revokeKey', headers, { keyId: others.keyId })).status).toBe(404)
       expect((await stack.verify({ key: others.key })).valid).toBe(true)
@@ -589,6 +866,13 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
         logoUrl: 'https://a.example/l.svg',
       })
       expect(updated.body.data).toMatchObject({ name: 'Renamed', logoUrl: 'https://a.example/l.svg' })
+      // Apis are checked on update as on create: each must exist, and be one the root key may read.
+      expect((await v2('portal.updatePortal', { portal: portalId, apiIds: [apiId, 'api_nope'] })).status).toBe(404)
+      const otherApi = await newApi()
+      const narrow = await rootKeyWith([`portal.${portalId}.update_portal`, `api.${apiId}.read_api`])
+      const widened = await v2('portal.updatePortal', { portal: portalId, apiIds: [apiId, otherApi] }, narrow)
+      expect(widened.status, widened.raw).toBe(404)
+      expect((await v2('portal.getPortal', { portal: portalId })).body.data.apiIds).toEqual([apiId])
       const cleared = await v2('portal.updatePortal', { portal: portalId, logoUrl: null })
       expect(cleared.body.data).not.toHaveProperty('logoUrl')
       expect((await v2('portal.deletePortal', { portal: portalId })).status).toBe(200)

@@ -69,6 +69,26 @@ export function portalSessionStoreContract(sessions: () => PortalSessionStore): 
       expect(await sessions().getSession(session.id, NOW + 5_000)).toBeNull()
     })
 
+    it("keeps an exchanged session past its code's expiry, and a live code, while later creates forget the expired", async () => {
+      const exchanged = newSession()
+      const unspent = newSession({ codeExpiresAt: NOW + 600_000 })
+      const expired = newSession()
+      const [code, token, unspentCode] = [hash(), hash(), hash()]
+      await sessions().createSession(exchanged, code)
+      await sessions().createSession(unspent, unspentCode)
+      await sessions().createSession(expired, hash())
+      await sessions().exchangeCode(code, token, NOW, NOW + 3_600_000)
+      // A create after the codes' expiry: it may forget what has expired by then, and nothing else.
+      const later = NOW + 120_000
+      await sessions().createSession(newSession({ createdAt: later, codeExpiresAt: later + 60_000 }), hash())
+      expect(await sessions().sessionOfToken(token, later + 1)).toMatchObject({ id: exchanged.id })
+      expect(await sessions().getSession(unspent.id, later + 1)).toMatchObject({ id: unspent.id })
+      expect(await sessions().exchangeCode(unspentCode, hash(), later + 1, later + 60_000)).toMatchObject({
+        id: unspent.id,
+      })
+      expect(await sessions().getSession(expired.id, later + 1)).toBeNull()
+    })
+
     it('revokes a session: its token and its unspent code find nothing, and it reads as revoked', async () => {
       const used = newSession()
       const [code, token] = [hash(), hash()]

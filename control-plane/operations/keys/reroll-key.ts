@@ -51,16 +51,23 @@ export async function rerollKey(
 /**
  * The rotation itself, once the caller may do it: a new key with the old one's settings (its prefix unless `prefix`
  * is given), the old key's credits moved to it, and the old key expiring `expiration` ms from now (or sooner, if it
- * already did). The portal's rerollKey shares it.
+ * already did). The portal's rerollKey shares it. `admit`, when given, runs once the new key is written and before
+ * anything of the old one changes: if it throws, the new key is deleted and the old one is as it was.
  */
 export async function replaceKey(
   deps: ControlPlaneDeps,
   old: KeyRecord,
-  options: { expiration: number; prefix?: string | undefined },
+  options: {
+    expiration: number
+    prefix?: string | undefined
+    /** Random bytes of the new key (default 16): the old key's length is not kept. */
+    byteLength?: number | undefined
+    admit?: ((created: KeyRecord) => Promise<void>) | undefined
+  },
 ): Promise<{ created: KeyRecord; key: string; graceEnds: number }> {
   const now = deps.clock.now()
   const prefix = options.prefix ?? (old.start.includes('_') ? old.start.slice(0, old.start.indexOf('_')) : undefined)
-  const { key, hash, start } = generateKey(prefix, 16)
+  const { key, hash, start } = generateKey(prefix, options.byteLength ?? 16)
   const keyId = old.id
   const { expiration } = options
   // A leak mark is the old key's history, not a setting: the new key has not leaked.
@@ -85,6 +92,14 @@ export async function replaceKey(
     rerolledFrom: keyId,
     createdAt: now,
   })
+  if (options.admit) {
+    try {
+      await options.admit(created.record)
+    } catch (err) {
+      await deps.writes.deleteKey(created.record.id)
+      throw err
+    }
+  }
   if (remaining !== undefined) {
     const refill = old.refill && { boundary: lastRefillBoundary(old.refill, now), amount: old.refill.amount }
     const taken = await deps.store.keys.updateCredits(keyId, 'take', 0, refill, now)

@@ -1,9 +1,10 @@
-import { ApiError, invalid } from '../../../shared/errors.js'
+import { invalid } from '../../../shared/errors.js'
 import { generateKey } from '../../../shared/key-material.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import { newKeyRecord } from '../../new-key-record.js'
 import type { PortalCaller } from '../../portal/portal-caller.js'
 import { requireScope } from '../../portal/portal-scopes.js'
+import { requireRoom, requireWithinRoom } from './key-room.js'
 import { portalActor } from './portal-actor.js'
 import { keyFieldsOf } from '../../portal/portal-key-fields.js'
 import { sessionApis } from './session-keys.js'
@@ -11,7 +12,8 @@ import { sessionApis } from './session-keys.js'
 /**
  * A key for the session's customer, in one of its apis (the only one, or the one named), with the portal's defaults
  * and the name the customer gave: nothing else the browser sends reaches the key. Needs keys:create (403); refused
- * (412) once the customer holds the portal's maximum in that api. The key is answered this once.
+ * (412) once the customer holds the portal's maximum of live keys in that api (key-room.ts), checked again once the
+ * key is written so that calls made at once cannot pass it together. The key is answered this once.
  */
 export async function createPortalKey(
   deps: ControlPlaneDeps,
@@ -24,22 +26,21 @@ export async function createPortalKey(
   if (apiId === undefined) throw invalid('apiId', `name one of the session's apis: ${apis.join(', ')}`)
   if (!apis.includes(apiId)) throw invalid('apiId', "is not one of the session's apis")
   const { externalId } = caller.session
-  const { portal } = caller
-  const held = await deps.store.keys.listKeys(apiId, { limit: portal.maxKeysPerIdentity, ownerId: externalId })
-  if (held.keys.length >= portal.maxKeysPerIdentity) {
-    throw new ApiError(
-      'PRECONDITION_FAILED',
-      `you hold the most keys this portal allows (${portal.maxKeysPerIdentity}): revoke one to create another`,
-    )
-  }
+  await requireRoom(deps, caller, apiId)
   const now = deps.clock.now()
-  const defaults = portal.keyDefaults
+  const defaults = caller.portal.keyDefaults
   const { key, ...material } = generateKey(defaults?.prefix, defaults?.byteLength)
   const record = newKeyRecord(keyFieldsOf(defaults, { apiId, externalId, name: input.name }, now), material, now)
   const actor = portalActor(caller)
   const { identity, created } = await deps.identities.upsert(externalId)
   if (created) await deps.audit.append(actor, 'identities.createIdentity', { after: { ...identity } })
   const write = await deps.writes.createKey(record)
+  try {
+    await requireWithinRoom(deps, caller, apiId)
+  } catch (err) {
+    await deps.writes.deleteKey(write.record.id)
+    throw err
+  }
   caller.log.info({ keyId: write.record.id, apiId }, 'key created in the portal')
   await deps.audit.append(actor, 'portal.createKey', { apiId, keyId: write.record.id, after: write.record })
   return { keyId: write.record.id, key }

@@ -4,7 +4,7 @@ import { PORTAL_CODE_TTL_MS, type PortalScope, type PortalSession } from '../../
 import { newPortalSecret } from '../../../shared/portal/portal-secrets.js'
 import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
-import { requireScopesHeld } from '../../portal/portal-scopes.js'
+import { requireIdentityBindable, requireScopesHeld } from '../../portal/portal-scopes.js'
 import { portalDisabled } from '../../portal/portal-session-auth.js'
 import { requirePortal } from './portal-access.js'
 
@@ -22,7 +22,8 @@ export interface CreateSessionInput {
  * Mints a session for one customer (externalId) of a portal, as Unkey's portal.createSession does. In order: the root
  * key's `portal.<id>.create_portal_session` (404 whether or not the portal exists), the portal enabled (403), the
  * apis asked for within the portal's (400), every scope backed by the root key's own rights on every api of the
- * session (403 for the whole request), the return URL http(s) (400). Answers the session and its one-time code, which
+ * session (403 for the whole request), and keys:create or keys:reroll by its right to give keys the customer's
+ * identity (403, as keys.createKey), the return URL http(s) (400). Answers the session and its one-time code, which
  * only the answer ever holds: the store keeps its SHA-256.
  */
 export async function createSession(
@@ -36,6 +37,7 @@ export async function createSession(
   const outside = apiIds.find((apiId) => !portal.apiIds.includes(apiId))
   if (outside !== undefined) throw invalid('apiIds', `${outside} is not one of the portal's apis`)
   requireScopesHeld(caller.principal, apiIds, input.scopes)
+  await requireIdentityBindable(deps, caller.principal, input.externalId, input.scopes)
   if (input.returnUrl !== undefined && !isHttpUrl(input.returnUrl))
     throw invalid('returnUrl', 'must be an absolute http(s) URL')
   const now = deps.clock.now()

@@ -43,7 +43,7 @@ export const createSessionV2 = v2Route({
   doc: {
     summary: 'Mint a portal session for one customer; redirect them to the URL it answers',
     description:
-      'Needs `portal.<id>.create_portal_session` (404 without it, as for no portal) and, for each scope, the rights it gives on every api of the session: keys:read read_key and read_api, keys:create and keys:reroll create_key, keys:revoke delete_key, analytics:read read_analytics (403 for the whole request otherwise). The answer carries a secret: it is sent with `Cache-Control: no-store`.',
+      'Needs `portal.<id>.create_portal_session` (404 without it, as for no portal) and, for each scope, the rights it gives on every api of the session: keys:read read_key and read_api, keys:create and keys:reroll create_key (and, as keys.createKey asks, the right to give keys the externalId’s identity: read_identity on it, or create_identity when there is none), keys:revoke delete_key, analytics:read read_analytics (403 for the whole request otherwise). The answer carries a secret: it is sent with `Cache-Control: no-store`.',
     tag: 'v2 portal',
   },
   body: CreateSessionBody,
