@@ -221,12 +221,20 @@ describe('keygate root-key through Sentinel and on a Cluster', () => {
       REDIS_URL: 'redis://127.0.0.1:1',
       REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`,
       REDIS_SENTINEL_NAME: 'kgcli',
+      // A master without replicas: behind Sentinel a write waits for one by default, and would never be acknowledged.
+      REDIS_WAIT_REPLICAS: '0',
     }
+    const { REDIS_WAIT_REPLICAS: _off, ...byDefault } = sentinelEnv
+    const unconfirmed = await rootKey(byDefault, ['create', '--permissions', '*', '--name', 'unconfirmed'], 1)
+    expect(unconfirmed.stderr).toMatch(/reached 0 of 1 replicas/)
     const key = keyOf((await rootKey(sentinelEnv, ['create', '--permissions', '*', '--name', 'via sentinel'])).stdout)
     const listed = JSON.parse((await rootKey(sentinelEnv, ['list', '--json'])).stdout)
-    expect(listed).toMatchObject([{ name: 'via sentinel', start: key.slice(0, 11) }])
-    // It is the master the sentinel names that holds it.
-    expect(await master.admin.hlen('kg:{root}:keys')).toBe(1)
+    // The unconfirmed create may have been applied on the master (its outcome is unknown): only the confirmed one counts.
+    expect(listed.filter((k: { name?: string }) => k.name === 'via sentinel')).toMatchObject([
+      { name: 'via sentinel', start: key.slice(0, 11) },
+    ])
+    // It is the master the sentinel names that holds it (and the unconfirmed one: WAIT confirms a write, never undoes it).
+    expect(await master.admin.hlen('kg:{root}:keys')).toBe(2)
   }, 60_000)
 
   it('creates, lists and revokes root keys on a 3-master Cluster (REDIS_CLUSTER_NODES), honoured by the control plane', async () => {

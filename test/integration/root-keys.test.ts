@@ -104,7 +104,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
       })
       expect(made.status).toBe(400)
       expect(made.body.error.message).toBe(
-        `permissions.1: "api.*.create_keys" is not '*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit, webhook) or rootkey.*.manage: "create_keys" is not an action of api (did you mean create_key?); actions of api: create_api, read_api, update_api, delete_api, create_key, read_key, update_key, delete_key, verify_key, read_analytics, encrypt_key, decrypt_key, report_leak or *`,
+        `permissions.1: "api.*.create_keys" is not '*' or <resource>.<id|*>.<action> (resources: api, rbac, identity, ratelimit, webhook, portal) or rootkey.*.manage: "create_keys" is not an action of api (did you mean create_key?); actions of api: create_api, read_api, update_api, delete_api, create_key, read_key, update_key, delete_key, verify_key, read_analytics, encrypt_key, decrypt_key, report_leak or *`,
       )
     })
 
