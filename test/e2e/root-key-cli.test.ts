@@ -229,11 +229,11 @@ describe('keygate root-key through Sentinel and on a Cluster', () => {
     expect(unconfirmed.stderr).toMatch(/reached 0 of 1 replicas/)
     const key = keyOf((await rootKey(sentinelEnv, ['create', '--permissions', '*', '--name', 'via sentinel'])).stdout)
     const listed = JSON.parse((await rootKey(sentinelEnv, ['list', '--json'])).stdout)
-    // The unconfirmed create may have been applied on the master (its outcome is unknown): only the confirmed one counts.
+    // The unconfirmed create may have been applied (its outcome is unknown): only the confirmed one is looked for.
     expect(listed.filter((k: { name?: string }) => k.name === 'via sentinel')).toMatchObject([
       { name: 'via sentinel', start: key.slice(0, 11) },
     ])
-    // It is the master the sentinel names that holds it (and the unconfirmed one: WAIT confirms a write, never undoes it).
+    // The master the sentinel names holds it (and the unconfirmed one: WAIT confirms a write, never undoes it).
     expect(await master.admin.hlen('kg:{root}:keys')).toBe(2)
   }, 60_000)
 
