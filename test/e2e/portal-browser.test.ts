@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectAccessible, launchChromium, screenshotPath, watchProblems } from '../support/console-browser.js'
@@ -362,6 +364,56 @@ describe('the portal page against a control plane on Redis and a separate verifi
     // The code's history entry was replaced, not left behind the page's: Back leaves the page.
     await page.goBack()
     expect(page.url()).not.toContain('code=')
+    await context.close()
+  })
+
+  it("never shows another customer's keys, and refuses a forged call for one and a call from another site", async () => {
+    const mine = (await management('v2', 'keys.createKey', { apiId: apiIds[0], externalId: 'cust_own', name: 'mine' }))
+      .data
+    const theirs = (
+      await management('v2', 'keys.createKey', { apiId: apiIds[0], externalId: 'cust_other', name: 'not-yours' })
+    ).data
+    const { context } = await newContext()
+    const { page } = await openPortal(context, (await mintSession('cust_own')).url)
+    await page.getByRole('cell', { name: 'mine', exact: true }).waitFor()
+    expect(await page.getByText('not-yours').count()).toBe(0)
+    // From the signed-in page itself (its cookie sent): the other customer's key by id, as a forged request would name it.
+    const forged = (operation: string, body: object) =>
+      page.evaluate(
+        `fetch('/v2/${operation}', { method: 'POST', headers: { 'content-type': 'application/json' }, ` +
+          `body: ${JSON.stringify(JSON.stringify(body))} }).then((r) => r.status)`,
+      )
+    expect(await forged('portal.rerollKey', { keyId: theirs.keyId, expiration: 0 })).toBe(404)
+    expect(await forged('portal.revokeKey', { keyId: theirs.keyId })).toBe(404)
+    expect(
+      await forged('portal.getVerifications', {
+        startTime: Date.now() - 3_600_000,
+        endTime: Date.now(),
+        keyId: theirs.keyId,
+      }),
+    ).toBe(404)
+    expect(await verify(theirs.key)).toBe('VALID')
+    expect(await forged('portal.listKeys', {})).toBe(200)
+
+    // Another site's page, in the same browser (the customer's cookie in it), calling the portal: refused.
+    const evil = createServer((_request, response) => response.end('<!doctype html><title>elsewhere</title>'))
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve))
+    try {
+      const other = await context.newPage()
+      await other.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`)
+      const crossSite = await other.evaluate(
+        `fetch(${JSON.stringify(`${controlPlane.url}/v2/portal.revokeKey`)}, { method: 'POST', mode: 'no-cors', ` +
+          `credentials: 'include', headers: { 'content-type': 'text/plain' }, ` +
+          `body: ${JSON.stringify(JSON.stringify({ keyId: mine.keyId }))} }).then(() => 'sent', () => 'failed')`,
+      )
+      expect(['sent', 'failed']).toContain(crossSite)
+      await other.close()
+    } finally {
+      await new Promise<void>((resolve) => evil.close(() => resolve()))
+    }
+    // Whatever reached the control plane changed nothing: the key verifies, and still shows on the page.
+    expect(await verify(mine.key)).toBe('VALID')
+    expect(await forged('portal.listKeys', {})).toBe(200)
     await context.close()
   })
 
