@@ -377,7 +377,7 @@ describe('the portal page against a control plane on Redis and a separate verifi
     const { page } = await openPortal(context, (await mintSession('cust_own')).url)
     await page.getByRole('cell', { name: 'mine', exact: true }).waitFor()
     expect(await page.getByText('not-yours').count()).toBe(0)
-    // From the signed-in page itself (its cookie sent): the other customer's key by id, as a forged request would name it.
+    // From the signed-in page itself (its cookie sent): the other customer's key by id, as a forgery would name it.
     const forged = (operation: string, body: object) =>
       page.evaluate(
         `fetch('/v2/${operation}', { method: 'POST', headers: { 'content-type': 'application/json' }, ` +
