@@ -1,5 +1,6 @@
 import { Redis, type Command, type RedisOptions } from 'ioredis'
 import { CommandQueueWatch, SENT_AT, type CommandQueue, type WatchedCommand } from './command-queue-watch.js'
+import { flushCommandsAwaitingReply } from './stranded-commands.js'
 
 // ioredis' default reply mapping, the only one Keygate uses: its constructors are typed by it.
 type LegacyOptions = RedisOptions & { replyMapping?: 'legacy' }
@@ -106,18 +107,11 @@ export class CoalescingRedis extends Redis {
   /**
    * Ends the live connection, which left a command unanswered past its time: ioredis then connects anew (by the
    * retry strategy, asking the sentinels again behind Sentinel). Every command still awaiting a reply on it fails
-   * first, and leaves ioredis' queue: left there, ioredis would send it again on the new connection (a write that may
-   * have run, sent twice, after its caller was told it failed).
+   * first (stranded-commands.ts says why).
    */
   private replaceStranded(): void {
     this.emit('stranded')
-    const { flushQueue } = this as unknown as {
-      flushQueue: (error: Error, options: { offlineQueue: boolean; commandQueue: boolean }) => void
-    }
-    flushQueue.call(this, new Error('Connection stranded: Redis stopped answering on it'), {
-      offlineQueue: false,
-      commandQueue: true,
-    })
+    flushCommandsAwaitingReply(this, new Error('Connection stranded: Redis stopped answering on it'))
     this.stream.destroy()
   }
 }

@@ -1,5 +1,6 @@
 import { Cluster, type Redis, type RedisOptions } from 'ioredis'
 import { CoalescingRedis } from './coalescing-redis.js'
+import { watchClusterNodes } from './cluster-node-watch.js'
 import { StoreUnavailableError } from '../errors.js'
 
 /** A single Redis (or one behind Sentinel), or a Redis Cluster: every multi-key step stays in one slot. */
@@ -55,6 +56,8 @@ export function createRedis(
     : target?.sentinel
       ? new CoalescingRedis({ ...sentinelOptions(url, target.sentinel), ...options })
       : new CoalescingRedis(url, options)
+  // A Cluster's node connections are ioredis' own, timed but never replaced by it (cluster-node-watch.ts).
+  if (redis instanceof Cluster && options.commandTimeout !== undefined) watchClusterNodes(redis, options.commandTimeout)
   countErrors(redis, name)
   return redis
 }
@@ -74,7 +77,8 @@ function countErrors(redis: Redis | Cluster, name: string): void {
   if (!errorCounts.has(name)) errorCounts.set(name, 0)
   const count = () => errorCounts.set(name, (errorCounts.get(name) ?? 0) + 1)
   redis.on('error', count)
-  // A connection ended because a command went unanswered (coalescing-redis.ts): a dead path, counted as an error.
+  // A connection ended because Redis stopped answering on it (coalescing-redis.ts, cluster-node-watch.ts): a dead
+  // path, counted as an error.
   redis.on('stranded', count)
   // A Cluster reports its nodes' connection errors apart from its own.
   if (redis instanceof Cluster) redis.on('node error', count)

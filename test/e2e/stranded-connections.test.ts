@@ -2,6 +2,7 @@ import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { announceClusterAt, startRedisCluster } from '../support/redis-cluster.js'
 import { startStrandingProxy } from '../support/stranding-proxy.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -16,14 +17,19 @@ afterAll(async () => {
   await Promise.all(stoppable.map((process) => process.stop()))
 })
 
-/** Keygate's connections Redis sees now: name → the youngest one's age in seconds. */
-async function connectionAges(admin: Redis): Promise<Map<string, number>> {
-  const list = (await admin.call('CLIENT', 'LIST')) as string
+/**
+ * Keygate's connections the servers see now: name → the youngest one's age in seconds. On a Cluster, ioredis names
+ * its subscriber connection `ioredis-cluster(subscriber):<name>`.
+ */
+async function connectionAges(...admins: Redis[]): Promise<Map<string, number>> {
   const ages = new Map<string, number>()
-  for (const line of list.split('\n')) {
-    const name = /\bname=(keygate-\S+)/.exec(line)?.[1]
-    const age = Number(/\bage=(\d+)/.exec(line)?.[1])
-    if (name !== undefined) ages.set(name, Math.min(ages.get(name) ?? Infinity, age))
+  for (const admin of admins) {
+    const list = (await admin.call('CLIENT', 'LIST')) as string
+    for (const line of list.split('\n')) {
+      const name = /\bname=(\S*keygate-\S+)/.exec(line)?.[1]
+      const age = Number(/\bage=(\d+)/.exec(line)?.[1])
+      if (name !== undefined) ages.set(name, Math.min(ages.get(name) ?? Infinity, age))
+    }
   }
   return ages
 }
@@ -188,5 +194,115 @@ describe('connections to Redis that stop answering', () => {
     expect(lateValid).toBe(0)
     expect(wasNotReady).toBe(true)
     expect([...statuses].filter((status) => status >= 500 && status !== 503)).toEqual([])
+  }, 60_000)
+
+  it('on a Cluster: every node connection and subscriber is replaced, ready and writing again within 10 s', async () => {
+    const nodes = await startRedisCluster((starting) =>
+      starting.then((node) => {
+        stoppable.push(node)
+        return node
+      }),
+    )
+    // Both processes reach every node through a proxy of its own, which the nodes announce as their address.
+    const paths = await Promise.all(nodes.map((node) => startStrandingProxy(node.url)))
+    stoppable.push(...paths)
+    const ports = paths.map((path) => Number(new URL(path.url).port))
+    await announceClusterAt(nodes, ports)
+    const env = {
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_CLUSTER_NODES: ports.map((port) => `127.0.0.1:${port}`).join(','),
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      LOG_LEVEL: 'error',
+      MAX_STALENESS_MS: String(BOUND_MS),
+      POLL_INTERVAL_MS: '250',
+    }
+    const [controlPlane, verifier] = await Promise.all([
+      startKeygate(['control-plane'], env),
+      startKeygate(['verifier'], env),
+    ])
+    stoppable.push(controlPlane, verifier)
+    const admins = nodes.map((node) => node.admin)
+    const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'stranded cluster' })
+    const { body: revoked } = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
+    const { body: kept } = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
+    const verify = async (key: string) => {
+      const response = await post(verifier.url, 'keys.verifyKey', { key }, false)
+      return { status: response.status, valid: response.body.valid === true, code: response.body.code as string }
+    }
+    expect((await verify(revoked.key)).valid).toBe(true)
+    const subscribers = [
+      'ioredis-cluster(subscriber):keygate-verifier-changes',
+      'ioredis-cluster(subscriber):keygate-control-plane-changes',
+    ]
+    await waitFor(
+      async () => {
+        const ages = await connectionAges(...admins)
+        return subscribers.every((name) => ages.has(name))
+      },
+      'both processes to subscribe',
+      5_000,
+    )
+    const before = [...(await connectionAges(...admins)).keys()]
+    expect(before).toEqual(expect.arrayContaining(['keygate-verifier', 'keygate-control-plane', ...subscribers]))
+    /** Until every named connection has one younger than `since` (a Date.now()). */
+    const replaced = (names: string[], since: number, what: string) =>
+      waitFor(
+        async () => {
+          const ages = await connectionAges(...admins)
+          const sinceFault = (Date.now() - since) / 1000
+          return names.every((name) => (ages.get(name) ?? Infinity) < sinceFault)
+        },
+        what,
+        RECOVERED_WITHIN_MS,
+        200,
+      )
+
+    // Only the subscribers' paths die: nothing but their heartbeat can tell, as they only listen.
+    for (const path of paths) path.strand('subscriber')
+    await replaced(subscribers, Date.now(), 'new subscribers after theirs were stranded')
+
+    // Every path of both processes dies at once; new connections pass.
+    for (const path of paths) path.strand()
+    const strandedAt = Date.now()
+    // The revoke is acknowledged once the control plane writes again (a 503 until then means "retry").
+    let revokedAt: number | undefined
+    const revoking = waitFor(
+      async () => {
+        const answer = await post(controlPlane.url, 'keys.updateKey', { keyId: revoked.keyId, enabled: false })
+        expect(answer.status === 200 || answer.status === 503, JSON.stringify(answer.body)).toBe(true)
+        if (answer.status === 200) revokedAt = Date.now()
+        return answer.status === 200
+      },
+      'the control plane to write again',
+      RECOVERED_WITHIN_MS,
+      100,
+    )
+    // Awaited below, once the verifier's loop is done.
+    revoking.catch(() => {})
+    const statuses = new Set<number>()
+    let lateValid = 0
+    let readyAgainAt: number | undefined
+    while (Date.now() - strandedAt < RECOVERED_WITHIN_MS + 2_000) {
+      const sentAt = Date.now()
+      const [answer, ready] = await Promise.all([
+        verify(revoked.key),
+        fetch(`${verifier.url}/readyz`).then((response) => response.status),
+      ])
+      statuses.add(answer.status)
+      if (answer.valid && revokedAt !== undefined && sentAt - revokedAt > BOUND_MS) lateValid++
+      if (ready === 200 && answer.code === 'DISABLED' && (await verify(kept.key)).valid) {
+        readyAgainAt = Date.now()
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    await revoking
+    console.log(
+      `stranded cluster: writing ${revokedAt! - strandedAt} ms, verifier ready and current ${readyAgainAt! - strandedAt} ms after the fault`,
+    )
+    expect(lateValid).toBe(0)
+    expect([...statuses].filter((status) => status >= 500 && status !== 503)).toEqual([])
+    expect(readyAgainAt! - strandedAt).toBeLessThan(RECOVERED_WITHIN_MS)
+    await replaced(before, strandedAt, 'a new connection of every name')
   }, 60_000)
 })

@@ -49,3 +49,30 @@ async function waitForClusterSettled(nodes: RedisServer[]): Promise<void> {
     100,
   )
 }
+
+/**
+ * Makes every node of a Cluster announce `ports[i]` (a proxy in front of it) instead of its own port, so that clients
+ * reach the nodes only through those, redirections and slot maps included; the nodes still talk to each other
+ * directly on their bus ports. Waits until every node's slot map names only the announced ports.
+ */
+export async function announceClusterAt(nodes: RedisServer[], ports: number[]): Promise<void> {
+  await Promise.all(
+    nodes.map(async (node, i) => {
+      await node.admin.call('CONFIG', 'SET', 'cluster-announce-bus-port', String(node.port + 10_000))
+      await node.admin.call('CONFIG', 'SET', 'cluster-announce-port', String(ports[i]))
+    }),
+  )
+  const announced = new Set(ports)
+  await waitFor(
+    async () => {
+      for (const node of nodes) {
+        const slots = (await node.admin.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][]
+        if (!slots.every(([, , [, port]]) => announced.has(port))) return false
+      }
+      return true
+    },
+    'every node to announce its proxy',
+    15_000,
+    100,
+  )
+}

@@ -9,9 +9,10 @@ export interface StrandingProxy {
   /**
    * Strands every connection open now: from here on nothing passes either way on them, and nothing tells either end
    * (no FIN, no RST), as when a firewall or NAT forgets a connection or a server's address vanishes. Connections made
-   * afterwards pass as before.
+   * afterwards pass as before. With `only`, just the connections whose client's first bytes (its handshake: `CLIENT
+   * SETNAME` and the like) contain it.
    */
-  strand(): void
+  strand(only?: string): void
   /**
    * A black hole: nothing passes on any connection, open or new, until `resume`, which then delivers what was held (as
    * TCP does once a path comes back). Neither end is told.
@@ -21,18 +22,24 @@ export interface StrandingProxy {
   stop(): Promise<void>
 }
 
+/** How much of what a client sends first is kept to tell its connections apart. */
+const OPENING_BYTES = 512
+
 /** Starts the proxy on a free port of 127.0.0.1, forwarding to `target` (a redis:// URL). */
 export async function startStrandingProxy(target: string): Promise<StrandingProxy> {
   const { hostname, port } = new URL(target)
-  const open = new Set<{ client: Socket; upstream: Socket; stranded: boolean }>()
+  const open = new Set<{ client: Socket; upstream: Socket; stranded: boolean; opening: string }>()
   let made = 0
   /** While a black hole lasts: what each way held back, in order, to deliver when it ends. */
   let held: (() => void)[] | undefined
   const server: Server = createServer((client) => {
     made++
     const upstream = createConnection({ host: hostname, port: Number(port) })
-    const pair = { client, upstream, stranded: false }
+    const pair = { client, upstream, stranded: false, opening: '' }
     open.add(pair)
+    client.on('data', (chunk: Buffer) => {
+      if (pair.opening.length < OPENING_BYTES) pair.opening += chunk.toString('latin1', 0, OPENING_BYTES)
+    })
     const pass = (to: Socket) => (chunk: Buffer) => {
       if (pair.stranded) return
       if (held) held.push(() => to.write(chunk))
@@ -57,8 +64,8 @@ export async function startStrandingProxy(target: string): Promise<StrandingProx
   return {
     url: `redis://127.0.0.1:${address.port}`,
     connections: () => made,
-    strand: () => {
-      for (const pair of open) pair.stranded = true
+    strand: (only) => {
+      for (const pair of open) if (only === undefined || pair.opening.includes(only)) pair.stranded = true
     },
     blackhole: () => {
       held ??= []
