@@ -51,8 +51,9 @@ describe('a Cluster whose node connection stops answering', () => {
     const owner = ranges.find(([from, to]) => from <= slot && slot <= to)![2][1]
     paths[ports.indexOf(owner)]!.strand()
     const strandedAt = Date.now()
-    // Sent on its own, not auto-pipelined, as Keygate's scripts that take their keys' count are (SCRIPTS_WITH_KEY_COUNT):
-    // a lone command is what ioredis sends again when its connection ends ("Connection is closed"), a pipeline's not.
+    // Sent on its own, not auto-pipelined, as Keygate's scripts that take their keys' count are
+    // (SCRIPTS_WITH_KEY_COUNT): a lone command is what ioredis sends again when its connection ends ("Connection is
+    // closed"), a pipeline's not.
     await expect(cluster.addUsage(1, 'counted')).rejects.toThrow('Command timed out')
     // Within a heartbeat and a timeout the stranded connection is ended, and a new one serves.
     const answered = await waitFor(

@@ -3,31 +3,70 @@ import { expect } from 'vitest'
 import { startRedisServer, type RedisServer } from './redis-server.js'
 import { waitFor } from './wait-for.js'
 
+const NODE_ARGS = [
+  ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
+  // Replicas sync at once (Redis 7 waits 5 s for more to come by default).
+  ...['--repl-diskless-sync-delay', '0'],
+]
+
+/**
+ * Starts a node again after a crash (`signal('SIGKILL')`), on its port and from its directory, as an orchestrator
+ * restarts a pod: it reads its nodes.conf and rejoins the Cluster (as a replica, if another took over its slots).
+ */
+export function restartClusterNode(node: RedisServer): Promise<RedisServer> {
+  return startRedisServer({ port: node.port, dir: node.dir, args: NODE_ARGS })
+}
+
 /**
  * A Redis Cluster of three masters (redis-servers on free ports, started side by side), created with redis-cli and
  * settled. `started` is given each node as it starts, so that the caller stops every node that did, whatever else
- * fails (stopAfterAll's `stopped`, or a push onto a list of the caller's).
+ * fails (stopAfterAll's `stopped`, or a push onto a list of the caller's). With `replicas`, each master has that many
+ * replicas, attached before this returns; the masters come first in the list.
  */
 export async function startRedisCluster(
   started: (node: Promise<RedisServer>) => Promise<RedisServer> = (node) => node,
+  { replicas = 0 }: { replicas?: number } = {},
 ): Promise<RedisServer[]> {
   const nodes = await Promise.all(
-    Array.from({ length: 3 }, () =>
+    Array.from({ length: 3 * (1 + replicas) }, () =>
       started(
         startRedisServer({
-          args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
+          args: NODE_ARGS,
         }),
       ),
     ),
   )
   const created = spawnSync(
     'redis-cli',
-    ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+    [
+      '--cluster',
+      'create',
+      ...nodes.map((n) => `127.0.0.1:${n.port}`),
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ],
     { encoding: 'utf8' },
   )
   expect(created.status, created.stderr + created.stdout).toBe(0)
   await waitForClusterSettled(nodes)
-  return nodes
+  if (replicas === 0) return nodes
+  const roles = await Promise.all(nodes.map(async (node) => (await node.admin.call('ROLE')) as [string, ...unknown[]]))
+  const masters = nodes.filter((_, i) => roles[i]![0] === 'master')
+  await waitFor(
+    async () => {
+      for (const master of masters) {
+        const info = await master.admin.info('replication')
+        if (Number(/connected_slaves:(\d+)/.exec(info)?.[1]) < replicas) return false
+        if ((info.match(/state=online/g) ?? []).length < replicas) return false
+      }
+      return true
+    },
+    'every replica attached',
+    20_000,
+    100,
+  )
+  return [...masters, ...nodes.filter((node) => !masters.includes(node))]
 }
 
 /**

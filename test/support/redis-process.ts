@@ -13,6 +13,8 @@ export interface RedisServer {
   dir: string
   /** A plain client for assertions and fault injection; closed by stop(). */
   admin: Redis
+  /** Sends the server a signal: SIGSTOP and SIGCONT to freeze and thaw it, SIGKILL to crash it but keep it listed. */
+  signal(signal: NodeJS.Signals): void
   /** SIGKILLs the server (as a crash would) and removes its directory unless `keepDir`. */
   stop(options?: { keepDir?: boolean }): Promise<void>
 }
@@ -79,6 +81,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     port,
     dir,
     admin,
+    signal: (signal) => void child.kill(signal),
     async stop(stopOptions: { keepDir?: boolean } = {}) {
       admin.disconnect()
       // After a kill, exitCode stays null and signalCode is set: either means it has exited.

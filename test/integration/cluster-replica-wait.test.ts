@@ -1,0 +1,68 @@
+import type { Cluster } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import { StoreUnavailableError } from '../../shared/errors.js'
+import { createRedis } from '../../shared/store/redis-connection.js'
+import { replicaWait } from '../../shared/store/redis-replica-wait.js'
+import { startRedisCluster } from '../support/redis-cluster.js'
+import type { RedisServer } from '../support/redis-server.js'
+import { waitFor } from '../support/wait-for.js'
+
+/**
+ * REDIS_WAIT_REPLICAS on a Cluster: a write is acknowledged only once a replica of the master that took it has it.
+ * WAIT confirms the writes of the connection it is sent on: sent through the Cluster it would reach any node.
+ */
+describe('waiting for replicas on a Cluster', () => {
+  const nodes: RedisServer[] = []
+  afterAll(async () => {
+    for (const node of nodes) node.signal('SIGCONT')
+    await Promise.all(nodes.map((node) => node.stop()))
+  })
+
+  it("refuses to acknowledge a write whose master's replica has not confirmed it", async () => {
+    const started = await startRedisCluster(
+      (starting) =>
+        starting.then((node) => {
+          nodes.push(node)
+          return node
+        }),
+      { replicas: 1 },
+    )
+    const masters = started.slice(0, 3)
+    const cluster = createRedis(
+      'redis://127.0.0.1:6379',
+      'replica-wait',
+      {},
+      { cluster: masters.map((node) => ({ host: '127.0.0.1', port: node.port })) },
+    ) as Cluster
+    nodes.push({ stop: async () => cluster.disconnect(), signal: () => {} } as unknown as RedisServer)
+    await waitFor(async () => cluster.status === 'ready', 'the Cluster ready', 10_000, 20)
+    const afterWrite = replicaWait(cluster, { waitReplicas: 1, timeoutMs: 300 })
+
+    await cluster.set('waited', 'first')
+    await afterWrite()
+
+    // The replica of the master holding the key stops: that master's writes go unconfirmed.
+    const slot = (await masters[0]!.admin.call('CLUSTER', 'KEYSLOT', 'waited')) as number
+    const ranges = (await masters[0]!.admin.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][]
+    const [, , [, masterPort]] = ranges.find(([from, to]) => from <= slot && slot <= to)!
+    const master = started.find((node) => node.port === masterPort)!
+    const replicaPort = Number(/slave0:ip=[^,]+,port=(\d+)/.exec(await master.admin.info('replication'))![1])
+    const replica = started.find((node) => node.port === replicaPort)!
+    replica.signal('SIGSTOP')
+    for (let i = 0; i < 5; i++) {
+      await cluster.set('waited', `unconfirmed ${i}`)
+      await expect(afterWrite()).rejects.toBeInstanceOf(StoreUnavailableError)
+    }
+    replica.signal('SIGCONT')
+    await waitFor(
+      async () =>
+        afterWrite().then(
+          () => true,
+          () => false,
+        ),
+      'the replica to confirm again',
+      5_000,
+      50,
+    )
+  }, 60_000)
+})
