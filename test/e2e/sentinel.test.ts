@@ -1,75 +1,24 @@
 import { describe, expect, it } from 'vitest'
-import { jsonPoster, startKeygate } from '../support/processes.js'
-import { startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { startSentinel, type SentinelProcess } from '../support/sentinel.js'
+import { jsonPoster } from '../support/processes.js'
+import { readKey, SENTINEL_NAME, startSentinelStack, waitForPromotion } from '../support/sentinel-stack.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
 import { startWebhookReceiver } from '../support/webhook-receiver.js'
 
 const ROOT_KEY = 'sentinel-test-root-key-0123456789'
-const NAME = 'kg'
 
 describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', () => {
   const stoppable = stopAfterAll()
 
   it('runs the seed flow, keeps every acknowledged write across the failover, and a disable still reaches the verifier', async () => {
-    // No delay before a full sync (Redis 7 waits 5 s by default), so replicas attach at once, also after the failover.
-    const fast = ['--repl-diskless-sync-delay', '0']
-    const master: RedisServer = await startRedisServer({ args: fast })
-    const replica: RedisServer = await startRedisServer({
-      args: [...fast, '--replicaof', '127.0.0.1', String(master.port)],
-    })
-    stoppable.push(master, replica)
-    // Redis 7 delays a replica's first full sync (repl-diskless-sync-delay, 5 s): wait until it is attached.
-    await waitFor(
-      async () => (await replica.admin.info('replication')).includes('master_link_status:up'),
-      'the replica to attach',
-      20_000,
-      100,
-    )
-    const stopped = stoppable.stopped
-    const sentinels: SentinelProcess[] = await Promise.all(
-      Array.from({ length: 3 }, () => stopped(startSentinel(NAME, master.port))),
-    )
-
-    const env = {
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      REDIS_SENTINELS: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
-      REDIS_SENTINEL_NAME: NAME,
-      KEYGATE_ROOT_KEY: ROOT_KEY,
-      LOG_LEVEL: 'warn',
-      MAX_STALENESS_MS: '2000',
-      POLL_INTERVAL_MS: '250',
-      // Acknowledge a write only once the replica has it: a write the old master takes in the failover window
-      // then answers 503 instead of being acknowledged and lost.
-      REDIS_WAIT_REPLICAS: '1',
-      REDIS_WAIT_TIMEOUT_MS: '500',
+    const stack = await startSentinelStack(stoppable.stopped, ROOT_KEY, {
       // The webhook receiver below is on loopback.
       WEBHOOK_ALLOW_PRIVATE: 'true',
       // A delivery claimed as the connections were killed comes back after its claim's lease (this + 5 s): short here,
       // so that the wait below covers it.
       WEBHOOK_TIMEOUT_MS: '2000',
-    }
-    // Keygate starts while the sentinels find each other (their hellos go every 2 s): it only asks them for the master.
-    const [controlPlane, verifier] = await Promise.all([
-      stopped(startKeygate(['control-plane'], env)),
-      stopped(startKeygate(['verifier'], env)),
-      // The sentinels know the replica and each other (needed to elect a leader for the failover).
-      waitFor(
-        async () => {
-          const known = await Promise.all(
-            sentinels.map(async (s) => [
-              ((await s.client.call('SENTINEL', 'replicas', NAME)) as unknown[]).length,
-              ((await s.client.call('SENTINEL', 'sentinels', NAME)) as unknown[]).length,
-            ]),
-          )
-          return known.every(([replicas, others]) => replicas === 1 && others === 2)
-        },
-        'the sentinels to discover the replica and each other',
-        20_000,
-        100,
-      ),
-    ])
+    })
+    const { master, replica, sentinels, controlPlane, verifier } = stack
     const post = jsonPoster(ROOT_KEY)
     // Webhooks through the failover: every acknowledged create is announced, the queue on the new master too.
     const receiver = await startWebhookReceiver()
@@ -93,20 +42,9 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
       5_000,
     )
 
-    await sentinels[0]!.client.call('SENTINEL', 'FAILOVER', NAME)
+    await sentinels[0]!.client.call('SENTINEL', 'FAILOVER', SENTINEL_NAME)
     const failedOverAt = Date.now()
-    await waitFor(
-      async () => {
-        const [, port] = (await sentinels[0]!.client.call('SENTINEL', 'get-master-addr-by-name', NAME)) as [
-          string,
-          string,
-        ]
-        return Number(port) === replica.port
-      },
-      'the sentinels to promote the replica',
-      20_000,
-      100,
-    )
+    await waitForPromotion(stack)
     // The sentinels make the old master a replica of the new one only when their next look at it comes round (every
     // 10 s), and until then no replica acknowledges a write (REDIS_WAIT_REPLICAS). Done now, as they would do it:
     // what is under test is how Keygate follows the failover, not how soon Sentinel tidies up after it.
@@ -124,23 +62,7 @@ describe('Redis Sentinel: 1 master, 1 replica, 3 sentinels, forced failover', ()
     acknowledged.push(after)
     console.log(`sentinel failover: writes resumed ${Date.now() - failedOverAt} ms after SENTINEL FAILOVER`)
 
-    // Just after a failover the client may reconnect once more (the sentinels' announcement can arrive after the
-    // first write): a 503 then means "retry", so reads retry; what must never happen is a 404.
-    const read = async (keyId: string) => {
-      const status = await waitFor(
-        async () => {
-          const response = await fetch(`${controlPlane.url}/v1/keys.getKey?keyId=${keyId}`, {
-            headers: { authorization: `Bearer ${ROOT_KEY}` },
-          })
-          return response.status === 503 ? undefined : response.status
-        },
-        `a stable answer for ${keyId}`,
-        5_000,
-        50,
-      )
-      return status
-    }
-    for (const { keyId } of acknowledged) expect(await read(keyId), keyId).toBe(200)
+    for (const { keyId } of acknowledged) expect((await readKey(controlPlane, ROOT_KEY, keyId)).status, keyId).toBe(200)
     // A disable on the new master reaches the verifier within the bound.
     const target = acknowledged[1]!
     const disabled = await waitFor(
