@@ -7,7 +7,7 @@
 const HEX_COLOUR = /^#[0-9a-f]{6}$/i
 const WHITE = '#ffffff'
 const BLACK = '#000000'
-/** The page's own text colour (portal.css `--text`): links fall back to it when the accent is too light. */
+/** The page's own text colour (ui.css `--text`): links fall back to it when the accent is too light. */
 const TEXT = '#1b1b1b'
 const READABLE = 4.5
 

@@ -336,7 +336,7 @@ describe('the portal page against a control plane on Redis and a separate verifi
     await expect.poll(() => banner.innerText()).toContain(PORTAL_NAME)
     expect(await banner.locator('img').count()).toBe(0)
     expect(await page.getByRole('link').count()).toBe(0)
-    // The page's own accent (portal.css), not the operator's value.
+    // The page's own accent (ui.css), not the operator's value.
     const colour = await page
       .getByRole('button', { name: 'Create key' })
       .evaluate((button) => (globalThis as any).getComputedStyle(button).backgroundColor)

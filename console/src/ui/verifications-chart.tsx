@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
+import 'uplot/dist/uPlot.min.css'
 import type { KeygateApi } from '../api.js'
 import type { Verifications } from '../types.js'
 import { ErrorNote } from './page.js'
@@ -15,7 +16,7 @@ const RANGES = {
 } as const
 type Range = keyof typeof RANGES
 
-/** The outcomes getVerifications counts, each with its colour (console.css has the legend's, `.swatch.<field>`). */
+/** The outcomes getVerifications counts, each with its colour (ui.css has the legend's, `.swatch.<field>`). */
 const OUTCOMES = [
   { field: 'success', label: 'Valid', colour: '#166534' },
   { field: 'rateLimited', label: 'Rate limited', colour: '#b45309' },
