@@ -190,9 +190,10 @@ export function redactUrl(url: string): string {
 }
 
 // Replies that mean "Redis cannot serve this now", as opposed to a bug in a command or script: a slot being moved by a
-// reshard (MOVED, ASK, TRYAGAIN) among them, which storeCall tries again first.
+// reshard (MOVED, ASK, TRYAGAIN) among them, which storeCall tries again first, and a WAIT that a failover ended while
+// it waited (UNBLOCKED: the server became a replica).
 const UNAVAILABLE_REPLIES =
-  /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS)\b/
+  /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS|UNBLOCKED)\b/
 
 /**
  * Maps a Redis client error to StoreUnavailableError when it means Redis could not be used. ioredis puts the failed

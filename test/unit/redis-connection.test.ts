@@ -89,6 +89,11 @@ describe('errors from Redis', () => {
       expect(toStoreError(failed('ReplyError', message))).toBeInstanceOf(StoreUnavailableError)
   })
 
+  it('a WAIT a failover cut short is a 503: the write may or may not be kept', () => {
+    const message = 'UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)'
+    expect(toStoreError(failed('ReplyError', message))).toBeInstanceOf(StoreUnavailableError)
+  })
+
   it('storeCall tries a redirected operation again, and gives up as a 503 after three more tries', async () => {
     let calls = 0
     const movedTwice = () => {
