@@ -75,9 +75,12 @@ describe('Redis Cluster: a reshard under load', () => {
     console.log(
       `reshard: answers ${JSON.stringify(Object.fromEntries(report.statuses))}, not ready ${report.notReady} samples (${report.longestNotReadyMs} ms in a row)`,
     )
-    expect([...report.statuses.keys()].filter((status) => status >= 500 && status !== 503)).toEqual([])
+    // No answer but 200 and 503 ("retry"): not a 500, nor a 4xx, nor a verifier that stopped answering (0).
+    expect([...report.statuses.keys()].filter((status) => status !== 200 && status !== 503)).toEqual([])
     expect(report.unexpectedWrites).toEqual([])
     expect(report.lateValid).toBe(0)
+    // Every key verified was acknowledged: not found means a node without it answered.
+    expect(report.notFound).toEqual([])
     // At most a blip of readiness: never out of its Service for the bound's length (polls failing for over 2 s made
     // /readyz flap). Not-ready samples themselves vary with the machine's load, so it is the longest run that is held.
     expect(report.longestNotReadyMs).toBeLessThan(BOUND_MS)

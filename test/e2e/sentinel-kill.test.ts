@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { startFaultLoad } from '../support/fault-load.js'
 import { jsonPoster } from '../support/processes.js'
 import { startRedisServer } from '../support/redis-server.js'
-import {
-  readKey,
-  REPLICATION_ARGS,
-  SENTINEL_BOUND_MS,
-  startSentinelStack,
-  waitForPromotion,
-} from '../support/sentinel-stack.js'
+import { REPLICATION_ARGS, SENTINEL_BOUND_MS, startSentinelStack, waitForPromotion } from '../support/sentinel-stack.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -16,13 +11,6 @@ const ROOT_KEY = 'sentinel-kill-root-key-0123456789'
 const READY_WITHIN_MS = 10_000
 /** Writes are acknowledged again within this long of the kill (the sentinels take 2–4 s of it to promote). */
 const WRITES_WITHIN_MS = 10_000
-/** Keys made before the load. */
-const SEEDED = 40
-
-interface Key {
-  keyId: string
-  key: string
-}
 
 /**
  * The primary SIGKILLed while verifications, disables and creates run: the sentinels promote the replica and Keygate
@@ -36,82 +24,15 @@ describe('Redis Sentinel: the primary SIGKILLed under load', () => {
   it('answers no valid past the bound, loses no acknowledged write, and is ready again soon after the promotion', async () => {
     const stack = await startSentinelStack(stoppable.stopped, ROOT_KEY, { LOG_LEVEL: 'error' })
     const { controlPlane, verifier } = stack
-    const post = jsonPoster(ROOT_KEY)
-    const { body: api } = await post(controlPlane.url, 'apis.createApi', { name: 'sentinel-kill' })
-    const keys: Key[] = []
-    for (let i = 0; i < SEEDED; i++) {
-      const made = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
-      expect(made.status, JSON.stringify(made.body)).toBe(200)
-      keys.push(made.body as Key)
-    }
-
-    /** Every answer by what asked and its status, e.g. "verify 503". */
-    const answers = new Map<string, number>()
-    const tally = (what: string, status: number) =>
-      answers.set(`${what} ${status}`, (answers.get(`${what} ${status}`) ?? 0) + 1)
-    const disabledAt = new Map<string, number>()
-    /** When each acknowledged write (create or disable) was sent, and when its acknowledgement came. */
-    const acknowledged: { sentAt: number; at: number }[] = []
-    /** The longest a valid answer for a disabled key was asked for after its disable was acknowledged. */
-    let latestValidMs: number | undefined
-    const lostKeys = new Set<string>()
-    const readiness: { at: number; ready: boolean }[] = []
-    let running = true
-
-    const verifyLoop = async () => {
-      while (running) {
-        const { keyId, key } = keys[Math.floor(Math.random() * keys.length)]!
-        const sentAt = Date.now()
-        const answer = await post(verifier.url, 'keys.verifyKey', { key }, false)
-        tally('verify', answer.status)
-        const disabled = disabledAt.get(keyId)
-        if (answer.body.valid === true && disabled !== undefined && sentAt > disabled)
-          latestValidMs = Math.max(latestValidMs ?? 0, sentAt - disabled)
-        // Every key here was acknowledged: not found means a Redis without it answered.
-        if (answer.body.code === 'NOT_FOUND') lostKeys.add(keyId)
-      }
-    }
-    // A disable and a create every 100 ms. A write answering 503 has an unknown outcome: it is not tried again, and
-    // only acknowledged ones are held to anything.
-    const writeLoop = async () => {
-      for (let next = 0; running;) {
-        const startedAt = Date.now()
-        // Each failed disable uses a key up and, while Redis is away, no create adds one: they may run out for a while.
-        const target = keys[next]
-        if (target) {
-          next++
-          const sentAt = Date.now()
-          const disabled = await post(controlPlane.url, 'keys.updateKey', { keyId: target.keyId, enabled: false })
-          tally('disable', disabled.status)
-          if (disabled.status === 200) {
-            disabledAt.set(target.keyId, Date.now())
-            acknowledged.push({ sentAt, at: Date.now() })
-          }
-        }
-        const sentAt = Date.now()
-        const made = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
-        tally('create', made.status)
-        if (made.status === 200) {
-          keys.push(made.body as Key)
-          acknowledged.push({ sentAt, at: Date.now() })
-        }
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - startedAt))))
-      }
-    }
-    const readyLoop = async () => {
-      while (running) {
-        const status = await fetch(`${verifier.url}/readyz`).then(
-          (response) => response.status,
-          () => 0,
-        )
-        readiness.push({ at: Date.now(), ready: status === 200 })
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-    }
-    const load = [verifyLoop(), verifyLoop(), verifyLoop(), verifyLoop(), writeLoop(), readyLoop()]
+    // A disable and a create every 100 ms. A write answering 503 has an unknown outcome: only acknowledged ones are
+    // held to anything.
+    const load = await startFaultLoad(
+      { controlPlane: controlPlane.url, verifier: verifier.url, rootKey: ROOT_KEY, boundMs: SENTINEL_BOUND_MS },
+      { keys: 40, verifyLoops: 4, disableEvery: 2 },
+    )
 
     // Mid-load: keys disabled (and cached as such) before the kill too.
-    await waitFor(() => disabledAt.size >= 5, 'disables before the kill', 5_000, 20)
+    await waitFor(() => load.report.disabled.length >= 5, 'disables before the kill', 5_000, 20)
     const { master, replica } = stack
     let killedAt: number
     let promotedAt: number
@@ -131,14 +52,14 @@ describe('Redis Sentinel: the primary SIGKILLed under load', () => {
         }),
       )
       resumedAt = await waitFor(
-        () => acknowledged.find(({ sentAt }) => sentAt > killedAt)?.at,
+        () => load.firstAcknowledgedAfter(killedAt),
         'a write sent after the kill to be acknowledged',
         WRITES_WITHIN_MS,
         20,
       )
       // Not thrown here: a verifier that does not follow is judged below, with what it answered meanwhile.
       await waitFor(
-        () => readiness.some(({ at, ready }) => ready && at > resumedAt),
+        () => load.readyAfter(resumedAt),
         'the verifier ready after the failover',
         READY_WITHIN_MS,
         20,
@@ -146,39 +67,32 @@ describe('Redis Sentinel: the primary SIGKILLed under load', () => {
       // Load for a bound's length more: every disable acknowledged so far has its bound run out under verifications.
       await new Promise((resolve) => setTimeout(resolve, SENTINEL_BOUND_MS))
     } finally {
-      running = false
-      await Promise.all(load)
+      await load.stop()
     }
+    const report = load.report
 
-    // From the promotion to the first ready sample after the last not-ready one (0: it was never not ready).
-    const lastNotReady = readiness.findLast(({ ready }) => !ready)
-    const readyAgainAt = lastNotReady
-      ? (readiness.find(({ at, ready }) => ready && at > lastNotReady.at)?.at ?? Infinity)
-      : promotedAt
-    const created = keys.slice(SEEDED)
+    const readyAgainMs = load.readyAgainAfter(promotedAt)
     console.log(
       `sentinel SIGKILL: promoted ${promotedAt - killedAt} ms after the kill; writes resumed ${resumedAt - killedAt} ms ` +
-        `after the kill (${resumedAt - promotedAt} after the promotion); verifier ready again ` +
-        `${readyAgainAt - promotedAt} ms after the promotion (${readiness.filter(({ ready }) => !ready).length} ` +
-        `not-ready samples); latest valid answer ${latestValidMs ?? 'none'} ms after its disable (bound ` +
-        `${SENTINEL_BOUND_MS}); answers ${JSON.stringify(Object.fromEntries(answers))}; acknowledged ` +
-        `${created.length} creates, ${disabledAt.size} disables`,
+        `after the kill (${resumedAt - promotedAt} after the promotion); verifier ready again ${readyAgainMs} ms ` +
+        `after the promotion (${report.notReady} not-ready samples); latest valid answer ` +
+        `${report.latestValidMs ?? 'none'} ms after its disable (bound ${SENTINEL_BOUND_MS}); verify answers ` +
+        `${JSON.stringify(Object.fromEntries(report.codes))}; writes ${JSON.stringify(Object.fromEntries(report.writes))}; ` +
+        `acknowledged ${report.created.length} creates, ${report.disabled.length} disables`,
     )
-    expect([...answers.keys()].filter((answer) => !/ (200|503)$/.test(answer))).toEqual([])
-    expect(latestValidMs ?? 0).toBeLessThanOrEqual(SENTINEL_BOUND_MS)
-    expect([...lostKeys]).toEqual([])
-    expect(readyAgainAt - promotedAt).toBeLessThan(READY_WITHIN_MS)
+    expect([...report.statuses.keys()].filter((status) => status !== 200 && status !== 503)).toEqual([])
+    expect(report.unexpectedWrites).toEqual([])
+    expect(report.latestValidMs ?? 0).toBeLessThanOrEqual(SENTINEL_BOUND_MS)
+    expect(report.notFound).toEqual([])
+    expect(readyAgainMs).toBeLessThan(READY_WITHIN_MS)
     // Every acknowledged write is on the new master, the keys made before the load with them.
-    for (const { keyId } of keys) {
-      const read = await readKey(controlPlane, ROOT_KEY, keyId)
-      expect(read.status, keyId).toBe(200)
-      if (disabledAt.has(keyId)) expect(read.body.enabled, keyId).toBe(false)
-    }
+    expect(await load.lostWrites()).toEqual([])
     // The verifier follows: a key made now, on the new master, verifies.
+    const post = jsonPoster(ROOT_KEY)
     const fresh = await waitFor(
       async () => {
-        const made = await post(controlPlane.url, 'keys.createKey', { apiId: api.apiId })
-        return made.status === 200 ? (made.body as Key) : undefined
+        const made = await post(controlPlane.url, 'keys.createKey', { apiId: load.apiId })
+        return made.status === 200 ? (made.body as { key: string }) : undefined
       },
       'a key made after the load',
       5_000,

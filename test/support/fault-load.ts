@@ -1,4 +1,5 @@
 import { jsonPoster } from './processes.js'
+import { readyAgainAfter, readyAfter, type ReadinessSample } from './readiness-timeline.js'
 
 /** Where the load goes, and the bound it is held to. */
 export interface FaultLoadTarget {
@@ -11,13 +12,19 @@ export interface FaultLoadTarget {
 
 /** What the load saw while it ran. */
 export interface FaultLoadReport {
-  /** Verification answers by HTTP status, and the slowest answer's time in ms. */
+  /** Verification answers by HTTP status (0: no answer), and the slowest answer's time in ms. */
   statuses: Map<number, number>
   slowestMs: number
   /** Verification answers by status and code (VALID, DISABLED, …). */
   codes: Map<string, number>
   /** Valid answers for a key asked more than the bound after its disable was acknowledged. */
   lateValid: number
+  /** The longest a valid answer's key had been disabled (acknowledged) when it was asked, in ms; undefined: never. */
+  latestValidMs: number | undefined
+  /** Keys answered NOT_FOUND: every key verified was acknowledged, so a Redis without it answered. */
+  notFound: string[]
+  /** Management answers by write and status, e.g. "create 503". */
+  writes: Map<string, number>
   /** Management answers other than 200 and 503 ("retry"): status and body. */
   unexpectedWrites: string[]
   /** /readyz samples (every 100 ms) that were not 200, and the longest run of them in a row, in ms. */
@@ -28,21 +35,39 @@ export interface FaultLoadReport {
   disabled: string[]
 }
 
-/** Load under way: stop() ends it and reports. */
+/** Load under way: stop() ends it and reports. Times are Date.now() milliseconds. */
 export interface FaultLoad {
+  /** The api the load's keys belong to. */
+  apiId: string
+  /** What the load has seen so far; stop() returns it complete. */
+  report: FaultLoadReport
   stop(): Promise<FaultLoadReport>
-  /** Every acknowledged create reads back, every acknowledged disable reads back disabled: the keys that do not. */
+  /**
+   * Every acknowledged create reads back (the keys made before the load too), every acknowledged disable reads back
+   * disabled: the keys that do not.
+   */
   lostWrites(): Promise<string[]>
+  /** When the first write sent after `t` was acknowledged; undefined: none yet. */
+  firstAcknowledgedAfter(t: number): number | undefined
+  /** When the first /readyz sample after `t` answered 200; undefined: none yet. */
+  readyAfter(t: number): number | undefined
+  /** How long after `t` the verifier was ready for good (see readiness-timeline.ts), in ms. */
+  readyAgainAfter(t: number): number
 }
 
 /**
- * The load the fault tests put on a control plane and a verifier while Redis misbehaves: verify loops on the verifier
- * over keys of one api, a writer that disables one of them and creates two more every three steps (50 ms apart), and
- * a readiness sampler. Creates the api and its first keys before it starts.
+ * The load the fault tests put on a control plane and a verifier while Redis misbehaves: `verifyLoops` verify loops on
+ * the verifier over keys of one api, a writer whose every `disableEvery`th step disables one of them and whose other
+ * steps create one more (steps 50 ms apart), and a readiness sampler. Creates the api and its first `keys` keys before
+ * it starts.
  */
 export async function startFaultLoad(
   target: FaultLoadTarget,
-  { keys: keyCount = 60, verifyLoops = 3 }: { keys?: number; verifyLoops?: number } = {},
+  {
+    keys: keyCount = 60,
+    verifyLoops = 3,
+    disableEvery = 3,
+  }: { keys?: number; verifyLoops?: number; disableEvery?: number } = {},
 ): Promise<FaultLoad> {
   const post = jsonPoster(target.rootKey)
   const { body: api } = await post(target.controlPlane, 'apis.createApi', { name: 'fault load' })
@@ -57,13 +82,20 @@ export async function startFaultLoad(
     slowestMs: 0,
     codes: new Map(),
     lateValid: 0,
+    latestValidMs: undefined,
+    notFound: [],
+    writes: new Map(),
     unexpectedWrites: [],
     notReady: 0,
     longestNotReadyMs: 0,
     created: [],
     disabled: [],
   }
+  const count = <K>(counts: Map<K, number>, key: K) => counts.set(key, (counts.get(key) ?? 0) + 1)
   const disabledAt = new Map<string, number>()
+  /** When each acknowledged write was sent, and when its acknowledgement came, in that order. */
+  const acknowledged: { sentAt: number; at: number }[] = []
+  const readiness: ReadinessSample[] = []
   let running = true
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -72,36 +104,44 @@ export async function startFaultLoad(
       const key = keys[Math.floor(Math.random() * keys.length)]!
       const sentAt = Date.now()
       const answer = await post(target.verifier, 'keys.verifyKey', { key: key.key }, false)
-      report.statuses.set(answer.status, (report.statuses.get(answer.status) ?? 0) + 1)
+      count(report.statuses, answer.status)
       report.slowestMs = Math.max(report.slowestMs, Date.now() - sentAt)
-      const code = `${answer.status} ${String(answer.body?.code ?? answer.body?.error?.code)}`
-      report.codes.set(code, (report.codes.get(code) ?? 0) + 1)
+      count(report.codes, `${answer.status} ${String(answer.body?.code ?? answer.body?.error?.code)}`)
       const disabled = disabledAt.get(key.keyId)
-      if (answer.body?.valid === true && disabled !== undefined && sentAt - disabled > target.boundMs)
-        report.lateValid++
+      if (answer.body?.valid === true && disabled !== undefined && sentAt > disabled) {
+        report.latestValidMs = Math.max(report.latestValidMs ?? 0, sentAt - disabled)
+        if (sentAt - disabled > target.boundMs) report.lateValid++
+      }
+      if (answer.body?.code === 'NOT_FOUND' && !report.notFound.includes(key.keyId)) report.notFound.push(key.keyId)
     }
   }
-  const written = (answer: { status: number; body: unknown }) => {
+  /** Sends a write and judges its answer: the answer when acknowledged. A 503 ("retry") has an unknown outcome. */
+  const write = async (what: 'create' | 'disable', path: string, body: unknown) => {
+    const sentAt = Date.now()
+    const answer = await post(target.controlPlane, path, body)
+    count(report.writes, `${what} ${answer.status}`)
     if (answer.status !== 200 && answer.status !== 503)
       report.unexpectedWrites.push(`${answer.status} ${JSON.stringify(answer.body)}`)
-    return answer.status === 200
+    if (answer.status !== 200) return undefined
+    acknowledged.push({ sentAt, at: Date.now() })
+    return answer
   }
   /** Keys not disabled yet (as far as anything acknowledged says). */
   const enabled = [...keys]
   const writeLoop = async () => {
     for (let i = 0; running; i++) {
-      if (i % 3 === 0) {
+      if (i % disableEvery === 0) {
         const at = Math.floor(Math.random() * enabled.length)
-        const victim = enabled[at]!
-        const answer = await post(target.controlPlane, 'keys.updateKey', { keyId: victim.keyId, enabled: false })
-        if (written(answer)) {
+        const victim = enabled[at]
+        // While creates fail, acknowledged disables may use every key up for a while.
+        if (victim && (await write('disable', 'keys.updateKey', { keyId: victim.keyId, enabled: false }))) {
           disabledAt.set(victim.keyId, Date.now())
           report.disabled.push(victim.keyId)
           enabled.splice(at, 1)
         }
       } else {
-        const answer = await post(target.controlPlane, 'keys.createKey', { apiId: api.apiId })
-        if (written(answer)) {
+        const answer = await write('create', 'keys.createKey', { apiId: api.apiId })
+        if (answer) {
           const made = answer.body as { keyId: string; key: string }
           report.created.push(made.keyId)
           // Verified too, and disabled in turn: the load runs for as long as it is asked to.
@@ -120,6 +160,7 @@ export async function startFaultLoad(
         (response) => response.status === 200,
         () => false,
       )
+      readiness.push({ at: Date.now(), ready })
       if (ready) since = undefined
       else {
         report.notReady++
@@ -132,6 +173,8 @@ export async function startFaultLoad(
   const loops = [...Array.from({ length: verifyLoops }, verifyLoop), writeLoop(), readyLoop()]
 
   return {
+    apiId: api.apiId as string,
+    report,
     async stop() {
       running = false
       await Promise.all(loops)
@@ -149,7 +192,8 @@ export async function startFaultLoad(
           await pause(100)
         }
       }
-      for (const keyId of report.created) {
+      // The keys made before the load, then every acknowledged create, in that order.
+      for (const { keyId } of [...keys]) {
         const response = await read(keyId)
         if (response.status !== 200) lost.push(`created ${keyId}: ${response.status}`)
       }
@@ -160,5 +204,8 @@ export async function startFaultLoad(
       }
       return lost
     },
+    firstAcknowledgedAfter: (t) => acknowledged.find(({ sentAt }) => sentAt > t)?.at,
+    readyAfter: (t) => readyAfter(readiness, t),
+    readyAgainAfter: (t) => readyAgainAfter(readiness, t),
   }
 }
