@@ -29,7 +29,9 @@ type LegacyOptions = RedisOptions & { replyMapping?: 'legacy' }
  * A command that times out on the live connection also ends that connection: a reply missing for that long means the
  * path to Redis is dead (a firewall or NAT that forgot the connection, a Redis whose address vanished) or Redis is
  * stuck, and the kernel reports a dead path only after many minutes. A new connection (ioredis reconnects at once)
- * works as soon as Redis is reachable again, where the old one would wait for ever.
+ * works as soon as Redis is reachable again, where the old one would wait for ever. A WAIT is the exception: Redis
+ * holds its reply, and every command sent after it on the connection, for as long as its own timeout, so its time
+ * starts once that has run out (redis-replica-wait.ts sends one at a time, so nothing waits behind two).
  */
 export class CoalescingRedis extends Redis {
   /** The socket corked in this turn, if any: the connection may have been replaced by the time it is uncorked. */
@@ -64,7 +66,7 @@ export class CoalescingRedis extends Redis {
     if (this.timeoutMs !== undefined) {
       const watched = command as unknown as WatchedCommand
       // A command sent again after a reconnect keeps its first time, as ioredis' own timer does.
-      if (watched[SENT_AT] === undefined) watched[SENT_AT] = performance.now()
+      if (watched[SENT_AT] === undefined) watched[SENT_AT] = performance.now() + heldFor(command)
       if (this.watchdog === undefined) this.armWatchdog(this.timeoutMs)
     }
     return super.sendCommand(command, stream)
@@ -120,4 +122,10 @@ export class CoalescingRedis extends Redis {
     })
     this.stream.destroy()
   }
+}
+
+/** How long Redis may hold a command's reply by design, ms: WAIT's own timeout (the only blocking command sent). */
+function heldFor(command: Command): number {
+  const { name } = command
+  return name.length === 4 && name.toLowerCase() === 'wait' ? Number(command.args[1]) || 0 : 0
 }
