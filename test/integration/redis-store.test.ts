@@ -581,6 +581,21 @@ describe('replicas on Redis: a write that changed a verdict is acknowledged only
     expect(await plain.keys.getKeyByHash(input.hash)).toBeNull()
   })
 
+  it('keys: a change of credits waits, and an api created; a change of credits a key does not carry does not', async () => {
+    const waiting = backend.store
+    const api = { id: newId('api'), name: 'waited', createdAt: Date.now() }
+    await unconfirmed(waiting.keys.createApi(api))
+    expect(await plain.keys.getApi(api.id)).toMatchObject({ id: api.id })
+    const metered = newKey(api.id, { remaining: 5 })
+    await plain.keys.createKey(metered)
+    // Setting a balance to 0 is how a key is cut off: acknowledged, it must survive a failover as a disable does.
+    await unconfirmed(waiting.keys.updateCredits(metered.id, 'set', 0, undefined, Date.now()))
+    expect(await plain.keys.getKeyById(metered.id)).toMatchObject({ remaining: 0 })
+    const unmetered = newKey(api.id)
+    await plain.keys.createKey(unmetered)
+    expect(await waiting.keys.updateCredits(unmetered.id, 'increment', 1, undefined, Date.now())).toBeNull()
+  })
+
   it('entities: a create, an update and a delete each wait; a refused write does not', async () => {
     const waiting = backend.store
     const id = newId('role')
