@@ -914,4 +914,22 @@ describe('a Redis backend: close() closes the feed and the store', () => {
     await waitFor(() => ended.length === 2, 'both connections to end', 2_000)
     expect(ended.sort()).toEqual(['feed', 'store'])
   })
+
+  it('a feed closed while it subscribes calls no handler and leaves no heartbeat timer behind', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length
+    const before = timers()
+    const feed = new RedisChangeFeed(await openRedis(redis.url, 'closed-early', { autoResubscribe: false }))
+    let subscribed = 0
+    const subscribing = feed.subscribe({
+      onEvent: () => {},
+      onSubscribed: () => subscribed++,
+      onDisconnected: () => {},
+    })
+    // SUBSCRIBE is on the wire: its reply comes after close() began.
+    await feed.close()
+    await subscribing
+    expect(subscribed).toBe(0)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(timers()).toBe(before)
+  })
 })
