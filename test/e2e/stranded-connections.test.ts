@@ -16,16 +16,20 @@ afterAll(async () => {
   await Promise.all(stoppable.map((process) => process.stop()))
 })
 
-/** Keygate's connections Redis sees now: name → the youngest one's age in seconds. */
-async function connectionAges(admin: Redis): Promise<Map<string, number>> {
+/**
+ * Keygate's connections Redis sees now: name → their ids. Redis numbers connections in the order they come, so a
+ * connection made after another has a greater id (ages, in whole seconds, cannot tell one made just before a fault
+ * from one made just after).
+ */
+async function connectionIds(admin: Redis): Promise<Map<string, number[]>> {
   const list = (await admin.call('CLIENT', 'LIST')) as string
-  const ages = new Map<string, number>()
+  const ids = new Map<string, number[]>()
   for (const line of list.split('\n')) {
     const name = /\bname=(keygate-\S+)/.exec(line)?.[1]
-    const age = Number(/\bage=(\d+)/.exec(line)?.[1])
-    if (name !== undefined) ages.set(name, Math.min(ages.get(name) ?? Infinity, age))
+    const id = Number(/\bid=(\d+)/.exec(line)?.[1])
+    if (name !== undefined) ids.set(name, [...(ids.get(name) ?? []), id])
   }
-  return ages
+  return ids
 }
 
 /**
@@ -65,12 +69,12 @@ describe('connections to Redis that stop answering', () => {
     }
     expect((await verify(revoked.key)).valid).toBe(true)
     await waitFor(
-      async () => (await connectionAges(admin)).has('keygate-verifier-changes'),
+      async () => (await connectionIds(admin)).has('keygate-verifier-changes'),
       'the verifier to subscribe',
       5_000,
     )
-    const before = [...(await connectionAges(admin)).keys()]
-    expect(before).toEqual(
+    const before = await connectionIds(admin)
+    expect([...before.keys()]).toEqual(
       expect.arrayContaining([
         'keygate-verifier',
         'keygate-verifier-changes',
@@ -80,6 +84,8 @@ describe('connections to Redis that stop answering', () => {
     )
 
     // The verifier's path dies; the control plane's still works: a revoke made now must not verify past the bound.
+    // Redis' newest connection as the path dies: any made after the fault has a greater id.
+    const verifierNewest = Math.max(...[...(await connectionIds(admin))].flatMap(([, ids]) => ids))
     verifierPath.strand()
     const strandedAt = Date.now()
     expect((await post(controlPlane!.url, 'keys.updateKey', { keyId: revoked.keyId, enabled: false })).status).toBe(200)
@@ -107,6 +113,7 @@ describe('connections to Redis that stop answering', () => {
     expect(readyAgainAt! - strandedAt).toBeLessThan(RECOVERED_WITHIN_MS)
 
     // The control plane's path dies: it writes again within 10 s (a 503 meanwhile means "retry").
+    const controlPlaneNewest = Math.max(...[...(await connectionIds(admin))].flatMap(([, ids]) => ids))
     controlPlanePath.strand()
     const writesStrandedAt = Date.now()
     const written = await waitFor(
@@ -122,12 +129,14 @@ describe('connections to Redis that stop answering', () => {
     console.log(`stranded control plane: writing ${written - writesStrandedAt} ms after the fault`)
 
     // Every connection was replaced, the change-feed subscribers included (their heartbeat found them dead): Redis
-    // sees a new one of each name, younger than the fault, beside the stranded old one.
+    // sees a new one of each name, made after its process's fault, beside the stranded old one.
     await waitFor(
       async () => {
-        const ages = await connectionAges(admin)
-        const sinceFault = (Date.now() - strandedAt) / 1000
-        return before.every((name) => (ages.get(name) ?? Infinity) < sinceFault)
+        const now = await connectionIds(admin)
+        return [...before.keys()].every((name) => {
+          const fault = name.startsWith('keygate-verifier') ? verifierNewest : controlPlaneNewest
+          return (now.get(name) ?? []).some((id) => id > fault)
+        })
       },
       'a new connection of every name',
       RECOVERED_WITHIN_MS,
