@@ -58,7 +58,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
   private readonly redis: Redis & KeyScripts
   private readonly cluster: Cluster | undefined
 
-  /** `afterWrite` runs after every write that changed something (the store's replica confirmation). */
+  /** `afterWrite` runs after every write that changed something, given a key it changed (the replica confirmation). */
   constructor(
     redis: RedisClient,
     private readonly afterWrite: AfterWrite,
@@ -73,7 +73,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
 
   async createApi(api: ApiRecord): Promise<void> {
     await storeCall(() => this.redis.set(redisKeys.api(api.id), JSON.stringify(api)))
-    await this.afterWrite()
+    await this.afterWrite(redisKeys.api(api.id))
   }
 
   async getApi(apiId: string): Promise<ApiRecord | null> {
@@ -198,7 +198,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
     )
     if (balance === -1) return null
     // A balance set to 0 cuts a key off as a disable does: acknowledged, it must survive a failover too.
-    await this.afterWrite()
+    await this.afterWrite(redisKeys.record(hash))
     return balance
   }
 
@@ -320,7 +320,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'
-    await this.afterWrite()
+    await this.afterWrite(redisKeys.record(input.hash))
     const event: ChangeEvent = {
       v: 1,
       shard,

@@ -3,6 +3,7 @@ import type { Cluster, Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent } from '../change-event.js'
 import { entityShard, type StoredEntity } from '../entity.js'
 import { redisKeys } from './redis-keys.js'
+import type { AfterWrite } from './redis-replica-wait.js'
 import { storeCall } from './redis-store-call.js'
 import { WRITE_KEY_SCRIPT } from './redis-scripts.js'
 import type { EntityStore, EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
@@ -35,10 +36,10 @@ return 1
 export class RedisEntityStore implements EntityStore {
   private readonly redis: Redis & EntityScripts
 
-  /** `afterWrite` runs after every write that changed something (the store's replica confirmation). */
+  /** `afterWrite` runs after every write that changed something, given a key it changed (the replica confirmation). */
   constructor(
     redis: Redis | Cluster,
-    private readonly afterWrite: () => Promise<void>,
+    private readonly afterWrite: AfterWrite,
   ) {
     redis.defineCommand('writeEntity', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('replaceName', { numberOfKeys: 1, lua: REPLACE_NAME_SCRIPT })
@@ -81,7 +82,7 @@ export class RedisEntityStore implements EntityStore {
       ),
     )
     if (rev === 0) return outcome as EntityWriteRefused
-    await this.afterWrite()
+    await this.afterWrite(redisKeys.entity(address))
     const event: ChangeEvent = { v: 1, shard, epoch: epoch ?? '', rev, kind, keyId: id, hash: address, apiId: '' }
     return { rev, event, ...(outcome === 'publish-failed' ? { publishFailed: true } : {}) }
   }

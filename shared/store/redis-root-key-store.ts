@@ -1,6 +1,7 @@
 import { Cluster, type Redis } from 'ioredis'
 import type { RootKeyRecord } from '../records.js'
 import { redisKeys } from './redis-keys.js'
+import type { AfterWrite } from './redis-replica-wait.js'
 import { storeCall } from './redis-store-call.js'
 import { CREATE_ROOT_KEY_SCRIPT, REVOKE_ROOT_KEY_SCRIPT, TOUCH_ROOT_KEY_SCRIPT } from './redis-root-key-scripts.js'
 import type { RootKeyStore } from './root-key-store.js'
@@ -36,10 +37,10 @@ export class RedisRootKeyStore implements RootKeyStore {
   private readonly redis: Redis & RootKeyScripts
   private readonly nodes: () => Redis[]
 
-  /** `afterWrite` runs after every write that changed something (the store's replica confirmation). */
+  /** `afterWrite` runs after every write that changed something, given a key it changed (the replica confirmation). */
   constructor(
     redis: Redis | Cluster,
-    private readonly afterWrite: () => Promise<void>,
+    private readonly afterWrite: AfterWrite,
   ) {
     redis.defineCommand('createRootKey', { numberOfKeys: SLOT.length, lua: CREATE_ROOT_KEY_SCRIPT })
     redis.defineCommand('revokeRootKey', { numberOfKeys: SLOT.length, lua: REVOKE_ROOT_KEY_SCRIPT })
@@ -51,7 +52,7 @@ export class RedisRootKeyStore implements RootKeyStore {
   async createRootKey(record: RootKeyRecord): Promise<boolean> {
     const created = await storeCall(() => this.redis.createRootKey(...SLOT, record.hash, record.id, documentOf(record)))
     if (created !== 1) return false
-    await this.afterWrite()
+    await this.afterWrite(redisKeys.rootKeys)
     return true
   }
 
@@ -106,14 +107,14 @@ export class RedisRootKeyStore implements RootKeyStore {
       if (disabled) await this.redis.set(redisKeys.bootstrapRootKey, 'disabled')
       else await this.redis.del(redisKeys.bootstrapRootKey)
     })
-    await this.afterWrite()
+    await this.afterWrite(redisKeys.bootstrapRootKey)
   }
 
   private async revoke(id: string, next?: RootKeyRecord): Promise<RootKeyRecord | null> {
     const args = next ? [id, next.hash, next.id, documentOf(next)] : [id]
     const removed = await storeCall(() => this.redis.revokeRootKey(...SLOT, ...args))
     if (!removed) return null
-    await this.afterWrite()
+    await this.afterWrite(redisKeys.rootKeys)
     const record = recordOf(...removed)
     // A legacy copy left by a move cut short: the revoked set already keeps it out; this tidies it away.
     await storeCall(() => this.redis.del(redisKeys.legacyRootKey(record.hash)))
@@ -126,7 +127,7 @@ export class RedisRootKeyStore implements RootKeyStore {
     if (doc === null) return null
     const record = JSON.parse(doc) as RootKeyRecord
     const moved = await storeCall(() => this.redis.createRootKey(...SLOT, record.hash, record.id, documentOf(record)))
-    if (moved === 1) await this.afterWrite()
+    if (moved === 1) await this.afterWrite(redisKeys.rootKeys)
     await storeCall(() => this.redis.del(key))
     return moved === -1 ? null : record
   }

@@ -48,7 +48,7 @@ export class RedisWebhookStore implements WebhookStore {
 
   async createEndpoint(endpoint: WebhookEndpoint): Promise<void> {
     await storeCall(() => this.redis.hset(ENDPOINTS, endpoint.id, JSON.stringify(endpoint)))
-    await this.afterWrite()
+    await this.afterWrite(ENDPOINTS)
   }
 
   async getEndpoint(id: string): Promise<WebhookEndpoint | null> {
@@ -68,7 +68,7 @@ export class RedisWebhookStore implements WebhookStore {
       this.redis.webhookReplaceEndpoint(ENDPOINTS, endpoint.id, JSON.stringify(endpoint)),
     )
     if (replaced !== 1) return false
-    await this.afterWrite()
+    await this.afterWrite(ENDPOINTS)
     return true
   }
 
@@ -77,7 +77,7 @@ export class RedisWebhookStore implements WebhookStore {
       this.redis.webhookDeleteEndpoint(ENDPOINTS, redisKeys.webhookAttempts(id), redisKeys.webhookDead(id), id),
     )
     if (removed !== 1) return false
-    await this.afterWrite()
+    await this.afterWrite(ENDPOINTS)
     return true
   }
 
@@ -130,7 +130,7 @@ export class RedisWebhookStore implements WebhookStore {
         ...deliveries,
       ),
     )
-    if (written > 0) await this.afterWrite()
+    if (written > 0) await this.afterWrite(EVENTS)
   }
 
   async getEvent(id: string): Promise<WebhookEvent | null> {

@@ -4,15 +4,16 @@ import { startRedisServer, type RedisServer } from './redis-server.js'
 import { waitFor } from './wait-for.js'
 
 /**
- * A Redis Cluster of three masters (redis-servers on free ports, started side by side), created with redis-cli and
- * settled. `started` is given each node as it starts, so that the caller stops every node that did, whatever else
- * fails (stopAfterAll's `stopped`, or a push onto a list of the caller's).
+ * A Redis Cluster of three masters (redis-servers on free ports, started side by side), each with `replicas` replicas,
+ * created with redis-cli and settled. `started` is given each node as it starts, so that the caller stops every node
+ * that did, whatever else fails (stopAfterAll's `stopped`, or a push onto a list of the caller's).
  */
 export async function startRedisCluster(
   started: (node: Promise<RedisServer>) => Promise<RedisServer> = (node) => node,
+  replicas = 0,
 ): Promise<RedisServer[]> {
   const nodes = await Promise.all(
-    Array.from({ length: 3 }, () =>
+    Array.from({ length: 3 * (1 + replicas) }, () =>
       started(
         startRedisServer({
           args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
@@ -22,7 +23,14 @@ export async function startRedisCluster(
   )
   const created = spawnSync(
     'redis-cli',
-    ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+    [
+      '--cluster',
+      'create',
+      ...nodes.map((n) => `127.0.0.1:${n.port}`),
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ],
     { encoding: 'utf8' },
   )
   expect(created.status, created.stderr + created.stdout).toBe(0)
