@@ -59,6 +59,8 @@ export class RedisChangeFeed implements ChangeFeed {
   private async resubscribe(): Promise<void> {
     if (this.closed || !this.handlers) return
     await this.redis.subscribe(redisKeys.changesChannel)
+    // Closed while the subscription was on its way: no handler, and no heartbeat, after close().
+    if (this.closed) return
     this.live = true
     this.heartbeat ??= setInterval(() => {
       if (this.live) this.redis.ping().catch(() => {})

@@ -21,16 +21,21 @@ type LegacyOptions = RedisOptions & { replyMapping?: 'legacy' }
  * rejected with ioredis' own "Command timed out", so a hung Redis fails fast. ioredis gives every command a timer of
  * its own and `delete`s it from the command when answered, which turns each command into a slow dictionary object, a
  * cost every cache miss pays. Here one timer per connection watches the commands awaiting a reply — the queue ioredis
- * keeps in sending order — and is due when the oldest of them is. It walks all three of ioredis' queues: the commands
- * sent (`commandQueue`), those waiting for a connection (`offlineQueue`), and those a closed connection left
- * unanswered, kept to be sent again once a new one is ready (`prevCommandQueue`): a reconnect whose handshake hangs
- * must not hold them past their time. (ioredis' `duplicate()` would make a plain connection from these options, neither
- * coalesced nor timed: open another CoalescingRedis instead — Keygate never duplicates one.)
+ * keeps in sending order — and is due when the oldest of them is. It walks the commands sent (`commandQueue`) and
+ * those waiting for a connection (`offlineQueue`). (ioredis' `duplicate()` would make a plain connection from these
+ * options, neither coalesced nor timed: open another CoalescingRedis instead — Keygate never duplicates one.)
+ *
+ * A command a closed connection left unanswered fails at once, and is never sent again: it may have run (only its
+ * reply was lost), and ioredis, which sends such commands again on the next connection, would run a write twice — a
+ * verification's credits spent twice, an increment applied twice, a create refused as "exists" after it succeeded.
+ * Its caller learns that its outcome is unknown (503, retry), as for a timeout.
  *
  * A command that times out on the live connection also ends that connection: a reply missing for that long means the
  * path to Redis is dead (a firewall or NAT that forgot the connection, a Redis whose address vanished) or Redis is
  * stuck, and the kernel reports a dead path only after many minutes. A new connection (ioredis reconnects at once)
- * works as soon as Redis is reachable again, where the old one would wait for ever.
+ * works as soon as Redis is reachable again, where the old one would wait for ever. A WAIT is the exception: Redis
+ * holds its reply, and every command sent after it on the connection, for as long as its own timeout, so its time
+ * starts once that has run out (redis-replica-wait.ts sends one at a time, so nothing waits behind two).
  */
 export class CoalescingRedis extends Redis {
   /** The socket corked in this turn, if any: the connection may have been replaced by the time it is uncorked. */
@@ -39,15 +44,17 @@ export class CoalescingRedis extends Redis {
   private watchdog: NodeJS.Timeout | undefined
   private readonly awaitingReply = new CommandQueueWatch()
   private readonly offline = new CommandQueueWatch()
-  private readonly toResend = new CommandQueueWatch()
 
   /** A server at a redis:// or rediss:// URL, or (options alone) behind Sentinel. */
   constructor(target: string | RedisOptions, options: RedisOptions = {}) {
     // ioredis must not time commands itself: the watchdog does (see above).
     const { commandTimeout, ...untimed } = typeof target === 'string' ? options : target
-    if (typeof target === 'string') super(target, untimed as LegacyOptions)
-    else super(untimed as LegacyOptions)
+    const once = { ...untimed, autoResendUnfulfilledCommands: false } as LegacyOptions
+    if (typeof target === 'string') super(target, once)
+    else super(once)
     this.timeoutMs = commandTimeout
+    // ioredis emits `close` once it has moved the commands the connection left unanswered aside (see above).
+    this.on('close', () => this.failUnanswered())
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
@@ -65,7 +72,7 @@ export class CoalescingRedis extends Redis {
     if (this.timeoutMs !== undefined) {
       const watched = command as unknown as WatchedCommand
       // A command sent again after a reconnect keeps its first time, as ioredis' own timer does.
-      if (watched[SENT_AT] === undefined) watched[SENT_AT] = performance.now()
+      if (watched[SENT_AT] === undefined) watched[SENT_AT] = performance.now() + heldFor(command)
       if (this.watchdog === undefined) this.armWatchdog(this.timeoutMs)
     }
     return super.sendCommand(command, stream)
@@ -88,20 +95,21 @@ export class CoalescingRedis extends Redis {
     const now = performance.now()
     // Only on a ready connection are ioredis' queues changed at their ends alone (see CommandQueueWatch).
     const steady = this.status === 'ready'
-    const { offlineQueue, prevCommandQueue } = this as unknown as {
-      offlineQueue: CommandQueue
-      prevCommandQueue: CommandQueue | null | undefined
-    }
+    const { offlineQueue } = this as unknown as { offlineQueue: CommandQueue }
     const nextDue = Math.min(
       this.awaitingReply.timeOut(this.commandQueue, now, this.timeoutMs!, steady),
       this.offline.timeOut(offlineQueue, now, this.timeoutMs!, steady),
-      // The old command queue itself until the new connection replaces it: walked once, above, until then.
-      prevCommandQueue && prevCommandQueue !== (this.commandQueue as unknown)
-        ? this.toResend.timeOut(prevCommandQueue, now, this.timeoutMs!, false)
-        : Number.POSITIVE_INFINITY,
     )
     if (nextDue !== Number.POSITIVE_INFINITY) this.armWatchdog(nextDue - now)
     if (steady && this.awaitingReply.rejected > 0) this.replaceStranded()
+  }
+
+  /** Fails what the connection that closed left unanswered (ioredis keeps it aside, to send it again). */
+  private failUnanswered(): void {
+    const unanswered = (this as unknown as { prevCommandQueue?: { shift(): { command: Command } | undefined } | null })
+      .prevCommandQueue
+    const error = new Error('Connection closed before Redis answered: the command may or may not have run')
+    for (let item = unanswered?.shift(); item !== undefined; item = unanswered?.shift()) item.command.reject(error)
   }
 
   /**
@@ -114,4 +122,10 @@ export class CoalescingRedis extends Redis {
     flushCommandsAwaitingReply(this, new Error('Connection stranded: Redis stopped answering on it'))
     this.stream.destroy()
   }
+}
+
+/** How long Redis may hold a command's reply by design, ms: WAIT's own timeout (the only blocking command sent). */
+function heldFor(command: Command): number {
+  const { name } = command
+  return name.length === 4 && name.toLowerCase() === 'wait' ? Number(command.args[1]) || 0 : 0
 }

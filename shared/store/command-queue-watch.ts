@@ -1,4 +1,7 @@
-/** A command as the watchdog sees it: when it was first sent (performance.now()), and whether it has settled. */
+/**
+ * A command as the watchdog sees it: when its time started (performance.now() when it was first sent, later for a
+ * command Redis holds by design), and whether it has settled.
+ */
 export interface WatchedCommand {
   [SENT_AT]?: number
   isSettled: boolean
@@ -13,7 +16,7 @@ export interface CommandQueue {
 
 const TIMER_SLACK_MS = 1
 
-/** Where a command keeps the time it was first sent (set by CoalescingRedis). */
+/** Where a command keeps when its time started (set by CoalescingRedis). */
 export const SENT_AT = Symbol('sent at')
 
 /**
@@ -52,7 +55,7 @@ export class CommandQueueWatch {
       if (due > now + TIMER_SLACK_MS) {
         this.remember(queue, front, settledUpTo)
         // Sent in order: the commands after this one are due later still (a re-sent one excepted, which waits for
-        // this one's turn at most).
+        // this one's turn at most; those behind a WAIT are held by Redis as long as it is, and wait for it too).
         return due
       }
       command.reject(new Error('Command timed out'))

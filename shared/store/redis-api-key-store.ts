@@ -73,6 +73,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
 
   async createApi(api: ApiRecord): Promise<void> {
     await storeCall(() => this.redis.set(redisKeys.api(api.id), JSON.stringify(api)))
+    await this.afterWrite()
   }
 
   async getApi(apiId: string): Promise<ApiRecord | null> {
@@ -195,7 +196,10 @@ export class RedisApiKeyStore implements ApiKeyStore {
         ...noticeArgs(notice),
       ),
     )
-    return balance === -1 ? null : balance
+    if (balance === -1) return null
+    // A balance set to 0 cuts a key off as a disable does: acknowledged, it must survive a failover too.
+    await this.afterWrite()
+    return balance
   }
 
   async updateKey(keyId: string, patch: KeyPatch, expectedRev: number, nowMs: number): Promise<KeyWrite | null> {

@@ -3,6 +3,7 @@ import type { Cluster, Redis } from 'ioredis'
 import { CHANGE_LOG_MAX_LEN, type ChangeEvent } from '../change-event.js'
 import { entityShard, type StoredEntity } from '../entity.js'
 import { redisKeys } from './redis-keys.js'
+import type { AfterWrite } from './redis-replica-wait.js'
 import { storeCall } from './redis-store-call.js'
 import { WRITE_KEY_SCRIPT } from './redis-scripts.js'
 import type { EntityStore, EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
@@ -38,7 +39,7 @@ export class RedisEntityStore implements EntityStore {
   /** `afterWrite` runs after every write that changed something (the store's replica confirmation). */
   constructor(
     redis: Redis | Cluster,
-    private readonly afterWrite: () => Promise<void>,
+    private readonly afterWrite: AfterWrite,
   ) {
     redis.defineCommand('writeEntity', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('replaceName', { numberOfKeys: 1, lua: REPLACE_NAME_SCRIPT })

@@ -1,6 +1,7 @@
 import { Cluster, type Redis } from 'ioredis'
 import type { RootKeyRecord } from '../records.js'
 import { redisKeys } from './redis-keys.js'
+import type { AfterWrite } from './redis-replica-wait.js'
 import { storeCall } from './redis-store-call.js'
 import { CREATE_ROOT_KEY_SCRIPT, REVOKE_ROOT_KEY_SCRIPT, TOUCH_ROOT_KEY_SCRIPT } from './redis-root-key-scripts.js'
 import type { RootKeyStore } from './root-key-store.js'
@@ -39,7 +40,7 @@ export class RedisRootKeyStore implements RootKeyStore {
   /** `afterWrite` runs after every write that changed something (the store's replica confirmation). */
   constructor(
     redis: Redis | Cluster,
-    private readonly afterWrite: () => Promise<void>,
+    private readonly afterWrite: AfterWrite,
   ) {
     redis.defineCommand('createRootKey', { numberOfKeys: SLOT.length, lua: CREATE_ROOT_KEY_SCRIPT })
     redis.defineCommand('revokeRootKey', { numberOfKeys: SLOT.length, lua: REVOKE_ROOT_KEY_SCRIPT })

@@ -18,20 +18,20 @@ afterAll(async () => {
 })
 
 /**
- * Keygate's connections the servers see now: name → the youngest one's age in seconds. On a Cluster, ioredis names
- * its subscriber connection `ioredis-cluster(subscriber):<name>`.
+ * Keygate's connections Redis sees now: name → their ids (on a Cluster, ioredis names its subscriber connection
+ * `ioredis-cluster(subscriber):<name>`). Redis numbers connections in the order they come, so a
+ * connection made after another has a greater id (ages, in whole seconds, cannot tell one made just before a fault
+ * from one made just after).
  */
-async function connectionAges(...admins: Redis[]): Promise<Map<string, number>> {
-  const ages = new Map<string, number>()
-  for (const admin of admins) {
-    const list = (await admin.call('CLIENT', 'LIST')) as string
-    for (const line of list.split('\n')) {
-      const name = /\bname=(\S*keygate-\S+)/.exec(line)?.[1]
-      const age = Number(/\bage=(\d+)/.exec(line)?.[1])
-      if (name !== undefined) ages.set(name, Math.min(ages.get(name) ?? Infinity, age))
-    }
+async function connectionIds(admin: Redis): Promise<Map<string, number[]>> {
+  const list = (await admin.call('CLIENT', 'LIST')) as string
+  const ids = new Map<string, number[]>()
+  for (const line of list.split('\n')) {
+    const name = /\bname=(\S*keygate-\S+)/.exec(line)?.[1]
+    const id = Number(/\bid=(\d+)/.exec(line)?.[1])
+    if (name !== undefined) ids.set(name, [...(ids.get(name) ?? []), id])
   }
-  return ages
+  return ids
 }
 
 /**
@@ -71,12 +71,12 @@ describe('connections to Redis that stop answering', () => {
     }
     expect((await verify(revoked.key)).valid).toBe(true)
     await waitFor(
-      async () => (await connectionAges(admin)).has('keygate-verifier-changes'),
+      async () => (await connectionIds(admin)).has('keygate-verifier-changes'),
       'the verifier to subscribe',
       5_000,
     )
-    const before = [...(await connectionAges(admin)).keys()]
-    expect(before).toEqual(
+    const before = await connectionIds(admin)
+    expect([...before.keys()]).toEqual(
       expect.arrayContaining([
         'keygate-verifier',
         'keygate-verifier-changes',
@@ -86,6 +86,8 @@ describe('connections to Redis that stop answering', () => {
     )
 
     // The verifier's path dies; the control plane's still works: a revoke made now must not verify past the bound.
+    // Redis' newest connection as the path dies: any made after the fault has a greater id.
+    const verifierNewest = Math.max(...[...(await connectionIds(admin))].flatMap(([, ids]) => ids))
     verifierPath.strand()
     const strandedAt = Date.now()
     expect((await post(controlPlane!.url, 'keys.updateKey', { keyId: revoked.keyId, enabled: false })).status).toBe(200)
@@ -113,6 +115,7 @@ describe('connections to Redis that stop answering', () => {
     expect(readyAgainAt! - strandedAt).toBeLessThan(RECOVERED_WITHIN_MS)
 
     // The control plane's path dies: it writes again within 10 s (a 503 meanwhile means "retry").
+    const controlPlaneNewest = Math.max(...[...(await connectionIds(admin))].flatMap(([, ids]) => ids))
     controlPlanePath.strand()
     const writesStrandedAt = Date.now()
     const written = await waitFor(
@@ -128,12 +131,14 @@ describe('connections to Redis that stop answering', () => {
     console.log(`stranded control plane: writing ${written - writesStrandedAt} ms after the fault`)
 
     // Every connection was replaced, the change-feed subscribers included (their heartbeat found them dead): Redis
-    // sees a new one of each name, younger than the fault, beside the stranded old one.
+    // sees a new one of each name, made after its process's fault, beside the stranded old one.
     await waitFor(
       async () => {
-        const ages = await connectionAges(admin)
-        const sinceFault = (Date.now() - strandedAt) / 1000
-        return before.every((name) => (ages.get(name) ?? Infinity) < sinceFault)
+        const now = await connectionIds(admin)
+        return [...before.keys()].every((name) => {
+          const fault = name.startsWith('keygate-verifier') ? verifierNewest : controlPlaneNewest
+          return (now.get(name) ?? []).some((id) => id > fault)
+        })
       },
       'a new connection of every name',
       RECOVERED_WITHIN_MS,
@@ -195,7 +200,6 @@ describe('connections to Redis that stop answering', () => {
     expect(wasNotReady).toBe(true)
     expect([...statuses].filter((status) => status >= 500 && status !== 503)).toEqual([])
   }, 60_000)
-
   it('on a Cluster: every node connection and subscriber is replaced, ready and writing again within 10 s', async () => {
     const nodes = await startRedisCluster((starting) =>
       starting.then((node) => {
@@ -234,23 +238,33 @@ describe('connections to Redis that stop answering', () => {
       'ioredis-cluster(subscriber):keygate-verifier-changes',
       'ioredis-cluster(subscriber):keygate-control-plane-changes',
     ]
+    /** Every node's connections by name, merged. */
+    const names = async () => {
+      const seen = new Set<string>()
+      for (const admin of admins) for (const name of (await connectionIds(admin)).keys()) seen.add(name)
+      return [...seen]
+    }
     await waitFor(
       async () => {
-        const ages = await connectionAges(...admins)
-        return subscribers.every((name) => ages.has(name))
+        const now = await names()
+        return subscribers.every((name) => now.includes(name))
       },
       'both processes to subscribe',
       5_000,
     )
-    const before = [...(await connectionAges(...admins)).keys()]
+    const before = await names()
     expect(before).toEqual(expect.arrayContaining(['keygate-verifier', 'keygate-control-plane', ...subscribers]))
-    /** Until every named connection has one younger than `since` (a Date.now()). */
-    const replaced = (names: string[], since: number, what: string) =>
+    /** Each node's newest connection id now: any connection made later has a greater one. */
+    const newest = () =>
+      Promise.all(admins.map(async (admin) => Math.max(0, ...[...(await connectionIds(admin)).values()].flat())))
+    /** Until every named connection has one made after `newestBefore` on some node. */
+    const replaced = (named: string[], newestBefore: number[], what: string) =>
       waitFor(
         async () => {
-          const ages = await connectionAges(...admins)
-          const sinceFault = (Date.now() - since) / 1000
-          return names.every((name) => (ages.get(name) ?? Infinity) < sinceFault)
+          const now = await Promise.all(admins.map((admin) => connectionIds(admin)))
+          return named.every((name) =>
+            now.some((ids, node) => (ids.get(name) ?? []).some((id) => id > newestBefore[node]!)),
+          )
         },
         what,
         RECOVERED_WITHIN_MS,
@@ -258,10 +272,12 @@ describe('connections to Redis that stop answering', () => {
       )
 
     // Only the subscribers' paths die: nothing but their heartbeat can tell, as they only listen.
+    const beforeSubscribersStranded = await newest()
     for (const path of paths) path.strand('subscriber')
-    await replaced(subscribers, Date.now(), 'new subscribers after theirs were stranded')
+    await replaced(subscribers, beforeSubscribersStranded, 'new subscribers after theirs were stranded')
 
     // Every path of both processes dies at once; new connections pass.
+    const beforeStranded = await newest()
     for (const path of paths) path.strand()
     const strandedAt = Date.now()
     // The revoke is acknowledged once the control plane writes again (a 503 until then means "retry").
@@ -303,6 +319,6 @@ describe('connections to Redis that stop answering', () => {
     expect(lateValid).toBe(0)
     expect([...statuses].filter((status) => status >= 500 && status !== 503)).toEqual([])
     expect(readyAgainAt! - strandedAt).toBeLessThan(RECOVERED_WITHIN_MS)
-    await replaced(before, strandedAt, 'a new connection of every name')
+    await replaced(before, beforeStranded, 'a new connection of every name')
   }, 60_000)
 })

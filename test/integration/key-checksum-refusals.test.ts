@@ -97,7 +97,6 @@ describe('keys with a wrong checksum', () => {
     await redis.stop()
   })
 
-  /** Every command Redis has run so far. */
   /** Commands Redis has run, but the change feed's PING: a heartbeat every second, whatever the verifier answers. */
   const redisCommands = async () =>
     [...(await redis.admin.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)]

@@ -581,6 +581,21 @@ describe('replicas on Redis: a write that changed a verdict is acknowledged only
     expect(await plain.keys.getKeyByHash(input.hash)).toBeNull()
   })
 
+  it('keys: a change of credits waits, and an api created; a change of credits a key does not carry does not', async () => {
+    const waiting = backend.store
+    const api = { id: newId('api'), name: 'waited', createdAt: Date.now() }
+    await unconfirmed(waiting.keys.createApi(api))
+    expect(await plain.keys.getApi(api.id)).toMatchObject({ id: api.id })
+    const metered = newKey(api.id, { remaining: 5 })
+    await plain.keys.createKey(metered)
+    // Setting a balance to 0 is how a key is cut off: acknowledged, it must survive a failover as a disable does.
+    await unconfirmed(waiting.keys.updateCredits(metered.id, 'set', 0, undefined, Date.now()))
+    expect(await plain.keys.getKeyById(metered.id)).toMatchObject({ remaining: 0 })
+    const unmetered = newKey(api.id)
+    await plain.keys.createKey(unmetered)
+    expect(await waiting.keys.updateCredits(unmetered.id, 'increment', 1, undefined, Date.now())).toBeNull()
+  })
+
   it('entities: a create, an update and a delete each wait; a refused write does not', async () => {
     const waiting = backend.store
     const id = newId('role')
@@ -898,5 +913,21 @@ describe('a Redis backend: close() closes the feed and the store', () => {
     await backend.close()
     await waitFor(() => ended.length === 2, 'both connections to end', 2_000)
     expect(ended.sort()).toEqual(['feed', 'store'])
+  })
+
+  it('a feed closed while it subscribes calls no handler and leaves no heartbeat timer behind', async () => {
+    const feed = new RedisChangeFeed(await openRedis(redis.url, 'closed-early', { autoResubscribe: false }))
+    let subscribed = 0
+    const subscribing = feed.subscribe({
+      onEvent: () => {},
+      onSubscribed: () => subscribed++,
+      onDisconnected: () => {},
+    })
+    // SUBSCRIBE is on the wire: its reply comes after close() began.
+    await feed.close()
+    await subscribing
+    expect(subscribed).toBe(0)
+    // The feed's own heartbeat timer, not a count of the process's timers (other tests' come and go meanwhile).
+    expect((feed as unknown as { heartbeat?: NodeJS.Timeout }).heartbeat).toBeUndefined()
   })
 })

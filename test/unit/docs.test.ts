@@ -71,6 +71,17 @@ describe('the docs', () => {
     }
   })
 
+  it("give each number option's default in docs/configuration.md as the option table has it", () => {
+    // The revocation bound and the poll (MAX_STALENESS_MS, POLL_INTERVAL_MS) among them: a default changed on one side
+    // only would promise operators another bound than the one they run with.
+    const rows = read('docs/configuration.md').split('\n')
+    for (const spec of Object.values(specs).flat()) {
+      if ((spec.kind !== 'int' && spec.kind !== 'port') || !('default' in spec)) continue
+      const row = rows.find((line) => line.startsWith(`| \`--${spec.flag}\` |`))
+      expect(row?.split('|')[3]?.trim(), `--${spec.flag}`).toMatch(new RegExp(`\\b${spec.default}\\b`))
+    }
+  })
+
   it("list every code a client can see, with its status: the errors (docs/api.md), the gateways' (docs/gateways.md)", () => {
     const errors = section('docs/api.md', '## Errors')
     for (const [code, status] of Object.entries(ERRORS)) expect(errors, code).toContain(`| ${status} | \`${code}\` |`)
