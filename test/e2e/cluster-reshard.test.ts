@@ -1,24 +1,13 @@
-import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { startFaultLoad } from '../support/fault-load.js'
 import { startKeygate } from '../support/processes.js'
+import { redisCli } from '../support/redis-cli.js'
 import { startRedisCluster } from '../support/redis-cluster.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
 
 const ROOT_KEY = 'reshard-test-root-key-0123456789'
 const BOUND_MS = 2_000
-
-/** Runs a redis-cli command to its end: its exit code and what it printed. */
-function redisCli(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('redis-cli', args)
-    let output = ''
-    child.stdout.on('data', (chunk) => (output += String(chunk)))
-    child.stderr.on('data', (chunk) => (output += String(chunk)))
-    child.on('exit', (code) => resolve({ code, output }))
-  })
-}
 
 /**
  * A third of the slots moved by `redis-cli --cluster reshard` while verifications, disables and creates run: MOVED and

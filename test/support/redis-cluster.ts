@@ -12,9 +12,14 @@ const NODE_ARGS = [
 /**
  * Starts a node again after a crash (`signal('SIGKILL')`), on its port and from its directory, as an orchestrator
  * restarts a pod: it reads its nodes.conf and rejoins the Cluster (as a replica, if another took over its slots).
+ * `announcedPort`: the port it announced (announceClusterAt), which a restart would otherwise forget.
  */
-export function restartClusterNode(node: RedisServer): Promise<RedisServer> {
-  return startRedisServer({ port: node.port, dir: node.dir, args: NODE_ARGS })
+export function restartClusterNode(node: RedisServer, announcedPort?: number): Promise<RedisServer> {
+  const announce =
+    announcedPort === undefined
+      ? []
+      : ['--cluster-announce-port', String(announcedPort), '--cluster-announce-bus-port', String(node.port + 10_000)]
+  return startRedisServer({ port: node.port, dir: node.dir, args: [...NODE_ARGS, ...announce] })
 }
 
 /**
