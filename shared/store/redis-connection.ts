@@ -196,6 +196,14 @@ const UNAVAILABLE_REPLIES =
   /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS|UNBLOCKED)\b/
 
 /**
+ * A WAIT sent to a server that has just become a replica (a Cluster client's map of masters lags a failover by a
+ * moment): like READONLY, the server is not the master any more.
+ */
+const WAIT_ON_A_REPLICA = /^ERR WAIT cannot be used with replica instances/
+
+const unavailable = (message: string) => UNAVAILABLE_REPLIES.test(message) || WAIT_ON_A_REPLICA.test(message)
+
+/**
  * Maps a Redis client error to StoreUnavailableError when it means Redis could not be used. ioredis puts the failed
  * command on its errors with every argument — key hashes, entity addresses such as `rootkey:<hash>` —, and errors
  * are logged: only the command's name is kept.
@@ -203,7 +211,7 @@ const UNAVAILABLE_REPLIES =
 export function toStoreError(err: unknown): unknown {
   if (err instanceof StoreUnavailableError) return err
   withoutArguments(err)
-  if (err instanceof Error && err.name === 'ReplyError' && !UNAVAILABLE_REPLIES.test(err.message)) return err
+  if (err instanceof Error && err.name === 'ReplyError' && !unavailable(err.message)) return err
   return new StoreUnavailableError('the store cannot be reached', { cause: err })
 }
 

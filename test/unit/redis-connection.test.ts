@@ -94,6 +94,14 @@ describe('errors from Redis', () => {
     expect(toStoreError(failed('ReplyError', message))).toBeInstanceOf(StoreUnavailableError)
   })
 
+  it('a WAIT sent to a master demoted a moment ago is a 503, other ERR replies stay bugs (500)', () => {
+    const demoted = 'ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 …'
+    expect(toStoreError(failed('ReplyError', demoted))).toBeInstanceOf(StoreUnavailableError)
+    expect(toStoreError(failed('ReplyError', 'ERR wrong number of arguments'))).not.toBeInstanceOf(
+      StoreUnavailableError,
+    )
+  })
+
   it('storeCall tries a redirected operation again, and gives up as a 503 after three more tries', async () => {
     let calls = 0
     const movedTwice = () => {
