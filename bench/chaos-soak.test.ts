@@ -58,20 +58,37 @@ async function soak(
       const fault = faults[i % faults.length]!
       await fault.inflict()
       const overAt = Date.now()
+      // Ready, and writing: what failed last is kept for the message when it takes too long.
+      let last = ''
       await waitFor(
-        async () =>
-          (await fetch(`${processes.verifier.url}/readyz`)).status === 200 &&
-          (await post(processes.controlPlane.url, 'apis.createApi', { name: 'after a fault' })).status === 200,
+        async () => {
+          const ready = await fetch(`${processes.verifier.url}/readyz`)
+          if (ready.status !== 200) return void (last = `verifier /readyz ${ready.status} ${await ready.text()}`)
+          const written = await post(processes.controlPlane.url, 'apis.createApi', { name: 'after a fault' })
+          if (written.status !== 200) return void (last = `write ${written.status} ${JSON.stringify(written.body)}`)
+          return true
+        },
         `${topology}: serving again after ${fault.name}`,
         RECOVERED_WITHIN_MS,
         50,
-      )
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; last: ${last}`)
+      })
       const seen = recoveries.get(fault.name) ?? { runs: 0, worstMs: 0 }
       recoveries.set(fault.name, { runs: seen.runs + 1, worstMs: Math.max(seen.worstMs, Date.now() - overAt) })
       await pause(CALM_MS)
     }
   } finally {
     report = await load.stop()
+    // A failure's cause is in the processes' error logs: the first few, beside the assertion.
+    for (const process of [processes.controlPlane, processes.verifier]) {
+      const errors = process
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"level":50'))
+      if (errors.length > 0)
+        console.log(`${topology}: ${errors.length} errors logged, the first:\n${errors.slice(0, 3).join('\n')}`)
+    }
   }
   const lost = await load.lostWrites()
   console.log(
@@ -240,6 +257,16 @@ it(`Cluster: reshards, failovers and strands for ${SECONDS / 3} s`, async () => 
           const info = await victim.admin.info('replication')
           const replicaPort = Number(/slave0:ip=[^,]+,port=(\d+)/.exec(info)![1])
           const replica = nodes[ports.indexOf(replicaPort)] ?? nodes.find((node) => node.port === replicaPort)!
+          // Only a replica in sync may take over (a node restarted by the last kill may still be loading its copy).
+          await waitFor(
+            async () => {
+              const state = await replica.admin.info('replication')
+              return state.includes('master_link_status:up') && state.includes('master_sync_in_progress:0')
+            },
+            'the replica to be in sync before the kill',
+            30_000,
+            100,
+          )
           victim.signal('SIGKILL')
           await waitFor(
             async () => ((await replica.admin.call('ROLE')) as [string])[0] === 'master',
