@@ -1,6 +1,7 @@
 import { Cluster, type Redis, type RedisOptions } from 'ioredis'
 import { CoalescingRedis } from './coalescing-redis.js'
 import { watchClusterNodes } from './cluster-node-watch.js'
+import { failUnansweredOnClose } from './cluster-unanswered-commands.js'
 import { StoreUnavailableError } from '../errors.js'
 
 /** A single Redis (or one behind Sentinel), or a Redis Cluster: every multi-key step stays in one slot. */
@@ -56,7 +57,9 @@ export function createRedis(
     : target?.sentinel
       ? new CoalescingRedis({ ...sentinelOptions(url, target.sentinel), ...options })
       : new CoalescingRedis(url, options)
-  // A Cluster's node connections are ioredis' own, timed but never replaced by it (cluster-node-watch.ts).
+  // A Cluster's node connections are ioredis' own, timed but never replaced by it (cluster-node-watch.ts), and would
+  // send again what a closed one left unanswered (cluster-unanswered-commands.ts).
+  if (redis instanceof Cluster) failUnansweredOnClose(redis)
   if (redis instanceof Cluster && options.commandTimeout !== undefined) watchClusterNodes(redis, options.commandTimeout)
   countErrors(redis, name)
   return redis
