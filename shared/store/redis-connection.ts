@@ -197,6 +197,9 @@ export function redactUrl(url: string): string {
 // it waited (UNBLOCKED: the server became a replica).
 const UNAVAILABLE_REPLIES =
   /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS|UNBLOCKED)\b/
+// A WAIT sent to a master that a failover has made a replica since the write, refused with a plain ERR: a manual
+// failover (CLUSTER FAILOVER, REPLICAOF) leaves the old master's clients connected, and its WAITs come after.
+const WAIT_ON_A_REPLICA = /^ERR WAIT cannot be used with replica instances/
 
 /**
  * Maps a Redis client error to StoreUnavailableError when it means Redis could not be used. ioredis puts the failed
@@ -206,7 +209,8 @@ const UNAVAILABLE_REPLIES =
 export function toStoreError(err: unknown): unknown {
   if (err instanceof StoreUnavailableError) return err
   withoutArguments(err)
-  if (err instanceof Error && err.name === 'ReplyError' && !UNAVAILABLE_REPLIES.test(err.message)) return err
+  const unavailable = (reply: string) => UNAVAILABLE_REPLIES.test(reply) || WAIT_ON_A_REPLICA.test(reply)
+  if (err instanceof Error && err.name === 'ReplyError' && !unavailable(err.message)) return err
   return new StoreUnavailableError('the store cannot be reached', { cause: err })
 }
 

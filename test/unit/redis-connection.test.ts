@@ -94,6 +94,12 @@ describe('errors from Redis', () => {
     expect(toStoreError(failed('ReplyError', message))).toBeInstanceOf(StoreUnavailableError)
   })
 
+  it('a WAIT sent to a master a failover made a replica is a 503: Redis refuses it there', () => {
+    const message =
+      'ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.'
+    expect(toStoreError(failed('ReplyError', message))).toBeInstanceOf(StoreUnavailableError)
+  })
+
   it('storeCall tries a redirected operation again, and gives up as a 503 after three more tries', async () => {
     let calls = 0
     const movedTwice = () => {
