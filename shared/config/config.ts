@@ -125,9 +125,22 @@ function readWithArguments<C extends CommandName>(
   return { values, args }
 }
 
-/** Sentinel and Cluster seed lists: host:port,… and not both. */
+/**
+ * The longest WAIT a Cluster can hold its node connections for, ms. Each of their commands is timed at 2 s by ioredis
+ * (redis-connection.ts' commandTimeout) and each is asked PING every second, ended when unanswered for those 2 s
+ * (cluster-node-watch.ts): a WAIT that lasted as long would be answered "Command timed out", and would take the PING
+ * sent behind it, with its connection, for stranded. The rest leaves room for the round trip.
+ */
+const CLUSTER_WAIT_TIMEOUT_MAX_MS = 1_500
+
+/** Sentinel and Cluster seed lists: host:port,… and not both; on a Cluster, a WAIT its connections can wait out. */
 function checkRedisTarget(
-  values: { 'redis-sentinels'?: string | undefined; 'redis-cluster-nodes'?: string | undefined },
+  values: {
+    'redis-sentinels'?: string | undefined
+    'redis-cluster-nodes'?: string | undefined
+    'redis-wait-replicas'?: number | undefined
+    'redis-wait-timeout'?: number | undefined
+  },
   problems: string[],
 ): void {
   for (const [list, env] of [
@@ -141,6 +154,12 @@ function checkRedisTarget(
   }
   if (values['redis-sentinels'] !== undefined && values['redis-cluster-nodes'] !== undefined) {
     problems.push('REDIS_SENTINELS and REDIS_CLUSTER_NODES: give one or the other')
+  }
+  const { 'redis-wait-timeout': waitTimeout = 0, 'redis-wait-replicas': waitReplicas = 0 } = values
+  if (values['redis-cluster-nodes'] !== undefined && waitReplicas > 0 && waitTimeout > CLUSTER_WAIT_TIMEOUT_MAX_MS) {
+    problems.push(
+      `REDIS_WAIT_TIMEOUT_MS (${waitTimeout}) must be at most ${CLUSTER_WAIT_TIMEOUT_MAX_MS} on a Cluster (REDIS_CLUSTER_NODES) when writes wait for replicas: the 2 s command timeout would end a longer WAIT, and its connection as stranded`,
+    )
   }
 }
 

@@ -1,6 +1,7 @@
 import { Cluster, type Redis, type RedisOptions } from 'ioredis'
 import { CoalescingRedis } from './coalescing-redis.js'
 import { watchClusterNodes } from './cluster-node-watch.js'
+import { failUnansweredOnClose } from './cluster-unanswered-commands.js'
 import { StoreUnavailableError } from '../errors.js'
 
 /** A single Redis (or one behind Sentinel), or a Redis Cluster: every multi-key step stays in one slot. */
@@ -56,7 +57,9 @@ export function createRedis(
     : target?.sentinel
       ? new CoalescingRedis({ ...sentinelOptions(url, target.sentinel), ...options })
       : new CoalescingRedis(url, options)
-  // A Cluster's node connections are ioredis' own, timed but never replaced by it (cluster-node-watch.ts).
+  // A Cluster's node connections are ioredis' own, timed but never replaced by it (cluster-node-watch.ts), and would
+  // send again what a closed one left unanswered (cluster-unanswered-commands.ts).
+  if (redis instanceof Cluster) failUnansweredOnClose(redis)
   if (redis instanceof Cluster && options.commandTimeout !== undefined) watchClusterNodes(redis, options.commandTimeout)
   countErrors(redis, name)
   return redis
@@ -194,10 +197,10 @@ export function redactUrl(url: string): string {
 // it waited (UNBLOCKED: the server became a replica).
 const UNAVAILABLE_REPLIES =
   /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|OOM|BUSY|NOPERM|NOREPLICAS|NOAUTH|WRONGPASS|UNBLOCKED)\b/
-
 /**
- * A WAIT sent to a server that has just become a replica (a Cluster client's map of masters lags a failover by a
- * moment): like READONLY, the server is not the master any more.
+ * A WAIT sent to a master that a failover has made a replica since the write, refused with a plain ERR: a manual
+ * failover (CLUSTER FAILOVER, REPLICAOF) leaves the old master's clients connected, and a Cluster client's map of
+ * masters lags a failover by a moment. Like READONLY, the server is not the master any more.
  */
 const WAIT_ON_A_REPLICA = /^ERR WAIT cannot be used with replica instances/
 

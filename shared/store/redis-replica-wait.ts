@@ -39,9 +39,18 @@ export function replicaWait(redis: RedisClient, { waitReplicas, timeoutMs }: Rep
   }
 }
 
-/** The fewest replicas any master of `cluster` confirms, each master's WAIT sent by `waitOn` (one per connection). */
+/**
+ * The fewest replicas any master of `cluster` confirms, each master's WAIT sent by `waitOn` (one per connection). A
+ * WAIT that fails may have met a master no longer one (a manual failover leaves the old master connected, a replica
+ * now, which refuses WAIT): the Cluster is asked for the slot map again. Only a redirection would make it ask
+ * otherwise, and until one, every write would wait on the old master and answer 503.
+ */
 function onEveryMaster(cluster: Cluster, waitOn: (connection: Redis) => () => Promise<number>): () => Promise<number> {
   const waits = new WeakMap<Redis, () => Promise<number>>()
+  const relearn = (err: unknown) => {
+    cluster.refreshSlotsCache()
+    throw err
+  }
   return async () => {
     const masters = cluster.nodes('master')
     // No master known (the Cluster is between slot maps): nothing confirms the write.
@@ -49,7 +58,7 @@ function onEveryMaster(cluster: Cluster, waitOn: (connection: Redis) => () => Pr
     const counts = masters.map((master) => {
       let wait = waits.get(master)
       if (!wait) waits.set(master, (wait = waitOn(master)))
-      return wait()
+      return wait().catch(relearn)
     })
     return Math.min(...(await Promise.all(counts)))
   }

@@ -1,9 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import { openRedis } from '../../shared/store/redis-connection.js'
+import { replicaWait } from '../../shared/store/redis-replica-wait.js'
 import { createRedisStore } from '../../shared/store/redis-store.js'
 import type { Store } from '../../shared/store/store.js'
-import { useRedisServer } from '../support/redis-server.js'
+import { freePort } from '../support/free-port.js'
+import { startRedisServer, useRedisServer } from '../support/redis-server.js'
 import { newApi, newKey } from './contract-records.js'
 
 /**
@@ -73,5 +75,23 @@ describe('waiting for replicas (WAIT) on a connection shared by every request', 
     expect(await write).toMatch(/reached 0 of 1 replicas in 2500 ms/)
     expect(performance.now() - started).toBeGreaterThanOrEqual(2_500)
     expect(counts.stranded).toBe(0)
+  })
+
+  it('answers 503 when the server became a replica after the write: Redis refuses WAIT there', async () => {
+    // Demoted by REPLICAOF, as a Cluster's manual failover (CLUSTER FAILOVER) demotes a master: only its blocked
+    // clients are told, the others stay connected and learn it from their next command.
+    const demoted = await startRedisServer()
+    const connection = await openRedis(demoted.url, 'demoted')
+    try {
+      const afterWrite = replicaWait(connection, { waitReplicas: 1, timeoutMs: 100 })
+      await connection.set('written', 'before the demotion')
+      await demoted.admin.call('REPLICAOF', '127.0.0.1', String(await freePort()))
+      expect(connection.status).toBe('ready')
+      const refused = await afterWrite().catch((err: unknown) => err)
+      expect(refused).toBeInstanceOf(StoreUnavailableError)
+    } finally {
+      connection.disconnect()
+      await demoted.stop()
+    }
   })
 })

@@ -32,7 +32,9 @@ export async function startStrandingProxy(target: string): Promise<StrandingProx
   let made = 0
   /** While a black hole lasts: what each way held back, in order, to deliver when it ends. */
   let held: (() => void)[] | undefined
-  const server: Server = createServer((client) => {
+  // A client's FIN is passed on like its bytes, never answered by the proxy itself: on a stranded connection it goes
+  // nowhere, as on a dead path, and the client's socket stays half-closed, waiting.
+  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
     made++
     const upstream = createConnection({ host: hostname, port: Number(port) })
     const pair = { client, upstream, stranded: false, opening: '' }
@@ -53,6 +55,7 @@ export async function startStrandingProxy(target: string): Promise<StrandingProx
       upstream.destroy()
     }
     // A stranded connection's ends learn nothing: only the other side of the proxy would have told them.
+    client.on('end', () => pair.stranded || end())
     client.on('close', () => pair.stranded || end())
     upstream.on('close', () => pair.stranded || end())
     client.on('error', () => {})

@@ -181,6 +181,25 @@ describe('configuration', () => {
     expect(rootKeyIdConfig('root-key revoke', ['root_a'], sentinels).replication.waitReplicas).toBe(1)
   })
 
+  it('refuses a WAIT on a Cluster longer than its connections can wait out', () => {
+    const cluster = { REDIS_CLUSTER_NODES: '10.0.0.1:6379', REDIS_WAIT_REPLICAS: '1' }
+    expect(controlPlaneConfig([], { ...cluster, REDIS_WAIT_TIMEOUT_MS: '1500' }).replication.timeoutMs).toBe(1_500)
+    expect(() => controlPlaneConfig([], { ...cluster, REDIS_WAIT_TIMEOUT_MS: '2500' })).toThrow(
+      /REDIS_WAIT_TIMEOUT_MS \(2500\) must be at most 1500 on a Cluster/,
+    )
+    expect(() => rootKeyIdConfig('root-key revoke', ['root_a'], { ...cluster, REDIS_WAIT_TIMEOUT_MS: '2000' })).toThrow(
+      /REDIS_WAIT_TIMEOUT_MS \(2000\) must be at most 1500/,
+    )
+    // One server and Sentinel wait a WAIT out whatever its length (coalescing-redis.ts); a Cluster that waits for no
+    // replica sends none.
+    expect(
+      controlPlaneConfig([], { REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '5000' }).replication.timeoutMs,
+    ).toBe(5_000)
+    expect(
+      controlPlaneConfig([], { REDIS_CLUSTER_NODES: '10.0.0.1:6379', REDIS_WAIT_TIMEOUT_MS: '5000' }),
+    ).toBeDefined()
+  })
+
   it('reads the root-key commands: Redis found as the servers find it, the id argument, the --json switch', () => {
     const revoke = rootKeyIdConfig('root-key revoke', ['root_abc', '--redis-cluster-nodes', '10.0.0.1:6379'], {
       REDIS_WAIT_REPLICAS: '1',
