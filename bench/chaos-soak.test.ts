@@ -2,11 +2,11 @@ import { expect, it } from 'vitest'
 import { startFaultLoad, type FaultLoadReport } from '../test/support/fault-load.js'
 import { jsonPoster, startKeygate, type KeygateProcess } from '../test/support/processes.js'
 import { redisCli } from '../test/support/redis-cli.js'
-import { announceClusterAt, restartClusterNode, startRedisCluster } from '../test/support/redis-cluster.js'
+import { restartClusterNode, startClusterBehindProxies } from '../test/support/redis-cluster.js'
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js'
 import { REPLICATION_ARGS, SENTINEL_NAME, startSentinelStack } from '../test/support/sentinel-stack.js'
 import { stopAfterAll } from '../test/support/stop-after-all.js'
-import { startStrandingProxy, type StrandingProxy } from '../test/support/stranding-proxy.js'
+import { startStrandingProxy } from '../test/support/stranding-proxy.js'
 import { waitFor } from '../test/support/wait-for.js'
 
 /**
@@ -205,12 +205,9 @@ it(`Sentinel: failovers for ${SECONDS / 3} s`, async () => {
 // A Cluster of three masters with a replica each, every node behind a path of its own: reshards, a master SIGKILLed
 // (and restarted, rejoining as a replica), Keygate's paths stranded.
 it(`Cluster: reshards, failovers and strands for ${SECONDS / 3} s`, async () => {
-  let nodes = await startRedisCluster(stoppable.stopped, { replicas: 1 })
-  const paths: StrandingProxy[] = await Promise.all(
-    nodes.map((node) => stoppable.stopped(startStrandingProxy(node.url))),
-  )
-  const ports = paths.map((path) => Number(new URL(path.url).port))
-  await announceClusterAt(nodes, ports)
+  const behindProxies = await startClusterBehindProxies((started) => stoppable.push(started), { replicas: 1 })
+  const { paths, ports } = behindProxies
+  let nodes = behindProxies.nodes
   const clusterEnv = {
     ...env,
     REDIS_URL: 'redis://127.0.0.1:6379',

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
-import { announceClusterAt, startRedisCluster } from '../support/redis-cluster.js'
+import { startClusterBehindProxies } from '../support/redis-cluster.js'
 import { startStrandingProxy } from '../support/stranding-proxy.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -201,17 +201,8 @@ describe('connections to Redis that stop answering', () => {
     expect([...statuses].filter((status) => status >= 500 && status !== 503)).toEqual([])
   }, 60_000)
   it('on a Cluster: every node connection and subscriber is replaced, ready and writing again within 10 s', async () => {
-    const nodes = await startRedisCluster((starting) =>
-      starting.then((node) => {
-        stoppable.push(node)
-        return node
-      }),
-    )
     // Both processes reach every node through a proxy of its own, which the nodes announce as their address.
-    const paths = await Promise.all(nodes.map((node) => startStrandingProxy(node.url)))
-    stoppable.push(...paths)
-    const ports = paths.map((path) => Number(new URL(path.url).port))
-    await announceClusterAt(nodes, ports)
+    const { nodes, paths, ports } = await startClusterBehindProxies((started) => stoppable.push(started))
     const env = {
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_CLUSTER_NODES: ports.map((port) => `127.0.0.1:${port}`).join(','),

@@ -1,8 +1,7 @@
 import type { Cluster } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createRedis, SCRIPTS_WITH_KEY_COUNT } from '../../shared/store/redis-connection.js'
-import { announceClusterAt, startRedisCluster } from '../support/redis-cluster.js'
-import { startStrandingProxy } from '../support/stranding-proxy.js'
+import { startClusterBehindProxies } from '../support/redis-cluster.js'
 import { waitFor } from '../support/wait-for.js'
 
 const TIMEOUT_MS = 500
@@ -19,16 +18,7 @@ describe('a Cluster whose node connection stops answering', () => {
   })
 
   it('ends it, connects anew, and never re-sends a write that timed out', async () => {
-    const nodes = await startRedisCluster((starting) =>
-      starting.then((node) => {
-        stoppable.push(node)
-        return node
-      }),
-    )
-    const paths = await Promise.all(nodes.map((node) => startStrandingProxy(node.url)))
-    stoppable.push(...paths)
-    const ports = paths.map((path) => Number(new URL(path.url).port))
-    await announceClusterAt(nodes, ports)
+    const { nodes, paths, ports } = await startClusterBehindProxies((started) => stoppable.push(started))
     const cluster = createRedis(
       'redis://127.0.0.1:6379',
       'watched',

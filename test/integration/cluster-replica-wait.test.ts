@@ -34,7 +34,8 @@ describe('waiting for replicas on a Cluster', () => {
     await Promise.all(nodes.map((node) => node.stop()))
   })
 
-  it("refuses to acknowledge a write whose master's replica has not confirmed it", async () => {
+  /** A Cluster of three masters with a replica each, a client of it named `name`, and its wait for one replica. */
+  async function clusterWaitingForOneReplica(name: string) {
     const started = await startRedisCluster(
       (starting) =>
         starting.then((node) => {
@@ -46,13 +47,17 @@ describe('waiting for replicas on a Cluster', () => {
     const masters = started.slice(0, 3)
     const cluster = createRedis(
       'redis://127.0.0.1:6379',
-      'replica-wait',
+      name,
       {},
       { cluster: masters.map((node) => ({ host: '127.0.0.1', port: node.port })) },
     ) as Cluster
     nodes.push({ stop: async () => cluster.disconnect(), signal: () => {} } as unknown as RedisServer)
     await waitFor(async () => cluster.status === 'ready', 'the Cluster ready', 10_000, 20)
-    const afterWrite = replicaWait(cluster, { waitReplicas: 1, timeoutMs: 300 })
+    return { started, masters, cluster, afterWrite: replicaWait(cluster, { waitReplicas: 1, timeoutMs: 300 }) }
+  }
+
+  it("refuses to acknowledge a write whose master's replica has not confirmed it", async () => {
+    const { started, masters, cluster, afterWrite } = await clusterWaitingForOneReplica('replica-wait')
 
     await cluster.set('waited', 'first')
     await confirmed(afterWrite, 'the replicas to confirm')
@@ -74,24 +79,7 @@ describe('waiting for replicas on a Cluster', () => {
   }, 60_000)
 
   it('answers 503, never 500, while a master a manual failover demoted is still taken for one', async () => {
-    const started = await startRedisCluster(
-      (starting) =>
-        starting.then((node) => {
-          nodes.push(node)
-          return node
-        }),
-      { replicas: 1 },
-    )
-    const masters = started.slice(0, 3)
-    const cluster = createRedis(
-      'redis://127.0.0.1:6379',
-      'manual-failover',
-      {},
-      { cluster: masters.map((node) => ({ host: '127.0.0.1', port: node.port })) },
-    ) as Cluster
-    nodes.push({ stop: async () => cluster.disconnect(), signal: () => {} } as unknown as RedisServer)
-    await waitFor(async () => cluster.status === 'ready', 'the Cluster ready', 10_000, 20)
-    const afterWrite = replicaWait(cluster, { waitReplicas: 1, timeoutMs: 300 })
+    const { started, masters, cluster, afterWrite } = await clusterWaitingForOneReplica('manual-failover')
 
     // The writes go to a key another master holds: nothing they do tells the Cluster client of the failover.
     const demoted = masters[0]!

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { expect } from 'vitest'
 import { startRedisServer, type RedisServer } from './redis-server.js'
+import { startStrandingProxy, type StrandingProxy } from './stranding-proxy.js'
 import { waitFor } from './wait-for.js'
 
 const NODE_ARGS = [
@@ -119,4 +120,28 @@ export async function announceClusterAt(nodes: RedisServer[], ports: number[]): 
     15_000,
     100,
   )
+}
+
+/**
+ * A Cluster (startRedisCluster, with `replicas`) whose nodes clients reach only through a stranding proxy each, which
+ * the nodes announce as their address (announceClusterAt). `register` is given each node and proxy as it starts, to
+ * be stopped after the test. `ports` are the proxies' ports, in the order of `nodes`.
+ */
+export async function startClusterBehindProxies(
+  register: (started: { stop(): Promise<unknown> }) => void,
+  { replicas = 0 }: { replicas?: number } = {},
+): Promise<{ nodes: RedisServer[]; paths: StrandingProxy[]; ports: number[] }> {
+  const nodes = await startRedisCluster(
+    (starting) =>
+      starting.then((node) => {
+        register(node)
+        return node
+      }),
+    { replicas },
+  )
+  const paths = await Promise.all(nodes.map((node) => startStrandingProxy(node.url)))
+  for (const path of paths) register(path)
+  const ports = paths.map((path) => Number(new URL(path.url).port))
+  await announceClusterAt(nodes, ports)
+  return { nodes, paths, ports }
 }
