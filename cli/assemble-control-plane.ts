@@ -172,6 +172,7 @@ function webhookProcessesOf(parts: ProcessParts<Store>, policy: WebhookPolicy, r
   const worker = new DeliveryWorker({ webhooks: store.webhooks, sender, policy, clock, log, metrics })
   const deriver = new EventDeriver({
     changes: store.changes,
+    snapshots: store.snapshots,
     keys: store.keys,
     entities: store.entities,
     rootKeys: store.rootKeys,

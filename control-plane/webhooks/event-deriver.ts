@@ -3,11 +3,17 @@ import type { Logger } from 'pino'
 import type { ChangeEvent } from '../../shared/change-event.js'
 import type { Clock } from '../../shared/clock.js'
 import { isEntityAddress } from '../../shared/entity.js'
-import type { IdentityRecord } from '../../shared/identity.js'
+import { identityAddress, type IdentityRecord } from '../../shared/identity.js'
+import type { KeyRecord } from '../../shared/records.js'
 import type { RootKeyEntity } from '../../shared/root-key-entity.js'
 import { SHARD_COUNT } from '../../shared/shards.js'
 import type { ApiKeyStore } from '../../shared/store/api-key-store.js'
-import { LOG_TRIMMED, type ChangeLogStore } from '../../shared/store/change-log-store.js'
+import { LOG_TRIMMED, type ChangeLogStore, type ShardRevision } from '../../shared/store/change-log-store.js'
+import {
+  snapshotKept,
+  type ChangeSnapshot,
+  type ChangeSnapshotStore,
+} from '../../shared/store/change-snapshot-store.js'
 import type { EntityReader } from '../../shared/store/entity-store.js'
 import type { RootKeyStore } from '../../shared/store/root-key-store.js'
 import type { WebhookStore } from '../../shared/store/webhook-store.js'
@@ -35,6 +41,7 @@ const NOTICES_EVERY_MS = 400
 
 export interface EventDeriverDeps {
   changes: ChangeLogStore
+  snapshots: ChangeSnapshotStore
   keys: Pick<ApiKeyStore, 'getKeyByHash' | 'getKeyById'>
   entities: EntityReader
   rootKeys: Pick<RootKeyStore, 'getRootKeyById'>
@@ -77,6 +84,8 @@ export class EventDeriver {
    * each read of changes, notices or deadlines.
    */
   private endpoints: WebhookEndpoint[] | undefined
+  /** Identities' ids by externalId, as read during one look (a key event names its identity by both). */
+  private identityIds = new Map<string, string | undefined>()
 
   constructor(private readonly deps: EventDeriverDeps) {}
 
@@ -107,6 +116,7 @@ export class EventDeriver {
       return
     }
     this.endpoints = undefined
+    this.identityIds = new Map()
     let [snapshot, cursors] = await Promise.all([changes.readRevisions(), webhooks.readCursors()])
     if (cursors.size < SHARD_COUNT) {
       await placeMissingCursors(changes, webhooks)
@@ -130,13 +140,13 @@ export class EventDeriver {
         // mean nothing now. Carry on from where it stands.
         this.deps.metrics.skipped('epoch')
         this.deps.log.warn({ shard }, 'a change log was reset: webhook events in between are not sent')
-        await webhooks.writeCursor(shard, head)
+        await this.skipTo(shard, head)
       } else if (head.rev < cursor.rev) {
         // The shard went back with its epoch kept (a failover to a replica that missed the last writes): the
         // revisions past its head will be written again, by other changes, which must not be taken as seen.
         this.deps.metrics.skipped('rollback')
         this.deps.log.warn({ shard }, 'a change log went back: webhook events of the lost writes are not sent')
-        await webhooks.writeCursor(shard, head)
+        await this.skipTo(shard, head)
       } else if (head.rev > cursor.rev) {
         await this.deriveShard(shard, cursor.rev, head.epoch)
       }
@@ -177,21 +187,31 @@ export class EventDeriver {
   }
 
   private async deriveShard(shard: number, afterRev: number, epoch: string): Promise<void> {
-    const { webhooks, changes } = this.deps
+    const { webhooks, changes, snapshots } = this.deps
     const read = await changes.readChanges(shard, afterRev, BATCH)
     this.endpoints = undefined
     if (read === LOG_TRIMMED) {
       this.deps.metrics.skipped('trimmed')
       this.deps.log.warn({ shard, afterRev }, 'a change log was trimmed past the webhooks cursor: events lost')
       const { shards } = await changes.readRevisions()
-      await webhooks.writeCursor(shard, shards[shard]!)
+      await this.skipTo(shard, shards[shard]!)
       return
     }
+    const last = read.at(-1)
+    if (!last) return
+    // Read after the changes: every change read has its snapshot written by then (the same atomic step).
+    const written = await snapshots.readSnapshots(shard, afterRev, last.rev)
     for (const change of read) {
-      for (const event of await this.eventsOf(change)) await this.enqueue(event)
+      for (const event of await this.eventsOf(change, written.get(change.rev))) await this.enqueue(event)
     }
-    const last = read[read.length - 1]
-    if (last) await webhooks.writeCursor(shard, { epoch, rev: last.rev })
+    await webhooks.writeCursor(shard, { epoch, rev: last.rev })
+    await snapshots.forgetSnapshots(shard, last.rev)
+  }
+
+  /** Moves the shard's cursor past changes that will not be derived, and forgets their snapshots. */
+  private async skipTo(shard: number, position: ShardRevision): Promise<void> {
+    await this.deps.webhooks.writeCursor(shard, position)
+    await this.deps.snapshots.forgetSnapshots(shard, position.rev)
   }
 
   /** `key.credits.low` and `key.credits.exhausted` from each shard's credit notices past its notice cursor. */
@@ -235,8 +255,12 @@ export class EventDeriver {
     }
   }
 
-  /** The webhook events one change makes: none for records no event is about. */
-  private async eventsOf(change: ChangeEvent): Promise<WebhookEvent[]> {
+  /**
+   * The webhook events one change makes (none for records no event is about), describing the record as the change
+   * wrote it: its snapshot. A change whose snapshot is gone (trimmed while no deriver read the shard, or written by a
+   * process that kept none) is described as the record is now, a delete by its ids.
+   */
+  private async eventsOf(change: ChangeEvent, snapshot: ChangeSnapshot | undefined): Promise<WebhookEvent[]> {
     // The record is part of the id: should revisions ever be reused (a rollback), another change gets another id.
     const id = (type: WebhookEventType) =>
       eventId(`${change.shard}|${change.epoch}|${change.rev}|${change.hash}|${type}`)
@@ -247,11 +271,15 @@ export class EventDeriver {
       at,
       data,
     })
-    if (isEntityAddress(change.hash)) return this.entityEventsOf(change, event)
-    if (change.kind === 'deleted') return [event('key.deleted', { keyId: change.keyId, apiId: change.apiId })]
-    // The record as it is now: it may be newer than the change (a later change is derived after this one).
-    const key = await this.deps.keys.getKeyByHash(change.hash)
-    const data = key ? keyData(key) : { keyId: change.keyId, apiId: change.apiId }
+    if (!snapshot && snapshotKept(change.hash)) this.deps.metrics.describedLate()
+    if (isEntityAddress(change.hash)) return this.entityEventsOf(change, snapshot, event)
+    const key = snapshot
+      ? keyOf(snapshot)
+      : change.kind === 'deleted'
+        ? null
+        : await this.deps.keys.getKeyByHash(change.hash)
+    const data = key ? await this.keyEventData(key) : { keyId: change.keyId, apiId: change.apiId }
+    if (change.kind === 'deleted') return [event('key.deleted', data)]
     if (change.kind === 'created') {
       if (key?.expires !== undefined) await this.scheduleExpiry(key.id, key.expires)
       const rerolled = key?.rerolledFrom
@@ -274,30 +302,39 @@ export class EventDeriver {
 
   private async entityEventsOf(
     change: ChangeEvent,
+    snapshot: ChangeSnapshot | undefined,
     event: (type: WebhookEventType, data: Record<string, unknown>) => WebhookEvent,
   ): Promise<WebhookEvent[]> {
     const type = change.hash.slice(0, change.hash.indexOf(':'))
     if (type === 'identity') {
-      if (change.kind === 'deleted') return [event('identity.deleted', { identityId: change.keyId })]
-      const stored = await this.deps.entities.getEntity<IdentityRecord>(change.hash)
-      const data = stored ? identityData(stored.doc) : { identityId: change.keyId }
-      return [event(change.kind === 'created' ? 'identity.created' : 'identity.updated', data)]
+      const identity = snapshot
+        ? (snapshot.doc as unknown as IdentityRecord)
+        : change.kind === 'deleted'
+          ? null
+          : (await this.deps.entities.getEntity<IdentityRecord>(change.hash))?.doc
+      const data = identity ? identityData(identity) : { identityId: change.keyId }
+      const kinds = { created: 'identity.created', updated: 'identity.updated', deleted: 'identity.deleted' } as const
+      return [event(kinds[change.kind], data)]
     }
-    if (type === 'rootkey') return this.rootKeyEventsOf(change, event)
+    if (type === 'rootkey') return this.rootKeyEventsOf(change, snapshot, event)
     return []
   }
 
   /**
-   * A root key's entity is read as it is now, which may be past the change derived: a root key created and revoked
-   * before a look is a tombstone when its create is derived. So the create is told from the change's kind (created,
-   * with what the tombstone no longer says left out), and a revoke has one id per root key, whichever change finds
-   * it (a tombstone is final): the create's and the revoke's changes report it once.
+   * A root key's entity as the change wrote it (its snapshot), else as it is now, which may be past the change
+   * derived: a root key created and revoked before a look is then a tombstone when its create is derived. So the
+   * create is told from the change's kind (created, with what a tombstone no longer says left out), and a revoke has
+   * one id per root key, whichever change finds it (a tombstone is final): the create's and the revoke's changes
+   * report it once.
    */
   private async rootKeyEventsOf(
     change: ChangeEvent,
+    snapshot: ChangeSnapshot | undefined,
     event: (type: WebhookEventType, data: Record<string, unknown>) => WebhookEvent,
   ): Promise<WebhookEvent[]> {
-    const stored = await this.deps.entities.getEntity<RootKeyEntity>(change.hash)
+    const stored = snapshot
+      ? { doc: snapshot.doc as unknown as RootKeyEntity, rev: change.rev }
+      : await this.deps.entities.getEntity<RootKeyEntity>(change.hash)
     // The bootstrap switch is no root key (its address names none).
     if (!stored || !('id' in stored.doc)) return []
     const { doc } = stored
@@ -339,9 +376,20 @@ export class EventDeriver {
       const [type, keyId, expires] = member.split('|') as ['key.expiring' | 'key.expired', string, string]
       const key = await keys.getKeyById(keyId)
       if (key && key.expires === Number(expires))
-        await this.enqueue({ id: eventId(member), type, at: now, data: keyData(key) })
+        await this.enqueue({ id: eventId(member), type, at: now, data: await this.keyEventData(key) })
       await webhooks.unschedule(member)
     }
+  }
+
+  /** What an event says of a key, with its identity named by id and by externalId (the record binds by the latter). */
+  private async keyEventData(key: KeyRecord): Promise<Record<string, unknown>> {
+    const externalId = key.ownerId
+    if (externalId === undefined) return keyData(key, undefined)
+    if (!this.identityIds.has(externalId)) {
+      const identity = await this.deps.entities.getEntity<IdentityRecord>(identityAddress(externalId))
+      this.identityIds.set(externalId, identity?.doc.id)
+    }
+    return keyData(key, this.identityIds.get(externalId))
   }
 
   private async enqueue(event: WebhookEvent): Promise<void> {
@@ -353,6 +401,12 @@ export class EventDeriver {
       .map((endpoint) => endpoint.id)
     if (wanting.length > 0) await this.deps.webhooks.enqueue(event, wanting, this.deps.clock.now())
   }
+}
+
+/** A key record as a change's snapshot holds it: the stored document and the balance beside it. */
+function keyOf(snapshot: ChangeSnapshot): KeyRecord {
+  const key = snapshot.doc as unknown as KeyRecord
+  return snapshot.credits === undefined ? key : { ...key, remaining: snapshot.credits }
 }
 
 /** An event's id from what caused it: the same cause, the same id (`msg_` and 24 characters of its SHA-256). */

@@ -3,15 +3,17 @@ import type { KeyRecord } from '../../shared/records.js'
 
 /**
  * What an event says of a key: ids and settings, never its hash (nor, since only hashes are kept, the key). `start`
- * is the key's visible prefix, as listKeys shows it.
+ * is the key's visible prefix, as listKeys shows it. Its identity by both names: `externalId` (what the key record
+ * binds by) and `identityId` (`id_…`, as identity events name it), the latter when the identity exists.
  */
-export function keyData(key: KeyRecord): Record<string, unknown> {
+export function keyData(key: KeyRecord, identityId: string | undefined): Record<string, unknown> {
   return {
     keyId: key.id,
     apiId: key.apiId,
     start: key.start,
     name: key.name,
-    identityId: key.ownerId,
+    identityId,
+    externalId: key.ownerId,
     meta: key.meta,
     enabled: key.enabled,
     expires: key.expires,

@@ -16,6 +16,8 @@ export interface WebhookMetrics {
   skipped(reason: LogGap): void
   /** Changes in the logs past the cursors, when this process last derived (0 on a process not deriving). */
   behind(changes: number): void
+  /** A change derived without its snapshot: its events describe the record as it was found, not as written. */
+  describedLate(): void
 }
 
 const SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600]
@@ -59,6 +61,11 @@ export function createWebhookMetrics(registry: Registry, queueDepth: () => Promi
     help: 'Changes in the shard logs not yet derived into webhook events, as the deriving control plane last saw them (0 on the others)',
     registers: [registry],
   })
+  const describedLate = new Counter({
+    name: 'keygate_webhook_snapshots_missing_total',
+    help: 'Changes the webhooks deriver read without the record as the change wrote it (its snapshot was trimmed before the deriver came to it): their events describe the record as it then was',
+    registers: [registry],
+  })
   // Each reason from 0, so that the first gap is an increase an alert sees.
   for (const reason of LOG_GAPS) skipped.inc({ reason }, 0)
   new Gauge({
@@ -87,6 +94,9 @@ export function createWebhookMetrics(registry: Registry, queueDepth: () => Promi
     },
     behind(changes) {
       behind.set(changes)
+    },
+    describedLate() {
+      describedLate.inc()
     },
   }
 }

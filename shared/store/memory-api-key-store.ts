@@ -6,6 +6,7 @@ import { applyKeyPatch, type ApiRecord, type KeyPatch, type KeyRecord, type NewK
 import { shardOf } from '../shards.js'
 import { WriteConflictError } from '../errors.js'
 import type { ApiKeyStore, KeyPage, KeyWrite } from './api-key-store.js'
+import type { MemoryChangeSnapshotStore } from './memory-change-snapshot-store.js'
 import type { MemoryChangeLogStore } from './memory-change-log-store.js'
 import { SortedIds } from './sorted-ids.js'
 
@@ -20,7 +21,10 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   /** When each credit-carrying key was last refilled (its balance lives on the record, outside its revision). */
   private readonly refilledAt = new Map<string, number>()
 
-  constructor(private readonly changes: MemoryChangeLogStore) {}
+  constructor(
+    private readonly changes: MemoryChangeLogStore,
+    private readonly snapshots: MemoryChangeSnapshotStore,
+  ) {}
 
   async createApi(api: ApiRecord): Promise<void> {
     this.apis.set(api.id, structuredClone(api))
@@ -189,6 +193,8 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   /** Revision bump, record, log append and publish: one synchronous step, like the Redis script. */
   private write(input: NewKeyRecord, kind: ChangeKind, fields: string[] = []): KeyWrite {
     const event = this.changes.append(shardOf(input.hash), kind, input.id, input.hash, input.apiId, fields)
+    const { remaining: credits, ...doc } = input
+    this.snapshots.keep(event.shard, event.rev, { doc, ...(credits !== undefined ? { credits } : {}) })
     const record: KeyRecord = { ...structuredClone(input), rev: event.rev }
     if (kind !== 'deleted') this.keysByHash.set(record.hash, record)
     return { record: structuredClone(record), event: { ...event } }

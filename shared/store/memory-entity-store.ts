@@ -1,6 +1,8 @@
 import type { ChangeEvent } from '../change-event.js'
 import { entityShard, type StoredEntity } from '../entity.js'
 import type { EntityStore, EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
+import { snapshotKept } from './change-snapshot-store.js'
+import type { MemoryChangeSnapshotStore } from './memory-change-snapshot-store.js'
 import { SortedIds } from './sorted-ids.js'
 
 /** Appends a change to its shard's log and publishes it (the memory store's one sequence per shard). */
@@ -18,7 +20,10 @@ export class MemoryEntityStore implements EntityStore {
   private readonly indexes = new Map<string, SortedIds>()
   private readonly names = new Map<string, string>()
 
-  constructor(private readonly logChange: LogChange) {}
+  constructor(
+    private readonly logChange: LogChange,
+    private readonly snapshots: MemoryChangeSnapshotStore,
+  ) {}
 
   async getEntity<T>(address: string): Promise<StoredEntity<T> | null> {
     const record = this.records.get(address)
@@ -40,6 +45,10 @@ export class MemoryEntityStore implements EntityStore {
       if (expectedRev !== undefined && current.rev !== expectedRev) return 'conflict'
     }
     const event = this.logChange(entityShard(address), kind, id, address, '')
+    if (snapshotKept(address)) {
+      const written = kind === 'deleted' ? current!.doc : JSON.stringify(doc)
+      this.snapshots.keep(event.shard, event.rev, { doc: JSON.parse(written) as Record<string, unknown> })
+    }
     if (kind === 'deleted') this.records.delete(address)
     else this.records.set(address, { doc: JSON.stringify(doc), rev: event.rev })
     return { rev: event.rev, event }

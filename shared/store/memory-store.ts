@@ -3,6 +3,7 @@ import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { MemoryApiKeyStore } from './memory-api-key-store.js'
 import { MemoryAuditStore } from './memory-audit-store.js'
 import { MemoryChangeLogStore } from './memory-change-log-store.js'
+import { MemoryChangeSnapshotStore } from './memory-change-snapshot-store.js'
 import { MemoryCounterStore } from './memory-counter-store.js'
 import { MemoryEntityStore } from './memory-entity-store.js'
 import { MemoryLeakReportStore } from './memory-leak-report-store.js'
@@ -28,10 +29,11 @@ export function createMemoryStore(
   options: { changeLogMaxLen?: number; clock?: Clock } = {},
 ): MemoryStore {
   const changes = new MemoryChangeLogStore(feed, options.changeLogMaxLen)
+  const snapshots = new MemoryChangeSnapshotStore(options.changeLogMaxLen)
   return {
     kind: 'memory',
-    keys: new MemoryApiKeyStore(changes),
-    entities: new MemoryEntityStore((...change) => changes.append(...change)),
+    keys: new MemoryApiKeyStore(changes, snapshots),
+    entities: new MemoryEntityStore((...change) => changes.append(...change), snapshots),
     rootKeys: new MemoryRootKeyStore(),
     counters: new MemoryCounterStore(),
     usage: new MemoryUsageStore(),
@@ -40,6 +42,7 @@ export function createMemoryStore(
     leakReports: new MemoryLeakReportStore(options.clock),
     portalSessions: new MemoryPortalSessionStore(options.clock),
     changes,
+    snapshots,
     async ping() {},
     async close() {},
   }

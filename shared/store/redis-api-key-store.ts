@@ -18,7 +18,13 @@ import { storeCall } from './redis-store-call.js'
 type WriteReply = [number, string, string?]
 
 interface KeyScripts {
-  writeKey(record: string, revision: string, log: string, ...args: (string | number)[]): Promise<WriteReply>
+  writeKey(
+    record: string,
+    revision: string,
+    log: string,
+    snapshots: string,
+    ...args: (string | number)[]
+  ): Promise<WriteReply>
   spendCredits(record: string, notices: string, ...args: (string | number)[]): Promise<[number, number]>
   updateCredits(record: string, notices: string, ...args: (string | number)[]): Promise<number>
 }
@@ -64,7 +70,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
     private readonly afterWrite: AfterWrite,
     private readonly now: () => number = Date.now,
   ) {
-    redis.defineCommand('writeKey', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
+    redis.defineCommand('writeKey', { numberOfKeys: 4, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('spendCredits', { numberOfKeys: 2, lua: SPEND_CREDITS_SCRIPT })
     redis.defineCommand('updateCredits', { numberOfKeys: 2, lua: UPDATE_CREDITS_SCRIPT })
     this.redis = redis as unknown as Redis & KeyScripts
@@ -303,6 +309,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
         redisKeys.record(input.hash),
         redisKeys.revision(shard),
         redisKeys.changeLog(shard),
+        redisKeys.changeSnapshots(shard),
         kind,
         expectedRev,
         JSON.stringify(doc),
@@ -317,6 +324,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
         credits,
         nowMs,
         fields.join(','),
+        '1',
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'

@@ -5,13 +5,20 @@ import { entityShard, type StoredEntity } from '../entity.js'
 import { redisKeys } from './redis-keys.js'
 import type { AfterWrite } from './redis-replica-wait.js'
 import { storeCall } from './redis-store-call.js'
+import { snapshotKept } from './change-snapshot-store.js'
 import { WRITE_KEY_SCRIPT } from './redis-scripts.js'
 import type { EntityStore, EntityWrite, EntityWriteRefused, IndexPage } from './entity-store.js'
 
 type WriteReply = [number, string, string?]
 
 interface EntityScripts {
-  writeEntity(record: string, revision: string, log: string, ...args: (string | number)[]): Promise<WriteReply>
+  writeEntity(
+    record: string,
+    revision: string,
+    log: string,
+    snapshots: string,
+    ...args: (string | number)[]
+  ): Promise<WriteReply>
   replaceName(name: string, from: string, to: string): Promise<number>
   releaseName(name: string, value: string): Promise<number>
 }
@@ -41,7 +48,7 @@ export class RedisEntityStore implements EntityStore {
     redis: Redis | Cluster,
     private readonly afterWrite: AfterWrite,
   ) {
-    redis.defineCommand('writeEntity', { numberOfKeys: 3, lua: WRITE_KEY_SCRIPT })
+    redis.defineCommand('writeEntity', { numberOfKeys: 4, lua: WRITE_KEY_SCRIPT })
     redis.defineCommand('replaceName', { numberOfKeys: 1, lua: REPLACE_NAME_SCRIPT })
     redis.defineCommand('releaseName', { numberOfKeys: 1, lua: RELEASE_NAME_SCRIPT })
     this.redis = redis as unknown as Redis & EntityScripts
@@ -66,6 +73,7 @@ export class RedisEntityStore implements EntityStore {
         redisKeys.entity(address),
         redisKeys.revision(shard),
         redisKeys.changeLog(shard),
+        redisKeys.changeSnapshots(shard),
         kind,
         expectedRev === undefined ? '' : String(expectedRev),
         kind === 'deleted' ? '' : JSON.stringify(doc),
@@ -79,6 +87,8 @@ export class RedisEntityStore implements EntityStore {
         randomBytes(9).toString('base64url'),
         '',
         Date.now(),
+        '',
+        snapshotKept(address) ? '1' : '',
       ),
     )
     if (rev === 0) return outcome as EntityWriteRefused

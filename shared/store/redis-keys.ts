@@ -32,6 +32,11 @@ export const redisKeys = {
   shardNumbers: 'kg:shards',
   /** STREAM of changes, entry id `<rev>-1`, capped. */
   changeLog: (shard: number) => `kg:${shardTag(shard)}:log`,
+  /**
+   * STREAM of the records as each change wrote them (change-snapshot-store.ts), entry id `<rev>-1` as the log's:
+   * fields `doc` and, for a key with credits, `credits`. Read and trimmed by the webhooks' deriver, capped.
+   */
+  changeSnapshots: (shard: number) => `kg:${shardTag(shard)}:snap`,
   /** STREAM of credit notices (shared/credit-notice.ts), written by the credit scripts beside the balance, capped. */
   creditNotices: (shard: number) => `kg:${shardTag(shard)}:credits`,
   /**

@@ -4,11 +4,12 @@
  * record is touched so that a refused XADD leaves nothing half-written. PUBLISH runs under pcall: a refused
  * publish must not undo a durable write (the log is the repair path), so it is only reported back.
  *
- * KEYS: record, revision counter, change log.
+ * KEYS: record, revision counter, change log, the shard's snapshots (change-snapshot-store.ts).
  * ARGV: kind (created|updated|deleted), expected rev ('' = any), doc json, keyId, hash, apiId, log max length,
  *       channel, shard, epoch to use if the shard has none yet, credits ('' leave, 'del', 'stamp' = restart the
  *       refill clock, or the balance to set), now (unix ms, the refill clock's start), the fields an update changed
- *       (comma-separated, kept in the log entry only; '' or absent: none).
+ *       (comma-separated, kept in the log entry only; '' or absent: none), '1' to keep a snapshot of the record as
+ *       the write leaves it (a delete: as it was), at the log entry's id ('' or absent: none).
  * Returns {rev, 'published'|'publish-failed', epoch} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must
  * run with `maxmemory-policy noeviction` (and AOF); should the counter be lost anyway, the log's last id takes over.
  */
@@ -43,6 +44,8 @@ else
     'kind', kind, 'keyId', ARGV[4], 'hash', ARGV[5], 'apiId', ARGV[6])
 end
 redis.call('HSET', KEYS[2], 'rev', rev, 'epoch', epoch)
+local snapshot
+if ARGV[14] == '1' and kind == 'deleted' then snapshot = redis.call('HMGET', KEYS[1], 'doc', 'credits') end
 if kind == 'deleted' then
   redis.call('DEL', KEYS[1])
 else
@@ -55,6 +58,22 @@ else
     redis.call('HSET', KEYS[1], 'refilledAt', ARGV[12])
   elseif ARGV[11] ~= '' then
     redis.call('HSET', KEYS[1], 'credits', ARGV[11], 'refilledAt', ARGV[12])
+  end
+  if ARGV[14] == '1' then snapshot = {ARGV[3], redis.call('HGET', KEYS[1], 'credits')} end
+end
+if snapshot and snapshot[1] then
+  -- For the webhooks' deriver alone, so that an event describes this write whatever follows it. Under pcall: a
+  -- refused snapshot must not fail a durable write (the deriver then describes the record as it finds it). Its id
+  -- can only be refused if the shard's snapshots outlived its log (then they are stale: dropped).
+  local entry = {'XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], rev .. '-1', 'doc', snapshot[1]}
+  if snapshot[2] then
+    table.insert(entry, 'credits')
+    table.insert(entry, snapshot[2])
+  end
+  local added = redis.pcall(unpack(entry))
+  if type(added) == 'table' and added.err then
+    redis.call('DEL', KEYS[4])
+    redis.pcall(unpack(entry))
   end
 end
 -- The publish time (Redis' clock, microseconds; scripts replicate their effects, so TIME is allowed) lets

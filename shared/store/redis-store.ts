@@ -2,6 +2,7 @@ import type { ReplicationSettings } from '../config/settings.js'
 import { RedisApiKeyStore } from './redis-api-key-store.js'
 import { RedisAuditStore } from './redis-audit-store.js'
 import { RedisChangeLogStore } from './redis-change-log-store.js'
+import { RedisChangeSnapshotStore } from './redis-change-snapshot-store.js'
 import type { RedisClient } from './redis-connection.js'
 import { RedisCounterStore } from './redis-counter-store.js'
 import { RedisEntityStore } from './redis-entity-store.js'
@@ -40,6 +41,7 @@ export function createRedisStore(redis: RedisClient, options: RedisStoreOptions 
     leakReports: new RedisLeakReportStore(redis),
     portalSessions: new RedisPortalSessionStore(redis),
     changes: new RedisChangeLogStore(redis),
+    snapshots: new RedisChangeSnapshotStore(redis),
     async ping() {
       await storeCall(() => redis.ping())
     },

@@ -1,6 +1,7 @@
 import type { ApiKeyStore } from './api-key-store.js'
 import type { AuditStore } from './audit-store.js'
 import type { ChangeLogStore } from './change-log-store.js'
+import type { ChangeSnapshotStore } from './change-snapshot-store.js'
 import type { CounterStore } from './counter-store.js'
 import type { EntityStore } from './entity-store.js'
 import type { LeakReportStore } from './leak-report-store.js'
@@ -44,6 +45,8 @@ export interface Store extends StoreHealth {
   readonly portalSessions: PortalSessionStore
   /** Shard revisions and change logs. */
   readonly changes: ChangeLogStore
+  /** The records as each change wrote them, for the webhooks' deriver. */
+  readonly snapshots: ChangeSnapshotStore
   /** Closes the store's connections (nothing for memory). */
   close(): Promise<void>
 }

@@ -128,6 +128,31 @@ describe('webhooks, end to end', () => {
     expect(receiver.events.every((event) => event.verified)).toBe(true)
   })
 
+  it('describes a key created, renamed and deleted at once as each write left it, its identity by both ids', async () => {
+    const { identityId } = await call(a.url, 'identities.createIdentity', { externalId: 'customer-quick' })
+    const { keyId } = await call(a.url, 'keys.createKey', {
+      apiId,
+      name: 'first',
+      externalId: 'customer-quick',
+      meta: { plan: 'free' },
+    })
+    await call(a.url, 'keys.updateKey', { keyId, name: 'second' })
+    await call(a.url, 'keys.deleteKey', { keyId })
+    const since = Date.now()
+    const names = { identityId, externalId: 'customer-quick' }
+    const deleted = await arrival('key.deleted', (data) => data.keyId === keyId, since)
+    expect(deleted.event.data).toMatchObject({ keyId, apiId, name: 'second', meta: { plan: 'free' }, ...names })
+    expect((await arrival('key.created', (data) => data.keyId === keyId, since)).event.data).toMatchObject({
+      name: 'first',
+      ...names,
+    })
+    expect((await arrival('key.updated', (data) => data.keyId === keyId, since)).event.data).toMatchObject({
+      name: 'second',
+      changed: ['name'],
+      ...names,
+    })
+  })
+
   it('sends key.expiring once and key.expired at the deadline, with two control planes running', async () => {
     const b = await controlPlane()
     const since = Date.now()

@@ -5,6 +5,7 @@ import type { Store } from '../../shared/store/store.js'
 import { apiKeyStoreContract } from './api-key-store.contract.js'
 import { auditStoreContract } from './audit-store.contract.js'
 import { changeLogStoreContract } from './change-log-store.contract.js'
+import { changeSnapshotStoreContract } from './change-snapshot-store.contract.js'
 import { counterStoreContract } from './counter-store.contract.js'
 import { entityStoreContract } from './entity-store.contract.js'
 import { leakReportStoreContract } from './leak-report-store.contract.js'
@@ -50,6 +51,7 @@ export function storeContract(name: string, open: () => Promise<StoreHarness>): 
 
     apiKeyStoreContract(opened, events)
     changeLogStoreContract(opened, { trimLog: (shard, keep) => harness.trimLog(shard, keep) })
+    changeSnapshotStoreContract(opened)
     rootKeyStoreContract(() => harness.store.rootKeys)
     entityStoreContract(opened, events)
     counterStoreContract(() => harness.store.counters)

@@ -86,18 +86,18 @@ describe('EventDeriver through failures, on the memory store', () => {
     let stalled = false
     // a's look stalls past its lease on its first key: b takes the lease and derives both keys meanwhile.
     const slow = overriding(store, {
-      keys: {
-        getKeyByHash: async (hash) => {
+      snapshots: {
+        readSnapshots: async (...shard) => {
           if (!stalled) {
             stalled = true
             clock.advance(DERIVER_LEASE_MS + 1)
             await deriver('b').runOnce()
           }
-          return store.keys.getKeyByHash(hash)
+          return store.snapshots.readSnapshots(...shard)
         },
       },
     })
-    await deriver('a', { keys: slow.keys, metrics: createWebhookMetrics(registry, async () => 0) }).runOnce()
+    await deriver('a', { snapshots: slow.snapshots, metrics: createWebhookMetrics(registry, async () => 0) }).runOnce()
     expect(stalled).toBe(true)
     // a finished the shard it was in, and derived nothing after it.
     expect(await registry.getSingleMetricAsString('keygate_webhook_events_total')).toMatch(/type="key.created"} 1$/m)

@@ -290,11 +290,116 @@ describe('EventDeriver on the memory store', () => {
       ['rootKey.created', record.id],
       ['rootKey.revoked', record.id],
     ])
+    // What the root key was created with, though it was a tombstone when the look came.
+    expect(events.find(({ event }) => event.type === 'rootKey.created')?.event.data).toEqual({
+      rootKeyId: record.id,
+      permissions: ['api.*.read_key'],
+    })
     // A tombstone where nothing was published (a revoke racing the create's publish) is a revoke only.
     const unpublished = { id: 'root_unpublished', hash: 'h'.repeat(44) }
     await new RootKeyEntities(store.entities).tombstone(unpublished)
     await deriver().runOnce()
     const after = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
     expect(after.map(({ event }) => [event.type, event.data.rootKeyId])).toEqual([['rootKey.revoked', unpublished.id]])
+  })
+
+  // Receivers keep what each event says: a key created, renamed and deleted before a look is told as each write left
+  // it, not three times as it ended (or as nothing, once deleted).
+  it('describes each change of a key as its write left it, whatever came after', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const identity = { id: 'id_snap', externalId: 'customer-snap', createdAt: clock.now() }
+    await store.entities.writeEntity(entityAddress('identity', identity.externalId), identity.id, 'created', identity)
+    const created = await stage.createKey(api.id, {
+      name: 'first',
+      meta: { plan: 'free' },
+      ownerId: identity.externalId,
+      remaining: 10,
+    })
+    const keyId = created.record.id
+    const renamed = await store.keys.updateKey(keyId, { name: 'second' }, created.record.rev, clock.now())
+    await store.keys.updateKey(keyId, { meta: { plan: 'pro' }, remaining: 4 }, renamed!.record.rev, clock.now())
+    await store.keys.deleteKey(keyId)
+    await deriver().runOnce()
+    const events = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
+    const data = (type: string) => events.filter(({ event }) => event.type === type).map(({ event }) => event.data)
+    const identityNames = { identityId: 'id_snap', externalId: 'customer-snap' }
+    expect(data('key.created')).toEqual([
+      expect.objectContaining({
+        keyId,
+        name: 'first',
+        meta: { plan: 'free' },
+        remaining: 10,
+        enabled: true,
+        ...identityNames,
+      }),
+    ])
+    expect(data('key.updated')).toHaveLength(2)
+    expect(data('key.updated')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'second', meta: { plan: 'free' }, remaining: 10, changed: ['name'] }),
+        expect.objectContaining({ name: 'second', meta: { plan: 'pro' }, remaining: 4, changed: ['credits', 'meta'] }),
+      ]),
+    )
+    expect(data('key.deleted')).toEqual([
+      expect.objectContaining({
+        keyId,
+        apiId: api.id,
+        name: 'second',
+        meta: { plan: 'pro' },
+        remaining: 4,
+        ...identityNames,
+      }),
+    ])
+  })
+
+  it('describes each change of an identity as its write left it, a delete with its last state', async () => {
+    await deriver().runOnce()
+    const address = entityAddress('identity', 'customer-2')
+    const created = await store.entities.writeEntity(address, 'id_2', 'created', {
+      id: 'id_2',
+      externalId: 'customer-2',
+      meta: { tier: 1 },
+      createdAt: clock.now(),
+    })
+    if (typeof created === 'string') throw new Error(created)
+    await store.entities.writeEntity(
+      address,
+      'id_2',
+      'updated',
+      { id: 'id_2', externalId: 'customer-2', meta: { tier: 2 }, createdAt: clock.now() },
+      created.rev,
+    )
+    await store.entities.writeEntity(address, 'id_2', 'deleted', null)
+    await deriver().runOnce()
+    const events = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
+    expect(events.map(({ event }) => [event.type, event.data])).toEqual(
+      expect.arrayContaining([
+        ['identity.created', { identityId: 'id_2', externalId: 'customer-2', meta: { tier: 1 } }],
+        ['identity.updated', { identityId: 'id_2', externalId: 'customer-2', meta: { tier: 2 } }],
+        ['identity.deleted', { identityId: 'id_2', externalId: 'customer-2', meta: { tier: 2 } }],
+      ]),
+    )
+    expect(events).toHaveLength(3)
+  })
+
+  it('forgets the snapshots it has derived, and describes a change whose snapshot is gone as the record is now', async () => {
+    const registry = new Registry()
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const created = await stage.createKey(api.id, { name: 'first' })
+    const { shard, rev } = created.event
+    await deriver().runOnce()
+    expect((await store.snapshots.readSnapshots(shard, 0, rev)).size).toBe(0)
+    const renamed = await store.keys.updateKey(created.record.id, { name: 'second' }, rev, clock.now())
+    await store.keys.updateKey(created.record.id, { name: 'third' }, renamed!.record.rev, clock.now())
+    await store.snapshots.forgetSnapshots(shard, renamed!.event.rev)
+    await stage.deliveries()
+    await deriver('test', { metrics: createWebhookMetrics(registry, async () => 0) }).runOnce()
+    const names = (await stage.deliveries())
+      .filter(({ endpointId }) => endpointId === 'whep_all')
+      .map(({ event }) => event.data.name)
+    expect(names).toEqual(['third', 'third'])
+    expect(await registry.getSingleMetricAsString('keygate_webhook_snapshots_missing_total')).toMatch(/ 1$/m)
   })
 })

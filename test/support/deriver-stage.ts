@@ -43,6 +43,7 @@ export async function deriverStage() {
   const deriver = (holder = 'test', extra: Partial<EventDeriverDeps> = {}) =>
     new EventDeriver({
       changes: store.changes,
+      snapshots: store.snapshots,
       keys: store.keys,
       entities: store.entities,
       rootKeys: store.rootKeys,

@@ -8,6 +8,7 @@ type PartName =
   | 'usage'
   | 'audit'
   | 'changes'
+  | 'snapshots'
   | 'webhooks'
   | 'leakReports'
   | 'portalSessions'
