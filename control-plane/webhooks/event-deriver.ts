@@ -84,8 +84,11 @@ export class EventDeriver {
    * each read of changes, notices or deadlines.
    */
   private endpoints: WebhookEndpoint[] | undefined
-  /** Identities' ids by externalId, as read during one look (a key event names its identity by both). */
-  private identityIds = new Map<string, string | undefined>()
+  /**
+   * Identities' ids by externalId, as found during one look, for key events without a snapshot (which names the
+   * identity of its write). Only ids found are kept: an identity created during the look is found when next asked.
+   */
+  private identityIds = new Map<string, string>()
 
   constructor(private readonly deps: EventDeriverDeps) {}
 
@@ -202,7 +205,10 @@ export class EventDeriver {
     // Read after the changes: every change read has its snapshot written by then (the same atomic step).
     const written = await snapshots.readSnapshots(shard, afterRev, last.rev)
     for (const change of read) {
-      for (const event of await this.eventsOf(change, written.get(change.rev))) await this.enqueue(event)
+      const snapshot = written.get(change.rev)
+      // A snapshot of another record is one a lost sequence left at this revision: not this change's.
+      const own = snapshot?.doc.id === change.keyId ? snapshot : undefined
+      for (const event of await this.eventsOf(change, own)) await this.enqueue(event)
     }
     await webhooks.writeCursor(shard, { epoch, rev: last.rev })
     await snapshots.forgetSnapshots(shard, last.rev)
@@ -278,7 +284,11 @@ export class EventDeriver {
       : change.kind === 'deleted'
         ? null
         : await this.deps.keys.getKeyByHash(change.hash)
-    const data = key ? await this.keyEventData(key) : { keyId: change.keyId, apiId: change.apiId }
+    const data = !key
+      ? { keyId: change.keyId, apiId: change.apiId }
+      : snapshot
+        ? keyData(key, snapshot.identityId)
+        : await this.keyEventData(key)
     if (change.kind === 'deleted') return [event('key.deleted', data)]
     if (change.kind === 'created') {
       if (key?.expires !== undefined) await this.scheduleExpiry(key.id, key.expires)
@@ -381,15 +391,19 @@ export class EventDeriver {
     }
   }
 
-  /** What an event says of a key, with its identity named by id and by externalId (the record binds by the latter). */
+  /**
+   * What an event says of a key as it now is, with its identity named by id and by externalId (the record binds by
+   * the latter): the identity its externalId names now.
+   */
   private async keyEventData(key: KeyRecord): Promise<Record<string, unknown>> {
     const externalId = key.ownerId
     if (externalId === undefined) return keyData(key, undefined)
-    if (!this.identityIds.has(externalId)) {
-      const identity = await this.deps.entities.getEntity<IdentityRecord>(identityAddress(externalId))
-      this.identityIds.set(externalId, identity?.doc.id)
+    let identityId = this.identityIds.get(externalId)
+    if (identityId === undefined) {
+      identityId = (await this.deps.entities.getEntity<IdentityRecord>(identityAddress(externalId)))?.doc.id
+      if (identityId !== undefined) this.identityIds.set(externalId, identityId)
     }
-    return keyData(key, this.identityIds.get(externalId))
+    return keyData(key, identityId)
   }
 
   private async enqueue(event: WebhookEvent): Promise<void> {

@@ -21,9 +21,11 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   /** When each credit-carrying key was last refilled (its balance lives on the record, outside its revision). */
   private readonly refilledAt = new Map<string, number>()
 
+  /** `identityIdOf` names a key's identity in the snapshot of its write. */
   constructor(
     private readonly changes: MemoryChangeLogStore,
     private readonly snapshots: MemoryChangeSnapshotStore,
+    private readonly identityIdOf: (externalId: string) => string | undefined,
   ) {}
 
   async createApi(api: ApiRecord): Promise<void> {
@@ -194,7 +196,12 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   private write(input: NewKeyRecord, kind: ChangeKind, fields: string[] = []): KeyWrite {
     const event = this.changes.append(shardOf(input.hash), kind, input.id, input.hash, input.apiId, fields)
     const { remaining: credits, ...doc } = input
-    this.snapshots.keep(event.shard, event.rev, { doc, ...(credits !== undefined ? { credits } : {}) })
+    const identityId = input.ownerId === undefined ? undefined : this.identityIdOf(input.ownerId)
+    this.snapshots.keep(event.shard, event.rev, {
+      doc,
+      ...(credits !== undefined ? { credits } : {}),
+      ...(identityId !== undefined ? { identityId } : {}),
+    })
     const record: KeyRecord = { ...structuredClone(input), rev: event.rev }
     if (kind !== 'deleted') this.keysByHash.set(record.hash, record)
     return { record: structuredClone(record), event: { ...event } }

@@ -1,16 +1,15 @@
-import { CHANGE_LOG_MAX_LEN } from '../change-event.js'
 import { SHARD_COUNT } from '../shards.js'
-import type { ChangeSnapshot, ChangeSnapshotStore } from './change-snapshot-store.js'
+import { CHANGE_SNAPSHOTS_MAX_LEN, type ChangeSnapshot, type ChangeSnapshotStore } from './change-snapshot-store.js'
 
 /**
  * The snapshots in process memory: the memory writes of keys and entities keep one (`keep`) in the same synchronous
- * step as their change, as the Redis write script does. Capped per shard as the change log is.
+ * step as their change, as the Redis write script does. Capped per shard as on Redis.
  */
 export class MemoryChangeSnapshotStore implements ChangeSnapshotStore {
   /** Per shard, by revision, in revision order (a Map keeps insertion order, and revisions only grow). */
-  private readonly shards: Map<number, string>[] = Array.from({ length: SHARD_COUNT }, () => new Map())
+  private readonly shards: Map<number, string>[] = Array.from({ length: SHARD_COUNT }, () => new Map<number, string>())
 
-  constructor(private readonly maxLen = CHANGE_LOG_MAX_LEN) {}
+  constructor(private readonly maxLen = CHANGE_SNAPSHOTS_MAX_LEN) {}
 
   /** Keeps the record as change `rev` of the shard left it, as JSON (as on Redis: a reader cannot change it). */
   keep(shard: number, rev: number, snapshot: ChangeSnapshot): void {

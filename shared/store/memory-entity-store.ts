@@ -25,6 +25,12 @@ export class MemoryEntityStore implements EntityStore {
     private readonly snapshots: MemoryChangeSnapshotStore,
   ) {}
 
+  /** The stored document, read in the caller's synchronous step (a key's write names its identity with it). */
+  docOf<T>(address: string): T | undefined {
+    const record = this.records.get(address)
+    return record ? (JSON.parse(record.doc) as T) : undefined
+  }
+
   async getEntity<T>(address: string): Promise<StoredEntity<T> | null> {
     const record = this.records.get(address)
     // Kept as JSON, as on Redis: a reader can never change what is stored.

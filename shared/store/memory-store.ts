@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js'
+import { identityAddress, type IdentityRecord } from '../identity.js'
 import type { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { MemoryApiKeyStore } from './memory-api-key-store.js'
 import { MemoryAuditStore } from './memory-audit-store.js'
@@ -29,11 +30,13 @@ export function createMemoryStore(
   options: { changeLogMaxLen?: number; clock?: Clock } = {},
 ): MemoryStore {
   const changes = new MemoryChangeLogStore(feed, options.changeLogMaxLen)
-  const snapshots = new MemoryChangeSnapshotStore(options.changeLogMaxLen)
+  const snapshots = new MemoryChangeSnapshotStore()
+  const entities = new MemoryEntityStore((...change) => changes.append(...change), snapshots)
+  const identityIdOf = (externalId: string) => entities.docOf<IdentityRecord>(identityAddress(externalId))?.id
   return {
     kind: 'memory',
-    keys: new MemoryApiKeyStore(changes, snapshots),
-    entities: new MemoryEntityStore((...change) => changes.append(...change), snapshots),
+    keys: new MemoryApiKeyStore(changes, snapshots, identityIdOf),
+    entities,
     rootKeys: new MemoryRootKeyStore(),
     counters: new MemoryCounterStore(),
     usage: new MemoryUsageStore(),

@@ -14,6 +14,7 @@ import { recordHash, redisKeys } from './redis-keys.js'
 import type { AfterWrite } from './redis-replica-wait.js'
 import { SPEND_CREDITS_SCRIPT, UPDATE_CREDITS_SCRIPT, WRITE_KEY_SCRIPT } from './redis-scripts.js'
 import { storeCall } from './redis-store-call.js'
+import type { IdentityIdOf } from './change-snapshot-store.js'
 
 type WriteReply = [number, string, string?]
 
@@ -64,10 +65,14 @@ export class RedisApiKeyStore implements ApiKeyStore {
   private readonly redis: Redis & KeyScripts
   private readonly cluster: Cluster | undefined
 
-  /** `afterWrite` runs after every write that changed something (the store's replica confirmation). */
+  /**
+   * `afterWrite` runs after every write that changed something (the store's replica confirmation); `identityIdOf`
+   * names a key's identity in the snapshot of its write.
+   */
   constructor(
     redis: RedisClient,
     private readonly afterWrite: AfterWrite,
+    private readonly identityIdOf: IdentityIdOf,
     private readonly now: () => number = Date.now,
   ) {
     redis.defineCommand('writeKey', { numberOfKeys: 4, lua: WRITE_KEY_SCRIPT })
@@ -304,6 +309,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
   ): Promise<KeyWrite | 'exists' | 'missing' | 'conflict'> {
     const shard = shardOf(input.hash)
     const { remaining: _balance, ...doc } = input
+    const identityId = input.ownerId === undefined ? undefined : await this.identityIdOf(input.ownerId)
     const [rev, outcome, epoch] = await storeCall(() =>
       this.redis.writeKey(
         redisKeys.record(input.hash),
@@ -325,6 +331,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
         nowMs,
         fields.join(','),
         '1',
+        identityId ?? '',
       ),
     )
     if (rev === 0) return outcome as 'exists' | 'missing' | 'conflict'

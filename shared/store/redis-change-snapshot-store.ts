@@ -19,9 +19,11 @@ export class RedisChangeSnapshotStore implements ChangeSnapshotStore {
         return at === -1 ? undefined : fields[at + 1]
       }
       const credits = field('credits')
+      const identityId = field('identityId')
       snapshots.set(parseInt(id, 10), {
         doc: JSON.parse(field('doc') ?? '{}') as Record<string, unknown>,
         ...(credits !== undefined ? { credits: Number(credits) } : {}),
+        ...(identityId !== undefined ? { identityId } : {}),
       })
     }
     return snapshots

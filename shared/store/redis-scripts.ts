@@ -1,3 +1,5 @@
+import { CHANGE_SNAPSHOTS_MAX_LEN } from './change-snapshot-store.js'
+
 /**
  * The one write script: every change that can alter a verdict goes through it, so revision bump, record
  * write, log append and publish are one atomic step in one hash slot. The log entry is appended before the
@@ -9,7 +11,8 @@
  *       channel, shard, epoch to use if the shard has none yet, credits ('' leave, 'del', 'stamp' = restart the
  *       refill clock, or the balance to set), now (unix ms, the refill clock's start), the fields an update changed
  *       (comma-separated, kept in the log entry only; '' or absent: none), '1' to keep a snapshot of the record as
- *       the write leaves it (a delete: as it was), at the log entry's id ('' or absent: none).
+ *       the write leaves it (a delete: as it was), at the log entry's id ('' or absent: none), the id of the key's
+ *       identity for the snapshot ('' or absent: none).
  * Returns {rev, 'published'|'publish-failed', epoch} or {0, 'exists'|'missing'|'conflict'}. Keygate's Redis must
  * run with `maxmemory-policy noeviction` (and AOF); should the counter be lost anyway, the log's last id takes over.
  */
@@ -25,6 +28,8 @@ end
 local state = redis.call('HMGET', KEYS[2], 'rev', 'epoch')
 local rev = 0
 local epoch = state[2] or ARGV[10]
+-- A new epoch: snapshots of the lost sequence name revisions that will be written again by other changes.
+if not state[2] then redis.call('DEL', KEYS[4]) end
 if state[1] then
   rev = tonumber(state[1])
 elseif redis.call('EXISTS', KEYS[3]) == 1 then
@@ -65,10 +70,14 @@ if snapshot and snapshot[1] then
   -- For the webhooks' deriver alone, so that an event describes this write whatever follows it. Under pcall: a
   -- refused snapshot must not fail a durable write (the deriver then describes the record as it finds it). Its id
   -- can only be refused if the shard's snapshots outlived its log (then they are stale: dropped).
-  local entry = {'XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], rev .. '-1', 'doc', snapshot[1]}
+  local entry = {'XADD', KEYS[4], 'MAXLEN', '~', '${CHANGE_SNAPSHOTS_MAX_LEN}', rev .. '-1', 'doc', snapshot[1]}
   if snapshot[2] then
     table.insert(entry, 'credits')
     table.insert(entry, snapshot[2])
+  end
+  if ARGV[15] and ARGV[15] ~= '' then
+    table.insert(entry, 'identityId')
+    table.insert(entry, ARGV[15])
   end
   local added = redis.pcall(unpack(entry))
   if type(added) == 'table' and added.err then

@@ -1,4 +1,5 @@
 import type { ReplicationSettings } from '../config/settings.js'
+import { identityAddress, type IdentityRecord } from '../identity.js'
 import { RedisApiKeyStore } from './redis-api-key-store.js'
 import { RedisAuditStore } from './redis-audit-store.js'
 import { RedisChangeLogStore } from './redis-change-log-store.js'
@@ -29,10 +30,13 @@ export interface RedisStoreOptions {
  */
 export function createRedisStore(redis: RedisClient, options: RedisStoreOptions = {}): Store {
   const afterWrite = replicaWait(redis, options.replication ?? { waitReplicas: 0, timeoutMs: 1_000 })
+  const entities = new RedisEntityStore(redis, afterWrite)
+  const identityIdOf = async (externalId: string) =>
+    (await entities.getEntity<IdentityRecord>(identityAddress(externalId)))?.doc.id
   return {
     kind: 'redis',
-    keys: new RedisApiKeyStore(redis, afterWrite, options.now),
-    entities: new RedisEntityStore(redis, afterWrite),
+    keys: new RedisApiKeyStore(redis, afterWrite, identityIdOf, options.now),
+    entities,
     rootKeys: new RedisRootKeyStore(redis, afterWrite),
     counters: new RedisCounterStore(redis),
     usage: new RedisUsageStore(redis),

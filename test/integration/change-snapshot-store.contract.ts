@@ -38,6 +38,21 @@ export function changeSnapshotStoreContract(opened: () => Store): void {
       expect(kept.get(created.event.rev)!.doc).not.toHaveProperty('remaining')
     })
 
+    it("names the identity a key's externalId names at each write, and none once it is gone", async () => {
+      const api = await newApi(store)
+      const identityId = newId('id')
+      const externalId = `ext-${identityId}`
+      const address = entityAddress('identity', externalId)
+      await store.entities.writeEntity(address, identityId, 'created', { id: identityId, externalId })
+      const created = await store.keys.createKey(newKey(api.id, { ownerId: externalId }))
+      if (!created) throw new Error('create failed')
+      await store.entities.writeEntity(address, identityId, 'deleted', null)
+      const deleted = await store.keys.deleteKey(created.record.id)
+      const kept = await store.snapshots.readSnapshots(created.event.shard, created.event.rev - 1, deleted!.event.rev)
+      expect(kept.get(created.event.rev)).toMatchObject({ identityId, doc: { ownerId: externalId } })
+      expect(kept.get(deleted!.event.rev)).not.toHaveProperty('identityId')
+    })
+
     it('leaves out the balance of a key without credits, and answers only the revisions asked for', async () => {
       const api = await newApi(store)
       const created = await store.keys.createKey(newKey(api.id))

@@ -10,12 +10,13 @@ import { UsageRecorder } from '../../verifier/usage-recorder.js'
 import { createRedisStore } from '../../shared/store/redis-store.js'
 import type { Store } from '../../shared/store/store.js'
 import type { RevisionSnapshot } from '../../shared/store/change-log-store.js'
-import { SHARD_COUNT } from '../../shared/shards.js'
+import { SHARD_COUNT, shardOf } from '../../shared/shards.js'
+import { CHANGE_SNAPSHOTS_MAX_LEN } from '../../shared/store/change-snapshot-store.js'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import { startRedisServer, useRedisServer } from '../support/redis-server.js'
 import { storeContract } from './store.contract.js'
 import { openBackend, type Backend } from '../../shared/store/backend.js'
-import { entityAddress } from '../../shared/entity.js'
+import { entityAddress, entityShard } from '../../shared/entity.js'
 import { windowStart } from '../../shared/ratelimit.js'
 import { waitFor } from '../support/wait-for.js'
 import { newApi, newKey } from './contract-records.js'
@@ -929,5 +930,56 @@ describe('a Redis backend: close() closes the feed and the store', () => {
     expect(subscribed).toBe(0)
     // The feed's own heartbeat timer, not a count of the process's timers (other tests' come and go meanwhile).
     expect((feed as unknown as { heartbeat?: NodeJS.Timeout }).heartbeat).toBeUndefined()
+  })
+})
+
+describe('change snapshots on Redis: capped, and never one of a lost sequence', () => {
+  const stage = useRedisStore()
+  /** A key of the api whose record falls in `shard`. */
+  const keyInShard = (apiId: string, shard: number) => {
+    for (;;) {
+      const key = newKey(apiId)
+      if (shardOf(key.hash) === shard) return key
+    }
+  }
+
+  it('keeps at most about CHANGE_SNAPSHOTS_MAX_LEN a shard while nothing forgets them', async () => {
+    const { store, redis } = stage
+    const api = await newApi(store)
+    const created = await store.keys.createKey(keyInShard(api.id, 7))
+    if (!created) throw new Error('create failed')
+    let rev = created.record.rev
+    for (let i = 0; i < 3 * CHANGE_SNAPSHOTS_MAX_LEN; i++)
+      rev = (await store.keys.updateKey(created.record.id, { name: `n${i}` }, rev, Date.now()))!.record.rev
+    // Approximate trimming keeps whole stream nodes (100 entries each): the cap, and at most a node beyond it.
+    const kept = await redis.admin.xlen(redisKeys.changeSnapshots(7))
+    expect(kept).toBeGreaterThanOrEqual(CHANGE_SNAPSHOTS_MAX_LEN)
+    expect(kept).toBeLessThanOrEqual(CHANGE_SNAPSHOTS_MAX_LEN + 100)
+    // The newest are those kept.
+    expect((await store.snapshots.readSnapshots(7, rev - 1, rev)).get(rev)?.doc).toMatchObject({
+      name: `n${3 * CHANGE_SNAPSHOTS_MAX_LEN - 1}`,
+    })
+  })
+
+  it("drops a shard's snapshots with its revision counter: a new epoch's revisions are other changes", async () => {
+    const { store, redis } = stage
+    const api = await newApi(store)
+    const old = await store.keys.createKey(keyInShard(api.id, 9))
+    if (!old) throw new Error('create failed')
+    await store.keys.updateKey(old.record.id, { name: 'n' }, old.record.rev, Date.now())
+    // Redis lost the shard's counter and log (a restart without persistence), not its snapshots.
+    await redis.admin.del(redisKeys.revision(9), redisKeys.changeLog(9))
+    // The new sequence's first change is of a record that keeps no snapshot (a role): rev 1 again, and none of it.
+    let roleId = newId('role')
+    while (entityShard(entityAddress('role', roleId)) !== 9) roleId = newId('role')
+    const role = await store.entities.writeEntity(entityAddress('role', roleId), roleId, 'created', { id: roleId })
+    if (typeof role === 'string') throw new Error(role)
+    expect(role.rev).toBe(1)
+    expect((await store.snapshots.readSnapshots(9, 0, 1)).size).toBe(0)
+    const fresh = await store.keys.createKey(keyInShard(api.id, 9))
+    if (!fresh) throw new Error('create failed')
+    const kept = await store.snapshots.readSnapshots(9, 0, 2)
+    expect([...kept.keys()]).toEqual([2])
+    expect(kept.get(2)?.doc).toMatchObject({ id: fresh.record.id })
   })
 })

@@ -7,6 +7,8 @@ import { RootKeys } from '../../control-plane/root-keys.js'
 import { createWebhookMetrics } from '../../control-plane/webhooks/webhook-metrics.js'
 import { entityAddress } from '../../shared/entity.js'
 import { deriverStage, HOUR } from '../support/deriver-stage.js'
+import { LOG_TRIMMED } from '../../shared/store/change-log-store.js'
+import { overriding } from '../support/store-overrides.js'
 import { newApi, newKey } from './contract-records.js'
 
 describe('EventDeriver on the memory store', () => {
@@ -401,5 +403,80 @@ describe('EventDeriver on the memory store', () => {
       .map(({ event }) => event.data.name)
     expect(names).toEqual(['third', 'third'])
     expect(await registry.getSingleMetricAsString('keygate_webhook_snapshots_missing_total')).toMatch(/ 1$/m)
+  })
+
+  // The identity an event names is the one of its write: a customer offboarded (key, then identity deleted) or an
+  // identity re-created under the same externalId before the look changes nothing of what earlier events say.
+  it('names the identity a key had at each write, whatever becomes of it before the look', async () => {
+    const api = await newApi(store)
+    const address = entityAddress('identity', 'customer-a')
+    await store.entities.writeEntity(address, 'id_A', 'created', { id: 'id_A', externalId: 'customer-a', createdAt: 1 })
+    const kept = await stage.createKey(api.id, { ownerId: 'customer-a' })
+    await deriver().runOnce()
+    await stage.deliveries()
+    const created = await stage.createKey(api.id, { ownerId: 'customer-a' })
+    await store.keys.deleteKey(kept.record.id)
+    await store.entities.writeEntity(address, 'id_A', 'deleted', null)
+    await store.entities.writeEntity(address, 'id_B', 'created', { id: 'id_B', externalId: 'customer-a', createdAt: 2 })
+    await deriver().runOnce()
+    const events = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
+    const named = (type: string, keyId: string) =>
+      events.find(({ event }) => event.type === type && event.data.keyId === keyId)?.event.data
+    expect(named('key.deleted', kept.record.id)).toMatchObject({ externalId: 'customer-a', identityId: 'id_A' })
+    expect(named('key.created', created.record.id)).toMatchObject({ externalId: 'customer-a', identityId: 'id_A' })
+  })
+
+  it('describes changes written while the look reads them as they were written', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const created = await stage.createKey(api.id, { name: 'first' })
+    let wrote = false
+    const racing = overriding(store, {
+      changes: {
+        readChanges: async (...args) => {
+          if (!wrote) {
+            wrote = true
+            const second = await store.keys.updateKey(
+              created.record.id,
+              { name: 'second' },
+              created.record.rev,
+              clock.now(),
+            )
+            await store.keys.updateKey(created.record.id, { name: 'third' }, second!.record.rev, clock.now())
+          }
+          return store.changes.readChanges(...args)
+        },
+      },
+    })
+    await deriver('test', { changes: racing.changes }).runOnce()
+    await deriver().runOnce()
+    const names = (await stage.deliveries())
+      .filter(({ endpointId, event }) => endpointId === 'whep_all' && event.type === 'key.updated')
+      .map(({ event }) => event.data.name)
+    expect(names.sort()).toEqual(['second', 'third'])
+  })
+
+  it('forgets the snapshots of changes it skips (a log trimmed past its cursor)', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const created = await stage.createKey(api.id)
+    const { shard, rev } = created.event
+    const trimmed = overriding(store, { changes: { readChanges: async () => LOG_TRIMMED } })
+    await deriver('test', { changes: trimmed.changes }).runOnce()
+    expect((await store.snapshots.readSnapshots(shard, 0, rev)).size).toBe(0)
+  })
+
+  it("takes no snapshot of another record for a change's (one a lost sequence left at its revision)", async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const created = await stage.createKey(api.id, { name: 'mine' })
+    const stale = overriding(store, {
+      snapshots: {
+        readSnapshots: async () => new Map([[created.event.rev, { doc: { id: 'key_other', name: 'not mine' } }]]),
+      },
+    })
+    await deriver('test', { snapshots: stale.snapshots }).runOnce()
+    const events = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
+    expect(events.map(({ event }) => [event.type, event.data.name])).toEqual([['key.created', 'mine']])
   })
 })
