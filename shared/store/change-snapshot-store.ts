@@ -26,8 +26,8 @@ export type IdentityIdOf = (externalId: string) => Promise<string | undefined>
  * keys and of the entities events describe (snapshotKept), in the same atomic step as the change itself: a crash
  * between a write and its derivation loses nothing, and an event describes its write, not what happened after. Kept
  * apart from the change log, which every verifier reads and which stays small; a shard's snapshots are capped
- * (CHANGE_SNAPSHOTS_MAX_LEN), dropped with the shard's revision counter (a new epoch), and forgotten once the deriver has
- * read past them.
+ * (CHANGE_SNAPSHOTS_MAX_LEN), dropped with the shard's revision counter (a new epoch), and forgotten once the deriver
+ * has read past them.
  *
  * A change whose snapshot is gone (trimmed while no deriver ran, or written by a process that kept none) is absent from
  * what readSnapshots answers. Store failures throw `StoreUnavailableError`.
