@@ -102,8 +102,13 @@ export interface WebhookAttempt {
   latencyMs: number
   /** The first bytes of the answer's body, as text. */
   responseSnippet?: string
-  /** delivered, retry (it will be tried again) or dead (given up: moved to the dead letters). */
-  outcome: 'delivered' | 'retry' | 'dead'
+  /**
+   * delivered, retry (it will be tried again) or dead (given up: moved to the dead letters); failed: a test event
+   * not answered 2xx (tests are sent once, never retried).
+   */
+  outcome: 'delivered' | 'retry' | 'dead' | 'failed'
+  /** An example event webhooks.sendTest sent: not kept, so not replayed. */
+  test?: true
 }
 
 /** How many endpoints a deployment may have: every event is fanned out to each, on every replica's worker. */

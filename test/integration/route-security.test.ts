@@ -260,6 +260,8 @@ const TABLE: Record<string, Row> = {
     needs: ['webhook.*.replay', 'read_key'],
     call: (f) => post({ endpointId: f.endpointId, since: 0 }),
   },
+  // Example data only: no read right, whatever the endpoint is sent. The discard port refuses it: still a 200.
+  'webhooks.sendTest': { needs: ['webhook.*.send_test'], call: (f) => post({ endpointId: f.endpointId }) },
 }
 
 const MANAGEMENT = Object.entries(OPERATIONS)
