@@ -110,7 +110,9 @@ export function assembleControlPlane(
     settings.bootstrapRootKey,
   )
   const webhookPolicy = settings.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY
-  const webhooks = webhookProcessesOf(parts, webhookPolicy, metrics.registry)
+  // One sender for the worker's deliveries and webhooks.sendTest's: the same policy, connections and signing.
+  const webhookSender = new EndpointSender(webhookPolicy)
+  const webhooks = webhookProcessesOf(parts, webhookPolicy, metrics.registry, webhookSender)
   const consoleFiles = loadConsole(settings.consoleDir ?? builtConsoleDir())
   if (!consoleFiles) parts.log.warn('the admin console is not built (npm run build): /console answers 404')
   const portalPage = loadBuiltPage(settings.portalPageDir ?? builtPageDir('portal'))
@@ -131,6 +133,7 @@ export function assembleControlPlane(
     console: consoleFiles,
     portalPage,
     hostLookup: settings.hostLookup,
+    webhookSender,
     leakReportKeys:
       settings.secretScanningKeysUrl === undefined
         ? undefined
@@ -163,12 +166,17 @@ export function assembleControlPlane(
 
 /**
  * Webhooks on this control plane: the deriver (events from the change logs; one replica at a time, by lease) and the
- * delivery worker (every replica), both beside the app and never on its requests' path.
+ * delivery worker (every replica), both beside the app and never on its requests' path. Stopping them closes the
+ * sender's connections, once the app's requests are done (onClose).
  */
-function webhookProcessesOf(parts: ProcessParts<Store>, policy: WebhookPolicy, registry: Registry) {
+function webhookProcessesOf(
+  parts: ProcessParts<Store>,
+  policy: WebhookPolicy,
+  registry: Registry,
+  sender: EndpointSender,
+) {
   const { store, clock, log } = parts
   const metrics = createWebhookMetrics(registry, () => store.webhooks.queueDepth())
-  const sender = new EndpointSender(policy)
   const worker = new DeliveryWorker({ webhooks: store.webhooks, sender, policy, clock, log, metrics })
   const deriver = new EventDeriver({
     changes: store.changes,

@@ -26,6 +26,7 @@ import { registerManagementRoutes } from './management-route.js'
 import { MANAGEMENT_ROUTES } from './operations/management-routes.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from './webhooks/webhook-policy.js'
 import { dnsLookup, type HostLookup } from './webhooks/address-policy.js'
+import type { EndpointSender } from './webhooks/endpoint-sender.js'
 import type { ReportSigningKeys } from './leaks/github-public-keys.js'
 import { registerGithubLeakReports } from './leaks/github-report-route.js'
 import { createLeakMetrics } from './leaks/leak-metrics.js'
@@ -57,6 +58,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   webhookPolicy?: WebhookPolicy
   /** How webhook endpoints' hosts are resolved (default: DNS). */
   hostLookup?: HostLookup
+  /** What sends requests to webhook endpoints (webhooks.sendTest's), opened and closed by the caller. */
+  webhookSender: Pick<EndpointSender, 'send'>
   /** The admin console's built files, served at /console (null: not built, /console says so). */
   console?: ConsoleFiles | null
   /** The customer portal's built page, served at /portal/ (null: not built, /portal/ says so). */
@@ -101,6 +104,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     ratelimits: deps.ratelimits,
     webhookPolicy: deps.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY,
     hostLookup: deps.hostLookup ?? dnsLookup,
+    webhookSender: deps.webhookSender,
     leakMetrics: createLeakMetrics(deps.metrics.registry),
     portals: new PortalRecords(deps.store.entities, () => deps.clock.now(), deps.onWrite),
     portalUrl: deps.portalUrl ?? 'http://localhost/portal/',

@@ -11,6 +11,7 @@ import type { KeyWrites } from './key-writes.js'
 import type { ApiSettingsRecords } from './api-settings.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import type { HostLookup } from './webhooks/address-policy.js'
+import type { EndpointSender } from './webhooks/endpoint-sender.js'
 import type { WebhookPolicy } from './webhooks/webhook-policy.js'
 import type { LeakMetrics } from './leaks/leak-metrics.js'
 import type { PortalRecords } from './portal/portal-records.js'
@@ -34,6 +35,8 @@ export interface ControlPlaneDeps {
   webhookPolicy: WebhookPolicy
   /** How webhook endpoints' hosts are resolved (DNS; tests resolve names of their own). */
   hostLookup: HostLookup
+  /** What sends requests to webhook endpoints: the delivery worker's, which webhooks.sendTest sends through too. */
+  webhookSender: Pick<EndpointSender, 'send'>
   /** What leak reports did (GitHub's and keys.reportLeak). */
   leakMetrics: LeakMetrics
   /** Customer portals (their sessions are in store.portalSessions). */

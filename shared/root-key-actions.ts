@@ -57,7 +57,8 @@ export const ROOT_KEY_RESOURCES = {
   ],
   // Keygate's own: webhook endpoints and their events. `webhook.*.<action>` or `webhook.<endpointId>.<action>`
   // (create_endpoint only on `*`: a new endpoint has no id yet).
-  webhook: ['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint', 'replay'],
+  // send_test: webhooks.sendTest, an example event (no real data) to one endpoint.
+  webhook: ['create_endpoint', 'read_endpoint', 'update_endpoint', 'delete_endpoint', 'replay', 'send_test'],
   // Portals and their sessions (`portal.*.<action>` or `portal.<portalId>.<action>`; create_portal only on `*`).
   // create_portal_session is Unkey's; the others are Keygate's, which manages portals through the API too.
   portal: [

@@ -46,6 +46,11 @@ export interface WebhookEndpoint {
   description?: string
   /** The event types it receives; empty: every type. */
   eventTypes: WebhookEventType[]
+  /**
+   * The apis it is scoped to: it receives only events about them (whose `data.apiId` is one of them). Absent (an
+   * endpoint stored before scopes were) or empty: unscoped, every event of its types.
+   */
+  apiIds?: string[]
   enabled: boolean
   /** Newest first: the first signs; the others sign too until their `expiresAt`. */
   secrets: WebhookSecret[]
@@ -97,12 +102,19 @@ export interface WebhookAttempt {
   latencyMs: number
   /** The first bytes of the answer's body, as text. */
   responseSnippet?: string
-  /** delivered, retry (it will be tried again) or dead (given up: moved to the dead letters). */
-  outcome: 'delivered' | 'retry' | 'dead'
+  /**
+   * delivered, retry (it will be tried again) or dead (given up: moved to the dead letters); failed: a test event
+   * not answered 2xx (tests are sent once, never retried).
+   */
+  outcome: 'delivered' | 'retry' | 'dead' | 'failed'
+  /** An example event webhooks.sendTest sent: not kept, so not replayed. */
+  test?: true
 }
 
 /** How many endpoints a deployment may have: every event is fanned out to each, on every replica's worker. */
 export const MAX_WEBHOOK_ENDPOINTS = 100
+/** The apis one endpoint may be scoped to, at most: each is checked (it exists, the root key reads it) when set. */
+export const MAX_ENDPOINT_APIS = 100
 /** Attempts kept per endpoint in the delivery log. */
 export const WEBHOOK_ATTEMPTS_KEPT = 100
 /** Dead deliveries kept per endpoint. */

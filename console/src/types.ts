@@ -70,6 +70,8 @@ export interface WebhookEndpoint {
   description?: string
   /** The event types it receives; empty: every type. */
   eventTypes: string[]
+  /** The apis it is scoped to: only events about them; empty: every api, and the events about none. */
+  apiIds: string[]
   enabled: boolean
   createdAt: number
   updatedAt?: number

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { StringEnum } from '../../shared/http/schema-docs.js'
-import { WEBHOOK_EVENT_TYPES } from '../../shared/webhook.js'
+import { MAX_ENDPOINT_APIS, WEBHOOK_EVENT_TYPES } from '../../shared/webhook.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { MAX_ENDPOINT_URL_LENGTH } from '../webhooks/address-policy.js'
 import { LIMITS } from './limits.js'
@@ -35,12 +35,26 @@ export const EventTypes = (description: string) =>
     examples: [['key.created', 'key.deleted']],
   })
 
+export const EndpointApiIds = (description: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.idLength, description: 'An api id' }), {
+    maxItems: MAX_ENDPOINT_APIS,
+    description:
+      `${description}: it is sent only events about them (key.*), never those about no api (identity.*, ` +
+      `rootKey.*); empty: every api, and the events about no api. At most ${MAX_ENDPOINT_APIS}; each must exist, ` +
+      'and the root key read its keys (`api.<apiId>.read_key`)',
+    examples: [[WIRE_EXAMPLES.apiId]],
+  })
+
 /** An endpoint as the API shows it: this schema is the allow-list that keeps its secrets off the wire. */
 export const EndpointResponse = Type.Object({
   endpointId: Type.String({ description: 'The endpoint (whep_…)' }),
   url: Type.String({ description: 'Where events are sent' }),
   description: Type.Optional(Type.String({ description: 'What it is, for people' })),
   eventTypes: Type.Array(Type.String(), { description: 'The event types it receives; empty: every type' }),
+  apiIds: Type.Array(Type.String(), {
+    description:
+      'The apis it is scoped to: it receives only events about them; empty: every api, and the events about none',
+  }),
   enabled: Type.Boolean({ description: 'Whether events are sent to it' }),
   createdAt: Type.Number({ description: 'When it was created, unix milliseconds' }),
   updatedAt: Type.Optional(Type.Number({ description: 'When it last changed, unix milliseconds' })),

@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.js'
 import type { WebhookStore } from '../../shared/store/webhook-store.js'
 import type { WebhookAttempt, WebhookDelivery, WebhookEvent } from '../../shared/webhook.js'
 import type { EndpointAnswer, EndpointSender } from './endpoint-sender.js'
+import { endpointWants } from './endpoint-wants.js'
 import { signatureHeaders } from './signature-headers.js'
 import type { WebhookMetrics } from './webhook-metrics.js'
 import type { WebhookPolicy } from './webhook-policy.js'
@@ -138,11 +139,7 @@ export class DeliveryWorker {
         webhooks.getEndpoint(delivery.endpointId),
       ])
       // Gone (the endpoint deleted, the event past retention) or no longer wanted: nothing to send.
-      const wanted =
-        endpoint !== null &&
-        endpoint.enabled &&
-        (endpoint.eventTypes.length === 0 || (event !== null && endpoint.eventTypes.includes(event.type)))
-      if (event === null || endpoint === null || !wanted) {
+      if (event === null || endpoint === null || !endpointWants(endpoint, event)) {
         await webhooks.complete(delivery.id)
         return
       }

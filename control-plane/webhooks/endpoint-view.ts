@@ -9,18 +9,21 @@ export type EndpointView = {
   url: string
   description?: string
   eventTypes: WebhookEventType[]
+  /** Empty: unscoped, every api. */
+  apiIds: string[]
   enabled: boolean
   createdAt: number
   updatedAt?: number
 }
 
 export function endpointView(endpoint: WebhookEndpoint): EndpointView {
-  const { id, url, description, eventTypes, enabled, createdAt, updatedAt } = endpoint
+  const { id, url, description, eventTypes, apiIds, enabled, createdAt, updatedAt } = endpoint
   return {
     endpointId: id,
     url,
     ...(description === undefined ? {} : { description }),
     eventTypes,
+    apiIds: apiIds ?? [],
     enabled,
     createdAt,
     ...(updatedAt === undefined ? {} : { updatedAt }),

@@ -18,6 +18,7 @@ import type { EntityReader } from '../../shared/store/entity-store.js'
 import type { RootKeyStore } from '../../shared/store/root-key-store.js'
 import type { WebhookStore } from '../../shared/store/webhook-store.js'
 import type { WebhookEndpoint, WebhookEvent, WebhookEventType } from '../../shared/webhook.js'
+import { endpointWants } from './endpoint-wants.js'
 import { changedNames, identityData, keyData } from './event-payloads.js'
 import { placeMissingCursors } from './webhook-cursors.js'
 import type { WebhookMetrics } from './webhook-metrics.js'
@@ -409,10 +410,7 @@ export class EventDeriver {
   private async enqueue(event: WebhookEvent): Promise<void> {
     this.deps.metrics.derived(event.type)
     this.endpoints ??= await this.deps.webhooks.listEndpoints()
-    const wanting = this.endpoints
-      .filter((endpoint) => endpoint.enabled)
-      .filter((endpoint) => endpoint.eventTypes.length === 0 || endpoint.eventTypes.includes(event.type))
-      .map((endpoint) => endpoint.id)
+    const wanting = this.endpoints.filter((endpoint) => endpointWants(endpoint, event)).map((endpoint) => endpoint.id)
     if (wanting.length > 0) await this.deps.webhooks.enqueue(event, wanting, this.deps.clock.now())
   }
 }

@@ -255,7 +255,7 @@ for (const [name, start] of flows) {
       await context.close()
     }, 120_000)
 
-    it('runs the webhook flow: endpoint created, its secret shown once signs deliveries, disabled, rotated, deleted', async () => {
+    it('runs the webhook flow: endpoint created, its secret shown once signs deliveries and a test event, rotated, deleted', async () => {
       const receiver = await startWebhookReceiver()
       onTestFinished(() => receiver.stop())
       const context = await newContext(target)
@@ -281,9 +281,10 @@ for (const [name, start] of flows) {
       // The list shows it, subscribed to the one type checked.
       const row = page.locator('tbody tr', { has: page.getByRole('link', { name: receiver.url, exact: true }) })
       await row.waitFor()
-      expect((await row.locator('td').allInnerTexts()).slice(0, 3)).toEqual([
+      expect((await row.locator('td').allInnerTexts()).slice(0, 4)).toEqual([
         `${receiver.url}\nevents of ${name}`,
         'key.created',
+        'every api',
         'enabled',
       ])
       const { endpoints } = await admin(target, 'webhooks.listEndpoints')
@@ -315,6 +316,24 @@ for (const [name, start] of flows) {
       await page.getByRole('button', { name: 'Enable endpoint' }).click()
       await page.getByRole('button', { name: 'Disable endpoint' }).waitFor()
       expect(await read()).toMatchObject({ enabled: true })
+
+      // A test event: an example of the type chosen, signed with the same secret, sent now; the answer is shown.
+      await page.getByRole('button', { name: 'Send test event' }).click()
+      await page.getByLabel('Event type', { exact: true }).selectOption('key.deleted')
+      await page.getByRole('button', { name: 'Send now' }).click()
+      const answered = page.getByRole('status').filter({ hasText: 'Delivered: the endpoint answered HTTP 204' })
+      await answered.waitFor()
+      const tested = receiver.events.find((event) => event.id.startsWith('msg_test_'))!
+      expect(tested).toMatchObject({ type: 'key.deleted', data: { keyId: 'key_example' }, verified: true })
+      expect(await answered.innerText()).toContain(tested.id)
+      await expectAccessible(page, 'a test event sent')
+      // In the delivery log, marked as a test, with nothing to send again (it is not kept).
+      const testRow = page
+        .getByRole('region', { name: 'Delivery attempts' })
+        .locator('tbody tr', { hasText: tested.id })
+      await testRow.waitFor()
+      expect((await testRow.locator('td').allInnerTexts())[1]).toBe(`key.deleted test\n${tested.id}`)
+      expect(await testRow.getByRole('button').count()).toBe(0)
 
       // The delivery log shows the delivery; sent again from it, the same event (its webhook-id) arrives once more.
       const attempts = page.getByRole('region', { name: 'Delivery attempts' }).locator('tbody tr')

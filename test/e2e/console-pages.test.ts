@@ -792,7 +792,7 @@ describe('the console on keygate dev', () => {
     await page.context().close()
   })
 
-  it('edits an endpoint with what changed only: a cleared description is cleared, no type checked is every type', async () => {
+  it('edits an endpoint with what changed only: a cleared description is cleared, no type checked is every type, apis scope it', async () => {
     const { endpointId } = await admin('webhooks.createEndpoint', {
       url: NOWHERE,
       description: 'before',
@@ -825,6 +825,11 @@ describe('the console on keygate dev', () => {
     await edit(() => page.getByRole('checkbox', { name: 'identity.created', exact: true }).uncheck(), 'Saved.')
     expect(await getEndpoint(endpointId)).toMatchObject({ eventTypes: [] })
     await page.locator('dl.fields').getByText('every type', { exact: true }).waitFor()
+    // Scoped to an api: only its key events from now on.
+    const { apiId } = await admin('apis.createApi', { name: 'scoped endpoint' })
+    await edit(() => page.getByLabel('Apis', { exact: true }).fill(` ${apiId}, `), 'Saved.')
+    expect(await getEndpoint(endpointId)).toMatchObject({ apiIds: [apiId] })
+    await page.locator('dl.fields').getByText(apiId, { exact: true }).waitFor()
     await page.context().close()
   })
 

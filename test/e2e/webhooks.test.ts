@@ -125,6 +125,15 @@ describe('webhooks, end to end', () => {
 
     console.log(`webhooks: delivery after the call, ms: ${JSON.stringify(delays)}`)
     for (const [type, ms] of Object.entries(delays)) expect(ms, type).toBeLessThan(2_000)
+
+    // webhooks.sendTest's example of each type carries every field the real event of that type carried.
+    for (const type of Object.keys(delays)) {
+      const real = receiver.events.find((event) => event.type === type && !event.id.startsWith('msg_test_'))!
+      const sent = await call(a.url, 'webhooks.sendTest', { endpointId: endpoint.endpointId, eventType: type })
+      expect(sent, type).toMatchObject({ delivered: true, eventType: type })
+      const example = receiver.events.find((event) => event.id === sent.eventId)!
+      expect(Object.keys(example.data), type).toEqual(expect.arrayContaining(Object.keys(real.data)))
+    }
     expect(receiver.events.every((event) => event.verified)).toBe(true)
   })
 

@@ -55,7 +55,7 @@ interface Fixture {
   /** The identity of the key's externalId (createKey made it). */
   identityId: string
   externalId: string
-  /** A webhook endpoint of its own (ENDPOINT_URL). */
+  /** A webhook endpoint of its own (ENDPOINT_URL), scoped to the api. */
   endpointId: string
   /** A portal over the api, and a session of it (v2's portal.* rows). */
   portalId: string
@@ -239,12 +239,16 @@ const TABLE: Record<string, Row> = {
   'rootKeys.listRootKeys': { needs: [MANAGE_ROOT_KEYS], call: () => get() },
   'rootKeys.revokeRootKey': { needs: [MANAGE_ROOT_KEYS, 'read_key'], call: (f) => post({ rootKeyId: f.rootKeyId }) },
   'rootKeys.rollRootKey': { needs: [MANAGE_ROOT_KEYS, 'read_key'], call: (f) => post({ rootKeyId: f.rootKeyId }) },
-  'webhooks.createEndpoint': { needs: ['webhook.*.create_endpoint'], call: () => post({ url: ENDPOINT_URL }) },
+  // A root key reads what an endpoint it makes, widens or replays to is sent: for one scoped to the api, its keys.
+  'webhooks.createEndpoint': {
+    needs: ['webhook.*.create_endpoint', 'read_key'],
+    call: (f) => post({ url: ENDPOINT_URL, apiIds: [f.apiId] }),
+  },
   'webhooks.listEndpoints': { needs: ['webhook.*.read_endpoint'], call: () => get() },
   'webhooks.getEndpoint': { needs: ['webhook.*.read_endpoint'], call: (f) => get({ endpointId: f.endpointId }) },
   'webhooks.updateEndpoint': {
-    needs: ['webhook.*.update_endpoint'],
-    call: (f) => post({ endpointId: f.endpointId, enabled: false, description: 'changed' }),
+    needs: ['webhook.*.update_endpoint', 'read_key'],
+    call: (f) => post({ endpointId: f.endpointId, eventTypes: ['key.created'], description: 'changed' }),
   },
   'webhooks.deleteEndpoint': { needs: ['webhook.*.delete_endpoint'], call: (f) => post({ endpointId: f.endpointId }) },
   'webhooks.rotateSecret': {
@@ -252,7 +256,12 @@ const TABLE: Record<string, Row> = {
     call: (f) => post({ endpointId: f.endpointId, graceSeconds: 0 }),
   },
   'webhooks.listAttempts': { needs: ['webhook.*.read_endpoint'], call: (f) => get({ endpointId: f.endpointId }) },
-  'webhooks.replay': { needs: ['webhook.*.replay'], call: (f) => post({ endpointId: f.endpointId, since: 0 }) },
+  'webhooks.replay': {
+    needs: ['webhook.*.replay', 'read_key'],
+    call: (f) => post({ endpointId: f.endpointId, since: 0 }),
+  },
+  // Example data only: no read right, whatever the endpoint is sent. The discard port refuses it: still a 200.
+  'webhooks.sendTest': { needs: ['webhook.*.send_test'], call: (f) => post({ endpointId: f.endpointId }) },
 }
 
 const MANAGEMENT = Object.entries(OPERATIONS)
@@ -401,7 +410,11 @@ async function freshFixture(server: TestServer): Promise<Fixture> {
       },
       ADMIN,
     ),
-    send(server, { method: 'POST', url: '/v1/webhooks.createEndpoint', body: { url: ENDPOINT_URL } }, ADMIN),
+    send(
+      server,
+      { method: 'POST', url: '/v1/webhooks.createEndpoint', body: { url: ENDPOINT_URL, apiIds: [apiId] } },
+      ADMIN,
+    ),
   ])
   expect(created.status, JSON.stringify(created.body)).toBe(200)
   expect(set.status, JSON.stringify(set.body)).toBe(200)

@@ -72,8 +72,9 @@ for (const storeKind of ['memory', 'redis'] as const) {
     }
     let n = 0
     /** An event as the deriver keeps it (for replay), queued to no endpoint. */
-    async function keptEvent(type: WebhookEvent['type'], at = clock.now()): Promise<WebhookEvent> {
-      const event: WebhookEvent = { id: `msg_${storeKind}${++n}${Date.now()}`, type, at, data: { keyId: `key_${n}` } }
+    async function keptEvent(type: WebhookEvent['type'], at = clock.now(), data = {}): Promise<WebhookEvent> {
+      const id = `msg_${storeKind}${++n}${Date.now()}`
+      const event: WebhookEvent = { id, type, at, data: { keyId: `key_${n}`, ...data } }
       await backend.store.webhooks.enqueue(event, [], at)
       return event
     }
@@ -154,6 +155,48 @@ for (const storeKind of ['memory', 'redis'] as const) {
       expect(error(future)).toEqual({ status: 400, code: 'BAD_REQUEST' })
       const both = await call('POST', 'webhooks.replay', { endpointId, since: 0, eventId: created.id })
       expect(error(both)).toEqual({ status: 400, code: 'BAD_REQUEST' })
+    })
+
+    it('never sends an endpoint what happened before it was created, however far back a replay reaches', async () => {
+      const older = await keptEvent('key.created', clock.now() - 5_000)
+      const justBefore = await keptEvent('key.deleted')
+      clock.advance(1)
+      const endpointId = await endpoint()
+      const after = await keptEvent('key.updated')
+      expect(await call('POST', 'webhooks.replay', { endpointId, since: 0 })).toEqual({
+        status: 200,
+        body: { queued: 1 },
+      })
+      await waitFor(() => receiver.events.find((e) => e.id === after.id), 'the event after its creation')
+      for (const event of [older, justBefore]) {
+        const refused = await call('POST', 'webhooks.replay', { endpointId, eventId: event.id })
+        expect(error(refused)).toEqual({ status: 400, code: 'BAD_REQUEST' })
+        expect(refused.body.error.message).toBe(
+          `eventId: happened before webhook endpoint ${endpointId} was created: it is never sent to it`,
+        )
+      }
+      expect(await backend.store.webhooks.queueDepth()).toBe(0)
+      expect(receiver.requests.map((r) => r.id)).toEqual([after.id])
+    })
+
+    it('replays to an endpoint scoped to apis only the events about them', async () => {
+      const apiId = (await call('POST', 'apis.createApi', { name: 'scoped replay' })).body.apiId as string
+      const endpointId = await endpoint({ apiIds: [apiId] })
+      const mine = await keptEvent('key.created', clock.now(), { apiId })
+      const theirs = await keptEvent('key.created', clock.now(), { apiId: 'api_another' })
+      const aboutNoApi = await keptEvent('identity.created', clock.now(), { identityId: 'id_1' })
+      expect(await call('POST', 'webhooks.replay', { endpointId, since: 0 })).toEqual({
+        status: 200,
+        body: { queued: 1 },
+      })
+      await waitFor(() => receiver.events.find((e) => e.id === mine.id), "the scoped api's event")
+      for (const event of [theirs, aboutNoApi])
+        expect(error(await call('POST', 'webhooks.replay', { endpointId, eventId: event.id }))).toEqual({
+          status: 400,
+          code: 'BAD_REQUEST',
+        })
+      expect(await backend.store.webhooks.queueDepth()).toBe(0)
+      expect(receiver.requests.map((r) => r.id)).toEqual([mine.id])
     })
 
     // It would answer `queued` for what the worker then drops unsent.

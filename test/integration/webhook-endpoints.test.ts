@@ -121,6 +121,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
             url: ENDPOINT_URL,
             description: 'billing service',
             eventTypes: ['key.created', 'key.deleted'],
+            apiIds: [],
             enabled: true,
             createdAt: clock.now(),
           },
@@ -146,6 +147,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
             endpointId: first.endpointId,
             url: ENDPOINT_URL,
             eventTypes: [],
+            apiIds: [],
             enabled: true,
             createdAt: clock.now() - 1,
           },
@@ -153,6 +155,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
             endpointId: second.endpointId,
             url: 'https://hooks.example.com/second',
             eventTypes: ['identity.created'],
+            apiIds: [],
             enabled: true,
             createdAt: clock.now(),
           },
@@ -181,6 +184,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
           url: 'https://hooks.example.com/moved',
           description: 'old',
           eventTypes: ['key.deleted', 'key.updated'],
+          apiIds: [],
           enabled: true,
           createdAt: clock.now() - 1_000,
           updatedAt: clock.now(),
@@ -399,6 +403,139 @@ for (const storeKind of ['memory', 'redis'] as const) {
       })
     })
 
+    describe('endpoints scoped to apis, and the rights to read what they are sent', () => {
+      async function newApi(name: string): Promise<string> {
+        const made = await post('apis.createApi', { name })
+        expect(made.status, JSON.stringify(made.body)).toBe(200)
+        return made.body.apiId
+      }
+      const forbidden = { status: 403, code: 'INSUFFICIENT_PERMISSIONS' }
+
+      it('stores, lists, reads back and audits the apis an endpoint is scoped to, each once', async () => {
+        const [first, second] = [await newApi('scoped one'), await newApi('scoped two')]
+        const { endpointId } = await create({ url: ENDPOINT_URL, apiIds: [first, second, first] })
+        expect((await get(`webhooks.getEndpoint?endpointId=${endpointId}`)).body.apiIds).toEqual([first, second])
+        expect((await get('webhooks.listEndpoints')).body.endpoints[0].apiIds).toEqual([first, second])
+        expect(await post('webhooks.updateEndpoint', { endpointId, apiIds: [second] })).toEqual({
+          status: 200,
+          body: {},
+        })
+        expect((await stored(endpointId)).apiIds).toEqual([second])
+        const entries = (await get('audit.list?limit=2')).body.entries
+        expect(entries).toMatchObject([
+          { action: 'webhooks.updateEndpoint', before: { apiIds: [first, second] }, after: { apiIds: [second] } },
+          { action: 'webhooks.createEndpoint', after: { endpointId, apiIds: [first, second] } },
+        ])
+        // Empty: unscoped again.
+        await post('webhooks.updateEndpoint', { endpointId, apiIds: [] })
+        expect((await get(`webhooks.getEndpoint?endpointId=${endpointId}`)).body.apiIds).toEqual([])
+      })
+
+      it('refuses an api that does not exist (404), more than 100 apis, and types about no api in a scope (400)', async () => {
+        const apiId = await newApi('scoped')
+        const absent = await post('webhooks.createEndpoint', { url: ENDPOINT_URL, apiIds: [apiId, 'api_absent'] })
+        expect(error(absent)).toEqual({ status: 404, code: 'NOT_FOUND' })
+        expect(absent.body.error.message).toBe('api api_absent not found')
+        const many = Array.from({ length: 101 }, (_, i) => `api_${i}`)
+        const tooMany = await post('webhooks.createEndpoint', { url: ENDPOINT_URL, apiIds: many })
+        expect(error(tooMany)).toEqual({ status: 400, code: 'BAD_REQUEST' })
+        expect(tooMany.body.error.message).toBe('apiIds: must have at most 100 items')
+        const noApi = await post('webhooks.createEndpoint', {
+          url: ENDPOINT_URL,
+          apiIds: [apiId],
+          eventTypes: ['key.created', 'identity.created', 'rootKey.revoked'],
+        })
+        expect(error(noApi)).toEqual({ status: 400, code: 'BAD_REQUEST' })
+        expect(noApi.body.error.message).toBe(
+          'eventTypes: identity.created, rootKey.revoked are about no api: an endpoint scoped to apis (apiIds) is ' +
+            'never sent such events; leave them out, or leave apiIds empty',
+        )
+        expect(await backend.store.webhooks.listEndpoints()).toEqual([])
+        // Scoping an endpoint that takes identity events: the apis are what is refused.
+        const { endpointId } = await create({ url: ENDPOINT_URL, eventTypes: ['identity.created'] })
+        const scoped = await post('webhooks.updateEndpoint', { endpointId, apiIds: [apiId] })
+        expect(error(scoped)).toEqual({ status: 400, code: 'BAD_REQUEST' })
+        expect(scoped.body.error.message).toMatch(/^apiIds: identity\.created is about no api/)
+        expect((await stored(endpointId)).apiIds).toEqual([])
+      })
+
+      it('refuses (403) to make an endpoint for a root key with webhook rights only: it would read every api', async () => {
+        await newApi('anyone')
+        const webhookOnly = await rootKey(['webhook.*.create_endpoint', 'webhook.*.replay'])
+        const answer = await post('webhooks.createEndpoint', { url: ENDPOINT_URL }, webhookOnly)
+        expect(error(answer)).toEqual(forbidden)
+        expect(answer.body.error.message).toBe(
+          'the root key needs api.*.read_key and identity.*.read_identity and rootkey.*.manage to be sent what the ' +
+            'endpoint receives (scope it to apis it may read with apiIds, or to event types it may read with eventTypes)',
+        )
+        expect(await backend.store.webhooks.listEndpoints()).toEqual([])
+      })
+
+      it('makes a scoped endpoint for a root key that reads those apis, and nothing wider', async () => {
+        const [mine, theirs] = [await newApi('mine'), await newApi('theirs')]
+        const reader = await rootKey(['webhook.*.create_endpoint', `api.${mine}.read_key`])
+        const made = await post('webhooks.createEndpoint', { url: ENDPOINT_URL, apiIds: [mine] }, reader)
+        expect(made.status, JSON.stringify(made.body)).toBe(200)
+        const refusals: [object, string][] = [
+          [{ apiIds: [mine, theirs] }, `the root key needs api.${theirs}.read_key `],
+          [{ eventTypes: ['key.created'] }, 'the root key needs api.*.read_key '],
+          [{ eventTypes: ['identity.created'] }, 'the root key needs identity.*.read_identity '],
+          [{ eventTypes: ['rootKey.created'] }, 'the root key needs rootkey.*.manage '],
+        ]
+        for (const [scope, needs] of refusals) {
+          const refused = await post('webhooks.createEndpoint', { url: ENDPOINT_URL, ...scope }, reader)
+          expect(error(refused), JSON.stringify(scope)).toEqual(forbidden)
+          expect(refused.body.error.message.slice(0, needs.length)).toBe(needs)
+        }
+        // An unscoped endpoint of the types it may read: key events need every api's keys.
+        const everyApi = await rootKey(['webhook.*.create_endpoint', 'api.*.read_key', 'identity.*.read_identity'])
+        const keysAndIdentities = await post(
+          'webhooks.createEndpoint',
+          { url: ENDPOINT_URL, eventTypes: ['key.created', 'identity.deleted'] },
+          everyApi,
+        )
+        expect(keysAndIdentities.status, JSON.stringify(keysAndIdentities.body)).toBe(200)
+        expect(error(await post('webhooks.createEndpoint', { url: ENDPOINT_URL }, everyApi))).toEqual(forbidden)
+        expect(await backend.store.webhooks.listEndpoints()).toHaveLength(2)
+      })
+
+      it('lets a root key widen or redirect an endpoint only to what it reads; disabling and describing need no reads', async () => {
+        const [mine, theirs] = [await newApi('mine'), await newApi('theirs')]
+        const scoped = await create({ url: ENDPOINT_URL, apiIds: [mine] })
+        const unscoped = await create({ url: ENDPOINT_URL })
+        const updater = await rootKey(['webhook.*.update_endpoint', `api.${mine}.read_key`])
+        const update = (body: object) => post('webhooks.updateEndpoint', body, updater)
+        for (const body of [
+          { endpointId: scoped.endpointId, apiIds: [mine, theirs] },
+          { endpointId: scoped.endpointId, apiIds: [] },
+          { endpointId: unscoped.endpointId, url: 'https://hooks.example.com/mine' },
+          { endpointId: unscoped.endpointId, eventTypes: ['key.created'] },
+          { endpointId: unscoped.endpointId, enabled: true },
+        ])
+          expect(error(await update(body)), JSON.stringify(body)).toEqual(forbidden)
+        expect(await stored(scoped.endpointId)).toMatchObject({ apiIds: [mine], url: ENDPOINT_URL })
+        expect(await stored(unscoped.endpointId)).toMatchObject({ eventTypes: [], url: ENDPOINT_URL })
+        for (const body of [
+          { endpointId: scoped.endpointId, url: 'https://hooks.example.com/mine', eventTypes: ['key.deleted'] },
+          { endpointId: unscoped.endpointId, description: 'watched by ops', enabled: false },
+        ])
+          expect(await update(body), JSON.stringify(body)).toEqual({ status: 200, body: {} })
+        expect(await stored(unscoped.endpointId)).toMatchObject({ enabled: false, description: 'watched by ops' })
+      })
+
+      it('lets a root key replay only to an endpoint whose events it reads', async () => {
+        const mine = await newApi('mine')
+        const scoped = await create({ url: ENDPOINT_URL, apiIds: [mine] })
+        const unscoped = await create({ url: ENDPOINT_URL })
+        const replayer = await rootKey(['webhook.*.replay', `api.${mine}.read_key`])
+        const replayed = await post('webhooks.replay', { endpointId: scoped.endpointId, since: 0 }, replayer)
+        expect(replayed.status, JSON.stringify(replayed.body)).toBe(200)
+        const refused = await post('webhooks.replay', { endpointId: unscoped.endpointId, since: 0 }, replayer)
+        expect(error(refused)).toEqual(forbidden)
+        expect(refused.body.error.message).toMatch(/^the root key needs api\.\*\.read_key and identity/)
+      })
+    })
+
     describe('secrets stay out of the audit log and the logs', () => {
       it('audits every write with the endpoint as the API shows it, and the rotation by dates only', async () => {
         const { endpointId, secret } = await create({ url: ENDPOINT_URL, description: 'audited' })
@@ -406,7 +543,14 @@ for (const storeKind of ['memory', 'redis'] as const) {
         const rotated = (await post('webhooks.rotateSecret', { endpointId, graceSeconds: 60 })).body.secret
         await post('webhooks.deleteEndpoint', { endpointId })
         const entries = (await get('audit.list?limit=4')).body.entries
-        const view = { endpointId, url: ENDPOINT_URL, description: 'audited', eventTypes: [], createdAt: clock.now() }
+        const view = {
+          endpointId,
+          url: ENDPOINT_URL,
+          description: 'audited',
+          eventTypes: [],
+          apiIds: [],
+          createdAt: clock.now(),
+        }
         expect(entries).toMatchObject([
           { action: 'webhooks.deleteEndpoint', rootKeyId: 'root_bootstrap', before: { ...view, enabled: false } },
           {

@@ -118,7 +118,7 @@ describe('configuration', () => {
     expect(problems('ratelimit.rl_1.limit')).toEqual([])
     expect(problems('webhook.*.create_endpoint,webhook.whep_1.read_endpoint')).toEqual([])
     expect(problems('webhook.*.read_endpoints')).toEqual([
-      `--permissions: "webhook.*.read_endpoints" is not ${format}: "read_endpoints" is not an action of webhook (did you mean read_endpoint?); actions of webhook: create_endpoint, read_endpoint, update_endpoint, delete_endpoint, replay or *`,
+      `--permissions: "webhook.*.read_endpoints" is not ${format}: "read_endpoints" is not an action of webhook (did you mean read_endpoint?); actions of webhook: create_endpoint, read_endpoint, update_endpoint, delete_endpoint, replay, send_test or *`,
     ])
     expect(problems('read_key')).toEqual([`--permissions: "read_key" is not ${format}`])
     expect(() => rootKeyCreateConfig([], {})).toThrow(/KEYGATE_PERMISSIONS \(--permissions\) is required/)

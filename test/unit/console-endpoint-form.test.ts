@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  apiIdsText,
   changesOf,
   createBodyOf,
   EMPTY_ENDPOINT_FORM,
@@ -17,6 +18,7 @@ describe("the console's webhook endpoint form", () => {
     url: 'https://hooks.example.com/keygate',
     description: 'billing',
     eventTypes: ['key.deleted', 'key.created'],
+    apiIds: ['api_1', 'api_2'],
     enabled: true,
     createdAt: 1,
   }
@@ -26,14 +28,26 @@ describe("the console's webhook endpoint form", () => {
   })
 
   it('creates with what was filled in only: no event type checked sends none, which means every type', () => {
-    expect(createBodyOf({ url: ' https://a.example/h ', description: '  ', eventTypes: [] })).toEqual({
+    expect(createBodyOf({ url: ' https://a.example/h ', description: '  ', eventTypes: [], apiIds: ' , ' })).toEqual({
       url: 'https://a.example/h',
     })
-    expect(createBodyOf({ url: 'https://a.example/h', description: ' billing ', eventTypes: ['key.created'] })).toEqual(
-      { url: 'https://a.example/h', description: 'billing', eventTypes: ['key.created'] },
-    )
+    expect(
+      createBodyOf({
+        url: 'https://a.example/h',
+        description: ' billing ',
+        eventTypes: ['key.created'],
+        apiIds: ' api_1,api_2  api_1, ',
+      }),
+    ).toEqual({
+      url: 'https://a.example/h',
+      description: 'billing',
+      eventTypes: ['key.created'],
+      apiIds: ['api_1', 'api_2'],
+    })
     expect(eventTypesText([])).toBe('every type')
     expect(eventTypesText(['key.created', 'key.deleted'])).toBe('key.created, key.deleted')
+    expect(apiIdsText([])).toBe('every api')
+    expect(apiIdsText(['api_1', 'api_2'])).toBe('api_1, api_2')
   })
 
   it('keeps the checked types in the form’s order, each once, whatever order they were checked in', () => {
@@ -44,10 +58,15 @@ describe("the console's webhook endpoint form", () => {
     expect(withEventType(checked, 'key.created', false)).toEqual(['rootKey.revoked'])
   })
 
-  it('edits with the changed fields only: a cleared description is null, event types go whole', () => {
+  it('edits with the changed fields only: a cleared description is null, event types and apis go whole', () => {
     const loaded = formOf(endpoint)
     expect(loaded.eventTypes).toEqual(['key.created', 'key.deleted'])
+    expect(loaded.apiIds).toBe('api_1, api_2')
     expect(changesOf(loaded, loaded)).toEqual({})
+    // The same apis in another order are no change; none is every api.
+    expect(changesOf(loaded, { ...loaded, apiIds: 'api_2 api_1' })).toEqual({})
+    expect(changesOf(loaded, { ...loaded, apiIds: 'api_2' })).toEqual({ apiIds: ['api_2'] })
+    expect(changesOf(loaded, { ...loaded, apiIds: '' })).toEqual({ apiIds: [] })
     // The same types in another order, and the URL with spaces around it, are no change.
     expect(
       changesOf(loaded, { ...loaded, url: ` ${loaded.url} `, eventTypes: ['key.deleted', 'key.created'] }),

@@ -73,6 +73,7 @@ describe('webhook permissions', () => {
       'webhook.whep_1CX8vvRBsU5tVw7XyZaBcD.update_endpoint',
       'webhook.*.delete_endpoint',
       'webhook.*.replay',
+      'webhook.*.send_test',
       'webhook.*.*',
     ])
       expect(ROOT_KEY_PERMISSION.test(permission), permission).toBe(true)

@@ -17,7 +17,9 @@ interface Attempt {
   error?: string
   latencyMs: number
   responseSnippet?: string
-  outcome: 'delivered' | 'retry' | 'dead'
+  outcome: 'delivered' | 'retry' | 'dead' | 'failed'
+  /** A test event (webhooks.sendTest): not kept, so not sent again. */
+  test?: true
 }
 
 interface DeadDelivery {
@@ -32,13 +34,19 @@ const SHOWN = 50
 
 /**
  * What was sent to an endpoint (webhooks.listAttempts): its last attempts and the deliveries given up, newest first,
- * each event sendable again (webhooks.replay), and every event since a time. The endpoint's answers are shown as text.
+ * each event sendable again (webhooks.replay; a test event is not kept, so not), and every event since a time. The
+ * endpoint's answers are shown as text. A change of `freshness` loads the log again (a test sent from the page).
  */
-export function DeliveryLog(props: { api: KeygateApi; endpointId: string; onReplayed: (said: string) => void }) {
+export function DeliveryLog(props: {
+  api: KeygateApi
+  endpointId: string
+  onReplayed: (said: string) => void
+  freshness?: number
+}) {
   const { api, endpointId } = props
   const log = useLoad(
     () => api.get<{ attempts: Attempt[]; dead: DeadDelivery[] }>('webhooks.listAttempts', { endpointId, limit: SHOWN }),
-    [api, endpointId],
+    [api, endpointId, props.freshness],
   )
   const [error, setError] = useState<unknown>()
   const replay = async (eventId: string) => {
@@ -88,6 +96,12 @@ export function DeliveryLog(props: { api: KeygateApi; endpointId: string; onRepl
             cell: (attempt) => (
               <>
                 {attempt.eventType}
+                {attempt.test ? (
+                  <>
+                    {' '}
+                    <span class="badge">test</span>
+                  </>
+                ) : null}
                 <div class="mono muted">{attempt.eventId}</div>
               </>
             ),
@@ -97,7 +111,7 @@ export function DeliveryLog(props: { api: KeygateApi; endpointId: string; onRepl
           { header: 'Answer', class: 'name', cell: answerOf },
           { header: 'Took', cell: (attempt) => `${attempt.latencyMs} ms` },
         ]}
-        actions={(attempt) => [sendAgain(attempt.eventId)]}
+        actions={(attempt) => (attempt.test ? [] : [sendAgain(attempt.eventId)])}
       />
       {log.data?.dead.length ? (
         <>
@@ -120,7 +134,7 @@ export function DeliveryLog(props: { api: KeygateApi; endpointId: string; onRepl
 }
 
 function Outcome({ outcome }: { outcome: Attempt['outcome'] }) {
-  const tone = outcome === 'delivered' ? 'on' : outcome === 'dead' ? 'off' : ''
+  const tone = outcome === 'delivered' ? 'on' : outcome === 'dead' || outcome === 'failed' ? 'off' : ''
   return <span class={`badge ${tone}`}>{outcome === 'retry' ? 'will retry' : outcome}</span>
 }
 

@@ -6,8 +6,8 @@ import { changesOf, formOf } from './endpoint-form.js'
 import { EndpointFormFields } from './endpoint-form-fields.js'
 
 /**
- * Editing an endpoint (webhooks.updateEndpoint): its URL, description and event types. Only what the admin changed
- * is sent, compared with the endpoint as the form was filled.
+ * Editing an endpoint (webhooks.updateEndpoint): its URL, description, apis and event types. Only what the admin
+ * changed is sent, compared with the endpoint as the form was filled.
  */
 export function EditEndpoint(props: {
   api: KeygateApi

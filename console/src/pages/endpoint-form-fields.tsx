@@ -3,7 +3,7 @@ import { Checkbox, Field } from '../ui/fields.js'
 import { EVENT_TYPES } from '../webhook-event-types.js'
 import { withEventType, type EndpointForm } from './endpoint-form.js'
 
-/** A webhook endpoint's fields, to create or edit it: URL, description, and the event types as checkboxes. */
+/** A webhook endpoint's fields, to create or edit it: URL, description, apis, and the event types as checkboxes. */
 export function EndpointFormFields({ form, onChange }: { form: EndpointForm; onChange: (form: EndpointForm) => void }) {
   const hintId = `${useId()}-hint`
   return (
@@ -22,6 +22,13 @@ export function EndpointFormFields({ form, onChange }: { form: EndpointForm; onC
         value={form.description}
         onChange={(description) => onChange({ ...form, description })}
         placeholder="billing service"
+      />
+      <Field
+        label="Apis"
+        value={form.apiIds}
+        onChange={(apiIds) => onChange({ ...form, apiIds })}
+        placeholder="api_…, api_…"
+        hint="Api ids, separated by commas: only events about their keys are sent. Empty: every api's, and the identity and root-key events too. Your root key must read what the endpoint is sent."
       />
       <fieldset class="event-types" aria-describedby={hintId}>
         <legend>Event types</legend>

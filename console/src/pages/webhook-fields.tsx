@@ -1,7 +1,7 @@
 import { formatTime } from '../format.js'
 import type { WebhookEndpoint } from '../types.js'
 import { Fields } from '../ui/page.js'
-import { eventTypesText } from './endpoint-form.js'
+import { apiIdsText, eventTypesText } from './endpoint-form.js'
 
 /** A webhook secret's shown-once warning: Keygate keeps it (it signs with it) but no call shows it again. */
 export const SECRET_WARNING =
@@ -26,6 +26,7 @@ export function EndpointFields({ endpoint }: { endpoint: WebhookEndpoint }) {
         ['URL', <span class="mono">{endpoint.url}</span>],
         ['Description', endpoint.description],
         ['Event types', eventTypesText(endpoint.eventTypes)],
+        ['Apis', <span class="mono">{apiIdsText(endpoint.apiIds)}</span>],
         ['Created', formatTime(endpoint.createdAt)],
         ['Updated', formatTime(endpoint.updatedAt)],
       ]}

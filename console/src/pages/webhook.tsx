@@ -10,11 +10,12 @@ import { useLoad } from '../ui/use-load.js'
 import { DeliveryLog } from './delivery-log.js'
 import { EditEndpoint } from './edit-endpoint.js'
 import { RotateSecret } from './rotate-secret.js'
+import { SendTest } from './send-test.js'
 import { DELETE_WARNING, EndpointFields, SECRET_WARNING } from './webhook-fields.js'
 
 /**
- * A webhook endpoint: its fields, the actions on it (enable or disable, edit, rotate its secret, delete), and its
- * delivery log, from which events are sent again.
+ * A webhook endpoint: its fields, the actions on it (enable or disable, edit, send a test event, rotate its secret,
+ * delete), and its delivery log, from which events are sent again.
  */
 export function WebhookPage({ api, endpointId }: { api: KeygateApi; endpointId: string }) {
   const endpoint = useLoad(() => api.get<WebhookEndpoint>('webhooks.getEndpoint', { endpointId }), [api, endpointId])
@@ -22,10 +23,12 @@ export function WebhookPage({ api, endpointId }: { api: KeygateApi; endpointId: 
   const [error, setError] = useState<unknown>()
   const [rotated, setRotated] = useState<string>()
   const [deleting, setDeleting] = useState(false)
-  const [panel, setPanel] = useState<'edit' | 'rotate'>()
+  const [panel, setPanel] = useState<'edit' | 'test' | 'rotate'>()
+  // Bumped by a test sent, so that the delivery log shows its attempt.
+  const [sent, setSent] = useState(0)
   const record = endpoint.data
   const title = record ? `Endpoint ${record.url}` : 'Endpoint'
-  const toggle = (which: 'edit' | 'rotate') => setPanel(panel === which ? undefined : which)
+  const toggle = (which: 'edit' | 'test' | 'rotate') => setPanel(panel === which ? undefined : which)
 
   const setEnabled = async (enabled: boolean) => {
     setError(undefined)
@@ -59,6 +62,9 @@ export function WebhookPage({ api, endpointId }: { api: KeygateApi; endpointId: 
             <button type="button" class="secondary" aria-expanded={panel === 'edit'} onClick={() => toggle('edit')}>
               Edit endpoint
             </button>
+            <button type="button" class="secondary" aria-expanded={panel === 'test'} onClick={() => toggle('test')}>
+              Send test event
+            </button>
             <button type="button" class="secondary" aria-expanded={panel === 'rotate'} onClick={() => toggle('rotate')}>
               Rotate secret
             </button>
@@ -91,6 +97,7 @@ export function WebhookPage({ api, endpointId }: { api: KeygateApi; endpointId: 
               }}
             />
           ) : null}
+          {panel === 'test' ? <SendTest api={api} endpoint={record} onSent={() => setSent((n) => n + 1)} /> : null}
           {panel === 'edit' ? (
             <EditEndpoint
               api={api}
@@ -103,7 +110,7 @@ export function WebhookPage({ api, endpointId }: { api: KeygateApi; endpointId: 
             />
           ) : null}
           <EndpointFields endpoint={record} />
-          <DeliveryLog api={api} endpointId={endpointId} onReplayed={setStatus} />
+          <DeliveryLog api={api} endpointId={endpointId} onReplayed={setStatus} freshness={sent} />
         </>
       ) : null}
       {deleting && record ? (

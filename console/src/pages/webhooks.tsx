@@ -9,7 +9,7 @@ import { useRowConfirm } from '../ui/row-confirm.js'
 import { ShownOnce } from '../ui/shown-once.js'
 import { useLoad } from '../ui/use-load.js'
 import { useSubmit, WriteForm } from '../ui/write-form.js'
-import { createBodyOf, EMPTY_ENDPOINT_FORM, eventTypesText } from './endpoint-form.js'
+import { apiIdsText, createBodyOf, EMPTY_ENDPOINT_FORM, eventTypesText } from './endpoint-form.js'
 import { EndpointFormFields } from './endpoint-form-fields.js'
 import { DELETE_WARNING, EndpointState, SECRET_WARNING } from './webhook-fields.js'
 
@@ -39,8 +39,9 @@ export function WebhooksPage({ api }: { api: KeygateApi }) {
   return (
     <Page title="Webhooks">
       <p class="muted">
-        Keygate sends each event (a key created, an identity deleted…) to every enabled endpoint that takes its type: a
-        POST signed with the endpoint's secret, per the Standard Webhooks specification.
+        Keygate sends each event (a key created, an identity deleted…) to every enabled endpoint that takes its type
+        and, for an endpoint scoped to apis, is about one of them: a POST signed with the endpoint's secret, per the
+        Standard Webhooks specification.
       </p>
       {created ? (
         <ShownOnce
@@ -79,6 +80,7 @@ export function WebhooksPage({ api }: { api: KeygateApi }) {
             ),
           },
           { header: 'Events', class: 'name', cell: (endpoint) => eventTypesText(endpoint.eventTypes) },
+          { header: 'Apis', class: 'name', cell: (endpoint) => apiIdsText(endpoint.apiIds) },
           { header: 'State', cell: (endpoint) => <EndpointState enabled={endpoint.enabled} /> },
           { header: 'Created', cell: (endpoint) => formatTime(endpoint.createdAt) },
         ]}

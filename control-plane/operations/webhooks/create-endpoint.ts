@@ -5,6 +5,8 @@ import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import { requireAction } from '../../root-key-auth.js'
 import { checkEndpointUrl } from '../../webhooks/address-policy.js'
+import { requireReadsOf } from '../../webhooks/endpoint-reads.js'
+import { refuseTypesOutOfScope, requireApisExist } from '../../webhooks/endpoint-scope.js'
 import { endpointView } from '../../webhooks/endpoint-view.js'
 import { newWebhookSecret } from '../../webhooks/webhook-secret.js'
 import { placeMissingCursors } from '../../webhooks/webhook-cursors.js'
@@ -14,12 +16,15 @@ export interface CreateEndpointInput {
   description?: string | undefined
   /** The event types it receives; empty or absent: every type. */
   eventTypes?: readonly WebhookEventType[] | undefined
+  /** The apis whose events it receives; empty or absent: every api's, and the events about no api. */
+  apiIds?: readonly string[] | undefined
   enabled?: boolean | undefined
 }
 
 /**
- * A new webhook endpoint, with its first signing secret (in the answer this once): `webhook.*.create_endpoint`, then
- * the URL (webhooks/address-policy.ts), then room for it (at most MAX_WEBHOOK_ENDPOINTS: every event goes to each).
+ * A new webhook endpoint, with its first signing secret (in the answer this once): `webhook.*.create_endpoint` and the
+ * rights to read what it will be sent (webhooks/endpoint-reads.ts), then its scope and URL (400), its apis (404),
+ * then room for it (at most MAX_WEBHOOK_ENDPOINTS: every event goes to each).
  * Two creates at once may both find the last place: the bound is one of cost, not of safety.
  */
 export async function createEndpoint(
@@ -29,7 +34,11 @@ export async function createEndpoint(
 ): Promise<WebhookEndpoint> {
   const { principal } = caller
   requireAction(principal, 'webhook', '*', 'create_endpoint')
+  const scope = { eventTypes: [...new Set(input.eventTypes ?? [])], apiIds: [...new Set(input.apiIds ?? [])] }
+  requireReadsOf(principal, scope)
+  refuseTypesOutOfScope(scope, 'eventTypes')
   const url = await checkEndpointUrl(input.url, deps.webhookPolicy, deps.hostLookup)
+  await requireApisExist(deps.store.keys, scope.apiIds)
   if ((await deps.store.webhooks.listEndpoints()).length >= MAX_WEBHOOK_ENDPOINTS)
     throw new ApiError(
       'PRECONDITION_FAILED',
@@ -40,7 +49,7 @@ export async function createEndpoint(
     id: newId('whep', now),
     url,
     ...(input.description === undefined ? {} : { description: input.description }),
-    eventTypes: [...new Set(input.eventTypes ?? [])],
+    ...scope,
     enabled: input.enabled ?? true,
     secrets: [newWebhookSecret(now)],
     createdAt: now,

@@ -1,7 +1,13 @@
 import { Type } from 'typebox'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v1Route } from '../../management-route.js'
-import { EndpointDescription, EndpointUrlField, EventTypes, SecretField } from '../../schemas/webhook-schemas.js'
+import {
+  EndpointApiIds,
+  EndpointDescription,
+  EndpointUrlField,
+  EventTypes,
+  SecretField,
+} from '../../schemas/webhook-schemas.js'
 import { createEndpoint } from './create-endpoint.js'
 
 const CreateEndpointBody = Type.Object(
@@ -9,11 +15,14 @@ const CreateEndpointBody = Type.Object(
     url: EndpointUrlField('Where events are sent (a POST each)'),
     description: Type.Optional(EndpointDescription('What it is, for people')),
     eventTypes: Type.Optional(EventTypes('The event types it receives')),
+    apiIds: Type.Optional(EndpointApiIds('The apis it is scoped to')),
     enabled: Type.Optional(Type.Boolean({ description: 'Whether events are sent to it (default true)' })),
   },
   {
     additionalProperties: false,
-    examples: [{ url: WIRE_EXAMPLES.webhookUrl, eventTypes: ['key.created', 'key.deleted'] }],
+    examples: [
+      { url: WIRE_EXAMPLES.webhookUrl, eventTypes: ['key.created', 'key.deleted'], apiIds: [WIRE_EXAMPLES.apiId] },
+    ],
   },
 )
 
@@ -24,12 +33,13 @@ export const createEndpointV1 = v1Route({
   doc: {
     summary: 'Create a webhook endpoint; its signing secret is shown this once',
     description:
-      'Needs `webhook.*.create_endpoint`. The URL is refused (400) if its host resolves to a loopback, private, link-local or other non-public address, unless the operator allows private ones (`WEBHOOK_ALLOW_PRIVATE`). At most 100 endpoints (412 beyond).',
+      'Needs `webhook.*.create_endpoint`, and the rights to read what it will be sent: scoped to apis (`apiIds`), `api.<apiId>.read_key` for each; unscoped, `api.*.read_key`, and for the identity.* and rootKey.* types it takes `identity.*.read_identity` and `rootkey.*.manage` (403 otherwise). An api that does not exist is 404. The URL is refused (400) if its host resolves to a loopback, private, link-local or other non-public address, unless the operator allows private ones (`WEBHOOK_ALLOW_PRIVATE`). At most 100 endpoints (412 beyond).',
     tag: 'webhooks',
     errors: [
       'BAD_REQUEST',
       'UNAUTHORIZED',
       'INSUFFICIENT_PERMISSIONS',
+      'NOT_FOUND',
       'PRECONDITION_FAILED',
       'RATE_LIMITED',
       'INTERNAL_SERVER_ERROR',

@@ -14,9 +14,16 @@ const Attempt = Type.Object({
   error: Type.Optional(Type.String({ description: 'Why it failed: `timeout`, `refused: …`, `HTTP 500`…' })),
   latencyMs: Type.Integer({ description: 'How long the endpoint took, ms' }),
   responseSnippet: Type.Optional(Type.String({ description: "The first 1 KiB of the endpoint's answer" })),
-  outcome: Type.Union([Type.Literal('delivered'), Type.Literal('retry'), Type.Literal('dead')], {
-    description: 'delivered; retry: it will be tried again; dead: given up (in `dead`)',
-  }),
+  outcome: Type.Union(
+    [Type.Literal('delivered'), Type.Literal('retry'), Type.Literal('dead'), Type.Literal('failed')],
+    {
+      description:
+        'delivered; retry: it will be tried again; dead: given up (in `dead`); failed: a test event (webhooks.sendTest) not answered 2xx, never retried',
+    },
+  ),
+  test: Type.Optional(
+    Type.Literal(true, { description: 'A test event webhooks.sendTest sent: example data, not kept, not replayable' }),
+  ),
 })
 
 const DeadDelivery = Type.Object({

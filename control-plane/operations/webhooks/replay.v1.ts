@@ -11,7 +11,7 @@ export const replayV1 = v1Route({
   method: 'POST',
   doc: {
     summary: 'Send events to an endpoint again: one by id, or every one it subscribes to since a time',
-    description: `Replayed events keep their \`webhook-id\`. Events are kept for the retry window and a day; \`since\` replays at most ${REPLAY_MAX}, oldest first. A disabled endpoint is 412; an event of a type the endpoint does not subscribe to, 400.`,
+    description: `Needs \`webhook.<endpointId|*>.replay\` and the rights to read what the endpoint is sent, as webhooks.createEndpoint (403). Replayed events keep their \`webhook-id\`. Events are kept for the retry window and a day; \`since\` replays at most ${REPLAY_MAX}, oldest first, never one from before the endpoint was created. A disabled endpoint is 412; an event the endpoint does not take (another type, another api, or older than the endpoint), 400.`,
     tag: 'webhooks',
     errors: [
       'BAD_REQUEST',

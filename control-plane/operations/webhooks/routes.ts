@@ -6,6 +6,7 @@ import { listAttemptsV1 } from './list-attempts.v1.js'
 import { listEndpointsV1 } from './list-endpoints.v1.js'
 import { replayV1 } from './replay.v1.js'
 import { rotateSecretV1 } from './rotate-secret.v1.js'
+import { sendTestV1 } from './send-test.v1.js'
 import { updateEndpointV1 } from './update-endpoint.v1.js'
 
 /** The webhooks service: Keygate's own, in v1 style only. */
@@ -18,4 +19,5 @@ export const WEBHOOKS_ROUTES: readonly ManagementRoute[] = [
   rotateSecretV1,
   listAttemptsV1,
   replayV1,
+  sendTestV1,
 ]

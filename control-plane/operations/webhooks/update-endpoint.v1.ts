@@ -2,7 +2,13 @@ import { Type } from 'typebox'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v1Route } from '../../management-route.js'
 import { EmptyResponse, Nullable } from '../../schemas/key-schemas.js'
-import { EndpointDescription, EndpointIdField, EndpointUrlField, EventTypes } from '../../schemas/webhook-schemas.js'
+import {
+  EndpointApiIds,
+  EndpointDescription,
+  EndpointIdField,
+  EndpointUrlField,
+  EventTypes,
+} from '../../schemas/webhook-schemas.js'
 import { updateEndpoint } from './update-endpoint.js'
 
 const UpdateEndpointBody = Type.Object(
@@ -13,6 +19,7 @@ const UpdateEndpointBody = Type.Object(
       Nullable(EndpointDescription('What it is, for people'), 'What it is, for people; null clears it'),
     ),
     eventTypes: Type.Optional(EventTypes('The event types it receives from now on')),
+    apiIds: Type.Optional(EndpointApiIds('The apis it is scoped to from now on')),
     enabled: Type.Optional(Type.Boolean({ description: 'false: nothing is sent to it until it is true again' })),
   },
   {
@@ -27,6 +34,8 @@ export const updateEndpointV1 = v1Route({
   method: 'POST',
   doc: {
     summary: 'Change a webhook endpoint: each field given replaces the one it had',
+    description:
+      'Needs `webhook.<endpointId|*>.update_endpoint`. A change of what it is sent or where (`url`, `apiIds`, `eventTypes`, `enabled: true`) also needs the rights to read what it is sent after it, as webhooks.createEndpoint (403); disabling it or changing its description does not.',
     tag: 'webhooks',
   },
   input: UpdateEndpointBody,
