@@ -11,7 +11,7 @@ const refusal = (text: string) => {
   }
 }
 
-/** Whether a string is well-formed Unicode, written plainly: every high surrogate followed by a low one, and no other. */
+/** Whether a string is well-formed Unicode, written plainly: each high surrogate followed by a low one, no other. */
 function wellFormed(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
