@@ -57,11 +57,17 @@ export interface ForwardedIdentity {
   keyHeader: string
   /** The verified key, as sent: every header whose value holds it is removed, whichever header it was read from. */
   key: string
+  /**
+   * Whether Authorization is passed on when it does not hold the key. Off, it is removed: the proxy authenticated the
+   * request, and a credential it did not verify (a second key, `Basic base64(user:key)`) is not its to hand on.
+   */
+  passAuthorization: boolean
 }
 
 /**
- * The request headers the upstream gets: the client's, less hop-by-hop headers, the key header, any header holding
- * the key and any X-Keygate-* the client sent; plus who the key is, X-Real-IP and X-Forwarded-*.
+ * The request headers the upstream gets: the client's, less hop-by-hop headers, the key header, Authorization (unless
+ * `passAuthorization`), any header holding the key and any X-Keygate-* the client sent; plus who the key is,
+ * X-Real-IP and X-Forwarded-*.
  */
 export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
@@ -72,6 +78,7 @@ export function upstreamRequestHeaders(
   for (const name in incoming) {
     const value = incoming[name]
     if (value === undefined || isHopByHop(name, named) || name === who.keyHeader || CLIENT_CLAIMS.has(name)) continue
+    if (name === 'authorization' && !who.passAuthorization) continue
     if (name.startsWith('x-keygate-') || carries(value, who.key)) continue
     headers[name] = value
   }

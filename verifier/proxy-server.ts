@@ -13,6 +13,7 @@ import type { GatewayPolicy, ProxySettings } from '../shared/config/settings.js'
 import { policyRequest, readGatewayKey, type GatewayCheck } from './gateway-request.js'
 import type { KeyVerifier } from './key-verifier.js'
 import { upstreamRequestHeaders } from './proxy-headers.js'
+import { upstreamTarget } from './proxy-target.js'
 import { UpstreamExchange, type ExchangeEnds } from './upstream-exchange.js'
 import { createProxyMetrics } from './proxy-metrics.js'
 import type { Verdict } from '../shared/verification.js'
@@ -40,7 +41,8 @@ export interface ReverseProxy {
 
 /**
  * Reverse-proxy mode: every request whose key verifies is forwarded to the upstream through one bounded
- * undici Pool, method, path, query, headers and body streamed as they come; anything else is answered like
+ * undici Pool, method, path, query, headers and body streamed as they come (less the credentials the proxy took:
+ * proxy-headers.ts, proxy-target.ts); anything else is answered like
  * forward-auth (401/403/429) in the contract's error shape, its code the X-Keygate-Code it is sent with.
  * Upstream down → 502, too slow → 504. Clients cannot name the api, so the policy must: an api id, or
  * `anyApi` (the operator's explicit choice); without either the proxy is not built.
@@ -117,6 +119,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   // Clients talk to the proxy directly: their X-Keygate-* headers never choose the policy, which is the same for
   // every request.
   const { request: checked } = policyRequest(policy)
+  const passAuthorization = options.passAuthorization === true
 
   /** Checks the request's key (synchronously on a cache hit), then refuses it or forwards it. */
   function handle(req: IncomingMessage, res: ServerResponse, started: number): void {
@@ -202,6 +205,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       clientAddress: req.socket.remoteAddress,
       keyHeader: policy.keyHeader,
       key,
+      passAuthorization,
     })
     const hasBody =
       req.headers['content-length'] !== undefined
@@ -220,7 +224,12 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       else exchange.clientLeft()
     })
     pool.dispatch(
-      { method: req.method as Dispatcher.HttpMethod, path: req.url!, headers, body: hasBody ? req : undefined },
+      {
+        method: req.method as Dispatcher.HttpMethod,
+        path: upstreamTarget(req.url!, key),
+        headers,
+        body: hasBody ? req : undefined,
+      },
       exchange,
     )
   }

@@ -365,6 +365,7 @@ export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly
           port: values['proxy-port'],
           timeoutMs: values['upstream-timeout'],
           connections: values['upstream-connections'],
+          passAuthorization: values['proxy-pass-authorization'],
         }
   return Object.freeze({
     ...serverConfig(values),

@@ -237,6 +237,14 @@ const common = {
     default: 64,
     description: 'most connections the proxy opens to the upstream',
   }),
+  proxyPassAuthorization: option({
+    flag: 'proxy-pass-authorization',
+    env: 'PROXY_PASS_AUTHORIZATION',
+    kind: 'boolean',
+    default: false,
+    description:
+      "reverse proxy: pass the client's Authorization header on to the upstream (unless it holds the key) rather than remove it",
+  }),
   managementRateLimit: option({
     flag: 'management-rate-limit',
     env: 'MANAGEMENT_RATE_LIMIT',
@@ -383,6 +391,7 @@ export const specs = {
     common.proxyPort,
     common.upstreamTimeout,
     common.upstreamConnections,
+    common.proxyPassAuthorization,
     ...shutdown,
   ] as const,
   dev: [

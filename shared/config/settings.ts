@@ -67,6 +67,11 @@ export interface ProxySettings {
   timeoutMs: number
   /** Most connections the pool opens to the upstream. */
   connections: number
+  /**
+   * Whether the client's Authorization header reaches the upstream (an upstream with credentials of its own in it);
+   * by default the proxy, having authenticated the request, removes it. A header holding the key is removed always.
+   */
+  passAuthorization?: boolean | undefined
 }
 
 /** Replicas every write must reach (Redis WAIT) before it is acknowledged. */

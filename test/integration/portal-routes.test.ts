@@ -714,6 +714,62 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect(again.status, again.raw).toBe(200)
     })
 
+    it('deletes the old key of a roll without overlap: 1,005 such rolls leave no key behind, and a createKey succeeds', async () => {
+      // An expired copy left per roll would count toward the keys a listing reads (at most 1,000) until every call of
+      // the portal was refused. Five keys rolled 201 times each, side by side, to keep the test short (each
+      // chain holds two keys for a moment: the default maximum, 20, leaves room for that).
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const { headers } = await signIn(slug, 'serial_roller')
+      const chains = await Promise.all(
+        Array.from({ length: 5 }, async () => {
+          const first = await asCustomer('portal.createKey', headers, {})
+          expect(first.status, first.raw).toBe(200)
+          let held = first.body.data as { keyId: string; key: string }
+          for (let roll = 1; roll <= 201; roll++) {
+            const rolled = await asCustomer('portal.rerollKey', headers, { keyId: held.keyId, expiration: 0 })
+            expect(rolled.status, `roll ${roll}: ${rolled.raw}`).toBe(200)
+            held = rolled.body.data
+          }
+          return { first: first.body.data as { keyId: string; key: string }, held }
+        }),
+      )
+      const created = await asCustomer('portal.createKey', headers, {})
+      expect(created.status, created.raw).toBe(200)
+      const listed = (await asCustomer('portal.listKeys', headers)).body.data as { keyId: string }[]
+      const expected = [...chains.map((chain) => chain.held.keyId), created.body.data.keyId]
+      expect(listed.map((key) => key.keyId).sort()).toEqual(expected.sort())
+      const { first, held } = chains[0]!
+      const gone = await v2('keys.getKey', { keyId: first.keyId })
+      expect(gone.status, gone.raw).toBe(404)
+      expect((await stack.verify({ key: first.key })).valid).toBe(false)
+      expect((await stack.verify({ key: held.key })).valid).toBe(true)
+      const audit = await stack.controlPlane.app.inject({
+        method: 'GET',
+        url: `/v1/audit.list?action=portal.rerollKey&keyId=${first.keyId}`,
+        headers: ADMIN_HEADERS,
+      })
+      expect(audit.json().entries[0].after).toMatchObject({ oldKeyDeleted: true })
+    }, 60_000)
+
+    it('counts no ended key toward the maximum, however many: 1,005 expired keys, then a createKey', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId], { maxKeysPerIdentity: 1 })
+      const expires = stack.clock!.now() + 60_000
+      for (let batch = 0; batch < 1_005; batch += 67)
+        await Promise.all(
+          Array.from({ length: 67 }, async () => {
+            const made = await v2('keys.createKey', { apiId, externalId: 'long_customer', expires })
+            expect(made.status, made.raw).toBe(200)
+          }),
+        )
+      stack.clock!.advance(60_000)
+      const { headers } = await signIn(slug, 'long_customer')
+      const created = await asCustomer('portal.createKey', headers, {})
+      expect(created.status, created.raw).toBe(200)
+      expect((await asCustomer('portal.createKey', headers, {})).status).toBe(412)
+    }, 60_000)
+
     it("rolls a key into one as long as the portal's keyDefaults.byteLength says, as a new key is", async () => {
       const apiId = await newApi()
       const { slug } = await newPortal([apiId], { keyDefaults: { prefix: 'long', byteLength: 64 } })

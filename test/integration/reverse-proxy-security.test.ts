@@ -1,4 +1,4 @@
-import type { Server } from 'node:http'
+import { request as httpRequest, type Server } from 'node:http'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pino } from 'pino'
@@ -37,6 +37,18 @@ function parse(answer: string) {
   }
 }
 
+/** Sends one request with exactly these headers (node adds Host and Connection) and resolves with its status. */
+function send(port: number, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
 /** What a client could do to reach past the proxy: send its key on, forge its address, speak broken HTTP. */
 describe('reverse-proxy mode against a hostile client', () => {
   let backend: Backend
@@ -46,15 +58,17 @@ describe('reverse-proxy mode against a hostile client', () => {
   let port: number
   let proxyUrl: string
   let key: string
+  /** Another key of the same api: a credential the proxy did not verify, in a request it authenticated by `key`. */
+  let secondKey: string
   let apiId: string
 
-  function startProxy(docsBaseUrl: string): ReverseProxy {
+  function startProxy(docsBaseUrl: string, passAuthorization?: boolean): ReverseProxy {
     const proxy = createReverseProxy({
       verifier: verifierServer.verifier,
       policy: { keyHeader: 'x-api-key', cost: 1, apiId },
       log: pino({ level: 'silent' }),
       registry: new Registry(),
-      options: { upstreamUrl: upstream.url, connections: 2, timeoutMs: 5_000, docsBaseUrl },
+      options: { upstreamUrl: upstream.url, connections: 2, timeoutMs: 5_000, docsBaseUrl, passAuthorization },
     })
     proxies.push(proxy)
     return proxy
@@ -64,9 +78,13 @@ describe('reverse-proxy mode against a hostile client', () => {
     backend = await openBackend()
     apiId = newId('api')
     await backend.store.keys.createApi({ id: apiId, name: 'proxied', createdAt: Date.now() })
-    const { hash, start, ...material } = generateKey('sk')
-    key = material.key
-    await backend.store.keys.createKey({ id: newId('key'), hash, start, apiId, enabled: true, createdAt: Date.now() })
+    const issue = async () => {
+      const { hash, start, key } = generateKey('sk')
+      await backend.store.keys.createKey({ id: newId('key'), hash, start, apiId, enabled: true, createdAt: Date.now() })
+      return key
+    }
+    key = await issue()
+    secondKey = await issue()
     verifierServer = await startTestVerifier({ backend })
     upstream = await startEchoUpstream()
     port = await listen(startProxy('https://keygate.dev/docs').server)
@@ -107,10 +125,79 @@ describe('reverse-proxy mode against a hostile client', () => {
     expect(fromBearer['x-forwarded-for']).toBe('127.0.0.1')
     expect(JSON.stringify(fromBearer)).not.toContain(key)
 
-    // Anything else in Authorization is the upstream's own credential: passed on as sent.
+    // Anything else in Authorization is a credential the proxy did not verify: not passed on either.
     const own = await forwarded({ 'x-api-key': key, authorization: 'Bearer upstream-session-token' })
-    expect(own.authorization).toBe('Bearer upstream-session-token')
+    expect(own).not.toHaveProperty('authorization')
     expect(JSON.stringify(own)).not.toContain(key)
+  })
+
+  /** What the upstream received of one request sent through the proxy at `at` (which must have forwarded it). */
+  async function arrived(path: string, headers: Record<string, string>, at = port) {
+    const before = upstream.seen.length
+    expect(await send(at, path, headers)).toBe(200)
+    return upstream.seen[before]!
+  }
+
+  // What the upstream gets beside the client's own headers: node's Host and Connection, and the proxy's.
+  const ARRIVING = [
+    'connection',
+    'host',
+    'x-forwarded-for',
+    'x-forwarded-host',
+    'x-forwarded-proto',
+    'x-keygate-key-id',
+    'x-real-ip',
+    'x-request-id',
+  ]
+  const names = (headers: object) => Object.keys(headers).sort()
+
+  it('passes on no Authorization from a request it authenticated: a second key, Basic base64(user:key), any scheme', async () => {
+    const basic = `Basic ${Buffer.from(`user:${key}`).toString('base64')}`
+    for (const authorization of [`Bearer ${secondKey}`, basic, 'Bearer upstream-session-token', 'Digest x']) {
+      const seen = await arrived('/x', { 'x-api-key': key, authorization, 'x-custom': 'kept' })
+      expect(names(seen.headers), authorization).toEqual([...ARRIVING, 'x-custom'].sort())
+    }
+    // The key in Authorization and a second one in the key header: both are removed.
+    const swapped = await arrived('/x', { authorization: `Bearer ${key}`, 'x-api-key': ' ', 'x-custom': 'kept' })
+    expect(names(swapped.headers)).toEqual([...ARRIVING, 'x-custom'].sort())
+  })
+
+  it('passes Authorization on with passAuthorization, unless it holds the key', async () => {
+    const passing = await listen(startProxy('https://keygate.dev/docs', true).server)
+    const basic = `Basic ${Buffer.from('user:upstream-password').toString('base64')}`
+    for (const authorization of ['Bearer upstream-session-token', basic]) {
+      const seen = await arrived('/x', { 'x-api-key': key, authorization }, passing)
+      expect(names(seen.headers), authorization).toEqual([...ARRIVING, 'authorization'].sort())
+      expect(seen.headers.authorization).toBe(authorization)
+    }
+    const holdingKey: Record<string, string>[] = [
+      { authorization: `Bearer ${key}` },
+      { 'x-api-key': key, authorization: `Bearer ${key}` },
+    ]
+    for (const headers of holdingKey) {
+      const seen = await arrived('/x', headers, passing)
+      expect(names(seen.headers)).toEqual(ARRIVING)
+    }
+  })
+
+  it('removes from the query every parameter holding the verified key, as sent or encoded; the path is passed as sent', async () => {
+    const encoded = [...key].map((char) => `%${char.charCodeAt(0).toString(16)}`).join('')
+    for (const [sent, expected] of [
+      [`/x?api_key=${key}&page=2`, '/x?page=2'],
+      [`/x?page=2&api_key=${key}`, '/x?page=2'],
+      [`/x?api_key=${key}`, '/x'],
+      [`/x?${key}&a=1&b`, '/x?a=1&b'],
+      [`/x?token=${encoded}&q=a+b`, '/x?q=a+b'],
+      ['/x?q=a+b&n=%41&m=%E2%82%AC&bad=%ZZ', '/x?q=a+b&n=%41&m=%E2%82%AC&bad=%ZZ'],
+      [`/keys/${key}?a=1`, `/keys/${key}?a=1`],
+    ]) {
+      const seen = await arrived(sent!, { 'x-api-key': key })
+      expect(seen.url, sent).toBe(expected)
+    }
+    // The key is read from headers only: in the query alone it authenticates nothing, and nothing is forwarded.
+    const before = upstream.seen.length
+    expect(await send(port, `/x?api_key=${key}`, {})).toBe(401)
+    expect(upstream.seen.length).toBe(before)
   })
 
   it('names the socket’s address in X-Real-IP (never the client’s own) and appends it to X-Forwarded-For', async () => {

@@ -160,6 +160,14 @@ describe('configuration', () => {
     expect(() => verifierConfig([], {})).not.toThrow()
   })
 
+  it("removes the client's Authorization in reverse-proxy mode unless --proxy-pass-authorization says to pass it", () => {
+    const proxy = ['--upstream', 'http://127.0.0.1:3000', '--api-id', 'api_1']
+    expect(verifierConfig(proxy, {}).proxy?.passAuthorization).toBe(false)
+    expect(verifierConfig([...proxy, '--proxy-pass-authorization'], {}).proxy?.passAuthorization).toBe(true)
+    expect(verifierConfig(proxy, { PROXY_PASS_AUTHORIZATION: 'true' }).proxy?.passAuthorization).toBe(true)
+    expect(() => verifierConfig(proxy, { PROXY_PASS_AUTHORIZATION: 'yes' })).toThrow(/PROXY_PASS_AUTHORIZATION/)
+  })
+
   it('runs the cross-option rules on what could be read, listing their problems beside the others', () => {
     expect(() => verifierConfig(['--poll-interval', 'x', '--max-staleness', '100'], {})).toThrow(
       /--poll-interval: must be/,

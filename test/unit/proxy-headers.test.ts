@@ -7,8 +7,8 @@ import { clientResponseHeaders, upstreamRequestHeaders, type ForwardedIdentity }
  * The proxy's header rules, written plainly (a set of what to drop, per request) as the oracle the hot path's
  * version (no set unless Connection names something) must agree with: RFC 9110 §7.6.1 drops the hop-by-hop headers
  * and every header the Connection header names, both ways; the key, Host and what the client claims about earlier
- * hops or its own address never reach the upstream, nor does any header holding the key; X-Real-IP is the socket's
- * address, X-Forwarded-For is appended to.
+ * hops or its own address never reach the upstream, nor does any header holding the key, nor Authorization unless the
+ * proxy is told to pass it; X-Real-IP is the socket's address, X-Forwarded-For is appended to.
  */
 const HOP_BY_HOP = [
   'connection',
@@ -35,6 +35,7 @@ function upstreamOracle(incoming: IncomingHttpHeaders, who: ForwardedIdentity): 
   const drop = dropped(incoming)
   for (const name of [who.keyHeader, 'host', 'forwarded', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip'])
     drop.add(name)
+  if (!who.passAuthorization) drop.add('authorization')
   // A header holding the key is dropped whole, whatever it is (X-Forwarded-For and Host too, before they are read).
   const holdsKey = (value: string | string[]) => [value].flat().some((item) => item.includes(who.key))
   const headers: Record<string, string | string[]> = {}
@@ -115,6 +116,7 @@ const who = fc.record({
   clientAddress: fc.option(fc.constant('127.0.0.1'), { nil: undefined }),
   keyHeader: fc.constantFrom('x-api-key', 'authorization'),
   key: fc.constant('sk_secret'),
+  passAuthorization: fc.boolean(),
 })
 
 describe('proxy headers', () => {
@@ -153,6 +155,7 @@ describe('proxy headers', () => {
       clientAddress: '127.0.0.1',
       keyHeader: 'x-api-key',
       key: 'sk_secret',
+      passAuthorization: false,
     }
     const headers = upstreamRequestHeaders(
       {

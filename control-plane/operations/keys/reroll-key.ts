@@ -51,8 +51,9 @@ export async function rerollKey(
 /**
  * The rotation itself, once the caller may do it: a new key with the old one's settings (its prefix unless `prefix`
  * is given), the old key's credits moved to it, and the old key expiring `expiration` ms from now (or sooner, if it
- * already did). The portal's rerollKey shares it. `admit`, when given, runs once the new key is written and before
- * anything of the old one changes: if it throws, the new key is deleted and the old one is as it was.
+ * already did), or deleted when `deleteOld` says so. The portal's rerollKey shares it. `admit`, when given, runs once
+ * the new key is written and before anything of the old one changes: if it throws, the new key is deleted and the old
+ * one is as it was.
  */
 export async function replaceKey(
   deps: ControlPlaneDeps,
@@ -63,6 +64,8 @@ export async function replaceKey(
     /** Random bytes of the new key (default 16): the old key's length is not kept. */
     byteLength?: number | undefined
     admit?: ((created: KeyRecord) => Promise<void>) | undefined
+    /** The old key is deleted rather than expired (a roll that ends it at once, when nothing should keep it). */
+    deleteOld?: boolean | undefined
   },
 ): Promise<{ created: KeyRecord; key: string; graceEnds: number }> {
   const now = deps.clock.now()
@@ -107,6 +110,10 @@ export async function replaceKey(
       await deps.store.keys.updateCredits(created.record.id, 'increment', taken, undefined, now)
   }
   const graceEnds = now + expiration
+  if (options.deleteOld) {
+    await deps.writes.deleteKey(keyId)
+    return { created: created.record, key, graceEnds }
+  }
   await deps.writes.updateKey(
     keyId,
     (current) => ({

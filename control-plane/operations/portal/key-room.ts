@@ -1,22 +1,34 @@
 import { ApiError } from '../../../shared/errors.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
-import { keysInScope } from '../../keys-in-scope.js'
 import type { PortalCaller } from '../../portal/portal-caller.js'
 
+const PAGE = 100
+
 /**
- * The portal's maximum of keys per customer and api (maxKeysPerIdentity), counted in live keys: a key that has expired
- * verifies nothing and holds no room (or a customer would fill the portal with the old keys their rolls leave).
- * `leaving` is a key that ends at once (a roll without overlap): it holds no room either.
+ * The customer's live keys in `apiId`, counted up to `enough` (the count stops there: nothing beyond it changes the
+ * answer). The portal's maximum of keys per customer and api (maxKeysPerIdentity) is counted in live keys: a key that
+ * has expired verifies nothing and holds no room (or a customer would fill the portal with the keys that expired).
+ * `leaving` is a key that ends at once (a roll without overlap): it holds no room either. The keys are read page by
+ * page, without the cap analytics puts on the keys it sums over (keys-in-scope.ts): however many keys have ended, they
+ * never refuse a key to a customer who holds fewer live ones than the maximum.
  */
 async function liveKeys(
   deps: Pick<ControlPlaneDeps, 'store' | 'clock'>,
   caller: PortalCaller,
   apiId: string,
   leaving: string | undefined,
+  enough: number,
 ): Promise<number> {
   const now = deps.clock.now()
-  const keys = await keysInScope(deps.store.keys, apiId, caller.session.externalId)
-  return keys.filter((key) => key.id !== leaving && (key.expires === undefined || now < key.expires)).length
+  let live = 0
+  let cursor: string | undefined
+  do {
+    const page = await deps.store.keys.listKeys(apiId, { cursor, limit: PAGE, ownerId: caller.session.externalId })
+    for (const key of page.keys)
+      if (key.id !== leaving && (key.expires === undefined || now < key.expires) && ++live >= enough) return live
+    cursor = page.cursor
+  } while (cursor !== undefined)
+  return live
 }
 
 const full = (max: number) =>
@@ -33,7 +45,7 @@ export async function requireRoom(
   leaving?: string,
 ): Promise<void> {
   const max = caller.portal.maxKeysPerIdentity
-  if ((await liveKeys(deps, caller, apiId, leaving)) >= max) throw full(max)
+  if ((await liveKeys(deps, caller, apiId, leaving, max)) >= max) throw full(max)
 }
 
 /**
@@ -48,5 +60,5 @@ export async function requireWithinRoom(
   leaving?: string,
 ): Promise<void> {
   const max = caller.portal.maxKeysPerIdentity
-  if ((await liveKeys(deps, caller, apiId, leaving)) > max) throw full(max)
+  if ((await liveKeys(deps, caller, apiId, leaving, max + 1)) > max) throw full(max)
 }

@@ -12,8 +12,10 @@ import { requireSessionKey } from './session-keys.js'
  * Rolls one of the customer's keys: a new key with its settings, the old one working for `expiration` ms more (at most
  * PORTAL_MAX_OVERLAP_MS). Needs keys:reroll, checked before the key is looked up (403 whether or not the key is the
  * customer's); a key that is not theirs is as one that does not exist (404). A roll with an overlap counts toward the
- * portal's maximum of keys (412 at it), or rolling one key again and again would hold any number at once. The new key
- * is as long as the portal's keyDefaults make new keys.
+ * portal's maximum of keys (412 at it), or rolling one key again and again would hold any number at once. A roll
+ * without one deletes the old key, as revoking does: an expired copy left behind per roll would pile up in the
+ * customer's listings and counts until they passed the cap on keys read per listing (keys-in-scope.ts) and every call
+ * of the portal was refused. The new key is as long as the portal's keyDefaults make new keys.
  */
 export async function rerollPortalKey(
   deps: ControlPlaneDeps,
@@ -31,13 +33,17 @@ export async function rerollPortalKey(
     expiration: input.expiration,
     byteLength: caller.portal.keyDefaults?.byteLength,
     admit: () => requireWithinRoom(deps, caller, old.apiId, leaving),
+    deleteOld: input.expiration === 0,
   })
   caller.log.info({ keyId: old.id, newKeyId: created.id, graceMs: input.expiration }, 'key rerolled in the portal')
   await deps.audit.append(portalActor(caller), 'portal.rerollKey', {
     apiId: old.apiId,
     keyId: old.id,
     before: old,
-    after: { newKeyId: created.id, oldKeyExpires: graceEnds },
+    after:
+      input.expiration === 0
+        ? { newKeyId: created.id, oldKeyDeleted: true }
+        : { newKeyId: created.id, oldKeyExpires: graceEnds },
   })
   return { keyId: created.id, key }
 }
