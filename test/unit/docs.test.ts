@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { specs } from '../../shared/config/config.js'
 import { ERRORS } from '../../shared/errors.js'
-import { GATEWAY_CODES } from '../../verifier/verdict-status.js'
+import { GATEWAY_CODES } from '../../shared/gateway-codes.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
