@@ -91,9 +91,15 @@ export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlane
         const { identifier, signature } = signatureOf(request)
         const body = request.body
         if (!Buffer.isBuffer(body)) return refuse('malformed', invalid('body', 'send the report as application/json'))
+        // Logged as a 503 is, by its message, with the fetch's failure (a status, a timeout, a refused connection).
         const key = await keys.keyFor(identifier).catch((err: unknown) => {
-          request.log.warn({ err }, 'secret-scanning keys could not be fetched')
-          throw new ApiError('UNAVAILABLE', 'the keys that sign leak reports cannot be fetched now; send it again')
+          throw new ApiError(
+            'UNAVAILABLE',
+            'the keys that sign leak reports cannot be fetched now; send it again',
+            undefined,
+            undefined,
+            { cause: err },
+          )
         })
         if (!key)
           refuse('unknown_key', new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Identifier names no known key'))
