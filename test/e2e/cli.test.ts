@@ -139,6 +139,14 @@ describe('the keygate command line', () => {
     })
     expect(await verify()).toMatchObject({ valid: false, code: 'DISABLED' })
     expect(await (await fetch(`${dev.url}/v1/liveness`)).json()).toMatchObject({ services: { store: 'memory' } })
+    // A local tool takes a receiver on this machine, and its banner says so.
+    expect(dev.output()).toMatch(/webhooks: private addresses allowed/)
+    const endpoint = await fetch(`${dev.url}/v1/webhooks.createEndpoint`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+    })
+    expect(endpoint.status, await endpoint.clone().text()).toBe(200)
   })
 
   it('keygate dev prints a first call that works as printed, and logs one readable line per request', async () => {
