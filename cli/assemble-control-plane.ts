@@ -140,6 +140,7 @@ export function assembleControlPlane(
         : new PublishedSigningKeys({ url: settings.secretScanningKeysUrl, clock: parts.clock, log: parts.log }),
     portalUrl: settings.portalUrl,
     notReadyReasons: () => verifier.notReadyReasons(),
+    storeReached: verifier.synced,
     publicRoutes: (open) => {
       // The verifier's endpoints, on Fastify: the same code path as a verifier's (v2's checks its root key as the
       // management API does).
@@ -149,12 +150,19 @@ export function assembleControlPlane(
       registerIndex(open, controlPlaneIndex(settings.service ?? 'control-plane', gateway !== undefined))
     },
   })
-  // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.
+  // Once the store has answered (the verifier's first sync): started on a connection still being made, their first
+  // reads would fail and warn of a healthy start.
+  let closed = false
   app.addHook('onReady', async () => {
-    ratelimits.start()
-    webhooks.start()
+    void verifier.synced.then(() => {
+      if (closed) return
+      ratelimits.start()
+      webhooks.start()
+    })
   })
+  // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.
   app.addHook('onClose', async () => {
+    closed = true
     await webhooks.stop()
     await ratelimits.stop()
     await verifier.stop()

@@ -16,6 +16,8 @@ interface DevServer {
   /** The root key to use: KEYGATE_ROOT_KEY, or one made for this run. */
   rootKey: string
   rootKeyGenerated: boolean
+  /** WEBHOOK_ALLOW_PRIVATE, on unless turned off: a receiver on this machine is what a local tool is tried with. */
+  webhooksToPrivate: boolean
 }
 
 /**
@@ -61,7 +63,13 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-  return { app, url, rootKey, rootKeyGenerated: config.rootKey === undefined }
+  return {
+    app,
+    url,
+    rootKey,
+    rootKeyGenerated: config.rootKey === undefined,
+    webhooksToPrivate: config.webhooks.allowPrivateAddresses,
+  }
 }
 
 export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving'> {
@@ -86,7 +94,12 @@ function banner(dev: DevServer): string {
     `  URL:      ${dev.url}\n` +
     `  API docs: ${dev.url}/docs\n` +
     `  console:  ${dev.url}/console (sign in with the root key)\n` +
-    `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n\n`
+    `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n` +
+    `  webhooks: ${
+      dev.webhooksToPrivate
+        ? 'private addresses allowed (localhost, 127.0.0.1, 10.x…; WEBHOOK_ALLOW_PRIVATE=false to refuse them)'
+        : 'public addresses only (WEBHOOK_ALLOW_PRIVATE=false)'
+    }\n\n`
   // A generated root key is printed: this run made it.
   if (dev.rootKeyGenerated)
     return `${header}Try it from another terminal:\n  export KG=${dev.url} ROOT_KEY=${dev.rootKey}\n${firstCall}`

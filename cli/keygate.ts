@@ -28,15 +28,38 @@ const synopsis = (name: CommandName) =>
   [name, ...(commandArguments[name] ?? []).map((argument) => `<${argument.name}>`)].join(' ')
 
 const width = Math.max(...Object.keys(COMMANDS).map((name) => synopsis(name as CommandName).length))
-const USAGE = `Usage: keygate <command> [options]
+
+/** The commands whose first words are `group` (`root-key`, `root-key bootstrap`; none: every command). */
+const commandsIn = (group: readonly string[]) =>
+  (Object.keys(COMMANDS) as CommandName[]).filter((name) => group.every((word, i) => name.split(' ')[i] === word))
+
+/** The usage of a group of commands (`keygate root-key`), or of them all. */
+function usage(group: readonly string[]): string {
+  const prefix = group.map((word) => `${word} `).join('')
+  return `Usage: keygate ${prefix}<command> [options]
 
 Commands:
-${Object.entries(COMMANDS)
-  .map(([name, command]) => `  ${synopsis(name as CommandName).padEnd(width)}  ${command.summary}`)
+${commandsIn(group)
+  .map((name) => `  ${synopsis(name).padEnd(width)}  ${COMMANDS[name].summary}`)
   .join('\n')}
 
-keygate <command> --help (or -h) lists the command's options; keygate --version prints the version.
+keygate ${prefix}<command> --help (or -h) lists the command's options; keygate --version (or -v) prints the version.
 `
+}
+const USAGE = usage([])
+
+/**
+ * The group of commands a line names when it names no command: its leading words (`root-key`, `root-key bootstrap`)
+ * are the first words of some commands; the rest of the line is whatever follows them.
+ */
+function groupOf(argv: readonly string[]): { group: string[]; rest: string[] } | undefined {
+  const words = argv.findIndex((arg) => arg.startsWith('-'))
+  const group = argv.slice(0, words < 0 ? argv.length : words)
+  if (group.length === 0 || commandsIn(group).length === 0) return undefined
+  return { group, rest: argv.slice(group.length) }
+}
+
+const HELP = new Set(['--help', '-h'])
 
 /**
  * The command a mistyped one is most likely: its first one, two or three words against the commands of as many words
@@ -53,27 +76,36 @@ function commandLike(argv: string[]): string[] {
 }
 
 /** The `keygate` bin: finds the command, answers --help from the option table, loads and runs the command. */
-async function main(argv: string[]): Promise<'serving' | number> {
+async function main(typed: string[]): Promise<'serving' | number> {
+  // `keygate help root-key create` asks what `keygate root-key create --help` does.
+  const argv = typed[0] === 'help' && typed.length > 1 ? [...typed.slice(1), '--help'] : typed
   const found = commandOf(argv)
-  // Anywhere on the line, as a user adds it to a command they were typing.
-  if (argv.includes('--version')) {
+  // --version anywhere on the line, as a user adds it to a command they were typing; -v and `version` alone.
+  if (argv.includes('--version') || argv[0] === '-v' || argv[0] === 'version') {
     process.stdout.write(`keygate ${packageVersion()}\n`)
     return 0
   }
   if (!found) {
     const [first] = argv
-    if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    if (first === undefined || HELP.has(first) || first === 'help') {
       process.stdout.write(USAGE)
+      return 0
+    }
+    // A group's first words alone (`keygate root-key`, with or without --help): what it holds.
+    const group = groupOf(argv)
+    if (group && group.rest.every((arg) => HELP.has(arg))) {
+      process.stdout.write(usage(group.group))
       return 0
     }
     const hint = commandLike(argv)
       .map((closest) => ` (did you mean keygate ${closest}?)`)
       .join('')
-    process.stderr.write(`keygate: unknown command ${JSON.stringify(argv.join(' '))}${hint}\n\n${USAGE}`)
+    const shown = group ? usage(group.group) : USAGE
+    process.stderr.write(`keygate: unknown command ${JSON.stringify(argv.join(' '))}${hint}\n\n${shown}`)
     return 2
   }
   const { command: named, rest } = found
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (rest.some((arg) => HELP.has(arg))) {
     const argumentsHelp = (commandArguments[named] ?? []).map(
       (argument) => `\n  <${argument.name}>  ${argument.description}`,
     )

@@ -47,6 +47,11 @@ export interface ControlPlaneAppDeps extends ServerBase {
   onWrite: WriteListener
   /** Why something else in the process (its verifier's sync) keeps it from serving correctly, or []. */
   notReadyReasons?: () => string[]
+  /**
+   * Resolves once the store has answered (the process's verifier's first sync): the app's background work on the
+   * store starts then, not while its connection is still being made. Default: at once.
+   */
+  storeReached?: Promise<void>
   /** ratelimits.limit's core: the process's verifier's (cli/assemble-verifier.ts namespaceRatelimitsOf). */
   ratelimits: NamespaceLimits
   /**
@@ -119,7 +124,12 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     })
     // Stored root keys that verifiers cannot check yet (legacy ones, never published): published at start (in this
     // plugin, so that its onClose runs before the store is closed).
-    backfillRootKeysOnStart(management, rootKeys, deps.hasBootstrapRootKey, deps.log)
+    backfillRootKeysOnStart(management, {
+      rootKeys,
+      hasBootstrapRootKey: deps.hasBootstrapRootKey,
+      storeReached: deps.storeReached ?? Promise.resolve(),
+      log: deps.log,
+    })
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
     noStore(management)
     registerManagementRoutes(management, routeDeps, MANAGEMENT_ROUTES)

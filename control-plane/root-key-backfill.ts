@@ -14,18 +14,23 @@ const NO_ROOT_KEY =
   'no root key can authenticate: none is stored and no bootstrap key is on (KEYGATE_ROOT_KEY), so every management ' +
   "call is refused. Make one: keygate root-key create --permissions '*' (with this control plane's REDIS_URL)"
 
+export interface BackfillDeps {
+  rootKeys: RootKeys
+  hasBootstrapRootKey: boolean
+  /** Resolves once the store has answered: the first attempt waits for it, so that a start-up does not warn. */
+  storeReached: Promise<void>
+  log: Logger
+}
+
 /**
- * Publishes the stored root keys to verifiers once the app is ready (RootKeys.backfill), then reconciles them every
- * RECONCILE_MS, in the background: a control plane starts while Redis is still unreachable, so a failed attempt is
- * retried until the app closes. Register it in a plugin of the app: its onClose then runs (awaiting an attempt in
- * flight) before the composition root's closes the store.
+ * Publishes the stored root keys to verifiers once the app is ready and the store has answered (RootKeys.backfill),
+ * then reconciles them every RECONCILE_MS, in the background: a control plane starts while Redis is still
+ * unreachable, so a failed attempt is retried until the app closes, and warned of, since the store did answer once.
+ * Register it in a plugin of the app: its onClose then runs (awaiting an attempt in flight) before the composition
+ * root's closes the store.
  */
-export function backfillRootKeysOnStart(
-  app: KeygateServer,
-  rootKeys: RootKeys,
-  hasBootstrapRootKey: boolean,
-  log: Logger,
-): void {
+export function backfillRootKeysOnStart(app: KeygateServer, deps: BackfillDeps): void {
+  const { rootKeys, hasBootstrapRootKey, log } = deps
   let closed = false
   let timer: NodeJS.Timeout | undefined
   let inFlight: Promise<void> = Promise.resolve()
@@ -50,7 +55,11 @@ export function backfillRootKeysOnStart(
       },
     )
   }
-  app.addHook('onReady', async () => attempt())
+  app.addHook('onReady', async () => {
+    void deps.storeReached.then(() => {
+      if (!closed) attempt()
+    })
+  })
   app.addHook('onClose', async () => {
     closed = true
     clearTimeout(timer)

@@ -1,6 +1,9 @@
 import type { ErrorCode } from './errors.js'
 
-/** What an error code means and how to fix it: the text of its page at /docs/errors/<CODE> (http/error-pages.ts). */
+/**
+ * What an error code means and how to fix it: the text of its page at /docs/errors/<CODE> (http/error-pages.ts). The
+ * codes a gateway refuses with have theirs in gateway-error-docs.ts; documented-codes.ts joins the two.
+ */
 export interface ErrorDoc {
   /** One line: the situation. */
   title: string
@@ -36,13 +39,15 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     ],
   },
   INSUFFICIENT_PERMISSIONS: {
-    title: 'The root key may not do this',
+    title: 'The root key (or, at a gateway, the API key) may not do this',
     meaning: [
       'The root key is valid but lacks the permission the operation needs; `message` names it, e.g. `api.api_123.create_key`.',
+      "From a gateway (the reverse proxy, or `X-Keygate-Code` at `/v1/authorize`): the API key lacks a permission the request requires (`--require-permissions`, or the gateway's `X-Keygate-Permissions`).",
     ],
     fix: [
       "Use a root key that has it, or create one: `keygate root-key create --permissions 'api.<apiId|*>.<action>'` (or `*` for everything).",
       'Actions: create_api, read_api, delete_api, create_key, read_key, update_key, delete_key, read_analytics. `audit.list` needs `*`.',
+      'At a gateway: use a key that holds the permission, or grant it with a root key (`keys.addPermissions`).',
     ],
   },
   NOT_FOUND: {
@@ -50,10 +55,12 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     meaning: [
       'The id names no api or key (never created, or deleted), or no operation answers at the path.',
       '`keys.verifyKey` never answers this for an unknown key: it answers 200 with `valid: false` and `code: "NOT_FOUND"`.',
+      'From a gateway (the reverse proxy, or `X-Keygate-Code` at `/v1/authorize`), with status 401: the API key sent is not a key (mistyped, deleted, or of another Keygate).',
     ],
     fix: [
       'Check the id: `apis.createApi` returns `apiId`, `keys.createKey` returns `keyId`, `apis.listKeys` lists the keys of an api.',
       'Operations are `/v1/<service>.<method>`, e.g. `POST /v1/keys.createKey`; for a near miss the message suggests the operation meant.',
+      'At a gateway: send the key exactly as `keys.createKey` returned it.',
     ],
   },
   METHOD_NOT_ALLOWED: {
@@ -115,12 +122,16 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: ["Add `Content-Type: application/json` (curl: `-H 'Content-Type: application/json'`)."],
   },
   RATE_LIMITED: {
-    title: 'Too many management calls for this root key',
+    title: 'Too many calls: management calls of a root key, or requests with an API key at a gateway',
     meaning: [
       'The root key made more than `MANAGEMENT_RATE_LIMIT` management calls this minute (6000 unless configured), counted by each control plane. `Retry-After` says when to try again.',
       '`keys.verifyKey` is never limited by it. A key that has used up its own rate limit is a verification answer instead: 200 with `code: "RATE_LIMITED"`.',
+      'From a gateway (the reverse proxy, or `X-Keygate-Code` at `/v1/authorize`): the API key has used up its own rate limit; `Retry-After` and `RateLimit-*` say when it has room again.',
     ],
-    fix: ['Wait `Retry-After` seconds, spread the calls out, or raise `--management-rate-limit` (0: no limit).'],
+    fix: [
+      'Wait `Retry-After` seconds, spread the calls out, or raise `--management-rate-limit` (0: no limit).',
+      "At a gateway: wait `Retry-After` seconds, or raise the key's limit with a root key (`keys.updateKey` `ratelimit`).",
+    ],
   },
   REQUEST_HEADER_FIELDS_TOO_LARGE: {
     title: 'The request headers are too large',

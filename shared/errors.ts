@@ -84,8 +84,15 @@ export class ApiError extends Error {
   readonly headers: Record<string, string> | undefined
   readonly details: ApiErrorDetails | undefined
 
-  constructor(code: ErrorCode, message: string, headers?: Record<string, string>, details?: ApiErrorDetails) {
-    super(message)
+  /** `options.cause`: the failure behind it, logged (never answered) with it. */
+  constructor(
+    code: ErrorCode,
+    message: string,
+    headers?: Record<string, string>,
+    details?: ApiErrorDetails,
+    options?: ErrorOptions,
+  ) {
+    super(message, options)
     this.name = 'ApiError'
     this.code = code
     this.statusCode = ERRORS[code]

@@ -62,7 +62,7 @@ export function registerAuthorize(
         return reply
           .code(answer.status)
           .headers(answer.headers)
-          .send(errorBody({ code: answer.code, message }, request.id, docsBaseFor(docsBaseUrl, request.raw)))
+          .send(errorBody({ code: 'API_ID_REQUIRED', message }, request.id, docsBaseFor(docsBaseUrl, request.raw)))
       }
       const answer = await answerOf(verifier, check, request.raw)
       return reply.code(answer.status).headers(answer.headers).send()

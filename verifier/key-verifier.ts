@@ -73,11 +73,18 @@ export class KeyVerifier {
   private readonly limiter: RateLimiter
   private readonly usage: UsageRecorder
   private readonly addressOf: ClientAddressOf
+  /**
+   * Resolves at the first sync: the store has answered. Work beside the verifier that reads the store starts then, so
+   * that a process starting does not report a connection not made yet as a failure. Pending while it never syncs.
+   */
+  readonly synced: Promise<void>
+  private markSynced: () => void = () => {}
   readonly metrics: VerifierMetrics
 
   constructor(deps: KeyVerifierDeps) {
     this.clock = deps.clock
     this.addressOf = clientAddressOf(deps.clientAddress ?? SOCKET_ADDRESS)
+    this.synced = new Promise((resolve) => (this.markSynced = resolve))
     this.onStale = deps.sync.onStale
     this.storedKeys = deps.store.keys
     // Every flush writes two counters per key verified since the last: every 5 s rather than every poll keeps
@@ -124,6 +131,7 @@ export class KeyVerifier {
         this.cache.clear()
         this.entities.clear()
         this.known.start()
+        this.markSynced()
       },
     }
     if (this.onStale === 'serve') {

@@ -17,7 +17,9 @@ import { upstreamTarget } from './proxy-target.js'
 import { UpstreamExchange, type ExchangeEnds } from './upstream-exchange.js'
 import { createProxyMetrics } from './proxy-metrics.js'
 import type { Verdict } from '../shared/verification.js'
-import { gatewayAnswer, refusalMessage, unavailable, type GatewayCode } from './verdict-status.js'
+import type { GatewayRefusalCode } from '../shared/gateway-codes.js'
+import { proxyErrorPages } from './proxy-error-pages.js'
+import { gatewayAnswer, refusalMessage, unavailable } from './verdict-status.js'
 
 export interface ProxyOptions extends Omit<ProxySettings, 'port'> {
   docsBaseUrl: string
@@ -65,7 +67,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   function fail(
     res: ServerResponse,
     requestId: string,
-    error: ApiError | { statusCode: number; code: GatewayCode; message: string },
+    error: ApiError | { statusCode: number; code: GatewayRefusalCode; message: string },
     headers: Record<string, string> = {},
   ): void {
     metrics.answered(error.statusCode, 'keygate')
@@ -73,7 +75,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       res.destroy()
       return
     }
-    const body = JSON.stringify(errorBody<string>(error, requestId, docsBaseFor(options.docsBaseUrl, res.req)))
+    const body = JSON.stringify(errorBody(error, requestId, docsBaseFor(options.docsBaseUrl, res.req)))
     res.writeHead(error.statusCode, {
       ...(error instanceof ApiError ? error.headers : undefined),
       ...headers,
@@ -121,8 +123,12 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   const { request: checked } = policyRequest(policy)
   const passAuthorization = options.passAuthorization === true
 
+  // The pages its bodies link to, where they link to them.
+  const errorPage = proxyErrorPages(options.docsBaseUrl)
+
   /** Checks the request's key (synchronously on a cache hit), then refuses it or forwards it. */
   function handle(req: IncomingMessage, res: ServerResponse, started: number): void {
+    if (errorPage(req, res)) return metrics.answered(200, 'keygate')
     const requestId = requestIdOf(req)
     const presented = readGatewayKey(req.headers, policy)
     let verdict: Verdict | Promise<Verdict> | undefined

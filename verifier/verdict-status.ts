@@ -1,25 +1,7 @@
 import { ApiError } from '../shared/errors.js'
-import type { Verdict, VerdictCode } from '../shared/verification.js'
+import { GATEWAY_CODES, type GatewayCode, type GatewayRefusalCode } from '../shared/gateway-codes.js'
+import type { Verdict } from '../shared/verification.js'
 import { headerSafe } from './proxy-headers.js'
-
-/**
- * Every X-Keygate-Code a gateway (or a client of the proxy) can see, with its status: the verdicts, and the two
- * answers given without one. The proxy's error body carries the same code (README, "Gateways: forward-auth").
- */
-export const GATEWAY_CODES = {
-  VALID: 200,
-  MISSING_KEY: 401,
-  NOT_FOUND: 401,
-  DISABLED: 401,
-  EXPIRED: 401,
-  FORBIDDEN: 403,
-  INSUFFICIENT_PERMISSIONS: 403,
-  API_ID_REQUIRED: 403,
-  RATE_LIMITED: 429,
-  USAGE_EXCEEDED: 429,
-} as const satisfies Record<VerdictCode | 'MISSING_KEY' | 'API_ID_REQUIRED', number>
-
-export type GatewayCode = keyof typeof GATEWAY_CODES
 
 /**
  * What a gateway is answered on: a verdict, or no verdict because the request carried no key (MISSING_KEY) or
@@ -78,7 +60,7 @@ export function gatewayAnswer(outcome: GatewayOutcome, now: number): GatewayAnsw
  * `keyHeader` is the header the verifier reads keys from; `keyFrom` where this request's key was.
  */
 export function refusalMessage(
-  code: Exclude<GatewayCode, 'VALID'>,
+  code: GatewayRefusalCode,
   keyHeader: string,
   keyFrom: 'header' | 'authorization' | undefined,
 ): string {

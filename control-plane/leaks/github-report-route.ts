@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { ApiError, invalid } from '../../shared/errors.js'
 import type { KeygateServer } from '../../shared/http/build-server.js'
@@ -53,6 +54,20 @@ export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlane
     metrics.refused(reason)
     throw error
   }
+  const signatureOf = (request: FastifyRequest) => {
+    const identifier = request.headers['github-public-key-identifier']
+    const signature = request.headers['github-public-key-signature']
+    if (typeof identifier !== 'string' || typeof signature !== 'string' || !identifier || !signature) {
+      return refuse(
+        'unsigned',
+        new ApiError(
+          'INVALID_SIGNATURE',
+          'a leak report must be signed: Github-Public-Key-Identifier and Github-Public-Key-Signature',
+        ),
+      )
+    }
+    return { identifier, signature }
+  }
   app.register(async (scoped: KeygateServer) => {
     // The signature covers the bytes as sent: this route alone keeps them (a parsed and re-serialised body differs).
     scoped.removeContentTypeParser('application/json')
@@ -67,28 +82,28 @@ export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlane
         schema: {
           response: { 200: Labelled },
         },
+        // An unsigned report is refused before its body is read: a slow upload of one costs nothing to hold.
+        onRequest: async (request) => {
+          signatureOf(request)
+        },
       },
       async (request) => {
-        const identifier = request.headers['github-public-key-identifier']
-        const signature = request.headers['github-public-key-signature']
-        if (typeof identifier !== 'string' || typeof signature !== 'string' || !identifier || !signature) {
-          refuse(
-            'unsigned',
-            new ApiError(
-              'INVALID_SIGNATURE',
-              'a leak report must be signed: Github-Public-Key-Identifier and Github-Public-Key-Signature',
-            ),
-          )
-        }
+        const { identifier, signature } = signatureOf(request)
         const body = request.body
         if (!Buffer.isBuffer(body)) return refuse('malformed', invalid('body', 'send the report as application/json'))
-        const key = await keys.keyFor(identifier as string).catch((err: unknown) => {
-          request.log.warn({ err }, 'secret-scanning keys could not be fetched')
-          throw new ApiError('UNAVAILABLE', 'the keys that sign leak reports cannot be fetched now; send it again')
+        // Logged as a 503 is, by its message, with the fetch's failure (a status, a timeout, a refused connection).
+        const key = await keys.keyFor(identifier).catch((err: unknown) => {
+          throw new ApiError(
+            'UNAVAILABLE',
+            'the keys that sign leak reports cannot be fetched now; send it again',
+            undefined,
+            undefined,
+            { cause: err },
+          )
         })
         if (!key)
           refuse('unknown_key', new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Identifier names no known key'))
-        if (!signs(key!, body, signature as string)) {
+        if (!signs(key!, body, signature)) {
           refuse(
             'bad_signature',
             new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Signature does not sign this body'),

@@ -62,13 +62,30 @@ function hexWritten(address: string): string {
  * addresses.
  */
 export function addressRefusal(address: string, allowPrivate: boolean): string | undefined {
-  if (!ipaddr.isValid(address)) return `${address} is not an IP address`
+  const refused = refusedRange(address, allowPrivate)
+  return refused && `${address} is ${refused.what}`
+}
+
+/**
+ * What `address` is when it is refused (`a loopback address, not a public one`), and whether WEBHOOK_ALLOW_PRIVATE
+ * would allow it; undefined when it is allowed.
+ */
+function refusedRange(address: string, allowPrivate: boolean): { what: string; privateOnly: boolean } | undefined {
+  if (!ipaddr.isValid(address)) return { what: 'not an IP address', privateOnly: false }
   const ip = hexWritten(address)
   const range = isIpv4Compatible(ipaddr.parse(ip)) ? 'ipv4Compatible' : ipaddr.process(ip).range()
   if (range === 'unicast') return undefined
-  if (allowPrivate && !NEVER.has(range)) return undefined
-  return `${address} is ${RANGE_WORDS[range] ?? `a ${range}`} address${NEVER.has(range) ? '' : ', not a public one'}`
+  const never = NEVER.has(range)
+  if (allowPrivate && !never) return undefined
+  return {
+    what: `${RANGE_WORDS[range] ?? `a ${range}`} address${never ? '' : ', not a public one'}`,
+    privateOnly: !never,
+  }
 }
+
+/** What an operator sets for a refused address that is only private: a 400 says so, to whoever reads it. */
+const ALLOW_PRIVATE_HINT =
+  'to deliver inside your own network, start the control plane with WEBHOOK_ALLOW_PRIVATE=true (--webhook-allow-private)'
 
 /**
  * The endpoint URL `url` as it will be stored (normalised by WHATWG URL rules: lower-case host, default port dropped,
@@ -98,9 +115,11 @@ export async function checkEndpointUrl(
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1')
   const addresses = isIP(host) !== 0 ? [host] : await resolved(host, lookup)
   for (const address of addresses) {
-    const refusal = addressRefusal(address, policy.allowPrivateAddresses)
-    if (refusal === undefined) continue
-    throw invalid('url', address === host ? refusal : `${host} resolves to ${refusal}`)
+    const refused = refusedRange(address, policy.allowPrivateAddresses)
+    if (refused === undefined) continue
+    const refusal =
+      address === host ? `${address} is ${refused.what}` : `${host} resolves to ${address}, ${refused.what}`
+    throw invalid('url', refused.privateOnly ? `${refusal}; ${ALLOW_PRIVATE_HINT}` : refusal)
   }
   return parsed.href
 }

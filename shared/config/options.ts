@@ -254,14 +254,15 @@ const common = {
     default: 6_000,
     description: 'management calls per root key per minute on each control plane (0 = no limit)',
   }),
-  webhookAllowPrivate: option({
-    flag: 'webhook-allow-private',
-    env: 'WEBHOOK_ALLOW_PRIVATE',
-    kind: 'boolean',
-    default: false,
-    description:
-      'let webhook endpoints be on loopback, private and link-local addresses (to deliver inside your own network)',
-  }),
+  webhookAllowPrivate: (fallback: boolean) =>
+    option({
+      flag: 'webhook-allow-private',
+      env: 'WEBHOOK_ALLOW_PRIVATE',
+      kind: 'boolean',
+      default: fallback,
+      description:
+        'let webhook endpoints be on loopback, private and link-local addresses (to deliver inside your own network)',
+    }),
   webhookTimeout: option({
     flag: 'webhook-timeout',
     env: 'WEBHOOK_TIMEOUT_MS',
@@ -352,13 +353,15 @@ const serving = [
 ] as const
 const gateway = [common.keyHeader, common.apiId, common.anyApi, common.requirePermissions, common.cost] as const
 const shutdown = [common.shutdownDelay, common.shutdownGrace] as const
-const webhooks = [
-  common.webhookAllowPrivate,
-  common.webhookTimeout,
-  common.webhookRetryHours,
-  common.webhookRetryMaxDelay,
-  common.webhookExpiringLead,
-] as const
+/** `allowPrivate`: WEBHOOK_ALLOW_PRIVATE's default, true for `keygate dev` (a local tool, its receivers local too). */
+const webhooks = (allowPrivate: boolean) =>
+  [
+    common.webhookAllowPrivate(allowPrivate),
+    common.webhookTimeout,
+    common.webhookRetryHours,
+    common.webhookRetryMaxDelay,
+    common.webhookExpiringLead,
+  ] as const
 /** What `keygate root-key …` needs: the store the control plane uses, found as the control plane finds it. */
 const rootKeyStore = [...redisTarget, common.waitReplicas, common.waitTimeout] as const
 
@@ -375,7 +378,7 @@ export const specs = {
     common.rootKey,
     ...serving,
     common.managementRateLimit,
-    ...webhooks,
+    ...webhooks(false),
     common.secretScanningKeys,
     common.portalUrl,
     ...shutdown,
@@ -401,7 +404,7 @@ export const specs = {
     ...serving,
     ...gateway,
     common.managementRateLimit,
-    ...webhooks,
+    ...webhooks(true),
     common.secretScanningKeys,
     common.portalUrl,
     ...shutdown,

@@ -18,6 +18,7 @@ import {
   WriteConflictError,
   type ErrorCode,
 } from '../errors.js'
+import { unavailableMessage } from './unavailable-log.js'
 
 // UNAUTHORIZED shares 403 with INSUFFICIENT_PERMISSIONS: only root-key auth answers it (with WWW-Authenticate),
 // so another 403 is never taken for it.
@@ -100,7 +101,7 @@ export function installErrorHandling(
     const error = toApiError(err)
     // Without per-request child loggers (the verifier's hot path) the request id is added here.
     const context = request.log === app.log ? { err, requestId: request.id } : { err }
-    if (error.code === 'UNAVAILABLE') request.log.warn(context, 'store unavailable')
+    if (error.code === 'UNAVAILABLE') request.log.warn(context, unavailableMessage(err, error))
     else if (error.statusCode >= 500) request.log.error(context, 'request failed')
     return renderError(error, request, reply, docsBaseUrl)
   })

@@ -4,6 +4,7 @@ import { errorBody } from './error-body.js'
 import { toApiError } from './error-handler.js'
 import { writtenOrDropped, type FastPath, type FastRouteContext } from './fast-route.js'
 import { requestIdOf } from './request-id.js'
+import { unavailableMessage } from './unavailable-log.js'
 
 /** An answer made of a status and headers, with no body: what a gateway reads of forward-auth. */
 export interface HeaderAnswer {
@@ -57,7 +58,7 @@ export function fastHeaderPath(route: FastHeaderRoute, context: FastRouteContext
 
   function fail(req: IncomingMessage, res: ServerResponse, err: unknown, requestId: string, started: number): void {
     const error = toApiError(err)
-    if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, 'store unavailable')
+    if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, unavailableMessage(err, error))
     else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
     const body = JSON.stringify(errorBody(error, requestId, docsBaseFor(context.docsBaseUrl, req)))
     send(req, res, error.statusCode, error.headers, body, requestId, started)

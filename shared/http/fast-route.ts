@@ -13,6 +13,7 @@ import { requestIdOf } from './request-id.js'
 import type { Principal } from '../root-key-principal.js'
 import { compileBodyValidator, schemaErrorFormatter } from './validation.js'
 import type { RouteMetrics } from './route-metrics.js'
+import { unavailableMessage } from './unavailable-log.js'
 
 /**
  * A JSON endpoint (json-endpoint.ts) answered straight off node:http, ahead of Fastify: the verifier's verifyKey (v1
@@ -117,7 +118,7 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
 
   function fail(res: ServerResponse, err: unknown, requestId: string, started: number): void {
     const error = toApiError(err)
-    if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, 'store unavailable')
+    if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, unavailableMessage(err, error))
     else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
     const answer = errorAnswerOf(error, endpoint.url, requestId, () => docsBaseFor(context.docsBaseUrl, res.req))
     const body = JSON.stringify(answer.body)

@@ -60,6 +60,40 @@ describe('the keygate command line', () => {
     expect((await runKeygate(['zz'])).stderr).not.toContain('did you mean')
   })
 
+  it('lists a group of commands for its first words, however asked, and prints the version for -v and version', async () => {
+    const group = await runKeygate(['root-key'])
+    expect(group.code, group.stderr).toBe(0)
+    expect(group.stdout).toContain('Usage: keygate root-key <command> [options]')
+    for (const command of ['root-key create', 'root-key list', 'root-key revoke <rootKeyId>', 'root-key roll']) {
+      expect(group.stdout).toContain(`  ${command}`)
+    }
+    expect(group.stdout).not.toContain('  control-plane')
+    for (const args of [
+      ['root-key', '--help'],
+      ['root-key', '-h'],
+      ['help', 'root-key'],
+    ]) {
+      expect(await runKeygate(args), args.join(' ')).toMatchObject({ code: 0, stdout: group.stdout })
+    }
+    const bootstrap = await runKeygate(['help', 'root-key', 'bootstrap'])
+    expect(bootstrap.code).toBe(0)
+    expect(bootstrap.stdout).toContain('Usage: keygate root-key bootstrap <command> [options]')
+    expect(bootstrap.stdout).toContain('  root-key bootstrap disable')
+    expect(bootstrap.stdout).not.toContain('  root-key create')
+    // `help <command>` is the command's --help; a group with something else after it is not a command.
+    expect(await runKeygate(['help', 'verifier'])).toMatchObject({
+      code: 0,
+      stdout: (await runKeygate(['verifier', '--help'])).stdout,
+    })
+    const stray = await runKeygate(['root-key', '--frobnicate'])
+    expect(stray.code).toBe(2)
+    expect(stray.stderr).toContain('Usage: keygate root-key <command>')
+    const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+    for (const args of [['-v'], ['version']]) {
+      expect(await runKeygate(args), args.join(' ')).toMatchObject({ code: 0, stdout: `keygate ${version}\n` })
+    }
+  })
+
   it('fails at start-up listing every bad option, with a non-zero exit', async () => {
     const result = await runKeygate(['verifier', '--port', 'nope', '--cache-size', '0'], {
       REDIS_URL: 'mysql://x',
@@ -105,6 +139,14 @@ describe('the keygate command line', () => {
     })
     expect(await verify()).toMatchObject({ valid: false, code: 'DISABLED' })
     expect(await (await fetch(`${dev.url}/v1/liveness`)).json()).toMatchObject({ services: { store: 'memory' } })
+    // A local tool takes a receiver on this machine, and its banner says so.
+    expect(dev.output()).toMatch(/webhooks: private addresses allowed/)
+    const endpoint = await fetch(`${dev.url}/v1/webhooks.createEndpoint`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+    })
+    expect(endpoint.status, await endpoint.clone().text()).toBe(200)
   })
 
   it('keygate dev prints a first call that works as printed, and logs one readable line per request', async () => {

@@ -123,10 +123,12 @@ afterAll(async () => {
 }, 180_000)
 
 describe("the README's two commands on a fresh machine", () => {
-  it('npm install prints no EBADENGINE; npm start answers within 15 s, and the walk-through and the SDK run as pasted', async () => {
+  it('npm install prints no EBADENGINE nor unreviewed install scripts; npm start answers within 15 s, and the walk-through and the SDK run as pasted', async () => {
     const install = run('npm', ['install'])
     expect(install.status, install.stderr).toBe(0)
     expect(install.stdout + install.stderr).not.toContain('EBADENGINE')
+    // package.json's allowScripts covers every dependency's install script npm would otherwise report as unreviewed.
+    expect(install.stdout + install.stderr).not.toMatch(/install-scripts|install scripts/i)
 
     const port = await freePort()
     const started = Date.now()

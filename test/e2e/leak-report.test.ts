@@ -1,7 +1,13 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { docBlock } from '../support/doc-blocks.js'
+import { freePort } from '../support/free-port.js'
 import { newReportSigner, signedHeaders, startKeySetServer, type KeySetServer } from '../support/secret-scanning.js'
 import { keygateStack } from '../support/keygate-stack.js'
-import { jsonPoster, type KeygateProcess } from '../support/processes.js'
+import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
 
 const ROOT_KEY = 'leak-report-root-key-0123456789'
@@ -82,5 +88,34 @@ describe('a leak report from GitHub, on a control plane and two verifiers', () =
       enabled: true,
       leaked: { reporter: 'github', action: 'disable', source: 'content' },
     })
+  }, 60_000)
+
+  it("runs docs/leaked-keys.md's local try as it is there: the signed report disables the key", async () => {
+    const port = await freePort()
+    const dev = await startKeygate(['dev'], { SECRET_SCANNING_KEYS_URL: `http://127.0.0.1:${port}/` })
+    const dir = mkdtempSync(join(tmpdir(), 'keygate-leak-try-'))
+    try {
+      const rootKey = /ROOT_KEY=(\S+)/.exec(dev.output())?.[1]
+      expect(rootKey).toMatch(/^kgroot_/)
+      const block = docBlock('docs/leaked-keys.md', 'Trying it locally', 'sh', [['8787', String(port)]])
+      const shell = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', block], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', KG: dev.url, ROOT_KEY: rootKey },
+        encoding: 'utf8',
+        timeout: 30_000,
+      })
+      expect(shell.status, shell.stdout + shell.stderr).toBe(0)
+      const [report, verdict] = shell.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+      expect(report).toEqual([
+        { token_hash: expect.any(String), token_type: 'keygate_api_key', label: 'true_positive' },
+      ])
+      expect(verdict).toMatchObject({ valid: false, code: 'DISABLED' })
+    } finally {
+      await dev.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 60_000)
 })

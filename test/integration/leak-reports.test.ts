@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import bs58 from 'bs58'
 import { randomBytes } from 'node:crypto'
+import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import { newId } from '../../shared/ids.js'
@@ -196,6 +197,34 @@ describe('leak reports', () => {
     expect((await post('keys.verifyKey', { key })).valid).toBe(true)
     expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'unknown_key' })).toBe(1)
     expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'bad_signature' })).toBe(6)
+  })
+
+  it('refuses an unsigned report before its body arrives, so that a slow upload holds nothing', async () => {
+    const url = new URL(await controlPlane.app.listen({ port: 0, host: '127.0.0.1' }))
+    const before = await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'unsigned' })
+    // A head announcing a megabyte and one byte of it: the answer must come while the rest never does.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(url.port), '127.0.0.1')
+      let got = ''
+      const timer = setTimeout(() => {
+        socket.destroy()
+        reject(new Error('an unsigned report was not answered before its body ended'))
+      }, 3_000)
+      socket.on('error', reject)
+      socket.on('data', (data) => {
+        got += data.toString()
+        if (!got.includes('}', got.indexOf('\r\n\r\n'))) return
+        clearTimeout(timer)
+        socket.destroy()
+        resolve(got)
+      })
+      socket.write(
+        `POST ${REPORT} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${1024 * 1024}\r\n\r\n[`,
+      )
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /)
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.code).toBe('INVALID_SIGNATURE')
+    expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'unsigned' })).toBe(before + 1)
   })
 
   it('asks the key endpoint again for an unknown identifier, at most once a minute', async () => {

@@ -33,6 +33,9 @@ const hostLookup: HostLookup = async (hostname) => {
 }
 
 const ENDPOINT_URL = 'https://hooks.example.com/keygate'
+/** What a refusal of an address that is only private adds: the setting that would allow it. */
+const ALLOW_PRIVATE =
+  '; to deliver inside your own network, start the control plane with WEBHOOK_ALLOW_PRIVATE=true (--webhook-allow-private)'
 
 interface Answer {
   status: number
@@ -267,19 +270,27 @@ for (const storeKind of ['memory', 'redis'] as const) {
         [
           'a host that resolves to a private address',
           'http://billing.internal/hook',
-          'url: billing.internal resolves to 10.0.0.7 is a private address, not a public one',
+          `url: billing.internal resolves to 10.0.0.7, a private address, not a public one${ALLOW_PRIVATE}`,
         ],
         [
           'a host with one public and one link-local address',
           'https://split.example.com/hook',
-          'url: split.example.com resolves to 169.254.169.254 is a link-local address, not a public one',
+          `url: split.example.com resolves to 169.254.169.254, a link-local address, not a public one${ALLOW_PRIVATE}`,
         ],
-        ['a loopback literal', 'http://127.0.0.1:8080/hook', 'url: 127.0.0.1 is a loopback address, not a public one'],
-        ['an IPv6 loopback literal', 'http://[::1]/hook', 'url: ::1 is a loopback address, not a public one'],
+        [
+          'a loopback literal',
+          'http://127.0.0.1:8080/hook',
+          `url: 127.0.0.1 is a loopback address, not a public one${ALLOW_PRIVATE}`,
+        ],
+        [
+          'an IPv6 loopback literal',
+          'http://[::1]/hook',
+          `url: ::1 is a loopback address, not a public one${ALLOW_PRIVATE}`,
+        ],
         [
           'an IPv4-mapped loopback',
           'http://[::ffff:127.0.0.1]/hook',
-          'url: ::ffff:7f00:1 is a loopback address, not a public one',
+          `url: ::ffff:7f00:1 is a loopback address, not a public one${ALLOW_PRIVATE}`,
         ],
       ]
       it.each(refusals)('refuses %s (400 naming url), and stores nothing', async (_what, url, message) => {

@@ -97,6 +97,9 @@ describe('addressRefusal', () => {
 })
 
 describe('checkEndpointUrl', () => {
+  const ALLOW_PRIVATE =
+    '; to deliver inside your own network, start the control plane with WEBHOOK_ALLOW_PRIVATE=true (--webhook-allow-private)'
+
   it('answers the URL normalised, after resolving its host with {all: true}', async () => {
     const lookup = resolver({ 'hooks.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] })
     expect(await checkEndpointUrl('HTTPS://Hooks.Example.COM:443/in?x=1', PUBLIC, lookup)).toBe(
@@ -108,7 +111,7 @@ describe('checkEndpointUrl', () => {
   it('refuses a host any of whose addresses is refused, naming host and address', async () => {
     const lookup = resolver({ 'mixed.example.com': ['93.184.215.14', '10.0.0.7'] })
     expect(await refusal('https://mixed.example.com/hook', lookup)).toBe(
-      'url: mixed.example.com resolves to 10.0.0.7 is a private address, not a public one',
+      `url: mixed.example.com resolves to 10.0.0.7, a private address, not a public one${ALLOW_PRIVATE}`,
     )
   })
 
@@ -121,9 +124,11 @@ describe('checkEndpointUrl', () => {
   it('judges IP literals without DNS, IPv6 and IPv4 spelt otherwise included', async () => {
     const lookup = resolver({})
     expect(await refusal('http://127.0.0.1:8080/hook', lookup)).toBe(
-      'url: 127.0.0.1 is a loopback address, not a public one',
+      `url: 127.0.0.1 is a loopback address, not a public one${ALLOW_PRIVATE}`,
     )
-    expect(await refusal('http://[::1]/hook', lookup)).toBe('url: ::1 is a loopback address, not a public one')
+    expect(await refusal('http://[::1]/hook', lookup)).toBe(
+      `url: ::1 is a loopback address, not a public one${ALLOW_PRIVATE}`,
+    )
     expect(await refusal('http://[::ffff:127.0.0.1]/hook', lookup)).toMatch(/loopback address/)
     expect(await refusal('http://[::127.0.0.1]/hook', lookup)).toMatch(/^url: ::7f00:1 is an IPv4-compatible address/)
     // WHATWG URL reads these as 127.0.0.1.
@@ -144,8 +149,10 @@ describe('checkEndpointUrl', () => {
     expect(await checkEndpointUrl('http://localhost:3000/hook', PRIVATE_ALLOWED, lookup)).toBe(
       'http://localhost:3000/hook',
     )
+    // The refusal says what the address is, and what to set to allow it.
     expect(await refusal('http://localhost:3000/hook', lookup)).toBe(
-      'url: localhost resolves to 127.0.0.1 is a loopback address, not a public one',
+      'url: localhost resolves to 127.0.0.1, a loopback address, not a public one; to deliver inside your own ' +
+        'network, start the control plane with WEBHOOK_ALLOW_PRIVATE=true (--webhook-allow-private)',
     )
     expect(await refusal('http://0.0.0.0/hook', lookup, PRIVATE_ALLOWED)).toBe('url: 0.0.0.0 is an unspecified address')
   })

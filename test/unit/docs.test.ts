@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { specs } from '../../shared/config/config.js'
 import { ERRORS } from '../../shared/errors.js'
-import { GATEWAY_CODES } from '../../verifier/verdict-status.js'
+import { failsChecksum, isChecksummed } from '../../shared/key-checksum.js'
+import { GATEWAY_CODES } from '../../shared/gateway-codes.js'
+import { PORTAL_SESSION_ROUTES } from '../../control-plane/operations/portal/session-routes.v2.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
@@ -89,6 +91,28 @@ describe('the docs', () => {
     // The gateway codes, and the 503 the verifier fails closed with (an error of the table above, in the header too).
     const codes: [string, number][] = [...Object.entries(GATEWAY_CODES), ['UNAVAILABLE', ERRORS.UNAVAILABLE]]
     for (const [code, status] of codes) expect(gateways, code).toContain(`| \`${code}\` | ${status} |`)
+  })
+
+  it("name the portal's browser calls in docs/portal.md with their method and path, every one of them", () => {
+    const routes = section('docs/portal.md', '## The routes')
+    const browser = routes.slice(routes.indexOf("The customer's browser"))
+    expect(browser.replace(/\n/g, ' ')).toMatch(/^The customer's browser, each call a `POST \/v2\/portal\.<call>`/)
+    const named = [...browser.matchAll(/^\| `(portal\.\w+)/gm)].map((m) => m[1])
+    expect(named).toEqual(PORTAL_SESSION_ROUTES.map((route) => route.operation))
+  })
+
+  it('show in the README a key as keys.createKey makes it: checksum and all, its start its own', () => {
+    // The whole page: the walk-through's block has `# comments`, which section() would take for headings.
+    const walk = read('README.md')
+    // The answers shown (`# → {"key":"sk_…"}`), not the requests' `$KEY`.
+    const keys = [...walk.matchAll(/"key":"(\w+_[^"$]+)"/g)].map((m) => m[1]!)
+    expect(keys.length).toBeGreaterThan(0)
+    for (const key of keys) {
+      expect(isChecksummed(key), key).toBe(true)
+      expect(failsChecksum(key), key).toBe(false)
+    }
+    for (const [, start] of walk.matchAll(/"start":"([^"]+)"/g))
+      expect(keys.some((key) => key.startsWith(start!))).toBe(true)
   })
 
   it('name every metric the servers export in docs/operations.md', () => {
