@@ -13,6 +13,7 @@ const EXAMPLE = {
   keyId: 'key_example',
   newKeyId: 'key_example_new',
   identityId: 'id_example',
+  externalId: 'example-customer',
   rootKeyId: 'root_example',
   newRootKeyId: 'root_example_new',
 } as const
@@ -28,7 +29,7 @@ function exampleKey(at: number, extra: Partial<KeyRecord> = {}): KeyRecord {
     apiId: EXAMPLE.apiId,
     start: 'sk_example',
     name: 'example key',
-    ownerId: EXAMPLE.identityId,
+    ownerId: EXAMPLE.externalId,
     meta: { plan: 'example' },
     enabled: true,
     expires: at + 30 * DAY,
@@ -41,7 +42,7 @@ function exampleKey(at: number, extra: Partial<KeyRecord> = {}): KeyRecord {
 
 const exampleIdentity = (at: number): IdentityRecord => ({
   id: EXAMPLE.identityId,
-  externalId: 'example-customer',
+  externalId: EXAMPLE.externalId,
   meta: { plan: 'example' },
   createdAt: at,
 })
@@ -51,12 +52,15 @@ const exampleIdentity = (at: number): IdentityRecord => ({
  * from the same payload functions, the others field for field. A new type is a type error here until it has one.
  */
 const EXAMPLES: Record<WebhookEventType, (at: number) => Record<string, unknown>> = {
-  'key.created': (at) => keyData(exampleKey(at, { createdAt: at })),
-  'key.updated': (at) => ({ ...keyData(exampleKey(at, { enabled: false, updatedAt: at })), changed: ['enabled'] }),
-  'key.deleted': () => ({ keyId: EXAMPLE.keyId, apiId: EXAMPLE.apiId }),
+  'key.created': (at) => keyData(exampleKey(at, { createdAt: at }), EXAMPLE.identityId),
+  'key.updated': (at) => ({
+    ...keyData(exampleKey(at, { enabled: false, updatedAt: at }), EXAMPLE.identityId),
+    changed: ['enabled'],
+  }),
+  'key.deleted': (at) => keyData(exampleKey(at, { updatedAt: at - 60_000 }), EXAMPLE.identityId),
   'key.rerolled': () => ({ keyId: EXAMPLE.keyId, apiId: EXAMPLE.apiId, newKeyId: EXAMPLE.newKeyId }),
-  'key.expiring': (at) => keyData(exampleKey(at, { expires: at + 7 * DAY })),
-  'key.expired': (at) => keyData(exampleKey(at, { expires: at })),
+  'key.expiring': (at) => keyData(exampleKey(at, { expires: at + 7 * DAY }), EXAMPLE.identityId),
+  'key.expired': (at) => keyData(exampleKey(at, { expires: at }), EXAMPLE.identityId),
   'key.credits.low': () => ({ keyId: EXAMPLE.keyId, apiId: EXAMPLE.apiId, remaining: 10, threshold: 10 }),
   'key.credits.exhausted': () => ({ keyId: EXAMPLE.keyId, apiId: EXAMPLE.apiId, remaining: 0 }),
   'key.leaked': (at) => {
@@ -67,11 +71,11 @@ const EXAMPLES: Record<WebhookEventType, (at: number) => Record<string, unknown>
       reporter: 'github',
       action: 'notify' as const,
     }
-    return { ...keyData(exampleKey(at, { leaked })), leaked }
+    return { ...keyData(exampleKey(at, { leaked }), EXAMPLE.identityId), leaked }
   },
   'identity.created': (at) => identityData(exampleIdentity(at)),
   'identity.updated': (at) => identityData({ ...exampleIdentity(at), updatedAt: at }),
-  'identity.deleted': () => ({ identityId: EXAMPLE.identityId }),
+  'identity.deleted': (at) => identityData(exampleIdentity(at)),
   'rootKey.created': () => ({ rootKeyId: EXAMPLE.rootKeyId, permissions: [`api.${EXAMPLE.apiId}.read_key`] }),
   'rootKey.revoked': () => ({ rootKeyId: EXAMPLE.rootKeyId }),
   'rootKey.rolled': () => ({ rootKeyId: EXAMPLE.rootKeyId, newRootKeyId: EXAMPLE.newRootKeyId }),

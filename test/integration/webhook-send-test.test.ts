@@ -180,7 +180,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
       const sent = await post('webhooks.sendTest', { endpointId })
       expect(sent.body).toMatchObject({ delivered: true, eventType: 'identity.deleted' })
       expect(receiver.events.map((event) => [event.type, event.data])).toEqual([
-        ['identity.deleted', { identityId: 'id_example' }],
+        ['identity.deleted', { identityId: 'id_example', externalId: 'example-customer', meta: { plan: 'example' } }],
       ])
     })
 
