@@ -10,8 +10,13 @@ import type { WebhookPolicy } from './webhook-policy.js'
 
 /** When a delivery claimed beyond its endpoint's slots goes back to the queue, ms after now, its attempts unchanged. */
 const BACK_IN_QUEUE_MS = 1_000
-/** How often an idle worker looks for due deliveries, ms. */
-const IDLE_POLL_MS = 200
+/** How often the worker looks for due deliveries while it has some out or just claimed some, ms. */
+const BUSY_POLL_MS = 200
+/**
+ * And while it has none: a delivery this process's deriver queues wakes it at once (wake()), so this is how late a
+ * retry coming due, or a delivery another control plane queued, may go out.
+ */
+const IDLE_POLL_MS = 1_000
 /** The first retry's wait, ms; each next one doubles, up to the policy's retryMaxDelayMs. */
 const FIRST_RETRY_MS = 1_000
 
@@ -39,6 +44,8 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<unknown> | undefined
   private stopped = true
+  /** Woken while a claim was under way: claim again as soon as it is done. */
+  private woken = false
   /** Deliveries being sent. */
   private readonly inFlight = new Set<Promise<void>>()
   private readonly lanes = new SendLanes()
@@ -57,6 +64,13 @@ export class DeliveryWorker {
   start(): void {
     this.stopped = false
     this.schedule(0)
+  }
+
+  /** Deliveries were queued: claim now rather than at the next look. */
+  wake(): void {
+    if (this.stopped) return
+    if (this.running) this.woken = true
+    else this.schedule(0)
   }
 
   /** Stops claiming; waits for the deliveries being sent. */
@@ -108,14 +122,20 @@ export class DeliveryWorker {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return
+    clearTimeout(this.timer)
     this.timer = setTimeout(() => {
+      this.woken = false
       this.running = this.claim()
         .catch((err: unknown) => {
           this.deps.log.warn({ err }, 'webhook deliveries could not be claimed')
-          return { filled: false }
+          return { claimed: 0, filled: false }
         })
-        // All free slots filled: more may be due at once.
-        .then(({ filled }) => this.schedule(filled ? 0 : IDLE_POLL_MS))
+        .then(({ claimed, filled }) => {
+          this.running = undefined
+          // All free slots filled: more may be due at once.
+          if (filled || this.woken) this.schedule(0)
+          else this.schedule(claimed > 0 || this.inFlight.size > 0 ? BUSY_POLL_MS : IDLE_POLL_MS)
+        })
     }, delayMs)
     this.timer.unref()
   }
