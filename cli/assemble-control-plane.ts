@@ -21,6 +21,7 @@ import { keyVerifierOf, namespaceRatelimitsOf, type ProcessParts } from './assem
 import { DeliveryWorker } from '../control-plane/webhooks/delivery-worker.js'
 import { EndpointSender } from '../control-plane/webhooks/endpoint-sender.js'
 import { EventDeriver } from '../control-plane/webhooks/event-deriver.js'
+import { tapChangeFeed, type ChangeFeedTap } from '../shared/feed/tapped-change-feed.js'
 import { createWebhookMetrics } from '../control-plane/webhooks/webhook-metrics.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../control-plane/webhooks/webhook-policy.js'
 import { PublishedSigningKeys } from '../control-plane/leaks/github-public-keys.js'
@@ -100,7 +101,16 @@ export function assembleControlPlane(
   settings: ControlPlaneSettings,
 ): AssembledControlPlane {
   const metrics = createMetricsRegistry(settings.service ?? 'control-plane')
-  const verifier = keyVerifierOf(parts, settings, metrics.registry)
+  const webhookPolicy = settings.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY
+  // One sender for the worker's deliveries and webhooks.sendTest's: the same policy, connections and signing.
+  const webhookSender = new EndpointSender(webhookPolicy)
+  const webhooks = webhookProcessesOf(parts, webhookPolicy, metrics.registry, webhookSender)
+  // The verifier's subscription to the change feed tells the webhooks' deriver of each change too.
+  const verifier = keyVerifierOf(
+    { ...parts, feed: tapChangeFeed(parts.feed, webhooks.tap) },
+    settings,
+    metrics.registry,
+  )
   const ratelimits = namespaceRatelimitsOf(parts, settings, verifier)
   const { gateway } = settings
   const rootKeyUse = new RootKeyUse(parts.store.rootKeys, parts.clock, parts.log)
@@ -109,10 +119,6 @@ export function assembleControlPlane(
     new StoredRootKeys(parts.store.rootKeys, rootKeyUse),
     settings.bootstrapRootKey,
   )
-  const webhookPolicy = settings.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY
-  // One sender for the worker's deliveries and webhooks.sendTest's: the same policy, connections and signing.
-  const webhookSender = new EndpointSender(webhookPolicy)
-  const webhooks = webhookProcessesOf(parts, webhookPolicy, metrics.registry, webhookSender)
   const consoleFiles = loadConsole(settings.consoleDir ?? builtConsoleDir())
   if (!consoleFiles) parts.log.warn('the admin console is not built (npm run build): /console answers 404')
   const portalPage = loadBuiltPage(settings.portalPageDir ?? builtPageDir('portal'))
@@ -174,8 +180,9 @@ export function assembleControlPlane(
 
 /**
  * Webhooks on this control plane: the deriver (events from the change logs; one replica at a time, by lease) and the
- * delivery worker (every replica), both beside the app and never on its requests' path. Stopping them closes the
- * sender's connections, once the app's requests are done (onClose).
+ * delivery worker (every replica), both beside the app and never on its requests' path. The deriver hears of changes
+ * from `tap`, on the change feed, and wakes its worker when it queues deliveries. Stopping them closes the sender's
+ * connections, once the app's requests are done (onClose).
  */
 function webhookProcessesOf(
   parts: ProcessParts<Store>,
@@ -198,8 +205,15 @@ function webhookProcessesOf(
     log,
     metrics,
     holder: `${hostname()}:${process.pid}:${randomBytes(6).toString('base64url')}`,
+    onQueued: () => worker.wake(),
   })
+  const tap: ChangeFeedTap = {
+    onEvent: (change) => deriver.changed(change),
+    onCreditNotice: (shard) => deriver.noticed(shard),
+    onSubscribed: () => deriver.resubscribed(),
+  }
   return {
+    tap,
     start() {
       deriver.start()
       worker.start()

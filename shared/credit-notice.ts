@@ -39,3 +39,20 @@ export function creditNoticeKinds(before: number, after: number, threshold: numb
   if (after === 0) kinds.push('exhausted')
   return kinds
 }
+
+/**
+ * What the credit scripts publish on the change channel when they log a notice: `{"v":1,"notice":<shard>}`, a hint
+ * that the shard's notice log has news (at most once, like every published message: the log stays the truth). It is
+ * no change event: verifiers pass it over.
+ */
+export function parseCreditNoticeHint(text: string): number | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const hint = value as { v?: unknown; notice?: unknown } | null
+  if (typeof hint !== 'object' || hint === null || hint.v !== 1 || !Number.isSafeInteger(hint.notice)) return undefined
+  return hint.notice as number
+}

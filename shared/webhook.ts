@@ -119,12 +119,27 @@ export const MAX_ENDPOINT_APIS = 100
 export const WEBHOOK_ATTEMPTS_KEPT = 100
 /** Dead deliveries kept per endpoint. */
 export const WEBHOOK_DEAD_KEPT = 1_000
-/** Due deliveries one claim looks at, at most (claimed, or passed over for a busy endpoint): a bound on its work. */
+/** Due deliveries one claim looks at, at most (claimed, or passed over): a bound on its work. */
 export const WEBHOOK_CLAIM_SCAN = 1_000
 
-/** Endpoints a claim passes over (the caller has no room to send to them now), and until when their deliveries wait. */
-export interface BusyEndpoints {
-  endpointIds: readonly string[]
-  /** Unix ms, after the claim's now. */
-  untilMs: number
+/** Where an endpoint's deliveries go in a claim (ClaimLanes): its lane, and how many of them the claim may take. */
+export interface EndpointRoom {
+  /** An index into ClaimLanes.lanes. */
+  lane: number
+  room: number
+}
+
+/**
+ * How a claim shares out what it takes (WebhookStore.claimDue): each endpoint's deliveries go in a lane, and the claim
+ * takes at most the endpoint's `room` of them and at most the lane's `room` in all; the others it looks at are passed
+ * over, each due again at its lane's `untilMs` with its attempts unchanged, so that the backlog of an endpoint the
+ * caller cannot send to now never stands in front of the others'.
+ */
+export interface ClaimLanes {
+  /** Each lane's room, and when what it passes over is due again (unix ms, after the claim's now). */
+  lanes: readonly { room: number; untilMs: number }[]
+  /** Endpoints by id. */
+  endpoints: ReadonlyMap<string, EndpointRoom>
+  /** Each endpoint not listed, on its own. */
+  others: EndpointRoom
 }

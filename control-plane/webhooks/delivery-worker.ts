@@ -4,21 +4,20 @@ import type { WebhookStore } from '../../shared/store/webhook-store.js'
 import type { WebhookAttempt, WebhookDelivery, WebhookEvent } from '../../shared/webhook.js'
 import type { EndpointAnswer, EndpointSender } from './endpoint-sender.js'
 import { endpointWants } from './endpoint-wants.js'
+import { SendLanes } from './send-lanes.js'
 import { signatureHeaders } from './signature-headers.js'
 import type { WebhookMetrics } from './webhook-metrics.js'
 import type { WebhookPolicy } from './webhook-policy.js'
 
-/** Deliveries one worker sends at once. */
-const CONCURRENCY = 16
-/**
- * Of which to one endpoint at most: a slow or dead endpoint holds up its own deliveries, not the others'. A claim
- * passes over the deliveries of an endpoint with none of these left, and a delivery claimed beyond them goes back to
- * the queue; either is due a second later, its attempts unchanged.
- */
-const PER_ENDPOINT = 4
+/** When a delivery claimed beyond its endpoint's slots goes back to the queue, ms after now, its attempts unchanged. */
 const BACK_IN_QUEUE_MS = 1_000
-/** How often an idle worker looks for due deliveries, ms. */
-const IDLE_POLL_MS = 200
+/** How often the worker looks for due deliveries while it has some out or just claimed some, ms. */
+const BUSY_POLL_MS = 200
+/**
+ * And while it has none: a delivery this process's deriver queues wakes it at once (wake()), so this is how late a
+ * retry coming due, or a delivery another control plane queued, may go out.
+ */
+const IDLE_POLL_MS = 1_000
 /** The first retry's wait, ms; each next one doubles, up to the policy's retryMaxDelayMs. */
 const FIRST_RETRY_MS = 1_000
 
@@ -38,17 +37,19 @@ export function retryDelayMs(attempts: number, maxDelayMs: number, random: () =>
  * request can take, so two replicas never send one delivery at once and one that dies mid-send loses it to the next
  * after the lease (at-least-once; `webhook-id` lets receivers drop the duplicate). A 2xx answer completes a delivery;
  * anything else is retried with backoff until the retry window has passed since it was queued, then dead-lettered.
- * Runs beside the management API, never on its path. Deliveries are sent side by side (CONCURRENCY), at most
- * PER_ENDPOINT to one endpoint, each slot refilled as soon as the next look finds it free: an endpoint that times out
- * holds up only its own deliveries.
+ * Runs beside the management API, never on its path. Deliveries are sent side by side, in lanes by how each endpoint's
+ * last attempt went (send-lanes.ts): endpoints that fail, or never answer, share a few slots of their own and never
+ * hold those of the endpoints that answer. Each slot is refilled as soon as the next look finds it free.
  */
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<unknown> | undefined
   private stopped = true
-  /** Deliveries being sent, and how many to each endpoint. */
+  /** Woken while a claim was under way: claim again as soon as it is done. */
+  private woken = false
+  /** Deliveries being sent. */
   private readonly inFlight = new Set<Promise<void>>()
-  private readonly perEndpoint = new Map<string, number>()
+  private readonly lanes = new SendLanes()
 
   constructor(
     private readonly deps: {
@@ -66,6 +67,13 @@ export class DeliveryWorker {
     this.schedule(0)
   }
 
+  /** Deliveries were queued: claim now rather than at the next look. */
+  wake(): void {
+    if (this.stopped) return
+    if (this.running) this.woken = true
+    else this.schedule(0)
+  }
+
   /** Stops claiming; waits for the deliveries being sent. */
   async stop(): Promise<void> {
     this.stopped = true
@@ -76,37 +84,34 @@ export class DeliveryWorker {
 
   /**
    * Claims what is due, as many as there are free slots, and starts sending them; resolves once they are started,
-   * with how many were claimed and the deliveries' completion.
+   * with how many were claimed, whether that filled every free slot, and the deliveries' completion.
    */
-  async claim(): Promise<{ claimed: number; sent: Promise<void> }> {
-    const { webhooks, clock, policy } = this.deps
-    const free = CONCURRENCY - this.inFlight.size
-    if (free <= 0) return { claimed: 0, sent: Promise.resolve() }
-    // Endpoints with no slot left are passed over (their deliveries wait a little): those behind them go out now.
-    const busy = [...this.perEndpoint].filter(([, sending]) => sending >= PER_ENDPOINT).map(([id]) => id)
+  async claim(): Promise<{ claimed: number; filled: boolean; sent: Promise<void> }> {
+    const { webhooks, clock, policy, metrics } = this.deps
     const now = clock.now()
-    const due = await webhooks.claimDue(now, policy.timeoutMs + 5_000, free, {
-      endpointIds: busy,
-      untilMs: now + BACK_IN_QUEUE_MS,
-    })
+    const { lanes, limit } = this.lanes.claimLanes(now)
+    if (limit <= 0) return { claimed: 0, filled: false, sent: Promise.resolve() }
+    // Endpoints with no slot left in their lane are passed over (their deliveries wait a little): those behind them go
+    // out now.
+    const due = await webhooks.claimDue(now, policy.timeoutMs + 5_000, limit, lanes)
     const started: Promise<void>[] = []
     for (const delivery of due) {
-      const sending = this.perEndpoint.get(delivery.endpointId) ?? 0
-      if (sending >= PER_ENDPOINT) {
+      // The claim kept to the slots free when it was asked; an endpoint may have changed lanes since.
+      const lane = this.lanes.take(delivery.endpointId)
+      if (lane === undefined) {
         await webhooks.retry(delivery.id, delivery.attempts, clock.now() + BACK_IN_QUEUE_MS)
         continue
       }
-      this.perEndpoint.set(delivery.endpointId, sending + 1)
+      metrics.inFlight(lane, this.lanes.inFlight(lane))
       const sent: Promise<void> = this.deliver(delivery).finally(() => {
         this.inFlight.delete(sent)
-        const left = (this.perEndpoint.get(delivery.endpointId) ?? 1) - 1
-        if (left > 0) this.perEndpoint.set(delivery.endpointId, left)
-        else this.perEndpoint.delete(delivery.endpointId)
+        this.lanes.release(delivery.endpointId, lane)
+        metrics.inFlight(lane, this.lanes.inFlight(lane))
       })
       this.inFlight.add(sent)
       started.push(sent)
     }
-    return { claimed: due.length, sent: Promise.all(started).then(() => {}) }
+    return { claimed: due.length, filled: due.length === limit, sent: Promise.all(started).then(() => {}) }
   }
 
   /** Sends what is due now; resolves when those are done. How many it claimed. */
@@ -118,15 +123,20 @@ export class DeliveryWorker {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return
+    clearTimeout(this.timer)
     this.timer = setTimeout(() => {
-      const free = CONCURRENCY - this.inFlight.size
+      this.woken = false
       this.running = this.claim()
         .catch((err: unknown) => {
           this.deps.log.warn({ err }, 'webhook deliveries could not be claimed')
-          return { claimed: 0 }
+          return { claimed: 0, filled: false }
         })
-        // All free slots filled: more may be due at once.
-        .then(({ claimed }) => this.schedule(free > 0 && claimed === free ? 0 : IDLE_POLL_MS))
+        .then(({ claimed, filled }) => {
+          this.running = undefined
+          // All free slots filled: more may be due at once.
+          if (filled || this.woken) this.schedule(0)
+          else this.schedule(claimed > 0 || this.inFlight.size > 0 ? BUSY_POLL_MS : IDLE_POLL_MS)
+        })
     }, delayMs)
     this.timer.unref()
   }
@@ -166,6 +176,7 @@ export class DeliveryWorker {
     const { webhooks, clock, policy, metrics, log } = this.deps
     const attempts = delivery.attempts + 1
     const delivered = answer.status !== undefined && answer.status >= 200 && answer.status < 300
+    this.lanes.record(delivery.endpointId, delivered)
     const now = clock.now()
     const outcome = delivered ? 'delivered' : now - delivery.queuedAt >= policy.retryWindowMs ? 'dead' : 'retry'
     const attempt: WebhookAttempt = {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { ChangeEvent } from '../../shared/change-event.js'
-import type { Clock } from '../../shared/clock.js'
+import { monotonicClock, type Clock } from '../../shared/clock.js'
 import { isEntityAddress } from '../../shared/entity.js'
 import { identityAddress, type IdentityRecord } from '../../shared/identity.js'
 import type { KeyRecord } from '../../shared/records.js'
@@ -29,16 +29,31 @@ export const DERIVER_LEASE = 'deriver'
 export const DERIVER_LEASE_MS = 5_000
 /** How long a deadline being fired is kept from other looks; one whose event was not queued by then fires again. */
 export const DEADLINE_LEASE_MS = 30_000
-/** How often the deriver looks at the shards' revisions, ms: the part of an event's delay spent waiting. */
-const POLL_MS = 200
+/**
+ * How often the lease holder looks at every shard's revision, ms. A published change wakes it at once (changed()):
+ * this look is the repair path, for a change whose message was lost (pub/sub delivers at most once), a deriver that
+ * just took the lease, and a backlog.
+ */
+const FULL_LOOK_EVERY_MS = 5_000
+/** How soon after a published change its shard is derived, ms: a burst of changes is derived in one look. */
+const HINT_DELAY_MS = 5
+/** How often a process without the lease asks for it, ms: a dead deriver is replaced within its lease and this. */
+const LEASE_ASK_EVERY_MS = 1_000
+/** After a look that failed (the store unreachable), the next one, ms. */
+const RETRY_MS = 1_000
 /** Changes read from one shard's log per look. */
 const BATCH = 200
 /** Deadlines fired per look. */
 const DEADLINES = 100
+/** How often due deadlines are fired, ms. */
+const DEADLINES_EVERY_MS = 1_000
 /** How often events past retention are forgotten, ms. */
 const PRUNE_EVERY_MS = 60_000
-/** How often the shards' credit notices are read, ms (64 reads, one per shard). */
-const NOTICES_EVERY_MS = 400
+/**
+ * How often every shard's credit notices are read, ms (64 reads, one per shard). A notice logged is published as a
+ * hint (noticed()), which reads its shard's at once: this read is the repair path, for a hint lost.
+ */
+const NOTICES_EVERY_MS = 10_000
 
 export interface EventDeriverDeps {
   changes: ChangeLogStore
@@ -53,7 +68,11 @@ export interface EventDeriverDeps {
   metrics: WebhookMetrics
   /** Who this process is, for the lease. */
   holder: string
+  /** Told after a look that queued deliveries, so that this process's worker claims them at once. */
+  onQueued?: () => void
 }
+
+const ALL_SHARDS = Array.from({ length: SHARD_COUNT }, (_, shard) => shard)
 
 /** A deadline's member in the schedule: the event type, the key and the expiry it is about. */
 const deadline = (type: 'key.expiring' | 'key.expired', keyId: string, expires: number) => `${type}|${keyId}|${expires}`
@@ -69,16 +88,35 @@ const deadline = (type: 'key.expiring' | 'key.expired', keyId: string, expires: 
  * scheduled events (`key.expiring`, `key.expired`): each deadline is claimed from the schedule by one deriver at a time
  * and forgotten once its event is queued.
  *
+ * It derives when told of a change (changed(), from the change feed the process subscribes to anyway), and looks at
+ * every shard only every FULL_LOOK_EVERY_MS: an idle control plane costs the store a few commands a second.
+ *
  * A shard without a cursor gets one where it stands (webhook-cursors.ts): events start with the first endpoint.
  */
 export class EventDeriver {
   private timer: NodeJS.Timeout | undefined
+  /** When the timer fires, by monotonicClock. */
+  private timerAt = Number.POSITIVE_INFINITY
   private running: Promise<void> | undefined
   private stopped = true
-  private prunedAt = 0
-  private noticesReadAt = 0
   /** When this process last took or renewed the lease (before asking), by `clock`. */
   private heldAt = Number.NEGATIVE_INFINITY
+  /**
+   * The scheduler's state, by monotonicClock (timers run in real time, whatever `clock` says): whether the last ask
+   * found the lease this process's, and when each kind of step was last done.
+   */
+  private holding = false
+  private askedAt = Number.NEGATIVE_INFINITY
+  private lookedAt = Number.NEGATIVE_INFINITY
+  private noticesReadAt = Number.NEGATIVE_INFINITY
+  private deadlinesAt = Number.NEGATIVE_INFINITY
+  private prunedAt = Number.NEGATIVE_INFINITY
+  /** A full look is wanted at once: the lease just taken, a feed (re)subscribed, a backlog, a hint it cannot judge. */
+  private resync = true
+  /** Shards published changes were heard of since the last look, and the newest position heard of each. */
+  private readonly hints = new Map<number, ShardRevision>()
+  /** Shards a credit notice was heard of since their notices were last read. */
+  private readonly noticeHints = new Set<number>()
   /**
    * Endpoints, read when an event needs them after the changes it comes from were read: every endpoint created before
    * a change was written is then in it (one read before could miss an endpoint created meanwhile). Forgotten after
@@ -95,7 +133,7 @@ export class EventDeriver {
 
   start(): void {
     this.stopped = false
-    this.schedule()
+    this.wake(0)
   }
 
   /** Stops deriving, and gives the lease up so that another control plane derives at once (a rolling restart). */
@@ -109,16 +147,53 @@ export class EventDeriver {
   }
 
   /**
-   * One look: if this process holds the lease, derive what the logs hold past the cursors and fire due deadlines. A
-   * look that outlasts a third of the lease renews it before its next step, and stops there if another process has
-   * taken it meanwhile: two derivers overlap by one step at most.
+   * A change was published (the change feed): its shard is derived at once if this process holds the lease. A hint
+   * only: a lost one is made good by the next full look.
+   */
+  changed(change: Pick<ChangeEvent, 'shard' | 'epoch' | 'rev'>): void {
+    if (this.stopped || !this.holding) return
+    const heard = this.hints.get(change.shard)
+    if (!heard || heard.epoch !== change.epoch || heard.rev < change.rev)
+      this.hints.set(change.shard, { epoch: change.epoch, rev: change.rev })
+    this.wake(HINT_DELAY_MS)
+  }
+
+  /** A credit notice was logged in the shard (the change feed): its notices are read at once, as changed() does. */
+  noticed(shard: number): void {
+    if (this.stopped || !this.holding) return
+    this.noticeHints.add(shard)
+    this.wake(HINT_DELAY_MS)
+  }
+
+  /** The change feed (re)subscribed: what was published while it was down was lost, so look at every shard. */
+  resubscribed(): void {
+    this.resync = true
+    this.noticeHints.clear()
+    this.noticesReadAt = Number.NEGATIVE_INFINITY
+    this.wake(HINT_DELAY_MS)
+  }
+
+  /**
+   * One full look: if this process holds the lease, derive what the logs hold past the cursors, read the credit
+   * notices and fire due deadlines. A look that outlasts a third of the lease renews it before its next step, and
+   * stops there if another process has taken it meanwhile: two derivers overlap by one step at most.
    */
   async runOnce(): Promise<void> {
-    const { webhooks, changes, clock } = this.deps
     if (!(await this.holdLease())) {
       this.deps.metrics.behind(0)
       return
     }
+    await this.deriveAll()
+    if (!(await this.stillHolding())) return
+    await this.deriveCreditNotices()
+    if (!(await this.stillHolding())) return
+    await this.fireDeadlines(this.deps.clock.now())
+    await this.prune()
+  }
+
+  /** Every shard past its cursor; how many changes it read, and whether a shard has more than it read. */
+  private async deriveAll(): Promise<{ read: number; more: boolean }> {
+    const { webhooks, changes } = this.deps
     this.endpoints = undefined
     this.identityIds = new Map()
     let [snapshot, cursors] = await Promise.all([changes.readRevisions(), webhooks.readCursors()])
@@ -133,8 +208,9 @@ export class EventDeriver {
       if (head && (cursor.epoch === '' || head.epoch === cursor.epoch)) behind += Math.max(0, head.rev - cursor.rev)
     }
     this.deps.metrics.behind(behind)
+    const derived = { read: 0, more: false }
     for (let shard = 0; shard < SHARD_COUNT; shard++) {
-      if (!(await this.stillHolding())) return
+      if (!(await this.stillHolding())) return derived
       const head = snapshot.shards[shard]!
       const cursor = cursors.get(shard)
       if (!cursor) {
@@ -152,26 +228,57 @@ export class EventDeriver {
         this.deps.log.warn({ shard }, 'a change log went back: webhook events of the lost writes are not sent')
         await this.skipTo(shard, head)
       } else if (head.rev > cursor.rev) {
-        await this.deriveShard(shard, cursor.rev, head.epoch)
+        const read = await this.deriveShard(shard, cursor.rev, head.epoch)
+        derived.read += read
+        derived.more ||= read === BATCH
       }
     }
-    if (!(await this.stillHolding())) return
-    if (clock.now() - this.noticesReadAt >= NOTICES_EVERY_MS) {
-      this.noticesReadAt = clock.now()
-      await this.deriveCreditNotices()
+    return derived
+  }
+
+  /**
+   * The shards published changes were heard of, each from its cursor. Only a hint ahead of its cursor in the cursor's
+   * epoch is followed: one behind was derived already (a message may come after the look that derived its change), and
+   * what another epoch, or a shard without a cursor, means is the full look's to judge. How many changes it read.
+   */
+  private async deriveHinted(): Promise<number> {
+    const heads = new Map(this.hints)
+    this.hints.clear()
+    const cursors = await this.deps.webhooks.readCursors()
+    this.endpoints = undefined
+    this.identityIds = new Map()
+    let read = 0
+    for (const [shard, head] of heads) {
+      if (!(await this.stillHolding())) return read
+      const cursor = cursors.get(shard)
+      if (!cursor || (cursor.epoch !== '' && cursor.epoch !== head.epoch)) {
+        this.resync = true
+      } else if (head.rev > cursor.rev) {
+        const derived = await this.deriveShard(shard, cursor.rev, head.epoch)
+        // More than one batch behind: the rest at the next look.
+        if (derived === BATCH) this.hints.set(shard, head)
+        read += derived
+      }
     }
-    if (!(await this.stillHolding())) return
-    await this.fireDeadlines(clock.now())
-    if (clock.now() - this.prunedAt >= PRUNE_EVERY_MS) {
-      this.prunedAt = clock.now()
-      await webhooks.pruneEvents(clock.now() - this.deps.policy.retryWindowMs - 24 * 3_600_000)
-    }
+    return read
+  }
+
+  private async prune(): Promise<void> {
+    const { webhooks, clock, policy } = this.deps
+    await webhooks.pruneEvents(clock.now() - policy.retryWindowMs - 24 * 3_600_000)
   }
 
   private async holdLease(): Promise<boolean> {
     const asked = this.deps.clock.now()
+    this.askedAt = monotonicClock.now()
     const held = await this.deps.webhooks.holdLease(DERIVER_LEASE, this.deps.holder, DERIVER_LEASE_MS)
     this.heldAt = held ? asked : Number.NEGATIVE_INFINITY
+    // Just taken: what the last holder left, and what was published meanwhile, is found by a full look.
+    if (held && !this.holding) {
+      this.resync = true
+      this.noticesReadAt = Number.NEGATIVE_INFINITY
+    }
+    this.holding = held
     return held
   }
 
@@ -180,17 +287,85 @@ export class EventDeriver {
     return this.deps.clock.now() - this.heldAt < DERIVER_LEASE_MS / 3 || this.holdLease()
   }
 
-  private schedule(): void {
-    if (this.stopped) return
+  /** Runs the next look within `delayMs`, unless one is due sooner (or running: it looks again if anything is left). */
+  private wake(delayMs: number): void {
+    if (this.stopped || this.running) return
+    const at = monotonicClock.now() + delayMs
+    if (at >= this.timerAt) return
+    clearTimeout(this.timer)
+    this.timerAt = at
     this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch((err: unknown) => this.deps.log.warn({ err }, 'webhook events could not be derived'))
-        .then(() => this.schedule())
-    }, POLL_MS)
+      this.timerAt = Number.POSITIVE_INFINITY
+      this.running = this.look()
+        .catch((err: unknown) => {
+          this.deps.log.warn({ err }, 'webhook events could not be derived')
+          this.resync = true
+          return RETRY_MS
+        })
+        .then((nextMs) => {
+          this.running = undefined
+          this.wake(nextMs)
+        })
+    }, delayMs)
     this.timer.unref()
   }
 
-  private async deriveShard(shard: number, afterRev: number, epoch: string): Promise<void> {
+  /**
+   * One scheduled look: the lease when a third of it has passed (or, without it, every LEASE_ASK_EVERY_MS), then
+   * what is due of the full look, the hinted shards, the credit notices, the deadlines and the pruning. How long until
+   * the next one, ms. Between them the deriver costs the store nothing.
+   */
+  private async look(): Promise<number> {
+    const now = monotonicClock.now()
+    const since = (at: number) => now - at
+    if (since(this.askedAt) >= (this.holding ? DERIVER_LEASE_MS / 3 : LEASE_ASK_EVERY_MS)) await this.holdLease()
+    if (!this.holding) {
+      this.hints.clear()
+      this.noticeHints.clear()
+      this.deps.metrics.behind(0)
+      return LEASE_ASK_EVERY_MS
+    }
+    let queued = 0
+    if (this.resync || since(this.lookedAt) >= FULL_LOOK_EVERY_MS) {
+      this.resync = false
+      this.lookedAt = now
+      this.hints.clear()
+      const { read, more } = await this.deriveAll()
+      queued += read
+      this.resync ||= more
+    } else if (this.hints.size > 0) {
+      queued += await this.deriveHinted()
+    }
+    if (since(this.noticesReadAt) >= NOTICES_EVERY_MS && (await this.stillHolding())) {
+      this.noticesReadAt = now
+      this.noticeHints.clear()
+      queued += await this.deriveCreditNotices()
+    } else if (this.noticeHints.size > 0 && (await this.stillHolding())) {
+      const shards = [...this.noticeHints]
+      this.noticeHints.clear()
+      queued += await this.deriveCreditNotices(shards)
+    }
+    if (since(this.deadlinesAt) >= DEADLINES_EVERY_MS && (await this.stillHolding())) {
+      this.deadlinesAt = now
+      queued += await this.fireDeadlines(this.deps.clock.now())
+    }
+    if (since(this.prunedAt) >= PRUNE_EVERY_MS) {
+      this.prunedAt = now
+      await this.prune()
+    }
+    if (queued > 0) this.deps.onQueued?.()
+    if (this.resync || this.hints.size > 0 || this.noticeHints.size > 0) return 0
+    const next = Math.min(
+      this.askedAt + DERIVER_LEASE_MS / 3,
+      this.lookedAt + FULL_LOOK_EVERY_MS,
+      this.noticesReadAt + NOTICES_EVERY_MS,
+      this.deadlinesAt + DEADLINES_EVERY_MS,
+    )
+    return Math.max(0, next - monotonicClock.now())
+  }
+
+  /** The shard's changes past `afterRev`, a batch at most; how many it read. */
+  private async deriveShard(shard: number, afterRev: number, epoch: string): Promise<number> {
     const { webhooks, changes, snapshots } = this.deps
     const read = await changes.readChanges(shard, afterRev, BATCH)
     this.endpoints = undefined
@@ -199,10 +374,10 @@ export class EventDeriver {
       this.deps.log.warn({ shard, afterRev }, 'a change log was trimmed past the webhooks cursor: events lost')
       const { shards } = await changes.readRevisions()
       await this.skipTo(shard, shards[shard]!)
-      return
+      return 0
     }
     const last = read.at(-1)
-    if (!last) return
+    if (!last) return 0
     // Read after the changes: every change read has its snapshot written by then (the same atomic step).
     const written = await snapshots.readSnapshots(shard, afterRev, last.rev)
     for (const change of read) {
@@ -213,6 +388,7 @@ export class EventDeriver {
     }
     await webhooks.writeCursor(shard, { epoch, rev: last.rev })
     await snapshots.forgetSnapshots(shard, last.rev)
+    return read.length
   }
 
   /** Moves the shard's cursor past changes that will not be derived, and forgets their snapshots. */
@@ -221,8 +397,11 @@ export class EventDeriver {
     await this.deps.snapshots.forgetSnapshots(shard, position.rev)
   }
 
-  /** `key.credits.low` and `key.credits.exhausted` from each shard's credit notices past its notice cursor. */
-  private async deriveCreditNotices(): Promise<void> {
+  /**
+   * `key.credits.low` and `key.credits.exhausted` from each shard's credit notices past its notice cursor (of `shards`
+   * only, when given); how many notices it read.
+   */
+  private async deriveCreditNotices(shards: readonly number[] = ALL_SHARDS): Promise<number> {
     const { webhooks, changes } = this.deps
     let cursors = await webhooks.readNoticeCursors()
     if (cursors.size < SHARD_COUNT) {
@@ -230,13 +409,12 @@ export class EventDeriver {
       cursors = await webhooks.readNoticeCursors()
     }
     const reads = await Promise.all(
-      Array.from({ length: SHARD_COUNT }, (_, shard) =>
-        changes.readCreditNotices(shard, cursors.get(shard) ?? '', BATCH),
-      ),
+      shards.map((shard) => changes.readCreditNotices(shard, cursors.get(shard) ?? '', BATCH)),
     )
     this.endpoints = undefined
-    for (let shard = 0; shard < SHARD_COUNT; shard++) {
-      const read = reads[shard]!
+    let notices = 0
+    for (const [i, shard] of shards.entries()) {
+      const read = reads[i]!
       if (read === LOG_TRIMMED) {
         this.deps.metrics.skipped('trimmed')
         this.deps.log.warn({ shard }, 'credit notices were trimmed past the webhooks cursor: events lost')
@@ -259,7 +437,11 @@ export class EventDeriver {
       }
       const last = read.at(-1)
       if (last) await webhooks.writeNoticeCursor(shard, last.id)
+      notices += read.length
+      // More than one batch: the rest at the next look.
+      if (read.length === BATCH) this.noticeHints.add(shard)
     }
+    return notices
   }
 
   /**
@@ -377,9 +559,10 @@ export class EventDeriver {
 
   /**
    * Deadlines due: each sent only if the key still expires then (a changed expiry scheduled a deadline of its own),
-   * and forgotten only once its event is queued: a look that fails before that leaves it to fire after its lease.
+   * and forgotten only once its event is queued: a look that fails before that leaves it to fire after its lease. How
+   * many it claimed.
    */
-  private async fireDeadlines(now: number): Promise<void> {
+  private async fireDeadlines(now: number): Promise<number> {
     const { webhooks, keys } = this.deps
     const claimed = await webhooks.claimDeadlines(now, DEADLINE_LEASE_MS, DEADLINES)
     this.endpoints = undefined
@@ -390,6 +573,7 @@ export class EventDeriver {
         await this.enqueue({ id: eventId(member), type, at: now, data: await this.keyEventData(key) })
       await webhooks.unschedule(member)
     }
+    return claimed.length
   }
 
   /**

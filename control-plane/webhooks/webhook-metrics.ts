@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { SEND_LANES, type SendLane } from './send-lanes.js'
 
 /** Why the deriver could not go on from its cursor: the log trimmed past it, the shard's data lost, or rolled back. */
 export type LogGap = 'trimmed' | 'epoch' | 'rollback'
@@ -18,6 +19,8 @@ export interface WebhookMetrics {
   behind(changes: number): void
   /** A change derived without its snapshot: its events describe the record as it was found, not as written. */
   describedLate(): void
+  /** Requests this process's worker has out in a lane (send-lanes.ts). */
+  inFlight(lane: SendLane, requests: number): void
 }
 
 const SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600]
@@ -66,6 +69,13 @@ export function createWebhookMetrics(registry: Registry, queueDepth: () => Promi
     help: 'Changes the webhooks deriver read without the record as the change wrote it (its snapshot was trimmed before the deriver came to it): their events describe the record as it then was',
     registers: [registry],
   })
+  const sending = new Gauge({
+    name: 'keygate_webhook_requests_in_flight',
+    help: "Webhook requests this control plane's worker has out, by lane: healthy (to endpoints whose last attempt was delivered), failing (whose last attempt failed), new (not tried yet by this control plane)",
+    labelNames: ['lane'],
+    registers: [registry],
+  })
+  for (const lane of SEND_LANES) sending.set({ lane }, 0)
   // Each reason from 0, so that the first gap is an increase an alert sees.
   for (const reason of LOG_GAPS) skipped.inc({ reason }, 0)
   new Gauge({
@@ -97,6 +107,9 @@ export function createWebhookMetrics(registry: Registry, queueDepth: () => Promi
     },
     describedLate() {
       describedLate.inc()
+    },
+    inFlight(lane, requests) {
+      sending.set({ lane }, requests)
     },
   }
 }

@@ -16,6 +16,11 @@ export class MemoryChangeFeed implements ChangeFeed {
     for (const subscriber of this.subscribers) subscriber.onEvent({ ...event })
   }
 
+  /** Called by the memory store when it logs a credit notice in `shard`. */
+  publishCreditNotice(shard: number): void {
+    for (const subscriber of this.subscribers) subscriber.onCreditNotice?.(shard)
+  }
+
   async close(): Promise<void> {
     for (const subscriber of this.subscribers) subscriber.onDisconnected()
     this.subscribers.clear()

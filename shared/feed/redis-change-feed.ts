@@ -1,5 +1,6 @@
 import type { RedisClient } from '../store/redis-connection.js'
 import { parseChangeEvent } from '../change-event.js'
+import { parseCreditNoticeHint } from '../credit-notice.js'
 import { redisKeys } from '../store/redis-keys.js'
 import type { ChangeFeed, ChangeFeedHandlers } from './change-feed.js'
 
@@ -38,7 +39,12 @@ export class RedisChangeFeed implements ChangeFeed {
     this.handlers = handlers
     this.redis.on('message', (_channel: string, message: string) => {
       const event = parseChangeEvent(message)
-      if (event) handlers.onEvent(event)
+      if (event) {
+        handlers.onEvent(event)
+        return
+      }
+      const noticeShard = parseCreditNoticeHint(message)
+      if (noticeShard !== undefined) handlers.onCreditNotice?.(noticeShard)
     })
     this.redis.on('close', () => this.markDown())
     this.redis.on('ready', () => void this.resubscribe().catch(() => {}))

@@ -59,9 +59,13 @@ export class MemoryChangeLogStore implements ChangeLogStore {
     return changes.length > 0 && changes[0]!.rev !== afterRev + 1 ? LOG_TRIMMED : changes
   }
 
-  /** Logs the notices a balance going from `before` to `after` makes, in the same synchronous step as the balance. */
+  /**
+   * Logs the notices a balance going from `before` to `after` makes, in the same synchronous step as the balance, and
+   * publishes the hint that it did.
+   */
   noteCredits(shard: number, notice: CreditNotice, before: number, after: number): void {
-    for (const kind of creditNoticeKinds(before, after, notice.lowThreshold)) {
+    const kinds = creditNoticeKinds(before, after, notice.lowThreshold)
+    for (const kind of kinds) {
       const now = Date.now()
       this.noticeSequence = now > this.noticeMs ? 0 : this.noticeSequence + 1
       this.noticeMs = Math.max(this.noticeMs, now)
@@ -76,6 +80,7 @@ export class MemoryChangeLogStore implements ChangeLogStore {
       })
       if (log.length > CREDIT_NOTICES_MAX_LEN) log.splice(0, log.length - CREDIT_NOTICES_MAX_LEN)
     }
+    if (kinds.length > 0) this.feed.publishCreditNotice(shard)
   }
 
   async readCreditNotices(

@@ -4,7 +4,7 @@ import {
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
   webhookDeliveryId,
-  type BusyEndpoints,
+  type ClaimLanes,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -108,14 +108,15 @@ export class MemoryWebhookStore implements WebhookStore {
     for (const [id, event] of this.events) if (event.at < beforeMs) this.events.delete(id)
   }
 
-  async claimDue(nowMs: number, leaseMs: number, limit: number, busy?: BusyEndpoints): Promise<WebhookDelivery[]> {
-    const passedOver = new Set(busy?.endpointIds)
+  async claimDue(nowMs: number, leaseMs: number, limit: number, lanes?: ClaimLanes): Promise<WebhookDelivery[]> {
+    const share = lanes ? new ClaimShare(lanes) : undefined
     const claimed: WebhookDelivery[] = []
     for (const id of lowest(this.due, nowMs, WEBHOOK_CLAIM_SCAN)) {
-      if (claimed.length >= limit) break
+      if (claimed.length >= Math.min(limit, share?.room ?? limit)) break
       const delivery = this.deliveries.get(id)!
-      if (passedOver.has(delivery.endpointId)) {
-        this.due.set(id, busy!.untilMs)
+      const passedOverUntil = share?.take(delivery.endpointId)
+      if (passedOverUntil !== undefined) {
+        this.due.set(id, passedOverUntil)
         continue
       }
       this.due.set(id, nowMs + leaseMs)
@@ -186,6 +187,31 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async releaseLease(name: string, holder: string): Promise<void> {
     if (this.leases.get(name)?.holder === holder) this.leases.delete(name)
+  }
+}
+
+/** What is left of a claim's lanes as it takes deliveries: CLAIM_DUE_SCRIPT's bookkeeping. */
+class ClaimShare {
+  private readonly laneRooms: number[]
+  private readonly rooms = new Map<string, number>()
+
+  constructor(private readonly lanes: ClaimLanes) {
+    this.laneRooms = lanes.lanes.map((lane) => lane.room)
+  }
+
+  /** Room left in every lane together. */
+  get room(): number {
+    return this.laneRooms.reduce((sum, room) => sum + Math.max(0, room), 0)
+  }
+
+  /** Takes one of the endpoint's deliveries if it and its lane have room (undefined), else when it is due again. */
+  take(endpointId: string): number | undefined {
+    const { lane, room } = this.lanes.endpoints.get(endpointId) ?? this.lanes.others
+    const left = this.rooms.get(endpointId) ?? room
+    if (left <= 0 || (this.laneRooms[lane] ?? 0) <= 0) return this.lanes.lanes[lane]!.untilMs
+    this.rooms.set(endpointId, left - 1)
+    this.laneRooms[lane]!--
+    return undefined
   }
 }
 

@@ -48,9 +48,10 @@ function recordOf([rev, doc, credits]: (string | null | undefined)[]): KeyRecord
 }
 
 /** The credit scripts' notice arguments: key id ('' = no notice), api id, threshold ('' = none), the log's cap. */
-function noticeArgs(notice: CreditNotice | undefined): (string | number)[] {
-  if (!notice) return ['', '', '', CREDIT_NOTICES_MAX_LEN]
-  return [notice.keyId, notice.apiId, notice.lowThreshold ?? '', CREDIT_NOTICES_MAX_LEN]
+function noticeArgs(notice: CreditNotice | undefined, shard: number): (string | number)[] {
+  const where = [CREDIT_NOTICES_MAX_LEN, redisKeys.changesChannel, shard]
+  if (!notice) return ['', '', '', ...where]
+  return [notice.keyId, notice.apiId, notice.lowThreshold ?? '', ...where]
 }
 
 const rethrowAsStoreError = (err: unknown): never => {
@@ -178,7 +179,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
         refill ? refill.boundary : '',
         refill ? refill.amount : 0,
         nowMs,
-        ...noticeArgs(notice),
+        ...noticeArgs(notice, shardOf(hash)),
       ),
     )
     return outcome === -1 ? null : { ok: outcome === 1, remaining }
@@ -204,7 +205,7 @@ export class RedisApiKeyStore implements ApiKeyStore {
         refill ? refill.amount : 0,
         nowMs,
         MAX_CREDITS,
-        ...noticeArgs(notice),
+        ...noticeArgs(notice, shardOf(hash)),
       ),
     )
     if (balance === -1) return null

@@ -123,14 +123,15 @@ export class RedisChangeLogStore implements ChangeLogStore {
     limit: number,
   ): Promise<CreditNoticeEntry[] | typeof LOG_TRIMMED> {
     const log = redisKeys.creditNotices(shard)
-    const [oldest, entries] = await storeCall(() =>
-      Promise.all([
-        this.redis.xrange(log, '-', '+', 'COUNT', 1),
-        this.redis.xrange(log, afterId === '' ? '-' : `(${afterId}`, '+', 'COUNT', limit),
-      ]),
+    // One read (the deriver reads every shard's notices, idle or not), from the notice the reader stopped at on: that
+    // it is still there says no trim passed it.
+    const read = await storeCall(() =>
+      this.redis.xrange(log, afterId === '' ? '-' : afterId, '+', 'COUNT', afterId === '' ? limit : limit + 1),
     )
     // The notice the reader stopped at is gone, and maybe more after it: a trim passed it.
-    if (afterId !== '' && oldest[0] && compareStreamIds(oldest[0][0], afterId) > 0) return LOG_TRIMMED
+    if (afterId !== '' && read[0] && compareStreamIds(read[0][0], afterId) > 0) return LOG_TRIMMED
+    // Else the read starts with that notice (or is empty: nothing logged since, or at all).
+    const entries = afterId === '' ? read : read.slice(1)
     return entries.map(([id, fields]) => {
       const field = (name: string) => fields[fields.indexOf(name) + 1] ?? ''
       const threshold = fields.includes('threshold') ? Number(field('threshold')) : undefined

@@ -96,20 +96,28 @@ if type(published) == 'table' and published.err then return {rev, 'publish-faile
 return {rev, 'published', epoch}
 `
 
-/** Lua: `notify(before, after, keyId, apiId, threshold, maxLen)`, shared by the two credit scripts below. */
+/**
+ * Lua: `notify(before, after, keyId, apiId, threshold, maxLen, channel, shard)`, shared by the two credit scripts
+ * below. A notice logged is published as a hint (shared/credit-notice.ts parseCreditNoticeHint), under pcall as the
+ * write script's event is: a refused publish never undoes the balance, and the webhooks' deriver reads the log anyway.
+ */
 const CREDIT_NOTICES = `
 -- The credit notices (shared/credit-notice.ts creditNoticeKinds: the same rule), into the shard's notice log.
-local function notify(before, after, keyId, apiId, threshold, maxLen)
+local function notify(before, after, keyId, apiId, threshold, maxLen, channel, shard)
   if keyId == '' or after >= before then return end
   local limit = tonumber(threshold)
+  local logged = false
   if limit and before > limit and after <= limit then
     redis.call('XADD', KEYS[2], 'MAXLEN', '~', maxLen, '*', 'kind', 'low', 'keyId', keyId, 'apiId', apiId,
       'remaining', string.format('%d', after), 'threshold', threshold)
+    logged = true
   end
   if after == 0 then
     redis.call('XADD', KEYS[2], 'MAXLEN', '~', maxLen, '*', 'kind', 'exhausted', 'keyId', keyId, 'apiId', apiId,
       'remaining', '0')
+    logged = true
   end
+  if logged then redis.pcall('PUBLISH', channel, '{"v":1,"notice":' .. shard .. '}') end
 end
 `
 
@@ -119,7 +127,8 @@ end
  * is reset to the refill amount first.
  *
  * KEYS: record, the shard's credit notice log. ARGV: cost, refill boundary ('' = no refill), refill amount, now, then
- * for the notices: key id ('' = none), api id, low threshold ('' = none), the log's max length.
+ * for the notices: key id ('' = none), api id, low threshold ('' = none), the log's max length, the change channel,
+ * the shard.
  * Returns {1, balance} spent, {0, balance} not enough, {-1, 0} the key carries no credits (or is gone).
  */
 export const SPEND_CREDITS_SCRIPT = `
@@ -136,7 +145,7 @@ if credits < cost then return {0, credits} end
 if cost > 0 then
   local before = credits
   credits = redis.call('HINCRBY', KEYS[1], 'credits', -cost)
-  notify(before, credits, ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+  notify(before, credits, ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 end
 return {1, credits}
 `
@@ -144,7 +153,8 @@ return {1, credits}
 /**
  * keys.updateRemaining (and rerollKey's `take`): KEYS: record, the shard's credit notice log. ARGV: op
  * (increment|decrement|set|take), value, refill boundary ('' = no refill), refill amount, now, cap, then for the
- * notices as SPEND_CREDITS_SCRIPT: key id ('' = none), api id, low threshold, the log's max length.
+ * notices as SPEND_CREDITS_SCRIPT: key id ('' = none), api id, low threshold, the log's max length, the change channel,
+ * the shard.
  * A refill that is due is applied first, so an update is never undone by it later; `set` restarts the refill
  * clock. Returns the new balance (0..cap; `take`: the balance taken, leaving 0), or -1 without credits.
  */
@@ -167,7 +177,7 @@ elseif ARGV[1] == 'take' then next = 0
 else next = math.max(0, credits - value) end
 next = math.min(next, tonumber(ARGV[6]))
 redis.call('HSET', KEYS[1], 'credits', string.format('%d', next))
-notify(credits, next, ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+notify(credits, next, ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12])
 if ARGV[1] == 'take' then return credits end
 return next
 `

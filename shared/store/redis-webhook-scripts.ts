@@ -47,15 +47,27 @@ return written
 `
 
 /**
- * KEYS: due, deliveries. ARGV: now, lease end, limit, when passed-over deliveries are due again, how many due ones to
- * look at, then the busy endpoints' ids. The deliveries due at `now`, oldest first, each made due at the lease's end in
- * the same step; those of busy endpoints made due later instead. Every one looked at leaves the range due at `now`
- * (both times are after it), so each page is read from the range's start. Returns the claimed ones' json.
+ * KEYS: due, deliveries. ARGV: now, lease end, limit, how many due ones to look at, the number of lanes, each lane's
+ * room and when what it passes over is due again, the lane and room of an endpoint not listed, then an endpoint id,
+ * lane and room per endpoint listed (lanes counted from 0). The deliveries due at `now`, oldest first, each made due at
+ * the lease's end in the same step while its endpoint and its lane have room, else made due at its lane's time. Every
+ * one looked at leaves the range due at `now` (both times are after it), so each page is read from the range's start.
+ * Returns the claimed ones' json.
  */
 export const CLAIM_DUE_SCRIPT = `
-local limit, scan = tonumber(ARGV[3]), tonumber(ARGV[5])
-local busy = {}
-for i = 6, #ARGV do busy[ARGV[i]] = true end
+local limit, scan, lanes = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local laneRoom, laneUntil, total = {}, {}, 0
+for l = 1, lanes do
+  laneRoom[l], laneUntil[l] = tonumber(ARGV[4 + 2 * l]), ARGV[5 + 2 * l]
+  total = total + math.max(0, laneRoom[l])
+end
+limit = math.min(limit, total)
+local at = 6 + 2 * lanes
+local otherLane, otherRoom = tonumber(ARGV[at]) + 1, tonumber(ARGV[at + 1])
+local lane, room = {}, {}
+for i = at + 2, #ARGV, 3 do
+  lane[ARGV[i]], room[ARGV[i]] = tonumber(ARGV[i + 1]) + 1, tonumber(ARGV[i + 2])
+end
 local claimed, looked = {}, 0
 while #claimed < limit and looked < scan do
   local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, math.min(limit - #claimed, scan - looked))
@@ -66,11 +78,17 @@ while #claimed < limit and looked < scan do
     if not doc then
       -- Queued without its record (none of these scripts leaves one so): nothing could ever deliver it.
       redis.call('ZREM', KEYS[1], id)
-    elseif busy[cjson.decode(doc).endpointId] then
-      redis.call('ZADD', KEYS[1], 'XX', ARGV[4], id)
     else
-      redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
-      claimed[#claimed + 1] = doc
+      local endpoint = cjson.decode(doc).endpointId
+      if not lane[endpoint] then lane[endpoint], room[endpoint] = otherLane, otherRoom end
+      local l = lane[endpoint]
+      if room[endpoint] > 0 and laneRoom[l] > 0 then
+        room[endpoint], laneRoom[l] = room[endpoint] - 1, laneRoom[l] - 1
+        redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
+        claimed[#claimed + 1] = doc
+      else
+        redis.call('ZADD', KEYS[1], 'XX', laneUntil[l], id)
+      end
     end
   end
 end

@@ -4,7 +4,7 @@ import {
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
   webhookDeliveryId,
-  type BusyEndpoints,
+  type ClaimLanes,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -154,8 +154,15 @@ export class RedisWebhookStore implements WebhookStore {
     } while (forgotten === PRUNE_BATCH)
   }
 
-  async claimDue(nowMs: number, leaseMs: number, limit: number, busy?: BusyEndpoints): Promise<WebhookDelivery[]> {
+  async claimDue(nowMs: number, leaseMs: number, limit: number, lanes?: ClaimLanes): Promise<WebhookDelivery[]> {
     if (limit <= 0) return []
+    // Without lanes: one, as large as the claim, which any endpoint may fill.
+    const oneLane: ClaimLanes = {
+      lanes: [{ room: limit, untilMs: nowMs + leaseMs }],
+      others: { lane: 0, room: limit },
+      endpoints: new Map(),
+    }
+    const { lanes: rooms, others, endpoints } = lanes ?? oneLane
     const claimed = await storeCall(() =>
       this.redis.webhookClaimDue(
         DUE,
@@ -163,9 +170,12 @@ export class RedisWebhookStore implements WebhookStore {
         String(nowMs),
         String(nowMs + leaseMs),
         limit,
-        String(busy?.untilMs ?? nowMs + leaseMs),
         WEBHOOK_CLAIM_SCAN,
-        ...(busy?.endpointIds ?? []),
+        rooms.length,
+        ...rooms.flatMap(({ room, untilMs }) => [room, String(untilMs)]),
+        others.lane,
+        others.room,
+        ...[...endpoints].flatMap(([id, { lane, room }]) => [id, lane, room]),
       ),
     )
     return claimed.map((json) => parse<WebhookDelivery>(json))

@@ -1,4 +1,4 @@
-import type { BusyEndpoints, WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../webhook.js'
+import type { ClaimLanes, WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../webhook.js'
 import type { ShardRevision } from './change-log-store.js'
 
 /**
@@ -50,11 +50,11 @@ export interface WebhookStore {
   /**
    * Claims up to `limit` deliveries due at `nowMs`, oldest due first: each is made due again at nowMs + leaseMs (> 0)
    * in the same step, so another caller does not take it while it is being sent, and a caller that dies loses it to
-   * the next one after the lease. Deliveries to `busy` endpoints are passed over, each made due again at
-   * `busy.untilMs` with its attempts unchanged, so that the backlog of an endpoint the caller cannot send to now never
-   * stands in front of the others'. At most WEBHOOK_CLAIM_SCAN due deliveries are looked at.
+   * the next one after the lease. With `lanes`, the claim takes of each endpoint and each lane at most their room, and
+   * passes the other deliveries it looks at over (ClaimLanes): each is made due again at its lane's `untilMs`, its
+   * attempts unchanged. At most WEBHOOK_CLAIM_SCAN due deliveries are looked at.
    */
-  claimDue(nowMs: number, leaseMs: number, limit: number, busy?: BusyEndpoints): Promise<WebhookDelivery[]>
+  claimDue(nowMs: number, leaseMs: number, limit: number, lanes?: ClaimLanes): Promise<WebhookDelivery[]>
   /** The delivery is done (delivered, or dropped): off the queue. */
   complete(deliveryId: string): Promise<void>
   /** Another attempt at `dueAt`, with `attempts` made so far; nothing if the delivery is no longer queued. */

@@ -6,6 +6,7 @@ import {
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
   webhookDeliveryId,
+  type ClaimLanes,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -56,6 +57,13 @@ const queued = (event: WebhookEvent, endpointId: string, dueAt: number): Webhook
 })
 
 const ids = (deliveries: { id: string }[]) => deliveries.map((d) => d.id)
+
+/** Lanes that pass `busy` endpoints over until `untilMs` and let any other endpoint fill the claim. */
+const passingOver = (busy: string[], untilMs: number): ClaimLanes => ({
+  lanes: [{ room: 1_000, untilMs }],
+  endpoints: new Map(busy.map((id) => [id, { lane: 0, room: 0 }])),
+  others: { lane: 0, room: 1_000 },
+})
 
 const ERA_MS = 1_000_000_000
 let lastEra = 4_000_000_000_000
@@ -236,12 +244,66 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       for (const event of backlog) await webhooks().enqueue(event, [busy], t)
       const behind = newWebhookEvent(t)
       await webhooks().enqueue(behind, [free], t + 1)
-      const passedOver = { endpointIds: [busy], untilMs: t + 500 }
+      const passedOver = passingOver([busy], t + 500)
       expect(await webhooks().claimDue(t + 1, LEASE, 2, passedOver)).toEqual([queued(behind, free, t + 1)])
       expect(await webhooks().claimDue(t + 499, LEASE, 100)).toEqual([])
       const again = await webhooks().claimDue(t + 500, LEASE, 100)
       expect(again.map((d) => d.id).sort()).toEqual(backlog.map((e) => webhookDeliveryId(e.id, busy)).sort())
       expect(again.every((d) => d.attempts === 0 && d.queuedAt === t)).toBe(true)
+    })
+
+    it("takes at most each endpoint's and each lane's room, oldest first; the rest due again at their lane's time", async () => {
+      const t = era()
+      // An event's deliveries due at once are claimed in the order of their endpoints' ids: these.
+      const base = `whep_${unique()}`
+      const [healthy, other, failingA, failingB, fresh] = ['a', 'b', 'c', 'd', 'e'].map((n) => `${base}${n}`)
+      const events = Array.from({ length: 4 }, (_, i) => ({ event: newWebhookEvent(t), dueAt: t + i }))
+      const all = [healthy!, other!, failingA!, failingB!, fresh!, `${fresh}x`]
+      for (const { event, dueAt } of events) await webhooks().enqueue(event, all, dueAt)
+      const lanes: ClaimLanes = {
+        lanes: [
+          { room: 3, untilMs: t + 200 },
+          { room: 1, untilMs: t + 1_000 },
+          { room: 10, untilMs: t + 300 },
+        ],
+        endpoints: new Map([
+          [healthy!, { lane: 0, room: 2 }],
+          [other!, { lane: 0, room: 4 }],
+          [failingA!, { lane: 1, room: 1 }],
+          [failingB!, { lane: 1, room: 1 }],
+        ]),
+        // Unlisted: one each, in the third lane.
+        others: { lane: 2, room: 1 },
+      }
+      const claimed = await webhooks().claimDue(t + 10, LEASE, 100, lanes)
+      const [first, second] = events.map(
+        ({ event, dueAt }) =>
+          (endpoint: string) =>
+            queued(event, endpoint, dueAt),
+      )
+      // The first event's to everyone but failingB (its lane is full), then the second's to `healthy` (its room and
+      // the first lane's are then used up).
+      expect(claimed).toEqual([
+        first!(healthy!),
+        first!(other!),
+        first!(failingA!),
+        first!(fresh!),
+        first!(`${fresh}x`),
+        second!(healthy!),
+      ])
+      // Passed over, each due again at its lane's time, its attempts as they were.
+      expect(ids(await webhooks().claimDue(t + 199, LEASE, 100))).toEqual([])
+      const lane0 = await webhooks().claimDue(t + 200, LEASE, 100)
+      expect(lane0.map((d) => d.endpointId).sort()).toEqual([healthy!, healthy!, other!, other!, other!].sort())
+      const lane2 = await webhooks().claimDue(t + 300, LEASE, 100)
+      expect(lane2.map((d) => d.endpointId).sort()).toEqual(
+        [fresh!, fresh!, fresh!, `${fresh}x`, `${fresh}x`, `${fresh}x`].sort(),
+      )
+      const lane1 = await webhooks().claimDue(t + 1_000, LEASE, 100)
+      expect(lane1.map((d) => d.endpointId).sort()).toEqual(
+        [failingA!, failingA!, failingA!, ...Array(4).fill(failingB!)].sort(),
+      )
+      expect([...lane0, ...lane1, ...lane2].every((d) => d.attempts === 0)).toBe(true)
     })
 
     it(`looks at ${WEBHOOK_CLAIM_SCAN} due deliveries per claim at most; those passed over no longer stand in front`, async () => {
@@ -251,7 +313,7 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       await Promise.all(backlog.map((event) => webhooks().enqueue(event, [busy], t)))
       const behind = newWebhookEvent(t)
       await webhooks().enqueue(behind, [free], t + 1)
-      const passedOver = { endpointIds: [busy], untilMs: t + 500 }
+      const passedOver = passingOver([busy], t + 500)
       expect(await webhooks().claimDue(t + 1, LEASE, 1, passedOver)).toEqual([])
       expect(await webhooks().claimDue(t + 1, LEASE, 1, passedOver)).toEqual([queued(behind, free, t + 1)])
     })

@@ -13,24 +13,26 @@ import type { WebhookEndpoint, WebhookEvent } from '../../shared/webhook.js'
 
 const POLICY: WebhookPolicy = { ...DEFAULT_WEBHOOK_POLICY, allowPrivateAddresses: true, timeoutMs: 1_000 }
 
-/** A real HTTP endpoint on this machine: answers `status` (with `headers`), or never answers (`hang`). */
-async function endpointServer(answer: number | 'hang', headers: Record<string, string> = {}) {
+/** A real HTTP endpoint on this machine: answers `status` (with `headers`), or never (`hang`); `answer` changes it. */
+async function endpointServer(status: number | 'hang', headers: Record<string, string> = {}) {
   const received: string[] = []
+  const target = { answer: status }
   const server: Server = createServer((request, response) => {
     received.push(String(request.headers['webhook-id']))
     request.resume()
+    const answer = target.answer
     if (answer !== 'hang') request.on('end', () => response.writeHead(answer, headers).end('a body'.repeat(1_000)))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
-  return {
+  return Object.assign(target, {
     url,
     received,
     stop: async () => {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
     },
-  }
+  })
 }
 
 const endpoint = (id: string, url: string): WebhookEndpoint => ({
@@ -68,28 +70,84 @@ describe('DeliveryWorker with real endpoints', () => {
     await sender.close()
   })
 
-  it('sends at most 4 at once to one endpoint, so one that hangs holds up only its own deliveries', async () => {
-    const slow = await endpointServer('hang')
-    const fast = await endpointServer(204)
-    servers.push(slow, fast)
-    await store.webhooks.createEndpoint(endpoint('whep_slow', slow.url))
-    await store.webhooks.createEndpoint(endpoint('whep_fast', fast.url))
-    for (let n = 0; n < 10; n++) await store.webhooks.enqueue(event(n, now), ['whep_slow'], now)
-    for (let n = 10; n < 14; n++) await store.webhooks.enqueue(event(n, now), ['whep_fast'], now)
+  it('sends to an endpoint one request at a time until it answers, then up to 4 at once, and again one after a failure', async () => {
+    const target = await endpointServer(500)
+    servers.push(target)
+    await store.webhooks.createEndpoint(endpoint('whep_target', target.url))
+    for (let n = 0; n < 12; n++) await store.webhooks.enqueue(event(n, now), ['whep_target'], now)
+    // Not heard from yet: one; the others passed over, due again at the next look.
     const first = await worker.claim()
-    // 14 claimed: 4 sent to the slow endpoint, the other 6 of it back in the queue, the fast one's 4 sent.
-    expect(first.claimed).toBe(14)
-    const fastDone = first.sent // resolves only when the slow ones time out; the fast ones are in already:
-    await expect.poll(() => fast.received.length).toBe(4)
-    await expect.poll(() => slow.received.length).toBe(4)
-    await fastDone
-    const attempts = await store.webhooks.listAttempts('whep_slow', 100)
-    expect(attempts.map((attempt) => attempt.error)).toEqual(Array(4).fill('timeout'))
-    expect(await store.webhooks.listAttempts('whep_fast', 100)).toHaveLength(4)
-    // Those put back kept their attempts count (none made) and are due a second later.
+    expect(first.claimed).toBe(1)
+    await first.sent
+    // It failed: one at a time still.
+    target.answer = 204
+    now += 200
+    const failing = await worker.claim()
+    expect(failing.claimed).toBe(1)
+    await failing.sent
+    // Delivered: four at once (of those a failing endpoint's claim passed over, due again a second later).
     now += 1_000
-    const again = await store.webhooks.claimDue(now, 1, 100)
-    expect(again.filter((d) => d.endpointId === 'whep_slow' && d.attempts === 0)).toHaveLength(6)
+    const healthy = await worker.claim()
+    expect(healthy.claimed).toBe(4)
+    await healthy.sent
+    expect(target.received).toHaveLength(6)
+    const attempts = await store.webhooks.listAttempts('whep_target', 100)
+    expect(attempts.map((attempt) => attempt.status)).toEqual([204, 204, 204, 204, 204, 500])
+    // The one that failed was retried among them; those passed over kept their attempts (none made).
+    const left = await store.webhooks.claimDue(now + 60_000, 1, 100)
+    expect(left.map((d) => d.attempts)).toEqual(Array(7).fill(0))
+  })
+
+  it('gives endpoints that fail 4 slots in all, one each, and never the slots of those that answer', async () => {
+    const registry = new Registry()
+    worker = new DeliveryWorker({
+      webhooks: store.webhooks,
+      sender,
+      policy: POLICY,
+      clock: { now: () => now },
+      log: pino({ level: 'silent' }),
+      metrics: createWebhookMetrics(registry, async () => 0),
+    })
+    const inFlight = async (lane: string) =>
+      (await registry.getSingleMetric('keygate_webhook_requests_in_flight')!.get()).values.find(
+        (value) => value.labels.lane === lane,
+      )?.value
+    const silent = await Promise.all(Array.from({ length: 6 }, () => endpointServer('hang')))
+    const fast = await endpointServer(204)
+    servers.push(...silent, fast)
+    const ids = silent.map((_, n) => `whep_silent${n}`)
+    for (const [n, server] of silent.entries()) await store.webhooks.createEndpoint(endpoint(ids[n]!, server.url))
+    await store.webhooks.createEndpoint(endpoint('whep_fast', fast.url))
+    const everyone = [...ids, 'whep_fast']
+    for (let n = 0; n < 20; n++) await store.webhooks.enqueue(event(n, now), everyone, now)
+    // All new: one request each, the fast one's answered at once, the silent ones' out until they time out.
+    const probes = await worker.claim()
+    expect(probes.claimed).toBe(7)
+    expect(await inFlight('new')).toBe(7)
+    await probes.sent
+    expect(silent.map((server) => server.received.length)).toEqual(Array(6).fill(1))
+    expect(await inFlight('new')).toBe(0)
+    // Now failing: 4 of them have a request out, one each; the fast one 4 of its own, beside them.
+    now += 1_000
+    const next = await worker.claim()
+    expect(next.claimed).toBe(8)
+    await expect.poll(() => fast.received.length).toBe(5)
+    expect(await inFlight('failing')).toBe(4)
+    expect(silent.filter((server) => server.received.length === 2)).toHaveLength(4)
+    // While they hang, the fast endpoint's deliveries keep going out, four at a time; no other failing one is sent.
+    for (let look = 0; look < 3; look++) {
+      now += 200
+      const more = await worker.claim()
+      expect(more.claimed).toBe(4)
+      await more.sent.then(
+        () => undefined,
+        () => undefined,
+      )
+      await expect.poll(() => fast.received.length).toBe(9 + 4 * look)
+    }
+    expect(silent.reduce((sum, server) => sum + server.received.length, 0)).toBe(10)
+    await next.sent
+    expect(await inFlight('failing')).toBe(0)
   })
 
   it('completes on 2xx, keeps 1 KiB of the answer, retries anything else, and dead-letters after the window', async () => {
@@ -141,8 +199,9 @@ describe('DeliveryWorker with real endpoints', () => {
     await store.webhooks.createEndpoint(endpoint('whep_slow', slow.url))
     await store.webhooks.createEndpoint(endpoint('whep_fast', fast.url))
     for (let n = 0; n < 4; n++) await store.webhooks.enqueue(event(n, now), ['whep_slow'], now)
+    // Not heard from yet: one request; the other three are passed over.
     const busy = await worker.claim()
-    await expect.poll(() => slow.received.length).toBe(4)
+    await expect.poll(() => slow.received.length).toBe(1)
     for (let n = 4; n < 100; n++) await store.webhooks.enqueue(event(n, now), ['whep_slow'], now)
     await store.webhooks.enqueue(event(100, now + 1), ['whep_fast'], now + 1)
     now += 1
@@ -153,7 +212,7 @@ describe('DeliveryWorker with real endpoints', () => {
     await busy.sent
     // The backlog was left as it was queued: no attempt made, due again once a slot may be free.
     const backlog = await store.webhooks.claimDue(now + 60_000, 1, 1_000)
-    expect(backlog.filter((d) => d.endpointId === 'whep_slow' && d.attempts === 0)).toHaveLength(96)
+    expect(backlog.filter((d) => d.endpointId === 'whep_slow' && d.attempts === 0)).toHaveLength(99)
   })
 
   it('claims a delivery for longer than its request can take: no other worker sends it meanwhile', async () => {
