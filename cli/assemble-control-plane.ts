@@ -25,6 +25,7 @@ import { tapChangeFeed, type ChangeFeedTap } from '../shared/feed/tapped-change-
 import { createWebhookMetrics } from '../control-plane/webhooks/webhook-metrics.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../control-plane/webhooks/webhook-policy.js'
 import { PublishedSigningKeys } from '../control-plane/leaks/github-public-keys.js'
+import type { ReportReadLimits } from '../control-plane/leaks/unverified-report-reads.js'
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 
@@ -53,6 +54,8 @@ export interface ControlPlaneSettings {
   hostLookup?: HostLookup | undefined
   /** Where the keys that sign GitHub's leak reports are published (absent: /v1/secret-scanning/github not served). */
   secretScanningKeysUrl?: string | undefined
+  /** How leak report bodies are read before their signature is checked (default: DEFAULT_REPORT_READ_LIMITS). */
+  leakReportReads?: ReportReadLimits | undefined
   /** Where customers reach the portal page (portal.createSession's URL). */
   portalUrl?: string | undefined
 }
@@ -144,6 +147,7 @@ export function assembleControlPlane(
       settings.secretScanningKeysUrl === undefined
         ? undefined
         : new PublishedSigningKeys({ url: settings.secretScanningKeysUrl, clock: parts.clock, log: parts.log }),
+    leakReportReads: settings.leakReportReads,
     portalUrl: settings.portalUrl,
     notReadyReasons: () => verifier.notReadyReasons(),
     storeReached: verifier.synced,

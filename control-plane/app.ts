@@ -30,6 +30,7 @@ import type { EndpointSender } from './webhooks/endpoint-sender.js'
 import type { ReportSigningKeys } from './leaks/github-public-keys.js'
 import { registerGithubLeakReports } from './leaks/github-report-route.js'
 import { createLeakMetrics } from './leaks/leak-metrics.js'
+import type { ReportReadLimits } from './leaks/unverified-report-reads.js'
 import { PortalRecords } from './portal/portal-records.js'
 import { noStore, registerPortalSessionRoutes } from './portal/register-portal-routes.js'
 import { PORTAL_SESSION_ROUTES } from './operations/portal/session-routes.v2.js'
@@ -71,6 +72,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   portalPage?: BuiltPageFiles | null
   /** The keys that sign GitHub's leak reports: /v1/secret-scanning/github is served only with them. */
   leakReportKeys?: ReportSigningKeys | undefined
+  /** How report bodies are read before their signature is checked (default: DEFAULT_REPORT_READ_LIMITS). */
+  leakReportReads?: ReportReadLimits | undefined
   /** Where the customer portal's page is served (portal.createSession's URL); default http://localhost/portal/. */
   portalUrl?: string | undefined
 }
@@ -140,7 +143,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     registerLiveness(open, routeDeps)
     registerConsole(open, deps.console ?? null)
     registerPortalPage(open, deps.portalPage ?? null)
-    if (deps.leakReportKeys) registerGithubLeakReports(open, routeDeps, deps.leakReportKeys)
+    if (deps.leakReportKeys) registerGithubLeakReports(open, routeDeps, deps.leakReportKeys, deps.leakReportReads)
     // Their own plugin: their hooks (the session, no-store) stay off every other route.
     open.register(async (portal: KeygateServer) =>
       registerPortalSessionRoutes(portal, routeDeps, PORTAL_SESSION_ROUTES),

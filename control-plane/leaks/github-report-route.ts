@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto'
+import { createHash, type KeyObject } from 'node:crypto'
+import type { Readable } from 'node:stream'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { ApiError, invalid } from '../../shared/errors.js'
@@ -9,11 +10,17 @@ import { actOnLeak, type LeakReport, type LeakVerdict } from './act-on-leak.js'
 import type { ReportSigningKeys } from './github-public-keys.js'
 import type { ReportRefusal } from './leak-metrics.js'
 import { signs } from './report-signature.js'
+import {
+  DEFAULT_REPORT_READ_LIMITS,
+  readReportBody,
+  ReportReadSlots,
+  type ReadSlot,
+  type ReportReadLimits,
+} from './unverified-report-reads.js'
 
 export const GITHUB_REPORT_PATH = '/v1/secret-scanning/github'
 
 // GitHub batches matches; a report beyond these is not one of GitHub's.
-const MAX_REPORT_BYTES = 1024 * 1024
 const MAX_TOKENS = 1_000
 const MAX_TOKEN_LENGTH = 1_024
 const MAX_TEXT_LENGTH = 2_048
@@ -42,19 +49,32 @@ const Labelled = Type.Array(
 /**
  * GitHub's secret-scanning partner endpoint: a JSON list of `{token, type, url, source}`, signed by GitHub with
  * ECDSA P-256 over the raw body (`Github-Public-Key-Identifier`, `Github-Public-Key-Signature`). Only a report whose
- * signature verifies with a key of the published set is read; one sent before (the same body, within a day) is
+ * signature verifies with a key of the published set is read; one sent before (the same body, within 30 days) is
  * refused, since ECDSA signatures can be re-encoded and only the body says it is the same report. Each token is
  * acted on (act-on-leak.ts) and labelled in the answer, as the protocol's feedback asks. A report that fails half way
  * is forgotten, so that GitHub's retry is acted on: at once when the claim can be given back, after the acting window
  * when it cannot.
  */
-export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlaneDeps, keys: ReportSigningKeys): void {
+export function registerGithubLeakReports(
+  app: KeygateServer,
+  deps: ControlPlaneDeps,
+  keys: ReportSigningKeys,
+  limits: ReportReadLimits = DEFAULT_REPORT_READ_LIMITS,
+): void {
   const metrics = deps.leakMetrics
   const refuse = (reason: ReportRefusal, error: ApiError): never => {
     metrics.refused(reason)
     throw error
   }
-  const signatureOf = (request: FastifyRequest) => {
+  const slots = new ReportReadSlots(limits.concurrent, (reading) => metrics.reading(reading))
+  // What the head of a report said, for its handler: the key it names, and its place among the bodies being read.
+  const heads = new WeakMap<FastifyRequest, { key: KeyObject; signature: string; slot: ReadSlot }>()
+  /**
+   * A report's head, checked before its body is read: both headers, and a key the published set holds (an identifier
+   * not held refetches the set at most once a minute: PublishedSigningKeys), then a place among the bodies read at
+   * once. GitHub's identifiers are public: the body's size, time and number bound what a forged report can hold.
+   */
+  const checkHead = async (request: FastifyRequest) => {
     const identifier = request.headers['github-public-key-identifier']
     const signature = request.headers['github-public-key-signature']
     if (typeof identifier !== 'string' || typeof signature !== 'string' || !identifier || !signature) {
@@ -66,44 +86,60 @@ export function registerGithubLeakReports(app: KeygateServer, deps: ControlPlane
         ),
       )
     }
-    return { identifier, signature }
+    // Logged as a 503 is, by its message, with the fetch's failure (a status, a timeout, a refused connection).
+    const key = await keys.keyFor(identifier).catch((err: unknown) => {
+      throw new ApiError(
+        'UNAVAILABLE',
+        'the keys that sign leak reports cannot be fetched now; send it again',
+        undefined,
+        undefined,
+        { cause: err },
+      )
+    })
+    if (!key)
+      refuse('unknown_key', new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Identifier names no known key'))
+    const slot = slots.take()
+    if (!slot) {
+      refuse(
+        'busy',
+        new ApiError('RATE_LIMITED', 'too many leak reports are being received at once; send it again', {
+          'retry-after': '1',
+        }),
+      )
+    }
+    heads.set(request, { key: key!, signature, slot: slot! })
   }
+  const giveBack = (request: FastifyRequest) => heads.get(request)?.slot()
   app.register(async (scoped: KeygateServer) => {
     // The signature covers the bytes as sent: this route alone keeps them (a parsed and re-serialised body differs).
     scoped.removeContentTypeParser('application/json')
-    scoped.addContentTypeParser(
-      'application/json',
-      { parseAs: 'buffer', bodyLimit: MAX_REPORT_BYTES },
-      (_request, body, done) => done(null, body),
-    )
+    scoped.addContentTypeParser('application/json', async (request: FastifyRequest, payload: Readable) => {
+      try {
+        return await readReportBody(payload, request.headers['content-length'], limits)
+      } catch (err) {
+        if (err instanceof ApiError) refuse(err.code === 'REQUEST_TIMEOUT' ? 'slow' : 'malformed', err)
+        throw err
+      } finally {
+        giveBack(request)
+      }
+    })
+    // A report that ends before its body is read (another content type, the client gone) gives its place back too.
+    scoped.addHook('onResponse', async (request) => giveBack(request))
+    scoped.addHook('onRequestAbort', async (request) => giveBack(request))
     scoped.post(
       GITHUB_REPORT_PATH,
       {
         schema: {
           response: { 200: Labelled },
         },
-        // An unsigned report is refused before its body is read: a slow upload of one costs nothing to hold.
-        onRequest: async (request) => {
-          signatureOf(request)
-        },
+        // Refused before its body is read: a slow upload of a report that cannot be GitHub's costs nothing to hold.
+        onRequest: checkHead,
       },
       async (request) => {
-        const { identifier, signature } = signatureOf(request)
+        const { key, signature } = heads.get(request)!
         const body = request.body
         if (!Buffer.isBuffer(body)) return refuse('malformed', invalid('body', 'send the report as application/json'))
-        // Logged as a 503 is, by its message, with the fetch's failure (a status, a timeout, a refused connection).
-        const key = await keys.keyFor(identifier).catch((err: unknown) => {
-          throw new ApiError(
-            'UNAVAILABLE',
-            'the keys that sign leak reports cannot be fetched now; send it again',
-            undefined,
-            undefined,
-            { cause: err },
-          )
-        })
-        if (!key)
-          refuse('unknown_key', new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Identifier names no known key'))
-        if (!signs(key!, body, signature)) {
+        if (!signs(key, body, signature)) {
           refuse(
             'bad_signature',
             new ApiError('INVALID_SIGNATURE', 'Github-Public-Key-Signature does not sign this body'),

@@ -17,6 +17,8 @@ import {
   type TestServer,
 } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { waitFor } from '../support/wait-for.js'
+import { DEFAULT_REPORT_READ_LIMITS, type ReportReadLimits } from '../../control-plane/leaks/unverified-report-reads.js'
 import { overriding, type PartOverrides } from '../support/store-overrides.js'
 import { metric } from '../support/server-probes.js'
 import {
@@ -199,32 +201,120 @@ describe('leak reports', () => {
     expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'bad_signature' })).toBe(6)
   })
 
-  it('refuses an unsigned report before its body arrives, so that a slow upload holds nothing', async () => {
-    const url = new URL(await controlPlane.app.listen({ port: 0, host: '127.0.0.1' }))
-    const before = await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'unsigned' })
-    // A head announcing a megabyte and one byte of it: the answer must come while the rest never does.
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(url.port), '127.0.0.1')
-      let got = ''
-      const timer = setTimeout(() => {
-        socket.destroy()
-        reject(new Error('an unsigned report was not answered before its body ended'))
-      }, 3_000)
-      socket.on('error', reject)
-      socket.on('data', (data) => {
-        got += data.toString()
-        if (!got.includes('}', got.indexOf('\r\n\r\n'))) return
-        clearTimeout(timer)
-        socket.destroy()
-        resolve(got)
-      })
-      socket.write(
-        `POST ${REPORT} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${1024 * 1024}\r\n\r\n[`,
-      )
+  describe('before its body', () => {
+    let port: number
+    beforeAll(async () => {
+      port = Number(new URL(await controlPlane.app.listen({ port: 0, host: '127.0.0.1' })).port)
     })
-    expect(answer).toMatch(/^HTTP\/1\.1 401 /)
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.code).toBe('INVALID_SIGNATURE')
-    expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason: 'unsigned' })).toBe(before + 1)
+
+    const signedHead = (body: string) =>
+      Object.entries(signedHeaders(signer, body))
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('')
+    const refusals: [string, string, number, string, string][] = [
+      ['unsigned', '', 401, 'INVALID_SIGNATURE', 'unsigned'],
+      ['unsigned, chunked', '', 401, 'INVALID_SIGNATURE', 'unsigned'],
+      [
+        'with empty signature headers',
+        'github-public-key-identifier: \r\ngithub-public-key-signature: \r\n',
+        401,
+        'INVALID_SIGNATURE',
+        'unsigned',
+      ],
+      [
+        'naming no known signing key',
+        'github-public-key-identifier: nope\r\ngithub-public-key-signature: x\r\n',
+        401,
+        'INVALID_SIGNATURE',
+        'unknown_key',
+      ],
+      ['larger than a report can be', 'big', 413, 'PAYLOAD_TOO_LARGE', 'malformed'],
+    ]
+    // A head announcing a megabyte (or chunks) and one byte of it: the answer must come while the rest never does.
+    it.each(refusals)(
+      'refuses a report %s, so that a slow upload of it holds nothing',
+      async (name, sent, status, code, reason) => {
+        const before = await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason })
+        const headers = sent === 'big' ? signedHead('[]') : sent
+        const framing = name.endsWith('chunked')
+          ? 'transfer-encoding: chunked\r\n\r\n1\r\n['
+          : `content-length: ${sent === 'big' ? 2 * 1024 * 1024 : 1024 * 1024}\r\n\r\n[`
+        const request = reportHead(port, `${headers}${framing}`)
+        const answer = await request.answer().finally(request.close)
+        expect(answer.head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+        expect(answer.body.error.code).toBe(code)
+        expect(await metric(controlPlane, 'keygate_leak_report_refusals_total', { reason })).toBe(before + 1)
+      },
+    )
+  })
+
+  describe('bodies read before the signature is checked', () => {
+    /** A control plane reading report bodies within `limits`, listening; `run` is given its port. */
+    const withLimits = async (limits: Partial<ReportReadLimits>, run: (plane: TestServer, port: number) => unknown) => {
+      const plane = await startTestControlPlane({
+        backend,
+        secretScanningKeysUrl: keySet.url,
+        leakReportReads: { ...DEFAULT_REPORT_READ_LIMITS, ...limits },
+      })
+      try {
+        await run(plane, Number(new URL(await plane.app.listen({ port: 0, host: '127.0.0.1' })).port))
+      } finally {
+        await plane.close()
+      }
+    }
+    // A report of a token that is no key: answered 200 `false_positive`, each one a body of its own (no replay).
+    const newReport = () => {
+      const body = JSON.stringify([found(`sk_${bs58.encode(randomBytes(16))}`)])
+      const head = Object.entries(signedHeaders(signer, body))
+        .filter(([name]) => name !== 'content-type')
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('')
+      return { body, start: `${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 1)}` }
+    }
+    const reading = (plane: TestServer, count: number) =>
+      waitFor(
+        async () => (await metric(plane, 'keygate_leak_report_reads_in_flight')) === count,
+        `${count} report bodies being read`,
+      )
+
+    it('reads so many at once: one more is answered 429 before its body, and each read that ends gives its place back', async () => {
+      await withLimits({ concurrent: 2 }, async (plane, port) => {
+        const reports = [newReport(), newReport()]
+        const slow = reports.map((report) => reportHead(port, report.start))
+        await reading(plane, 2)
+        const third = reportHead(port, newReport().start)
+        const refused = await third.answer().finally(third.close)
+        expect(refused.head).toMatch(/^HTTP\/1\.1 429 /)
+        expect(refused.head).toMatch(/^retry-after: 1$/im)
+        expect(refused.body.error.code).toBe('RATE_LIMITED')
+        expect(await metric(plane, 'keygate_leak_report_refusals_total', { reason: 'busy' })).toBe(1)
+        // One read ends with its body, the other with its client gone: both places are given back.
+        slow[0]!.send(reports[0]!.body.slice(1))
+        expect((await slow[0]!.answer()).body[0].label).toBe('false_positive')
+        slow[1]!.close()
+        await reading(plane, 0)
+        const again = newReport()
+        const answers = await Promise.all(
+          [again, newReport()].map(({ body }) =>
+            plane.app.inject({ method: 'POST', url: REPORT, headers: signedHeaders(signer, body), payload: body }),
+          ),
+        )
+        expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200])
+      })
+    })
+
+    it('answers 408 to a body that has not all come within the deadline, closes its connection and gives its place back', async () => {
+      await withLimits({ deadlineMs: 200 }, async (plane, port) => {
+        const slow = reportHead(port, newReport().start)
+        const answer = await slow.answer()
+        expect(answer.head).toMatch(/^HTTP\/1\.1 408 /)
+        expect(answer.head).toMatch(/^connection: close$/im)
+        expect(answer.body.error.code).toBe('REQUEST_TIMEOUT')
+        await slow.closed
+        await reading(plane, 0)
+        expect(await metric(plane, 'keygate_leak_report_refusals_total', { reason: 'slow' })).toBe(1)
+      })
+    })
   })
 
   it('asks the key endpoint again for an unknown identifier, at most once a minute', async () => {
@@ -484,3 +574,31 @@ describe('leak reports', () => {
     }
   })
 })
+
+/**
+ * A report sent by hand on a socket, for what is answered before its body has all come: `start` (the headers after
+ * the content type, and what is sent of the body) is written at once, the rest with `send`. `answer()` waits for an
+ * answer's head and JSON body; `closed` resolves when the server closes the connection.
+ */
+function reportHead(port: number, start: string) {
+  const socket = net.connect(port, '127.0.0.1')
+  let got = ''
+  socket.on('data', (data) => (got += data.toString()))
+  // A connection the server resets is what some tests expect: `closed` says so.
+  socket.on('error', () => undefined)
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+  socket.write(`POST ${REPORT} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${start}`)
+  const answer = (timeoutMs = 3_000) =>
+    waitFor(
+      (): { head: string; body: any } | undefined => {
+        const split = got.indexOf('\r\n\r\n')
+        const length = Number(/^content-length: (\d+)$/im.exec(got.slice(0, split))?.[1])
+        const body = got.slice(split + 4)
+        if (split < 0 || Buffer.byteLength(body) < length) return undefined
+        return { head: got.slice(0, split), body: JSON.parse(body) }
+      },
+      'an answer before the body has all come',
+      timeoutMs,
+    )
+  return { answer, closed, send: (text: string) => socket.write(text), close: () => socket.destroy() }
+}

@@ -14,6 +14,7 @@ import type { NamespaceRatelimits } from '../../verifier/namespace-ratelimits.js
 import type { GatewayPolicy } from '../../shared/config/settings.js'
 import type { HostLookup } from '../../control-plane/webhooks/address-policy.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../../control-plane/webhooks/webhook-policy.js'
+import type { ReportReadLimits } from '../../control-plane/leaks/unverified-report-reads.js'
 
 export const TEST_ROOT_KEY = 'test-root-key-0123456789abcdef'
 
@@ -91,6 +92,8 @@ export interface TestServerOptions {
   hostLookup?: HostLookup
   /** Where the keys that sign GitHub's leak reports are (control plane); null: the report route is not served. */
   secretScanningKeysUrl?: string | null
+  /** How leak report bodies are read before their signature is checked (default: DEFAULT_REPORT_READ_LIMITS). */
+  leakReportReads?: ReportReadLimits
   /** Where the portal page is (control plane; default http://localhost/portal/). */
   portalUrl?: string
 }
@@ -131,6 +134,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     // serves keys of its own.
     secretScanningKeysUrl:
       options.secretScanningKeysUrl === null ? undefined : (options.secretScanningKeysUrl ?? 'http://127.0.0.1:9/keys'),
+    leakReportReads: options.leakReportReads,
     portalUrl: options.portalUrl,
     // Forward-auth beside the management API, as `keygate dev` has it.
     ...(options.gateway ? { gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } } : {}),
