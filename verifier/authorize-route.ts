@@ -108,7 +108,7 @@ function answerOf(
     return verdict.then(
       (value) => gatewayAnswer(value, verifier.now()),
       (err: unknown) => {
-        throw err instanceof StoreUnavailableError ? unavailable() : err
+        throw err instanceof StoreUnavailableError ? unavailable(err) : err
       },
     )
   }

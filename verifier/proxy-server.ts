@@ -162,7 +162,7 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
   }
 
   function failed(res: ServerResponse, requestId: string, started: number, err: unknown): void {
-    if (err instanceof StoreUnavailableError) return refuse(res, requestId, started, unavailable())
+    if (err instanceof StoreUnavailableError) return refuse(res, requestId, started, unavailable(err))
     log.error({ err, requestId }, 'proxy handler failed')
     refuse(res, requestId, started, new ApiError('INTERNAL_SERVER_ERROR', 'internal error'))
   }

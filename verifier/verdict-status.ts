@@ -88,6 +88,15 @@ export function refusalMessage(
   }
 }
 
-/** Failing closed (the store unreachable beyond the bound): the contract's 503, its code in X-Keygate-Code too. */
-export const unavailable = () =>
-  new ApiError('UNAVAILABLE', 'keys cannot be checked right now; retry', { 'x-keygate-code': 'UNAVAILABLE' })
+/**
+ * Failing closed (the store unreachable beyond the bound): the contract's 503, its code in X-Keygate-Code too. `cause`:
+ * the store's failure, which the 503's log line names (shared/http/unavailable-log.ts).
+ */
+export const unavailable = (cause: unknown) =>
+  new ApiError(
+    'UNAVAILABLE',
+    'keys cannot be checked right now; retry',
+    { 'x-keygate-code': 'UNAVAILABLE' },
+    undefined,
+    { cause },
+  )

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { StoreUnavailableError } from '../../shared/errors.js'
 import {
+  capturedLogger,
   openBackend,
   startTestControlPlane,
   startTestVerifier,
@@ -21,6 +22,8 @@ let keyVerifier: TestServer['verifier']
 let url: string
 let apiId: string
 const keys: Record<string, string> = {}
+/** What the verifier logged. */
+const logged = capturedLogger()
 /** /v1/authorize requests Fastify answered: the fast path's must not count here. */
 let throughFastify = 0
 
@@ -30,6 +33,7 @@ beforeAll(async () => {
   // Bound to no api: a request without X-Keygate-Api-Id is Fastify's to refuse (and explain).
   const started = await startTestVerifier({
     backend,
+    log: logged.log,
     beforeReady: (verifierApp) =>
       verifierApp.addHook('onResponse', (req, _reply, done) => {
         if (req.url.startsWith('/v1/authorize')) throughFastify++
@@ -164,8 +168,9 @@ describe('/v1/authorize ahead of Fastify', () => {
     const read = backend.store.keys.getKeyByHash.bind(backend.store.keys)
     const poll = backend.store.changes.readRevisions.bind(backend.store.changes)
     const down = async (): Promise<never> => {
-      throw new StoreUnavailableError('down')
+      throw new StoreUnavailableError('the store cannot be reached', { cause: new Error('ECONNREFUSED 127.0.0.1:9') })
     }
+    const linesBefore = logged.lines.length
     backend.store.keys.getKeyByHash = down
     backend.store.changes.readRevisions = down
     try {
@@ -180,6 +185,13 @@ describe('/v1/authorize ahead of Fastify', () => {
         else expect(withoutRequestId(fast.body)).toBe(withoutRequestId(fastify.body))
         expect({ ...fast, body: '' }, method).toStrictEqual({ ...fastify, body: '' })
       }
+      // Each 503 is logged by its cause, the store's failure (its own cause in the stack), on either path.
+      const answered = logged.lines
+        .slice(linesBefore)
+        .map((line) => JSON.parse(line) as { level: number; msg: string; requestId?: string; err?: { stack?: string } })
+        .filter((line) => line.level === 40 && line.requestId !== undefined)
+      expect(answered.map((line) => line.msg)).toEqual(Array(4).fill('store unavailable'))
+      for (const line of answered) expect(line.err?.stack).toContain('ECONNREFUSED 127.0.0.1:9')
     } finally {
       backend.store.keys.getKeyByHash = read
       backend.store.changes.readRevisions = poll
