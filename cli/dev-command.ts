@@ -97,8 +97,8 @@ function banner(dev: DevServer): string {
     `  root key: ${dev.rootKeyGenerated ? dev.rootKey : '(from KEYGATE_ROOT_KEY)'}\n` +
     `  webhooks: ${
       dev.webhooksToPrivate
-        ? 'private addresses allowed (localhost, 127.0.0.1, 10.x…; WEBHOOK_ALLOW_PRIVATE=false to refuse them)'
-        : 'public addresses only (WEBHOOK_ALLOW_PRIVATE=false)'
+        ? 'private addresses allowed (localhost, 127.0.0.1, 10.x…; --no-webhook-allow-private to refuse them)'
+        : 'public addresses only (private ones refused)'
     }\n\n`
   // A generated root key is printed: this run made it.
   if (dev.rootKeyGenerated)

@@ -21,7 +21,7 @@ export type OptionSpec =
   | (OptionBase & { kind: 'choice'; choices: readonly string[]; default?: string })
   | (OptionBase & { kind: 'secret'; min: number })
   | (OptionBase & { kind: 'level'; default?: LogLevel })
-  /** A switch: the bare flag (`--json`) turns it on; its variable takes true/false (or 1/0). */
+  /** A switch: the bare flag (`--json`) turns it on, `--no-json` off; its variable takes true/false (or 1/0). */
   | (OptionBase & { kind: 'boolean'; default?: boolean })
   | (OptionBase & { kind: 'host' | 'url' | 'http-url' | 'link-base' | 'string'; default?: string })
 
@@ -90,6 +90,9 @@ export function parseOptions<const Specs extends readonly OptionSpec[]>(
       ),
       strict: true,
       allowPositionals: true,
+      // `--no-<flag>` turns a switch off: a switch on by default (WEBHOOK_ALLOW_PRIVATE in dev) can be turned off by
+      // its flag, as flags win over the environment.
+      allowNegative: true,
     })
     flags = parsed.values
     args = parsed.positionals
@@ -101,8 +104,8 @@ export function parseOptions<const Specs extends readonly OptionSpec[]>(
   const values: Record<string, string | number | boolean | undefined> = {}
   for (const spec of specs) {
     const flagValue = flags[spec.flag]
-    if (flagValue === true) {
-      values[spec.flag] = true
+    if (typeof flagValue === 'boolean') {
+      values[spec.flag] = flagValue
       continue
     }
     const raw = typeof flagValue === 'string' ? flagValue : env[spec.env]
@@ -126,8 +129,16 @@ export function parseOptions<const Specs extends readonly OptionSpec[]>(
   }
 }
 
-/** node:util's refusal of the command line, in the table's terms: an unknown flag names the closest known one. */
+/**
+ * node:util's refusal of the command line, in the table's terms: an unknown flag names the closest known one, and a
+ * switch given a value says how to turn it on and off.
+ */
 function parseProblem(err: Error & { code?: string }, specs: readonly OptionSpec[]): string {
+  const valued =
+    err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ? /'--([^']+)' does not take/.exec(err.message) : null
+  if (valued?.[1] !== undefined) {
+    return `--${valued[1]} takes no value: --${valued[1]} turns it on, --no-${valued[1]} turns it off`
+  }
   const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^'=]*)/.exec(err.message)?.[1] : undefined
   if (unknown === undefined) return err.message
   const closest = closestName(
@@ -207,5 +218,6 @@ export function helpText(usage: string, summary: string, specs: readonly OptionS
     return `  --${spec.flag.padEnd(22)} ${spec.env.padEnd(26)} ${spec.description}${fallback ? ` (${fallback})` : ''}`
   })
   const own = (flag: string, text: string) => `  ${flag.padEnd(24)} ${' '.repeat(26)} ${text}`
-  return `${usage}\n\n${summary}\n\nOptions (flag, environment variable; flags win over the environment):\n${[...rows, own('-h, --help', 'this text'), own('--version', "keygate's version")].join('\n')}\n`
+  const switches = specs.some((spec) => spec.kind === 'boolean') ? '; --no-<flag> turns a switch off' : ''
+  return `${usage}\n\n${summary}\n\nOptions (flag, environment variable; flags win over the environment${switches}):\n${[...rows, own('-h, --help', 'this text'), own('--version', "keygate's version")].join('\n')}\n`
 }

@@ -149,6 +149,29 @@ describe('configuration', () => {
     )
   })
 
+  it('turns a switch off with --no-<flag>, over its variable, and says so of a switch given a value', () => {
+    expect(verifierConfig(['--no-any-api'], { AUTHORIZE_ANY_API: 'true' }).gateway.anyApi).toBe(false)
+    // The last of the two wins, as with any flag given twice.
+    expect(verifierConfig(['--no-any-api', '--any-api'], {}).gateway.anyApi).toBe(true)
+    expect(() => verifierConfig(['--any-api=false'], {})).toThrow(
+      '--any-api takes no value: --any-api turns it on, --no-any-api turns it off',
+    )
+    // Only switches have a --no- form.
+    expect(() => verifierConfig(['--no-port'], {})).toThrow(/unknown option --no-port/)
+  })
+
+  it('refuses private webhook addresses on the control plane unless told, allows them in dev unless told not to', () => {
+    expect(controlPlaneConfig([], {}).webhooks.allowPrivateAddresses).toBe(false)
+    expect(controlPlaneConfig([], { WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks.allowPrivateAddresses).toBe(true)
+    expect(controlPlaneConfig(['--webhook-allow-private'], {}).webhooks.allowPrivateAddresses).toBe(true)
+    expect(devConfig([], {}).webhooks.allowPrivateAddresses).toBe(true)
+    expect(devConfig([], { WEBHOOK_ALLOW_PRIVATE: 'false' }).webhooks.allowPrivateAddresses).toBe(false)
+    expect(devConfig(['--no-webhook-allow-private'], {}).webhooks.allowPrivateAddresses).toBe(false)
+    expect(
+      devConfig(['--no-webhook-allow-private'], { WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks.allowPrivateAddresses,
+    ).toBe(false)
+  })
+
   it('refuses reverse-proxy mode without the api its keys must belong to, unless --any-api says every api', () => {
     const proxy = ['--upstream', 'http://127.0.0.1:3000']
     expect(() => verifierConfig(proxy, {})).toThrow(
