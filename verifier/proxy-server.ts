@@ -19,6 +19,7 @@ import { createProxyMetrics } from './proxy-metrics.js'
 import type { Verdict } from '../shared/verification.js'
 import type { GatewayRefusalCode } from '../shared/gateway-codes.js'
 import { proxyErrorPages } from './proxy-error-pages.js'
+import { ERROR_PAGE_HEADERS } from '../shared/http/error-page-html.js'
 import { gatewayAnswer, refusalMessage, unavailable } from './verdict-status.js'
 
 export interface ProxyOptions extends Omit<ProxySettings, 'port'> {
@@ -128,8 +129,9 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
 
   /** Checks the request's key (synchronously on a cache hit), then refuses it or forwards it. */
   function handle(req: IncomingMessage, res: ServerResponse, started: number): void {
-    if (errorPage(req, res)) return metrics.answered(200, 'keygate')
     const requestId = requestIdOf(req)
+    const page = errorPage(req)
+    if (page !== undefined) return servePage(req, res, requestId, started, page)
     const presented = readGatewayKey(req.headers, policy)
     let verdict: Verdict | Promise<Verdict> | undefined
     try {
@@ -145,6 +147,21 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
         (err: unknown) => failed(res, requestId, started, err),
       )
       .catch((err: unknown) => crashed(res, requestId, started, err))
+  }
+
+  /** An error page (proxy-error-pages.ts): Keygate's own answer, with its request id, timed as every answer is. */
+  function servePage(req: IncomingMessage, res: ServerResponse, requestId: string, started: number, page: string) {
+    req.resume()
+    metrics.answered(200, 'keygate')
+    res.once('close', () => {
+      if (res.writableFinished) metrics.finished(200, 'keygate', (performance.now() - started) / 1000)
+    })
+    res.writeHead(200, {
+      ...ERROR_PAGE_HEADERS,
+      'content-length': Buffer.byteLength(page),
+      'x-request-id': requestId,
+    })
+    res.end(req.method === 'HEAD' ? undefined : page)
   }
 
   /** An answer of Keygate's own before anything is forwarded, timed as every answer is. */

@@ -274,3 +274,115 @@ describe('error pages', () => {
     }
   })
 })
+
+describe("the reverse proxy's error pages", () => {
+  const proxies: ReverseProxy[] = []
+  let key: string
+  beforeAll(async () => {
+    const made = generateKey('sk')
+    await controlPlane.backend.store.keys.createKey({
+      id: newId('key'),
+      hash: made.hash,
+      start: made.start,
+      apiId,
+      enabled: true,
+      createdAt: Date.now(),
+    })
+    key = made.key
+    upstream.seen.length = 0
+  })
+  afterAll(async () => {
+    for (const started of proxies) await started.close()
+  })
+
+  /** A proxy before the echo upstream, its docs links at `docsBaseUrl`, its metrics on `registry`. */
+  async function startProxy(docsBaseUrl: string, registry = new Registry()): Promise<string> {
+    const started = createReverseProxy({
+      verifier: verifier.verifier,
+      policy: { keyHeader: 'x-api-key', cost: 1, apiId },
+      log: pino({ level: 'silent' }),
+      registry,
+      options: { upstreamUrl: upstream.url, connections: 2, timeoutMs: 5_000, docsBaseUrl },
+    })
+    proxies.push(started)
+    await new Promise<void>((resolve) => started.server.listen(0, '127.0.0.1', resolve))
+    const address = started.server.address()
+    return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  }
+
+  /** A request line as written (`..` and `//` kept), answered on a connection the server closes. */
+  function raw(url: string, target: string, method = 'GET', headers = ''): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(new URL(url).port), '127.0.0.1')
+      let got = ''
+      socket.on('data', (data) => (got += data.toString()))
+      socket.on('error', reject)
+      socket.on('end', () => resolve({ status: Number(got.slice(9, 12)), text: got }))
+      socket.write(`${method} ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n${headers}\r\n`)
+    })
+  }
+
+  it('answers only the exact pages without a key: no other path under /docs/errors skips the key check', async () => {
+    expect((await raw(proxyUrl, '/docs/errors/FORBIDDEN')).status).toBe(200)
+    expect((await raw(proxyUrl, '/docs/errors/FORBIDDEN?x=1')).status).toBe(200)
+    expect((await raw(proxyUrl, '/docs/errors', 'HEAD')).status).toBe(200)
+    for (const target of [
+      '/docs/errors/FORBIDDEN/../../admin',
+      '/docs/errors/../admin',
+      '/docs/errors/%2e%2e/admin',
+      '/docs/errors/%2E%2E%2Fadmin',
+      '//docs/errors/FORBIDDEN',
+      '/docs/errors//FORBIDDEN',
+      '/docs/errors/forbidden',
+      '/docs/errors/FORBIDDEN/',
+      '/docs/errors/',
+      '/docs/errorsX',
+      '/docs/errors/__proto__',
+      '/DOCS/errors/FORBIDDEN',
+    ]) {
+      const answer = await raw(proxyUrl, target)
+      expect(answer.status, target).toBe(401)
+      expect(answer.text, target).toContain('"MISSING_KEY"')
+    }
+    expect(upstream.seen).toEqual([])
+  })
+
+  it('answers GET and HEAD only: any other method on a page is forwarded as any request, the key checked', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) {
+      expect((await raw(proxyUrl, '/docs/errors/FORBIDDEN', method, 'content-length: 0\r\n')).status, method).toBe(401)
+      const withKey = await request(`${proxyUrl}/docs/errors/FORBIDDEN`, {
+        method: method as 'POST',
+        headers: { 'x-api-key': key },
+      })
+      expect(((await withKey.body.json()) as { method: string; url: string }).url, method).toBe(
+        '/docs/errors/FORBIDDEN',
+      )
+    }
+  })
+
+  it('leaves /docs/errors to the upstream when DOCS_BASE_URL is a URL: the links point there', async () => {
+    const url = await startProxy('https://keygate.example.com/docs')
+    expect((await raw(url, '/docs/errors/FORBIDDEN')).status).toBe(401)
+    const withKey = await request(`${url}/docs/errors/FORBIDDEN`, { headers: { 'x-api-key': key } })
+    expect(withKey.statusCode).toBe(200)
+    expect(((await withKey.body.json()) as { url: string }).url).toBe('/docs/errors/FORBIDDEN')
+  })
+
+  it('sends each page with its request id, counted and timed as every answer of its own', async () => {
+    const registry = new Registry()
+    const url = await startProxy('/docs', registry)
+    const pages = [
+      await request(`${url}/docs/errors/FORBIDDEN`),
+      await request(`${url}/docs/errors`, { method: 'HEAD' }),
+    ]
+    for (const page of pages) {
+      await page.body.dump()
+      expect(page.statusCode).toBe(200)
+      expect(page.headers['x-request-id']).toMatch(/^[A-Za-z0-9._-]+$/)
+    }
+    expect(pages[0]!.headers['x-request-id']).not.toBe(pages[1]!.headers['x-request-id'])
+    const exposition = await registry.metrics()
+    expect(exposition).toContain('keygate_proxy_requests_total{status="200",source="keygate"} 2')
+    expect(exposition).toContain('keygate_proxy_request_duration_seconds_count{status="200",source="keygate"} 2')
+  })
+})
