@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redisKeys } from '../../shared/store/redis-keys.js'
 import { freePort } from '../support/free-port.js'
 import { CLI, startKeygate, type KeygateProcess } from '../support/processes.js'
-import { useRedisServer } from '../support/redis-server.js'
+import { startRedisServer, useRedisServer, type RedisServer } from '../support/redis-server.js'
 import { newReportSigner, signedHeaders, startKeySetServer, type KeySetServer } from '../support/secret-scanning.js'
 import { startStrandingProxy, type StrandingProxy } from '../support/stranding-proxy.js'
 import { waitFor } from '../support/wait-for.js'
@@ -68,30 +68,16 @@ describe('a control plane starting on Redis', () => {
     // Whatever the control plane sends Redis is held until it has started listening: its ready hooks run first.
     proxy.blackhole()
     const port = await freePort()
-    const child = spawn(process.execPath, [CLI, 'control-plane'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        REDIS_URL: proxy.url,
-        KEYGATE_ROOT_KEY: ROOT_KEY,
-        SECRET_SCANNING_KEYS_URL: keySet.url,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    child.stdout.on('data', (chunk) => (output += String(chunk)))
-    child.stderr.on('data', (chunk) => (output += String(chunk)))
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    const plane = spawnControlPlane(port, { REDIS_URL: proxy.url, SECRET_SCANNING_KEYS_URL: keySet.url })
+    const output = plane.output
     try {
-      await waitFor(() => output.includes('control plane started'), 'the control plane to listen', 15_000)
+      await waitFor(() => output().includes('control plane started'), 'the control plane to listen', 15_000)
       proxy.resume()
       const url = `http://127.0.0.1:${port}`
       await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'the control plane to be ready', 15_000)
       await redis.admin.del(redisKeys.webhookLease('deriver'))
       await waitFor(async () => (await redis.admin.exists(redisKeys.webhookLease('deriver'))) === 1, 'the lease')
-      expect(warnings(output)).toEqual([])
+      expect(warnings(output())).toEqual([])
 
       // GitHub's key endpoint failing: the report is answered 503, and the one warning says why.
       keySet.status = 500
@@ -104,17 +90,69 @@ describe('a control plane starting on Redis', () => {
       expect(answer.status).toBe(503)
       // Logged once answered: whatever the answer's handling logged is in the output before it.
       await waitFor(
-        () => logLines(output).some((line) => line.msg === 'request completed' && line.res?.statusCode === 503),
+        () => logLines(output()).some((line) => line.msg === 'request completed' && line.res?.statusCode === 503),
         'the 503 to be logged',
       )
-      const logged = logLines(output).filter((line) => line.level >= 40)
-      expect(logged, warnings(output).join('\n')).toHaveLength(1)
+      const logged = logLines(output()).filter((line) => line.level >= 40)
+      expect(logged, warnings(output()).join('\n')).toHaveLength(1)
       expect(logged[0]!.msg).not.toContain('store')
       expect(logged[0]!.msg).toContain('the keys that sign leak reports cannot be fetched')
       expect(logged[0]!.err?.stack).toContain('the key set answered 500')
     } finally {
-      child.kill('SIGTERM')
-      await exited
+      await plane.stop()
     }
   })
+
+  it('starts its work on the store once Redis comes up, seconds after it', async () => {
+    const [redisPort, port] = [await freePort(), await freePort()]
+    const plane = spawnControlPlane(port, { REDIS_URL: `redis://127.0.0.1:${redisPort}` })
+    let late: RedisServer | undefined
+    try {
+      await waitFor(() => plane.output().includes('control plane started'), 'the control plane to listen', 15_000)
+      const url = `http://127.0.0.1:${port}`
+      await waitFor(async () => (await fetch(`${url}/readyz`)).status === 503, 'not ready while Redis is not there')
+      late = await startRedisServer({ port: redisPort })
+      await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'ready', 20_000)
+      const redis = late
+      await waitFor(async () => (await redis.admin.exists(redisKeys.webhookLease('deriver'))) === 1, 'the lease')
+    } finally {
+      await plane.stop()
+      await late?.stop()
+    }
+  })
+
+  it('stops within seconds, cleanly, when it is stopped before Redis ever answered', async () => {
+    const plane = spawnControlPlane(await freePort(), { REDIS_URL: `redis://127.0.0.1:${await freePort()}` })
+    await waitFor(() => plane.output().includes('control plane started'), 'the control plane to listen', 15_000)
+    const stopping = Date.now()
+    expect(await plane.stop()).toBe(0)
+    expect(Date.now() - stopping).toBeLessThan(10_000)
+  })
 })
+
+/** `keygate control-plane` on `port` with `env` (and the bootstrap root key), its output kept, stopped by SIGTERM. */
+function spawnControlPlane(port: number, env: Record<string, string>) {
+  const child = spawn(process.execPath, [CLI, 'control-plane'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      KEYGATE_ROOT_KEY: ROOT_KEY,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += String(chunk)))
+  child.stderr.on('data', (chunk) => (output += String(chunk)))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return {
+    output: () => output,
+    /** SIGTERM, and the exit code (again: the same code). */
+    stop: () => {
+      child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
