@@ -101,6 +101,7 @@ const CONSOLE_BUT_ITS_UI = {
 /** The modules `keygate verifier` loads from cli/: the bin, the command table, and the verifier's own. */
 const CLI_VERIFIER_SIDE = [
   'cli/keygate.ts',
+  'cli/command-line.ts',
   'cli/commands.ts',
   'cli/serve.ts',
   'cli/verifier-command.ts',

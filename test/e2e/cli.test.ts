@@ -92,6 +92,10 @@ describe('the keygate command line', () => {
     for (const args of [['-v'], ['version']]) {
       expect(await runKeygate(args), args.join(' ')).toMatchObject({ code: 0, stdout: `keygate ${version}\n` })
     }
+    // A usage error, on stderr (the line's readings are test/unit/command-line.test.ts's).
+    const extra = await runKeygate(['version', 'extra'])
+    expect(extra).toMatchObject({ code: 2, stdout: '' })
+    expect(extra.stderr).toContain('keygate: version takes nothing after it')
   })
 
   it('fails at start-up listing every bad option, with a non-zero exit', async () => {
