@@ -35,11 +35,15 @@ export function keygateStack(): (options: KeygateStackOptions) => Promise<Keygat
       MAX_STALENESS_MS: String(options.maxStalenessMs),
       POLL_INTERVAL_MS: '250',
     }
-    const [controlPlane, ...verifiers] = await Promise.all([
+    const started = await Promise.allSettled([
       startKeygate(['control-plane'], { ...env, ...options.controlPlane }),
       ...options.verifiers.map((extra) => startKeygate(['verifier'], { ...env, ...extra })),
     ])
-    running.push(controlPlane, ...verifiers)
-    return { controlPlane, verifiers }
+    // Those that started are stopped after the file, even when another failed to.
+    for (const outcome of started) if (outcome.status === 'fulfilled') running.push(outcome.value)
+    const failed = started.find((outcome) => outcome.status === 'rejected')
+    if (failed) throw failed.reason
+    const [controlPlane, ...verifiers] = running.slice(-started.length)
+    return { controlPlane: controlPlane!, verifiers }
   }
 }
