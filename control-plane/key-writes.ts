@@ -40,12 +40,12 @@ export class KeyWrites {
   async updateKey(
     keyId: string,
     patch: KeyPatch | ((current: KeyRecord) => KeyPatch),
-    allowed: (record: KeyRecord) => void,
+    allowed: (record: KeyRecord) => void | Promise<void>,
   ): Promise<KeyWrite> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.deps.store.keys.getKeyById(keyId)
       if (!current) throw notFound('key', `key ${keyId} not found`)
-      allowed(current)
+      await allowed(current)
       try {
         const changes = typeof patch === 'function' ? patch(current) : patch
         const write = await this.deps.store.keys.updateKey(keyId, changes, current.rev, this.deps.clock.now())

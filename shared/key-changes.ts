@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { NewKeyRecord } from './records.js'
 
-// Bookkeeping that every write changes, or that is the key's identity: never news of its own.
-const NOT_CHANGES: ReadonlySet<string> = new Set(['rev', 'updatedAt', 'id', 'hash', 'apiId', 'createdAt'])
+// Bookkeeping that every write changes, or that is the key's identity, or a portal roll's claim on the key (the roll is
+// told by key.rerolled, and by the old key's expiry or deletion): never news of its own.
+const NOT_CHANGES: ReadonlySet<string> = new Set(['rev', 'updatedAt', 'id', 'hash', 'apiId', 'createdAt', 'replacedBy'])
 
 /**
  * The fields of a key record an update changed (KeyRecord names, sorted): what the change log keeps beside the

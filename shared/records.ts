@@ -52,6 +52,11 @@ export interface KeyRecord {
   enabled: boolean
   /** The key this one replaced (keys.rerollKey), so that the change that created it can be told as a reroll. */
   rerolledFrom?: string
+  /**
+   * The key that replaced this one in a portal roll (operations/portal/reroll-key.ts), written before anything else of
+   * the roll: it makes one roll of concurrent ones the key's, and once this key has expired the portal deletes it.
+   */
+  replacedBy?: string
   /** Set when the key was reported leaked (the latest report): shown by getKey, sent as `key.leaked`. */
   leaked?: LeakMark
   createdAt: number
@@ -84,6 +89,8 @@ export interface KeyPatch {
   enabled?: boolean
   /** Written by leak reports only (control-plane/leaks/act-on-leak.ts). */
   leaked?: LeakMark | null
+  /** Written by the portal's rolls only (control-plane/operations/portal/reroll-key.ts). */
+  replacedBy?: string | null
 }
 
 export interface RootKeyRecord {
@@ -118,6 +125,7 @@ export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number)
     'creditsLowThreshold',
     'ratelimit',
     'leaked',
+    'replacedBy',
   ] as const
   for (const field of plain) {
     const value = patch[field]

@@ -5,13 +5,16 @@ import type { UsageCellHolder } from './usage-recorder.js'
 
 /**
  * What a verifier keeps of a key: everything a verdict, a rate limit or a credit spend reads, nothing else
- * (`start`, `createdAt`, `updatedAt`, `rerolledFrom` and `leaked` are for management reads and
+ * (`start`, `createdAt`, `updatedAt`, `rerolledFrom`, `replacedBy` and `leaked` are for management reads and
  * events). It is the largest
  * thing in a verifier's memory, one per cached key, so it is built lean: a fixed-order literal of the fields every
  * key has, optional fields only when present, the api id shared between the keys of an api, and `hash` the very
  * string the cache is keyed by.
  */
-export interface CachedKey extends Omit<KeyRecord, 'start' | 'createdAt' | 'updatedAt' | 'rerolledFrom' | 'leaked'> {
+export interface CachedKey extends Omit<
+  KeyRecord,
+  'start' | 'createdAt' | 'updatedAt' | 'rerolledFrom' | 'replacedBy' | 'leaked'
+> {
   /**
    * What the key was granted when last verified (its roles' and permissions' names, its identity), and the entity
    * cache generation it was resolved at: reused until any entity changes (key-verifier.ts).

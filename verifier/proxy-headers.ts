@@ -48,6 +48,18 @@ const CLIENT_CLAIMS = new Set(['host', 'forwarded', 'x-forwarded-proto', 'x-forw
 const carries = (value: string | string[], key: string): boolean =>
   typeof value === 'string' ? value.includes(key) : value.some((item) => item.includes(key))
 
+/**
+ * Whether an Authorization value holds the key: as sent (`Bearer <key>`), or in its credentials once base64-decoded,
+ * as Basic carries them (`Basic base64(user:key)`; any scheme written so, base64url too).
+ */
+function authorizationCarries(value: string | string[], key: string): boolean {
+  if (carries(value, key)) return true
+  return [value].flat().some((item) => {
+    const credentials = item.slice(item.indexOf(' ') + 1).trim()
+    return Buffer.from(credentials, 'base64').toString('utf8').includes(key)
+  })
+}
+
 export interface ForwardedIdentity {
   keyId: string
   ownerId?: string
@@ -58,16 +70,17 @@ export interface ForwardedIdentity {
   /** The verified key, as sent: every header whose value holds it is removed, whichever header it was read from. */
   key: string
   /**
-   * Whether Authorization is passed on when it does not hold the key. Off, it is removed: the proxy authenticated the
-   * request, and a credential it did not verify (a second key, `Basic base64(user:key)`) is not its to hand on.
+   * Whether Authorization is passed on when it does not hold the key, as sent or base64-encoded (Basic credentials).
+   * Off, it is removed: the proxy authenticated the request, and a credential it did not verify (a second key,
+   * `Basic base64(user:key)`) is not its to hand on.
    */
   passAuthorization: boolean
 }
 
 /**
  * The request headers the upstream gets: the client's, less hop-by-hop headers, the key header, Authorization (unless
- * `passAuthorization`), any header holding the key and any X-Keygate-* the client sent; plus who the key is,
- * X-Real-IP and X-Forwarded-*.
+ * `passAuthorization`, and even then if it holds the key, base64-encoded too), any header holding the key and any
+ * X-Keygate-* the client sent; plus who the key is, X-Real-IP and X-Forwarded-*.
  */
 export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
@@ -78,7 +91,7 @@ export function upstreamRequestHeaders(
   for (const name in incoming) {
     const value = incoming[name]
     if (value === undefined || isHopByHop(name, named) || name === who.keyHeader || CLIENT_CLAIMS.has(name)) continue
-    if (name === 'authorization' && !who.passAuthorization) continue
+    if (name === 'authorization' && (!who.passAuthorization || authorizationCarries(value, who.key))) continue
     if (name.startsWith('x-keygate-') || carries(value, who.key)) continue
     headers[name] = value
   }

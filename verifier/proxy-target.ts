@@ -1,13 +1,12 @@
 /** A run of percent escapes: decoded together, so that a character of several UTF-8 bytes decodes whole. */
 const ESCAPES = /(?:%[0-9a-fA-F]{2})+/g
 
-const decodeRun = (run: string): string => {
-  try {
-    return decodeURIComponent(run)
-  } catch {
-    return run
-  }
-}
+/**
+ * A run's bytes as UTF-8, each byte that is not part of a character made U+FFFD: as URLSearchParams, browsers and
+ * Python's parse_qs decode a query, so that an invalid byte ahead of an encoded key (`%FF%73%6b…`) does not keep the
+ * key from being recognised where the upstream would read it.
+ */
+const decodeRun = (run: string): string => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8')
 
 /** Whether one `name=value` of a query holds the key: as sent, or once its escapes (and `+` for space) are decoded. */
 function holdsKey(pair: string, key: string): boolean {

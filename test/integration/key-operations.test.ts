@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest'
+import { StoreUnavailableError } from '../../shared/errors.js'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/key-material.js'
 import { ManualClock } from '../support/apps.js'
@@ -123,6 +124,43 @@ onBothStores(
       await waitFor(async () => (await verify(fresh.key)).code === 'EXPIRED', 'the immediate expiry', 2_000, 2)
       expect((await verify(next.key)).valid).toBe(true)
       expect((await post('keys.rerollKey', { keyId: 'key_missing' })).status).toBe(404)
+    })
+
+    it('rerollKey is undone when it fails half-way: the old key deleted meanwhile (404), or the store failing', async () => {
+      const apiId = await newApi()
+      const keys = stack.backend.store.keys
+      const createKey = keys.createKey.bind(keys)
+      const updateKey = keys.updateKey.bind(keys)
+      const listed = async () =>
+        (
+          await stack.controlPlane.app.inject({ url: `/v1/apis.listKeys?apiId=${apiId}`, headers: ADMIN_HEADERS })
+        ).json().keys as { id: string }[]
+      const { body: deleted } = await post('keys.createKey', { apiId, remaining: 50 })
+      // Deleted once the roll has written its new key: the roll leaves nothing of itself, not a copy of a deleted key.
+      keys.createKey = async (record) => {
+        const written = await createKey(record)
+        if (record.rerolledFrom === deleted.keyId) await post('keys.deleteKey', { keyId: deleted.keyId })
+        return written
+      }
+      try {
+        expect((await post('keys.rerollKey', { keyId: deleted.keyId, expiration: 60_000 })).status).toBe(404)
+      } finally {
+        keys.createKey = createKey
+      }
+      expect(await listed()).toEqual([])
+
+      const { body: kept } = await post('keys.createKey', { apiId, remaining: 50 })
+      keys.updateKey = async (keyId, ...rest) => {
+        if (keyId === kept.keyId) throw new StoreUnavailableError('the store went away for a moment')
+        return updateKey(keyId, ...rest)
+      }
+      try {
+        expect((await post('keys.rerollKey', { keyId: kept.keyId, expiration: 60_000 })).status).toBe(503)
+      } finally {
+        keys.updateKey = updateKey
+      }
+      expect((await listed()).map((key) => key.id)).toEqual([kept.keyId])
+      expect((await verify(kept.key)).remaining).toBe(49)
     })
   },
 )

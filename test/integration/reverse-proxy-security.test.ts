@@ -173,6 +173,7 @@ describe('reverse-proxy mode against a hostile client', () => {
     const holdingKey: Record<string, string>[] = [
       { authorization: `Bearer ${key}` },
       { 'x-api-key': key, authorization: `Bearer ${key}` },
+      { 'x-api-key': key, authorization: `Basic ${Buffer.from(`user:${key}`).toString('base64')}` },
     ]
     for (const headers of holdingKey) {
       const seen = await arrived('/x', headers, passing)
@@ -188,6 +189,8 @@ describe('reverse-proxy mode against a hostile client', () => {
       [`/x?api_key=${key}`, '/x'],
       [`/x?${key}&a=1&b`, '/x?a=1&b'],
       [`/x?token=${encoded}&q=a+b`, '/x?q=a+b'],
+      [`/x?token=${encoded}`, '/x'],
+      [`/x?t=%FF${encoded}&q=1`, '/x?q=1'],
       ['/x?q=a+b&n=%41&m=%E2%82%AC&bad=%ZZ', '/x?q=a+b&n=%41&m=%E2%82%AC&bad=%ZZ'],
       [`/keys/${key}?a=1`, `/keys/${key}?a=1`],
     ]) {

@@ -123,6 +123,29 @@ describe('strings that are not well-formed Unicode', () => {
     }
   })
 
+  it('reads escapes as a client that keeps to ASCII writes them: any case, a pair as two escapes', async () => {
+    // Python's json.dumps writes an emoji as \ud83d\ude00; other encoders write upper case, or a lone half.
+    const sent = async (text: string) => {
+      const response = await controlPlane.app.inject({
+        method: 'POST',
+        url: '/v1/keys.createKey',
+        headers: ADMIN_HEADERS,
+        payload: text,
+      })
+      return { status: response.statusCode, body: response.json(), raw: response.body }
+    }
+    const lone = await sent(`{"apiId":"${apiId}","name":"a\\uDBFFb"}`)
+    expect(lone.status, lone.raw).toBe(400)
+    expect(lone.body).toEqual(v1Refusal(`name: ${VALUE}`))
+    const pairs = await sent(`{"apiId":"${apiId}","name":"\\uD83D\\uDE00 \\ud83d\\uDd11","meta":{"t":"\\\\uD800"}}`)
+    expect(pairs.status, pairs.raw).toBe(200)
+    const read = await controlPlane.app.inject({
+      url: `/v1/keys.getKey?keyId=${pairs.body.keyId}`,
+      headers: ADMIN_HEADERS,
+    })
+    expect(read.json()).toMatchObject({ name: '😀 🔑', meta: { t: '\\uD800' } })
+  })
+
   it('reads a query string that encodes a surrogate in UTF-8 as the text sent, never as a lone surrogate', async () => {
     const answer = await controlPlane.app.inject({ url: '/v1/apis.listKeys?apiId=%ED%A0%80', headers: ADMIN_HEADERS })
     expect(answer.json().error).toMatchObject({ code: 'NOT_FOUND', message: 'api %ED%A0%80 not found' })

@@ -44,6 +44,7 @@ const fields = {
   ipAllowlist: fc.array(fc.constantFrom('10.0.0.0/8', '127.0.0.1/32', '2001:db8::/32'), { minLength: 1 }),
   enabled: fc.boolean(),
   rerolledFrom: fc.string(),
+  replacedBy: fc.string(),
   leaked: fc.record(
     {
       at: fc.nat(),
@@ -63,7 +64,7 @@ const records: fc.Arbitrary<KeyRecord> = fc.record(fields, {
 })
 
 describe('the lean copy a verifier caches', () => {
-  it('keeps every field but start, createdAt, updatedAt, rerolledFrom and leaked, and verifies exactly as the full record', () => {
+  it('keeps every field but start, createdAt, updatedAt, rerolledFrom, replacedBy and leaked, and verifies exactly as the full record', () => {
     fc.assert(
       fc.property(
         records,
@@ -75,6 +76,7 @@ describe('the lean copy a verifier caches', () => {
             createdAt: _createdAt,
             updatedAt: _updatedAt,
             rerolledFrom: _from,
+            replacedBy: _replacedBy,
             leaked: _leaked,
             ...wanted
           } = record

@@ -24,6 +24,11 @@ describe('changedKeyFields', () => {
     expect(changedKeyFields(KEY, { ...KEY, meta: { plan: 'pro' }, updatedAt: 2 })).toEqual([])
     expect(changedKeyFields(KEY, { ...KEY, meta: { plan: 'team' } })).toEqual(['meta'])
   })
+
+  it("never names a portal roll's claim on the key: the roll is news of the new key (key.rerolled)", () => {
+    expect(changedKeyFields(KEY, { ...KEY, replacedBy: 'key_2' })).toEqual([])
+    expect(changedKeyFields(KEY, { ...KEY, replacedBy: 'key_2', expires: 5 })).toEqual(['expires'])
+  })
 })
 
 describe('changedNames', () => {

@@ -35,7 +35,11 @@ function upstreamOracle(incoming: IncomingHttpHeaders, who: ForwardedIdentity): 
   const drop = dropped(incoming)
   for (const name of [who.keyHeader, 'host', 'forwarded', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip'])
     drop.add(name)
-  if (!who.passAuthorization) drop.add('authorization')
+  // Authorization's credentials are read base64-decoded too: `Basic base64(user:key)` holds the key.
+  const decoded = (credentials: string) => Buffer.from(credentials.split(' ').pop()!, 'base64').toString()
+  const authorization = [incoming.authorization ?? []].flat()
+  if (!who.passAuthorization || authorization.some((value) => decoded(value).includes(who.key)))
+    drop.add('authorization')
   // A header holding the key is dropped whole, whatever it is (X-Forwarded-For and Host too, before they are read).
   const holdsKey = (value: string | string[]) => [value].flat().some((item) => item.includes(who.key))
   const headers: Record<string, string | string[]> = {}
@@ -96,7 +100,18 @@ const connection = fc.oneof(
   ),
 )
 const value = fc.oneof(
-  fc.constantFrom('', '203.0.113.7', 'v', 'sk_secret', 'Bearer sk_secret', 'Bearer other'),
+  fc.constantFrom(
+    '',
+    '203.0.113.7',
+    'v',
+    'sk_secret',
+    'Bearer sk_secret',
+    'Bearer other',
+    `Basic ${Buffer.from('user:sk_secret').toString('base64')}`,
+    `Basic ${Buffer.from('sk_secret:').toString('base64url')}`,
+    `Bearer ${Buffer.from('sk_secret').toString('base64')}`,
+    `Basic ${Buffer.from('user:password').toString('base64')}`,
+  ),
   fc.array(fc.constantFrom('a', '10.0.0.1', '', 'k=sk_secret'), { maxLength: 2 }),
 )
 const headers = fc

@@ -1,19 +1,17 @@
 import { ApiError } from '../../../shared/errors.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import type { PortalCaller } from '../../portal/portal-caller.js'
-
-const PAGE = 100
+import { readCustomerKeys } from './customer-keys.js'
 
 /**
  * The customer's live keys in `apiId`, counted up to `enough` (the count stops there: nothing beyond it changes the
  * answer). The portal's maximum of keys per customer and api (maxKeysPerIdentity) is counted in live keys: a key that
- * has expired verifies nothing and holds no room (or a customer would fill the portal with the keys that expired).
- * `leaving` is a key that ends at once (a roll without overlap): it holds no room either. The keys are read page by
- * page, without the cap analytics puts on the keys it sums over (keys-in-scope.ts): however many keys have ended, they
- * never refuse a key to a customer who holds fewer live ones than the maximum.
+ * has expired verifies nothing and holds no room (or a customer would fill the portal with the keys that expired), and
+ * those the portal rolled away are deleted as they are read (customer-keys.ts). `leaving` is a key that ends at once
+ * (a roll without overlap): it holds no room either.
  */
 async function liveKeys(
-  deps: Pick<ControlPlaneDeps, 'store' | 'clock'>,
+  deps: Pick<ControlPlaneDeps, 'store' | 'clock' | 'writes' | 'audit'>,
   caller: PortalCaller,
   apiId: string,
   leaving: string | undefined,
@@ -21,13 +19,10 @@ async function liveKeys(
 ): Promise<number> {
   const now = deps.clock.now()
   let live = 0
-  let cursor: string | undefined
-  do {
-    const page = await deps.store.keys.listKeys(apiId, { cursor, limit: PAGE, ownerId: caller.session.externalId })
-    for (const key of page.keys)
-      if (key.id !== leaving && (key.expires === undefined || now < key.expires) && ++live >= enough) return live
-    cursor = page.cursor
-  } while (cursor !== undefined)
+  await readCustomerKeys(deps, caller, apiId, (key) => {
+    if (key.id !== leaving && (key.expires === undefined || now < key.expires)) live++
+    return live >= enough
+  })
   return live
 }
 
@@ -39,7 +34,7 @@ const full = (max: number) =>
 
 /** Refuses (412) a key more when the customer already holds the portal's maximum in `apiId`. */
 export async function requireRoom(
-  deps: Pick<ControlPlaneDeps, 'store' | 'clock'>,
+  deps: Pick<ControlPlaneDeps, 'store' | 'clock' | 'writes' | 'audit'>,
   caller: PortalCaller,
   apiId: string,
   leaving?: string,
@@ -54,7 +49,7 @@ export async function requireRoom(
  * every store and across control planes (at worst all of them refuse, and the customer tries again).
  */
 export async function requireWithinRoom(
-  deps: Pick<ControlPlaneDeps, 'store' | 'clock'>,
+  deps: Pick<ControlPlaneDeps, 'store' | 'clock' | 'writes' | 'audit'>,
   caller: PortalCaller,
   apiId: string,
   leaving?: string,

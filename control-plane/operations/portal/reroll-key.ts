@@ -1,21 +1,26 @@
-import { invalid } from '../../../shared/errors.js'
+import { ApiError, invalid } from '../../../shared/errors.js'
 import { PORTAL_MAX_OVERLAP_MS } from '../../../shared/portal/portal.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import type { PortalCaller } from '../../portal/portal-caller.js'
 import { requireScope } from '../../portal/portal-scopes.js'
-import { replaceKey } from '../keys/reroll-key.js'
+import { replaceKey } from '../keys/replace-key.js'
 import { requireRoom, requireWithinRoom } from './key-room.js'
 import { portalActor } from './portal-actor.js'
-import { requireSessionKey } from './session-keys.js'
+import { claimForRoll, releaseClaim } from './roll-claim.js'
+import { portalKeyNotFound, requireSessionKey } from './session-keys.js'
 
 /**
  * Rolls one of the customer's keys: a new key with its settings, the old one working for `expiration` ms more (at most
  * PORTAL_MAX_OVERLAP_MS). Needs keys:reroll, checked before the key is looked up (403 whether or not the key is the
  * customer's); a key that is not theirs is as one that does not exist (404). A roll with an overlap counts toward the
- * portal's maximum of keys (412 at it), or rolling one key again and again would hold any number at once. A roll
- * without one deletes the old key, as revoking does: an expired copy left behind per roll would pile up in the
- * customer's listings and counts until they passed the cap on keys read per listing (keys-in-scope.ts) and every call
- * of the portal was refused. The new key is as long as the portal's keyDefaults make new keys.
+ * portal's maximum of keys (412 at it), or rolling one key again and again would hold any number at once. The new key
+ * is as long as the portal's keyDefaults make new keys.
+ *
+ * The roll claims the old key before it moves anything (roll-claim.ts): of rolls of one key at once, one wins, and a
+ * key already rolled is not rolled again (409). Without an overlap the old key is deleted, as revoking does; with one,
+ * the portal deletes it once the overlap has ended (customer-keys.ts). Either way no key a customer once held piles up
+ * in their listings and counts. A roll whose old key is revoked meanwhile, or that fails half-way, is undone: the new
+ * key deleted, the credits back on the old key (404 for the revoked key).
  */
 export async function rerollPortalKey(
   deps: ControlPlaneDeps,
@@ -29,12 +34,19 @@ export async function rerollPortalKey(
   // With an overlap the customer holds one key more until it ends: the portal's maximum applies as to a new key.
   const leaving = input.expiration === 0 ? old.id : undefined
   await requireRoom(deps, caller, old.apiId, leaving)
-  const { created, key, graceEnds } = await replaceKey(deps, old, {
+  const replaced = await replaceKey(deps, old, {
     expiration: input.expiration,
     byteLength: caller.portal.keyDefaults?.byteLength,
-    admit: () => requireWithinRoom(deps, caller, old.apiId, leaving),
+    admit: async (created) => {
+      await requireWithinRoom(deps, caller, old.apiId, leaving)
+      await claimForRoll(deps, old.id, created.id)
+    },
+    release: (created) => releaseClaim(deps, old.id, created.id),
     deleteOld: input.expiration === 0,
+  }).catch((err: unknown) => {
+    throw err instanceof ApiError && err.details?.record === 'key' ? portalKeyNotFound() : err
   })
+  const { created, key, graceEnds } = replaced
   caller.log.info({ keyId: old.id, newKeyId: created.id, graceMs: input.expiration }, 'key rerolled in the portal')
   await deps.audit.append(portalActor(caller), 'portal.rerollKey', {
     apiId: old.apiId,

@@ -1,20 +1,24 @@
 import { notFound } from '../../../shared/errors.js'
 import type { KeyRecord } from '../../../shared/records.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
-import { keysInScope } from '../../keys-in-scope.js'
+import { MAX_KEYS_PER_REPORT } from '../../keys-in-scope.js'
 import type { PortalCaller } from '../../portal/portal-caller.js'
+import { readCustomerKeys, rolledAway, tooManyKeys } from './customer-keys.js'
 
 /** One answer for a key of another customer, of an api outside the session, or none at all (Unkey's words). */
 export const portalKeyNotFound = () => notFound('key', 'The specified key was not found.')
 
-/** The key `keyId` if it is the session's customer's, in one of the session's apis; else the 404. */
+/**
+ * The key `keyId` if it is the session's customer's, in one of the session's apis; else the 404. A key the portal
+ * rolled away whose overlap has ended is gone to the portal (customer-keys.ts): a 404 too.
+ */
 export async function requireSessionKey(
-  deps: Pick<ControlPlaneDeps, 'store'>,
+  deps: Pick<ControlPlaneDeps, 'store' | 'clock'>,
   caller: PortalCaller,
   keyId: string,
 ): Promise<KeyRecord> {
   const key = await deps.store.keys.getKeyById(keyId)
-  if (!key || !ownedBySession(caller, key)) throw portalKeyNotFound()
+  if (!key || !ownedBySession(caller, key) || rolledAway(key, deps.clock.now())) throw portalKeyNotFound()
   return key
 }
 
@@ -28,10 +32,21 @@ export function sessionApis(caller: PortalCaller): string[] {
   return caller.session.apiIds.filter((apiId) => caller.portal.apiIds.includes(apiId))
 }
 
-/** Every key of the session's customer in its apis, oldest first. */
-export async function sessionKeys(deps: Pick<ControlPlaneDeps, 'store'>, caller: PortalCaller): Promise<KeyRecord[]> {
+/**
+ * Every key of the session's customer in its apis, oldest first (at most MAX_KEYS_PER_REPORT per api, else a 412: a
+ * listing or a usage chart over some of them would look whole).
+ */
+export async function sessionKeys(
+  deps: Pick<ControlPlaneDeps, 'store' | 'clock' | 'writes' | 'audit'>,
+  caller: PortalCaller,
+): Promise<KeyRecord[]> {
   const perApi = await Promise.all(
-    sessionApis(caller).map((apiId) => keysInScope(deps.store.keys, apiId, caller.session.externalId)),
+    sessionApis(caller).map(async (apiId) => {
+      const keys: KeyRecord[] = []
+      await readCustomerKeys(deps, caller, apiId, (key) => keys.push(key) > MAX_KEYS_PER_REPORT)
+      if (keys.length > MAX_KEYS_PER_REPORT) throw tooManyKeys(apiId)
+      return keys
+    }),
   )
   return perApi.flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }

@@ -144,7 +144,7 @@ const rerollKeyRoute = portalSessionRoute({
   operation: 'portal.rerollKey',
   doc: {
     summary: 'Roll one of the customer’s keys; the old one works for `expiration` ms more (shown once)',
-    description: `${COOKIE_ONLY} Needs the scope keys:reroll. At most 7 days of overlap.`,
+    description: `${COOKIE_ONLY} Needs the scope keys:reroll. At most 7 days of overlap; once it ends, the old key is deleted. A key is rolled once: rolling it again while its replacement exists is a 409.`,
     tag: TAG,
   },
   body: Type.Object({
