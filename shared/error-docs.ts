@@ -79,6 +79,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     title: 'A concurrent write won',
     meaning: [
       'A write lost five compare-and-set retries against other writes of the same key, or the generated key collided with an existing one (vanishingly rare). Nothing was written.',
+      '`webhooks.updateEndpoint` or `webhooks.rotateSecret`: other changes of the endpoint landed first three times in a row, each change being made again over the one before it. Nothing was written.',
     ],
     fix: [
       'Retry. If it keeps happening, something writes the same key in a tight loop: make those writes one at a time.',

@@ -56,6 +56,17 @@ export interface WebhookEndpoint {
   secrets: WebhookSecret[]
   createdAt: number
   updatedAt?: number
+  /**
+   * Since when events go to its `url`, unix ms: its creation, then each change of its URL. A replay sends only events
+   * made from then on, so a receiver it is pointed at never learns what was sent before. Absent (an endpoint stored
+   * before it was kept): `createdAt`.
+   */
+  receivingSince?: number
+  /**
+   * How many times it was replaced (absent: never): the store replaces it only from the revision it was read at, so a
+   * change made from a stale copy never undoes another (WebhookStore.replaceEndpoint).
+   */
+  revision?: number
 }
 
 /** One event, as every endpoint that wants it receives it: the same id (`webhook-id`) on every attempt. */

@@ -48,10 +48,13 @@ export class MemoryWebhookStore implements WebhookStore {
     return [...this.endpoints.values()].sort((a, b) => compare(a.id, b.id)).map((e) => structuredClone(e))
   }
 
-  async replaceEndpoint(endpoint: WebhookEndpoint): Promise<boolean> {
-    if (!this.endpoints.has(endpoint.id)) return false
-    this.endpoints.set(endpoint.id, structuredClone(endpoint))
-    return true
+  async replaceEndpoint(endpoint: WebhookEndpoint): Promise<'replaced' | 'changed' | 'gone'> {
+    const stored = this.endpoints.get(endpoint.id)
+    if (!stored) return 'gone'
+    const revision = endpoint.revision ?? 0
+    if ((stored.revision ?? 0) !== revision) return 'changed'
+    this.endpoints.set(endpoint.id, { ...structuredClone(endpoint), revision: revision + 1 })
+    return 'replaced'
   }
 
   async deleteEndpoint(id: string): Promise<boolean> {

@@ -9,10 +9,16 @@ import type { RedisClient } from './redis-connection.js'
  * rewrites that number in place: cjson would re-encode the other numbers with 14 significant digits.
  */
 
-/** KEYS: endpoints. ARGV: id, endpoint json. Returns 1 replaced, 0 the endpoint is gone (nothing written). */
+/**
+ * KEYS: endpoints. ARGV: id, the revision it was read at, endpoint json at the next revision. Returns 1 replaced, 0 the
+ * endpoint is gone, -1 it is at another revision (nothing written either way). An endpoint's json starts with its
+ * revision once it was replaced (`{"revision":N,…`, as redis-webhook-store.ts writes it); one never replaced has none.
+ */
 export const REPLACE_ENDPOINT_SCRIPT = `
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local doc = redis.call('HGET', KEYS[1], ARGV[1])
+if not doc then return 0 end
+if tonumber(string.match(doc, '^{"revision":(%d+)') or '0') ~= tonumber(ARGV[2]) then return -1 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 `
 

@@ -31,6 +31,12 @@ function deliveryJson({ attempts, id, eventId, endpointId, queuedAt }: WebhookDe
 
 const parse = <T>(json: string): T => JSON.parse(json) as T
 
+/** An endpoint's json at `revision`, which comes first: REPLACE_ENDPOINT_SCRIPT reads it there. */
+function endpointJson(endpoint: WebhookEndpoint, revision: number): string {
+  const { revision: _read, ...rest } = endpoint
+  return JSON.stringify({ revision, ...rest })
+}
+
 /**
  * Webhooks on Redis, every key in the `{wh}` slot (redis-keys.ts `webhook*`); the steps that touch several keys are
  * the scripts of redis-webhook-scripts.ts. Endpoint writes and enqueue wait for the replicas (`afterWrite`) when they
@@ -63,13 +69,14 @@ export class RedisWebhookStore implements WebhookStore {
       .map((id) => parse<WebhookEndpoint>(all[id]!))
   }
 
-  async replaceEndpoint(endpoint: WebhookEndpoint): Promise<boolean> {
+  async replaceEndpoint(endpoint: WebhookEndpoint): Promise<'replaced' | 'changed' | 'gone'> {
+    const revision = endpoint.revision ?? 0
     const replaced = await storeCall(() =>
-      this.redis.webhookReplaceEndpoint(ENDPOINTS, endpoint.id, JSON.stringify(endpoint)),
+      this.redis.webhookReplaceEndpoint(ENDPOINTS, endpoint.id, revision, endpointJson(endpoint, revision + 1)),
     )
-    if (replaced !== 1) return false
+    if (replaced !== 1) return replaced === 0 ? 'gone' : 'changed'
     await this.afterWrite()
-    return true
+    return 'replaced'
   }
 
   async deleteEndpoint(id: string): Promise<boolean> {

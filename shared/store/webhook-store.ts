@@ -16,10 +16,14 @@ export interface WebhookStore {
   getEndpoint(id: string): Promise<WebhookEndpoint | null>
   /** Every endpoint, in id order (ids sort by creation time). */
   listEndpoints(): Promise<WebhookEndpoint[]>
-  /** Replaces the endpoint if it still exists; false if it is gone (nothing written). */
-  replaceEndpoint(endpoint: WebhookEndpoint): Promise<boolean>
-  /** Removes the endpoint and its delivery log and dead letters; false if it was not there. Queued deliveries to it
-   * are dropped when they come due (the worker finds no endpoint). */
+  /**
+   * Replaces the endpoint with `endpoint` if it is still at the revision `endpoint` was read at (its `revision`,
+   * absent: 0), storing it at the next one: a change made from a copy another write has since replaced is `changed`,
+   * and one of an endpoint deleted meanwhile `gone`, nothing written either way. One atomic step.
+   */
+  replaceEndpoint(endpoint: WebhookEndpoint): Promise<'replaced' | 'changed' | 'gone'>
+  /** Removes the endpoint and its delivery log (tests' attempts too) and dead letters; false if it was not there.
+   * Queued deliveries to it are dropped when they come due (the worker finds no endpoint). */
   deleteEndpoint(id: string): Promise<boolean>
 
   /** The deriver's position in each shard's change log (shards never derived from are absent). */

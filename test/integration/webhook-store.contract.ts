@@ -91,7 +91,7 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
   }
 
   describe('webhooks: endpoints and cursors', () => {
-    it('stores endpoints, lists them in id order, and replaces only those still there', async () => {
+    it('stores endpoints, lists them in id order, and replaces only those still there, at the revision read', async () => {
       const prefix = `whep_${unique()}`
       const [a, b] = [newWebhookEndpoint(`${prefix}a`), newWebhookEndpoint(`${prefix}b`)]
       await webhooks().createEndpoint(b)
@@ -102,11 +102,42 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       expect(ids(await webhooks().listEndpoints())).toEqual(ids(await webhooks().listEndpoints()).sort())
 
       const renamed = { ...a, description: 'renamed', updatedAt: 2 }
-      expect(await webhooks().replaceEndpoint(renamed)).toBe(true)
-      expect(await webhooks().getEndpoint(a.id)).toEqual(renamed)
+      expect(await webhooks().replaceEndpoint(renamed)).toBe('replaced')
+      expect(await webhooks().getEndpoint(a.id)).toEqual({ ...renamed, revision: 1 })
       const gone = newWebhookEndpoint()
-      expect(await webhooks().replaceEndpoint(gone)).toBe(false)
+      expect(await webhooks().replaceEndpoint(gone)).toBe('gone')
       expect(await webhooks().getEndpoint(gone.id)).toBeNull()
+    })
+
+    // A change made from a copy read before another write landed would write back what that write undid.
+    it('replaces an endpoint only from the revision it was read at: a stale copy changes nothing', async () => {
+      const endpoint = newWebhookEndpoint()
+      await webhooks().createEndpoint(endpoint)
+      const [first, second] = [
+        (await webhooks().getEndpoint(endpoint.id))!,
+        (await webhooks().getEndpoint(endpoint.id))!,
+      ]
+      expect(await webhooks().replaceEndpoint({ ...first, enabled: false })).toBe('replaced')
+      expect(await webhooks().replaceEndpoint({ ...second, description: 'stale' })).toBe('changed')
+      const disabled = (await webhooks().getEndpoint(endpoint.id))!
+      expect(disabled).toEqual({ ...endpoint, enabled: false, revision: 1 })
+      // Read again, it is replaced; and again, its description (what JSON holds, revision-like text included) and all.
+      const described = { ...disabled, description: '{"revision":7, "é" \u2028' }
+      expect(await webhooks().replaceEndpoint(described)).toBe('replaced')
+      expect(await webhooks().getEndpoint(endpoint.id)).toEqual({ ...described, revision: 2 })
+      expect(await webhooks().replaceEndpoint({ ...disabled, enabled: true })).toBe('changed')
+      expect(await webhooks().replaceEndpoint({ ...described, revision: 2, enabled: true })).toBe('replaced')
+      expect((await webhooks().getEndpoint(endpoint.id))!).toMatchObject({ enabled: true, revision: 3 })
+    })
+
+    it('lets one of two replacements from the same revision at once win', async () => {
+      const endpoint = newWebhookEndpoint()
+      await webhooks().createEndpoint(endpoint)
+      const outcomes = await Promise.all(
+        ['one', 'two', 'three'].map((description) => webhooks().replaceEndpoint({ ...endpoint, description })),
+      )
+      expect(outcomes.sort()).toEqual(['changed', 'changed', 'replaced'])
+      expect((await webhooks().getEndpoint(endpoint.id))!.revision).toBe(1)
     })
 
     it('deletes an endpoint with its delivery log and dead letters, and says whether it was there', async () => {
