@@ -69,16 +69,29 @@ export interface WebhookEndpoint {
   revision?: number
 }
 
+/** Since when the endpoint receives at its URL: what a replay is bounded by. */
+export const receivingSince = (endpoint: Pick<WebhookEndpoint, 'receivingSince' | 'createdAt'>): number =>
+  endpoint.receivingSince ?? endpoint.createdAt
+
 /** One event, as every endpoint that wants it receives it: the same id (`webhook-id`) on every attempt. */
 export interface WebhookEvent {
   /** `msg_…`, derived from what caused it, so that deriving the same cause twice makes the same event. */
   id: string
   type: WebhookEventType
-  /** When it happened, unix ms. */
+  /** When it happened, unix ms: the body's `timestamp`. */
   at: number
+  /**
+   * When Keygate made it (derived it from its change and queued it), unix ms: after `at` by as long as the deriver
+   * took to read the change. Kept events are listed, replayed and forgotten in this order. Absent (an event kept
+   * before it was recorded): `at`.
+   */
+  madeAt?: number
   /** Ids and fields of the record concerned; never a key, a hash or a secret. */
   data: Record<string, unknown>
 }
+
+/** When the event was made: what replay and retention go by. */
+export const madeAt = (event: Pick<WebhookEvent, 'madeAt' | 'at'>): number => event.madeAt ?? event.at
 
 /** One event on its way to one endpoint. */
 export interface WebhookDelivery {

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock.js'
 import {
+  madeAt,
   WEBHOOK_ATTEMPTS_KEPT,
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
@@ -102,13 +103,20 @@ export class MemoryWebhookStore implements WebhookStore {
     return event ? structuredClone(event) : null
   }
 
-  async listEvents(sinceMs: number, limit: number): Promise<WebhookEvent[]> {
-    const times = new Map([...this.events.values()].filter((e) => e.at >= sinceMs).map((e) => [e.id, e.at]))
+  async listEvents(sinceMs: number, limit: number, afterId?: string): Promise<WebhookEvent[]> {
+    const after = afterId === undefined ? undefined : this.events.get(afterId)
+    // After a kept event: from its place in the order (madeAt, then id); else from sinceMs.
+    const from = after ? madeAt(after) : sinceMs
+    const times = new Map(
+      [...this.events.values()]
+        .filter((e) => madeAt(e) >= from && !(after && madeAt(e) === from && e.id <= after.id))
+        .map((e) => [e.id, madeAt(e)]),
+    )
     return lowest(times, Number.POSITIVE_INFINITY, limit).map((id) => structuredClone(this.events.get(id)!))
   }
 
   async pruneEvents(beforeMs: number): Promise<void> {
-    for (const [id, event] of this.events) if (event.at < beforeMs) this.events.delete(id)
+    for (const [id, event] of this.events) if (madeAt(event) < beforeMs) this.events.delete(id)
   }
 
   async claimDue(nowMs: number, leaseMs: number, limit: number, lanes?: ClaimLanes): Promise<WebhookDelivery[]> {

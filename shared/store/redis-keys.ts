@@ -87,7 +87,7 @@ export const redisKeys = {
   webhookNoticeCursors: 'kg:{wh}:ncursor',
   /** HASH event id → event json, kept for replay until pruned. */
   webhookEvents: 'kg:{wh}:ev',
-  /** ZSET of event ids by `at`: the events in time order. */
+  /** ZSET of event ids by when each was made (`madeAt`, else `at`): the events in the order they were made. */
   webhookEventTimes: 'kg:{wh}:evt',
   /** HASH delivery id → delivery json (attempts first: redis-webhook-scripts.ts rewrites it), for queued ones. */
   webhookDeliveries: 'kg:{wh}:dl',

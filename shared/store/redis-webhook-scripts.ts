@@ -32,7 +32,7 @@ return redis.call('HDEL', KEYS[1], ARGV[1])
 `
 
 /**
- * KEYS: events, event times, deliveries, due. ARGV: event id, event json, at, due at, then a delivery id and json
+ * KEYS: events, event times, deliveries, due. ARGV: event id, event json, made at, due at, then a delivery id and json
  * per endpoint. The event is kept unless it is (the same id is the same event); each delivery is queued unless it
  * is (ZADD NX): its record is written only then, so a delivery under way keeps its attempts. Returns how many
  * records it wrote.
@@ -168,6 +168,19 @@ return 1
 `
 
 /**
+ * KEYS: event times, events. ARGV: since, limit, the id of the event to go on after ('' none). The events after that
+ * one in the times' order (made at, then id) while it is kept, else those made from `since` on: one step, so that
+ * pruning never moves the ranks between reading one and the range. Returns the events' json.
+ */
+export const LIST_EVENTS_SCRIPT = `
+local start = ARGV[3] ~= '' and redis.call('ZRANK', KEYS[1], ARGV[3])
+if start then start = start + 1 else start = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. ARGV[1]) end
+local ids = redis.call('ZRANGE', KEYS[1], start, start + tonumber(ARGV[2]) - 1)
+if #ids == 0 then return {} end
+return redis.call('HMGET', KEYS[2], unpack(ids))
+`
+
+/**
  * KEYS: events, event times. ARGV: before, batch size. Forgets up to a batch of the events older than `before`
  * (a script call each, so that a large backlog never holds Redis for long). Returns how many it forgot.
  */
@@ -196,6 +209,7 @@ export interface WebhookScripts {
   webhookHoldLease(lease: string, holder: string, ttlMs: Arg): Promise<number>
   webhookReleaseLease(lease: string, holder: string): Promise<number>
   webhookPruneEvents(events: string, times: string, ...args: Arg[]): Promise<number>
+  webhookListEvents(times: string, events: string, ...args: Arg[]): Promise<(string | null)[]>
 }
 
 const SCRIPTS: [keyof WebhookScripts, number, string][] = [
@@ -211,6 +225,7 @@ const SCRIPTS: [keyof WebhookScripts, number, string][] = [
   ['webhookHoldLease', 1, HOLD_LEASE_SCRIPT],
   ['webhookReleaseLease', 1, RELEASE_LEASE_SCRIPT],
   ['webhookPruneEvents', 2, PRUNE_EVENTS_SCRIPT],
+  ['webhookListEvents', 2, LIST_EVENTS_SCRIPT],
 ]
 
 /** Defines the scripts on `redis` (EVALSHA, loaded on first use) and answers it typed with them. */

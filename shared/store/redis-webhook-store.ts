@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis'
 import {
+  madeAt,
   WEBHOOK_ATTEMPTS_KEPT,
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
@@ -29,13 +30,13 @@ function deliveryJson({ attempts, id, eventId, endpointId, queuedAt }: WebhookDe
   return JSON.stringify({ attempts, id, eventId, endpointId, queuedAt })
 }
 
-const parse = <T>(json: string): T => JSON.parse(json) as T
-
 /** An endpoint's json at `revision`, which comes first: REPLACE_ENDPOINT_SCRIPT reads it there. */
 function endpointJson(endpoint: WebhookEndpoint, revision: number): string {
   const { revision: _read, ...rest } = endpoint
   return JSON.stringify({ revision, ...rest })
 }
+
+const parse = <T>(json: string): T => JSON.parse(json) as T
 
 /**
  * Webhooks on Redis, every key in the `{wh}` slot (redis-keys.ts `webhook*`); the steps that touch several keys are
@@ -132,7 +133,7 @@ export class RedisWebhookStore implements WebhookStore {
         DUE,
         event.id,
         JSON.stringify(event),
-        String(event.at),
+        String(madeAt(event)),
         String(dueAt),
         ...deliveries,
       ),
@@ -145,12 +146,11 @@ export class RedisWebhookStore implements WebhookStore {
     return json === null ? null : parse<WebhookEvent>(json)
   }
 
-  async listEvents(sinceMs: number, limit: number): Promise<WebhookEvent[]> {
+  async listEvents(sinceMs: number, limit: number, afterId?: string): Promise<WebhookEvent[]> {
     if (limit <= 0) return []
-    const ids = await storeCall(() => this.redis.zrange(TIMES, String(sinceMs), '+inf', 'BYSCORE', 'LIMIT', 0, limit))
-    if (ids.length === 0) return []
-    // Two reads: an event pruned in between is left out, as it would be a moment later.
-    const docs = await storeCall(() => this.redis.hmget(EVENTS, ...ids))
+    const docs = await storeCall(() =>
+      this.redis.webhookListEvents(TIMES, EVENTS, String(sinceMs), limit, afterId ?? ''),
+    )
     return docs.filter((json): json is string => json !== null).map((json) => parse<WebhookEvent>(json))
   }
 

@@ -46,9 +46,14 @@ export interface WebhookStore {
    */
   enqueue(event: WebhookEvent, endpointIds: string[], dueAt: number): Promise<void>
   getEvent(id: string): Promise<WebhookEvent | null>
-  /** Kept events with `at` ≥ sinceMs, oldest first, at most `limit` (replay). */
-  listEvents(sinceMs: number, limit: number): Promise<WebhookEvent[]>
-  /** Forgets events older than `beforeMs` (their deliveries are done or dead by then). */
+  /**
+   * Kept events in the order they were made (webhook.ts madeAt, then id), at most `limit` (replay): those made at or
+   * after `sinceMs`, or, with `afterId`, those after that event in this order while it is still kept (the caller's
+   * `sinceMs` being when it was made, where the listing starts once it is forgotten). Events are made in time order,
+   * so a listing taken up after the last event of the one before misses none and repeats none.
+   */
+  listEvents(sinceMs: number, limit: number, afterId?: string): Promise<WebhookEvent[]>
+  /** Forgets events made before `beforeMs` (their deliveries are done or dead by then). */
   pruneEvents(beforeMs: number): Promise<void>
 
   /**

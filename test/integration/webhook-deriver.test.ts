@@ -96,6 +96,21 @@ describe('EventDeriver on the memory store', () => {
     })
   })
 
+  // A replay goes by when an event was made: what the endpoints there were then were sent.
+  it('keeps each event with when it was made beside when its change happened', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const created = await stage.createKey(api.id, { createdAt: clock.now() })
+    const happened = clock.now()
+    // The deriver reads it a minute late.
+    clock.advance(60_000)
+    await deriver().runOnce()
+    const [delivery] = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
+    expect(delivery!.event).toMatchObject({ type: 'key.created', at: happened, madeAt: clock.now() })
+    expect(await store.webhooks.getEvent(delivery!.event.id)).toMatchObject({ at: happened, madeAt: clock.now() })
+    expect(delivery!.event.data.keyId).toBe(created.record.id)
+  })
+
   it('queues nothing twice when a change is derived again (a crash before the cursor moved)', async () => {
     const api = await newApi(store)
     await deriver().runOnce()

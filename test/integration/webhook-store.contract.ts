@@ -452,6 +452,34 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       expect(await webhooks().listEvents(t, 2)).toEqual([at3, at4])
     })
 
+    // An event derived late happened long before it was made: replay and retention go by when it was made.
+    it('lists and forgets events by when they were made, and goes on after an event, ties in id order', async () => {
+      const t = era()
+      const made = (madeAt: number, at = t): WebhookEvent => ({ ...newWebhookEvent(at), madeAt })
+      const [late, early] = [made(t + 5, t + 1), made(t + 2, t + 4)]
+      const ties = Array.from({ length: 4 }, () => made(t + 3)).sort((a, b) => (a.id < b.id ? -1 : 1))
+      for (const event of [late, ...ties, early]) await webhooks().enqueue(event, [], t)
+      const order = [early, ...ties, late]
+      expect(await webhooks().listEvents(t + 3, 5)).toEqual(order.slice(1))
+      expect(await webhooks().getEvent(late.id)).toEqual(late)
+      // Paged after the last one listed: each event once, whatever ties its time.
+      const paged: WebhookEvent[] = []
+      let page = await webhooks().listEvents(t, 2)
+      while (page.length > 0 && paged.length < order.length) {
+        paged.push(...page)
+        const last = page.at(-1)!
+        page = await webhooks().listEvents(last.madeAt!, 2, last.id)
+      }
+      expect(paged).toEqual(order)
+      // After an event forgotten meanwhile: from its time on (the events of earlier tests come after these).
+      await webhooks().pruneEvents(t + 3)
+      expect(await webhooks().getEvent(early.id)).toBeNull()
+      expect(await webhooks().getEvent(late.id)).toEqual(late)
+      expect(await webhooks().listEvents(early.madeAt!, 5, early.id)).toEqual(order.slice(1))
+      await webhooks().pruneEvents(t + 4)
+      expect(await webhooks().listEvents(ties[1]!.madeAt!, 1, ties[1]!.id)).toEqual([late])
+    })
+
     it('claims deadlines due in time order; a deadline set again moves, one unscheduled never fires', async () => {
       const t = era()
       const member = (name: string) => `key.expiring|key_${unique()}|${name}`
