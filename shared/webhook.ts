@@ -141,6 +141,8 @@ export const MAX_WEBHOOK_ENDPOINTS = 100
 export const MAX_ENDPOINT_APIS = 100
 /** Attempts kept per endpoint in the delivery log. */
 export const WEBHOOK_ATTEMPTS_KEPT = 100
+/** Test events' attempts kept per endpoint, apart from the delivery log's, so that tests never push those out. */
+export const WEBHOOK_TESTS_KEPT = 10
 /** Dead deliveries kept per endpoint. */
 export const WEBHOOK_DEAD_KEPT = 1_000
 /** Due deliveries one claim looks at, at most (claimed, or passed over): a bound on its work. */

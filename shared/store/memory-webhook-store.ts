@@ -4,6 +4,7 @@ import {
   WEBHOOK_ATTEMPTS_KEPT,
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
+  WEBHOOK_TESTS_KEPT,
   webhookDeliveryId,
   type ClaimLanes,
   type WebhookAttempt,
@@ -27,8 +28,9 @@ export class MemoryWebhookStore implements WebhookStore {
   /** Every queued delivery, by id; `due` holds when each is due (unix ms): together, the queue. */
   private readonly deliveries = new Map<string, WebhookDelivery>()
   private readonly due = new Map<string, number>()
-  /** Newest first, per endpoint id. */
+  /** Newest first, per endpoint id: deliveries' attempts, and tests' apart. */
   private readonly attempts = new Map<string, WebhookAttempt[]>()
+  private readonly tests = new Map<string, WebhookAttempt[]>()
   private readonly dead = new Map<string, WebhookDelivery[]>()
   /** Deadline member → when it fires, unix ms. */
   private readonly deadlines = new Map<string, number>()
@@ -60,6 +62,7 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async deleteEndpoint(id: string): Promise<boolean> {
     this.attempts.delete(id)
+    this.tests.delete(id)
     this.dead.delete(id)
     return this.endpoints.delete(id)
   }
@@ -167,11 +170,16 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void> {
     if (!this.endpoints.has(endpointId)) return
-    pushCapped(this.attempts, endpointId, structuredClone(attempt), WEBHOOK_ATTEMPTS_KEPT)
+    if (attempt.test) pushCapped(this.tests, endpointId, structuredClone(attempt), WEBHOOK_TESTS_KEPT)
+    else pushCapped(this.attempts, endpointId, structuredClone(attempt), WEBHOOK_ATTEMPTS_KEPT)
   }
 
   async listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]> {
     return (this.attempts.get(endpointId) ?? []).slice(0, Math.max(0, limit)).map((a) => structuredClone(a))
+  }
+
+  async listTestAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]> {
+    return (this.tests.get(endpointId) ?? []).slice(0, Math.max(0, limit)).map((a) => structuredClone(a))
   }
 
   async schedule(member: string, atMs: number): Promise<void> {

@@ -95,6 +95,8 @@ export const redisKeys = {
   webhookDue: 'kg:{wh}:due',
   /** LIST of attempt json, newest first, capped: an endpoint's delivery log. The id is last: any text. */
   webhookAttempts: (endpointId: string) => `kg:{wh}:att:${endpointId}`,
+  /** LIST of test attempt json, newest first, capped: an endpoint's tests (webhooks.sendTest), apart from its log. */
+  webhookTests: (endpointId: string) => `kg:{wh}:test:${endpointId}`,
   /** LIST of delivery json, newest first, capped: an endpoint's dead letters. */
   webhookDead: (endpointId: string) => `kg:{wh}:dead:${endpointId}`,
   /** ZSET of deadline members by when each fires, unix ms. */

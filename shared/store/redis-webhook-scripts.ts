@@ -23,11 +23,11 @@ return 1
 `
 
 /**
- * KEYS: endpoints, the endpoint's attempts, its dead letters. ARGV: id. Returns 1 removed, 0 it was not there (its
- * lists go anyway: an attempt recorded while it was being deleted leaves nothing behind).
+ * KEYS: endpoints, the endpoint's attempts, its tests' attempts, its dead letters. ARGV: id. Returns 1 removed, 0 it
+ * was not there (its lists go anyway: an attempt recorded while it was being deleted leaves nothing behind).
  */
 export const DELETE_ENDPOINT_SCRIPT = `
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 return redis.call('HDEL', KEYS[1], ARGV[1])
 `
 
@@ -133,8 +133,8 @@ return 1
 `
 
 /**
- * KEYS: endpoints, the endpoint's attempts. ARGV: endpoint id, attempt json, how many attempts are kept. Only while
- * the endpoint exists: an attempt settled after its endpoint was deleted leaves no list behind.
+ * KEYS: endpoints, the endpoint's attempts (or its tests'). ARGV: endpoint id, attempt json, how many are kept. Only
+ * while the endpoint exists: an attempt settled after its endpoint was deleted leaves no list behind.
  */
 export const RECORD_ATTEMPT_SCRIPT = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
@@ -198,7 +198,7 @@ type Arg = string | number
 /** The scripts as commands on a connection (defineWebhookScripts): keys first, as each script's comment lists them. */
 export interface WebhookScripts {
   webhookReplaceEndpoint(endpoints: string, ...args: Arg[]): Promise<number>
-  webhookDeleteEndpoint(endpoints: string, attempts: string, dead: string, id: string): Promise<number>
+  webhookDeleteEndpoint(endpoints: string, attempts: string, tests: string, dead: string, id: string): Promise<number>
   webhookEnqueue(events: string, times: string, deliveries: string, due: string, ...args: Arg[]): Promise<number>
   webhookClaimDue(due: string, deliveries: string, ...args: Arg[]): Promise<string[]>
   webhookRetry(due: string, deliveries: string, ...args: Arg[]): Promise<number>
@@ -214,7 +214,7 @@ export interface WebhookScripts {
 
 const SCRIPTS: [keyof WebhookScripts, number, string][] = [
   ['webhookReplaceEndpoint', 1, REPLACE_ENDPOINT_SCRIPT],
-  ['webhookDeleteEndpoint', 3, DELETE_ENDPOINT_SCRIPT],
+  ['webhookDeleteEndpoint', 4, DELETE_ENDPOINT_SCRIPT],
   ['webhookEnqueue', 4, ENQUEUE_SCRIPT],
   ['webhookClaimDue', 2, CLAIM_DUE_SCRIPT],
   ['webhookRetry', 2, RETRY_SCRIPT],

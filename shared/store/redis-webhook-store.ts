@@ -4,6 +4,7 @@ import {
   WEBHOOK_ATTEMPTS_KEPT,
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
+  WEBHOOK_TESTS_KEPT,
   webhookDeliveryId,
   type ClaimLanes,
   type WebhookAttempt,
@@ -81,8 +82,9 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async deleteEndpoint(id: string): Promise<boolean> {
+    const { webhookAttempts, webhookTests, webhookDead } = redisKeys
     const removed = await storeCall(() =>
-      this.redis.webhookDeleteEndpoint(ENDPOINTS, redisKeys.webhookAttempts(id), redisKeys.webhookDead(id), id),
+      this.redis.webhookDeleteEndpoint(ENDPOINTS, webhookAttempts(id), webhookTests(id), webhookDead(id), id),
     )
     if (removed !== 1) return false
     await this.afterWrite()
@@ -221,14 +223,18 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void> {
-    const attempts = redisKeys.webhookAttempts(endpointId)
-    await storeCall(() =>
-      this.redis.webhookRecordAttempt(ENDPOINTS, attempts, endpointId, JSON.stringify(attempt), WEBHOOK_ATTEMPTS_KEPT),
-    )
+    const [list, kept] = attempt.test
+      ? [redisKeys.webhookTests(endpointId), WEBHOOK_TESTS_KEPT]
+      : [redisKeys.webhookAttempts(endpointId), WEBHOOK_ATTEMPTS_KEPT]
+    await storeCall(() => this.redis.webhookRecordAttempt(ENDPOINTS, list, endpointId, JSON.stringify(attempt), kept))
   }
 
   async listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]> {
     return this.newest<WebhookAttempt>(redisKeys.webhookAttempts(endpointId), limit)
+  }
+
+  async listTestAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]> {
+    return this.newest<WebhookAttempt>(redisKeys.webhookTests(endpointId), limit)
   }
 
   async schedule(member: string, atMs: number): Promise<void> {

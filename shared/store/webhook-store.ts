@@ -80,12 +80,16 @@ export interface WebhookStore {
   queueDepth(): Promise<number>
 
   /**
-   * Adds an attempt to the endpoint's delivery log (newest first, capped at WEBHOOK_ATTEMPTS_KEPT), if the endpoint
-   * still exists: one settled after its endpoint was deleted leaves nothing behind.
+   * Adds an attempt to the endpoint's delivery log (newest first, capped at WEBHOOK_ATTEMPTS_KEPT), or a test's
+   * (`test`) to the endpoint's tests, a list apart (capped at WEBHOOK_TESTS_KEPT), so that tests never push a
+   * delivery's attempt out; only if the endpoint still exists: one settled after its endpoint was deleted leaves
+   * nothing behind.
    */
   recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void>
-  /** The endpoint's last attempts, newest first. */
+  /** The endpoint's last attempts at deliveries, newest first. */
   listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>
+  /** The endpoint's last tests' attempts, newest first. */
+  listTestAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>
 
   /** A deadline (`key.expiring|<keyId>|<expires>`…) to fire at `atMs`; setting it again moves it. */
   schedule(member: string, atMs: number): Promise<void>

@@ -832,6 +832,16 @@ describe('webhooks on Redis: one hash slot, and what the scripts keep exact', ()
       latencyMs: 1,
       outcome: 'retry',
     })
+    await webhooks.recordAttempt(endpoint.id, {
+      deliveryId: webhookDeliveryId('msg_test_1', endpoint.id),
+      eventId: 'msg_test_1',
+      eventType: 'key.created',
+      at: 1,
+      attempt: 1,
+      latencyMs: 1,
+      outcome: 'delivered',
+      test: true,
+    })
     await webhooks.schedule('key.expired:key_1:1', 1)
     await webhooks.holdLease('derive', 'me', 60_000)
     const keys = (await redis.admin.keys('*')).sort()
@@ -844,6 +854,7 @@ describe('webhooks on Redis: one hash slot, and what the scripts keep exact', ()
         redisKeys.webhookDeliveries,
         redisKeys.webhookDue,
         redisKeys.webhookAttempts(endpoint.id),
+        redisKeys.webhookTests(endpoint.id),
         redisKeys.webhookDead(endpoint.id),
         redisKeys.webhookDeadlines,
         redisKeys.webhookLease('derive'),

@@ -5,6 +5,7 @@ import {
   WEBHOOK_ATTEMPTS_KEPT,
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
+  WEBHOOK_TESTS_KEPT,
   webhookDeliveryId,
   type ClaimLanes,
   type WebhookAttempt,
@@ -149,16 +150,19 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       await webhooks().enqueue(event, [endpoint.id, other.id], t)
       for (const { id } of [endpoint, other]) {
         await webhooks().recordAttempt(id, newAttempt(webhookDeliveryId(event.id, id), 1))
+        await webhooks().recordAttempt(id, { ...newAttempt(`msg_test_${unique()}.${id}`, 1), test: true })
         await webhooks().deadLetter(queued(event, id, t))
       }
       expect(await webhooks().deleteEndpoint(endpoint.id)).toBe(true)
       expect(await webhooks().getEndpoint(endpoint.id)).toBeNull()
       expect(ids(await webhooks().listEndpoints())).not.toContain(endpoint.id)
       expect(await webhooks().listAttempts(endpoint.id, 10)).toEqual([])
+      expect(await webhooks().listTestAttempts(endpoint.id, 10)).toEqual([])
       expect(await webhooks().listDead(endpoint.id, 10)).toEqual([])
       expect(await webhooks().deleteEndpoint(endpoint.id)).toBe(false)
       // Another endpoint's are its own.
       expect(await webhooks().listAttempts(other.id, 10)).toHaveLength(1)
+      expect(await webhooks().listTestAttempts(other.id, 10)).toHaveLength(1)
       expect(await webhooks().listDead(other.id, 10)).toHaveLength(1)
     })
 
@@ -436,6 +440,20 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       expect(await webhooks().listAttempts(other, 10)).toEqual([
         { ...newAttempt(deliveryId, 1), outcome: 'delivered', status: 204 },
       ])
+    })
+
+    // A root key that may only send tests would otherwise push every real attempt out of the log.
+    it(`keeps tests' attempts apart, the last ${WEBHOOK_TESTS_KEPT}: however many, they push no delivery's attempt out`, async () => {
+      const endpoint = await storedEndpoint()
+      const deliveryId = webhookDeliveryId(`msg_${unique()}`, endpoint)
+      await webhooks().recordAttempt(endpoint, newAttempt(deliveryId, 1))
+      const test = (n: number): WebhookAttempt => ({ ...newAttempt(`msg_test_${n}.${endpoint}`, 1), at: n, test: true })
+      for (let n = 1; n <= WEBHOOK_ATTEMPTS_KEPT + 1; n++) await webhooks().recordAttempt(endpoint, test(n))
+      expect(await webhooks().listAttempts(endpoint, WEBHOOK_ATTEMPTS_KEPT)).toEqual([newAttempt(deliveryId, 1)])
+      const tests = await webhooks().listTestAttempts(endpoint, WEBHOOK_ATTEMPTS_KEPT)
+      expect(tests).toEqual(Array.from({ length: WEBHOOK_TESTS_KEPT }, (_, i) => test(WEBHOOK_ATTEMPTS_KEPT + 1 - i)))
+      expect(await webhooks().listTestAttempts(endpoint, 2)).toEqual(tests.slice(0, 2))
+      expect(await webhooks().listTestAttempts(endpoint, 0)).toEqual([])
     })
 
     it('lists kept events from a time, oldest first, and forgets those older than the retention', async () => {
