@@ -27,6 +27,7 @@ import { MANAGEMENT_ROUTES } from './operations/management-routes.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from './webhooks/webhook-policy.js'
 import { dnsLookup, type HostLookup } from './webhooks/address-policy.js'
 import type { EndpointSender } from './webhooks/endpoint-sender.js'
+import { TestsInFlight } from './webhooks/tests-in-flight.js'
 import type { ReportSigningKeys } from './leaks/github-public-keys.js'
 import { registerGithubLeakReports } from './leaks/github-report-route.js'
 import { createLeakMetrics } from './leaks/leak-metrics.js'
@@ -113,6 +114,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     webhookPolicy: deps.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY,
     hostLookup: deps.hostLookup ?? dnsLookup,
     webhookSender: deps.webhookSender,
+    webhookTests: new TestsInFlight(),
     leakMetrics: createLeakMetrics(deps.metrics.registry),
     portals: new PortalRecords(deps.store.entities, () => deps.clock.now(), deps.onWrite),
     portalUrl: deps.portalUrl ?? 'http://localhost/portal/',

@@ -12,6 +12,7 @@ import type { ApiSettingsRecords } from './api-settings.js'
 import type { NamespaceLimits } from '../shared/namespace-limits.js'
 import type { HostLookup } from './webhooks/address-policy.js'
 import type { EndpointSender } from './webhooks/endpoint-sender.js'
+import type { TestsInFlight } from './webhooks/tests-in-flight.js'
 import type { WebhookPolicy } from './webhooks/webhook-policy.js'
 import type { LeakMetrics } from './leaks/leak-metrics.js'
 import type { PortalRecords } from './portal/portal-records.js'
@@ -37,6 +38,8 @@ export interface ControlPlaneDeps {
   hostLookup: HostLookup
   /** What sends requests to webhook endpoints: the delivery worker's, which webhooks.sendTest sends through too. */
   webhookSender: Pick<EndpointSender, 'send'>
+  /** The endpoints webhooks.sendTest is sending to now: one test at a time each. */
+  webhookTests: TestsInFlight
   /** What leak reports did (GitHub's and keys.reportLeak). */
   leakMetrics: LeakMetrics
   /** Customer portals (their sessions are in store.portalSessions). */

@@ -79,6 +79,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     title: 'A concurrent write won',
     meaning: [
       'A write lost five compare-and-set retries against other writes of the same key, or the generated key collided with an existing one (vanishingly rare). Nothing was written.',
+      '`webhooks.updateEndpoint` or `webhooks.rotateSecret`: other changes of the endpoint landed first three times in a row, each change being made again over the one before it. Nothing was written.',
     ],
     fix: [
       'Retry. If it keeps happening, something writes the same key in a tight loop: make those writes one at a time.',
@@ -126,6 +127,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     meaning: [
       'The root key made more than `MANAGEMENT_RATE_LIMIT` management calls this minute (6000 unless configured), counted by each control plane. `Retry-After` says when to try again.',
       '`keys.verifyKey` is never limited by it. A key that has used up its own rate limit is a verification answer instead: 200 with `code: "RATE_LIMITED"`.',
+      '`webhooks.sendTest` while a test to the same endpoint is still waiting for its answer on that control plane: one at a time per endpoint. `Retry-After` is the webhook timeout.',
       'From a gateway (the reverse proxy, or `X-Keygate-Code` at `/v1/authorize`): the API key has used up its own rate limit; `Retry-After` and `RateLimit-*` say when it has room again.',
     ],
     fix: [

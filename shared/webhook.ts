@@ -56,18 +56,42 @@ export interface WebhookEndpoint {
   secrets: WebhookSecret[]
   createdAt: number
   updatedAt?: number
+  /**
+   * Since when events go to its `url`, unix ms: its creation, then each change of its URL. A replay sends only events
+   * made from then on, so a receiver it is pointed at never learns what was sent before. Absent (an endpoint stored
+   * before it was kept): `createdAt`.
+   */
+  receivingSince?: number
+  /**
+   * How many times it was replaced (absent: never): the store replaces it only from the revision it was read at, so a
+   * change made from a stale copy never undoes another (WebhookStore.replaceEndpoint).
+   */
+  revision?: number
 }
+
+/** Since when the endpoint receives at its URL: what a replay is bounded by. */
+export const receivingSince = (endpoint: Pick<WebhookEndpoint, 'receivingSince' | 'createdAt'>): number =>
+  endpoint.receivingSince ?? endpoint.createdAt
 
 /** One event, as every endpoint that wants it receives it: the same id (`webhook-id`) on every attempt. */
 export interface WebhookEvent {
   /** `msg_…`, derived from what caused it, so that deriving the same cause twice makes the same event. */
   id: string
   type: WebhookEventType
-  /** When it happened, unix ms. */
+  /** When it happened, unix ms: the body's `timestamp`. */
   at: number
+  /**
+   * When Keygate made it (derived it from its change and queued it), unix ms: after `at` by as long as the deriver
+   * took to read the change. Kept events are listed, replayed and forgotten in this order. Absent (an event kept
+   * before it was recorded): `at`.
+   */
+  madeAt?: number
   /** Ids and fields of the record concerned; never a key, a hash or a secret. */
   data: Record<string, unknown>
 }
+
+/** When the event was made: what replay and retention go by. */
+export const madeAt = (event: Pick<WebhookEvent, 'madeAt' | 'at'>): number => event.madeAt ?? event.at
 
 /** One event on its way to one endpoint. */
 export interface WebhookDelivery {
@@ -117,6 +141,8 @@ export const MAX_WEBHOOK_ENDPOINTS = 100
 export const MAX_ENDPOINT_APIS = 100
 /** Attempts kept per endpoint in the delivery log. */
 export const WEBHOOK_ATTEMPTS_KEPT = 100
+/** Test events' attempts kept per endpoint, apart from the delivery log's, so that tests never push those out. */
+export const WEBHOOK_TESTS_KEPT = 10
 /** Dead deliveries kept per endpoint. */
 export const WEBHOOK_DEAD_KEPT = 1_000
 /** Due deliveries one claim looks at, at most (claimed, or passed over): a bound on its work. */

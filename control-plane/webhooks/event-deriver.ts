@@ -591,11 +591,13 @@ export class EventDeriver {
     return keyData(key, identityId)
   }
 
+  /** Queues the event to the endpoints that want it, made now (a replay goes by that, not by when it happened). */
   private async enqueue(event: WebhookEvent): Promise<void> {
     this.deps.metrics.derived(event.type)
     this.endpoints ??= await this.deps.webhooks.listEndpoints()
     const wanting = this.endpoints.filter((endpoint) => endpointWants(endpoint, event)).map((endpoint) => endpoint.id)
-    if (wanting.length > 0) await this.deps.webhooks.enqueue(event, wanting, this.deps.clock.now())
+    const now = this.deps.clock.now()
+    if (wanting.length > 0) await this.deps.webhooks.enqueue({ ...event, madeAt: now }, wanting, now)
   }
 }
 

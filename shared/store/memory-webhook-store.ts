@@ -1,8 +1,10 @@
 import { systemClock, type Clock } from '../clock.js'
 import {
+  madeAt,
   WEBHOOK_ATTEMPTS_KEPT,
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
+  WEBHOOK_TESTS_KEPT,
   webhookDeliveryId,
   type ClaimLanes,
   type WebhookAttempt,
@@ -26,8 +28,9 @@ export class MemoryWebhookStore implements WebhookStore {
   /** Every queued delivery, by id; `due` holds when each is due (unix ms): together, the queue. */
   private readonly deliveries = new Map<string, WebhookDelivery>()
   private readonly due = new Map<string, number>()
-  /** Newest first, per endpoint id. */
+  /** Newest first, per endpoint id: deliveries' attempts, and tests' apart. */
   private readonly attempts = new Map<string, WebhookAttempt[]>()
+  private readonly tests = new Map<string, WebhookAttempt[]>()
   private readonly dead = new Map<string, WebhookDelivery[]>()
   /** Deadline member → when it fires, unix ms. */
   private readonly deadlines = new Map<string, number>()
@@ -48,14 +51,18 @@ export class MemoryWebhookStore implements WebhookStore {
     return [...this.endpoints.values()].sort((a, b) => compare(a.id, b.id)).map((e) => structuredClone(e))
   }
 
-  async replaceEndpoint(endpoint: WebhookEndpoint): Promise<boolean> {
-    if (!this.endpoints.has(endpoint.id)) return false
-    this.endpoints.set(endpoint.id, structuredClone(endpoint))
-    return true
+  async replaceEndpoint(endpoint: WebhookEndpoint): Promise<'replaced' | 'changed' | 'gone'> {
+    const stored = this.endpoints.get(endpoint.id)
+    if (!stored) return 'gone'
+    const revision = endpoint.revision ?? 0
+    if ((stored.revision ?? 0) !== revision) return 'changed'
+    this.endpoints.set(endpoint.id, { ...structuredClone(endpoint), revision: revision + 1 })
+    return 'replaced'
   }
 
   async deleteEndpoint(id: string): Promise<boolean> {
     this.attempts.delete(id)
+    this.tests.delete(id)
     this.dead.delete(id)
     return this.endpoints.delete(id)
   }
@@ -99,13 +106,20 @@ export class MemoryWebhookStore implements WebhookStore {
     return event ? structuredClone(event) : null
   }
 
-  async listEvents(sinceMs: number, limit: number): Promise<WebhookEvent[]> {
-    const times = new Map([...this.events.values()].filter((e) => e.at >= sinceMs).map((e) => [e.id, e.at]))
+  async listEvents(sinceMs: number, limit: number, afterId?: string): Promise<WebhookEvent[]> {
+    const after = afterId === undefined ? undefined : this.events.get(afterId)
+    // After a kept event: from its place in the order (madeAt, then id); else from sinceMs.
+    const from = after ? madeAt(after) : sinceMs
+    const times = new Map(
+      [...this.events.values()]
+        .filter((e) => madeAt(e) >= from && !(after && madeAt(e) === from && e.id <= after.id))
+        .map((e) => [e.id, madeAt(e)]),
+    )
     return lowest(times, Number.POSITIVE_INFINITY, limit).map((id) => structuredClone(this.events.get(id)!))
   }
 
   async pruneEvents(beforeMs: number): Promise<void> {
-    for (const [id, event] of this.events) if (event.at < beforeMs) this.events.delete(id)
+    for (const [id, event] of this.events) if (madeAt(event) < beforeMs) this.events.delete(id)
   }
 
   async claimDue(nowMs: number, leaseMs: number, limit: number, lanes?: ClaimLanes): Promise<WebhookDelivery[]> {
@@ -156,11 +170,16 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void> {
     if (!this.endpoints.has(endpointId)) return
-    pushCapped(this.attempts, endpointId, structuredClone(attempt), WEBHOOK_ATTEMPTS_KEPT)
+    if (attempt.test) pushCapped(this.tests, endpointId, structuredClone(attempt), WEBHOOK_TESTS_KEPT)
+    else pushCapped(this.attempts, endpointId, structuredClone(attempt), WEBHOOK_ATTEMPTS_KEPT)
   }
 
   async listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]> {
     return (this.attempts.get(endpointId) ?? []).slice(0, Math.max(0, limit)).map((a) => structuredClone(a))
+  }
+
+  async listTestAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]> {
+    return (this.tests.get(endpointId) ?? []).slice(0, Math.max(0, limit)).map((a) => structuredClone(a))
   }
 
   async schedule(member: string, atMs: number): Promise<void> {

@@ -87,7 +87,7 @@ export const redisKeys = {
   webhookNoticeCursors: 'kg:{wh}:ncursor',
   /** HASH event id → event json, kept for replay until pruned. */
   webhookEvents: 'kg:{wh}:ev',
-  /** ZSET of event ids by `at`: the events in time order. */
+  /** ZSET of event ids by when each was made (`madeAt`, else `at`): the events in the order they were made. */
   webhookEventTimes: 'kg:{wh}:evt',
   /** HASH delivery id → delivery json (attempts first: redis-webhook-scripts.ts rewrites it), for queued ones. */
   webhookDeliveries: 'kg:{wh}:dl',
@@ -95,6 +95,8 @@ export const redisKeys = {
   webhookDue: 'kg:{wh}:due',
   /** LIST of attempt json, newest first, capped: an endpoint's delivery log. The id is last: any text. */
   webhookAttempts: (endpointId: string) => `kg:{wh}:att:${endpointId}`,
+  /** LIST of test attempt json, newest first, capped: an endpoint's tests (webhooks.sendTest), apart from its log. */
+  webhookTests: (endpointId: string) => `kg:{wh}:test:${endpointId}`,
   /** LIST of delivery json, newest first, capped: an endpoint's dead letters. */
   webhookDead: (endpointId: string) => `kg:{wh}:dead:${endpointId}`,
   /** ZSET of deadline members by when each fires, unix ms. */

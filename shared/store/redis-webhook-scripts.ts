@@ -9,24 +9,30 @@ import type { RedisClient } from './redis-connection.js'
  * rewrites that number in place: cjson would re-encode the other numbers with 14 significant digits.
  */
 
-/** KEYS: endpoints. ARGV: id, endpoint json. Returns 1 replaced, 0 the endpoint is gone (nothing written). */
+/**
+ * KEYS: endpoints. ARGV: id, the revision it was read at, endpoint json at the next revision. Returns 1 replaced, 0 the
+ * endpoint is gone, -1 it is at another revision (nothing written either way). An endpoint's json starts with its
+ * revision once it was replaced (`{"revision":N,…`, as redis-webhook-store.ts writes it); one never replaced has none.
+ */
 export const REPLACE_ENDPOINT_SCRIPT = `
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local doc = redis.call('HGET', KEYS[1], ARGV[1])
+if not doc then return 0 end
+if tonumber(string.match(doc, '^{"revision":(%d+)') or '0') ~= tonumber(ARGV[2]) then return -1 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 `
 
 /**
- * KEYS: endpoints, the endpoint's attempts, its dead letters. ARGV: id. Returns 1 removed, 0 it was not there (its
- * lists go anyway: an attempt recorded while it was being deleted leaves nothing behind).
+ * KEYS: endpoints, the endpoint's attempts, its tests' attempts, its dead letters. ARGV: id. Returns 1 removed, 0 it
+ * was not there (its lists go anyway: an attempt recorded while it was being deleted leaves nothing behind).
  */
 export const DELETE_ENDPOINT_SCRIPT = `
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 return redis.call('HDEL', KEYS[1], ARGV[1])
 `
 
 /**
- * KEYS: events, event times, deliveries, due. ARGV: event id, event json, at, due at, then a delivery id and json
+ * KEYS: events, event times, deliveries, due. ARGV: event id, event json, made at, due at, then a delivery id and json
  * per endpoint. The event is kept unless it is (the same id is the same event); each delivery is queued unless it
  * is (ZADD NX): its record is written only then, so a delivery under way keeps its attempts. Returns how many
  * records it wrote.
@@ -127,8 +133,8 @@ return 1
 `
 
 /**
- * KEYS: endpoints, the endpoint's attempts. ARGV: endpoint id, attempt json, how many attempts are kept. Only while
- * the endpoint exists: an attempt settled after its endpoint was deleted leaves no list behind.
+ * KEYS: endpoints, the endpoint's attempts (or its tests'). ARGV: endpoint id, attempt json, how many are kept. Only
+ * while the endpoint exists: an attempt settled after its endpoint was deleted leaves no list behind.
  */
 export const RECORD_ATTEMPT_SCRIPT = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
@@ -162,6 +168,19 @@ return 1
 `
 
 /**
+ * KEYS: event times, events. ARGV: since, limit, the id of the event to go on after ('' none). The events after that
+ * one in the times' order (made at, then id) while it is kept, else those made from `since` on: one step, so that
+ * pruning never moves the ranks between reading one and the range. Returns the events' json.
+ */
+export const LIST_EVENTS_SCRIPT = `
+local start = ARGV[3] ~= '' and redis.call('ZRANK', KEYS[1], ARGV[3])
+if start then start = start + 1 else start = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. ARGV[1]) end
+local ids = redis.call('ZRANGE', KEYS[1], start, start + tonumber(ARGV[2]) - 1)
+if #ids == 0 then return {} end
+return redis.call('HMGET', KEYS[2], unpack(ids))
+`
+
+/**
  * KEYS: events, event times. ARGV: before, batch size. Forgets up to a batch of the events older than `before`
  * (a script call each, so that a large backlog never holds Redis for long). Returns how many it forgot.
  */
@@ -179,7 +198,7 @@ type Arg = string | number
 /** The scripts as commands on a connection (defineWebhookScripts): keys first, as each script's comment lists them. */
 export interface WebhookScripts {
   webhookReplaceEndpoint(endpoints: string, ...args: Arg[]): Promise<number>
-  webhookDeleteEndpoint(endpoints: string, attempts: string, dead: string, id: string): Promise<number>
+  webhookDeleteEndpoint(endpoints: string, attempts: string, tests: string, dead: string, id: string): Promise<number>
   webhookEnqueue(events: string, times: string, deliveries: string, due: string, ...args: Arg[]): Promise<number>
   webhookClaimDue(due: string, deliveries: string, ...args: Arg[]): Promise<string[]>
   webhookRetry(due: string, deliveries: string, ...args: Arg[]): Promise<number>
@@ -190,11 +209,12 @@ export interface WebhookScripts {
   webhookHoldLease(lease: string, holder: string, ttlMs: Arg): Promise<number>
   webhookReleaseLease(lease: string, holder: string): Promise<number>
   webhookPruneEvents(events: string, times: string, ...args: Arg[]): Promise<number>
+  webhookListEvents(times: string, events: string, ...args: Arg[]): Promise<(string | null)[]>
 }
 
 const SCRIPTS: [keyof WebhookScripts, number, string][] = [
   ['webhookReplaceEndpoint', 1, REPLACE_ENDPOINT_SCRIPT],
-  ['webhookDeleteEndpoint', 3, DELETE_ENDPOINT_SCRIPT],
+  ['webhookDeleteEndpoint', 4, DELETE_ENDPOINT_SCRIPT],
   ['webhookEnqueue', 4, ENQUEUE_SCRIPT],
   ['webhookClaimDue', 2, CLAIM_DUE_SCRIPT],
   ['webhookRetry', 2, RETRY_SCRIPT],
@@ -205,6 +225,7 @@ const SCRIPTS: [keyof WebhookScripts, number, string][] = [
   ['webhookHoldLease', 1, HOLD_LEASE_SCRIPT],
   ['webhookReleaseLease', 1, RELEASE_LEASE_SCRIPT],
   ['webhookPruneEvents', 2, PRUNE_EVENTS_SCRIPT],
+  ['webhookListEvents', 2, LIST_EVENTS_SCRIPT],
 ]
 
 /** Defines the scripts on `redis` (EVALSHA, loaded on first use) and answers it typed with them. */

@@ -1,8 +1,10 @@
 import type { Redis } from 'ioredis'
 import {
+  madeAt,
   WEBHOOK_ATTEMPTS_KEPT,
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
+  WEBHOOK_TESTS_KEPT,
   webhookDeliveryId,
   type ClaimLanes,
   type WebhookAttempt,
@@ -27,6 +29,12 @@ const { webhookDeliveries: DELIVERIES, webhookDue: DUE, webhookDeadlines: DEADLI
 /** A delivery's json with its attempts first: RETRY_SCRIPT rewrites them in place (redis-webhook-scripts.ts). */
 function deliveryJson({ attempts, id, eventId, endpointId, queuedAt }: WebhookDelivery): string {
   return JSON.stringify({ attempts, id, eventId, endpointId, queuedAt })
+}
+
+/** An endpoint's json at `revision`, which comes first: REPLACE_ENDPOINT_SCRIPT reads it there. */
+function endpointJson(endpoint: WebhookEndpoint, revision: number): string {
+  const { revision: _read, ...rest } = endpoint
+  return JSON.stringify({ revision, ...rest })
 }
 
 const parse = <T>(json: string): T => JSON.parse(json) as T
@@ -63,18 +71,20 @@ export class RedisWebhookStore implements WebhookStore {
       .map((id) => parse<WebhookEndpoint>(all[id]!))
   }
 
-  async replaceEndpoint(endpoint: WebhookEndpoint): Promise<boolean> {
+  async replaceEndpoint(endpoint: WebhookEndpoint): Promise<'replaced' | 'changed' | 'gone'> {
+    const revision = endpoint.revision ?? 0
     const replaced = await storeCall(() =>
-      this.redis.webhookReplaceEndpoint(ENDPOINTS, endpoint.id, JSON.stringify(endpoint)),
+      this.redis.webhookReplaceEndpoint(ENDPOINTS, endpoint.id, revision, endpointJson(endpoint, revision + 1)),
     )
-    if (replaced !== 1) return false
+    if (replaced !== 1) return replaced === 0 ? 'gone' : 'changed'
     await this.afterWrite()
-    return true
+    return 'replaced'
   }
 
   async deleteEndpoint(id: string): Promise<boolean> {
+    const { webhookAttempts, webhookTests, webhookDead } = redisKeys
     const removed = await storeCall(() =>
-      this.redis.webhookDeleteEndpoint(ENDPOINTS, redisKeys.webhookAttempts(id), redisKeys.webhookDead(id), id),
+      this.redis.webhookDeleteEndpoint(ENDPOINTS, webhookAttempts(id), webhookTests(id), webhookDead(id), id),
     )
     if (removed !== 1) return false
     await this.afterWrite()
@@ -125,7 +135,7 @@ export class RedisWebhookStore implements WebhookStore {
         DUE,
         event.id,
         JSON.stringify(event),
-        String(event.at),
+        String(madeAt(event)),
         String(dueAt),
         ...deliveries,
       ),
@@ -138,12 +148,11 @@ export class RedisWebhookStore implements WebhookStore {
     return json === null ? null : parse<WebhookEvent>(json)
   }
 
-  async listEvents(sinceMs: number, limit: number): Promise<WebhookEvent[]> {
+  async listEvents(sinceMs: number, limit: number, afterId?: string): Promise<WebhookEvent[]> {
     if (limit <= 0) return []
-    const ids = await storeCall(() => this.redis.zrange(TIMES, String(sinceMs), '+inf', 'BYSCORE', 'LIMIT', 0, limit))
-    if (ids.length === 0) return []
-    // Two reads: an event pruned in between is left out, as it would be a moment later.
-    const docs = await storeCall(() => this.redis.hmget(EVENTS, ...ids))
+    const docs = await storeCall(() =>
+      this.redis.webhookListEvents(TIMES, EVENTS, String(sinceMs), limit, afterId ?? ''),
+    )
     return docs.filter((json): json is string => json !== null).map((json) => parse<WebhookEvent>(json))
   }
 
@@ -214,14 +223,18 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void> {
-    const attempts = redisKeys.webhookAttempts(endpointId)
-    await storeCall(() =>
-      this.redis.webhookRecordAttempt(ENDPOINTS, attempts, endpointId, JSON.stringify(attempt), WEBHOOK_ATTEMPTS_KEPT),
-    )
+    const [list, kept] = attempt.test
+      ? [redisKeys.webhookTests(endpointId), WEBHOOK_TESTS_KEPT]
+      : [redisKeys.webhookAttempts(endpointId), WEBHOOK_ATTEMPTS_KEPT]
+    await storeCall(() => this.redis.webhookRecordAttempt(ENDPOINTS, list, endpointId, JSON.stringify(attempt), kept))
   }
 
   async listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]> {
     return this.newest<WebhookAttempt>(redisKeys.webhookAttempts(endpointId), limit)
+  }
+
+  async listTestAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]> {
+    return this.newest<WebhookAttempt>(redisKeys.webhookTests(endpointId), limit)
   }
 
   async schedule(member: string, atMs: number): Promise<void> {

@@ -16,10 +16,14 @@ export interface WebhookStore {
   getEndpoint(id: string): Promise<WebhookEndpoint | null>
   /** Every endpoint, in id order (ids sort by creation time). */
   listEndpoints(): Promise<WebhookEndpoint[]>
-  /** Replaces the endpoint if it still exists; false if it is gone (nothing written). */
-  replaceEndpoint(endpoint: WebhookEndpoint): Promise<boolean>
-  /** Removes the endpoint and its delivery log and dead letters; false if it was not there. Queued deliveries to it
-   * are dropped when they come due (the worker finds no endpoint). */
+  /**
+   * Replaces the endpoint with `endpoint` if it is still at the revision `endpoint` was read at (its `revision`,
+   * absent: 0), storing it at the next one: a change made from a copy another write has since replaced is `changed`,
+   * and one of an endpoint deleted meanwhile `gone`, nothing written either way. One atomic step.
+   */
+  replaceEndpoint(endpoint: WebhookEndpoint): Promise<'replaced' | 'changed' | 'gone'>
+  /** Removes the endpoint and its delivery log (tests' attempts too) and dead letters; false if it was not there.
+   * Queued deliveries to it are dropped when they come due (the worker finds no endpoint). */
   deleteEndpoint(id: string): Promise<boolean>
 
   /** The deriver's position in each shard's change log (shards never derived from are absent). */
@@ -42,9 +46,14 @@ export interface WebhookStore {
    */
   enqueue(event: WebhookEvent, endpointIds: string[], dueAt: number): Promise<void>
   getEvent(id: string): Promise<WebhookEvent | null>
-  /** Kept events with `at` ≥ sinceMs, oldest first, at most `limit` (replay). */
-  listEvents(sinceMs: number, limit: number): Promise<WebhookEvent[]>
-  /** Forgets events older than `beforeMs` (their deliveries are done or dead by then). */
+  /**
+   * Kept events in the order they were made (webhook.ts madeAt, then id), at most `limit` (replay): those made at or
+   * after `sinceMs`, or, with `afterId`, those after that event in this order while it is still kept (the caller's
+   * `sinceMs` being when it was made, where the listing starts once it is forgotten). Events are made in time order,
+   * so a listing taken up after the last event of the one before misses none and repeats none.
+   */
+  listEvents(sinceMs: number, limit: number, afterId?: string): Promise<WebhookEvent[]>
+  /** Forgets events made before `beforeMs` (their deliveries are done or dead by then). */
   pruneEvents(beforeMs: number): Promise<void>
 
   /**
@@ -71,12 +80,16 @@ export interface WebhookStore {
   queueDepth(): Promise<number>
 
   /**
-   * Adds an attempt to the endpoint's delivery log (newest first, capped at WEBHOOK_ATTEMPTS_KEPT), if the endpoint
-   * still exists: one settled after its endpoint was deleted leaves nothing behind.
+   * Adds an attempt to the endpoint's delivery log (newest first, capped at WEBHOOK_ATTEMPTS_KEPT), or a test's
+   * (`test`) to the endpoint's tests, a list apart (capped at WEBHOOK_TESTS_KEPT), so that tests never push a
+   * delivery's attempt out; only if the endpoint still exists: one settled after its endpoint was deleted leaves
+   * nothing behind.
    */
   recordAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void>
-  /** The endpoint's last attempts, newest first. */
+  /** The endpoint's last attempts at deliveries, newest first. */
   listAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>
+  /** The endpoint's last tests' attempts, newest first. */
+  listTestAttempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>
 
   /** A deadline (`key.expiring|<keyId>|<expires>`…) to fire at `atMs`; setting it again moves it. */
   schedule(member: string, atMs: number): Promise<void>

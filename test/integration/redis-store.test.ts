@@ -611,14 +611,15 @@ describe('replicas on Redis: a write that changed a verdict is acknowledged only
     expect(await plain.entities.getEntity(address)).toBeNull()
   })
 
-  it('webhooks: endpoint writes and an enqueue each wait; a replace or delete of no endpoint, a queued one do not', async () => {
+  it('webhooks: endpoint writes and an enqueue each wait; a replace of no endpoint or a stale one, a delete of none, a queued one do not', async () => {
     const waiting = backend.store
     const endpoint = newWebhookEndpoint()
     await unconfirmed(waiting.webhooks.createEndpoint(endpoint))
     expect(await plain.webhooks.getEndpoint(endpoint.id)).toEqual(endpoint)
     await unconfirmed(waiting.webhooks.replaceEndpoint({ ...endpoint, enabled: false }))
     expect(await plain.webhooks.getEndpoint(endpoint.id)).toMatchObject({ enabled: false })
-    expect(await waiting.webhooks.replaceEndpoint(newWebhookEndpoint())).toBe(false)
+    expect(await waiting.webhooks.replaceEndpoint(newWebhookEndpoint())).toBe('gone')
+    expect(await waiting.webhooks.replaceEndpoint({ ...endpoint, enabled: true })).toBe('changed')
     const event = newWebhookEvent(1)
     await unconfirmed(waiting.webhooks.enqueue(event, [endpoint.id], 1))
     await waiting.webhooks.enqueue(event, [endpoint.id], 1)
@@ -831,6 +832,16 @@ describe('webhooks on Redis: one hash slot, and what the scripts keep exact', ()
       latencyMs: 1,
       outcome: 'retry',
     })
+    await webhooks.recordAttempt(endpoint.id, {
+      deliveryId: webhookDeliveryId('msg_test_1', endpoint.id),
+      eventId: 'msg_test_1',
+      eventType: 'key.created',
+      at: 1,
+      attempt: 1,
+      latencyMs: 1,
+      outcome: 'delivered',
+      test: true,
+    })
     await webhooks.schedule('key.expired:key_1:1', 1)
     await webhooks.holdLease('derive', 'me', 60_000)
     const keys = (await redis.admin.keys('*')).sort()
@@ -843,6 +854,7 @@ describe('webhooks on Redis: one hash slot, and what the scripts keep exact', ()
         redisKeys.webhookDeliveries,
         redisKeys.webhookDue,
         redisKeys.webhookAttempts(endpoint.id),
+        redisKeys.webhookTests(endpoint.id),
         redisKeys.webhookDead(endpoint.id),
         redisKeys.webhookDeadlines,
         redisKeys.webhookLease('derive'),

@@ -6,7 +6,7 @@ import { RootKeyEntities } from '../../control-plane/root-key-entities.js'
 import { RootKeys } from '../../control-plane/root-keys.js'
 import { createWebhookMetrics } from '../../control-plane/webhooks/webhook-metrics.js'
 import { entityAddress } from '../../shared/entity.js'
-import { deriverStage, HOUR } from '../support/deriver-stage.js'
+import { deriverStage, HOUR, testEndpoint } from '../support/deriver-stage.js'
 import { LOG_TRIMMED } from '../../shared/store/change-log-store.js'
 import { overriding } from '../support/store-overrides.js'
 import { newApi, newKey } from './contract-records.js'
@@ -94,6 +94,46 @@ describe('EventDeriver on the memory store', () => {
       keyId: created.record.id,
       leaked: { url: 'https://github.com/o/r', reporter: 'github' },
     })
+  })
+
+  // The worker checks again when a delivery comes due, but a delivery queued against the scope is work and a leak risk.
+  it("queues an endpoint scoped to apis only its apis' key events, and none about no api", async () => {
+    const [mine, theirs] = [await newApi(store), await newApi(store)]
+    await store.webhooks.createEndpoint(testEndpoint('whep_scoped', { apiIds: [mine.id] }))
+    await deriver().runOnce()
+    const [own, other] = [await stage.createKey(mine.id), await stage.createKey(theirs.id)]
+    await store.entities.writeEntity(entityAddress('identity', 'customer-scoped'), 'id_scoped', 'created', {
+      id: 'id_scoped',
+      externalId: 'customer-scoped',
+    })
+    await deriver().runOnce()
+    const rows = await queued()
+    expect(rows.filter(([, endpointId]) => endpointId === 'whep_scoped')).toEqual([
+      ['key.created', 'whep_scoped', own.record.id],
+    ])
+    // The unscoped endpoint beside it had them all.
+    expect(rows.filter(([, endpointId]) => endpointId === 'whep_all').map(([type, , keyId]) => [type, keyId])).toEqual(
+      expect.arrayContaining([
+        ['key.created', own.record.id],
+        ['key.created', other.record.id],
+        ['identity.created', undefined],
+      ]),
+    )
+  })
+
+  // A replay goes by when an event was made: what the endpoints there were then were sent.
+  it('keeps each event with when it was made beside when its change happened', async () => {
+    const api = await newApi(store)
+    await deriver().runOnce()
+    const created = await stage.createKey(api.id, { createdAt: clock.now() })
+    const happened = clock.now()
+    // The deriver reads it a minute late.
+    clock.advance(60_000)
+    await deriver().runOnce()
+    const [delivery] = (await stage.deliveries()).filter(({ endpointId }) => endpointId === 'whep_all')
+    expect(delivery!.event).toMatchObject({ type: 'key.created', at: happened, madeAt: clock.now() })
+    expect(await store.webhooks.getEvent(delivery!.event.id)).toMatchObject({ at: happened, madeAt: clock.now() })
+    expect(delivery!.event.data.keyId).toBe(created.record.id)
   })
 
   it('queues nothing twice when a change is derived again (a crash before the cursor moved)', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { HostLookup } from '../../control-plane/webhooks/address-policy.js'
-import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../../shared/webhook.js'
+import { ENDPOINT_CHANGE_TRIES } from '../../control-plane/webhooks/endpoint-change.js'
+import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES, type WebhookEndpoint } from '../../shared/webhook.js'
 import {
   capturedLogger,
   ManualClock,
@@ -11,6 +12,7 @@ import {
   type TestServer,
 } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { overriding } from '../support/store-overrides.js'
 
 /**
  * The webhooks.* endpoint calls through the API, on both stores: what each call answers and stores, the address
@@ -468,6 +470,15 @@ for (const storeKind of ['memory', 'redis'] as const) {
         expect(error(scoped)).toEqual({ status: 400, code: 'BAD_REQUEST' })
         expect(scoped.body.error.message).toMatch(/^apiIds: identity\.created is about no api/)
         expect((await stored(endpointId)).apiIds).toEqual([])
+        // Rescoped to an api that does not exist: 404, as on create, and the scope stays.
+        const keyEvents = await create({ url: ENDPOINT_URL, apiIds: [apiId] })
+        const absentOnUpdate = await post('webhooks.updateEndpoint', {
+          endpointId: keyEvents.endpointId,
+          apiIds: [apiId, 'api_absent'],
+        })
+        expect(error(absentOnUpdate)).toEqual({ status: 404, code: 'NOT_FOUND' })
+        expect(absentOnUpdate.body.error.message).toBe('api api_absent not found')
+        expect((await stored(keyEvents.endpointId)).apiIds).toEqual([apiId])
       })
 
       it('refuses (403) to make an endpoint for a root key with webhook rights only: it would read every api', async () => {
@@ -544,6 +555,81 @@ for (const storeKind of ['memory', 'redis'] as const) {
         const refused = await post('webhooks.replay', { endpointId: unscoped.endpointId, since: 0 }, replayer)
         expect(error(refused)).toEqual(forbidden)
         expect(refused.body.error.message).toMatch(/^the root key needs api\.\*\.read_key and identity/)
+      })
+    })
+
+    describe('changes of one endpoint at once', () => {
+      /** A control plane on the same store whose reads of endpoints go through `read` (the store's own by default). */
+      async function controlPlaneReading(read: (endpointId: string) => Promise<WebhookEndpoint | null>) {
+        const store = overriding(backend.store, { webhooks: { getEndpoint: read } })
+        return startTestControlPlane({ backend: { ...backend, store }, clock, log, hostLookup })
+      }
+
+      // Else a root key that may only describe (no reads) would enable again what an admin has just disabled.
+      it('never writes back what another change undid: a description changed across a disable leaves it disabled', async () => {
+        const { endpointId } = await create({ url: ENDPOINT_URL })
+        const describer = await rootKey(['webhook.*.update_endpoint'])
+        let reached!: () => void
+        const hasRead = new Promise<void>((resolve) => (reached = resolve))
+        let release!: () => void
+        const released = new Promise<void>((resolve) => (release = resolve))
+        let holding = true
+        // The describer's control plane has read the endpoint, enabled, when the disable lands.
+        const held = await controlPlaneReading(async (id) => {
+          const read = await backend.store.webhooks.getEndpoint(id)
+          if (holding && id === endpointId) {
+            holding = false
+            reached()
+            await released
+          }
+          return read
+        })
+        try {
+          const describing = post('webhooks.updateEndpoint', { endpointId, description: 'ops' }, describer, held)
+          await hasRead
+          expect(await post('webhooks.updateEndpoint', { endpointId, enabled: false })).toEqual({
+            status: 200,
+            body: {},
+          })
+          release()
+          expect(await describing).toEqual({ status: 200, body: {} })
+        } finally {
+          await held.close()
+        }
+        expect(await stored(endpointId)).toMatchObject({ enabled: false, description: 'ops', revision: 2 })
+        // The description was made over the disabled endpoint: its audit entry says so.
+        const [described] = (await get('audit.list?action=webhooks.updateEndpoint&limit=1')).body.entries
+        expect(described).toMatchObject({ before: { enabled: false }, after: { enabled: false, description: 'ops' } })
+      })
+
+      it('answers 409 CONFLICT when other changes keep landing first, having written nothing of its own', async () => {
+        const { endpointId, secret } = await create({ url: ENDPOINT_URL })
+        let others = 0
+        // Every read is overtaken at once by another change of the endpoint.
+        const overtaken = await controlPlaneReading(async (id) => {
+          const read = await backend.store.webhooks.getEndpoint(id)
+          if (read) await backend.store.webhooks.replaceEndpoint({ ...read, updatedAt: ++others })
+          return read
+        })
+        try {
+          for (const [path, body] of [
+            ['webhooks.updateEndpoint', { endpointId, description: 'lost' }],
+            ['webhooks.rotateSecret', { endpointId }],
+          ] as const) {
+            const answer = await post(path, body, TEST_ROOT_KEY, overtaken)
+            expect(error(answer), path).toEqual({ status: 409, code: 'CONFLICT' })
+            expect(answer.body.error.message).toBe(
+              `webhook endpoint ${endpointId} kept changing while this change was made: read it and try again`,
+            )
+          }
+        } finally {
+          await overtaken.close()
+        }
+        // Each call made its change again from every fresh read (a delivery may read the endpoint too).
+        expect(others).toBeGreaterThanOrEqual(2 * ENDPOINT_CHANGE_TRIES)
+        const after = await stored(endpointId)
+        expect(after).not.toHaveProperty('description')
+        expect(after.secrets.map((s) => s.secret)).toEqual([secret])
       })
     })
 

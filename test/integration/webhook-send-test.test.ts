@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { WEBHOOK_EVENT_TYPES } from '../../shared/webhook.js'
+import { WEBHOOK_ATTEMPTS_KEPT, WEBHOOK_EVENT_TYPES, WEBHOOK_TESTS_KEPT } from '../../shared/webhook.js'
 import {
   capturedLogger,
   ManualClock,
@@ -10,6 +10,7 @@ import {
   type TestServer,
 } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { waitFor } from '../support/wait-for.js'
 import { startWebhookReceiver } from '../support/webhook-receiver.js'
 import { TEST_EVENT_PREFIX } from '../../control-plane/webhooks/example-events.js'
 
@@ -79,10 +80,10 @@ for (const storeKind of ['memory', 'redis'] as const) {
       expect(made.status, JSON.stringify(made.body)).toBe(200)
       return made.body.key
     }
-    async function attempts(endpointId: string): Promise<any[]> {
+    async function attempts(endpointId: string, limit = 20): Promise<any[]> {
       const response = await server.app.inject({
         method: 'GET',
-        url: `/v1/webhooks.listAttempts?endpointId=${endpointId}`,
+        url: `/v1/webhooks.listAttempts?endpointId=${endpointId}&limit=${limit}`,
         headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
       })
       return response.json().attempts
@@ -198,6 +199,94 @@ for (const storeKind of ['memory', 'redis'] as const) {
       })
       expect(await attempts(endpointId)).toMatchObject([{ outcome: 'failed', status: 503, test: true }])
       expect(await backend.store.webhooks.queueDepth()).toBe(0)
+    })
+
+    it('answers a redirect as not delivered, and does not follow it', async () => {
+      const endpointId = await endpoint()
+      receiver.setMode('moved')
+      const sent = await post('webhooks.sendTest', { endpointId })
+      expect(sent.body).toMatchObject({
+        delivered: false,
+        status: 308,
+        error: 'HTTP 308',
+        responseSnippet: 'moved for good',
+      })
+      expect(await attempts(endpointId)).toMatchObject([{ outcome: 'failed', status: 308, test: true }])
+      expect(receiver.requests).toHaveLength(1)
+    })
+
+    // A root key that may only send tests would otherwise push every real attempt out of the log.
+    it(`keeps the last ${WEBHOOK_TESTS_KEPT} tests apart from the delivery log: however many, no real attempt leaves it`, async () => {
+      // Of a type no call here makes: only the tests are sent to it.
+      const endpointId = await endpoint({ eventTypes: ['key.deleted'] })
+      const real = {
+        deliveryId: `msg_real.${endpointId}`,
+        eventId: 'msg_real',
+        eventType: 'key.deleted' as const,
+        at: clock.now() - 1,
+        attempt: 5,
+        status: 500,
+        error: 'HTTP 500',
+        latencyMs: 3,
+        outcome: 'dead' as const,
+      }
+      await backend.store.webhooks.recordAttempt(endpointId, real)
+      const tester = await rootKey([`webhook.${endpointId}.send_test`])
+      const sent: string[] = []
+      for (let i = 0; i < WEBHOOK_ATTEMPTS_KEPT; i++) {
+        const test = await post('webhooks.sendTest', { endpointId }, tester)
+        expect(test.status).toBe(200)
+        sent.push(test.body.eventId)
+      }
+      // The tests among the attempts, newest first, counted apart from them.
+      const log = await attempts(endpointId, WEBHOOK_ATTEMPTS_KEPT)
+      expect(log.map((attempt) => attempt.eventId)).toEqual([
+        ...sent.slice(-WEBHOOK_TESTS_KEPT).reverse(),
+        real.eventId,
+      ])
+      expect(log.at(-1)).toEqual(real)
+      expect((await attempts(endpointId, 1)).map((attempt) => attempt.eventId)).toEqual([sent.at(-1), real.eventId])
+    })
+
+    // A slow receiver is never held by a pile of tests: the worker's lanes bound real deliveries, this bounds tests.
+    it('sends one test at a time to an endpoint: another meanwhile is 429, another endpoint is not held', async () => {
+      const quick = await startTestControlPlane({
+        backend,
+        clock,
+        webhookPolicy: { allowPrivateAddresses: true, timeoutMs: 1_500 },
+      })
+      const other = await startWebhookReceiver()
+      try {
+        const endpointId = await endpoint()
+        const made = await post('webhooks.createEndpoint', { url: other.url })
+        other.useSecret(made.body.secret)
+        receiver.setMode('hang')
+        const send = (id: string) =>
+          quick.app.inject({
+            method: 'POST',
+            url: '/v1/webhooks.sendTest',
+            headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+            payload: { endpointId: id },
+          })
+        const first = send(endpointId)
+        await waitFor(() => receiver.requests.length === 1, 'the first test at the endpoint')
+        const second = await send(endpointId)
+        expect(second.statusCode).toBe(429)
+        expect(second.headers['retry-after']).toBe('2')
+        expect(second.json().error).toMatchObject({
+          code: 'RATE_LIMITED',
+          message: `a test event is being sent to webhook endpoint ${endpointId} already: one at a time; retry in 2 s`,
+        })
+        expect((await send(made.body.endpointId)).json()).toMatchObject({ delivered: true })
+        expect((await first).json()).toMatchObject({ delivered: false, error: 'timeout' })
+        expect(receiver.requests).toHaveLength(1)
+        // Once the answer is in, the next one goes.
+        receiver.setMode('up')
+        expect((await send(endpointId)).json()).toMatchObject({ delivered: true })
+      } finally {
+        await other.stop()
+        await quick.close()
+      }
     })
 
     it('goes through the address policy of real deliveries: a loopback endpoint is refused where it is not allowed', async () => {

@@ -5,6 +5,7 @@ import {
   WEBHOOK_ATTEMPTS_KEPT,
   WEBHOOK_CLAIM_SCAN,
   WEBHOOK_DEAD_KEPT,
+  WEBHOOK_TESTS_KEPT,
   webhookDeliveryId,
   type ClaimLanes,
   type WebhookAttempt,
@@ -91,7 +92,7 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
   }
 
   describe('webhooks: endpoints and cursors', () => {
-    it('stores endpoints, lists them in id order, and replaces only those still there', async () => {
+    it('stores endpoints, lists them in id order, and replaces only those still there, at the revision read', async () => {
       const prefix = `whep_${unique()}`
       const [a, b] = [newWebhookEndpoint(`${prefix}a`), newWebhookEndpoint(`${prefix}b`)]
       await webhooks().createEndpoint(b)
@@ -102,11 +103,42 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       expect(ids(await webhooks().listEndpoints())).toEqual(ids(await webhooks().listEndpoints()).sort())
 
       const renamed = { ...a, description: 'renamed', updatedAt: 2 }
-      expect(await webhooks().replaceEndpoint(renamed)).toBe(true)
-      expect(await webhooks().getEndpoint(a.id)).toEqual(renamed)
+      expect(await webhooks().replaceEndpoint(renamed)).toBe('replaced')
+      expect(await webhooks().getEndpoint(a.id)).toEqual({ ...renamed, revision: 1 })
       const gone = newWebhookEndpoint()
-      expect(await webhooks().replaceEndpoint(gone)).toBe(false)
+      expect(await webhooks().replaceEndpoint(gone)).toBe('gone')
       expect(await webhooks().getEndpoint(gone.id)).toBeNull()
+    })
+
+    // A change made from a copy read before another write landed would write back what that write undid.
+    it('replaces an endpoint only from the revision it was read at: a stale copy changes nothing', async () => {
+      const endpoint = newWebhookEndpoint()
+      await webhooks().createEndpoint(endpoint)
+      const [first, second] = [
+        (await webhooks().getEndpoint(endpoint.id))!,
+        (await webhooks().getEndpoint(endpoint.id))!,
+      ]
+      expect(await webhooks().replaceEndpoint({ ...first, enabled: false })).toBe('replaced')
+      expect(await webhooks().replaceEndpoint({ ...second, description: 'stale' })).toBe('changed')
+      const disabled = (await webhooks().getEndpoint(endpoint.id))!
+      expect(disabled).toEqual({ ...endpoint, enabled: false, revision: 1 })
+      // Read again, it is replaced; and again, its description (what JSON holds, revision-like text included) and all.
+      const described = { ...disabled, description: '{"revision":7, "é" \u2028' }
+      expect(await webhooks().replaceEndpoint(described)).toBe('replaced')
+      expect(await webhooks().getEndpoint(endpoint.id)).toEqual({ ...described, revision: 2 })
+      expect(await webhooks().replaceEndpoint({ ...disabled, enabled: true })).toBe('changed')
+      expect(await webhooks().replaceEndpoint({ ...described, revision: 2, enabled: true })).toBe('replaced')
+      expect((await webhooks().getEndpoint(endpoint.id))!).toMatchObject({ enabled: true, revision: 3 })
+    })
+
+    it('lets one of two replacements from the same revision at once win', async () => {
+      const endpoint = newWebhookEndpoint()
+      await webhooks().createEndpoint(endpoint)
+      const outcomes = await Promise.all(
+        ['one', 'two', 'three'].map((description) => webhooks().replaceEndpoint({ ...endpoint, description })),
+      )
+      expect(outcomes.sort()).toEqual(['changed', 'changed', 'replaced'])
+      expect((await webhooks().getEndpoint(endpoint.id))!.revision).toBe(1)
     })
 
     it('deletes an endpoint with its delivery log and dead letters, and says whether it was there', async () => {
@@ -118,16 +150,19 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       await webhooks().enqueue(event, [endpoint.id, other.id], t)
       for (const { id } of [endpoint, other]) {
         await webhooks().recordAttempt(id, newAttempt(webhookDeliveryId(event.id, id), 1))
+        await webhooks().recordAttempt(id, { ...newAttempt(`msg_test_${unique()}.${id}`, 1), test: true })
         await webhooks().deadLetter(queued(event, id, t))
       }
       expect(await webhooks().deleteEndpoint(endpoint.id)).toBe(true)
       expect(await webhooks().getEndpoint(endpoint.id)).toBeNull()
       expect(ids(await webhooks().listEndpoints())).not.toContain(endpoint.id)
       expect(await webhooks().listAttempts(endpoint.id, 10)).toEqual([])
+      expect(await webhooks().listTestAttempts(endpoint.id, 10)).toEqual([])
       expect(await webhooks().listDead(endpoint.id, 10)).toEqual([])
       expect(await webhooks().deleteEndpoint(endpoint.id)).toBe(false)
       // Another endpoint's are its own.
       expect(await webhooks().listAttempts(other.id, 10)).toHaveLength(1)
+      expect(await webhooks().listTestAttempts(other.id, 10)).toHaveLength(1)
       expect(await webhooks().listDead(other.id, 10)).toHaveLength(1)
     })
 
@@ -407,6 +442,20 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       ])
     })
 
+    // A root key that may only send tests would otherwise push every real attempt out of the log.
+    it(`keeps tests' attempts apart, the last ${WEBHOOK_TESTS_KEPT}: however many, they push no delivery's attempt out`, async () => {
+      const endpoint = await storedEndpoint()
+      const deliveryId = webhookDeliveryId(`msg_${unique()}`, endpoint)
+      await webhooks().recordAttempt(endpoint, newAttempt(deliveryId, 1))
+      const test = (n: number): WebhookAttempt => ({ ...newAttempt(`msg_test_${n}.${endpoint}`, 1), at: n, test: true })
+      for (let n = 1; n <= WEBHOOK_ATTEMPTS_KEPT + 1; n++) await webhooks().recordAttempt(endpoint, test(n))
+      expect(await webhooks().listAttempts(endpoint, WEBHOOK_ATTEMPTS_KEPT)).toEqual([newAttempt(deliveryId, 1)])
+      const tests = await webhooks().listTestAttempts(endpoint, WEBHOOK_ATTEMPTS_KEPT)
+      expect(tests).toEqual(Array.from({ length: WEBHOOK_TESTS_KEPT }, (_, i) => test(WEBHOOK_ATTEMPTS_KEPT + 1 - i)))
+      expect(await webhooks().listTestAttempts(endpoint, 2)).toEqual(tests.slice(0, 2))
+      expect(await webhooks().listTestAttempts(endpoint, 0)).toEqual([])
+    })
+
     it('lists kept events from a time, oldest first, and forgets those older than the retention', async () => {
       const t = era()
       const events = [3, 1, 2, 4].map((offset) => newWebhookEvent(t + offset))
@@ -419,6 +468,34 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       expect(await webhooks().getEvent(at1!.id)).toBeNull()
       expect(await webhooks().getEvent(at2!.id)).toBeNull()
       expect(await webhooks().listEvents(t, 2)).toEqual([at3, at4])
+    })
+
+    // An event derived late happened long before it was made: replay and retention go by when it was made.
+    it('lists and forgets events by when they were made, and goes on after an event, ties in id order', async () => {
+      const t = era()
+      const made = (madeAt: number, at = t): WebhookEvent => ({ ...newWebhookEvent(at), madeAt })
+      const [late, early] = [made(t + 5, t + 1), made(t + 2, t + 4)]
+      const ties = Array.from({ length: 4 }, () => made(t + 3)).sort((a, b) => (a.id < b.id ? -1 : 1))
+      for (const event of [late, ...ties, early]) await webhooks().enqueue(event, [], t)
+      const order = [early, ...ties, late]
+      expect(await webhooks().listEvents(t + 3, 5)).toEqual(order.slice(1))
+      expect(await webhooks().getEvent(late.id)).toEqual(late)
+      // Paged after the last one listed: each event once, whatever ties its time.
+      const paged: WebhookEvent[] = []
+      let page = await webhooks().listEvents(t, 2)
+      while (page.length > 0 && paged.length < order.length) {
+        paged.push(...page)
+        const last = page.at(-1)!
+        page = await webhooks().listEvents(last.madeAt!, 2, last.id)
+      }
+      expect(paged).toEqual(order)
+      // After an event forgotten meanwhile: from its time on (the events of earlier tests come after these).
+      await webhooks().pruneEvents(t + 3)
+      expect(await webhooks().getEvent(early.id)).toBeNull()
+      expect(await webhooks().getEvent(late.id)).toEqual(late)
+      expect(await webhooks().listEvents(early.madeAt!, 5, early.id)).toEqual(order.slice(1))
+      await webhooks().pruneEvents(t + 4)
+      expect(await webhooks().listEvents(ties[1]!.madeAt!, 1, ties[1]!.id)).toEqual([late])
     })
 
     it('claims deadlines due in time order; a deadline set again moves, one unscheduled never fires', async () => {

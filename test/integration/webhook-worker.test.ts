@@ -240,6 +240,26 @@ describe('DeliveryWorker with real endpoints', () => {
     expect(await store.webhooks.listAttempts('whep_off', 10)).toEqual([])
   })
 
+  // The deriver queued them while the endpoint took both apis: what it takes when they come due is what counts.
+  it('drops, unsent, what an endpoint was queued of an api its scope no longer has', async () => {
+    const target = await endpointServer(204)
+    servers.push(target)
+    await store.webhooks.createEndpoint({ ...endpoint('whep_narrowed', target.url), apiIds: ['api_kept'] })
+    const about = (n: number, apiId: string): WebhookEvent => ({ ...event(n, now), data: { keyId: `key_${n}`, apiId } })
+    await store.webhooks.enqueue(about(1, 'api_dropped'), ['whep_narrowed'], now)
+    await store.webhooks.enqueue(about(2, 'api_kept'), ['whep_narrowed'], now)
+    // A new endpoint is sent one delivery at a time: a look each.
+    for (let looks = 0; (await store.webhooks.queueDepth()) > 0 && looks < 5; looks++) {
+      await worker.runOnce()
+      now += 1_000
+    }
+    expect(target.received).toEqual(['msg_2'])
+    expect(await store.webhooks.queueDepth()).toBe(0)
+    expect((await store.webhooks.listAttempts('whep_narrowed', 10)).map((attempt) => attempt.eventId)).toEqual([
+      'msg_2',
+    ])
+  })
+
   it('takes a redirect as a failed attempt, not followed and not delivered', async () => {
     const target = await endpointServer(204)
     const moved = await endpointServer(308, { location: target.url })

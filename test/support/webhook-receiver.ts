@@ -14,10 +14,10 @@ export interface ReceivedEvent {
 }
 
 /**
- * How the receiver answers: `up` 204 after verifying; `down` 503; `hang` takes the request and never answers (a
- * delivery in the middle of being sent).
+ * How the receiver answers: `up` 204 after verifying; `down` 503; `moved` 308 to itself (a redirect is no delivery);
+ * `hang` takes the request and never answers (a delivery in the middle of being sent).
  */
-export type ReceiverMode = 'up' | 'down' | 'hang'
+export type ReceiverMode = 'up' | 'down' | 'moved' | 'hang'
 
 /**
  * A webhook receiver as users write one: every request verified with `standardwebhooks` and with Svix's library,
@@ -26,6 +26,7 @@ export type ReceiverMode = 'up' | 'down' | 'hang'
 export async function startWebhookReceiver() {
   let secret: string | undefined
   let mode: ReceiverMode = 'up'
+  let url = ''
   const events: ReceivedEvent[] = []
   const requests: { at: number; id: string; mode: ReceiverMode }[] = []
   const hanging = new Set<() => void>()
@@ -44,6 +45,10 @@ export async function startWebhookReceiver() {
         response.writeHead(503).end('down for maintenance')
         return
       }
+      if (mode === 'moved') {
+        response.writeHead(308, { location: url }).end('moved for good')
+        return
+      }
       const verified = secret !== undefined && verifiesWithBoth(secret, body, request.headers)
       const payload = JSON.parse(body) as { type: string; data: Record<string, any> }
       events.push({ id, type: payload.type, data: payload.data, at: Date.now(), verified })
@@ -52,8 +57,9 @@ export async function startWebhookReceiver() {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
+  url = `http://127.0.0.1:${port}/hooks`
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url,
     events,
     requests,
     /** The endpoint's secret, as createEndpoint answered it. */

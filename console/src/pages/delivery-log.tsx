@@ -29,7 +29,7 @@ interface DeadDelivery {
   queuedAt: number
 }
 
-/** How many attempts and dead letters the log shows (the store keeps 100 attempts an endpoint). */
+/** How many attempts and dead letters the log shows (the store keeps 100 attempts an endpoint, and 10 tests apart). */
 const SHOWN = 50
 
 /**
@@ -68,8 +68,8 @@ export function DeliveryLog(props: {
     <section aria-labelledby="delivery-log-title">
       <h2 id="delivery-log-title">Delivery log</h2>
       <p class="muted">
-        The last {SHOWN} attempts, newest first. An event sent again keeps its id (webhook-id): a receiver that has it
-        already drops it.
+        The last {SHOWN} attempts, newest first, and the last test events among them. An event sent again keeps its id
+        (webhook-id): a receiver that has it already drops it.
       </p>
       <ReplaySince
         api={api}

@@ -3,19 +3,22 @@ import type { KeygateApi } from '../api.js'
 import { countOf, fromLocalInput, toLocalInput } from '../format.js'
 import { Field } from '../ui/fields.js'
 import { useSubmit, WriteForm } from '../ui/write-form.js'
+import { replayAllSince, type ReplayAnswer, type ReplayCall } from './replay-all.js'
 
 /** The form's first time: an hour ago, a window a receiver that was down for a while wants again. */
 const AN_HOUR = 3_600_000
 
-/** Sending an endpoint every kept event it takes since a time, again (webhooks.replay with `since`). */
+/**
+ * Sending an endpoint every kept event it takes since a time, again (webhooks.replay with `since`, then with each
+ * `cursor` it answers: replay-all.ts).
+ */
 export function ReplaySince(props: { api: KeygateApi; endpointId: string; onReplayed: (said: string) => void }) {
   const [since, setSince] = useState(() => toLocalInput(Date.now() - AN_HOUR))
   const from = fromLocalInput(since)
   const submitting = useSubmit(async () => {
-    const { queued } = await props.api.post<{ queued: number }>('webhooks.replay', {
-      endpointId: props.endpointId,
-      since: from,
-    })
+    if (from === undefined) return
+    const post: ReplayCall = (operation, body) => props.api.post<ReplayAnswer>(operation, body)
+    const queued = await replayAllSince(post, props.endpointId, from)
     props.onReplayed(`Queued ${countOf(queued, 'event')} to be sent again.`)
   }, from !== undefined)
   return (

@@ -53,6 +53,7 @@ export async function createEndpoint(
     enabled: input.enabled ?? true,
     secrets: [newWebhookSecret(now)],
     createdAt: now,
+    receivingSince: now,
   }
   // Cursors first: every write once the endpoint exists is then news to it, whenever the deriver next looks.
   await placeMissingCursors(deps.store.changes, deps.store.webhooks)

@@ -33,7 +33,7 @@ export const createEndpointV1 = v1Route({
   doc: {
     summary: 'Create a webhook endpoint; its signing secret is shown this once',
     description:
-      'Needs `webhook.*.create_endpoint`, and the rights to read what it will be sent: scoped to apis (`apiIds`), `api.<apiId>.read_key` for each; unscoped, `api.*.read_key`, and for the identity.* and rootKey.* types it takes `identity.*.read_identity` and `rootkey.*.manage` (403 otherwise). An api that does not exist is 404. The URL is refused (400) if its host resolves to a loopback, private, link-local or other non-public address, unless the operator allows private ones (`WEBHOOK_ALLOW_PRIVATE`). At most 100 endpoints (412 beyond).',
+      'Needs `webhook.*.create_endpoint`, and the rights to read what it will be sent: scoped to apis (`apiIds`), `api.<apiId>.read_key` for each; unscoped, by the types it takes (every type when `eventTypes` is empty): `api.*.read_key` if any key.* type, `identity.*.read_identity` if any identity.* type, `rootkey.*.manage` if any rootKey.* type (403 otherwise). The endpoint goes on receiving when that root key is revoked or loses those rights: disable or delete it then. An api that does not exist is 404. The URL is refused (400) if its host resolves to a loopback, private, link-local or other non-public address, unless the operator allows private ones (`WEBHOOK_ALLOW_PRIVATE`). At most 100 endpoints (412 beyond).',
     tag: 'webhooks',
     errors: [
       'BAD_REQUEST',

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { WEBHOOK_ATTEMPTS_KEPT } from '../../../shared/webhook.js'
+import { WEBHOOK_ATTEMPTS_KEPT, WEBHOOK_TESTS_KEPT } from '../../../shared/webhook.js'
 import { v1Route } from '../../management-route.js'
 import { EndpointIdField } from '../../schemas/webhook-schemas.js'
 import { listAttempts } from './list-attempts.js'
@@ -22,7 +22,9 @@ const Attempt = Type.Object({
     },
   ),
   test: Type.Optional(
-    Type.Literal(true, { description: 'A test event webhooks.sendTest sent: example data, not kept, not replayable' }),
+    Type.Literal(true, {
+      description: `A test event webhooks.sendTest sent: example data, not kept, not replayable; the last ${WEBHOOK_TESTS_KEPT} are kept apart from the deliveries' attempts`,
+    }),
   ),
 })
 
@@ -48,11 +50,13 @@ export const listAttemptsV1 = v1Route({
       maximum: WEBHOOK_ATTEMPTS_KEPT,
       default: 20,
       examples: [20],
-      description: `Attempts and dead letters to answer, each (at most ${WEBHOOK_ATTEMPTS_KEPT} attempts are kept)`,
+      description: `Attempts at deliveries, tests' attempts and dead letters to answer, each (at most ${WEBHOOK_ATTEMPTS_KEPT} attempts at deliveries are kept, and ${WEBHOOK_TESTS_KEPT} tests apart from them)`,
     }),
   }),
   answer: Type.Object({
-    attempts: Type.Array(Attempt, { description: 'The last attempts, newest first' }),
+    attempts: Type.Array(Attempt, {
+      description: "The last attempts at deliveries and, among them, the last tests' (marked `test`), newest first",
+    }),
     dead: Type.Array(DeadDelivery, { description: 'Deliveries given up after the retry window, newest first' }),
   }),
   handle: async ({ endpointId, limit }, caller, deps) => {

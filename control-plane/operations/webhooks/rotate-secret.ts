@@ -1,7 +1,7 @@
 import type { WebhookSecret } from '../../../shared/webhook.js'
 import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
-import { endpointNotFound, reachableEndpoint } from '../../webhooks/endpoint-access.js'
+import { changeEndpoint } from '../../webhooks/endpoint-change.js'
 import { endpointView } from '../../webhooks/endpoint-view.js'
 import { newWebhookSecret, rotatedSecrets } from '../../webhooks/webhook-secret.js'
 
@@ -17,7 +17,8 @@ export interface RotateSecretInput {
 /**
  * A new signing secret for the endpoint (`update_endpoint`; 403, then 404), in the answer this once: deliveries are
  * signed with it from now on, and with the ones it replaces too until the grace is over, so that receivers can move to
- * it without refusing a delivery. Read, then replaced whole, as updateEndpoint: one of two writes at once is lost.
+ * it without refusing a delivery. Stored only over the endpoint it was made from, as updateEndpoint's changes are
+ * (webhooks/endpoint-change.ts): two rotations at once both keep their secret, the later one's first.
  */
 export async function rotateSecret(
   deps: ControlPlaneDeps,
@@ -25,15 +26,19 @@ export async function rotateSecret(
   input: RotateSecretInput,
 ): Promise<WebhookSecret> {
   const { principal } = caller
-  const before = await reachableEndpoint(deps.store.webhooks, principal, input.endpointId, 'update_endpoint')
   const now = deps.clock.now()
   const fresh = newWebhookSecret(now)
-  const after = {
-    ...before,
-    secrets: rotatedSecrets(before.secrets, fresh, now, input.graceSeconds * 1000),
-    updatedAt: now,
-  }
-  if (!(await deps.store.webhooks.replaceEndpoint(after))) throw endpointNotFound(input.endpointId)
+  const { before, after } = await changeEndpoint(
+    deps.store.webhooks,
+    principal,
+    input.endpointId,
+    'update_endpoint',
+    (before) => ({
+      ...before,
+      secrets: rotatedSecrets(before.secrets, fresh, now, input.graceSeconds * 1000),
+      updatedAt: now,
+    }),
+  )
   // What the secrets were and are, by date only: never a secret.
   const context = {
     graceSeconds: input.graceSeconds,

@@ -32,8 +32,18 @@ export const rotateSecretV1 = v1Route({
   doc: {
     summary: "Replace a webhook endpoint's signing secret; the new one is shown this once",
     description:
-      "Needs `update_endpoint`. Deliveries are signed with the new secret at once and with the replaced ones too until the grace is over (each signature in `webhook-signature`), so a receiver moves to the new secret without refusing a delivery. A rotation never lengthens an older secret's grace.",
+      "Needs `update_endpoint`. Deliveries are signed with the new secret at once and with the replaced ones too until the grace is over (each signature in `webhook-signature`), so a receiver moves to the new secret without refusing a delivery. A rotation never lengthens an older secret's grace. Made over the endpoint as it is: when another change of it lands first, the rotation is made again over that one, and 409 if they keep landing.",
     tag: 'webhooks',
+    errors: [
+      'BAD_REQUEST',
+      'UNAUTHORIZED',
+      'INSUFFICIENT_PERMISSIONS',
+      'NOT_FOUND',
+      'CONFLICT',
+      'RATE_LIMITED',
+      'INTERNAL_SERVER_ERROR',
+      'UNAVAILABLE',
+    ],
   },
   input: RotateSecretBody,
   answer: Type.Object({ secret: SecretField() }),

@@ -1,4 +1,10 @@
-import { webhookDeliveryId, type WebhookAttempt, type WebhookEventType } from '../../../shared/webhook.js'
+import { ApiError } from '../../../shared/errors.js'
+import {
+  webhookDeliveryId,
+  type WebhookAttempt,
+  type WebhookEndpoint,
+  type WebhookEventType,
+} from '../../../shared/webhook.js'
 import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import { eventBody } from '../../webhooks/delivery-worker.js'
@@ -22,15 +28,38 @@ export type SendTestResult = WebhookAttempt & { delivered: boolean }
  * Sends the endpoint an example event now (`send_test` on it; 403, then 404): example data of the type, with example
  * ids, never a record of the store, signed with the endpoint's secrets by the sender real deliveries go through (its
  * address policy, timeout and answer cap). Sent once, enabled or not (an endpoint is tested before it is turned on),
- * never queued, kept or retried; the attempt goes to the endpoint's delivery log, marked as a test, and is answered.
- * The answer waits for the endpoint's, at most WEBHOOK_TIMEOUT_MS.
+ * never queued, kept or retried; the attempt goes to the endpoint's tests, beside its delivery log (never pushing a
+ * delivery's attempt out of it), and is answered. The answer waits for the endpoint's, at most WEBHOOK_TIMEOUT_MS;
+ * one test at a time per endpoint on this control plane (429 while one is under way: a slow receiver is never held by
+ * a pile of them).
  */
 export async function sendTest(deps: ControlPlaneDeps, caller: Caller, input: SendTestInput): Promise<SendTestResult> {
+  const endpoint = await reachableEndpoint(deps.store.webhooks, caller.principal, input.endpointId, 'send_test')
+  if (!deps.webhookTests.start(endpoint.id)) {
+    const seconds = Math.ceil(deps.webhookPolicy.timeoutMs / 1000)
+    throw new ApiError(
+      'RATE_LIMITED',
+      `a test event is being sent to webhook endpoint ${endpoint.id} already: one at a time; retry in ${seconds} s`,
+      { 'retry-after': String(seconds) },
+    )
+  }
+  try {
+    return await sendExample(deps, caller, endpoint, input.eventType)
+  } finally {
+    deps.webhookTests.finish(endpoint.id)
+  }
+}
+
+/** Sends the example, records the attempt and audits it. */
+async function sendExample(
+  deps: ControlPlaneDeps,
+  caller: Caller,
+  endpoint: WebhookEndpoint,
+  eventType: WebhookEventType | undefined,
+): Promise<SendTestResult> {
   const { principal } = caller
-  const endpoint = await reachableEndpoint(deps.store.webhooks, principal, input.endpointId, 'send_test')
   const types = endpoint.eventTypes
-  const type =
-    input.eventType ?? (types.length === 0 || types.includes(DEFAULT_TEST_TYPE) ? DEFAULT_TEST_TYPE : types[0]!)
+  const type = eventType ?? (types.length === 0 || types.includes(DEFAULT_TEST_TYPE) ? DEFAULT_TEST_TYPE : types[0]!)
   const sentAt = deps.clock.now()
   const event = exampleEvent(type, sentAt)
   const body = eventBody(event)

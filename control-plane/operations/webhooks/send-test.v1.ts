@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { StringEnum } from '../../../shared/http/schema-docs.js'
-import { WEBHOOK_EVENT_TYPES } from '../../../shared/webhook.js'
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TESTS_KEPT } from '../../../shared/webhook.js'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { v1Route } from '../../management-route.js'
 import { EndpointIdField } from '../../schemas/webhook-schemas.js'
@@ -12,7 +12,7 @@ export const sendTestV1 = v1Route({
   method: 'POST',
   doc: {
     summary: 'Send an endpoint a signed example event now, and answer what it did',
-    description: `Needs \`webhook.<endpointId|*>.send_test\`. The event is example data of the type (ids such as \`key_example\`, never a real record), its \`webhook-id\` \`msg_test_…\`, signed and sent as real deliveries are, to the endpoint enabled or not. It is sent once, not retried, queued or kept (so not replayable); the attempt is in the delivery log, marked \`test\`. The answer waits for the endpoint's, at most WEBHOOK_TIMEOUT_MS, and says what it answered: an endpoint that fails is still a 200, with \`delivered: false\`.`,
+    description: `Needs \`webhook.<endpointId|*>.send_test\`. The event is example data of the type (ids such as \`key_example\`, never a real record), its \`webhook-id\` \`msg_test_…\`, signed and sent as real deliveries are, to the endpoint enabled or not. It is sent once, not retried, queued or kept (so not replayable); the attempt is in the delivery log, marked \`test\` (the last ${WEBHOOK_TESTS_KEPT} tests are kept apart from the deliveries' attempts, which they never push out). The answer waits for the endpoint's, at most WEBHOOK_TIMEOUT_MS, and says what it answered: an endpoint that fails (a 3xx included: redirects are not followed) is still a 200, with \`delivered: false\`. One test at a time per endpoint on a control plane: another while one is under way is 429, \`Retry-After\` the timeout.`,
     tag: 'webhooks',
   },
   input: Type.Object(

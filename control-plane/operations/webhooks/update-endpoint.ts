@@ -2,7 +2,7 @@ import type { WebhookEndpoint, WebhookEventType } from '../../../shared/webhook.
 import type { Caller } from '../../caller.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import { checkEndpointUrl } from '../../webhooks/address-policy.js'
-import { endpointNotFound, reachableEndpoint } from '../../webhooks/endpoint-access.js'
+import { changeEndpoint } from '../../webhooks/endpoint-change.js'
 import { requireReadsOf } from '../../webhooks/endpoint-reads.js'
 import { refuseTypesOutOfScope, requireApisExist } from '../../webhooks/endpoint-scope.js'
 import { endpointView } from '../../webhooks/endpoint-view.js'
@@ -25,9 +25,10 @@ export interface UpdateEndpointInput {
  * Changes a webhook endpoint (webhooks/endpoint-access.ts: 403, then 404). A change of what it is sent or where — its
  * URL, apis, event types, or enabling it — takes the rights to read what it is sent after the change
  * (webhooks/endpoint-reads.ts: 403); disabling it or changing its description does not. Then the scope and a new URL
- * are checked (400), and new apis (404). Its secrets stay as they are: webhooks.rotateSecret changes them. The
- * endpoint is read, then replaced whole: a write to it that lands in between (a rotation) is lost, since the store's
- * replaceEndpoint compares nothing.
+ * are checked (400), and new apis (404). A new URL starts its `receivingSince` anew: a replay never sends the receiver
+ * it now points at what was sent before. Its secrets stay as they are: webhooks.rotateSecret changes them. The change
+ * is stored only over the endpoint it was made from (webhooks/endpoint-change.ts: made again from a fresh read when
+ * another write landed first, 409 if they keep landing), so that it never writes back what another change undid.
  */
 export async function updateEndpoint(
   deps: ControlPlaneDeps,
@@ -35,27 +36,36 @@ export async function updateEndpoint(
   input: UpdateEndpointInput,
 ): Promise<WebhookEndpoint> {
   const { principal } = caller
-  const before = await reachableEndpoint(deps.store.webhooks, principal, input.endpointId, 'update_endpoint')
-  const scope = {
-    eventTypes: input.eventTypes === undefined ? before.eventTypes : [...new Set(input.eventTypes)],
-    apiIds: input.apiIds === undefined ? (before.apiIds ?? []) : [...new Set(input.apiIds)],
-  }
   const rescoped = input.apiIds !== undefined || input.eventTypes !== undefined
-  if (rescoped || input.url !== undefined || input.enabled === true) requireReadsOf(principal, scope)
-  if (rescoped) refuseTypesOutOfScope(scope, input.eventTypes === undefined ? 'apiIds' : 'eventTypes')
-  const url =
-    input.url === undefined ? before.url : await checkEndpointUrl(input.url, deps.webhookPolicy, deps.hostLookup)
-  if (input.apiIds !== undefined) await requireApisExist(deps.store.keys, scope.apiIds)
-  const after: WebhookEndpoint = {
-    ...before,
-    url,
-    ...scope,
-    enabled: input.enabled ?? before.enabled,
-    updatedAt: deps.clock.now(),
-  }
-  if (input.description === null) delete after.description
-  else if (input.description !== undefined) after.description = input.description
-  if (!(await deps.store.webhooks.replaceEndpoint(after))) throw endpointNotFound(input.endpointId)
+  const { before, after } = await changeEndpoint(
+    deps.store.webhooks,
+    principal,
+    input.endpointId,
+    'update_endpoint',
+    async (before) => {
+      const scope = {
+        eventTypes: input.eventTypes === undefined ? before.eventTypes : [...new Set(input.eventTypes)],
+        apiIds: input.apiIds === undefined ? (before.apiIds ?? []) : [...new Set(input.apiIds)],
+      }
+      if (rescoped || input.url !== undefined || input.enabled === true) requireReadsOf(principal, scope)
+      if (rescoped) refuseTypesOutOfScope(scope, input.eventTypes === undefined ? 'apiIds' : 'eventTypes')
+      const url =
+        input.url === undefined ? before.url : await checkEndpointUrl(input.url, deps.webhookPolicy, deps.hostLookup)
+      if (input.apiIds !== undefined) await requireApisExist(deps.store.keys, scope.apiIds)
+      const now = deps.clock.now()
+      const changed: WebhookEndpoint = {
+        ...before,
+        url,
+        ...scope,
+        enabled: input.enabled ?? before.enabled,
+        updatedAt: now,
+        ...(url === before.url ? {} : { receivingSince: now }),
+      }
+      if (input.description === null) delete changed.description
+      else if (input.description !== undefined) changed.description = input.description
+      return changed
+    },
+  )
   await deps.audit.record(caller, 'webhooks.updateEndpoint', {
     before: endpointView(before),
     after: endpointView(after),

@@ -35,8 +35,18 @@ export const updateEndpointV1 = v1Route({
   doc: {
     summary: 'Change a webhook endpoint: each field given replaces the one it had',
     description:
-      'Needs `webhook.<endpointId|*>.update_endpoint`. A change of what it is sent or where (`url`, `apiIds`, `eventTypes`, `enabled: true`) also needs the rights to read what it is sent after it, as webhooks.createEndpoint (403); disabling it or changing its description does not.',
+      'Needs `webhook.<endpointId|*>.update_endpoint`. A change of what it is sent or where (`url`, `apiIds`, `eventTypes`, `enabled: true`) also needs the rights to read what it is sent after it, as webhooks.createEndpoint (403); disabling it or changing its description does not. A new `url` starts what a replay may send anew: only events made from then on. The change is made over the endpoint as it is: when another change of it lands first, this one is made again (checks and all) over that one, never writing back what it undid, and 409 if they keep landing.',
     tag: 'webhooks',
+    errors: [
+      'BAD_REQUEST',
+      'UNAUTHORIZED',
+      'INSUFFICIENT_PERMISSIONS',
+      'NOT_FOUND',
+      'CONFLICT',
+      'RATE_LIMITED',
+      'INTERNAL_SERVER_ERROR',
+      'UNAVAILABLE',
+    ],
   },
   input: UpdateEndpointBody,
   answer: EmptyResponse,
