@@ -2,6 +2,7 @@
 import js from '@eslint/js'
 import prettier from 'eslint-config-prettier'
 import { defineConfig } from 'eslint/config'
+import { posix, relative, sep } from 'node:path'
 import tseslint from 'typescript-eslint'
 
 /**
@@ -24,30 +25,107 @@ const CLI_MANAGEMENT = {
   message: `a module of the control plane's side of cli/: keygate verifier would load it (import() it lazily, as commands.ts does): ${SEE}.`,
 }
 const SLASH = '\\u002F'
-/** The store's implementations: only cli/ (the composition root) picks one; the processes see the Store's parts. */
+/**
+ * The store's implementations: only cli/ (the composition root) picks one; the processes see the Store's parts. Each
+ * part has a folder (store/<part>/: its interface, memory- and redis- implementations); store/redis/ holds what the
+ * Redis implementations share.
+ */
 const STORE_IMPLEMENTATIONS = {
-  regex: '(^|/)store/(memory-|redis-|backend\\.js$)',
+  regex: '(^|/)store/(([a-z-]+/)?(memory-|redis-)|redis/|backend\\.js$)',
   message: `a store implementation: the processes are handed a Store by cli/, the composition root (${SEE}).`,
   // The same, for import(): esquery's regular expressions cannot hold a slash, hence SLASH.
-  dynamic: `(^|${SLASH})store${SLASH}(memory-|redis-|backend)`,
+  dynamic: `(^|${SLASH})store${SLASH}(([a-z-]+${SLASH})?(memory-|redis-)|redis${SLASH}|backend)`,
+}
+/** The analytics engine's implementations: handed to the control plane by cli/, as a store is. */
+const ENGINE_IMPLEMENTATIONS = {
+  regex: '(^|/)(chdb|clickhouse-server)-engine\\.js$',
+  message: `an analytics engine implementation: the control plane is handed its AnalyticsEngine by cli/ (${SEE}).`,
+  dynamic: `(^|${SLASH})(chdb|clickhouse-server)-engine`,
+}
+/** ClickHouse's clients: the control plane's alone (a verifier hands its rows to Redis and never loads them). */
+const ANALYTICS_CLIENTS = {
+  regex: '^(chdb|@clickhouse/client)(/|$)',
+  message: "ClickHouse's client: the control plane's analytics engine alone loads it, never the verifier.",
 }
 /**
- * What an operation (control-plane/operations/<service>/<operation>.ts) may not know: HTTP, the wire formats'
- * schemas and adapters, the API reference. Its adapters (`*.v1.ts`, `*.v2.ts`) are where those live.
+ * What a domain's operations and rules (control-plane/<domain>/**) may not know: HTTP, the wire formats' schemas
+ * (any `wire/` folder) and adapters, the API reference. The adapters beside them (`*.v1.ts`, `*.v2.ts`), the
+ * domain's route list (`routes.ts`) and its `wire/` folder are where those live.
  */
 const WIRE_MODULES = [
   { regex: '^(fastify|typebox|@fastify/.*)$', message: 'an operation knows no HTTP nor schema: its adapters do.' },
   {
-    regex: '(^|/)(http|openapi|v2)/',
+    regex: '(^|/)(http|openapi|wire)/',
     message: 'an operation knows no wire format: its adapters do.',
-    dynamic: `(^|${SLASH})(http|openapi|v2)${SLASH}`,
-  },
-  {
-    regex: '(^|/)management-route\\.js$',
-    message: 'an operation knows no route: its adapters declare them.',
-    dynamic: `(^|${SLASH})management-route[.]js$`,
+    dynamic: `(^|${SLASH})(http|openapi|wire)${SLASH}`,
   },
 ]
+
+/**
+ * The control plane's domains (each folder holds a domain's rules, its operations and their adapters) and, for each,
+ * the domains it may import: the one table the linter holds every file of a domain to (keygate/domain-imports, below),
+ * taken from what the code imports. `node scripts/architecture-picture.mjs --domains` measures those imports, each
+ * with the files that make it, and the cycles among them.
+ */
+export const DOMAIN_IMPORTS = {
+  analytics: ['root-keys'],
+  apis: ['keys', 'root-keys'],
+  audit: [],
+  identities: ['keys', 'root-keys'],
+  keys: ['analytics', 'leaks', 'permissions', 'root-keys'],
+  leaks: ['audit', 'root-keys'],
+  migrations: ['keys', 'permissions', 'root-keys'],
+  permissions: ['audit', 'root-keys'],
+  portal: ['analytics', 'audit', 'keys', 'root-keys'],
+  ratelimits: ['root-keys'],
+  'root-keys': ['audit'],
+  webhooks: ['keys', 'root-keys'],
+}
+export const DOMAINS = Object.keys(DOMAIN_IMPORTS)
+
+/** The domain a repository path is in (`keys` for control-plane/keys/rules/expires.ts), or undefined. */
+function domainOf(path) {
+  const [top, folder, ...rest] = path.split('/')
+  return top === 'control-plane' && rest.length > 0 && Object.hasOwn(DOMAIN_IMPORTS, folder) ? folder : undefined
+}
+
+/**
+ * keygate/domain-imports: a domain's files import only the domains DOMAIN_IMPORTS lists for it. A rule of its own, as
+ * no-restricted-imports matches the import's text: this one resolves it against the importing file, so that
+ * `../keys/` from a domain's folder and `../../keys/` from its subfolders are the keys domain, and shared/keys/ is not.
+ */
+const domainImports = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'A control-plane domain imports only the domains DOMAIN_IMPORTS lists for it.' },
+    schema: [],
+  },
+  create(context) {
+    const file = relative(import.meta.dirname, context.filename).replaceAll(sep, '/')
+    const from = domainOf(file)
+    if (from === undefined) return {}
+    const allowed = DOMAIN_IMPORTS[from]
+    const check = (source) => {
+      if (source?.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return
+      const to = domainOf(posix.join(posix.dirname(file), source.value))
+      if (to === undefined || to === from || allowed.includes(to)) return
+      context.report({
+        node: source,
+        message:
+          `the ${from} domain may import ${allowed.join(', ') || 'no other domain'}, not ${to}/: what each domain ` +
+          'may import is one table, DOMAIN_IMPORTS in eslint.config.js (see docs/architecture.md).',
+      })
+    }
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+      TSImportType: (node) => check(node.source),
+      TSExternalModuleReference: (node) => check(node.expression),
+    }
+  },
+}
 
 /** Imports the linter cannot read the path of, refused in the processes' code. */
 const UNCHECKABLE = [
@@ -98,6 +176,18 @@ const CONSOLE_BUT_ITS_UI = {
   dynamic: `(^|${SLASH})console${SLASH}src${SLASH}(?!ui${SLASH}|format[.]js$)`,
 }
 
+/**
+ * What the console's ui/ folder may take of the rest of the console: format.ts and the generated shapes (generated/),
+ * nothing else (the API client, the session, the pages), so that the portal can share all of ui/. What ui/ needs of
+ * the console's API is passed in: a loader as a prop, the way errors are said as a context (ui/error-words.tsx).
+ */
+const OUTSIDE_CONSOLE_UI = {
+  regex: '^\\.\\./(?!format\\.js$|generated/)',
+  message:
+    "the console's own code outside ui/: the portal shares ui/, which may take only ui/, format.ts and generated/ (pass the rest in).",
+  dynamic: `^[.][.]${SLASH}(?!format[.]js$|generated${SLASH})`,
+}
+
 /** The modules `keygate verifier` loads from cli/: the bin, the command table, and the verifier's own. */
 const CLI_VERIFIER_SIDE = [
   'cli/keygate.ts',
@@ -110,25 +200,49 @@ const CLI_VERIFIER_SIDE = [
 
 export const layers = [
   layer(['shared/**/*.ts'], ['cli', 'control-plane', 'verifier', 'test', 'bench', 'deploy'], {
-    packages: [MANAGEMENT_ONLY],
+    packages: [MANAGEMENT_ONLY, ANALYTICS_CLIENTS],
   }),
   layer(['verifier/**/*.ts'], ['cli', 'control-plane', 'test', 'bench', 'deploy'], {
-    packages: [MANAGEMENT_ONLY, STORE_IMPLEMENTATIONS],
+    packages: [MANAGEMENT_ONLY, STORE_IMPLEMENTATIONS, ANALYTICS_CLIENTS],
   }),
   layer(['control-plane/**/*.ts'], ['cli', 'verifier', 'test', 'bench', 'deploy'], {
-    packages: [STORE_IMPLEMENTATIONS],
+    packages: [STORE_IMPLEMENTATIONS, ENGINE_IMPLEMENTATIONS],
   }),
-  // An operation: the control plane's rule, and no wire format (the adapters beside it and routes.ts have one).
-  layer(['control-plane/operations/*/*.ts'], ['cli', 'verifier', 'test', 'bench', 'deploy'], {
-    packages: [STORE_IMPLEMENTATIONS, ...WIRE_MODULES],
-    ignores: ['control-plane/operations/*/*.v[12].ts', 'control-plane/operations/*/routes.ts'],
-  }),
+  // A domain's operations and rules, in its folder and its subfolders: the control plane's rule, and no wire format
+  // (the adapters beside them, routes.ts and the domain's wire/ folder have one).
+  layer(
+    DOMAINS.map((domain) => `control-plane/${domain}/**/*.ts`),
+    ['cli', 'verifier', 'test', 'bench', 'deploy'],
+    {
+      packages: [STORE_IMPLEMENTATIONS, ENGINE_IMPLEMENTATIONS, ...WIRE_MODULES],
+      ignores: [
+        ...DOMAINS.flatMap((domain) => [
+          `control-plane/${domain}/**/*.v[12].ts`,
+          `control-plane/${domain}/**/routes.ts`,
+          `control-plane/${domain}/**/wire/**`,
+        ]),
+      ],
+    },
+  ),
+  // Each domain imports only the domains DOMAIN_IMPORTS lists for it, from any of its files.
+  {
+    files: DOMAINS.map((domain) => `control-plane/${domain}/**/*.ts`),
+    plugins: { keygate: { rules: { 'domain-imports': domainImports } } },
+    rules: { 'keygate/domain-imports': 'error' },
+  },
   // Tools, not a process: they may compute a module path (deploy/check reads schemas by kind).
   layer(['deploy/**/*.ts'], ['cli', 'control-plane', 'verifier', 'test', 'bench'], { processCode: false }),
   // The admin console runs in a browser and knows Keygate only by its wire API, as any other client: no server code.
   layer(
     ['console/**/*.ts', 'console/**/*.tsx'],
     ['cli', 'control-plane', 'verifier', 'shared', 'test', 'bench', 'deploy'],
+  ),
+  // The console's ui/, which the portal shares: the console's rule, and of the console only ui/, format.ts and the
+  // generated shapes (after the console's rule, which it replaces for ui/).
+  layer(
+    ['console/src/ui/**/*.ts', 'console/src/ui/**/*.tsx'],
+    ['cli', 'control-plane', 'verifier', 'shared', 'test', 'bench', 'deploy'],
+    { packages: [OUTSIDE_CONSOLE_UI] },
   ),
   // The customer portal's page: the same, and of the console only its wire-agnostic parts (its ui/ and formats),
   // never its API client, which holds a root key.

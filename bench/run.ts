@@ -1,5 +1,6 @@
 import { benchNodeWarning } from './lib/bench-node.js'
-import { recordScenario, writeResults, type ScenarioReport } from './lib/report.js'
+import { recordScenario, writeResults } from './lib/report.js'
+import type { ScenarioReport } from './lib/scenario-report.js'
 import { controlPlane } from './scenarios/control-plane.js'
 import { cpu } from './scenarios/cpu.js'
 import { cpuHost } from './scenarios/cpu-host.js'

@@ -1,27 +1,27 @@
 import type { CacheSettings, ClientAddressSettings, GatewayPolicy, SyncSettings } from '../shared/config/settings.js'
-import type { KeygateServer } from '../shared/http/build-server.js'
+import type { KeygateServer } from '../shared/http/keygate-server.js'
 import { registerIndex, type ServerIndex } from '../shared/http/index-route.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
 import type { Registry } from 'prom-client'
 import type { Store } from '../shared/store/store.js'
 import { buildControlPlaneApp } from '../control-plane/app.js'
-import { builtConsoleDir, loadConsole } from '../control-plane/console-route.js'
-import { builtPageDir, loadBuiltPage } from '../control-plane/built-page.js'
-import { RootKeyUse } from '../control-plane/root-key-use.js'
+import { builtConsoleDir, loadConsole } from '../control-plane/pages/console-route.js'
+import { builtPageDir, loadBuiltPage } from '../control-plane/pages/built-page.js'
+import { RootKeyUse } from '../control-plane/root-keys/root-key-use.js'
 import { registerAuthorize } from '../verifier/authorize-route.js'
 import type { KeyVerifier } from '../verifier/key-verifier.js'
 import type { NamespaceRatelimits } from '../verifier/namespace-ratelimits.js'
-import { verifyKeyEndpoint } from '../verifier/verify-key-route.js'
-import { v2VerifyKeyEndpoint } from '../verifier/v2-verify-key-route.js'
-import { StoredRootKeys } from '../control-plane/stored-root-keys.js'
-import { registerJsonEndpoint } from '../shared/http/json-endpoint.js'
-import { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
-import type { HostLookup } from '../control-plane/webhooks/address-policy.js'
+import { verifyKeyRoute } from '../verifier/verify-key-route.js'
+import { v2VerifyKeyRoute } from '../verifier/v2-verify-key-route.js'
+import { StoredRootKeys } from '../control-plane/root-keys/stored-root-keys.js'
+import { serveRoutes } from '../shared/http/route.js'
+import { RootKeyAuthenticator } from '../shared/root-keys/root-key-authenticator.js'
+import type { HostLookup } from '../control-plane/webhooks/delivery/address-policy.js'
 import { keyVerifierOf, namespaceRatelimitsOf, type ProcessParts } from './assemble-verifier.js'
-import { DeliveryWorker } from '../control-plane/webhooks/delivery-worker.js'
-import { EndpointSender } from '../control-plane/webhooks/endpoint-sender.js'
-import { EventDeriver } from '../control-plane/webhooks/event-deriver.js'
-import { tapChangeFeed, type ChangeFeedTap } from '../shared/feed/tapped-change-feed.js'
+import { DeliveryWorker } from '../control-plane/webhooks/delivery/delivery-worker.js'
+import { EndpointSender } from '../control-plane/webhooks/delivery/endpoint-sender.js'
+import { EventDeriver } from '../control-plane/webhooks/events/event-deriver.js'
+import { tapChangeFeed } from '../shared/feed/tapped-change-feed.js'
 import { createWebhookMetrics } from '../control-plane/webhooks/webhook-metrics.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../control-plane/webhooks/webhook-policy.js'
 import { PublishedSigningKeys } from '../control-plane/leaks/github-public-keys.js'
@@ -154,8 +154,10 @@ export function assembleControlPlane(
     publicRoutes: (open) => {
       // The verifier's endpoints, on Fastify: the same code path as a verifier's (v2's checks its root key as the
       // management API does).
-      registerJsonEndpoint(open, verifyKeyEndpoint(verifier))
-      registerJsonEndpoint(open, v2VerifyKeyEndpoint(verifier, rootKeys))
+      // A plugin of their own, loaded after the portal's: the reference lists them in that order.
+      void open.register(async (scope: KeygateServer) =>
+        serveRoutes(scope, undefined, [verifyKeyRoute(verifier), v2VerifyKeyRoute(verifier, rootKeys)]),
+      )
       if (gateway) registerAuthorize(open, verifier, gateway, settings.docsBaseUrl)
       registerIndex(open, controlPlaneIndex(settings.service ?? 'control-plane', gateway !== undefined))
     },
@@ -211,13 +213,8 @@ function webhookProcessesOf(
     holder: `${hostname()}:${process.pid}:${randomBytes(6).toString('base64url')}`,
     onQueued: () => worker.wake(),
   })
-  const tap: ChangeFeedTap = {
-    onEvent: (change) => deriver.changed(change),
-    onCreditNotice: (shard) => deriver.noticed(shard),
-    onSubscribed: () => deriver.resubscribed(),
-  }
   return {
-    tap,
+    tap: deriver.tap,
     start() {
       deriver.start()
       worker.start()

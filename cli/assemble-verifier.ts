@@ -8,7 +8,7 @@ import type {
   SyncSettings,
 } from '../shared/config/settings.js'
 import type { ChangeFeed } from '../shared/feed/change-feed.js'
-import type { KeygateServer } from '../shared/http/build-server.js'
+import type { KeygateServer } from '../shared/http/keygate-server.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { buildVerifierApp } from '../verifier/app.js'

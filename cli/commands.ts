@@ -1,9 +1,5 @@
 import type { CommandName } from '../shared/config/config.js'
-
-/** A command's module: runs it, and answers 'serving' (keep the process) or an exit code. */
-export interface CommandModule {
-  run(argv: string[], env: NodeJS.ProcessEnv): Promise<'serving' | number>
-}
+import type { CommandModule } from './command-module.js'
 
 export interface Command {
   summary: string

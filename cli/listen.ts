@@ -1,5 +1,5 @@
 import type { Server } from 'node:net'
-import type { KeygateServer } from '../shared/http/build-server.js'
+import type { KeygateServer } from '../shared/http/keygate-server.js'
 
 /** A port a server could not listen on, named by the option that sets it. */
 export class ListenError extends Error {

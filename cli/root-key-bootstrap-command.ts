@@ -1,6 +1,6 @@
-import { CLI_ACTOR } from '../control-plane/audit-log.js'
+import { CLI_ACTOR } from '../control-plane/audit/audit-log.js'
 import { rootKeyBootstrapConfig } from '../shared/config/config.js'
-import type { CommandModule } from './commands.js'
+import type { CommandModule } from './command-module.js'
 import { withRootKeys } from './root-key-session.js'
 
 /**

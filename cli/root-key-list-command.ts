@@ -1,6 +1,6 @@
-import { rootKeyView } from '../control-plane/root-keys.js'
+import { rootKeyView } from '../control-plane/root-keys/root-keys.js'
 import { rootKeyListConfig } from '../shared/config/config.js'
-import type { RootKeyRecord } from '../shared/records.js'
+import type { RootKeyRecord } from '../shared/keys/records.js'
 import { withRootKeys } from './root-key-session.js'
 
 /** One row of `list --json`: every field always there (null when unknown), never a key or a hash. */

@@ -1,4 +1,4 @@
-import { CLI_ACTOR } from '../control-plane/audit-log.js'
+import { CLI_ACTOR } from '../control-plane/audit/audit-log.js'
 import { rootKeyIdConfig } from '../shared/config/config.js'
 import { withRootKeys } from './root-key-session.js'
 

@@ -1,10 +1,11 @@
 import { pino } from 'pino'
-import { AuditLog } from '../control-plane/audit-log.js'
-import { RootKeys } from '../control-plane/root-keys.js'
+import { auditedKey } from '../control-plane/keys/key-response.js'
+import { AuditLog } from '../control-plane/audit/audit-log.js'
+import { RootKeys } from '../control-plane/root-keys/root-keys.js'
 import { systemClock } from '../shared/clock.js'
 import type { RootKeyCommandConfig } from '../shared/config/config.js'
 import { createLogger } from '../shared/logger.js'
-import { connectRedis } from '../shared/store/redis-connection.js'
+import { connectRedis } from '../shared/store/redis/redis-connection.js'
 import { createRedisStore } from '../shared/store/redis-store.js'
 
 /**
@@ -20,7 +21,7 @@ export async function withRootKeys<T>(
   const store = createRedisStore(redis, { replication: config.replication })
   try {
     const log = createLogger('warn', 'keygate-root-key', pino.destination(2))
-    const audit = new AuditLog(store.audit, systemClock, log)
+    const audit = new AuditLog(store.audit, systemClock, log, auditedKey)
     return await work(new RootKeys({ store, audit, clock: systemClock }))
   } finally {
     await store.close()

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { ServerConfig } from '../shared/config/config.js'
-import type { KeygateServer } from '../shared/http/build-server.js'
+import type { KeygateServer } from '../shared/http/keygate-server.js'
 import { closeGracefully } from '../shared/http/graceful-shutdown.js'
 import { createLogger } from '../shared/logger.js'
 

@@ -1,47 +1,50 @@
 import type { Clock } from '../shared/clock.js'
-import { buildServer, type KeygateServer, type ServerBase } from '../shared/http/build-server.js'
+import { auditedKey } from './keys/key-response.js'
+import { buildServer, type ServerBase } from '../shared/http/build-server.js'
+import type { KeygateServer } from '../shared/http/keygate-server.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
-import { AuditLog } from './audit-log.js'
-import { limitManagementCalls } from './management-rate-limit.js'
-import { KeyWrites, type WriteListener } from './key-writes.js'
-import { ApiSettingsRecords } from './api-settings.js'
-import type { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
-import { decoratePrincipal } from '../shared/http/request-principal.js'
-import { RootKeys } from './root-keys.js'
-import { backfillRootKeysOnStart } from './root-key-backfill.js'
-import { Rbac } from './rbac.js'
-import { RatelimitNamespaces } from './ratelimit-namespaces.js'
-import { RatelimitOverrides } from './ratelimit-overrides.js'
-import type { NamespaceLimits } from '../shared/namespace-limits.js'
-import { Identities } from './identities.js'
-import { registerLiveness } from './routes/liveness.js'
+import { AuditLog } from './audit/audit-log.js'
+import { limitManagementCalls } from './http/management-rate-limit.js'
+import { KeyWrites } from './keys/key-writes.js'
+import type { WriteListener } from './write-listener.js'
+import { ApiSettingsRecords } from './apis/api-settings.js'
+import type { RootKeyAuthenticator } from '../shared/root-keys/root-key-authenticator.js'
+import { serveRoutes } from '../shared/http/route.js'
+import { RootKeys } from './root-keys/root-keys.js'
+import { rootKeyBackfill } from './root-keys/root-key-backfill.js'
+import { Rbac } from './permissions/rbac.js'
+import { RatelimitNamespaces } from './ratelimits/ratelimit-namespaces.js'
+import { RatelimitOverrides } from './ratelimits/ratelimit-overrides.js'
+import type { NamespaceLimits } from '../shared/ratelimits/namespace-limits.js'
+import { Identities } from './identities/identities.js'
+import { LIVENESS_ROUTES } from './http/liveness.js'
 import { registerOpenApi } from './openapi/openapi-plugin.js'
-import { registerConsole, type ConsoleFiles } from './console-route.js'
-import { registerPortalPage } from './portal-page-route.js'
-import type { BuiltPageFiles } from './built-page.js'
-import { registerV2LimitRoutes } from './v2/ratelimit-routes.js'
+import { registerConsole, type ConsoleFiles } from './pages/console-route.js'
+import { registerPortalPage } from './pages/portal-page-route.js'
+import type { BuiltPageFiles } from './pages/built-page.js'
+import { v2LimitRoutes } from './ratelimits/wire/ratelimit-routes.v2.js'
 import type { ControlPlaneDeps } from './control-plane-deps.js'
-import { registerManagementRoutes } from './management-route.js'
-import { MANAGEMENT_ROUTES } from './operations/management-routes.js'
+import { MANAGEMENT_ROUTES } from './management-routes.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from './webhooks/webhook-policy.js'
-import { dnsLookup, type HostLookup } from './webhooks/address-policy.js'
-import type { EndpointSender } from './webhooks/endpoint-sender.js'
+import { dnsLookup, type HostLookup } from './webhooks/delivery/address-policy.js'
+import type { EndpointSender } from './webhooks/delivery/endpoint-sender.js'
 import { TestsInFlight } from './webhooks/tests-in-flight.js'
 import type { ReportSigningKeys } from './leaks/github-public-keys.js'
-import { registerGithubLeakReports } from './leaks/github-report-route.js'
+import { registerGithubLeakReports } from './leaks/wire/github-report-route.js'
 import { createLeakMetrics } from './leaks/leak-metrics.js'
 import type { ReportReadLimits } from './leaks/unverified-report-reads.js'
 import { PortalRecords } from './portal/portal-records.js'
-import { noStore, registerPortalSessionRoutes } from './portal/register-portal-routes.js'
-import { PORTAL_SESSION_ROUTES } from './operations/portal/session-routes.v2.js'
+import { noStore } from './portal/wire/no-store.js'
+import { portalRoutes } from './portal/wire/portal-session-route.js'
+import { PORTAL_SESSION_ROUTES } from './portal/session/session-routes.v2.js'
 
 export interface ControlPlaneAppDeps extends ServerBase {
   store: ManagementStore
   clock: Clock
   /** Whether KEYGATE_ROOT_KEY is set: then stored root keys verifiers cannot check yet are published at start. */
   hasBootstrapRootKey: boolean
-  /** Who calls: the management hook's root-key check (store-backed: control-plane/stored-root-keys.ts). */
+  /** Who calls: the management hook's root-key check (store-backed: control-plane/root-keys/stored-root-keys.ts). */
   rootKeys: RootKeyAuthenticator
   /** Management calls per root key per minute (0 or absent: no limit). */
   managementRateLimit?: number | undefined
@@ -92,7 +95,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     // Before every route, the server's own (probes, metrics) included, so that the document lists them all.
     documentation: registerOpenApi,
   })
-  const audit = new AuditLog(deps.store.audit, deps.clock, deps.log)
+  const audit = new AuditLog(deps.store.audit, deps.clock, deps.log, auditedKey)
   const rootKeys = new RootKeys({ store: deps.store, audit, clock: deps.clock, onWrite: deps.onWrite })
   const rbac = new Rbac(deps.store.entities, deps.clock, deps.onWrite, audit)
   const identities = new Identities(deps.store.entities, deps.clock, deps.onWrite)
@@ -104,6 +107,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     store: deps.store,
     audit,
     rootKeys,
+    authenticateRootKey: (authorization) => deps.rootKeys.principalOf(authorization),
     rbac,
     namespaces,
     overrides,
@@ -121,35 +125,34 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     clock: deps.clock,
     log: deps.log,
   }
-  decoratePrincipal(app)
-  // Management routes: the root key is checked before the body is even parsed (UNAUTHORIZED before 400).
+  // Management routes: each checks its root key before the body is even parsed (UNAUTHORIZED before 400).
   app.register(async (management: KeygateServer) => {
-    management.addHook('onRequest', async (request) => {
-      request.principal = await deps.rootKeys.principalOf(request.headers.authorization)
-    })
     // Stored root keys that verifiers cannot check yet (legacy ones, never published): published at start (in this
     // plugin, so that its onClose runs before the store is closed).
-    backfillRootKeysOnStart(management, {
+    const backfill = rootKeyBackfill({
       rootKeys,
       hasBootstrapRootKey: deps.hasBootstrapRootKey,
       storeReached: deps.storeReached ?? Promise.resolve(),
       log: deps.log,
     })
+    management.addHook('onReady', async () => backfill.start())
+    management.addHook('onClose', () => backfill.stop())
     await limitManagementCalls(management, deps.managementRateLimit ?? 0)
     noStore(management)
-    registerManagementRoutes(management, routeDeps, MANAGEMENT_ROUTES)
-    registerV2LimitRoutes(management, routeDeps)
+    serveRoutes(management, routeDeps, MANAGEMENT_ROUTES)
+    serveRoutes(management, undefined, v2LimitRoutes(routeDeps))
   })
   // In a plugin of their own so that they load after the OpenAPI plugin, which documents routes as they are added.
   app.register(async (open: KeygateServer) => {
-    registerLiveness(open, routeDeps)
+    serveRoutes(open, routeDeps, LIVENESS_ROUTES)
     registerConsole(open, deps.console ?? null)
     registerPortalPage(open, deps.portalPage ?? null)
     if (deps.leakReportKeys) registerGithubLeakReports(open, routeDeps, deps.leakReportKeys, deps.leakReportReads)
     // Their own plugin: their hooks (the session, no-store) stay off every other route.
-    open.register(async (portal: KeygateServer) =>
-      registerPortalSessionRoutes(portal, routeDeps, PORTAL_SESSION_ROUTES),
-    )
+    open.register(async (portal: KeygateServer) => {
+      noStore(portal)
+      serveRoutes(portal, routeDeps, portalRoutes(PORTAL_SESSION_ROUTES))
+    })
     deps.publicRoutes?.(open)
   })
   return app

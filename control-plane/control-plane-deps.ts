@@ -1,17 +1,18 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
-import type { AuditLog } from './audit-log.js'
-import type { RootKeys } from './root-keys.js'
-import type { Rbac } from './rbac.js'
-import type { RatelimitNamespaces } from './ratelimit-namespaces.js'
-import type { RatelimitOverrides } from './ratelimit-overrides.js'
-import type { Identities } from './identities.js'
-import type { KeyWrites } from './key-writes.js'
-import type { ApiSettingsRecords } from './api-settings.js'
-import type { NamespaceLimits } from '../shared/namespace-limits.js'
-import type { HostLookup } from './webhooks/address-policy.js'
-import type { EndpointSender } from './webhooks/endpoint-sender.js'
+import type { AuditLog } from './audit/audit-log.js'
+import type { RootKeys } from './root-keys/root-keys.js'
+import type { Principal } from '../shared/root-keys/root-key-principal.js'
+import type { Rbac } from './permissions/rbac.js'
+import type { RatelimitNamespaces } from './ratelimits/ratelimit-namespaces.js'
+import type { RatelimitOverrides } from './ratelimits/ratelimit-overrides.js'
+import type { Identities } from './identities/identities.js'
+import type { KeyWrites } from './keys/key-writes.js'
+import type { ApiSettingsRecords } from './apis/api-settings.js'
+import type { NamespaceLimits } from '../shared/ratelimits/namespace-limits.js'
+import type { HostLookup } from './webhooks/delivery/address-policy.js'
+import type { EndpointSender } from './webhooks/delivery/endpoint-sender.js'
 import type { TestsInFlight } from './webhooks/tests-in-flight.js'
 import type { WebhookPolicy } from './webhooks/webhook-policy.js'
 import type { LeakMetrics } from './leaks/leak-metrics.js'
@@ -22,6 +23,11 @@ export interface ControlPlaneDeps {
   store: ManagementStore
   audit: AuditLog
   rootKeys: RootKeys
+  /**
+   * The root key of an `Authorization` header, or the contract's UNAUTHORIZED: every management route's caller, checked
+   * before the body is read (control-plane/http/management-route.ts).
+   */
+  authenticateRootKey(authorization: string | string[] | undefined): Principal | Promise<Principal>
   rbac: Rbac
   namespaces: RatelimitNamespaces
   overrides: RatelimitOverrides

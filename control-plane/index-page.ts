@@ -1,4 +1,4 @@
-import type { EntityStore } from '../shared/store/entity-store.js'
+import type { EntityStore } from '../shared/store/entities/entity-store.js'
 
 /** One page of records: `cursor` (the last id on it) only when another record follows, so the last has none. */
 export interface RecordPage<T> {

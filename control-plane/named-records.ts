@@ -1,9 +1,9 @@
 import { entityAddress, type EntityType } from '../shared/entity.js'
-import { ApiError, WriteConflictError, notFound, type RecordKind } from '../shared/errors.js'
+import { ApiError, WriteConflictError, notFound, type RecordKind } from '../shared/errors/errors.js'
 import { idTimestamp } from '../shared/ids.js'
-import type { EntityStore, EntityWrite } from '../shared/store/entity-store.js'
+import type { EntityStore, EntityWrite } from '../shared/store/entities/entity-store.js'
 import { pageThroughIndex, type PageOptions, type RecordPage } from './index-page.js'
-import type { WriteListener } from './key-writes.js'
+import type { WriteListener } from './write-listener.js'
 
 // A name claimed by a record that never appeared is a create in flight until it is this old; then it is debris.
 const DANGLING_AFTER_MS = 60_000

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Builds dist/: every TypeScript module of the service, the bench and the deploy checks transpiled one file to one
 // file by esbuild (types stripped, not checked), and the admin console and the customer portal bundled
-// (console/build.mjs, portal/build.mjs). Transpiling takes well under a second where a type-checking compile of the
-// tree takes many, so that `npm start` answers within seconds of a fresh install; the type-check runs in `npm test`
-// (`npm run typecheck`), which is where a type error must stop a change. Run by `npm install` (prepare), `npm start`
-// and every script that runs from dist/.
+// (console/build.mjs, portal/build.mjs), their copies of shared/ui-shapes.ts and of what their API answers written
+// first (scripts/bundle-page.mjs).
+// Transpiling takes well under a second where a type-checking compile of the tree takes many, so that `npm start`
+// answers within seconds of a fresh install; the type-check runs in `npm test` (`npm run typecheck`), which is where
+// a type error must stop a change. Run by `npm install` (prepare), `npm start` and every script that runs from dist/.
 //
 // --quiet: no progress lines (the scripts that only need dist/ to be current). --out DIR: build there instead of
 // dist/ (a test checks what the build writes without touching the dist/ other tests run).
@@ -12,8 +13,9 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
-import { buildConsole } from '../console/build.mjs'
-import { buildPortal } from '../portal/build.mjs'
+import { consolePage } from '../console/build.mjs'
+import { portalPage } from '../portal/build.mjs'
+import { bundlePage } from './bundle-page.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const quiet = process.argv.includes('--quiet')
@@ -86,5 +88,8 @@ const pages = [join(out, 'console'), join(out, 'portal')]
 for (const file of builtFiles(out)) {
   if (!written.has(file) && !pages.some((folder) => file.startsWith(folder))) rmSync(file)
 }
-await Promise.all([buildConsole(join(out, 'console')), buildPortal(join(out, 'portal'))])
+await Promise.all([
+  bundlePage({ ...consolePage, out: join(out, 'console') }),
+  bundlePage({ ...portalPage, out: join(out, 'portal') }),
+])
 if (!quiet) process.stdout.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`)

@@ -5,7 +5,7 @@ import type { LeakPolicy } from './leak.js'
  * An api's settings: the one place each is kept (not in the api's record), as an entity at `api:<apiId>`, so that each
  * write bumps its shard's revision and is logged, and verifiers cache it under the revocation bound as they cache
  * roles. An api that sets nothing has no entity. A verifier reads `ipAllowlist` (folded into each key's resolved
- * context: shared/verify-context.ts) and nothing else of it.
+ * context: shared/verification/verify-context.ts) and nothing else of it.
  */
 export interface ApiSettings {
   /** The addresses every key of the api may be verified from: normalised ranges, never empty (absent: any). */

@@ -3,7 +3,7 @@ import { shardOf } from './shards.js'
 
 /**
  * Records beyond keys that decide verdicts — permissions, roles, identities, rate-limit namespaces and overrides,
- * root keys (v2's verifyKey takes one: shared/root-key-entity.ts), apis' settings (shared/api-settings.ts) —
+ * root keys (v2's verifyKey takes one: shared/root-keys/root-key-entity.ts), apis' settings (shared/api-settings.ts) —
  * ride the keys' mechanism (DESIGN.md, "Records beyond keys"): each lives in a shard, each write bumps that shard's
  * revision and appends to its log in one step, and verifiers cache them under the same bound. In the change log
  * and in the verifiers' caches a record is known by its address, `<type>:<key>`; a key is known by its hash,

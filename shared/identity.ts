@@ -1,16 +1,7 @@
 import { entityAddress } from './entity.js'
+import type { NamedRateLimit } from './ui-shapes.js'
 
-/** A rate limit an identity (or a key) carries by name; verifyKey's `ratelimits[]` refer to it by that name. */
-export interface NamedRateLimit {
-  name: string
-  limit: number
-  /** Window length, ms. */
-  duration: number
-  /** Applied to every verification without being asked for by name. */
-  autoApply?: boolean
-  /** Counted by each verifier and reconciled (true), or exactly in the store (false, the default: Unkey's). */
-  async?: boolean
-}
+export type { NamedRateLimit }
 
 /**
  * An identity: the user or organisation behind keys. Keys bind to it through their externalId (the key record's

@@ -3,27 +3,9 @@
  * derives events from the shards' change logs (control-plane/webhooks/), queues one delivery per subscribed endpoint
  * and signs each request per the Standard Webhooks specification. Events carry ids and fields, never a key or a hash.
  */
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './ui-shapes.js'
 
-/** Every event type an endpoint can subscribe to. */
-export const WEBHOOK_EVENT_TYPES = [
-  'key.created',
-  'key.updated',
-  'key.deleted',
-  'key.rerolled',
-  'key.expiring',
-  'key.expired',
-  'key.credits.low',
-  'key.credits.exhausted',
-  'key.leaked',
-  'identity.created',
-  'identity.updated',
-  'identity.deleted',
-  'rootKey.created',
-  'rootKey.revoked',
-  'rootKey.rolled',
-] as const
-
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType }
 
 export function isWebhookEventType(value: string): value is WebhookEventType {
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value)
@@ -145,8 +127,11 @@ export const WEBHOOK_ATTEMPTS_KEPT = 100
 export const WEBHOOK_TESTS_KEPT = 10
 /** Dead deliveries kept per endpoint. */
 export const WEBHOOK_DEAD_KEPT = 1_000
-/** Due deliveries one claim looks at, at most (claimed, or passed over): a bound on its work. */
-export const WEBHOOK_CLAIM_SCAN = 1_000
+/**
+ * Endpoints one claim looks at, at most (each one's due deliveries claimed, or passed over): every endpoint, and as
+ * many deleted ones whose queued deliveries are still to be dropped. A bound on a claim's work, whatever the backlogs.
+ */
+export const WEBHOOK_CLAIM_ENDPOINTS = 2 * MAX_WEBHOOK_ENDPOINTS
 
 /** Where an endpoint's deliveries go in a claim (ClaimLanes): its lane, and how many of them the claim may take. */
 export interface EndpointRoom {
@@ -157,9 +142,9 @@ export interface EndpointRoom {
 
 /**
  * How a claim shares out what it takes (WebhookStore.claimDue): each endpoint's deliveries go in a lane, and the claim
- * takes at most the endpoint's `room` of them and at most the lane's `room` in all; the others it looks at are passed
- * over, each due again at its lane's `untilMs` with its attempts unchanged, so that the backlog of an endpoint the
- * caller cannot send to now never stands in front of the others'.
+ * takes at most the endpoint's `room` of them and at most the lane's `room` in all; an endpoint with due deliveries
+ * left once its room or its lane's is used is passed over, looked at again at its lane's `untilMs` (sooner if a lease
+ * of its runs out first), its deliveries' attempts unchanged.
  */
 export interface ClaimLanes {
   /** Each lane's room, and when what it passes over is due again (unix ms, after the claim's now). */
@@ -168,4 +153,9 @@ export interface ClaimLanes {
   endpoints: ReadonlyMap<string, EndpointRoom>
   /** Each endpoint not listed, on its own. */
   others: EndpointRoom
+}
+
+/** A claim without lanes: one lane as large as the claim, which any endpoint may fill; leftovers due at `untilMs`. */
+export function oneSharedLane(limit: number, untilMs: number): ClaimLanes {
+  return { lanes: [{ room: limit, untilMs }], endpoints: new Map(), others: { lane: 0, room: limit } }
 }

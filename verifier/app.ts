@@ -1,19 +1,20 @@
-import { buildServer, type KeygateServer, type ServerBase } from '../shared/http/build-server.js'
+import { buildServer, type ServerBase } from '../shared/http/build-server.js'
+import type { KeygateServer } from '../shared/http/keygate-server.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import type { KeyVerifier } from './key-verifier.js'
-import { verifyKeyEndpoint } from './verify-key-route.js'
-import { registerJsonEndpoint } from '../shared/http/json-endpoint.js'
-import { RootKeyAuthenticator } from '../shared/root-key-authenticator.js'
+import { verifyKeyRoute } from './verify-key-route.js'
+import { serveRoutes } from '../shared/http/route.js'
+import { RootKeyAuthenticator } from '../shared/root-keys/root-key-authenticator.js'
 import { CachedRootKeys } from './cached-root-keys.js'
 import { authorizeFastRoute, registerAuthorize } from './authorize-route.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import { registerIndex, type ServerIndex } from '../shared/http/index-route.js'
 import { storeReadiness } from '../shared/http/store-readiness.js'
 import { boundApi } from './bound-api.js'
-import type { NamespaceLimits } from '../shared/namespace-limits.js'
-import { registerVerifierLimit } from './ratelimits-limit-route.js'
-import { v2VerifyKeyEndpoint } from './v2-verify-key-route.js'
-import { registerVerifierV2Ratelimit } from './v2-ratelimit-routes.js'
+import type { NamespaceLimits } from '../shared/ratelimits/namespace-limits.js'
+import { verifierLimitRoute } from './ratelimits-limit-route.js'
+import { v2VerifyKeyRoute } from './v2-verify-key-route.js'
+import { verifierV2LimitRoutes } from './v2-ratelimit-routes.js'
 
 export interface VerifierAppDeps extends ServerBase {
   verifier: KeyVerifier
@@ -43,9 +44,9 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
   const storeReady = storeReadiness(deps.store)
   // v2 needs a root key for every call: the verifier checks them itself, from the root keys the feed keeps current.
   const rootKeys = new RootKeyAuthenticator(new CachedRootKeys(deps.verifier), deps.bootstrapRootKey)
-  // verifyKey, v1 and v2, is the hot path: each is one endpoint, served ahead of Fastify's per-request machinery
-  // (shared/http/fast-route.ts) and registered on Fastify below.
-  const verifyKeys = [verifyKeyEndpoint(deps.verifier), v2VerifyKeyEndpoint(deps.verifier, rootKeys)]
+  // verifyKey, v1 and v2, is the hot path: each is one route, served ahead of Fastify's per-request machinery
+  // (shared/http/fast-route.ts) and on Fastify below.
+  const verifyKeys = [verifyKeyRoute(deps.verifier), v2VerifyKeyRoute(deps.verifier, rootKeys)]
   const bound = boundApi(deps.store.keys, deps.gateway.apiId, deps.log)
   const app = buildServer({
     ...deps,
@@ -67,9 +68,11 @@ export function buildVerifierApp(deps: VerifierAppDeps): KeygateServer {
     void bound.notReadyReasons()
   })
   registerIndex(app, VERIFIER_INDEX)
-  for (const endpoint of verifyKeys) registerJsonEndpoint(app, endpoint)
+  serveRoutes(app, undefined, [
+    ...verifyKeys,
+    verifierLimitRoute(deps.ratelimits),
+    ...verifierV2LimitRoutes(deps.ratelimits, rootKeys),
+  ])
   registerAuthorize(app, deps.verifier, deps.gateway, deps.docsBaseUrl)
-  registerVerifierLimit(app, deps.ratelimits)
-  registerVerifierV2Ratelimit(app, deps.ratelimits, (authorization) => rootKeys.principalOf(authorization))
   return app
 }

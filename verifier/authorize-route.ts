@@ -1,15 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { KeygateServer } from '../shared/http/build-server.js'
+import type { KeygateServer } from '../shared/http/keygate-server.js'
 import { memoOf } from '../shared/frozen-memo.js'
 import { docsBaseFor } from '../shared/http/docs-base.js'
 import { errorBody } from '../shared/http/error-body.js'
 import { nodeHttp } from '../shared/http/node-http.js'
-import { StoreUnavailableError } from '../shared/errors.js'
+import { StoreUnavailableError } from '../shared/errors/errors.js'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import { readGatewayRequest, type GatewayCheck } from './gateway-request.js'
 import type { FastHeaderRoute } from '../shared/http/fast-header-route.js'
 import type { KeyVerifier } from './key-verifier.js'
-import type { AddressedRequest } from '../shared/client-address.js'
+import type { AddressedRequest } from '../shared/addresses/client-address.js'
 import { gatewayAnswer, refusalMessage, unavailable, type GatewayAnswer } from './verdict-status.js'
 
 /**

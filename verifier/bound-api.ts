@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { ApiKeyStore } from '../shared/store/api-key-store.js'
+import type { ApiKeyStore } from '../shared/store/api-keys/api-key-store.js'
 
 export interface BoundApi {
   /** Why the verifier is not ready on its api's account ([] when it has none, or the api exists). */

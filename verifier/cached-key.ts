@@ -1,6 +1,6 @@
-import type { KeyContext } from '../shared/key-context.js'
-import type { KeyRecord } from '../shared/records.js'
-import type { Verdict } from '../shared/verification.js'
+import type { KeyContext } from '../shared/keys/key-context.js'
+import type { KeyRecord } from '../shared/keys/records.js'
+import type { Verdict } from '../shared/verification/verification.js'
 import type { UsageCellHolder } from './usage-recorder.js'
 
 /**

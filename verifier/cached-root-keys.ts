@@ -4,9 +4,9 @@ import {
   rootKeyAddress,
   type BootstrapRootKeyEntity,
   type RootKeyEntity,
-} from '../shared/root-key-entity.js'
-import type { Principal } from '../shared/root-key-principal.js'
-import type { RootKeySource } from '../shared/root-key-authenticator.js'
+} from '../shared/root-keys/root-key-entity.js'
+import type { Principal } from '../shared/root-keys/root-key-principal.js'
+import type { RootKeySource } from '../shared/root-keys/root-key-authenticator.js'
 
 /** Entities as verdicts see them: KeyVerifier.entity (cached by address, absences too, under the staleness bound). */
 export interface EntitySource {
@@ -15,8 +15,9 @@ export interface EntitySource {
 
 /**
  * Root keys as a verifier knows them: from the entities the control plane writes beside each stored root key
- * (shared/root-key-entity.ts), cached like keys, dropped by the same change events, read afresh beyond the staleness
- * bound — so a revoked root key is refused within the revocation bound. A cached root key's principal is made once.
+ * (shared/root-keys/root-key-entity.ts), cached like keys, dropped by the same change events, read afresh beyond the
+ * staleness bound — so a revoked root key is refused within the revocation bound. A cached root key's principal is made
+ * once.
  */
 export class CachedRootKeys implements RootKeySource {
   // Keyed by the cached entity: a changed root key is another entity, and a principal dies with its entity.

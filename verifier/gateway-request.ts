@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { GatewayPolicy } from '../shared/config/settings.js'
-import type { VerifyRequest } from '../shared/verification.js'
+import type { VerifyRequest } from '../shared/verification/verification.js'
 
 export const OVERRIDE_HEADERS = {
   apiId: 'x-keygate-api-id',

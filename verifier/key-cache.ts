@@ -1,6 +1,6 @@
 import type { LRUCache } from 'lru-cache'
 import type { CacheSettings } from '../shared/config/settings.js'
-import type { KeyRecord } from '../shared/records.js'
+import type { KeyRecord } from '../shared/keys/records.js'
 import { toCachedKey, type CachedKey } from './cached-key.js'
 import { shardOf } from '../shared/shards.js'
 import { growingLru } from './growing-lru.js'

@@ -1,5 +1,5 @@
-import type { KeyRecord } from '../shared/records.js'
-import type { ApiKeyStore } from '../shared/store/api-key-store.js'
+import type { KeyRecord } from '../shared/keys/records.js'
+import type { ApiKeyStore } from '../shared/store/api-keys/api-key-store.js'
 import type { KeyCache } from './key-cache.js'
 import { RecordLookup } from './record-lookup.js'
 

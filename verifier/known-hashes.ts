@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import { SHARD_COUNT, shardOf } from '../shared/shards.js'
-import type { ApiKeyStore } from '../shared/store/api-key-store.js'
+import type { ApiKeyStore } from '../shared/store/api-keys/api-key-store.js'
 import { BloomFilter, HashWords } from './bloom-filter.js'
 
 /**

@@ -1,13 +1,13 @@
 import type { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
-import type { LimitOutcome } from '../shared/ratelimit.js'
+import type { LimitOutcome } from '../shared/ratelimits/ratelimit.js'
 import { growingLru } from './growing-lru.js'
 
 /** An async rate-limit window as one process counts it: the store's total as last learnt, plus what it added since. */
 export interface LocalWindow {
   duration: number
-  /** Unix ms the window starts (shared/ratelimit.ts, windowStart). */
+  /** Unix ms the window starts (shared/ratelimits/ratelimit.ts, windowStart). */
   window: number
   /** Usage of every process as the store last reported it (ours included, up to the last reconcile). */
   global: number

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client'
-import type { KeyRecord } from '../shared/records.js'
+import type { KeyRecord } from '../shared/keys/records.js'
 import type { KeyCache } from './key-cache.js'
 import type { KeyLookup } from './key-lookup.js'
 import type { KnownHashes } from './known-hashes.js'

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../shared/clock.js'
-import type { NamespaceLimitRequest } from '../shared/namespace-limits.js'
-import { windowStart, type LimitOutcome } from '../shared/ratelimit.js'
-import type { CounterStore } from '../shared/store/counter-store.js'
+import type { NamespaceLimitRequest } from '../shared/ratelimits/namespace-limits.js'
+import { windowStart, type LimitOutcome } from '../shared/ratelimits/ratelimit.js'
+import type { CounterStore } from '../shared/store/counters/counter-store.js'
 import { LocalWindows, windowOutcome, type LocalWindow } from './local-windows.js'
 
 /** One identifier's async window in a namespace, and the usage counted here. */

@@ -1,7 +1,11 @@
 import { LRUCache } from 'lru-cache'
 import type { Clock } from '../shared/clock.js'
-import type { NamespaceLimitOutcome, NamespaceLimitRequest, NamespaceLimits } from '../shared/namespace-limits.js'
-import type { LimitOutcome } from '../shared/ratelimit.js'
+import type {
+  NamespaceLimitOutcome,
+  NamespaceLimitRequest,
+  NamespaceLimits,
+} from '../shared/ratelimits/namespace-limits.js'
+import type { LimitOutcome } from '../shared/ratelimits/ratelimit.js'
 import {
   isNamespaceId,
   NAMESPACE_ID_SCOPE,
@@ -11,8 +15,8 @@ import {
   type NamespaceRecord,
   type OverrideRecord,
   type WildcardRule,
-} from '../shared/ratelimit-namespace.js'
-import type { EntityReader } from '../shared/store/entity-store.js'
+} from '../shared/ratelimits/ratelimit-namespace.js'
+import type { EntityReader } from '../shared/store/entities/entity-store.js'
 import type { NamespaceLimiter } from './namespace-limiter.js'
 
 /** Entities as verdicts see them (KeyVerifier.entity): cached, absences too, current within the revocation bound. */
@@ -21,10 +25,10 @@ export interface EntitySource {
 }
 
 /**
- * ratelimits.limit's core (shared/namespace-limits.ts) on a verifier's entity cache: the namespace record (its
- * wildcard overrides inside) and the identifier's exact override are read like a key's roles, so an override set
- * or deleted reaches every verifier within the bound, and a namespace or override that does not exist costs no
- * store read once known.
+ * ratelimits.limit's core (shared/ratelimits/namespace-limits.ts) on a verifier's entity cache: the namespace record
+ * (its wildcard overrides inside) and the identifier's exact override are read like a key's roles, so an override set
+ * or deleted reaches every verifier within the bound, and a namespace or override that does not exist costs no store
+ * read once known.
  */
 export class NamespaceRatelimits implements NamespaceLimits {
   /** Namespace ids → names found: a pointer that led to its record never changes (NAMESPACE_ID_SCOPE). */

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
-import { ApiError, badRequest, StoreUnavailableError } from '../shared/errors.js'
+import { ApiError, badRequest, StoreUnavailableError } from '../shared/errors/errors.js'
 import { docsBaseFor } from '../shared/http/docs-base.js'
 import { errorBody } from '../shared/http/error-body.js'
 import { clientErrorHandler } from '../shared/http/error-handler.js'
@@ -16,8 +16,8 @@ import { upstreamRequestHeaders } from './proxy-headers.js'
 import { upstreamTarget } from './proxy-target.js'
 import { UpstreamExchange, type ExchangeEnds } from './upstream-exchange.js'
 import { createProxyMetrics } from './proxy-metrics.js'
-import type { Verdict } from '../shared/verification.js'
-import type { GatewayRefusalCode } from '../shared/gateway-codes.js'
+import type { Verdict } from '../shared/verification/verification.js'
+import type { GatewayRefusalCode } from '../shared/errors/gateway-codes.js'
 import { proxyErrorPages } from './proxy-error-pages.js'
 import { ERROR_PAGE_HEADERS } from '../shared/http/error-page-html.js'
 import { gatewayAnswer, refusalMessage, unavailable } from './verdict-status.js'
@@ -199,8 +199,8 @@ export function createReverseProxy(deps: ProxyDeps): ReverseProxy {
       const message = refusalMessage(answer.code, policy.keyHeader, keyFrom)
       return refuse(res, requestId, started, { statusCode: answer.status, code: answer.code, message }, answer.headers)
     }
-    // Never so (a VALID verdict names its key, shared/verification.ts, and only a request with a key is checked): a
-    // bug answers 500, never forwards.
+    // Never so (a VALID verdict names its key, shared/verification/verification.ts, and only a request with a key is
+    // checked): a bug answers 500, never forwards.
     if (verdict.keyId === undefined || key === undefined)
       return failed(res, requestId, started, new Error('a VALID verdict without a key id or a key'))
     // Origin-form targets only (`OPTIONS *` and absolute URLs are not ours to pass on).

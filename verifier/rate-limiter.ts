@@ -6,8 +6,8 @@ import {
   type CounterOwner,
   type LimitOutcome,
   type RateCounter,
-} from '../shared/ratelimit.js'
-import type { CounterStore } from '../shared/store/counter-store.js'
+} from '../shared/ratelimits/ratelimit.js'
+import type { CounterStore } from '../shared/store/counters/counter-store.js'
 import { LocalWindows, windowOutcome, type LocalWindow } from './local-windows.js'
 
 /** A key's (or identity's) async window: its counter in the store, and the usage counted here. */
@@ -54,7 +54,7 @@ export class RateLimiter {
     return this.windows.handOver()
   }
 
-  /** `group`: the slot every counter of this call lives in (shared/ratelimit.ts, CounterOwner). */
+  /** `group`: the slot every counter of this call lives in (shared/ratelimits/ratelimit.ts, CounterOwner). */
   async checkAll(group: CounterOwner, limits: readonly AppliedLimit[], nowMs: number): Promise<LimitsOutcome> {
     const outcomes: (LimitOutcome | undefined)[] = []
     const locals: (KeyWindow | undefined)[] = []

@@ -1,5 +1,5 @@
 import type { ChangeEvent } from '../shared/change-event.js'
-import { StoreUnavailableError } from '../shared/errors.js'
+import { StoreUnavailableError } from '../shared/errors/errors.js'
 
 /** Where a lookup puts what it read: the key cache or the entity cache. */
 export interface LookupCache<R> {

@@ -8,7 +8,7 @@ import {
   type ChangeLogStore,
   type RevisionSnapshot,
   type ShardRevision,
-} from '../shared/store/change-log-store.js'
+} from '../shared/store/change-log/change-log-store.js'
 import type { VerifierMetrics } from './verifier-metrics.js'
 
 /** Where a change must go once it is known: the cache and the miss path. */

@@ -1,4 +1,4 @@
-import { ApiError } from '../shared/errors.js'
+import { ApiError } from '../shared/errors/errors.js'
 
 /** Who was asked for a limit it does not hold: the key, and its identity when it has one. */
 export interface UnknownLimit {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import { bucketStart, type Outcome } from '../shared/analytics.js'
-import type { UsageStore } from '../shared/store/usage-store.js'
-import type { VerdictCode } from '../shared/verification.js'
+import type { UsageStore } from '../shared/store/usage/usage-store.js'
+import type { VerdictCode } from '../shared/verification/verification.js'
 import { UsageFlush, type HourTable } from './usage-flush.js'
 import { addCounts, hasCounts, type CountTable, type UsageCell, type UsageCellHolder } from './usage-table.js'
 

@@ -1,6 +1,6 @@
-import { ApiError } from '../shared/errors.js'
-import { GATEWAY_CODES, type GatewayCode, type GatewayRefusalCode } from '../shared/gateway-codes.js'
-import type { Verdict } from '../shared/verification.js'
+import { ApiError } from '../shared/errors/errors.js'
+import { GATEWAY_CODES, type GatewayCode, type GatewayRefusalCode } from '../shared/errors/gateway-codes.js'
+import type { Verdict } from '../shared/verification/verification.js'
 import { headerSafe } from './proxy-headers.js'
 
 /**

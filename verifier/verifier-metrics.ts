@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
-import { VERDICT_CODES, type VerdictCode } from '../shared/verification.js'
+import { VERDICT_CODES, type VerdictCode } from '../shared/verification/verification.js'
 
 /**
  * A count kept as a plain number where it is counted (the verification path) and handed to its prom-client Counter
@@ -17,7 +17,7 @@ export interface VerifierMetrics {
   verdicts: Record<VerdictCode, Tally>
   cacheHits: Tally
   cacheMisses: Tally
-  /** Keys refused for a wrong checksum, before any lookup (shared/key-checksum.ts). */
+  /** Keys refused for a wrong checksum, before any lookup (shared/keys/key-checksum.ts). */
   checksumRefusals: Tally
   eventsReceived: Counter
   /** Publish → applied here, for live events (their publish time is the store's clock: skew shows here). */

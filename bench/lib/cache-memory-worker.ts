@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import { newId } from '../../shared/ids.js'
-import { hashKey } from '../../shared/key-material.js'
-import type { KeyRecord } from '../../shared/records.js'
+import { hashKey } from '../../shared/keys/key-material.js'
+import type { KeyRecord } from '../../shared/keys/records.js'
 import { KeyCache } from '../../verifier/key-cache.js'
 
 /**

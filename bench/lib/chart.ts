@@ -1,4 +1,4 @@
-import type { ScenarioReport } from './report.js'
+import type { ScenarioReport } from './scenario-report.js'
 
 /**
  * bench/results.svg: per scenario, a bar per thing measured — throughput on the left, p99 on the right, each

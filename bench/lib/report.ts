@@ -5,40 +5,8 @@ import { fileURLToPath } from 'node:url'
 import { canPin, LOAD_CORE, SERVER_CORE } from './cores.js'
 import type { Measured } from './stats.js'
 import { renderChart } from './chart.js'
+import type { ScenarioReport } from './scenario-report.js'
 import { packageRoot } from '../../shared/package-root.js'
-
-/** A target the issue sets, checked against a figure measured in the same run. */
-export interface Check {
-  what: string
-  value: number
-  /** e.g. '≥ 0.9' */
-  target: string
-  pass: boolean
-}
-
-/** One bar group in the chart: throughput and/or p99 of one thing measured. */
-export interface ChartPoint {
-  label: string
-  rps?: Measured
-  p99Ms?: Measured
-}
-
-export interface ScenarioReport {
-  name: string
-  title: string
-  /** The command that produced it. */
-  command: string
-  /** What was measured, how, in a sentence or two. */
-  method: string
-  table: { headers: string[]; rows: string[][] }
-  checks: Check[]
-  chart: ChartPoint[]
-  notes?: string[]
-  /** Markdown written as is after the notes (e.g. a table of estimates). */
-  markdown?: string[]
-  /** One line for the end-of-run summary. */
-  summary: string
-}
 
 const ROOT = packageRoot()
 const BENCH_DIR = fileURLToPath(new URL('bench/', ROOT))

@@ -1,7 +1,8 @@
 import { Agent, request } from 'undici'
 import { BENCH_ROOT_KEY, onStage } from '../lib/keygate-fixture.js'
 import { startKeygate } from '../lib/processes.js'
-import { showMeasured, type ScenarioReport } from '../lib/report.js'
+import { showMeasured } from '../lib/report.js'
+import type { ScenarioReport } from '../lib/scenario-report.js'
 import { CONNECTIONS, PIPELINING, loadContender, progress, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
 import { median, percentile } from '../lib/stats.js'
 

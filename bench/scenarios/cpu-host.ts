@@ -5,7 +5,8 @@ import { CPU_CONNECTIONS, CPU_PIPELINING, keyedGetLoad, postLoad } from '../lib/
 import { runCpuRounds, windowsNote, CPU_ROUNDS, CPU_SECONDS, type CpuContender } from '../lib/cpu-rounds.js'
 import { onStage } from '../lib/keygate-fixture.js'
 import { benchServer, startKeygate, startServer, type BenchProcess } from '../lib/processes.js'
-import { showMeasured, type Check, type ScenarioReport } from '../lib/report.js'
+import { showMeasured } from '../lib/report.js'
+import type { Check, ScenarioReport } from '../lib/scenario-report.js'
 import type { Measured } from '../lib/stats.js'
 
 const KEYS = 1_000

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { onStage } from '../lib/keygate-fixture.js'
 import { benchServer, KEYGATE_CLI, startServer, type BenchProcess } from '../lib/processes.js'
-import type { ScenarioReport } from '../lib/report.js'
+import type { ScenarioReport } from '../lib/scenario-report.js'
 import { progress } from '../lib/rounds.js'
 
 const KEYS = 1_000

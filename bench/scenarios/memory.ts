@@ -1,10 +1,10 @@
 import { CHANGE_LOG_MAX_LEN } from '../../shared/change-event.js'
-import { hashKey } from '../../shared/key-material.js'
+import { hashKey } from '../../shared/keys/key-material.js'
 import { SHARD_COUNT as SHARDS } from '../../shared/shards.js'
-import { redisKeys } from '../../shared/store/redis-keys.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
 import { startKeygateFixture } from '../lib/keygate-fixture.js'
 import { runPinnedWorker } from '../lib/load.js'
-import type { ScenarioReport } from '../lib/report.js'
+import type { ScenarioReport } from '../lib/scenario-report.js'
 import { progress } from '../lib/rounds.js'
 
 const REDIS_KEYS = Number(process.env.BENCH_REDIS_KEYS ?? 20_000)

@@ -5,7 +5,8 @@ import { waitFor } from '../../test/support/wait-for.js'
 import { pinned, SERVER_CORE } from '../lib/cores.js'
 import { onStage } from '../lib/keygate-fixture.js'
 import { benchServer, startKeygate, startServer } from '../lib/processes.js'
-import { showMeasured, type ScenarioReport } from '../lib/report.js'
+import { showMeasured } from '../lib/report.js'
+import type { ScenarioReport } from '../lib/scenario-report.js'
 import { CONNECTIONS, PIPELINING, loadContender, ROUNDS, runRounds, SECONDS, type Contender } from '../lib/rounds.js'
 
 const KEYS = 1_000

@@ -4,7 +4,8 @@ import { runLoad, type LoadPlan, type LoadResult } from '../lib/load.js'
 import { measured, median } from '../lib/stats.js'
 import { metric, metricSum } from '../lib/metrics-page.js'
 import { startKeygate } from '../lib/processes.js'
-import { showMeasured, type ScenarioReport } from '../lib/report.js'
+import { showMeasured } from '../lib/report.js'
+import type { ScenarioReport } from '../lib/scenario-report.js'
 import { CONNECTIONS, ROUNDS, runRounds, SECONDS, type Contender } from '../lib/rounds.js'
 
 const HOT_KEYS = 1_000

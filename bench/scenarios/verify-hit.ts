@@ -1,6 +1,7 @@
 import { onStage } from '../lib/keygate-fixture.js'
 import { benchServer, startKeygate, startServer } from '../lib/processes.js'
-import { showMeasured, type ScenarioReport } from '../lib/report.js'
+import { showMeasured } from '../lib/report.js'
+import type { ScenarioReport } from '../lib/scenario-report.js'
 import { CONNECTIONS, PIPELINING, loadContender, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
 import { metric } from '../lib/metrics-page.js'
 

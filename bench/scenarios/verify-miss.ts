@@ -1,10 +1,11 @@
-import { redisKeys } from '../../shared/store/redis-keys.js'
-import { hashKey } from '../../shared/key-material.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
+import { hashKey } from '../../shared/keys/key-material.js'
 import { onStage } from '../lib/keygate-fixture.js'
 import { runLoad, runPinnedWorker, type LoadResult } from '../lib/load.js'
 import { metric, metricSum } from '../lib/metrics-page.js'
 import { benchServer, startKeygate, startServer } from '../lib/processes.js'
-import { showMeasured, type ScenarioReport } from '../lib/report.js'
+import { showMeasured } from '../lib/report.js'
+import type { ScenarioReport } from '../lib/scenario-report.js'
 import { CONNECTIONS, PIPELINING, loadContender, ROUNDS, runRounds, SECONDS } from '../lib/rounds.js'
 
 const KEYS = 10_000

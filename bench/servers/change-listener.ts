@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import { Redis } from 'ioredis'
 import { parseChangeEvent } from '../../shared/change-event.js'
 import { wallMicros } from '../../shared/clock.js'
-import { redisKeys } from '../../shared/store/redis-keys.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
 
 /**
  * The propagation bench's raw pub/sub baseline: a plain subscriber on keygate's change channel, pinned to the

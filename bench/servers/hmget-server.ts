@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import { Redis } from 'ioredis'
-import { hashKey } from '../../shared/key-material.js'
-import { redisKeys } from '../../shared/store/redis-keys.js'
+import { hashKey } from '../../shared/keys/key-material.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
 
 /**
  * The cache-miss baseline: node:http, JSON.parse, the key's SHA-256 and one HMGET of its record on one ioredis

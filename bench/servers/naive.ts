@@ -2,10 +2,10 @@ import Fastify from 'fastify'
 import { pino } from 'pino'
 import { Type } from 'typebox'
 import { fastJsonPath, fastRouteServerFactory } from '../../shared/http/fast-route.js'
-import { hashKey } from '../../shared/key-material.js'
+import { hashKey } from '../../shared/keys/key-material.js'
 import { openBackend, redisConnections } from '../../shared/store/backend.js'
-import { verify } from '../../shared/verification.js'
-import { EMPTY_CONTEXT } from '../../shared/key-context.js'
+import { verify } from '../../shared/verification/verification.js'
+import { EMPTY_CONTEXT } from '../../shared/keys/key-context.js'
 import { Registry } from 'prom-client'
 import { RouteMetrics } from '../../shared/http/route-metrics.js'
 import { LATENCY_BUCKETS } from '../../shared/http/metrics-registry.js'
@@ -29,9 +29,12 @@ const app = Fastify({
   serverFactory: fastRouteServerFactory([
     fastJsonPath(
       {
+        id: 'answer',
+        method: 'POST',
+        doc: { summary: 'a test route', rootKey: false, tag: 'health' },
         url: '/v1/keys.verifyKey',
-        bodySchema: Body,
-        responseSchema: Response,
+        input: Body,
+        response: Response,
         handle: async (body) =>
           verify(await store.keys.getKeyByHash(hashKey((body as { key: string }).key)), EMPTY_CONTEXT, {}, Date.now()),
       },

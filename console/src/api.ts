@@ -1,3 +1,5 @@
+import type { ConsoleAnswers, ConsoleOperation, ErrorBody } from './types.js'
+
 /**
  * Keygate's own management API, called with the signed-in root key: the console can do exactly what that root key
  * may do. v1's wire format (API.md): GET reads with a query, POST writes with a JSON body, every error
@@ -18,8 +20,9 @@ export class ApiCallError extends Error {
 
 export type Query = Record<string, string | number | undefined>
 
-interface ErrorBody {
-  error?: { code?: string; message?: string; requestId?: string }
+/** What a failed call may have answered: Keygate's error body, or anything a proxy in front of it says. */
+interface MaybeErrorBody {
+  error?: Partial<ErrorBody['error']>
 }
 
 /** The API's base: the folder /console is served from, so that a proxy's path prefix in front of Keygate works. */
@@ -30,16 +33,17 @@ function apiBase(): URL {
 export class KeygateApi {
   constructor(private readonly rootKey: string) {}
 
-  get<T>(operation: string, query: Query = {}): Promise<T> {
+  /** The answer is typed by the operation: each is what v1 answers it (ConsoleAnswers). */
+  get<Operation extends ConsoleOperation>(operation: Operation, query: Query = {}): Promise<ConsoleAnswers[Operation]> {
     const url = new URL(`v1/${operation}`, apiBase())
     for (const [name, value] of Object.entries(query)) {
       if (value !== undefined && value !== '') url.searchParams.set(name, String(value))
     }
-    return this.call<T>(url, 'GET')
+    return this.call<ConsoleAnswers[Operation]>(url, 'GET')
   }
 
-  post<T>(operation: string, body: object): Promise<T> {
-    return this.call<T>(new URL(`v1/${operation}`, apiBase()), 'POST', JSON.stringify(body))
+  post<Operation extends ConsoleOperation>(operation: Operation, body: object): Promise<ConsoleAnswers[Operation]> {
+    return this.call<ConsoleAnswers[Operation]>(new URL(`v1/${operation}`, apiBase()), 'POST', JSON.stringify(body))
   }
 
   private async call<T>(url: URL, method: 'GET' | 'POST', body?: string): Promise<T> {
@@ -61,7 +65,7 @@ export class KeygateApi {
     }
     const answer = (await response.json().catch(() => ({}))) as unknown
     if (response.ok) return answer as T
-    const error = (answer as ErrorBody).error ?? {}
+    const error = (answer as MaybeErrorBody).error ?? {}
     throw new ApiCallError(
       response.status,
       error.code ?? `HTTP_${response.status}`,

@@ -1,22 +1,5 @@
 /**
- * The event types a webhook endpoint can subscribe to, in the order the form lists them: shared/webhook.ts's
- * WEBHOOK_EVENT_TYPES, written out again because the console imports no server code (it is a client of the wire
- * API). test/unit/console-endpoint-form.test.ts holds the two lists equal.
+ * The event types a webhook endpoint can subscribe to, in the order the form lists them: shared/'s list, from the
+ * console's copy of the shapes it reads (generated/ui-shapes.ts, written by `npm run build`).
  */
-export const EVENT_TYPES = [
-  'key.created',
-  'key.updated',
-  'key.deleted',
-  'key.rerolled',
-  'key.expiring',
-  'key.expired',
-  'key.credits.low',
-  'key.credits.exhausted',
-  'key.leaked',
-  'identity.created',
-  'identity.updated',
-  'identity.deleted',
-  'rootKey.created',
-  'rootKey.revoked',
-  'rootKey.rolled',
-] as const
+export { WEBHOOK_EVENT_TYPES as EVENT_TYPES } from './generated/ui-shapes.js'

@@ -1,11 +1,12 @@
-import { ApiError } from '../../shared/errors.js'
-import { failsChecksum } from '../../shared/key-checksum.js'
-import { hashKey } from '../../shared/key-material.js'
-import type { LeakMark, LeakPolicy } from '../../shared/leak.js'
-import type { KeyRecord } from '../../shared/records.js'
-import type { AuditActor } from '../audit-log.js'
+import { ApiError } from '../../shared/errors/errors.js'
+import { failsChecksum } from '../../shared/keys/key-checksum.js'
+import { hashKey } from '../../shared/keys/key-material.js'
+import type { LeakMark } from '../../shared/leak.js'
+import type { KeyRecord } from '../../shared/keys/records.js'
+import type { AuditActor } from '../audit/audit-log.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { apiLeakPolicy } from '../api-settings.js'
+import { apiLeakPolicy } from './api-leak-policy.js'
+import type { LeakVerdict } from './leak-verdict.js'
 
 /** A key reported leaked, and where it was seen (as the reporter says). */
 export interface LeakReport {
@@ -13,10 +14,6 @@ export interface LeakReport {
   url?: string | undefined
   source?: string | undefined
 }
-
-/** A report's answer: no key of ours (false positive), or which key it is and what was done. */
-export type LeakVerdict =
-  { label: 'false_positive' } | { label: 'true_positive'; keyId: string; apiId: string; action: LeakPolicy }
 
 /** Who reported, and whether they may act on the key found (throws the contract's refusal when not). */
 export interface LeakReporter {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client'
-import type { LeakVerdict } from './act-on-leak.js'
+import type { LeakVerdict } from './leak-verdict.js'
 
 /**
  * Why a leak report was refused before any of its tokens was looked at. `busy`: too many bodies were being read at

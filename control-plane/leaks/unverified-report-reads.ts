@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { ApiError } from '../../shared/errors.js'
+import { ApiError } from '../../shared/errors/errors.js'
 
 /**
  * How report bodies are read before their signature can be checked. GitHub's key identifiers are public, so anyone

@@ -1,71 +1,19 @@
-import type { OperationDoc } from './operation-doc.js'
-import { MANAGEMENT_ROUTES } from '../operations/management-routes.js'
-import { PORTAL_SESSION_ROUTES } from '../operations/portal/session-routes.v2.js'
+import type { OperationDoc } from '../../shared/http/operation-doc.js'
+import { AUTHORIZE_DOC } from '../../shared/verification/authorize-contract.js'
+import { VERIFY_KEY_DOC } from '../../shared/verification/verify-key-contract.js'
+import { LIVENESS_ROUTES } from '../http/liveness.js'
+import { MANAGEMENT_ROUTES } from '../management-routes.js'
+import { PORTAL_SESSION_ROUTES } from '../portal/session/session-routes.v2.js'
+import { portalRoutes } from '../portal/wire/portal-session-route.js'
 import { V2_OPERATIONS } from './v2-operations.js'
 
-export type { OperationDoc } from './operation-doc.js'
-
-const KEYGATE_CODE = {
-  description:
-    'The verdict: VALID, NOT_FOUND, DISABLED, FORBIDDEN, EXPIRED, INSUFFICIENT_PERMISSIONS, RATE_LIMITED, USAGE_EXCEEDED, or MISSING_KEY (no key sent)',
-}
-
-/** Unkey's v1 wire format and Keygate's own routes (probes, metrics, forward-auth). */
+/**
+ * Unkey's v1 wire format and Keygate's own routes (probes, metrics, forward-auth). What the verifier serves too keeps
+ * its doc in its contract, beside its schemas (shared/verification/).
+ */
 const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'keys.verifyKey': {
-    summary: 'Verify a key (always 200 for a well-formed request: valid and code say the verdict)',
-    description:
-      "What your API calls, usually on the verifier sidecar; no root key. A key that does not verify is an answer, not an error: 200 with `valid: false` and the `code` that says why. A RATE_LIMITED answer names the limit that refused the call in the `Unkey-Ratelimit-Triggered` header, as Unkey v1 did (`default`: the key's own).",
-    rootKey: false,
-    tag: 'keys',
-  },
-  authorize: {
-    summary: 'Forward-auth: verify the key of a request a gateway holds (status and headers only)',
-    description:
-      "For nginx `auth_request`, Envoy `ext_authz` and Traefik `forwardAuth`: any method, any body (never read), also at `/v1/authorize/<path>`. Served by the verifier and by `keygate dev`. The policy (api, permissions, cost) comes from the verifier's flags or the `X-Keygate-*` headers, which the gateway must set or clear.",
-    rootKey: false,
-    tag: 'gateway',
-    methods: ['GET'],
-    errors: ['UNAVAILABLE'],
-    headers: {
-      'x-api-key': { description: 'The key (the header is `KEY_HEADER`; `Authorization: Bearer <key>` works too)' },
-      'x-keygate-api-id': { description: 'Only keys of this api (overrides --api-id; the gateway sets it)' },
-      'x-keygate-permissions': {
-        description: 'Comma-separated permissions the key must all have (overrides --require-permissions)',
-      },
-      'x-keygate-cost': { description: 'Credits the request costs, for keys with credits (overrides --cost)' },
-    },
-    responses: {
-      200: {
-        description: 'VALID: let the request through',
-        headers: {
-          'x-keygate-code': KEYGATE_CODE,
-          'x-keygate-key-id': { description: "The key's id" },
-          'x-keygate-owner-id': { description: "The key's externalId, percent-encoded beyond printable ASCII" },
-          'x-keygate-remaining': { description: 'Credits left (keys with credits)' },
-        },
-      },
-      401: {
-        description: 'No key, or NOT_FOUND, DISABLED, EXPIRED (with `WWW-Authenticate: Bearer`)',
-        headers: { 'x-keygate-code': KEYGATE_CODE },
-      },
-      403: {
-        description:
-          "FORBIDDEN (another api, or the request's address outside the key's or its api's IP allow-list) or INSUFFICIENT_PERMISSIONS",
-        headers: { 'x-keygate-code': KEYGATE_CODE },
-      },
-      429: {
-        description: 'RATE_LIMITED or USAGE_EXCEEDED',
-        headers: {
-          'x-keygate-code': KEYGATE_CODE,
-          'retry-after': { description: 'Seconds until the window resets' },
-          'ratelimit-limit': { description: 'Units per window' },
-          'ratelimit-remaining': { description: 'Units left' },
-          'ratelimit-reset': { description: 'Seconds until the window resets' },
-        },
-      },
-    },
-  },
+  'keys.verifyKey': VERIFY_KEY_DOC,
+  authorize: AUTHORIZE_DOC,
   'secretScanning.github': {
     path: '/v1/secret-scanning/github',
     summary: "GitHub's secret-scanning partner endpoint: act on keys found in public places",
@@ -79,12 +27,7 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'github-public-key-signature': { description: 'Base64 of the ECDSA P-256 SHA-256 signature of the raw body' },
     },
   },
-  liveness: {
-    summary: 'Whether the service is up, and which store it runs on',
-    rootKey: false,
-    tag: 'health',
-    errors: [],
-  },
+  liveness: LIVENESS_ROUTES[0].doc,
   index: {
     path: '/',
     summary: 'Which Keygate process this is, and where its console, reference and operations are',
@@ -125,14 +68,14 @@ const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
 }
 
-/** What each management route's adapter says of itself (control-plane/operations/): all take a root key. */
+/** What each management route's adapter says of itself (control-plane/<domain>/): all take a root key. */
 const MANAGEMENT_OPERATIONS: Readonly<Record<string, OperationDoc>> = Object.fromEntries(
-  MANAGEMENT_ROUTES.map((route) => [route.id, { ...route.doc, rootKey: true }]),
+  MANAGEMENT_ROUTES.map((route) => [route.id, route.doc]),
 )
 
 /** The routes the customer portal's browser calls: a session cookie (exchangeCode: nothing), never a root key. */
 const PORTAL_SESSION_OPERATIONS: Readonly<Record<string, OperationDoc>> = Object.fromEntries(
-  PORTAL_SESSION_ROUTES.map((route) => [`v2.${route.operation}`, { ...route.doc, rootKey: false }]),
+  portalRoutes(PORTAL_SESSION_ROUTES).map((route) => [route.id, route.doc]),
 )
 
 /**

@@ -1,16 +1,8 @@
 import { Type, type TSchema } from 'typebox'
-import { ApiError, invalid, notFound, type ErrorCode } from '../../shared/errors.js'
+import { ApiError, invalid, notFound, type ErrorCode } from '../../shared/errors/errors.js'
 import { problemBody, problemContentType, problemStatus } from '../../shared/http/problem-body.js'
+import { noRootKey, rootKeyNotValid } from '../../shared/root-keys/root-key-principal.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
-
-const SEND_ROOT_KEY = 'send a root key as `Authorization: Bearer <root key>`'
-/** A root key missing or malformed, as shared/root-key-principal.ts refuses it. */
-const noRootKey = (authentication: 'missing' | 'malformed') =>
-  new ApiError('UNAUTHORIZED', `authorization: ${SEND_ROOT_KEY}`, undefined, {
-    authentication,
-    problem: `authentication/${authentication}`,
-    fields: [{ location: 'header.authorization', message: SEND_ROOT_KEY }],
-  })
 
 /**
  * Errors as v2 renders them (shared/http/problem-body.ts), for the examples: built by problemBody itself, so that
@@ -20,9 +12,7 @@ const EXAMPLES: ApiError[] = [
   invalid('apiId', 'is required'),
   noRootKey('missing'),
   noRootKey('malformed'),
-  new ApiError('UNAUTHORIZED', 'authorization: the root key is not valid', undefined, {
-    problem: 'authentication/key_not_found',
-  }),
+  rootKeyNotValid(),
   new ApiError('INSUFFICIENT_PERMISSIONS', `the root key needs api.${WIRE_EXAMPLES.apiId}.create_key`),
   notFound('key', `key ${WIRE_EXAMPLES.keyId} not found`),
   notFound('api', `api ${WIRE_EXAMPLES.apiId} not found`),

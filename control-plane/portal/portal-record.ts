@@ -1,45 +1,18 @@
-import { Type, type Static } from 'typebox'
-import { KEY_BYTES_MAX, KEY_BYTES_MIN, KEY_PREFIX_PATTERN } from '../../shared/key-material.js'
-import { CreditsLowThreshold, Refill } from '../schemas/key-schemas.js'
-import { Ratelimits, Remaining } from '../v2/key-bodies.js'
-
-/** The longest a portal may let its keys live, ms (10 years). */
-const MAX_KEY_LIFETIME_MS = 10 * 365 * 86_400_000
+import type { Refill } from '../../shared/keys/credits.js'
+import type { NamedRateLimit } from '../../shared/identity.js'
 
 /** Settings every key created through a portal gets: the operator's, never the browser's. */
-export const PortalKeyDefaults = Type.Object(
-  {
-    prefix: Type.Optional(
-      Type.String({ pattern: KEY_PREFIX_PATTERN, description: 'Starts every key (`sk` gives `sk_…`)' }),
-    ),
-    byteLength: Type.Optional(
-      Type.Integer({ minimum: KEY_BYTES_MIN, maximum: KEY_BYTES_MAX, description: 'Random bytes in each key' }),
-    ),
-    credits: Type.Optional(
-      Type.Object(
-        {
-          remaining: { ...Remaining, minimum: 1, description: 'The balance a new key starts with' },
-          refill: Type.Optional(Refill),
-          lowThreshold: Type.Optional(CreditsLowThreshold('`key.credits.low` is sent at or below this balance')),
-        },
-        { additionalProperties: false, description: 'Credits each new key starts with, and how they refill' },
-      ),
-    ),
-    ratelimits: Type.Optional(Ratelimits),
-    expiresInMs: Type.Optional(
-      Type.Integer({
-        minimum: 60_000,
-        maximum: MAX_KEY_LIFETIME_MS,
-        description: 'Each key expires this long after it is made, ms',
-      }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    description: 'What every key created in the portal gets (the customer chooses only its name)',
-  },
-)
-export type PortalKeyDefaults = Static<typeof PortalKeyDefaults>
+export interface PortalKeyDefaults {
+  /** Starts every key (`sk` gives `sk_…`). */
+  prefix?: string
+  /** Random bytes in each key. */
+  byteLength?: number
+  /** Credits each new key starts with, and how they refill. */
+  credits?: { remaining: number; refill?: Refill; lowThreshold?: number }
+  ratelimits?: NamedRateLimit[]
+  /** Each key expires this long after it is made, ms. */
+  expiresInMs?: number
+}
 
 /** What a portal allows when it does not say. */
 export const DEFAULT_MAX_KEYS_PER_IDENTITY = 20

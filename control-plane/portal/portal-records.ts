@@ -1,6 +1,6 @@
-import { notFound } from '../../shared/errors.js'
-import type { EntityStore } from '../../shared/store/entity-store.js'
-import type { WriteListener } from '../key-writes.js'
+import { notFound } from '../../shared/errors/errors.js'
+import type { EntityStore } from '../../shared/store/entities/entity-store.js'
+import type { WriteListener } from '../write-listener.js'
 import { NamedRecords } from '../named-records.js'
 import type { PortalRecord } from './portal-record.js'
 

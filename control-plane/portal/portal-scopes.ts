@@ -1,9 +1,9 @@
-import { ApiError } from '../../shared/errors.js'
+import { ApiError } from '../../shared/errors/errors.js'
 import type { PortalScope } from '../../shared/portal/portal.js'
-import type { RootKeyAction } from '../../shared/root-key-actions.js'
+import type { RootKeyAction } from '../../shared/root-keys/root-key-actions.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
-import { checkIdentityBinding } from '../identity-binding.js'
-import { can, type Principal } from '../root-key-auth.js'
+import { checkIdentityBinding } from '../keys/key-references.js'
+import { can, type Principal } from '../root-keys/root-key-auth.js'
 
 /**
  * What a root key must hold on every api of a session to give it each scope: a session never carries a capability

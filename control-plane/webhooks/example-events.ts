@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { IdentityRecord } from '../../shared/identity.js'
-import type { KeyRecord } from '../../shared/records.js'
+import type { KeyRecord } from '../../shared/keys/records.js'
 import type { WebhookEvent, WebhookEventType } from '../../shared/webhook.js'
-import { identityData, keyData } from './event-payloads.js'
+import { identityData, keyData } from './events/event-payloads.js'
 
 /** The prefix of a test event's id (`webhook-id`): a receiver tells a test from a real event by it. */
 export const TEST_EVENT_PREFIX = 'msg_test_'

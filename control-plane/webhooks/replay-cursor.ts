@@ -1,4 +1,4 @@
-import { invalid } from '../../shared/errors.js'
+import { invalid } from '../../shared/errors/errors.js'
 import { madeAt, type WebhookEvent } from '../../shared/webhook.js'
 
 /** A place in the kept events' order (when each was made, then its id): just after the event it names. */

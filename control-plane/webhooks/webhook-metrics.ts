@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
-import { SEND_LANES, type SendLane } from './send-lanes.js'
+import { SEND_LANES, type SendLane } from './delivery/send-lanes.js'
 
 /** Why the deriver could not go on from its cursor: the log trimmed past it, the shard's data lost, or rolled back. */
 export type LogGap = 'trimmed' | 'epoch' | 'rollback'
@@ -71,7 +71,7 @@ export function createWebhookMetrics(registry: Registry, queueDepth: () => Promi
   })
   const sending = new Gauge({
     name: 'keygate_webhook_requests_in_flight',
-    help: "Webhook requests this control plane's worker has out, by lane: healthy (to endpoints whose last attempt was delivered), failing (whose last attempt failed), new (not tried yet by this control plane)",
+    help: "Webhook requests this control plane's worker has out, by lane: fast (to endpoints that answer quickly, whatever the status), slow (whose requests time out, hang or take a quarter of the timeout, until they answer quickly 5 times in a row), new (no request ended yet on this control plane)",
     labelNames: ['lane'],
     registers: [registry],
   })

@@ -48,7 +48,7 @@ export function App() {
         forgetLinkCode()
       }
       try {
-        const { data } = await api.call<Session>('getSession')
+        const { data } = await api.call('getSession')
         session.current = data
         applyAccent(data.portal.accentColor)
         setState({ phase: 'ready', session: data })

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'preact/hooks'
+import { ErrorWords } from '../../console/src/ui/error-words.js'
 import { describeError, PortalCallError } from './portal-api.js'
 
 /** What the page last said: a done write (polite) or a failed call (assertive). */
@@ -52,10 +53,5 @@ export function Notices({ notice }: { notice: Notice | undefined }) {
 
 /** A failed call inside a dialog or form, said where it was made (and announced as it appears). */
 export function ErrorNote({ error }: { error: unknown }) {
-  if (error === undefined) return null
-  return (
-    <p role="alert" class="error">
-      {describeError(error)}
-    </p>
-  )
+  return <ErrorWords error={error} describe={describeError} />
 }

@@ -1,3 +1,5 @@
+import type { PortalAnswer, PortalAnswers, PortalMethod, ProblemBody } from './types.js'
+
 /**
  * The portal's session API (POST /v2/portal.<method>), called with the session's cookie, which the browser holds
  * and the page never sees: the page can do exactly what the session's scopes allow. v2's wire format: answers
@@ -16,22 +18,21 @@ export class PortalCallError extends Error {
   }
 }
 
-/** A 2xx answer: its data, and a list's pagination. */
-export interface Answer<T> {
-  data: T
-  pagination?: { cursor?: string; hasMore: boolean }
-}
-
-interface ProblemBody {
-  meta?: { requestId?: string }
-  error?: { title?: string; detail?: string; status?: number; type?: string }
+/** What a failed call may have answered: v2's problem body, or anything a proxy in front of the server says. */
+interface MaybeProblemBody {
+  meta?: Partial<ProblemBody['meta']>
+  error?: Partial<ProblemBody['error']>
 }
 
 export class PortalApi {
   /** `onSessionEnded` is told of every 401: the cookie is gone, expired or revoked, and no call can succeed. */
   constructor(private readonly onSessionEnded: () => void) {}
 
-  async call<T>(method: string, body: object = {}): Promise<Answer<T>> {
+  /** The answer is typed by the method: its `data` is what the route answers (PortalAnswers). */
+  async call<Method extends PortalMethod>(
+    method: Method,
+    body: object = {},
+  ): Promise<PortalAnswer<PortalAnswers[Method]>> {
     // The API is beside the page's folder (/portal/ → /v2/): a proxy's path prefix in front of Keygate keeps working.
     const url = new URL(`../v2/portal.${method}`, window.location.href)
     let response: Response
@@ -48,8 +49,8 @@ export class PortalApi {
       throw new PortalCallError(0, 'unreachable', 'The server could not be reached. Check your connection and retry.')
     }
     const answer = (await response.json().catch(() => ({}))) as unknown
-    if (response.ok) return answer as Answer<T>
-    const problem = answer as ProblemBody
+    if (response.ok) return answer as PortalAnswer<PortalAnswers[Method]>
+    const problem = answer as MaybeProblemBody
     const error = problem.error ?? {}
     if (response.status === 401) this.onSessionEnded()
     throw new PortalCallError(

@@ -45,7 +45,7 @@ export function UsageSection(props: { api: PortalApi; keys: PortalKey[] | undefi
   const usage = useLoad(async () => {
     // From the start of the UTC day 29 days ago: 30 day buckets, today's last.
     const startTime = Math.floor(now / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS
-    const answer = await api.call<UsageBucket[]>('getVerifications', {
+    const answer = await api.call('getVerifications', {
       startTime,
       endTime: now,
       ...(keyId === ALL ? {} : { keyId }),

@@ -32,7 +32,7 @@ export function useKeyList(api: PortalApi, enabled: boolean, fail: (err: unknown
       const mine = ++round.current
       setLoading(true)
       try {
-        const answer = await api.call<PortalKey[]>('listKeys', { limit: PAGE, ...(after ? { cursor: after } : {}) })
+        const answer = await api.call('listKeys', { limit: PAGE, ...(after ? { cursor: after } : {}) })
         if (mine !== round.current) return
         setKeys((before) => (after ? [...(before ?? []), ...answer.data] : answer.data))
         setCursor(answer.pagination?.cursor)

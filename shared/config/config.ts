@@ -1,8 +1,8 @@
-import { rootKeyPermissionProblem } from '../root-key-actions.js'
-import type { RedisTarget } from '../store/redis-connection.js'
+import { rootKeyPermissionProblem } from '../root-keys/root-key-actions.js'
+import type { RedisTarget } from '../store/redis/redis-connection.js'
 import { parseOptions, type LogLevel, type OptionValues } from './option-spec.js'
 import { commandArguments, specs, type CommandName } from './options.js'
-import { normalisedEntry } from '../ip-allowlist.js'
+import { normalisedEntry } from '../addresses/ip-allowlist.js'
 import type {
   CacheSettings,
   ClientAddressSettings,

@@ -28,7 +28,7 @@ export interface SyncSettings {
   onStale: OnStale
 }
 
-/** Which address a request is from, for the allow-lists of keys and apis (shared/client-address.ts). */
+/** Which address a request is from, for the allow-lists of keys and apis (shared/addresses/client-address.ts). */
 export interface ClientAddressSettings {
   /**
    * `socket`: the connection's peer. `forwarded`: from a trusted proxy, the client it names in X-Forwarded-For; from

@@ -11,8 +11,8 @@ export interface ChangeFeedHandlers {
   /** The subscription is down; events published from now until the next onSubscribed are lost. */
   onDisconnected(): void
   /**
-   * A credit notice was logged in the shard's notice log (shared/credit-notice.ts), at most once: a hint to read it
-   * now, for a subscriber that reads notices (the webhooks' deriver), whose poll of the log stays the truth.
+   * A credit notice was logged in the shard's notice log (shared/keys/credit-notice.ts), at most once: a hint to read
+   * it now, for a subscriber that reads notices (the webhooks' deriver), whose poll of the log stays the truth.
    */
   onCreditNotice?(shard: number): void
 }

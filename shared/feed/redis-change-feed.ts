@@ -1,7 +1,7 @@
-import type { RedisClient } from '../store/redis-connection.js'
+import type { RedisClient } from '../store/redis/redis-connection.js'
 import { parseChangeEvent } from '../change-event.js'
-import { parseCreditNoticeHint } from '../credit-notice.js'
-import { redisKeys } from '../store/redis-keys.js'
+import { parseCreditNoticeHint } from '../keys/credit-notice.js'
+import { redisKeys } from '../store/redis/redis-keys.js'
 import type { ChangeFeed, ChangeFeedHandlers } from './change-feed.js'
 
 /**

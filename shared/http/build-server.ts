@@ -1,16 +1,16 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import { Gauge } from 'prom-client'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Logger } from 'pino'
-import { ApiError } from '../errors.js'
+import { ApiError } from '../errors/errors.js'
 import { registerErrorPages } from './error-pages.js'
 import { registerProbes } from './probe-routes.js'
 import { clientErrorHandler, installErrorHandling, renderError, toApiError } from './error-handler.js'
 import type { HttpMetrics } from './metrics-registry.js'
 import { requestIdOf } from './request-id.js'
 import { fastJsonPath, fastRouteServerFactory, type FastRouteContext } from './fast-route.js'
-import type { JsonEndpoint } from './json-endpoint.js'
+import type { AnyRoute } from './route.js'
+import type { KeygateServer } from './keygate-server.js'
 import { fastHeaderPath, type FastHeaderRoute } from './fast-header-route.js'
 import { parseJsonBody } from './json-body.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
@@ -32,7 +32,7 @@ export interface ServerOptions extends ServerBase {
    * Endpoints served ahead of Fastify on the server it listens with (fast-route.ts), as well as by their Fastify
    * routes (registered by the caller); inject() goes through Fastify.
    */
-  fastRoutes?: JsonEndpoint[]
+  fastRoutes?: AnyRoute[]
   /** A header-only route served ahead of Fastify too (fast-header-route.ts): forward-auth. */
   fastHeaderRoute?: FastHeaderRoute
   /** Said of a `/v1/…` or `/v2/…` operation this server does not serve, after the 404's own message. */
@@ -40,8 +40,6 @@ export interface ServerOptions extends ServerBase {
   /** Registers a plugin that must see every route, the server's own included (the OpenAPI document). */
   documentation?: (app: KeygateServer) => void
 }
-
-export type KeygateServer = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
 /** Longest a request may take to arrive in full (then 408). */
@@ -81,7 +79,7 @@ export function buildServer(options: ServerOptions): KeygateServer {
       routes,
     }
     return [
-      ...(options.fastRoutes ?? []).map((endpoint) => fastJsonPath(endpoint, context)),
+      ...(options.fastRoutes ?? []).map((route) => fastJsonPath(route, context)),
       ...(options.fastHeaderRoute ? [fastHeaderPath(options.fastHeaderRoute, context)] : []),
     ]
   }

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import type { KeygateServer } from './build-server.js'
+import type { KeygateServer } from './keygate-server.js'
 import { docsBaseFor, docsBaseForSocket } from './docs-base.js'
 import { errorBody } from './error-body.js'
 import { errorAnswerOf } from './error-answer.js'
@@ -17,7 +17,7 @@ import {
   StoreUnavailableError,
   WriteConflictError,
   type ErrorCode,
-} from '../errors.js'
+} from '../errors/errors.js'
 import { unavailableMessage } from './unavailable-log.js'
 
 // UNAUTHORIZED shares 403 with INSUFFICIENT_PERMISSIONS: only root-key auth answers it (with WWW-Authenticate),

@@ -1,4 +1,4 @@
-import { CODE_DOCS, DOCUMENTED_CODES, statusesOf, type DocumentedCode } from '../documented-codes.js'
+import { CODE_DOCS, DOCUMENTED_CODES, statusesOf, type DocumentedCode } from '../errors/documented-codes.js'
 import { pageSecurityHeaders } from './page-security-headers.js'
 
 /** The pages of the error codes, built once: the index (/docs/errors) and one per code (/docs/errors/<CODE>). */

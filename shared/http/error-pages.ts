@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify'
-import { DOCUMENTED_CODES } from '../documented-codes.js'
-import { ApiError } from '../errors.js'
+import { DOCUMENTED_CODES } from '../errors/documented-codes.js'
+import { ApiError } from '../errors/errors.js'
 import { closestName } from '../closest-name.js'
 import { clipInput } from '../clip-input.js'
-import type { KeygateServer } from './build-server.js'
+import type { KeygateServer } from './keygate-server.js'
 import { buildErrorPages, ERROR_PAGE_HEADERS } from './error-page-html.js'
 
 /**

@@ -4,21 +4,20 @@ import fastJson from 'fast-json-stringify'
 import { docsBaseFor } from './docs-base.js'
 import { errorAnswerOf } from './error-answer.js'
 import { toApiError } from './error-handler.js'
-import type { JsonEndpoint } from './json-endpoint.js'
+import type { AnyRoute, RouteRequest } from './route.js'
 import { memoOf } from '../frozen-memo.js'
 import { nodeHttp } from './node-http.js'
 import { isV2Path } from './problem-body.js'
 import { parseJsonBody } from './json-body.js'
 import { requestIdOf } from './request-id.js'
-import type { Principal } from '../root-key-principal.js'
 import { compileBodyValidator, schemaErrorFormatter } from './validation.js'
 import type { RouteMetrics } from './route-metrics.js'
 import { unavailableMessage } from './unavailable-log.js'
 
 /**
- * A JSON endpoint (json-endpoint.ts) answered straight off node:http, ahead of Fastify: the verifier's verifyKey (v1
+ * A JSON route (route.ts) answered straight off node:http, ahead of Fastify: the verifier's verifyKey (v1
  * and v2), where Fastify's per-request machinery (hooks, reply pipeline, serializer) costs more than the verification
- * itself. It does what the endpoint's Fastify route does — the root key before the body, the same JSON parser and
+ * itself. It does what the route does on Fastify — the root key before the body, the same JSON parser and
  * prototype-poisoning rules, the same compiled body validator and error messages, the same handler, the wire's answer
  * and error shapes, request id and metrics — and nothing else. Anything unusual (not JSON, no Content-Length, a body
  * over the limit or empty, shutting down) is left to Fastify, which answers it as it would any route;
@@ -60,11 +59,13 @@ export interface FastPath {
   serve(req: IncomingMessage, res: ServerResponse): boolean
 }
 
-/** `endpoint` as a fast path: JSON bodies in, the endpoint's answers out in its wire's shape. */
-export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext): FastPath {
-  const validate = compileBodyValidator(endpoint.bodySchema)
-  const frame = isV2Path(endpoint.url) ? v2Frame(endpoint.responseSchema) : v1Frame(endpoint.responseSchema)
-  const tally = context.routes.route(endpoint.url)
+/** `route` as a fast path: JSON bodies in, the route's answers out in its wire's shape. */
+export function fastJsonPath(route: AnyRoute, context: FastRouteContext): FastPath {
+  if (route.input === undefined) throw new Error(`a fast route takes a JSON body: ${route.url} declares none`)
+  const validate = compileBodyValidator(route.input)
+  const v2 = isV2Path(route.url)
+  const frame = v2 ? v2Frame(route.response) : v1Frame(route.response)
+  const tally = context.routes.route(route.url)
   // The usual answer's count, taken once: counting a 200 needs no look-up by method and status.
   const answered = tally.countOf('POST', 200)
   // A memoised answer's serialisation, worked out the first time it is answered and kept in its memo under this
@@ -120,7 +121,7 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
     const error = toApiError(err)
     if (error.code === 'UNAVAILABLE') context.log.warn({ err, requestId }, unavailableMessage(err, error))
     else if (error.statusCode >= 500) context.log.error({ err, requestId }, 'request failed')
-    const answer = errorAnswerOf(error, endpoint.url, requestId, () => docsBaseFor(context.docsBaseUrl, res.req))
+    const answer = errorAnswerOf(error, route.url, requestId, () => docsBaseFor(context.docsBaseUrl, res.req))
     const body = JSON.stringify(answer.body)
     send(
       res,
@@ -134,14 +135,8 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
     )
   }
 
-  function answer(
-    req: IncomingMessage,
-    res: ServerResponse,
-    text: string,
-    caller: Principal | undefined,
-    requestId: string,
-    started: number,
-  ) {
+  function answer(request: RouteRequest, res: ServerResponse, text: string, caller: unknown, started: number) {
+    const requestId = request.id
     let body: unknown
     try {
       body = parseJsonBody(text)
@@ -151,27 +146,29 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
     if (!validate(body)) return fail(res, schemaErrorFormatter(validate.errors ?? [], 'body'), requestId, started)
     let result: unknown
     try {
-      result = endpoint.handle(body, caller, req)
+      result = route.handle(body as never, caller, undefined, request)
     } catch (err) {
       return fail(res, err, requestId, started)
     }
     if (result instanceof Promise) {
       result
         .then(
-          (value) => succeed(res, value, requestId, started),
+          (value) => succeed(request, res, value, started),
           (err) => fail(res, err, requestId, started),
         )
         .catch((err: unknown) => {
           context.log.error({ err, requestId }, 'could not write the answer')
           res.destroy()
         })
-    } else succeed(res, result, requestId, started)
+    } else succeed(request, res, result, started)
   }
 
-  function succeed(res: ServerResponse, value: unknown, requestId: string, started: number): void {
+  function succeed(request: RouteRequest, res: ServerResponse, value: unknown, started: number): void {
+    const requestId = request.id
     let done: SerializedAnswer
     try {
-      done = serialised(value as object)
+      // v2's answer is `{data}`: its data is what is serialised (and memoised) around the envelope's request id.
+      done = serialised((v2 ? (value as { data: object }).data : value) as object)
     } catch (err) {
       return fail(res, err, requestId, started)
     }
@@ -181,12 +178,21 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
       done.contentLength = String(done.bytes + requestId.length)
     }
     const payload = `${done.before}${requestId}${done.after}`
-    send(res, 200, JSON_ANSWER, payload, done.contentLength, requestId, started, endpoint.headersOf?.(value))
+    send(
+      res,
+      200,
+      JSON_ANSWER,
+      payload,
+      done.contentLength,
+      requestId,
+      started,
+      route.headersOf?.(value as never, request),
+    )
   }
 
   /** Whether the request is one this path takes; decided on the request line and headers alone. */
   function takes(req: IncomingMessage): boolean {
-    if (req.url !== endpoint.url || req.method !== 'POST' || context.closing()) return false
+    if (req.url !== route.url || req.method !== 'POST' || context.closing()) return false
     const { 'content-type': type, 'content-length': length, 'transfer-encoding': encoding } = req.headers
     if (type === undefined || encoding !== undefined || length === undefined || !JSON_TYPE.test(type)) return false
     const bytes = Number(length)
@@ -197,13 +203,8 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
    * Reads the body, then answers: `caller` is the root key's principal, or its refusal. A refusal is answered as soon
    * as it is known, body or no body, as Fastify answers its onRequest hook's (what arrives of the body is dropped).
    */
-  function readThenAnswer(
-    req: IncomingMessage,
-    res: ServerResponse,
-    caller: Principal | undefined | Promise<Principal> | Error,
-    requestId: string,
-    started: number,
-  ): void {
+  function readThenAnswer(request: RouteRequest, res: ServerResponse, caller: unknown, started: number): void {
+    const { id: requestId, raw: req } = request
     let refused = false
     const refuse = (err: unknown) => {
       refused = true
@@ -223,10 +224,10 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
       try {
         if (caller instanceof Promise) {
           caller.then(
-            (principal) => written(res, requestId, () => answer(req, res, text, principal, requestId, started)),
+            (found) => written(res, requestId, () => answer(request, res, text, found, started)),
             () => {},
           )
-        } else answer(req, res, text, caller, requestId, started)
+        } else answer(request, res, text, caller, started)
       } catch (err) {
         // Only writing the answer can get here (everything before it is caught): never let it take the process down.
         context.log.error({ err, requestId }, 'could not write the answer')
@@ -240,17 +241,18 @@ export function fastJsonPath(endpoint: JsonEndpoint, context: FastRouteContext):
 
   function serve(req: IncomingMessage, res: ServerResponse): boolean {
     const started = performance.now()
-    const requestId = requestIdOf(req)
-    // The root key is checked before the body is read, as Fastify's onRequest hook checks it: its refusal wins.
-    let caller: Principal | undefined | Promise<Principal> | Error
-    if (endpoint.authenticate) {
+    const request: RouteRequest = { id: requestIdOf(req), headers: req.headers, raw: req, log: context.log }
+    // The caller is authenticated before the body is read, as the route's onRequest hook does on Fastify: its refusal
+    // wins.
+    let caller: unknown
+    if (route.authenticate) {
       try {
-        caller = endpoint.authenticate(req.headers.authorization)
+        caller = route.authenticate(request, undefined)
       } catch (err) {
         caller = err instanceof Error ? err : new Error(String(err))
       }
     }
-    readThenAnswer(req, res, caller, requestId, started)
+    readThenAnswer(request, res, caller, started)
     return true
   }
 

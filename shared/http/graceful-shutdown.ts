@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace'
 import type { Logger } from 'pino'
-import type { KeygateServer } from './build-server.js'
+import type { KeygateServer } from './keygate-server.js'
 
 /**
  * SIGTERM/SIGINT: turn readiness false and keep serving for `delayMs` (the time load balancers need to notice),

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { packageVersion } from '../package-root.js'
-import type { KeygateServer } from './build-server.js'
+import type { KeygateServer } from './keygate-server.js'
 
 /** What a server says it is at `GET /`: its role and where to go from there. */
 export interface ServerIndex {

@@ -1,5 +1,5 @@
 import secureJson from 'secure-json-parse'
-import { invalid } from '../errors.js'
+import { invalid } from '../errors/errors.js'
 import { jsonSyntaxProblem } from './json-syntax.js'
 import { requireWellFormedStrings } from './well-formed-strings.js'
 

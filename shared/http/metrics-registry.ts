@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client'
 import { RouteMetrics } from './route-metrics.js'
-import { redisErrorCounts } from '../store/redis-connection.js'
+import { redisErrorCounts } from '../store/redis/redis-connection.js'
 
 /** Latency buckets, seconds: from a cached verdict (~100 µs) to a slow Redis round trip. */
 export const LATENCY_BUCKETS: readonly number[] = [

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client'
 import { Type } from 'typebox'
-import { ApiError } from '../errors.js'
-import type { KeygateServer } from './build-server.js'
+import { ApiError } from '../errors/errors.js'
+import type { KeygateServer } from './keygate-server.js'
 import { renderError } from './error-handler.js'
 
 interface Probes {

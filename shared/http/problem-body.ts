@@ -1,13 +1,12 @@
-import type { ApiError, ErrorCode, FieldProblem, RecordKind } from '../errors.js'
+import type { ApiError, ErrorCode, RecordKind, RecordRef } from '../errors/errors.js'
+import type { ProblemBody } from '../ui-shapes.js'
 
 /**
  * Unkey v2's error body (RFC 7807 in an envelope): `{meta: {requestId}, error: {title, detail, status, type}}`, a
- * 400 adding `errors: [{location, message}]`. Every `/v2/` route answers its errors so; `/v1/` keeps v1's shape.
+ * 400 adding `errors: [{location, message}]`. Every `/v2/` route answers its errors so; `/v1/` keeps v1's shape. The
+ * shape is in ui-shapes.ts, where the portal's page reads it too.
  */
-export interface ProblemBody {
-  meta: { requestId: string }
-  error: { title: string; detail: string; status: number; type: string; errors?: FieldProblem[] }
-}
+export type { ProblemBody }
 
 /** Whether a request is one of v2's: its errors are problem bodies. */
 export function isV2Path(url: string): boolean {
@@ -32,14 +31,16 @@ export function problemContentType(status: number, path?: string): string {
 }
 
 /**
- * The status v2 answers with: a broken input rule 400 (v1: its own status), a refusal hiding its record 404 (v1:
- * 403), a root key missing or malformed 400 and an unknown one 401 (v1: all 403).
+ * The status v2 answers with: a refusal concealing its record 404 (v1: 403), a root key missing or malformed 400 and
+ * any other refused credential 401 (v1: all 403). A bound the input breaks is its 400, as any invalid input (as
+ * Unkey's v2 answers it; v1 answers it with a status of its own: error-body.ts).
  */
 export function problemStatus(error: ApiError): number {
-  if (error.details?.inputRule) return 400
-  if (error.details?.hiddenAs) return 404
+  const details = error.details
+  if (details?.conceals) return 404
   if (error.code !== 'UNAUTHORIZED') return error.statusCode
-  return error.details?.authentication ? 400 : 401
+  const credential = details?.credential
+  return credential?.kind === 'root-key' && credential.refused !== 'unknown' ? 400 : 401
 }
 
 const TITLES: Record<number, string> = {
@@ -104,11 +105,28 @@ const NOT_FOUND_PROBLEMS: Record<RecordKind, string> = {
 
 function problemOf(error: ApiError): string {
   const details = error.details
-  const record = details?.hiddenAs?.record ?? details?.record
+  const record = details?.conceals?.record ?? details?.record
   const specific = details?.problem ?? (record && NOT_FOUND_PROBLEMS[record])
   // Unkey files the caller's mistakes it names precisely under `user/` (`user/bad_request/…`), the rest under `unkey/`.
   if (specific !== undefined) return specific.startsWith('user/') ? specific : `unkey/${specific}`
-  return PROBLEMS[details?.inputRule ? 'BAD_REQUEST' : error.code]
+  return PROBLEMS[error.code]
+}
+
+/** How v2 says a record is not found: `api api_123 not found`, `override for user_123 not found`, `key not found`. */
+function notFoundDetail({ record, name }: RecordRef): string {
+  if (name === undefined) return `${record} not found`
+  return record === 'override' ? `override for ${name} not found` : `${record} ${name} not found`
+}
+
+/**
+ * v2's `detail`: a concealed record's as its absence (the caller must not tell them apart), a 404 naming its record
+ * in v2's words, any other the message.
+ */
+function detailOf(error: ApiError): string {
+  const { conceals, record, name } = error.details ?? {}
+  if (conceals) return notFoundDetail(conceals)
+  if (record !== undefined && name !== undefined) return notFoundDetail({ record, name })
+  return error.message
 }
 
 /** Builds v2's error body; the one place its shape is written. */
@@ -118,7 +136,7 @@ export function problemBody(error: ApiError, requestId: string): ProblemBody {
     meta: { requestId },
     error: {
       title: TITLES[status] ?? 'Error',
-      detail: error.details?.hiddenAs?.message ?? error.details?.v2Detail ?? error.message,
+      detail: detailOf(error),
       status,
       type: `https://unkey.com/docs/errors/${problemOf(error)}`,
       // Every 400 names its fields (errors.ts); one made without says the body as a whole is wrong.

@@ -1,4 +1,4 @@
-import { ApiError, StoreUnavailableError } from '../errors.js'
+import { ApiError, StoreUnavailableError } from '../errors/errors.js'
 
 /**
  * The message a 503 is logged with, so that the line names its cause: the store's failure is `store unavailable`,

@@ -1,6 +1,4 @@
 import { Type, type Static, type TSchema } from 'typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { KeygateServer } from './build-server.js'
 
 /** v2's `meta`: the request id (also the X-Request-Id header). */
 export const V2Meta = Type.Object(
@@ -40,29 +38,17 @@ export interface V2Answer<Data> {
   pagination?: Static<typeof V2Pagination>
 }
 
-type Handler<Body extends TSchema, Data extends TSchema> = (
-  request: FastifyRequest & { body: Static<Body> },
-  reply: FastifyReply,
-) => Promise<V2Answer<Static<Data>>>
-
 /**
- * Registers `POST /v2/<operation>`: every v2 operation is a POST with a JSON body, answered in the envelope.
- * Errors thrown by the handler are rendered as v2's problem bodies by the one error handler (problem-body.ts).
+ * A v2 answer in its envelope: `meta` with the request's id, then what the call answered (`data`, and a list's
+ * `pagination`; nothing else of it). Every v2 answer but the fast path's (fast-route.ts, which writes the same bytes
+ * itself) is made here, by the one route primitive (route.ts).
  */
-export function registerV2<Body extends TSchema, Data extends TSchema>(
-  app: KeygateServer,
-  operation: string,
-  schema: { body: Body; data: Data; paged?: boolean },
-  handler: Handler<Body, Data>,
-): void {
-  const response: TSchema = schema.paged ? V2PagedEnvelope(schema.data) : V2Envelope(schema.data)
-  // Typed by `handler`'s signature: Fastify's provider cannot follow a schema built from a generic one.
-  app.post(
-    `/v2/${operation}`,
-    { schema: { body: schema.body, response: { 200: response } } },
-    async (request, reply) => {
-      const answer = await handler(request as unknown as FastifyRequest & { body: Static<Body> }, reply)
-      return { meta: { requestId: request.id }, ...answer }
-    },
-  )
+export function inV2Envelope<Data>(requestId: string, answer: V2Answer<Data>): V2Enveloped<Data> {
+  const { data, pagination } = answer
+  return pagination === undefined ? { meta: { requestId }, data } : { meta: { requestId }, data, pagination }
+}
+
+/** A v2 answer as the wire sends it. */
+export interface V2Enveloped<Data> extends V2Answer<Data> {
+  meta: { requestId: string }
 }

@@ -3,8 +3,8 @@ import addFormatsModule, { type FormatsPlugin } from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import { closestName } from '../closest-name.js'
 import { clipInput } from '../clip-input.js'
-import { ApiError } from '../errors.js'
-import { ROOT_KEY_PERMISSION, rootKeyPermissionProblem } from '../root-key-actions.js'
+import { ApiError } from '../errors/errors.js'
+import { ROOT_KEY_PERMISSION, rootKeyPermissionProblem } from '../root-keys/root-key-actions.js'
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??

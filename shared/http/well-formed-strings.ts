@@ -1,5 +1,5 @@
 import { clipInput } from '../clip-input.js'
-import { invalid } from '../errors.js'
+import { invalid } from '../errors/errors.js'
 
 /** A surrogate that is not half of a pair: with the `u` flag a pair is one code point, and only a lone half is Cs. */
 const LONE_SURROGATE = /\p{Cs}/u

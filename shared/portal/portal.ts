@@ -4,10 +4,9 @@
  * apis its sessions reach, its branding and the settings every key made through it gets; a session names one
  * identity (externalId) and what it may do.
  */
+import type { PortalScope } from '../ui-shapes.js'
 
-/** What a session may do, as Unkey's `portal.*` names it; `keys:revoke` is Keygate's own. */
-export const PORTAL_SCOPES = ['keys:read', 'keys:create', 'keys:reroll', 'keys:revoke', 'analytics:read'] as const
-export type PortalScope = (typeof PORTAL_SCOPES)[number]
+export { PORTAL_SCOPES, type PortalScope } from '../ui-shapes.js'
 
 /** How long a session's one-time code can be exchanged, ms (Unkey's 15 minutes). */
 export const PORTAL_CODE_TTL_MS = 15 * 60_000

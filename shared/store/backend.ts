@@ -3,7 +3,7 @@ import type { ChangeFeed } from '../feed/change-feed.js'
 import { MemoryChangeFeed } from '../feed/memory-change-feed.js'
 import { RedisChangeFeed } from '../feed/redis-change-feed.js'
 import { createMemoryStore } from './memory-store.js'
-import { createRedis, type RedisClient, type RedisTarget } from './redis-connection.js'
+import { createRedis, type RedisClient, type RedisTarget } from './redis/redis-connection.js'
 import { createRedisStore } from './redis-store.js'
 import type { Store } from './store.js'
 

@@ -1,13 +1,13 @@
-import type { ApiKeyStore } from './api-key-store.js'
-import type { AuditStore } from './audit-store.js'
-import type { ChangeLogStore } from './change-log-store.js'
-import type { EntityStore } from './entity-store.js'
-import type { LeakReportStore } from './leak-report-store.js'
-import type { PortalSessionStore } from './portal-session-store.js'
-import type { RootKeyStore } from './root-key-store.js'
+import type { ApiKeyStore } from './api-keys/api-key-store.js'
+import type { AuditStore } from './audit/audit-store.js'
+import type { ChangeLogStore } from './change-log/change-log-store.js'
+import type { EntityStore } from './entities/entity-store.js'
+import type { LeakReportStore } from './leak-reports/leak-report-store.js'
+import type { PortalSessionStore } from './portal-sessions/portal-session-store.js'
+import type { RootKeyStore } from './root-keys/root-key-store.js'
 import type { StoreHealth } from './store-health.js'
-import type { UsageStore } from './usage-store.js'
-import type { WebhookStore } from './webhook-store.js'
+import type { UsageStore } from './usage/usage-store.js'
+import type { WebhookStore } from './webhooks/webhook-store.js'
 
 /**
  * What the control plane asks of the store (store.ts), part by part: apis, keys and credits, entities, root keys,

@@ -1,9 +1,9 @@
-import type { ApiKeyStore } from './api-key-store.js'
-import type { ChangeLogStore } from './change-log-store.js'
-import type { CounterStore } from './counter-store.js'
-import type { EntityReader } from './entity-store.js'
+import type { ApiKeyStore } from './api-keys/api-key-store.js'
+import type { ChangeLogStore } from './change-log/change-log-store.js'
+import type { CounterStore } from './counters/counter-store.js'
+import type { EntityReader } from './entities/entity-store.js'
 import type { StoreHealth } from './store-health.js'
-import type { UsageStore } from './usage-store.js'
+import type { UsageStore } from './usage/usage-store.js'
 
 /**
  * What the verifier asks of the store (store.ts), part by part: records by hash, whether its bound api exists and

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, it, type ExpectStatic } from 'vitest'
 import { runKeygate, startKeygate } from '../support/processes.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { waitFor } from '../support/wait-for.js'
 
 const PROBE = fileURLToPath(new URL('../support/pretenuring-probe.mjs', import.meta.url))
 const SPY = fileURLToPath(new URL('../support/v8-flags-spy.mjs', import.meta.url))
@@ -9,6 +10,8 @@ const TURNED_OFF = 'v8 flags set: --no-allocation-site-pretenuring'
 
 /** A line V8 prints (`--trace-pretenuring-statistics`) each time a scavenge processes pretenuring feedback. */
 const FEEDBACK = /\] pretenuring: /g
+/** What the probe prints once it has built its literals. */
+const PROBE_DONE = 'pretenuring probe: literals built'
 
 /**
  * The lines of pretenuring feedback a `keygate dev` started with `nodeFlags` printed in its life: it starts (whose
@@ -24,8 +27,6 @@ async function feedbackUnderLoad(nodeFlags: string[], expect: ExpectStatic): Pro
     PROBE,
     ...nodeFlags,
   ])
-  // The probe was loaded before the server was ready: a second after that, its literals are being built.
-  const ready = Date.now()
   try {
     let sent = 0
     await Promise.all(
@@ -41,7 +42,8 @@ async function feedbackUnderLoad(nodeFlags: string[], expect: ExpectStatic): Pro
         }
       }),
     )
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1500 - (Date.now() - ready))))
+    // The probe was loaded before the server was ready, and builds its literals a second after start-up.
+    await waitFor(() => server.output().includes(PROBE_DONE), 'the probe to build its literals', 10_000, 20)
   } finally {
     expect(await server.stop()).toBe(0)
   }
@@ -52,7 +54,7 @@ async function feedbackUnderLoad(nodeFlags: string[], expect: ExpectStatic): Pro
  * cli/allocation-site-pretenuring.ts: a server turns V8's allocation-site pretenuring off at start-up (V8 then
  * processes no pretenuring feedback, so none is traced), unless node was started with it asked for.
  */
-// The tests of each group side by side (each its own server): their time is the servers' start-up and fixed waits.
+// The tests of each group side by side (each its own server): their time is the servers' start-up and the probe's.
 describe("the servers' allocation-site pretenuring", () => {
   it.concurrent('is off in a running server: V8 processes no pretenuring feedback under load', async ({ expect }) => {
     expect(await feedbackUnderLoad([], expect)).toBe(0)

@@ -3,6 +3,7 @@ import { startCaddy, type Caddy } from '../support/caddy.js'
 import { startGatewayStack, type GatewayStack } from '../support/gateway-stack.js'
 import { docBlock } from '../support/doc-blocks.js'
 import { clearOfWindowEdge } from '../support/window-edge.js'
+import { pollUntil } from '../support/wait-for.js'
 
 const portOf = (url: string) => new URL(url).port
 
@@ -112,10 +113,16 @@ describe('forward-auth through a real Caddy (forward_auth), configured as docs/g
     const { key, admin } = stack
     await admin('keys.updateKey', { keyId: key.keyId, enabled: false })
     const disabledAt = performance.now()
-    while ((await fetch(`${caddy.url}/x`, { headers: { 'x-api-key': key.key } })).status !== 401) {
-      expect(performance.now() - disabledAt).toBeLessThan(5_000)
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
+    await pollUntil(
+      async () => {
+        if ((await fetch(`${caddy.url}/x`, { headers: { 'x-api-key': key.key } })).status === 401) return true
+        expect(performance.now() - disabledAt).toBeLessThan(5_000)
+        return false
+      },
+      'the disabled key refused',
+      10_000,
+      5,
+    )
     await admin('keys.updateKey', { keyId: key.keyId, enabled: true })
   })
 

@@ -43,7 +43,8 @@ describe('Redis Cluster: a master killed under load', () => {
       rootKey: ROOT_KEY,
       boundMs: BOUND_MS,
     })
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // The load under way before the fault: a second's worth of its writes answered.
+    await load.wrote(20)
 
     const victim = masters[0]!
     const replicaPort = Number(/slave0:ip=[^,]+,port=(\d+)/.exec(await victim.admin.info('replication'))![1])
@@ -75,8 +76,8 @@ describe('Redis Cluster: a master killed under load', () => {
       50,
     )
     const writingAt = Date.now()
-    // Load on the new master for a while: writes go there, the verifier serves from it.
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // Load on the new master for a while (a second's worth of writes): writes go there, the verifier serves from it.
+    await load.wrote(20)
     const report = await load.stop()
     console.log(
       `cluster failover: replica promoted ${promotedAt - killedAt} ms after the kill, verifier ready ${readyAt - promotedAt} ms after that, writes confirmed ${writingAt - restartedAt} ms after the old master restarted; answers ${JSON.stringify(Object.fromEntries(report.codes))} (slowest ${report.slowestMs} ms), not ready ${report.notReady} samples (${report.longestNotReadyMs} ms in a row), ${report.created.length} creates and ${report.disabled.length} disables acknowledged`,

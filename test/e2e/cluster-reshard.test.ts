@@ -57,8 +57,8 @@ describe('Redis Cluster: a reshard under load', () => {
     ])
     expect(reshard.code, reshard.output.slice(-2_000)).toBe(0)
     console.log(`reshard: 5461 slots moved in ${Date.now() - started} ms under load`)
-    // A little load after the move too: the clients learn the new owners.
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // A little load after the move too (a second's worth of writes): the clients learn the new owners.
+    await load.wrote(20)
     const report = await load.stop()
 
     console.log(

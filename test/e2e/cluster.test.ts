@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
 import { bucketStart } from '../../shared/analytics.js'
-import { connectRedis } from '../../shared/store/redis-connection.js'
+import { connectRedis } from '../../shared/store/redis/redis-connection.js'
 import { createRedisStore } from '../../shared/store/redis-store.js'
 import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 import { waitFor } from '../support/wait-for.js'
 import { startRedisCluster } from '../support/redis-cluster.js'
 import { clearOfWindowEdge } from '../support/window-edge.js'
@@ -208,7 +209,7 @@ describe('Redis Cluster: 3 masters', () => {
       return { drops: value('keygate_cache_drops_total'), errors: value('keygate_revision_poll_errors_total') }
     }
     const before = await counters()
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    await nothingHappensFor(1_000)
     expect(await counters()).toEqual(before)
 
     // Verification counts reach the store from both verifiers (their flushes, every 5 s, are a call per key: a key's

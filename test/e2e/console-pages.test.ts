@@ -804,6 +804,9 @@ describe('the console on keygate dev', () => {
     await page.getByRole('heading', { level: 1, name: `Endpoint ${NOWHERE}` }).waitFor()
     const edit = async (change: () => Promise<void>, said: string) => {
       await page.getByRole('button', { name: 'Edit endpoint' }).click()
+      // Opening the form clears what the last save said: the answer awaited below is this save's, not the last one's.
+      for (const before of ['Saved.', 'Nothing to save: no field was changed.'])
+        await page.getByText(before, { exact: true }).waitFor({ state: 'detached' })
       await change()
       await page.getByRole('button', { name: 'Save changes' }).click()
       // What the page then says: that it saved (or had nothing to), or the form's error.

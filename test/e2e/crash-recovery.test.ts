@@ -57,9 +57,12 @@ describe('crash recovery', () => {
     const writers = Array.from({ length: 4 }, writer)
     await waitFor(() => acknowledged.length >= 40, 'writes before the crash', 10_000)
     const { port, dir } = redis
+    const refused = () => [...failures.values()].reduce((sum, n) => sum + n, 0)
+    const refusedBeforeCrash = refused()
     await redis.stop({ keepDir: true })
     const ackedBeforeCrash = acknowledged.length
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Down until the writers have met the crash: a write refused.
+    await waitFor(() => refused() > refusedBeforeCrash, 'a write refused while Redis is down', 10_000)
     redis = await startRedisServer({ port, dir, args: AOF })
     await waitFor(() => acknowledged.length >= ackedBeforeCrash + 40, 'writes after the restart', 15_000)
     stop = true

@@ -5,6 +5,7 @@ import { startNginx, type Nginx } from '../support/nginx.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
 import { docBlock } from '../support/doc-blocks.js'
 import { clearOfWindowEdge } from '../support/window-edge.js'
+import { pollUntil } from '../support/wait-for.js'
 
 const EXAMPLE = new URL('../../deploy/examples/sidecar/forward-auth/nginx.conf', import.meta.url)
 
@@ -101,10 +102,16 @@ describe('forward-auth through a real nginx (auth_request), configured as docs/g
     expect((await fetch(`${nginx.url}/x`, { headers: { 'x-api-key': key.key } })).status).toBe(200)
     await admin('keys.updateKey', { keyId: key.keyId, enabled: false })
     const disabledAt = performance.now()
-    while ((await fetch(`${nginx.url}/x`, { headers: { 'x-api-key': key.key } })).status !== 401) {
-      expect(performance.now() - disabledAt).toBeLessThan(5_000)
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
+    await pollUntil(
+      async () => {
+        if ((await fetch(`${nginx.url}/x`, { headers: { 'x-api-key': key.key } })).status === 401) return true
+        expect(performance.now() - disabledAt).toBeLessThan(5_000)
+        return false
+      },
+      'the disabled key refused',
+      10_000,
+      5,
+    )
     await admin('keys.updateKey', { keyId: key.keyId, enabled: true })
   })
 

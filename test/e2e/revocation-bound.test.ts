@@ -1,7 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { runKeygate, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { waitFor } from '../support/wait-for.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
+import { pollUntil, waitFor } from '../support/wait-for.js'
 
 /**
  * The revocation guarantee, proven against real processes and a real Redis under each failure mode:
@@ -9,6 +10,8 @@ import { waitFor } from '../support/wait-for.js'
  * Each mode prints its worst disable→deny time.
  */
 const MAX_STALENESS_MS = 2_000
+/** How long a poll for a verdict may run: past the bound, a sample's own check has already failed it. */
+const POLL_TIMEOUT_MS = MAX_STALENESS_MS + 5_000
 const POLL_INTERVAL_MS = 250
 /**
  * How soon a healthy verifier denies, by pub/sub. Its stack polls every MAX_STALENESS_MS / 2, so that a verifier that
@@ -140,20 +143,26 @@ async function disableToDeny(
   if (disable) await disable()
   else expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status).toBe(200)
   const answeredAt = performance.now()
-  for (;;) {
-    const verdict = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
-    const elapsed = performance.now() - answeredAt
-    if (verdict.status === 200 && verdict.body.valid === false) {
-      expect(verdict.body.code).toBe('DISABLED')
-      return elapsed
-    }
-    // Closed (503) is allowed: a verifier that has not yet confirmed its cache again after Redis came back refuses
-    // rather than answer from it — never valid:true past the bound either way.
-    if (verdict.status === 503) expect(verdict.body.error.code).toBe('UNAVAILABLE')
-    else expect(verdict.body.valid, `valid:true ${elapsed.toFixed(0)} ms after the disable answered`).toBe(true)
-    expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
+  const denied = await pollUntil(
+    async () => {
+      const verdict = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
+      const elapsed = performance.now() - answeredAt
+      if (verdict.status === 200 && verdict.body.valid === false) {
+        expect(verdict.body.code).toBe('DISABLED')
+        return { elapsed }
+      }
+      // Closed (503) is allowed: a verifier that has not yet confirmed its cache again after Redis came back refuses
+      // rather than answer from it — never valid:true past the bound either way.
+      if (verdict.status === 503) expect(verdict.body.error.code).toBe('UNAVAILABLE')
+      else expect(verdict.body.valid, `valid:true ${elapsed.toFixed(0)} ms after the disable answered`).toBe(true)
+      expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+      return undefined
+    },
+    'the verifier to deny the disabled key',
+    POLL_TIMEOUT_MS,
+    5,
+  )
+  return denied.elapsed
 }
 
 function record(mode: string, times: number[]) {
@@ -183,17 +192,23 @@ async function roleGrantToDeny(s: Stack, revoke: (ids: { roleId: string; permiss
   const answeredAt = performance.now()
   const denied = await Promise.all(
     verifiers.map(async (v) => {
-      for (;;) {
-        const verdict = await post(v.url, 'keys.verifyKey', query, false)
-        const elapsed = performance.now() - answeredAt
-        if (verdict.status === 200 && verdict.body.valid === false) {
-          expect(verdict.body.code).toBe('INSUFFICIENT_PERMISSIONS')
-          return elapsed
-        }
-        expect(verdict.body.valid, `valid:true ${elapsed.toFixed(0)} ms after the change answered`).toBe(true)
-        expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
+      const denial = await pollUntil(
+        async () => {
+          const verdict = await post(v.url, 'keys.verifyKey', query, false)
+          const elapsed = performance.now() - answeredAt
+          if (verdict.status === 200 && verdict.body.valid === false) {
+            expect(verdict.body.code).toBe('INSUFFICIENT_PERMISSIONS')
+            return { elapsed }
+          }
+          expect(verdict.body.valid, `valid:true ${elapsed.toFixed(0)} ms after the change answered`).toBe(true)
+          expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+          return undefined
+        },
+        'the verifier to deny the permission',
+        POLL_TIMEOUT_MS,
+        5,
+      )
+      return denial.elapsed
     }),
   )
   return Math.max(...denied)
@@ -261,14 +276,20 @@ async function rootKeyRevokeToRefuse(s: Stack, revoke: (rootKeyId: string) => Pr
   const answeredAt = performance.now()
   const refused = await Promise.all(
     verifiers.map(async (v) => {
-      for (;;) {
-        const answer = await verifyV2(v.url, rootKey.key, key)
-        const elapsed = performance.now() - answeredAt
-        if (answer.status === 401) return elapsed
-        expect(answer.status, `root key accepted ${elapsed.toFixed(0)} ms after the revoke answered`).toBe(200)
-        expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
+      const refusal = await pollUntil(
+        async () => {
+          const answer = await verifyV2(v.url, rootKey.key, key)
+          const elapsed = performance.now() - answeredAt
+          if (answer.status === 401) return { elapsed }
+          expect(answer.status, `root key accepted ${elapsed.toFixed(0)} ms after the revoke answered`).toBe(200)
+          expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+          return undefined
+        },
+        'the verifier to refuse the root key',
+        POLL_TIMEOUT_MS,
+        5,
+      )
+      return refusal.elapsed
     }),
   )
   return Math.max(...refused)
@@ -310,14 +331,20 @@ describe('revocation bound for root keys on the verifier (v2 keys.verifyKey; two
     const answeredAt = performance.now()
     const refused = await Promise.all(
       verifiers.map(async (v) => {
-        for (;;) {
-          const answer = await verifyV2(v.url, ROOT_KEY, key)
-          const elapsed = performance.now() - answeredAt
-          if (answer.status === 401) return elapsed
-          expect(answer.status).toBe(200)
-          expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
-          await new Promise((resolve) => setTimeout(resolve, 5))
-        }
+        const refusal = await pollUntil(
+          async () => {
+            const answer = await verifyV2(v.url, ROOT_KEY, key)
+            const elapsed = performance.now() - answeredAt
+            if (answer.status === 401) return { elapsed }
+            expect(answer.status).toBe(200)
+            expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+            return undefined
+          },
+          'the verifier to refuse the bootstrap root key',
+          POLL_TIMEOUT_MS,
+          5,
+        )
+        return refusal.elapsed
       }),
     )
     record('bootstrap key off (CLI), PUBLISH refused', refused)
@@ -375,8 +402,16 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
     const key = await cachedKey(s)
     const { port, dir } = s.redis
     await s.redis.stop({ keepDir: true })
-    // Past the bound with Redis down, the verifier may not answer from its cache: 503, never valid:true.
-    await new Promise((resolve) => setTimeout(resolve, MAX_STALENESS_MS + 100))
+    const stoppedAt = performance.now()
+    // Past the bound with Redis down, the verifier may not answer from its cache: 503, never valid:true. It has closed
+    // by then (and stays closed while Redis is down): wait for that, not for the clock.
+    await waitFor(
+      async () => (await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)).status === 503,
+      'the verifier to fail closed',
+      MAX_STALENESS_MS + 100,
+      5,
+    )
+    expect(performance.now() - stoppedAt).toBeLessThanOrEqual(MAX_STALENESS_MS + 100)
     const closed = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
     expect(closed.status).toBe(503)
     expect(closed.body.error.code).toBe('UNAVAILABLE')
@@ -389,12 +424,13 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
     // yet, so the event can be lost and only its reconnect poll repairs it.
     const times = [
       await disableToDeny(s, key, async () => {
-        for (let i = 0; i < 400; i++) {
-          if ((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status === 200)
-            return
-          await new Promise((resolve) => setTimeout(resolve, 5))
-        }
-        throw new Error('the control plane never wrote again')
+        await waitFor(
+          async () =>
+            (await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: false })).status === 200,
+          'the control plane to write again',
+          5_000,
+          5,
+        )
       }),
     ]
     record('Redis restarted (AOF), disable at once', times)
@@ -409,17 +445,22 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
     running.push({ stop: () => restarted.stop() })
     // The key is gone with the data: within the bound the verifier must stop saying it is valid.
     const lostAt = performance.now()
-    for (;;) {
-      const verdict = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
-      const elapsed = performance.now() - lostAt
-      if (verdict.body.valid === false) {
-        expect(verdict.body.code).toBe('NOT_FOUND')
-        record('Redis restarted empty (key lost)', [elapsed])
-        break
-      }
-      expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
+    await pollUntil(
+      async () => {
+        const verdict = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
+        const elapsed = performance.now() - lostAt
+        if (verdict.body.valid === false) {
+          expect(verdict.body.code).toBe('NOT_FOUND')
+          record('Redis restarted empty (key lost)', [elapsed])
+          return true
+        }
+        expect(elapsed).toBeLessThanOrEqual(MAX_STALENESS_MS)
+        return false
+      },
+      'the verifier to stop saying the lost key is valid',
+      POLL_TIMEOUT_MS,
+      5,
+    )
   })
 
   it('control plane killed right after answering', async () => {
@@ -462,19 +503,26 @@ describe('revocation bound under failure (real Redis, real processes)', () => {
     ]) {
       await s.redis.admin.publish('kg:changes', message)
     }
+    // Three polls' worth in which nothing changes the verdict, asked throughout.
     const until = performance.now() + 3 * POLL_INTERVAL_MS
     while (performance.now() < until) {
       const verdict = await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)
       expect(verdict.body).toMatchObject({ valid: false, code: 'DISABLED' })
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      await nothingHappensFor(20)
     }
     // And the verifier still follows real changes afterwards, in both directions, within the bound.
     expect((await post(s.controlPlane.url, 'keys.updateKey', { keyId: key.keyId, enabled: true })).status).toBe(200)
     const reenabledAt = performance.now()
-    while ((await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)).body.valid !== true) {
-      expect(performance.now() - reenabledAt).toBeLessThanOrEqual(MAX_STALENESS_MS)
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
+    await pollUntil(
+      async () => {
+        if ((await post(s.verifier.url, 'keys.verifyKey', { key: key.key }, false)).body.valid === true) return true
+        expect(performance.now() - reenabledAt).toBeLessThanOrEqual(MAX_STALENESS_MS)
+        return false
+      },
+      'the verifier to accept the key again',
+      POLL_TIMEOUT_MS,
+      5,
+    )
     times.push(await disableToDeny(s, key))
     spy.disconnect()
     record('duplicate / out-of-order / bogus events', times)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { hashKey } from '../../shared/key-material.js'
+import { hashKey } from '../../shared/keys/key-material.js'
 import { startKeygate, runKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'

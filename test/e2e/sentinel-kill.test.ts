@@ -64,8 +64,10 @@ describe('Redis Sentinel: the primary SIGKILLed under load', () => {
         READY_WITHIN_MS,
         20,
       ).catch(() => {})
-      // Load for a bound's length more: every disable acknowledged so far has its bound run out under verifications.
-      await new Promise((resolve) => setTimeout(resolve, SENTINEL_BOUND_MS))
+      // Load for a bound's length more: every disable acknowledged so far has its bound run out under verifications,
+      // as a verification sent once the bound is out shows.
+      const boundOut = Date.now() + SENTINEL_BOUND_MS
+      await waitFor(() => load.verifiedAfter(boundOut), 'a verification sent once the bound ran out', 30_000, 20)
     } finally {
       await load.stop()
     }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { redisKeys } from '../../shared/store/redis-keys.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
 import { freePort } from '../support/free-port.js'
 import { CLI, startKeygate, type KeygateProcess } from '../support/processes.js'
 import { startRedisServer, useRedisServer, type RedisServer } from '../support/redis-server.js'

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jsonPoster, startKeygate, type KeygateProcess } from '../support/processes.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 import { useRedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
 import { startWebhookReceiver, type ReceivedEvent } from '../support/webhook-receiver.js'
@@ -171,7 +172,7 @@ describe('webhooks, end to end', () => {
     const expired = await arrival('key.expired', (data) => data.keyId === keyId, since, 8_000)
     expect(expired.afterMs).toBeGreaterThanOrEqual(2_900)
     // Time for a second control plane to send either again, had it fired the deadlines too.
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    await nothingHappensFor(1_000)
     expect(received('key.expiring', (data) => data.keyId === keyId)).toHaveLength(1)
     expect(received('key.expired', (data) => data.keyId === keyId)).toHaveLength(1)
   })

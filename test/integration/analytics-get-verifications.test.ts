@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { Outcome } from '../../shared/analytics.js'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
 import { ManualClock } from '../support/apps.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 

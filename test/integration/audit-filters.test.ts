@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { listAuditEntries, MAX_SCANNED } from '../../control-plane/operations/audit/list.js'
+import { listAuditEntries, MAX_SCANNED } from '../../control-plane/audit/list.js'
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
 import { createMemoryStore } from '../../shared/store/memory-store.js'
 import { openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'

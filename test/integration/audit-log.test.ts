@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey, hashKey } from '../../shared/key-material.js'
+import { generateRootKey, hashKey } from '../../shared/keys/key-material.js'
 import { openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { NewAuditEntry } from '../../shared/audit.js'
 import { newId } from '../../shared/ids.js'
-import type { AuditStore } from '../../shared/store/audit-store.js'
+import type { AuditStore } from '../../shared/store/audit/audit-store.js'
 
 /** The AuditStore contract (audit-store.ts: `store.audit`), run by the store's contract. */
 export function auditStoreContract(audit: () => AuditStore): void {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateKey } from '../../shared/key-material.js'
+import { generateKey } from '../../shared/keys/key-material.js'
 import { capturedLogger, openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
 import { EVERYTHING, grantsOn } from '../support/rbac.js'
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ChangeEvent } from '../../shared/change-event.js'
-import { LOG_TRIMMED } from '../../shared/store/change-log-store.js'
+import { LOG_TRIMMED } from '../../shared/store/change-log/change-log-store.js'
 import type { Store } from '../../shared/store/store.js'
 import { newApi, newKey } from './contract-records.js'
 import type { StoreHarness } from './store.contract.js'
@@ -26,6 +26,7 @@ export function changeLogStoreContract(opened: () => Store, harness: Pick<StoreH
       const revisions = (await store.changes.readRevisions()).shards
       expect(revisions).toHaveLength(64)
       expect(revisions[shard]).toEqual({ rev: updated!.event.rev, epoch: created.event.epoch })
+      expect(await store.changes.readRevision(shard)).toEqual(revisions[shard])
     })
 
     // The webhooks' key.updated says what changed from this, without keeping copies of records.

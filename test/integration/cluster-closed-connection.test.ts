@@ -1,7 +1,8 @@
 import type { Cluster, Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
-import { createRedis, SCRIPTS_WITH_KEY_COUNT } from '../../shared/store/redis-connection.js'
+import { createRedis, SCRIPTS_WITH_KEY_COUNT } from '../../shared/store/redis/redis-connection.js'
 import { startRedisCluster } from '../support/redis-cluster.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 import { stopAfterAll } from '../support/stop-after-all.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -55,17 +56,23 @@ describe('a Cluster node connection that closes while a write awaits its reply',
       const connection = cluster.nodes('master').find((node: Redis) => node.options.port === owner)!
       expect(connection.status).toBe('ready')
 
+      const written = connection.stream.bytesWritten
       const outcome = cluster[script]!(1, 'counted').then(
         () => 'answered',
         (err: Error) => `failed: ${err.message}`,
       )
-      // Redis is running the script (its INCR done): the connection closes before its reply can come.
-      await new Promise((resolve) => setTimeout(resolve, BUSY_MS / 4))
+      // The script has left for Redis (nothing of it still held in this process), which runs it, INCR first, while
+      // the connection closes before its reply can come.
+      await waitFor(
+        () => connection.stream.bytesWritten > written && connection.stream.writableLength === 0,
+        'the script sent',
+      )
       connection.stream.destroy()
 
       expect(await outcome).toMatch(/^failed: /)
-      // Past ioredis' failover delay (100 ms) and another run of the script: it ran once.
-      await new Promise((resolve) => setTimeout(resolve, BUSY_MS + 600))
+      // What must not happen past ioredis' failover delay (100 ms) and another run of the script: the script sent
+      // again.
+      await nothingHappensFor(BUSY_MS + 600)
       expect(await cluster.get('counted')).toBe('1')
     },
     40_000,

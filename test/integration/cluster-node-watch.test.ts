@@ -1,7 +1,8 @@
 import type { Cluster } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createRedis, SCRIPTS_WITH_KEY_COUNT } from '../../shared/store/redis-connection.js'
+import { createRedis, SCRIPTS_WITH_KEY_COUNT } from '../../shared/store/redis/redis-connection.js'
 import { startClusterBehindProxies } from '../support/redis-cluster.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 import { waitFor } from '../support/wait-for.js'
 
 const TIMEOUT_MS = 500
@@ -62,7 +63,8 @@ describe('a Cluster whose node connection stops answering', () => {
     expect(stranded).toBe(1)
     // The timed-out INCR never ran: its bytes died on the stranded path, and it was not sent again.
     expect(answered).toBe('1')
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // What must not happen on the new connection: the timed-out INCR sent again.
+    await nothingHappensFor(300)
     expect(await cluster.get('counted')).toBe('1')
   }, 40_000)
 })

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs'
 import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { CoalescingRedis } from '../../shared/store/coalescing-redis.js'
-import { connectionOptions, openRedis } from '../../shared/store/redis-connection.js'
+import { CoalescingRedis } from '../../shared/store/redis/coalescing-redis.js'
+import { connectionOptions, openRedis } from '../../shared/store/redis/redis-connection.js'
 import { startRedisServer, useRedisServer, type RedisServer } from '../support/redis-server.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 import { waitFor } from '../support/wait-for.js'
 
 /**
@@ -98,7 +99,9 @@ describe('CoalescingRedis', () => {
     const first = rejectedAfter(redis.get('timed'))
     // A plain timer set for the deadline: what "on time" is on this machine now (a loaded one runs every timer late).
     const firstDeadline = firedAfter(started, timeoutMs)
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    // Half-way through the first's timeout, with nothing answered (Redis is paused: it times out at its deadline, not
+    // before, as asserted below), the second is sent.
+    await nothingHappensFor(150)
     const second = rejectedAfter(redis.get('timed'))
     const [firstAnswer, secondAnswer] = await Promise.all([first, second])
     // The first at its deadline, not before it (a watchdog step is 15 ms here).
@@ -110,8 +113,9 @@ describe('CoalescingRedis', () => {
     expect(secondAnswer.message).toMatch(/^Connection stranded/)
     expect(secondAnswer.ms).toBeLessThan(firstAnswer.ms + 60)
     expect(stranded).toBe(1)
-    // Once Redis answers again, the new connection serves new commands.
-    await new Promise((resolve) => setTimeout(resolve, 850 - (performance.now() - started)))
+    // Once Redis answers again (the admin connection's command waits out the pause too), the new connection serves new
+    // commands.
+    await server.admin.ping()
     await waitFor(async () => redis.status === 'ready', 'the new connection', 3_000, 20)
     expect(await redis.mget('timed', 'nothing')).toEqual(['before', null])
     expect(await redis.set('timed', 'after')).toBe('OK')
@@ -126,7 +130,8 @@ describe('CoalescingRedis', () => {
     while (performance.now() < until) {
       await Promise.all([redis.incr('busy'), redis.get('busy')])
       sent += 2
-      await new Promise((resolve) => setTimeout(resolve, 5))
+      // Gaps with nothing in flight between the commands: no time-out comes of them either.
+      await nothingHappensFor(5)
     }
     expect(sent).toBeGreaterThan(20)
     expect(Number(await redis.get('busy'))).toBe(sent / 2)
@@ -136,8 +141,8 @@ describe('CoalescingRedis', () => {
     const paused = await ownServer()
     const redis = await open(() => openRedis(paused.url, 'idle', { commandTimeout: 200 }))
     expect(await redis.set('idle', '1')).toBe('OK')
-    // Longer than the timeout: the watchdog fires, finds nothing waiting, and sleeps until the next command.
-    await new Promise((resolve) => setTimeout(resolve, 400))
+    // Longer than the timeout, with no command: the watchdog fires, finds nothing waiting, and sleeps until the next.
+    await nothingHappensFor(400)
     await paused.admin.call('CLIENT', 'PAUSE', '600', 'ALL')
     const started = performance.now()
     const deadline = firedAfter(started, 200)
@@ -193,7 +198,7 @@ describe('CoalescingRedis', () => {
           () => 'resolved',
           (err: Error) => err.message,
         ),
-        new Promise((resolve) => setTimeout(() => resolve('pending'), ms)),
+        nothingHappensFor(ms).then(() => 'pending'),
       ])
     /**
      * A GET pending on a connection that is cut and reconnects to a Redis that takes no command for 2.5 s (a server of
@@ -203,9 +208,10 @@ describe('CoalescingRedis', () => {
       const paused = await ownServer()
       const redis = await open(() => openRedis(paused.url, 'resend', { commandTimeout: 300 }))
       await paused.admin.call('CLIENT', 'PAUSE', '2500', 'ALL')
+      const written = redis.stream.bytesWritten
       const pending = redis.get('resend')
       pending.catch(() => {})
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await waitFor(() => redis.stream.bytesWritten > written && redis.stream.writableLength === 0, 'the GET sent')
       // A network reset: the GET, unanswered, fails; ioredis reconnects, and its handshake waits on the pause.
       redis.stream.destroy()
       await new Promise((resolve) => redis.once('connect', resolve))

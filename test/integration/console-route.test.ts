@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { pathToFileURL } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { builtConsoleDir } from '../../control-plane/console-route.js'
+import { builtConsoleDir } from '../../control-plane/pages/console-route.js'
 import { startTestControlPlane, type TestServer } from '../support/apps.js'
 
 /**

@@ -1,6 +1,6 @@
 import { newId } from '../../shared/ids.js'
-import { generateKey } from '../../shared/key-material.js'
-import type { ApiRecord, NewKeyRecord } from '../../shared/records.js'
+import { generateKey } from '../../shared/keys/key-material.js'
+import type { ApiRecord, NewKeyRecord } from '../../shared/keys/records.js'
 import type { Store } from '../../shared/store/store.js'
 
 /** A new api, stored: each contract test makes its own. */

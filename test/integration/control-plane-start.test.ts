@@ -5,6 +5,7 @@ import { monotonicClock, systemClock } from '../../shared/clock.js'
 import type { Store } from '../../shared/store/store.js'
 import { DEFAULT_WEBHOOK_POLICY } from '../../control-plane/webhooks/webhook-policy.js'
 import { DEFAULT_SYNC, openBackend, TEST_ROOT_KEY, type Backend } from '../support/apps.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 import { overriding } from '../support/store-overrides.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -90,8 +91,9 @@ describe("a control plane's work on the store", () => {
     const synced = plane.verifier.start()
     await plane.app.ready()
     await waitFor(() => syncAsked, 'the first sync to ask the store')
-    // Work started at ready would have asked the store by now: the deriver and the worker look at once (a 0 ms timer).
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    // What must not happen before the sync lands: work started at ready, which would have asked the store by now (the
+    // deriver and the worker look at once, on a 0 ms timer).
+    await nothingHappensFor(0)
     return { ...plane, work, letSyncThrough, synced }
   }
 
@@ -118,7 +120,8 @@ describe("a control plane's work on the store", () => {
     })
     await plane.app.close()
     await plane.synced
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    // What must not happen once the sync has landed on a closed control plane: work started (on a 0 ms timer).
+    await nothingHappensFor(0)
     expect(plane.work).toEqual([])
   })
 })

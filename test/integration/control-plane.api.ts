@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey, hashKey } from '../../shared/key-material.js'
+import { generateRootKey, hashKey } from '../../shared/keys/key-material.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 
 type Json = Record<string, any>
@@ -296,6 +296,62 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         expect((await get(`apis.listKeys?apiId=${apiId}&decrypt=true`)).status).toBe(412)
       })
 
+      it("reports a new key's first broken rule, in one order: v1's alias, allow-list, credits, meta, limits, 412, expiry", async () => {
+        const apiId = await createApi()
+        let deep: Json = {}
+        for (let i = 0; i < 20; i++) deep = { d: deep }
+        const limit = { name: 'tokens', limit: 1, duration: 1000 }
+        // Each rule broken alone, and createKey's answer to it: of two broken in one body, the earlier answers.
+        const rules: [Json, number, string][] = [
+          [{ ownerId: 'a', externalId: 'b' }, 400, 'externalId: differs from its alias ownerId'],
+          [
+            { ipWhitelist: ['nope'] },
+            400,
+            'ipWhitelist.0: "nope" is not an IP address or CIDR range (such as 203.0.113.7, 10.0.0.0/8 or 2001:db8::/32)',
+          ],
+          [
+            { refill: { interval: 'daily', amount: 1 } },
+            400,
+            'refill: needs remaining (a key without credits has nothing to refill)',
+          ],
+          [
+            { remaining: 5, refill: { interval: 'daily', amount: 1, refillDay: 3 } },
+            400,
+            'refill.refillDay: only for a monthly refill',
+          ],
+          [
+            { creditsLowThreshold: 2 },
+            400,
+            'creditsLowThreshold: only for a key with credits (remaining): a key without them has no balance to watch',
+          ],
+          [{ meta: deep }, 400, 'meta: nests deeper than 16 levels'],
+          [{ ratelimits: [limit, limit] }, 409, 'Ratelimit with name "tokens" is already defined in the request'],
+          [
+            { ratelimit: { limit: 1, duration: 1000 }, ratelimits: [{ ...limit, name: 'default' }] },
+            400,
+            `ratelimits: "default" is the name of the key's ratelimit; give one or the other`,
+          ],
+          [{ recoverable: true }, 412, 'recoverable: Keygate stores only hashes; a key cannot be shown again'],
+          [{ expires: 1_000 }, 400, 'expires: must be unix milliseconds (this looks like seconds)'],
+          [{ ratelimit: { limit: 10 } }, 400, 'ratelimit: needs limit and duration (ms, at least 1000)'],
+        ]
+        for (const [i, [fields, status, message]] of rules.entries()) {
+          const alone = await post('keys.createKey', { apiId, ...fields })
+          expect({ fields, status: alone.status, message: alone.body.error.message }).toEqual({
+            fields,
+            status,
+            message,
+          })
+          for (const [later] of rules.slice(i + 1)) {
+            // Two rules on one field (refill, ratelimit) cannot both be broken by one body.
+            if (Object.keys(later).some((field) => field in fields)) continue
+            const both = await post('keys.createKey', { apiId, ...fields, ...later })
+            expect({ fields, later, message: both.body.error.message }).toEqual({ fields, later, message })
+          }
+        }
+        expect((await get(`apis.listKeys?apiId=${apiId}`)).body.total).toBe(0)
+      })
+
       it('checks limits: names, prefixes, byteLength, meta size and depth, body size', async () => {
         const apiId = await createApi()
         expect((await post('apis.createApi', { name: '' })).status).toBe(400)
@@ -441,6 +497,35 @@ export function controlPlaneSuite(name: string, redisUrl: () => string | undefin
         expect((await post('apis.createApi', { name: 'xyz' }, reader)).status).toBe(403)
         expect((await post('apis.deleteApi', { apiId }, reader)).status).toBe(403)
         expect((await get(`keys.getKey?keyId=${keyId}`)).body.enabled).toBe(true)
+      })
+
+      it('answers a root key without create_key 403 before anything about the key it sent', async () => {
+        const apiId = await createApi()
+        const { key: readerKey, hash } = generateRootKey()
+        await server.backend.store.rootKeys.createRootKey({
+          id: newId('root'),
+          hash,
+          permissions: [`api.${apiId}.read_key`, `api.${apiId}.read_api`],
+          createdAt: Date.now(),
+        })
+        const reader = { authorization: `Bearer ${readerKey}` }
+        // v1's own spellings (read before the key's fields are) and the key's fields: none is told to this root key.
+        for (const fields of [
+          { ipWhitelist: ['nope'] },
+          { ownerId: 'a', externalId: 'b' },
+          { ratelimit: { limit: 10 } },
+          { refill: { interval: 'daily', amount: 1 } },
+          { meta: { blob: 'x'.repeat(70_000) } },
+          { recoverable: true },
+          { expires: 1_000 },
+        ]) {
+          const refused = await post('keys.createKey', { apiId, ...fields }, reader)
+          expect({ fields, status: refused.status, code: refused.body.error.code }).toEqual({
+            fields,
+            status: 403,
+            code: 'INSUFFICIENT_PERMISSIONS',
+          })
+        }
       })
 
       it('grants api.*.<action> on every api', async () => {

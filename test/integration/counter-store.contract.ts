@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateKey } from '../../shared/key-material.js'
-import { windowStart } from '../../shared/ratelimit.js'
-import type { CounterStore } from '../../shared/store/counter-store.js'
+import { generateKey } from '../../shared/keys/key-material.js'
+import { windowStart } from '../../shared/ratelimits/ratelimit.js'
+import type { CounterStore } from '../../shared/store/counters/counter-store.js'
 
 const MINUTE = 60_000
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { LOG_TRIMMED } from '../../shared/store/change-log-store.js'
-import { redisKeys } from '../../shared/store/redis-keys.js'
+import { LOG_TRIMMED } from '../../shared/store/change-log/change-log-store.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
 import { openBackend, type Backend } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'

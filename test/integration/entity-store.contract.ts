@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { ChangeEvent } from '../../shared/change-event.js'
 import { entityAddress, entityShard } from '../../shared/entity.js'
 import { newId } from '../../shared/ids.js'
-import { LOG_TRIMMED } from '../../shared/store/change-log-store.js'
+import { LOG_TRIMMED } from '../../shared/store/change-log/change-log-store.js'
 import type { Store } from '../../shared/store/store.js'
 import { waitFor } from '../support/wait-for.js'
 

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { StoreUnavailableError } from '../../shared/errors.js'
+import { monotonicClock } from '../../shared/clock.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
 import {
   capturedLogger,
+  ManualClock,
   openBackend,
   startTestControlPlane,
   startTestVerifier,
@@ -10,6 +12,7 @@ import {
   type Backend,
   type TestServer,
 } from '../support/apps.js'
+import { waitFor } from '../support/wait-for.js'
 
 /**
  * /v1/authorize is answered ahead of Fastify (shared/http/fast-header-route.ts) on the server the verifier listens
@@ -26,13 +29,17 @@ const keys: Record<string, string> = {}
 const logged = capturedLogger()
 /** /v1/authorize requests Fastify answered: the fast path's must not count here. */
 let throughFastify = 0
+/** The wall clock of both servers, which the test moves past a key's expiry (the revocation bound's stays real). */
+const clock = new ManualClock(Date.now())
 
 beforeAll(async () => {
   backend = await openBackend()
-  controlPlane = await startTestControlPlane({ backend })
+  controlPlane = await startTestControlPlane({ backend, clock, elapsed: monotonicClock })
   // Bound to no api: a request without X-Keygate-Api-Id is Fastify's to refuse (and explain).
   const started = await startTestVerifier({
     backend,
+    clock,
+    elapsed: monotonicClock,
     log: logged.log,
     beforeReady: (verifierApp) =>
       verifierApp.addHook('onResponse', (req, _reply, done) => {
@@ -49,13 +56,13 @@ beforeAll(async () => {
   apiId = (await call('apis.createApi', { name: 'fast-authorize' })).apiId
   keys.valid = (await call('keys.createKey', { apiId, ownerId: 'acme', permissions: ['read'] })).key
   keys.disabled = (await call('keys.createKey', { apiId, enabled: false })).key
-  keys.expired = (await call('keys.createKey', { apiId, expires: Date.now() + 300 })).key
+  keys.expired = (await call('keys.createKey', { apiId, expires: clock.now() + 300 })).key
   keys.credits = (await call('keys.createKey', { apiId, remaining: 100 })).key
   keys.limited = (
     await call('keys.createKey', { apiId, ratelimit: { type: 'consistent', limit: 1, duration: 86_400_000 } })
   ).key
   await keyVerifier.pollNow()
-  await new Promise((resolve) => setTimeout(resolve, 350))
+  clock.advance(350)
 })
 afterAll(async () => {
   await app.close()
@@ -283,7 +290,9 @@ describe('/v1/authorize ahead of Fastify', () => {
     const read = backend.store.keys.getKeyByHash.bind(backend.store.keys)
     let release = () => {}
     const held = new Promise<void>((resolve) => (release = resolve))
+    let reading = false
     backend.store.keys.getKeyByHash = async (hash) => {
+      reading = true
       await held
       return read(hash)
     }
@@ -299,7 +308,7 @@ describe('/v1/authorize ahead of Fastify', () => {
     ).json<{ key: string }>().key
     try {
       const inFlight = request(`${url}/v1/authorize`, { headers: { ...api(), 'x-api-key': fresh } })
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await waitFor(() => reading, 'the key read to begin')
       app.stopAccepting()
       release()
       const answered = await inFlight

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
+import { monotonicClock } from '../../shared/clock.js'
 import {
   answerOverHttp,
   answerThroughFastify,
@@ -11,6 +12,7 @@ import {
   type PathAnswer,
 } from '../support/verify-paths.js'
 import {
+  ManualClock,
   openBackend,
   startTestControlPlane,
   startTestVerifier,
@@ -31,13 +33,17 @@ let url: string
 const keys: Record<string, string> = {}
 /** verifyKey requests Fastify answered (its onResponse hook ran): the fast path's answers must not count here. */
 let throughFastifyCount = 0
+/** The wall clock of both servers, which the test moves past a key's expiry (the revocation bound's stays real). */
+const clock = new ManualClock(Date.now())
 
 beforeAll(async () => {
   backend = await openBackend()
-  controlPlane = await startTestControlPlane({ backend })
+  controlPlane = await startTestControlPlane({ backend, clock, elapsed: monotonicClock })
   // A hook added before ready() counts what reaches Fastify. Closing the verifier leaves the test's backend open.
   verifier = await startTestVerifier({
     backend,
+    clock,
+    elapsed: monotonicClock,
     beforeReady: (app) =>
       app.addHook('onResponse', (request, _reply, done) => {
         if (request.url === '/v1/keys.verifyKey') throughFastifyCount++
@@ -229,7 +235,7 @@ describe('verifyKey ahead of Fastify', () => {
     const headers = { authorization: `Bearer ${TEST_ROOT_KEY}` }
     const call = async (path: string, payload: object) =>
       (await controlPlane.app.inject({ method: 'POST', url: `/v1/${path}`, headers, payload })).json()
-    const expires = Date.now() + 1_500
+    const expires = clock.now() + 1_500
     const created = await call('keys.createKey', { apiId: keys.apiId, name: 'before', expires })
     await verifier.verifier.pollNow()
     const body = JSON.stringify({ key: created.key })
@@ -266,7 +272,7 @@ describe('verifyKey ahead of Fastify', () => {
     expect(renamed).toStrictEqual(renamedByFastify)
     expect(renamed.body).toMatchObject({ code: 'VALID', name: 'after' })
     // Expiry is judged on every request, whatever was answered before.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expires - Date.now() + 50)))
+    clock.advance(expires - clock.now() + 50)
     const [expired, expiredByFastify] = await both(body)
     expect(expired).toStrictEqual(expiredByFastify)
     expect(expired.body).toMatchObject({ valid: false, code: 'EXPIRED', name: 'after' })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
 import { newId } from '../../shared/ids.js'
-import { rootKeyAddress } from '../../shared/root-key-entity.js'
+import { rootKeyAddress } from '../../shared/root-keys/root-key-entity.js'
 import {
   capturedLogger,
   openBackend,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
 import { ADMIN_HEADERS, onBothStores, type StoreStack } from '../support/both-stores.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -350,6 +350,59 @@ onBothStores('identities', {}, (stack) => {
       expect((await get(`identities.getIdentity?externalId=${externalId}`)).status).toBe(404)
       const roles = (await get('permissions.listRoles')).body as { name: string }[]
       expect(roles.map((r) => r.name)).not.toContain(role)
+    })
+
+    it('a createKey refused for its fields, its api or a role makes no identity and no permission (v1 and v2)', async () => {
+      const v2 = async (payload: object) => {
+        const response = await stack.controlPlane.app.inject({
+          method: 'POST',
+          url: '/v2/keys.createKey',
+          headers: ADMIN_HEADERS,
+          payload,
+        })
+        return { status: response.statusCode, body: response.json() }
+      }
+      const withoutRoles = await headersOf([
+        `api.${apiId}.create_key`,
+        'identity.*.create_identity',
+        'rbac.*.create_permission',
+      ])
+      const calls: [number, (fields: { externalId: string; permissions: string[] }) => Promise<{ status: number }>][] =
+        [
+          [400, (fields) => post('keys.createKey', { apiId, ...fields, expires: 1_000 })],
+          [404, (fields) => post('keys.createKey', { apiId: newId('api'), ...fields })],
+          [403, (fields) => post('keys.createKey', { apiId, ...fields, roles: ['new-role'] }, undefined, withoutRoles)],
+          [400, (fields) => v2({ apiId, ...fields, expires: 1_000 })],
+          [404, (fields) => v2({ apiId: newId('api'), ...fields })],
+          [404, (fields) => v2({ apiId, ...fields, roles: ['nobody'] })],
+        ]
+      for (const [status, call] of calls) {
+        const externalId = randomUUID()
+        const permission = `made.never.${externalId}`
+        const refused = await call({ externalId, permissions: [permission] })
+        expect({ externalId, status: refused.status }).toEqual({ externalId, status })
+        expect((await get(`identities.getIdentity?externalId=${externalId}`)).status).toBe(404)
+        const permissions = (await get('permissions.listPermissions')).body as { slug: string }[]
+        expect(permissions.map((made) => made.slug)).not.toContain(permission)
+      }
+    })
+
+    it('createKey and migrations.createKeys refuse an ownerId other than the externalId, and take one that agrees', async () => {
+      const externalId = randomUUID()
+      const other = { externalId, ownerId: `${externalId}-other` }
+      for (const refused of [
+        await post('keys.createKey', { apiId, ...other }),
+        await post('migrations.createKeys', [{ apiId, plaintext: randomUUID(), ...other }]),
+      ]) {
+        expect(refused).toMatchObject({
+          status: 400,
+          body: { error: { code: 'BAD_REQUEST', message: 'externalId: differs from its alias ownerId' } },
+        })
+      }
+      expect((await get(`identities.getIdentity?externalId=${externalId}`)).status).toBe(404)
+      const agreed = await post('keys.createKey', { apiId, externalId, ownerId: externalId })
+      expect(agreed.status, JSON.stringify(agreed.body)).toBe(200)
+      expect(await stack.getKey(agreed.body.keyId)).toMatchObject({ ownerId: externalId, identity: { externalId } })
     })
 
     it('every verifier follows a change to the identity’s meta, and its deletion', async () => {

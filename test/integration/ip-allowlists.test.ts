@@ -4,8 +4,8 @@ import { pino } from 'pino'
 import { Registry } from 'prom-client'
 import { apiSettingsAddress } from '../../shared/api-settings.js'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
-import { apiLeakPolicy } from '../../control-plane/api-settings.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
+import { apiLeakPolicy } from '../../control-plane/leaks/api-leak-policy.js'
 import { createReverseProxy, type ReverseProxy } from '../../verifier/proxy-server.js'
 import {
   ManualClock,

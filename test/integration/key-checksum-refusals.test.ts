@@ -6,8 +6,8 @@ import { Registry } from 'prom-client'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { checksumOf } from '../../shared/key-checksum.js'
-import { hashKey, generateKey } from '../../shared/key-material.js'
+import { checksumOf } from '../../shared/keys/key-checksum.js'
+import { hashKey, generateKey } from '../../shared/keys/key-material.js'
 import { createReverseProxy, type ReverseProxy } from '../../verifier/proxy-server.js'
 import {
   openBackend,

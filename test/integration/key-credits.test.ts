@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { lastRefillBoundary } from '../../shared/credits.js'
+import { newId } from '../../shared/ids.js'
+import { lastRefillBoundary } from '../../shared/keys/credits.js'
+import { hashKey } from '../../shared/keys/key-material.js'
 import { ManualClock } from '../support/apps.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
+import { waitFor } from '../support/wait-for.js'
 
 describe('refill boundaries (UTC)', () => {
   it('daily: the start of the UTC day; monthly: refillDay, or the month’s last day when shorter', () => {
@@ -94,8 +97,9 @@ onBothStores('usage credits', { clock: () => new ManualClock(Date.UTC(2031, 10, 
     expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 0 })
 
     await post('keys.updateKey', { keyId: key.keyId, remaining: null })
-    for (let i = 0; i < 200 && (await verify(key.key)).valid !== true; i++)
-      await new Promise((resolve) => setTimeout(resolve, 5))
+    await waitFor(async () => (await verify(key.key)).valid === true, 'the key without credits', 2_000, 5).catch(
+      () => {},
+    )
     const unlimited = await verify(key.key)
     expect(unlimited).toMatchObject({ valid: true })
     expect(unlimited).not.toHaveProperty('remaining')
@@ -136,6 +140,26 @@ onBothStores('usage credits', { clock: () => new ManualClock(Date.UTC(2031, 10, 
     expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 9 })
   })
 
+  it('stores a monthly refill given without its day as one on the 1st: createKey and the imports', async () => {
+    const refill = { interval: 'monthly', amount: 20 }
+    const hash = hashKey(newId('key'))
+    const migrated = await stack.controlPlane.app.inject({
+      method: 'POST',
+      url: '/v2/keys.migrateKeys',
+      headers: ADMIN_HEADERS,
+      payload: { migrationId: 'monthly', apiId, keys: [{ hash, credits: { remaining: 10, refill } }] },
+    })
+    const keyIds = [
+      (await post('keys.createKey', { apiId, remaining: 10, refill })).body.keyId,
+      (await post('migrations.createKeys', [{ apiId, plaintext: newId('key'), remaining: 10, refill }])).body.keyIds[0],
+      migrated.json().data.migrated[0].keyId,
+    ]
+    for (const keyId of keyIds) {
+      const record = await stack.backend.store.keys.getKeyById(keyId)
+      expect({ keyId, refill: record?.refill }).toEqual({ keyId, refill: { ...refill, refillDay: 1 } })
+    }
+  })
+
   it('applies a due refill before keys.updateRemaining, so the refill never undoes it', async () => {
     clock.ms = Date.UTC(2031, 10, 22, 12)
     const { body: key } = await post('keys.createKey', {
@@ -160,9 +184,9 @@ onBothStores('usage credits', { clock: () => new ManualClock(Date.UTC(2031, 10, 
     const { body: key } = await post('keys.createKey', { apiId, remaining: 5 })
     clock.ms = Date.UTC(2031, 10, 22, 10)
     await post('keys.updateKey', { keyId: key.keyId, refill: { interval: 'daily', amount: 100 } })
-    for (let i = 0; i < 200 && (await getKey(key.keyId)).refill === undefined; i++)
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await waitFor(async () => (await getKey(key.keyId)).refill !== undefined, 'the refill', 2_000, 5).catch(() => {})
+    // The verifier holds the key with its refill before the next call.
+    await stack.verifier.verifier.pollNow()
     expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 4 })
     clock.ms = Date.UTC(2031, 10, 23, 0, 0, 1)
     expect(await verify(key.key)).toMatchObject({ valid: true, remaining: 99 })

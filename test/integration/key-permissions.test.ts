@@ -1,6 +1,6 @@
 import { beforeAll, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey, hashKey } from '../../shared/keys/key-material.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -33,6 +33,47 @@ onBothStores('permissions and roles', {}, (stack) => {
       permissions: ['docs.read', 'docs.write'],
       roles: ['editor'],
     })
+  })
+
+  it("stores a new key's grants as sorted ids, whatever the order of the names: createKey and the imports", async () => {
+    const tag = newId('perm').slice(-8)
+    const permissions: { id: string; name: string }[] = []
+    const roles: { id: string; name: string }[] = []
+    for (let i = 0; i < 4; i++) {
+      const name = `sorted.${tag}.${i}`
+      permissions.push({ id: (await post('permissions.createPermission', { name })).body.permissionId, name })
+      roles.push({ id: (await post('permissions.createRole', { name })).body.roleId, name })
+    }
+    // The names from the newest record to the oldest: ids in the order named would not be sorted.
+    const newestFirst = (records: { id: string; name: string }[]) =>
+      [...records].sort((a, b) => b.id.localeCompare(a.id)).map((record) => record.name)
+    const names = { permissions: newestFirst(permissions), roles: newestFirst(roles) }
+    const v2 = async (operation: string, payload: object) =>
+      (
+        await stack.controlPlane.app.inject({
+          method: 'POST',
+          url: `/v2/${operation}`,
+          headers: ADMIN_HEADERS,
+          payload,
+        })
+      ).json()
+    const hash = () => hashKey(newId('key'))
+    const keyIds = [
+      (await post('keys.createKey', { apiId, ...names })).body.keyId,
+      (await v2('keys.createKey', { apiId, ...names })).data.keyId,
+      (await post('migrations.createKeys', [{ apiId, plaintext: newId('key'), ...names }])).body.keyIds[0],
+      (await v2('keys.migrateKeys', { migrationId: 'sorted', apiId, keys: [{ hash: hash(), ...names }] })).data
+        .migrated[0].keyId,
+    ]
+    const sorted = (records: { id: string }[]) => records.map((record) => record.id).sort()
+    for (const keyId of keyIds) {
+      const record = await stack.backend.store.keys.getKeyById(keyId)
+      expect({ keyId, permissionIds: record?.permissionIds, roleIds: record?.roleIds }).toEqual({
+        keyId,
+        permissionIds: sorted(permissions),
+        roleIds: sorted(roles),
+      })
+    }
   })
 
   it('evaluates permission queries: a name, and, or, nested', async () => {

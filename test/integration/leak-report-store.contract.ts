@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import type { LeakReportStore } from '../../shared/store/leak-report-store.js'
+import type { LeakReportStore } from '../../shared/store/leak-reports/leak-report-store.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
+import { waitFor } from '../support/wait-for.js'
 
 const digest = () => randomBytes(32).toString('hex')
 
-/** The leak-report claims' contract (shared/store/leak-report-store.ts), run on every store. */
+/** The leak-report claims' contract (shared/store/leak-reports/leak-report-store.ts), run on every store. */
 export function leakReportStoreContract(reports: () => LeakReportStore): void {
   describe('leak reports', () => {
     it('claims a digest once while the claim holds', async () => {
@@ -31,7 +33,8 @@ export function leakReportStoreContract(reports: () => LeakReportStore): void {
       const d = digest()
       expect(await reports().claimReport(d, 30)).toBe(true)
       await reports().keepReport(d, 60_000)
-      await new Promise((resolve) => setTimeout(resolve, 60))
+      // What must not happen past the first claim's 30 ms: the digest let go.
+      await nothingHappensFor(60)
       expect(await reports().claimReport(d, 60_000)).toBe(false)
       const unclaimed = digest()
       await reports().keepReport(unclaimed, 60_000)
@@ -42,12 +45,9 @@ export function leakReportStoreContract(reports: () => LeakReportStore): void {
       const d = digest()
       expect(await reports().claimReport(d, 20)).toBe(true)
       expect(await reports().claimReport(d, 20)).toBe(false)
-      const deadline = Date.now() + 2_000
-      let again = false
-      while (!again && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 10))
-        again = await reports().claimReport(d, 60_000)
-      }
+      const again = await waitFor(() => reports().claimReport(d, 60_000), 'the claim to expire', 2_000, 10).catch(
+        () => false,
+      )
       expect(again).toBe(true)
     })
   })

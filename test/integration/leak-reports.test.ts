@@ -3,10 +3,10 @@ import bs58 from 'bs58'
 import { randomBytes } from 'node:crypto'
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
 import { newId } from '../../shared/ids.js'
-import { redisKeys } from '../../shared/store/redis-keys.js'
-import { generateRootKey, hashKey } from '../../shared/key-material.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
+import { generateRootKey, hashKey } from '../../shared/keys/key-material.js'
 import {
   capturedLogger,
   ManualClock,

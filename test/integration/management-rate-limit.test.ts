@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 
 describe('management rate limit per root key', () => {

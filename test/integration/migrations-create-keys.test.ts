@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateKey, generateRootKey, hashKey } from '../../shared/key-material.js'
+import { generateKey, generateRootKey, hashKey } from '../../shared/keys/key-material.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
+import { grantsOn } from '../support/rbac.js'
 import { metric } from '../support/server-probes.js'
 
 /**
@@ -86,6 +87,22 @@ onBothStores('migrations.createKeys', {}, (stack) => {
         roles: ['r1', 'r2'],
         remaining: 9,
       })
+    })
+
+    it('two keys naming the same missing permission and role get the one record of each, made once', async () => {
+      const apiId = await newApi()
+      const [first, second] = [someHash(), someHash()]
+      const [permission, role] = [`import.${randomUUID()}`, `importer-${randomUUID()}`]
+      const fields = { permissions: [permission], roles: [role] }
+      const { status, body } = await importKeys([byHash(apiId, first, fields), byHash(apiId, second, fields)])
+      expect(status, JSON.stringify(body)).toBe(200)
+      const made = {
+        permission: await grantsOn(stack.backend).permissions.findByName(permission),
+        role: await grantsOn(stack.backend).roles.findByName(role),
+      }
+      for (const hash of [first, second]) {
+        expect(await stored(hash)).toMatchObject({ permissionIds: [made.permission?.id], roleIds: [made.role?.id] })
+      }
     })
 
     it('imports 100 keys in one call, answering their ids in the order of the request', async () => {
@@ -276,6 +293,41 @@ onBothStores('migrations.createKeys', {}, (stack) => {
       expect(body.error.message).toContain('1: give either plaintext or hash')
       // The fields before the apis.
       expect((await importKeys([byHash(newId('api'), someHash(), past)])).status).toBe(400)
+    })
+
+    it("checks v1's own spellings in the same order: an ownerId before the rights, a rate limit among the fields", async () => {
+      const apiId = await newApi()
+      const half = { ratelimit: { limit: 10 } }
+      // A root key that may not import learns nothing of the keys it sent, spelt as they are.
+      for (const fields of [half, { ownerId: 'a', externalId: 'b' }]) {
+        expect((await importKeys([byHash(apiId, someHash(), fields)], await rootKey([randomUUID()]))).status).toBe(403)
+      }
+      // The identities' rights before a rate limit given by half, in that key or in another.
+      const binder = await rootKey([`api.${apiId}.create_key`])
+      const bound = { externalId: randomUUID() }
+      for (const keys of [
+        [byHash(apiId, someHash(), { ...bound, ...half })],
+        [byHash(apiId, someHash(), half), byHash(apiId, someHash(), bound)],
+      ]) {
+        const { status, body } = await importKeys(keys, binder)
+        expect({ status, code: body.error.code }).toEqual({ status: 403, code: 'INSUFFICIENT_PERMISSIONS' })
+      }
+      // Every key's plaintext or hash before it.
+      const { body } = await importKeys([byHash(apiId, someHash(), half), { apiId }])
+      expect(body.error.message).toBe('1: give either plaintext or hash')
+      // A key's fields before the next key's.
+      const past = byHash(apiId, someHash(), { expires: 1_000 })
+      expect((await importKeys([past, byHash(apiId, someHash(), half)])).body.error.message).toBe(
+        'expires: must be unix milliseconds (this looks like seconds)',
+      )
+      expect((await importKeys([byHash(apiId, someHash(), half), past])).body.error.message).toBe(
+        'ratelimit: needs limit and duration (ms, at least 1000)',
+      )
+      // An ownerId that disagrees before the rights, which need the externalId it names.
+      const differs = byHash(apiId, someHash(), { ownerId: 'a', externalId: 'b' })
+      expect((await importKeys([byHash(apiId, someHash(), bound), differs], binder)).body.error.message).toBe(
+        'externalId: differs from its alias ownerId',
+      )
     })
 
     it('no keys, more than 100, or not a list: 400', async () => {

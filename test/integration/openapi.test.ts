@@ -6,7 +6,7 @@ import { promisify } from 'node:util'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isV2Operation, OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
-import { VERDICT_CODES } from '../../shared/verification.js'
+import { VERDICT_CODES } from '../../shared/verification/verification.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 

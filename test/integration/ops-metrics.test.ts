@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createMetricsRegistry } from '../../shared/http/metrics-registry.js'
-import { createRedis } from '../../shared/store/redis-connection.js'
+import { createRedis } from '../../shared/store/redis/redis-connection.js'
 import { startTestControlPlane, startTestVerifier, type TestServer } from '../support/apps.js'
 import { startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'

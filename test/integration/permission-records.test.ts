@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 
 /** permissions.* on both stores, organised as Unkey's tests are: happy paths, errors, security. */

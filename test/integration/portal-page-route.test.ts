@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { builtPageDir } from '../../control-plane/built-page.js'
+import { builtPageDir } from '../../control-plane/pages/built-page.js'
 import { startTestControlPlane, type TestServer } from '../support/apps.js'
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
-import type { ApiKeyStore } from '../../shared/store/api-key-store.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
+import type { ApiKeyStore } from '../../shared/store/api-keys/api-key-store.js'
 import { ManualClock } from '../support/apps.js'
 import { ADMIN_HEADERS, JSON_ONLY, onBothStores } from '../support/both-stores.js'
 

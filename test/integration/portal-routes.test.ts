@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { expect, it, describe } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey, hashKey } from '../../shared/key-material.js'
+import { generateRootKey, hashKey } from '../../shared/keys/key-material.js'
 import { ManualClock, startTestControlPlane } from '../support/apps.js'
 import { ADMIN_HEADERS, JSON_ONLY, onBothStores } from '../support/both-stores.js'
 import { waitFor } from '../support/wait-for.js'
@@ -343,6 +343,19 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect(expired.status).toBe(401)
       expect(expired.raw).not.toContain(sessionId)
       expect(expired.raw).not.toContain(token)
+    })
+
+    it('asks no refused session for a bearer token (no WWW-Authenticate), as a refused root key is asked', async () => {
+      const missing = await asCustomer('portal.listKeys', JSON_ONLY)
+      const unknown = await asCustomer('portal.listKeys', { ...JSON_ONLY, cookie: 'portal_session=pat_nope' })
+      const code = await v2('portal.exchangeCode', { code: 'pc_unknown' }, JSON_ONLY)
+      for (const answer of [missing, unknown, code]) {
+        expect(answer.status, answer.raw).toBe(401)
+        expect(answer.headers['www-authenticate'], answer.raw).toBeUndefined()
+      }
+      const rootKey = await v2('apis.listKeys', { apiId: 'api_x' }, { ...JSON_ONLY, authorization: 'Bearer nope' })
+      expect(rootKey.status, rootKey.raw).toBe(401)
+      expect(rootKey.headers['www-authenticate']).toBe('Bearer')
     })
 
     it('is no root key: a session cookie on a management route is refused as no Authorization at all', async () => {
@@ -935,6 +948,40 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       expect(cleared.body.data).not.toHaveProperty('logoUrl')
       expect((await v2('portal.deletePortal', { portal: portalId })).status).toBe(200)
       expect((await v2('portal.getPortal', { portal: portalId })).status).toBe(404)
+    })
+
+    it("refuses key defaults as v2's keys.createKey refuses a key, in its words, on create and on update", async () => {
+      const apiId = await newApi()
+      const { portalId } = await newPortal([apiId], { keyDefaults: { credits: { remaining: 5 } } })
+      const limit = { name: 'requests', limit: 1, duration: 60_000 }
+      const cases: [object, string, string][] = [
+        [
+          { credits: { remaining: 5, refill: { interval: 'monthly', amount: 5 } } },
+          'body.credits.refill.refillDay',
+          'must be given when the refill interval is monthly',
+        ],
+        [
+          { credits: { remaining: 5, refill: { interval: 'daily', amount: 5, refillDay: 3 } } },
+          'body.credits.refill.refillDay',
+          'must not be given when the refill interval is daily',
+        ],
+        [{ ratelimits: [limit, limit] }, 'body', 'Ratelimit with name "requests" is already defined in the request'],
+      ]
+      for (const [keyDefaults, location, message] of cases) {
+        for (const refused of [
+          await v2('portal.createPortal', { slug: `defaults-${++slugs}`, name: 'x', apiIds: [apiId], keyDefaults }),
+          await v2('portal.updatePortal', { portal: portalId, keyDefaults }),
+        ]) {
+          expect({ keyDefaults, status: refused.status, errors: refused.body.error.errors }).toEqual({
+            keyDefaults,
+            status: 400,
+            errors: [{ location, message }],
+          })
+        }
+      }
+      expect((await v2('portal.getPortal', { portal: portalId })).body.data.keyDefaults).toEqual({
+        credits: { remaining: 5 },
+      })
     })
 
     it('hides a portal from a root key without rights on it (404) and needs create_portal to make one (403)', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { PortalSession } from '../../shared/portal/portal.js'
-import type { PortalSessionStore } from '../../shared/store/portal-session-store.js'
+import type { PortalSessionStore } from '../../shared/store/portal-sessions/portal-session-store.js'
 
 const hash = () => randomBytes(32).toString('base64url')
 const NOW = 1_800_000_000_000
@@ -22,7 +22,7 @@ function newSession(overrides: Partial<PortalSession> = {}): PortalSession {
   }
 }
 
-/** The portal sessions' contract (shared/store/portal-session-store.ts), run on every store. */
+/** The portal sessions' contract (shared/store/portal-sessions/portal-session-store.ts), run on every store. */
 export function portalSessionStoreContract(sessions: () => PortalSessionStore): void {
   describe('portal sessions', () => {
     it('exchanges a code once for a token that then finds the session, whole', async () => {

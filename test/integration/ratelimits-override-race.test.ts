@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { RatelimitNamespaces } from '../../control-plane/ratelimit-namespaces.js'
-import { RatelimitOverrides } from '../../control-plane/ratelimit-overrides.js'
-import { namespaceAddress, overrideAddress, type NamespaceRecord } from '../../shared/ratelimit-namespace.js'
-import type { EntityStore } from '../../shared/store/entity-store.js'
+import { RatelimitNamespaces } from '../../control-plane/ratelimits/ratelimit-namespaces.js'
+import { RatelimitOverrides } from '../../control-plane/ratelimits/ratelimit-overrides.js'
+import { namespaceAddress, overrideAddress, type NamespaceRecord } from '../../shared/ratelimits/ratelimit-namespace.js'
+import type { EntityStore } from '../../shared/store/entities/entity-store.js'
 import { openBackend, type Backend } from '../support/apps.js'
 import { overriding } from '../support/store-overrides.js'
 

@@ -1,28 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateKey, generateRootKey } from '../../shared/key-material.js'
+import { generateKey, generateRootKey } from '../../shared/keys/key-material.js'
 import { RedisChangeFeed } from '../../shared/feed/redis-change-feed.js'
-import { openRedis } from '../../shared/store/redis-connection.js'
-import { redisKeys } from '../../shared/store/redis-keys.js'
+import { openRedis } from '../../shared/store/redis/redis-connection.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
 import { ANALYTICS_RETENTION_MS, bucketStart } from '../../shared/analytics.js'
 import { pino } from 'pino'
 import { UsageRecorder } from '../../verifier/usage-recorder.js'
 import { createRedisStore } from '../../shared/store/redis-store.js'
 import type { Store } from '../../shared/store/store.js'
-import type { RevisionSnapshot } from '../../shared/store/change-log-store.js'
+import type { RevisionSnapshot } from '../../shared/store/change-log/change-log-store.js'
 import { SHARD_COUNT, shardOf } from '../../shared/shards.js'
-import { CHANGE_SNAPSHOTS_MAX_LEN } from '../../shared/store/change-snapshot-store.js'
-import { StoreUnavailableError } from '../../shared/errors.js'
+import { CHANGE_SNAPSHOTS_MAX_LEN } from '../../shared/store/change-snapshots/change-snapshot-store.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
 import { startRedisServer, useRedisServer } from '../support/redis-server.js'
 import { storeContract } from './store.contract.js'
 import { openBackend, type Backend } from '../../shared/store/backend.js'
 import { entityAddress, entityShard } from '../../shared/entity.js'
-import { windowStart } from '../../shared/ratelimit.js'
+import { windowStart } from '../../shared/ratelimits/ratelimit.js'
 import { waitFor } from '../support/wait-for.js'
 import { newApi, newKey } from './contract-records.js'
 import { newRootKey } from './root-key-store.contract.js'
 import { newWebhookEndpoint, newWebhookEvent } from './webhook-store.contract.js'
-import { webhookDeliveryId } from '../../shared/webhook.js'
+import { webhookDeliveryId, type WebhookDelivery } from '../../shared/webhook.js'
 
 storeContract('redis', async () => {
   const redis = await startRedisServer()
@@ -852,7 +852,8 @@ describe('webhooks on Redis: one hash slot, and what the scripts keep exact', ()
         redisKeys.webhookEvents,
         redisKeys.webhookEventTimes,
         redisKeys.webhookDeliveries,
-        redisKeys.webhookDue,
+        redisKeys.webhookQueue(endpoint.id),
+        redisKeys.webhookQueuedEndpoints,
         redisKeys.webhookAttempts(endpoint.id),
         redisKeys.webhookTests(endpoint.id),
         redisKeys.webhookDead(endpoint.id),
@@ -862,6 +863,40 @@ describe('webhooks on Redis: one hash slot, and what the scripts keep exact', ()
     )
     // Redis hashes only the first {…} of a key: its hash tag.
     expect(new Set(keys.map((key) => /\{([^}]+)\}/.exec(key)?.[1]))).toEqual(new Set(['wh']))
+  })
+
+  // A Redis written by a release with the single queue (kg:{wh}:due) keeps what it had queued: claims move it into
+  // the per-endpoint queues, and until then complete, retry and deadLetter find it where it is.
+  it('moves deliveries queued in the single queue of earlier releases into per-endpoint queues, none lost', async () => {
+    const { webhooks } = stage.store
+    const [one, two] = [newWebhookEndpoint(), newWebhookEndpoint()]
+    await webhooks.createEndpoint(one)
+    const events = Array.from({ length: 5 }, (_, i) => newWebhookEvent(10 + i))
+    const legacy = events.map((event, i) => ({
+      attempts: i,
+      id: webhookDeliveryId(event.id, i % 2 ? two.id : one.id),
+      eventId: event.id,
+      endpointId: i % 2 ? two.id : one.id,
+      queuedAt: 10 + i,
+    }))
+    for (const delivery of legacy) {
+      await redis.admin.hset(redisKeys.webhookDeliveries, delivery.id, JSON.stringify(delivery))
+      await redis.admin.zadd(redisKeys.webhookLegacyDue, delivery.queuedAt, delivery.id)
+    }
+    const depth = await webhooks.queueDepth()
+    await webhooks.retry(legacy[0]!.id, 7, 20)
+    await webhooks.complete(legacy[1]!.id)
+    await webhooks.deadLetter(legacy[2]!)
+    // Queued again by a deriver of this release: still queued once, as it was.
+    await webhooks.enqueue(events[3]!, [two.id], 11)
+    expect(await webhooks.queueDepth()).toBe(depth - 2)
+    // What the other tests here queued is due from 1 on: only these endpoints' deliveries are looked for.
+    const theirs = (claimed: WebhookDelivery[]) => claimed.filter((d) => [one.id, two.id].includes(d.endpointId))
+    expect(theirs(await webhooks.claimDue(14, 1_000, 100))).toEqual([legacy[3], legacy[4]])
+    expect(await redis.admin.exists(redisKeys.webhookLegacyDue)).toBe(0)
+    expect(theirs(await webhooks.claimDue(20, 1_000, 100))).toEqual([{ ...legacy[0], attempts: 7 }])
+    expect(await webhooks.listDead(one.id, 10)).toEqual([legacy[2]])
+    expect(await webhooks.queueDepth()).toBe(depth - 2)
   })
 
   // The retry script rewrites a delivery's attempts in its json: the other numbers stay as they were written, even

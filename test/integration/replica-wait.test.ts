@@ -1,11 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
-import { openRedis } from '../../shared/store/redis-connection.js'
-import { replicaWait } from '../../shared/store/redis-replica-wait.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
+import { openRedis } from '../../shared/store/redis/redis-connection.js'
+import { replicaWait } from '../../shared/store/redis/redis-replica-wait.js'
 import { createRedisStore } from '../../shared/store/redis-store.js'
 import type { Store } from '../../shared/store/store.js'
 import { freePort } from '../support/free-port.js'
 import { startRedisServer, useRedisServer } from '../support/redis-server.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
+import { waitFor } from '../support/wait-for.js'
 import { newApi, newKey } from './contract-records.js'
 
 /**
@@ -55,7 +57,10 @@ describe('waiting for replicas (WAIT) on a connection shared by every request', 
     const apiId = (await newApi(plain)).id
     const started = performance.now()
     const writes = Array.from({ length: 5 }, () => outcome(store.keys.createKey(newKey(apiId))))
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await waitFor(
+      async () => String(await redis.admin.call('CLIENT', 'LIST')).includes('cmd=wait'),
+      'the first WAIT at Redis',
+    )
     const read = store.keys.apiExists(apiId)
     expect(await read).toBe(true)
     for (const answer of await Promise.all(writes)) expect(answer).toMatch(/reached 0 of 1 replicas in 1000 ms/)
@@ -69,7 +74,8 @@ describe('waiting for replicas (WAIT) on a connection shared by every request', 
     const apiId = (await newApi(plain)).id
     const started = performance.now()
     const write = outcome(store.keys.createKey(newKey(apiId)))
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // A second into the WAIT, the write still unanswered (it is answered at 2.5 s, as asserted below).
+    await nothingHappensFor(1_000)
     // Sent a second into the WAIT: answered once it ends, 1.5 s later.
     expect(await store.keys.apiExists(apiId)).toBe(true)
     expect(await write).toMatch(/reached 0 of 1 replicas in 2500 ms/)

@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto'
-import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http'
-import { connect, createServer as createNetServer } from 'node:net'
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { pino } from 'pino'
 import { Registry, type Histogram } from 'prom-client'
 import { newId } from '../../shared/ids.js'
-import { generateKey } from '../../shared/key-material.js'
+import { generateKey } from '../../shared/keys/key-material.js'
 import type { KeyVerifier } from '../../verifier/key-verifier.js'
 import { createReverseProxy, type ReverseProxy } from '../../verifier/proxy-server.js'
 import { capturedLogger, openBackend, startTestVerifier, type Backend, type TestServer } from '../support/apps.js'
 import { startEchoUpstream, type EchoUpstream } from '../support/echo-upstream.js'
 import { freePort } from '../support/free-port.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 import { waitFor } from '../support/wait-for.js'
 
 async function listen(server: Server): Promise<string> {
@@ -408,7 +409,8 @@ describe('reverse-proxy mode', () => {
         expect(res.statusCode).toBe(200)
         // A reader that waits before taking anything: the proxy must pause the upstream rather than read it all.
         res.pause()
-        setTimeout(() => {
+        // What must not happen while nothing is read: the upstream writing most of the 64 MiB into the proxy.
+        void nothingHappensFor(800).then(() => {
           writtenWhenFirstRead = written
           res.on('data', (data: Buffer) => {
             bytes += data.length
@@ -416,7 +418,7 @@ describe('reverse-proxy mode', () => {
           })
           res.on('end', resolve)
           res.resume()
-        }, 800)
+        })
       })
       req.on('error', reject)
       req.end()
@@ -486,6 +488,7 @@ describe('reverse-proxy mode', () => {
   })
 
   it('answers 502 for an upstream’s malformed headers, and cuts a response whose upstream dies mid-body', async () => {
+    let dying: Socket | undefined
     const raw = createNetServer((socket) => {
       socket.once('data', (request) => {
         if (String(request).startsWith('GET /bad-header')) {
@@ -494,8 +497,9 @@ describe('reverse-proxy mode', () => {
           // pass undici and are then refused by writeHead are driven by hand in test/unit/upstream-exchange.test.ts.
           socket.end('HTTP/1.1 200 OK\r\nX-Bad: a\u0001b\r\nContent-Length: 2\r\n\r\nok')
         } else {
+          // Dies once the client has the answer's head (below).
           socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial')
-          setTimeout(() => socket.destroy(), 50)
+          dying = socket
         }
       })
     })
@@ -510,6 +514,7 @@ describe('reverse-proxy mode', () => {
       expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('BAD_GATEWAY')
       const cut = await fetch(`${url}/cut`, { headers: { 'x-api-key': valid.key } })
       expect(cut.status).toBe(200)
+      dying!.destroy()
       await expect(cut.text()).rejects.toThrow()
       // The 502 is Keygate's answer, counted and timed as such; the cut response was the upstream's, never finished.
       await waitFor(async () => (await histogram(registry)).count['keygate 502'] === 1, 'the 502 timed')
@@ -519,6 +524,14 @@ describe('reverse-proxy mode', () => {
       raw.close()
     }
   })
+
+  /** The requests a proxy's server has been handed, by path, until `stop()`: to see what the proxy sees of a client. */
+  function atProxy(server: Server) {
+    const seen = new Map<string, { req: IncomingMessage; res: ServerResponse }>()
+    const record = (req: IncomingMessage, res: ServerResponse) => void seen.set(req.url!, { req, res })
+    server.on('request', record)
+    return { get: (path: string) => seen.get(path), stop: () => void server.off('request', record) }
+  }
 
   /** Holds every store read of a key by hash until `release()`: `reading` once one has begun. */
   function holdKeyReads() {
@@ -542,6 +555,7 @@ describe('reverse-proxy mode', () => {
     const slow = await issue(apiId)
     // The key is not cached: its check waits on a store read, held here until the client has gone.
     const held = holdKeyReads()
+    const proxied = atProxy(proxy.server)
     try {
       const { port } = new URL(proxyUrl)
       const client = httpRequest({ host: '127.0.0.1', port, path: '/left-early', headers: { 'x-api-key': slow.key } })
@@ -549,11 +563,13 @@ describe('reverse-proxy mode', () => {
       client.end()
       await waitFor(() => held.reading, 'the key check to reach the store')
       client.destroy()
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await waitFor(() => proxied.get('/left-early')?.res.destroyed, 'the proxy to see the client leave')
       held.release()
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      // What must not happen once the key's read returns: /left-early forwarded upstream.
+      await nothingHappensFor(200)
       expect(upstream.seen.some((seen) => seen.url === '/left-early')).toBe(false)
     } finally {
+      proxied.stop()
       held.restore()
     }
   })
@@ -652,6 +668,7 @@ describe('reverse-proxy mode', () => {
     const { url, registry } = metered
     let handled = 0
     metered.proxy.server.on('request', () => handled++)
+    const proxied = atProxy(metered.proxy.server)
     const headers = { 'x-api-key': valid.key }
 
     // The pool's one connection is held by /hold-first: /queued waits for it, and its client leaves meanwhile.
@@ -666,10 +683,10 @@ describe('reverse-proxy mode', () => {
     await waitFor(() => seen.includes('/hold-first'), 'the first request upstream')
     const queued = rawRequest(url, '/queued', { headers })
     queued.end()
+    // The key's verdict is cached (the first request's): the request is in the pool's queue once handed over.
     await waitFor(() => handled === 2, 'the queued request at the proxy')
-    await new Promise((resolve) => setTimeout(resolve, 50))
     queued.destroy()
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await waitFor(() => proxied.get('/queued')?.res.destroyed, 'the proxy to see the queued client leave')
     held.shift()!.end('done')
     expect(await firstStatus).toBe(200)
     expect(await (await fetch(`${url}/after`, { headers })).text()).toBe('quick')
@@ -693,7 +710,8 @@ describe('reverse-proxy mode', () => {
 
     // Only the two answers sent were counted and timed, both the upstream's: nothing answered for the others.
     await waitFor(async () => (await histogram(registry)).count['upstream 200'] === 2, 'two answers timed')
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // What must not happen after the two answers: anything more counted for the clients that left.
+    await nothingHappensFor(50)
     expect(await counted(registry)).toEqual({ 'upstream 200': 2 })
     expect((await histogram(registry)).count).toEqual({ 'upstream 200': 2 })
   })
@@ -844,10 +862,16 @@ describe('reverse-proxy mode', () => {
     // One more request on the same connection, not pipelined: the parser lets go of the earlier ones.
     socket.write(request('/p-5'))
     await waitFor(() => received.split('HTTP/1.1 200').length === 6, 'fifth answer')
-    for (let i = 0; i < 10 && !(collected.has('/p-2') && collected.has('/p-3')); i++) {
-      gc()
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
+    // Collected by a full collection, and then told of by the registry's callbacks, which run later.
+    await waitFor(
+      () => {
+        gc()
+        return collected.has('/p-2') && collected.has('/p-3')
+      },
+      'the pipelined requests collected',
+      1_000,
+      20,
+    ).catch(() => {})
     socket.destroy()
     // The pipelined ones (waiting behind /p-1) are collected although their client is still connected.
     expect([...collected].sort()).toEqual(expect.arrayContaining(['/p-2', '/p-3']))
@@ -856,19 +880,22 @@ describe('reverse-proxy mode', () => {
   it('forwards nothing for pipelined requests whose client leaves while their key is being checked', async () => {
     const slow = await issue(apiId)
     const held = holdKeyReads()
+    const proxied = atProxy(proxy.server)
     try {
       const socket = connect(Number(new URL(proxyUrl).port), '127.0.0.1')
       socket.on('error', () => {})
       const request = (path: string) => `GET ${path} HTTP/1.1\r\nhost: proxy\r\nx-api-key: ${slow.key}\r\n\r\n`
       socket.write(request('/left-pipelined-1') + request('/left-pipelined-2'))
       await waitFor(() => held.reading, 'the key check to reach the store')
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await waitFor(() => proxied.get('/left-pipelined-2'), 'both pipelined requests at the proxy')
       socket.destroy()
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await waitFor(() => proxied.get('/left-pipelined-1')?.req.socket.destroyed, 'the proxy to see the client leave')
       held.release()
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      // What must not happen once the keys' reads return: either request forwarded upstream.
+      await nothingHappensFor(200)
       expect(upstream.seen.filter((seen) => seen.url.startsWith('/left-pipelined')).map((seen) => seen.url)).toEqual([])
     } finally {
+      proxied.stop()
       held.restore()
     }
   })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey, hashKey } from '../../shared/key-material.js'
-import type { RootKeyRecord } from '../../shared/records.js'
-import type { RootKeyStore } from '../../shared/store/root-key-store.js'
+import { generateRootKey, hashKey } from '../../shared/keys/key-material.js'
+import type { RootKeyRecord } from '../../shared/keys/records.js'
+import type { RootKeyStore } from '../../shared/store/root-keys/root-key-store.js'
 
 /** A new root key's record (ids made a millisecond apart sort in creation order). */
 export function newRootKey(extra: Partial<RootKeyRecord> = {}, at = Date.now()): RootKeyRecord {

@@ -1,13 +1,14 @@
 import { pino } from 'pino'
+import { auditedKey } from '../../control-plane/keys/key-response.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AuditLog, CLI_ACTOR } from '../../control-plane/audit-log.js'
-import { StoredRootKeys } from '../../control-plane/stored-root-keys.js'
-import { RootKeyAuthenticator } from '../../shared/root-key-authenticator.js'
-import { RootKeyUse } from '../../control-plane/root-key-use.js'
-import { RootKeys } from '../../control-plane/root-keys.js'
+import { AuditLog, CLI_ACTOR } from '../../control-plane/audit/audit-log.js'
+import { StoredRootKeys } from '../../control-plane/root-keys/stored-root-keys.js'
+import { RootKeyAuthenticator } from '../../shared/root-keys/root-key-authenticator.js'
+import { RootKeyUse } from '../../control-plane/root-keys/root-key-use.js'
+import { RootKeys } from '../../control-plane/root-keys/root-keys.js'
 import { systemClock } from '../../shared/clock.js'
-import { generateRootKey } from '../../shared/key-material.js'
-import { rootKeyAddress } from '../../shared/root-key-entity.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
+import { rootKeyAddress } from '../../shared/root-keys/root-key-entity.js'
 import type { Store } from '../../shared/store/store.js'
 import { CachedRootKeys, type EntitySource } from '../../verifier/cached-root-keys.js'
 import { openBackend, TEST_ROOT_KEY, type Backend } from '../support/apps.js'
@@ -62,7 +63,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
     afterAll(() => backend.close())
 
     const rootKeysOn = (on: Store) =>
-      new RootKeys({ store: on, audit: new AuditLog(on.audit, systemClock, silent), clock: systemClock })
+      new RootKeys({ store: on, audit: new AuditLog(on.audit, systemClock, silent, auditedKey), clock: systemClock })
     const controlPlane = () =>
       new RootKeyAuthenticator(
         new StoredRootKeys(store.rootKeys, new RootKeyUse(store.rootKeys, systemClock, silent)),
@@ -116,7 +117,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
       await store.rootKeys.rollRootKey(rolled.record.id, { ...rolled.record, id: `${rolled.record.id}x`, ...next })
       expect((await seen(revoked.key)).verifier).toBe(true)
       expect((await seen(rolled.key)).verifier).toBe(true)
-      // A control plane of this release reconciles every second (control-plane/root-key-backfill.ts).
+      // A control plane of this release reconciles every second (control-plane/root-keys/root-key-backfill.ts).
       await backfill()
       expect(await acceptedBy(revoked.key)).toEqual({ controlPlane: false, verifier: false })
       expect(await acceptedBy(rolled.key)).toEqual({ controlPlane: false, verifier: false })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { hashKey } from '../../shared/key-material.js'
-import { MANAGE_ROOT_KEYS } from '../../shared/root-key-actions.js'
+import { hashKey } from '../../shared/keys/key-material.js'
+import { MANAGE_ROOT_KEYS } from '../../shared/root-keys/root-key-actions.js'
 import type { Store } from '../../shared/store/store.js'
 import {
   ManualClock,
@@ -10,6 +10,7 @@ import {
   type Backend,
   type TestServer,
 } from '../support/apps.js'
+import { waitFor } from '../support/wait-for.js'
 import { useRedisServer } from '../support/redis-server.js'
 
 /**
@@ -269,6 +270,6 @@ function countTouches(stores: Set<Store>) {
 }
 
 async function waitForTouches(counter: { count: number }, count: number) {
-  for (let i = 0; i < 100 && counter.count < count; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  await waitFor(() => counter.count >= count, `${count} touches`, 1_000, 5).catch(() => {})
   expect(counter.count).toBe(count)
 }

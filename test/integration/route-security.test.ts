@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { isV2Operation, OPERATIONS, operationPath } from '../../control-plane/openapi/operations.js'
-import { MAX_LISTED } from '../../control-plane/rbac.js'
+import { MAX_LISTED } from '../../control-plane/permissions/wire/rbac-schemas.js'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey, hashKey } from '../../shared/key-material.js'
+import { generateRootKey, hashKey } from '../../shared/keys/key-material.js'
 import {
   MANAGE_ROOT_KEYS,
   ROOT_KEY_ACTIONS,
   ROOT_KEY_RESOURCES,
   type ResourceAction,
   type RootKeyAction as Action,
-} from '../../shared/root-key-actions.js'
+} from '../../shared/root-keys/root-key-actions.js'
 import { grantsOn } from '../support/rbac.js'
 import { namespaceOf } from '../support/ratelimits.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
 import { newId } from '../../shared/ids.js'
-import { generateKey } from '../../shared/key-material.js'
+import { generateKey } from '../../shared/keys/key-material.js'
 import { ManualClock, openBackend, startTestVerifier, type Backend } from '../support/apps.js'
 import { overriding } from '../support/store-overrides.js'
 

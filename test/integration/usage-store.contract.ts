@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { BUCKET_MS, bucketStart } from '../../shared/analytics.js'
 import { newId } from '../../shared/ids.js'
-import type { UsageStore } from '../../shared/store/usage-store.js'
+import type { UsageStore } from '../../shared/store/usage/usage-store.js'
 
 /** The UsageStore contract (usage-store.ts: `store.usage`), run by the store's contract. */
 export function usageStoreContract(usage: () => UsageStore): void {

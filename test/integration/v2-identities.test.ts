@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
 import { TEST_ROOT_KEY } from '../support/apps.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 import { unkeySdk } from '../support/unkey-sdk.js'

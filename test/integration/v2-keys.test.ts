@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { Unkey } from '@unkey/api'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
 import { ManualClock, TEST_ROOT_KEY } from '../support/apps.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 import { unkeySdk } from '../support/unkey-sdk.js'
@@ -202,6 +202,93 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
     }
   })
 
+  it("a root key without create_key learns that (404) before v2's own rules: a monthly refill's day, the allow-list", async () => {
+    const stranger = await rootKeyWith(`api.${otherApiId}.create_key`)
+    for (const fields of [
+      { credits: { remaining: 5, refill: { interval: 'monthly', amount: 5 } } },
+      { credits: { remaining: null, refill: { interval: 'monthly', amount: 5 } } },
+      { ipAllowlist: ['nope'] },
+    ]) {
+      const refused = await post('keys.createKey', { apiId, ...fields }, stranger.headers)
+      expect({ fields, status: refused.status, type: refused.body.error.type }).toEqual({
+        fields,
+        status: 404,
+        type: 'https://unkey.com/docs/errors/unkey/data/api_not_found',
+      })
+    }
+  })
+
+  it("createKey reports a key's first broken rule in v2's words: credits, then meta and limits, then 412 and expiry", async () => {
+    let deep: Record<string, unknown> = {}
+    for (let i = 0; i < 20; i++) deep = { d: deep }
+    const limit = { name: 'requests', limit: 1, duration: 60_000 }
+    // Each rule broken alone, and its answer: of two broken in one body, the earlier answers.
+    const rules: [object, number, string, string][] = [
+      [
+        { credits: { remaining: 5, refill: { interval: 'monthly', amount: 5 } } },
+        400,
+        'credits.refill.refillDay',
+        'must be given when the refill interval is monthly',
+      ],
+      [
+        { ipAllowlist: ['nope'] },
+        400,
+        'ipAllowlist.0',
+        '"nope" is not an IP address or CIDR range (such as 203.0.113.7, 10.0.0.0/8 or 2001:db8::/32)',
+      ],
+      [
+        { credits: { remaining: null, refill: { interval: 'daily', amount: 5 } } },
+        400,
+        'credits.remaining',
+        'must be given (not null) when credits.refill is set',
+      ],
+      [
+        { credits: { remaining: 5, refill: { interval: 'daily', amount: 5, refillDay: 3 } } },
+        400,
+        'credits.refill.refillDay',
+        'must not be given when the refill interval is daily',
+      ],
+      [
+        { credits: { remaining: null, lowThreshold: 2 } },
+        400,
+        'credits.lowThreshold',
+        'only for a key with credits (remaining): a key without them has no balance to watch',
+      ],
+      [{ meta: deep }, 400, 'meta', 'nests deeper than 16 levels'],
+      [{ ratelimits: [limit, limit] }, 400, '', 'Ratelimit with name "requests" is already defined in the request'],
+      [{ recoverable: true }, 412, 'recoverable', 'Keygate stores only hashes; a key cannot be shown again'],
+      [{ expires: 1_000 }, 400, 'expires', 'must be unix milliseconds (this looks like seconds)'],
+    ]
+    const detail = (field: string, problem: string) => (field ? `${field}: ${problem}` : problem)
+    for (const [i, [fields, status, field, problem]] of rules.entries()) {
+      const alone = await post('keys.createKey', { apiId, ...fields })
+      expect({ fields, status: alone.status, detail: alone.body.error.detail }).toEqual({
+        fields,
+        status,
+        detail: detail(field, problem),
+      })
+      if (status === 400) {
+        expect(alone.body.error.errors).toEqual([{ location: field ? `body.${field}` : 'body', message: problem }])
+      }
+      for (const [later] of rules.slice(i + 1)) {
+        // The rules on credits cannot all be broken by one body.
+        if (Object.keys(later).some((name) => name in fields)) continue
+        const both = await post('keys.createKey', { apiId, ...fields, ...later })
+        expect({ fields, later, detail: both.body.error.detail }).toEqual({
+          fields,
+          later,
+          detail: detail(field, problem),
+        })
+      }
+    }
+    // A monthly refill without its day, on a key without credits: the day is asked for first.
+    const both = await post('keys.createKey', {
+      apiId,
+      credits: { remaining: null, refill: { interval: 'monthly', amount: 5 } },
+    })
+    expect(both.body.error.detail).toBe('credits.refill.refillDay: must be given when the refill interval is monthly')
+  })
+
   it('createKey: empty permissions and roles name nothing (the record holds none, as a key given no list)', async () => {
     const { data } = await sdk.keys.createKey({ apiId, permissions: [], roles: [] })
     const record = await stack.backend.store.keys.getKeyById(data.keyId)
@@ -341,6 +428,53 @@ onBothStores('v2 keys.*', { clock: () => new ManualClock(NOW) }, (stack) => {
     const updater = await rootKeyWith(`api.${apiId}.update_key`)
     await updater.sdk.keys.updateKey({ keyId: data.keyId, permissions: ['by.updater'], roles: ['editor'] })
     expect(await verify(data.key)).toMatchObject({ permissions: ['by.updater'], roles: ['editor'] })
+  })
+
+  it('updateKey words the rules on credits as createKey does, for a key with credits and one without', async () => {
+    const { data: unlimited } = await sdk.keys.createKey({ apiId })
+    const { data: funded } = await sdk.keys.createKey({ apiId, credits: { remaining: 7 } })
+    const cases: [string, object, string, string][] = [
+      [
+        unlimited.keyId,
+        { refill: { interval: 'daily', amount: 5 } },
+        'credits.remaining',
+        'must be given (not null) when credits.refill is set',
+      ],
+      [
+        funded.keyId,
+        { remaining: null, refill: { interval: 'daily', amount: 5 } },
+        'credits.remaining',
+        'must be given (not null) when credits.refill is set',
+      ],
+      [
+        funded.keyId,
+        { refill: { interval: 'monthly', amount: 5 } },
+        'credits.refill.refillDay',
+        'must be given when the refill interval is monthly',
+      ],
+      [
+        funded.keyId,
+        { refill: { interval: 'daily', amount: 5, refillDay: 3 } },
+        'credits.refill.refillDay',
+        'must not be given when the refill interval is daily',
+      ],
+      [
+        unlimited.keyId,
+        { lowThreshold: 2 },
+        'credits.lowThreshold',
+        'only for a key with credits (remaining): a key without them has no balance to watch',
+      ],
+    ]
+    for (const [keyId, credits, field, problem] of cases) {
+      const refused = await post('keys.updateKey', { keyId, credits })
+      expect({ credits, status: refused.status, detail: refused.body.error.detail }).toEqual({
+        credits,
+        status: 400,
+        detail: `${field}: ${problem}`,
+      })
+      expect(refused.body.error.errors).toEqual([{ location: `body.${field}`, message: problem }])
+    }
+    expect((await sdk.keys.getKey({ keyId: funded.keyId })).data.credits).toEqual({ remaining: 7 })
   })
 
   it('deleteKey: the key stops verifying; then 404; 403 without delete_key', async () => {

@@ -1,11 +1,12 @@
 import { pino } from 'pino'
+import { auditedKey } from '../../control-plane/keys/key-response.js'
 import { beforeAll, expect, it } from 'vitest'
-import { AuditLog, CLI_ACTOR } from '../../control-plane/audit-log.js'
-import { RootKeyEntities } from '../../control-plane/root-key-entities.js'
-import { RootKeys } from '../../control-plane/root-keys.js'
+import { AuditLog, CLI_ACTOR } from '../../control-plane/audit/audit-log.js'
+import { RootKeyEntities } from '../../control-plane/root-keys/root-key-entities.js'
+import { RootKeys } from '../../control-plane/root-keys/root-keys.js'
 import { systemClock } from '../../shared/clock.js'
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
 import { TEST_ROOT_KEY, startTestControlPlane, type TestServer } from '../support/apps.js'
 import { JSON_ONLY, onBothStores } from '../support/both-stores.js'
 import { unkeySdk } from '../support/unkey-sdk.js'
@@ -419,7 +420,7 @@ onBothStores('v2 keys.verifyKey', {}, (stack) => {
     await rootKey(['*'])
     const rootKeys = new RootKeys({
       store: stack.backend.store,
-      audit: new AuditLog(stack.backend.store.audit, systemClock, pino({ level: 'silent' })),
+      audit: new AuditLog(stack.backend.store.audit, systemClock, pino({ level: 'silent' }), auditedKey),
       clock: systemClock,
     })
     await rootKeys.setBootstrap(CLI_ACTOR, false)

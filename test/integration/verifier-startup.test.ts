@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
 import { openBackend, startTestVerifier } from '../support/apps.js'
 import { overriding } from '../support/store-overrides.js'
 

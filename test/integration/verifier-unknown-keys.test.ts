@@ -2,10 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { ChangeEvent } from '../../shared/change-event.js'
 import type { ChangeFeed, ChangeFeedHandlers } from '../../shared/feed/change-feed.js'
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
-import { generateKey, hashKey } from '../../shared/key-material.js'
+import { generateKey, hashKey } from '../../shared/keys/key-material.js'
 import { shardOf } from '../../shared/shards.js'
 import { createMemoryStore, type MemoryStore } from '../../shared/store/memory-store.js'
-import { redisKeys } from '../../shared/store/redis-keys.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
 import { ADMIN_HEADERS } from '../support/both-stores.js'
 import {
   openBackend,

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { replayAllSince, type ReplayCall } from '../../console/src/pages/replay-all.js'
-import { REPLAY_MAX, REPLAY_SCAN } from '../../control-plane/operations/webhooks/replay.js'
-import { DERIVER_LEASE } from '../../control-plane/webhooks/event-deriver.js'
+import { REPLAY_MAX, REPLAY_SCAN } from '../../control-plane/webhooks/replay.js'
+import { DERIVER_LEASE } from '../../control-plane/webhooks/events/event-deriver.js'
 import { WEBHOOK_ATTEMPTS_KEPT, webhookDeliveryId, type WebhookEvent } from '../../shared/webhook.js'
 import {
   ManualClock,

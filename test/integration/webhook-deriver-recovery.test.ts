@@ -1,11 +1,11 @@
 import { Registry } from 'prom-client'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { DEADLINE_LEASE_MS, DERIVER_LEASE_MS } from '../../control-plane/webhooks/event-deriver.js'
-import { placeMissingCursors } from '../../control-plane/webhooks/webhook-cursors.js'
+import { DEADLINE_LEASE_MS, DERIVER_LEASE_MS } from '../../control-plane/webhooks/events/event-deriver.js'
+import { placeMissingCursors } from '../../control-plane/webhooks/events/webhook-cursors.js'
 import { createWebhookMetrics } from '../../control-plane/webhooks/webhook-metrics.js'
 import { DEFAULT_WEBHOOK_POLICY } from '../../control-plane/webhooks/webhook-policy.js'
-import { StoreUnavailableError } from '../../shared/errors.js'
-import type { KeyRecord } from '../../shared/records.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
+import type { KeyRecord } from '../../shared/keys/records.js'
 import type { WebhookEvent } from '../../shared/webhook.js'
 import { shardOf } from '../../shared/shards.js'
 import { deriverStage, HOUR, testEndpoint } from '../support/deriver-stage.js'
@@ -102,6 +102,77 @@ describe('EventDeriver through failures, on the memory store', () => {
     // a finished the shard it was in, and derived nothing after it.
     expect(await registry.getSingleMetricAsString('keygate_webhook_events_total')).toMatch(/type="key.created"} 1$/m)
     expect((await stage.queued()).filter(([type]) => type === 'key.created')).toHaveLength(2)
+  })
+
+  // A look that outlasted its lease finishes the shard it was in: the cursor it then writes must not take back what
+  // the new holder derived meanwhile, or those changes are derived again and sent twice once delivered.
+  it('never moves a cursor back when a look that lost its lease finishes its shard after another moved it on', async () => {
+    const { store, deriver, clock } = stage
+    const api = await newApi(store)
+    await deriver('a').runOnce()
+    const first = await stage.createKey(api.id)
+    const shard = first.event.shard
+    let stalled = false
+    // a's look stalls past its lease in the first key's shard; meanwhile another key lands there and b derives both.
+    const slow = overriding(store, {
+      snapshots: {
+        readSnapshots: async (...read) => {
+          if (!stalled) {
+            stalled = true
+            for (;;) if ((await stage.createKey(api.id)).event.shard === shard) break
+            clock.advance(DERIVER_LEASE_MS + 1)
+            await deriver('b').runOnce()
+          }
+          return store.snapshots.readSnapshots(...read)
+        },
+      },
+    })
+    await deriver('a', { snapshots: slow.snapshots }).runOnce()
+    expect(stalled).toBe(true)
+    const head = await store.changes.readRevision(shard)
+    expect((await store.webhooks.readCursors()).get(shard)).toEqual(head)
+    // Every key.created b derived is delivered; b's next look sends none of them again.
+    expect((await stage.queued()).filter(([type]) => type === 'key.created').length).toBeGreaterThanOrEqual(2)
+    await deriver('b').runOnce()
+    expect(await stage.queued()).toEqual([])
+  })
+
+  it('never moves a notice cursor back when a look that lost its lease finishes its shard after another moved it on', async () => {
+    const { store, deriver, clock } = stage
+    const api = await newApi(store)
+    const created = await stage.createKey(api.id, { remaining: 2 })
+    await deriver('a').runOnce()
+    const spend = () =>
+      store.keys.spendCredits(created.record.hash, 1, undefined, clock.now(), {
+        keyId: created.record.id,
+        apiId: api.id,
+        lowThreshold: 1,
+      })
+    await spend()
+    let stalled = false
+    // a's look stalls past its lease on the first notice; meanwhile the key's credits run out and b derives both.
+    const slow = overriding(store, {
+      webhooks: {
+        enqueue: async (event, endpointIds, dueAt) => {
+          if (!stalled && event.type === 'key.credits.low') {
+            stalled = true
+            await spend()
+            clock.advance(DERIVER_LEASE_MS + 1)
+            await deriver('b').runOnce()
+          }
+          return store.webhooks.enqueue(event, endpointIds, dueAt)
+        },
+      },
+    })
+    await deriver('a', { webhooks: slow.webhooks }).runOnce()
+    expect(stalled).toBe(true)
+    const shard = created.event.shard
+    const last = (await store.changes.lastCreditNoticeIds())[shard]
+    expect((await store.webhooks.readNoticeCursors()).get(shard)).toBe(last)
+    const credits = async () => (await stage.queued()).filter(([type]) => type.startsWith('key.credits.'))
+    expect(await credits()).toHaveLength(2)
+    await deriver('b').runOnce()
+    expect(await credits()).toEqual([])
   })
 
   it('never moves a cursor placed meanwhile when it places its own (two control planes placing at once)', async () => {

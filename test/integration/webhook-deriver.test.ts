@@ -1,13 +1,14 @@
 import { Registry } from 'prom-client'
+import { auditedKey } from '../../control-plane/keys/key-response.js'
 import { beforeEach, describe, expect, it } from 'vitest'
 import pino from 'pino'
-import { AuditLog, CLI_ACTOR } from '../../control-plane/audit-log.js'
-import { RootKeyEntities } from '../../control-plane/root-key-entities.js'
-import { RootKeys } from '../../control-plane/root-keys.js'
+import { AuditLog, CLI_ACTOR } from '../../control-plane/audit/audit-log.js'
+import { RootKeyEntities } from '../../control-plane/root-keys/root-key-entities.js'
+import { RootKeys } from '../../control-plane/root-keys/root-keys.js'
 import { createWebhookMetrics } from '../../control-plane/webhooks/webhook-metrics.js'
 import { entityAddress } from '../../shared/entity.js'
 import { deriverStage, HOUR, testEndpoint } from '../support/deriver-stage.js'
-import { LOG_TRIMMED } from '../../shared/store/change-log-store.js'
+import { LOG_TRIMMED } from '../../shared/store/change-log/change-log-store.js'
 import { overriding } from '../support/store-overrides.js'
 import { newApi, newKey } from './contract-records.js'
 
@@ -291,7 +292,7 @@ describe('EventDeriver on the memory store', () => {
     const api = await newApi(store)
     const rootKeys = new RootKeys({
       store,
-      audit: new AuditLog(store.audit, clock, pino({ level: 'silent' })),
+      audit: new AuditLog(store.audit, clock, pino({ level: 'silent' }), auditedKey),
       clock,
     })
     await deriver().runOnce()
@@ -320,7 +321,7 @@ describe('EventDeriver on the memory store', () => {
   it('reports a root key created and revoked between two looks as created once and revoked once', async () => {
     const rootKeys = new RootKeys({
       store,
-      audit: new AuditLog(store.audit, clock, pino({ level: 'silent' })),
+      audit: new AuditLog(store.audit, clock, pino({ level: 'silent' }), auditedKey),
       clock,
     })
     await deriver().runOnce()

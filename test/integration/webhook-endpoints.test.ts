@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { HostLookup } from '../../control-plane/webhooks/address-policy.js'
-import { ENDPOINT_CHANGE_TRIES } from '../../control-plane/webhooks/endpoint-change.js'
+import type { HostLookup } from '../../control-plane/webhooks/delivery/address-policy.js'
+import { ENDPOINT_CHANGE_TRIES } from '../../control-plane/webhooks/endpoints/endpoint-change.js'
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES, type WebhookEndpoint } from '../../shared/webhook.js'
 import {
   capturedLogger,

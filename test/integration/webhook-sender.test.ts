@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { EndpointSender, SNIPPET_BYTES } from '../../control-plane/webhooks/endpoint-sender.js'
+import { EndpointSender, SNIPPET_BYTES } from '../../control-plane/webhooks/delivery/endpoint-sender.js'
 
 const TIMEOUT_MS = 1_000
 

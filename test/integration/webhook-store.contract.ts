@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import type { WebhookStore } from '../../shared/store/webhook-store.js'
+import type { WebhookStore } from '../../shared/store/webhooks/webhook-store.js'
 import {
   WEBHOOK_ATTEMPTS_KEPT,
-  WEBHOOK_CLAIM_SCAN,
+  WEBHOOK_CLAIM_ENDPOINTS,
   WEBHOOK_DEAD_KEPT,
   WEBHOOK_TESTS_KEPT,
   webhookDeliveryId,
@@ -208,6 +208,26 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
       await webhooks().placeNoticeCursor(63, '9-0')
       const notices = await webhooks().readNoticeCursors()
       expect([notices.get(61), notices.get(63), notices.has(62)]).toEqual(['7-0', '0-0', false])
+      expect(await webhooks().moveNoticeCursor(61, '6-0', '8-0')).toBe(false)
+      expect(await webhooks().moveNoticeCursor(62, '', '8-0')).toBe(false)
+      expect(await webhooks().moveNoticeCursor(61, '7-0', '8-0')).toBe(true)
+      expect(await webhooks().moveNoticeCursor(63, '0-0', '1-0')).toBe(true)
+      const movedNotices = await webhooks().readNoticeCursors()
+      expect([movedNotices.get(61), movedNotices.get(63), movedNotices.has(62)]).toEqual(['8-0', '1-0', false])
+      // A cursor moves only from where it was read (epoch and revision); an absent one not at all.
+      const big = { epoch: 'e3', rev: 2 ** 53 - 1 }
+      expect(await webhooks().moveCursor(61, { epoch: 'e2', rev: 2 }, big)).toBe(false)
+      expect(await webhooks().moveCursor(61, { epoch: 'e1', rev: 3 }, big)).toBe(false)
+      expect(await webhooks().moveCursor(60, { epoch: '', rev: 0 }, big)).toBe(false)
+      expect(await webhooks().moveCursor(61, { epoch: 'e2', rev: 3 }, big)).toBe(true)
+      expect(await webhooks().moveCursor(61, big, { epoch: 'e3', rev: 1 })).toBe(true)
+      expect(await webhooks().moveCursor(62, { epoch: '', rev: 0 }, { epoch: 'e1', rev: 4 })).toBe(true)
+      const moved = await webhooks().readCursors()
+      expect([moved.get(61), moved.get(62), moved.has(60)]).toEqual([
+        { epoch: 'e3', rev: 1 },
+        { epoch: 'e1', rev: 4 },
+        false,
+      ])
     })
   })
 
@@ -316,41 +336,147 @@ export function webhookStoreContract(webhooks: () => WebhookStore): void {
           (endpoint: string) =>
             queued(event, endpoint, dueAt),
       )
-      // The first event's to everyone but failingB (its lane is full), then the second's to `healthy` (its room and
-      // the first lane's are then used up).
+      // Endpoint by endpoint (in the order of their first due delivery, then of their ids), each one's oldest first:
+      // `healthy` its room of 2, `other` what is left of the first lane, and one to everyone but failingB (its lane
+      // is full by then).
       expect(claimed).toEqual([
         first!(healthy!),
+        second!(healthy!),
         first!(other!),
         first!(failingA!),
         first!(fresh!),
         first!(`${fresh}x`),
-        second!(healthy!),
       ])
-      // Passed over, each due again at its lane's time, its attempts as they were.
+      // Those that had room of their own but not in their lane (`other`, failingB) are first at the next claim; those
+      // that used their own room are passed over, due again at their lane's time; attempts as they were.
+      const waited = await webhooks().claimDue(t + 11, LEASE, 100)
+      expect(waited.map((d) => d.endpointId).sort()).toEqual(
+        [other!, other!, other!, ...Array(4).fill(failingB!)].sort(),
+      )
       expect(ids(await webhooks().claimDue(t + 199, LEASE, 100))).toEqual([])
       const lane0 = await webhooks().claimDue(t + 200, LEASE, 100)
-      expect(lane0.map((d) => d.endpointId).sort()).toEqual([healthy!, healthy!, other!, other!, other!].sort())
+      expect(lane0.map((d) => d.endpointId)).toEqual([healthy!, healthy!])
       const lane2 = await webhooks().claimDue(t + 300, LEASE, 100)
       expect(lane2.map((d) => d.endpointId).sort()).toEqual(
         [fresh!, fresh!, fresh!, `${fresh}x`, `${fresh}x`, `${fresh}x`].sort(),
       )
       const lane1 = await webhooks().claimDue(t + 1_000, LEASE, 100)
-      expect(lane1.map((d) => d.endpointId).sort()).toEqual(
-        [failingA!, failingA!, failingA!, ...Array(4).fill(failingB!)].sort(),
-      )
-      expect([...lane0, ...lane1, ...lane2].every((d) => d.attempts === 0)).toBe(true)
+      expect(lane1.map((d) => d.endpointId)).toEqual([failingA!, failingA!, failingA!])
+      expect([...waited, ...lane0, ...lane1, ...lane2].every((d) => d.attempts === 0)).toBe(true)
     })
 
-    it(`looks at ${WEBHOOK_CLAIM_SCAN} due deliveries per claim at most; those passed over no longer stand in front`, async () => {
+    // The room is what the lanes had when asked: each delivery taken uses one of it, and the claim stops only when
+    // all of it is used (or `limit` is reached), never when what it took equals what is left.
+    it("fills every lane's room: an endpoint with room for 4 and 6 due gets 4, two lanes of 3 and 2 get 5", async () => {
+      const t = era()
+      const base = `whep_${unique()}`
+      const [wide, a, b] = [`${base}a`, `${base}b`, `${base}c`]
+      const events = Array.from({ length: 6 }, (_, i) => ({ event: newWebhookEvent(t), dueAt: t + i }))
+      for (const { event, dueAt } of events) await webhooks().enqueue(event, [wide], dueAt)
+      const oneLane: ClaimLanes = {
+        lanes: [{ room: 4, untilMs: t + 500 }],
+        endpoints: new Map([[wide, { lane: 0, room: 4 }]]),
+        others: { lane: 0, room: 0 },
+      }
+      const claimed = await webhooks().claimDue(t + 10, LEASE, 100, oneLane)
+      expect(claimed).toEqual(events.slice(0, 4).map(({ event, dueAt }) => queued(event, wide, dueAt)))
+
+      const t2 = era()
+      for (let i = 0; i < 3; i++) await webhooks().enqueue(newWebhookEvent(t2), [a, b], t2 + i)
+      const twoLanes: ClaimLanes = {
+        lanes: [
+          { room: 3, untilMs: t2 + 500 },
+          { room: 2, untilMs: t2 + 500 },
+        ],
+        endpoints: new Map([
+          [a, { lane: 0, room: 3 }],
+          [b, { lane: 1, room: 3 }],
+        ]),
+        others: { lane: 0, room: 0 },
+      }
+      const both = await webhooks().claimDue(t2 + 10, LEASE, 100, twoLanes)
+      expect(both.map((d) => d.endpointId).sort()).toEqual([a, a, a, b, b])
+    })
+
+    // Endpoints left with room of their own when their lane filled are first at the next claim: a lane's endpoints take
+    // turns, and one with a long backlog never keeps the lane from another whose id sorts after it.
+    it("lets a full lane's endpoints take turns, claim after claim", async () => {
+      const t = era()
+      const base = `whep_${unique()}`
+      const endpoints = ['a', 'b', 'c'].map((n) => `${base}${n}`)
+      for (let i = 0; i < 10; i++) await webhooks().enqueue(newWebhookEvent(t), endpoints, t + i)
+      const served: string[][] = []
+      for (const at of [t + 100, t + 300, t + 500]) {
+        // The second lane has room (nothing of its own is due): the claim is not full when the first lane is.
+        const lanes: ClaimLanes = {
+          lanes: [
+            { room: 4, untilMs: at + 200 },
+            { room: 10, untilMs: at + 200 },
+          ],
+          endpoints: new Map(endpoints.map((id) => [id, { lane: 0, room: 4 }])),
+          others: { lane: 1, room: 0 },
+        }
+        served.push([...new Set((await webhooks().claimDue(at, LEASE, 100, lanes)).map((d) => d.endpointId))])
+      }
+      expect(served).toEqual(endpoints.map((id) => [id]))
+    })
+
+    // A claim used to look at each due delivery in due order, so a backlog in front filled the claim's scan.
+    it("claims another endpoint's delivery behind one's backlog of 1000 at once, in the first claim", async () => {
       const t = era()
       const [busy, free] = [`whep_${unique()}`, `whep_${unique()}`]
-      const backlog = Array.from({ length: WEBHOOK_CLAIM_SCAN }, () => newWebhookEvent(t))
+      const backlog = Array.from({ length: 1_000 }, () => newWebhookEvent(t))
       await Promise.all(backlog.map((event) => webhooks().enqueue(event, [busy], t)))
       const behind = newWebhookEvent(t)
       await webhooks().enqueue(behind, [free], t + 1)
       const passedOver = passingOver([busy], t + 500)
-      expect(await webhooks().claimDue(t + 1, LEASE, 1, passedOver)).toEqual([])
       expect(await webhooks().claimDue(t + 1, LEASE, 1, passedOver)).toEqual([queued(behind, free, t + 1)])
+      // The backlog was passed over as it was: all of it due again at its lane's time, none claimed before.
+      expect(await webhooks().claimDue(t + 499, LEASE, 10)).toEqual([])
+      expect(await webhooks().claimDue(t + 500, LEASE, 2_000)).toHaveLength(1_000)
+    })
+
+    it(`looks at ${WEBHOOK_CLAIM_ENDPOINTS} endpoints per claim at most; those passed over no longer stand in front`, async () => {
+      const t = era()
+      const base = `whep_${unique()}`
+      // Ids in the order they are looked at (all due at once): the busy ones first.
+      const busy = Array.from({ length: WEBHOOK_CLAIM_ENDPOINTS }, (_, i) => `${base}a${String(i).padStart(4, '0')}`)
+      const free = `${base}b`
+      const event = newWebhookEvent(t)
+      await webhooks().enqueue(event, [...busy, free], t)
+      const passedOver = passingOver(busy, t + 500)
+      expect(await webhooks().claimDue(t + 1, LEASE, 1, passedOver)).toEqual([])
+      expect(await webhooks().claimDue(t + 1, LEASE, 1, passedOver)).toEqual([queued(event, free, t)])
+    })
+
+    // Passed over, an endpoint is looked at again at its lane's time, or when the lease of one of its deliveries
+    // claimed before ends, if that comes first: it is never left longer than a lease.
+    it("looks again at an endpoint passed over when a lease of its ends, if that is before its lane's time", async () => {
+      const t = era()
+      const endpoint = `whep_${unique()}`
+      const [leased, waiting] = [newWebhookEvent(t), newWebhookEvent(t)]
+      await webhooks().enqueue(leased, [endpoint], t)
+      await webhooks().enqueue(waiting, [endpoint], t + 1)
+      expect(await webhooks().claimDue(t + 1, 100, 1)).toEqual([queued(leased, endpoint, t)])
+      expect(await webhooks().claimDue(t + 2, LEASE, 10, passingOver([endpoint], t + 10_000))).toEqual([])
+      const back = await webhooks().claimDue(t + 101, LEASE, 10)
+      expect(ids(back).sort()).toEqual(
+        [webhookDeliveryId(leased.id, endpoint), webhookDeliveryId(waiting.id, endpoint)].sort(),
+      )
+    })
+
+    it('queues one endpoint again after all its deliveries were done: a new one is claimed when due', async () => {
+      const t = era()
+      const endpoint = `whep_${unique()}`
+      const [done, dead, next] = [newWebhookEvent(t), newWebhookEvent(t), newWebhookEvent(t)]
+      await webhooks().enqueue(done, [endpoint], t)
+      await webhooks().enqueue(dead, [endpoint], t)
+      await webhooks().complete(webhookDeliveryId(done.id, endpoint))
+      await webhooks().deadLetter(queued(dead, endpoint, t))
+      expect(await webhooks().claimDue(t + 1, LEASE, 10)).toEqual([])
+      await webhooks().enqueue(next, [endpoint], t + 5)
+      expect(await webhooks().claimDue(t + 4, LEASE, 10)).toEqual([])
+      expect(await webhooks().claimDue(t + 5, LEASE, 10)).toEqual([queued(next, endpoint, t + 5)])
     })
 
     it('gives each delivery due to one of two callers claiming at once', async () => {

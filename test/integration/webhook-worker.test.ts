@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net'
 import pino from 'pino'
 import { Registry } from 'prom-client'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { DeliveryWorker } from '../../control-plane/webhooks/delivery-worker.js'
-import { EndpointSender } from '../../control-plane/webhooks/endpoint-sender.js'
+import { DeliveryWorker } from '../../control-plane/webhooks/delivery/delivery-worker.js'
+import { EndpointSender } from '../../control-plane/webhooks/delivery/endpoint-sender.js'
 import { createWebhookMetrics } from '../../control-plane/webhooks/webhook-metrics.js'
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../../control-plane/webhooks/webhook-policy.js'
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
@@ -70,35 +70,49 @@ describe('DeliveryWorker with real endpoints', () => {
     await sender.close()
   })
 
-  it('sends to an endpoint one request at a time until it answers, then up to 4 at once, and again one after a failure', async () => {
+  // An endpoint's lane goes by how long its requests hold a slot: one answering 500 at once costs the others nothing.
+  it('sends to a new endpoint one request at a time, then 4 at once once it answered quickly, a 500 as a 204', async () => {
     const target = await endpointServer(500)
     servers.push(target)
     await store.webhooks.createEndpoint(endpoint('whep_target', target.url))
     for (let n = 0; n < 12; n++) await store.webhooks.enqueue(event(n, now), ['whep_target'], now)
-    // Not heard from yet: one; the others passed over, due again at the next look.
-    const first = await worker.claim()
-    expect(first.claimed).toBe(1)
-    await first.sent
-    // It failed: one at a time still.
-    target.answer = 204
-    now += 200
-    const failing = await worker.claim()
-    expect(failing.claimed).toBe(1)
-    await failing.sent
-    // Delivered: four at once (of those a failing endpoint's claim passed over, due again a second later).
-    now += 1_000
-    const healthy = await worker.claim()
-    expect(healthy.claimed).toBe(4)
-    await healthy.sent
-    expect(target.received).toHaveLength(6)
+    // Not shown quick yet: one at a time; the others passed over, due again at the next look.
+    for (let look = 0; look < 5; look++) {
+      const one = await worker.claim()
+      expect(one.claimed).toBe(1)
+      await one.sent
+      now += 200
+    }
+    // It answered at once five times in a row: four at once, though it failed.
+    const quick = await worker.claim()
+    expect(quick.claimed).toBe(4)
+    await quick.sent
+    expect(target.received).toHaveLength(9)
     const attempts = await store.webhooks.listAttempts('whep_target', 100)
-    expect(attempts.map((attempt) => attempt.status)).toEqual([204, 204, 204, 204, 204, 500])
-    // The one that failed was retried among them; those passed over kept their attempts (none made).
-    const left = await store.webhooks.claimDue(now + 60_000, 1, 100)
-    expect(left.map((d) => d.attempts)).toEqual(Array(7).fill(0))
+    expect(attempts.map((attempt) => attempt.status)).toEqual(Array(9).fill(500))
   })
 
-  it('gives endpoints that fail 4 slots in all, one each, and never the slots of those that answer', async () => {
+  // One quick answer used to bring it back to four slots of the fast lane, each then held for a whole timeout; a new
+  // one that flaps from the start is never given them either.
+  it('keeps an endpoint that is quick and silent by turns in the slow lane until it answers quickly 5 times in a row', async () => {
+    const target = await endpointServer(204)
+    servers.push(target)
+    await store.webhooks.createEndpoint(endpoint('whep_flapping', target.url))
+    for (let n = 0; n < 40; n++) await store.webhooks.enqueue(event(n, now), ['whep_flapping'], now)
+    const look = async (answer: number | 'hang', claimed: number) => {
+      target.answer = answer
+      now += 1_000
+      const next = await worker.claim()
+      expect(next.claimed, `claimed while it answers ${answer}`).toBe(claimed)
+      await next.sent
+    }
+    for (const answer of [204, 'hang', 204, 'hang', 204, 'hang', 204] as const) await look(answer, 1)
+    for (let n = 0; n < 4; n++) await look(204, 1)
+    // Five quick answers in a row since it was last slow: back in the fast lane.
+    await look(204, 4)
+  })
+
+  it('gives endpoints that never answer 4 slots in all, one each, and never the slots of those that answer', async () => {
     const registry = new Registry()
     worker = new DeliveryWorker({
       webhooks: store.webhooks,
@@ -115,26 +129,33 @@ describe('DeliveryWorker with real endpoints', () => {
     const silent = await Promise.all(Array.from({ length: 6 }, () => endpointServer('hang')))
     const fast = await endpointServer(204)
     servers.push(...silent, fast)
+    // The fast one has shown it is quick (five answers in a row, one at a time): in the fast lane.
+    await store.webhooks.createEndpoint(endpoint('whep_fast', fast.url))
+    for (let n = 100; n < 105; n++) await store.webhooks.enqueue(event(n, now), ['whep_fast'], now)
+    for (let look = 0; look < 5; look++) {
+      expect(await worker.runOnce()).toBe(1)
+      now += 200
+    }
     const ids = silent.map((_, n) => `whep_silent${n}`)
     for (const [n, server] of silent.entries()) await store.webhooks.createEndpoint(endpoint(ids[n]!, server.url))
-    await store.webhooks.createEndpoint(endpoint('whep_fast', fast.url))
     const everyone = [...ids, 'whep_fast']
     for (let n = 0; n < 20; n++) await store.webhooks.enqueue(event(n, now), everyone, now)
-    // All new: one request each, the fast one's answered at once, the silent ones' out until they time out.
+    // The silent ones new: one request each, out until they time out; the fast one 4 at once, answered at once.
     const probes = await worker.claim()
-    expect(probes.claimed).toBe(7)
-    expect(await inFlight('new')).toBe(7)
+    expect(probes.claimed).toBe(10)
+    expect(await inFlight('new')).toBe(6)
     await probes.sent
     expect(silent.map((server) => server.received.length)).toEqual(Array(6).fill(1))
     expect(await inFlight('new')).toBe(0)
-    // Now failing: 4 of them have a request out, one each; the fast one 4 of its own, beside them.
+    // Now slow: 4 of them have a request out, one each; the fast one 4 of its own, beside them.
     now += 1_000
     const next = await worker.claim()
     expect(next.claimed).toBe(8)
-    await expect.poll(() => fast.received.length).toBe(5)
-    expect(await inFlight('failing')).toBe(4)
-    expect(silent.filter((server) => server.received.length === 2)).toHaveLength(4)
-    // While they hang, the fast endpoint's deliveries keep going out, four at a time; no other failing one is sent.
+    await expect.poll(() => fast.received.length).toBe(13)
+    expect(await inFlight('slow')).toBe(4)
+    // Each reaches its server on its own connection: waited for, as the fast one's are.
+    await expect.poll(() => silent.filter((server) => server.received.length === 2).length).toBe(4)
+    // While they hang, the fast endpoint's deliveries keep going out, four at a time; no other slow one is sent.
     for (let look = 0; look < 3; look++) {
       now += 200
       const more = await worker.claim()
@@ -143,11 +164,11 @@ describe('DeliveryWorker with real endpoints', () => {
         () => undefined,
         () => undefined,
       )
-      await expect.poll(() => fast.received.length).toBe(9 + 4 * look)
+      await expect.poll(() => fast.received.length).toBe(17 + 4 * look)
     }
     expect(silent.reduce((sum, server) => sum + server.received.length, 0)).toBe(10)
     await next.sent
-    expect(await inFlight('failing')).toBe(0)
+    expect(await inFlight('slow')).toBe(0)
   })
 
   it('completes on 2xx, keeps 1 KiB of the answer, retries anything else, and dead-letters after the window', async () => {

@@ -1,11 +1,11 @@
 import pino from 'pino'
 import { Registry } from 'prom-client'
-import { EventDeriver, type EventDeriverDeps } from '../../control-plane/webhooks/event-deriver.js'
+import { EventDeriver, type EventDeriverDeps } from '../../control-plane/webhooks/events/event-deriver.js'
 import { createWebhookMetrics } from '../../control-plane/webhooks/webhook-metrics.js'
 import { DEFAULT_WEBHOOK_POLICY } from '../../control-plane/webhooks/webhook-policy.js'
 import { MemoryChangeFeed } from '../../shared/feed/memory-change-feed.js'
 import { createMemoryStore, type MemoryStore } from '../../shared/store/memory-store.js'
-import type { NewKeyRecord } from '../../shared/records.js'
+import type { NewKeyRecord } from '../../shared/keys/records.js'
 import type { WebhookEndpoint, WebhookEvent } from '../../shared/webhook.js'
 import { newKey } from '../integration/contract-records.js'
 
@@ -30,12 +30,13 @@ export function testEndpoint(id: string, extra: Partial<WebhookEndpoint> = {}): 
 }
 
 /**
- * A memory store with three endpoints (every type; `key.deleted` only; disabled), a clock the test moves, derivers on
- * them, and what they queued.
+ * A memory store (and the feed its writes publish on) with three endpoints (every type; `key.deleted` only;
+ * disabled), a clock the test moves, derivers on them, and what they queued.
  */
 export async function deriverStage() {
   const clock = testClock()
-  const store: MemoryStore = createMemoryStore(new MemoryChangeFeed(), { clock })
+  const feed = new MemoryChangeFeed()
+  const store: MemoryStore = createMemoryStore(feed, { clock })
   await store.webhooks.createEndpoint(testEndpoint('whep_all'))
   await store.webhooks.createEndpoint(testEndpoint('whep_deletes', { eventTypes: ['key.deleted'] }))
   await store.webhooks.createEndpoint(testEndpoint('whep_off', { enabled: false }))
@@ -77,5 +78,5 @@ export async function deriverStage() {
     return write
   }
 
-  return { store, clock, deriver, deliveries, queued, createKey }
+  return { store, feed, clock, deriver, deliveries, queued, createKey }
 }

@@ -1,5 +1,6 @@
 import { jsonPoster } from './processes.js'
 import { readyAgainAfter, readyAfter, type ReadinessSample } from './readiness-timeline.js'
+import { waitFor } from './wait-for.js'
 
 /** Where the load goes, and the bound it is held to. */
 export interface FaultLoadTarget {
@@ -49,6 +50,13 @@ export interface FaultLoad {
   lostWrites(): Promise<string[]>
   /** When the first write sent after `t` was acknowledged; undefined: none yet. */
   firstAcknowledgedAfter(t: number): number | undefined
+  /**
+   * Resolves once the writer has had `count` more answers, whatever they were: load "for a while" counted in the
+   * load's own steps (50 ms apart at the least), which a slow machine takes longer to make rather than fewer of.
+   */
+  wrote(count: number): Promise<void>
+  /** Whether a verification sent after `t` has been answered. */
+  verifiedAfter(t: number): boolean
   /** When the first /readyz sample after `t` answered 200; undefined: none yet. */
   readyAfter(t: number): number | undefined
   /** How long after `t` the verifier was ready for good (see readiness-timeline.ts), in ms. */
@@ -96,6 +104,8 @@ export async function startFaultLoad(
   /** When each acknowledged write was sent, and when its acknowledgement came, in that order. */
   const acknowledged: { sentAt: number; at: number }[] = []
   const readiness: ReadinessSample[] = []
+  let writesAnswered = 0
+  let lastVerificationSentAt = 0
   let running = true
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -104,6 +114,7 @@ export async function startFaultLoad(
       const key = keys[Math.floor(Math.random() * keys.length)]!
       const sentAt = Date.now()
       const answer = await post(target.verifier, 'keys.verifyKey', { key: key.key }, false)
+      lastVerificationSentAt = Math.max(lastVerificationSentAt, sentAt)
       count(report.statuses, answer.status)
       report.slowestMs = Math.max(report.slowestMs, Date.now() - sentAt)
       count(report.codes, `${answer.status} ${String(answer.body?.code ?? answer.body?.error?.code)}`)
@@ -119,6 +130,7 @@ export async function startFaultLoad(
   const write = async (what: 'create' | 'disable', path: string, body: unknown) => {
     const sentAt = Date.now()
     const answer = await post(target.controlPlane, path, body)
+    writesAnswered++
     count(report.writes, `${what} ${answer.status}`)
     if (answer.status !== 200 && answer.status !== 503)
       report.unexpectedWrites.push(`${answer.status} ${JSON.stringify(answer.body)}`)
@@ -204,6 +216,11 @@ export async function startFaultLoad(
       }
       return lost
     },
+    async wrote(count) {
+      const until = writesAnswered + count
+      await waitFor(() => writesAnswered >= until, `${count} more answers to the load's writes`, 30_000, 20)
+    },
+    verifiedAfter: (t) => lastVerificationSentAt > t,
     firstAcknowledgedAfter: (t) => acknowledged.find(({ sentAt }) => sentAt > t)?.at,
     readyAfter: (t) => readyAfter(readiness, t),
     readyAgainAfter: (t) => readyAgainAfter(readiness, t),

@@ -1,6 +1,6 @@
 import { newId } from '../../shared/ids.js'
-import { generateRootKey } from '../../shared/key-material.js'
-import { namespaceAddress, type NamespaceRecord } from '../../shared/ratelimit-namespace.js'
+import { generateRootKey } from '../../shared/keys/key-material.js'
+import { namespaceAddress, type NamespaceRecord } from '../../shared/ratelimits/ratelimit-namespace.js'
 import type { Backend } from './apps.js'
 import { JSON_ONLY } from './both-stores.js'
 

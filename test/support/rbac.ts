@@ -1,5 +1,5 @@
-import { Rbac } from '../../control-plane/rbac.js'
-import type { Principal } from '../../control-plane/root-key-auth.js'
+import { Rbac } from '../../control-plane/permissions/rbac.js'
+import type { Principal } from '../../control-plane/root-keys/root-key-auth.js'
 import type { ManagementStore } from '../../shared/store/management-store.js'
 
 /** A principal that may do anything: for tests that set records up straight in the store. */

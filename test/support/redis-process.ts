@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { freePort } from './free-port.js'
+import { waitFor } from './wait-for.js'
 
 /** Starting and stopping a throw-away redis-server; no test framework here, so the benches use it too. */
 export interface RedisServer {
@@ -61,20 +62,27 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     retryStrategy: () => 50,
   })
   admin.on('error', () => {})
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    try {
-      await admin.connect()
-      await admin.ping()
-      break
-    } catch (err) {
-      if (Date.now() > deadline || child.exitCode !== null) {
-        child.kill('SIGKILL')
-        throw new Error(`redis-server on port ${port} did not start: ${String(err)}`, { cause: err })
+  let refused: unknown
+  const started = await waitFor(
+    async () => {
+      if (child.exitCode !== null) return 'exited'
+      try {
+        await admin.connect()
+        await admin.ping()
+        return 'answering'
+      } catch (err) {
+        refused = err
+        admin.disconnect()
+        return undefined
       }
-      admin.disconnect()
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    },
+    `redis-server on port ${port}`,
+    10_000,
+    50,
+  ).catch(() => 'timed out')
+  if (started !== 'answering') {
+    child.kill('SIGKILL')
+    throw new Error(`redis-server on port ${port} did not start: ${String(refused)}`, { cause: refused })
   }
   return {
     url: `redis://127.0.0.1:${port}`,

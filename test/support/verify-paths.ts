@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { request } from 'undici'
 import { expect } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
-import type { KeygateServer } from '../../shared/http/build-server.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
+import type { KeygateServer } from '../../shared/http/keygate-server.js'
 
 /** One answer of a verification endpoint, as a test compares it between the fast path and Fastify's route. */
 export interface PathAnswer {

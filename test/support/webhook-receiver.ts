@@ -15,9 +15,10 @@ export interface ReceivedEvent {
 
 /**
  * How the receiver answers: `up` 204 after verifying; `down` 503; `moved` 308 to itself (a redirect is no delivery);
- * `hang` takes the request and never answers (a delivery in the middle of being sent).
+ * `hang` takes the request and never answers (a delivery in the middle of being sent); `flapping` as `up` and `hang`
+ * by turns, `up` first.
  */
-export type ReceiverMode = 'up' | 'down' | 'moved' | 'hang'
+export type ReceiverMode = 'up' | 'down' | 'moved' | 'hang' | 'flapping'
 
 /**
  * A webhook receiver as users write one: every request verified with `standardwebhooks` and with Svix's library,
@@ -36,16 +37,17 @@ export async function startWebhookReceiver() {
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8')
       const id = String(request.headers['webhook-id'])
-      requests.push({ at: Date.now(), id, mode })
-      if (mode === 'hang') {
+      const answer = mode === 'flapping' ? (requests.length % 2 === 0 ? 'up' : 'hang') : mode
+      requests.push({ at: Date.now(), id, mode: answer })
+      if (answer === 'hang') {
         hanging.add(() => response.destroy())
         return
       }
-      if (mode === 'down') {
+      if (answer === 'down') {
         response.writeHead(503).end('down for maintenance')
         return
       }
-      if (mode === 'moved') {
+      if (answer === 'moved') {
         response.writeHead(308, { location: url }).end('moved for good')
         return
       }

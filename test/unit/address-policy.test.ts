@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../shared/errors.js'
+import { ApiError } from '../../shared/errors/errors.js'
 import {
   addressRefusal,
   checkEndpointUrl,
   MAX_ENDPOINT_URL_LENGTH,
   type HostLookup,
-} from '../../control-plane/webhooks/address-policy.js'
+} from '../../control-plane/webhooks/delivery/address-policy.js'
 import { DEFAULT_WEBHOOK_POLICY } from '../../control-plane/webhooks/webhook-policy.js'
 
 const PUBLIC = DEFAULT_WEBHOOK_POLICY

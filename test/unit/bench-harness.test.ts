@@ -29,6 +29,7 @@ import {
   roundRatios,
 } from '../../bench/lib/stats.js'
 import { newRequestId } from '../../shared/http/request-id.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 
 describe('bench harness', () => {
   it('takes medians, nearest-rank percentiles and spreads', () => {
@@ -245,7 +246,8 @@ describe('CPU accounting from /proc', () => {
       const seconds = processCpuSeconds(child.pid!)
       expect(seconds).toBeGreaterThanOrEqual(0.1)
       expect(seconds).toBeLessThan(0.8)
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      // What must not happen while the child idles: its CPU time moving on (a wall clock would).
+      await nothingHappensFor(300)
       // Idle since: a wall clock would have moved on, its CPU has not.
       expect(processCpuSeconds(child.pid!) - seconds).toBeLessThan(0.05)
       expect(mayRunOn(child.pid!, LOAD_CORE)).toBe(true)

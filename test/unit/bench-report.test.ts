@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { performanceSection, renderedResults, resultsPage } from '../../bench/lib/report.js'
-import type { ScenarioReport } from '../../bench/lib/report.js'
+import type { ScenarioReport } from '../../bench/lib/scenario-report.js'
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
 

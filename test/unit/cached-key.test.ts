@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { KeyRecord } from '../../shared/records.js'
-import { verify } from '../../shared/verification.js'
-import { EMPTY_CONTEXT } from '../../shared/key-context.js'
+import type { KeyRecord } from '../../shared/keys/records.js'
+import { verify } from '../../shared/verification/verification.js'
+import { EMPTY_CONTEXT } from '../../shared/keys/key-context.js'
 import { toCachedKey } from '../../verifier/cached-key.js'
 
 /**

@@ -1,6 +1,10 @@
 import type { LookupAddress } from 'node:dns'
 import { describe, expect, it } from 'vitest'
-import { checkedLookup, REFUSED_ADDRESS, type ResolveAll } from '../../control-plane/webhooks/checked-lookup.js'
+import {
+  checkedLookup,
+  REFUSED_ADDRESS,
+  type ResolveAll,
+} from '../../control-plane/webhooks/delivery/checked-lookup.js'
 
 /** A resolver answering every name with `addresses`. */
 const answering =

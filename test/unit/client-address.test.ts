@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { clientAddressOf, type AddressedRequest } from '../../shared/client-address.js'
-import { normalisedEntry } from '../../shared/ip-allowlist.js'
+import { clientAddressOf, type AddressedRequest } from '../../shared/addresses/client-address.js'
+import { normalisedEntry } from '../../shared/addresses/ip-allowlist.js'
 
 const request = (peer: string | undefined, forwardedFor?: string | string[]): AddressedRequest => ({
   socket: { remoteAddress: peer },

@@ -4,7 +4,7 @@ import {
   SENT_AT,
   type CommandQueue,
   type WatchedCommand,
-} from '../../shared/store/command-queue-watch.js'
+} from '../../shared/store/redis/command-queue-watch.js'
 
 const TIMEOUT = 100
 

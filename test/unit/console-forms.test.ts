@@ -43,6 +43,7 @@ describe("the console's key form", () => {
       id: 'key_1',
       start: 'sk_abcd',
       apiId: 'api_1',
+      workspaceId: 'ws_keygate',
       name: 'acme',
       meta: { plan: 'pro' },
       createdAt: 1,
@@ -72,6 +73,7 @@ describe("the console's key form", () => {
       id: 'key_1',
       start: 'sk_abcd',
       apiId: 'api_1',
+      workspaceId: 'ws_keygate',
       name: 'acme',
       createdAt: 1,
       // Seconds and milliseconds: the form's datetime-local value holds minutes.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseChangeEvent } from '../../shared/change-event.js'
-import { creditNoticeKinds, parseCreditNoticeHint } from '../../shared/credit-notice.js'
+import { creditNoticeKinds, parseCreditNoticeHint } from '../../shared/keys/credit-notice.js'
 
 describe('creditNoticeKinds', () => {
   it('says low when a balance crosses the threshold going down, exhausted when it reaches 0, nothing going up', () => {

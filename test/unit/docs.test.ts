@@ -3,10 +3,10 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { specs } from '../../shared/config/config.js'
-import { ERRORS } from '../../shared/errors.js'
-import { failsChecksum, isChecksummed } from '../../shared/key-checksum.js'
-import { GATEWAY_CODES } from '../../shared/gateway-codes.js'
-import { PORTAL_SESSION_ROUTES } from '../../control-plane/operations/portal/session-routes.v2.js'
+import { ERRORS } from '../../shared/errors/errors.js'
+import { failsChecksum, isChecksummed } from '../../shared/keys/key-checksum.js'
+import { GATEWAY_CODES } from '../../shared/errors/gateway-codes.js'
+import { PORTAL_SESSION_ROUTES } from '../../control-plane/portal/session/session-routes.v2.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')

@@ -1,14 +1,14 @@
 import { SocketAddress } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { addressAllowed } from '../../shared/address-rule.js'
-import { ApiError } from '../../shared/errors.js'
+import { addressAllowed } from '../../shared/addresses/address-rule.js'
+import { ApiError } from '../../shared/errors/errors.js'
 import {
   allowlistAllows,
   compiledAllowlist,
   normalisedAllowlist,
   normalisedEntry,
   parseClientAddress,
-} from '../../shared/ip-allowlist.js'
+} from '../../shared/addresses/ip-allowlist.js'
 
 const allows = (list: string[], address: string) =>
   allowlistAllows(compiledAllowlist(list.map((entry) => normalisedEntry(entry)!)), parseClientAddress(address))

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import type { KeyRecord } from '../../shared/records.js'
-import { hashKey } from '../../shared/key-material.js'
+import type { KeyRecord } from '../../shared/keys/records.js'
+import { hashKey } from '../../shared/keys/key-material.js'
 import { shardOf } from '../../shared/shards.js'
 import { KeyCache } from '../../verifier/key-cache.js'
 
@@ -71,23 +71,26 @@ describe('KeyCache', () => {
   })
 
   it('forgets an unknown hash unknownTtlMs after it was offered, however often it is asked for', async () => {
-    // lru-cache reads the time from performance.now(), and caches a reading for a millisecond of real time.
+    // lru-cache reads the time from performance.now(), and caches a reading for a millisecond (on a timer): both moved
+    // by hand.
     let now = performance.now()
     const clock = vi.spyOn(performance, 'now').mockImplementation(() => now)
-    const later = async (ms: number) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const later = (ms: number) => {
       now += ms
-      await new Promise((resolve) => setTimeout(resolve, 5))
+      vi.advanceTimersByTime(ms)
     }
     try {
       const cache = new KeyCache({ maxKeys: 10, maxUnknown: 10, unknownTtlMs: 1_000 })
       cache.offer('x', null)
-      await later(900)
+      later(900)
       expect(cache.get('x')).toBeNull()
-      await later(90)
+      later(90)
       expect(cache.get('x')).toBeNull()
-      await later(20)
+      later(20)
       expect(cache.get('x')).toBeUndefined()
     } finally {
+      vi.useRealTimers()
       clock.mockRestore()
     }
   })

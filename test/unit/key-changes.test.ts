@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { changedNames } from '../../control-plane/webhooks/event-payloads.js'
-import { changedKeyFields } from '../../shared/key-changes.js'
-import type { NewKeyRecord } from '../../shared/records.js'
+import { changedNames } from '../../control-plane/webhooks/events/event-payloads.js'
+import { changedKeyFields } from '../../shared/keys/key-changes.js'
+import type { NewKeyRecord } from '../../shared/keys/records.js'
 
 const KEY: NewKeyRecord = {
   id: 'key_1',

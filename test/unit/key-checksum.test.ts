@@ -3,8 +3,8 @@ import bs58 from 'bs58'
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { checksummedKeyPattern, checksumOf, failsChecksum, isChecksummed } from '../../shared/key-checksum.js'
-import { generateKey, generateRootKey } from '../../shared/key-material.js'
+import { checksummedKeyPattern, checksumOf, failsChecksum, isChecksummed } from '../../shared/keys/key-checksum.js'
+import { generateKey, generateRootKey } from '../../shared/keys/key-material.js'
 
 describe('checksummed keys', () => {
   it('are made as <prefix>_<random>_<6 characters of CRC32>, and pass their own check', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { identityAddress } from '../../shared/identity.js'
-import { EMPTY_CONTEXT, resolveKeyContext, type KeyContext, type KeyReferences } from '../../shared/key-context.js'
-import { keyLimitsOf } from '../../shared/key-limits.js'
+import { EMPTY_CONTEXT, resolveKeyContext, type KeyContext, type KeyReferences } from '../../shared/keys/key-context.js'
+import { keyLimitsOf } from '../../shared/keys/key-limits.js'
 import { permissionAddress, roleAddress } from '../../shared/rbac.js'
 
 const perm = (id: string, slug: string) => ({ id, name: slug, slug, createdAt: 0 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { IdentityRecord } from '../../shared/identity.js'
-import { keyLimitsOf } from '../../shared/key-limits.js'
+import { keyLimitsOf } from '../../shared/keys/key-limits.js'
 
 const identity = (ratelimits: IdentityRecord['ratelimits']): IdentityRecord => ({
   id: 'id_1',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
-import type { KeyRecord } from '../../shared/records.js'
-import type { ApiKeyStore } from '../../shared/store/api-key-store.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
+import type { KeyRecord } from '../../shared/keys/records.js'
+import type { ApiKeyStore } from '../../shared/store/api-keys/api-key-store.js'
 import { KeyCache } from '../../verifier/key-cache.js'
 import { KeyLookup } from '../../verifier/key-lookup.js'
 

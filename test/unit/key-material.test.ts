@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it, vi } from 'vitest'
-import { generateKey, generateRootKey, hashKey, secretsEqual } from '../../shared/key-material.js'
+import { generateKey, generateRootKey, hashKey, secretsEqual } from '../../shared/keys/key-material.js'
 import { SHARD_COUNT, shardOf } from '../../shared/shards.js'
 
 describe('key material', () => {

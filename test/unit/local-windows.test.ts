@@ -1,6 +1,6 @@
 import { pino } from 'pino'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { windowStart } from '../../shared/ratelimit.js'
+import { windowStart } from '../../shared/ratelimits/ratelimit.js'
 import { LocalWindows, type LocalWindow } from '../../verifier/local-windows.js'
 import { ManualClock } from '../support/apps.js'
 

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { hashKey } from '../../shared/key-material.js'
-import type { KeyRecord } from '../../shared/records.js'
+import { hashKey } from '../../shared/keys/key-material.js'
+import type { KeyRecord } from '../../shared/keys/records.js'
 import { KeyCache } from '../../verifier/key-cache.js'
 import type { KeyLookup } from '../../verifier/key-lookup.js'
 import type { KnownHashes } from '../../verifier/known-hashes.js'
 import { MissPath } from '../../verifier/miss-path.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 
 /** A miss path whose filter says no to everything, over a sync that counts its polls (each takes `pollMs`). */
 function missPath(pollMs: number) {
@@ -62,7 +63,8 @@ describe('MissPath', () => {
   it('polls at once for an unknown key that comes alone', async () => {
     const { path, polls } = missPath(0)
     await path.read(unknownHash())
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // No unknown key for longer than the polls' spacing (10 ms): the next one comes alone.
+    await nothingHappensFor(20)
     const asked = performance.now()
     await path.read(unknownHash())
     expect(polls).toHaveLength(2)

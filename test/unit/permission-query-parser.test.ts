@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { satisfies } from '../../shared/permission-query.js'
-import { parsePermissionQuery, PermissionQuerySyntaxError } from '../../shared/permission-query-parser.js'
+import { satisfies } from '../../shared/verification/permission-query.js'
+import { parsePermissionQuery, PermissionQuerySyntaxError } from '../../shared/verification/permission-query-parser.js'
 
 describe('v2 permission queries (text → PermissionQuery)', () => {
   it('reads a name, AND, OR, and flattens runs of one operator', () => {

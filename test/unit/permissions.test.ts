@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../shared/errors.js'
-import { can, may, mayOnSome, requirePermission, requireRootKeyManagement } from '../../control-plane/root-key-auth.js'
-import { grants, MANAGE_ROOT_KEYS, ROOT_KEY_PERMISSION } from '../../shared/root-key-actions.js'
+import { ApiError } from '../../shared/errors/errors.js'
+import {
+  can,
+  may,
+  mayOnSome,
+  requirePermission,
+  requireRootKeyManagement,
+} from '../../control-plane/root-keys/root-key-auth.js'
+import { grants, MANAGE_ROOT_KEYS, ROOT_KEY_PERMISSION } from '../../shared/root-keys/root-key-actions.js'
 
 const principal = (...permissions: string[]) => ({ rootKeyId: 'root_x', permissions })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../shared/errors.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
 import { RecordLookup, type LookupCache } from '../../verifier/record-lookup.js'
 
 interface Rec {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Cluster, Redis } from 'ioredis'
-import { createRedis, toStoreError, type RedisTarget } from '../../shared/store/redis-connection.js'
-import { storeCall } from '../../shared/store/redis-store-call.js'
-import { StoreUnavailableError } from '../../shared/errors.js'
+import { createRedis, toStoreError, type RedisTarget } from '../../shared/store/redis/redis-connection.js'
+import { storeCall } from '../../shared/store/redis/redis-store-call.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
 
 // The options ioredis is given, read back from the client: lazyConnect, so nothing connects (no TLS server needed).
 const sentinel = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { may } from '../../control-plane/root-key-auth.js'
+import { may } from '../../control-plane/root-keys/root-key-auth.js'
 
 describe('a root key’s rights on a record named in a request', () => {
   const principal = { rootKeyId: 'root_x', permissions: ['identity.id_X.read_identity', 'api.*.read_key'] }

@@ -1,8 +1,9 @@
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { RootKeyUse } from '../../control-plane/root-key-use.js'
-import type { RootKeyRecord } from '../../shared/records.js'
+import { RootKeyUse } from '../../control-plane/root-keys/root-key-use.js'
+import type { RootKeyRecord } from '../../shared/keys/records.js'
 import { capturedLogger, ManualClock } from '../support/apps.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 
 const rootKey = (lastUsedAt?: number): RootKeyRecord => ({
   id: 'root_a',
@@ -45,7 +46,8 @@ describe('recording the last use of root keys', () => {
     use.record(rootKey()) // returns although the write has not finished
     let settled = false
     const settling = use.settle().then(() => (settled = true))
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    // What must not happen while the write is in flight: settle() resolving.
+    await nothingHappensFor(10)
     expect(settled).toBe(false)
     store.writes[0]!.fail(new Error('Redis went away'))
     await settling

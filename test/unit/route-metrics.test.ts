@@ -4,7 +4,7 @@ import { LATENCY_BUCKETS } from '../../shared/http/metrics-registry.js'
 import { RouteMetrics } from '../../shared/http/route-metrics.js'
 import { createProxyMetrics } from '../../verifier/proxy-metrics.js'
 import { createVerifierMetrics } from '../../verifier/verifier-metrics.js'
-import { VERDICT_CODES } from '../../shared/verification.js'
+import { VERDICT_CODES } from '../../shared/verification/verification.js'
 
 /**
  * The route, proxy and verdict metrics are counted in plain numbers and handed to prom-client at scrape time. What

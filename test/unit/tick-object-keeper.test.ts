@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { heldTickObject, holdTickObject } from '../../cli/tick-object-keeper.js'
+import { waitFor } from '../support/wait-for.js'
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 const KEEPER = fileURLToPath(new URL('../../dist/cli/tick-object-keeper.js', import.meta.url))
@@ -23,7 +24,8 @@ describe('the tick object keeper', () => {
       await nextTurn()
       const first = heldTickObject()
       expect(first !== undefined && built.has(first)).toBe(true)
-      await new Promise((resolve) => setTimeout(resolve, 1100))
+      // A newer one within the second (and a little): the keeper's turn, then the tick it took.
+      await waitFor(() => heldTickObject() !== first, 'a newer tick object', 1_100, 10)
       await nextTurn()
       const later = heldTickObject()
       expect(later).not.toBe(first)

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import type { UsageIncrement } from '../../shared/analytics.js'
-import type { UsageStore } from '../../shared/store/usage-store.js'
+import type { UsageStore } from '../../shared/store/usage/usage-store.js'
 import { UsageRecorder, type UsageCellHolder } from '../../verifier/usage-recorder.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 
 describe('UsageRecorder', () => {
   it('batches counts per key and hour, and never sends a failed batch twice', async () => {
@@ -338,7 +339,8 @@ describe('UsageRecorder', () => {
     const last = recorder.flush()
     let lastDone = false
     void last.then(() => (lastDone = true))
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // What must not happen while the periodic flush is held: the last one starting, or finishing.
+    await nothingHappensFor(20)
     expect(events).toEqual(['start 1 (1 keys)'])
     expect(lastDone).toBe(false)
     release()

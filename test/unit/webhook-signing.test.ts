@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks'
 import { Webhook as SvixWebhook } from 'svix'
 import { describe, expect, it } from 'vitest'
-import { eventBody, retryDelayMs } from '../../control-plane/webhooks/delivery-worker.js'
-import { signatureHeaders } from '../../control-plane/webhooks/signature-headers.js'
+import { eventBody, retryDelayMs } from '../../control-plane/webhooks/delivery/delivery-worker.js'
+import { signatureHeaders } from '../../control-plane/webhooks/delivery/signature-headers.js'
 import type { WebhookEvent } from '../../shared/webhook.js'
 
 const secret = (byte: number) => `whsec_${Buffer.alloc(32, byte).toString('base64')}`

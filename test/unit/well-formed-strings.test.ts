@@ -111,7 +111,8 @@ describe('strings that are not well-formed Unicode in a body', () => {
 
   it('costs about what parsing costs, however many escaped pairs a body holds', () => {
     // Timed against the parse of the same text, alternately, the fastest of several runs each: a ratio, so that a
-    // loaded machine slows both alike. Checking the parsed values instead took 4 to 10 times the parse.
+    // loaded machine slows both alike. The check with the parse costs about twice the parse alone (up to 2.3 times on
+    // a loaded machine); checking the parsed values instead took 4 to 10 times the parse.
     const values = 450_000
     const pairs = Array.from({ length: values / 4 }, () => '"\\uD83D\\uDE00"').join(',')
     for (const sent of [
@@ -120,7 +121,7 @@ describe('strings that are not well-formed Unicode in a body', () => {
     ]) {
       let checked = Infinity
       let parsed = Infinity
-      for (let run = 0; run < 5; run++) {
+      for (let run = 0; run < 15; run++) {
         let started = performance.now()
         parseJsonBody(sent)
         checked = Math.min(checked, performance.now() - started)
@@ -128,7 +129,7 @@ describe('strings that are not well-formed Unicode in a body', () => {
         secureJson.parse(sent)
         parsed = Math.min(parsed, performance.now() - started)
       }
-      expect(checked, `${checked} ms checked, ${parsed} ms parsed`).toBeLessThan(parsed * 2)
+      expect(checked, `${checked} ms checked, ${parsed} ms parsed`).toBeLessThan(parsed * 3)
     }
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { overrideFor, wildcardMatches, type NamespaceRecord } from '../../shared/ratelimit-namespace.js'
+import { overrideFor, wildcardMatches, type NamespaceRecord } from '../../shared/ratelimits/ratelimit-namespace.js'
 
 describe('wildcard overrides', () => {
   it('match as Unkey’s patterns do: `*` is any run of characters, none included', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { windowStart } from '../../shared/ratelimit.js'
+import { windowStart } from '../../shared/ratelimits/ratelimit.js'
 import { clearOfWindowEdge } from '../support/window-edge.js'
 
 describe('clearOfWindowEdge (e2e tests counting on one rate-limit window)', () => {

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatTime } from '../format.js'
+import type { ConsoleAnswers, ListedApi } from '../types.js'
 import { hrefOf, navigate } from '../router.js'
 import { EntityTable } from '../ui/entity-table.js'
 import { Field } from '../ui/fields.js'
@@ -8,22 +9,14 @@ import { Page, StatusNote, useStatus } from '../ui/page.js'
 import { Pager } from '../ui/pager.js'
 import { useRowConfirm } from '../ui/row-confirm.js'
 import { usePagedLoad } from '../ui/use-paged-load.js'
-import { useSubmit, WriteForm } from '../ui/write-form.js'
-
-export interface ListedApi {
-  id: string
-  name: string
-  createdAt: number
-}
+import { WriteForm } from '../ui/write-form.js'
+import { useSubmit } from '../ui/use-submit.js'
 
 const PAGE_SIZE = 50
 
 /** Apis: the list (apis.listApis), creating one, and deleting one once its name is typed. */
 export function ApisPage({ api }: { api: KeygateApi }) {
-  const list = usePagedLoad(
-    (cursor) => api.get<{ apis: ListedApi[]; cursor?: string }>('apis.listApis', { limit: PAGE_SIZE, cursor }),
-    [api],
-  )
+  const list = usePagedLoad((cursor) => api.get('apis.listApis', { limit: PAGE_SIZE, cursor }), [api])
   const [status, say] = useStatus(list.reload)
   const remove = useRowConfirm(
     (row: ListedApi) => ({
@@ -63,10 +56,10 @@ export function ApisPage({ api }: { api: KeygateApi }) {
   )
 }
 
-function CreateApi(props: { api: KeygateApi; onCreated: (created: { apiId: string; name: string }) => void }) {
+function CreateApi(props: { api: KeygateApi; onCreated: (created: ConsoleAnswers['apis.createApi']) => void }) {
   const [name, setName] = useState('')
   const submitting = useSubmit(async () => {
-    const created = await props.api.post<{ apiId: string; name: string }>('apis.createApi', { name: name.trim() })
+    const created = await props.api.post('apis.createApi', { name: name.trim() })
     setName('')
     props.onCreated(created)
   })

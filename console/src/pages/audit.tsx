@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
-import type { AuditEntry } from '../types.js'
 import { Field } from '../ui/fields.js'
 import { ErrorNote, Page } from '../ui/page.js'
 import { Pager, useCursorPages } from '../ui/pager.js'
@@ -19,7 +18,7 @@ export function AuditPage({ api, keyId = '' }: { api: KeygateApi; keyId?: string
   const [filter, setFilter] = useState({ ...NO_FILTER, keyId })
   const log = useLoad(
     () =>
-      api.get<{ entries: AuditEntry[]; cursor?: string }>('audit.list', {
+      api.get('audit.list', {
         limit: 50,
         cursor: pages.cursor,
         ...filter,

@@ -1,33 +1,11 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatSecond, formatTime } from '../format.js'
+import type { DeliveryAttempt } from '../types.js'
 import { EntityTable } from '../ui/entity-table.js'
 import { ErrorNote } from '../ui/page.js'
 import { useLoad } from '../ui/use-load.js'
 import { ReplaySince } from './replay-since.js'
-
-/** One attempt at sending an event, as webhooks.listAttempts answers it. */
-interface Attempt {
-  deliveryId: string
-  eventId: string
-  eventType: string
-  at: number
-  attempt: number
-  status?: number
-  error?: string
-  latencyMs: number
-  responseSnippet?: string
-  outcome: 'delivered' | 'retry' | 'dead' | 'failed'
-  /** A test event (webhooks.sendTest): not kept, so not sent again. */
-  test?: true
-}
-
-interface DeadDelivery {
-  deliveryId: string
-  eventId: string
-  attempts: number
-  queuedAt: number
-}
 
 /** How many attempts and dead letters the log shows (the store keeps 100 attempts an endpoint, and 10 tests apart). */
 const SHOWN = 50
@@ -45,7 +23,7 @@ export function DeliveryLog(props: {
 }) {
   const { api, endpointId } = props
   const log = useLoad(
-    () => api.get<{ attempts: Attempt[]; dead: DeadDelivery[] }>('webhooks.listAttempts', { endpointId, limit: SHOWN }),
+    () => api.get('webhooks.listAttempts', { endpointId, limit: SHOWN }),
     [api, endpointId, props.freshness],
   )
   const [error, setError] = useState<unknown>()
@@ -133,13 +111,13 @@ export function DeliveryLog(props: {
   )
 }
 
-function Outcome({ outcome }: { outcome: Attempt['outcome'] }) {
+function Outcome({ outcome }: { outcome: DeliveryAttempt['outcome'] }) {
   const tone = outcome === 'delivered' ? 'on' : outcome === 'dead' || outcome === 'failed' ? 'off' : ''
   return <span class={`badge ${tone}`}>{outcome === 'retry' ? 'will retry' : outcome}</span>
 }
 
 /** The endpoint's answer: why it failed or its status, and the start of its body (the endpoint's text, as text). */
-function answerOf(attempt: Attempt) {
+function answerOf(attempt: DeliveryAttempt) {
   const said = attempt.error ?? (attempt.status === undefined ? '' : `HTTP ${attempt.status}`)
   return (
     <>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
-import type { KeygateApi } from '../api.js'
+import { describeError, type KeygateApi } from '../api.js'
 import type { Key } from '../types.js'
-import { ErrorNote } from '../ui/page.js'
+import { KeyFormSection } from '../ui/key-form-section.js'
 import { changesOf, formOf, type KeyFormProblems } from './key-form.js'
 import { KeyFormFields } from './key-form-fields.js'
 
@@ -13,35 +13,17 @@ export function EditKey(props: { api: KeygateApi; keyRecord: Key; onSaved: (chan
   const [loaded] = useState(() => formOf(props.keyRecord))
   const [form, setForm] = useState(loaded)
   const [problems, setProblems] = useState<KeyFormProblems>({})
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  const submit = async (event: Event) => {
-    event.preventDefault()
+  const write = async () => {
     const { body, problems: found } = changesOf(loaded, form)
     setProblems(found)
-    setError(undefined)
-    if (Object.keys(found).length > 0 || busy) return
+    if (Object.keys(found).length > 0) return
     if (Object.keys(body).length === 0) return props.onSaved(false)
-    setBusy(true)
-    try {
-      await props.api.post('keys.updateKey', { keyId: props.keyRecord.id, ...body })
-      props.onSaved(true)
-    } catch (err) {
-      setError(err)
-    } finally {
-      setBusy(false)
-    }
+    await props.api.post('keys.updateKey', { keyId: props.keyRecord.id, ...body })
+    props.onSaved(true)
   }
   return (
-    <section aria-labelledby="edit-key-title">
-      <h2 id="edit-key-title">Edit the key</h2>
-      <form aria-labelledby="edit-key-title" onSubmit={(event) => void submit(event)}>
-        <KeyFormFields form={form} onChange={setForm} problems={problems} mode="update" />
-        <button type="submit" disabled={busy}>
-          Save changes
-        </button>
-        <ErrorNote error={error} />
-      </form>
-    </section>
+    <KeyFormSection mode="edit" write={write} describeError={describeError}>
+      <KeyFormFields form={form} onChange={setForm} problems={problems} mode="update" />
+    </KeyFormSection>
   )
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatJson } from '../format.js'
 import { parseJsonObject, parseRatelimits } from '../json-input.js'
-import type { NamedRateLimit } from '../types.js'
+import type { Identity, ListedIdentity } from '../types.js'
 import { EntityTable } from '../ui/entity-table.js'
 import { Field } from '../ui/fields.js'
 import { ErrorNote, Page, StatusNote, useStatus } from '../ui/page.js'
@@ -11,20 +11,14 @@ import { useRowConfirm } from '../ui/row-confirm.js'
 import { useFormFields } from '../ui/use-form-fields.js'
 import { useLoad } from '../ui/use-load.js'
 import { usePagedLoad } from '../ui/use-paged-load.js'
-import { EditSection, useSubmit, WriteForm } from '../ui/write-form.js'
-
-interface Identity {
-  id: string
-  externalId: string
-  meta?: Record<string, unknown>
-  ratelimits: NamedRateLimit[]
-}
+import { EditSection, WriteForm } from '../ui/write-form.js'
+import { useSubmit } from '../ui/use-submit.js'
 
 /** Identities (users or organisations whose keys share meta and rate limits): list, create, edit, delete. */
 export function IdentitiesPage({ api }: { api: KeygateApi }) {
   const list = usePagedLoad(
     (cursor) =>
-      api.get<{ identities: Identity[]; total: number; cursor?: string }>('identities.listIdentities', {
+      api.get('identities.listIdentities', {
         limit: 50,
         cursor,
       }),
@@ -33,7 +27,7 @@ export function IdentitiesPage({ api }: { api: KeygateApi }) {
   const [status, say] = useStatus(list.reload)
   const [editing, setEditing] = useState<string>()
   const remove = useRowConfirm(
-    (identity: Identity) => ({
+    (identity: ListedIdentity) => ({
       title: `Delete the identity ${identity.externalId}?`,
       confirmLabel: 'Delete identity',
       warning: 'Its keys keep their externalId and lose its meta and rate limits.',
@@ -112,7 +106,7 @@ function IdentityForm(props: { api: KeygateApi; onSaved: (externalId: string) =>
 
 function EditIdentity(props: { api: KeygateApi; identityId: string; onDone: (saved: boolean) => void }) {
   const identity = useLoad(
-    () => props.api.get<Identity>('identities.getIdentity', { identityId: props.identityId }),
+    () => props.api.get('identities.getIdentity', { identityId: props.identityId }),
     [props.api, props.identityId],
   )
   if (!identity.data) return <ErrorNote error={identity.error} />

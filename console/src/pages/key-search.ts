@@ -1,5 +1,5 @@
 import { ApiCallError, type KeygateApi } from '../api.js'
-import type { Key, KeyPage } from '../types.js'
+import type { Key } from '../types.js'
 
 /** Keys read from the API per search step: ten of its pages, then the admin is offered to search further. */
 const PAGES_PER_STEP = 10
@@ -22,7 +22,7 @@ export async function searchKeys(api: KeygateApi, apiId: string, text: string, c
   const needle = text.trim().toLowerCase()
   if (cursor === undefined && /^key_[1-9A-HJ-NP-Za-km-z]+$/.test(text.trim())) {
     try {
-      const key = await api.get<Key>('keys.getKey', { keyId: text.trim() })
+      const key = await api.get('keys.getKey', { keyId: text.trim() })
       if (key.apiId === apiId) return { keys: [key], scanned: 1 }
     } catch (err) {
       if (!(err instanceof ApiCallError) || err.code !== 'NOT_FOUND') throw err
@@ -32,7 +32,7 @@ export async function searchKeys(api: KeygateApi, apiId: string, text: string, c
   let scanned = 0
   let next = cursor
   for (let page = 0; page < PAGES_PER_STEP; page++) {
-    const answer = await api.get<KeyPage>('apis.listKeys', { apiId, limit: 100, cursor: next })
+    const answer = await api.get('apis.listKeys', { apiId, limit: 100, cursor: next })
     scanned += answer.keys.length
     keys.push(...answer.keys.filter((key) => fieldsOf(key).some((field) => field?.toLowerCase().includes(needle))))
     next = answer.cursor

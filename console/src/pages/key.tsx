@@ -1,13 +1,13 @@
-import { useState } from 'preact/hooks'
+import { useCallback, useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatCredits, formatDuration, formatExpiry, formatJson, formatTime } from '../format.js'
 import { hrefOf, navigate } from '../router.js'
-import type { AuditEntry, Key } from '../types.js'
+import type { Key, NewKey } from '../types.js'
 import { ConfirmDialog } from '../ui/confirm.js'
 import { ErrorNote, Fields, Page, StatusNote } from '../ui/page.js'
 import { ShownOnce } from '../ui/shown-once.js'
 import { useLoad } from '../ui/use-load.js'
-import { VerificationsChart } from '../ui/verifications-chart.js'
+import { type LoadVerifications, VerificationsChart } from '../ui/verifications-chart.js'
 import { AuditTable } from './audit-table.js'
 import { EditKey } from './edit-key.js'
 import { KeyState } from './key-table.js'
@@ -15,16 +15,22 @@ import { RerollKey } from './reroll-key.js'
 
 /** A key: its fields, the actions on it, its verifications chart and its audit entries. */
 export function KeyPageView({ api, keyId }: { api: KeygateApi; keyId: string }) {
-  const key = useLoad(() => api.get<Key>('keys.getKey', { keyId }), [api, keyId])
-  const audit = useLoad(
-    () => api.get<{ entries: AuditEntry[]; cursor?: string }>('audit.list', { keyId, limit: 20 }),
-    [api, keyId, key.data],
+  const key = useLoad(() => api.get('keys.getKey', { keyId }), [api, keyId])
+  const loadVerifications = useCallback<LoadVerifications>(
+    (query) => api.get('keys.getVerifications', { keyId, ...query }),
+    [api, keyId],
   )
+  const audit = useLoad(() => api.get('audit.list', { keyId, limit: 20 }), [api, keyId, key.data])
   const [status, setStatus] = useState<string>()
   const [error, setError] = useState<unknown>()
-  const [rerolled, setRerolled] = useState<{ keyId: string; key: string }>()
+  const [rerolled, setRerolled] = useState<NewKey>()
   const [deleting, setDeleting] = useState(false)
   const [panel, setPanel] = useState<'edit' | 'reroll'>()
+  // Opening or closing a panel clears what the last action said: a "Saved." beside a form not saved yet would mislead.
+  const toggle = (which: 'edit' | 'reroll') => {
+    setStatus(undefined)
+    setPanel(panel === which ? undefined : which)
+  }
   const record = key.data
   const title = record ? `Key ${record.name ?? record.id}` : 'Key'
 
@@ -59,20 +65,10 @@ export function KeyPageView({ api, keyId }: { api: KeygateApi; keyId: string }) 
                 Enable key
               </button>
             )}
-            <button
-              type="button"
-              class="secondary"
-              aria-expanded={panel === 'edit'}
-              onClick={() => setPanel(panel === 'edit' ? undefined : 'edit')}
-            >
+            <button type="button" class="secondary" aria-expanded={panel === 'edit'} onClick={() => toggle('edit')}>
               Edit key
             </button>
-            <button
-              type="button"
-              class="secondary"
-              aria-expanded={panel === 'reroll'}
-              onClick={() => setPanel(panel === 'reroll' ? undefined : 'reroll')}
-            >
+            <button type="button" class="secondary" aria-expanded={panel === 'reroll'} onClick={() => toggle('reroll')}>
               Reroll key
             </button>
             <button type="button" class="danger" onClick={() => setDeleting(true)}>
@@ -114,7 +110,7 @@ export function KeyPageView({ api, keyId }: { api: KeygateApi; keyId: string }) 
             />
           ) : null}
           <KeyFields record={record} />
-          <VerificationsChart api={api} keyId={keyId} />
+          <VerificationsChart load={loadVerifications} />
           <h2>Audit entries</h2>
           <ErrorNote error={audit.error} />
           {audit.data ? <AuditTable entries={audit.data.entries} /> : null}

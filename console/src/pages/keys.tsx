@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { countOf } from '../format.js'
 import { hrefOf } from '../router.js'
-import type { KeyPage } from '../types.js'
+import type { NewKey } from '../types.js'
 import { ConfirmDialog } from '../ui/confirm.js'
 import { Field } from '../ui/fields.js'
 import { ErrorNote, Page, StatusNote } from '../ui/page.js'
@@ -18,7 +18,7 @@ const NONE: ReadonlySet<string> = new Set()
 
 /** The keys of an api: search, a page at a time on the API's cursor, create (shown once), bulk disable and delete. */
 export function KeysPage({ api, apiId }: { api: KeygateApi; apiId: string }) {
-  const info = useLoad(() => api.get<{ id: string; name: string }>('apis.getApi', { apiId }), [api, apiId])
+  const info = useLoad(() => api.get('apis.getApi', { apiId }), [api, apiId])
   const pages = useCursorPages()
   const [typed, setTyped] = useState('')
   const [search, setSearch] = useState('')
@@ -27,7 +27,7 @@ export function KeysPage({ api, apiId }: { api: KeygateApi; apiId: string }) {
       const step = await searchKeys(api, apiId, search, pages.cursor)
       return { keys: step.keys, cursor: step.cursor, scanned: step.scanned, total: undefined }
     }
-    const page = await api.get<KeyPage>('apis.listKeys', { apiId, limit: PAGE_SIZE, cursor: pages.cursor })
+    const page = await api.get('apis.listKeys', { apiId, limit: PAGE_SIZE, cursor: pages.cursor })
     return { ...page, scanned: undefined }
   }, [api, apiId, search, pages.cursor])
   // The selection belongs to the keys on screen when it was made: another page, a search or a reload starts with
@@ -35,7 +35,7 @@ export function KeysPage({ api, apiId }: { api: KeygateApi; apiId: string }) {
   const [selection, setSelection] = useState<{ of: typeof keys.data; ids: Set<string> }>()
   const selected = selection && selection.of === keys.data ? selection.ids : NONE
   const setSelected = (ids: Set<string>) => setSelection({ of: keys.data, ids })
-  const [created, setCreated] = useState<{ keyId: string; key: string }>()
+  const [created, setCreated] = useState<NewKey>()
   const [status, setStatus] = useState<string>()
   const [bulkError, setBulkError] = useState<unknown>()
   const [confirmDelete, setConfirmDelete] = useState(false)

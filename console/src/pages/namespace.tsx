@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
+import type { Override } from '../types.js'
 import { formatDuration } from '../format.js'
 import { hrefOf } from '../router.js'
 import { EntityTable } from '../ui/entity-table.js'
@@ -9,19 +10,11 @@ import { useRowConfirm } from '../ui/row-confirm.js'
 import { usePagedLoad } from '../ui/use-paged-load.js'
 import { OverrideForm } from './override-form.js'
 
-interface Override {
-  id: string
-  identifier: string
-  limit: number
-  duration: number
-  async: boolean
-}
-
 /** A namespace's overrides: list (paged), set, edit, delete. */
 export function NamespacePage({ api, name }: { api: KeygateApi; name: string }) {
   const list = usePagedLoad(
     (cursor) =>
-      api.get<{ overrides: Override[]; total: number; cursor?: string }>('ratelimits.listOverrides', {
+      api.get('ratelimits.listOverrides', {
         namespaceName: name,
         limit: 50,
         cursor,

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { Checkbox, Field } from '../ui/fields.js'
-import { useSubmit, WriteForm } from '../ui/write-form.js'
+import { WriteForm } from '../ui/write-form.js'
+import { useSubmit } from '../ui/use-submit.js'
 
 /** ratelimits.setOverride: an identifier's limit in a namespace (made on first use when named anew). */
 export function OverrideForm(props: {

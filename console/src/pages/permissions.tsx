@@ -1,22 +1,17 @@
 import type { KeygateApi } from '../api.js'
+import type { Permission } from '../types.js'
 import { EntityTable } from '../ui/entity-table.js'
 import { Field } from '../ui/fields.js'
 import { Page, StatusNote, useStatus } from '../ui/page.js'
 import { useRowConfirm } from '../ui/row-confirm.js'
 import { useFormFields } from '../ui/use-form-fields.js'
 import { useLoad } from '../ui/use-load.js'
-import { useSubmit, WriteForm } from '../ui/write-form.js'
-
-interface Permission {
-  id: string
-  name: string
-  slug: string
-  description?: string
-}
+import { WriteForm } from '../ui/write-form.js'
+import { useSubmit } from '../ui/use-submit.js'
 
 /** Permissions (what keys and roles grant): list, create, delete. */
 export function PermissionsPage({ api }: { api: KeygateApi }) {
-  const list = useLoad(() => api.get<Permission[]>('permissions.listPermissions', { limit: 100 }), [api])
+  const list = useLoad(() => api.get('permissions.listPermissions', { limit: 100 }), [api])
   const [status, say] = useStatus(list.reload)
   const form = useFormFields({ name: '', slug: '', description: '' })
   const creating = useSubmit(async () => {

@@ -8,22 +8,12 @@ import { Pager } from '../ui/pager.js'
 import { usePagedLoad } from '../ui/use-paged-load.js'
 import { OverrideForm } from './override-form.js'
 
-interface Namespace {
-  id: string
-  name: string
-  createdAt: number
-}
-
 /**
  * Rate-limit namespaces (ratelimits.listNamespaces). A namespace is made by its first use: setting an override in a
  * namespace of a new name makes it.
  */
 export function RatelimitsPage({ api }: { api: KeygateApi }) {
-  const list = usePagedLoad(
-    (cursor) =>
-      api.get<{ namespaces: Namespace[]; cursor?: string }>('ratelimits.listNamespaces', { limit: 50, cursor }),
-    [api],
-  )
+  const list = usePagedLoad((cursor) => api.get('ratelimits.listNamespaces', { limit: 50, cursor }), [api])
   const [namespace, setNamespace] = useState('')
   return (
     <Page title="Rate limits">

@@ -1,11 +1,10 @@
-/** What webhooks.replay answers: a `cursor` when it stopped before the newest kept event. */
-export interface ReplayAnswer {
-  queued: number
-  cursor?: string
-}
+import type { ConsoleAnswers } from '../types.js'
 
-/** A POST of the management API (KeygateApi.post, in the browser). */
-export type ReplayCall = (operation: 'webhooks.replay', body: object) => Promise<ReplayAnswer>
+/**
+ * A POST of the management API (KeygateApi.post, in the browser): webhooks.replay answers a `cursor` when it stopped
+ * before the newest kept event.
+ */
+export type ReplayCall = (operation: 'webhooks.replay', body: object) => Promise<ConsoleAnswers['webhooks.replay']>
 
 /**
  * Sends the endpoint again every kept event it takes since `since` (unix ms): webhooks.replay, then again with each

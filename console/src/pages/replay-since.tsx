@@ -2,8 +2,9 @@ import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { countOf, fromLocalInput, toLocalInput } from '../format.js'
 import { Field } from '../ui/fields.js'
-import { useSubmit, WriteForm } from '../ui/write-form.js'
-import { replayAllSince, type ReplayAnswer, type ReplayCall } from './replay-all.js'
+import { WriteForm } from '../ui/write-form.js'
+import { useSubmit } from '../ui/use-submit.js'
+import { replayAllSince, type ReplayCall } from './replay-all.js'
 
 /** The form's first time: an hour ago, a window a receiver that was down for a while wants again. */
 const AN_HOUR = 3_600_000
@@ -17,7 +18,7 @@ export function ReplaySince(props: { api: KeygateApi; endpointId: string; onRepl
   const from = fromLocalInput(since)
   const submitting = useSubmit(async () => {
     if (from === undefined) return
-    const post: ReplayCall = (operation, body) => props.api.post<ReplayAnswer>(operation, body)
+    const post: ReplayCall = (operation, body) => props.api.post(operation, body)
     const queued = await replayAllSince(post, props.endpointId, from)
     props.onReplayed(`Queued ${countOf(queued, 'event')} to be sent again.`)
   }, from !== undefined)

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
+import type { Role } from '../types.js'
 import { splitList } from '../format.js'
 import { EntityTable } from '../ui/entity-table.js'
 import { Field } from '../ui/fields.js'
@@ -7,20 +8,14 @@ import { Page, StatusNote, useStatus } from '../ui/page.js'
 import { useRowConfirm } from '../ui/row-confirm.js'
 import { useFormFields } from '../ui/use-form-fields.js'
 import { useLoad } from '../ui/use-load.js'
-import { EditSection, useSubmit, WriteForm } from '../ui/write-form.js'
-
-interface Role {
-  id: string
-  name: string
-  description?: string
-  permissions: { id: string; name: string }[]
-}
+import { EditSection, WriteForm } from '../ui/write-form.js'
+import { useSubmit } from '../ui/use-submit.js'
 
 const namesOf = (role: Role) => role.permissions.map((permission) => permission.name).join(', ')
 
 /** Roles (named sets of permissions): list, create, edit their permissions, delete. */
 export function RolesPage({ api }: { api: KeygateApi }) {
-  const list = useLoad(() => api.get<Role[]>('permissions.listRoles', { limit: 100 }), [api])
+  const list = useLoad(() => api.get('permissions.listRoles', { limit: 100 }), [api])
   const [status, say] = useStatus(list.reload)
   const form = useFormFields({ name: '', description: '', permissions: '' })
   const creating = useSubmit(async () => {

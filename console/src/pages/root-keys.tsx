@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
+import type { RootKey } from '../types.js'
 import { formatTime, splitList } from '../format.js'
 import { EntityTable } from '../ui/entity-table.js'
 import { Field } from '../ui/fields.js'
@@ -9,29 +10,18 @@ import { useRowConfirm } from '../ui/row-confirm.js'
 import { ShownOnce } from '../ui/shown-once.js'
 import { useFormFields } from '../ui/use-form-fields.js'
 import { usePagedLoad } from '../ui/use-paged-load.js'
-import { useSubmit, WriteForm } from '../ui/write-form.js'
-
-interface RootKey {
-  id: string
-  name?: string
-  start?: string
-  permissions: string[]
-  createdAt: number
-  lastUsedAt?: number
-}
+import { WriteForm } from '../ui/write-form.js'
+import { useSubmit } from '../ui/use-submit.js'
 
 /** Root keys: list, create (the key shown once), revoke. Keygate lets a root key make none stronger than itself. */
 export function RootKeysPage({ api }: { api: KeygateApi }) {
-  const list = usePagedLoad(
-    (cursor) => api.get<{ rootKeys: RootKey[]; cursor?: string }>('rootKeys.listRootKeys', { limit: 50, cursor }),
-    [api],
-  )
+  const list = usePagedLoad((cursor) => api.get('rootKeys.listRootKeys', { limit: 50, cursor }), [api])
   const [status, say] = useStatus(list.reload)
   const form = useFormFields({ name: '', permissions: '' })
   const [created, setCreated] = useState<string>()
   const creating = useSubmit(async () => {
     const name = form.values.name.trim()
-    const made = await api.post<{ rootKeyId: string; key: string }>('rootKeys.createRootKey', {
+    const made = await api.post('rootKeys.createRootKey', {
       ...(name ? { name } : {}),
       permissions: splitList(form.values.permissions),
     })

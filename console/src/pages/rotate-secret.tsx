@@ -1,7 +1,5 @@
-import { useState } from 'preact/hooks'
-import type { KeygateApi } from '../api.js'
-import { Select } from '../ui/fields.js'
-import { ErrorNote } from '../ui/page.js'
+import { describeError, type KeygateApi } from '../api.js'
+import { ReplaceSecretForm } from '../ui/replace-secret-form.js'
 
 /** How long the replaced secret goes on signing beside the new one (webhooks.rotateSecret's graceSeconds, ≤ 7 days). */
 const GRACE = [
@@ -20,36 +18,26 @@ export function RotateSecret(props: {
   endpointId: string
   onRotated: (secret: string, graceSeconds: number) => void
 }) {
-  const [grace, setGrace] = useState<(typeof GRACE)[number][0]>('86400')
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    if (busy) return
-    setBusy(true)
-    setError(undefined)
-    try {
-      const { secret } = await props.api.post<{ secret: string }>('webhooks.rotateSecret', {
-        endpointId: props.endpointId,
-        graceSeconds: Number(grace),
-      })
-      props.onRotated(secret, Number(grace))
-    } catch (err) {
-      setError(err)
-      setBusy(false)
-    }
+  const rotate = async (grace: string) => {
+    const { secret } = await props.api.post('webhooks.rotateSecret', {
+      endpointId: props.endpointId,
+      graceSeconds: Number(grace),
+    })
+    props.onRotated(secret, Number(grace))
   }
   return (
     <section aria-labelledby="rotate-title">
       <h2 id="rotate-title">Rotate the signing secret</h2>
       <p>A new secret signs every delivery from now on; it is shown once.</p>
-      <form aria-labelledby="rotate-title" onSubmit={(event) => void submit(event)}>
-        <Select label="The old secret keeps signing" value={grace} options={GRACE} onChange={setGrace} />
-        <button type="submit" disabled={busy}>
-          Rotate now
-        </button>
-        <ErrorNote error={error} />
-      </form>
+      <ReplaceSecretForm
+        labelledBy="rotate-title"
+        graceLabel="The old secret keeps signing"
+        graces={GRACE}
+        initialGrace="86400"
+        submitLabel="Rotate now"
+        replace={rotate}
+        describeError={describeError}
+      />
     </section>
   )
 }

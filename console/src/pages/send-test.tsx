@@ -1,20 +1,10 @@
 import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
-import type { WebhookEndpoint } from '../types.js'
+import type { TestDelivery, WebhookEndpoint } from '../types.js'
 import { Select } from '../ui/fields.js'
-import { useSubmit, WriteForm } from '../ui/write-form.js'
+import { WriteForm } from '../ui/write-form.js'
+import { useSubmit } from '../ui/use-submit.js'
 import { EVENT_TYPES } from '../webhook-event-types.js'
-
-/** What webhooks.sendTest answers: what the endpoint did with the example. */
-interface TestAnswer {
-  delivered: boolean
-  eventId: string
-  eventType: string
-  status?: number
-  error?: string
-  latencyMs: number
-  responseSnippet?: string
-}
 
 /** The type the API sends when none is named: key.created, or the endpoint's first type if it does not take it. */
 function defaultTypeOf(endpoint: WebhookEndpoint): string {
@@ -23,7 +13,7 @@ function defaultTypeOf(endpoint: WebhookEndpoint): string {
 }
 
 /** The answer in words: delivered or not, the endpoint's status or why none came, and how long it took. */
-export function testAnswerText(answer: TestAnswer): string {
+export function testAnswerText(answer: TestDelivery): string {
   const said = answer.error ?? `HTTP ${answer.status}`
   return answer.delivered
     ? `Delivered: the endpoint answered HTTP ${answer.status} in ${answer.latencyMs} ms.`
@@ -36,12 +26,10 @@ export function testAnswerText(answer: TestAnswer): string {
  */
 export function SendTest(props: { api: KeygateApi; endpoint: WebhookEndpoint; onSent: () => void }) {
   const [eventType, setEventType] = useState(() => defaultTypeOf(props.endpoint))
-  const [answer, setAnswer] = useState<TestAnswer>()
+  const [answer, setAnswer] = useState<TestDelivery>()
   const submitting = useSubmit(async () => {
     setAnswer(undefined)
-    setAnswer(
-      await props.api.post<TestAnswer>('webhooks.sendTest', { endpointId: props.endpoint.endpointId, eventType }),
-    )
+    setAnswer(await props.api.post('webhooks.sendTest', { endpointId: props.endpoint.endpointId, eventType }))
     props.onSent()
   })
   return (

@@ -2,7 +2,6 @@ import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatDuration } from '../format.js'
 import { hrefOf, navigate } from '../router.js'
-import type { WebhookEndpoint } from '../types.js'
 import { ConfirmDialog } from '../ui/confirm.js'
 import { ErrorNote, Page, StatusNote } from '../ui/page.js'
 import { ShownOnce } from '../ui/shown-once.js'
@@ -18,7 +17,7 @@ import { DELETE_WARNING, EndpointFields, SECRET_WARNING } from './webhook-fields
  * delete), and its delivery log, from which events are sent again.
  */
 export function WebhookPage({ api, endpointId }: { api: KeygateApi; endpointId: string }) {
-  const endpoint = useLoad(() => api.get<WebhookEndpoint>('webhooks.getEndpoint', { endpointId }), [api, endpointId])
+  const endpoint = useLoad(() => api.get('webhooks.getEndpoint', { endpointId }), [api, endpointId])
   const [status, setStatus] = useState<string>()
   const [error, setError] = useState<unknown>()
   const [rotated, setRotated] = useState<string>()
@@ -28,7 +27,11 @@ export function WebhookPage({ api, endpointId }: { api: KeygateApi; endpointId: 
   const [sent, setSent] = useState(0)
   const record = endpoint.data
   const title = record ? `Endpoint ${record.url}` : 'Endpoint'
-  const toggle = (which: 'edit' | 'test' | 'rotate') => setPanel(panel === which ? undefined : which)
+  // Opening or closing a panel clears what the last action said: a "Saved." beside a form not saved yet would mislead.
+  const toggle = (which: 'edit' | 'test' | 'rotate') => {
+    setStatus(undefined)
+    setPanel(panel === which ? undefined : which)
+  }
 
   const setEnabled = async (enabled: boolean) => {
     setError(undefined)

@@ -2,13 +2,14 @@ import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatTime } from '../format.js'
 import { hrefOf } from '../router.js'
-import type { WebhookEndpoint } from '../types.js'
+import type { ConsoleAnswers, WebhookEndpoint } from '../types.js'
 import { EntityTable } from '../ui/entity-table.js'
 import { Page, StatusNote, useStatus } from '../ui/page.js'
 import { useRowConfirm } from '../ui/row-confirm.js'
 import { ShownOnce } from '../ui/shown-once.js'
 import { useLoad } from '../ui/use-load.js'
-import { useSubmit, WriteForm } from '../ui/write-form.js'
+import { WriteForm } from '../ui/write-form.js'
+import { useSubmit } from '../ui/use-submit.js'
 import { apiIdsText, createBodyOf, EMPTY_ENDPOINT_FORM, eventTypesText } from './endpoint-form.js'
 import { EndpointFormFields } from './endpoint-form-fields.js'
 import { DELETE_WARNING, EndpointState, SECRET_WARNING } from './webhook-fields.js'
@@ -21,11 +22,11 @@ type ListedEndpoint = WebhookEndpoint & { id: string }
  */
 export function WebhooksPage({ api }: { api: KeygateApi }) {
   const list = useLoad(async () => {
-    const { endpoints } = await api.get<{ endpoints: WebhookEndpoint[] }>('webhooks.listEndpoints')
+    const { endpoints } = await api.get('webhooks.listEndpoints')
     return endpoints.map((endpoint): ListedEndpoint => ({ ...endpoint, id: endpoint.endpointId }))
   }, [api])
   const [status, say] = useStatus(list.reload)
-  const [created, setCreated] = useState<{ endpointId: string; secret: string }>()
+  const [created, setCreated] = useState<ConsoleAnswers['webhooks.createEndpoint']>()
   const remove = useRowConfirm(
     (endpoint: ListedEndpoint) => ({
       title: `Delete the endpoint ${endpoint.url}?`,
@@ -95,12 +96,12 @@ export function WebhooksPage({ api }: { api: KeygateApi }) {
 
 function CreateEndpoint(props: {
   api: KeygateApi
-  onCreated: (made: { endpointId: string; secret: string }, url: string) => void
+  onCreated: (made: ConsoleAnswers['webhooks.createEndpoint'], url: string) => void
 }) {
   const [form, setForm] = useState(EMPTY_ENDPOINT_FORM)
   const creating = useSubmit(async () => {
     const body = createBodyOf(form)
-    const made = await props.api.post<{ endpointId: string; secret: string }>('webhooks.createEndpoint', body)
+    const made = await props.api.post('webhooks.createEndpoint', body)
     setForm(EMPTY_ENDPOINT_FORM)
     props.onCreated(made, body.url)
   })

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
-import { describeError } from '../api.js'
+import { useContext, useEffect, useRef, useState } from 'preact/hooks'
+import { DescribeError, ErrorWords } from './error-words.js'
 
 /**
  * A page: its heading, and the tab's title to match. The heading takes focus when the page opens, so that a screen
@@ -28,14 +28,12 @@ export function Page(props: {
   )
 }
 
-/** A failed call, said in words (a 403 names what the root key lacks), announced as it appears. */
+/**
+ * A failed call, said in words as the page's API says them (DescribeError; the console's: a 403 names what the root
+ * key lacks), announced as it appears.
+ */
 export function ErrorNote({ error }: { error: unknown }) {
-  if (error === undefined || error === null) return null
-  return (
-    <p role="alert" class="error">
-      {describeError(error)}
-    </p>
-  )
+  return <ErrorWords error={error} describe={useContext(DescribeError)} />
 }
 
 /** What a write did, announced politely. */

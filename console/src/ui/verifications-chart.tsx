@@ -1,8 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
-import type { KeygateApi } from '../api.js'
-import type { Verifications } from '../types.js'
+import type { Verifications } from '../generated/console-answers.js'
 import { ErrorNote } from './page.js'
 import { useLoad } from './use-load.js'
 
@@ -15,6 +14,13 @@ const RANGES = {
   month: { label: 'Last 30 days', granularity: 'day', size: DAY, buckets: 30 },
 } as const
 type Range = keyof typeof RANGES
+
+/** A call of keys.getVerifications for the chart's key, with the range's window and buckets. */
+export type LoadVerifications = (query: {
+  start: number
+  end: number
+  granularity: (typeof RANGES)[Range]['granularity']
+}) => Promise<Verifications>
 
 /** The outcomes getVerifications counts, each with its colour (ui.css has the legend's, `.swatch.<field>`). */
 const OUTCOMES = [
@@ -39,18 +45,19 @@ export function bucketsOf(answer: Verifications, range: Range, now: number) {
 }
 
 /**
- * A key's verifications over the last 24 hours or 30 days by outcome (keys.getVerifications), drawn by uPlot, with
- * the totals in words beside it for screen readers and tests.
+ * A key's verifications over the last 24 hours or 30 days by outcome (keys.getVerifications, called by `load`, which
+ * the page gives: ui/ calls no API itself), drawn by uPlot, with the totals in words beside it for screen readers and
+ * tests. A new `load` (another key) loads again.
  */
-export function VerificationsChart({ api, keyId }: { api: KeygateApi; keyId: string }) {
+export function VerificationsChart({ load }: { load: LoadVerifications }) {
   const [range, setRange] = useState<Range>('day')
   const [now] = useState(() => Date.now())
   const answer = useLoad(async () => {
     const { granularity, size, buckets } = RANGES[range]
     const start = Math.floor(now / size) * size - (buckets - 1) * size
-    const counts = await api.get<Verifications>('keys.getVerifications', { keyId, start, end: now, granularity })
+    const counts = await load({ start, end: now, granularity })
     return { range, counts }
-  }, [api, keyId, range, now])
+  }, [load, range, now])
   // useLoad keeps the last answer while the next loads: the other range's, just after a switch. Read into this
   // range's buckets it is wrong (today's day bucket starts at 00:00 UTC, as an hour bucket does: a day's total would
   // be drawn at midnight and summed as the last 24 hours'), so the chart says "loading" until its own answer comes.

@@ -1,0 +1,67 @@
+import { Type } from 'typebox'
+import { StringEnum } from '../../../shared/http/schema-docs.js'
+import { MAX_ENDPOINT_APIS, WEBHOOK_EVENT_TYPES } from '../../../shared/webhook.js'
+import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
+import { MAX_ENDPOINT_URL_LENGTH } from '../delivery/address-policy.js'
+import { LIMITS } from '../../input-limits.js'
+
+/** The wire shapes the webhooks.* calls share. An endpoint's secrets are in no shape here but the two answers below. */
+
+const DESCRIPTION_LENGTH = 1024
+
+export const EndpointIdField = (description = 'The endpoint: the `endpointId` that webhooks.createEndpoint returned') =>
+  Type.String({
+    minLength: 1,
+    maxLength: LIMITS.idLength,
+    description,
+    examples: [WIRE_EXAMPLES.webhookEndpointId],
+  })
+
+export const EndpointUrlField = (description: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: MAX_ENDPOINT_URL_LENGTH,
+    description: `${description}: http or https, no user:password@, a host with public addresses only (unless the operator allows private ones)`,
+    examples: [WIRE_EXAMPLES.webhookUrl],
+  })
+
+export const EndpointDescription = (description: string) =>
+  Type.String({ minLength: 1, maxLength: DESCRIPTION_LENGTH, description, examples: ['billing service'] })
+
+export const EventTypes = (description: string) =>
+  Type.Array(StringEnum(WEBHOOK_EVENT_TYPES, { description: 'An event type' }), {
+    maxItems: WEBHOOK_EVENT_TYPES.length,
+    description: `${description}; empty: every type`,
+    examples: [['key.created', 'key.deleted']],
+  })
+
+export const EndpointApiIds = (description: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.idLength, description: 'An api id' }), {
+    maxItems: MAX_ENDPOINT_APIS,
+    description:
+      `${description}: it is sent only events about them (key.*), never those about no api (identity.*, ` +
+      `rootKey.*); empty: every api, and the events about no api. At most ${MAX_ENDPOINT_APIS}; each must exist, ` +
+      'and the root key read its keys (`api.<apiId>.read_key`)',
+    examples: [[WIRE_EXAMPLES.apiId]],
+  })
+
+/** An endpoint as the API shows it: this schema is the allow-list that keeps its secrets off the wire. */
+export const EndpointResponse = Type.Object({
+  endpointId: Type.String({ description: 'The endpoint (whep_…)' }),
+  url: Type.String({ description: 'Where events are sent' }),
+  description: Type.Optional(Type.String({ description: 'What it is, for people' })),
+  eventTypes: Type.Array(Type.String(), { description: 'The event types it receives; empty: every type' }),
+  apiIds: Type.Array(Type.String(), {
+    description:
+      'The apis it is scoped to: it receives only events about them; empty: every api, and the events about none',
+  }),
+  enabled: Type.Boolean({ description: 'Whether events are sent to it' }),
+  createdAt: Type.Number({ description: 'When it was created, unix milliseconds' }),
+  updatedAt: Type.Optional(Type.Number({ description: 'When it last changed, unix milliseconds' })),
+})
+
+export const SecretField = () =>
+  Type.String({
+    description:
+      'The signing secret (`whsec_` and base64), shown this once: give it to the receiver, which checks the `webhook-signature` of each delivery with it (Standard Webhooks)',
+  })
