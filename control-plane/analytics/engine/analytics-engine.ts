@@ -1,0 +1,24 @@
+/** A row as the engine answers it (JSONEachRow): column name → value. */
+export type EngineRow = Record<string, unknown>
+
+/**
+ * The analytics engine: ClickHouse, embedded in the process (chdb-engine.ts) or a server (one to come), speaking the
+ * same SQL over the same tables (analytics-tables.ts). Narrow on purpose: statements, inserts that count once, and
+ * reads; what may be asked of it, and by whom, is decided above it.
+ */
+export interface AnalyticsEngine {
+  /** Which engine it is, for the logs and /v1/liveness: `embedded` or `server`. */
+  readonly kind: 'embedded' | 'server'
+  /** Runs a statement that answers nothing (CREATE, ALTER, OPTIMIZE). */
+  command(sql: string): Promise<void>
+  /**
+   * Inserts `rows` into `table` synchronously, once: the same batch sent again with the same `batchId` (a retry after
+   * an unknown outcome) is dropped, in the table and in every rollup its views feed, so that every table holds each
+   * row once. A batch must be sent again exactly as it was first (same rows, same order) to be recognised.
+   */
+  insert(table: string, rows: readonly object[], batchId: string): Promise<void>
+  /** The rows a SELECT answers, each an object (64-bit integers as numbers). */
+  query(sql: string): Promise<EngineRow[]>
+  /** Ends the engine: the embedded one closes its data directory (one per process). */
+  close(): Promise<void>
+}

@@ -1,0 +1,235 @@
+import type { AnalyticsEngine } from './analytics-engine.js'
+
+/**
+ * The tables callers query, by the names Unkey's v2 analytics gives them (`key_verifications_v1`, its rollups
+ * `key_verifications_per_{minute,hour,day,month}_v1`, `ratelimits_v1` and its rollups), defined once here; the
+ * statements that make them are generated from these definitions.
+ *
+ * A raw table holds a row per verification (or rate-limit decision); each rollup is fed by a materialized view from
+ * the table one step finer (raw → minute → hour → day → month), counting rows as `count` (or `total` and `passed`).
+ * Sort keys put the key (or the namespace) before time: the questions asked are one key's, one identity's or one
+ * api's usage over a period, and a key-first key reads a tenth of what a time-first one does for them. Every table
+ * keeps a deduplication window, so that a batch inserted again with its token is dropped by the raw table and every
+ * rollup alike (analytics-engine.ts, insert).
+ */
+
+/** A column: its name and ClickHouse type. */
+interface Column {
+  name: string
+  type: string
+}
+
+/** A table of rows as they were recorded. */
+interface RawTable {
+  name: string
+  columns: Column[]
+  orderBy: string[]
+  /** How long a row is kept, in days (the TTL on its time, Unix ms). */
+  keptDays: number
+}
+
+/** A rollup: rows of `from` counted per period and dimension, by a materialized view. */
+interface Rollup {
+  name: string
+  from: string
+  /** The period's start, as a column type and as the expression over `from`'s `time`. */
+  time: { type: 'DateTime' | 'Date'; of: string }
+  dimensions: Column[]
+  /** The counted columns: each a sum, and the expression that counts it over `from`. */
+  sums: { name: string; of: string }[]
+  /** The sort key, `time` among them: every dimension is in it, as an AggregatingMergeTree needs. */
+  orderBy: string[]
+  keptDays: number
+  /** How the TTL reads a row's time. */
+  ttlTime: string
+}
+
+const DEDUPLICATION_WINDOW = 10_000
+
+const VERIFICATION_DIMENSIONS: Column[] = [
+  { name: 'workspace_id', type: 'LowCardinality(String)' },
+  { name: 'key_space_id', type: 'String' },
+  { name: 'identity_id', type: 'String' },
+  { name: 'external_id', type: 'String' },
+  { name: 'key_id', type: 'String' },
+  { name: 'outcome', type: 'LowCardinality(String)' },
+  { name: 'tags', type: 'Array(String)' },
+  { name: 'source', type: 'LowCardinality(String)' },
+  { name: 'region', type: 'LowCardinality(String)' },
+]
+
+/** One verification of a key that exists: what was asked, of which key, and the answer. */
+export const KEY_VERIFICATIONS: RawTable = {
+  name: 'key_verifications_v1',
+  columns: [
+    { name: 'request_id', type: 'String' },
+    { name: 'time', type: 'Int64' },
+    ...VERIFICATION_DIMENSIONS,
+    { name: 'spent_credits', type: 'Int64' },
+    { name: 'latency', type: 'Float64' },
+  ],
+  orderBy: ['workspace_id', 'key_space_id', 'key_id', 'time'],
+  keptDays: 90,
+}
+
+const VERIFICATION_ORDER = [
+  'workspace_id',
+  'key_space_id',
+  'key_id',
+  'time',
+  'identity_id',
+  'external_id',
+  'outcome',
+  'tags',
+  'source',
+  'region',
+]
+
+/** A rollup fed by `from`: the raw table counts its rows, a rollup sums the counts of the one before it. */
+const verificationRollup = (
+  period: 'minute' | 'hour' | 'day' | 'month',
+  from: string,
+  time: Rollup['time'],
+  keptDays: number,
+): Rollup => ({
+  name: `key_verifications_per_${period}_v1`,
+  from,
+  time,
+  dimensions: VERIFICATION_DIMENSIONS,
+  sums: [
+    { name: 'count', of: from === KEY_VERIFICATIONS.name ? 'count(*)' : 'sum(count)' },
+    { name: 'spent_credits', of: 'sum(spent_credits)' },
+  ],
+  orderBy: VERIFICATION_ORDER,
+  keptDays,
+  ttlTime: 'time',
+})
+
+/** The verification rollups, finest first: each is fed by the one before it (the first by the raw table). */
+export const KEY_VERIFICATION_ROLLUPS: Rollup[] = [
+  verificationRollup(
+    'minute',
+    KEY_VERIFICATIONS.name,
+    { type: 'DateTime', of: 'toStartOfMinute(fromUnixTimestamp64Milli(time))' },
+    90,
+  ),
+  verificationRollup('hour', 'key_verifications_per_minute_v1', { type: 'DateTime', of: 'toStartOfHour(time)' }, 90),
+  verificationRollup('day', 'key_verifications_per_hour_v1', { type: 'Date', of: 'toDate(toStartOfDay(time))' }, 365),
+  verificationRollup('month', 'key_verifications_per_day_v1', { type: 'Date', of: 'toStartOfMonth(time)' }, 3 * 365),
+]
+
+const RATELIMIT_DIMENSIONS: Column[] = [
+  { name: 'workspace_id', type: 'LowCardinality(String)' },
+  { name: 'namespace_id', type: 'String' },
+  { name: 'identifier', type: 'String' },
+]
+
+/** One rate-limit decision: which namespace and identifier, whether it passed, the limit and what remained. */
+export const RATELIMITS: RawTable = {
+  name: 'ratelimits_v1',
+  columns: [
+    { name: 'request_id', type: 'String' },
+    { name: 'time', type: 'Int64' },
+    ...RATELIMIT_DIMENSIONS,
+    { name: 'passed', type: 'Bool' },
+    { name: 'limit', type: 'Int64' },
+    { name: 'remaining', type: 'Int64' },
+    { name: 'latency', type: 'Float64' },
+  ],
+  orderBy: ['workspace_id', 'namespace_id', 'identifier', 'time'],
+  keptDays: 30,
+}
+
+const RATELIMIT_ORDER = ['workspace_id', 'namespace_id', 'identifier', 'time']
+
+const ratelimitRollup = (
+  period: 'minute' | 'hour' | 'day' | 'month',
+  from: string,
+  time: Rollup['time'],
+  keptDays: number,
+): Rollup => ({
+  name: `ratelimits_per_${period}_v1`,
+  from,
+  time,
+  dimensions: RATELIMIT_DIMENSIONS,
+  sums:
+    from === RATELIMITS.name
+      ? [
+          { name: 'passed', of: 'countIf(passed)' },
+          { name: 'total', of: 'count(*)' },
+        ]
+      : [
+          { name: 'passed', of: 'sum(passed)' },
+          { name: 'total', of: 'sum(total)' },
+        ],
+  orderBy: RATELIMIT_ORDER,
+  keptDays,
+  ttlTime: 'time',
+})
+
+/** The rate-limit rollups, finest first, kept as Unkey keeps them. */
+export const RATELIMIT_ROLLUPS: Rollup[] = [
+  ratelimitRollup(
+    'minute',
+    RATELIMITS.name,
+    { type: 'DateTime', of: 'toStartOfMinute(fromUnixTimestamp64Milli(time))' },
+    7,
+  ),
+  ratelimitRollup('hour', 'ratelimits_per_minute_v1', { type: 'DateTime', of: 'toStartOfHour(time)' }, 30),
+  ratelimitRollup('day', 'ratelimits_per_hour_v1', { type: 'Date', of: 'toDate(toStartOfDay(time))' }, 100),
+  ratelimitRollup('month', 'ratelimits_per_day_v1', { type: 'Date', of: 'toStartOfMonth(time)' }, 3 * 365),
+]
+
+/** Every table callers may query, raw and rollups. */
+export const PUBLIC_TABLES: readonly string[] = [
+  KEY_VERIFICATIONS.name,
+  ...KEY_VERIFICATION_ROLLUPS.map((rollup) => rollup.name),
+  RATELIMITS.name,
+  ...RATELIMIT_ROLLUPS.map((rollup) => rollup.name),
+]
+
+const columnsOf = (columns: Column[]) => columns.map(({ name, type }) => `\`${name}\` ${type}`).join(', ')
+const keyOf = (names: string[]) => names.map((name) => `\`${name}\``).join(', ')
+
+function rawTableStatement(table: RawTable): string {
+  return (
+    `CREATE TABLE IF NOT EXISTS \`${table.name}\` (${columnsOf(table.columns)}) ENGINE = MergeTree ` +
+    `ORDER BY (${keyOf(table.orderBy)}) ` +
+    `TTL toDateTime(fromUnixTimestamp64Milli(time)) + INTERVAL ${table.keptDays} DAY ` +
+    `SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`
+  )
+}
+
+function rollupStatements(rollup: Rollup): string[] {
+  const sums = rollup.sums.map(({ name }) => ({ name, type: 'SimpleAggregateFunction(sum, Int64)' }))
+  const dimensions = rollup.dimensions.map(({ name }) => `\`${name}\``).join(', ')
+  return [
+    `CREATE TABLE IF NOT EXISTS \`${rollup.name}\` ` +
+      `(\`time\` ${rollup.time.type}, ${columnsOf(rollup.dimensions)}, ${columnsOf(sums)}) ` +
+      `ENGINE = AggregatingMergeTree ORDER BY (${keyOf(rollup.orderBy)}) ` +
+      `TTL toDateTime(${rollup.ttlTime}) + INTERVAL ${rollup.keptDays} DAY ` +
+      `SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`,
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS \`${rollup.name}_mv\` TO \`${rollup.name}\` AS ` +
+      `SELECT ${rollup.time.of} AS time, ${dimensions}, ` +
+      `${rollup.sums.map(({ name, of }) => `${of} AS \`${name}\``).join(', ')} ` +
+      `FROM \`${rollup.from}\` GROUP BY time, ${dimensions}`,
+  ]
+}
+
+/**
+ * The statements that make every table and view, in the order they must run (a view after the tables it reads
+ * and feeds): each does nothing when its table or view exists.
+ */
+export function analyticsSchema(): string[] {
+  return [
+    rawTableStatement(KEY_VERIFICATIONS),
+    ...KEY_VERIFICATION_ROLLUPS.flatMap(rollupStatements),
+    rawTableStatement(RATELIMITS),
+    ...RATELIMIT_ROLLUPS.flatMap(rollupStatements),
+  ]
+}
+
+/** Makes every table and view that is missing; run at start, again at every start. */
+export async function ensureAnalyticsSchema(engine: AnalyticsEngine): Promise<void> {
+  for (const statement of analyticsSchema()) await engine.command(statement)
+}
