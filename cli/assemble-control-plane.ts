@@ -27,6 +27,10 @@ import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../control-plane/web
 import { PublishedSigningKeys } from '../control-plane/leaks/github-public-keys.js'
 import type { ReportReadLimits } from '../control-plane/leaks/unverified-report-reads.js'
 import { hostname } from 'node:os'
+import type { AnalyticsEngine } from '../control-plane/analytics/engine/analytics-engine.js'
+import { AnalyticsIngest } from '../control-plane/analytics/ingest/analytics-ingest.js'
+import { namespaceAddress, type NamespaceRecord } from '../shared/ratelimits/ratelimit-namespace.js'
+import type { RecordingSettings } from '../verifier/key-verifier.js'
 import { randomBytes } from 'node:crypto'
 
 export interface ControlPlaneSettings {
@@ -58,6 +62,13 @@ export interface ControlPlaneSettings {
   leakReportReads?: ReportReadLimits | undefined
   /** Where customers reach the portal page (portal.createSession's URL). */
   portalUrl?: string | undefined
+  /** How its own verifier records verifications for analytics (default: key-verifier.ts, defaultRecording). */
+  recording?: Partial<RecordingSettings> | undefined
+  /**
+   * The analytics engine it ingests the store's analytics buffers into, and who it is for the ingest's lease (absent:
+   * it ingests nothing). Closing the app closes the engine.
+   */
+  analytics?: { engine: AnalyticsEngine; holder: string } | undefined
 }
 
 export interface AssembledControlPlane {
@@ -165,16 +176,20 @@ export function assembleControlPlane(
   // Once the store has answered (the verifier's first sync): started on a connection still being made, their first
   // reads would fail and warn of a healthy start.
   let closed = false
+  const ingest = settings.analytics && analyticsIngestOf(parts, settings.analytics, metrics.registry)
   app.addHook('onReady', async () => {
     void verifier.synced.then(() => {
       if (closed) return
       ratelimits.start()
       webhooks.start()
+      ingest?.start()
     })
   })
   // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.
   app.addHook('onClose', async () => {
     closed = true
+    await ingest?.stop()
+    await settings.analytics?.engine.close()
     await webhooks.stop()
     await ratelimits.stop()
     await verifier.stop()
@@ -182,6 +197,40 @@ export function assembleControlPlane(
     await parts.closeBackend?.()
   })
   return { app, verifier, ratelimits }
+}
+
+/**
+ * The analytics ingest on this control plane. An embedded engine is this control plane's alone: it ingests only if no
+ * other control plane does when it starts (else two engines would each hold part of the rows), and says so if not.
+ */
+function analyticsIngestOf(
+  parts: ProcessParts<Store>,
+  analytics: { engine: AnalyticsEngine; holder: string },
+  registry: Registry,
+): AnalyticsIngest {
+  const { engine, holder } = analytics
+  const log = parts.log.child({ component: 'analytics' })
+  return new AnalyticsIngest({
+    buffer: parts.store.analyticsBuffer,
+    engine,
+    log,
+    registry,
+    holder,
+    namespaceIdOf: async (name) =>
+      (await parts.store.entities.getEntity<NamespaceRecord>(namespaceAddress(name)))?.doc.id,
+    ...(engine.kind === 'embedded'
+      ? {
+          exclusive: {
+            onRefused: () =>
+              log.error(
+                { holder },
+                'another control plane runs the embedded analytics engine on this store: this one ingests and serves ' +
+                  'no analytics (several control planes need a ClickHouse server: CLICKHOUSE_URL)',
+              ),
+          },
+        }
+      : {}),
+  })
 }
 
 /**

@@ -12,7 +12,7 @@ import type { KeygateServer } from '../shared/http/keygate-server.js'
 import { createMetricsRegistry } from '../shared/http/metrics-registry.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
 import { buildVerifierApp } from '../verifier/app.js'
-import { KeyVerifier } from '../verifier/key-verifier.js'
+import { KeyVerifier, type RecordingSettings } from '../verifier/key-verifier.js'
 import { NamespaceLimiter } from '../verifier/namespace-limiter.js'
 import { NamespaceRatelimits } from '../verifier/namespace-ratelimits.js'
 import type { ReverseProxy } from '../verifier/proxy-server.js'
@@ -45,6 +45,8 @@ export interface VerifierSettings {
   gateway: GatewayPolicy
   /** Reverse-proxy mode. */
   proxy?: ProxySettings | undefined
+  /** How verifications are recorded for analytics (default: key-verifier.ts, defaultRecording). */
+  recording?: Partial<RecordingSettings> | undefined
 }
 
 export interface AssembledVerifier {
@@ -108,12 +110,12 @@ export async function assembleVerifier(
 /** The one place a KeyVerifier is made, for the verifier and for the control plane's own verifyKey. */
 export function keyVerifierOf(
   parts: ProcessParts<VerifierStore>,
-  settings: Pick<VerifierSettings, 'cache' | 'sync' | 'clientAddress'>,
+  settings: Pick<VerifierSettings, 'cache' | 'sync' | 'clientAddress' | 'recording'>,
   registry: ReturnType<typeof createMetricsRegistry>['registry'],
 ): KeyVerifier {
   const { store, feed, clock, elapsed, log } = parts
-  const { cache, sync, clientAddress } = settings
-  return new KeyVerifier({ store, feed, clock, elapsed, log, registry, cache, sync, clientAddress })
+  const { cache, sync, clientAddress, recording } = settings
+  return new KeyVerifier({ store, feed, clock, elapsed, log, registry, cache, sync, clientAddress, recording })
 }
 
 /**
@@ -131,5 +133,5 @@ export function namespaceRatelimitsOf(
     settings.sync.pollIntervalMs,
     parts.clock,
   )
-  return new NamespaceRatelimits(verifier, limiter, parts.clock, parts.store.entities)
+  return new NamespaceRatelimits(verifier, limiter, parts.clock, parts.store.entities, verifier.recorder)
 }

@@ -7,6 +7,7 @@ import { redactUrl } from '../shared/store/redis/redis-connection.js'
 import { listenApp } from './listen.js'
 import { serve } from './serve.js'
 import { assembleControlPlane } from './assemble-control-plane.js'
+import { openAnalytics, type OpenedAnalytics } from './open-analytics.js'
 
 /** `keygate control-plane`: the management API on Redis. Listens at once; /readyz says when it can serve. */
 export async function startControlPlane(config: ControlPlaneConfig, log: Logger): Promise<KeygateServer> {
@@ -16,6 +17,18 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
     replication: config.replication,
   })
   const { store, feed } = backend
+  let analytics: OpenedAnalytics
+  try {
+    analytics = await openAnalytics(config.analyticsDir)
+  } catch (err) {
+    await backend.close()
+    throw new Error(
+      `the analytics engine could not be opened on ANALYTICS_DIR ${config.analyticsDir}: ${String(err)}`,
+      {
+        cause: err,
+      },
+    )
+  }
   const { app, verifier } = assembleControlPlane(
     { store, feed, clock: systemClock, elapsed: monotonicClock, log, closeBackend: () => backend.close() },
     {
@@ -29,6 +42,8 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
       webhookPolicy: config.webhooks,
       secretScanningKeysUrl: config.secretScanningKeysUrl,
       portalUrl: config.portalUrl,
+      recording: { region: config.region, maxBufferBytes: config.analyticsBufferBytes },
+      analytics,
     },
   )
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))

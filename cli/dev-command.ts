@@ -7,6 +7,7 @@ import { generateRootKey } from '../shared/keys/key-material.js'
 import { createLogger } from '../shared/logger.js'
 import { openBackend } from '../shared/store/backend.js'
 import { assembleControlPlane } from './assemble-control-plane.js'
+import { openAnalytics } from './open-analytics.js'
 import { readableLogLines } from './dev-log-lines.js'
 import { listenApp } from './listen.js'
 
@@ -27,6 +28,7 @@ interface DevServer {
 async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
   const backend = openBackend({ kind: 'memory' })
   const rootKey = config.rootKey ?? generateRootKey().key
+  const analytics = await openAnalytics(config.analyticsDir)
   const { app, verifier } = assembleControlPlane(
     {
       store: backend.store,
@@ -50,6 +52,8 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
       // Forward-auth next to the management API: only in dev.
       gateway: config.gateway,
       service: 'dev',
+      recording: { region: config.region, maxBufferBytes: config.analyticsBufferBytes },
+      analytics,
     },
   )
   await verifier.start()

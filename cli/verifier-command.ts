@@ -26,6 +26,7 @@ export async function startVerifier(config: VerifierConfig, log: Logger): Promis
       clientAddress: config.clientAddress,
       gateway: config.gateway,
       proxy: config.proxy,
+      recording: { region: config.region, maxBufferBytes: config.analyticsBufferBytes },
     },
   )
   verifier.start().catch((err: unknown) => log.warn({ err }, 'Redis not reachable yet; will sync when it is'))

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { GatewayPolicy } from '../shared/config/settings.js'
 import type { VerifyRequest } from '../shared/verification/verification.js'
+import type { VerificationSource } from '../shared/verification/verification-source.js'
 
 export const OVERRIDE_HEADERS = {
   apiId: 'x-keygate-api-id',
@@ -45,7 +46,7 @@ export function readGatewayRequest(
   const permissions = listed && listed.length > 0 ? listed : policy.permissions
   const costHeader = override(OVERRIDE_HEADERS.cost)
   const cost = costHeader !== undefined && /^\d{1,6}$/.test(costHeader) ? Number(costHeader) : policy.cost
-  return { key, keyFrom, ...checkOf(policy, apiId, permissions, cost) }
+  return { key, keyFrom, ...checkOf(policy, apiId, permissions, cost, 'authorize') }
 }
 
 /** The key a request carries and where it came from: the policy's key header first, then `Authorization: Bearer`. */
@@ -71,7 +72,7 @@ const ofPolicy = new WeakMap<GatewayPolicy, Omit<GatewayCheck, 'key' | 'keyFrom'
 export function policyRequest(policy: GatewayPolicy): Omit<GatewayCheck, 'key' | 'keyFrom'> {
   let check = ofPolicy.get(policy)
   if (check === undefined) {
-    const built = checkOf(policy, policy.apiId, policy.permissions, policy.cost)
+    const built = checkOf(policy, policy.apiId, policy.permissions, policy.cost, 'proxy')
     check = Object.freeze({ ...built, request: Object.freeze(built.request) })
     ofPolicy.set(policy, check)
   }
@@ -83,12 +84,14 @@ function checkOf(
   apiId: string | undefined,
   permissions: readonly string[] | undefined,
   cost: number,
+  source: VerificationSource,
 ): Omit<GatewayCheck, 'key' | 'keyFrom'> {
   return {
     noApi: apiId === undefined && policy.anyApi !== true,
     request: {
       apiId,
       cost,
+      source,
       ...(permissions && permissions.length > 0 ? { permissions: { and: [...permissions] } } : {}),
     },
     cost,

@@ -9,6 +9,10 @@ import { isIdentityOwner, type AppliedLimit, type CounterOwner } from '../shared
 import { DEFAULT_LIMIT, type KeyLimits } from '../shared/keys/key-limits.js'
 import { RateLimiter } from './rate-limiter.js'
 import { UsageRecorder, type UsageCellHolder } from './usage-recorder.js'
+import { hostname } from 'node:os'
+import { AnalyticsRecorder } from '../shared/analytics/analytics-recorder.js'
+import { AnalyticsShipper, type ShipperSettings } from '../shared/analytics/analytics-shipper.js'
+import { ANALYTICS_BUFFER_SHARDS } from '../shared/store/analytics-buffer/analytics-buffer-store.js'
 import { hashKey } from '../shared/keys/key-material.js'
 import type { CachedKey } from './cached-key.js'
 import type { VerifierStore } from '../shared/store/verifier-store.js'
@@ -50,7 +54,24 @@ export interface KeyVerifierDeps {
   sync: SyncSettings
   /** Which address a request is from, for allow-lists (default: the socket's). */
   clientAddress?: ClientAddressSettings | undefined
+  /** How verifications are recorded for analytics (default: defaultRecording()). */
+  recording?: Partial<RecordingSettings> | undefined
 }
+
+/** How a process records its verifications and hands them to the store's analytics buffer. */
+export interface RecordingSettings extends ShipperSettings {
+  /** The process's region, the `region` of its rows (default: the host's name). */
+  region: string
+}
+
+/** Every 2 s, at most 200,000 rows held, 256 MiB per buffer; the buffer this process appends to chosen at random. */
+export const defaultRecording = (): RecordingSettings => ({
+  region: hostname(),
+  shard: Math.floor(Math.random() * ANALYTICS_BUFFER_SHARDS),
+  flushMs: 2_000,
+  maxBufferBytes: 256 * 1024 * 1024,
+  maxHeldRows: 200_000,
+})
 
 /**
  * Answers "is this key valid?" from memory: hash → cache → the pure rules. A miss reads one record from the
@@ -73,6 +94,9 @@ export class KeyVerifier {
   private readonly limiter: RateLimiter
   private readonly usage: UsageRecorder
   private readonly addressOf: ClientAddressOf
+  /** Where this process records for analytics: its verifications here, its rate-limit decisions (ratelimits.limit). */
+  readonly recorder: AnalyticsRecorder
+  private readonly shipper: AnalyticsShipper
   /**
    * Resolves at the first sync: the store has answered. Work beside the verifier that reads the store starts then, so
    * that a process starting does not report a connection not made yet as a failure. Pending while it never syncs.
@@ -83,6 +107,15 @@ export class KeyVerifier {
 
   constructor(deps: KeyVerifierDeps) {
     this.clock = deps.clock
+    const recording = { ...defaultRecording(), ...deps.recording }
+    this.recorder = new AnalyticsRecorder(recording.region, recording.maxHeldRows)
+    this.shipper = new AnalyticsShipper(
+      deps.store.analyticsBuffer,
+      this.recorder,
+      deps.log.child({ component: 'analytics' }),
+      deps.registry,
+      recording,
+    )
     this.addressOf = clientAddressOf(deps.clientAddress ?? SOCKET_ADDRESS)
     this.synced = new Promise((resolve) => (this.markSynced = resolve))
     this.onStale = deps.sync.onStale
@@ -153,6 +186,7 @@ export class KeyVerifier {
   start(): Promise<void> {
     this.limiter.start()
     this.usage.start()
+    this.shipper.start()
     return this.sync.start()
   }
 
@@ -164,7 +198,7 @@ export class KeyVerifier {
     this.sync.stop()
     this.known.stop()
     this.usage.stop()
-    await Promise.all([this.limiter.stop(), this.usage.flush()])
+    await Promise.all([this.limiter.stop(), this.usage.flush(), this.shipper.stop()])
   }
 
   /** Synced, and confirmed current within the staleness bound. */
@@ -234,23 +268,24 @@ export class KeyVerifier {
     client?: AddressedRequest,
     visible?: (apiId: string) => boolean,
   ): Verdict | Promise<Verdict> {
+    const started = performance.now()
     // A key of the checksummed format whose checksum is wrong exists nowhere: refused as any unknown key is, before
     // the cache and the store are asked (a flood of guesses costs Redis nothing).
     if (failsChecksum(key)) {
       this.metrics.checksumRefusals.inc()
-      return this.count(HIDDEN)
+      return this.count(HIDDEN, request, started)
     }
     const hash = hashKey(key)
     if (this.sync.current) {
       const cached = this.cache.get(hash)
       if (cached !== undefined) {
         this.metrics.cacheHits.inc()
-        return this.visibleVerdict(cached, request, client, visible)
+        return this.visibleVerdict(cached, request, client, visible, started)
       }
     } else if (this.onStale === 'serve') {
       this.metrics.staleAnswers.labels('served').inc()
       const cached = this.cache.get(hash)
-      if (cached !== undefined) return this.visibleVerdict(cached, request, client, visible)
+      if (cached !== undefined) return this.visibleVerdict(cached, request, client, visible, started)
     } else {
       this.metrics.staleAnswers.labels('read-through').inc()
     }
@@ -258,7 +293,9 @@ export class KeyVerifier {
     // The cached copy when the read was cached, so that its resolved context is kept for the next verification.
     return this.misses
       .read(hash)
-      .then((record) => this.visibleVerdict(record && (this.cache.get(hash) ?? record), request, client, visible))
+      .then((record) =>
+        this.visibleVerdict(record && (this.cache.get(hash) ?? record), request, client, visible, started),
+      )
   }
 
   private visibleVerdict(
@@ -266,10 +303,11 @@ export class KeyVerifier {
     request: VerifyRequest,
     client: AddressedRequest | undefined,
     visible: ((apiId: string) => boolean) | undefined,
+    started: number,
   ): Verdict | Promise<Verdict> {
     return record !== null && visible !== undefined && !visible(record.apiId)
-      ? this.count(HIDDEN)
-      : this.withContext(record, request, client)
+      ? this.count(HIDDEN, request, started)
+      : this.withContext(record, request, client, started)
   }
 
   /** Resolves what the key is granted (usually memoised: no work), then decides. */
@@ -277,12 +315,13 @@ export class KeyVerifier {
     record: CachedKey | null,
     request: VerifyRequest,
     client: AddressedRequest | undefined,
+    started: number,
   ): Verdict | Promise<Verdict> {
-    if (record === null) return this.decide(null, EMPTY_CONTEXT, request, client)
+    if (record === null) return this.decide(null, EMPTY_CONTEXT, request, client, started)
     const context = this.contextOf(record)
     return context instanceof Promise
-      ? context.then((resolved) => this.decide(record, resolved, request, client))
-      : this.decide(record, context, request, client)
+      ? context.then((resolved) => this.decide(record, resolved, request, client, started))
+      : this.decide(record, context, request, client, started)
   }
 
   /**
@@ -339,9 +378,10 @@ export class KeyVerifier {
     context: KeyContext,
     request: VerifyRequest,
     client: AddressedRequest | undefined,
+    started: number,
   ): Verdict | Promise<Verdict> {
     const now = this.clock.now()
-    if (record === null) return this.count(verify(record, context, request, now), now)
+    if (record === null) return this.count(verify(record, context, request, now), request, started, now)
     // The client's address is read only for a key that an allow-list (its own, its api's) applies to.
     const allowed =
       context.addresses === undefined ||
@@ -360,7 +400,7 @@ export class KeyVerifier {
       memo.expired === expired &&
       memo.allowed === allowed
     )
-      return this.count(memo.verdict, now, memo)
+      return this.count(memo.verdict, request, started, now, record, memo)
     const verdict = verify(record, context, request, now, allowed)
     const remember = () => {
       if (!plain) return verdict
@@ -368,10 +408,11 @@ export class KeyVerifier {
       record.verdict = { context, apiId: request.apiId, expired, allowed, verdict: frozen, usage: undefined }
       return frozen
     }
-    if (verdict.code !== 'VALID') return this.count(remember(), now)
+    if (verdict.code !== 'VALID') return this.count(remember(), request, started, now, record)
     const limits = appliedLimits(record, context.limits, request)
-    if (limits.length === 0 && record.remaining === undefined) return this.count(remember(), now)
-    return this.limitThenSpend(record, context.limits?.group ?? record.hash, request, verdict, limits, now)
+    if (limits.length === 0 && record.remaining === undefined)
+      return this.count(remember(), request, started, now, record)
+    return this.limitThenSpend(record, context.limits?.group ?? record.hash, request, verdict, limits, now, started)
   }
 
   /** Rate limits in order (the auto-applied first), then credits: a rate-limited call spends no credits. */
@@ -382,6 +423,7 @@ export class KeyVerifier {
     valid: Verdict,
     limits: readonly AppliedLimit[],
     now: number,
+    started: number,
   ): Promise<Verdict> {
     let verdict = valid
     if (limits.length > 0) {
@@ -411,20 +453,31 @@ export class KeyVerifier {
       const own = limits.findIndex((limit) => limit.name === DEFAULT_LIMIT)
       verdict = { ...verdict, ratelimits, ...(own >= 0 && outcomes[own] ? { ratelimit: state(own) } : {}) }
       if (!ok) {
-        return this.count({ ...verdict, valid: false, code: 'RATE_LIMITED', ratelimit: state(failed!) })
+        return this.count(
+          { ...verdict, valid: false, code: 'RATE_LIMITED', ratelimit: state(failed!) },
+          request,
+          started,
+          now,
+          record,
+        )
       }
     }
-    if (record.remaining === undefined) return this.count(verdict)
+    if (record.remaining === undefined) return this.count(verdict, request, started, now, record)
     const refill = record.refill && { boundary: lastRefillBoundary(record.refill, now), amount: record.refill.amount }
     // Who the balance belongs to, so that a spend crossing the key's threshold or emptying it logs a notice.
     const notice = { keyId: record.id, apiId: record.apiId, lowThreshold: record.creditsLowThreshold }
-    const spend = await this.storedKeys.spendCredits(record.hash, request.cost ?? 1, refill, now, notice)
-    if (spend === null) return this.count(verdict)
-    return this.count(
-      spend.ok
-        ? { ...verdict, remaining: spend.remaining }
-        : { ...verdict, valid: false, code: 'USAGE_EXCEEDED', remaining: spend.remaining },
-    )
+    const cost = request.cost ?? 1
+    const spend = await this.storedKeys.spendCredits(record.hash, cost, refill, now, notice)
+    if (spend === null) return this.count(verdict, request, started, now, record)
+    return spend.ok
+      ? this.count({ ...verdict, remaining: spend.remaining }, request, started, now, record, undefined, cost)
+      : this.count(
+          { ...verdict, valid: false, code: 'USAGE_EXCEEDED', remaining: spend.remaining },
+          request,
+          started,
+          now,
+          record,
+        )
   }
 
   /** Reconciles async rate-limit counts with the store now (tests; otherwise every poll interval). */
@@ -433,13 +486,34 @@ export class KeyVerifier {
   }
 
   /**
-   * Counts a verdict (metrics, the key's usage) at `now`, the time it was decided at when the caller has it. A memoised
-   * verdict keeps its key's usage cell (`usage`): counted again, it is not looked up.
+   * Counts a verdict (metrics, the key's usage) and records the verification for analytics, at `now`, the time it was
+   * decided at when the caller has it; `started` is when verify() was called (performance.now()), `record` the key
+   * verified (none: a key that does not exist, or one the caller may not see) and `spent` the credits it spent. A
+   * memoised verdict keeps its key's usage cell (`usage`): counted again, it is not looked up.
    */
-  private count(verdict: Verdict, now: number = this.clock.now(), usage?: UsageCellHolder): Verdict {
+  private count(
+    verdict: Verdict,
+    request: VerifyRequest,
+    started: number,
+    now: number = this.clock.now(),
+    record?: CachedKey,
+    usage?: UsageCellHolder,
+    spent = 0,
+  ): Verdict {
     this.metrics.verdicts[verdict.code].inc()
     this.usage.record(verdict.keyId, verdict.code, now, usage)
+    const source = request.source ?? 'v1.verifyKey'
+    if (record === undefined) this.recorder.recordNotFound(request.apiId, source, now)
+    else {
+      const latency = performance.now() - started
+      this.recorder.record(record, verdict.identity?.id, verdict.code, source, now, spent, request.tags, latency)
+    }
     return verdict
+  }
+
+  /** Hands the verifications recorded so far to the store's analytics buffer (tests; otherwise every flushMs). */
+  flushAnalytics(): Promise<void> {
+    return this.shipper.flush()
   }
 
   /** Writes the verification counts gathered so far (tests; otherwise every 5 s, or every poll interval if longer). */

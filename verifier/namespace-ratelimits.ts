@@ -18,6 +18,7 @@ import {
 } from '../shared/ratelimits/ratelimit-namespace.js'
 import type { EntityReader } from '../shared/store/entities/entity-store.js'
 import type { NamespaceLimiter } from './namespace-limiter.js'
+import type { AnalyticsRecorder } from '../shared/analytics/analytics-recorder.js'
 
 /** Entities as verdicts see them (KeyVerifier.entity): cached, absences too, current within the revocation bound. */
 export interface EntitySource {
@@ -40,6 +41,8 @@ export class NamespaceRatelimits implements NamespaceLimits {
     private readonly limiter: NamespaceLimiter,
     private readonly clock: Clock,
     private readonly ids: Pick<EntityReader, 'readName'>,
+    /** Where each decision is recorded for analytics. */
+    private readonly recorder?: Pick<AnalyticsRecorder, 'recordRatelimit'>,
   ) {}
 
   async namespace(name: string): Promise<NamespaceRecord | null> {
@@ -59,17 +62,38 @@ export class NamespaceRatelimits implements NamespaceLimits {
   }
 
   async limit(request: NamespaceLimitRequest): Promise<NamespaceLimitOutcome> {
+    const started = performance.now()
     const rule = await this.overrideOf(request)
-    return withOverride(await this.limiter.check(applied(request, rule), this.clock.now()), rule)
+    const now = this.clock.now()
+    const outcome = await this.limiter.check(applied(request, rule), now)
+    this.record(request, outcome, now, started)
+    return withOverride(outcome, rule)
   }
 
   async limitAll(requests: readonly NamespaceLimitRequest[]): Promise<NamespaceLimitOutcome[]> {
+    const started = performance.now()
     const rules = await Promise.all(requests.map((request) => this.overrideOf(request)))
+    const now = this.clock.now()
     const outcomes = await this.limiter.checkAll(
       requests.map((request, i) => applied(request, rules[i])),
-      this.clock.now(),
+      now,
     )
+    // All or nothing: when one window had no room none passed, whatever its own room.
+    const passed = outcomes.every((outcome) => outcome.ok)
+    outcomes.forEach((outcome, i) => this.record(requests[i]!, { ...outcome, ok: passed }, now, started))
     return outcomes.map((outcome, i) => withOverride(outcome, rules[i]))
+  }
+
+  private record(request: NamespaceLimitRequest, outcome: LimitOutcome, now: number, started: number): void {
+    this.recorder?.recordRatelimit(
+      request.namespace,
+      request.identifier,
+      outcome.ok,
+      outcome.limit,
+      outcome.remaining,
+      now,
+      performance.now() - started,
+    )
   }
 
   private async overrideOf(request: NamespaceLimitRequest): Promise<WildcardRule | undefined> {

@@ -40,9 +40,14 @@ export function v2VerifyKeyRoute(
     authenticate: (request) => rootKeys.principalOf(request.headers.authorization),
     handle(body: V2VerifyKeyBodyInput, principal, _deps, request: RouteRequest) {
       const conditions: VerifyRequest =
-        body.permissions === undefined && body.credits === undefined && body.ratelimits === undefined
+        body.permissions === undefined &&
+        body.credits === undefined &&
+        body.ratelimits === undefined &&
+        body.tags === undefined
           ? NO_CONDITIONS
           : {
+              source: 'v2.verifyKey',
+              tags: body.tags,
               permissions: body.permissions === undefined ? undefined : queryOf(body.permissions),
               cost: body.credits?.cost,
               ratelimits: body.ratelimits?.map(({ name, cost, limit, duration }) => ({ name, cost, limit, duration })),
@@ -59,7 +64,7 @@ export function v2VerifyKeyRoute(
   }
 }
 
-const NO_CONDITIONS: VerifyRequest = Object.freeze({})
+const NO_CONDITIONS: VerifyRequest = Object.freeze({ source: 'v2.verifyKey' })
 // A memoised verdict is the same every time it is answered (key-verifier.ts): so is its v2 data, kept in the
 // verdict's memo under this symbol (and frozen with a memo of its own, for the fast path's serialisation).
 const V2_DATA = Symbol('v2 data')

@@ -45,7 +45,7 @@ function headersOf(answer: Verdict): Record<string, string> | undefined {
 
 const HEADER_SAFE = /^[\x20-\x7e]+$/
 
-const NO_CONDITIONS: VerifyRequest = Object.freeze({})
+const NO_CONDITIONS: VerifyRequest = Object.freeze({ source: 'v1.verifyKey' })
 
 /**
  * A validated body → the verdict (the answer but for its requestId): synchronous on a cache hit, and for an
@@ -64,15 +64,18 @@ function answerVerifyKey(
     if (problem) throw invalid('authorization.permissions', problem)
   }
   // Most requests carry only the key: no conditions object is built for them.
-  const conditions =
+  const conditions: VerifyRequest =
     body.apiId === undefined &&
     query === undefined &&
     body.remaining === undefined &&
     ratelimits === undefined &&
-    body.ratelimit === undefined
+    body.ratelimit === undefined &&
+    body.tags === undefined
       ? NO_CONDITIONS
       : {
+          source: 'v1.verifyKey',
           apiId: body.apiId,
+          tags: body.tags,
           permissions: query as PermissionQuery | undefined,
           cost: body.remaining?.cost,
           ratelimits,

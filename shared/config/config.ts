@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import { rootKeyPermissionProblem } from '../root-keys/root-key-actions.js'
 import type { RedisTarget } from '../store/redis/redis-connection.js'
 import { parseOptions, type LogLevel, type OptionValues } from './option-spec.js'
@@ -50,6 +51,12 @@ export interface ControlPlaneConfig extends ServerConfig, RedisConfig {
   secretScanningKeysUrl: string | undefined
   /** Where customers reach the portal page. */
   portalUrl: string
+  /** Where the embedded analytics engine keeps its data. */
+  analyticsDir: string
+  /** This process's name in analytics rows. */
+  region: string
+  /** The bound of the analytics buffer it appends to, bytes. */
+  analyticsBufferBytes: number
 }
 
 export interface VerifierConfig extends ServerConfig, RedisConfig {
@@ -58,6 +65,10 @@ export interface VerifierConfig extends ServerConfig, RedisConfig {
   gateway: GatewayPolicy
   /** Reverse-proxy mode, when UPSTREAM_URL is set. */
   proxy: ProxySettings | undefined
+  /** This process's name in analytics rows. */
+  region: string
+  /** The bound of the analytics buffer it appends to, bytes. */
+  analyticsBufferBytes: number
 }
 
 export interface DevConfig extends ServerConfig {
@@ -67,6 +78,10 @@ export interface DevConfig extends ServerConfig {
   webhooks: WebhookPolicy
   secretScanningKeysUrl: string | undefined
   portalUrl: string
+  /** Where the embedded analytics engine keeps its data; undefined: a temporary directory, removed at exit. */
+  analyticsDir: string | undefined
+  region: string
+  analyticsBufferBytes: number
 }
 
 /** What every `keygate root-key …` command reads: where the store is (as the control plane finds it). */
@@ -349,6 +364,9 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
     webhooks: webhookPolicy(values),
     secretScanningKeysUrl: secretScanningKeysUrl(values),
     portalUrl: portalUrl(values),
+    analyticsDir: values['analytics-dir'] ?? 'keygate-analytics',
+    region: values.region ?? hostname(),
+    analyticsBufferBytes: values['analytics-buffer-mb'] * 1024 * 1024,
   })
 }
 
@@ -373,6 +391,8 @@ export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly
     rootKey: values['root-key'],
     gateway: gatewayPolicy(values),
     proxy,
+    region: values.region ?? hostname(),
+    analyticsBufferBytes: values['analytics-buffer-mb'] * 1024 * 1024,
   })
 }
 
@@ -392,6 +412,9 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
     webhooks: webhookPolicy(values),
     secretScanningKeysUrl: secretScanningKeysUrl(values),
     portalUrl: portalUrl(values),
+    analyticsDir: values['analytics-dir'],
+    region: values.region ?? hostname(),
+    analyticsBufferBytes: values['analytics-buffer-mb'] * 1024 * 1024,
   })
 }
 

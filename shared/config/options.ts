@@ -314,6 +314,29 @@ const common = {
     description:
       "where your customers reach the portal page (an http(s) URL; portal.createSession answers it with ?code=); default: this server's /portal/ on localhost",
   }),
+  analyticsDir: option({
+    flag: 'analytics-dir',
+    env: 'ANALYTICS_DIR',
+    kind: 'string',
+    description:
+      'where the embedded analytics engine (ClickHouse, through chDB) keeps its data: one control plane per directory; default ./keygate-analytics (keygate dev: a temporary directory, removed at exit)',
+  }),
+  analyticsBuffer: option({
+    flag: 'analytics-buffer-mb',
+    env: 'ANALYTICS_BUFFER_MB',
+    kind: 'int',
+    min: 1,
+    max: 4_096,
+    default: 256,
+    description:
+      "the most the store's analytics buffer this process appends to may hold, MiB: beyond, its oldest rows are dropped (counted); how long an engine outage it covers: docs/analytics.md",
+  }),
+  region: option({
+    flag: 'region',
+    env: 'KEYGATE_REGION',
+    kind: 'string',
+    description: "this process's name in the analytics rows it records (`region`); default: the host's name",
+  }),
   shutdownDelay: option({
     flag: 'shutdown-delay',
     env: 'SHUTDOWN_DELAY_MS',
@@ -381,6 +404,9 @@ export const specs = {
     ...webhooks(false),
     common.secretScanningKeys,
     common.portalUrl,
+    common.analyticsDir,
+    common.analyticsBuffer,
+    common.region,
     ...shutdown,
   ] as const,
   verifier: [
@@ -395,6 +421,8 @@ export const specs = {
     common.upstreamTimeout,
     common.upstreamConnections,
     common.proxyPassAuthorization,
+    common.analyticsBuffer,
+    common.region,
     ...shutdown,
   ] as const,
   dev: [
@@ -407,6 +435,9 @@ export const specs = {
     ...webhooks(true),
     common.secretScanningKeys,
     common.portalUrl,
+    common.analyticsDir,
+    common.analyticsBuffer,
+    common.region,
     ...shutdown,
   ] as const,
   'root-key create': [

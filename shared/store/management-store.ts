@@ -7,6 +7,7 @@ import type { PortalSessionStore } from './portal-sessions/portal-session-store.
 import type { RootKeyStore } from './root-keys/root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage/usage-store.js'
+import type { AnalyticsBufferStore } from './analytics-buffer/analytics-buffer-store.js'
 import type { WebhookStore } from './webhooks/webhook-store.js'
 
 /**
@@ -18,6 +19,8 @@ export interface ManagementStore extends StoreHealth {
   readonly entities: EntityStore
   readonly rootKeys: RootKeyStore
   readonly usage: Pick<UsageStore, 'readUsage'>
+  /** The analytics buffers: the control plane ingests them. */
+  readonly analyticsBuffer: AnalyticsBufferStore
   readonly audit: AuditStore
   readonly webhooks: WebhookStore
   readonly leakReports: LeakReportStore

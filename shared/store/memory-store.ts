@@ -11,6 +11,7 @@ import { MemoryLeakReportStore } from './leak-reports/memory-leak-report-store.j
 import { MemoryPortalSessionStore } from './portal-sessions/memory-portal-session-store.js'
 import { MemoryRootKeyStore } from './root-keys/memory-root-key-store.js'
 import { MemoryUsageStore } from './usage/memory-usage-store.js'
+import { MemoryAnalyticsBufferStore } from './analytics-buffer/memory-analytics-buffer-store.js'
 import { MemoryWebhookStore } from './webhooks/memory-webhook-store.js'
 import type { Store } from './store.js'
 
@@ -40,6 +41,7 @@ export function createMemoryStore(
     rootKeys: new MemoryRootKeyStore(),
     counters: new MemoryCounterStore(),
     usage: new MemoryUsageStore(),
+    analyticsBuffer: new MemoryAnalyticsBufferStore(options.clock && (() => options.clock!.now())),
     audit: new MemoryAuditStore(),
     webhooks: new MemoryWebhookStore(options.clock),
     leakReports: new MemoryLeakReportStore(options.clock),

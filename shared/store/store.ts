@@ -9,6 +9,7 @@ import type { PortalSessionStore } from './portal-sessions/portal-session-store.
 import type { RootKeyStore } from './root-keys/root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage/usage-store.js'
+import type { AnalyticsBufferStore } from './analytics-buffer/analytics-buffer-store.js'
 import type { WebhookStore } from './webhooks/webhook-store.js'
 
 /**
@@ -36,6 +37,8 @@ export interface Store extends StoreHealth {
   readonly counters: CounterStore
   /** Verification counts. */
   readonly usage: UsageStore
+  /** Analytics batches on their way from the processes that record them to the engine. */
+  readonly analyticsBuffer: AnalyticsBufferStore
   readonly audit: AuditStore
   /** Webhook endpoints, events, the delivery queue and log. */
   readonly webhooks: WebhookStore

@@ -4,6 +4,7 @@ import type { CounterStore } from './counters/counter-store.js'
 import type { EntityReader } from './entities/entity-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage/usage-store.js'
+import type { AnalyticsBufferStore } from './analytics-buffer/analytics-buffer-store.js'
 
 /**
  * What the verifier asks of the store (store.ts), part by part: records by hash, whether its bound api exists and
@@ -17,4 +18,6 @@ export interface VerifierStore extends StoreHealth {
   readonly changes: ChangeLogStore
   readonly counters: CounterStore
   readonly usage: Pick<UsageStore, 'addUsage'>
+  /** Where its analytics batches go: it only appends. */
+  readonly analyticsBuffer: Pick<AnalyticsBufferStore, 'append'>
 }

@@ -1,3 +1,4 @@
+import type { VerificationSource } from './verification-source.js'
 import { frozenWithMemo } from '../frozen-memo.js'
 import { satisfies, type PermissionQuery } from './permission-query.js'
 import type { KeyContext } from '../keys/key-context.js'
@@ -43,6 +44,10 @@ export interface VerifyRequest {
    * (limit and duration), applied after the auto-applied ones (key-verifier.ts, appliedLimits).
    */
   ratelimits?: RequestedLimit[]
+  /** Where it was asked, for analytics (default: v1's verifyKey). Decides nothing. */
+  source?: VerificationSource
+  /** The caller's analytics tags. Decide nothing. */
+  tags?: readonly string[]
 }
 
 /** A limit verifyKey's `ratelimits[]` asks for; limit and duration override a stored limit's, or define one. */

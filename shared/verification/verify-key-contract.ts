@@ -40,7 +40,7 @@ export const VerifyKeyBody = Type.Object(
     tags: Type.Optional(
       Type.Array(Type.String({ maxLength: 128, description: 'A tag, up to 128 characters' }), {
         maxItems: 10,
-        description: "Unkey's analytics tags: accepted (up to 10) and not stored",
+        description: 'Analytics tags (up to 10), recorded with the verification (`tags` in key_verifications_v1)',
       }),
     ),
     // The query's shape is recursive: checked (with limits) by queryProblem rather than by the schema.

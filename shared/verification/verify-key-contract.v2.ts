@@ -41,7 +41,7 @@ export const V2VerifyKeyBody = Type.Object(
     tags: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
         maxItems: 20,
-        description: 'Analytics tags: accepted and not stored',
+        description: 'Analytics tags, recorded with the verification (`tags` in key_verifications_v1)',
       }),
     ),
     permissions: Type.Optional(

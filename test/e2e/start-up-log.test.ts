@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redisKeys } from '../../shared/store/redis/redis-keys.js'
 import { freePort } from '../support/free-port.js'
@@ -132,6 +135,8 @@ describe('a control plane starting on Redis', () => {
 
 /** `keygate control-plane` on `port` with `env` (and the bootstrap root key), its output kept, stopped by SIGTERM. */
 function spawnControlPlane(port: number, env: Record<string, string>) {
+  // Its analytics engine on data of its own, removed when it exits.
+  const analyticsDir = mkdtempSync(join(tmpdir(), 'keygate-e2e-analytics-'))
   const child = spawn(process.execPath, [CLI, 'control-plane'], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -139,10 +144,12 @@ function spawnControlPlane(port: number, env: Record<string, string>) {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       KEYGATE_ROOT_KEY: ROOT_KEY,
+      ANALYTICS_DIR: analyticsDir,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  child.once('exit', () => rmSync(analyticsDir, { recursive: true, force: true }))
   let output = ''
   child.stdout.on('data', (chunk) => (output += String(chunk)))
   child.stderr.on('data', (chunk) => (output += String(chunk)))

@@ -69,6 +69,8 @@ describe('keys with a wrong checksum', () => {
       backend,
       sync: { pollIntervalMs: 3_600_000, maxStalenessMs: 3_600_000 },
       gateway: { anyApi: true },
+      // Nor does it hand its analytics rows over while a test counts commands.
+      recording: { flushMs: 3_600_000 },
     })
     urls.verifier = await verifier.app.listen({ port: 0, host: '127.0.0.1' })
     upstream = await startEchoUpstream()

@@ -12,6 +12,7 @@ import { leakReportStoreContract } from './leak-report-store.contract.js'
 import { portalSessionStoreContract } from './portal-session-store.contract.js'
 import { rootKeyStoreContract } from './root-key-store.contract.js'
 import { usageStoreContract } from './usage-store.contract.js'
+import { analyticsBufferStoreContract } from './analytics-buffer-store.contract.js'
 import { webhookStoreContract } from './webhook-store.contract.js'
 
 export interface StoreHarness {
@@ -56,6 +57,7 @@ export function storeContract(name: string, open: () => Promise<StoreHarness>): 
     entityStoreContract(opened, events)
     counterStoreContract(() => harness.store.counters)
     usageStoreContract(() => harness.store.usage)
+    analyticsBufferStoreContract(() => harness.store.analyticsBuffer)
     auditStoreContract(() => harness.store.audit)
     webhookStoreContract(() => harness.store.webhooks)
     leakReportStoreContract(() => harness.store.leakReports)

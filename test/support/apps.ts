@@ -9,7 +9,7 @@ import type { Store } from '../../shared/store/store.js'
 import { openBackend as openStoreBackend, type Backend } from '../../shared/store/backend.js'
 import { openRedis } from '../../shared/store/redis/redis-connection.js'
 import type { ClientAddressSettings, SyncSettings } from '../../shared/config/settings.js'
-import type { KeyVerifier } from '../../verifier/key-verifier.js'
+import type { KeyVerifier, RecordingSettings } from '../../verifier/key-verifier.js'
 import type { NamespaceRatelimits } from '../../verifier/namespace-ratelimits.js'
 import type { GatewayPolicy } from '../../shared/config/settings.js'
 import type { HostLookup } from '../../control-plane/webhooks/delivery/address-policy.js'
@@ -96,6 +96,8 @@ export interface TestServerOptions {
   leakReportReads?: ReportReadLimits
   /** Where the portal page is (control plane; default http://localhost/portal/). */
   portalUrl?: string
+  /** How the process's verifier records verifications for analytics (default: as the CLI has it). */
+  recording?: Partial<RecordingSettings>
 }
 
 /**
@@ -164,6 +166,7 @@ export async function startTestVerifier(options: TestServerOptions = {}): Promis
     sync: { ...DEFAULT_SYNC, ...options.sync },
     clientAddress: options.clientAddress,
     gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway },
+    recording: options.recording,
   })
   await verifier.start()
   options.beforeReady?.(app)

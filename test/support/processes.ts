@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from './free-port.js'
 import { waitFor } from './wait-for.js'
@@ -26,10 +29,24 @@ export async function startKeygate(
 ): Promise<KeygateProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`)
   const port = env.PORT === undefined ? await freePort() : Number(env.PORT)
+  // A control plane's embedded analytics engine on data of its own, removed when it exits, unless the test names it:
+  // its default, ./keygate-analytics, would be the repository's and shared by every control plane a test starts.
+  const analyticsDir =
+    args[0] === 'control-plane' && env.ANALYTICS_DIR === undefined
+      ? await mkdtemp(join(tmpdir(), 'keygate-e2e-analytics-'))
+      : undefined
   const child = spawn(process.execPath, [...nodeFlags, CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'trace', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'trace',
+      ...(analyticsDir === undefined ? {} : { ANALYTICS_DIR: analyticsDir }),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  if (analyticsDir !== undefined) child.once('exit', () => void rm(analyticsDir, { recursive: true, force: true }))
   let output = ''
   child.stdout.on('data', (chunk) => (output += String(chunk)))
   child.stderr.on('data', (chunk) => (output += String(chunk)))

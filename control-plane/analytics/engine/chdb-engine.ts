@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises'
 import { Session } from 'chdb'
 import type { AnalyticsEngine, EngineRow } from './analytics-engine.js'
 
@@ -14,8 +15,14 @@ export class ChdbEngine implements AnalyticsEngine {
   private readonly session: Session
   private closed = false
 
-  /** Opens the engine on `directory` (made when missing); a second one in the same process is refused. */
-  constructor(readonly directory: string) {
+  /**
+   * Opens the engine on `directory` (made when missing); a second one in the same process is refused. A `temporary`
+   * directory is removed when the engine closes.
+   */
+  constructor(
+    readonly directory: string,
+    private readonly options: { temporary?: boolean } = {},
+  ) {
     if (openDirectory !== undefined)
       throw new Error(
         `the embedded analytics engine is open on ${openDirectory} already: chDB allows one data directory per process`,
@@ -60,5 +67,6 @@ export class ChdbEngine implements AnalyticsEngine {
     this.closed = true
     this.session.close()
     openDirectory = undefined
+    if (this.options.temporary === true) await rm(this.directory, { recursive: true, force: true })
   }
 }

@@ -118,6 +118,15 @@ export const redisKeys = {
   webhookDeadlines: 'kg:{wh}:sched',
   /** STRING holder, expiring (PX) when the lease runs out. */
   webhookLease: (name: string) => `kg:{wh}:lease:${name}`,
+  /**
+   * STREAM of a process's analytics batches on their way to the engine (analytics-buffer-store.ts): entries `b` (the
+   * batch), `r` (rows), `n` (bytes). Each buffer in a slot of its own, so that a Cluster spreads them.
+   */
+  analyticsBuffer: (shard: number) => `kg:{ab${shard}}:batches`,
+  /** HASH {bytes, trimmed, first, last}: a buffer's size, rows trimmed, and the batches an ingest took. */
+  analyticsBufferState: (shard: number) => `kg:{ab${shard}}:state`,
+  /** STRING, expiring: an analytics lease (the ingest's), holding its holder's name. */
+  analyticsLease: (name: string) => `kg:analytics:lease:${name}`,
   /** STRING, expiring: a leak report's claim, by the SHA-256 (hex) of its signed body (leak-report-store.ts). */
   leakReport: (digest: string) => `kg:leakrep:${digest}`,
   // Portal sessions: every key in the one `{ps}` slot, so that each step is one script (portal-session-store.ts).

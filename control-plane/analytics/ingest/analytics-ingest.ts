@@ -1,0 +1,221 @@
+import type { Logger } from 'pino'
+import { Counter, Gauge, type Registry } from 'prom-client'
+import {
+  rowsOfBatch,
+  type EncodedBatch,
+  type NotFoundCount,
+  type RatelimitRow,
+  type VerificationRow,
+} from '../../../shared/analytics/analytics-batch.js'
+import {
+  ANALYTICS_BUFFER_SHARDS,
+  type AnalyticsBufferStore,
+  type BufferedBatch,
+} from '../../../shared/store/analytics-buffer/analytics-buffer-store.js'
+import { WORKSPACE_ID } from '../../workspace.js'
+import type { AnalyticsEngine } from '../engine/analytics-engine.js'
+import { KEY_VERIFICATIONS, KEY_VERIFICATION_ROLLUPS, RATELIMITS } from '../engine/analytics-tables.js'
+import { LRUCache } from 'lru-cache'
+
+/** The lease that makes one control plane at a time the ingester; another takes over this long after it dies. */
+export const INGEST_LEASE = 'ingest'
+export const INGEST_LEASE_MS = 10_000
+/** Batches taken from one buffer per insert. */
+const BATCHES_PER_INSERT = 100
+/** How soon the next pass runs after one that found rows, and after one that found none or failed, ms. */
+const BUSY_EVERY_MS = 1_000
+const IDLE_EVERY_MS = 2_000
+
+export interface IngestDeps {
+  buffer: AnalyticsBufferStore
+  engine: AnalyticsEngine
+  log: Logger
+  registry: Registry
+  /** Who this process is, for the lease. */
+  holder: string
+  /** The id of the rate-limit namespace named so, if it has a record (rows carry the name the call gave). */
+  namespaceIdOf: (name: string) => Promise<string | undefined>
+  /**
+   * The embedded engine: this control plane's alone. Whether it ingests is decided by its first pass, once: if another
+   * holds the lease then, this one never ingests (its engine would hold other numbers than the holder's) and
+   * `onRefused` is told. A server engine is shared: any control plane may take the lease over at any time.
+   */
+  exclusive?: { onRefused: () => void }
+}
+
+/**
+ * Moves the processes' analytics batches from the store's buffers into the engine, at least once and counted once.
+ * For each buffer: take up to BATCHES_PER_INSERT batches and mark them pending in the store, insert their rows under a
+ * token made of the buffer and the batches' ids, then complete them (which removes them). A pass that dies between the
+ * insert and the completion (this process, the engine's answer, the store) finds the same batches pending next time
+ * and inserts them again, whole and in the same order, under the same token: the engine drops the repeat in the raw
+ * table and in every rollup (analytics-engine.ts, insert). One control plane at a time ingests (a lease in the store).
+ */
+export class AnalyticsIngest {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<boolean> | undefined
+  private stopped = true
+  /** Exclusive only: whether the first pass took the lease (undefined until it ran). */
+  private claimed: boolean | undefined
+  private readonly rows: Counter<'table'>
+  private readonly refused: Counter
+  private readonly bufferBytes: Gauge
+  private readonly trimmedRows: Gauge
+  private readonly namespaceIds = new LRUCache<string, string>({ max: 10_000, ttl: 600_000 })
+
+  constructor(private readonly deps: IngestDeps) {
+    this.rows = new Counter({
+      name: 'keygate_analytics_rows_ingested_total',
+      help: 'Analytics rows inserted into the engine, by table (a retried batch counts again here, once in the engine)',
+      labelNames: ['table'],
+      registers: [deps.registry],
+    })
+    this.refused = new Counter({
+      name: 'keygate_analytics_batches_refused_total',
+      help: 'Buffered analytics batches that could not be read (a newer format, damage) and were skipped',
+      registers: [deps.registry],
+    })
+    this.bufferBytes = new Gauge({
+      name: 'keygate_analytics_buffer_bytes',
+      help: 'Bytes of analytics batches waiting in the store, over every buffer, as of the last pass',
+      registers: [deps.registry],
+    })
+    this.trimmedRows = new Gauge({
+      name: 'keygate_analytics_buffer_trimmed_rows',
+      help: 'Rows the store trimmed from full analytics buffers, ever (alert on any increase): never ingested',
+      registers: [deps.registry],
+    })
+  }
+
+  start(): void {
+    this.stopped = false
+    this.schedule(0)
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    await this.running?.catch(() => undefined)
+    await this.deps.buffer.releaseLease(INGEST_LEASE, this.deps.holder).catch(() => undefined)
+  }
+
+  /** One pass over every buffer now, if this process holds the lease (tests; otherwise every second or two). */
+  async ingestNow(): Promise<boolean> {
+    while (this.running !== undefined) await this.running.catch(() => undefined)
+    this.running = this.pass()
+    try {
+      return await this.running
+    } finally {
+      this.running = undefined
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return
+    this.timer = setTimeout(() => {
+      this.ingestNow().then(
+        (found) => this.schedule(found ? BUSY_EVERY_MS : IDLE_EVERY_MS),
+        (err: unknown) => {
+          this.deps.log.warn({ err }, 'analytics ingest failed: the batches stay buffered and are tried again')
+          this.schedule(IDLE_EVERY_MS)
+        },
+      )
+    }, ms)
+    this.timer.unref()
+  }
+
+  /** Ingests what every buffer holds; answers whether it found any rows. */
+  private async pass(): Promise<boolean> {
+    if (this.claimed === false) return false
+    const held = await this.deps.buffer.holdLease(INGEST_LEASE, this.deps.holder, INGEST_LEASE_MS)
+    if (this.deps.exclusive !== undefined && this.claimed === undefined) {
+      this.claimed = held
+      if (!held) {
+        this.stopped = true
+        this.deps.exclusive.onRefused()
+      }
+    }
+    if (!held) return false
+    let found = false
+    let bytes = 0
+    let trimmed = 0
+    for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++) {
+      for (;;) {
+        const look = await this.deps.buffer.look(shard, BATCHES_PER_INSERT)
+        bytes += look.bytes
+        if (look.batches.length === 0) {
+          trimmed += look.trimmedRows
+          // Pending batches all trimmed away before they were inserted again: nothing is left to insert.
+          if (look.pending !== undefined) await this.deps.buffer.complete(shard, look.pending.last)
+          break
+        }
+        found = true
+        const first = look.batches[0]!.id
+        const last = look.pending?.last ?? look.batches.at(-1)!.id
+        if (look.pending === undefined) await this.deps.buffer.take(shard, first, last)
+        await this.insert(shard, look.pending?.first ?? first, last, look.batches)
+        await this.deps.buffer.complete(shard, last)
+        bytes -= look.batches.reduce((sum, batch) => sum + Buffer.byteLength(batch.batch), 0)
+        if (look.batches.length < BATCHES_PER_INSERT) {
+          trimmed += look.trimmedRows
+          break
+        }
+      }
+    }
+    this.bufferBytes.set(Math.max(0, bytes))
+    this.trimmedRows.set(trimmed)
+    return found
+  }
+
+  /** Inserts the rows of batches `first`…`last` of buffer `shard`, under tokens made of those. */
+  private async insert(shard: number, first: string, last: string, batches: BufferedBatch[]): Promise<void> {
+    const verifications: VerificationRow[] = []
+    const notFound: NotFoundCount[] = []
+    const ratelimits: RatelimitRow[] = []
+    for (const { id, batch } of batches) {
+      let rows: ReturnType<typeof rowsOfBatch>
+      try {
+        rows = rowsOfBatch(JSON.parse(batch) as EncodedBatch, `vr_${shard}_${id}`, WORKSPACE_ID)
+      } catch (err) {
+        this.refused.inc()
+        this.deps.log.error({ err, shard, batchId: id }, 'an analytics batch could not be read: skipped')
+        continue
+      }
+      for (const row of rows.verifications) verifications.push(row)
+      for (const row of rows.notFound) notFound.push(row)
+      for (const row of rows.ratelimits) ratelimits.push(row)
+    }
+    const token = `ab${shard}:${first}:${last}`
+    if (verifications.length > 0) {
+      await this.deps.engine.insert(KEY_VERIFICATIONS.name, verifications, `${token}:v`)
+      this.rows.labels(KEY_VERIFICATIONS.name).inc(verifications.length)
+    }
+    if (notFound.length > 0) {
+      // Unknown keys are counted, not rows: they enter at the minute rollup, which feeds the coarser ones.
+      const perMinute = KEY_VERIFICATION_ROLLUPS[0]!.name
+      await this.deps.engine.insert(perMinute, notFound, `${token}:n`)
+      this.rows.labels(perMinute).inc(notFound.length)
+    }
+    if (ratelimits.length > 0) {
+      const rows = await this.withNamespaceIds(ratelimits)
+      await this.deps.engine.insert(RATELIMITS.name, rows, `${token}:r`)
+      this.rows.labels(RATELIMITS.name).inc(rows.length)
+    }
+  }
+
+  /**
+   * The rows as `ratelimits_v1` takes them: each namespace named by its id ('' for one without a record: used only
+   * through verifiers and never made). An id found is kept: a namespace's id never changes while it exists.
+   */
+  private async withNamespaceIds(rows: RatelimitRow[]): Promise<object[]> {
+    const ids = new Map<string, string>()
+    for (const { namespace_name: name } of rows) {
+      if (ids.has(name)) continue
+      const known = this.namespaceIds.get(name)
+      const id = known ?? (await this.deps.namespaceIdOf(name))
+      if (id !== undefined && known === undefined) this.namespaceIds.set(name, id)
+      ids.set(name, id ?? '')
+    }
+    return rows.map(({ namespace_name: name, ...row }) => ({ ...row, namespace_id: ids.get(name)! }))
+  }
+}

@@ -1,0 +1,160 @@
+import { VERDICT_CODES, type VerdictCode } from '../verification/verification.js'
+import { VERIFICATION_SOURCES, type VerificationSource } from '../verification/verification-source.js'
+import type { EncodedBatch } from './analytics-batch.js'
+
+/** The key a verification was of, as a row names it. */
+export interface VerifiedKey {
+  id: string
+  apiId: string
+  /** The externalId of its identity, if it has one. */
+  ownerId?: string | undefined
+}
+
+const OUTCOME_INDEX = new Map<VerdictCode, number>(VERDICT_CODES.map((code, i) => [code, i]))
+const SOURCE_INDEX = new Map<VerificationSource, number>(VERIFICATION_SOURCES.map((source, i) => [source, i]))
+const MINUTE_MS = 60_000
+
+/**
+ * Records verifications and rate-limit decisions in memory as a batch's columns — a few numbers pushed per row, the
+ * strings rows name listed once per batch — until take() hands the batch over (analytics-shipper.ts). Holds at most `maxRows`
+ * rows between two takes: beyond, a verification is not recorded but counted as dropped, so that memory stays
+ * bounded whatever happens downstream. Verifications of keys that do not exist are counted per api, minute and source,
+ * not kept as rows: a flood of guessed keys costs a counter, not a row each.
+ */
+export class AnalyticsRecorder {
+  private batch = emptyBatch()
+  private readonly keyIndex = new Map<string, number>()
+  private readonly tagsIndex = new Map<string, number>()
+  private readonly notFound = new Map<string, [string, number, number, number]>()
+  private readonly stringIndex = new Map<string, number>()
+  private rows = 0
+  /** Verifications not recorded because the batch was full, since the process started. */
+  dropped = 0
+
+  constructor(
+    private readonly region: string,
+    private readonly maxRows: number,
+  ) {}
+
+  /** Rows held, and unknown keys' counts. */
+  get size(): number {
+    return this.rows + this.notFound.size
+  }
+
+  /**
+   * Records one verification of `key` (which exists) decided at `nowMs`: its outcome, the identity it resolved to,
+   * credits it spent, its tags and how long it took (ms).
+   */
+  record(
+    key: VerifiedKey,
+    identityId: string | undefined,
+    code: VerdictCode,
+    source: VerificationSource,
+    nowMs: number,
+    spentCredits: number,
+    tags: readonly string[] | undefined,
+    latencyMs: number,
+  ): void {
+    if (this.rows >= this.maxRows) {
+      this.dropped++
+      return
+    }
+    const batch = this.batch
+    if (this.rows === 0) batch.t = nowMs
+    this.rows++
+    batch.v.push(
+      nowMs - batch.t,
+      this.keyAt(key, identityId ?? ''),
+      OUTCOME_INDEX.get(code)!,
+      SOURCE_INDEX.get(source)!,
+      spentCredits,
+      tags === undefined || tags.length === 0 ? -1 : this.tagsAt(tags),
+      Math.round(latencyMs * 1000),
+    )
+  }
+
+  /** Records one rate-limit decision on `identifier` in the namespace named `namespace`, made at `nowMs`. */
+  recordRatelimit(
+    namespace: string,
+    identifier: string,
+    passed: boolean,
+    limit: number,
+    remaining: number,
+    nowMs: number,
+    latencyMs: number,
+  ): void {
+    if (this.rows >= this.maxRows) {
+      this.dropped++
+      return
+    }
+    const batch = this.batch
+    if (this.rows === 0) batch.t = nowMs
+    this.rows++
+    batch.r.push(
+      nowMs - batch.t,
+      this.stringAt(namespace),
+      this.stringAt(identifier),
+      passed ? 1 : 0,
+      limit,
+      remaining,
+      Math.round(latencyMs * 1000),
+    )
+  }
+
+  /** Counts one verification of a key that does not exist (or that the caller may not see), asked of `apiId`. */
+  recordNotFound(apiId: string | undefined, source: VerificationSource, nowMs: number): void {
+    const minute = nowMs - (nowMs % MINUTE_MS)
+    const id = `${apiId ?? ''}\u0000${minute}\u0000${source}`
+    const counted = this.notFound.get(id)
+    if (counted !== undefined) counted[3]++
+    else if (this.notFound.size < this.maxRows)
+      this.notFound.set(id, [apiId ?? '', minute, SOURCE_INDEX.get(source)!, 1])
+    else this.dropped++
+  }
+
+  /** The batch recorded since the last take, and a new one begun; undefined when nothing was recorded. */
+  take(): { batch: EncodedBatch; rows: number } | undefined {
+    if (this.rows === 0 && this.notFound.size === 0) return undefined
+    const batch = this.batch
+    batch.n = [...this.notFound.values()]
+    const rows = this.rows + batch.n.length
+    if (this.rows === 0) batch.t = batch.n[0]![1]
+    this.batch = emptyBatch()
+    this.keyIndex.clear()
+    this.tagsIndex.clear()
+    this.stringIndex.clear()
+    this.notFound.clear()
+    this.rows = 0
+    batch.g = this.region
+    return { batch, rows }
+  }
+
+  private keyAt(key: VerifiedKey, identityId: string): number {
+    const keys = this.batch.k
+    const at = this.keyIndex.get(key.id)
+    if (at !== undefined) {
+      const listed = keys[at]!
+      if (listed[1] === key.apiId && listed[2] === identityId && listed[3] === (key.ownerId ?? '')) return at
+    }
+    // A key not yet listed in this batch, or whose api or identity changed since it was.
+    this.keyIndex.set(key.id, keys.length)
+    return keys.push([key.id, key.apiId, identityId, key.ownerId ?? '']) - 1
+  }
+
+  private stringAt(text: string): number {
+    const at = this.stringIndex.get(text)
+    if (at !== undefined) return at
+    this.stringIndex.set(text, this.batch.s.length)
+    return this.batch.s.push(text) - 1
+  }
+
+  private tagsAt(tags: readonly string[]): number {
+    const id = tags.join('\u0000')
+    const at = this.tagsIndex.get(id)
+    if (at !== undefined) return at
+    this.tagsIndex.set(id, this.batch.a.length)
+    return this.batch.a.push([...tags]) - 1
+  }
+}
+
+const emptyBatch = (): EncodedBatch => ({ f: 1, g: '', t: 0, k: [], a: [], v: [], n: [], s: [], r: [] })

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import {
+  compareBatchIds,
+  type AnalyticsBufferStore,
+} from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
+
+const BIG = 1_000_000
+
+/**
+ * The analytics buffers' contract (shared/store/analytics-buffer/analytics-buffer-store.ts), run on every store. Each
+ * test uses buffers of its own: the store is shared by the file's tests.
+ */
+export function analyticsBufferStoreContract(buffers: () => AnalyticsBufferStore): void {
+  describe('analytics buffers', () => {
+    it('holds batches in order, each with its rows, and counts their bytes', async () => {
+      const store = buffers()
+      expect(await store.append(0, 'first', 3, BIG)).toBe(0)
+      expect(await store.append(0, 'second', 5, BIG)).toBe(0)
+      const look = await store.look(0, 10)
+      expect(look.batches.map(({ batch, rows }) => ({ batch, rows }))).toEqual([
+        { batch: 'first', rows: 3 },
+        { batch: 'second', rows: 5 },
+      ])
+      expect(look.bytes).toBe('firstsecond'.length)
+      expect(look.pending).toBeUndefined()
+      expect(look.trimmedRows).toBe(0)
+      // Ids order as the batches were appended.
+      expect(compareBatchIds(look.batches[0]!.id, look.batches[1]!.id)).toBeLessThan(0)
+      expect((await store.look(0, 1)).batches.map(({ batch }) => batch)).toEqual(['first'])
+      // Buffers are apart.
+      expect((await store.look(1, 10)).batches).toEqual([])
+    })
+
+    it('answers the pending batches until they are completed, then removes them and any before', async () => {
+      const store = buffers()
+      for (const batch of ['a', 'b', 'c']) await store.append(2, batch, 1, BIG)
+      const [a, b] = (await store.look(2, 2)).batches
+      await store.take(2, a!.id, b!.id)
+      // A batch appended after the take does not join the pending ones.
+      await store.append(2, 'd', 1, BIG)
+      const again = await store.look(2, 10)
+      expect(again.pending).toEqual({ first: a!.id, last: b!.id })
+      expect(again.batches.map(({ batch }) => batch)).toEqual(['a', 'b'])
+      await store.complete(2, b!.id)
+      const after = await store.look(2, 10)
+      expect(after.pending).toBeUndefined()
+      expect(after.batches.map(({ batch }) => batch)).toEqual(['c', 'd'])
+      expect(after.bytes).toBe(2)
+    })
+
+    it('trims the oldest batches to stay within its bound, and counts their rows', async () => {
+      const store = buffers()
+      expect(await store.append(3, 'xxxx', 4, 10)).toBe(0)
+      expect(await store.append(3, 'yyyy', 6, 10)).toBe(0)
+      // 4 + 4 + 4 > 10: the oldest goes.
+      expect(await store.append(3, 'zzzz', 1, 10)).toBe(4)
+      const look = await store.look(3, 10)
+      expect(look.batches.map(({ batch }) => batch)).toEqual(['yyyy', 'zzzz'])
+      expect(look.trimmedRows).toBe(4)
+      expect(look.bytes).toBe(8)
+      // A batch over the bound by itself is refused, and counted.
+      expect(await store.append(3, 'w'.repeat(11), 7, 10)).toBe(7)
+      expect((await store.look(3, 10)).trimmedRows).toBe(11)
+      expect((await store.look(3, 10)).batches).toHaveLength(2)
+    })
+
+    it('completes pending batches trimmed away meanwhile', async () => {
+      const store = buffers()
+      await store.append(4, 'aaaa', 1, 8)
+      const [a] = (await store.look(4, 1)).batches
+      await store.take(4, a!.id, a!.id)
+      await store.append(4, 'bbbb', 1, 8)
+      await store.append(4, 'cccc', 1, 8)
+      const look = await store.look(4, 10)
+      expect(look.pending).toEqual({ first: a!.id, last: a!.id })
+      expect(look.batches).toEqual([])
+      await store.complete(4, a!.id)
+      expect((await store.look(4, 10)).batches.map(({ batch }) => batch)).toEqual(['bbbb', 'cccc'])
+    })
+
+    it('counts bytes as UTF-8', async () => {
+      const store = buffers()
+      await store.append(5, 'é€', 1, BIG)
+      expect((await store.look(5, 1)).bytes).toBe(Buffer.byteLength('é€'))
+    })
+
+    it('gives its lease to one holder at a time, and to another once released or expired', async () => {
+      const store = buffers()
+      expect(await store.holdLease('contract', 'one', 60_000)).toBe(true)
+      expect(await store.holdLease('contract', 'two', 60_000)).toBe(false)
+      expect(await store.holdLease('contract', 'one', 60_000)).toBe(true)
+      await store.releaseLease('contract', 'two')
+      expect(await store.holdLease('contract', 'two', 60_000)).toBe(false)
+      await store.releaseLease('contract', 'one')
+      expect(await store.holdLease('contract', 'two', 1)).toBe(true)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(await store.holdLease('contract', 'three', 60_000)).toBe(true)
+    })
+  })
+}
