@@ -38,7 +38,12 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-RUN ln -s /app/dist/cli/keygate.js /usr/local/bin/keygate
+RUN ln -s /app/dist/cli/keygate.js /usr/local/bin/keygate \
+ && mkdir -p /var/lib/keygate/analytics \
+ && chown -R 1000:1000 /var/lib/keygate
+# The control plane's embedded analytics engine keeps its data here (docs/analytics.md): give it a volume.
+ENV ANALYTICS_DIR=/var/lib/keygate/analytics
+VOLUME /var/lib/keygate
 # The image's `node` user, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
 USER 1000:1000
 # 7070 control plane (and dev), 7071 verifier, 7072 the verifier's reverse proxy (with UPSTREAM_URL).

@@ -65,8 +65,9 @@ export interface ControlPlaneSettings {
   /** How its own verifier records verifications for analytics (default: key-verifier.ts, defaultRecording). */
   recording?: Partial<RecordingSettings> | undefined
   /**
-   * The analytics engine it ingests the store's analytics buffers into, and who it is for the ingest's lease (absent:
-   * it ingests nothing). Closing the app closes the engine.
+   * The analytics engine it ingests the store's analytics buffers into and answers analytics queries on, and who it is
+   * for the ingest's lease (absent: it ingests nothing, and analytics queries answer 412). Whoever opened the engine
+   * closes it, after the app.
    */
   analytics?: { engine: AnalyticsEngine; holder: string } | undefined
 }
@@ -137,6 +138,7 @@ export function assembleControlPlane(
   if (!consoleFiles) parts.log.warn('the admin console is not built (npm run build): /console answers 404')
   const portalPage = loadBuiltPage(settings.portalPageDir ?? builtPageDir('portal'))
   if (!portalPage) parts.log.warn('the customer portal is not built (npm run build): /portal/ answers 404')
+  const ingest = settings.analytics && analyticsIngestOf(parts, settings.analytics, metrics.registry)
   const app = buildControlPlaneApp({
     store: parts.store,
     clock: parts.clock,
@@ -160,6 +162,10 @@ export function assembleControlPlane(
         : new PublishedSigningKeys({ url: settings.secretScanningKeysUrl, clock: parts.clock, log: parts.log }),
     leakReportReads: settings.leakReportReads,
     portalUrl: settings.portalUrl,
+    analytics: ingest && {
+      engine: () => (ingest.refused ? undefined : settings.analytics?.engine),
+      why: () => 'Analytics are served by the control plane that runs the embedded engine, not by this one',
+    },
     notReadyReasons: () => verifier.notReadyReasons(),
     storeReached: verifier.synced,
     publicRoutes: (open) => {
@@ -176,7 +182,6 @@ export function assembleControlPlane(
   // Once the store has answered (the verifier's first sync): started on a connection still being made, their first
   // reads would fail and warn of a healthy start.
   let closed = false
-  const ingest = settings.analytics && analyticsIngestOf(parts, settings.analytics, metrics.registry)
   app.addHook('onReady', async () => {
     void verifier.synced.then(() => {
       if (closed) return
@@ -189,7 +194,6 @@ export function assembleControlPlane(
   app.addHook('onClose', async () => {
     closed = true
     await ingest?.stop()
-    await settings.analytics?.engine.close()
     await webhooks.stop()
     await ratelimits.stop()
     await verifier.stop()
@@ -225,7 +229,7 @@ function analyticsIngestOf(
               log.error(
                 { holder },
                 'another control plane runs the embedded analytics engine on this store: this one ingests and serves ' +
-                  'no analytics (several control planes need a ClickHouse server: CLICKHOUSE_URL)',
+                  'no analytics (analytics calls answer 412 here: send them to that one)',
               ),
           },
         }

@@ -30,7 +30,17 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
     )
   }
   const { app, verifier } = assembleControlPlane(
-    { store, feed, clock: systemClock, elapsed: monotonicClock, log, closeBackend: () => backend.close() },
+    {
+      store,
+      feed,
+      clock: systemClock,
+      elapsed: monotonicClock,
+      log,
+      closeBackend: async () => {
+        await backend.close()
+        await analytics.engine.close()
+      },
+    },
     {
       bodyLimitBytes: config.bodyLimitBytes,
       docsBaseUrl: config.docsBaseUrl,

@@ -36,7 +36,10 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
       clock: systemClock,
       elapsed: monotonicClock,
       log,
-      closeBackend: () => backend.close(),
+      closeBackend: async () => {
+        await backend.close()
+        await analytics.engine.close()
+      },
     },
     {
       bodyLimitBytes: config.bodyLimitBytes,

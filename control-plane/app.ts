@@ -35,6 +35,7 @@ import { registerGithubLeakReports } from './leaks/wire/github-report-route.js'
 import { createLeakMetrics } from './leaks/leak-metrics.js'
 import type { ReportReadLimits } from './leaks/unverified-report-reads.js'
 import { PortalRecords } from './portal/portal-records.js'
+import { NO_ANALYTICS, type AnalyticsAccess } from './analytics/analytics-access.js'
 import { noStore } from './portal/wire/no-store.js'
 import { portalRoutes } from './portal/wire/portal-session-route.js'
 import { PORTAL_SESSION_ROUTES } from './portal/session/session-routes.v2.js'
@@ -80,6 +81,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   leakReportReads?: ReportReadLimits | undefined
   /** Where the customer portal's page is served (portal.createSession's URL); default http://localhost/portal/. */
   portalUrl?: string | undefined
+  /** The engine analytics queries run on (default: none, and they answer 412). */
+  analytics?: AnalyticsAccess | undefined
 }
 
 /**
@@ -122,6 +125,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     leakMetrics: createLeakMetrics(deps.metrics.registry),
     portals: new PortalRecords(deps.store.entities, () => deps.clock.now(), deps.onWrite),
     portalUrl: deps.portalUrl ?? 'http://localhost/portal/',
+    analytics: deps.analytics ?? NO_ANALYTICS,
     clock: deps.clock,
     log: deps.log,
   }

@@ -17,6 +17,7 @@ import type { TestsInFlight } from './webhooks/tests-in-flight.js'
 import type { WebhookPolicy } from './webhooks/webhook-policy.js'
 import type { LeakMetrics } from './leaks/leak-metrics.js'
 import type { PortalRecords } from './portal/portal-records.js'
+import type { AnalyticsAccess } from './analytics/analytics-access.js'
 
 /** What every management operation is given (app.ts makes it): nothing is imported as a singleton. */
 export interface ControlPlaneDeps {
@@ -52,6 +53,8 @@ export interface ControlPlaneDeps {
   portals: PortalRecords
   /** Where the portal page is served: portal.createSession's URL is this with `?code=`. */
   portalUrl: string
+  /** The analytics engine analytics queries run on, when this control plane serves them. */
+  analytics: AnalyticsAccess
   clock: Clock
   log: Logger
 }

@@ -101,10 +101,12 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     meaning: [
       '`recoverable: true` on createKey, or `decrypt=true` on getKey or listKeys: Keygate keeps only a hash of each key, so a key can never be shown again.',
       '`keys.updateRemaining` on a key that carries no credits.',
+      '`analytics.getVerifications` or `analytics.getRatelimits` on a control plane that runs no analytics engine (`analytics_not_configured`): another control plane runs the embedded one, and only it answers them.',
     ],
     fix: [
       'Leave out `recoverable` and `decrypt`; keep the key that createKey returns if you need it again, or issue a new one with `keys.rerollKey`.',
       'Give the key credits first with `keys.updateKey {"keyId": …, "remaining": n}`.',
+      'Send analytics queries to the control plane that runs the embedded engine (its log does not say `ingests and serves no analytics`).',
     ],
   },
   PAYLOAD_TOO_LARGE: {
@@ -122,12 +124,22 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     meaning: ['Every POST takes a JSON body and must say so, even when the body is empty.'],
     fix: ["Add `Content-Type: application/json` (curl: `-H 'Content-Type: application/json'`)."],
   },
+  UNPROCESSABLE: {
+    title: 'An analytics query ran into a limit',
+    meaning: [
+      '`analytics.getVerifications` or `analytics.getRatelimits` ran the query, and it took longer than 10 seconds (`query_execution_timeout`), needed more than 1 GB of memory or an answer larger than 4 MiB (`query_memory_limit_exceeded`), or answered more than 1,000,000 rows (`query_rows_limit_exceeded`): the problem type says which.',
+    ],
+    fix: [
+      'Read less: filter on `time` and on the keys or identities you need, group by coarser periods, or read a rollup (`key_verifications_per_hour_v1`, `…_per_day_v1`) rather than the raw table.',
+    ],
+  },
   RATE_LIMITED: {
     title: 'Too many calls: management calls of a root key, or requests with an API key at a gateway',
     meaning: [
       'The root key made more than `MANAGEMENT_RATE_LIMIT` management calls this minute (6000 unless configured), counted by each control plane. `Retry-After` says when to try again.',
       '`keys.verifyKey` is never limited by it. A key that has used up its own rate limit is a verification answer instead: 200 with `code: "RATE_LIMITED"`.',
       '`webhooks.sendTest` while a test to the same endpoint is still waiting for its answer on that control plane: one at a time per endpoint. `Retry-After` is the webhook timeout.',
+      '`analytics.getVerifications` and `analytics.getRatelimits` together ran 1,000 queries this hour (UTC): `query_quota_exceeded`. The count starts again on the hour.',
       'From a gateway (the reverse proxy, or `X-Keygate-Code` at `/v1/authorize`): the API key has used up its own rate limit; `Retry-After` and `RateLimit-*` say when it has room again.',
     ],
     fix: [

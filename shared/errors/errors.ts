@@ -18,6 +18,8 @@ export const ERRORS = {
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  // An analytics query that ran into a limit (time, memory, rows, the answer's size).
+  UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
   REQUEST_HEADER_FIELDS_TOO_LARGE: 431,
   INTERNAL_SERVER_ERROR: 500,

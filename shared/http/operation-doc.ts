@@ -23,6 +23,7 @@ export const TAGS = {
   'v2 identities': "Unkey's v2 wire format: identities and their shared limits",
   'v2 permissions': "Unkey's v2 wire format: permissions and roles",
   'v2 ratelimit': "Unkey's v2 wire format: rate limits of anything, and overrides",
+  'v2 analytics': "Unkey's v2 wire format: ClickHouse SQL over every verification and rate-limit decision",
   'v2 health': "Unkey's v2 wire format: whether the service is up",
   'v2 portal': "Unkey's v2 wire format: the customer portal, where your customers manage their own keys",
 } as const

@@ -54,6 +54,8 @@ export const ROOT_KEY_RESOURCES = {
     'read_override',
     'delete_override',
     'list_overrides',
+    // Reads analytics.getRatelimits' rows of the namespace (`*`: of every namespace).
+    'read_analytics',
   ],
   // Keygate's own: webhook endpoints and their events. `webhook.*.<action>` or `webhook.<endpointId>.<action>`
   // (create_endpoint only on `*`: a new endpoint has no id yet).

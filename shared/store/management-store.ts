@@ -7,6 +7,7 @@ import type { PortalSessionStore } from './portal-sessions/portal-session-store.
 import type { RootKeyStore } from './root-keys/root-key-store.js'
 import type { StoreHealth } from './store-health.js'
 import type { UsageStore } from './usage/usage-store.js'
+import type { CounterStore } from './counters/counter-store.js'
 import type { AnalyticsBufferStore } from './analytics-buffer/analytics-buffer-store.js'
 import type { WebhookStore } from './webhooks/webhook-store.js'
 
@@ -19,6 +20,8 @@ export interface ManagementStore extends StoreHealth {
   readonly entities: EntityStore
   readonly rootKeys: RootKeyStore
   readonly usage: Pick<UsageStore, 'readUsage'>
+  /** The analytics query quota is counted as a rate-limit window is. */
+  readonly counters: Pick<CounterStore, 'consumeNamespaceLimit'>
   /** The analytics buffers: the control plane ingests them. */
   readonly analyticsBuffer: AnalyticsBufferStore
   readonly audit: AuditStore

@@ -99,11 +99,11 @@ describe('analytics: every verification recorded and ingested', () => {
     }).then((r) => r.body.json())) as { data: { code: string } }
   const authorize = async (key: string) =>
     (await request(`${verifierUrl}/v1/authorize`, { headers: { 'x-api-key': key } })).statusCode
-  const throughProxy = async (key: string) =>
-    (await request(`${proxyUrl}/orders`, { headers: { 'x-api-key': key } }).then(async (r) => {
-      await r.body.dump()
-      return r.statusCode
-    })) as number
+  const throughProxy = async (key: string): Promise<number> => {
+    const answer = await request(`${proxyUrl}/orders`, { headers: { 'x-api-key': key } })
+    await answer.body.dump()
+    return answer.statusCode
+  }
 
   /** An ingest from `buffer` into the file's engine, as a control plane makes it. */
   const ingestOf = (buffer: AnalyticsBufferStore) =>

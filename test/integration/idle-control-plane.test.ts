@@ -1,5 +1,10 @@
 import type { Redis } from 'ioredis'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ChdbEngine } from '../../control-plane/analytics/engine/chdb-engine.js'
+import { ensureAnalyticsSchema } from '../../control-plane/analytics/engine/analytics-tables.js'
 import { SHARD_COUNT } from '../../shared/shards.js'
 import { openBackend as openStoreBackend, redisConnections } from '../../shared/store/backend.js'
 import { openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
@@ -78,6 +83,11 @@ const most = (calls: Map<string, number>, seconds: number) =>
 describe('an idle control plane', () => {
   const servers: RedisServer[] = []
   const closing: (() => Promise<void>)[] = []
+  // One embedded analytics engine for the file (chDB allows one per process), for each test's control plane.
+  const analyticsEngine = new ChdbEngine(mkdtempSync(join(tmpdir(), 'keygate-idle-analytics-')), { temporary: true })
+  let controlPlanes = 0
+  beforeAll(() => ensureAnalyticsSchema(analyticsEngine))
+  afterAll(() => analyticsEngine.close())
   afterEach(async () => {
     for (const close of closing.splice(0).reverse()) await close()
     await Promise.all(servers.splice(0).map((server) => server.stop()))
@@ -87,7 +97,12 @@ describe('an idle control plane', () => {
   async function runningControlPlane(backend: Backend) {
     const receiver = await startWebhookReceiver()
     closing.push(() => receiver.stop())
-    const server: TestServer = await startTestControlPlane({ backend, webhookPolicy: { allowPrivateAddresses: true } })
+    // With its analytics engine, as a control plane runs: its ingest looks at the buffers while idle too.
+    const server: TestServer = await startTestControlPlane({
+      backend,
+      webhookPolicy: { allowPrivateAddresses: true },
+      analytics: { engine: analyticsEngine, holder: `idle-${++controlPlanes}` },
+    })
     closing.push(() => server.close())
     const post = async (path: string, payload: object, to = server) => {
       const answer = await to.app.inject({

@@ -9,6 +9,8 @@ import { isV2Operation, OPERATIONS, operationPath } from '../../control-plane/op
 import { VERDICT_CODES } from '../../shared/verification/verification.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
+import { ChdbEngine } from '../../control-plane/analytics/engine/chdb-engine.js'
+import { ensureAnalyticsSchema } from '../../control-plane/analytics/engine/analytics-tables.js'
 
 interface Parameter {
   name: string
@@ -45,15 +47,21 @@ interface Schema {
 
 let server: TestServer
 let doc: Document
+// The embedded analytics engine, as `keygate dev` has it: the analytics examples run.
+const analyticsDirectory = mkdtempSync(join(tmpdir(), 'keygate-openapi-analytics-'))
+let analyticsEngine: ChdbEngine
 const operations = new Map<string, { method: string; path: string; op: Operation }>()
 
 beforeAll(async () => {
   // With forward-auth, as `keygate dev` has it: every operation of the table is served. Every webhook endpoint's host
   // is this machine, which the policy allows: the examples' endpoints are made, and nothing is sent beyond it.
+  analyticsEngine = new ChdbEngine(analyticsDirectory, { temporary: true })
+  await ensureAnalyticsSchema(analyticsEngine)
   server = await startTestControlPlane({
     gateway: {},
     hostLookup: async () => [{ address: '127.0.0.1', family: 4 }],
     webhookPolicy: { allowPrivateAddresses: true },
+    analytics: { engine: analyticsEngine, holder: 'openapi' },
   })
   const response = await server.app.inject({ method: 'GET', url: '/openapi.json' })
   expect(response.statusCode).toBe(200)
@@ -64,6 +72,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server.close()
+  await analyticsEngine?.close()
 })
 
 function call(method: string, url: string, payload?: unknown) {
@@ -151,7 +160,7 @@ describe('OpenAPI document', () => {
       'v2.liveness',
     ])
     expect(v2.filter(([id, entry]) => !entry.rootKey && id.startsWith('v2.portal.'))).toHaveLength(8)
-    expect(v2.length).toBe(56)
+    expect(v2.length).toBe(58)
   })
 
   it("documents v2's errors as problem bodies: application/json, 429 as application/problem+json, v2's auth statuses", () => {

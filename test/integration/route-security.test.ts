@@ -15,6 +15,11 @@ import { grantsOn } from '../support/rbac.js'
 import { namespaceOf } from '../support/ratelimits.js'
 import { startTestControlPlane, TEST_ROOT_KEY, type TestServer } from '../support/apps.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ChdbEngine } from '../../control-plane/analytics/engine/chdb-engine.js'
+import { ensureAnalyticsSchema } from '../../control-plane/analytics/engine/analytics-tables.js'
 
 /**
  * Security of every management route, from one table per wire format: each operation of OPERATIONS marked
@@ -564,6 +569,11 @@ interface V2Row {
   lacking?: V2Refusal | typeof NOT_FOUND_VERDICT
   /** Where the refusal depends on which need is lacking: the refusal for each (overrides `lacking`). */
   lackingOf?: (need: Requirement) => V2Refusal
+  /**
+   * The need's action on any api lets the call on (it then reads that api's rows only): a root key lacks it only
+   * without it on every api, the fixture's and the other.
+   */
+  anyApi?: true
 }
 
 const PORTAL_NOT_FOUND: V2Refusal = { status: 404, type: 'data/portal_not_found' }
@@ -675,6 +685,16 @@ const V2_TABLE: Record<string, V2Row> = {
   'v2.permissions.setRolePermissions': {
     needs: ['rbac.*.add_permission_to_role', 'rbac.*.remove_permission_from_role'],
     body: (f) => ({ roleId: f.roleId, permissions: [f.permissionSlug] }),
+  },
+  // A root key reads the rows of the apis (or namespaces) it may read analytics of; with none, 403 (Unkey's).
+  'v2.analytics.getVerifications': {
+    needs: ['read_analytics'],
+    anyApi: true,
+    body: () => ({ query: 'SELECT count(*) AS n FROM key_verifications_v1' }),
+  },
+  'v2.analytics.getRatelimits': {
+    needs: ['ratelimit.*.read_analytics'],
+    body: () => ({ query: 'SELECT count(*) AS n FROM ratelimits_v1' }),
   },
   'v2.ratelimit.limit': {
     needs: ['ratelimit.*.limit'],
@@ -803,6 +823,14 @@ function expectProblem(answer: Answer, refusal: V2Refusal, what: string): void {
 
 // One redis-server for the file; the memory store needs none.
 const redis = useRedisServer()
+// One embedded analytics engine for the file (chDB allows one per process): both stores' control planes query it.
+const analyticsDirectory = mkdtempSync(join(tmpdir(), 'keygate-route-security-'))
+const analyticsEngine = new ChdbEngine(analyticsDirectory)
+beforeAll(() => ensureAnalyticsSchema(analyticsEngine))
+afterAll(async () => {
+  await analyticsEngine.close()
+  rmSync(analyticsDirectory, { recursive: true, force: true })
+})
 
 describe('the security table', () => {
   it('has a row for every management operation of OPERATIONS, and none for anything else', () => {
@@ -820,7 +848,7 @@ describe('the v2 security table', () => {
     const unknown = Object.keys(V2_TABLE).filter((operationId) => !V2_MANAGEMENT.includes(operationId))
     expect(missing, 'v2 operations without a row in V2_TABLE: add one').toEqual([])
     expect(unknown, 'rows in V2_TABLE that are no v2 operation of OPERATIONS taking a root key').toEqual([])
-    expect(V2_MANAGEMENT.length).toBe(47)
+    expect(V2_MANAGEMENT.length).toBe(49)
   })
 
   it('has a row for every /v2/ route the control plane serves, liveness aside', () => {
@@ -842,6 +870,7 @@ for (const store of ['memory', 'redis'] as const) {
       server = await startTestControlPlane({
         ...(store === 'redis' ? { redisUrl: redis.url } : {}),
         webhookPolicy: WEBHOOK_POLICY,
+        analytics: { engine: analyticsEngine, holder: `route-security-${store}` },
       })
       otherApiId = (await freshFixture(server)).apiId
     })
@@ -1109,9 +1138,14 @@ for (const store of ['memory', 'redis'] as const) {
         `refuses a stored root key with every permission but %s: %s, nothing changed`,
         async (_label, _refusal, need) => {
           const { fixture, request, what } = await arrange()
-          const missing = alternatives(need).map((alternative) => permissionOf(alternative, fixture))
+          const missing = alternatives(need).flatMap((alternative) => {
+            const permission = permissionOf(alternative, fixture)
+            return row.anyApi
+              ? [permission, permission.replace(`api.${fixture.apiId}.`, `api.${otherApiId}.`)]
+              : [permission]
+          })
           const permissions = everyPermissionBut(missing, fixture, otherApiId)
-          expect(permissions).toContain(`api.${otherApiId}.*`)
+          if (!row.anyApi) expect(permissions).toContain(`api.${otherApiId}.*`)
           for (const other of row.needs.filter((n) => n !== need))
             expect(
               alternatives(other).some((alternative) =>

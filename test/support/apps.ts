@@ -10,6 +10,7 @@ import { openBackend as openStoreBackend, type Backend } from '../../shared/stor
 import { openRedis } from '../../shared/store/redis/redis-connection.js'
 import type { ClientAddressSettings, SyncSettings } from '../../shared/config/settings.js'
 import type { KeyVerifier, RecordingSettings } from '../../verifier/key-verifier.js'
+import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
 import type { NamespaceRatelimits } from '../../verifier/namespace-ratelimits.js'
 import type { GatewayPolicy } from '../../shared/config/settings.js'
 import type { HostLookup } from '../../control-plane/webhooks/delivery/address-policy.js'
@@ -98,6 +99,8 @@ export interface TestServerOptions {
   portalUrl?: string
   /** How the process's verifier records verifications for analytics (default: as the CLI has it). */
   recording?: Partial<RecordingSettings>
+  /** The control plane's analytics engine, and who it is for the ingest's lease (default: none). */
+  analytics?: { engine: AnalyticsEngine; holder: string }
 }
 
 /**
@@ -138,6 +141,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
       options.secretScanningKeysUrl === null ? undefined : (options.secretScanningKeysUrl ?? 'http://127.0.0.1:9/keys'),
     leakReportReads: options.leakReportReads,
     portalUrl: options.portalUrl,
+    analytics: options.analytics,
     // Forward-auth beside the management API, as `keygate dev` has it.
     ...(options.gateway ? { gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } } : {}),
   })

@@ -17,8 +17,11 @@ export interface AnalyticsEngine {
    * row once. A batch must be sent again exactly as it was first (same rows, same order) to be recognised.
    */
   insert(table: string, rows: readonly object[], batchId: string): Promise<void>
-  /** The rows a SELECT answers, each an object (64-bit integers as numbers). */
-  query(sql: string): Promise<EngineRow[]>
+  /**
+   * The rows a statement answers, each an object (64-bit integers as numbers; NaN and infinities as null). `params`
+   * fill its `{name:Type}` placeholders, sent apart from the SQL: a caller's text is never spliced into a statement.
+   */
+  query(sql: string, params?: Readonly<Record<string, string>>): Promise<EngineRow[]>
   /** Ends the engine: the embedded one closes its data directory (one per process). */
   close(): Promise<void>
 }

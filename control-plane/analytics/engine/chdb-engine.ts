@@ -12,7 +12,9 @@ let openDirectory: string | undefined
  */
 export class ChdbEngine implements AnalyticsEngine {
   readonly kind = 'embedded' as const
-  private readonly session: Session
+  private session: Session
+  /** The call running, or the last: each waits for the one before it. */
+  private queue: Promise<unknown> = Promise.resolve()
   private closed = false
 
   /**
@@ -32,28 +34,35 @@ export class ChdbEngine implements AnalyticsEngine {
   }
 
   async command(sql: string): Promise<void> {
-    await this.session.queryAsync(sql)
+    await this.serialised(() => this.session.queryAsync(sql))
   }
 
   async insert(table: string, rows: readonly object[], batchId: string): Promise<void> {
     if (rows.length === 0) return
-    await this.session.insert({
-      table,
-      values: rows.map((row) => JSON.stringify(row)).join('\n'),
-      format: 'JSONEachRow',
-      settings: {
-        // chDB inserts asynchronously by default: this batch is written, with its token, before the call returns, so
-        // that the buffer it came from may be acknowledged then.
-        async_insert: 0,
-        insert_deduplication_token: batchId,
-        // The rollups the views feed drop the retried batch too (each keeps its own deduplication window).
-        deduplicate_blocks_in_dependent_materialized_views: 1,
-      },
-    })
+    const values = rows.map((row) => JSON.stringify(row)).join('\n')
+    await this.serialised(() =>
+      this.session.insert({
+        table,
+        values,
+        format: 'JSONEachRow',
+        settings: {
+          // chDB inserts asynchronously by default: this batch is written, with its token, before the call returns, so
+          // that the buffer it came from may be acknowledged then.
+          async_insert: 0,
+          insert_deduplication_token: batchId,
+          // The rollups the views feed drop the retried batch too (each keeps its own deduplication window).
+          deduplicate_blocks_in_dependent_materialized_views: 1,
+        },
+      }),
+    )
   }
 
-  async query(sql: string): Promise<EngineRow[]> {
-    const text = (await this.session.queryAsync(sql, { format: 'JSONEachRow' })).text()
+  async query(sql: string, params?: Readonly<Record<string, string>>): Promise<EngineRow[]> {
+    const options = { format: 'JSONEachRow' }
+    const result = await this.serialised(() =>
+      params === undefined ? this.session.queryAsync(sql, options) : this.session.queryBindAsync(sql, params, options),
+    )
+    const text = result.text()
     return text === ''
       ? []
       : text
@@ -62,9 +71,43 @@ export class ChdbEngine implements AnalyticsEngine {
           .map((line) => JSON.parse(line) as EngineRow)
   }
 
+  /**
+   * Runs one call on the session once those before it are done: chDB runs one at a time per session, and what a
+   * call answers must be its own. After a call that failed, the session is checked before the next: a query that
+   * failed while writing its result (a limit reached mid-answer) can leave part of that answer in the session, which
+   * the next call would read as its own — another caller's rows. If a probe does not answer exactly itself, the
+   * session is closed and opened again on the same directory.
+   */
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      if (this.closed) throw new Error('the embedded analytics engine is closed')
+      try {
+        return await work()
+      } catch (err) {
+        await this.recover()
+        throw err
+      }
+    })
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  private async recover(): Promise<void> {
+    let answer = ''
+    try {
+      answer = (await this.session.queryAsync("SELECT 'keygate' AS probe", { format: 'JSONEachRow' })).text()
+    } catch {
+      // A session that cannot answer a probe is opened again too.
+    }
+    if (answer.trim() === '{"probe":"keygate"}') return
+    this.session.close()
+    this.session = new Session(this.directory)
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    await this.queue
     this.session.close()
     openDirectory = undefined
     if (this.options.temporary === true) await rm(this.directory, { recursive: true, force: true })

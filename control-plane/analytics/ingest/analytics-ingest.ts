@@ -58,7 +58,7 @@ export class AnalyticsIngest {
   /** Exclusive only: whether the first pass took the lease (undefined until it ran). */
   private claimed: boolean | undefined
   private readonly rows: Counter<'table'>
-  private readonly refused: Counter
+  private readonly refusedBatches: Counter
   private readonly bufferBytes: Gauge
   private readonly trimmedRows: Gauge
   private readonly namespaceIds = new LRUCache<string, string>({ max: 10_000, ttl: 600_000 })
@@ -70,7 +70,7 @@ export class AnalyticsIngest {
       labelNames: ['table'],
       registers: [deps.registry],
     })
-    this.refused = new Counter({
+    this.refusedBatches = new Counter({
       name: 'keygate_analytics_batches_refused_total',
       help: 'Buffered analytics batches that could not be read (a newer format, damage) and were skipped',
       registers: [deps.registry],
@@ -85,6 +85,11 @@ export class AnalyticsIngest {
       help: 'Rows the store trimmed from full analytics buffers, ever (alert on any increase): never ingested',
       registers: [deps.registry],
     })
+  }
+
+  /** Exclusive only: whether another control plane held the lease at this one's first pass (it never ingests then). */
+  get refused(): boolean {
+    return this.claimed === false
   }
 
   start(): void {
@@ -177,7 +182,7 @@ export class AnalyticsIngest {
       try {
         rows = rowsOfBatch(JSON.parse(batch) as EncodedBatch, `vr_${shard}_${id}`, WORKSPACE_ID)
       } catch (err) {
-        this.refused.inc()
+        this.refusedBatches.inc()
         this.deps.log.error({ err, shard, batchId: id }, 'an analytics batch could not be read: skipped')
         continue
       }
