@@ -149,7 +149,8 @@ export class AnalyticsRecorder {
   }
 
   private tagsAt(tags: readonly string[]): number {
-    const id = tags.join('\u0000')
+    // JSON, not a join on a separator: a tag may hold any character, the separator too (['a\0b'] is not ['a', 'b']).
+    const id = JSON.stringify(tags)
     const at = this.tagsIndex.get(id)
     if (at !== undefined) return at
     this.tagsIndex.set(id, this.batch.a.length)

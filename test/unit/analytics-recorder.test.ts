@@ -54,6 +54,13 @@ describe('AnalyticsRecorder', () => {
     ])
   })
 
+  it('tells tag lists apart whatever characters their tags hold', () => {
+    const recorder = new AnalyticsRecorder('eu', 100)
+    const lists = [['a\u0000b'], ['a', 'b'], ['a\u0000', 'b'], ['a', '\u0000b'], ['a', 'b', '']]
+    for (const tags of lists) recorder.record(KEY_A, undefined, 'VALID', 'v1.verifyKey', T, 0, tags, 1)
+    expect(taken(recorder)!.verifications.map((row) => row.tags)).toEqual(lists)
+  })
+
   it('keeps each row’s time, outcome, source, credits and latency (µs in the batch, ms in the row)', () => {
     const recorder = new AnalyticsRecorder('eu-west', 100)
     recorder.record(KEY_A, undefined, 'USAGE_EXCEEDED', 'proxy', T + 5, 0, undefined, 1.5)
