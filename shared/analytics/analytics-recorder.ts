@@ -16,10 +16,10 @@ const MINUTE_MS = 60_000
 
 /**
  * Records verifications and rate-limit decisions in memory as a batch's columns — a few numbers pushed per row, the
- * strings rows name listed once per batch — until take() hands the batch over (analytics-shipper.ts). Holds at most `maxRows`
- * rows between two takes: beyond, a verification is not recorded but counted as dropped, so that memory stays
- * bounded whatever happens downstream. Verifications of keys that do not exist are counted per api, minute and source,
- * not kept as rows: a flood of guessed keys costs a counter, not a row each.
+ * strings rows name listed once per batch — until take() hands the batch over (analytics-shipper.ts). Holds at most
+ * `maxRows` rows between two takes: beyond, a verification is not recorded but counted as dropped, so that memory
+ * stays bounded whatever happens downstream. Verifications of keys that do not exist are counted per api, minute and
+ * source, not kept as rows: a flood of guessed keys costs a counter, not a row each.
  */
 export class AnalyticsRecorder {
   private batch = emptyBatch()
