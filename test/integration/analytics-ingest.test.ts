@@ -5,7 +5,8 @@ import { pino } from 'pino'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ChdbEngine } from '../../control-plane/analytics/engine/chdb-engine.js'
-import { ensureAnalyticsSchema } from '../../control-plane/analytics/engine/analytics-tables.js'
+import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
+import { ensureAnalyticsSchema, KEY_VERIFICATIONS } from '../../control-plane/analytics/engine/analytics-tables.js'
 import { AnalyticsIngest, type IngestDeps } from '../../control-plane/analytics/ingest/analytics-ingest.js'
 import { AnalyticsRecorder } from '../../shared/analytics/analytics-recorder.js'
 import type { AnalyticsBufferStore } from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
@@ -166,6 +167,30 @@ describe('the analytics ingest', () => {
     expect(await second.ingestNow()).toBe(false)
     expect(refusals).toBe(1)
     expect((await buffer.look(2, 10)).batches).toHaveLength(1)
+  })
+
+  it('inserts at most rowsPerInsert rows at a time, but a batch holding more alone, each once', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const { batch, counted } = apiOf()
+    for (const rows of [3, 3, 3, 9, 1]) await buffer.append(0, ...batch(rows), BIG)
+    const inserts: number[] = []
+    const counting: AnalyticsEngine = {
+      kind: engine.kind,
+      command: (sql) => engine.command(sql),
+      query: (sql) => engine.query(sql),
+      close: () => engine.close(),
+      insert: (table, rows, batchId) => {
+        if (table === KEY_VERIFICATIONS.name) inserts.push(rows.length)
+        return engine.insert(table, rows, batchId)
+      },
+    }
+    // Taken 3 + 3 and inserted, then the store failed: the retry inserts those again, whatever the bound is now.
+    await expect(
+      ingestOf(dyingOnComplete(buffer, 1), { engine: counting, rowsPerInsert: 7 }).ingestNow(),
+    ).rejects.toThrow('died before completing')
+    expect(await ingestOf(buffer, { engine: counting, rowsPerInsert: 2 }).ingestNow()).toBe(true)
+    expect(inserts).toEqual([6, 6, 3, 9, 1])
+    expect(await counted()).toEqual({ raw: 19, rollups: [19, 19, 19, 19] })
   })
 
   it('names each rate-limit row by its namespace id, looking up again a namespace that had none', async () => {

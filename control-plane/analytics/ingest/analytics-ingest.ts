@@ -20,8 +20,14 @@ import { LRUCache } from 'lru-cache'
 /** The lease that makes one control plane at a time the ingester; another takes over this long after it dies. */
 export const INGEST_LEASE = 'ingest'
 export const INGEST_LEASE_MS = 10_000
-/** Batches taken from one buffer per insert. */
+/** Batches taken from one buffer per insert, at most. */
 const BATCHES_PER_INSERT = 100
+/**
+ * Rows taken per insert, at most (a batch holding more is taken alone): what one insert holds in memory, and within the
+ * longest string the engine's insert is written as. By batches alone, 100 batches of a verifier answering 10,000 calls
+ * a second are 2,000,000 rows, past that length: such a set, once taken, would fail every time it is tried again.
+ */
+const ROWS_PER_INSERT = 100_000
 /** How soon the next pass runs after one that found rows, and after one that found none or failed, ms. */
 const BUSY_EVERY_MS = 1_000
 const IDLE_EVERY_MS = 2_000
@@ -41,6 +47,8 @@ export interface IngestDeps {
    * `onRefused` is told. A server engine is shared: any control plane may take the lease over at any time.
    */
   exclusive?: { onRefused: () => void }
+  /** Rows taken per insert, at most (default ROWS_PER_INSERT). */
+  rowsPerInsert?: number
 }
 
 /**
@@ -150,13 +158,22 @@ export class AnalyticsIngest {
           break
         }
         found = true
-        const first = look.batches[0]!.id
-        const last = look.pending?.last ?? look.batches.at(-1)!.id
+        // Taken already: exactly those again. Else as many as one insert holds.
+        const batches =
+          look.pending === undefined
+            ? withinRows(look.batches, this.deps.rowsPerInsert ?? ROWS_PER_INSERT)
+            : look.batches
+        const first = look.pending?.first ?? batches[0]!.id
+        const last = look.pending?.last ?? batches.at(-1)!.id
         if (look.pending === undefined) await this.deps.buffer.take(shard, first, last)
-        await this.insert(shard, look.pending?.first ?? first, last, look.batches)
+        await this.insert(shard, first, last, batches)
         await this.deps.buffer.complete(shard, last)
-        bytes -= look.batches.reduce((sum, batch) => sum + Buffer.byteLength(batch.batch), 0)
-        if (look.batches.length < BATCHES_PER_INSERT) {
+        bytes -= batches.reduce((sum, batch) => sum + Buffer.byteLength(batch.batch), 0)
+        if (
+          look.pending === undefined &&
+          batches.length === look.batches.length &&
+          batches.length < BATCHES_PER_INSERT
+        ) {
           trimmed += look.trimmedRows
           break
         }
@@ -218,4 +235,12 @@ export class AnalyticsIngest {
     }
     return rows.map(({ namespace_name: name, ...row }) => ({ ...row, namespace_id: ids.get(name)! }))
   }
+}
+
+/** The first batches whose rows add up to at most `maxRows`, and at least the first batch. */
+function withinRows(batches: BufferedBatch[], maxRows: number): BufferedBatch[] {
+  let rows = batches[0]!.rows
+  let end = 1
+  while (end < batches.length && rows + batches[end]!.rows <= maxRows) rows += batches[end++]!.rows
+  return batches.slice(0, end)
 }
