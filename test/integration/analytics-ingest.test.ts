@@ -193,6 +193,17 @@ describe('the analytics ingest', () => {
     expect(await counted()).toEqual({ raw: 19, rollups: [19, 19, 19, 19] })
   })
 
+  it('reports the bytes its buffers hold after a pass, however many inserts it took', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const { batch, counted } = apiOf()
+    for (let i = 0; i < 250; i++) await buffer.append(i % 2, ...batch(1), BIG)
+    const registry = new Registry()
+    const bytes = async () => (await registry.getSingleMetric('keygate_analytics_buffer_bytes')!.get()).values[0]!.value
+    expect(await ingestOf(buffer, { registry }).ingestNow()).toBe(true)
+    expect(await counted()).toEqual({ raw: 250, rollups: [250, 250, 250, 250] })
+    expect(await bytes()).toBe(0)
+  })
+
   it('names each rate-limit row by its namespace id, looking up again a namespace that had none', async () => {
     const buffer = new MemoryAnalyticsBufferStore()
     const ids = new Map([['ingest-made', 'rlns_made']])

@@ -11,6 +11,7 @@ import {
   ANALYTICS_BUFFER_SHARDS,
   type AnalyticsBufferStore,
   type BufferedBatch,
+  type BufferProgress,
 } from '../../../shared/store/analytics-buffer/analytics-buffer-store.js'
 import { WORKSPACE_ID } from '../../workspace.js'
 import type { AnalyticsEngine } from '../engine/analytics-engine.js'
@@ -148,40 +149,46 @@ export class AnalyticsIngest {
     let bytes = 0
     let trimmed = 0
     for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++) {
-      for (;;) {
-        const look = await this.deps.buffer.look(shard, BATCHES_PER_INSERT)
+      const shardFound = await this.ingestShard(shard, (look) => {
         bytes += look.bytes
-        if (look.batches.length === 0) {
-          trimmed += look.trimmedRows
-          // Pending batches all trimmed away before they were inserted again: nothing is left to insert.
-          if (look.pending !== undefined) await this.deps.buffer.complete(shard, look.pending.last)
-          break
-        }
-        found = true
-        // Taken already: exactly those again. Else as many as one insert holds.
-        const batches =
-          look.pending === undefined
-            ? withinRows(look.batches, this.deps.rowsPerInsert ?? ROWS_PER_INSERT)
-            : look.batches
-        const first = look.pending?.first ?? batches[0]!.id
-        const last = look.pending?.last ?? batches.at(-1)!.id
-        if (look.pending === undefined) await this.deps.buffer.take(shard, first, last)
-        await this.insert(shard, first, last, batches)
-        await this.deps.buffer.complete(shard, last)
-        bytes -= batches.reduce((sum, batch) => sum + Buffer.byteLength(batch.batch), 0)
-        if (
-          look.pending === undefined &&
-          batches.length === look.batches.length &&
-          batches.length < BATCHES_PER_INSERT
-        ) {
-          trimmed += look.trimmedRows
-          break
-        }
-      }
+        trimmed += look.trimmedRows
+      })
+      found ||= shardFound
     }
-    this.bufferBytes.set(Math.max(0, bytes))
+    this.bufferBytes.set(bytes)
     this.trimmedRows.set(trimmed)
     return found
+  }
+
+  /**
+   * Ingests buffer `shard` until it is empty; answers whether it found rows. `counted` is told the buffer's progress
+   * as of its last look, less what that look's insert removed: what the buffer still holds.
+   */
+  private async ingestShard(shard: number, counted: (progress: BufferProgress) => void): Promise<boolean> {
+    let found = false
+    for (;;) {
+      const look = await this.deps.buffer.look(shard, BATCHES_PER_INSERT)
+      if (look.batches.length === 0) {
+        // Pending batches all trimmed away before they were inserted again: nothing is left to insert.
+        if (look.pending !== undefined) await this.deps.buffer.complete(shard, look.pending.last)
+        counted(look)
+        return found
+      }
+      found = true
+      // Taken already: exactly those again. Else as many as one insert holds.
+      const batches =
+        look.pending === undefined ? withinRows(look.batches, this.deps.rowsPerInsert ?? ROWS_PER_INSERT) : look.batches
+      const first = look.pending?.first ?? batches[0]!.id
+      const last = look.pending?.last ?? batches.at(-1)!.id
+      if (look.pending === undefined) await this.deps.buffer.take(shard, first, last)
+      await this.insert(shard, first, last, batches)
+      await this.deps.buffer.complete(shard, last)
+      if (look.pending === undefined && batches.length === look.batches.length && batches.length < BATCHES_PER_INSERT) {
+        const removed = batches.reduce((sum, batch) => sum + Buffer.byteLength(batch.batch), 0)
+        counted({ ...look, bytes: Math.max(0, look.bytes - removed) })
+        return true
+      }
+    }
   }
 
   /** Inserts the rows of batches `first`…`last` of buffer `shard`, under tokens made of those. */
