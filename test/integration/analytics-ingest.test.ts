@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ChdbEngine } from '../../control-plane/analytics/engine/chdb-engine.js'
 import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
 import { ensureAnalyticsSchema, KEY_VERIFICATIONS } from '../../control-plane/analytics/engine/analytics-tables.js'
-import { AnalyticsIngest, type IngestDeps } from '../../control-plane/analytics/ingest/analytics-ingest.js'
+import {
+  AnalyticsIngest,
+  INGEST_LEASE,
+  INGEST_LEASE_MS,
+  type IngestDeps,
+} from '../../control-plane/analytics/ingest/analytics-ingest.js'
 import { AnalyticsRecorder } from '../../shared/analytics/analytics-recorder.js'
 import type { AnalyticsBufferStore } from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
 import { MemoryAnalyticsBufferStore } from '../../shared/store/analytics-buffer/memory-analytics-buffer-store.js'
@@ -70,6 +75,18 @@ describe('the analytics ingest', () => {
       namespaceIdOf: async () => undefined,
       ...deps,
     })
+
+  /** The engine, `before` told of each insert into the raw verifications table (and awaited) before it is made. */
+  const engineBefore = (before: (rows: readonly object[]) => unknown): AnalyticsEngine => ({
+    kind: engine.kind,
+    command: (sql) => engine.command(sql),
+    query: (sql) => engine.query(sql),
+    close: () => engine.close(),
+    insert: async (table, rows, batchId) => {
+      if (table === KEY_VERIFICATIONS.name) await before(rows)
+      return engine.insert(table, rows, batchId)
+    },
+  })
 
   /** The buffer, but `complete` fails its next `times` calls (after the engine took the rows). */
   function dyingOnComplete(buffer: AnalyticsBufferStore, times: number): AnalyticsBufferStore {
@@ -174,16 +191,7 @@ describe('the analytics ingest', () => {
     const { batch, counted } = apiOf()
     for (const rows of [3, 3, 3, 9, 1]) await buffer.append(0, ...batch(rows), BIG)
     const inserts: number[] = []
-    const counting: AnalyticsEngine = {
-      kind: engine.kind,
-      command: (sql) => engine.command(sql),
-      query: (sql) => engine.query(sql),
-      close: () => engine.close(),
-      insert: (table, rows, batchId) => {
-        if (table === KEY_VERIFICATIONS.name) inserts.push(rows.length)
-        return engine.insert(table, rows, batchId)
-      },
-    }
+    const counting = engineBefore((rows) => inserts.push(rows.length))
     // Taken 3 + 3 and inserted, then the store failed: the retry inserts those again, whatever the bound is now.
     await expect(
       ingestOf(dyingOnComplete(buffer, 1), { engine: counting, rowsPerInsert: 7 }).ingestNow(),
@@ -202,6 +210,25 @@ describe('the analytics ingest', () => {
     expect(await ingestOf(buffer, { registry }).ingestNow()).toBe(true)
     expect(await counted()).toEqual({ raw: 250, rollups: [250, 250, 250, 250] })
     expect(await bytes()).toBe(0)
+  })
+
+  it('stops a pass that outlasted its lease once another took it', async () => {
+    let now = Date.now()
+    const buffer = new MemoryAnalyticsBufferStore(() => now)
+    const { batch, counted } = apiOf()
+    await buffer.append(0, ...batch(2), BIG)
+    await buffer.append(0, ...batch(3), BIG)
+    const slow = engineBefore(async () => {
+      // The first insert takes longer than the lease: another control plane takes it over meanwhile.
+      now += INGEST_LEASE_MS + 1
+      expect(await buffer.holdLease(INGEST_LEASE, 'another', INGEST_LEASE_MS)).toBe(true)
+    })
+    await ingestOf(buffer, { engine: slow, rowsPerInsert: 2 }).ingestNow()
+    expect(await counted()).toEqual({ raw: 2, rollups: [2, 2, 2, 2] })
+    // What it had not taken is left, untaken, to the holder.
+    const left = await buffer.look(0, 10)
+    expect(left.pending).toBeUndefined()
+    expect(left.batches.map(({ rows }) => rows)).toEqual([3])
   })
 
   it('names each rate-limit row by its namespace id, looking up again a namespace that had none', async () => {

@@ -149,11 +149,15 @@ export class AnalyticsIngest {
     let bytes = 0
     let trimmed = 0
     for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++) {
-      const shardFound = await this.ingestShard(shard, (look) => {
+      const ingested = await this.ingestShard(shard, (look) => {
         bytes += look.bytes
         trimmed += look.trimmedRows
       })
-      found ||= shardFound
+      found ||= ingested !== 'nothing'
+      if (ingested === 'lease lost') {
+        this.deps.log.warn({ holder: this.deps.holder }, 'another control plane took the analytics ingest over')
+        return found
+      }
     }
     this.bufferBytes.set(bytes)
     this.trimmedRows.set(trimmed)
@@ -161,10 +165,14 @@ export class AnalyticsIngest {
   }
 
   /**
-   * Ingests buffer `shard` until it is empty; answers whether it found rows. `counted` is told the buffer's progress
-   * as of its last look, less what that look's insert removed: what the buffer still holds.
+   * Ingests buffer `shard` until it is empty, or until this process no longer holds the lease; answers whether it
+   * found rows. `counted` is told the buffer's progress as of its last look, less what that look's insert removed:
+   * what the buffer still holds.
    */
-  private async ingestShard(shard: number, counted: (progress: BufferProgress) => void): Promise<boolean> {
+  private async ingestShard(
+    shard: number,
+    counted: (progress: BufferProgress) => void,
+  ): Promise<'nothing' | 'rows' | 'lease lost'> {
     let found = false
     for (;;) {
       const look = await this.deps.buffer.look(shard, BATCHES_PER_INSERT)
@@ -172,7 +180,14 @@ export class AnalyticsIngest {
         // Pending batches all trimmed away before they were inserted again: nothing is left to insert.
         if (look.pending !== undefined) await this.deps.buffer.complete(shard, look.pending.last)
         counted(look)
-        return found
+        return found ? 'rows' : 'nothing'
+      }
+      // Held again before each insert: a pass draining a backlog may outlast the lease, and another control plane
+      // taking it over meanwhile would take the same batches under other tokens (a server engine would count them
+      // twice; an embedded one would hold part of them).
+      if (!(await this.deps.buffer.holdLease(INGEST_LEASE, this.deps.holder, INGEST_LEASE_MS))) {
+        counted(look)
+        return 'lease lost'
       }
       found = true
       // Taken already: exactly those again. Else as many as one insert holds.
@@ -186,7 +201,7 @@ export class AnalyticsIngest {
       if (look.pending === undefined && batches.length === look.batches.length && batches.length < BATCHES_PER_INSERT) {
         const removed = batches.reduce((sum, batch) => sum + Buffer.byteLength(batch.batch), 0)
         counted({ ...look, bytes: Math.max(0, look.bytes - removed) })
-        return true
+        return 'rows'
       }
     }
   }
