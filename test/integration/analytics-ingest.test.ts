@@ -231,6 +231,28 @@ describe('the analytics ingest', () => {
     expect(left.batches.map(({ rows }) => rows)).toEqual([3])
   })
 
+  it('ingests the other buffers when the engine refuses one buffer’s rows', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const refused = apiOf()
+    const taken = apiOf()
+    await buffer.append(0, ...refused.batch(2), BIG)
+    await buffer.append(1, ...taken.batch(3), BIG)
+    await buffer.append(2, ...taken.batch(4), BIG)
+    const refusing = engineBefore((rows) => {
+      if (rows.some((row) => (row as { key_space_id: string }).key_space_id === refused.apiId))
+        throw new Error('the engine refuses these rows')
+    })
+    const registry = new Registry()
+    await expect(ingestOf(buffer, { engine: refusing, registry }).ingestNow()).rejects.toThrow('refuses these rows')
+    expect(await taken.counted()).toEqual({ raw: 7, rollups: [7, 7, 7, 7] })
+    // The refused buffer keeps its batch, taken, for the next pass; the gauge counts it.
+    const left = await buffer.look(0, 10)
+    expect(left.pending).toBeDefined()
+    expect(left.batches).toHaveLength(1)
+    const bytes = (await registry.getSingleMetric('keygate_analytics_buffer_bytes')!.get()).values[0]!.value
+    expect(bytes).toBe(left.bytes)
+  })
+
   it('names each rate-limit row by its namespace id, looking up again a namespace that had none', async () => {
     const buffer = new MemoryAnalyticsBufferStore()
     const ids = new Map([['ingest-made', 'rlns_made']])

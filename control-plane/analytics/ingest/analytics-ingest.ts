@@ -13,6 +13,7 @@ import {
   type BufferedBatch,
   type BufferProgress,
 } from '../../../shared/store/analytics-buffer/analytics-buffer-store.js'
+import { StoreUnavailableError } from '../../../shared/errors/errors.js'
 import { WORKSPACE_ID } from '../../workspace.js'
 import type { AnalyticsEngine } from '../engine/analytics-engine.js'
 import { KEY_VERIFICATIONS, KEY_VERIFICATION_ROLLUPS, RATELIMITS } from '../engine/analytics-tables.js'
@@ -32,6 +33,9 @@ const ROWS_PER_INSERT = 100_000
 /** How soon the next pass runs after one that found rows, and after one that found none or failed, ms. */
 const BUSY_EVERY_MS = 1_000
 const IDLE_EVERY_MS = 2_000
+
+/** What one pass did with a buffer: found nothing, ingested rows, or stopped as another took the lease over. */
+type ShardOutcome = 'nothing' | 'rows' | 'lease lost'
 
 export interface IngestDeps {
   buffer: AnalyticsBufferStore
@@ -148,11 +152,21 @@ export class AnalyticsIngest {
     let found = false
     let bytes = 0
     let trimmed = 0
+    const failures: unknown[] = []
     for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++) {
-      const ingested = await this.ingestShard(shard, (look) => {
-        bytes += look.bytes
-        trimmed += look.trimmedRows
-      })
+      let ingested: ShardOutcome
+      try {
+        ingested = await this.ingestShard(shard, (look) => {
+          bytes += look.bytes
+          trimmed += look.trimmedRows
+        })
+      } catch (err) {
+        // The store unreachable: so is every other buffer. Else what failed is this buffer's (rows the engine
+        // refuses, say), retried next pass: the others are ingested meanwhile.
+        if (err instanceof StoreUnavailableError) throw err
+        failures.push(err)
+        continue
+      }
       found ||= ingested !== 'nothing'
       if (ingested === 'lease lost') {
         this.deps.log.warn({ holder: this.deps.holder }, 'another control plane took the analytics ingest over')
@@ -161,48 +175,51 @@ export class AnalyticsIngest {
     }
     this.bufferBytes.set(bytes)
     this.trimmedRows.set(trimmed)
+    if (failures.length === 1) throw failures[0]
+    if (failures.length > 1) throw new AggregateError(failures, `${failures.length} analytics buffers failed to ingest`)
     return found
   }
 
   /**
    * Ingests buffer `shard` until it is empty, or until this process no longer holds the lease; answers whether it
-   * found rows. `counted` is told the buffer's progress as of its last look, less what that look's insert removed:
-   * what the buffer still holds.
+   * found rows. `counted` is told the buffer's progress as of its last look (less what that look's insert removed, if
+   * it completed): what the buffer still holds, failed or not.
    */
-  private async ingestShard(
-    shard: number,
-    counted: (progress: BufferProgress) => void,
-  ): Promise<'nothing' | 'rows' | 'lease lost'> {
+  private async ingestShard(shard: number, counted: (progress: BufferProgress) => void): Promise<ShardOutcome> {
     let found = false
-    for (;;) {
-      const look = await this.deps.buffer.look(shard, BATCHES_PER_INSERT)
-      if (look.batches.length === 0) {
-        // Pending batches all trimmed away before they were inserted again: nothing is left to insert.
-        if (look.pending !== undefined) await this.deps.buffer.complete(shard, look.pending.last)
-        counted(look)
-        return found ? 'rows' : 'nothing'
-      }
-      // Held again before each insert: a pass draining a backlog may outlast the lease, and another control plane
-      // taking it over meanwhile would take the same batches under other tokens (a server engine would count them
-      // twice; an embedded one would hold part of them).
-      if (!(await this.deps.buffer.holdLease(INGEST_LEASE, this.deps.holder, INGEST_LEASE_MS))) {
-        counted(look)
-        return 'lease lost'
-      }
-      found = true
-      // Taken already: exactly those again. Else as many as one insert holds.
-      const batches =
-        look.pending === undefined ? withinRows(look.batches, this.deps.rowsPerInsert ?? ROWS_PER_INSERT) : look.batches
-      const first = look.pending?.first ?? batches[0]!.id
-      const last = look.pending?.last ?? batches.at(-1)!.id
-      if (look.pending === undefined) await this.deps.buffer.take(shard, first, last)
-      await this.insert(shard, first, last, batches)
-      await this.deps.buffer.complete(shard, last)
-      if (look.pending === undefined && batches.length === look.batches.length && batches.length < BATCHES_PER_INSERT) {
+    let progress: BufferProgress | undefined
+    try {
+      for (;;) {
+        const look = await this.deps.buffer.look(shard, BATCHES_PER_INSERT)
+        progress = look
+        if (look.batches.length === 0) {
+          // Pending batches all trimmed away before they were inserted again: nothing is left to insert.
+          if (look.pending !== undefined) await this.deps.buffer.complete(shard, look.pending.last)
+          return found ? 'rows' : 'nothing'
+        }
+        // Held again before each insert: a pass draining a backlog may outlast the lease, and another control plane
+        // taking it over meanwhile would take the same batches under other tokens (a server engine would count them
+        // twice; an embedded one would hold part of them).
+        if (!(await this.deps.buffer.holdLease(INGEST_LEASE, this.deps.holder, INGEST_LEASE_MS))) return 'lease lost'
+        found = true
+        // Taken already: exactly those again. Else as many as one insert holds.
+        const batches =
+          look.pending === undefined
+            ? withinRows(look.batches, this.deps.rowsPerInsert ?? ROWS_PER_INSERT)
+            : look.batches
+        const first = look.pending?.first ?? batches[0]!.id
+        const last = look.pending?.last ?? batches.at(-1)!.id
+        if (look.pending === undefined) await this.deps.buffer.take(shard, first, last)
+        await this.insert(shard, first, last, batches)
+        await this.deps.buffer.complete(shard, last)
         const removed = batches.reduce((sum, batch) => sum + Buffer.byteLength(batch.batch), 0)
-        counted({ ...look, bytes: Math.max(0, look.bytes - removed) })
-        return 'rows'
+        progress = { ...look, bytes: Math.max(0, look.bytes - removed) }
+        const drained =
+          look.pending === undefined && batches.length === look.batches.length && batches.length < BATCHES_PER_INSERT
+        if (drained) return 'rows'
       }
+    } finally {
+      if (progress !== undefined) counted(progress)
     }
   }
 
