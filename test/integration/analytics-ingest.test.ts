@@ -194,7 +194,7 @@ describe('the analytics ingest', () => {
     const counting = engineBefore((rows) => inserts.push(rows.length))
     // Taken 3 + 3 and inserted, then the store failed: the retry inserts those again, whatever the bound is now.
     await expect(
-      ingestOf(dyingOnComplete(buffer, 1), { engine: counting, rowsPerInsert: 7 }).ingestNow(),
+      ingestOf(dyingOnComplete(buffer, 1), { engine: counting, rowsPerInsert: 6 }).ingestNow(),
     ).rejects.toThrow('died before completing')
     expect(await ingestOf(buffer, { engine: counting, rowsPerInsert: 2 }).ingestNow()).toBe(true)
     expect(inserts).toEqual([6, 6, 3, 9, 1])
