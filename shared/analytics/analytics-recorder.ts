@@ -17,9 +17,9 @@ const MINUTE_MS = 60_000
 /**
  * Records verifications and rate-limit decisions in memory as a batch's columns — a few numbers pushed per row, the
  * strings rows name listed once per batch — until take() hands the batch over (analytics-shipper.ts). Holds at most
- * `maxRows` rows between two takes: beyond, a row is not recorded but counted as dropped, so that memory stays
- * bounded whatever happens downstream. Verifications of keys that do not exist are counted per api, minute and source,
- * not kept as rows: a flood of guessed keys costs a counter, not a row each.
+ * `maxRows` rows between two takes: beyond, a verification is not recorded but counted as dropped, so that memory
+ * stays bounded whatever happens downstream. Verifications of keys that do not exist are counted per api, minute and
+ * source, not kept as rows: a flood of guessed keys costs a counter, not a row each.
  */
 export class AnalyticsRecorder {
   private batch = emptyBatch()
@@ -149,7 +149,8 @@ export class AnalyticsRecorder {
   }
 
   private tagsAt(tags: readonly string[]): number {
-    const id = tags.join('\u0000')
+    // JSON, not a join on a separator: a tag may hold any character, the separator too (['a\0b'] is not ['a', 'b']).
+    const id = JSON.stringify(tags)
     const at = this.tagsIndex.get(id)
     if (at !== undefined) return at
     this.tagsIndex.set(id, this.batch.a.length)

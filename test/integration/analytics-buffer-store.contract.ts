@@ -3,6 +3,7 @@ import {
   compareBatchIds,
   type AnalyticsBufferStore,
 } from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
+import { nothingHappensFor } from '../support/nothing-happens.js'
 
 const BIG = 1_000_000
 
@@ -64,6 +65,19 @@ export function analyticsBufferStoreContract(buffers: () => AnalyticsBufferStore
       expect((await store.look(3, 10)).batches).toHaveLength(2)
     })
 
+    it('holds batches up to its bound exactly', async () => {
+      const store = buffers()
+      expect(await store.append(6, 'xxxxx', 1, 10)).toBe(0)
+      // 5 + 5 = 10: at the bound, not over it.
+      expect(await store.append(6, 'yyyyy', 2, 10)).toBe(0)
+      expect((await store.look(6, 10)).bytes).toBe(10)
+      // A batch of the bound's size is held, alone.
+      expect(await store.append(6, 'z'.repeat(10), 4, 10)).toBe(3)
+      const look = await store.look(6, 10)
+      expect(look.batches.map(({ batch }) => batch)).toEqual(['z'.repeat(10)])
+      expect(look).toMatchObject({ bytes: 10, trimmedRows: 3 })
+    })
+
     it('completes pending batches trimmed away meanwhile', async () => {
       const store = buffers()
       await store.append(4, 'aaaa', 1, 8)
@@ -95,6 +109,15 @@ export function analyticsBufferStoreContract(buffers: () => AnalyticsBufferStore
       expect(await store.holdLease('contract', 'two', 1)).toBe(true)
       await new Promise((resolve) => setTimeout(resolve, 20))
       expect(await store.holdLease('contract', 'three', 60_000)).toBe(true)
+    })
+
+    it('holds a lease for as long as its holder last asked', async () => {
+      const store = buffers()
+      expect(await store.holdLease('renewed', 'one', 1)).toBe(true)
+      expect(await store.holdLease('renewed', 'one', 60_000)).toBe(true)
+      // Past the first ttl: the second one holds.
+      await nothingHappensFor(20)
+      expect(await store.holdLease('renewed', 'two', 60_000)).toBe(false)
     })
   })
 }

@@ -9,13 +9,16 @@ import {
   PUBLIC_TABLES,
   RATELIMIT_ROLLUPS,
 } from '../../control-plane/analytics/engine/analytics-tables.js'
+import { insertParts } from '../../control-plane/analytics/engine/insert-parts.js'
 
 /** The embedded ClickHouse engine (chDB) itself, on disk in a temporary directory: the tables and their counting. */
 describe('the embedded analytics engine', () => {
+  const PART_CHARS = 4_096
   const directory = mkdtempSync(join(tmpdir(), 'keygate-analytics-'))
   let engine: ChdbEngine
   beforeAll(async () => {
-    engine = new ChdbEngine(directory)
+    // Inserts of more than a few rows go in parts: every test of counting once counts a batch of parts once.
+    engine = new ChdbEngine(directory, { insertPartChars: PART_CHARS })
     await ensureAnalyticsSchema(engine)
   })
   afterAll(async () => {
@@ -77,6 +80,20 @@ describe('the embedded analytics engine', () => {
     // Another batch counts.
     await engine.insert('key_verifications_v1', [verification(200)], 'shard0:121-121')
     expect(await count('SELECT sum(count) AS n FROM key_verifications_per_month_v1')).toBe(121)
+  })
+
+  it('counts a batch sent again after only its first part went in once', async () => {
+    const batch = Array.from({ length: 60 }, (_, n) => verification(n, { key_id: 'key_parted' }))
+    const [first] = insertParts(batch, 'parted:1-60', PART_CHARS)
+    const firstRows = first!.text.split('\n').length
+    expect(firstRows).toBeLessThan(batch.length)
+    // The insert died after its first part: that part alone is in.
+    await engine.insert('key_verifications_v1', batch.slice(0, firstRows), 'parted:1-60')
+    await engine.insert('key_verifications_v1', batch, 'parted:1-60')
+    const where = "WHERE key_id = 'key_parted'"
+    expect(await count(`SELECT count() AS n FROM key_verifications_v1 ${where}`)).toBe(60)
+    for (const rollup of KEY_VERIFICATION_ROLLUPS)
+      expect(await count(`SELECT sum(count) AS n FROM ${rollup.name} ${where}`), rollup.name).toBe(60)
   })
 
   it('counts rate-limit decisions passed and total in every rollup, once', async () => {

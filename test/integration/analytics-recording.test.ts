@@ -99,11 +99,11 @@ describe('analytics: every verification recorded and ingested', () => {
     }).then((r) => r.body.json())) as { data: { code: string } }
   const authorize = async (key: string) =>
     (await request(`${verifierUrl}/v1/authorize`, { headers: { 'x-api-key': key } })).statusCode
-  const throughProxy = async (key: string): Promise<number> => {
-    const answer = await request(`${proxyUrl}/orders`, { headers: { 'x-api-key': key } })
-    await answer.body.dump()
-    return answer.statusCode
-  }
+  const throughProxy = async (key: string) =>
+    request(`${proxyUrl}/orders`, { headers: { 'x-api-key': key } }).then(async (r) => {
+      await r.body.dump()
+      return r.statusCode
+    })
 
   /** An ingest from `buffer` into the file's engine, as a control plane makes it. */
   const ingestOf = (buffer: AnalyticsBufferStore) =>
@@ -321,5 +321,40 @@ describe('analytics: every verification recorded and ingested', () => {
         { outcome: 'VALID', n: 7 },
       ])
     }
+  })
+  it('records a multiLimit all or nothing, and the credits each verification spent', async () => {
+    const multiLimit = async (limits: object[]) => {
+      const response = await controlPlane.app.inject({
+        method: 'POST',
+        url: '/v2/ratelimit.multiLimit',
+        headers: ADMIN,
+        payload: limits,
+      })
+      expect(response.statusCode, response.body).toBe(200)
+      return response.json().data.passed as boolean
+    }
+    const roomy = { namespace: 'multi', identifier: 'roomy', limit: 10, duration: 60_000 }
+    const tight = { namespace: 'multi', identifier: 'tight', limit: 1, duration: 60_000 }
+    expect(await multiLimit([roomy, tight])).toBe(true)
+    // The tight window is full: neither limit passes, though the roomy one had room.
+    expect(await multiLimit([roomy, tight])).toBe(false)
+    const credited = await post('keys.createKey', { apiId, remaining: 10 })
+    expect((await verifyV1({ key: credited.key, remaining: { cost: 3 } })).code).toBe('VALID')
+    expect((await verifyV2({ key: credited.key, credits: { cost: 2 } })).data.code).toBe('VALID')
+    expect((await verifyV1({ key: credited.key, remaining: { cost: 6 } })).code).toBe('USAGE_EXCEEDED')
+    await verifier.verifier.flushAnalytics()
+    await controlPlane.verifier.flushAnalytics()
+    const { verifications, ratelimits } = await buffered(backend.store.analyticsBuffer)
+    expect(ratelimits.map((row) => [row.identifier, row.passed])).toEqual([
+      ['roomy', true],
+      ['tight', true],
+      ['roomy', false],
+      ['tight', false],
+    ])
+    expect(verifications.map((row) => [row.outcome, row.spent_credits])).toEqual([
+      ['VALID', 3],
+      ['VALID', 2],
+      ['USAGE_EXCEEDED', 0],
+    ])
   })
 })

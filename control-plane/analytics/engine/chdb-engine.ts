@@ -1,6 +1,10 @@
 import { rm } from 'node:fs/promises'
 import { Session } from 'chdb'
 import type { AnalyticsEngine, EngineRow } from './analytics-engine.js'
+import { insertParts } from './insert-parts.js'
+
+/** Characters of one insert's text, at most: far within V8's longest string, and a few tens of MiB in memory. */
+const INSERT_PART_CHARS = 64 * 1024 * 1024
 
 /** The data directory of the one embedded engine this process has open, if any: chDB allows one per process. */
 let openDirectory: string | undefined
@@ -19,11 +23,11 @@ export class ChdbEngine implements AnalyticsEngine {
 
   /**
    * Opens the engine on `directory` (made when missing); a second one in the same process is refused. A `temporary`
-   * directory is removed when the engine closes.
+   * directory is removed when the engine closes; `insertPartChars` bounds one insert's text (insert-parts.ts).
    */
   constructor(
     readonly directory: string,
-    private readonly options: { temporary?: boolean } = {},
+    private readonly options: { temporary?: boolean; insertPartChars?: number } = {},
   ) {
     if (openDirectory !== undefined)
       throw new Error(
@@ -38,23 +42,23 @@ export class ChdbEngine implements AnalyticsEngine {
   }
 
   async insert(table: string, rows: readonly object[], batchId: string): Promise<void> {
-    if (rows.length === 0) return
-    const values = rows.map((row) => JSON.stringify(row)).join('\n')
-    await this.serialised(() =>
-      this.session.insert({
-        table,
-        values,
-        format: 'JSONEachRow',
-        settings: {
-          // chDB inserts asynchronously by default: this batch is written, with its token, before the call returns, so
-          // that the buffer it came from may be acknowledged then.
-          async_insert: 0,
-          insert_deduplication_token: batchId,
-          // The rollups the views feed drop the retried batch too (each keeps its own deduplication window).
-          deduplicate_blocks_in_dependent_materialized_views: 1,
-        },
-      }),
-    )
+    for (const { text, token } of insertParts(rows, batchId, this.options.insertPartChars ?? INSERT_PART_CHARS)) {
+      await this.serialised(() =>
+        this.session.insert({
+          table,
+          values: text,
+          format: 'JSONEachRow',
+          settings: {
+            // chDB inserts asynchronously by default: this batch is written, with its token, before the call returns,
+            // so that the buffer it came from may be acknowledged then.
+            async_insert: 0,
+            insert_deduplication_token: token,
+            // The rollups the views feed drop the retried batch too (each keeps its own deduplication window).
+            deduplicate_blocks_in_dependent_materialized_views: 1,
+          },
+        }),
+      )
+    }
   }
 
   async query(sql: string, params?: Readonly<Record<string, string>>): Promise<EngineRow[]> {

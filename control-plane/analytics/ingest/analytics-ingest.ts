@@ -11,7 +11,9 @@ import {
   ANALYTICS_BUFFER_SHARDS,
   type AnalyticsBufferStore,
   type BufferedBatch,
+  type BufferProgress,
 } from '../../../shared/store/analytics-buffer/analytics-buffer-store.js'
+import { StoreUnavailableError } from '../../../shared/errors/errors.js'
 import { WORKSPACE_ID } from '../../workspace.js'
 import type { AnalyticsEngine } from '../engine/analytics-engine.js'
 import { KEY_VERIFICATIONS, KEY_VERIFICATION_ROLLUPS, RATELIMITS } from '../engine/analytics-tables.js'
@@ -20,11 +22,20 @@ import { LRUCache } from 'lru-cache'
 /** The lease that makes one control plane at a time the ingester; another takes over this long after it dies. */
 export const INGEST_LEASE = 'ingest'
 export const INGEST_LEASE_MS = 10_000
-/** Batches taken from one buffer per insert. */
+/** Batches taken from one buffer per insert, at most. */
 const BATCHES_PER_INSERT = 100
+/**
+ * Rows taken per insert, at most (a batch holding more is taken alone): what one insert holds in memory, and within the
+ * longest string the engine's insert is written as. By batches alone, 100 batches of a verifier answering 10,000 calls
+ * a second are 2,000,000 rows, past that length: such a set, once taken, would fail every time it is tried again.
+ */
+const ROWS_PER_INSERT = 100_000
 /** How soon the next pass runs after one that found rows, and after one that found none or failed, ms. */
 const BUSY_EVERY_MS = 1_000
 const IDLE_EVERY_MS = 2_000
+
+/** What one pass did with a buffer: found nothing, ingested rows, or stopped as another took the lease over. */
+type ShardOutcome = 'nothing' | 'rows' | 'lease lost'
 
 export interface IngestDeps {
   buffer: AnalyticsBufferStore
@@ -41,6 +52,8 @@ export interface IngestDeps {
    * `onRefused` is told. A server engine is shared: any control plane may take the lease over at any time.
    */
   exclusive?: { onRefused: () => void }
+  /** Rows taken per insert, at most (default ROWS_PER_INSERT). */
+  rowsPerInsert?: number
 }
 
 /**
@@ -144,32 +157,75 @@ export class AnalyticsIngest {
     let found = false
     let bytes = 0
     let trimmed = 0
+    const failures: unknown[] = []
     for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++) {
-      for (;;) {
-        const look = await this.deps.buffer.look(shard, BATCHES_PER_INSERT)
-        bytes += look.bytes
-        if (look.batches.length === 0) {
+      let ingested: ShardOutcome
+      try {
+        ingested = await this.ingestShard(shard, (look) => {
+          bytes += look.bytes
           trimmed += look.trimmedRows
-          // Pending batches all trimmed away before they were inserted again: nothing is left to insert.
-          if (look.pending !== undefined) await this.deps.buffer.complete(shard, look.pending.last)
-          break
-        }
-        found = true
-        const first = look.batches[0]!.id
-        const last = look.pending?.last ?? look.batches.at(-1)!.id
-        if (look.pending === undefined) await this.deps.buffer.take(shard, first, last)
-        await this.insert(shard, look.pending?.first ?? first, last, look.batches)
-        await this.deps.buffer.complete(shard, last)
-        bytes -= look.batches.reduce((sum, batch) => sum + Buffer.byteLength(batch.batch), 0)
-        if (look.batches.length < BATCHES_PER_INSERT) {
-          trimmed += look.trimmedRows
-          break
-        }
+        })
+      } catch (err) {
+        // The store unreachable: so is every other buffer. Else what failed is this buffer's (rows the engine
+        // refuses, say), retried next pass: the others are ingested meanwhile.
+        if (err instanceof StoreUnavailableError) throw err
+        failures.push(err)
+        continue
+      }
+      found ||= ingested !== 'nothing'
+      if (ingested === 'lease lost') {
+        this.deps.log.warn({ holder: this.deps.holder }, 'another control plane took the analytics ingest over')
+        return found
       }
     }
-    this.bufferBytes.set(Math.max(0, bytes))
+    this.bufferBytes.set(bytes)
     this.trimmedRows.set(trimmed)
+    if (failures.length === 1) throw failures[0]
+    if (failures.length > 1) throw new AggregateError(failures, `${failures.length} analytics buffers failed to ingest`)
     return found
+  }
+
+  /**
+   * Ingests buffer `shard` until it is empty, or until this process no longer holds the lease; answers whether it
+   * found rows. `counted` is told the buffer's progress as of its last look (less what that look's insert removed, if
+   * it completed): what the buffer still holds, failed or not.
+   */
+  private async ingestShard(shard: number, counted: (progress: BufferProgress) => void): Promise<ShardOutcome> {
+    let found = false
+    let progress: BufferProgress | undefined
+    try {
+      for (;;) {
+        const look = await this.deps.buffer.look(shard, BATCHES_PER_INSERT)
+        progress = look
+        if (look.batches.length === 0) {
+          // Pending batches all trimmed away before they were inserted again: nothing is left to insert.
+          if (look.pending !== undefined) await this.deps.buffer.complete(shard, look.pending.last)
+          return found ? 'rows' : 'nothing'
+        }
+        // Held again before each insert: a pass draining a backlog may outlast the lease, and another control plane
+        // taking it over meanwhile would take the same batches under other tokens (a server engine would count them
+        // twice; an embedded one would hold part of them).
+        if (!(await this.deps.buffer.holdLease(INGEST_LEASE, this.deps.holder, INGEST_LEASE_MS))) return 'lease lost'
+        found = true
+        // Taken already: exactly those again. Else as many as one insert holds.
+        const batches =
+          look.pending === undefined
+            ? withinRows(look.batches, this.deps.rowsPerInsert ?? ROWS_PER_INSERT)
+            : look.batches
+        const first = look.pending?.first ?? batches[0]!.id
+        const last = look.pending?.last ?? batches.at(-1)!.id
+        if (look.pending === undefined) await this.deps.buffer.take(shard, first, last)
+        await this.insert(shard, first, last, batches)
+        await this.deps.buffer.complete(shard, last)
+        const removed = batches.reduce((sum, batch) => sum + Buffer.byteLength(batch.batch), 0)
+        progress = { ...look, bytes: Math.max(0, look.bytes - removed) }
+        const drained =
+          look.pending === undefined && batches.length === look.batches.length && batches.length < BATCHES_PER_INSERT
+        if (drained) return 'rows'
+      }
+    } finally {
+      if (progress !== undefined) counted(progress)
+    }
   }
 
   /** Inserts the rows of batches `first`…`last` of buffer `shard`, under tokens made of those. */
@@ -223,4 +279,12 @@ export class AnalyticsIngest {
     }
     return rows.map(({ namespace_name: name, ...row }) => ({ ...row, namespace_id: ids.get(name)! }))
   }
+}
+
+/** The first batches whose rows add up to at most `maxRows`, and at least the first batch. */
+function withinRows(batches: BufferedBatch[], maxRows: number): BufferedBatch[] {
+  let rows = batches[0]!.rows
+  let end = 1
+  while (end < batches.length && rows + batches[end]!.rows <= maxRows) rows += batches[end++]!.rows
+  return batches.slice(0, end)
 }

@@ -6,8 +6,8 @@ import type { AnalyticsBufferStore, BufferedBatch, BufferLook } from './analytic
 
 /**
  * KEYS: the buffer's stream, its state. ARGV: the batch, its rows, the bound in bytes. Each entry holds `b` (the
- * batch), `r` (its rows) and `n` (its bytes); the state's `bytes` is the sum of `n` held, `trimmed` the rows
- * removed to stay within the bound. Returns the rows removed (or the batch's own, if it alone is over the bound).
+ * batch), `r` (its rows) and `n` (its bytes); the state's `bytes` is the sum of `n` held, `trimmed` the rows removed to
+ * stay within the bound. Returns the rows removed (or the batch's own, if it alone is over the bound).
  */
 const APPEND_SCRIPT = `
 local size = string.len(ARGV[1])

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest'
+import { rowsOfBatch, type EncodedBatch } from '../../shared/analytics/analytics-batch.js'
+
+/**
+ * A format-1 batch as a process of any version writes it: a buffer holds batches of the processes that were running
+ * before an upgrade, so the format (outcomes and sources by index, each row's columns in order) reads the same in every
+ * version. Reordering VERDICT_CODES or VERIFICATION_SOURCES would give old batches' rows other outcomes silently.
+ */
+const BATCH: EncodedBatch = {
+  f: 1,
+  g: 'eu',
+  t: 1_900_000_000_000,
+  k: [
+    ['key_a', 'api_1', 'id_1', 'acme'],
+    ['key_b', 'api_1', '', ''],
+  ],
+  a: [['plan=pro']],
+  v: [
+    ...[0, 0, 0, 0, 0, -1, 100],
+    ...[1, 1, 1, 1, 0, 0, 200],
+    ...[2, 0, 2, 2, 0, -1, 300],
+    ...[3, 0, 3, 3, 0, -1, 400],
+    ...[4, 0, 4, 0, 0, -1, 500],
+    ...[5, 0, 5, 0, 0, -1, 600],
+    ...[6, 0, 6, 0, 0, -1, 700],
+    ...[7, 0, 7, 0, 5, 0, 800],
+  ],
+  n: [['api_1', 1_899_999_960_000, 1, 4]],
+  s: ['ns', 'user_1'],
+  r: [10, 0, 1, 0, 3, 0, 1_500],
+}
+
+describe('analytics batches, format 1', () => {
+  it('reads every outcome, source and column where format 1 put them', () => {
+    const { verifications, notFound, ratelimits } = rowsOfBatch(BATCH, 'vr_3_1-0', 'ws')
+    expect(verifications.map((row) => [row.time - BATCH.t, row.key_id, row.outcome, row.source])).toEqual([
+      [0, 'key_a', 'NOT_FOUND', 'v1.verifyKey'],
+      [1, 'key_b', 'DISABLED', 'v2.verifyKey'],
+      [2, 'key_a', 'FORBIDDEN', 'authorize'],
+      [3, 'key_a', 'EXPIRED', 'proxy'],
+      [4, 'key_a', 'INSUFFICIENT_PERMISSIONS', 'v1.verifyKey'],
+      [5, 'key_a', 'RATE_LIMITED', 'v1.verifyKey'],
+      [6, 'key_a', 'USAGE_EXCEEDED', 'v1.verifyKey'],
+      [7, 'key_a', 'VALID', 'v1.verifyKey'],
+    ])
+    expect(verifications[7]).toEqual({
+      request_id: 'vr_3_1-0-7',
+      time: BATCH.t + 7,
+      workspace_id: 'ws',
+      key_space_id: 'api_1',
+      identity_id: 'id_1',
+      external_id: 'acme',
+      key_id: 'key_a',
+      outcome: 'VALID',
+      tags: ['plan=pro'],
+      source: 'v1.verifyKey',
+      region: 'eu',
+      spent_credits: 5,
+      latency: 0.8,
+    })
+    expect(notFound).toMatchObject([{ time: 1_899_999_960, key_space_id: 'api_1', source: 'v2.verifyKey', count: 4 }])
+    expect(ratelimits).toEqual([
+      {
+        request_id: 'vr_3_1-0-r0',
+        time: BATCH.t + 10,
+        workspace_id: 'ws',
+        namespace_name: 'ns',
+        identifier: 'user_1',
+        passed: false,
+        limit: 3,
+        remaining: 0,
+        latency: 1.5,
+      },
+    ])
+  })
+
+  it('refuses a batch that names what it does not list, or of another format', () => {
+    expect(() => rowsOfBatch({ ...BATCH, v: [0, 2, 0, 0, 0, -1, 1] }, 'x', 'ws')).toThrow(/does not list/)
+    expect(() => rowsOfBatch({ ...BATCH, v: [0, 0, 8, 0, 0, -1, 1] }, 'x', 'ws')).toThrow(/does not list/)
+    expect(() => rowsOfBatch({ ...BATCH, v: [0, 0, 0, 4, 0, -1, 1] }, 'x', 'ws')).toThrow(/does not list/)
+    expect(() => rowsOfBatch({ ...BATCH, v: [0, 0, 0, 0, 0, 1, 1] }, 'x', 'ws')).toThrow(/does not list/)
+    expect(() => rowsOfBatch({ ...BATCH, r: [0, 0, 2, 1, 1, 1, 1] }, 'x', 'ws')).toThrow(/does not list/)
+    expect(() => rowsOfBatch({ ...BATCH, n: [['api_1', 0, 4, 1]] }, 'x', 'ws')).toThrow(/lacks/)
+    expect(() => rowsOfBatch({ ...BATCH, f: 2 as 1 }, 'x', 'ws')).toThrow(/format 2/)
+  })
+})

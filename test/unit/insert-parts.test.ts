@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { insertParts } from '../../control-plane/analytics/engine/insert-parts.js'
+
+const rows = (...sizes: number[]) => sizes.map((size, i) => ({ i, pad: 'x'.repeat(size) }))
+const lineOf = (row: object) => JSON.stringify(row)
+
+describe('insertParts', () => {
+  it('is one part under the batch id when the rows fit', () => {
+    const batch = rows(10, 10, 10)
+    expect([...insertParts(batch, 'ab0:1-0:2-0:v', 1_000)]).toEqual([
+      { text: batch.map(lineOf).join('\n'), token: 'ab0:1-0:2-0:v' },
+    ])
+    expect([...insertParts([], 'none', 1_000)]).toEqual([])
+  })
+
+  it('splits rows into parts within the bound, in order, each under a token of its own, the same every time', () => {
+    const batch = rows(10, 10, 10, 100, 10)
+    const line = lineOf(batch[0]!).length
+    // Two short rows and their newline fit; a third does not; the long row is a part by itself.
+    const parts = [...insertParts(batch, 'b', 2 * line + 1)]
+    expect(parts.map(({ text }) => text.split('\n').map((text) => (JSON.parse(text) as { i: number }).i))).toEqual([
+      [0, 1],
+      [2],
+      [3],
+      [4],
+    ])
+    expect(parts.map(({ token }) => token)).toEqual(['b', 'b:1', 'b:2', 'b:3'])
+    for (const { text } of parts.filter((_, i) => i !== 2)) expect(text.length).toBeLessThanOrEqual(2 * line + 1)
+    expect([...insertParts(batch, 'b', 2 * line + 1)]).toEqual(parts)
+  })
+})
