@@ -12,9 +12,10 @@ import { openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type T
 const DAY = 86_400_000
 
 /**
- * analytics.getVerifications and analytics.getRatelimits on the embedded engine: what a query may read (its root key's
- * apis or namespaces, whatever the SQL says), what it may be (one SELECT over the call's tables, allowed functions), and
- * the limits, in the order Unkey's v2 checks them. Rows are inserted into the engine as the ingest inserts them.
+ * analytics.getVerifications and analytics.getRatelimits on the embedded engine: what a query may read (its root
+ * key's apis or namespaces, whatever the SQL says), what it may be (one SELECT over the call's tables, allowed
+ * functions), and the limits, in the order Unkey's v2 checks them. Rows are inserted into the engine as the ingest
+ * inserts them.
  */
 describe('v2 analytics queries', () => {
   let backend: Backend

@@ -30,9 +30,15 @@ const BATCHES_PER_INSERT = 100
  * a second are 2,000,000 rows, past that length: such a set, once taken, would fail every time it is tried again.
  */
 const ROWS_PER_INSERT = 100_000
-/** How soon the next pass runs after one that found rows, and after one that found none or failed, ms. */
+/** How soon the next pass runs after one that found rows, ms. */
 const BUSY_EVERY_MS = 1_000
-const IDLE_EVERY_MS = 2_000
+/**
+ * After passes that found nothing, the next waits twice as long as the one before, from IDLE_FIRST_MS to IDLE_MOST_MS:
+ * a pass looks at every buffer (a few commands each), and an idle control plane must cost Redis little (the idle
+ * budget, idle-control-plane.test.ts). Rows appended after an idle spell are ingested within IDLE_MOST_MS.
+ */
+const IDLE_FIRST_MS = 4_000
+const IDLE_MOST_MS = 16_000
 
 /** What one pass did with a buffer: found nothing, ingested rows, or stopped as another took the lease over. */
 type ShardOutcome = 'nothing' | 'rows' | 'lease lost'
@@ -128,14 +134,26 @@ export class AnalyticsIngest {
     }
   }
 
+  /** How long to wait after a pass that found nothing: twice the last such wait, at most IDLE_MOST_MS. */
+  private idle(): number {
+    const wait = this.idleWait
+    this.idleWait = Math.min(wait * 2, IDLE_MOST_MS)
+    return wait
+  }
+
+  private idleWait = IDLE_FIRST_MS
+
   private schedule(ms: number): void {
     if (this.stopped) return
     this.timer = setTimeout(() => {
       this.ingestNow().then(
-        (found) => this.schedule(found ? BUSY_EVERY_MS : IDLE_EVERY_MS),
+        (found) => {
+          if (found) this.idleWait = IDLE_FIRST_MS
+          this.schedule(found ? BUSY_EVERY_MS : this.idle())
+        },
         (err: unknown) => {
           this.deps.log.warn({ err }, 'analytics ingest failed: the batches stay buffered and are tried again')
-          this.schedule(IDLE_EVERY_MS)
+          this.schedule(IDLE_FIRST_MS)
         },
       )
     }, ms)

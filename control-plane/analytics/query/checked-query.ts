@@ -49,9 +49,9 @@ export async function checkedQuery(
 
 /** The query as ClickHouse formats it, on one line: refused when it is not exactly one statement. */
 async function formatted(engine: AnalyticsEngine, text: string): Promise<string> {
+  let rows
   try {
-    const [row] = await engine.query('SELECT formatQuerySingleLine({query:String}) AS sql', { query: text })
-    return String(row?.sql ?? '')
+    rows = await engine.query('SELECT formatQuerySingleLine({query:String}) AS sql', { query: text })
   } catch (err) {
     const message = String(err)
     if (/Empty query/i.test(message)) throw analyticsError('query', 'No SQL statements found', err)
@@ -60,9 +60,13 @@ async function formatted(engine: AnalyticsEngine, text: string): Promise<string>
     }
     throw analyticsError('query', `Invalid SQL syntax: ${syntaxProblem(message)}`, err)
   }
+  const sql = rows.length === 1 ? rows[0]!.sql : undefined
+  if (typeof sql !== 'string')
+    throw new Error('the analytics engine answered formatQuerySingleLine with something else')
+  return sql
 }
 
-/** Where the parser stopped, as it says it, without the statement that asked it (which is Keygate's, not the caller's). */
+/** Where the parser stopped, as it says it, without the statement that asked it (Keygate's, not the caller's). */
 function syntaxProblem(message: string): string {
   const said = /Syntax error[^:]*: (.*?)(?:: In scope |\. \(SYNTAX_ERROR\)|$)/s.exec(message)?.[1] ?? 'cannot be parsed'
   return said.length > 300 ? `${said.slice(0, 300)}…` : said

@@ -3,7 +3,7 @@
  * so that on a Redis Cluster the buffers (and the memory they hold) spread over the masters; a process appends to one
  * of them, chosen at start, so that its batches stay in order.
  */
-export const ANALYTICS_BUFFER_SHARDS = 16
+export const ANALYTICS_BUFFER_SHARDS = 8
 
 /** A batch as a buffer holds it: its id (the stream entry's, ordered), its encoded rows and how many rows it has. */
 export interface BufferedBatch {
