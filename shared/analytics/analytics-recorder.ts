@@ -55,13 +55,8 @@ export class AnalyticsRecorder {
     tags: readonly string[] | undefined,
     latencyMs: number,
   ): void {
-    if (this.rows >= this.maxRows) {
-      this.dropped++
-      return
-    }
-    const batch = this.batch
-    if (this.rows === 0) batch.t = nowMs
-    this.rows++
+    const batch = this.batchFor(nowMs)
+    if (batch === undefined) return
     batch.v.push(
       nowMs - batch.t,
       this.keyAt(key, identityId ?? ''),
@@ -71,6 +66,20 @@ export class AnalyticsRecorder {
       tags === undefined || tags.length === 0 ? -1 : this.tagsAt(tags),
       Math.round(latencyMs * 1000),
     )
+  }
+
+  /**
+   * The batch a row recorded at `nowMs` goes in, its place taken; undefined when it holds `maxRows` rows already (the
+   * row is counted as dropped).
+   */
+  private batchFor(nowMs: number): EncodedBatch | undefined {
+    if (this.rows >= this.maxRows) {
+      this.dropped++
+      return undefined
+    }
+    if (this.rows === 0) this.batch.t = nowMs
+    this.rows++
+    return this.batch
   }
 
   /** Records one rate-limit decision on `identifier` in the namespace named `namespace`, made at `nowMs`. */
@@ -83,13 +92,8 @@ export class AnalyticsRecorder {
     nowMs: number,
     latencyMs: number,
   ): void {
-    if (this.rows >= this.maxRows) {
-      this.dropped++
-      return
-    }
-    const batch = this.batch
-    if (this.rows === 0) batch.t = nowMs
-    this.rows++
+    const batch = this.batchFor(nowMs)
+    if (batch === undefined) return
     batch.r.push(
       nowMs - batch.t,
       this.stringAt(namespace),
