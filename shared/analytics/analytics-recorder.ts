@@ -13,6 +13,8 @@ export interface VerifiedKey {
 const OUTCOME_INDEX = new Map<VerdictCode, number>(VERDICT_CODES.map((code, i) => [code, i]))
 const SOURCE_INDEX = new Map<VerificationSource, number>(VERIFICATION_SOURCES.map((source, i) => [source, i]))
 const MINUTE_MS = 60_000
+/** Apis unknown keys are counted under per batch, at most; more are counted under none (`''`). */
+export const MAX_NOT_FOUND_APIS = 1_000
 
 /**
  * Records verifications and rate-limit decisions in memory as a batch's columns — a few numbers pushed per row, the
@@ -26,6 +28,8 @@ export class AnalyticsRecorder {
   private readonly keyIndex = new Map<string, number>()
   private readonly tagsIndex = new Map<string, number>()
   private readonly notFound = new Map<string, [string, number, number, number]>()
+  /** The apis unknown keys were counted under in this batch. */
+  private readonly notFoundApis = new Set<string>()
   private readonly stringIndex = new Map<string, number>()
   private rows = 0
   /** Verifications not recorded because the batch was full, since the process started. */
@@ -108,11 +112,17 @@ export class AnalyticsRecorder {
   /** Counts one verification of a key that does not exist (or that the caller may not see), asked of `apiId`. */
   recordNotFound(apiId: string | undefined, source: VerificationSource, nowMs: number): void {
     const minute = nowMs - (nowMs % MINUTE_MS)
-    const id = `${apiId ?? ''}\u0000${minute}\u0000${source}`
+    // The api is the caller's word (v1's verifyKey needs no root key): past MAX_NOT_FOUND_APIS of them in a batch,
+    // guesses are counted without theirs, so that guessing apis too makes no more counters than guessing keys.
+    let api = apiId ?? ''
+    if (!this.notFoundApis.has(api)) {
+      if (this.notFoundApis.size < MAX_NOT_FOUND_APIS) this.notFoundApis.add(api)
+      else api = ''
+    }
+    const id = `${api}\u0000${minute}\u0000${source}`
     const counted = this.notFound.get(id)
     if (counted !== undefined) counted[3]++
-    else if (this.notFound.size < this.maxRows)
-      this.notFound.set(id, [apiId ?? '', minute, SOURCE_INDEX.get(source)!, 1])
+    else if (this.notFound.size < this.maxRows) this.notFound.set(id, [api, minute, SOURCE_INDEX.get(source)!, 1])
     else this.dropped++
   }
 
@@ -128,6 +138,7 @@ export class AnalyticsRecorder {
     this.tagsIndex.clear()
     this.stringIndex.clear()
     this.notFound.clear()
+    this.notFoundApis.clear()
     this.rows = 0
     batch.g = this.region
     return { batch, rows }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { rowsOfBatch } from '../../shared/analytics/analytics-batch.js'
-import { AnalyticsRecorder, type VerifiedKey } from '../../shared/analytics/analytics-recorder.js'
+import { AnalyticsRecorder, MAX_NOT_FOUND_APIS, type VerifiedKey } from '../../shared/analytics/analytics-recorder.js'
 
 const T = Date.UTC(2031, 0, 1, 10, 15)
 const MINUTE = 60_000
@@ -104,6 +104,21 @@ describe('AnalyticsRecorder', () => {
       ['api_2', T / 1000, 'v1.verifyKey', 1],
       ['', T / 1000, 'v1.verifyKey', 1],
     ])
+  })
+
+  it(`counts unknown keys under at most ${MAX_NOT_FOUND_APIS} apis a batch, the others under none`, () => {
+    const recorder = new AnalyticsRecorder('eu', 100_000)
+    // A flood of guessed keys, each naming an api of its own.
+    for (let i = 0; i < MAX_NOT_FOUND_APIS + 500; i++) recorder.recordNotFound(`api_guess_${i}`, 'v1.verifyKey', T)
+    // An api counted already keeps its own counter.
+    recorder.recordNotFound('api_guess_0', 'v1.verifyKey', T)
+    const batch = taken(recorder)!
+    expect(batch.notFound).toHaveLength(MAX_NOT_FOUND_APIS + 1)
+    expect(batch.notFound.find((row) => row.key_space_id === '')?.count).toBe(500)
+    expect(batch.notFound.find((row) => row.key_space_id === 'api_guess_0')?.count).toBe(2)
+    // A new batch counts its own apis.
+    recorder.recordNotFound('api_guess_1499', 'v1.verifyKey', T)
+    expect(taken(recorder)!.notFound.map((row) => row.key_space_id)).toEqual(['api_guess_1499'])
   })
 
   it('holds at most maxRows rows between takes and counts the rest as dropped', () => {
