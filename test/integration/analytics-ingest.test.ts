@@ -186,6 +186,28 @@ describe('the analytics ingest', () => {
     expect((await buffer.look(2, 10)).batches).toHaveLength(1)
   })
 
+  it('with an embedded engine, stops for good once another control plane took its lease over', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const { batch, counted } = apiOf()
+    let refusals = 0
+    const first = ingestOf(buffer, { holder: 'first', exclusive: { onRefused: () => refusals++ } })
+    await buffer.append(0, ...batch(1), BIG)
+    expect(await first.ingestNow()).toBe(true)
+    expect(first.refused).toBe(false)
+    // Its lease ran out while it could not renew it, and another took it.
+    await buffer.releaseLease('ingest', 'first')
+    expect(await buffer.holdLease('ingest', 'other', 60_000)).toBe(true)
+    await buffer.append(1, ...batch(1), BIG)
+    expect(await first.ingestNow()).toBe(false)
+    expect(refusals).toBe(1)
+    expect(first.refused).toBe(true)
+    // Even once the lease is free again: its engine would now hold other numbers than the other's.
+    await buffer.releaseLease('ingest', 'other')
+    expect(await first.ingestNow()).toBe(false)
+    expect(refusals).toBe(1)
+    expect(await counted()).toEqual({ raw: 1, rollups: [1, 1, 1, 1] })
+  })
+
   it('inserts at most rowsPerInsert rows at a time, but a batch holding more alone, each once', async () => {
     const buffer = new MemoryAnalyticsBufferStore()
     const { batch, counted } = apiOf()

@@ -160,16 +160,21 @@ export class AnalyticsIngest {
     this.timer.unref()
   }
 
+  /** Stops this exclusive ingest for good, and says so. */
+  private refuse(): void {
+    this.stopped = true
+    this.deps.exclusive?.onRefused()
+  }
+
   /** Ingests what every buffer holds; answers whether it found any rows. */
   private async pass(): Promise<boolean> {
     if (this.claimed === false) return false
     const held = await this.deps.buffer.holdLease(INGEST_LEASE, this.deps.holder, INGEST_LEASE_MS)
-    if (this.deps.exclusive !== undefined && this.claimed === undefined) {
+    if (this.deps.exclusive !== undefined && (this.claimed === undefined || !held)) {
+      // Refused at the first pass, or lost since (another took it over while this one could not renew it): an
+      // embedded engine that another control plane ingests for would answer other numbers from then on.
       this.claimed = held
-      if (!held) {
-        this.stopped = true
-        this.deps.exclusive.onRefused()
-      }
+      if (!held) this.refuse()
     }
     if (!held) return false
     let found = false
@@ -193,6 +198,10 @@ export class AnalyticsIngest {
       found ||= ingested !== 'nothing'
       if (ingested === 'lease lost') {
         this.deps.log.warn({ holder: this.deps.holder }, 'another control plane took the analytics ingest over')
+        if (this.deps.exclusive !== undefined) {
+          this.claimed = false
+          this.refuse()
+        }
         return found
       }
     }
