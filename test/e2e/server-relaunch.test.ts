@@ -44,6 +44,19 @@ async function youngGenerationOf(server: KeygateProcess): Promise<{ bytes: numbe
 }
 
 /**
+ * The exit code of a server the probe was run in. SIGUSR2, the probe's signal, is a shutdown signal to the server
+ * too (close-with-grace's): it is on its way out once the probe printed, and a SIGTERM during its shutdown would be a
+ * second signal, which exits at once with 1. So it is given time to exit by itself, and stopped only if it does not.
+ */
+async function shutDownByProbe(server: KeygateProcess): Promise<number | null> {
+  const { child } = server
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const late = await Promise.race([exited, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 15_000))])
+  return late === 'late' ? server.stop() : late
+}
+
+/**
  * cli/server-relaunch.ts: a server relaunches itself in the process it was started as (the pid a supervisor holds)
  * with the node flags it lacks — --no-async-context-frame on Node 24, V8's young generation capped — and serves; an
  * operator's own flags of either kind are kept.
@@ -74,7 +87,7 @@ describe("the servers' relaunch with their node flags", () => {
       expect(young.flags).toContain(CAP)
       expect(young.bytes).toBeLessThanOrEqual(CAPPED_BYTES)
     } finally {
-      expect(await server.stop()).toBe(0)
+      expect(await shutDownByProbe(server)).toBe(0)
     }
     // The same probe with the operator's own size (kept): V8 grows it past the cap.
     const sized = await startKeygate(['dev'], { LOG_LEVEL: 'warn', NODE_OPTIONS: '--max-semi-space-size=64' }, [
@@ -87,7 +100,7 @@ describe("the servers' relaunch with their node flags", () => {
       expect(young.flags).not.toContain(CAP)
       expect(young.bytes).toBeGreaterThan(CAPPED_BYTES)
     } finally {
-      expect(await sized.stop()).toBe(0)
+      expect(await shutDownByProbe(sized)).toBe(0)
     }
   })
 
