@@ -256,6 +256,10 @@ describe('v2 analytics queries', () => {
     ["SELECT * FROM url('http://127.0.0.1/', CSV)", 'invalid_analytics_function', 'url'],
     ["SELECT quantile(0.95)(file('x')) FROM key_verifications_v1", 'invalid_analytics_function', "'file'"],
     ["SELECT getSetting('readonly') FROM key_verifications_v1", 'invalid_analytics_function', 'getsetting'],
+    // APPLY names its function apart from the calls the syntax tree lists: file() here would read the file.
+    ["SELECT * APPLY(file) FROM (SELECT '/etc/hostname' AS path)", 'invalid_analytics_function', 'APPLY'],
+    ["SELECT COLUMNS('key_id') APPLY(file) FROM key_verifications_v1", 'invalid_analytics_function', 'APPLY'],
+    ['SELECT * APPLY(x -> toString(x)) FROM key_verifications_v1', 'invalid_analytics_function', 'APPLY'],
     [
       `SELECT ${Array.from({ length: 65 }, (_, i) => `${i} AS c${i}`).join(', ')} FROM key_verifications_v1`,
       'invalid_analytics_query',

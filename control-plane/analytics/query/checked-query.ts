@@ -23,10 +23,10 @@ const DAY_MS = 86_400_000
  * Checks a caller's SQL with ClickHouse's own parser, so that what is checked is what would run: formatted as one
  * statement (the text sent apart from the statement that formats it: nothing of it is ever spliced into SQL), its
  * syntax tree held to an allow-list (one SELECT; no SETTINGS, FORMAT, INTO OUTFILE or query parameters; functions
- * from ALLOWED_FUNCTIONS; no table functions; tables by their unqualified names), then its analysed tree (which tables
- * and CTEs each name is, how many columns it projects, and each lower bound on `time`, evaluated by the engine under
- * `settings`) held to the dataset's tables and their retention. Which rows it then sees is decided when it runs, by
- * the same `settings` (run-query.ts).
+ * from ALLOWED_FUNCTIONS, called by name, never through APPLY; no table functions; tables by their unqualified
+ * names), then its analysed tree (which tables and CTEs each name is, how many columns it projects, and each lower
+ * bound on `time`, evaluated by the engine under `settings`) held to the dataset's tables and their retention. Which
+ * rows it then sees is decided when it runs, by the same `settings` (run-query.ts).
  */
 export async function checkedQuery(
   engine: AnalyticsEngine,
@@ -104,6 +104,10 @@ function checkSyntax(tree: ExplainNode, dataset: QueryDataset): TableNames {
     const kind = kindOf(node)
     if (kind === 'Set') throw analyticsError('query', 'SETTINGS clauses are not allowed')
     if (kind === 'QueryParameter') throw analyticsError('query', 'Query parameters are not supported')
+    // `* APPLY(f)` calls f on each column, and the syntax tree says nothing of which function f is: f could be any.
+    if (kind === 'ColumnsApplyTransformer') {
+      throw analyticsError('function', 'APPLY is not allowed: call each function on its columns by name')
+    }
     if (kind === 'Function') {
       const name = astNameOf(node)
       if (parent === 'TableExpression') {
