@@ -294,6 +294,17 @@ describe('v2 analytics queries', () => {
     expect(answer.body.data[0]).toMatchObject({ place: 1, kind: expect.any(String) })
   })
 
+  it('allows comma joins and ARRAY JOIN, every table in them scoped', async () => {
+    for (const [query, count] of [
+      ['SELECT count() AS count FROM key_verifications_v1 AS a, key_verifications_v1 AS b', 9],
+      ['SELECT count() AS count FROM key_verifications_v1 ARRAY JOIN [1, 2] AS x', 6],
+      ['SELECT count() AS count FROM key_verifications_v1 AS a, key_verifications_v1 AS b ARRAY JOIN [1, 2] AS x', 18],
+    ] as const) {
+      const answer = await verifications(query, rootKeys.scopedA)
+      expect(answer.body.data, `${query}: ${JSON.stringify(answer.body)}`).toEqual([{ count }])
+    }
+  })
+
   it('answers 422 for an answer over 4 MiB', async () => {
     const rows = Array.from({ length: 45_000 }, (_, n) =>
       verification(apiB, 1_000 + n, { request_id: `big_${n}_${'x'.repeat(90)}` }),

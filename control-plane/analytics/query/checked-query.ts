@@ -149,7 +149,8 @@ function checkAnalysis(tree: ExplainNode, dataset: QueryDataset, names: TableNam
         `Table function '${fieldOf(node, 'table_function_name')}' is not allowed for security reasons`,
       )
     }
-    if (kind === 'TABLE') {
+    // `TABLE EXPRESSION` heads each side of a comma join or an ARRAY JOIN's source: the tables are below it.
+    if (kind === 'TABLE' && node.text !== 'TABLE EXPRESSION') {
       const name = fieldOf(node, 'table_name') ?? ''
       // What a SELECT without FROM reads: one row of nothing.
       if (name === 'system.one') continue
