@@ -211,15 +211,20 @@ function checkRetention(tree: ExplainNode, keptDays: number, nowMs: number): voi
       if (!lower) continue
       const at = instantOf(timeLeft ? right : left)
       if (at !== undefined && at < earliest) {
-        const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
         throw analyticsError(
           'retention',
-          `Cannot query data older than ${keptDays} days. Your query attempts to access data from ${day(at)}, but only data from ${day(earliest)} onwards is available.`,
+          `Cannot query data older than ${keptDays} days. Your query attempts to access data from ${dayOf(at)}, but only data from ${dayOf(earliest)} onwards is available.`,
         )
       }
     }
   }
 }
+
+/** The earliest instant a JavaScript Date holds, Unix ms. */
+const EARLIEST_DATE_MS = -8.64e15
+
+/** The UTC day of an instant, YYYY-MM-DD: one before any a Date holds (`time >= -9223372036854775808`) as the first. */
+const dayOf = (ms: number) => new Date(Math.max(ms, EARLIEST_DATE_MS)).toISOString().split('T')[0]!
 
 const isTimeColumn = (node: ExplainNode) => kindOf(node) === 'COLUMN' && fieldOf(node, 'column_name') === 'time'
 
