@@ -362,6 +362,30 @@ describe('v2 analytics queries', () => {
     expect((await verifications('SELECT 1', generateRootKey().key)).status).toBe(401)
   })
 
+  it('counts a query refused by its analysis when the analysis ran its subqueries', async () => {
+    const used = async () =>
+      (
+        await backend.store.counters.consumeNamespaceLimit(
+          QUOTA_NAMESPACE,
+          'workspace',
+          QUERIES_PER_HOUR,
+          3_600_000,
+          0,
+          Date.now(),
+        )
+      ).used
+    const before = await used()
+    const plain = await verifications('SELECT count() FROM key_verifications_v1 WHERE time >= now() - INTERVAL 120 DAY')
+    expect(refusal(plain).type).toBe('query_range_exceeds_retention')
+    expect(await used()).toBe(before)
+    // The analysis ran the subquery to fold it into a constant, and the refusal says what it found: counted.
+    const probing = await verifications(
+      'SELECT count() FROM key_verifications_v1 WHERE time >= (SELECT min(time) FROM key_verifications_v1) - 200 * 86400000',
+    )
+    expect(refusal(probing).type).toBe('query_range_exceeds_retention')
+    expect(await used()).toBe(before + 1)
+  })
+
   it('counts 1,000 queries an hour over both calls, then answers 429 until the hour turns', async () => {
     // The hour's count so far, as the store keeps it, taken to one short of the quota.
     const used = await backend.store.counters.consumeNamespaceLimit(

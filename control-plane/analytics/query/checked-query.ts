@@ -34,6 +34,7 @@ export async function checkedQuery(
   dataset: QueryDataset,
   nowMs: number,
   settings: string,
+  count: () => Promise<void>,
 ): Promise<CheckedQuery> {
   if (Buffer.byteLength(text) > MAX_QUERY_BYTES)
     throw analyticsError('query', 'Analytics query exceeds the maximum length')
@@ -41,9 +42,13 @@ export async function checkedQuery(
   const syntax = await explained(engine, `EXPLAIN AST ${sql}`)
   const named = checkSyntax(syntax, dataset)
   // Analysis evaluates constant expressions, scalar subqueries among them: under the settings the query runs with, so
-  // that they see and spend no more than it may.
+  // that they see and spend no more than it may. Running a subquery is running the query: one that has any is counted
+  // before its analysis, or a query refused by its analysis (or failing in it) would run them uncounted, as often as
+  // asked, and say what they found in its refusal.
+  if (named.subqueries) await count()
   const analysed = await explained(engine, `EXPLAIN QUERY TREE ${sql} SETTINGS ${settings}`, named)
   const tables = checkAnalysis(analysed, dataset, named, nowMs)
+  if (!named.subqueries) await count()
   return { sql, tables }
 }
 
@@ -85,9 +90,13 @@ async function explained(engine: AnalyticsEngine, sql: string, names?: TableName
   }
 }
 
-/** The table names a query's syntax names: those of the dataset, and the others (CTEs, or names refused). */
+/**
+ * What a query's syntax says of it: the table names it names that are not the dataset's (CTEs, or names refused), and
+ * whether it has a subquery.
+ */
 interface TableNames {
   other: string[]
+  subqueries: boolean
 }
 
 /** Holds the syntax tree to the allow-list; answers the table names that are not the dataset's. */
@@ -97,12 +106,14 @@ function checkSyntax(tree: ExplainNode, dataset: QueryDataset): TableNames {
     throw analyticsError('queryType', 'Only SELECT queries are allowed')
   }
   let count = 0
+  let subqueries = false
   const other: string[] = []
   const publicNames = new Set(dataset.tables.map((table) => table.name))
   const visit = (node: ExplainNode, parent: string) => {
     count++
     const kind = kindOf(node)
     if (kind === 'Set') throw analyticsError('query', 'SETTINGS clauses are not allowed')
+    if (kind === 'Subquery') subqueries = true
     if (kind === 'QueryParameter') throw analyticsError('query', 'Query parameters are not supported')
     // `* APPLY(f)` calls f on each column, and the syntax tree says nothing of which function f is: f could be any.
     if (kind === 'ColumnsApplyTransformer') {
@@ -128,7 +139,7 @@ function checkSyntax(tree: ExplainNode, dataset: QueryDataset): TableNames {
   if (count > MAX_QUERY_NODES) throw analyticsError('query', 'Analytics query is too complex')
   // A SELECT's one child is its list of queries: a FORMAT or INTO OUTFILE clause is another.
   if (root.children.length !== 1) throw analyticsError('query', 'FORMAT and INTO OUTFILE clauses are not allowed')
-  return { other }
+  return { other, subqueries }
 }
 
 /**

@@ -24,8 +24,8 @@ export const QUOTA_NAMESPACE = '\u0000keygate.analytics'
 /**
  * Runs a caller's ClickHouse SQL over one dataset's tables (analytics.getVerifications, analytics.getRatelimits):
  * the root key's reach checked first (403), then that this control plane serves analytics (412), the query checked
- * (checked-query.ts: 400), the hour's quota counted (429), and the query run with what it may see and spend set on it
- * by the engine itself (below). Answers its rows.
+ * (checked-query.ts: 400) and the hour's quota counted (429; before the analysis of a query with subqueries, which runs
+ * them), and the query run with what it may see and spend set on it by the engine itself (below). Answers its rows.
  */
 export async function runAnalyticsQuery(
   deps: Pick<ControlPlaneDeps, 'analytics' | 'store' | 'clock'>,
@@ -38,18 +38,19 @@ export async function runAnalyticsQuery(
   if (engine === undefined) throw analyticsError('notConfigured', deps.analytics.why())
   const now = deps.clock.now()
   const settings = settingsOf(dataset, scope, now)
-  const checked = await checkedQuery(engine, query, dataset, now, settings)
-  const quota = await deps.store.counters.consumeNamespaceLimit(
-    QUOTA_NAMESPACE,
-    'workspace',
-    QUERIES_PER_HOUR,
-    HOUR_MS,
-    1,
-    now,
-  )
-  if (!quota.ok) {
-    throw analyticsError('quota', 'Query quota exceeded for the current time window. Please try again later.')
-  }
+  const checked = await checkedQuery(engine, query, dataset, now, settings, async () => {
+    const quota = await deps.store.counters.consumeNamespaceLimit(
+      QUOTA_NAMESPACE,
+      'workspace',
+      QUERIES_PER_HOUR,
+      HOUR_MS,
+      1,
+      now,
+    )
+    if (!quota.ok) {
+      throw analyticsError('quota', 'Query quota exceeded for the current time window. Please try again later.')
+    }
+  })
   let rows: EngineRow[]
   try {
     rows = await engine.query(`${checked.sql} SETTINGS ${settings}`)
