@@ -39,6 +39,9 @@ export async function checkedQuery(
   if (Buffer.byteLength(text) > MAX_QUERY_BYTES)
     throw analyticsError('query', 'Analytics query exceeds the maximum length')
   const sql = await formatted(engine, text)
+  if (hasEscapedName(sql)) {
+    throw analyticsError('query', 'Names must not hold line breaks, control characters, backslashes or backquotes')
+  }
   const syntax = await explained(engine, `EXPLAIN AST ${sql}`)
   const named = checkSyntax(syntax, dataset)
   // Analysis evaluates constant expressions, scalar subqueries among them: under the settings the query runs with, so
@@ -69,6 +72,29 @@ async function formatted(engine: AnalyticsEngine, text: string): Promise<string>
   if (typeof sql !== 'string')
     throw new Error('the analytics engine answered formatQuerySingleLine with something else')
   return sql
+}
+
+/**
+ * Whether a quoted name in `sql`, as ClickHouse formats it (names in backquotes, strings in single quotes, each with
+ * backslash escapes), holds an escape. EXPLAIN prints names as they are, a line break in one too, and the trees checked
+ * here are read a line per node: a name that breaks its line would add lines of the caller's own to them, moving the
+ * lines after it under nodes of its making (a SELECT's 65th column out of its list, a bound on `time` out of its
+ * comparison).
+ */
+function hasEscapedName(sql: string): boolean {
+  let quote: string | undefined
+  for (let at = 0; at < sql.length; at++) {
+    const char = sql[at]
+    if (quote === undefined) {
+      if (char === "'" || char === '`') quote = char
+    } else if (char === '\\') {
+      if (quote === '`') return true
+      at++
+    } else if (char === quote) {
+      quote = undefined
+    }
+  }
+  return false
 }
 
 /** Where the parser stopped, as it says it, without the statement that asked it (Keygate's, not the caller's). */
