@@ -53,6 +53,8 @@ export interface ControlPlaneConfig extends ServerConfig, RedisConfig {
   portalUrl: string
   /** Where the embedded analytics engine keeps its data. */
   analyticsDir: string
+  /** A ClickHouse server analytics are kept on instead (CLICKHOUSE_URL), and the cluster its tables are made on. */
+  clickhouse: { url: string; cluster: string | undefined } | undefined
   /** This process's name in analytics rows. */
   region: string
   /** The bound of the analytics buffer it appends to, bytes. */
@@ -349,11 +351,35 @@ const portalUrl = (values: { 'portal-url'?: string | undefined; port: number }) 
 const secretScanningKeysUrl = (values: { 'secret-scanning-keys-url': string }) =>
   values['secret-scanning-keys-url'] === 'off' ? undefined : values['secret-scanning-keys-url']
 
+/** CLICKHOUSE_URL is ClickHouse's HTTP interface; the message never repeats it (it may hold a password). */
+function checkClickhouse(
+  read: { 'clickhouse-url'?: string | undefined; 'clickhouse-cluster'?: string | undefined },
+  problems: string[],
+): void {
+  const raw = read['clickhouse-url']
+  if (raw !== undefined) {
+    let ok = false
+    try {
+      const url = new URL(raw)
+      ok = url.protocol === 'http:' || url.protocol === 'https:'
+    } catch {
+      // not a URL: the problem below
+    }
+    if (!ok)
+      problems.push(
+        'CLICKHOUSE_URL (--clickhouse-url) must be an http(s) URL such as http://user:password@clickhouse:8123/keygate',
+      )
+  }
+  if (read['clickhouse-cluster'] !== undefined && raw === undefined)
+    problems.push('CLICKHOUSE_CLUSTER (--clickhouse-cluster) needs CLICKHOUSE_URL: the embedded engine has no cluster')
+}
+
 export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<ControlPlaneConfig> {
   const values = read('control-plane', argv, env, (read, problems) => {
     serverChecks(read, problems)
     checkSecretScanningKeys(read, problems)
     checkPortalUrl(read, problems)
+    checkClickhouse(read, problems)
   })
   return Object.freeze({
     ...serverConfig(values),
@@ -365,6 +391,10 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
     secretScanningKeysUrl: secretScanningKeysUrl(values),
     portalUrl: portalUrl(values),
     analyticsDir: values['analytics-dir'] ?? 'keygate-analytics',
+    clickhouse:
+      values['clickhouse-url'] === undefined
+        ? undefined
+        : { url: values['clickhouse-url'], cluster: values['clickhouse-cluster'] },
     region: values.region ?? hostname(),
     analyticsBufferBytes: values['analytics-buffer-mb'] * 1024 * 1024,
   })

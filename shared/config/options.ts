@@ -321,6 +321,20 @@ const common = {
     description:
       'where the embedded analytics engine (ClickHouse, through chDB) keeps its data: one control plane per directory; default ./keygate-analytics (keygate dev: a temporary directory, removed at exit)',
   }),
+  clickhouseUrl: option({
+    flag: 'clickhouse-url',
+    env: 'CLICKHOUSE_URL',
+    kind: 'string',
+    description:
+      'a ClickHouse server to keep analytics on instead of the embedded engine (http(s)://user:password@host:8123/database; prefer the environment: flags show in ps); several control planes need one',
+  }),
+  clickhouseCluster: option({
+    flag: 'clickhouse-cluster',
+    env: 'CLICKHOUSE_CLUSTER',
+    kind: 'string',
+    description:
+      'the ClickHouse cluster (its remote_servers name) the analytics tables are made on, replicated (with CLICKHOUSE_URL); default: one server',
+  }),
   analyticsBuffer: option({
     flag: 'analytics-buffer-mb',
     env: 'ANALYTICS_BUFFER_MB',
@@ -405,6 +419,8 @@ export const specs = {
     common.secretScanningKeys,
     common.portalUrl,
     common.analyticsDir,
+    common.clickhouseUrl,
+    common.clickhouseCluster,
     common.analyticsBuffer,
     common.region,
     ...shutdown,
