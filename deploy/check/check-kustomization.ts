@@ -1,3 +1,4 @@
+import { checkClickhouseContainer, isClickhouseContainer } from './clickhouse-containers.js'
 import { checkContainers } from './container-rules.js'
 import { checkControlPlanes } from './control-plane-rules.js'
 import { checkKeygateContainer, isKeygateContainer } from './keygate-containers.js'
@@ -22,8 +23,9 @@ export interface RenderOptions {
 
 /**
  * Renders one kustomization and checks what it renders: every object against its schema, then the rules
- * (containers, Keygate's options and service links, Redis, control plane availability, references, network
- * exposure, placeholders left in). Rules only see objects whose schema validated, so they can trust the types.
+ * (containers, Keygate's options and service links, Redis, ClickHouse, control plane availability and analytics,
+ * references, network exposure, placeholders left in). Rules only see objects whose schema validated, so they can
+ * trust the types.
  */
 export async function checkKustomization(dir: string, options: RenderOptions): Promise<Problem[]> {
   const { rendering, problems } = await renderKustomization(dir, options.base, options.kustomize)
@@ -46,6 +48,7 @@ export async function checkKustomization(dir: string, options: RenderOptions): P
         : [
             ...referenceOrderProblems(container.env ?? []),
             ...(isRedisContainer(container) ? checkRedisContainer(container) : []),
+            ...(isClickhouseContainer(container) ? checkClickhouseContainer(container, pod) : []),
           ]
       problems.push(...[...messages, ...ellipsisProblems(container)].map((message) => ({ where, message })))
       problems.push(

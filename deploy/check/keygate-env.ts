@@ -10,6 +10,11 @@ const NODE_VARIABLES = new Set(['NODE_OPTIONS'])
 // password, a host, a port, a db), so the rest of the URL is still parsed.
 const URL_PLACEHOLDER = '0'
 const URL_KINDS = new Set(['url', 'http-url'])
+// A URL held by an option of another kind (CLICKHOUSE_URL is a string its command checks).
+const URL_TEXT = /^[a-z][a-z0-9+.-]*:\/\//i
+
+/** Whether a value built around a Secret's is still worth parsing: a URL, with the stand-in in the Secret's place. */
+const parsesWithStandIn = (kind: string | undefined, text: string) => URL_KINDS.has(kind ?? '') || URL_TEXT.test(text)
 
 export interface KeygateEnv {
   /** The literal values, expanded as the kubelet will, for Keygate's parser. */
@@ -49,7 +54,7 @@ export function keygateEnv(container: IContainer, command: CommandName): Keygate
     if (kind === undefined && !NODE_VARIABLES.has(name)) {
       const hint = hintFor(name, kinds.keys())
       if (hint || !feedsAnOption(name, at)) add(`env ${name} is not an option of keygate ${command}${hint}`)
-    } else if (variable.valueFrom || (value.unknown && !URL_KINDS.has(kind ?? ''))) {
+    } else if (variable.valueFrom || (value.unknown && !parsesWithStandIn(kind, value.text))) {
       result.unknown.add(name)
     } else {
       result.env[name] = value.text

@@ -5,6 +5,7 @@ import { selects, type LabelSelector } from './label-selectors.js'
 import { objectName, type Manifest } from './manifest.js'
 import { containersOf, type PodTemplate } from './pod-templates.js'
 import type { Problem } from './problem.js'
+import { isClickhouseContainer } from './clickhouse-containers.js'
 import { isRedisContainer } from './redis-containers.js'
 
 /** A port only a few chosen pods should reach, and who those are. */
@@ -16,6 +17,8 @@ interface GuardedPort {
 }
 
 const REDIS_DEFAULT_PORT = 6379
+/** The official ClickHouse image's: HTTP, native protocol, interserver (EXPOSE 9000 8123 9009). */
+const CLICKHOUSE_DEFAULT_PORTS = [8123, 9000, 9009]
 
 function guardedPorts(pod: PodTemplate): GuardedPort[] {
   const guarded: GuardedPort[] = []
@@ -28,6 +31,18 @@ function guardedPorts(pod: PodTemplate): GuardedPort[] {
           names: new Set(port.name ? [port.name] : []),
           what: "Redis' port",
           admit: 'admit only labelled pods (podSelector) of this namespace and of namespaces that opt in by a label',
+        })
+      }
+    }
+    if (isClickhouseContainer(container)) {
+      // The server listens on its ports whether the container declares them or not.
+      const numbers = new Set([...ports.map((port) => port.containerPort), ...CLICKHOUSE_DEFAULT_PORTS])
+      for (const number of numbers) {
+        guarded.push({
+          number,
+          names: new Set(ports.filter((port) => port.containerPort === number).flatMap((port) => port.name ?? [])),
+          what: "ClickHouse's port",
+          admit: 'admit only labelled pods (podSelector): the control planes',
         })
       }
     }
@@ -80,8 +95,9 @@ function covers(rule: INetworkPolicyIngressRule, guarded: GuardedPort): boolean 
 }
 
 /**
- * NetworkPolicies must not open Redis' port or a verifier's own port (it answers verifyKey and /v1/authorize,
- * not only /metrics) to whole namespaces or to everyone: each rule covering such a port names pods.
+ * NetworkPolicies must not open Redis' port, ClickHouse's (every analytics row, and a password away from rewriting
+ * them) or a verifier's own port (it answers verifyKey and /v1/authorize, not only /metrics) to whole namespaces or
+ * to everyone: each rule covering such a port names pods.
  */
 export function checkNetworkPolicies(source: string, objects: Manifest[], pods: PodTemplate[]): Problem[] {
   const problems: Problem[] = []
@@ -92,15 +108,19 @@ export function checkNetworkPolicies(source: string, objects: Manifest[], pods: 
       (pod) => pod.owner.metadata.namespace === policy.metadata.namespace && selects(spec.podSelector, pod.labels),
     )
     for (const pod of selected) {
-      for (const guarded of guardedPorts(pod)) {
-        for (const rule of spec.ingress ?? []) {
-          const whom = covers(rule, guarded) ? tooBroad(rule) : undefined
-          if (whom) {
-            problems.push({
-              where: `${source} ${objectName(policy)}`,
-              message: `opens ${guarded.what} ${guarded.number} of ${objectName(pod.owner)} to ${whom}: ${guarded.admit}`,
-            })
-          }
+      const guarded = guardedPorts(pod)
+      for (const rule of spec.ingress ?? []) {
+        const whom = tooBroad(rule)
+        if (!whom) continue
+        // One problem per server the rule opens, naming each of its ports it covers.
+        const opened = new Map<string, GuardedPort[]>()
+        for (const port of guarded.filter((port) => covers(rule, port)))
+          opened.set(port.what, [...(opened.get(port.what) ?? []), port])
+        for (const [what, ports] of opened) {
+          problems.push({
+            where: `${source} ${objectName(policy)}`,
+            message: `opens ${what}${ports.length > 1 ? 's' : ''} ${ports.map((port) => port.number).join(', ')} of ${objectName(pod.owner)} to ${whom}: ${ports[0]!.admit}`,
+          })
         }
       }
     }

@@ -5,11 +5,13 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { parseDocument, type Document, type YAMLSeq } from 'yaml'
+import { isMap, parseDocument, type Document, type YAMLSeq } from 'yaml'
 import { checkKustomization } from '../../deploy/check/check-kustomization.js'
 import { checkDeployTree, KEYGATE_TEMPLATES } from '../../deploy/check/check-tree.js'
 import { checkDockerfile } from '../../deploy/check/dockerfile-rules.js'
+import { podTemplateOf } from '../../deploy/check/pod-templates.js'
 import { formatProblem } from '../../deploy/check/problem.js'
+import { renderKustomization } from '../../deploy/check/render-kustomization.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const CLI = join(ROOT, 'dist/deploy/check/check-deploy.js')
@@ -80,6 +82,7 @@ describe.concurrent('the deployment tree', { timeout: 90_000 }, () => {
     // Found by walking deploy/, not from a list: each of ours is among them.
     for (const dir of [
       'deploy/base',
+      'deploy/overlays/external-clickhouse',
       'deploy/overlays/external-redis',
       'deploy/overlays/external-redis-sentinel',
       'deploy/overlays/external-redis-cluster',
@@ -89,6 +92,8 @@ describe.concurrent('the deployment tree', { timeout: 90_000 }, () => {
     ]) {
       expect(checked).toContain(dir)
     }
+    // A component renders only inside the kustomizations that list it (overlays/external-clickhouse).
+    expect(checked).not.toContain('deploy/components/external-clickhouse')
   })
 
   it('npm run check:deploy exits 0 on it, and 1 listing the problem on a broken copy', async () => {
@@ -391,6 +396,142 @@ describe.concurrent('planted faults each give a problem', { timeout: 90_000 }, (
     expect(await problemsOf(root, 'base')).toEqual([
       'base StatefulSet/keygate-redis container redis: env REDISCLI_AUTH uses $(REDIS_PASSWORD), listed after it: Kubernetes leaves the text $(REDIS_PASSWORD) in its value (list it earlier)',
     ])
+  })
+
+  it('a control plane: lean, read-only at the root, and on the ClickHouse server the base runs', async () => {
+    const rendered = await renderKustomization(join(ROOT, 'deploy/base'), ROOT)
+    const find = (kind: string, name: string) =>
+      rendered.rendering.objects.find((object) => object.kind === kind && object.metadata.name === name)
+    const controlPlane = podTemplateOf(find('Deployment', 'keygate-control-plane')!)!
+    const keygate = controlPlane.spec.containers[0]!
+    expect(controlPlane.owner.spec).toMatchObject({ replicas: 2 })
+    expect(keygate.resources?.limits?.memory).toBe('512Mi')
+    expect(keygate.securityContext?.readOnlyRootFilesystem).toBe(true)
+    expect(keygate.volumeMounts?.map((mount) => mount.mountPath)).toEqual(['/tmp'])
+    expect(keygate.env?.find((variable) => variable.name === 'CLICKHOUSE_URL')?.value).toBe(
+      'http://keygate:$(CLICKHOUSE_PASSWORD)@keygate-clickhouse:8123/keygate',
+    )
+    expect(controlPlane.labels).toMatchObject({ 'keygate.dev/clickhouse-client': 'true' })
+    const clickhouse = podTemplateOf(find('StatefulSet', 'keygate-clickhouse')!)!
+    expect(clickhouse.spec.containers[0]!.image).toMatch(/^clickhouse\/clickhouse-server:\d+\.\d+/)
+    // The users file makes the database's user with the password the control planes splice into their URL.
+    const users = find('ConfigMap', clickhouse.spec.volumes?.find((volume) => volume.configMap)?.configMap?.name ?? '')
+    expect((users!.data as Record<string, string>)['users.xml']).toContain(
+      '<password from_env="CLICKHOUSE_KEYGATE_PASSWORD" />',
+    )
+    expect(clickhouse.spec.containers[0]!.env?.find((variable) => variable.name === 'CLICKHOUSE_DB')?.value).toBe(
+      'keygate',
+    )
+  })
+
+  it('control planes on the embedded analytics engine: only one of them would answer analytics', async () => {
+    const root = copyOf('base')
+    const file = join(root, 'base/control-plane-deployment.yaml')
+    editYaml(file, (document) => {
+      const env = document.getIn([...CONTROL_PLANE, 'env']) as YAMLSeq
+      env.items = env.items.filter((item) => !String(item).includes('CLICKHOUSE'))
+    })
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane: runs 2 control planes on the embedded analytics engine (no CLICKHOUSE_URL): only the one holding the ingest lease records and answers analytics, the others answer 412; give them a ClickHouse server (CLICKHOUSE_URL)',
+    ])
+    // The flag counts as well as the variable.
+    editYaml(file, (document) =>
+      document.setIn(
+        [...CONTROL_PLANE, 'args'],
+        ['control-plane', '--clickhouse-url=http://clickhouse.example:8123/x'],
+      ),
+    )
+    expect(await problemsOf(root, 'base')).toEqual([])
+  })
+
+  it("a CLICKHOUSE_URL around a $(NAME) from a Secret is parsed by the control plane's own rules", async () => {
+    const root = copyOf('base')
+    replaceIn(
+      join(root, 'base/control-plane-deployment.yaml'),
+      'value: http://keygate:$(CLICKHOUSE_PASSWORD)@',
+      'value: clickhouse://keygate:$(CLICKHOUSE_PASSWORD)@',
+    )
+    expect(await problemsOf(root, 'base')).toEqual([
+      'base Deployment/keygate-control-plane container keygate: CLICKHOUSE_URL (--clickhouse-url) must be an http(s) URL such as http://user:password@clickhouse:8123/keygate',
+    ])
+  })
+
+  it('ClickHouse on a moving tag, its rows on no volume, and what its entrypoint writes on a read-only root', async () => {
+    const root = copyOf('base')
+    const file = join(root, 'base/clickhouse-statefulset.yaml')
+    const CLICKHOUSE = ['spec', 'template', 'spec', 'containers', 0]
+    editYaml(file, (document) => {
+      document.setIn([...CLICKHOUSE, 'image'], 'clickhouse/clickhouse-server:latest')
+      const env = document.getIn([...CLICKHOUSE, 'env']) as YAMLSeq
+      env.items = env.items.filter((item) => !String(item).includes('CLICKHOUSE_SKIP_USER_SETUP'))
+      env.items.push(document.createNode({ name: 'CLICKHOUSE_PASSWORD', value: 'secret' }))
+      const mounts = document.getIn([...CLICKHOUSE, 'volumeMounts']) as YAMLSeq
+      mounts.items = mounts.items.filter(
+        (item) => !(isMap(item) && ['/tmp', '/var/lib/clickhouse'].includes(String(item.get('mountPath')))),
+      )
+    })
+    const where = 'base StatefulSet/keygate-clickhouse container clickhouse'
+    expect(await problemsOf(root, 'base')).toEqual([
+      `${where}: image clickhouse/clickhouse-server:latest names no ClickHouse version: latest moves to another by itself (and ClickHouse cannot go back to an older one on the same data); pin one, such as clickhouse/clickhouse-server:26.7`,
+      `${where}: no volume at /var/lib/clickhouse: ClickHouse keeps every analytics row there, and they would go with the container`,
+      `${where}: CLICKHOUSE_SKIP_USER_SETUP is not "1": the image's entrypoint writes /etc/clickhouse-server/users.d/default-user.xml (it was given CLICKHOUSE_PASSWORD), which the read-only root filesystem refuses, and the container exits; set it, and define the users in a mounted users.d file (<password from_env="…"/>)`,
+      `${where}: no volume at /tmp: the image's entrypoint copies users.xml there, which the read-only root filesystem refuses, and the container exits (mount an emptyDir)`,
+    ])
+    // The data on an emptyDir instead of the claim; a digest pins the image as well as a version does.
+    writeFileSync(file, readFileSync(join(ROOT, 'deploy/base/clickhouse-statefulset.yaml'), 'utf8'))
+    editYaml(file, (document) => {
+      document.setIn([...CLICKHOUSE, 'image'], `clickhouse/clickhouse-server@sha256:${'0'.repeat(64)}`)
+      document.deleteIn(['spec', 'volumeClaimTemplates'])
+      document.addIn(['spec', 'template', 'spec', 'volumes'], document.createNode({ name: 'data', emptyDir: {} }))
+    })
+    expect(await problemsOf(root, 'base')).toEqual([
+      `${where}: /var/lib/clickhouse is an emptyDir: every analytics row goes with the pod; use a persistent volume (a StatefulSet's volumeClaimTemplates)`,
+    ])
+  })
+
+  it("ClickHouse's ports open to every namespace, or all of them to every source", async () => {
+    const root = copyOf('base')
+    const file = join(root, 'base/clickhouse-networkpolicy.yaml')
+    editYaml(file, (document) => {
+      document.setIn(['spec', 'ingress', 0, 'from', 0, 'namespaceSelector'], document.createNode({}))
+    })
+    const admit = 'admit only labelled pods (podSelector): the control planes'
+    expect(await problemsOf(root, 'base')).toEqual([
+      `base NetworkPolicy/keygate-clickhouse: opens ClickHouse's port 8123 of StatefulSet/keygate-clickhouse to pods of every namespace (namespaceSelector: {}): ${admit}`,
+    ])
+    // A rule with no ports and no from: the native and interserver ports too, which the container does not declare.
+    writeFileSync(file, readFileSync(join(ROOT, 'deploy/base/clickhouse-networkpolicy.yaml'), 'utf8'))
+    editYaml(file, (document) => document.addIn(['spec', 'ingress'], document.createNode({})))
+    expect(await problemsOf(root, 'base')).toEqual([
+      `base NetworkPolicy/keygate-clickhouse: opens ClickHouse's ports 8123, 9000, 9009 of StatefulSet/keygate-clickhouse to every source (a rule with no from): ${admit}`,
+    ])
+  })
+
+  it('an external ClickHouse: a component that goes with any overlay, the external Redis one too', async () => {
+    const root = copyOf(
+      'base',
+      'overlays/external-redis',
+      'overlays/external-clickhouse',
+      'components/external-clickhouse',
+    )
+    mkdirSync(join(root, 'overlays/external-both'))
+    writeFileSync(
+      join(root, 'overlays/external-both/kustomization.yaml'),
+      'resources:\n  - ../external-redis\ncomponents:\n  - ../../components/external-clickhouse\n',
+    )
+    for (const overlay of ['overlays/external-clickhouse', 'overlays/external-both']) {
+      expect(await problemsOf(root, overlay)).toEqual([])
+      const { objects } = (await renderKustomization(join(root, overlay), root)).rendering
+      expect(objects.filter((object) => object.metadata.name.startsWith('keygate-clickhouse'))).toEqual([])
+      const keygate = podTemplateOf(objects.find((object) => object.kind === 'Deployment')!)!.spec.containers[0]!
+      expect(keygate.env?.find((variable) => variable.name === 'CLICKHOUSE_URL')).toEqual({
+        name: 'CLICKHOUSE_URL',
+        valueFrom: { secretKeyRef: { name: 'keygate-clickhouse', key: 'url' } },
+      })
+      expect(keygate.env?.map((variable) => variable.name)).not.toContain('CLICKHOUSE_PASSWORD')
+    }
+    const both = (await renderKustomization(join(root, 'overlays/external-both'), root)).rendering.objects
+    expect(both.filter((object) => object.kind === 'StatefulSet')).toEqual([])
   })
 
   it("Redis' port open to every namespace, a verifier's own port open to a whole namespace", async () => {
