@@ -29,6 +29,7 @@ import type { ReportReadLimits } from '../control-plane/leaks/unverified-report-
 import { hostname } from 'node:os'
 import type { AnalyticsEngine } from '../control-plane/analytics/engine/analytics-engine.js'
 import { AnalyticsIngest } from '../control-plane/analytics/ingest/analytics-ingest.js'
+import { moveUsageCounters } from '../control-plane/analytics/ingest/move-usage-counters.js'
 import { namespaceAddress, type NamespaceRecord } from '../shared/ratelimits/ratelimit-namespace.js'
 import type { RecordingSettings } from '../verifier/key-verifier.js'
 import { randomBytes } from 'node:crypto'
@@ -79,6 +80,8 @@ export interface AssembledControlPlane {
   verifier: KeyVerifier
   /** ratelimits.limit's core; counts async calls from the app's start to its close. */
   ratelimits: NamespaceRatelimits
+  /** The analytics ingest, when it has an engine: started with the app (ingestNow() runs a pass at once). */
+  ingest: AnalyticsIngest | undefined
 }
 
 /** `GET /` of a control plane or `keygate dev`: the console for a browser, else where everything is. */
@@ -109,7 +112,7 @@ function controlPlaneIndex(service: 'control-plane' | 'dev', forwardAuth: boolea
  * keys.verifyKey (and, in dev, forward-auth) through the verifier's code path. The app knows the verifier
  * only as what it hands over here: a write listener (read-your-writes), readiness, and public routes.
  * Nothing is started: the caller starts the verifier's sync and listens. Closing the app stops the verifier
- * (writing its last usage counts), then closes the backend.
+ * (handing its last analytics rows over), then closes the backend.
  */
 export function assembleControlPlane(
   parts: ProcessParts<Store>,
@@ -190,7 +193,8 @@ export function assembleControlPlane(
       ingest?.start()
     })
   })
-  // One hook, in order: the verifier's last usage counts and root keys' last uses are written before the store closes.
+  // One hook, in order: the verifier's last analytics rows and root keys' last uses are written before the store
+  // closes.
   app.addHook('onClose', async () => {
     closed = true
     await ingest?.stop()
@@ -200,7 +204,7 @@ export function assembleControlPlane(
     await rootKeyUse.settle()
     await parts.closeBackend?.()
   })
-  return { app, verifier, ratelimits }
+  return { app, verifier, ratelimits, ingest }
 }
 
 /**
@@ -222,6 +226,12 @@ function analyticsIngestOf(
     holder,
     namespaceIdOf: async (name) =>
       (await parts.store.entities.getEntity<NamespaceRecord>(namespaceAddress(name)))?.doc.id,
+    moveCounters: () =>
+      moveUsageCounters({
+        counters: parts.store.usageCounters,
+        engine,
+        keyOf: (keyId) => parts.store.keys.getKeyById(keyId),
+      }),
     ...(engine.kind === 'embedded'
       ? {
           exclusive: {

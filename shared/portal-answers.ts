@@ -90,6 +90,8 @@ export interface NewPortalKey {
 /** One bucket of getVerifications: counts by outcome (Keygate counts valid, rateLimited and usageExceeded). */
 export interface UsageBucket {
   time: number
+  /** The key, when asked per key. */
+  keyId?: string
   total: number
   valid: number
   rateLimited: number
@@ -98,4 +100,5 @@ export interface UsageBucket {
   disabled: number
   expired: number
   usageExceeded: number
+  spentCredits: number
 }

@@ -1,7 +1,6 @@
 import type { KeyContext } from '../shared/keys/key-context.js'
 import type { KeyRecord } from '../shared/keys/records.js'
 import type { Verdict } from '../shared/verification/verification.js'
-import type { UsageCellHolder } from './usage-recorder.js'
 
 /**
  * What a verifier keeps of a key: everything a verdict, a rate limit or a credit spend reads, nothing else
@@ -24,8 +23,7 @@ export interface CachedKey extends Omit<
    * The last verdict of a plain request (no permissions, limits or costs named; an api or not), frozen, with what
    * it was decided on: reused while the context, the api asked about, expiry and whether the client's address was
    * allowed are the same, so that an unchanged
-   * key answers the same object every time (and is serialised once: shared/http/fast-route.ts). `usage` is where
-   * the key's verifications are being counted (usage-recorder.ts): a memoised answer is counted without a look-up.
+   * key answers the same object every time (and is serialised once: shared/http/fast-route.ts).
    */
   verdict?: {
     context: KeyContext
@@ -33,7 +31,7 @@ export interface CachedKey extends Omit<
     expired: boolean
     allowed: boolean
     verdict: Verdict
-  } & UsageCellHolder
+  }
 }
 
 // Api ids repeat across every key of an api: one string each, for as many apis as a verifier plausibly sees.

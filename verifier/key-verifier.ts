@@ -8,7 +8,6 @@ import { lastRefillBoundary } from '../shared/keys/credits.js'
 import { isIdentityOwner, type AppliedLimit, type CounterOwner } from '../shared/ratelimits/ratelimit.js'
 import { DEFAULT_LIMIT, type KeyLimits } from '../shared/keys/key-limits.js'
 import { RateLimiter } from './rate-limiter.js'
-import { UsageRecorder, type UsageCellHolder } from './usage-recorder.js'
 import { hostname } from 'node:os'
 import { AnalyticsRecorder } from '../shared/analytics/analytics-recorder.js'
 import { AnalyticsShipper, type ShipperSettings } from '../shared/analytics/analytics-shipper.js'
@@ -92,7 +91,6 @@ export class KeyVerifier {
   private readonly onStale: OnStale
   private readonly storedKeys: VerifierStore['keys']
   private readonly limiter: RateLimiter
-  private readonly usage: UsageRecorder
   private readonly addressOf: ClientAddressOf
   /** Where this process records for analytics: its verifications here, its rate-limit decisions (ratelimits.limit). */
   readonly recorder: AnalyticsRecorder
@@ -120,13 +118,6 @@ export class KeyVerifier {
     this.synced = new Promise((resolve) => (this.markSynced = resolve))
     this.onStale = deps.sync.onStale
     this.storedKeys = deps.store.keys
-    // Every flush writes two counters per key verified since the last: every 5 s rather than every poll keeps
-    // that off a busy verifier's CPU.
-    this.usage = new UsageRecorder(
-      deps.store.usage,
-      deps.log.child({ component: 'usage' }),
-      Math.max(deps.sync.pollIntervalMs, USAGE_FLUSH_MS),
-    )
     this.limiter = new RateLimiter(
       deps.store.counters,
       deps.log.child({ component: 'rate-limiter' }),
@@ -185,7 +176,6 @@ export class KeyVerifier {
   /** Subscribes to changes and starts polling; resolves at the first successful sync. */
   start(): Promise<void> {
     this.limiter.start()
-    this.usage.start()
     this.shipper.start()
     return this.sync.start()
   }
@@ -197,8 +187,7 @@ export class KeyVerifier {
   async stop(): Promise<void> {
     this.sync.stop()
     this.known.stop()
-    this.usage.stop()
-    await Promise.all([this.limiter.stop(), this.usage.flush(), this.shipper.stop()])
+    await Promise.all([this.limiter.stop(), this.shipper.stop()])
   }
 
   /** Synced, and confirmed current within the staleness bound. */
@@ -400,12 +389,12 @@ export class KeyVerifier {
       memo.expired === expired &&
       memo.allowed === allowed
     )
-      return this.count(memo.verdict, request, started, now, record, memo)
+      return this.count(memo.verdict, request, started, now, record)
     const verdict = verify(record, context, request, now, allowed)
     const remember = () => {
       if (!plain) return verdict
       const frozen = frozenWithMemo(verdict)
-      record.verdict = { context, apiId: request.apiId, expired, allowed, verdict: frozen, usage: undefined }
+      record.verdict = { context, apiId: request.apiId, expired, allowed, verdict: frozen }
       return frozen
     }
     if (verdict.code !== 'VALID') return this.count(remember(), request, started, now, record)
@@ -470,7 +459,7 @@ export class KeyVerifier {
     const spend = await this.storedKeys.spendCredits(record.hash, cost, refill, now, notice)
     if (spend === null) return this.count(verdict, request, started, now, record)
     return spend.ok
-      ? this.count({ ...verdict, remaining: spend.remaining }, request, started, now, record, undefined, cost)
+      ? this.count({ ...verdict, remaining: spend.remaining }, request, started, now, record, cost)
       : this.count(
           { ...verdict, valid: false, code: 'USAGE_EXCEEDED', remaining: spend.remaining },
           request,
@@ -486,10 +475,9 @@ export class KeyVerifier {
   }
 
   /**
-   * Counts a verdict (metrics, the key's usage) and records the verification for analytics, at `now`, the time it was
-   * decided at when the caller has it; `started` is when verify() was called (performance.now()), `record` the key
-   * verified (none: a key that does not exist, or one the caller may not see) and `spent` the credits it spent. A
-   * memoised verdict keeps its key's usage cell (`usage`): counted again, it is not looked up.
+   * Counts a verdict (metrics) and records the verification for analytics, at `now`, the time it was decided at when
+   * the caller has it; `started` is when verify() was called (performance.now()), `record` the key verified (none: a
+   * key that does not exist, or one the caller may not see) and `spent` the credits it spent.
    */
   private count(
     verdict: Verdict,
@@ -497,11 +485,9 @@ export class KeyVerifier {
     started: number,
     now: number = this.clock.now(),
     record?: CachedKey,
-    usage?: UsageCellHolder,
     spent = 0,
   ): Verdict {
     this.metrics.verdicts[verdict.code].inc()
-    this.usage.record(verdict.keyId, verdict.code, now, usage)
     const source = request.source ?? 'v1.verifyKey'
     if (record === undefined) this.recorder.recordNotFound(request.apiId, source, now)
     else {
@@ -515,14 +501,8 @@ export class KeyVerifier {
   flushAnalytics(): Promise<void> {
     return this.shipper.flush()
   }
-
-  /** Writes the verification counts gathered so far (tests; otherwise every 5 s, or every poll interval if longer). */
-  flushUsage(): Promise<void> {
-    return this.usage.flush()
-  }
 }
 
-const USAGE_FLUSH_MS = 5_000
 // A key the caller may not see: the answer of a key that does not exist.
 const HIDDEN: Verdict = frozenWithMemo({ valid: false, code: 'NOT_FOUND' })
 // Roles, permissions, namespaces and overrides a verifier remembers beyond one identity per cached key (absences

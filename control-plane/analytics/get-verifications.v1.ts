@@ -9,12 +9,16 @@ import { getVerifications, ORDER_BY } from './get-verifications.js'
 const MAX_TIME = 9_999_999_999_999
 const Time = (description: string, examples?: number[]) =>
   Type.Integer({ minimum: 0, maximum: MAX_TIME, description, ...(examples ? { examples } : {}) })
-/** Unkey's groupings; tags are not kept by Keygate, so `tag` and `tags` are refused by the operation. */
-const GROUPING = 'hour, day or month: a row per time slice; key: per key; identity: per externalId (repeat to combine)'
+/** Unkey's groupings. */
+const GROUPING =
+  'hour, day or month: a row per time slice; key: per key; identity: per externalId; tags: per list of tags a verification carried; tag: per tag (repeat to combine)'
 const GROUP = StringEnum(['key', 'identity', 'tags', 'tag', 'month', 'day', 'hour'], { description: GROUPING })
 /** Key ids one request may name. */
 const MAX_KEY_IDS = 100
 const MAX_ROWS = 10_000
+/** Tags one request may filter by, and their length, as verifyKey accepts them. */
+const MAX_TAGS = 10
+const Tag = Type.String({ minLength: 1, maxLength: 128 })
 
 const AnalyticsQuery = Type.Object({
   apiId: ApiIdField('Only keys of this api'),
@@ -27,8 +31,8 @@ const AnalyticsQuery = Type.Object({
     }),
   ),
   tag: Type.Optional(
-    Type.Union([Type.String(), Type.Array(Type.String())], {
-      description: "Unkey's tag filter: Keygate keeps no tags with its counts, so it answers 400",
+    Type.Union([Tag, Type.Array(Tag, { maxItems: MAX_TAGS })], {
+      description: `Only verifications that carried every one of these tags (repeat the parameter; at most ${MAX_TAGS})`,
     }),
   ),
   start: Time(
@@ -53,16 +57,24 @@ const AnalyticsRows = Type.Array(
   Type.Object({
     time: Type.Optional(Type.Number({ description: "The slice's start, unix milliseconds (when grouped by time)" })),
     valid: Count('Verifications answered VALID'),
-    rateLimited: Count('Verifications answered RATE_LIMITED'),
+    notFound: Count('Verifications of keys that do not exist (counted per api: 0 when filtered by key or identity)'),
+    forbidden: Count('Verifications answered FORBIDDEN'),
     usageExceeded: Count('Verifications answered USAGE_EXCEEDED'),
-    total: Count('valid + rateLimited + usageExceeded: Keygate counts no other outcome'),
+    rateLimited: Count('Verifications answered RATE_LIMITED'),
+    unauthorized: Count('Verifications answered UNAUTHORIZED (Keygate answers none: 0)'),
+    disabled: Count('Verifications answered DISABLED'),
+    insufficientPermissions: Count('Verifications answered INSUFFICIENT_PERMISSIONS'),
+    expired: Count('Verifications answered EXPIRED'),
+    total: Count('Every verification counted'),
     keyId: Type.Optional(Type.String({ description: 'The key (when grouped by key)' })),
     identity: Type.Optional(
       Type.Object(
-        { externalId: Type.String({ description: "The keys' externalId (ownerId)" }) },
-        { description: 'Whose keys (when grouped by identity)' },
+        { externalId: Type.String({ description: 'The externalId the verifications resolved to' }) },
+        { description: 'Whose verifications (when grouped by identity)' },
       ),
     ),
+    tags: Type.Optional(Type.Array(Type.String(), { description: 'The tags carried (when grouped by tags)' })),
+    tag: Type.Optional(Type.String({ description: 'The tag (when grouped by tag)' })),
   }),
   { description: 'Rows, by time then key or identity unless orderBy says otherwise' },
 )
@@ -75,9 +87,9 @@ export const getVerificationsV1 = v1Route({
   operation: 'analytics.getVerifications',
   method: 'GET',
   doc: {
-    summary: "Verification counts across an api's keys: summed, or per hour, day, month, key or externalId",
+    summary: "Verification counts across an api's keys: summed, or per hour, day, month, key, externalId or tag",
     description:
-      'From the counts verifiers keep per key and hour/day (90 days): VALID, RATE_LIMITED and USAGE_EXCEEDED. Sums over at most 1000 keys of the api or the externalId (more: 412, name the keys with keyId) and 100000 bucket reads. Needs read_analytics or read_api on the api.',
+      "From the analytics engine's rollups (docs/analytics.md): every outcome, by the hour for 90 days, by the day for a year, by the month for three. A deleted key's verifications still count. Needs read_analytics or read_api on the api; answers 412 where this control plane serves no analytics.",
     tag: 'analytics',
     errors: [
       'BAD_REQUEST',
@@ -103,7 +115,9 @@ export const getVerificationsV1 = v1Route({
       slice: (['month', 'day', 'hour'] as const).find((slice) => groupBy.includes(slice)),
       byKey: groupBy.includes('key'),
       byIdentity: groupBy.includes('identity'),
-      byTag: query.tag !== undefined || groupBy.includes('tag') || groupBy.includes('tags'),
+      tags: list(query.tag),
+      byTags: groupBy.includes('tags'),
+      byTag: groupBy.includes('tag'),
       orderBy: query.orderBy,
       order: query.order ?? 'asc',
       limit: query.limit,

@@ -10,7 +10,7 @@ import { MemoryEntityStore } from './entities/memory-entity-store.js'
 import { MemoryLeakReportStore } from './leak-reports/memory-leak-report-store.js'
 import { MemoryPortalSessionStore } from './portal-sessions/memory-portal-session-store.js'
 import { MemoryRootKeyStore } from './root-keys/memory-root-key-store.js'
-import { MemoryUsageStore } from './usage/memory-usage-store.js'
+import { MemoryUsageCounterStore } from './usage-counters/memory-usage-counter-store.js'
 import { MemoryAnalyticsBufferStore } from './analytics-buffer/memory-analytics-buffer-store.js'
 import { MemoryWebhookStore } from './webhooks/memory-webhook-store.js'
 import type { Store } from './store.js'
@@ -40,7 +40,7 @@ export function createMemoryStore(
     entities,
     rootKeys: new MemoryRootKeyStore(),
     counters: new MemoryCounterStore(),
-    usage: new MemoryUsageStore(),
+    usageCounters: new MemoryUsageCounterStore(),
     analyticsBuffer: new MemoryAnalyticsBufferStore(options.clock && (() => options.clock!.now())),
     audit: new MemoryAuditStore(),
     webhooks: new MemoryWebhookStore(options.clock),

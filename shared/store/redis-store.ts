@@ -12,7 +12,7 @@ import { RedisPortalSessionStore } from './portal-sessions/redis-portal-session-
 import { replicaWait } from './redis/redis-replica-wait.js'
 import { RedisRootKeyStore } from './root-keys/redis-root-key-store.js'
 import { storeCall } from './redis/redis-store-call.js'
-import { RedisUsageStore } from './usage/redis-usage-store.js'
+import { RedisUsageCounterStore } from './usage-counters/redis-usage-counter-store.js'
 import { RedisAnalyticsBufferStore } from './analytics-buffer/redis-analytics-buffer-store.js'
 import { RedisWebhookStore } from './webhooks/redis-webhook-store.js'
 import type { Store } from './store.js'
@@ -40,7 +40,7 @@ export function createRedisStore(redis: RedisClient, options: RedisStoreOptions 
     entities,
     rootKeys: new RedisRootKeyStore(redis, afterWrite),
     counters: new RedisCounterStore(redis),
-    usage: new RedisUsageStore(redis),
+    usageCounters: new RedisUsageCounterStore(redis),
     analyticsBuffer: new RedisAnalyticsBufferStore(redis),
     audit: new RedisAuditStore(redis),
     webhooks: new RedisWebhookStore(redis, afterWrite),

@@ -8,7 +8,7 @@ import type { LeakReportStore } from './leak-reports/leak-report-store.js'
 import type { PortalSessionStore } from './portal-sessions/portal-session-store.js'
 import type { RootKeyStore } from './root-keys/root-key-store.js'
 import type { StoreHealth } from './store-health.js'
-import type { UsageStore } from './usage/usage-store.js'
+import type { UsageCounterStore } from './usage-counters/usage-counter-store.js'
 import type { AnalyticsBufferStore } from './analytics-buffer/analytics-buffer-store.js'
 import type { WebhookStore } from './webhooks/webhook-store.js'
 
@@ -36,7 +36,7 @@ export interface Store extends StoreHealth {
   /** Rate-limit windows of keys and of the rate-limit service. */
   readonly counters: CounterStore
   /** Verification counts. */
-  readonly usage: UsageStore
+  readonly usageCounters: UsageCounterStore
   /** Analytics batches on their way from the processes that record them to the engine. */
   readonly analyticsBuffer: AnalyticsBufferStore
   readonly audit: AuditStore

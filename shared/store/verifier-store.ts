@@ -3,13 +3,12 @@ import type { ChangeLogStore } from './change-log/change-log-store.js'
 import type { CounterStore } from './counters/counter-store.js'
 import type { EntityReader } from './entities/entity-store.js'
 import type { StoreHealth } from './store-health.js'
-import type { UsageStore } from './usage/usage-store.js'
 import type { AnalyticsBufferStore } from './analytics-buffer/analytics-buffer-store.js'
 
 /**
  * What the verifier asks of the store (store.ts), part by part: records by hash, whether its bound api exists and
  * credits to spend; entities by address and names' pointers; the shard revisions and change logs it syncs from; the
- * rate-limit counters and the usage counts a verdict may add to. Nothing else: a verifier cannot create, list or
+ * rate-limit counters and the analytics buffer it appends to. Nothing else: a verifier cannot create, list or
  * delete anything.
  */
 export interface VerifierStore extends StoreHealth {
@@ -17,7 +16,6 @@ export interface VerifierStore extends StoreHealth {
   readonly entities: EntityReader
   readonly changes: ChangeLogStore
   readonly counters: CounterStore
-  readonly usage: Pick<UsageStore, 'addUsage'>
   /** Where its analytics batches go: it only appends. */
   readonly analyticsBuffer: Pick<AnalyticsBufferStore, 'append'>
 }

@@ -29,15 +29,16 @@ type Scripted = Cluster & Record<string, (keys: number, key: string) => Promise<
 describe('a Cluster node connection that closes while a write awaits its reply', () => {
   const stoppable = stopAfterAll()
 
-  // A script sent on its own (SCRIPTS_WITH_KEY_COUNT, as the usage store's addUsage), and one auto-pipelined (as every
-  // other store script): ioredis sends a lone command again, and a pipeline whose commands all met the close.
+  // A script sent on its own (SCRIPTS_WITH_KEY_COUNT, as the counter store's consumeRateLimits), and one
+  // auto-pipelined (as every other store script): ioredis sends a lone command again, and a pipeline whose commands
+  // all met the close.
   it.each([
-    ['sent on its own', 'addUsage'],
+    ['sent on its own', 'consumeRateLimits'],
     ['auto-pipelined', 'slowIncr'],
   ])(
     'fails a write %s, and never sends it again',
     async (_, script) => {
-      expect(SCRIPTS_WITH_KEY_COUNT.includes(script)).toBe(script === 'addUsage')
+      expect(SCRIPTS_WITH_KEY_COUNT.includes(script)).toBe(script === 'consumeRateLimits')
       const nodes = await startRedisCluster(stoppable.stopped)
       const cluster = createRedis(
         'redis://127.0.0.1:6379',

@@ -25,11 +25,12 @@ describe('a Cluster whose node connection stops answering', () => {
       'watched',
       { commandTimeout: TIMEOUT_MS },
       { cluster: ports.map((port) => ({ host: '127.0.0.1', port })) },
-    ) as Cluster & { addUsage(keys: number, key: string): Promise<number> }
+    ) as Cluster & { consumeRateLimits(keys: number, key: string): Promise<number> }
     stoppable.push({ stop: async () => cluster.disconnect() })
-    // A stand-in for the usage store's script of that name: only its name matters here, which ioredis sends on its own.
-    expect(SCRIPTS_WITH_KEY_COUNT).toContain('addUsage')
-    cluster.defineCommand('addUsage', { lua: "return redis.call('INCR', KEYS[1])" })
+    // A stand-in for the counter store's script of that name: only its name matters here, which ioredis sends on its
+    // own.
+    expect(SCRIPTS_WITH_KEY_COUNT).toContain('consumeRateLimits')
+    cluster.defineCommand('consumeRateLimits', { lua: "return redis.call('INCR', KEYS[1])" })
     let stranded = 0
     cluster.on('stranded', () => stranded++)
     await waitFor(async () => cluster.status === 'ready', 'the Cluster ready', 10_000, 20)
@@ -45,7 +46,7 @@ describe('a Cluster whose node connection stops answering', () => {
     // Sent on its own, not auto-pipelined, as Keygate's scripts that take their keys' count are
     // (SCRIPTS_WITH_KEY_COUNT): a lone command is what ioredis sends again when its connection ends ("Connection is
     // closed"), a pipeline's not.
-    await expect(cluster.addUsage(1, 'counted')).rejects.toThrow('Command timed out')
+    await expect(cluster.consumeRateLimits(1, 'counted')).rejects.toThrow('Command timed out')
     // Within a heartbeat and a timeout the stranded connection is ended, and a new one serves.
     const answered = await waitFor(
       async () => {

@@ -14,7 +14,7 @@ import { waitFor } from '../support/wait-for.js'
  * revocation of sessions, and the refusal of cross-site calls. The clock is the test's, so that codes and tokens
  * expire when the test says.
  */
-onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (stack) => {
+onBothStores('portal routes', { clock: () => new ManualClock(Date.now()), analytics: true }, (stack) => {
   const v2 = async (operation: string, payload: object | string, headers: Record<string, string> = ADMIN_HEADERS) => {
     const response = await stack.controlPlane.app.inject({ method: 'POST', url: `/v2/${operation}`, headers, payload })
     return { status: response.statusCode, body: response.json(), headers: response.headers, raw: response.body }
@@ -829,13 +829,24 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       for (const [operation, body] of [
         ['portal.rerollKey', { keyId: cut.keyId, expiration: 0 }],
         ['portal.revokeKey', { keyId: cut.keyId }],
-        ['portal.getVerifications', { startTime: 0, endTime: 3_600_000, keyId: cut.keyId }],
       ] as const) {
         const refused = await asCustomer(operation, headers, body)
         expect(refused.status, `${operation}: ${refused.raw}`).toBe(404)
       }
       expect((await asCustomer('portal.createKey', headers, { apiId: leaving })).status).toBe(400)
       expect((await stack.verify({ key: cut.key })).valid).toBe(true)
+      // Its verifications are out of the session too, named or not.
+      await stack.ingestAnalytics()
+      const now = stack.clock!.now()
+      for (const named of [{ keyId: cut.keyId }, {}]) {
+        const counted = await asCustomer('portal.getVerifications', headers, {
+          startTime: now - 3_600_000,
+          endTime: now + 3_600_000,
+          ...named,
+        })
+        expect(counted.status, counted.raw).toBe(200)
+        expect(counted.body.data.reduce((sum: number, p: { total: number }) => sum + p.total, 0)).toBe(0)
+      }
     })
 
     it('asks which api when the session has several, and refuses one outside it', async () => {
@@ -875,37 +886,76 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()) }, (sta
       )
     })
 
-    it("counts the customer's verifications by the hour, only theirs, and needs analytics:read", async () => {
+    it("counts the customer's verifications by the hour and outcome, only theirs, and needs analytics:read", async () => {
       const apiId = await newApi()
       const { slug } = await newPortal([apiId])
       const own = await newKey(apiId, 'counted')
+      const second = await newKey(apiId, 'counted')
       const other = await newKey(apiId, 'uncounted')
       for (let i = 0; i < 3; i++) await stack.verify({ key: own.key })
+      expect((await stack.verify({ key: second.key, authorization: { permissions: 'nothing.granted' } })).code).toBe(
+        'INSUFFICIENT_PERMISSIONS',
+      )
       await stack.verify({ key: other.key })
+      await stack.ingestAnalytics()
       const { headers } = await signIn(slug, 'counted')
       const now = stack.clock!.now()
       const window = { startTime: now - 3 * 3_600_000, endTime: now + 3_600_000 }
-      let points: { total: number; valid: number; time: number }[] = []
-      await waitFor(
-        async () => {
-          const answer = await asCustomer('portal.getVerifications', headers, window)
-          points = answer.body.data
-          return points.reduce((sum, p) => sum + p.total, 0) === 3
-        },
-        'the counts of the three verifications',
-        10_000,
-      )
-      expect(points.length).toBeGreaterThanOrEqual(3)
+      const answer = await asCustomer('portal.getVerifications', headers, window)
+      expect(answer.status, answer.raw).toBe(200)
+      const points: { total: number; valid: number; insufficientPermissions: number; time: number }[] = answer.body.data
+      // Zero-filled: a bucket per hour of the window.
+      expect(points).toHaveLength(4)
       expect(points.map((p) => p.time)).toEqual([...points.map((p) => p.time)].sort((a, b) => a - b))
-      const one = await asCustomer('portal.getVerifications', headers, { ...window, keyId: other.keyId })
-      expect(one.status).toBe(404)
+      expect(points.reduce((sum, p) => sum + p.total, 0)).toBe(4)
+      expect(points.reduce((sum, p) => sum + p.valid, 0)).toBe(3)
+      expect(points.reduce((sum, p) => sum + p.insufficientPermissions, 0)).toBe(1)
+      // Per key, for named keys: another customer's key counts nothing, as one that does not exist.
+      const perKey = await asCustomer('portal.getVerifications', headers, {
+        ...window,
+        keyIds: [own.keyId, second.keyId, other.keyId],
+        perKey: true,
+      })
+      expect(perKey.status, perKey.raw).toBe(200)
+      const byKey = new Map<string, number>()
+      for (const row of perKey.body.data as { keyId: string; total: number }[])
+        byKey.set(row.keyId, (byKey.get(row.keyId) ?? 0) + row.total)
+      expect(Object.fromEntries(byKey)).toEqual({ [own.keyId]: 3, [second.keyId]: 1 })
+      const theirs = await asCustomer('portal.getVerifications', headers, { ...window, keyId: other.keyId })
+      expect(theirs.body.data.reduce((sum: number, p: { total: number }) => sum + p.total, 0)).toBe(0)
+      // A deleted key's past verifications stay the customer's.
+      expect((await v2('keys.deleteKey', { keyId: own.keyId })).status).toBe(200)
+      const after = await asCustomer('portal.getVerifications', headers, window)
+      expect(after.body.data.reduce((sum: number, p: { total: number }) => sum + p.total, 0)).toBe(4)
       const wide = await asCustomer('portal.getVerifications', headers, {
-        startTime: now - 91 * 86_400_000,
+        startTime: now - 366 * 86_400_000,
         endTime: now,
       })
       expect(wide.status).toBe(400)
+      const tooMany = await asCustomer('portal.getVerifications', headers, {
+        ...window,
+        keyIds: Array.from({ length: 101 }, (_, i) => `key_${i}`),
+      })
+      expect(tooMany.status).toBe(400)
       const noScope = await signIn(slug, 'counted', ['keys:read'])
       expect((await asCustomer('portal.getVerifications', noScope.headers, window)).status).toBe(403)
+    })
+
+    it('shows when each key was last verified, from the analytics rows', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const used = await newKey(apiId, 'last-used')
+      const unused = await newKey(apiId, 'last-used')
+      await stack.verify({ key: used.key })
+      await stack.ingestAnalytics()
+      const { headers } = await signIn(slug, 'last-used')
+      const listed = await asCustomer('portal.listKeys', headers, {})
+      expect(listed.status, listed.raw).toBe(200)
+      const lastUsed = Object.fromEntries(
+        (listed.body.data as { keyId: string; lastUsedAt?: number }[]).map((key) => [key.keyId, key.lastUsedAt]),
+      )
+      expect(lastUsed[used.keyId]).toBe(stack.clock!.now())
+      expect(lastUsed[unused.keyId]).toBeUndefined()
     })
   })
 

@@ -11,7 +11,6 @@ import { entityStoreContract } from './entity-store.contract.js'
 import { leakReportStoreContract } from './leak-report-store.contract.js'
 import { portalSessionStoreContract } from './portal-session-store.contract.js'
 import { rootKeyStoreContract } from './root-key-store.contract.js'
-import { usageStoreContract } from './usage-store.contract.js'
 import { analyticsBufferStoreContract } from './analytics-buffer-store.contract.js'
 import { webhookStoreContract } from './webhook-store.contract.js'
 
@@ -56,7 +55,6 @@ export function storeContract(name: string, open: () => Promise<StoreHarness>): 
     rootKeyStoreContract(() => harness.store.rootKeys)
     entityStoreContract(opened, events)
     counterStoreContract(() => harness.store.counters)
-    usageStoreContract(() => harness.store.usage)
     analyticsBufferStoreContract(() => harness.store.analyticsBuffer)
     auditStoreContract(() => harness.store.audit)
     webhookStoreContract(() => harness.store.webhooks)

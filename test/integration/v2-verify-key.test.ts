@@ -18,7 +18,7 @@ import { clearOfWindowEdge } from '../support/window-edge.js'
  * call, checked by the verifier from the root-key records the control plane mirrors to it; Unkey's SDK checks every
  * answer. Keys are made through v1: a key made through either wire format verifies through both.
  */
-onBothStores('v2 keys.verifyKey', {}, (stack) => {
+onBothStores('v2 keys.verifyKey', { analytics: true }, (stack) => {
   let apiId: string
   let otherApiId: string
   /** A root key that may only verify keys (of every api). */
@@ -121,7 +121,7 @@ onBothStores('v2 keys.verifyKey', {}, (stack) => {
     const thisApi = (await rootKey([`api.${apiId}.verify_key`])).key
     for (let i = 0; i < 3; i++) expect((await verify(otherApi, { key: plain })).code).toBe('NOT_FOUND')
     expect((await verify(thisApi, { key: plain })).code).toBe('VALID')
-    await stack.verifier.verifier.flushUsage()
+    await stack.ingestAnalytics()
     const counted = await stack.controlPlane.app.inject({
       method: 'GET',
       url: `/v1/keys.getVerifications?keyId=${keyId}`,

@@ -11,6 +11,7 @@ import { openRedis } from '../../shared/store/redis/redis-connection.js'
 import type { ClientAddressSettings, SyncSettings } from '../../shared/config/settings.js'
 import type { KeyVerifier, RecordingSettings } from '../../verifier/key-verifier.js'
 import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
+import type { AnalyticsIngest } from '../../control-plane/analytics/ingest/analytics-ingest.js'
 import type { NamespaceRatelimits } from '../../verifier/namespace-ratelimits.js'
 import type { GatewayPolicy } from '../../shared/config/settings.js'
 import type { HostLookup } from '../../control-plane/webhooks/delivery/address-policy.js'
@@ -60,7 +61,19 @@ export interface TestServer {
   /** ratelimits.limit's core (reconcile() hands async counts over now). */
   ratelimits: NamespaceRatelimits
   backend: Backend
+  /** A control plane's analytics ingest, when it was given an engine. */
+  ingest?: AnalyticsIngest | undefined
   close(): Promise<void>
+}
+
+/**
+ * Makes every verification the verifiers (a control plane's own among them) answered so far queryable: each hands its
+ * rows to the store's buffer, then the control plane ingests them into its engine.
+ */
+export async function ingestAnalytics(controlPlane: TestServer, ...verifiers: TestServer[]): Promise<void> {
+  for (const server of [controlPlane, ...verifiers]) await server.verifier.flushAnalytics()
+  if (controlPlane.ingest === undefined) throw new Error('this control plane was started without an analytics engine')
+  await controlPlane.ingest.ingestNow()
 }
 
 const cache = { maxKeys: 10_000, maxUnknown: 1_000, unknownTtlMs: 10_000 }
@@ -124,7 +137,7 @@ async function partsOf(options: TestServerOptions): Promise<{ backend: Backend; 
  */
 export async function startTestControlPlane(options: TestServerOptions = {}): Promise<TestServer> {
   const { backend, parts } = await partsOf(options)
-  const { app, verifier, ratelimits } = assembleControlPlane(parts, {
+  const { app, verifier, ratelimits, ingest } = assembleControlPlane(parts, {
     ...SERVER,
     cache,
     sync: { ...DEFAULT_SYNC, ...options.sync },
@@ -152,6 +165,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     verifier,
     ratelimits,
     backend,
+    ingest,
     close: async () => {
       await app.close()
       if (!options.backend) await backend.close()

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe } from 'vitest'
+import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
+import { useAnalyticsEngine } from './analytics-engine.js'
 import {
+  ingestAnalytics,
   openBackend,
   startTestControlPlane,
   startTestVerifier,
@@ -36,6 +39,13 @@ export interface StoreStack {
   verify: (payload: object) => Promise<any>
   /** keys.getKey on the control plane, as the root key. */
   getKey: (keyId: string) => Promise<any>
+  /**
+   * With `analytics`: makes every verification answered so far queryable (both verifiers hand their rows over, the
+   * control plane ingests them into the file's engine).
+   */
+  ingestAnalytics: () => Promise<void>
+  /** With `analytics`: the file's engine (shared by both stacks). */
+  engine: AnalyticsEngine | undefined
 }
 
 /**
@@ -44,9 +54,11 @@ export interface StoreStack {
  */
 export function onBothStores(
   title: string,
-  options: { clock?: () => ManualClock },
+  options: { clock?: () => ManualClock; analytics?: boolean },
   define: (stack: StoreStack) => void,
 ): void {
+  // One engine for the file (chDB's one per process): the stacks' control planes each ingest their store into it.
+  const analytics = options.analytics === true ? useAnalyticsEngine() : undefined
   let redis: RedisServer | undefined
   beforeAll(async () => {
     redis = await startRedisServer()
@@ -62,6 +74,8 @@ export function onBothStores(
         return { status: response.statusCode, body: response.json() }
       }
       stack.verify = async (payload) => (await stack.post('keys.verifyKey', payload, stack.verifier, JSON_ONLY)).body
+      stack.ingestAnalytics = () => ingestAnalytics(stack.controlPlane, stack.verifier)
+      Object.defineProperty(stack, 'engine', { get: () => analytics?.engine })
       stack.getKey = async (keyId) =>
         (
           await stack.controlPlane.app.inject({
@@ -73,7 +87,11 @@ export function onBothStores(
       beforeAll(async () => {
         stack.redisUrl = redis!.url
         stack.backend = await openBackend(store === 'redis' ? redis!.url : undefined)
-        stack.controlPlane = await startTestControlPlane({ backend: stack.backend, clock: stack.clock })
+        stack.controlPlane = await startTestControlPlane({
+          backend: stack.backend,
+          clock: stack.clock,
+          analytics: analytics?.analytics(`control-plane-${store}`),
+        })
         stack.verifier = await startTestVerifier(
           store === 'redis'
             ? { redisUrl: redis!.url, clock: stack.clock }

@@ -5,7 +5,7 @@ type PartName =
   | 'entities'
   | 'rootKeys'
   | 'counters'
-  | 'usage'
+  | 'usageCounters'
   | 'audit'
   | 'changes'
   | 'snapshots'

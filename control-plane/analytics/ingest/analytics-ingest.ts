@@ -60,6 +60,11 @@ export interface IngestDeps {
   exclusive?: { onRefused: () => void }
   /** Rows taken per insert, at most (default ROWS_PER_INSERT). */
   rowsPerInsert?: number
+  /**
+   * Moves the counters kept in the store before analytics into the engine (move-usage-counters.ts), answering how
+   * many: run by the lease holder until it has succeeded once.
+   */
+  moveCounters?: () => Promise<number>
 }
 
 /**
@@ -161,6 +166,19 @@ export class AnalyticsIngest {
   }
 
   /** Stops this exclusive ingest for good, and says so. */
+  private countersMoved = false
+
+  private async moveCounters(move: () => Promise<number>): Promise<void> {
+    try {
+      const moved = await move()
+      this.countersMoved = true
+      if (moved > 0) this.deps.log.info({ moved }, 'moved the verification counters kept in the store into analytics')
+    } catch (err) {
+      // Tried again at the next pass: the buffers are ingested meanwhile.
+      this.deps.log.warn({ err }, 'could not move the verification counters kept in the store into analytics yet')
+    }
+  }
+
   private refuse(): void {
     this.stopped = true
     this.deps.exclusive?.onRefused()
@@ -177,6 +195,7 @@ export class AnalyticsIngest {
       if (!held) this.refuse()
     }
     if (!held) return false
+    if (!this.countersMoved && this.deps.moveCounters !== undefined) await this.moveCounters(this.deps.moveCounters)
     let found = false
     let bytes = 0
     let trimmed = 0

@@ -1,13 +1,14 @@
 import { ApiError } from '../../../shared/errors/errors.js'
 import type { KeyRecord } from '../../../shared/keys/records.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
-import { MAX_KEYS_PER_REPORT } from '../../analytics/keys-in-scope.js'
 import type { PortalCaller } from './portal-caller.js'
 import { portalActor } from './portal-actor.js'
 
 const PAGE = 100
 /** Pages one read of a customer's keys in an api takes at most: the keys a listing shows, and a page more. */
-const MAX_PAGES = MAX_KEYS_PER_REPORT / PAGE + 1
+/** A customer's keys per api the portal reads: past it, a listing would look whole and not be. */
+export const MAX_CUSTOMER_KEYS = 1_000
+const MAX_PAGES = MAX_CUSTOMER_KEYS / PAGE + 1
 /** Rolled-away keys one read deletes at most: any beyond wait for a later read, in no listing or count meanwhile. */
 const MAX_DELETES = PAGE
 
@@ -22,7 +23,7 @@ export const rolledAway = (key: KeyRecord, now: number): boolean =>
 export const tooManyKeys = (apiId: string) =>
   new ApiError(
     'PRECONDITION_FAILED',
-    `you hold more than ${MAX_KEYS_PER_REPORT} keys in api ${apiId}, more than the portal reads: ask the service that gave you this portal to remove some`,
+    `you hold more than ${MAX_CUSTOMER_KEYS} keys in api ${apiId}, more than the portal reads: ask the service that gave you this portal to remove some`,
   )
 
 /**

@@ -1,19 +1,36 @@
-import { ANALYTICS_RETENTION_MS, BUCKET_MS } from '../../../shared/analytics.js'
-import type { UsageStore } from '../../../shared/store/usage/usage-store.js'
+import type { AnalyticsAccess } from '../../analytics/analytics-access.js'
+import { KEY_VERIFICATIONS } from '../../analytics/engine/analytics-tables.js'
+import { engineErrorOf } from '../../analytics/query/engine-errors.js'
+import { stringListParam } from '../../analytics/string-list-param.js'
 
 /**
- * When a key was last verified, to the hour (the start of the latest hour with counts), or undefined if not within
- * the counts' retention. Keygate records no time per verification (that would be a write on every one): the usage
- * buckets say it well enough for people. Two reads: the latest day with counts, then its hours.
+ * When each of these keys was last verified (Unix ms), from the analytics engine's rows of their apis; a key not
+ * verified within the rows' retention, or any key where this control plane serves no analytics, has none. One read
+ * for the page of keys.
  */
 export async function lastUsedAt(
-  usage: Pick<UsageStore, 'readUsage'>,
-  keyId: string,
-  now: number,
-): Promise<number | undefined> {
-  const days = await usage.readUsage(keyId, 'day', now - ANALYTICS_RETENTION_MS, now)
-  const day = days.at(-1)
-  if (!day) return undefined
-  const hours = await usage.readUsage(keyId, 'hour', day.time, Math.min(now, day.time + BUCKET_MS.day - 1))
-  return hours.at(-1)?.time ?? day.time
+  analytics: AnalyticsAccess,
+  keys: readonly { id: string; apiId: string }[],
+): Promise<Map<string, number>> {
+  const engine = analytics.engine()
+  const used = new Map<string, number>()
+  if (engine === undefined || keys.length === 0) return used
+  const params: Record<string, string> = {}
+  const apis = stringListParam('api', [...new Set(keys.map((key) => key.apiId))], params)
+  const ids = stringListParam(
+    'key',
+    keys.map((key) => key.id),
+    params,
+  )
+  try {
+    const rows = await engine.query(
+      `SELECT key_id, max(time) AS last FROM \`${KEY_VERIFICATIONS.name}\` ` +
+        `WHERE key_space_id IN ${apis} AND key_id IN ${ids} GROUP BY key_id SETTINGS max_execution_time = 10, max_threads = 2`,
+      params,
+    )
+    for (const row of rows) used.set(String(row.key_id), Number(row.last))
+  } catch (err) {
+    throw engineErrorOf(err)
+  }
+  return used
 }

@@ -26,12 +26,12 @@ export async function listPortalKeys(
   const after = input.cursor === undefined ? all : all.filter((key) => key.id > input.cursor!)
   const page = after.slice(0, input.limit)
   const memo = new Map<string, unknown>()
-  const now = deps.clock.now()
+  const used = await lastUsedAt(deps.analytics, page)
   const keys = await Promise.all(
     page.map(async (record) => ({
       record,
       context: await deps.rbac.contextOf(record, memo),
-      lastUsedAt: await lastUsedAt(deps.store.usage, record.id, now),
+      lastUsedAt: used.get(record.id),
     })),
   )
   return { keys, cursor: after.length > input.limit ? page.at(-1)?.id : undefined }

@@ -1,9 +1,8 @@
 import { notFound } from '../../../shared/errors/errors.js'
 import type { KeyRecord } from '../../../shared/keys/records.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
-import { MAX_KEYS_PER_REPORT } from '../../analytics/keys-in-scope.js'
 import type { PortalCaller } from './portal-caller.js'
-import { readCustomerKeys, rolledAway, tooManyKeys } from './customer-keys.js'
+import { MAX_CUSTOMER_KEYS, readCustomerKeys, rolledAway, tooManyKeys } from './customer-keys.js'
 
 /** One answer for a key of another customer, of an api outside the session, or none at all (Unkey's words). */
 export const portalKeyNotFound = () => notFound('key', 'The specified key was not found.')
@@ -33,7 +32,7 @@ export function sessionApis(caller: PortalCaller): string[] {
 }
 
 /**
- * Every key of the session's customer in its apis, oldest first (at most MAX_KEYS_PER_REPORT per api, else a 412: a
+ * Every key of the session's customer in its apis, oldest first (at most MAX_CUSTOMER_KEYS per api, else a 412: a
  * listing or a usage chart over some of them would look whole).
  */
 export async function sessionKeys(
@@ -43,8 +42,8 @@ export async function sessionKeys(
   const perApi = await Promise.all(
     sessionApis(caller).map(async (apiId) => {
       const keys: KeyRecord[] = []
-      await readCustomerKeys(deps, caller, apiId, (key) => keys.push(key) > MAX_KEYS_PER_REPORT)
-      if (keys.length > MAX_KEYS_PER_REPORT) throw tooManyKeys(apiId)
+      await readCustomerKeys(deps, caller, apiId, (key) => keys.push(key) > MAX_CUSTOMER_KEYS)
+      if (keys.length > MAX_CUSTOMER_KEYS) throw tooManyKeys(apiId)
       return keys
     }),
   )

@@ -10,7 +10,7 @@ import { Name } from '../../keys/wire/key-bodies.v2.js'
 import { createPortalKey } from './create-key.js'
 import { exchangeCode } from './exchange-code.js'
 import { getSession } from './get-session.js'
-import { getPortalVerifications } from './get-verifications.js'
+import { getPortalVerifications, MAX_KEY_IDS } from './get-verifications.js'
 import { listPortalKeys } from './list-keys.js'
 import { rerollPortalKey } from './reroll-key.js'
 import { revokePortalKey } from './revoke-key.js'
@@ -86,7 +86,7 @@ export const getSessionRoute = portalSessionRoute({
 const PortalKeyData = Type.Object({
   ...KeyData.properties,
   apiId: Type.String({ description: 'The api it belongs to' }),
-  lastUsedAt: Type.Optional(Unix('The start of the last hour it was verified in, unix ms')),
+  lastUsedAt: Type.Optional(Unix('When it was last verified, unix ms (within the 90 days verifications are kept)')),
 })
 
 export const listKeysRoute = portalSessionRoute({
@@ -181,8 +181,8 @@ const Count = (description: string) => Type.Integer({ minimum: 0, description })
 export const getVerificationsRoute = portalSessionRoute({
   operation: 'portal.getVerifications',
   doc: {
-    summary: "The customer's verification counts over a window, zero-filled, by the hour (by the day past a week)",
-    description: `${COOKIE_ONLY} Needs the scope analytics:read. Keygate counts VALID, RATE_LIMITED and USAGE_EXCEEDED; the other outcomes are 0.`,
+    summary: "The customer's verification counts over a window, by outcome, by the hour (by the day past a week)",
+    description: `${COOKIE_ONLY} Needs the scope analytics:read. Every verification that resolved to the customer in the session's apis, deleted keys' included; zero-filled unless perKey. Answers 412 where this control plane serves no analytics.`,
     tag: TAG,
   },
   body: Type.Object(
@@ -190,24 +190,41 @@ export const getVerificationsRoute = portalSessionRoute({
       startTime: Unix('Start of the window, unix ms (inclusive)'),
       endTime: Unix('End of the window, unix ms (exclusive)'),
       keyId: Type.Optional(KeyIdField('Only this key of the customer')),
+      keyIds: Type.Optional(
+        Type.Array(KeyIdField(), {
+          minItems: 1,
+          maxItems: MAX_KEY_IDS,
+          description: `Only these keys of the customer (at most ${MAX_KEY_IDS})`,
+        }),
+      ),
+      perKey: Type.Optional(Type.Boolean({ description: 'A row per key and bucket (not zero-filled)' })),
     },
     { additionalProperties: false },
   ),
   data: Type.Array(
     Type.Object({
       time: Unix('Bucket start, unix ms'),
+      keyId: Type.Optional(Type.String({ description: 'The key (with perKey)' })),
       total: Count('Verifications in the bucket'),
       valid: Count('VALID'),
       rateLimited: Count('RATE_LIMITED'),
-      insufficientPermissions: Count('INSUFFICIENT_PERMISSIONS (not counted: 0)'),
-      forbidden: Count('FORBIDDEN (not counted: 0)'),
-      disabled: Count('DISABLED (not counted: 0)'),
-      expired: Count('EXPIRED (not counted: 0)'),
+      insufficientPermissions: Count('INSUFFICIENT_PERMISSIONS'),
+      forbidden: Count('FORBIDDEN'),
+      disabled: Count('DISABLED'),
+      expired: Count('EXPIRED'),
       usageExceeded: Count('USAGE_EXCEEDED'),
+      spentCredits: Count('Credits spent'),
     }),
   ),
   session: true,
-  handle: async (body, caller, deps) => ({ data: await getPortalVerifications(deps, sessionOf(caller), body) }),
+  handle: async (body, caller, deps) => ({
+    data: await getPortalVerifications(deps, sessionOf(caller), {
+      startTime: body.startTime,
+      endTime: body.endTime,
+      keyIds: body.keyId === undefined ? body.keyIds : [body.keyId, ...(body.keyIds ?? [])],
+      perKey: body.perKey,
+    }),
+  }),
 })
 
 export const signOutRoute = portalSessionRoute({

@@ -26,13 +26,13 @@ export function connectionOptions(name: string): RedisOptions {
 }
 
 /**
- * The stores' scripts that take their keys' count first (defined without numberOfKeys: redis-counter-store.ts',
- * redis-usage-store.ts'). ioredis' auto-pipelining on a Cluster groups commands by the slot of their first argument
+ * The stores' scripts that take their keys' count first (defined without numberOfKeys: redis-counter-store.ts').
+ * ioredis' auto-pipelining on a Cluster groups commands by the slot of their first argument
  * — the count for these, not a key —, so calls for keys in different slots would go into one pipeline, which refuses
- * them all ("All keys in the pipeline should belong to the same slots allocation group": every usage flush, and
- * concurrent exact rate limits, would fail). On a Cluster they are sent on their own, routed by their keys.
+ * them all ("All keys in the pipeline should belong to the same slots allocation group": concurrent exact rate
+ * limits would fail). On a Cluster they are sent on their own, routed by their keys.
  */
-export const SCRIPTS_WITH_KEY_COUNT = ['consumeRateLimits', 'addUsage']
+export const SCRIPTS_WITH_KEY_COUNT = ['consumeRateLimits']
 
 /**
  * A connection that connects and reconnects in the background: servers start even while Redis is down

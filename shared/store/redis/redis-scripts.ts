@@ -206,25 +206,3 @@ if failed == 0 then
 end
 return {failed, unpack(used)}
 `
-
-/**
- * A key's verification counts, added to its analytics buckets: one call per key and flush instead of an HINCRBY
- * per bucket and outcome and a PEXPIRE per bucket (four round trips per key verified in the flush window, which is
- * most of what a verifier reading many distinct keys sends Redis). The buckets share the key id's slot.
- *
- * KEYS: the buckets. ARGV: retention (ms), then for each bucket: its number of outcomes n, then n pairs of outcome
- * and count. Returns 1.
- */
-export const ADD_USAGE_SCRIPT = `
-local at = 2
-for i = 1, #KEYS do
-  local n = tonumber(ARGV[at])
-  at = at + 1
-  for _ = 1, n do
-    redis.call('HINCRBY', KEYS[i], ARGV[at], ARGV[at + 1])
-    at = at + 2
-  end
-  redis.call('PEXPIRE', KEYS[i], ARGV[1])
-end
-return 1
-`
