@@ -1,7 +1,7 @@
 /** A value the console will not put into SQL: it holds a control character (a line break, a NUL) or is not text. */
 export class SqlLiteralError extends Error {
-  constructor(readonly value: string) {
-    super('holds a control character (a line break, a tab) or a broken character')
+  constructor() {
+    super('a value holding a control character (a line break, a tab) is not put into a usage query')
   }
 }
 
@@ -16,6 +16,6 @@ const REFUSED = /[\p{Cc}\p{Cs}]/u
  * written: none belongs in a tag or an id, and a NUL or line break is where SQL parsers disagree.
  */
 export function sqlString(text: string): string {
-  if (REFUSED.test(text)) throw new SqlLiteralError(text)
+  if (REFUSED.test(text)) throw new SqlLiteralError()
   return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
 }
