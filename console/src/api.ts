@@ -1,9 +1,11 @@
-import type { ConsoleAnswers, ConsoleOperation, ErrorBody } from './types.js'
+import type { ConsoleAnswers, ConsoleOperation, ErrorBody, ProblemBody } from './types.js'
+import type { AnalyticsRow } from './usage/usage-series.js'
 
 /**
  * Keygate's own management API, called with the signed-in root key: the console can do exactly what that root key
  * may do. v1's wire format (API.md): GET reads with a query, POST writes with a JSON body, every error
- * `{error: {code, message, requestId}}`.
+ * `{error: {code, message, requestId}}`. Usage comes from v2's analytics route, whose errors are problems
+ * `{meta: {requestId}, error: {title, detail, status, type}}`: said with the v1 code of their status.
  */
 
 /** A call that did not answer 2xx: the contract's code and message, or status 0 when Keygate was not reached. */
@@ -20,9 +22,21 @@ export class ApiCallError extends Error {
 
 export type Query = Record<string, string | number | undefined>
 
-/** What a failed call may have answered: Keygate's error body, or anything a proxy in front of it says. */
+/** What a failed call may have answered: Keygate's error body (v1's or v2's), or anything a proxy in front says. */
 interface MaybeErrorBody {
-  error?: Partial<ErrorBody['error']>
+  error?: Partial<ErrorBody['error']> & Partial<ProblemBody['error']>
+  meta?: Partial<ProblemBody['meta']>
+}
+
+/** v2's statuses as v1 codes them, for describeError: the ones the analytics route answers. */
+const V1_CODE_OF_STATUS: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'INSUFFICIENT_PERMISSIONS',
+  412: 'PRECONDITION_FAILED',
+  422: 'UNPROCESSABLE',
+  429: 'RATE_LIMITED',
+  503: 'UNAVAILABLE',
 }
 
 /** The API's base: the folder /console is served from, so that a proxy's path prefix in front of Keygate works. */
@@ -46,6 +60,17 @@ export class KeygateApi {
     return this.call<ConsoleAnswers[Operation]>(new URL(`v1/${operation}`, apiBase()), 'POST', JSON.stringify(body))
   }
 
+  /**
+   * One ClickHouse SELECT over the verifications (v2 analytics.getVerifications): the rows it answers, each an object
+   * of its columns. Only the apis the root key may read analytics of are in them (403 without any; 412 where this
+   * control plane serves no analytics).
+   */
+  async queryVerifications(query: string): Promise<AnalyticsRow[]> {
+    const url = new URL('v2/analytics.getVerifications', apiBase())
+    const answer = await this.call<{ data: AnalyticsRow[] }>(url, 'POST', JSON.stringify({ query }))
+    return answer.data
+  }
+
   private async call<T>(url: URL, method: 'GET' | 'POST', body?: string): Promise<T> {
     let response: Response
     try {
@@ -65,12 +90,12 @@ export class KeygateApi {
     }
     const answer = (await response.json().catch(() => ({}))) as unknown
     if (response.ok) return answer as T
-    const error = (answer as MaybeErrorBody).error ?? {}
+    const { error = {}, meta } = answer as MaybeErrorBody
     throw new ApiCallError(
       response.status,
-      error.code ?? `HTTP_${response.status}`,
-      error.message ?? response.statusText,
-      error.requestId,
+      error.code ?? V1_CODE_OF_STATUS[response.status] ?? `HTTP_${response.status}`,
+      error.message ?? error.detail ?? response.statusText,
+      error.requestId ?? meta?.requestId,
     )
   }
 }

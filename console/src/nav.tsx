@@ -1,8 +1,9 @@
 import { hrefOf, type Route } from './router.js'
 
 const SECTIONS: [Route['page'][], string, Route][] = [
+  [['overview'], 'Overview', { page: 'overview' }],
   [['apis', 'keys', 'key'], 'Apis', { page: 'apis' }],
-  [['identities'], 'Identities', { page: 'identities' }],
+  [['identities', 'identity'], 'Identities', { page: 'identities' }],
   [['permissions'], 'Permissions', { page: 'permissions' }],
   [['roles'], 'Roles', { page: 'roles' }],
   [['ratelimits', 'namespace'], 'Rate limits', { page: 'ratelimits' }],

@@ -3,10 +3,13 @@
  * fragment never reach a server log, and the back button works. Never the root key: that is in session.ts.
  */
 export type Route =
+  /** The landing page: usage across every api. */
+  | { page: 'overview' }
   | { page: 'apis' }
   | { page: 'keys'; apiId: string }
   | { page: 'key'; keyId: string }
   | { page: 'identities' }
+  | { page: 'identity'; identityId: string }
   | { page: 'permissions' }
   | { page: 'roles' }
   | { page: 'ratelimits' }
@@ -19,7 +22,17 @@ export type Route =
   /** A fragment that names no record: malformed percent-encoding (`#/apis/%E0`). */
   | { page: 'not-found'; hash: string }
 
-const SIMPLE = ['apis', 'identities', 'permissions', 'roles', 'ratelimits', 'root-keys', 'webhooks', 'audit'] as const
+const SIMPLE = [
+  'overview',
+  'apis',
+  'identities',
+  'permissions',
+  'roles',
+  'ratelimits',
+  'root-keys',
+  'webhooks',
+  'audit',
+] as const
 
 export function parseRoute(hash: string): Route {
   const [first = '', second, ...rest] = hash.replace(/^#\/?/, '').split('/')
@@ -28,12 +41,13 @@ export function parseRoute(hash: string): Route {
   if (id === null) return { page: 'not-found', hash }
   if (first === 'apis' && id) return { page: 'keys', apiId: id }
   if (first === 'keys' && id) return { page: 'key', keyId: id }
+  if (first === 'identities' && id) return { page: 'identity', identityId: id }
   if (first === 'ratelimits' && id) return { page: 'namespace', name: id }
   if (first === 'webhooks' && id) return { page: 'webhook', endpointId: id }
   if (first === 'audit' && id?.startsWith('keys/') && id.length > 'keys/'.length)
     return { page: 'audit', keyId: id.slice('keys/'.length) }
   const simple = SIMPLE.find((page) => page === first)
-  return simple ? { page: simple } : { page: 'apis' }
+  return simple ? { page: simple } : { page: 'overview' }
 }
 
 function decodedOrNull(text: string): string | null {
@@ -51,6 +65,8 @@ export function hrefOf(route: Route): string {
       return `#/apis/${encodeURIComponent(route.apiId)}`
     case 'key':
       return `#/keys/${encodeURIComponent(route.keyId)}`
+    case 'identity':
+      return `#/identities/${encodeURIComponent(route.identityId)}`
     case 'namespace':
       return `#/ratelimits/${encodeURIComponent(route.name)}`
     case 'webhook':

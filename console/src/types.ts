@@ -19,4 +19,4 @@ export type {
   Verifications,
   WebhookEndpoint,
 } from './generated/console-answers.js'
-export type { AuditEntry, ErrorBody, NamedRateLimit } from './generated/ui-shapes.js'
+export type { AuditEntry, ErrorBody, NamedRateLimit, ProblemBody } from './generated/ui-shapes.js'

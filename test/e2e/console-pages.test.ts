@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import {
   expectAccessible,
   launchChromium,
-  reloadedDaySummary,
   screenshotPath,
+  usageSummary,
+  waitForIngested,
   watchProblems,
 } from '../support/console-browser.js'
 import { startKeygate, type KeygateProcess } from '../support/processes.js'
@@ -16,8 +17,9 @@ import { clearOfWindowEdge } from '../support/window-edge.js'
 
 /**
  * The console on `keygate dev`, page by page: how fast the first page is usable, every page under axe-core, the
- * create-key flow by keyboard alone, attacker-controlled names and meta shown as text, a 403 said in words, and
- * signing out. The keys table's screenshot for docs/console.md is taken here (`npm run docs:screenshots`).
+ * create-key flow by keyboard alone, attacker-controlled names and meta shown as text, a 403 said in words, signing
+ * out, and usage (the overview, and each api's, key's and identity's chart) read from the analytics engine. The keys
+ * table's and the overview's screenshots for docs/console.md are taken here (`npm run docs:screenshots`).
  */
 const XSS = '<img src=x onerror="window.__xss=(window.__xss||0)+1">'
 
@@ -48,14 +50,35 @@ async function admin(path: string, body: object, key = rootKey): Promise<Record<
   return (await answer.json()) as Record<string, any>
 }
 
-async function signedIn(key = rootKey, viewport = { width: 1280, height: 900 }): Promise<Page> {
+/**
+ * A new tab signed in on `landing` (the apis, as most tests start there; the console's own landing page is the
+ * overview, whose queries count against the analytics quota).
+ */
+async function signedIn(
+  key = rootKey,
+  viewport = { width: 1280, height: 900 },
+  landing = { hash: '#/apis', heading: 'Apis' },
+): Promise<Page> {
   const context = await browser.newContext({ viewport })
   const page = await context.newPage()
-  await page.goto(`${dev.url}/console`)
+  await page.goto(`${dev.url}/console${landing.hash}`)
   await page.getByLabel('Root key').fill(key)
   await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('heading', { level: 1, name: 'Apis' }).waitFor()
+  await page.getByRole('heading', { level: 1, name: landing.heading }).waitFor()
   return page
+}
+
+const OVERVIEW = { hash: '', heading: 'Overview' }
+
+/** Runs ClickHouse SQL over the verifications with the root key, as a script would: the rows. */
+async function analytics(query: string, key = rootKey): Promise<Record<string, unknown>[]> {
+  const answer = await fetch(`${dev.url}/v2/analytics.getVerifications`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ query }),
+  })
+  expect(answer.status, await answer.clone().text()).toBe(200)
+  return ((await answer.json()) as { data: Record<string, unknown>[] }).data
 }
 
 async function getKey(keyId: string): Promise<Record<string, any>> {
@@ -86,11 +109,11 @@ async function apiStatus(apiId: string): Promise<number> {
   return answer.status
 }
 
-async function verify(key: string): Promise<{ valid: boolean; code: string }> {
+async function verify(key: string, tags?: string[]): Promise<{ valid: boolean; code: string }> {
   const answer = await fetch(`${dev.url}/v1/keys.verifyKey`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ key }),
+    body: JSON.stringify({ key, tags }),
   })
   return (await answer.json()) as { valid: boolean; code: string }
 }
@@ -172,6 +195,14 @@ describe('the console on keygate dev', () => {
     await page.getByRole('heading', { level: 1, name: 'Key acme production' }).waitFor()
     await page.getByRole('button', { name: 'Edit key' }).click()
     await expectAccessible(page, 'Key, editing')
+    await open(page, 'Overview')
+    await usageSummary(page)
+    await expectAccessible(page, 'Overview')
+    await open(page, 'Identities')
+    await page.getByRole('link', { name: 'hooli' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Identity hooli' }).waitFor()
+    await usageSummary(page)
+    await expectAccessible(page, 'Identity')
     for (const [link, heading] of [
       ['Identities', 'Identities'],
       ['Permissions', 'Permissions'],
@@ -449,8 +480,8 @@ describe('the console on keygate dev', () => {
     await page.reload()
     await expect.poll(headings, { timeout: 10_000 }).toEqual(['Page not found'])
     await page.getByText('The console has no page at #/apis/%E0').waitFor()
-    await page.getByRole('link', { name: 'Go to the apis' }).click()
-    await page.getByRole('heading', { level: 1, name: 'Apis' }).waitFor()
+    await page.getByRole('link', { name: 'Go to the overview' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
     expect(problems).toEqual([])
     await page.context().close()
   })
@@ -464,7 +495,8 @@ describe('the console on keygate dev', () => {
     await expect.poll(() => page.getByRole('alert').innerText()).toContain('Keygate refused the root key')
     await page.getByLabel('Root key').fill(rootKey)
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { level: 1, name: 'Apis' }).waitFor()
+    // The console opens on its overview.
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
     const storage = () =>
       page.evaluate<{ session: string[]; local: number; cookies: string }>(
         '({ session: Object.values(sessionStorage), local: localStorage.length, cookies: document.cookie })',
@@ -472,7 +504,7 @@ describe('the console on keygate dev', () => {
     expect(await storage()).toEqual({ session: [rootKey], local: 0, cookies: '' })
     // A reload of the tab keeps it signed in; a new tab does not share it.
     await page.reload()
-    await page.getByRole('heading', { level: 1, name: 'Apis' }).waitFor()
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
     const other = await browser.newContext()
     const otherPage = await other.newPage()
     await otherPage.goto(`${dev.url}/console`)
@@ -689,72 +721,198 @@ describe('the console on keygate dev', () => {
     await page.context().close()
   })
 
-  it("counts a key's rate-limited and usage-exceeded verifications in its chart, not only the valid ones", async () => {
-    const { apiId } = await admin('apis.createApi', { name: 'charted' })
-    const limited = await admin('keys.createKey', {
-      apiId,
-      name: 'limited',
-      ratelimit: { limit: 1, duration: 60_000, async: false },
-    })
-    const spent = await admin('keys.createKey', { apiId, name: 'spent', remaining: 1 })
-    const codes = async (key: string) => {
-      const said: string[] = []
-      for (let i = 0; i < 3; i++) said.push((await verify(key)).code)
-      return said
-    }
-    await clearOfWindowEdge(60_000)
-    expect(await codes(limited.key)).toEqual(['VALID', 'RATE_LIMITED', 'RATE_LIMITED'])
-    expect(await codes(spent.key)).toEqual(['VALID', 'USAGE_EXCEEDED', 'USAGE_EXCEEDED'])
-    const page = await signedIn()
-    for (const [keyId, name, counts] of [
-      [limited.keyId, 'limited', '1 valid, 2 rate limited, 0 usage exceeded'],
-      [spent.keyId, 'spent', '1 valid, 0 rate limited, 2 usage exceeded'],
-    ] as const) {
-      await page.goto(`${dev.url}/console#/keys/${keyId}`)
-      await page.getByRole('heading', { level: 1, name: `Key ${name}` }).waitFor()
-      // The verifications reach the store within a usage flush (5 s); the chart reads them when drawn.
-      await waitFor(
-        async () => (await reloadedDaySummary(page)).endsWith(`: ${counts}`),
-        `the chart of ${name} to count ${counts}`,
-        20_000,
-        500,
-      )
-    }
-    await page.context().close()
-  }, 60_000)
+  describe('usage, read from the analytics engine', () => {
+    /** Verifications of this api only, read with a root key that reads this api's usage only: no other test's count. */
+    let apiId: string
+    let reader: string
+    const keys = { busy: '', limited: '', spent: '', off: '' }
+    /** A tag a SQL string would have to escape: a quote, a backslash, double quotes. */
+    const TAGGED = 'it\'s \\ "quoted"'
+    const GLOBEX = `${XSS} globex`
 
-  it("counts a range from that range's answer, not from the other range's while it loads", async () => {
-    // Today's day bucket starts at 00:00 UTC, as an hour bucket does: the month's answer, read as the day's, put
-    // today's total at midnight and summed it as the last 24 hours' until the day's answer came.
-    const { apiId } = await admin('apis.createApi', { name: 'ranged' })
-    const made = await admin('keys.createKey', { apiId, name: 'ranged' })
-    expect((await verify(made.key)).valid).toBe(true)
-    const counted = async () => {
-      const answer = await fetch(`${dev.url}/v1/keys.getVerifications?keyId=${made.keyId}&granularity=day`, {
-        headers: { authorization: `Bearer ${rootKey}` },
-      })
-      const { verifications } = (await answer.json()) as { verifications: { success: number }[] }
-      return verifications.reduce((sum, bucket) => sum + bucket.success, 0) === 1
+    beforeAll(async () => {
+      ;({ apiId } = await admin('apis.createApi', { name: 'usage' }))
+      const made = {
+        busy: await admin('keys.createKey', { apiId, name: 'busy', externalId: 'acme' }),
+        limited: await admin('keys.createKey', {
+          apiId,
+          name: 'limited',
+          externalId: GLOBEX,
+          ratelimit: { limit: 1, duration: 60_000, async: false },
+        }),
+        spent: await admin('keys.createKey', { apiId, name: 'spent', remaining: 1 }),
+        off: await admin('keys.createKey', { apiId, name: 'off', externalId: 'acme', enabled: false }),
+      }
+      for (const name of Object.keys(keys) as (keyof typeof keys)[]) keys[name] = made[name].keyId as string
+      const codes = async (key: string, tagsOfEach: string[][]) => {
+        const said: string[] = []
+        for (const tags of tagsOfEach) said.push((await verify(key, tags)).code)
+        return said
+      }
+      await clearOfWindowEdge(60_000)
+      const busy = await codes(made.busy.key, [['path=/a'], ['path=/a', 'beta'], [TAGGED], []])
+      expect(busy).toEqual(['VALID', 'VALID', 'VALID', 'VALID'])
+      const limited = await codes(made.limited.key, [['path=/a'], ['path=/a'], ['path=/a']])
+      expect(limited).toEqual(['VALID', 'RATE_LIMITED', 'RATE_LIMITED'])
+      expect(await codes(made.spent.key, [[], []])).toEqual(['VALID', 'USAGE_EXCEEDED'])
+      expect(await codes(made.off.key, [[]])).toEqual(['DISABLED'])
+      ;({ key: reader } = await admin('rootKeys.createRootKey', {
+        name: 'usage reader',
+        permissions: [
+          `api.${apiId}.read_analytics`,
+          `api.${apiId}.read_api`,
+          `api.${apiId}.read_key`,
+          'identity.*.read_identity',
+        ],
+      }))
+      await waitForIngested(dev.url, rootKey, apiId, 10)
+    }, 60_000)
+
+    /** A table's rows, each as its cells' texts. */
+    const rowsOf = async (page: Page, table: string) => {
+      const rows = page.getByRole('table', { name: table }).locator('tbody tr')
+      await rows.first().waitFor()
+      return Promise.all((await rows.all()).map((row) => row.locator('td').allInnerTexts()))
     }
-    // The verification reaches the store within a usage flush.
-    await waitFor(counted, 'the verification to be counted', 20_000, 250)
-    const page = await signedIn()
-    await page.goto(`${dev.url}/console#/keys/${made.keyId}`)
-    const summary = page.getByTestId('verifications-summary')
-    await page.getByRole('button', { name: 'Last 30 days' }).click()
-    await expect.poll(() => summary.innerText()).toBe('Last 30 days: 1 valid, 0 rate limited, 0 usage exceeded')
-    // The day's answer is held back: meanwhile the chart has nothing of its own to show.
-    let release = () => {}
-    const held = new Promise<void>((resolve) => (release = resolve))
-    await page.route(/\/v1\/keys\.getVerifications\?.*granularity=hour/, async (route) => {
-      await held
-      await route.continue()
+
+    it('opens on an overview of what the root key may read: outcomes over time, busiest keys and identities, refusals', async () => {
+      // Every outcome, a query each over the rollups: the engine itself counts them (the route scopes them to the api).
+      expect(
+        await analytics(
+          `SELECT outcome, sum(count) AS n FROM key_verifications_per_day_v1 WHERE key_space_id = '${apiId}' GROUP BY outcome ORDER BY outcome`,
+        ),
+      ).toEqual([
+        { outcome: 'DISABLED', n: 1 },
+        { outcome: 'RATE_LIMITED', n: 2 },
+        { outcome: 'USAGE_EXCEEDED', n: 1 },
+        { outcome: 'VALID', n: 6 },
+      ])
+      const page = await signedIn(reader, undefined, OVERVIEW)
+      const problems = watchProblems(page)
+      const busiest = [
+        [keys.busy, apiId, '4', '0'],
+        [keys.limited, apiId, '3', '2'],
+        [keys.spent, apiId, '2', '1'],
+        [keys.off, apiId, '1', '1'],
+      ]
+      for (const range of ['Last 24 hours', 'Last 30 days']) {
+        await page.getByRole('button', { name: range }).click()
+        expect(await usageSummary(page)).toBe(`${range}: 6 valid, 2 rate limited, 1 usage exceeded, 1 disabled`)
+        expect(await rowsOf(page, 'Busiest keys')).toEqual(busiest)
+        expect(await rowsOf(page, 'Busiest identities')).toEqual([
+          ['acme', '5', '1'],
+          [GLOBEX, '3', '2'],
+        ])
+        expect(await rowsOf(page, 'Refusals by reason')).toEqual([
+          ['Rate limited', '2'],
+          ['Disabled', '1'],
+          ['Usage exceeded', '1'],
+        ])
+      }
+      await page.getByRole('button', { name: 'Last 24 hours' }).click()
+      await usageSummary(page)
+      await expect.poll(() => page.locator('main canvas').count()).toBeGreaterThan(0)
+      // An externalId is shown as text: nothing runs, no element is made of it.
+      expect(await page.evaluate<number | undefined>('window.__xss')).toBeUndefined()
+      expect(await page.locator('img').count()).toBe(0)
+      await expectAccessible(page, 'the overview')
+      await page.locator('main').screenshot({ path: screenshotPath('console-overview.png') })
+
+      // Its rows lead to the key's page and the identity's, each charting its own usage.
+      await page.getByRole('link', { name: keys.limited }).click()
+      await page.getByRole('heading', { level: 1, name: 'Key limited' }).waitFor()
+      expect(await usageSummary(page)).toBe('Last 24 hours: 1 valid, 2 rate limited')
+      await page.goBack()
+      await page.getByRole('link', { name: 'acme', exact: true }).click()
+      await page.getByRole('heading', { level: 1, name: 'Identity acme' }).waitFor()
+      expect(await usageSummary(page)).toBe('Last 24 hours: 4 valid, 1 disabled')
+      await expectAccessible(page, "an identity's page")
+      // The key's page also lists its audit entries, which this root key may not read (403, said on the page).
+      expect(problems.filter((problem) => !problem.includes('status of 403'))).toEqual([])
+      await page.context().close()
+    }, 60_000)
+
+    it("charts a key's and an api's usage by every outcome, narrowed to a tag typed with quotes and backslashes", async () => {
+      const page = await signedIn(reader, undefined, { hash: `#/keys/${keys.busy}`, heading: 'Key busy' })
+      const problems = watchProblems(page)
+      expect(await usageSummary(page)).toBe('Last 24 hours: 4 valid')
+      const filter = async (tag: string) => {
+        await page.getByLabel('Tag', { exact: true }).fill(tag)
+        await page.getByRole('button', { name: 'Filter by tag' }).click()
+      }
+      await filter('path=/a')
+      await expect.poll(() => usageSummary(page)).toBe('Last 24 hours, tagged "path=/a": 2 valid')
+      await filter(TAGGED)
+      await expect.poll(() => usageSummary(page)).toBe(`Last 24 hours, tagged "${TAGGED}": 1 valid`)
+      await page.getByRole('button', { name: 'Last 30 days' }).click()
+      await expect.poll(() => usageSummary(page)).toBe(`Last 30 days, tagged "${TAGGED}": 1 valid`)
+      // SQL typed as a tag is a tag no verification carried.
+      await filter("beta') OR ('1'='1")
+      await expect.poll(() => usageSummary(page)).toBe(`Last 30 days, tagged "beta') OR ('1'='1": no verifications`)
+      await page.getByRole('button', { name: 'Every tag' }).click()
+      await expect.poll(() => usageSummary(page)).toBe('Last 30 days: 4 valid')
+      // A control character is refused where it is typed: nothing is sent.
+      await page.getByLabel('Tag', { exact: true }).fill('a\tb')
+      await page.getByText('A tag cannot hold a line break, a tab or another control character.').waitFor()
+      expect(await page.getByRole('button', { name: 'Filter by tag' }).isDisabled()).toBe(true)
+      await expectAccessible(page, "a key's usage, its tag refused")
+
+      await page.goto(`${dev.url}/console#/apis/${apiId}`)
+      await page.getByRole('heading', { level: 1, name: 'Keys of usage' }).waitFor()
+      expect(await usageSummary(page)).toBe('Last 24 hours: 6 valid, 2 rate limited, 1 usage exceeded, 1 disabled')
+      await filter('path=/a')
+      await expect.poll(() => usageSummary(page)).toBe('Last 24 hours, tagged "path=/a": 3 valid, 2 rate limited')
+      await expectAccessible(page, "an api's usage")
+      expect(problems).toEqual([])
+      await page.context().close()
+    }, 60_000)
+
+    it("counts a range from that range's answer, not from the other range's while it loads", async () => {
+      // Today's day bucket starts at 00:00 UTC, as an hour bucket does: the month's answer, read as the day's, put
+      // today's total at midnight and summed it as the last 24 hours' until the day's answer came.
+      const page = await signedIn(reader, undefined, { hash: `#/keys/${keys.spent}`, heading: 'Key spent' })
+      const summary = page.getByTestId('usage-summary')
+      await page.getByRole('button', { name: 'Last 30 days' }).click()
+      await expect.poll(() => summary.innerText()).toBe('Last 30 days: 1 valid, 1 usage exceeded')
+      // The day's answer is held back: meanwhile the chart has nothing of its own to show.
+      let release = () => {}
+      const held = new Promise<void>((resolve) => (release = resolve))
+      await page.route('**/v2/analytics.getVerifications', async (route) => {
+        if (route.request().postData()?.includes('key_verifications_per_hour_v1')) await held
+        await route.continue()
+      })
+      await page.getByRole('button', { name: 'Last 24 hours' }).click()
+      await expect.poll(() => summary.innerText()).toBe('Last 24 hours: loading')
+      expect(await page.locator('.usage canvas').count()).toBe(0)
+      release()
+      await expect.poll(() => summary.innerText()).toBe('Last 24 hours: 1 valid, 1 usage exceeded')
+      await page.context().close()
     })
-    await page.getByRole('button', { name: 'Last 24 hours' }).click()
-    await expect.poll(() => summary.innerText()).toBe('Last 24 hours: loading')
-    expect(await page.locator('.verifications canvas').count()).toBe(0)
-    release()
-    await expect.poll(() => summary.innerText()).toBe('Last 24 hours: 1 valid, 0 rate limited, 0 usage exceeded')
+  })
+
+  it('says usage is not shown to a root key that may not read analytics, and the rest of the console works', async () => {
+    const { apiId } = await admin('apis.createApi', { name: 'unmetered' })
+    await admin('keys.createKey', { apiId, name: 'unmetered key' })
+    const { key } = await admin('rootKeys.createRootKey', {
+      name: 'no analytics',
+      permissions: ['api.*.read_api', 'api.*.read_key'],
+    })
+    const page = await signedIn(key, undefined, OVERVIEW)
+    const said =
+      'Usage is not shown: this root key may not read analytics. A root key with api.*.read_analytics ' +
+      '(or api.<apiId>.read_analytics, for one api) sees it.'
+    const unavailable = page.getByTestId('usage-unavailable')
+    await expect.poll(() => unavailable.innerText()).toBe(said)
+    expect(await page.getByRole('alert').count()).toBe(0)
+    await expectAccessible(page, 'the overview, analytics refused')
+    await open(page, 'Apis')
+    await page.getByRole('link', { name: 'unmetered', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: 'Keys of unmetered' }).waitFor()
+    await expect.poll(() => unavailable.innerText()).toBe(said)
+    await page.getByRole('link', { name: 'unmetered key' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Key unmetered key' }).waitFor()
+    await page.getByRole('button', { name: 'Disable key' }).waitFor()
+    await expect.poll(() => unavailable.innerText()).toBe(said)
     await page.context().close()
   })
 

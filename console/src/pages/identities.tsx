@@ -3,6 +3,7 @@ import type { KeygateApi } from '../api.js'
 import { formatJson } from '../format.js'
 import { parseJsonObject, parseRatelimits } from '../json-input.js'
 import type { Identity, ListedIdentity } from '../types.js'
+import { hrefOf } from '../router.js'
 import { EntityTable } from '../ui/entity-table.js'
 import { Field } from '../ui/fields.js'
 import { ErrorNote, Page, StatusNote, useStatus } from '../ui/page.js'
@@ -45,7 +46,13 @@ export function IdentitiesPage({ api }: { api: KeygateApi }) {
         rows={list.data?.identities}
         error={list.error}
         columns={[
-          { header: 'External id', class: 'name', cell: (identity) => identity.externalId },
+          {
+            header: 'External id',
+            class: 'name',
+            cell: (identity) => (
+              <a href={hrefOf({ page: 'identity', identityId: identity.id })}>{identity.externalId}</a>
+            ),
+          },
           { header: 'Id', class: 'mono', cell: (identity) => identity.id },
           {
             header: 'Rate limits',

@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import type { KeygateApi } from '../api.js'
 import { formatCredits, formatDuration, formatExpiry, formatJson, formatTime } from '../format.js'
 import { hrefOf, navigate } from '../router.js'
@@ -7,19 +7,15 @@ import { ConfirmDialog } from '../ui/confirm.js'
 import { ErrorNote, Fields, Page, StatusNote } from '../ui/page.js'
 import { ShownOnce } from '../ui/shown-once.js'
 import { useLoad } from '../ui/use-load.js'
-import { type LoadVerifications, VerificationsChart } from '../ui/verifications-chart.js'
+import { UsageChart } from '../usage/usage-chart.js'
 import { AuditTable } from './audit-table.js'
 import { EditKey } from './edit-key.js'
 import { KeyState } from './key-table.js'
 import { RerollKey } from './reroll-key.js'
 
-/** A key: its fields, the actions on it, its verifications chart and its audit entries. */
+/** A key: its fields, the actions on it, its usage by outcome and its audit entries. */
 export function KeyPageView({ api, keyId }: { api: KeygateApi; keyId: string }) {
   const key = useLoad(() => api.get('keys.getKey', { keyId }), [api, keyId])
-  const loadVerifications = useCallback<LoadVerifications>(
-    (query) => api.get('keys.getVerifications', { keyId, ...query }),
-    [api, keyId],
-  )
   const audit = useLoad(() => api.get('audit.list', { keyId, limit: 20 }), [api, keyId, key.data])
   const [status, setStatus] = useState<string>()
   const [error, setError] = useState<unknown>()
@@ -110,7 +106,7 @@ export function KeyPageView({ api, keyId }: { api: KeygateApi; keyId: string }) 
             />
           ) : null}
           <KeyFields record={record} />
-          <VerificationsChart load={loadVerifications} />
+          <UsageChart api={api} scope={{ kind: 'key', id: keyId }} />
           <h2>Audit entries</h2>
           <ErrorNote error={audit.error} />
           {audit.data ? <AuditTable entries={audit.data.entries} /> : null}

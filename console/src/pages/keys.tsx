@@ -9,6 +9,7 @@ import { ErrorNote, Page, StatusNote } from '../ui/page.js'
 import { Pager, useCursorPages } from '../ui/pager.js'
 import { ShownOnce } from '../ui/shown-once.js'
 import { useLoad } from '../ui/use-load.js'
+import { UsageChart } from '../usage/usage-chart.js'
 import { CreateKey } from './create-key.js'
 import { searchKeys } from './key-search.js'
 import { KeyTable } from './key-table.js'
@@ -16,7 +17,10 @@ import { KeyTable } from './key-table.js'
 const PAGE_SIZE = 50
 const NONE: ReadonlySet<string> = new Set()
 
-/** The keys of an api: search, a page at a time on the API's cursor, create (shown once), bulk disable and delete. */
+/**
+ * The keys of an api: its usage by outcome, search, a page at a time on the API's cursor, create (shown once), bulk
+ * disable and delete.
+ */
 export function KeysPage({ api, apiId }: { api: KeygateApi; apiId: string }) {
   const info = useLoad(() => api.get('apis.getApi', { apiId }), [api, apiId])
   const pages = useCursorPages()
@@ -138,6 +142,7 @@ export function KeysPage({ api, apiId }: { api: KeygateApi; apiId: string }) {
         onNext={pages.next}
         onPrevious={pages.previous}
       />
+      <UsageChart api={api} scope={{ kind: 'api', id: apiId }} />
       {confirmDelete ? (
         <ConfirmDialog
           title={`Delete ${selected.size} keys?`}

@@ -9,7 +9,7 @@ export function NotFoundPage({ hash }: { hash: string }) {
         The console has no page at <span class="mono">{hash}</span>: the address may have been cut or mistyped.
       </p>
       <p>
-        <a href={hrefOf({ page: 'apis' })}>Go to the apis</a>
+        <a href={hrefOf({ page: 'overview' })}>Go to the overview</a>
       </p>
     </Page>
   )

@@ -3,10 +3,12 @@ import type { Route } from '../router.js'
 import { ApisPage } from './apis.js'
 import { AuditPage } from './audit.js'
 import { IdentitiesPage } from './identities.js'
+import { IdentityPage } from './identity.js'
 import { KeyPageView } from './key.js'
 import { KeysPage } from './keys.js'
 import { NamespacePage } from './namespace.js'
 import { NotFoundPage } from './not-found.js'
+import { OverviewPage } from './overview.js'
 import { PermissionsPage } from './permissions.js'
 import { RatelimitsPage } from './ratelimits.js'
 import { RolesPage } from './roles.js'
@@ -17,6 +19,8 @@ import { WebhooksPage } from './webhooks.js'
 /** The page a route shows; keyed by the record it shows, so that moving to another starts it afresh. */
 export function PageOf({ route, api }: { route: Route; api: KeygateApi }) {
   switch (route.page) {
+    case 'overview':
+      return <OverviewPage api={api} />
     case 'apis':
       return <ApisPage api={api} />
     case 'keys':
@@ -25,6 +29,8 @@ export function PageOf({ route, api }: { route: Route; api: KeygateApi }) {
       return <KeyPageView key={route.keyId} api={api} keyId={route.keyId} />
     case 'identities':
       return <IdentitiesPage api={api} />
+    case 'identity':
+      return <IdentityPage key={route.identityId} api={api} identityId={route.identityId} />
     case 'permissions':
       return <PermissionsPage api={api} />
     case 'roles':
