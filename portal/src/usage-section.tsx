@@ -20,6 +20,7 @@ const NO_USE = {
   disabled: 0,
   expired: 0,
   usageExceeded: 0,
+  spentCredits: 0,
 }
 
 /**

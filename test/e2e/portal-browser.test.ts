@@ -385,13 +385,13 @@ describe('the portal page against a control plane on Redis and a separate verifi
       )
     expect(await forged('portal.rerollKey', { keyId: theirs.keyId, expiration: 0 })).toBe(404)
     expect(await forged('portal.revokeKey', { keyId: theirs.keyId })).toBe(404)
-    expect(
-      await forged('portal.getVerifications', {
-        startTime: Date.now() - 3_600_000,
-        endTime: Date.now(),
-        keyId: theirs.keyId,
-      }),
-    ).toBe(404)
+    // Usage is read by the customer's own externalId: their key named counts nothing of theirs.
+    const counted = await page.evaluate(
+      `fetch('/v2/portal.getVerifications', { method: 'POST', headers: { 'content-type': 'application/json' }, ` +
+        `body: ${JSON.stringify(JSON.stringify({ startTime: Date.now() - 3_600_000, endTime: Date.now(), keyId: theirs.keyId }))} })` +
+        `.then(async (r) => [r.status, (await r.json()).data.reduce((sum, point) => sum + point.total, 0)])`,
+    )
+    expect(counted).toEqual([200, 0])
     expect(await verify(theirs.key)).toBe('VALID')
     expect(await forged('portal.listKeys', {})).toBe(200)
 

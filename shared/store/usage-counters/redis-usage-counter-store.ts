@@ -18,9 +18,7 @@ export class RedisUsageCounterStore implements UsageCounterStore {
 
   constructor(private readonly redis: RedisClient) {
     this.nodes = () =>
-      redis instanceof Cluster
-        ? redis.nodes('master').sort((a, b) => nodeName(a).localeCompare(nodeName(b)))
-        : [redis as Redis]
+      redis instanceof Cluster ? redis.nodes('master').sort((a, b) => nodeName(a).localeCompare(nodeName(b))) : [redis]
   }
 
   async readCounters(cursor: string | undefined): Promise<CounterPage> {
