@@ -1,6 +1,6 @@
 import type { AnalyticsEngine } from '../engine/analytics-engine.js'
 import { analyticsError } from './analytics-errors.js'
-import { engineErrorOf } from './engine-errors.js'
+import { engineErrorOf, isEngineFailure } from './engine-errors.js'
 import { astNameOf, explainTree, fieldOf, kindOf, nodesOf, type ExplainNode } from './explain-tree.js'
 import {
   ALLOWED_FUNCTIONS,
@@ -61,6 +61,7 @@ async function formatted(engine: AnalyticsEngine, text: string): Promise<string>
   try {
     rows = await engine.query('SELECT formatQuerySingleLine({query:String}) AS sql', { query: text })
   } catch (err) {
+    if (isEngineFailure(err)) throw engineErrorOf(err)
     const message = String(err)
     if (/Empty query/i.test(message)) throw analyticsError('query', 'No SQL statements found', err)
     if (/Multi-statements/i.test(message)) {
@@ -97,9 +98,13 @@ function hasEscapedName(sql: string): boolean {
   return false
 }
 
-/** Where the parser stopped, as it says it, without the statement that asked it (Keygate's, not the caller's). */
+/**
+ * Where the parser stopped, as it says it, without the statement that asked it (Keygate's, not the caller's): chDB's
+ * message ends `. (SYNTAX_ERROR)`, the server client's `. ` (it keeps the exception's name apart).
+ */
 function syntaxProblem(message: string): string {
-  const said = /Syntax error[^:]*: (.*?)(?:: In scope |\. \(SYNTAX_ERROR\)|$)/s.exec(message)?.[1] ?? 'cannot be parsed'
+  const said =
+    /Syntax error[^:]*: (.*?)(?:: In scope |\.\s*(?:\(SYNTAX_ERROR\))?\s*$)/s.exec(message)?.[1] ?? 'cannot be parsed'
   return said.length > 300 ? `${said.slice(0, 300)}…` : said
 }
 
