@@ -1,3 +1,4 @@
+import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiError } from '../../shared/errors/errors.js'
 import { ensureAnalyticsSchema, PUBLIC_TABLES } from '../../control-plane/analytics/engine/analytics-tables.js'
@@ -44,6 +45,9 @@ describe('the ClickHouse server engine', () => {
   it('names the server and database without the credentials', () => {
     expect(engine.address).toBe(`http://127.0.0.1:${server().port}/keygate`)
     expect(engine.address).not.toContain(server().password)
+    // Nor does the engine itself, logged or serialised whole.
+    expect(JSON.stringify(engine)).not.toContain(server().password)
+    expect(inspect(engine, { depth: 10 })).not.toContain(server().password)
   })
 
   it('makes its database once: again, it finds it there', async () => {

@@ -46,17 +46,23 @@ export class ClickhouseServerEngine implements AnalyticsEngine {
   readonly database: string
   /** The server and database, for logs: no credentials. */
   readonly address: string
-  private readonly client: ClickHouseClient
+  // Private to the language, not only to the type: a log line or JSON of this engine shows neither the client (it
+  // holds the password) nor the URL.
+  readonly #client: ClickHouseClient
+  /** The URL without its database, for the one request made outside it (ensureDatabase). */
+  readonly #outsideDatabase: string
 
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly options: ServerEngineOptions = {},
   ) {
     const parsed = new URL(url)
     // As the client reads it: the path, undecoded, names the database.
     this.database = parsed.pathname.trim().length > 1 ? parsed.pathname.slice(1) : 'default'
     this.address = `${parsed.protocol}//${parsed.host}/${this.database}`
-    this.client = this.clientOn(url)
+    this.#client = this.clientOn(url)
+    parsed.pathname = '/'
+    this.#outsideDatabase = parsed.toString()
   }
 
   private clientOn(url: string): ClickHouseClient {
@@ -72,7 +78,7 @@ export class ClickhouseServerEngine implements AnalyticsEngine {
   }
 
   async command(sql: string): Promise<void> {
-    await this.client.command({
+    await this.#client.command({
       query: sql,
       clickhouse_settings: { distributed_ddl_task_timeout: String(CLUSTER_STATEMENT_SECONDS) },
     })
@@ -80,7 +86,7 @@ export class ClickhouseServerEngine implements AnalyticsEngine {
 
   async insert(table: string, rows: readonly object[], batchId: string): Promise<void> {
     for (const { text, token } of insertParts(rows, batchId, this.options.insertPartChars ?? INSERT_PART_CHARS)) {
-      const { stream } = await this.client.exec({
+      const { stream } = await this.#client.exec({
         query: `INSERT INTO ${quotedName(table)} FORMAT JSONEachRow`,
         values: Readable.from([text], { objectMode: false }),
         clickhouse_settings: {
@@ -98,7 +104,7 @@ export class ClickhouseServerEngine implements AnalyticsEngine {
   async query(sql: string, params?: Readonly<Record<string, string>>): Promise<EngineRow[]> {
     // The format as a default, not a FORMAT clause appended to the statement: after EXPLAIN's statement, a FORMAT
     // clause would be read as the explained query's own.
-    const { stream } = await this.client.exec({
+    const { stream } = await this.#client.exec({
       query: sql,
       ...(params === undefined ? {} : { query_params: params }),
       clickhouse_settings: { default_format: 'JSONEachRow' },
@@ -119,14 +125,12 @@ export class ClickhouseServerEngine implements AnalyticsEngine {
    */
   async ensureDatabase(cluster?: string): Promise<void> {
     try {
-      await this.client.command({ query: 'SELECT 1' })
+      await this.#client.command({ query: 'SELECT 1' })
       return
     } catch (err) {
       if ((err as { code?: unknown }).code !== UNKNOWN_DATABASE) throw err
     }
-    const outside = new URL(this.url)
-    outside.pathname = '/'
-    const client = this.clientOn(outside.toString())
+    const client = this.clientOn(this.#outsideDatabase)
     try {
       await client.command({
         query:
@@ -140,7 +144,7 @@ export class ClickhouseServerEngine implements AnalyticsEngine {
   }
 
   async close(): Promise<void> {
-    await this.client.close()
+    await this.#client.close()
   }
 }
 
