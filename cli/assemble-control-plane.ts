@@ -209,7 +209,9 @@ export function assembleControlPlane(
 
 /**
  * The analytics ingest on this control plane. An embedded engine is this control plane's alone: it ingests only if no
- * other control plane does when it starts (else two engines would each hold part of the rows), and says so if not.
+ * other control plane does when it starts (else two engines would each hold part of the rows), and says so if not. A
+ * server engine is every control plane's: any may hold the lease and ingest, and every one answers analytics queries
+ * (the ingest is never `refused`).
  */
 function analyticsIngestOf(
   parts: ProcessParts<Store>,

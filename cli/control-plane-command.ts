@@ -19,15 +19,15 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
   const { store, feed } = backend
   let analytics: OpenedAnalytics
   try {
-    analytics = await openAnalytics(config.analyticsDir)
+    analytics = await openAnalytics({ directory: config.analyticsDir, clickhouse: config.clickhouse }, log)
   } catch (err) {
     await backend.close()
-    throw new Error(
-      `the analytics engine could not be opened on ANALYTICS_DIR ${config.analyticsDir}: ${String(err)}`,
-      {
-        cause: err,
-      },
-    )
+    // The server's errors never say its URL's password (clickhouse-server-engine.ts), nor does this.
+    const where =
+      config.clickhouse === undefined
+        ? `on ANALYTICS_DIR ${config.analyticsDir}`
+        : 'for CLICKHOUSE_URL (--clickhouse-url)'
+    throw new Error(`the analytics engine could not be opened ${where}: ${String(err)}`, { cause: err })
   }
   const { app, verifier } = assembleControlPlane(
     {
@@ -64,7 +64,7 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
     throw err
   }
   log.info(
-    { redis: redactUrl(config.redisUrl), bootstrapRootKey: config.rootKey !== undefined },
+    { redis: redactUrl(config.redisUrl), bootstrapRootKey: config.rootKey !== undefined, analytics: analytics.about },
     'control plane started',
   )
   return app

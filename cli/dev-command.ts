@@ -28,7 +28,8 @@ interface DevServer {
 async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
   const backend = openBackend({ kind: 'memory' })
   const rootKey = config.rootKey ?? generateRootKey().key
-  const analytics = await openAnalytics(config.analyticsDir)
+  // Always the embedded engine: dev keeps everything in its process.
+  const analytics = await openAnalytics({ directory: config.analyticsDir }, log)
   const { app, verifier } = assembleControlPlane(
     {
       store: backend.store,

@@ -79,6 +79,7 @@ describe('the analytics ingest', () => {
   /** The engine, `before` told of each insert into the raw verifications table (and awaited) before it is made. */
   const engineBefore = (before: (rows: readonly object[]) => unknown): AnalyticsEngine => ({
     kind: engine.kind,
+    database: engine.database,
     command: (sql) => engine.command(sql),
     query: (sql) => engine.query(sql),
     close: () => engine.close(),

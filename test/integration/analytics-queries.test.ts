@@ -1,28 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ChdbEngine } from '../../control-plane/analytics/engine/chdb-engine.js'
-import { ensureAnalyticsSchema } from '../../control-plane/analytics/engine/analytics-tables.js'
+import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
 import { QUOTA_NAMESPACE } from '../../control-plane/analytics/query/run-query.js'
 import { QUERIES_PER_HOUR } from '../../control-plane/analytics/query/query-rules.js'
 import { generateRootKey } from '../../shared/keys/key-material.js'
+import { ANALYTICS_ENGINES, type OpenedEngine } from '../support/analytics-engines.js'
 import { openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend, type TestServer } from '../support/apps.js'
 
 const DAY = 86_400_000
 
 /**
- * analytics.getVerifications and analytics.getRatelimits on the embedded engine: what a query may read (its root
- * key's apis or namespaces, whatever the SQL says), what it may be (one SELECT over the call's tables, allowed
- * functions), and the limits, in the order Unkey's v2 checks them. Rows are inserted into the engine as the ingest
- * inserts them.
+ * analytics.getVerifications and analytics.getRatelimits on each engine, embedded and a server (its tables in a
+ * database of their own): what a query may read (its root key's apis or namespaces, whatever the SQL says), what it
+ * may be (one SELECT over the call's tables, allowed functions), and the limits, in the order Unkey's v2 checks them.
+ * Rows are inserted into the engine as the ingest inserts them.
  */
-describe('v2 analytics queries', () => {
+describe.each(ANALYTICS_ENGINES)('v2 analytics queries on the $kind engine', (harness) => {
   let backend: Backend
   let plane: TestServer
   let bare: TestServer
-  let engine: ChdbEngine
-  const directory = mkdtempSync(join(tmpdir(), 'keygate-queries-'))
+  let opened: OpenedEngine
+  let engine: AnalyticsEngine
   const now = Date.now()
   let apiA = ''
   let apiB = ''
@@ -58,8 +55,8 @@ describe('v2 analytics queries', () => {
 
   beforeAll(async () => {
     backend = await openBackend()
-    engine = new ChdbEngine(directory)
-    await ensureAnalyticsSchema(engine)
+    opened = await harness.open()
+    engine = opened.engine
     plane = await startTestControlPlane({ backend, analytics: { engine, holder: 'test' } })
     bare = await startTestControlPlane({ backend })
     apiA = (await call('/v2/apis.createApi', { name: 'api-a' })).body.data.apiId
@@ -97,8 +94,7 @@ describe('v2 analytics queries', () => {
     await plane?.close()
     await bare?.close()
     await backend?.close()
-    await engine?.close()
-    rmSync(directory, { recursive: true, force: true })
+    await opened?.close()
   })
 
   async function call(url: string, payload: object, rootKey = TEST_ROOT_KEY, server?: TestServer) {

@@ -2,13 +2,19 @@
 export type EngineRow = Record<string, unknown>
 
 /**
- * The analytics engine: ClickHouse, embedded in the process (chdb-engine.ts) or a server (one to come), speaking the
- * same SQL over the same tables (analytics-tables.ts). Narrow on purpose: statements, inserts that count once, and
- * reads; what may be asked of it, and by whom, is decided above it.
+ * The analytics engine: ClickHouse, embedded in the process (chdb-engine.ts) or a server reached over its HTTP
+ * interface (clickhouse-server-engine.ts), speaking the same SQL over the same tables (analytics-tables.ts). Narrow on
+ * purpose: statements, inserts that count once, and reads; what may be asked of it, and by whom, is decided above it.
+ *
+ * A call that fails rejects with ClickHouse's exception when ClickHouse answered one (its code as the embedded engine
+ * or the server's client gives it: query/engine-errors.ts reads both), else with an error of no code (the server could
+ * not be reached or did not answer in time, or the engine is closed). No error says the server's password.
  */
 export interface AnalyticsEngine {
   /** Which engine it is, for the logs and /v1/liveness: `embedded` or `server`. */
   readonly kind: 'embedded' | 'server'
+  /** The database its tables are in, where unqualified names are read (EXPLAIN names a table `database.table`). */
+  readonly database: string
   /** Runs a statement that answers nothing (CREATE, ALTER, OPTIMIZE). */
   command(sql: string): Promise<void>
   /**

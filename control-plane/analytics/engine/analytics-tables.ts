@@ -190,46 +190,115 @@ export const PUBLIC_TABLES: readonly string[] = [
 
 const columnsOf = (columns: Column[]) => columns.map(({ name, type }) => `\`${name}\` ${type}`).join(', ')
 const keyOf = (names: string[]) => names.map((name) => `\`${name}\``).join(', ')
+/** A name in backquotes, as ClickHouse reads it whatever it holds. */
+export const quotedName = (name: string) => `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``
 
-function rawTableStatement(table: RawTable): string {
-  return (
-    `CREATE TABLE IF NOT EXISTS \`${table.name}\` (${columnsOf(table.columns)}) ENGINE = MergeTree ` +
-    `ORDER BY (${keyOf(table.orderBy)}) ` +
-    `TTL toDateTime(fromUnixTimestamp64Milli(time)) + INTERVAL ${table.keptDays} DAY ` +
-    `SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`
-  )
+/**
+ * Where the tables are made. On one server (the embedded engine, or a ClickHouse server): MergeTree tables, their
+ * names unqualified (the engine's database). On a cluster (`CLICKHOUSE_CLUSTER`, as its `remote_servers` names it):
+ * every statement `ON CLUSTER`, so that every replica runs it, its names qualified by the database the statement was
+ * sent in (each replica runs it in its own context); the tables Replicated, with no arguments, so that the servers'
+ * `default_replica_path` and `default_replica_name` place them (by default `/clickhouse/tables/{uuid}/{shard}` and
+ * `{replica}`, the usual macros). One shard: every replica holds every row, and the public names are the tables
+ * themselves (no Distributed table in front), so the query rules and `additional_table_filters` read them as on one
+ * server. Sharding is not generated (docs/analytics.md, on a cluster).
+ */
+export type SchemaTarget = { cluster: string; database: string } | undefined
+
+/** How a statement names a table or view on `target`. */
+const nameOn = (name: string, target: SchemaTarget) =>
+  target === undefined ? quotedName(name) : `${quotedName(target.database)}.${quotedName(name)}`
+
+/** The `ON CLUSTER` clause, on a cluster. */
+const onCluster = (target: SchemaTarget) => (target === undefined ? '' : ` ON CLUSTER ${quotedName(target.cluster)}`)
+
+/**
+ * A table's engine and the deduplication window that drops a batch sent again: on one server the window of a
+ * MergeTree's own; on a cluster the replicated window (kept in Keeper: a batch sent again to another replica is
+ * dropped too).
+ */
+function engineOf(
+  kind: 'MergeTree' | 'AggregatingMergeTree',
+  target: SchemaTarget,
+): { engine: string; window: string } {
+  return target === undefined
+    ? { engine: kind, window: `non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}` }
+    : { engine: `Replicated${kind}`, window: `replicated_deduplication_window = ${DEDUPLICATION_WINDOW}` }
 }
 
-function rollupStatements(rollup: Rollup): string[] {
+/** A statement that makes a table or view when it is missing, and the name it makes. */
+export interface SchemaStatement {
+  name: string
+  sql: string
+}
+
+function rawTableStatement(table: RawTable, target: SchemaTarget): SchemaStatement {
+  const { engine, window } = engineOf('MergeTree', target)
+  return {
+    name: table.name,
+    sql:
+      `CREATE TABLE IF NOT EXISTS ${nameOn(table.name, target)}${onCluster(target)} (${columnsOf(table.columns)}) ` +
+      `ENGINE = ${engine} ORDER BY (${keyOf(table.orderBy)}) ` +
+      `TTL toDateTime(fromUnixTimestamp64Milli(time)) + INTERVAL ${table.keptDays} DAY ` +
+      `SETTINGS ${window}`,
+  }
+}
+
+function rollupStatements(rollup: Rollup, target: SchemaTarget): SchemaStatement[] {
+  const { engine, window } = engineOf('AggregatingMergeTree', target)
   const sums = rollup.sums.map(({ name }) => ({ name, type: 'SimpleAggregateFunction(sum, Int64)' }))
   const dimensions = rollup.dimensions.map(({ name }) => `\`${name}\``).join(', ')
+  const view = `${rollup.name}_mv`
   return [
-    `CREATE TABLE IF NOT EXISTS \`${rollup.name}\` ` +
-      `(\`time\` ${rollup.time.type}, ${columnsOf(rollup.dimensions)}, ${columnsOf(sums)}) ` +
-      `ENGINE = AggregatingMergeTree ORDER BY (${keyOf(rollup.orderBy)}) ` +
-      `TTL toDateTime(${rollup.ttlTime}) + INTERVAL ${rollup.keptDays} DAY ` +
-      `SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`,
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS \`${rollup.name}_mv\` TO \`${rollup.name}\` AS ` +
-      `SELECT ${rollup.time.of} AS time, ${dimensions}, ` +
-      `${rollup.sums.map(({ name, of }) => `${of} AS \`${name}\``).join(', ')} ` +
-      `FROM \`${rollup.from}\` GROUP BY time, ${dimensions}`,
+    {
+      name: rollup.name,
+      sql:
+        `CREATE TABLE IF NOT EXISTS ${nameOn(rollup.name, target)}${onCluster(target)} ` +
+        `(\`time\` ${rollup.time.type}, ${columnsOf(rollup.dimensions)}, ${columnsOf(sums)}) ` +
+        `ENGINE = ${engine} ORDER BY (${keyOf(rollup.orderBy)}) ` +
+        `TTL toDateTime(${rollup.ttlTime}) + INTERVAL ${rollup.keptDays} DAY ` +
+        `SETTINGS ${window}`,
+    },
+    {
+      name: view,
+      sql:
+        `CREATE MATERIALIZED VIEW IF NOT EXISTS ${nameOn(view, target)}${onCluster(target)} ` +
+        `TO ${nameOn(rollup.name, target)} AS ` +
+        `SELECT ${rollup.time.of} AS time, ${dimensions}, ` +
+        `${rollup.sums.map(({ name, of }) => `${of} AS \`${name}\``).join(', ')} ` +
+        `FROM ${nameOn(rollup.from, target)} GROUP BY time, ${dimensions}`,
+    },
   ]
 }
 
 /**
- * The statements that make every table and view, in the order they must run (a view after the tables it reads
- * and feeds): each does nothing when its table or view exists.
+ * The statements that make every table and view on `target` (default: one server), in the order they must run (a
+ * view after the tables it reads and feeds): each does nothing when its table or view exists.
  */
-export function analyticsSchema(): string[] {
+export function analyticsSchema(target?: SchemaTarget): SchemaStatement[] {
   return [
-    rawTableStatement(KEY_VERIFICATIONS),
-    ...KEY_VERIFICATION_ROLLUPS.flatMap(rollupStatements),
-    rawTableStatement(RATELIMITS),
-    ...RATELIMIT_ROLLUPS.flatMap(rollupStatements),
+    rawTableStatement(KEY_VERIFICATIONS, target),
+    ...KEY_VERIFICATION_ROLLUPS.flatMap((rollup) => rollupStatements(rollup, target)),
+    rawTableStatement(RATELIMITS, target),
+    ...RATELIMIT_ROLLUPS.flatMap((rollup) => rollupStatements(rollup, target)),
   ]
 }
 
-/** Makes every table and view that is missing; run at start, again at every start. */
-export async function ensureAnalyticsSchema(engine: AnalyticsEngine): Promise<void> {
-  for (const statement of analyticsSchema()) await engine.command(statement)
+/**
+ * Makes every table and view that is missing, in the engine's database (on `cluster`'s replicas when given); run at
+ * every start. On a cluster only the statements for what the replica reached lacks are sent: each waits for every
+ * replica, and one replica down would otherwise hold every start until it is back.
+ */
+export async function ensureAnalyticsSchema(engine: AnalyticsEngine, cluster?: string): Promise<void> {
+  const target = cluster === undefined ? undefined : { cluster, database: engine.database }
+  let statements = analyticsSchema(target)
+  if (target !== undefined) {
+    const present = new Set(
+      (await engine.query('SELECT name FROM system.tables WHERE database = currentDatabase()')).map((row) =>
+        String(row.name),
+      ),
+    )
+    statements = statements.filter(({ name }) => !present.has(name))
+  }
+  for (const { sql } of statements) await engine.command(sql)
 }

@@ -16,6 +16,7 @@ let openDirectory: string | undefined
  */
 export class ChdbEngine implements AnalyticsEngine {
   readonly kind = 'embedded' as const
+  readonly database = 'default'
   private session: Session
   /** The call running, or the last: each waits for the one before it. */
   private queue: Promise<unknown> = Promise.resolve()

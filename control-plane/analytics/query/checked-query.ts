@@ -1,6 +1,6 @@
 import type { AnalyticsEngine } from '../engine/analytics-engine.js'
 import { analyticsError } from './analytics-errors.js'
-import { engineErrorOf } from './engine-errors.js'
+import { engineErrorOf, isEngineFailure } from './engine-errors.js'
 import { astNameOf, explainTree, fieldOf, kindOf, nodesOf, type ExplainNode } from './explain-tree.js'
 import {
   ALLOWED_FUNCTIONS,
@@ -50,7 +50,7 @@ export async function checkedQuery(
   // asked, and say what they found in its refusal.
   if (named.subqueries) await count()
   const analysed = await explained(engine, `EXPLAIN QUERY TREE ${sql} SETTINGS ${settings}`, named)
-  const tables = checkAnalysis(analysed, dataset, named, nowMs)
+  const tables = checkAnalysis(analysed, dataset, engine.database, named, nowMs)
   if (!named.subqueries) await count()
   return { sql, tables }
 }
@@ -61,6 +61,7 @@ async function formatted(engine: AnalyticsEngine, text: string): Promise<string>
   try {
     rows = await engine.query('SELECT formatQuerySingleLine({query:String}) AS sql', { query: text })
   } catch (err) {
+    if (isEngineFailure(err)) throw engineErrorOf(err)
     const message = String(err)
     if (/Empty query/i.test(message)) throw analyticsError('query', 'No SQL statements found', err)
     if (/Multi-statements/i.test(message)) {
@@ -97,9 +98,13 @@ function hasEscapedName(sql: string): boolean {
   return false
 }
 
-/** Where the parser stopped, as it says it, without the statement that asked it (Keygate's, not the caller's). */
+/**
+ * Where the parser stopped, as it says it, without the statement that asked it (Keygate's, not the caller's): chDB's
+ * message ends `. (SYNTAX_ERROR)`, the server client's `. ` (it keeps the exception's name apart).
+ */
 function syntaxProblem(message: string): string {
-  const said = /Syntax error[^:]*: (.*?)(?:: In scope |\. \(SYNTAX_ERROR\)|$)/s.exec(message)?.[1] ?? 'cannot be parsed'
+  const said =
+    /Syntax error[^:]*: (.*?)(?:: In scope |\.\s*(?:\(SYNTAX_ERROR\))?\s*$)/s.exec(message)?.[1] ?? 'cannot be parsed'
   return said.length > 300 ? `${said.slice(0, 300)}…` : said
 }
 
@@ -169,12 +174,18 @@ function checkSyntax(tree: ExplainNode, dataset: QueryDataset): TableNames {
 }
 
 /**
- * Holds the analysed tree to the dataset: every table read is one of its tables, every other name a CTE (none named
- * as one of its tables), at most MAX_PROJECTED_COLUMNS projected, and no lower bound on `time` before what the tables
- * read keep. Answers the tables read.
+ * Holds the analysed tree to the dataset: every table read is one of its tables (in the engine's `database`), every
+ * other name a CTE (none named as one of its tables), at most MAX_PROJECTED_COLUMNS projected, and no lower bound on
+ * `time` before what the tables read keep. Answers the tables read.
  */
-function checkAnalysis(tree: ExplainNode, dataset: QueryDataset, names: TableNames, nowMs: number): QueryTable[] {
-  const byName = new Map(dataset.tables.map((table) => [`default.${table.name}`, table]))
+function checkAnalysis(
+  tree: ExplainNode,
+  dataset: QueryDataset,
+  database: string,
+  names: TableNames,
+  nowMs: number,
+): QueryTable[] {
+  const byName = new Map(dataset.tables.map((table) => [`${database}.${table.name}`, table]))
   const read = new Map<string, QueryTable>()
   const ctes = new Set<string>()
   let projected = 0
@@ -193,7 +204,7 @@ function checkAnalysis(tree: ExplainNode, dataset: QueryDataset, names: TableNam
       if (name === 'system.one') continue
       const table = byName.get(name)
       if (table === undefined)
-        throw analyticsError('table', `Access to table '${name.replace(/^default\./, '')}' is not allowed`)
+        throw analyticsError('table', `Access to table '${unqualified(name, database)}' is not allowed`)
       read.set(table.name, table)
     }
     if (kind === 'QUERY') {
@@ -215,6 +226,10 @@ function checkAnalysis(tree: ExplainNode, dataset: QueryDataset, names: TableNam
   if (Number.isFinite(keptDays)) checkRetention(tree, keptDays, nowMs)
   return tables
 }
+
+/** A table's name as the analyser gives it, without the engine's database (a table of another stays qualified). */
+const unqualified = (name: string, database: string) =>
+  name.startsWith(`${database}.`) ? name.slice(database.length + 1) : name
 
 /** A comparison with `time` on the left, and how it reads with `time` on the right. */
 const LOWER_BOUNDS: Record<string, 'lower' | 'upper' | 'equal'> = {
