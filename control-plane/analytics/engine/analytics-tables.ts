@@ -33,7 +33,7 @@ interface Rollup {
   name: string
   from: string
   /** The period's start, as a column type and as the expression over `from`'s `time`. */
-  time: { type: 'DateTime' | 'Date'; of: string }
+  time: { type: typeof UTC_DATETIME | 'Date'; of: string }
   dimensions: Column[]
   /** The counted columns: each a sum, and the expression that counts it over `from`. */
   sums: { name: string; of: string }[]
@@ -43,6 +43,13 @@ interface Rollup {
   /** How the TTL reads a row's time. */
   ttlTime: string
 }
+
+/**
+ * A rollup's period start: a DateTime in UTC, so that hours, days and months are UTC's whatever the timezone of the
+ * machine or server the engine runs on (ClickHouse reads a plain DateTime in the server's own). Days and months are
+ * Dates taken from it, in UTC too.
+ */
+const UTC_DATETIME = "DateTime('UTC')"
 
 const DEDUPLICATION_WINDOW = 10_000
 
@@ -110,10 +117,10 @@ export const KEY_VERIFICATION_ROLLUPS: Rollup[] = [
   verificationRollup(
     'minute',
     KEY_VERIFICATIONS.name,
-    { type: 'DateTime', of: 'toStartOfMinute(fromUnixTimestamp64Milli(time))' },
+    { type: UTC_DATETIME, of: "toStartOfMinute(fromUnixTimestamp64Milli(time, 'UTC'))" },
     90,
   ),
-  verificationRollup('hour', 'key_verifications_per_minute_v1', { type: 'DateTime', of: 'toStartOfHour(time)' }, 90),
+  verificationRollup('hour', 'key_verifications_per_minute_v1', { type: UTC_DATETIME, of: 'toStartOfHour(time)' }, 90),
   verificationRollup('day', 'key_verifications_per_hour_v1', { type: 'Date', of: 'toDate(toStartOfDay(time))' }, 365),
   verificationRollup('month', 'key_verifications_per_day_v1', { type: 'Date', of: 'toStartOfMonth(time)' }, 3 * 365),
 ]
@@ -172,10 +179,10 @@ export const RATELIMIT_ROLLUPS: Rollup[] = [
   ratelimitRollup(
     'minute',
     RATELIMITS.name,
-    { type: 'DateTime', of: 'toStartOfMinute(fromUnixTimestamp64Milli(time))' },
+    { type: UTC_DATETIME, of: "toStartOfMinute(fromUnixTimestamp64Milli(time, 'UTC'))" },
     7,
   ),
-  ratelimitRollup('hour', 'ratelimits_per_minute_v1', { type: 'DateTime', of: 'toStartOfHour(time)' }, 30),
+  ratelimitRollup('hour', 'ratelimits_per_minute_v1', { type: UTC_DATETIME, of: 'toStartOfHour(time)' }, 30),
   ratelimitRollup('day', 'ratelimits_per_hour_v1', { type: 'Date', of: 'toDate(toStartOfDay(time))' }, 100),
   ratelimitRollup('month', 'ratelimits_per_day_v1', { type: 'Date', of: 'toStartOfMonth(time)' }, 3 * 365),
 ]

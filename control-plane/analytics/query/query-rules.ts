@@ -37,8 +37,7 @@ export interface QueryDataset {
   scopeColumn: 'key_space_id' | 'namespace_id'
 }
 
-const rollupTime = (time: { type: 'DateTime' | 'Date' }): QueryTable['time'] =>
-  time.type === 'Date' ? 'date' : 'datetime'
+const rollupTime = (time: { type: string }): QueryTable['time'] => (time.type === 'Date' ? 'date' : 'datetime')
 
 export const VERIFICATIONS: QueryDataset = {
   name: 'verifications',
