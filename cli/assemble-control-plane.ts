@@ -228,11 +228,12 @@ function analyticsIngestOf(
     holder,
     namespaceIdOf: async (name) =>
       (await parts.store.entities.getEntity<NamespaceRecord>(namespaceAddress(name)))?.doc.id,
-    moveCounters: () =>
+    moveCounters: (stillHeld) =>
       moveUsageCounters({
         counters: parts.store.usageCounters,
         engine,
         keyOf: (keyId) => parts.store.keys.getKeyById(keyId),
+        stillHeld,
       }),
     ...(engine.kind === 'embedded'
       ? {

@@ -28,7 +28,7 @@ export interface ProcessParts<Store> {
   log: Logger
   /**
    * Closes the store and feed (the command's own connections), called once the process's work has stopped: the
-   * last usage counts are written first. A test sharing one store between servers leaves it out.
+   * last analytics rows are handed over first. A test sharing one store between servers leaves it out.
    */
   closeBackend?: () => Promise<void>
 }
@@ -62,7 +62,7 @@ export interface AssembledVerifier {
 /**
  * The verifier sidecar, wired: the key verifier on the store and feed, its HTTP app, and the reverse proxy
  * when configured. Nothing is started: the caller starts the verifier's sync and listens. Closing the app
- * closes the proxy, stops the verifier (writing its last usage counts), then closes the backend.
+ * closes the proxy, stops the verifier (handing its last analytics rows over), then closes the backend.
  */
 export async function assembleVerifier(
   parts: ProcessParts<VerifierStore>,

@@ -87,7 +87,7 @@ export interface NewPortalKey {
   key: string
 }
 
-/** One bucket of getVerifications: counts by outcome (Keygate counts valid, rateLimited and usageExceeded). */
+/** One bucket of getVerifications: counts by outcome, and the credits spent. */
 export interface UsageBucket {
   time: number
   /** The key, when asked per key. */

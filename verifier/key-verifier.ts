@@ -181,8 +181,8 @@ export class KeyVerifier {
   }
 
   /**
-   * Stops background work (polling) and writes the verification counts and the async rate-limit usage gathered
-   * since last written: call it before the store closes. The store and feed are closed by whoever opened them.
+   * Stops background work (polling) and hands over the analytics rows and the async rate-limit usage gathered since
+   * last handed over: call it before the store closes. The store and feed are closed by whoever opened them.
    */
   async stop(): Promise<void> {
     this.sync.stop()

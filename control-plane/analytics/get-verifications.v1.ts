@@ -97,6 +97,7 @@ export const getVerificationsV1 = v1Route({
       'INSUFFICIENT_PERMISSIONS',
       'NOT_FOUND',
       'PRECONDITION_FAILED',
+      'UNPROCESSABLE',
       'RATE_LIMITED',
       'INTERNAL_SERVER_ERROR',
       'UNAVAILABLE',

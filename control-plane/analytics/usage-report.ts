@@ -3,8 +3,8 @@ import type { VerdictCode } from '../../shared/verification/verification.js'
 import type { AnalyticsAccess } from './analytics-access.js'
 import type { AnalyticsEngine, EngineRow } from './engine/analytics-engine.js'
 import { analyticsError } from './query/analytics-errors.js'
-import { engineErrorOf } from './query/engine-errors.js'
 import { KEY_VERIFICATION_ROLLUPS } from './engine/analytics-tables.js'
+import { reportErrorOf } from './report-error.js'
 import { stringListParam } from './string-list-param.js'
 
 /** A time slice of a report. */
@@ -14,17 +14,21 @@ export type Slice = 'hour' | 'day' | 'month'
 export interface UsageQuery {
   /** Only rows of these apis (`key_space_id`): the reach the caller was checked for. */
   apiIds: readonly string[]
-  /** Only these keys; none: every key of the apis (and the apis' unknown-key counts, as notFound). */
+  /** Only these keys; none: every key of the apis (and the apis' unknown-key counts, as notFound, unless byKey). */
   keyIds?: readonly string[] | undefined
   /** Only verifications that resolved to this identity (externalId), of whatever key, deleted ones included. */
   externalId?: string | undefined
   /** Only verifications that carried every one of these tags. */
   tags?: readonly string[] | undefined
-  /** The range, Unix ms: from the start of the slice (hour without slices) holding `start` to `end`, inclusive. */
+  /**
+   * The range, Unix ms: from the start of the slice holding `start` to the end of the one holding `end`; without
+   * slices, of the hour (the day, when `start` is older than the hourly rollup keeps).
+   */
   start: number
   end: number
   /** One row per slice, or (undefined) one sum over the range. */
   slice: Slice | undefined
+  /** By key; verifications of unknown keys (notFound) are left out, as they have no key. */
   byKey?: boolean
   /** By externalId; verifications without an identity are left out, as Unkey leaves them out. */
   byIdentity?: boolean
@@ -123,7 +127,7 @@ export async function usageReport(engine: AnalyticsEngine, query: UsageQuery, no
     try {
       answer = await engine.query(sql, params)
     } catch (err) {
-      throw engineErrorOf(err)
+      throw reportErrorOf(err)
     }
   }
   if (answer.length > MAX_ENGINE_ROWS)
@@ -178,6 +182,8 @@ function reportStatement(
     filters.push('external_id = {externalId:String}')
     params.externalId = query.externalId
   }
+  // A row per key or identity is of verifications that had one: an unknown key's (NOT_FOUND) has neither.
+  if (query.byKey === true) filters.push("key_id != ''")
   if (query.byIdentity === true) filters.push("external_id != ''")
   for (const [i, tag] of (query.tags ?? []).entries()) {
     filters.push(`has(tags, {tag${i}:String})`)

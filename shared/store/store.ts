@@ -35,7 +35,7 @@ export interface Store extends StoreHealth {
   readonly rootKeys: RootKeyStore
   /** Rate-limit windows of keys and of the rate-limit service. */
   readonly counters: CounterStore
-  /** Verification counts. */
+  /** The verification counters kept before analytics, moved into the engine once (nothing writes them). */
   readonly usageCounters: UsageCounterStore
   /** Analytics batches on their way from the processes that record them to the engine. */
   readonly analyticsBuffer: AnalyticsBufferStore

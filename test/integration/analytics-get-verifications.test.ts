@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import type { VerdictCode } from '../../shared/verification/verification.js'
 import { newId } from '../../shared/ids.js'
 import { generateRootKey } from '../../shared/keys/key-material.js'
-import { ManualClock, startTestControlPlane } from '../support/apps.js'
+import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
+import { ManualClock, openBackend, startTestControlPlane } from '../support/apps.js'
 import { ADMIN_HEADERS, onBothStores } from '../support/both-stores.js'
 
 const HOUR = 3_600_000
@@ -256,6 +257,51 @@ onBothStores('analytics.getVerifications', { clock: () => new ManualClock(NOW), 
         })
     })
 
+    it("a sum from further back than the hourly rollup keeps (90 days) is read by the day, from start's UTC day", async () => {
+      const apiId = await newApi()
+      const { keyId } = await newKey(apiId)
+      const at = (time: number): Verification => ({ keyId, time, outcome: 'VALID', tags: [] })
+      const start = NOW - 100 * DAY
+      const day = Math.floor(start / DAY) * DAY
+      // The day before start's: not counted; start's day before its hour, and after: counted by the day.
+      await record([at(day - HOUR), at(day + HOUR), at(start + HOUR)])
+      expect((await query({ apiId, start, end: NOW })).body).toEqual([{ ...expected([]), valid: 2, total: 2 }])
+      // Within the 90 days, by the hour: from start's hour.
+      const recent = NOW - 10 * DAY
+      const recentDay = Math.floor(recent / DAY) * DAY
+      await record([at(recentDay + HOUR), at(recent + HOUR)])
+      expect((await query({ apiId, start: recent, end: NOW })).body).toEqual([{ ...expected([]), valid: 1, total: 1 }])
+    })
+
+    it('filters by an externalId and a tag as they are: quotes, backslashes, tabs and newlines', async () => {
+      const apiId = await newApi()
+      const { keyId } = await newKey(apiId)
+      const { keyId: plain } = await newKey(apiId)
+      const externalId = `o'ne\\"two\t\\'three\n`
+      made.set(keyId, { apiId, externalId })
+      made.set(plain, { apiId, externalId: `o'ne\\` })
+      const tag = `path='/a\\b'\t"x"\\`
+      const at = (key: string, tags: string[]): Verification => ({
+        keyId: key,
+        time: NOW - HOUR,
+        outcome: 'VALID',
+        tags,
+      })
+      await record([at(keyId, [tag]), at(keyId, []), at(plain, [tag]), at(plain, ['path=/a'])])
+      const counted = async (params: Record<string, string>) =>
+        (await query({ apiId, start: NOW - DAY, ...params })).body[0]?.total
+      expect(await counted({ externalId })).toBe(2)
+      expect(await counted({ tag })).toBe(2)
+      expect(await counted({ externalId, tag })).toBe(1)
+      const byIdentity = await query({ apiId, start: NOW - DAY, groupBy: 'identity' })
+      expect(byIdentity.body.map((row: any) => [row.identity.externalId, row.total]).sort()).toEqual(
+        [
+          [externalId, 2],
+          [`o'ne\\`, 2],
+        ].sort(),
+      )
+    })
+
     it("keeps a deleted key's verifications", async () => {
       const apiId = await newApi()
       const { keyId } = await newKey(apiId)
@@ -273,6 +319,18 @@ onBothStores('analytics.getVerifications', { clock: () => new ManualClock(NOW), 
       await stack.ingestAnalytics()
       const { body } = await query({ apiId, start: NOW - HOUR, end: NOW })
       expect(body).toEqual([{ ...expected([]), valid: 2, usageExceeded: 1, total: 3 }])
+    })
+
+    it("per key: a row per key verified, none for the api's unknown keys (they have no key)", async () => {
+      const apiId = await newApi()
+      const { key, keyId } = await stack.post('keys.createKey', { apiId }).then((r) => r.body)
+      await stack.verify({ key, apiId })
+      await stack.verify({ key: 'kg_not_a_key_of_any_api', apiId })
+      await stack.ingestAnalytics()
+      const summed = await query({ apiId, start: NOW - HOUR, end: NOW })
+      expect(summed.body).toEqual([{ ...expected([]), valid: 1, notFound: 1, total: 2 }])
+      const perKey = await query({ apiId, start: NOW - HOUR, end: NOW, groupBy: 'key' })
+      expect(perKey.body).toEqual([{ keyId, ...expected([]), valid: 1, total: 1 }])
     })
   })
 
@@ -296,6 +354,45 @@ onBothStores('analytics.getVerifications', { clock: () => new ManualClock(NOW), 
       const apiId = newId('api')
       const { status, body } = await query({ apiId, start: NOW - HOUR })
       expect({ status, message: body.error.message }).toEqual({ status: 404, message: `api ${apiId} not found` })
+    })
+
+    it('an engine that fails on the report (not a limit): 503, saying nothing of the statement', async () => {
+      const backend = await openBackend()
+      const engine = stack.engine!
+      // The engine as it answers once its session is gone: the report is Keygate's statement, not the caller's.
+      const failing: AnalyticsEngine = {
+        kind: engine.kind,
+        command: (sql) => engine.command(sql),
+        insert: (table, rows, batchId) => engine.insert(table, rows, batchId),
+        query: async (sql) => {
+          throw new Error(`Code: 1001. DB::Exception: std::exception. (STD_EXCEPTION) while running ${sql}`)
+        },
+        close: async () => undefined,
+      }
+      const broken = await startTestControlPlane({
+        backend,
+        clock: stack.clock,
+        analytics: { engine: failing, holder: 'broken' },
+      })
+      try {
+        const { apiId } = (await stack.post('apis.createApi', { name: 'broken' }, broken)).body
+        const { keyId } = (await stack.post('keys.createKey', { apiId }, broken)).body
+        for (const url of [
+          `/v1/analytics.getVerifications?apiId=${apiId}&start=${NOW - HOUR}`,
+          `/v1/keys.getVerifications?keyId=${keyId}`,
+        ]) {
+          const response = await broken.app.inject({ url, headers: ADMIN_HEADERS })
+          expect({ url, status: response.statusCode, code: response.json().error.code }).toEqual({
+            url,
+            status: 503,
+            code: 'UNAVAILABLE',
+          })
+          expect(response.body).not.toMatch(/SELECT|key_space_id|DB::Exception/)
+        }
+      } finally {
+        await broken.close()
+        await backend.close()
+      }
     })
 
     it('a control plane that serves no analytics: 412 saying so', async () => {

@@ -921,6 +921,9 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()), analyt
       for (const row of perKey.body.data as { keyId: string; total: number }[])
         byKey.set(row.keyId, (byKey.get(row.keyId) ?? 0) + row.total)
       expect(Object.fromEntries(byKey)).toEqual({ [own.keyId]: 3, [second.keyId]: 1 })
+      // Named keys only, summed.
+      const named = await asCustomer('portal.getVerifications', headers, { ...window, keyIds: [second.keyId] })
+      expect(named.body.data.reduce((sum: number, p: { total: number }) => sum + p.total, 0)).toBe(1)
       const theirs = await asCustomer('portal.getVerifications', headers, { ...window, keyId: other.keyId })
       expect(theirs.body.data.reduce((sum: number, p: { total: number }) => sum + p.total, 0)).toBe(0)
       // A deleted key's past verifications stay the customer's.

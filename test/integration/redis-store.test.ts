@@ -421,6 +421,9 @@ describe('every part on Redis, when Redis cannot be reached: StoreUnavailableErr
       'counters.addNamespaceUsage': () => store.counters.addNamespaceUsage('ns', 'id', 60_000, 0, 1),
       'usageCounters.readCounters': () => store.usageCounters.readCounters(undefined),
       'usageCounters.dropCounters': () => store.usageCounters.dropCounters(['kg:usage:{k}:hour:0']),
+      'usageCounters.pendingMove': () => store.usageCounters.pendingMove(),
+      'usageCounters.beginMove': () => store.usageCounters.beginMove({ token: 't', rows: [], entries: [] }),
+      'usageCounters.endMove': () => store.usageCounters.endMove(),
       'audit.appendAudit': () =>
         store.audit.appendAudit({ at: now, rootKeyId: root.id, action: 'keys.createKey', keyId: key.id }),
       'audit.listAudit': () => store.audit.listAudit({ limit: 10 }),

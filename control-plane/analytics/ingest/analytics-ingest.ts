@@ -61,10 +61,12 @@ export interface IngestDeps {
   /** Rows taken per insert, at most (default ROWS_PER_INSERT). */
   rowsPerInsert?: number
   /**
-   * Moves the counters kept in the store before analytics into the engine (move-usage-counters.ts), answering how
-   * many: run by the lease holder until it has succeeded once.
+   * Moves the counters kept in the store before analytics into the engine (move-usage-counters.ts), asking
+   * `stillHeld` before each page; answers how many, or undefined if it stopped as the lease was lost. Run by the lease
+   * holder after a pass that ingested every buffer (the move reads from the engine when verifiers began recording),
+   * until it has finished once.
    */
-  moveCounters?: () => Promise<number>
+  moveCounters?: (stillHeld: () => Promise<boolean>) => Promise<number | undefined>
 }
 
 /**
@@ -165,20 +167,22 @@ export class AnalyticsIngest {
     this.timer.unref()
   }
 
-  /** Stops this exclusive ingest for good, and says so. */
   private countersMoved = false
 
-  private async moveCounters(move: () => Promise<number>): Promise<void> {
+  private async moveCounters(move: NonNullable<IngestDeps['moveCounters']>): Promise<void> {
     try {
-      const moved = await move()
+      const moved = await move(() => this.deps.buffer.holdLease(INGEST_LEASE, this.deps.holder, INGEST_LEASE_MS))
+      // Stopped as another took the lease over: the holder moves the rest.
+      if (moved === undefined) return
       this.countersMoved = true
       if (moved > 0) this.deps.log.info({ moved }, 'moved the verification counters kept in the store into analytics')
     } catch (err) {
-      // Tried again at the next pass: the buffers are ingested meanwhile.
+      // Tried again after the next pass: the buffers are ingested meanwhile.
       this.deps.log.warn({ err }, 'could not move the verification counters kept in the store into analytics yet')
     }
   }
 
+  /** Stops this exclusive ingest for good, and says so. */
   private refuse(): void {
     this.stopped = true
     this.deps.exclusive?.onRefused()
@@ -195,7 +199,6 @@ export class AnalyticsIngest {
       if (!held) this.refuse()
     }
     if (!held) return false
-    if (!this.countersMoved && this.deps.moveCounters !== undefined) await this.moveCounters(this.deps.moveCounters)
     let found = false
     let bytes = 0
     let trimmed = 0
@@ -226,6 +229,9 @@ export class AnalyticsIngest {
     }
     this.bufferBytes.set(bytes)
     this.trimmedRows.set(trimmed)
+    // Once every buffer is in the engine: the rows verifiers recorded say which hours the counters still hold alone.
+    if (failures.length === 0 && !this.countersMoved && this.deps.moveCounters !== undefined)
+      await this.moveCounters(this.deps.moveCounters)
     if (failures.length === 1) throw failures[0]
     if (failures.length > 1) throw new AggregateError(failures, `${failures.length} analytics buffers failed to ingest`)
     return found

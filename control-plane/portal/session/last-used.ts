@@ -1,6 +1,6 @@
 import type { AnalyticsAccess } from '../../analytics/analytics-access.js'
 import { KEY_VERIFICATIONS } from '../../analytics/engine/analytics-tables.js'
-import { engineErrorOf } from '../../analytics/query/engine-errors.js'
+import { reportErrorOf } from '../../analytics/report-error.js'
 import { stringListParam } from '../../analytics/string-list-param.js'
 
 /**
@@ -30,7 +30,7 @@ export async function lastUsedAt(
     )
     for (const row of rows) used.set(String(row.key_id), Number(row.last))
   } catch (err) {
-    throw engineErrorOf(err)
+    throw reportErrorOf(err)
   }
   return used
 }

@@ -54,8 +54,13 @@ export const redisKeys = {
    */
   namespaceWindow: (namespace: string, identifier: string, duration: number, window: number) =>
     `kg:rlns:{${digestOf(JSON.stringify([namespace, identifier]))}}:${duration}:${window}`,
-  /** HASH {success, rateLimited, usageExceeded}: one analytics bucket of a key, in the key id's slot. */
+  /**
+   * HASH {success, rateLimited, usageExceeded}: a key's verification counter of an hour or day as verifiers kept them
+   * before analytics, in the key id's slot; only read, to be moved into the engine, and dropped.
+   */
   usage: (keyId: string, granularity: string, time: number) => `kg:usage:{${keyId}}:${granularity}:${time}`,
+  /** STRING (JSON): the move of a page of those counters begun and not ended (usage-counter-store.ts, CounterMove). */
+  usageMove: 'kg:usage-move',
   /** STREAM of audit entries (field `entry`: JSON), capped. */
   auditLog: 'kg:{audit}:log',
   /** STRING hash: keyId → record pointer (own slot; never decides a verdict). */

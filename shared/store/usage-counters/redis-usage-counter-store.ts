@@ -2,7 +2,7 @@ import { Cluster, type Redis } from 'ioredis'
 import type { RedisClient } from '../redis/redis-connection.js'
 import { redisKeys } from '../redis/redis-keys.js'
 import { storeCall } from '../redis/redis-store-call.js'
-import type { CounterPage, HourCounter, UsageCounterStore } from './usage-counter-store.js'
+import type { CounterMove, CounterPage, HourCounter, UsageCounterStore } from './usage-counter-store.js'
 
 /** Entries SCAN is asked for per call. */
 const SCAN_COUNT = 1_000
@@ -27,7 +27,8 @@ export class RedisUsageCounterStore implements UsageCounterStore {
     const node = nodes[at]
     if (node === undefined) return { counters: [], entries: [], cursor: undefined }
     const [next, found] = await storeCall(() => node.scan(scanCursor, 'MATCH', 'kg:usage:*', 'COUNT', SCAN_COUNT))
-    const entries = found.filter((entry) => ENTRY.test(entry))
+    // SCAN may answer an entry more than once: a page holds it once.
+    const entries = [...new Set(found)].filter((entry) => ENTRY.test(entry))
     const hours = entries.filter((entry) => ENTRY.exec(entry)![2] === 'hour')
     const counts = await Promise.all(hours.map((entry) => storeCall(() => this.redis.hgetall(entry))))
     const counters: HourCounter[] = hours.map((entry, i) => {
@@ -48,6 +49,19 @@ export class RedisUsageCounterStore implements UsageCounterStore {
   async dropCounters(entries: readonly string[]): Promise<void> {
     // One at a time per entry: on a Cluster each is in its own key's slot.
     await Promise.all(entries.map((entry) => storeCall(() => this.redis.unlink(entry))))
+  }
+
+  async pendingMove(): Promise<CounterMove | undefined> {
+    const move = await storeCall(() => this.redis.get(redisKeys.usageMove))
+    return move === null ? undefined : (JSON.parse(move) as CounterMove)
+  }
+
+  async beginMove(move: CounterMove): Promise<void> {
+    await storeCall(() => this.redis.set(redisKeys.usageMove, JSON.stringify(move)))
+  }
+
+  async endMove(): Promise<void> {
+    await storeCall(() => this.redis.unlink(redisKeys.usageMove))
   }
 }
 
