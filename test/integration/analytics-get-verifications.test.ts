@@ -362,6 +362,7 @@ onBothStores('analytics.getVerifications', { clock: () => new ManualClock(NOW), 
       // The engine as it answers once its session is gone: the report is Keygate's statement, not the caller's.
       const failing: AnalyticsEngine = {
         kind: engine.kind,
+        database: engine.database,
         command: (sql) => engine.command(sql),
         insert: (table, rows, batchId) => engine.insert(table, rows, batchId),
         query: async (sql) => {

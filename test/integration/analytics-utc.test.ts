@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChdbEngine } from '../../control-plane/analytics/engine/chdb-engine.js'
 
@@ -16,9 +19,6 @@ describe("the rollups' periods in a timezone other than UTC", () => {
 
   beforeAll(async () => {
     process.env.TZ = 'Asia/Kolkata'
-    const { mkdtemp } = await import('node:fs/promises')
-    const { tmpdir } = await import('node:os')
-    const { join } = await import('node:path')
     const { ChdbEngine } = await import('../../control-plane/analytics/engine/chdb-engine.js')
     const { ensureAnalyticsSchema } = await import('../../control-plane/analytics/engine/analytics-tables.js')
     directory = await mkdtemp(join(tmpdir(), 'keygate-utc-'))
