@@ -4,6 +4,7 @@ import { checkControlPlanes } from './control-plane-rules.js'
 import { checkKeygateContainer, isKeygateContainer } from './keygate-containers.js'
 import { objectName, type Manifest } from './manifest.js'
 import { checkNetworkPolicies } from './network-policy-rules.js'
+import { checkNetworkReach } from './network-reach-rules.js'
 import { containersOf, podTemplateOf, type PodTemplate } from './pod-templates.js'
 import type { Problem } from './problem.js'
 import { checkRedisContainer, isRedisContainer } from './redis-containers.js'
@@ -24,8 +25,8 @@ export interface RenderOptions {
 /**
  * Renders one kustomization and checks what it renders: every object against its schema, then the rules
  * (containers, Keygate's options and service links, Redis, ClickHouse, control plane availability and analytics,
- * references, network exposure, placeholders left in). Rules only see objects whose schema validated, so they can
- * trust the types.
+ * references, network exposure and reach, placeholders left in). Rules only see objects whose schema validated, so
+ * they can trust the types.
  */
 export async function checkKustomization(dir: string, options: RenderOptions): Promise<Problem[]> {
   const { rendering, problems } = await renderKustomization(dir, options.base, options.kustomize)
@@ -59,5 +60,6 @@ export async function checkKustomization(dir: string, options: RenderOptions): P
   problems.push(...checkControlPlanes(source, pods, valid))
   problems.push(...checkReferences(source, valid, pods, valid.length === rendering.objects.length))
   problems.push(...checkNetworkPolicies(source, valid, pods))
+  problems.push(...checkNetworkReach(source, valid, pods))
   return problems
 }

@@ -507,6 +507,30 @@ describe.concurrent('planted faults each give a problem', { timeout: 90_000 }, (
     ])
   })
 
+  it("control planes without the labels Redis' and ClickHouse's NetworkPolicies admit: shut out of both", async () => {
+    const root = copyOf('base')
+    const file = join(root, 'base/control-plane-deployment.yaml')
+    const LABELS = ['spec', 'template', 'metadata', 'labels']
+    editYaml(file, (document) => {
+      document.deleteIn([...LABELS, 'keygate.dev/redis-client'])
+      document.deleteIn([...LABELS, 'keygate.dev/clickhouse-client'])
+    })
+    const shut = (policy: string, option: string, service: string, port: string) =>
+      `base NetworkPolicy/${policy}: shuts Deployment/keygate-control-plane (container keygate, ${option}) out of Service/${service}: no ingress rule admits its pods on port ${port}, and its connections time out; give its pod template the labels a rule's podSelector asks for`
+    expect(await problemsOf(root, 'base')).toEqual([
+      shut('keygate-redis', 'REDIS_URL', 'keygate-redis', '6379 (redis)'),
+      shut('keygate-clickhouse', 'CLICKHOUSE_URL', 'keygate-clickhouse', '8123 (http)'),
+    ])
+    // A rule that admits them on another port only shuts them out alike.
+    writeFileSync(file, readFileSync(join(ROOT, 'deploy/base/control-plane-deployment.yaml'), 'utf8'))
+    editYaml(join(root, 'base/clickhouse-networkpolicy.yaml'), (document) =>
+      document.setIn(['spec', 'ingress', 0, 'ports', 0, 'port'], 9000),
+    )
+    expect(await problemsOf(root, 'base')).toEqual([
+      shut('keygate-clickhouse', 'CLICKHOUSE_URL', 'keygate-clickhouse', '8123 (http)'),
+    ])
+  })
+
   it('an external ClickHouse: a component that goes with any overlay, the external Redis one too', async () => {
     const root = copyOf(
       'base',

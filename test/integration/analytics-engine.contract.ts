@@ -100,6 +100,34 @@ export function analyticsEngineContract(harness: EngineHarness): void {
         expect(await count(`SELECT sum(count) AS n FROM ${rollup.name} ${where}`), rollup.name).toBe(60)
     })
 
+    it('counts two batches of the same rows twice: a batch is known by its id, not by its rows', async () => {
+      // Unknown keys' verifications are ingested as counts per minute (analytics-ingest.ts): two passes that each
+      // counted one for the same api in the same minute send the same row, under their own ids.
+      const notFound = {
+        time: Math.floor(start / 1000),
+        workspace_id: 'ws_keygate',
+        key_space_id: 'api_twice',
+        identity_id: '',
+        external_id: '',
+        key_id: '',
+        outcome: 'NOT_FOUND',
+        tags: [],
+        source: 'v1.keys.verifyKey',
+        region: 'local',
+        count: 1,
+        spent_credits: 0,
+      }
+      const perMinute = KEY_VERIFICATION_ROLLUPS[0]!.name
+      await engine.insert(perMinute, [notFound], 'pass1:n')
+      await engine.insert(perMinute, [notFound], 'pass2:n')
+      await engine.insert(perMinute, [notFound], 'pass2:n')
+      for (const rollup of KEY_VERIFICATION_ROLLUPS)
+        expect(
+          await count(`SELECT sum(count) AS n FROM ${rollup.name} WHERE key_space_id = 'api_twice'`),
+          rollup.name,
+        ).toBe(2)
+    })
+
     it('counts rate-limit decisions passed and total in every rollup, once', async () => {
       const decisions = Array.from({ length: 10 }, (_, n) => ({
         request_id: `rl_${n}`,

@@ -73,7 +73,7 @@ it('moves every table’s rows from the embedded directory to a server, each cou
     for (const table of PUBLIC_TABLES) {
       const insert = encodeURIComponent(`INSERT INTO keygate.${table} FORMAT JSONEachRow`)
       await embedded.command(
-        `INSERT INTO FUNCTION url('http://127.0.0.1:${server.port}/?query=${insert}', 'JSONEachRow', ` +
+        `INSERT INTO FUNCTION url('http://127.0.0.1:${server.port}/?async_insert=0&query=${insert}', 'JSONEachRow', ` +
           `headers('X-ClickHouse-User' = 'keygate', 'X-ClickHouse-Key' = '${server.password}')) ` +
           `SELECT * FROM default.${table}`,
       )

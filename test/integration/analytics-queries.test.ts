@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
+import { ensureAnalyticsSchema } from '../../control-plane/analytics/engine/analytics-tables.js'
 import { QUOTA_NAMESPACE } from '../../control-plane/analytics/query/run-query.js'
 import { QUERIES_PER_HOUR } from '../../control-plane/analytics/query/query-rules.js'
 import { generateRootKey } from '../../shared/keys/key-material.js'
@@ -402,6 +403,33 @@ describe.each(ANALYTICS_ENGINES)('v2 analytics queries on the $kind engine', (ha
     )
     expect(refusal(probing).type).toBe('query_range_exceeds_retention')
     expect(await used()).toBe(before + 1)
+  })
+
+  it('answers 503 when the engine lacks a table a query reads (dropped, or on a replica without it), not a refusal', async () => {
+    await engine.command('DROP TABLE key_verifications_per_month_v1')
+    try {
+      // A caller's query that names it, alone or beside a CTE: the engine's failure, not the query's.
+      for (const query of [
+        'SELECT sum(count) AS n FROM key_verifications_per_month_v1',
+        'WITH k AS (SELECT 1 AS one) SELECT sum(count) AS n FROM key_verifications_per_month_v1, k',
+      ])
+        expect(refusal(await verifications(query)), query).toMatchObject({
+          status: 503,
+          type: 'analytics_connection_failed',
+        })
+      // Keygate's own report over it.
+      const report = await plane.app.inject({
+        method: 'GET',
+        url: `/v1/analytics.getVerifications?apiId=${apiA}&start=${now - 40 * DAY}&groupBy=month`,
+        headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+      })
+      expect(report.statusCode, report.body).toBe(503)
+      expect(report.json().error.code).toBe('UNAVAILABLE')
+      // A name that is no table of the call is still the caller's.
+      expect(refusal(await verifications('SELECT * FROM no_such_table')).status).toBe(400)
+    } finally {
+      await ensureAnalyticsSchema(engine)
+    }
   })
 
   it('counts 1,000 queries an hour over both calls, then answers 429 until the hour turns', async () => {

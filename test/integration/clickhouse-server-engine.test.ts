@@ -128,6 +128,20 @@ describe('the ClickHouse server engine', () => {
     }
   })
 
+  it('asks for every answer whole: a failure past its first rows is an error, never a 200 with it in the body', async () => {
+    // The test server answers so whatever is asked (chDB gives a result whole); a server, only when asked.
+    await engine.insert('key_verifications_v1', [{ request_id: 'whole', time: Date.now() }], 'whole')
+    await engine.query('SELECT 1 AS one')
+    const requests = (await (await fetch(`http://127.0.0.1:${server().port}/keygate-test/requests`)).json()) as {
+      statement: string
+      settings: Record<string, string>
+    }[]
+    // Statements (the tables made), inserts and queries alike.
+    expect(requests.map((request) => request.statement)).toEqual(expect.arrayContaining(['SELECT', 'CREATE', 'INSERT']))
+    for (const request of requests)
+      expect(request.settings, request.statement).toMatchObject({ wait_end_of_query: '1' })
+  })
+
   it('opens at most maxConnections connections to the server', async () => {
     const own = await startClickhouseServer({ database: 'default' })
     const bounded = new ClickhouseServerEngine(own.url, { maxConnections: 2 })
@@ -209,6 +223,24 @@ describe('the ClickHouse test server', () => {
     expect(await setting('')).not.toBe('{"v":3}')
     const bound = await post('default_format=JSONEachRow&param_text=a%5Ctb%5C%5Cc', 'SELECT {text:String} AS text')
     expect(await bound.json()).toEqual({ text: 'a\tb\\c' })
+  })
+
+  it("starts each request from its user's profile, and writes an insert not waited for after its answer", async () => {
+    const read = async (search: string, sql: string) =>
+      (await (await post(`default_format=JSONEachRow&${search}`, sql)).text()).trim()
+    // The profile's opposite of what Keygate needs, until a request sets it.
+    expect(await read('', 'SELECT toInt64(5) AS n')).toBe('{"n":"5"}')
+    expect(await read('output_format_json_quote_64bit_integers=0', 'SELECT toInt64(5) AS n')).toBe('{"n":5}')
+    expect(await read('', 'SELECT toInt64(5) AS n')).toBe('{"n":"5"}')
+    expect((await post('', 'CREATE TABLE IF NOT EXISTS later (x Int8) ENGINE = MergeTree ORDER BY x')).status).toBe(200)
+    const count = () => read('output_format_json_quote_64bit_integers=0', 'SELECT count() AS n FROM later')
+    expect((await post('query=INSERT%20INTO%20later%20FORMAT%20JSONEachRow', '{"x":1}')).status).toBe(200)
+    expect(await count()).toBe('{"n":0}')
+    await waitFor(async () => (await count()) === '{"n":1}', 'the asynchronous insert to be written')
+    expect((await post('async_insert=0&query=INSERT%20INTO%20later%20FORMAT%20JSONEachRow', '{"x":2}')).status).toBe(
+      200,
+    )
+    expect(await count()).toBe('{"n":2}')
   })
 })
 

@@ -10,11 +10,15 @@
 // `user`/`password` (one way only), checked; several statements refused; errors as a server writes them (the status,
 // X-ClickHouse-Exception-Code, and `Code: N. DB::Exception: … (NAME) (version …)`); on success X-ClickHouse-Summary,
 // -Query-Id, -Format, -Timezone. It runs one query at a time, and refuses what it does not do (sessions, compression,
-// the `readonly` setting) rather than pretend to. One path of its own, /keygate-test/connections, tells a test how
-// many connections were open at once.
+// the `readonly` setting) rather than pretend to. Its user's profile sets the opposite of what Keygate needs (PROFILE),
+// and an asynchronous insert not waited for is written after its answer, as a server writes it. It always answers as
+// with `wait_end_of_query=1` (chDB gives a result whole): what a request sends for that is recorded instead. Two paths
+// of its own tell a test what no server tells: /keygate-test/connections, how many connections were open at once, and
+// /keygate-test/requests, the parameters of the requests it answered (no parameter's value, no password).
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
+import { setTimeout } from 'node:timers'
 import { URL } from 'node:url'
 import { Session } from 'chdb'
 
@@ -25,6 +29,24 @@ if (directory === undefined) {
 }
 const USER = process.env.CLICKHOUSE_TEST_USER ?? 'default'
 const PASSWORD = process.env.CLICKHOUSE_TEST_PASSWORD ?? ''
+
+/** When an asynchronous insert not waited for is written, ms after its answer (a server's default busy timeout). */
+const ASYNC_INSERT_FLUSH_MS = 200
+
+/**
+ * The settings profile of its one user, as a server's users.xml gives one: every request starts from it, and what the
+ * request sets applies to that request alone. Each setting is the opposite of what Keygate needs (a profile or another
+ * version may hold any of them: defaults are no contract), so that a test passes only if the engine sets it on its
+ * requests itself: inserts answered before they are written, duplicates dropped by the table but not by the rollups
+ * its views feed, 64-bit integers and non-finite numbers as strings.
+ */
+const PROFILE = [
+  ['async_insert', '1'],
+  ['wait_for_async_insert', '0'],
+  ['deduplicate_blocks_in_dependent_materialized_views', '0'],
+  ['output_format_json_quote_64bit_integers', '1'],
+  ['output_format_json_quote_denormals', '1'],
+]
 
 /** The HTTP parameters a server reads itself; every other one (but `param_*`) is a setting. */
 const RESERVED = new Set([
@@ -75,6 +97,9 @@ const serialised = (work) => {
 const literal = (text) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
 /** A ClickHouse name in backquotes. */
 const quoted = (name) => `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``
+
+const profile = new Map(PROFILE)
+for (const [name, value] of profile) await session.queryAsync(`SET ${quoted(name)} = ${literal(value)}`)
 
 /** A `param_` value as the server reads it (escaped, as TSV): the text it stands for. */
 function unescaped(value) {
@@ -173,32 +198,48 @@ async function run(request, search, body) {
   // The format of an answer whose query names none: chDB, as a server, writes a query's own FORMAT clause's instead
   // (after EXPLAIN's statement, a FORMAT clause is the explained query's: the default is the answer's).
   const format = search.get('default_format') ?? 'TabSeparated'
-  return serialised(async () => {
-    await checkOneStatement(text)
-    if (request.method === 'GET' && !isRead(text))
-      throw new ServerException(
-        164,
-        'READONLY',
-        'Cannot execute query in readonly mode. For queries over HTTP, method GET implies readonly. You should use method POST for modifying queries',
-      )
-    await session.queryAsync(`USE ${quoted(database)}`)
-    const set = []
-    try {
-      for (const [name, value] of settings) {
-        await session.queryAsync(`SET ${quoted(name)} = ${literal(value)}`)
-        set.push(name)
+  const execute = () =>
+    serialised(async () => {
+      await checkOneStatement(text)
+      if (request.method === 'GET' && !isRead(text))
+        throw new ServerException(
+          164,
+          'READONLY',
+          'Cannot execute query in readonly mode. For queries over HTTP, method GET implies readonly. You should use method POST for modifying queries',
+        )
+      await session.queryAsync(`USE ${quoted(database)}`)
+      const set = []
+      try {
+        for (const [name, value] of settings) {
+          await session.queryAsync(`SET ${quoted(name)} = ${literal(value)}`)
+          set.push(name)
+        }
+        const started = process.hrtime.bigint()
+        const result =
+          Object.keys(params).length === 0
+            ? await session.queryAsync(text, { format })
+            : await session.queryBindAsync(text, params, { format })
+        return { result, format, elapsed: process.hrtime.bigint() - started }
+      } finally {
+        for (const name of set) {
+          const value = profile.has(name) ? literal(profile.get(name)) : 'DEFAULT'
+          await session.queryAsync(`SET ${quoted(name)} = ${value}`).catch(() => undefined)
+        }
+        await session.queryAsync('USE default').catch(() => undefined)
       }
-      const started = process.hrtime.bigint()
-      const result =
-        Object.keys(params).length === 0
-          ? await session.queryAsync(text, { format })
-          : await session.queryBindAsync(text, params, { format })
-      return { result, format, elapsed: process.hrtime.bigint() - started }
-    } finally {
-      for (const name of set) await session.queryAsync(`SET ${quoted(name)} = DEFAULT`).catch(() => undefined)
-      await session.queryAsync('USE default').catch(() => undefined)
-    }
-  })
+    })
+  // An asynchronous insert not waited for (chDB's own queries insert synchronously): a server answers it at once and
+  // writes its data when its queue is next flushed, or fails then with no one told.
+  const effective = new Map([...profile, ...settings])
+  if (
+    /^\s*INSERT\b/i.test(text) &&
+    effective.get('async_insert') === '1' &&
+    effective.get('wait_for_async_insert') === '0'
+  ) {
+    setTimeout(() => execute().catch(() => undefined), ASYNC_INSERT_FLUSH_MS)
+    return { result: { bytes: () => new Uint8Array(0) }, format, elapsed: 0n }
+  }
+  return execute()
 }
 
 // A request line of up to 1 MiB, as a server's `http_max_uri_size`: parameters are sent in the URL.
@@ -217,7 +258,13 @@ const server = createServer({ maxHeaderSize: 1024 * 1024 }, async (request, resp
       response.end('Ok.\n')
       return
     }
-    // The test's own view of the server (no server has it): the most connections it had open at once.
+    // The test's own view of the server (no server has it): the requests it answered, by the settings they sent.
+    if (url.pathname === '/keygate-test/requests') {
+      response.writeHead(200, { 'Content-Type': 'application/json' })
+      response.end(JSON.stringify(requests))
+      return
+    }
+    // The most connections it had open at once.
     if (url.pathname === '/keygate-test/connections') {
       response.writeHead(200, { 'Content-Type': 'application/json' })
       response.end(JSON.stringify({ open: connections.open, most: connections.most }))
@@ -227,6 +274,8 @@ const server = createServer({ maxHeaderSize: 1024 * 1024 }, async (request, resp
     if (request.method !== 'GET' && request.method !== 'POST') throw unsupported(`method ${request.method}`)
     const encoding = request.headers['content-encoding']
     if (encoding !== undefined && encoding !== 'identity') throw unsupported(`Content-Encoding ${encoding}`)
+    requests.push(recordOf(url.searchParams, body))
+    if (requests.length > RECORDED_REQUESTS) requests.shift()
     const { user, password } = credentialsOf(request, url.searchParams)
     if (user !== USER || password !== PASSWORD)
       throw new ServerException(
@@ -262,6 +311,17 @@ const server = createServer({ maxHeaderSize: 1024 * 1024 }, async (request, resp
 })
 
 const connections = { open: 0, most: 0 }
+
+/** The last requests answered, at most RECORDED_REQUESTS: each statement's first word and the settings it sent. */
+const RECORDED_REQUESTS = 1000
+const requests = []
+function recordOf(search, body) {
+  const statement = (search.get('query') ?? body).trim().split(/\s/, 1)[0].toUpperCase()
+  const settings = {}
+  for (const [name, value] of search)
+    if (!name.startsWith('param_') && !['query', 'user', 'password', 'query_id'].includes(name)) settings[name] = value
+  return { statement, settings }
+}
 server.on('connection', (socket) => {
   connections.most = Math.max(connections.most, ++connections.open)
   socket.once('close', () => connections.open--)

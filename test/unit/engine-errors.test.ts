@@ -75,6 +75,38 @@ describe('engine errors', () => {
     ],
     ['Keeper gone (server)', clientError(999, 'KEEPER_EXCEPTION', 'Session expired. '), 503, 'cannot be reached'],
     [
+      'a table the engine lacks (server)',
+      clientError(60, 'UNKNOWN_TABLE', "Unknown table expression identifier 'key_verifications_per_day_v1' in scope "),
+      503,
+      'cannot be reached',
+    ],
+    [
+      "the query's own memory limit (chDB)",
+      chdbError(241, 'Query memory limit exceeded: would use 1.00 GiB, maximum: 953.67 MiB. (MEMORY_LIMIT_EXCEEDED)'),
+      422,
+      'memory limit',
+    ],
+    [
+      "the server's memory, spent by every query at once (server)",
+      clientError(
+        241,
+        'MEMORY_LIMIT_EXCEEDED',
+        '(total) memory limit exceeded: would use 1.80 GiB, maximum: 1.80 GiB. OvercommitTracker decision: Query was selected to stop by OvercommitTracker. ',
+      ),
+      503,
+      'cannot be reached',
+    ],
+    [
+      "the memory of Keygate's user, before ClickHouse 26 (server)",
+      clientError(
+        241,
+        'MEMORY_LIMIT_EXCEEDED',
+        'Memory limit (for user) exceeded: would use 4.00 GiB, maximum: 4.00 GiB. ',
+      ),
+      503,
+      'cannot be reached',
+    ],
+    [
       'an unreachable server',
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' }),
       503,

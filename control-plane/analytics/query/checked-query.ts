@@ -49,7 +49,7 @@ export async function checkedQuery(
   // before its analysis, or a query refused by its analysis (or failing in it) would run them uncounted, as often as
   // asked, and say what they found in its refusal.
   if (named.subqueries) await count()
-  const analysed = await explained(engine, `EXPLAIN QUERY TREE ${sql} SETTINGS ${settings}`, named)
+  const analysed = await explained(engine, `EXPLAIN QUERY TREE ${sql} SETTINGS ${settings}`, { names: named, dataset })
   const tables = checkAnalysis(analysed, dataset, engine.database, named, nowMs)
   if (!named.subqueries) await count()
   return { sql, tables }
@@ -108,14 +108,22 @@ function syntaxProblem(message: string): string {
   return said.length > 300 ? `${said.slice(0, 300)}…` : said
 }
 
-async function explained(engine: AnalyticsEngine, sql: string, names?: TableNames): Promise<ExplainNode> {
+async function explained(
+  engine: AnalyticsEngine,
+  sql: string,
+  analysed?: { names: TableNames; dataset: QueryDataset },
+): Promise<ExplainNode> {
   try {
     return explainTree((await engine.query(sql)).map((row) => String(row.explain)))
   } catch (err) {
-    // A name that is neither a table of this call nor a CTE of the query: the analyser does not find it.
-    if (names !== undefined && /UNKNOWN_TABLE|Unknown table/i.test(String(err))) {
-      const name = names.other[0] ?? /identifier '([^']+)'/.exec(String(err))?.[1] ?? 'unknown'
-      throw analyticsError('table', `Access to table '${name}' is not allowed`, err)
+    // A name that is neither a table of this call nor a CTE of the query: the analyser does not find it. One of the
+    // call's own tables not found is the engine's failure (it lacks the table), which engineErrorOf says.
+    if (analysed !== undefined && /UNKNOWN_TABLE|Unknown table/i.test(String(err))) {
+      const missing = /identifier '([^']+)'/.exec(String(err))?.[1]
+      if (missing === undefined || !analysed.dataset.tables.some((table) => table.name === missing)) {
+        const name = analysed.names.other[0] ?? missing ?? 'unknown'
+        throw analyticsError('table', `Access to table '${name}' is not allowed`, err)
+      }
     }
     throw engineErrorOf(err)
   }

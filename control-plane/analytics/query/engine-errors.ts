@@ -23,6 +23,9 @@ const LIMIT_CODES: Readonly<Record<number, readonly [AnalyticsProblem, string]>>
  * The same query may succeed later.
  */
 const FAILURE_CODES: ReadonlySet<number> = new Set([
+  // UNKNOWN_TABLE: a table of Keygate's that the engine lacks (dropped, or on a replica that has not made it): every
+  // table a caller's query reads is one of them, checked before it runs (checked-query.ts), as are Keygate's own reads.
+  60,
   81, // UNKNOWN_DATABASE: CLICKHOUSE_URL's database
   192, // UNKNOWN_USER
   193, // WRONG_PASSWORD
@@ -70,8 +73,14 @@ export function exceptionCodeOf(err: unknown): number | undefined {
 /** Whether an engine's error is its own failure (no answer, or an answer that says so), not the query's. */
 export function isEngineFailure(err: unknown): boolean {
   const code = exceptionCodeOf(err)
-  return code === undefined || FAILURE_CODES.has(code)
+  if (code === undefined || FAILURE_CODES.has(code)) return true
+  // The memory of the server or of Keygate's user, spent by every query at once (`(total) memory limit exceeded`, or
+  // `Memory limit (total) exceeded` before 26), not this query's own limit (`Query memory limit`): a query within its
+  // own limit may meet it, and succeed later.
+  return code === MEMORY_LIMIT_EXCEEDED && /\((?:total|for user)\)/i.test(String(err))
 }
+
+const MEMORY_LIMIT_EXCEEDED = 241
 
 /**
  * The caller's error for what the engine answered a query with: the engine's own failure (503: the query may succeed
