@@ -38,28 +38,28 @@ const sinceMs = (nowMs: number, days: number) => String(nowMs - days * DAY_MS)
  */
 export const ANALYTICS_QUERIES: readonly AnalyticsQuery[] = [
   {
-    label: "one key's verifications by outcome per hour, 30 days — hour rollup",
+    label: "a key's verifications by outcome per hour, 30 days (hour rollup)",
     sql: ({ keyId, nowMs }) =>
       'SELECT time, outcome, sum(count) AS verifications FROM key_verifications_per_hour_v1 ' +
       `WHERE key_id = ${literal(keyId)} AND time >= ${since(nowMs, 30)} ` +
       'GROUP BY time, outcome ORDER BY time, outcome',
   },
   {
-    label: "one key's verifications by outcome per hour, 30 days — raw table",
+    label: "a key's verifications by outcome per hour, 30 days (raw table)",
     sql: ({ keyId, nowMs }) =>
       'SELECT toStartOfHour(fromUnixTimestamp64Milli(time)) AS hour, outcome, count() AS verifications ' +
       `FROM key_verifications_v1 WHERE key_id = ${literal(keyId)} AND time >= ${sinceMs(nowMs, 30)} ` +
       'GROUP BY hour, outcome ORDER BY hour, outcome',
   },
   {
-    label: 'top 10 keys of an api, 7 days — hour rollup',
+    label: 'top 10 keys of an api, 7 days (hour rollup)',
     sql: ({ apiId, nowMs }) =>
       'SELECT key_id, sum(count) AS verifications FROM key_verifications_per_hour_v1 ' +
       `WHERE key_space_id = ${literal(apiId)} AND time >= ${since(nowMs, 7)} ` +
       'GROUP BY key_id ORDER BY verifications DESC, key_id LIMIT 10',
   },
   {
-    label: 'top 10 keys of an api, 7 days — raw table',
+    label: 'top 10 keys of an api, 7 days (raw table)',
     sql: ({ apiId, nowMs }) =>
       'SELECT key_id, count() AS verifications FROM key_verifications_v1 ' +
       `WHERE key_space_id = ${literal(apiId)} AND time >= ${sinceMs(nowMs, 7)} ` +
