@@ -1,6 +1,7 @@
 import { benchNodeWarning } from './lib/bench-node.js'
 import { recordScenario, writeResults } from './lib/report.js'
 import type { ScenarioReport } from './lib/scenario-report.js'
+import { analytics } from './scenarios/analytics.js'
 import { controlPlane } from './scenarios/control-plane.js'
 import { cpu } from './scenarios/cpu.js'
 import { cpuHost } from './scenarios/cpu-host.js'
@@ -30,6 +31,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioReport>> = {
   proxy,
   memory,
   'control-plane': controlPlane,
+  analytics,
 }
 
 const names = process.argv.slice(2)

@@ -171,6 +171,7 @@ const SCENARIO_ORDER = [
   'proxy',
   'memory',
   'control-plane',
+  'analytics',
 ]
 const placeOf = (name: string) => (SCENARIO_ORDER.includes(name) ? SCENARIO_ORDER.indexOf(name) : SCENARIO_ORDER.length)
 

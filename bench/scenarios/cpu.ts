@@ -9,6 +9,9 @@ import { runLoad, runPinnedWorker, type LoadPlan, type LoadResult } from '../lib
 import type { LatencyPlan } from '../lib/latency-worker.js'
 import type { PacedPlan } from '../lib/paced-worker.js'
 import { metricSum } from '../lib/metrics-page.js'
+import { ANALYTICS_BUFFER_SHARDS } from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
+import { redisKeys } from '../../shared/store/redis/redis-keys.js'
+import { defaultRecording } from '../../verifier/key-verifier.js'
 import { benchServer, startKeygate, startServer, type BenchProcess } from '../lib/processes.js'
 import { showMeasured } from '../lib/report.js'
 import type { Check, ScenarioReport } from '../lib/scenario-report.js'
@@ -28,10 +31,13 @@ const RELAY_ROUNDS = 3
 const RELAY_SECONDS = 5
 
 const VERIFY = '/v1/keys.verifyKey'
+/** How often a verifier hands what it recorded to the analytics buffer, ms. */
+const ANALYTICS_FLUSH_MS = defaultRecording().flushMs
 
 const C = 'ceiling: Fastify 5 route, body + response schema, constant verdict'
 const CT = 'the same ceiling in a second process (its twin: the noise floor)'
 const V1 = 'keygate verifyKey (v1), cache hit'
+const V1U = 'keygate verifyKey (v1), cache hit, recording off'
 const V2 = 'keygate keys.verifyKey (v2, root key), cache hit'
 const A = 'keygate /v1/authorize (forward-auth), cache hit'
 const P = 'keygate reverse proxy (verifies, then forwards)'
@@ -44,22 +50,23 @@ const V10 = `keygate verifyKey (v1) at a fixed ${FIXED_RATE.toLocaleString('en-U
 const CT10 = `the ceiling's twin at a fixed ${FIXED_RATE.toLocaleString('en-US')} req/s`
 
 /**
- * bench:cpu's windows in the order each round rotates (bench/lib/cpu-rounds.ts' roundOrder): the ceiling and the hit
- * first, side by side; the twin three or four windows from the ceiling (the hit's window takes its place every other
- * round), as far as the other ceiling-relative rows, so that it samples the drift between windows those rows are judged
- * across; the fixed-rate windows last, the ceiling's between the twin's and the verifier's, so that each p99 is paired
- * with the ceiling's by adjacent windows (last in the list, the three stay together in every round's rotation up to 11
- * rounds).
+ * bench:cpu's windows in the order each round rotates (bench/lib/cpu-rounds.ts' roundOrder; round r starts the list at
+ * its r-th window, so windows at its end stay together longer): last, the three saturated hit windows judged against
+ * each other, side by side — the ceiling, the verifier, the verifier with recording off, the verifier always between;
+ * before them the fixed-rate windows, the ceiling's between the twin's and the verifier's, so that each p99 is paired
+ * with the ceiling's by adjacent windows (both groups stay whole in every round up to 9). The twin three to five
+ * windows from the ceiling (as the ceiling's place in its group alternates), as far as the other ceiling-relative rows
+ * (v2, authorize), so that it samples the drift between windows those rows are judged across.
  */
-export const CPU_WINDOW_ORDER: readonly string[] = [C, V1, V2, A, CT, P, B, BD, M, H, CT10, C10, V10]
+export const CPU_WINDOW_ORDER: readonly string[] = [V2, A, CT, P, B, BD, M, H, CT10, C10, V10, C, V1, V1U]
 
 /**
- * Windows judged against each other by adjacent windows, each group in reverse every other round: rotation alone puts
- * the ceiling's saturated window just before the verifier's in every round but the one whose wrap puts the verifier's
- * first and the ceiling's last; and the first of three paced windows can have the better p99 whoever serves it.
+ * Windows judged against each other by adjacent windows, each group in reverse every other round: rotation alone would
+ * put the ceiling's saturated window before the verifier's, and the verifier's before the one with recording off, in
+ * every round; and the first of three paced windows can have the better p99 whoever serves it.
  */
 export const CPU_MIRRORED: readonly (readonly string[])[] = [
-  [C, V1],
+  [C, V1, V1U],
   [CT10, C10, V10],
 ]
 
@@ -85,8 +92,9 @@ export function inWindowOrder<T extends { label: string }>(
 /**
  * `npm run bench:cpu`: the hot path judged by server CPU per request (bench/lib/cpu-rounds.ts), each target a
  * same-run ratio — verifyKey and forward-auth against the Fastify ceiling, the proxy against a bare undici proxy,
- * the cache miss against a bare ioredis HMGET server — then Redis commands per 1,000 verifications and the
- * latency of the sidecar and of a read per request with Redis 0.5 ms away.
+ * the cache miss against a bare ioredis HMGET server, recording for analytics against the same verifier with it off —
+ * then Redis commands per 1,000 verifications and the latency of the sidecar and of a read per request with Redis
+ * 0.5 ms away.
  */
 export async function cpu(): Promise<ScenarioReport> {
   const fixture = await startKeygateFixture()
@@ -121,6 +129,20 @@ export async function cpu(): Promise<ScenarioReport> {
       }),
     )
     const proxyUrl = `http://127.0.0.1:${proxyPort}`
+    // The same verifier, started by the same command and configuration, with recording turned off by a preload
+    // (servers/recording-off.ts): what recording every verification costs is the verifier's CPU ÷ this one's.
+    const unrecorded = await start(
+      startKeygate(
+        ['verifier'],
+        {
+          ...fixture.env,
+          UPSTREAM_URL: upstream.url,
+          PROXY_PORT: String(await freePort()),
+          AUTHORIZE_API_ID: apiId,
+        },
+        { nodeFlags: ['--import', benchServer('recording-off')] },
+      ),
+    )
     const bareProxy = await start(
       startServer({ args: [benchServer('undici-proxy')], env: { UPSTREAM_URL: upstream.url } }),
     )
@@ -134,6 +156,7 @@ export async function cpu(): Promise<ScenarioReport> {
 
     await checkAnswers({
       verifier,
+      unrecorded,
       proxyUrl,
       ceiling,
       ceilingTwin,
@@ -175,6 +198,13 @@ export async function cpu(): Promise<ScenarioReport> {
         needs: [redisPid],
         readyUrl: verifierReady,
         run: post(verifier.url, hitBodies),
+      },
+      {
+        label: V1U,
+        pids: [pid(unrecorded)],
+        needs: [redisPid],
+        readyUrl: `${unrecorded.url}/readyz`,
+        run: post(unrecorded.url, hitBodies),
       },
       {
         label: V2,
@@ -233,6 +263,7 @@ export async function cpu(): Promise<ScenarioReport> {
       pid(ceiling),
       pid(ceilingTwin),
       pid(verifier),
+      pid(unrecorded),
       pid(bareProxy),
       pid(dispatchProxy),
       pid(missVerifier),
@@ -244,10 +275,27 @@ export async function cpu(): Promise<ScenarioReport> {
     // Redis commands on each design's verification path, and latency with Redis across a (simulated) network.
     const commands = redisCommands(fixture.redis.admin)
     // Only the server counted talks to Redis meanwhile (the control plane reconciles root keys every second).
-    for (const server of [ceiling, ceilingTwin, bareProxy, dispatchProxy, missVerifier, hmget, fixture.controlPlane])
+    // (and no ingest empties the analytics buffer meanwhile: its bytes count what the verifier appended).
+    for (const server of [
+      ceiling,
+      ceilingTwin,
+      unrecorded,
+      bareProxy,
+      dispatchProxy,
+      missVerifier,
+      hmget,
+      fixture.controlPlane,
+    ])
       process.kill(pid(server), 'SIGSTOP')
     const hitCommands = await commands.per1000(verifier.url, post(verifier.url, hitBodies))
     process.kill(pid(verifier), 'SIGSTOP')
+    // The verifier with recording off must append nothing, or its row measures part of what it stands in for.
+    process.kill(pid(unrecorded), 'SIGCONT')
+    await waitReady(`${unrecorded.url}/readyz`)
+    const unrecordedCommands = await commands.per1000(unrecorded.url, post(unrecorded.url, hitBodies))
+    process.kill(pid(unrecorded), 'SIGSTOP')
+    if (unrecordedCommands.appends > 0 || unrecordedCommands.bytesPerVerification > 0)
+      throw new Error('the verifier with recording off appended to the analytics buffer')
     process.kill(pid(missVerifier), 'SIGCONT')
     await waitReady(`${missVerifier.url}/readyz`)
     const missCommands = await commands.per1000(missVerifier.url, post(missVerifier.url, missBodies))
@@ -273,9 +321,11 @@ export async function cpu(): Promise<ScenarioReport> {
       commands,
     )
 
-    const [twin, v1, v2, v2OverV1, auth, prox, proxDispatch, miss] = [
+    const [twin, v1, recording, v2, v2OverV1, auth, prox, proxDispatch, miss] = [
       results.cheaperBy(CT, C),
       results.cheaperBy(V1, C),
+      // The verifier's CPU ÷ the same verifier's with recording off: what recording costs a cache hit.
+      results.cheaperBy(V1U, V1),
       results.cheaperBy(V2, C),
       // v2's CPU ÷ v1's: what v2 callers pay beyond v1's for the same verdict.
       results.cheaperBy(V1, V2),
@@ -316,6 +366,12 @@ export async function cpu(): Promise<ScenarioReport> {
         value: v2OverV1.median,
         target: '≤ 1.1',
         pass: v2OverV1.median <= 1.1,
+      },
+      {
+        what: 'recording: with ÷ without CPU per request, cache hit',
+        value: recording.median,
+        target: '≤ 1.05',
+        pass: recording.median <= 1.05,
       },
       {
         what: 'reverse proxy: keygate CPU ÷ bare undici proxy CPU per request',
@@ -364,6 +420,11 @@ export async function cpu(): Promise<ScenarioReport> {
       [C, showMeasured(results.cpu(C), 1), '1.00 (the ceiling)'],
       [CT, showMeasured(results.cpu(CT), 1), `${showRatio(twin)} × the ceiling`],
       [V1, showMeasured(results.cpu(V1), 1), `${showRatio(v1)} × the ceiling`],
+      [
+        V1U,
+        showMeasured(results.cpu(V1U), 1),
+        `${showRatio(results.cheaperBy(V1U, C))} × the ceiling; recording costs ${showRatio(recording)} × this`,
+      ],
       [V2, showMeasured(results.cpu(V2), 1), `${showRatio(v2)} × the ceiling`],
       [A, showMeasured(results.cpu(A), 1), `${showRatio(auth)} × the ceiling`],
       [B, showMeasured(results.cpu(B), 1), '1.00 (the proxy baseline)'],
@@ -395,7 +456,7 @@ export async function cpu(): Promise<ScenarioReport> {
       ]
     })
     const notes = [
-      `Redis commands per 1,000 verifications (INFO commandstats over a run of the verifier alone, less its idle background — revision polls — over the same time): cache hit ${hitCommands.onPath.toFixed(1)} on the verification path (+ ${hitCommands.analytics.toFixed(1)} round trips of analytics: one script call per 25 keys verified in the last 5 s, on one Redis), cache miss ${missCommands.onPath.toFixed(0)} (+ ${missCommands.analytics.toFixed(0)}), naive ${far[1]!.commands.toFixed(0)}.`,
+      `Redis commands per 1,000 verifications (INFO commandstats over a run of the verifier alone, less its idle background — revision polls — over the same time): cache hit ${hitCommands.onPath.toFixed(1)} on the verification path, + ${hitCommands.appends.toFixed(3)} appends to the analytics buffer (one script call per flush, every ${ANALYTICS_FLUSH_MS / 1000} s, carrying every verification recorded since: ${hitCommands.bytesPerVerification.toFixed(1)} bytes a verification); with recording off ${unrecordedCommands.onPath.toFixed(1)} and no append; cache miss ${missCommands.onPath.toFixed(0)} (+ ${missCommands.appends.toFixed(3)} appends, ${missCommands.bytesPerVerification.toFixed(1)} bytes a verification); naive ${far[1]!.commands.toFixed(0)}.`,
       `With Redis behind a relay holding every chunk ${RELAY_DELAY_MS} ms each way (measured: +${addedMs.toFixed(2)} ms per round trip), at ${RELAY_RATE.toLocaleString('en-US')} req/s on 10 connections, ${RELAY_ROUNDS} rounds × ${RELAY_SECONDS} s interleaved: keygate verifier (cache hit) p50 ${showMeasured(far[0]!.p50, 2)} ms, p99 ${showMeasured(far[0]!.p99, 2)} ms; naive (a Redis read per request) p50 ${showMeasured(far[1]!.p50, 2)} ms, p99 ${showMeasured(far[1]!.p99, 2)} ms. With Redis on the same host a read per request is cheap in CPU; across a network the sidecar saves the round trip.`,
       `The p99 at ${FIXED_RATE.toLocaleString('en-US')} req/s, round by round: keygate ÷ the ceiling ${showByRound(p99)}; the ceiling's twin ÷ the ceiling ${showByRound(twinP99)} (median ${twinP99Ratio.toFixed(2)} [${twinP99.min.toFixed(2)}–${twinP99.max.toFixed(2)}]: what identical code lands apart in this run).`,
       windowsNote(results),
@@ -404,16 +465,16 @@ export async function cpu(): Promise<ScenarioReport> {
       name: 'cpu',
       title: 'Server CPU per request (the judge of the hot path)',
       command: 'npm run bench:cpu',
-      method: `Servers pinned to the server core, autocannon on the other; ${CPU_CONNECTIONS} connections × ${CPU_PIPELINING} pipelined; the fixed-rate rows by a paced open-loop client instead (a request every ${(1000 / FIXED_RATE).toFixed(1)} ms on the first of ${CPU_CONNECTIONS} connections free, latency to the microsecond, after ${PACED_WARMUP_SECONDS} s of its own warm-up at that rate, counted in their CPU too), ${HIT_KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated (${MISS_KEYS.toLocaleString('en-US')} for the miss rows, the verifier's cache cut to one record); ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the order rotated between rounds, and the ceiling's and the verifier's saturated hit windows and the three fixed-rate windows (twin, ceiling, verifier) each reversed every other round, every other server paused (SIGSTOP) while one is measured, each window started on a quiet machine after 1 s of warm-up. CPU µs/request = the server process's utime+stime from /proc/<pid>/stat over the window ÷ the responses in it; median [min–max]. Ratios are medians of per-round ratios. The ceiling runs in a second process too (its twin, serving the same rows): its CPU ratio and its p99 ratio at the fixed rate are one sample each of the run's noise.`,
+      method: `Servers pinned to the server core, autocannon on the other; ${CPU_CONNECTIONS} connections × ${CPU_PIPELINING} pipelined; the fixed-rate rows by a paced open-loop client instead (a request every ${(1000 / FIXED_RATE).toFixed(1)} ms on the first of ${CPU_CONNECTIONS} connections free, latency to the microsecond, after ${PACED_WARMUP_SECONDS} s of its own warm-up at that rate, counted in their CPU too), ${HIT_KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated (${MISS_KEYS.toLocaleString('en-US')} for the miss rows, the verifier's cache cut to one record); ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the order rotated between rounds, and the three saturated hit windows (ceiling, verifier, verifier with recording off) and the three fixed-rate windows (twin, ceiling, verifier) each reversed every other round, every other server paused (SIGSTOP) while one is measured, each window started on a quiet machine after 1 s of warm-up. CPU µs/request = the server process's utime+stime from /proc/<pid>/stat over the window ÷ the responses in it; median [min–max]. Ratios are medians of per-round ratios. The ceiling runs in a second process too (its twin, serving the same rows): its CPU ratio and its p99 ratio at the fixed rate are one sample each of the run's noise. The verifier runs in a second process too, started by the same command and configuration with recording for analytics turned off (a preload, bench/servers/recording-off.ts): the verifier's CPU ÷ that one's is what recording costs a cache hit.`,
       table: { headers: ['server', 'CPU µs/request', 'by CPU', 'req/s', 'p50 ms', 'p99 ms'], rows },
       checks,
-      chart: [C, V1, V2, A, B, BD, P, H, M].map((label) => ({
+      chart: [C, V1, V1U, V2, A, B, BD, P, H, M].map((label) => ({
         label,
         rps: results.rps(label),
         p99Ms: results.p99(label),
       })),
       notes,
-      summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}× (${v2OverV1.median.toFixed(2)}× v1's CPU); p99 at ${FIXED_RATE.toLocaleString('en-US')} req/s ${p99Ratio.toFixed(2)}× the ceiling's; the ceiling's twin ${twin.median.toFixed(2)}× by CPU, ${twinP99Ratio.toFixed(2)}× by the p99 (the noise floor)`,
+      summary: `cpu: verifyKey hit ${v1.median.toFixed(2)}× the ceiling (${results.cpu(V1).median.toFixed(1)} vs ${results.cpu(C).median.toFixed(1)} µs), recording ${recording.median.toFixed(3)}× without, authorize ${auth.median.toFixed(2)}×, proxy ${proxyCost.toFixed(2)}× bare undici, miss ${missCost.toFixed(2)}× bare HMGET, v2 ${v2.median.toFixed(2)}× (${v2OverV1.median.toFixed(2)}× v1's CPU); p99 at ${FIXED_RATE.toLocaleString('en-US')} req/s ${p99Ratio.toFixed(2)}× the ceiling's; the ceiling's twin ${twin.median.toFixed(2)}× by CPU, ${twinP99Ratio.toFixed(2)}× by the p99 (the noise floor)`,
     }
   } finally {
     await stopPausedStage(started, fixture)
@@ -435,6 +496,7 @@ async function waitReady(url: string): Promise<void> {
 /** A fast wrong answer is not a result: every contender must answer what it claims before anything is measured. */
 async function checkAnswers(s: {
   verifier: BenchProcess
+  unrecorded: BenchProcess
   proxyUrl: string
   ceiling: BenchProcess
   ceilingTwin: BenchProcess
@@ -457,6 +519,10 @@ async function checkAnswers(s: {
     const verdict = await postJson(`${s.verifier.url}${VERIFY}`, { key })
     if (verdict.valid !== true || verdict.keyId !== keyId || verdict.name !== BENCH_KEY_FIELDS.name)
       throw new Error(`the verifier did not verify ${keyId}: ${JSON.stringify(verdict)}`)
+    // With recording off, the same verdict, byte for byte.
+    const unrecorded = await postJson(`${s.unrecorded.url}${VERIFY}`, { key })
+    if (JSON.stringify(unrecorded) !== JSON.stringify(verdict))
+      throw new Error(`the verifier with recording off answers otherwise: ${JSON.stringify(unrecorded)}`)
   }
   // The ceiling answers a verdict of the same fields and length as Keygate's for these keys: a field Keygate's verdicts
   // gain and the ceiling's lack would make Keygate serialise more than the ceiling does.
@@ -514,12 +580,23 @@ function redisCommands(admin: Redis) {
   }
   const total = (after: Map<string, number>, before: Map<string, number>, only?: (name: string) => boolean) =>
     [...after].filter(([name]) => !only || only(name)).reduce((sum, [name, n]) => sum + n - (before.get(name) ?? 0), 0)
-  // The usage recorder's batched writes: two counters and their expiry per key verified, every 5 s.
-  // The bench keys carry no credits and no limits: the only scripts they run are the usage flush's (EVALSHA,
-  // EVAL once to load it; Redis also counts the HINCRBY and PEXPIRE run inside).
-  const ANALYTICS = new Set(['hincrby', 'pexpire', 'evalsha', 'eval'])
+  // What recording for analytics sends: every flush, one append to the analytics buffer, a script call (EVALSHA, or
+  // EVAL once to load it) that Redis counts with the commands it runs inside: HGET, XADD and HSET (XRANGE, XDEL and
+  // HINCRBY too when the buffer trims, which the bench's never does). The bench keys carry no credits and no limits:
+  // no other script runs; and a verification's own reads are HMGETs, never these.
+  const ANALYTICS = new Set(['evalsha', 'eval', 'hget', 'xadd', 'hset', 'xdel', 'hincrby'])
   // INFO itself is counted by Redis: it is the bench's, not the server's.
   const onPath = (name: string) => !ANALYTICS.has(name) && name !== 'info'
+  // Bytes the analytics buffers hold, over every buffer (their state's `bytes`): nothing ingests while a verifier is
+  // counted alone (the control plane is paused), so what they gain is what it appended.
+  const bufferBytes = async () => {
+    let bytes = 0
+    for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++)
+      bytes += Number((await admin.hget(redisKeys.analyticsBufferState(shard), 'bytes')) ?? 0)
+    return bytes
+  }
+  // After the load, long enough for the last flush of what it recorded to land inside the window.
+  const settleSeconds = ANALYTICS_FLUSH_MS / 1000 + 0.5
   return {
     counts,
     delta: total,
@@ -528,25 +605,27 @@ function redisCommands(admin: Redis) {
     async per1000(url: string, load: (seconds: number) => Promise<LoadResult>) {
       const seconds = 3
       const verdicts = () => metricSum(url, 'keygate_verify_verdicts_total')
+      // The idle spell also lets a flush of what the server recorded before it was counted land outside the window.
       const idle = await counts()
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
       const background = total(await counts(), idle, onPath)
-      const [verdictsBefore, before] = [await verdicts(), await counts()]
+      const [verdictsBefore, bytesBefore, before] = [await verdicts(), await bufferBytes(), await counts()]
       await load(seconds)
-      // Let the last flush of usage counts (every 5 s) land inside the window.
-      await new Promise((resolve) => setTimeout(resolve, 5_500))
+      await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000))
       const after = await counts()
+      const appended = (await bufferBytes()) - bytesBefore
       const answered = (await verdicts()) - verdictsBefore
       const byCommand = [...after]
         .map(([name, n]) => `${name} ${n - (before.get(name) ?? 0)}`)
         .filter((entry) => !entry.endsWith(' 0'))
       progress(`${url}: ${answered} verdicts; Redis commands meanwhile: ${byCommand.join(', ')}`)
       // The background ran for the load and the wait after it.
-      const path = total(after, before, onPath) - (background * (seconds + 5.5)) / seconds
+      const path = total(after, before, onPath) - (background * (seconds + settleSeconds)) / seconds
       return {
         onPath: Math.max(0, (path * 1000) / answered),
         // Round trips: the script calls (the commands they run inside are counted by Redis too, not sent).
-        analytics: (total(after, before, (name) => name === 'evalsha' || name === 'eval') * 1000) / answered,
+        appends: (total(after, before, (name) => name === 'evalsha' || name === 'eval') * 1000) / answered,
+        bytesPerVerification: appended / answered,
       }
     },
   }
