@@ -9,7 +9,7 @@ import {
 import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
 import { KEY_VERIFICATIONS, KEY_VERIFICATION_ROLLUPS } from '../../control-plane/analytics/engine/analytics-tables.js'
 import { AnalyticsIngest } from '../../control-plane/analytics/ingest/analytics-ingest.js'
-import { insertParts } from '../../control-plane/analytics/engine/insert-parts.js'
+import { insertColumns, insertParts } from '../../control-plane/analytics/engine/insert-parts.js'
 import { WORKSPACE_ID } from '../../control-plane/workspace.js'
 import { processCpuSeconds } from './process-cpu.js'
 import { progress } from './rounds.js'
@@ -150,7 +150,7 @@ async function drainParts(batches: string[], engine: AnalyticsEngine, cpu: () =>
   const decode = cpu() - began
   began = cpu()
   let chars = 0
-  for (const part of insertParts(rows, 'bench', INSERT_PART_CHARS)) chars += part.text.length
+  for (const part of insertParts(rows, insertColumns(rows), 'bench', INSERT_PART_CHARS)) chars += part.text.length
   const encode = cpu() - began
   if (chars === 0) throw new Error('no rows to insert')
   await engine.command(`CREATE TABLE \`${VIEWLESS_COPY}\` AS \`${KEY_VERIFICATIONS.name}\``)

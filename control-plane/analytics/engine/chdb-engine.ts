@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises'
 import { Session } from 'chdb'
 import type { AnalyticsEngine, EngineRow } from './analytics-engine.js'
-import { insertParts } from './insert-parts.js'
+import { INSERT_SETTINGS, insertColumns, insertParts } from './insert-parts.js'
 
 /** Characters of one insert's text, at most: far within V8's longest string, and a few tens of MiB in memory. */
 const INSERT_PART_CHARS = 64 * 1024 * 1024
@@ -43,20 +43,16 @@ export class ChdbEngine implements AnalyticsEngine {
   }
 
   async insert(table: string, rows: readonly object[], batchId: string): Promise<void> {
-    for (const { text, token } of insertParts(rows, batchId, this.options.insertPartChars ?? INSERT_PART_CHARS)) {
+    const columns = insertColumns(rows)
+    const maxChars = this.options.insertPartChars ?? INSERT_PART_CHARS
+    for (const { text, token } of insertParts(rows, columns, batchId, maxChars)) {
       await this.serialised(() =>
         this.session.insert({
           table,
           values: text,
-          format: 'JSONEachRow',
-          settings: {
-            // chDB inserts asynchronously by default: this batch is written, with its token, before the call returns,
-            // so that the buffer it came from may be acknowledged then.
-            async_insert: 0,
-            insert_deduplication_token: token,
-            // The rollups the views feed drop the retried batch too (each keeps its own deduplication window).
-            deduplicate_blocks_in_dependent_materialized_views: 1,
-          },
+          format: 'JSONCompactEachRow',
+          columns,
+          settings: { ...INSERT_SETTINGS, insert_deduplication_token: token },
         }),
       )
     }

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client'
 import type { AnalyticsEngine, EngineRow } from './analytics-engine.js'
 import { quotedName } from './analytics-tables.js'
-import { insertParts } from './insert-parts.js'
+import { INSERT_SETTINGS, insertColumns, insertParts } from './insert-parts.js'
 
 /** Characters of one insert's body, at most: as the embedded engine's, a few tens of MiB in memory. */
 const INSERT_PART_CHARS = 64 * 1024 * 1024
@@ -85,17 +85,13 @@ export class ClickhouseServerEngine implements AnalyticsEngine {
   }
 
   async insert(table: string, rows: readonly object[], batchId: string): Promise<void> {
-    for (const { text, token } of insertParts(rows, batchId, this.options.insertPartChars ?? INSERT_PART_CHARS)) {
+    const columns = insertColumns(rows)
+    const maxChars = this.options.insertPartChars ?? INSERT_PART_CHARS
+    for (const { text, token } of insertParts(rows, columns, batchId, maxChars)) {
       const { stream } = await this.#client.exec({
-        query: `INSERT INTO ${quotedName(table)} FORMAT JSONEachRow`,
+        query: `INSERT INTO ${quotedName(table)} (${columns.map(quotedName).join(', ')}) FORMAT JSONCompactEachRow`,
         values: Readable.from([text], { objectMode: false }),
-        clickhouse_settings: {
-          // Written, with its token, before the answer: the buffer it came from may be acknowledged then.
-          async_insert: 0,
-          insert_deduplication_token: token,
-          // The rollups the views feed drop the retried part too (each keeps its own deduplication window).
-          deduplicate_blocks_in_dependent_materialized_views: 1,
-        },
+        clickhouse_settings: { ...INSERT_SETTINGS, insert_deduplication_token: token },
       })
       await textOf(stream)
     }
