@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { docBlock } from '../support/doc-blocks.js'
 import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
 import { ensureAnalyticsSchema } from '../../control-plane/analytics/engine/analytics-tables.js'
 import { QUOTA_NAMESPACE } from '../../control-plane/analytics/query/run-query.js'
@@ -118,6 +119,32 @@ describe.each(ANALYTICS_ENGINES)('v2 analytics queries on the $kind engine', (ha
       .split('/')
       .at(-1),
     detail: String(answer.body.error?.detail ?? ''),
+  })
+
+  it("runs the docs' example queries as written, and each counts what it says", async () => {
+    const block = docBlock('docs/analytics.md', 'Querying', 'sql', [
+      ["key_id = 'key_…'", `key_id = 'key_${apiA}_0'`],
+      ["key_space_id = 'api_…'", `key_space_id = '${apiB}'`],
+      ["external_id = 'user_…'", "external_id = 'acme'"],
+    ])
+    const queries = block.split(/\n\n/).map((query) => query.replace(/^--.*\n/, ''))
+    expect(queries).toHaveLength(3)
+    const answers = []
+    for (const query of queries) {
+      const answer = await verifications(query)
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+      answers.push(answer.body.data as Record<string, unknown>[])
+    }
+    const [hourly, busiest, tagged] = answers
+    // key_<apiA>_0: verification 0 of api A (rate limited, as every fourth is).
+    expect(hourly!.map(({ outcome, n }) => ({ outcome, n }))).toEqual([{ outcome: 'RATE_LIMITED', n: 1 }])
+    expect(busiest).toEqual([
+      { key_id: `key_${apiB}_0`, n: 2 },
+      { key_id: `key_${apiB}_1`, n: 2 },
+      { key_id: `key_${apiB}_2`, n: 1 },
+    ])
+    // No verification here carries tags: none by tag.
+    expect(tagged).toEqual([])
   })
 
   it('answers the rows of a query, each an object of its columns, and [] for none', async () => {
