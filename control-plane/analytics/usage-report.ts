@@ -76,7 +76,7 @@ const MAX_ENGINE_ROWS = 100_000
 const REPORT_SETTINGS =
   "max_execution_time = 10, max_threads = 2, max_result_rows = 100001, result_overflow_mode = 'throw'"
 /** How long the hourly rollup keeps rows, ms: older ranges without slices are read by the day. */
-const HOURS_KEPT_MS = rollupOf('hour').keptDays * 86_400_000
+export const HOURS_KEPT_MS = rollupOf('hour').keptDays * 86_400_000
 
 const FIELD_OF: Record<VerdictCode, keyof OutcomeCounts> = {
   VALID: 'valid',

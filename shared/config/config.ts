@@ -359,15 +359,22 @@ function checkClickhouse(
   const raw = read['clickhouse-url']
   if (raw !== undefined) {
     let ok = false
+    let path = '/'
     try {
       const url = new URL(raw)
       ok = url.protocol === 'http:' || url.protocol === 'https:'
+      path = url.pathname
     } catch {
       // not a URL: the problem below
     }
     if (!ok)
       problems.push(
         'CLICKHOUSE_URL (--clickhouse-url) must be an http(s) URL such as http://user:password@clickhouse:8123/keygate',
+      )
+    // The path names the database, whole: `/keygate/` would be a database named `keygate/`.
+    else if (path !== '/' && !/^\/[^/]+$/.test(path))
+      problems.push(
+        `CLICKHOUSE_URL (--clickhouse-url)'s path names its database: one name such as /keygate, got ${JSON.stringify(path)}`,
       )
   }
   if (read['clickhouse-cluster'] !== undefined && raw === undefined)

@@ -944,6 +944,43 @@ onBothStores('portal routes', { clock: () => new ManualClock(Date.now()), analyt
       expect((await asCustomer('portal.getVerifications', noScope.headers, window)).status).toBe(403)
     })
 
+    it('answers a short window further back than the hours are kept by the day, from the daily rollup', async () => {
+      const apiId = await newApi()
+      const { slug } = await newPortal([apiId])
+      const old = await newKey(apiId, 'long-ago')
+      const then = Math.floor((stack.clock!.now() - 100 * 86_400_000) / 86_400_000) * 86_400_000 + 12 * 3_600_000
+      await stack.engine!.insert(
+        'key_verifications_v1',
+        [
+          {
+            request_id: `req_long_ago_${stack.store}`,
+            time: then,
+            workspace_id: 'ws_keygate',
+            key_space_id: apiId,
+            identity_id: '',
+            external_id: 'long-ago',
+            key_id: old.keyId,
+            outcome: 'VALID',
+            tags: [],
+            source: 'v1.verifyKey',
+            region: 'test',
+            spent_credits: 0,
+            latency: 0,
+          },
+        ],
+        `long-ago-${stack.store}`,
+      )
+      const { headers } = await signIn(slug, 'long-ago')
+      const answer = await asCustomer('portal.getVerifications', headers, {
+        startTime: then - 3_600_000,
+        endTime: then + 3_600_000,
+      })
+      expect(answer.status, answer.raw).toBe(200)
+      const points = answer.body.data as { time: number; total: number }[]
+      expect(points.map((p) => p.time)).toEqual([then - 12 * 3_600_000])
+      expect(points[0]!.total).toBe(1)
+    })
+
     it('shows when each key was last verified, from the analytics rows', async () => {
       const apiId = await newApi()
       const { slug } = await newPortal([apiId])

@@ -54,6 +54,35 @@ describe('configuration', () => {
     expect(problems.join('\n')).toMatch(/LOG_LEVEL: must be one of/)
   })
 
+  it('reads CLICKHOUSE_URL and CLICKHOUSE_CLUSTER, and refuses what would name another database or none, unrepeated', () => {
+    expect(controlPlaneConfig([], {}).clickhouse).toBeUndefined()
+    const url = 'http://keygate:s3cret-pw@clickhouse:8123/keygate'
+    expect(controlPlaneConfig([], { CLICKHOUSE_URL: url, CLICKHOUSE_CLUSTER: 'main' }).clickhouse).toEqual({
+      url,
+      cluster: 'main',
+    })
+    expect(controlPlaneConfig([], { CLICKHOUSE_URL: 'http://clickhouse:8123' }).clickhouse?.url).toBe(
+      'http://clickhouse:8123',
+    )
+    for (const [env, problem] of [
+      [{ CLICKHOUSE_URL: 'redis://keygate:s3cret-pw@clickhouse:8123/keygate' }, /must be an http\(s\) URL/],
+      [{ CLICKHOUSE_URL: 'http://keygate:s3cret-pw@clickhouse:8123/keygate/' }, /one name such as \/keygate/],
+      [{ CLICKHOUSE_URL: 'http://keygate:s3cret-pw@clickhouse:8123/a/b' }, /one name such as \/keygate/],
+      [{ CLICKHOUSE_CLUSTER: 'main' }, /needs CLICKHOUSE_URL/],
+    ] as const) {
+      let error: unknown
+      try {
+        controlPlaneConfig([], env)
+      } catch (err) {
+        error = err
+      }
+      expect(error).toBeInstanceOf(ConfigError)
+      const problems = (error as ConfigError).problems.join('\n')
+      expect(problems).toMatch(problem)
+      expect(problems).not.toContain('s3cret-pw')
+    }
+  })
+
   it('links error docs to a path on the answering server by default, or to the configured base', () => {
     expect(verifierConfig([], {}).docsBaseUrl).toBe('/docs')
     expect(controlPlaneConfig([], { DOCS_BASE_URL: 'https://keygate.example.com/docs/' }).docsBaseUrl).toBe(

@@ -3,7 +3,7 @@ import { invalid } from '../../../shared/errors/errors.js'
 import type { ControlPlaneDeps } from '../../control-plane-deps.js'
 import type { PortalCaller } from './portal-caller.js'
 import { requireScope } from '../portal-scopes.js'
-import { reportEngine, usageReport, type Slice } from '../../analytics/usage-report.js'
+import { HOURS_KEPT_MS, reportEngine, usageReport, type Slice } from '../../analytics/usage-report.js'
 import { sessionApis } from './session-keys.js'
 
 /** Windows up to this long are answered by the hour; longer ones by the day. */
@@ -26,7 +26,8 @@ export interface PortalVerificationsInput {
  * The customer's verification counts over [startTime, endTime), by outcome, oldest first, from the analytics engine:
  * every verification that resolved to the session's externalId in the session's apis — of one of their keys, of some,
  * or of all of them, deleted keys included. Zero-filled unless per key. Needs analytics:read (403). The window must
- * be within the daily counts' retention (400); the bucket is the hour, or the day for windows over a week. A key
+ * be within the daily counts' retention (400); the bucket is the hour, or the day for windows over a week or older
+ * than the hours kept. A key
  * named that is not the customer's has no rows of theirs: it counts nothing, as one that does not exist.
  */
 export async function getPortalVerifications(
@@ -38,7 +39,10 @@ export async function getPortalVerifications(
   if (input.startTime >= input.endTime) throw invalid('startTime', 'must be before endTime')
   if (input.endTime - input.startTime > MAX_WINDOW_DAYS * 86_400_000)
     throw invalid('startTime', `the window may span at most ${MAX_WINDOW_DAYS} days`)
-  const slice: Slice = input.endTime - input.startTime <= HOURLY_UP_TO_MS ? 'hour' : 'day'
+  // By the hour only where hours are kept: a short window further back than that is read by the day.
+  const hourly =
+    input.endTime - input.startTime <= HOURLY_UP_TO_MS && input.startTime >= deps.clock.now() - HOURS_KEPT_MS
+  const slice: Slice = hourly ? 'hour' : 'day'
   const rows = await usageReport(
     reportEngine(deps.analytics),
     {
