@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises'
 import { Session } from 'chdb'
 import type { AnalyticsEngine, EngineRow } from './analytics-engine.js'
 import { INSERT_SETTINGS, insertColumns, insertParts } from './insert-parts.js'
+import { rowsOfJsonEachRow } from './json-each-row.js'
 
 /** Characters of one insert's text, at most: far within V8's longest string, and a few tens of MiB in memory. */
 const INSERT_PART_CHARS = 64 * 1024 * 1024
@@ -64,12 +65,7 @@ export class ChdbEngine implements AnalyticsEngine {
       params === undefined ? this.session.queryAsync(sql, options) : this.session.queryBindAsync(sql, params, options),
     )
     const text = result.text()
-    return text === ''
-      ? []
-      : text
-          .trimEnd()
-          .split('\n')
-          .map((line) => JSON.parse(line) as EngineRow)
+    return rowsOfJsonEachRow(text)
   }
 
   /**

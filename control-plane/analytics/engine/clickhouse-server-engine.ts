@@ -3,6 +3,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHous
 import type { AnalyticsEngine, EngineRow } from './analytics-engine.js'
 import { quotedName } from './analytics-tables.js'
 import { INSERT_SETTINGS, insertColumns, insertParts } from './insert-parts.js'
+import { rowsOfJsonEachRow } from './json-each-row.js'
 
 /** Characters of one insert's body, at most: as the embedded engine's, a few tens of MiB in memory. */
 const INSERT_PART_CHARS = 64 * 1024 * 1024
@@ -106,12 +107,7 @@ export class ClickhouseServerEngine implements AnalyticsEngine {
       clickhouse_settings: { default_format: 'JSONEachRow' },
     })
     const text = await textOf(stream)
-    return text === ''
-      ? []
-      : text
-          .trimEnd()
-          .split('\n')
-          .map((line) => JSON.parse(line) as EngineRow)
+    return rowsOfJsonEachRow(text)
   }
 
   /**
