@@ -1,7 +1,12 @@
 import { pino } from 'pino'
 import { Registry } from 'prom-client'
 import { AnalyticsRecorder } from '../../shared/analytics/analytics-recorder.js'
-import { rowsOfBatch, type EncodedBatch, type VerificationRow } from '../../shared/analytics/analytics-batch.js'
+import {
+  appendVerificationLines,
+  readBatch,
+  VERIFICATION_COLUMNS,
+  type EncodedBatch,
+} from '../../shared/analytics/analytics-batch.js'
 import {
   ANALYTICS_BUFFER_SHARDS,
   type AnalyticsBufferStore,
@@ -9,7 +14,6 @@ import {
 import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
 import { KEY_VERIFICATIONS, KEY_VERIFICATION_ROLLUPS } from '../../control-plane/analytics/engine/analytics-tables.js'
 import { AnalyticsIngest } from '../../control-plane/analytics/ingest/analytics-ingest.js'
-import { insertColumns, insertParts } from '../../control-plane/analytics/engine/insert-parts.js'
 import { WORKSPACE_ID } from '../../control-plane/workspace.js'
 import { processCpuSeconds } from './process-cpu.js'
 import { progress } from './rounds.js'
@@ -38,18 +42,17 @@ export interface IngestDrain {
   redisCpuSeconds: number
   /** Parts of the drain's CPU, each measured again alone on the same batches, s. */
   parts: {
-    /** Reading the batches into rows, as the ingest does (JSON.parse, rowsOfBatch). */
+    /** Reading the batches, as the ingest does (JSON.parse, readBatch: their rows unpacked). */
     decode: number
-    /** Writing the rows as the engine's insert text (JSONEachRow: JSON.stringify per row). */
+    /** Writing their rows as the engine's insert lines (appendVerificationLines), as the ingest does. */
     encode: number
     /** The engine inserting that text into a copy of the raw table that feeds no view. */
     rawInsert: number
   }
 }
 
-/** The ingest's inserts, rows (analytics-ingest.ts' ROWS_PER_INSERT), and the engine's text per insert part. */
+/** The ingest's inserts, rows (analytics-ingest.ts' ROWS_PER_INSERT). */
 const ROWS_PER_INSERT = 100_000
-const INSERT_PART_CHARS = 64 * 1024 * 1024
 /** A copy of the raw table that feeds no view: what inserting the rows costs without the rollups. */
 const VIEWLESS_COPY = 'bench_verifications_without_views'
 
@@ -142,24 +145,21 @@ export async function drainIngest(
 async function drainParts(batches: string[], engine: AnalyticsEngine, cpu: () => number) {
   progress('timing the parts of the ingest alone: decoding, encoding, the insert without views')
   let began = cpu()
-  const rows: VerificationRow[] = []
-  for (const [i, json] of batches.entries()) {
-    for (const row of rowsOfBatch(JSON.parse(json) as EncodedBatch, `vr_0_${i}`, WORKSPACE_ID).verifications)
-      rows.push(row)
-  }
+  const read = batches.map((json) => readBatch(JSON.parse(json) as EncodedBatch))
   const decode = cpu() - began
   began = cpu()
-  let chars = 0
-  for (const part of insertParts(rows, insertColumns(rows), 'bench', INSERT_PART_CHARS)) chars += part.text.length
+  const lines: string[] = []
+  for (const [i, batch] of read.entries()) appendVerificationLines(batch, `vr_0_${i}`, WORKSPACE_ID, lines)
   const encode = cpu() - began
-  if (chars === 0) throw new Error('no rows to insert')
+  if (lines.length === 0) throw new Error('no rows to insert')
   await engine.command(`CREATE TABLE \`${VIEWLESS_COPY}\` AS \`${KEY_VERIFICATIONS.name}\``)
   began = cpu()
-  // In inserts of the ingest's size (ROWS_PER_INSERT), through the engine's own insert, which encodes them again:
-  // that is taken off.
-  for (let at = 0; at < rows.length; at += ROWS_PER_INSERT)
-    await engine.insert(VIEWLESS_COPY, rows.slice(at, at + ROWS_PER_INSERT), `bench-${at}`)
-  const rawInsert = cpu() - began - encode
+  // In inserts of the ingest's size (ROWS_PER_INSERT), through the engine's own insert, as the ingest makes them.
+  for (let at = 0; at < lines.length; at += ROWS_PER_INSERT) {
+    const part = { columns: VERIFICATION_COLUMNS, lines: lines.slice(at, at + ROWS_PER_INSERT) }
+    await engine.insert(VIEWLESS_COPY, part, `bench-${at}`)
+  }
+  const rawInsert = cpu() - began
   await engine.command(`DROP TABLE \`${VIEWLESS_COPY}\``)
   return { decode, encode, rawInsert }
 }

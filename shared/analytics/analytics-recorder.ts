@@ -1,6 +1,7 @@
 import { VERDICT_CODES, type VerdictCode } from '../verification/verification.js'
 import { VERIFICATION_SOURCES, type VerificationSource } from '../verification/verification-source.js'
 import type { EncodedBatch } from './analytics-batch.js'
+import { PackedIntegersWriter } from './packed-integers.js'
 
 /** The key a verification was of, as a row names it. */
 export interface VerifiedKey {
@@ -16,15 +17,21 @@ const MINUTE_MS = 60_000
 /** Apis unknown keys are counted under per batch, at most; more are counted under none (`''`). */
 export const MAX_NOT_FOUND_APIS = 1_000
 
+/** A batch being recorded: what it lists, its rows' integers written apart (packed). */
+type BatchLists = Omit<EncodedBatch, 'f' | 'v' | 'r'>
+
 /**
- * Records verifications and rate-limit decisions in memory as a batch's columns — a few numbers pushed per row, the
- * strings rows name listed once per batch — until take() hands the batch over (analytics-shipper.ts). Holds at most
+ * Records verifications and rate-limit decisions in memory as a batch's columns — a few integers packed per row into
+ * byte arrays the recorder keeps (nothing allocated per row), the strings rows name listed once per batch — until
+ * take() hands the batch over (analytics-shipper.ts). Holds at most
  * `maxRows` rows between two takes: beyond, a verification is not recorded but counted as dropped, so that memory
  * stays bounded whatever happens downstream. Verifications of keys that do not exist are counted per api, minute and
  * source, not kept as rows: a flood of guessed keys costs a counter, not a row each.
  */
 export class AnalyticsRecorder {
   private batch = emptyBatch()
+  private readonly verifications = new PackedIntegersWriter()
+  private readonly ratelimits = new PackedIntegersWriter()
   private readonly keyIndex = new Map<string, number>()
   private readonly tagsIndex = new Map<string, number>()
   private readonly notFound = new Map<string, [string, number, number, number]>()
@@ -61,22 +68,21 @@ export class AnalyticsRecorder {
   ): void {
     const batch = this.batchFor(nowMs)
     if (batch === undefined) return
-    batch.v.push(
-      nowMs - batch.t,
-      this.keyAt(key, identityId ?? ''),
-      OUTCOME_INDEX.get(code)!,
-      SOURCE_INDEX.get(source)!,
-      spentCredits,
-      tags === undefined || tags.length === 0 ? -1 : this.tagsAt(tags),
-      Math.round(latencyMs * 1000),
-    )
+    const row = this.verifications
+    row.write(nowMs - batch.t)
+    row.write(this.keyAt(key, identityId ?? ''))
+    row.write(OUTCOME_INDEX.get(code)!)
+    row.write(SOURCE_INDEX.get(source)!)
+    row.write(spentCredits)
+    row.write(tags === undefined || tags.length === 0 ? -1 : this.tagsAt(tags))
+    row.write(Math.round(latencyMs * 1000))
   }
 
   /**
    * The batch a row recorded at `nowMs` goes in, its place taken; undefined when it holds `maxRows` rows already (the
    * row is counted as dropped).
    */
-  private batchFor(nowMs: number): EncodedBatch | undefined {
+  private batchFor(nowMs: number): BatchLists | undefined {
     if (this.rows >= this.maxRows) {
       this.dropped++
       return undefined
@@ -98,15 +104,14 @@ export class AnalyticsRecorder {
   ): void {
     const batch = this.batchFor(nowMs)
     if (batch === undefined) return
-    batch.r.push(
-      nowMs - batch.t,
-      this.stringAt(namespace),
-      this.stringAt(identifier),
-      passed ? 1 : 0,
-      limit,
-      remaining,
-      Math.round(latencyMs * 1000),
-    )
+    const row = this.ratelimits
+    row.write(nowMs - batch.t)
+    row.write(this.stringAt(namespace))
+    row.write(this.stringAt(identifier))
+    row.write(passed ? 1 : 0)
+    row.write(limit)
+    row.write(remaining)
+    row.write(Math.round(latencyMs * 1000))
   }
 
   /** Counts one verification of a key that does not exist (or that the caller may not see), asked of `apiId`. */
@@ -129,10 +134,20 @@ export class AnalyticsRecorder {
   /** The batch recorded since the last take, and a new one begun; undefined when nothing was recorded. */
   take(): { batch: EncodedBatch; rows: number } | undefined {
     if (this.rows === 0 && this.notFound.size === 0) return undefined
-    const batch = this.batch
-    batch.n = [...this.notFound.values()]
-    const rows = this.rows + batch.n.length
-    if (this.rows === 0) batch.t = batch.n[0]![1]
+    const lists = this.batch
+    const n = [...this.notFound.values()]
+    const rows = this.rows + n.length
+    const batch: EncodedBatch = {
+      f: 2,
+      g: this.region,
+      t: this.rows === 0 ? n[0]![1] : lists.t,
+      k: lists.k,
+      a: lists.a,
+      v: this.verifications.take(),
+      n,
+      s: lists.s,
+      r: this.ratelimits.take(),
+    }
     this.batch = emptyBatch()
     this.keyIndex.clear()
     this.tagsIndex.clear()
@@ -140,7 +155,6 @@ export class AnalyticsRecorder {
     this.notFound.clear()
     this.notFoundApis.clear()
     this.rows = 0
-    batch.g = this.region
     return { batch, rows }
   }
 
@@ -173,4 +187,4 @@ export class AnalyticsRecorder {
   }
 }
 
-const emptyBatch = (): EncodedBatch => ({ f: 1, g: '', t: 0, k: [], a: [], v: [], n: [], s: [], r: [] })
+const emptyBatch = (): BatchLists => ({ g: '', t: 0, k: [], a: [], n: [], s: [] })

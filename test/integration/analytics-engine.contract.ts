@@ -7,7 +7,7 @@ import {
   PUBLIC_TABLES,
   RATELIMIT_ROLLUPS,
 } from '../../control-plane/analytics/engine/analytics-tables.js'
-import { insertColumns, insertParts } from '../../control-plane/analytics/engine/insert-parts.js'
+import { compactRows, insertParts } from '../../control-plane/analytics/engine/insert-parts.js'
 import type { EngineHarness } from '../support/analytics-engines.js'
 
 /**
@@ -88,7 +88,7 @@ export function analyticsEngineContract(harness: EngineHarness): void {
 
     it('counts a batch sent again after only its first part went in once', async () => {
       const batch = Array.from({ length: 60 }, (_, n) => verification(n, { key_id: 'key_parted' }))
-      const [first] = insertParts(batch, insertColumns(batch), 'parted:1-60', PART_CHARS)
+      const [first] = insertParts(compactRows(batch).lines, 'parted:1-60', PART_CHARS)
       const firstRows = first!.text.split('\n').length
       expect(firstRows).toBeLessThan(batch.length)
       // The insert died after its first part: that part alone is in.

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ChdbEngine } from '../../control-plane/analytics/engine/chdb-engine.js'
 import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
 import { ensureAnalyticsSchema, KEY_VERIFICATIONS } from '../../control-plane/analytics/engine/analytics-tables.js'
+import { compactRows } from '../../control-plane/analytics/engine/insert-parts.js'
 import {
   AnalyticsIngest,
   INGEST_LEASE,
@@ -76,15 +77,23 @@ describe('the analytics ingest', () => {
       ...deps,
     })
 
-  /** The engine, `before` told of each insert into the raw verifications table (and awaited) before it is made. */
-  const engineBefore = (before: (rows: readonly object[]) => unknown): AnalyticsEngine => ({
+  /**
+   * The engine, `before` told of each insert into the raw verifications table (and awaited) before it is made, its rows
+   * as objects.
+   */
+  const engineBefore = (before: (rows: readonly Record<string, unknown>[]) => unknown): AnalyticsEngine => ({
     kind: engine.kind,
     database: engine.database,
     command: (sql) => engine.command(sql),
     query: (sql) => engine.query(sql),
     close: () => engine.close(),
     insert: async (table, rows, batchId) => {
-      if (table === KEY_VERIFICATIONS.name) await before(rows)
+      if (table === KEY_VERIFICATIONS.name) {
+        const { columns, lines } = compactRows(rows)
+        await before(
+          lines.map((line) => Object.fromEntries((JSON.parse(line) as unknown[]).map((v, i) => [columns[i], v]))),
+        )
+      }
       return engine.insert(table, rows, batchId)
     },
   })
@@ -262,8 +271,7 @@ describe('the analytics ingest', () => {
     await buffer.append(1, ...taken.batch(3), BIG)
     await buffer.append(2, ...taken.batch(4), BIG)
     const refusing = engineBefore((rows) => {
-      if (rows.some((row) => (row as { key_space_id: string }).key_space_id === refused.apiId))
-        throw new Error('the engine refuses these rows')
+      if (rows.some((row) => row.key_space_id === refused.apiId)) throw new Error('the engine refuses these rows')
     })
     const registry = new Registry()
     await expect(ingestOf(buffer, { engine: refusing, registry }).ingestNow()).rejects.toThrow('refuses these rows')

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest'
-import { rowsOfBatch, type EncodedBatch } from '../../shared/analytics/analytics-batch.js'
+import {
+  appendVerificationLines,
+  readBatch,
+  rowsOfBatch,
+  VERIFICATION_COLUMNS,
+  type EncodedBatch,
+  type EncodedBatchV1,
+} from '../../shared/analytics/analytics-batch.js'
+import { PackedIntegersWriter } from '../../shared/analytics/packed-integers.js'
 
 /**
  * A format-1 batch as a process of any version writes it: a buffer holds batches of the processes that were running
  * before an upgrade, so the format (outcomes and sources by index, each row's columns in order) reads the same in every
  * version. Reordering VERDICT_CODES or VERIFICATION_SOURCES would give old batches' rows other outcomes silently.
  */
-const BATCH: EncodedBatch = {
+const BATCH: EncodedBatchV1 = {
   f: 1,
   g: 'eu',
   t: 1_900_000_000_000,
@@ -81,6 +89,54 @@ describe('analytics batches, format 1', () => {
     expect(() => rowsOfBatch({ ...BATCH, v: [0, 0, 0, 0, 0, 1, 1] }, 'x', 'ws')).toThrow(/does not list/)
     expect(() => rowsOfBatch({ ...BATCH, r: [0, 0, 2, 1, 1, 1, 1] }, 'x', 'ws')).toThrow(/does not list/)
     expect(() => rowsOfBatch({ ...BATCH, n: [['api_1', 0, 4, 1]] }, 'x', 'ws')).toThrow(/lacks/)
+    expect(() => rowsOfBatch({ ...BATCH, f: 3 as 1 }, 'x', 'ws')).toThrow(/format 3/)
+    // Format 2's rows are packed text: arrays under its number are no batch of it.
     expect(() => rowsOfBatch({ ...BATCH, f: 2 as 1 }, 'x', 'ws')).toThrow(/format 2/)
+  })
+})
+
+const packed = (values: readonly number[]) => {
+  const writer = new PackedIntegersWriter()
+  for (const value of values) writer.write(value)
+  return writer.take()
+}
+
+/** Format 1's batch as format 2 writes it: its rows packed. */
+const PACKED: EncodedBatch = { ...BATCH, f: 2, v: packed(BATCH.v), r: packed(BATCH.r) }
+
+describe('analytics batches, format 2', () => {
+  it('reads as the same batch written as format 1 reads', () => {
+    expect(readBatch(JSON.parse(JSON.stringify(PACKED)))).toEqual(readBatch(BATCH))
+    expect(rowsOfBatch(PACKED, 'vr_3_1-0', 'ws')).toEqual(rowsOfBatch(BATCH, 'vr_3_1-0', 'ws'))
+    expect(() => rowsOfBatch({ ...PACKED, v: BATCH.v as unknown as string }, 'x', 'ws')).toThrow(/format 2/)
+    expect(() => rowsOfBatch({ ...PACKED, v: packed([0, 2, 0, 0, 0, -1, 1]) }, 'x', 'ws')).toThrow(/does not list/)
+  })
+
+  it("writes each verification's insert line as the JSON of its row's columns, whatever its strings hold", () => {
+    const awkward: EncodedBatch = {
+      ...PACKED,
+      g: 'eu "west"\\\u2028',
+      k: [
+        ['key_"a"', 'api_1\n', 'id_ü', 'ac\u0000me'],
+        ['key_b', 'api_1', '', ''],
+      ],
+      a: [['plan="pro"', '\ud83d\ude00', '\u2029']],
+    }
+    for (const batch of [BATCH, PACKED, awkward]) {
+      const lines: string[] = []
+      appendVerificationLines(readBatch(batch), 'vr_3_1-0', 'ws "x"', lines)
+      const rows = rowsOfBatch(batch, 'vr_3_1-0', 'ws "x"').verifications
+      expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual(
+        rows.map((row) => VERIFICATION_COLUMNS.map((column) => row[column])),
+      )
+      expect(lines).toEqual(rows.map((row) => JSON.stringify(VERIFICATION_COLUMNS.map((column) => row[column]))))
+    }
+  })
+
+  it('appends nothing of a batch with a row naming what it does not list', () => {
+    const lines = ['earlier']
+    const damaged = readBatch({ ...PACKED, v: packed([...BATCH.v, 0, 0, 0, 0, 0, 3, 1]) })
+    expect(() => appendVerificationLines(damaged, 'x', 'ws', lines)).toThrow(/row 8 .*does not list/)
+    expect(lines).toEqual(['earlier'])
   })
 })

@@ -85,7 +85,12 @@ describe('AnalyticsShipper', () => {
   })
 
   it('counts the rows the recorder dropped and those the buffer trimmed', async () => {
-    const { shipper, record, dropped, held } = shipperOf({ maxBufferBytes: 400 }, 3)
+    // Room for two batches of three rows, not three: the bound from what such a batch takes.
+    const sized = new AnalyticsRecorder('eu', 3)
+    for (let i = 0; i < 3; i++)
+      sized.record({ id: 'key_a', apiId: 'api_1' }, undefined, 'VALID', 'v1.verifyKey', T + 9, 0, undefined, 1)
+    const threeRows = JSON.stringify(sized.take()!.batch).length
+    const { shipper, record, dropped, held } = shipperOf({ maxBufferBytes: Math.floor(threeRows * 2.5) }, 3)
     record(0, 5)
     await shipper.flush()
     expect(await dropped('memory')).toBe(2)
@@ -93,7 +98,7 @@ describe('AnalyticsShipper', () => {
     // Counted once: the next flush reports only new drops.
     await shipper.flush()
     expect(await dropped('memory')).toBe(2)
-    // Two more batches of 3 rows: the buffer (400 bytes) cannot hold three, so the oldest goes.
+    // Two more batches of 3 rows: the buffer cannot hold three, so the oldest goes.
     record(3, 3)
     await shipper.flush()
     record(6, 3)

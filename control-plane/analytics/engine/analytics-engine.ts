@@ -1,3 +1,5 @@
+import type { InsertRows } from './insert-parts.js'
+
 /** A row as the engine answers it (JSONEachRow): column name → value. */
 export type EngineRow = Record<string, unknown>
 
@@ -18,11 +20,12 @@ export interface AnalyticsEngine {
   /** Runs a statement that answers nothing (CREATE, ALTER, OPTIMIZE). */
   command(sql: string): Promise<void>
   /**
-   * Inserts `rows` into `table` synchronously, once: the same batch sent again with the same `batchId` (a retry after
-   * an unknown outcome) is dropped, in the table and in every rollup its views feed, so that every table holds each
-   * row once. A batch must be sent again exactly as it was first (same rows, same order) to be recognised.
+   * Inserts `rows` into `table` (objects, or compact rows: insert-parts.ts) synchronously, once: the same batch sent
+   * again with the same `batchId` (a retry after an unknown outcome) is dropped, in the table and in every rollup its
+   * views feed, so that every table holds each row once. A batch must be sent again exactly as it was first (same
+   * rows, same order) to be recognised.
    */
-  insert(table: string, rows: readonly object[], batchId: string): Promise<void>
+  insert(table: string, rows: InsertRows, batchId: string): Promise<void>
   /**
    * The rows a statement answers, each an object (64-bit integers as numbers; NaN and infinities as null). `params`
    * fill its `{name:Type}` placeholders, sent apart from the SQL: a caller's text is never spliced into a statement.

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises'
 import { Session } from 'chdb'
 import type { AnalyticsEngine, EngineRow } from './analytics-engine.js'
-import { INSERT_SETTINGS, insertColumns, insertParts } from './insert-parts.js'
+import { compactRows, INSERT_SETTINGS, insertParts, type InsertRows } from './insert-parts.js'
 import { rowsOfJsonEachRow } from './json-each-row.js'
 
 /** Characters of one insert's text, at most: far within V8's longest string, and a few tens of MiB in memory. */
@@ -43,10 +43,10 @@ export class ChdbEngine implements AnalyticsEngine {
     await this.serialised(() => this.session.queryAsync(sql))
   }
 
-  async insert(table: string, rows: readonly object[], batchId: string): Promise<void> {
-    const columns = insertColumns(rows)
+  async insert(table: string, rows: InsertRows, batchId: string): Promise<void> {
+    const { columns, lines } = compactRows(rows)
     const maxChars = this.options.insertPartChars ?? INSERT_PART_CHARS
-    for (const { text, token } of insertParts(rows, columns, batchId, maxChars)) {
+    for (const { text, token } of insertParts(lines, batchId, maxChars)) {
       await this.serialised(() =>
         this.session.insert({
           table,

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client'
 import type { AnalyticsEngine, EngineRow } from './analytics-engine.js'
 import { quotedName } from './analytics-tables.js'
-import { INSERT_SETTINGS, insertColumns, insertParts } from './insert-parts.js'
+import { compactRows, INSERT_SETTINGS, insertParts, type InsertRows } from './insert-parts.js'
 import { rowsOfJsonEachRow } from './json-each-row.js'
 
 /** Characters of one insert's body, at most: as the embedded engine's, a few tens of MiB in memory. */
@@ -85,10 +85,10 @@ export class ClickhouseServerEngine implements AnalyticsEngine {
     })
   }
 
-  async insert(table: string, rows: readonly object[], batchId: string): Promise<void> {
-    const columns = insertColumns(rows)
+  async insert(table: string, rows: InsertRows, batchId: string): Promise<void> {
+    const { columns, lines } = compactRows(rows)
     const maxChars = this.options.insertPartChars ?? INSERT_PART_CHARS
-    for (const { text, token } of insertParts(rows, columns, batchId, maxChars)) {
+    for (const { text, token } of insertParts(lines, batchId, maxChars)) {
       const { stream } = await this.#client.exec({
         query: `INSERT INTO ${quotedName(table)} (${columns.map(quotedName).join(', ')}) FORMAT JSONCompactEachRow`,
         values: Readable.from([text], { objectMode: false }),

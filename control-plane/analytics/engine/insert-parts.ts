@@ -5,49 +5,57 @@ export interface InsertPart {
 }
 
 /**
- * The rows of an insert as JSONCompactEachRow: its columns (the first row's fields, which every row of an insert
- * shares: they are made by one function) and each row's values in that order. Compact rows are half the text of
- * JSONEachRow's and cheaper to write and for the engine to read: the ingest's largest costs.
+ * Rows as an insert sends them, JSONCompactEachRow: the columns, and each row as a JSON array of its values in their
+ * order. Compact rows are half the text of JSONEachRow's and cheaper to write and for the engine to read: the ingest's
+ * largest costs. The ingest writes its verification rows so from its batches (analytics-batch.ts).
  */
-export function insertColumns(rows: readonly object[]): string[] {
-  return rows.length === 0 ? [] : Object.keys(rows[0]!)
+export interface CompactRows {
+  columns: readonly string[]
+  lines: readonly string[]
+}
+
+/** What an insert takes: rows as objects (their fields the columns, alike in every row), or compact already. */
+export type InsertRows = readonly object[] | CompactRows
+
+/** `rows` as compact rows: objects' columns are the first row's fields, which every row of an insert shares. */
+export function compactRows(rows: InsertRows): CompactRows {
+  if (!Array.isArray(rows)) return rows as CompactRows
+  const objects = rows as readonly Record<string, unknown>[]
+  const columns = objects.length === 0 ? [] : Object.keys(objects[0]!)
+  const values: unknown[] = new Array<unknown>(columns.length)
+  const lines = objects.map((row) => {
+    for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!]
+    return JSON.stringify(values)
+  })
+  return { columns, lines }
 }
 
 /**
- * The rows of the batch `batchId` as JSONCompactEachRow texts of at most `maxChars` characters each (a row longer than
- * that alone), in order, each row's values in the order of `columns`: one insert's text must stay within V8's longest
- * string (about 512 Mi characters), which rows with long tags pass well before any bound on rows does. The same rows
- * always make the same parts, each under a token of its own (the first under `batchId` itself), so that a batch sent
- * again, whole or after some parts went in, is dropped part by part.
+ * The `lines` of the batch `batchId` as insert texts of at most `maxChars` characters each (a line longer than that
+ * alone), in order: one insert's text must stay within V8's longest string (about 512 Mi characters), which rows with
+ * long tags pass well before any bound on rows does. The same lines always make the same parts, each under a token of
+ * its own (the first under `batchId` itself), so that a batch sent again, whole or after some parts went in, is
+ * dropped part by part.
  */
-export function* insertParts(
-  rows: readonly object[],
-  columns: readonly string[],
-  batchId: string,
-  maxChars: number,
-): Generator<InsertPart> {
-  let lines: string[] = []
+export function* insertParts(lines: readonly string[], batchId: string, maxChars: number): Generator<InsertPart> {
+  let first = 0
   let chars = 0
   let part = 0
-  const made = (): InsertPart => {
+  const made = (end: number): InsertPart => {
     const token = part === 0 ? batchId : `${batchId}:${part}`
     part++
-    return { text: lines.join('\n'), token }
+    return { text: lines.slice(first, end).join('\n'), token }
   }
-  const values: unknown[] = new Array<unknown>(columns.length)
-  for (const row of rows) {
-    const fields = row as Record<string, unknown>
-    for (let i = 0; i < columns.length; i++) values[i] = fields[columns[i]!]
-    const line = JSON.stringify(values)
-    if (lines.length > 0 && chars + 1 + line.length > maxChars) {
-      yield made()
-      lines = []
+  for (let at = 0; at < lines.length; at++) {
+    const line = lines[at]!
+    if (at > first && chars + 1 + line.length > maxChars) {
+      yield made(at)
+      first = at
       chars = 0
     }
-    chars += (lines.length > 0 ? 1 : 0) + line.length
-    lines.push(line)
+    chars += (at > first ? 1 : 0) + line.length
   }
-  if (lines.length > 0) yield made()
+  if (lines.length > first) yield made(lines.length)
 }
 
 /**

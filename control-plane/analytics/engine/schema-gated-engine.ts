@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { AnalyticsEngine, EngineRow } from './analytics-engine.js'
+import type { InsertRows } from './insert-parts.js'
 
 /** The first wait after a failed attempt, and the longest, ms: each wait is twice the one before. */
 const FIRST_RETRY_MS = 1_000
@@ -66,7 +67,7 @@ export class SchemaGatedEngine implements AnalyticsEngine {
     return this.engine.command(sql)
   }
 
-  async insert(table: string, rows: readonly object[], batchId: string): Promise<void> {
+  async insert(table: string, rows: InsertRows, batchId: string): Promise<void> {
     this.check()
     return this.engine.insert(table, rows, batchId)
   }
