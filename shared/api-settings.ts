@@ -1,5 +1,6 @@
 import { entityAddress } from './entity.js'
 import type { LeakPolicy } from './leak.js'
+import type { VerdictCode } from './verification/verification.js'
 
 /**
  * An api's settings: the one place each is kept (not in the api's record), as an entity at `api:<apiId>`, so that each
@@ -12,6 +13,11 @@ export interface ApiSettings {
   ipAllowlist?: string[]
   /** Absent: DEFAULT_LEAK_POLICY. */
   leakPolicy?: LeakPolicy
+  /** The outcomes of a verification that usage counts as billable (analytics.getUsage), never empty; absent: VALID. */
+  billableOutcomes?: VerdictCode[]
 }
+
+/** What usage counts as billable for an api that does not say. */
+export const DEFAULT_BILLABLE_OUTCOMES: readonly VerdictCode[] = ['VALID']
 
 export const apiSettingsAddress = (apiId: string) => entityAddress('api', apiId)

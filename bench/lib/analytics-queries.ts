@@ -3,15 +3,23 @@ import type { Caller } from '../../control-plane/caller.js'
 import type { AnalyticsEngine } from '../../control-plane/analytics/engine/analytics-engine.js'
 import { runAnalyticsQuery } from '../../control-plane/analytics/query/run-query.js'
 import { QUERIES_PER_HOUR, VERIFICATIONS } from '../../control-plane/analytics/query/query-rules.js'
+import { getUsage } from '../../control-plane/analytics/get-usage.js'
+import { usageReport } from '../../control-plane/analytics/usage-report.js'
+import { ApiSettingsRecords } from '../../control-plane/apis/api-settings.js'
+import type { ControlPlaneDeps } from '../../control-plane/control-plane-deps.js'
 import { systemClock } from '../../shared/clock.js'
 import { openBackend } from '../../shared/store/backend.js'
 import { progress } from './rounds.js'
 import { median, percentile } from './stats.js'
 
-/** Who and when a query asks about: a key and its api, and the instant its window ends (Unix ms). */
+/**
+ * Who and when a query asks about: a key, its api and its owner (a customer with keys), and the instant its window
+ * ends (Unix ms).
+ */
 export interface QuerySubject {
   keyId: string
   apiId: string
+  externalId: string
   nowMs: number
 }
 
@@ -129,6 +137,70 @@ export async function timeQueries(
       results.push(times)
     }
     return results
+  } finally {
+    await backend.close()
+  }
+}
+
+/** The usage query: a customer's month, by day, as billing asks it. */
+export const USAGE_QUERY_LABEL = "a customer's usage by day, 30 days (analytics.getUsage)"
+
+/**
+ * Times analytics.getUsage for each subject's customer over the 30 days before its `nowMs`, by the day, across every
+ * api: through getUsage (scope, the apis' billable outcomes, periods) for a root key that reads every api's analytics,
+ * and its report alone on the engine (usageReport). Both must count the same verifications.
+ */
+export async function timeUsage(
+  engine: AnalyticsEngine,
+  subjects: readonly QuerySubject[],
+  warmUp: number,
+): Promise<QueryTimes> {
+  const backend = openBackend({ kind: 'memory' })
+  const deps = {
+    analytics: { engine: () => engine, why: () => 'unused' },
+    store: backend.store,
+    clock: systemClock,
+    apiSettings: new ApiSettingsRecords(backend.store.entities, () => undefined),
+  } as unknown as ControlPlaneDeps
+  const caller: Caller = {
+    principal: { rootKeyId: 'root_bench', permissions: ['api.*.read_analytics'] },
+    requestId: 'req_bench',
+    log: pino({ level: 'silent' }),
+  }
+  progress(`${USAGE_QUERY_LABEL}: ${subjects.length - warmUp} runs each way (after ${warmUp} untimed)`)
+  const times: QueryTimes = { label: USAGE_QUERY_LABEL, engine: [], route: [], rows: 0 }
+  try {
+    for (const [i, { externalId, nowMs }] of subjects.entries()) {
+      const [start, end] = [nowMs - 30 * DAY_MS, nowMs]
+      const ways = [
+        {
+          times: times.engine,
+          run: async () => {
+            const query = { apiIds: 'all' as const, externalId, start, end, slice: 'day' as const, byApi: true }
+            const rows = await usageReport(engine, query, nowMs)
+            return { rows: rows.length, counted: rows.reduce((sum, row) => sum + row.total, 0) }
+          },
+        },
+        {
+          times: times.route,
+          run: async () => {
+            const usage = await getUsage(deps, caller, { externalId, apiIds: [], start, end, granularity: 'day' })
+            return { rows: usage.periods.length, counted: usage.total.verifications.total }
+          },
+        },
+      ]
+      const counted: number[] = []
+      for (const way of i % 2 === 0 ? ways : [...ways].reverse()) {
+        const began = performance.now()
+        const answer = await way.run()
+        const ms = performance.now() - began
+        counted.push(answer.counted)
+        if (i >= warmUp) way.times.push(ms)
+        if (i === 0 && way.times === times.route) times.rows = answer.rows
+      }
+      if (counted[0] !== counted[1]) throw new Error(`${USAGE_QUERY_LABEL}: the route and the report count otherwise`)
+    }
+    return times
   } finally {
     await backend.close()
   }

@@ -12,7 +12,7 @@ import { WORKSPACE_ID } from '../../control-plane/workspace.js'
 import { openRedis } from '../../shared/store/redis/redis-connection.js'
 import { RedisAnalyticsBufferStore } from '../../shared/store/analytics-buffer/redis-analytics-buffer-store.js'
 import { drainIngest, ROWS_PER_BATCH } from '../lib/analytics-ingest-drain.js'
-import { timeQueries, timesOf } from '../lib/analytics-queries.js'
+import { timeQueries, timesOf, timeUsage } from '../lib/analytics-queries.js'
 import { progress } from '../lib/rounds.js'
 import type { Check, ScenarioReport } from '../lib/scenario-report.js'
 import {
@@ -85,10 +85,16 @@ export async function analytics(): Promise<ScenarioReport> {
     }
 
     const subjects = Array.from({ length: QUERY_WARM_UP + QUERY_RUNS }, () => {
-      const { key } = sample(traffic, Math.random)
-      return { keyId: key.id, apiId: key.apiId, nowMs }
+      // A key with an owner: its owner is the customer whose usage is asked.
+      for (;;) {
+        const { key } = sample(traffic, Math.random)
+        if (key.ownerId !== undefined) return { keyId: key.id, apiId: key.apiId, externalId: key.ownerId, nowMs }
+      }
     })
-    const queries = await timeQueries(engine, subjects, QUERY_WARM_UP)
+    const queries = [
+      ...(await timeQueries(engine, subjects, QUERY_WARM_UP)),
+      await timeUsage(engine, subjects, QUERY_WARM_UP),
+    ]
     const loadAtEnd = loadavg()[0]!
 
     const rowsPerSecond = ingest.rows / ingest.seconds
@@ -149,7 +155,7 @@ export async function analytics(): Promise<ScenarioReport> {
       method:
         `The embedded engine (chDB) in the bench's process, a Redis of its own, nothing pinned; traffic of ${APIS} apis and ${fmt(KEYS)} keys, few keys taking most calls (bench/README.md says how each part is measured). ` +
         `Ingest: ${fmt(INGEST_ROWS)} verifications recorded by the real recorder in ${fmt(ROWS_PER_BATCH)}-row batches into the 8 buffers, drained by a real AnalyticsIngest; CPU is this process's. ` +
-        `Queries: ${fmt(STORED_ROWS)} verifications over ${STORED_DAYS} days generated in the engine through the materialized views, merged (OPTIMIZE FINAL); each query for ${QUERY_RUNS} keys or apis drawn as traffic draws them, through runAnalyticsQuery (checks, quota, scope: the figure) and by the engine alone. ` +
+        `Queries: ${fmt(STORED_ROWS)} verifications over ${STORED_DAYS} days generated in the engine through the materialized views, merged (OPTIMIZE FINAL); each query for ${QUERY_RUNS} keys or apis drawn as traffic draws them, through runAnalyticsQuery (checks, quota, scope: the figure) and by the engine alone; a key's owner's usage through analytics.getUsage (the figure) and its report alone. ` +
         `Load average ${fmt(loadAtStart, 1)} at the start, ${fmt(loadAtEnd, 1)} at the end: rows/s and ms move with it.`,
       table: { headers: ['measured', 'figure', 'detail'], rows },
       checks,

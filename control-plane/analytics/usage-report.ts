@@ -12,8 +12,8 @@ export type Slice = 'hour' | 'day' | 'month'
 
 /** Whose verifications, over which range, grouped how: every filter narrows, none widens past `apiIds`. */
 export interface UsageQuery {
-  /** Only rows of these apis (`key_space_id`): the reach the caller was checked for. */
-  apiIds: readonly string[]
+  /** Only rows of these apis (`key_space_id`), or of every api (`all`): the reach the caller was checked for. */
+  apiIds: readonly string[] | 'all'
   /** Only these keys; none: every key of the apis (and the apis' unknown-key counts, as notFound, unless byKey). */
   keyIds?: readonly string[] | undefined
   /** Only verifications that resolved to this identity (externalId), of whatever key, deleted ones included. */
@@ -28,6 +28,8 @@ export interface UsageQuery {
   end: number
   /** One row per slice, or (undefined) one sum over the range. */
   slice: Slice | undefined
+  /** By api. */
+  byApi?: boolean
   /** By key; verifications of unknown keys (notFound) are left out, as they have no key. */
   byKey?: boolean
   /** By externalId; verifications without an identity are left out, as Unkey leaves them out. */
@@ -62,6 +64,7 @@ export interface OutcomeCounts {
 
 export interface UsageRow extends OutcomeCounts {
   time?: number
+  apiId?: string
   keyId?: string
   identity?: { externalId: string }
   tags?: string[]
@@ -122,7 +125,7 @@ export async function usageReport(engine: AnalyticsEngine, query: UsageQuery, no
     throw invalid('start', `at most ${MAX_SLICES} ${slice}s per request`)
   let answer: EngineRow[] = []
   // No api, or an empty list of keys, has no rows: nothing is asked.
-  if (query.apiIds.length > 0 && query.keyIds?.length !== 0) {
+  if ((query.apiIds === 'all' || query.apiIds.length > 0) && query.keyIds?.length !== 0) {
     const { sql, params } = reportStatement(query, rollupOf(slice ?? (start >= now - HOURS_KEPT_MS ? 'hour' : 'day')))
     try {
       answer = await engine.query(sql, params)
@@ -137,6 +140,7 @@ export async function usageReport(engine: AnalyticsEngine, query: UsageQuery, no
   for (const found of answer) {
     const row = rowOf(rows, {
       time: slice === undefined ? undefined : Number(found.slice),
+      apiId: query.byApi === true ? String(found.key_space_id) : undefined,
       keyId: query.byKey === true ? String(found.key_id) : undefined,
       identity: query.byIdentity === true ? { externalId: String(found.external_id) } : undefined,
       tags: query.byTags === true ? (found.tags as string[]) : undefined,
@@ -168,6 +172,7 @@ function reportStatement(
     columns.push(`toUnixTimestamp(toDateTime(time, 'UTC')) * 1000 AS slice`)
     groups.push('slice')
   }
+  if (query.byApi === true) groups.push('key_space_id')
   if (query.byKey === true) groups.push('key_id')
   if (query.byIdentity === true) groups.push('external_id')
   if (query.byTags === true) groups.push('tags')
@@ -176,7 +181,7 @@ function reportStatement(
     groups.push('tag')
   }
   const params: Record<string, string> = {}
-  const filters = [`key_space_id IN ${stringListParam('api', query.apiIds, params)}`]
+  const filters = query.apiIds === 'all' ? [] : [`key_space_id IN ${stringListParam('api', query.apiIds, params)}`]
   if (query.keyIds !== undefined) filters.push(`key_id IN ${stringListParam('key', query.keyIds, params)}`)
   if (query.externalId !== undefined) {
     filters.push('external_id = {externalId:String}')
@@ -212,10 +217,10 @@ function rollupOf(period: 'hour' | 'day' | 'month') {
   return table
 }
 
-type Group = Pick<UsageRow, 'time' | 'keyId' | 'identity' | 'tags' | 'tag'>
+type Group = Pick<UsageRow, 'time' | 'apiId' | 'keyId' | 'identity' | 'tags' | 'tag'>
 
 function rowOf(rows: Map<string, UsageRow>, group: Group): UsageRow {
-  const id = JSON.stringify([group.time, group.keyId, group.identity?.externalId, group.tags, group.tag])
+  const id = JSON.stringify([group.time, group.apiId, group.keyId, group.identity?.externalId, group.tags, group.tag])
   let row = rows.get(id)
   if (!row) {
     const defined = Object.fromEntries(Object.entries(group).filter(([, value]) => value !== undefined)) as Group
@@ -226,6 +231,7 @@ function rowOf(rows: Map<string, UsageRow>, group: Group): UsageRow {
 
 const byTimeThenGroup = (a: UsageRow, b: UsageRow) =>
   (a.time ?? 0) - (b.time ?? 0) ||
+  (a.apiId ?? '').localeCompare(b.apiId ?? '') ||
   (a.keyId ?? '').localeCompare(b.keyId ?? '') ||
   (a.identity?.externalId ?? '').localeCompare(b.identity?.externalId ?? '') ||
   (a.tag ?? '').localeCompare(b.tag ?? '') ||
@@ -241,13 +247,15 @@ function monthStart(ms: number): number {
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1)
 }
 
-function sliceStart(slice: Slice, ms: number): number {
+/** The start of the slice holding `ms`, Unix ms (UTC). */
+export function sliceStart(slice: Slice, ms: number): number {
   if (slice === 'month') return monthStart(ms)
   const size = slice === 'hour' ? HOUR_MS : DAY_MS
   return Math.floor(ms / size) * size
 }
 
-function nextSlice(slice: Slice, time: number): number {
+/** The start of the slice after the one starting at `time`. */
+export function nextSlice(slice: Slice, time: number): number {
   if (slice === 'hour') return time + HOUR_MS
   if (slice === 'day') return time + DAY_MS
   const date = new Date(time)

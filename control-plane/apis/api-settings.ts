@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { apiSettingsAddress, type ApiSettings } from '../../shared/api-settings.js'
 import type { LeakPolicy } from '../../shared/leak.js'
+import type { VerdictCode } from '../../shared/verification/verification.js'
 import { WriteConflictError } from '../../shared/errors/errors.js'
 import type { EntityStore } from '../../shared/store/entities/entity-store.js'
 import type { WriteListener } from '../write-listener.js'
@@ -13,6 +14,8 @@ export interface ApiSettingsPatch {
   /** Normalised (shared/addresses/ip-allowlist.ts). */
   ipAllowlist?: string[] | null
   leakPolicy?: LeakPolicy | null
+  /** An empty list, as null, goes back to the default. */
+  billableOutcomes?: VerdictCode[] | null
 }
 
 /**
@@ -59,7 +62,7 @@ export class ApiSettingsRecords {
 
   /** Deletes the api's settings, if it has any (apis.deleteApi, once its keys are gone). */
   async delete(apiId: string): Promise<void> {
-    await this.change(apiId, { ipAllowlist: null, leakPolicy: null })
+    await this.change(apiId, { ipAllowlist: null, leakPolicy: null, billableOutcomes: null })
   }
 }
 
@@ -69,5 +72,7 @@ function patched(settings: ApiSettings, patch: ApiSettingsPatch): ApiSettings {
   else if (patch.ipAllowlist !== undefined) next.ipAllowlist = patch.ipAllowlist
   if (patch.leakPolicy === null) delete next.leakPolicy
   else if (patch.leakPolicy !== undefined) next.leakPolicy = patch.leakPolicy
+  if (patch.billableOutcomes === null || patch.billableOutcomes?.length === 0) delete next.billableOutcomes
+  else if (patch.billableOutcomes !== undefined) next.billableOutcomes = [...new Set(patch.billableOutcomes)].sort()
   return next
 }

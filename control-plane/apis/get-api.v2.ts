@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { v2Route } from '../http/management-route.js'
-import { ApiAllowlistResponse, LeakPolicyField } from './wire/api-schemas.js'
+import { ApiAllowlistResponse, BillableOutcomesField, LeakPolicyField } from './wire/api-schemas.js'
 import { ApiIdField } from '../wire/fields.js'
 import { getApi } from './get-api.js'
 
@@ -19,9 +19,13 @@ export const getApiV2 = v2Route({
     leakPolicy: Type.Optional(
       LeakPolicyField("Keygate's: what a leak report does to a key of the api, when set (absent: `disable`)"),
     ),
+    billableOutcomes: Type.Optional(
+      BillableOutcomesField("Keygate's: the outcomes analytics.getUsage bills for the api, when set (absent: VALID)"),
+    ),
   }),
   handle: async ({ apiId }, caller, deps) => {
     const { api, settings } = await getApi(deps, caller, apiId)
-    return { data: { id: api.id, name: api.name, ipAllowlist: settings.ipAllowlist, leakPolicy: settings.leakPolicy } }
+    const { ipAllowlist, leakPolicy, billableOutcomes } = settings
+    return { data: { id: api.id, name: api.name, ipAllowlist, leakPolicy, billableOutcomes } }
   },
 })

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { ApiSettings } from '../../shared/api-settings.js'
 import type { LeakPolicy } from '../../shared/leak.js'
+import type { VerdictCode } from '../../shared/verification/verification.js'
 import { notFound } from '../../shared/errors/errors.js'
 import { normalisedAllowlist, type AllowlistInput } from '../../shared/addresses/ip-allowlist.js'
 import type { ApiRecord } from '../../shared/keys/records.js'
@@ -14,6 +15,7 @@ export interface UpdateApiInput {
   apiId: string
   ipAllowlist?: AllowlistInput | null | undefined
   leakPolicy?: LeakPolicy | null | undefined
+  billableOutcomes?: VerdictCode[] | null | undefined
 }
 
 /**
@@ -32,6 +34,7 @@ export async function updateApi(
   const patch: ApiSettingsPatch = {
     ipAllowlist: input.ipAllowlist && (normalisedAllowlist(input.ipAllowlist) ?? null),
     leakPolicy: input.leakPolicy,
+    billableOutcomes: input.billableOutcomes,
   }
   const api = await deps.store.keys.getApi(apiId)
   if (!api) throw notFound('api', `api ${apiId} not found`)

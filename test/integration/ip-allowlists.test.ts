@@ -168,6 +168,7 @@ onBothStores('IP allow-lists', {}, (stack) => {
       name: 'allow-listed',
       ipWhitelist: ['192.0.2.0/24'],
       leakPolicy: 'disable',
+      billableOutcomes: ['VALID'],
     })
     await eventually('192.0.2.9', plain.key, 'VALID')
     expect((await verifyFrom('10.2.0.1', plain.key)).code).toBe('FORBIDDEN')
@@ -186,7 +187,12 @@ onBothStores('IP allow-lists', {}, (stack) => {
     expect(Object.keys(readV1.json()).sort()).toEqual(['id', 'name', 'workspaceId'])
 
     const cleared = await v2('apis.updateApi', { apiId: listed, ipAllowlist: null, leakPolicy: 'delete' })
-    expect(cleared.body.data).toEqual({ id: listed, name: 'allow-listed', leakPolicy: 'delete' })
+    expect(cleared.body.data).toEqual({
+      id: listed,
+      name: 'allow-listed',
+      leakPolicy: 'delete',
+      billableOutcomes: ['VALID'],
+    })
     await eventually('127.0.0.1', plain.key, 'VALID')
     expect((await verifyFrom('10.1.0.1', pinned.key)).code).toBe('VALID')
     expect(await apiLeakPolicy(stack.controlPlane.backend, listed)).toBe('delete')

@@ -160,7 +160,7 @@ describe('OpenAPI document', () => {
       'v2.liveness',
     ])
     expect(v2.filter(([id, entry]) => !entry.rootKey && id.startsWith('v2.portal.'))).toHaveLength(8)
-    expect(v2.length).toBe(58)
+    expect(v2.length).toBe(59)
   })
 
   it("documents v2's errors as problem bodies: application/json, 429 as application/problem+json, v2's auth statuses", () => {

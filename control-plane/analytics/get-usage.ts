@@ -1,0 +1,172 @@
+import { DEFAULT_BILLABLE_OUTCOMES } from '../../shared/api-settings.js'
+import { invalid, notFound } from '../../shared/errors/errors.js'
+import type { VerdictCode } from '../../shared/verification/verification.js'
+import type { Caller } from '../caller.js'
+import type { ControlPlaneDeps } from '../control-plane-deps.js'
+import { requireOneOf, requireOneOfOnKey } from '../root-keys/root-key-auth.js'
+import { scopeOf } from './query/query-scope.js'
+import { VERIFICATIONS } from './query/query-rules.js'
+import { nextSlice, reportEngine, sliceStart, usageReport, type Slice, type UsageRow } from './usage-report.js'
+
+/** Whose usage: an identity's (over the apis the root key may read), one key's, or some apis'. */
+export interface GetUsageInput {
+  /** An identity, by its externalId: its verifications across its keys, deleted ones included. */
+  externalId?: string | undefined
+  /** One key. */
+  keyId?: string | undefined
+  /** With externalId: only these apis. Alone: these apis' usage, every key's. */
+  apiIds: string[]
+  start: number
+  /** Default: now. */
+  end?: number | undefined
+  granularity: Slice
+}
+
+/** Verifications by outcome (as verifyKey answers them), and their total. */
+export interface VerificationCounts {
+  valid: number
+  rateLimited: number
+  usageExceeded: number
+  disabled: number
+  expired: number
+  forbidden: number
+  insufficientPermissions: number
+  notFound: number
+  total: number
+}
+
+/** Usage over one period, or over the whole range. */
+export interface Usage {
+  verifications: VerificationCounts
+  /** Verifications of the outcomes each one's api bills (its `billableOutcomes`; VALID by default). */
+  billable: number
+  /** Credits the verifications spent. */
+  spentCredits: number
+}
+
+export interface UsagePeriod extends Usage {
+  /** The period's start (inclusive) and end (exclusive), Unix ms, UTC. */
+  start: number
+  end: number
+}
+
+export interface UsageSummary {
+  granularity: Slice
+  /** The apis summed over: named ones, or those the root key may read (`*`: every api). */
+  apiIds: string[] | '*'
+  /** Every period from the one holding start to the one holding end, oldest first, those without usage too. */
+  periods: UsagePeriod[]
+  total: Usage
+}
+
+const FIELD_OF: Record<VerdictCode, Exclude<keyof VerificationCounts, 'total'>> = {
+  VALID: 'valid',
+  RATE_LIMITED: 'rateLimited',
+  USAGE_EXCEEDED: 'usageExceeded',
+  DISABLED: 'disabled',
+  EXPIRED: 'expired',
+  FORBIDDEN: 'forbidden',
+  INSUFFICIENT_PERMISSIONS: 'insufficientPermissions',
+  NOT_FOUND: 'notFound',
+}
+
+/** Whose rows a summary reads. */
+interface Reach {
+  apiIds: string[] | 'all'
+  keyIds?: string[]
+  externalId?: string
+}
+
+/**
+ * A usage summary for billing (Keygate's): an identity's, a key's or some apis' verifications by outcome per hour, day
+ * or month (UTC), with what is billable and the credits spent, from the analytics engine's rollups. Every read needs
+ * `read_analytics` on the apis it covers: an identity's usage spans only the apis the root key may read (or those
+ * named, each of which it must). In order: the input (400), the key or apis (404) and the root key's rights (403),
+ * then analytics on this control plane (412).
+ */
+export async function getUsage(deps: ControlPlaneDeps, caller: Caller, input: GetUsageInput): Promise<UsageSummary> {
+  const now = deps.clock.now()
+  const end = input.end ?? now
+  if (input.start >= end) throw invalid('start', 'must be before end')
+  const reach = await reachOf(deps, caller, input)
+  const rows = await usageReport(
+    reportEngine(deps.analytics),
+    { ...reach, start: input.start, end, slice: input.granularity, byApi: true },
+    now,
+  )
+  const billed = await billableOutcomes(deps, rows)
+  const periods = new Map<number, UsagePeriod>()
+  for (let t = sliceStart(input.granularity, input.start); t <= end; t = nextSlice(input.granularity, t))
+    periods.set(t, { start: t, end: nextSlice(input.granularity, t), ...noUsage() })
+  const total = noUsage()
+  for (const row of rows) {
+    const period = periods.get(row.time!)
+    if (period === undefined) continue
+    for (const usage of [period, total]) add(usage, row, billed.get(row.apiId!)!)
+  }
+  return {
+    granularity: input.granularity,
+    apiIds: reach.apiIds === 'all' ? '*' : reach.apiIds,
+    periods: [...periods.values()],
+    total,
+  }
+}
+
+const MAX_NAMED_APIS = 100
+
+async function reachOf(deps: ControlPlaneDeps, caller: Caller, input: GetUsageInput): Promise<Reach> {
+  const { principal } = caller
+  const apiIds = [...new Set(input.apiIds)]
+  if (apiIds.length > MAX_NAMED_APIS) throw invalid('apiId', `at most ${MAX_NAMED_APIS} apis per request`)
+  if (input.keyId !== undefined) {
+    if (input.externalId !== undefined || apiIds.length > 0)
+      throw invalid('keyId', 'names the whole subject: leave externalId and apiId out')
+    const key = await deps.store.keys.getKeyById(input.keyId)
+    if (!key) throw notFound('key', `key ${input.keyId} not found`)
+    requireOneOfOnKey(principal, key, ['read_analytics'])
+    return { apiIds: [key.apiId], keyIds: [key.id] }
+  }
+  if (input.externalId === undefined && apiIds.length === 0)
+    throw invalid('externalId', 'name whose usage: an externalId, a keyId or apis')
+  for (const apiId of apiIds) {
+    if (!(await deps.store.keys.getApi(apiId))) throw notFound('api', `api ${apiId} not found`)
+    requireOneOf(principal, apiId, ['read_analytics'])
+  }
+  if (input.externalId === undefined) return { apiIds }
+  if (apiIds.length > 0) return { apiIds, externalId: input.externalId }
+  const scope = await scopeOf(deps, principal, VERIFICATIONS)
+  return { apiIds: scope.kind === 'all' ? 'all' : scope.ids, externalId: input.externalId }
+}
+
+/** The outcomes each api of `rows` bills, as its settings say now. */
+async function billableOutcomes(deps: ControlPlaneDeps, rows: UsageRow[]): Promise<Map<string, ReadonlySet<string>>> {
+  const apiIds = [...new Set(rows.map((row) => row.apiId!))]
+  const settings = await Promise.all(apiIds.map((apiId) => deps.apiSettings.of(apiId)))
+  return new Map(apiIds.map((apiId, i) => [apiId, new Set(settings[i]!.billableOutcomes ?? DEFAULT_BILLABLE_OUTCOMES)]))
+}
+
+function add(usage: Usage, row: UsageRow, billed: ReadonlySet<string>): void {
+  for (const [code, field] of Object.entries(FIELD_OF) as [VerdictCode, (typeof FIELD_OF)[VerdictCode]][]) {
+    const n = row[field]
+    usage.verifications[field] += n
+    if (billed.has(code)) usage.billable += n
+  }
+  usage.verifications.total += row.total
+  usage.spentCredits += row.spentCredits
+}
+
+const noUsage = (): Usage => ({
+  verifications: {
+    valid: 0,
+    rateLimited: 0,
+    usageExceeded: 0,
+    disabled: 0,
+    expired: 0,
+    forbidden: 0,
+    insufficientPermissions: 0,
+    notFound: 0,
+    total: 0,
+  },
+  billable: 0,
+  spentCredits: 0,
+})
