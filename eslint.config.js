@@ -79,7 +79,7 @@ export const DOMAIN_IMPORTS = {
   portal: ['analytics', 'audit', 'keys', 'root-keys'],
   ratelimits: ['root-keys'],
   'root-keys': ['audit'],
-  webhooks: ['keys', 'root-keys'],
+  webhooks: ['analytics', 'keys', 'root-keys'],
 }
 export const DOMAINS = Object.keys(DOMAIN_IMPORTS)
 

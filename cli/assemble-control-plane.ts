@@ -33,6 +33,8 @@ import { moveUsageCounters } from '../control-plane/analytics/ingest/move-usage-
 import { namespaceAddress, type NamespaceRecord } from '../shared/ratelimits/ratelimit-namespace.js'
 import type { RecordingSettings } from '../verifier/key-verifier.js'
 import { randomBytes } from 'node:crypto'
+import { ApiSettingsRecords } from '../control-plane/apis/api-settings.js'
+import { UsageEvents, usageEventMarks } from '../control-plane/webhooks/usage/usage-events.js'
 
 export interface ControlPlaneSettings {
   bodyLimitBytes: number
@@ -141,7 +143,8 @@ export function assembleControlPlane(
   if (!consoleFiles) parts.log.warn('the admin console is not built (npm run build): /console answers 404')
   const portalPage = loadBuiltPage(settings.portalPageDir ?? builtPageDir('portal'))
   if (!portalPage) parts.log.warn('the customer portal is not built (npm run build): /portal/ answers 404')
-  const ingest = settings.analytics && analyticsIngestOf(parts, settings.analytics, metrics.registry)
+  const ingest =
+    settings.analytics && analyticsIngestOf(parts, settings.analytics, metrics.registry, () => webhooks.wake())
   const app = buildControlPlaneApp({
     store: parts.store,
     clock: parts.clock,
@@ -217,10 +220,27 @@ function analyticsIngestOf(
   parts: ProcessParts<Store>,
   analytics: { engine: AnalyticsEngine; holder: string },
   registry: Registry,
+  onQueued: () => void,
 ): AnalyticsIngest {
   const { engine, holder } = analytics
   const log = parts.log.child({ component: 'analytics' })
+  const { store, clock } = parts
+  // Usage events are sent by the ingest's lease holder once its watermark passes a period's end.
+  const usageEvents = new UsageEvents({
+    engine,
+    clock,
+    webhooks: store.webhooks,
+    marks: usageEventMarks(store.analyticsBuffer),
+    // Only read here: no write to announce.
+    apiSettings: new ApiSettingsRecords(store.entities, () => undefined),
+    log: parts.log.child({ component: 'usage-events' }),
+    onQueued,
+  })
   return new AnalyticsIngest({
+    now: () => clock.now(),
+    afterPass: async (watermark) => {
+      await usageEvents.run(watermark)
+    },
     buffer: parts.store.analyticsBuffer,
     engine,
     log,
@@ -281,6 +301,8 @@ function webhookProcessesOf(
   })
   return {
     tap: deriver.tap,
+    /** Wakes the delivery worker: deliveries were queued (usage events). */
+    wake: () => worker.wake(),
     start() {
       deriver.start()
       worker.start()

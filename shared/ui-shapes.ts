@@ -23,6 +23,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'rootKey.created',
   'rootKey.revoked',
   'rootKey.rolled',
+  'usage.hourly',
+  'usage.daily',
 ] as const
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]

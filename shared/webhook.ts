@@ -7,6 +7,17 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './ui-shapes.js'
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType }
 
+/**
+ * Event types an endpoint is sent only if it names them: one event per customer and period could flood a receiver
+ * that takes every type, and reading them takes analytics rights an endpoint of every type was not made with.
+ */
+export const OPT_IN_EVENT_TYPES: readonly WebhookEventType[] = ['usage.hourly', 'usage.daily']
+
+/** The types an endpoint taking `eventTypes` is sent: those, or (none named) every type but the opt-in ones. */
+export function typesTaken(eventTypes: readonly WebhookEventType[]): readonly WebhookEventType[] {
+  return eventTypes.length > 0 ? eventTypes : WEBHOOK_EVENT_TYPES.filter((type) => !OPT_IN_EVENT_TYPES.includes(type))
+}
+
 export function isWebhookEventType(value: string): value is WebhookEventType {
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value)
 }

@@ -113,6 +113,7 @@ export class KeyVerifier {
       deps.log.child({ component: 'analytics' }),
       deps.registry,
       recording,
+      () => deps.clock.now(),
     )
     this.addressOf = clientAddressOf(deps.clientAddress ?? SOCKET_ADDRESS)
     this.synced = new Promise((resolve) => (this.markSynced = resolve))

@@ -6,7 +6,16 @@ import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { requireOneOf, requireOneOfOnKey } from '../root-keys/root-key-auth.js'
 import { scopeOf } from './query/query-scope.js'
 import { VERIFICATIONS } from './query/query-rules.js'
-import { nextSlice, reportEngine, sliceStart, usageReport, type Slice, type UsageRow } from './usage-report.js'
+import {
+  nextSlice,
+  reportEngine,
+  sliceStart,
+  usageReport,
+  type OutcomeCounts,
+  type Slice,
+  type UsageRow,
+} from './usage-report.js'
+import { addVerifications, noUsage, type Usage } from './usage-sum.js'
 
 /** Whose usage: an identity's (over the apis the root key may read), one key's, or some apis'. */
 export interface GetUsageInput {
@@ -22,28 +31,6 @@ export interface GetUsageInput {
   granularity: Slice
 }
 
-/** Verifications by outcome (as verifyKey answers them), and their total. */
-export interface VerificationCounts {
-  valid: number
-  rateLimited: number
-  usageExceeded: number
-  disabled: number
-  expired: number
-  forbidden: number
-  insufficientPermissions: number
-  notFound: number
-  total: number
-}
-
-/** Usage over one period, or over the whole range. */
-export interface Usage {
-  verifications: VerificationCounts
-  /** Verifications of the outcomes each one's api bills (its `billableOutcomes`; VALID by default). */
-  billable: number
-  /** Credits the verifications spent. */
-  spentCredits: number
-}
-
 export interface UsagePeriod extends Usage {
   /** The period's start (inclusive) and end (exclusive), Unix ms, UTC. */
   start: number
@@ -57,17 +44,6 @@ export interface UsageSummary {
   /** Every period from the one holding start to the one holding end, oldest first, those without usage too. */
   periods: UsagePeriod[]
   total: Usage
-}
-
-const FIELD_OF: Record<VerdictCode, Exclude<keyof VerificationCounts, 'total'>> = {
-  VALID: 'valid',
-  RATE_LIMITED: 'rateLimited',
-  USAGE_EXCEEDED: 'usageExceeded',
-  DISABLED: 'disabled',
-  EXPIRED: 'expired',
-  FORBIDDEN: 'forbidden',
-  INSUFFICIENT_PERMISSIONS: 'insufficientPermissions',
-  NOT_FOUND: 'notFound',
 }
 
 /** Whose rows a summary reads. */
@@ -145,28 +121,21 @@ async function billableOutcomes(deps: ControlPlaneDeps, rows: UsageRow[]): Promi
   return new Map(apiIds.map((apiId, i) => [apiId, new Set(settings[i]!.billableOutcomes ?? DEFAULT_BILLABLE_OUTCOMES)]))
 }
 
+/** Adds a report's row (one api's verifications of one period) to `usage`. */
 function add(usage: Usage, row: UsageRow, billed: ReadonlySet<string>): void {
-  for (const [code, field] of Object.entries(FIELD_OF) as [VerdictCode, (typeof FIELD_OF)[VerdictCode]][]) {
-    const n = row[field]
-    usage.verifications[field] += n
-    if (billed.has(code)) usage.billable += n
-  }
-  usage.verifications.total += row.total
+  for (const [code, field] of Object.entries(REPORT_FIELD) as [VerdictCode, keyof OutcomeCounts][])
+    addVerifications(usage, code, row[field], 0, billed)
   usage.spentCredits += row.spentCredits
 }
 
-const noUsage = (): Usage => ({
-  verifications: {
-    valid: 0,
-    rateLimited: 0,
-    usageExceeded: 0,
-    disabled: 0,
-    expired: 0,
-    forbidden: 0,
-    insufficientPermissions: 0,
-    notFound: 0,
-    total: 0,
-  },
-  billable: 0,
-  spentCredits: 0,
-})
+/** Where a report's row counts each outcome. */
+const REPORT_FIELD: Record<VerdictCode, keyof OutcomeCounts> = {
+  VALID: 'valid',
+  RATE_LIMITED: 'rateLimited',
+  USAGE_EXCEEDED: 'usageExceeded',
+  DISABLED: 'disabled',
+  EXPIRED: 'expired',
+  FORBIDDEN: 'forbidden',
+  INSUFFICIENT_PERMISSIONS: 'insufficientPermissions',
+  NOT_FOUND: 'notFound',
+}

@@ -3,6 +3,7 @@ import type { IdentityRecord } from '../../shared/identity.js'
 import type { KeyRecord } from '../../shared/keys/records.js'
 import type { WebhookEvent, WebhookEventType } from '../../shared/webhook.js'
 import { identityData, keyData } from './events/event-payloads.js'
+import type { UsageEventData } from './usage/usage-events.js'
 
 /** The prefix of a test event's id (`webhook-id`): a receiver tells a test from a real event by it. */
 export const TEST_EVENT_PREFIX = 'msg_test_'
@@ -18,6 +19,7 @@ const EXAMPLE = {
   newRootKeyId: 'root_example_new',
 } as const
 
+const HOUR = 3_600_000
 const DAY = 86_400_000
 
 /** An example key as the store would hold it, made `at`: its events' data come from the real payload (keyData). */
@@ -79,6 +81,32 @@ const EXAMPLES: Record<WebhookEventType, (at: number) => Record<string, unknown>
   'rootKey.created': () => ({ rootKeyId: EXAMPLE.rootKeyId, permissions: [`api.${EXAMPLE.apiId}.read_key`] }),
   'rootKey.revoked': () => ({ rootKeyId: EXAMPLE.rootKeyId }),
   'rootKey.rolled': () => ({ rootKeyId: EXAMPLE.rootKeyId, newRootKeyId: EXAMPLE.newRootKeyId }),
+  'usage.hourly': (at) => exampleUsage(at, HOUR),
+  'usage.daily': (at) => exampleUsage(at, DAY),
+}
+
+/** A usage event's data for the period of `ms` before the one holding `at`, as usage-events.ts makes it. */
+function exampleUsage(at: number, ms: number): Record<string, unknown> {
+  const start = Math.floor(at / ms) * ms - ms
+  const data: UsageEventData = {
+    externalId: EXAMPLE.externalId,
+    period: { start, end: start + ms },
+    apiIds: '*',
+    verifications: {
+      valid: 120,
+      rateLimited: 4,
+      usageExceeded: 1,
+      disabled: 0,
+      expired: 0,
+      forbidden: 0,
+      insufficientPermissions: 0,
+      notFound: 0,
+      total: 125,
+    },
+    billable: 120,
+    spentCredits: 130,
+  }
+  return { ...data }
 }
 
 /**

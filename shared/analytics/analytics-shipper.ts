@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { Counter, type Registry } from 'prom-client'
 import type { AnalyticsBufferStore } from '../store/analytics-buffer/analytics-buffer-store.js'
@@ -19,8 +20,14 @@ export interface ShipperSettings {
  * batch encoded once and appended whole. While the store cannot be reached, batches are held here (up to
  * `maxHeldRows`, the oldest dropped beyond) and appended in order once it can; what the process had not handed over
  * when it dies is lost (at most `flushMs` of rows, plus what the store's outage held back).
+ *
+ * After each flush that left nothing held, it reports to the store that every row it recorded before the flush began
+ * is in a buffer (reportThrough), idle or not: the ingest's watermark — how far every verification is in the engine —
+ * is made of these reports. A process that stops having handed everything over is forgotten.
  */
 export class AnalyticsShipper {
+  /** This process, as its reports name it. */
+  readonly process = `${randomUUID()}`
   private readonly held: { json: string; rows: number }[] = []
   private heldRows = 0
   private timer: NodeJS.Timeout | undefined
@@ -30,11 +37,13 @@ export class AnalyticsShipper {
   private reportedRecorderDrops = 0
 
   constructor(
-    private readonly buffer: Pick<AnalyticsBufferStore, 'append'>,
+    private readonly buffer: Pick<AnalyticsBufferStore, 'append' | 'reportThrough' | 'forgetProcesses'>,
     private readonly recorder: AnalyticsRecorder,
     private readonly log: Logger,
     registry: Registry,
     private readonly settings: ShipperSettings,
+    /** The clock rows are recorded by (Unix ms). */
+    private readonly now: () => number = Date.now,
   ) {
     this.dropped = new Counter({
       name: 'keygate_analytics_rows_dropped_total',
@@ -57,11 +66,19 @@ export class AnalyticsShipper {
     tick()
   }
 
-  /** Stops the timer and hands over what is recorded (call before the store closes). */
+  /**
+   * Stops the timer and hands over what is recorded (call before the store closes); then, if nothing is left held, the
+   * process is forgotten, so that the watermark does not wait for it.
+   */
   async stop(): Promise<void> {
     this.stopped = true
     if (this.timer) clearTimeout(this.timer)
     await this.flush()
+    if (this.held.length === 0) {
+      await this.buffer.forgetProcesses([this.process]).catch((err: unknown) => {
+        this.log.warn({ err }, 'could not say this process stopped recording: the watermark waits for it a while')
+      })
+    }
   }
 
   /** Hands everything recorded so far to the buffer (tests; otherwise every flushMs). */
@@ -76,6 +93,8 @@ export class AnalyticsShipper {
   }
 
   private async send(): Promise<void> {
+    // Every row recorded before now is in what is taken next, or held already.
+    const through = this.now()
     const taken = this.recorder.take()
     if (this.recorder.dropped > this.reportedRecorderDrops) {
       this.dropped.labels('memory').inc(this.recorder.dropped - this.reportedRecorderDrops)
@@ -108,6 +127,11 @@ export class AnalyticsShipper {
           'analytics buffer full: its oldest rows were dropped (is the control plane ingesting?)',
         )
       }
+    }
+    try {
+      await this.buffer.reportThrough(this.process, through, Date.now())
+    } catch (err) {
+      this.log.warn({ err }, 'could not report how far this process handed its rows over: reported next time')
     }
   }
 }

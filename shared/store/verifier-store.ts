@@ -16,6 +16,6 @@ export interface VerifierStore extends StoreHealth {
   readonly entities: EntityReader
   readonly changes: ChangeLogStore
   readonly counters: CounterStore
-  /** Where its analytics batches go: it only appends. */
-  readonly analyticsBuffer: Pick<AnalyticsBufferStore, 'append'>
+  /** Where its analytics batches go: it appends, and says how far it has handed its rows over. */
+  readonly analyticsBuffer: Pick<AnalyticsBufferStore, 'append' | 'reportThrough' | 'forgetProcesses'>
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import {
   compareBatchIds,
@@ -13,6 +14,34 @@ const BIG = 1_000_000
  */
 export function analyticsBufferStoreContract(buffers: () => AnalyticsBufferStore): void {
   describe('analytics buffers', () => {
+    it("keeps each recording process's last report until it is forgotten", async () => {
+      const store = buffers()
+      const [a, b] = [`proc-${randomUUID()}`, `proc-${randomUUID()}`]
+      await store.reportThrough(a, 1_000, 1_100)
+      await store.reportThrough(b, 2_000, 2_100)
+      // A later report replaces the one before, whatever it says.
+      await store.reportThrough(a, 900, 1_200)
+      let reports = await store.readReports()
+      expect(reports.get(a)).toEqual({ through: 900, at: 1_200 })
+      expect(reports.get(b)).toEqual({ through: 2_000, at: 2_100 })
+      await store.forgetProcesses([a])
+      await store.forgetProcesses([])
+      reports = await store.readReports()
+      expect(reports.has(a)).toBe(false)
+      expect(reports.get(b)).toEqual({ through: 2_000, at: 2_100 })
+    })
+
+    it('raises a mark, never lowers it', async () => {
+      const store = buffers()
+      const name = `mark-${randomUUID()}`
+      expect(await store.readMark(name)).toBeUndefined()
+      await store.raiseMark(name, 1_764_000_000_000)
+      await store.raiseMark(name, 1_763_000_000_000)
+      expect(await store.readMark(name)).toBe(1_764_000_000_000)
+      await store.raiseMark(name, 1_765_000_000_000)
+      expect(await store.readMark(name)).toBe(1_765_000_000_000)
+    })
+
     it('holds batches in order, each with its rows, and counts their bytes', async () => {
       const store = buffers()
       expect(await store.append(0, 'first', 3, BIG)).toBe(0)

@@ -106,6 +106,11 @@ describe('the analytics ingest', () => {
       take: buffer.take.bind(buffer),
       holdLease: buffer.holdLease.bind(buffer),
       releaseLease: buffer.releaseLease.bind(buffer),
+      reportThrough: buffer.reportThrough.bind(buffer),
+      forgetProcesses: buffer.forgetProcesses.bind(buffer),
+      readReports: buffer.readReports.bind(buffer),
+      readMark: buffer.readMark.bind(buffer),
+      raiseMark: buffer.raiseMark.bind(buffer),
       complete: async (shard, last) => {
         if (times-- > 0) throw new Error('died before completing')
         return buffer.complete(shard, last)

@@ -299,6 +299,11 @@ describe('analytics: every verification recorded and ingested', () => {
       take: buffer.take.bind(buffer),
       holdLease: buffer.holdLease.bind(buffer),
       releaseLease: buffer.releaseLease.bind(buffer),
+      reportThrough: buffer.reportThrough.bind(buffer),
+      forgetProcesses: buffer.forgetProcesses.bind(buffer),
+      readReports: buffer.readReports.bind(buffer),
+      readMark: buffer.readMark.bind(buffer),
+      raiseMark: buffer.raiseMark.bind(buffer),
       // The pass dies after the engine took the rows, before the store heard of it.
       complete: async (shard, last) => {
         if (failures-- > 0) throw new Error('died before completing')

@@ -24,14 +24,21 @@ function shipperOf(settings: Partial<ShipperSettings>, maxRows = 1_000) {
       if (state.failing) throw new Error('store unreachable')
       return buffer.append(shard, batch, rows, maxBytes)
     },
+    reportThrough: async (process: string, through: number, at: number) => {
+      if (state.failing) throw new Error('store unreachable')
+      return buffer.reportThrough(process, through, at)
+    },
+    forgetProcesses: (processes: readonly string[]) => buffer.forgetProcesses(processes),
   }
-  const shipper = new AnalyticsShipper(store, recorder, pino({ level: 'silent' }), registry, {
-    shard: 0,
-    flushMs: 3_600_000,
-    maxBufferBytes: BIG,
-    maxHeldRows: 1_000,
-    ...settings,
-  })
+  const clock = { now: T + 1_000 }
+  const shipper = new AnalyticsShipper(
+    store,
+    recorder,
+    pino({ level: 'silent' }),
+    registry,
+    { shard: 0, flushMs: 3_600_000, maxBufferBytes: BIG, maxHeldRows: 1_000, ...settings },
+    () => clock.now,
+  )
   /** Records `n` verifications, their times numbered from `from`. */
   const record = (from: number, n: number) => {
     for (let i = from; i < from + n; i++)
@@ -46,7 +53,7 @@ function shipperOf(settings: Partial<ShipperSettings>, maxRows = 1_000) {
     (await registry.getSingleMetric('keygate_analytics_rows_dropped_total')!.get()).values.find(
       (value) => value.labels.reason === reason,
     )!.value
-  return { shipper, recorder, state, record, held, dropped, buffer }
+  return { shipper, recorder, state, record, held, dropped, buffer, clock }
 }
 
 describe('AnalyticsShipper', () => {
@@ -108,6 +115,41 @@ describe('AnalyticsShipper', () => {
       [6, 7, 8],
     ])
     expect(await dropped('buffer')).toBe(3)
+  })
+
+  it('reports how far it has handed its rows over after each flush that left nothing held, idle or not', async () => {
+    const { shipper, state, record, buffer, clock } = shipperOf({})
+    const reported = async () => (await buffer.readReports()).get(shipper.process)?.through
+    expect(await reported()).toBeUndefined()
+    record(0, 2)
+    await shipper.flush()
+    expect(await reported()).toBe(T + 1_000)
+    // Nothing recorded: still reported, so that the watermark moves on.
+    clock.now = T + 3_000
+    await shipper.flush()
+    expect(await reported()).toBe(T + 3_000)
+    // The store unreachable: the rows are held, and nothing is reported past them.
+    state.failing = true
+    clock.now = T + 5_000
+    record(4, 1)
+    await shipper.flush()
+    state.failing = false
+    expect(await reported()).toBe(T + 3_000)
+    clock.now = T + 7_000
+    await shipper.flush()
+    expect(await reported()).toBe(T + 7_000)
+    // Stopped with nothing held: forgotten.
+    await shipper.stop()
+    expect(await reported()).toBeUndefined()
+  })
+
+  it('is not forgotten when it stops with rows it could not hand over', async () => {
+    const { shipper, state, record, buffer } = shipperOf({})
+    await shipper.flush()
+    state.failing = true
+    record(0, 1)
+    await shipper.stop()
+    expect((await buffer.readReports()).has(shipper.process)).toBe(true)
   })
 
   it('hands over what is recorded when it stops, and then runs no more', async () => {

@@ -276,9 +276,10 @@ interface DomainCase {
 /** A few domains of DOMAIN_IMPORTS (eslint.config.js), read by the rule from the importing file's place. */
 const DOMAIN_CASES: DomainCase[] = [
   {
-    // An operation's folder: webhooks may import keys and root-keys; shared/'s portal/ and ratelimits/ are no domain.
+    // An operation's folder: webhooks may import analytics, keys and root-keys; shared/'s portal/ and ratelimits/ are
+    // no domain.
     file: 'control-plane/webhooks/probe.ts',
-    may: 'keys, root-keys',
+    may: 'analytics, keys, root-keys',
     forbidden: [
       ['../identities/identity-binding.js', 'identities'],
       ['../portal/portal-record.js', 'portal'],
@@ -287,6 +288,7 @@ const DOMAIN_CASES: DomainCase[] = [
     allowed: [
       '../keys/keys-in-scope.js',
       '../root-keys/root-key-auth.js',
+      '../analytics/usage-sum.js',
       './webhook-policy.js',
       '../caller.js',
       '../../shared/portal/portal.js',
@@ -296,7 +298,7 @@ const DOMAIN_CASES: DomainCase[] = [
   {
     // A domain's subfolder: the same domain, one level further down.
     file: 'control-plane/webhooks/events/probe.ts',
-    may: 'keys, root-keys',
+    may: 'analytics, keys, root-keys',
     forbidden: [['../../ratelimits/limit.js', 'ratelimits']],
     allowed: [
       '../../keys/keys-in-scope.js',

@@ -15,6 +15,7 @@ import {
   type AnalyticsBufferStore,
   type BufferedBatch,
   type BufferProgress,
+  type ThroughReport,
 } from '../../../shared/store/analytics-buffer/analytics-buffer-store.js'
 import { StoreUnavailableError } from '../../../shared/errors/errors.js'
 import { WORKSPACE_ID } from '../../workspace.js'
@@ -49,6 +50,19 @@ const BUSY_EVERY_MS = 1_000
 const IDLE_FIRST_MS = 4_000
 const IDLE_MOST_MS = 16_000
 
+/** The mark the ingest's watermark is kept under (AnalyticsBufferStore.raiseMark). */
+export const WATERMARK = 'watermark'
+/**
+ * A recording process whose last report is older than this (by the wall clock) is taken as gone: killed, or cut off
+ * from the store for so long that what it holds is late. The watermark then moves on without it.
+ */
+export const GONE_AFTER_MS = 10 * 60_000
+/**
+ * How far the watermark stays behind a pass, at least: a process that began recording since its last flush has not
+ * reported yet, and hands its first rows over within its flush interval (2 s by default).
+ */
+export const REPORT_LAG_MS = 10_000
+
 /** What one pass did with a buffer: found nothing, ingested rows, or stopped as another took the lease over. */
 type ShardOutcome = 'nothing' | 'rows' | 'lease lost'
 
@@ -76,6 +90,13 @@ export interface IngestDeps {
    * until it has finished once.
    */
   moveCounters?: (stillHeld: () => Promise<boolean>) => Promise<number | undefined>
+  /** The clock rows are recorded by, Unix ms (default Date.now). */
+  now?: () => number
+  /**
+   * Told the watermark after each pass that ingested every buffer (usage events: usage-events.ts). Its failure is
+   * logged; the next pass tells it again.
+   */
+  afterPass?: (watermark: number) => Promise<void>
 }
 
 /**
@@ -96,6 +117,7 @@ export class AnalyticsIngest {
   private readonly refusedBatches: Counter
   private readonly bufferBytes: Gauge
   private readonly trimmedRows: Gauge
+  private readonly watermark: Gauge
   private readonly namespaceIds = new LRUCache<string, string>({ max: 10_000, ttl: 600_000 })
 
   constructor(private readonly deps: IngestDeps) {
@@ -113,6 +135,11 @@ export class AnalyticsIngest {
     this.bufferBytes = new Gauge({
       name: 'keygate_analytics_buffer_bytes',
       help: 'Bytes of analytics batches waiting in the store, over every buffer, as of the last pass',
+      registers: [deps.registry],
+    })
+    this.watermark = new Gauge({
+      name: 'keygate_analytics_watermark_seconds',
+      help: 'Unix time before which every verification is in the analytics engine, as of the last pass (usage events wait for it)',
       registers: [deps.registry],
     })
     this.trimmedRows = new Gauge({
@@ -208,6 +235,9 @@ export class AnalyticsIngest {
       if (!held) this.refuse()
     }
     if (!held) return false
+    // Read before the buffers: every process's rows before what it reported are then in a buffer this pass drains.
+    const startedAt = (this.deps.now ?? Date.now)()
+    const reports = await this.deps.buffer.readReports()
     let found = false
     let bytes = 0
     let trimmed = 0
@@ -249,12 +279,35 @@ export class AnalyticsIngest {
     }
     this.bufferBytes.set(bytes)
     this.trimmedRows.set(trimmed)
+    if (failures.length === 0) await this.advanceWatermark(startedAt, reports)
     // Once every buffer is in the engine: the rows verifiers recorded say which hours the counters still hold alone.
     if (failures.length === 0 && !this.countersMoved && this.deps.moveCounters !== undefined)
       await this.moveCounters(this.deps.moveCounters)
     if (failures.length === 1) throw failures[0]
     if (failures.length > 1) throw new AggregateError(failures, `${failures.length} analytics buffers failed to ingest`)
     return found
+  }
+
+  /**
+   * After a pass that drained every buffer: every row each process recorded before its report (read before the
+   * buffers) is in the engine, so the watermark — the time before which every verification is in the engine — is the
+   * earliest of those reports, and at most REPORT_LAG_MS before the pass began. Processes gone (GONE_AFTER_MS) are
+   * forgotten and no longer hold it back.
+   */
+  private async advanceWatermark(startedAt: number, reports: ReadonlyMap<string, ThroughReport>): Promise<void> {
+    const wallNow = Date.now()
+    const gone = [...reports].filter(([, report]) => wallNow - report.at > GONE_AFTER_MS).map(([process]) => process)
+    let watermark = startedAt - REPORT_LAG_MS
+    for (const [process, { through }] of reports) if (!gone.includes(process)) watermark = Math.min(watermark, through)
+    await this.deps.buffer.forgetProcesses(gone)
+    await this.deps.buffer.raiseMark(WATERMARK, watermark)
+    this.watermark.set(watermark / 1000)
+    if (this.deps.afterPass === undefined) return
+    try {
+      await this.deps.afterPass(watermark)
+    } catch (err) {
+      this.deps.log.warn({ err, watermark }, 'usage events failed after an ingest pass: tried again after the next')
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { ApiError } from '../../../shared/errors/errors.js'
 import { grants, MANAGE_ROOT_KEYS, type RootKeyAction } from '../../../shared/root-keys/root-key-actions.js'
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../shared/webhook.js'
+import { typesTaken, type WebhookEventType } from '../../../shared/webhook.js'
 import { may, type Principal } from '../../root-keys/root-key-auth.js'
 import type { EndpointScope } from './endpoint-wants.js'
 
@@ -20,22 +20,23 @@ interface FamilyReads {
 
 /**
  * Per family, keys.getKey's `read_key` (a key event carries the key's fields, meta and identity),
- * identities.getIdentity's `identity.*.read_identity`, rootKeys.listRootKeys' `rootkey.*.manage`. A new family is a
- * type error here until it has a row.
+ * identities.getIdentity's `identity.*.read_identity`, rootKeys.listRootKeys' `rootkey.*.manage`, analytics.getUsage's
+ * `read_analytics`. A new family is a type error here until it has a row.
  */
 const FAMILY_READS: Record<EventFamily, FamilyReads> = {
   key: { all: 'api.*.read_key', perApi: 'read_key' },
   identity: { all: 'identity.*.read_identity' },
   rootKey: { all: MANAGE_ROOT_KEYS },
+  // Usage is analytics: summed over the endpoint's apis, as analytics.getUsage reads it.
+  usage: { all: 'api.*.read_analytics', perApi: 'read_analytics' },
 }
 
 /** The rows of the table by family name; a type without one is read with `*` only (refused to any narrower key). */
 const READS_BY_NAME: Record<string, FamilyReads | undefined> = FAMILY_READS
 const readsOf = (type: WebhookEventType): FamilyReads => READS_BY_NAME[type.split('.')[0]!] ?? { all: '*' }
 
-/** The event types the endpoint takes: those it names, or every type. */
-const typesOf = (scope: EndpointScope): readonly WebhookEventType[] =>
-  scope.eventTypes.length > 0 ? scope.eventTypes : WEBHOOK_EVENT_TYPES
+/** The event types the endpoint takes: those it names, or every type but the opt-in ones. */
+const typesOf = (scope: EndpointScope): readonly WebhookEventType[] => typesTaken(scope.eventTypes)
 
 /** The event types the endpoint names that are about no api, so that scoped to apis it would never be sent them. */
 export function typesAboutNoApi(scope: EndpointScope): WebhookEventType[] {

@@ -59,6 +59,25 @@ export interface AnalyticsBufferStore {
   holdLease(name: string, holder: string, ttlMs: number): Promise<boolean>
   /** Gives the lease up if `holder` has it. */
   releaseLease(name: string, holder: string): Promise<void>
+  /**
+   * Records that every row the recording process `process` recorded before `through` (Unix ms) is in a buffer, as
+   * that process said at `at` (Unix ms, its clock): what the ingest's watermark is made of.
+   */
+  reportThrough(process: string, through: number, at: number): Promise<void>
+  /** Forgets the reports of these processes (stopped, having handed everything over; or gone). */
+  forgetProcesses(processes: readonly string[]): Promise<void>
+  /** Each recording process's last report. */
+  readReports(): Promise<Map<string, ThroughReport>>
+  /** Mark `name` (the ingest's watermark, how far usage events were sent), Unix ms; undefined if never raised. */
+  readMark(name: string): Promise<number | undefined>
+  /** Raises mark `name` to `value`, unless it is there or past already: a mark never goes back. */
+  raiseMark(name: string, value: number): Promise<void>
+}
+
+/** What a recording process last said: every row it recorded before `through` is in a buffer, said at `at`. */
+export interface ThroughReport {
+  through: number
+  at: number
 }
 
 /** Stream ids compare as (milliseconds, sequence). */

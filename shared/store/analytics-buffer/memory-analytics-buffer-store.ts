@@ -3,6 +3,7 @@ import {
   type AnalyticsBufferStore,
   type BufferedBatch,
   type BufferLook,
+  type ThroughReport,
 } from './analytics-buffer-store.js'
 
 interface Buffer {
@@ -19,6 +20,8 @@ interface Buffer {
 export class MemoryAnalyticsBufferStore implements AnalyticsBufferStore {
   private readonly buffers = new Map<number, Buffer>()
   private readonly leases = new Map<string, { holder: string; until: number }>()
+  private readonly reports = new Map<string, ThroughReport>()
+  private readonly marks = new Map<string, number>()
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -85,5 +88,26 @@ export class MemoryAnalyticsBufferStore implements AnalyticsBufferStore {
 
   async releaseLease(name: string, holder: string): Promise<void> {
     if (this.leases.get(name)?.holder === holder) this.leases.delete(name)
+  }
+
+  async reportThrough(process: string, through: number, at: number): Promise<void> {
+    this.reports.set(process, { through, at })
+  }
+
+  async forgetProcesses(processes: readonly string[]): Promise<void> {
+    for (const process of processes) this.reports.delete(process)
+  }
+
+  async readReports(): Promise<Map<string, ThroughReport>> {
+    return new Map([...this.reports].map(([process, report]) => [process, { ...report }]))
+  }
+
+  async readMark(name: string): Promise<number | undefined> {
+    return this.marks.get(name)
+  }
+
+  async raiseMark(name: string, value: number): Promise<void> {
+    const current = this.marks.get(name)
+    if (current === undefined || current < value) this.marks.set(name, value)
   }
 }

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis'
 import type { RedisClient } from '../redis/redis-connection.js'
 import { redisKeys } from '../redis/redis-keys.js'
 import { storeCall } from '../redis/redis-store-call.js'
-import type { AnalyticsBufferStore, BufferedBatch, BufferLook } from './analytics-buffer-store.js'
+import type { AnalyticsBufferStore, BufferedBatch, BufferLook, ThroughReport } from './analytics-buffer-store.js'
 
 /**
  * KEYS: the buffer's stream, its state. ARGV: the batch, its rows, the bound in bytes. Each entry holds `b` (the
@@ -78,6 +78,13 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `
 
+/** KEYS: the marks. ARGV: the mark's name, the value. Sets it unless it is there or past already. */
+const RAISE_MARK_SCRIPT = `
+local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '')
+if current == nil or current < tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 1
+`
+
 type Entry = [id: string, fields: string[]]
 
 interface BufferScripts {
@@ -86,6 +93,7 @@ interface BufferScripts {
   analyticsComplete(stream: string, state: string, last: string): Promise<number>
   analyticsHoldLease(lease: string, holder: string, ttlMs: number): Promise<number>
   analyticsReleaseLease(lease: string, holder: string): Promise<number>
+  analyticsRaiseMark(marks: string, name: string, value: number): Promise<number>
 }
 
 /** The analytics buffers on Redis: a stream and a state hash per buffer, in a slot of their own (redis-keys.ts). */
@@ -102,6 +110,7 @@ export class RedisAnalyticsBufferStore implements AnalyticsBufferStore {
     }
     redis.defineCommand('analyticsHoldLease', { numberOfKeys: 1, lua: HOLD_LEASE_SCRIPT })
     redis.defineCommand('analyticsReleaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE_SCRIPT })
+    redis.defineCommand('analyticsRaiseMark', { numberOfKeys: 1, lua: RAISE_MARK_SCRIPT })
     this.redis = redis as unknown as Redis & BufferScripts
   }
 
@@ -136,6 +145,33 @@ export class RedisAnalyticsBufferStore implements AnalyticsBufferStore {
 
   async releaseLease(name: string, holder: string): Promise<void> {
     await storeCall(() => this.redis.analyticsReleaseLease(redisKeys.analyticsLease(name), holder))
+  }
+
+  async reportThrough(process: string, through: number, at: number): Promise<void> {
+    await storeCall(() => this.redis.hset(redisKeys.analyticsReports, process, `${through}:${at}`))
+  }
+
+  async forgetProcesses(processes: readonly string[]): Promise<void> {
+    if (processes.length > 0) await storeCall(() => this.redis.hdel(redisKeys.analyticsReports, ...processes))
+  }
+
+  async readReports(): Promise<Map<string, ThroughReport>> {
+    const reports = await storeCall(() => this.redis.hgetall(redisKeys.analyticsReports))
+    const read = new Map<string, ThroughReport>()
+    for (const [process, value] of Object.entries(reports)) {
+      const [through, at] = value.split(':').map(Number)
+      if (Number.isFinite(through) && Number.isFinite(at)) read.set(process, { through: through!, at: at! })
+    }
+    return read
+  }
+
+  async readMark(name: string): Promise<number | undefined> {
+    const value = await storeCall(() => this.redis.hget(redisKeys.analyticsMarks, name))
+    return value === null ? undefined : Number(value)
+  }
+
+  async raiseMark(name: string, value: number): Promise<void> {
+    await storeCall(() => this.redis.analyticsRaiseMark(redisKeys.analyticsMarks, name, value))
   }
 }
 

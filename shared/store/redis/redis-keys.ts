@@ -130,6 +130,10 @@ export const redisKeys = {
   analyticsBuffer: (shard: number) => `kg:{ab${shard}}:batches`,
   /** HASH {bytes, trimmed, first, last}: a buffer's size, rows trimmed, and the batches an ingest took. */
   analyticsBufferState: (shard: number) => `kg:{ab${shard}}:state`,
+  /** HASH `<process>` → `<through>:<at>`: each recording process's last report (analytics-buffer-store.ts). */
+  analyticsReports: 'kg:analytics:reports',
+  /** HASH `<name>` → Unix ms: the ingest's watermark and how far usage events were sent, each only ever raised. */
+  analyticsMarks: 'kg:analytics:marks',
   /** STRING, expiring: an analytics lease (the ingest's), holding its holder's name. */
   analyticsLease: (name: string) => `kg:analytics:lease:${name}`,
   /** STRING, expiring: a leak report's claim, by the SHA-256 (hex) of its signed body (leak-report-store.ts). */
