@@ -14,7 +14,9 @@ import {
   INGEST_LEASE_MS,
   type IngestDeps,
 } from '../../control-plane/analytics/ingest/analytics-ingest.js'
+import type { EncodedBatch } from '../../shared/analytics/analytics-batch.js'
 import { AnalyticsRecorder } from '../../shared/analytics/analytics-recorder.js'
+import { PackedIntegersWriter, unpackIntegers } from '../../shared/analytics/packed-integers.js'
 import type { AnalyticsBufferStore } from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
 import { MemoryAnalyticsBufferStore } from '../../shared/store/analytics-buffer/memory-analytics-buffer-store.js'
 
@@ -169,6 +171,41 @@ describe('the analytics ingest', () => {
     expect((await buffer.look(0, 10)).batches).toEqual([])
     const refused = await registry.getSingleMetric('keygate_analytics_batches_refused_total')!.get()
     expect(refused.values[0]!.value).toBe(2)
+  })
+
+  it('refuses a damaged batch whole, counted, and ingests the rest of its buffer', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const { batch, counted, recorder } = apiOf()
+    /** A batch of `n` verifications and `unknown` unknown keys, damaged by `damage`. */
+    const damaged = (n: number, unknown: number, damage: (batch: EncodedBatch) => object): [string, number] => {
+      const [json, rows] = batch(n, unknown)
+      return [JSON.stringify(damage(JSON.parse(json) as EncodedBatch)), rows]
+    }
+    const repacked = (packed: string, more: number[]) => {
+      const writer = new PackedIntegersWriter()
+      for (const value of [...unpackIntegers(packed), ...more]) writer.write(value)
+      return writer.take()
+    }
+    await buffer.append(0, ...batch(2), BIG)
+    // Its region lost: the engine would refuse its rows' text, and every batch of the buffer with it.
+    await buffer.append(0, ...damaged(1, 0, ({ g: _, ...rest }) => rest), BIG)
+    // A value too many: its rows would be read askew.
+    await buffer.append(0, ...damaged(1, 0, (read) => ({ ...read, v: repacked(read.v, [0]) })), BIG)
+    // Its unknown keys' counts are sound, its verification names a key it does not list: nothing of it goes in.
+    await buffer.append(0, ...damaged(1, 2, (read) => ({ ...read, k: [] })), BIG)
+    // Its verifications are sound, its rate-limit decision names a string it does not list: nothing of it goes in.
+    recorder.recordRatelimit('ns-damaged', 'user-damaged', true, 10, 9, Date.now(), 1)
+    await buffer.append(0, ...damaged(2, 0, (read) => ({ ...read, s: [] })), BIG)
+    await buffer.append(0, ...batch(3), BIG)
+    const registry = new Registry()
+    expect(await ingestOf(buffer, { registry }).ingestNow()).toBe(true)
+    expect(await counted()).toEqual({ raw: 5, rollups: [5, 5, 5, 5] })
+    expect(await engine.query("SELECT count() AS n FROM ratelimits_v1 WHERE identifier = 'user-damaged'")).toEqual([
+      { n: 0 },
+    ])
+    expect((await buffer.look(0, 10)).batches).toEqual([])
+    const refused = await registry.getSingleMetric('keygate_analytics_batches_refused_total')!.get()
+    expect(refused.values[0]!.value).toBe(4)
   })
 
   it('with an embedded engine, ingests only if it holds the lease at its first pass, ever', async () => {
