@@ -17,7 +17,11 @@ import {
 import type { EncodedBatch } from '../../shared/analytics/analytics-batch.js'
 import { AnalyticsRecorder } from '../../shared/analytics/analytics-recorder.js'
 import { PackedIntegersWriter, unpackIntegers } from '../../shared/analytics/packed-integers.js'
-import type { AnalyticsBufferStore } from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
+import {
+  ANALYTICS_BUFFER_SHARDS,
+  type AnalyticsBufferStore,
+} from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
 import { MemoryAnalyticsBufferStore } from '../../shared/store/analytics-buffer/memory-analytics-buffer-store.js'
 
 const BIG = 1_000_000
@@ -253,6 +257,145 @@ describe('the analytics ingest', () => {
     expect(await first.ingestNow()).toBe(false)
     expect(refusals).toBe(1)
     expect(await counted()).toEqual({ raw: 1, rollups: [1, 1, 1, 1] })
+  })
+
+  it('with an embedded engine, stops for good once another took its lease over during a pass', async () => {
+    let now = Date.now()
+    const buffer = new MemoryAnalyticsBufferStore(() => now)
+    const { batch, counted } = apiOf()
+    await buffer.append(0, ...batch(2), BIG)
+    await buffer.append(0, ...batch(3), BIG)
+    const slow = engineBefore(async () => {
+      now += INGEST_LEASE_MS + 1
+      await buffer.holdLease(INGEST_LEASE, 'another', INGEST_LEASE_MS)
+    })
+    let refusals = 0
+    const registry = new Registry()
+    const ingest = ingestOf(buffer, {
+      engine: slow,
+      rowsPerInsert: 2,
+      registry,
+      exclusive: { onRefused: () => refusals++ },
+    })
+    // It found rows, and inserted those it took while it held the lease.
+    expect(await ingest.ingestNow()).toBe(true)
+    expect(refusals).toBe(1)
+    expect(ingest.refused).toBe(true)
+    // A pass cut short reports no bytes: what it saw of the buffers is not what they hold.
+    const bytes = await registry.getSingleMetric('keygate_analytics_buffer_bytes')!.get()
+    expect(bytes.values[0]!.value).toBe(0)
+    await buffer.releaseLease(INGEST_LEASE, 'another')
+    expect(await ingest.ingestNow()).toBe(false)
+    expect(refusals).toBe(1)
+    expect(await counted()).toEqual({ raw: 2, rollups: [2, 2, 2, 2] })
+  })
+
+  it('looks at no further buffer once it found its lease taken over', async () => {
+    let now = Date.now()
+    const store = new MemoryAnalyticsBufferStore(() => now)
+    const { batch } = apiOf()
+    for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++) await store.append(shard, ...batch(1), BIG)
+    const looked = new Set<number>()
+    const buffer: AnalyticsBufferStore = {
+      append: store.append.bind(store),
+      take: store.take.bind(store),
+      complete: store.complete.bind(store),
+      holdLease: store.holdLease.bind(store),
+      releaseLease: store.releaseLease.bind(store),
+      look: (shard, limit) => {
+        looked.add(shard)
+        return store.look(shard, limit)
+      },
+    }
+    let taken = false
+    const losing = engineBefore(async () => {
+      if (taken) return
+      taken = true
+      now += INGEST_LEASE_MS + 1
+      await store.holdLease(INGEST_LEASE, 'another', INGEST_LEASE_MS)
+    })
+    await ingestOf(buffer, { engine: losing }).ingestNow()
+    // The buffers looked at before it learned so (one per buffer ingested at once) are all it looked at.
+    expect(looked.size).toBeLessThan(ANALYTICS_BUFFER_SHARDS)
+    for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++) {
+      const left = await store.look(shard, 10)
+      expect(left.pending, `buffer ${shard}`).toBeUndefined()
+    }
+  })
+
+  it('fails a pass on the store being unreachable as such, and moves no counters then', async () => {
+    const store = new MemoryAnalyticsBufferStore()
+    const { batch } = apiOf()
+    await store.append(1, ...batch(1), BIG)
+    let looks = 0
+    const unreachable: AnalyticsBufferStore = {
+      append: store.append.bind(store),
+      take: store.take.bind(store),
+      complete: store.complete.bind(store),
+      holdLease: store.holdLease.bind(store),
+      releaseLease: store.releaseLease.bind(store),
+      look: async () => {
+        looks++
+        throw new StoreUnavailableError('the store cannot be reached')
+      },
+    }
+    let moves = 0
+    const registry = new Registry()
+    const ingest = ingestOf(unreachable, {
+      registry,
+      moveCounters: async () => {
+        moves++
+        return 0
+      },
+    })
+    await expect(ingest.ingestNow()).rejects.toBeInstanceOf(StoreUnavailableError)
+    // Nor is any other buffer, then: none is tried after the first failed.
+    expect(looks).toBeLessThan(ANALYTICS_BUFFER_SHARDS)
+    expect(moves).toBe(0)
+    const bytes = await registry.getSingleMetric('keygate_analytics_buffer_bytes')!.get()
+    expect(bytes.values[0]!.value).toBe(0)
+  })
+
+  it('fails a pass with the failure of every buffer that failed, having ingested the others', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const refused = apiOf()
+    const taken = apiOf()
+    await buffer.append(0, ...refused.batch(2), BIG)
+    await buffer.append(1, ...taken.batch(3), BIG)
+    await buffer.append(2, ...refused.batch(4), BIG)
+    const refusing = engineBefore((rows) => {
+      if (rows.some((row) => row.key_space_id === refused.apiId)) throw new Error('the engine refuses these rows')
+    })
+    const failed = await ingestOf(buffer, { engine: refusing })
+      .ingestNow()
+      .catch((err: unknown) => err)
+    expect(failed).toBeInstanceOf(AggregateError)
+    expect((failed as AggregateError).errors.map((err: Error) => err.message)).toEqual([
+      'the engine refuses these rows',
+      'the engine refuses these rows',
+    ])
+    expect(await taken.counted()).toEqual({ raw: 3, rollups: [3, 3, 3, 3] })
+  })
+
+  it('ingests two buffers at once', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const { batch, counted } = apiOf()
+    await buffer.append(0, ...batch(1), BIG)
+    await buffer.append(1, ...batch(1), BIG)
+    let inserting = 0
+    let most = 0
+    let bothBegun!: () => void
+    const both = new Promise<void>((resolve) => (bothBegun = resolve))
+    const overlapping = engineBefore(async () => {
+      most = Math.max(most, ++inserting)
+      if (inserting === 2) bothBegun()
+      // The other buffer's insert begins meanwhile; one buffer at a time, this waits a second for nothing.
+      await Promise.race([both, new Promise((resolve) => setTimeout(resolve, 1_000))])
+      inserting--
+    })
+    await ingestOf(buffer, { engine: overlapping }).ingestNow()
+    expect(most).toBe(2)
+    expect(await counted()).toEqual({ raw: 2, rollups: [2, 2, 2, 2] })
   })
 
   it('inserts at most rowsPerInsert rows at a time, but a batch holding more alone, each once', async () => {
