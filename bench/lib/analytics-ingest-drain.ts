@@ -46,7 +46,7 @@ export interface IngestDrain {
     decode: number
     /** Writing their rows as the engine's insert lines (appendVerificationLines), as the ingest does. */
     encode: number
-    /** The engine inserting that text into a copy of the raw table that feeds no view. */
+    /** The engine's insert of those lines (joined into its text) into a copy of the raw table that feeds no view. */
     rawInsert: number
   }
 }

@@ -53,15 +53,35 @@ export interface ReadBatch extends Omit<EncodedBatch, 'f' | 'v' | 'r'> {
   r: readonly number[]
 }
 
-/** `encoded` (a batch's JSON, parsed) read back; an Error naming what is wrong if it is no batch this version reads. */
+/**
+ * `encoded` (a batch's JSON, parsed) read back; an Error naming what is wrong if it is no batch this version reads, or
+ * a damaged one. Its region, time and rows' numbers are written into the insert's text as they are
+ * (appendVerificationLines): anything else there (a string, a missing field) would make a line the engine refuses,
+ * and with it every batch of its buffer, for good. Rows ending part-way are damage too: packed rows that lost or
+ * gained a value still read as numbers, every row after it misread.
+ */
 export function readBatch(encoded: EncodedBatch | EncodedBatchV1): ReadBatch {
   const { g, t, k, a, n, s } = encoded
-  if (encoded.f === 2 && typeof encoded.v === 'string' && typeof encoded.r === 'string')
-    return { g, t, k, a, v: unpackIntegers(encoded.v), n, s, r: unpackIntegers(encoded.r) }
-  if (encoded.f === 1 && Array.isArray(encoded.v) && Array.isArray(encoded.r))
-    return { g, t, k, a, v: encoded.v, n, s, r: encoded.r }
-  throw new Error(`analytics batch of format ${String(encoded.f)}: this version reads formats 1 and 2`)
+  let v: readonly number[]
+  let r: readonly number[]
+  if (encoded.f === 2 && typeof encoded.v === 'string' && typeof encoded.r === 'string') {
+    v = unpackIntegers(encoded.v)
+    r = unpackIntegers(encoded.r)
+  } else if (encoded.f === 1 && Array.isArray(encoded.v) && Array.isArray(encoded.r)) {
+    // Numbers, or null: what format 1's JSON made of a number that was not finite (the column's default then).
+    if (!encoded.v.every(isNumberOrNull) || !encoded.r.every(isNumberOrNull))
+      throw new Error('analytics batch rows hold something other than numbers')
+    v = encoded.v
+    r = encoded.r
+  } else throw new Error(`analytics batch of format ${String(encoded.f)}: this version reads formats 1 and 2`)
+  if (typeof g !== 'string' || typeof t !== 'number' || ![k, a, n, s].every((list) => Array.isArray(list)))
+    throw new Error('analytics batch lacks its region, time or lists')
+  if (v.length % VERIFICATION_ROW_WIDTH !== 0 || r.length % RATELIMIT_ROW_WIDTH !== 0)
+    throw new Error('analytics batch rows end part-way through a row')
+  return { g, t, k, a, v, n, s, r }
 }
+
+const isNumberOrNull = (value: unknown): boolean => typeof value === 'number' || value === null
 
 /** Numbers a rate-limit row takes in a batch's `r`. */
 export const RATELIMIT_ROW_WIDTH = 7

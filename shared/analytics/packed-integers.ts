@@ -69,7 +69,11 @@ export class PackedIntegersWriter {
   }
 }
 
-/** The integers `packed` holds (PackedIntegersWriter's take), in order; an Error if it ends inside a value. */
+/**
+ * The integers `packed` holds (PackedIntegersWriter's take), in order; an Error if it ends inside a value or holds one
+ * no writer writes (beyond ±LARGEST_PACKED: eight bytes hold 56 bits, past what a double holds exactly, so such a
+ * value, damage, would read as another, its sign even).
+ */
 export function unpackIntegers(packed: string): number[] {
   const bytes = Buffer.from(packed, 'base64')
   const values: number[] = []
@@ -85,6 +89,7 @@ export function unpackIntegers(packed: string): number[] {
       zigzag += (byte & 0x7f) * scale
       scale *= 0x80
     } while (byte >= 0x80)
+    if (zigzag > 2 * LARGEST_PACKED) throw new Error('packed integers end inside a value, or one is too long')
     values.push(zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2)
   }
   return values

@@ -14,8 +14,14 @@ import {
   INGEST_LEASE_MS,
   type IngestDeps,
 } from '../../control-plane/analytics/ingest/analytics-ingest.js'
+import type { EncodedBatch } from '../../shared/analytics/analytics-batch.js'
 import { AnalyticsRecorder } from '../../shared/analytics/analytics-recorder.js'
-import type { AnalyticsBufferStore } from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
+import { PackedIntegersWriter, unpackIntegers } from '../../shared/analytics/packed-integers.js'
+import { StoreUnavailableError } from '../../shared/errors/errors.js'
+import {
+  ANALYTICS_BUFFER_SHARDS,
+  type AnalyticsBufferStore,
+} from '../../shared/store/analytics-buffer/analytics-buffer-store.js'
 import { MemoryAnalyticsBufferStore } from '../../shared/store/analytics-buffer/memory-analytics-buffer-store.js'
 
 const BIG = 1_000_000
@@ -100,22 +106,12 @@ describe('the analytics ingest', () => {
 
   /** The buffer, but `complete` fails its next `times` calls (after the engine took the rows). */
   function dyingOnComplete(buffer: AnalyticsBufferStore, times: number): AnalyticsBufferStore {
-    return {
-      append: buffer.append.bind(buffer),
-      look: buffer.look.bind(buffer),
-      take: buffer.take.bind(buffer),
-      holdLease: buffer.holdLease.bind(buffer),
-      releaseLease: buffer.releaseLease.bind(buffer),
-      reportThrough: buffer.reportThrough.bind(buffer),
-      forgetProcesses: buffer.forgetProcesses.bind(buffer),
-      readReports: buffer.readReports.bind(buffer),
-      readMark: buffer.readMark.bind(buffer),
-      raiseMark: buffer.raiseMark.bind(buffer),
+    return storeWith(buffer, {
       complete: async (shard, last) => {
         if (times-- > 0) throw new Error('died before completing')
         return buffer.complete(shard, last)
       },
-    }
+    })
   }
 
   it('inserts again exactly what it took, even when more batches came meanwhile', async () => {
@@ -176,6 +172,41 @@ describe('the analytics ingest', () => {
     expect(refused.values[0]!.value).toBe(2)
   })
 
+  it('refuses a damaged batch whole, counted, and ingests the rest of its buffer', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const { batch, counted, recorder } = apiOf()
+    /** A batch of `n` verifications and `unknown` unknown keys, damaged by `damage`. */
+    const damaged = (n: number, unknown: number, damage: (batch: EncodedBatch) => object): [string, number] => {
+      const [json, rows] = batch(n, unknown)
+      return [JSON.stringify(damage(JSON.parse(json) as EncodedBatch)), rows]
+    }
+    const repacked = (packed: string, more: number[]) => {
+      const writer = new PackedIntegersWriter()
+      for (const value of [...unpackIntegers(packed), ...more]) writer.write(value)
+      return writer.take()
+    }
+    await buffer.append(0, ...batch(2), BIG)
+    // Its region lost: the engine would refuse its rows' text, and every batch of the buffer with it.
+    await buffer.append(0, ...damaged(1, 0, ({ g: _, ...rest }) => rest), BIG)
+    // A value too many: its rows would be read askew.
+    await buffer.append(0, ...damaged(1, 0, (read) => ({ ...read, v: repacked(read.v, [0]) })), BIG)
+    // Its unknown keys' counts are sound, its verification names a key it does not list: nothing of it goes in.
+    await buffer.append(0, ...damaged(1, 2, (read) => ({ ...read, k: [] })), BIG)
+    // Its verifications are sound, its rate-limit decision names a string it does not list: nothing of it goes in.
+    recorder.recordRatelimit('ns-damaged', 'user-damaged', true, 10, 9, Date.now(), 1)
+    await buffer.append(0, ...damaged(2, 0, (read) => ({ ...read, s: [] })), BIG)
+    await buffer.append(0, ...batch(3), BIG)
+    const registry = new Registry()
+    expect(await ingestOf(buffer, { registry }).ingestNow()).toBe(true)
+    expect(await counted()).toEqual({ raw: 5, rollups: [5, 5, 5, 5] })
+    expect(await engine.query("SELECT count() AS n FROM ratelimits_v1 WHERE identifier = 'user-damaged'")).toEqual([
+      { n: 0 },
+    ])
+    expect((await buffer.look(0, 10)).batches).toEqual([])
+    const refused = await registry.getSingleMetric('keygate_analytics_batches_refused_total')!.get()
+    expect(refused.values[0]!.value).toBe(4)
+  })
+
   it('with an embedded engine, ingests only if it holds the lease at its first pass, ever', async () => {
     const buffer = new MemoryAnalyticsBufferStore()
     const { batch, counted } = apiOf()
@@ -221,6 +252,135 @@ describe('the analytics ingest', () => {
     expect(await first.ingestNow()).toBe(false)
     expect(refusals).toBe(1)
     expect(await counted()).toEqual({ raw: 1, rollups: [1, 1, 1, 1] })
+  })
+
+  it('with an embedded engine, stops for good once another took its lease over during a pass', async () => {
+    let now = Date.now()
+    const buffer = new MemoryAnalyticsBufferStore(() => now)
+    const { batch, counted } = apiOf()
+    await buffer.append(0, ...batch(2), BIG)
+    await buffer.append(0, ...batch(3), BIG)
+    const slow = engineBefore(async () => {
+      now += INGEST_LEASE_MS + 1
+      await buffer.holdLease(INGEST_LEASE, 'another', INGEST_LEASE_MS)
+    })
+    let refusals = 0
+    const registry = new Registry()
+    const ingest = ingestOf(buffer, {
+      engine: slow,
+      rowsPerInsert: 2,
+      registry,
+      exclusive: { onRefused: () => refusals++ },
+    })
+    // It found rows, and inserted those it took while it held the lease.
+    expect(await ingest.ingestNow()).toBe(true)
+    expect(refusals).toBe(1)
+    expect(ingest.refused).toBe(true)
+    // A pass cut short reports no bytes: what it saw of the buffers is not what they hold.
+    const bytes = await registry.getSingleMetric('keygate_analytics_buffer_bytes')!.get()
+    expect(bytes.values[0]!.value).toBe(0)
+    await buffer.releaseLease(INGEST_LEASE, 'another')
+    expect(await ingest.ingestNow()).toBe(false)
+    expect(refusals).toBe(1)
+    expect(await counted()).toEqual({ raw: 2, rollups: [2, 2, 2, 2] })
+  })
+
+  it('looks at no further buffer once it found its lease taken over', async () => {
+    let now = Date.now()
+    const store = new MemoryAnalyticsBufferStore(() => now)
+    const { batch } = apiOf()
+    for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++) await store.append(shard, ...batch(1), BIG)
+    const looked = new Set<number>()
+    const buffer = storeWith(store, {
+      look: (shard, limit) => {
+        looked.add(shard)
+        return store.look(shard, limit)
+      },
+    })
+    let taken = false
+    const losing = engineBefore(async () => {
+      if (taken) return
+      taken = true
+      now += INGEST_LEASE_MS + 1
+      await store.holdLease(INGEST_LEASE, 'another', INGEST_LEASE_MS)
+    })
+    await ingestOf(buffer, { engine: losing }).ingestNow()
+    // The buffers looked at before it learned so (one per buffer ingested at once) are all it looked at.
+    expect(looked.size).toBeLessThan(ANALYTICS_BUFFER_SHARDS)
+    for (let shard = 0; shard < ANALYTICS_BUFFER_SHARDS; shard++) {
+      const left = await store.look(shard, 10)
+      expect(left.pending, `buffer ${shard}`).toBeUndefined()
+    }
+  })
+
+  it('fails a pass on the store being unreachable as such, and moves no counters then', async () => {
+    const store = new MemoryAnalyticsBufferStore()
+    const { batch } = apiOf()
+    await store.append(1, ...batch(1), BIG)
+    let looks = 0
+    const unreachable = storeWith(store, {
+      look: async () => {
+        looks++
+        throw new StoreUnavailableError('the store cannot be reached')
+      },
+    })
+    let moves = 0
+    const registry = new Registry()
+    const ingest = ingestOf(unreachable, {
+      registry,
+      moveCounters: async () => {
+        moves++
+        return 0
+      },
+    })
+    await expect(ingest.ingestNow()).rejects.toBeInstanceOf(StoreUnavailableError)
+    // Nor is any other buffer, then: none is tried after the first failed.
+    expect(looks).toBeLessThan(ANALYTICS_BUFFER_SHARDS)
+    expect(moves).toBe(0)
+    const bytes = await registry.getSingleMetric('keygate_analytics_buffer_bytes')!.get()
+    expect(bytes.values[0]!.value).toBe(0)
+  })
+
+  it('fails a pass with the failure of every buffer that failed, having ingested the others', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const refused = apiOf()
+    const taken = apiOf()
+    await buffer.append(0, ...refused.batch(2), BIG)
+    await buffer.append(1, ...taken.batch(3), BIG)
+    await buffer.append(2, ...refused.batch(4), BIG)
+    const refusing = engineBefore((rows) => {
+      if (rows.some((row) => row.key_space_id === refused.apiId)) throw new Error('the engine refuses these rows')
+    })
+    const failed = await ingestOf(buffer, { engine: refusing })
+      .ingestNow()
+      .catch((err: unknown) => err)
+    expect(failed).toBeInstanceOf(AggregateError)
+    expect((failed as AggregateError).errors.map((err: Error) => err.message)).toEqual([
+      'the engine refuses these rows',
+      'the engine refuses these rows',
+    ])
+    expect(await taken.counted()).toEqual({ raw: 3, rollups: [3, 3, 3, 3] })
+  })
+
+  it('ingests two buffers at once', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const { batch, counted } = apiOf()
+    await buffer.append(0, ...batch(1), BIG)
+    await buffer.append(1, ...batch(1), BIG)
+    let inserting = 0
+    let most = 0
+    let bothBegun!: () => void
+    const both = new Promise<void>((resolve) => (bothBegun = resolve))
+    const overlapping = engineBefore(async () => {
+      most = Math.max(most, ++inserting)
+      if (inserting === 2) bothBegun()
+      // The other buffer's insert begins meanwhile; one buffer at a time, this waits a second for nothing.
+      await Promise.race([both, new Promise((resolve) => setTimeout(resolve, 1_000))])
+      inserting--
+    })
+    await ingestOf(buffer, { engine: overlapping }).ingestNow()
+    expect(most).toBe(2)
+    expect(await counted()).toEqual({ raw: 2, rollups: [2, 2, 2, 2] })
   })
 
   it('inserts at most rowsPerInsert rows at a time, but a batch holding more alone, each once', async () => {
@@ -323,3 +483,15 @@ describe('the analytics ingest', () => {
     expect(asked).toEqual(['ingest-made', 'ingest-later', 'ingest-later'])
   })
 })
+
+/** `store` as an AnalyticsBufferStore of its own, its methods bound, but for `overrides`. */
+function storeWith(store: AnalyticsBufferStore, overrides: Partial<AnalyticsBufferStore>): AnalyticsBufferStore {
+  const methods = store as unknown as Record<string, (...args: unknown[]) => unknown>
+  const names = Object.getOwnPropertyNames(Object.getPrototypeOf(store)).filter(
+    (name) => name !== 'constructor' && typeof methods[name] === 'function',
+  )
+  const bound = Object.fromEntries(
+    names.map((name) => [name, methods[name]!.bind(store)]),
+  ) as unknown as AnalyticsBufferStore
+  return { ...bound, ...overrides }
+}

@@ -90,8 +90,25 @@ describe('analytics batches, format 1', () => {
     expect(() => rowsOfBatch({ ...BATCH, r: [0, 0, 2, 1, 1, 1, 1] }, 'x', 'ws')).toThrow(/does not list/)
     expect(() => rowsOfBatch({ ...BATCH, n: [['api_1', 0, 4, 1]] }, 'x', 'ws')).toThrow(/lacks/)
     expect(() => rowsOfBatch({ ...BATCH, f: 3 as 1 }, 'x', 'ws')).toThrow(/format 3/)
-    // Format 2's rows are packed text: arrays under its number are no batch of it.
+    // Format 2's rows are packed text: arrays under its number are no batch of it, nor text under format 1's.
     expect(() => rowsOfBatch({ ...BATCH, f: 2 as 1 }, 'x', 'ws')).toThrow(/format 2/)
+    expect(() => rowsOfBatch({ ...BATCH, v: 'AAAA' as unknown as number[] }, 'x', 'ws')).toThrow(/format 1/)
+  })
+
+  it('refuses a damaged batch whole: rows ending part-way, values that are no numbers, no region or time', () => {
+    const damaged = (batch: object) => () => readBatch(batch as EncodedBatchV1)
+    expect(damaged({ ...BATCH, v: [...BATCH.v, 9] })).toThrow(/part-way/)
+    expect(damaged({ ...BATCH, r: BATCH.r.slice(1) })).toThrow(/part-way/)
+    // Written into the insert's text as they are, these would make a line the engine refuses.
+    expect(damaged({ ...BATCH, v: [0, 0, 0, 0, '1,"x"', -1, 1] })).toThrow(/other than numbers/)
+    expect(damaged({ ...BATCH, r: [0, 0, 1, 0, {}, 0, 1] })).toThrow(/other than numbers/)
+    expect(damaged({ ...BATCH, g: undefined })).toThrow(/region, time or lists/)
+    expect(damaged({ ...BATCH, t: '1900000000000' })).toThrow(/region, time or lists/)
+    expect(damaged({ ...BATCH, s: undefined })).toThrow(/region, time or lists/)
+    // null is what format 1's JSON made of a number that was not finite: read, as the column's default.
+    const lines: string[] = []
+    appendVerificationLines(readBatch({ ...BATCH, v: [0, 0, 0, 0, null, -1, 1] as number[] }), 'x', 'ws', lines)
+    expect((JSON.parse(lines[0]!) as unknown[])[11]).toBeNull()
   })
 })
 
@@ -110,6 +127,10 @@ describe('analytics batches, format 2', () => {
     expect(rowsOfBatch(PACKED, 'vr_3_1-0', 'ws')).toEqual(rowsOfBatch(BATCH, 'vr_3_1-0', 'ws'))
     expect(() => rowsOfBatch({ ...PACKED, v: BATCH.v as unknown as string }, 'x', 'ws')).toThrow(/format 2/)
     expect(() => rowsOfBatch({ ...PACKED, v: packed([0, 2, 0, 0, 0, -1, 1]) }, 'x', 'ws')).toThrow(/does not list/)
+    // A value lost or gained (a continuation bit flipped) still reads as integers: the count gives it away.
+    expect(() => rowsOfBatch({ ...PACKED, v: packed([...BATCH.v, 0]) }, 'x', 'ws')).toThrow(/part-way/)
+    expect(() => rowsOfBatch({ ...PACKED, r: packed(BATCH.r.slice(0, -1)) }, 'x', 'ws')).toThrow(/part-way/)
+    expect(() => rowsOfBatch({ ...PACKED, g: 7 as unknown as string }, 'x', 'ws')).toThrow(/region, time or lists/)
   })
 
   it("writes each verification's insert line as the JSON of its row's columns, whatever its strings hold", () => {
@@ -126,6 +147,10 @@ describe('analytics batches, format 2', () => {
       const lines: string[] = []
       appendVerificationLines(readBatch(batch), 'vr_3_1-0', 'ws "x"', lines)
       const rows = rowsOfBatch(batch, 'vr_3_1-0', 'ws "x"').verifications
+      // Ids as they are made in the buffers need no escaping; any other prefix is escaped all the same.
+      const awkwardIds: string[] = []
+      appendVerificationLines(readBatch(batch), 'vr_"\\\n', 'ws', awkwardIds)
+      expect(awkwardIds.map((line) => (JSON.parse(line) as string[])[0])).toEqual(rows.map((_, i) => `vr_"\\\n-${i}`))
       expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual(
         rows.map((row) => VERIFICATION_COLUMNS.map((column) => row[column])),
       )

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compactRows, insertParts } from '../../control-plane/analytics/engine/insert-parts.js'
 
@@ -45,5 +46,26 @@ describe('insertParts', () => {
     expect(parts.map(({ token }) => token)).toEqual(['b', 'b:1', 'b:2', 'b:3'])
     for (const { text } of parts.filter((_, i) => i !== 2)) expect(text.length).toBeLessThanOrEqual(2 * line + 1)
     expect([...insertParts(linesOf(batch), 'b', 2 * line + 1)]).toEqual(parts)
+  })
+
+  it('fills each part as far as the bound allows, counting the newlines: a retry must cut the same parts', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 20 }), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 60 }),
+        (sizes, maxChars) => {
+          const lines = sizes.map((size) => 'x'.repeat(size))
+          const parts = [...insertParts(lines, 't', maxChars)].map(({ text }) => text)
+          expect(parts.join('\n')).toBe(lines.join('\n'))
+          for (const [i, text] of parts.entries()) {
+            // Within the bound, unless a line alone is longer; and the next part's first line would not have fitted.
+            if (text.includes('\n')) expect(text.length).toBeLessThanOrEqual(maxChars)
+            const next = parts[i + 1]?.split('\n')[0]
+            if (next !== undefined) expect(text.length + 1 + next.length).toBeGreaterThan(maxChars)
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
   })
 })

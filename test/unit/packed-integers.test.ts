@@ -78,6 +78,15 @@ describe('packed integers', () => {
       .toString('base64')
     expect(() => unpackIntegers(cut)).toThrow(/inside a value/)
     expect(() => unpackIntegers(Buffer.alloc(9, 0x80).toString('base64'))).toThrow(/too long/)
+    // Nine bytes, ended: longer than any value written.
+    const bytes = (...values: number[]) => Buffer.from(values).toString('base64')
+    expect(() => unpackIntegers(bytes(...Array<number>(8).fill(0x80), 0x01))).toThrow(/too long/)
+    expect(() => unpackIntegers(bytes(...Array<number>(8).fill(0x80), 0x00))).toThrow(/too long/)
+    // Eight bytes, but more than 53 bits: past any value written, and past what a double holds (-(2^55) would read as
+    // +2^55). The largest written still reads.
+    expect(() => unpackIntegers(bytes(...Array<number>(7).fill(0xff), 0x7f))).toThrow(/too long/)
+    expect(() => unpackIntegers(bytes(...Array<number>(7).fill(0x80), 0x10))).toThrow(/too long/)
+    expect(unpackIntegers(packed([LARGEST_PACKED, -LARGEST_PACKED]))).toEqual([LARGEST_PACKED, -LARGEST_PACKED])
     expect(unpackIntegers('')).toEqual([])
   })
 })
