@@ -42,7 +42,11 @@ export class AnalyticsShipper {
     private readonly log: Logger,
     registry: Registry,
     private readonly settings: ShipperSettings,
-    /** The clock rows are recorded by (Unix ms). */
+    /**
+     * The time before which every row this process records is in the recorder (Unix ms): now, on the clock rows are
+     * recorded by, or earlier while a row of an earlier time is still to be recorded (a verification waiting on the
+     * store).
+     */
     private readonly now: () => number = Date.now,
   ) {
     this.dropped = new Counter({
@@ -93,7 +97,7 @@ export class AnalyticsShipper {
   }
 
   private async send(): Promise<void> {
-    // Every row recorded before now is in what is taken next, or held already.
+    // Every row of a time before this is in what is taken next, or held already.
     const through = this.now()
     const taken = this.recorder.take()
     if (this.recorder.dropped > this.reportedRecorderDrops) {

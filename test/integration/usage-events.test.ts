@@ -350,3 +350,81 @@ describe('usage events of a period', () => {
     for (const pageRows of [1, 2, 3]) expect(await linesWith(pageRows), `${pageRows} rows a page`).toEqual(whole)
   })
 })
+
+/**
+ * A verification that waits on the store (its credits) after it was decided: its row is recorded when the wait is over,
+ * at the time it was decided, maybe past a period's end and a hand-over. Its period's events wait for it.
+ */
+describe('usage events and a verification still deciding', () => {
+  const hour = Math.floor(Date.now() / HOUR) * HOUR - 3 * HOUR
+  const clock = new ManualClock(hour + HOUR - 60_000)
+  let backend: Backend
+  let controlPlane: TestServer
+  let verifier: TestServer
+
+  beforeAll(async () => {
+    backend = await openBackend()
+    controlPlane = await startTestControlPlane({
+      backend,
+      clock,
+      webhookPolicy: { allowPrivateAddresses: true },
+      analytics: analytics.analytics('usage-events-deciding'),
+    })
+    verifier = await startTestVerifier({ backend, clock })
+  })
+  afterAll(async () => {
+    await verifier?.close()
+    await controlPlane?.close()
+    await backend?.close()
+  })
+
+  const call = async (path: string, payload: object) => {
+    const response = await controlPlane.app.inject({
+      method: 'POST',
+      url: `/v1/${path}`,
+      headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+      payload,
+    })
+    expect(response.statusCode, response.body).toBe(200)
+    return response.json()
+  }
+  const verify = (key: string) =>
+    verifier.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', payload: { key } }).then((r) => r.json())
+
+  it('counts it in the period it was decided in, however long the store took', async () => {
+    const { apiId } = await call('apis.createApi', { name: 'deciding' })
+    const { key, keyId } = await call('keys.createKey', { apiId, remaining: 100 })
+    // Nobody listens there: the events are read from the store.
+    await call('webhooks.createEndpoint', { url: 'http://127.0.0.1:9/usage', eventTypes: ['usage.hourly'] })
+    await ingestAnalytics(controlPlane, verifier)
+    expect((await verify(key)).valid).toBe(true)
+
+    // The next verification's credits wait on the store until the hour is over and its rows handed over.
+    const { keys } = backend.store
+    const spend = keys.spendCredits.bind(keys)
+    let entered!: () => void
+    const waiting = new Promise<void>((resolve) => (entered = resolve))
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    keys.spendCredits = async (...args) => {
+      entered()
+      await released
+      return spend(...args)
+    }
+    const deciding = verify(key)
+    await waiting
+    clock.advance(2 * 60_000)
+    await ingestAnalytics(controlPlane, verifier)
+    release()
+    expect((await deciding).valid).toBe(true)
+    keys.spendCredits = spend
+    await ingestAnalytics(controlPlane, verifier)
+
+    const sent = (await backend.store.webhooks.listEvents(0, 1_000)).filter(
+      (event) => event.type === 'usage.hourly' && event.data.keyId === keyId,
+    )
+    expect(
+      sent.map((event) => [(event.data as unknown as UsageEventData).period.start, event.data.verifications]),
+    ).toEqual([[hour, expect.objectContaining({ valid: 2, total: 2 })]])
+  })
+})
