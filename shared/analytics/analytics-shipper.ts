@@ -61,13 +61,17 @@ export class AnalyticsShipper {
     for (const reason of ['memory', 'held', 'buffer']) this.dropped.labels(reason).inc(0)
   }
 
+  /**
+   * Hands over (and reports) at once, then every flushMs: reported from its start, a process whose first hand-overs
+   * fail holds the watermark back, where one never heard of would be passed once REPORT_LAG_MS is over.
+   */
   start(): void {
     const tick = () => {
       if (this.stopped) return
       this.timer = setTimeout(() => void this.flush().finally(tick), this.settings.flushMs)
       this.timer.unref()
     }
-    tick()
+    void this.flush().finally(tick)
   }
 
   /**

@@ -143,6 +143,20 @@ describe('AnalyticsShipper', () => {
     expect(await reported()).toBeUndefined()
   })
 
+  it('reports as it starts: rows it cannot hand over from its first flush on hold the watermark back', async () => {
+    const { shipper, state, record, buffer, clock } = shipperOf({})
+    const reported = async () => (await buffer.readReports()).get(shipper.process)?.through
+    shipper.start()
+    await waitFor(async () => (await reported()) === T + 1_000 || undefined, 'the report of its start')
+    state.failing = true
+    clock.now = T + 5_000
+    record(4, 1)
+    await shipper.flush()
+    expect(await reported()).toBe(T + 1_000)
+    state.failing = false
+    await shipper.stop()
+  })
+
   it('is not forgotten when it stops with rows it could not hand over', async () => {
     const { shipper, state, record, buffer } = shipperOf({})
     await shipper.flush()
