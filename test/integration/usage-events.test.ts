@@ -293,9 +293,9 @@ describe('usage events of a period', () => {
         queued.push(event.id)
       },
     }
-    const { events, marks } = await usageEventsOf(hour, [endpoint([]), endpoint([second])], [second], webhooks, {
-      through: failing,
-    })
+    // Two endpoints of every api (one event each, to both), one of the second api.
+    const endpoints = [endpoint([]), endpoint([]), endpoint([second])]
+    const { events, marks } = await usageEventsOf(hour, endpoints, [second], webhooks, { through: failing })
     await expect(events.run(hour + HOUR)).rejects.toThrow('store unreachable')
     // The period is still to send: its events are made again, the one queued already left out.
     expect(await marks.nextPeriod('usage.hourly')).toBe(hour)
@@ -313,6 +313,12 @@ describe('usage events of a period', () => {
         [customer, [second], hour, [1, 2, 0, 3], 3, 0],
       ]),
     )
+    const deliveries = await webhooks.claimDue(hour + 3 * HOUR, 60_000, 100)
+    const to = (made: WebhookEndpoint) => deliveries.filter((d) => d.endpointId === made.id).map((d) => d.eventId)
+    expect(to(endpoints[0]!)).toHaveLength(2)
+    expect(to(endpoints[1]!).sort()).toEqual(to(endpoints[0]!).sort())
+    expect(to(endpoints[2]!)).toHaveLength(1)
+    expect(deliveries).toHaveLength(5)
   })
 
   it('sums a subject whose rows span pages as one page does', async () => {
