@@ -37,11 +37,12 @@ export interface WebhookEndpoint {
   /** http(s) only; checked against the private-range policy when set and again at every delivery. */
   url: string
   description?: string
-  /** The event types it receives; empty: every type. */
+  /** The event types it receives; empty: every type but the opt-in ones (OPT_IN_EVENT_TYPES). */
   eventTypes: WebhookEventType[]
   /**
-   * The apis it is scoped to: it receives only events about them (whose `data.apiId` is one of them). Absent (an
-   * endpoint stored before scopes were) or empty: unscoped, every event of its types.
+   * The apis it is scoped to: it receives only events about them (whose `data.apiId` is one of them; usage events
+   * summed over exactly them, endpoint-wants.ts). Absent (an endpoint stored before scopes were) or empty: unscoped,
+   * every event of its types.
    */
   apiIds?: string[]
   enabled: boolean

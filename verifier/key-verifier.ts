@@ -96,6 +96,11 @@ export class KeyVerifier {
   readonly recorder: AnalyticsRecorder
   private readonly shipper: AnalyticsShipper
   /**
+   * The times of the verifications decided but not recorded yet (waiting on the store for limits or credits), each
+   * with how many: their rows are recorded at those times once the wait is over.
+   */
+  private readonly deciding = new Map<number, number>()
+  /**
    * Resolves at the first sync: the store has answered. Work beside the verifier that reads the store starts then, so
    * that a process starting does not report a connection not made yet as a failure. Pending while it never syncs.
    */
@@ -113,7 +118,7 @@ export class KeyVerifier {
       deps.log.child({ component: 'analytics' }),
       deps.registry,
       recording,
-      () => deps.clock.now(),
+      () => this.recordedThrough(),
     )
     this.addressOf = clientAddressOf(deps.clientAddress ?? SOCKET_ADDRESS)
     this.synced = new Promise((resolve) => (this.markSynced = resolve))
@@ -402,7 +407,32 @@ export class KeyVerifier {
     const limits = appliedLimits(record, context.limits, request)
     if (limits.length === 0 && record.remaining === undefined)
       return this.count(remember(), request, started, now, record)
-    return this.limitThenSpend(record, context.limits?.group ?? record.hash, request, verdict, limits, now, started)
+    return this.whileDeciding(
+      now,
+      this.limitThenSpend(record, context.limits?.group ?? record.hash, request, verdict, limits, now, started),
+    )
+  }
+
+  /**
+   * The time before which every verification of this process is recorded: now, or the time of the earliest one still
+   * deciding. What the shipper reports (analytics-shipper.ts), so that the watermark never passes a row on its way.
+   */
+  private recordedThrough(): number {
+    let through = this.clock.now()
+    for (const at of this.deciding.keys()) through = Math.min(through, at)
+    return through
+  }
+
+  /** `decided`, a verification decided at `at` and recorded when it settles, counted as deciding meanwhile. */
+  private async whileDeciding(at: number, decided: Promise<Verdict>): Promise<Verdict> {
+    this.deciding.set(at, (this.deciding.get(at) ?? 0) + 1)
+    try {
+      return await decided
+    } finally {
+      const left = this.deciding.get(at)! - 1
+      if (left === 0) this.deciding.delete(at)
+      else this.deciding.set(at, left)
+    }
   }
 
   /** Rate limits in order (the auto-applied first), then credits: a rate-limited call spends no credits. */

@@ -26,7 +26,7 @@ export interface GetUsageInput {
   /** With externalId: only these apis. Alone: these apis' usage, every key's. */
   apiIds: string[]
   start: number
-  /** Default: now. */
+  /** Exclusive; default: now. */
   end?: number | undefined
   granularity: Slice
 }
@@ -41,7 +41,7 @@ export interface UsageSummary {
   granularity: Slice
   /** The apis summed over: named ones, or those the root key may read (`*`: every api). */
   apiIds: string[] | '*'
-  /** Every period from the one holding start to the one holding end, oldest first, those without usage too. */
+  /** Every period from the one holding start to the last one starting before end, oldest first, empty ones too. */
   periods: UsagePeriod[]
   total: Usage
 }
@@ -65,14 +65,16 @@ export async function getUsage(deps: ControlPlaneDeps, caller: Caller, input: Ge
   const end = input.end ?? now
   if (input.start >= end) throw invalid('start', 'must be before end')
   const reach = await reachOf(deps, caller, input)
+  // The report reads through the period holding its end: the one holding the last millisecond before `end`, so that
+  // a range ending on a period's start (one invoice's end, the next one's start) leaves that period to the next.
   const rows = await usageReport(
     reportEngine(deps.analytics),
-    { ...reach, start: input.start, end, slice: input.granularity, byApi: true },
+    { ...reach, start: input.start, end: end - 1, slice: input.granularity, byApi: true },
     now,
   )
   const billed = await billableOutcomes(deps, rows)
   const periods = new Map<number, UsagePeriod>()
-  for (let t = sliceStart(input.granularity, input.start); t <= end; t = nextSlice(input.granularity, t))
+  for (let t = sliceStart(input.granularity, input.start); t < end; t = nextSlice(input.granularity, t))
     periods.set(t, { start: t, end: nextSlice(input.granularity, t), ...noUsage() })
   const total = noUsage()
   for (const row of rows) {

@@ -14,7 +14,7 @@ import { placeMissingCursors } from './events/webhook-cursors.js'
 export interface CreateEndpointInput {
   url: string
   description?: string | undefined
-  /** The event types it receives; empty or absent: every type. */
+  /** The event types it receives; empty or absent: every type but the opt-in ones (webhook.ts). */
   eventTypes?: readonly WebhookEventType[] | undefined
   /** The apis whose events it receives; empty or absent: every api's, and the events about no api. */
   apiIds?: readonly string[] | undefined

@@ -14,7 +14,7 @@ export interface UpdateEndpointInput {
   url?: string | undefined
   /** null clears it. */
   description?: string | null | undefined
-  /** Empty: every type. */
+  /** Empty: every type but the opt-in ones (webhook.ts). */
   eventTypes?: readonly WebhookEventType[] | undefined
   /** Empty: every api. */
   apiIds?: readonly string[] | undefined

@@ -42,7 +42,11 @@ export class AnalyticsShipper {
     private readonly log: Logger,
     registry: Registry,
     private readonly settings: ShipperSettings,
-    /** The clock rows are recorded by (Unix ms). */
+    /**
+     * The time before which every row this process records is in the recorder (Unix ms): now, on the clock rows are
+     * recorded by, or earlier while a row of an earlier time is still to be recorded (a verification waiting on the
+     * store).
+     */
     private readonly now: () => number = Date.now,
   ) {
     this.dropped = new Counter({
@@ -57,13 +61,17 @@ export class AnalyticsShipper {
     for (const reason of ['memory', 'held', 'buffer']) this.dropped.labels(reason).inc(0)
   }
 
+  /**
+   * Hands over (and reports) at once, then every flushMs: reported from its start, a process whose first hand-overs
+   * fail holds the watermark back, where one never heard of would be passed once REPORT_LAG_MS is over.
+   */
   start(): void {
     const tick = () => {
       if (this.stopped) return
       this.timer = setTimeout(() => void this.flush().finally(tick), this.settings.flushMs)
       this.timer.unref()
     }
-    tick()
+    void this.flush().finally(tick)
   }
 
   /**
@@ -93,7 +101,7 @@ export class AnalyticsShipper {
   }
 
   private async send(): Promise<void> {
-    // Every row recorded before now is in what is taken next, or held already.
+    // Every row of a time before this is in what is taken next, or held already.
     const through = this.now()
     const taken = this.recorder.take()
     if (this.recorder.dropped > this.reportedRecorderDrops) {

@@ -150,6 +150,24 @@ onBothStores('analytics.getUsage', { clock: () => new ManualClock(NOW), analytic
     expect(api.body.data.total.verifications.total).toBe(4)
   })
 
+  it('counts the periods that start before end: an end on a period’s start leaves that period out', async () => {
+    const keyId = await newKey(await newApi())
+    await record([
+      { keyId, time: MAY_18 + 12 * HOUR, outcome: 'VALID' },
+      { keyId, time: MAY_18 + DAY, outcome: 'VALID' },
+    ])
+    const summary = async (start: number, end: number, granularity: string) => {
+      const { body } = await v2({ keyId, start, end, granularity })
+      return [body.data.periods.length, body.data.periods.at(-1).end, body.data.total.verifications.total]
+    }
+    // A day, asked as from its start to the next one's: that day alone, as billed on its own.
+    expect(await summary(MAY_18, MAY_18 + DAY, 'day')).toEqual([1, MAY_18 + DAY, 1])
+    expect(await summary(MAY_18, MAY_18 + DAY, 'hour')).toEqual([24, MAY_18 + DAY, 1])
+    expect(await summary(MAY_18, MAY_18 + DAY + 1, 'day')).toEqual([2, MAY_18 + 2 * DAY, 2])
+    const [may, june] = [Date.UTC(2031, 4, 1), Date.UTC(2031, 5, 1)]
+    expect(await summary(may, june, 'month')).toEqual([1, june, 2])
+  })
+
   it('spans only the apis the root key may read, and refuses what it may not', async () => {
     const [readable, hidden] = [await newApi(), await newApi()]
     const [seen, unseen] = [await newKey(readable, initech), await newKey(hidden, initech)]

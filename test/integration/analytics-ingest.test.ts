@@ -12,6 +12,8 @@ import {
   AnalyticsIngest,
   INGEST_LEASE,
   INGEST_LEASE_MS,
+  REPORT_LAG_MS,
+  WATERMARK,
   type IngestDeps,
 } from '../../control-plane/analytics/ingest/analytics-ingest.js'
 import type { EncodedBatch } from '../../shared/analytics/analytics-batch.js'
@@ -422,10 +424,11 @@ describe('the analytics ingest', () => {
     })
     await ingestOf(buffer, { engine: slow, rowsPerInsert: 2 }).ingestNow()
     expect(await counted()).toEqual({ raw: 2, rollups: [2, 2, 2, 2] })
-    // What it had not taken is left, untaken, to the holder.
+    // What it had not taken is left, untaken, to the holder; the watermark, to the holder's passes.
     const left = await buffer.look(0, 10)
     expect(left.pending).toBeUndefined()
     expect(left.batches.map(({ rows }) => rows)).toEqual([3])
+    expect(await buffer.readMark(WATERMARK)).toBeUndefined()
   })
 
   it('ingests the other buffers when the engine refuses one buffer’s rows', async () => {
@@ -481,6 +484,55 @@ describe('the analytics ingest', () => {
     ])
     // An id found is kept; an absence is not.
     expect(asked).toEqual(['ingest-made', 'ingest-later', 'ingest-later'])
+  })
+
+  it('raises the watermark to the earliest report read before it drained the buffers', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const { batch, counted } = apiOf()
+    const now = Date.now()
+    await buffer.reportThrough('recorder', now - 60_000, now)
+    await buffer.append(0, ...batch(2), BIG)
+    let late = false
+    // Once the pass has drained buffer 0, the process hands more rows over to it and reports past them: rows this
+    // pass leaves in the buffer, which the watermark must not pass.
+    const handingOver: AnalyticsBufferStore = Object.assign(Object.create(buffer) as AnalyticsBufferStore, {
+      complete: async (shard: number, last: string) => {
+        await buffer.complete(shard, last)
+        if (shard !== 0 || late) return
+        late = true
+        await buffer.append(0, ...batch(3), BIG)
+        await buffer.reportThrough('recorder', now, now)
+      },
+    })
+    const told: number[] = []
+    const ingest = ingestOf(handingOver, { now: () => now, afterPass: async (watermark) => void told.push(watermark) })
+    await ingest.ingestNow()
+    expect(late).toBe(true)
+    expect((await counted()).raw).toBe(2)
+    expect(await buffer.readMark(WATERMARK)).toBe(now - 60_000)
+    // The next pass reads the later report, and ingests the rows before it.
+    await ingest.ingestNow()
+    expect((await counted()).raw).toBe(5)
+    expect(await buffer.readMark(WATERMARK)).toBe(now - REPORT_LAG_MS)
+    expect(told).toEqual([now - 60_000, now - REPORT_LAG_MS])
+  })
+
+  it('leaves the watermark where it was after a pass that left a buffer behind', async () => {
+    const buffer = new MemoryAnalyticsBufferStore()
+    const refused = apiOf()
+    await buffer.append(1, ...refused.batch(2), BIG)
+    const refusing = engineBefore((rows) => {
+      if (rows.some((row) => row.key_space_id === refused.apiId)) throw new Error('the engine refuses these rows')
+    })
+    const told: number[] = []
+    const now = Date.now()
+    const deps = { now: () => now, afterPass: async (watermark: number) => void told.push(watermark) }
+    await expect(ingestOf(buffer, { ...deps, engine: refusing }).ingestNow()).rejects.toThrow('refuses these rows')
+    expect(await buffer.readMark(WATERMARK)).toBeUndefined()
+    expect(told).toEqual([])
+    await ingestOf(buffer, deps).ingestNow()
+    expect(await buffer.readMark(WATERMARK)).toBe(now - REPORT_LAG_MS)
+    expect(told).toEqual([now - REPORT_LAG_MS])
   })
 })
 

@@ -558,6 +558,77 @@ for (const storeKind of ['memory', 'redis'] as const) {
       })
     })
 
+    describe('usage events: opt-in, and analytics to read', () => {
+      async function newApi(name: string): Promise<string> {
+        const made = await post('apis.createApi', { name })
+        expect(made.status, JSON.stringify(made.body)).toBe(200)
+        return made.body.apiId
+      }
+      const forbidden = { status: 403, code: 'INSUFFICIENT_PERMISSIONS' }
+
+      it('takes read_analytics on what an endpoint naming them is sent; one of every type needs none', async () => {
+        const [mine, theirs] = [await newApi('mine'), await newApi('theirs')]
+        // Every other family's rights: enough for an endpoint of every type, which is sent no usage event.
+        const reader = await rootKey([
+          'webhook.*.create_endpoint',
+          'api.*.read_key',
+          'identity.*.read_identity',
+          'rootkey.*.manage',
+        ])
+        const everyType = await post('webhooks.createEndpoint', { url: ENDPOINT_URL }, reader)
+        expect(everyType.status, JSON.stringify(everyType.body)).toBe(200)
+        const analyst = await rootKey(['webhook.*.create_endpoint', `api.${mine}.read_analytics`])
+        const scoped = { url: ENDPOINT_URL, eventTypes: ['usage.hourly', 'usage.daily'], apiIds: [mine] }
+        const made = await post('webhooks.createEndpoint', scoped, analyst)
+        expect(made.status, JSON.stringify(made.body)).toBe(200)
+        const refusals: [string, object, string][] = [
+          [reader, { eventTypes: ['usage.hourly'] }, 'the root key needs api.*.read_analytics '],
+          [reader, { eventTypes: ['usage.daily'], apiIds: [mine] }, `the root key needs api.${mine}.read_analytics `],
+          [analyst, { eventTypes: ['usage.hourly'] }, 'the root key needs api.*.read_analytics '],
+          [
+            analyst,
+            { eventTypes: ['usage.hourly'], apiIds: [mine, theirs] },
+            `the root key needs api.${theirs}.read_analytics `,
+          ],
+        ]
+        for (const [key, scope, needs] of refusals) {
+          const refused = await post('webhooks.createEndpoint', { url: ENDPOINT_URL, ...scope }, key)
+          expect(error(refused), JSON.stringify(scope)).toEqual(forbidden)
+          expect(refused.body.error.message.slice(0, needs.length)).toBe(needs)
+        }
+        expect(await backend.store.webhooks.listEndpoints()).toHaveLength(2)
+      })
+
+      it("replays a usage event only to an endpoint that names its type and sums over the event's apis", async () => {
+        const mine = await newApi('mine')
+        const everyType = await create({ url: ENDPOINT_URL })
+        const unscoped = await create({ url: ENDPOINT_URL, eventTypes: ['usage.hourly'] })
+        const scoped = await create({ url: ENDPOINT_URL, eventTypes: ['usage.hourly'], apiIds: [mine] })
+        const usageOver = async (apiIds: string[] | '*') => {
+          const id = `msg_usage_${Math.random().toString(36).slice(2)}`
+          const period = { start: clock.now() - 3_600_000, end: clock.now() }
+          const data = { externalId: 'acme', period, apiIds, verifications: { valid: 1, total: 1 } }
+          await backend.store.webhooks.enqueue(
+            { id, type: 'usage.hourly', at: period.end, madeAt: clock.now(), data },
+            [],
+            clock.now(),
+          )
+          return id
+        }
+        const [everyApi, mineOnly] = [await usageOver('*'), await usageOver([mine])]
+        const replay = async (endpointId: string, eventId: string) =>
+          error(await post('webhooks.replay', { endpointId, eventId }))
+        const taken = { status: 200, code: undefined }
+        const notTaken = { status: 400, code: 'BAD_REQUEST' }
+        expect(await replay(unscoped.endpointId, everyApi)).toEqual(taken)
+        expect(await replay(scoped.endpointId, mineOnly)).toEqual(taken)
+        // Every api's sums to an endpoint of one api, one api's to an unscoped one, usage to one not naming it.
+        expect(await replay(scoped.endpointId, everyApi)).toEqual(notTaken)
+        expect(await replay(unscoped.endpointId, mineOnly)).toEqual(notTaken)
+        expect(await replay(everyType.endpointId, everyApi)).toEqual(notTaken)
+      })
+    })
+
     describe('changes of one endpoint at once', () => {
       /** A control plane on the same store whose reads of endpoints go through `read` (the store's own by default). */
       async function controlPlaneReading(read: (endpointId: string) => Promise<WebhookEndpoint | null>) {

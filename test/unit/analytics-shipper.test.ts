@@ -11,17 +11,23 @@ import { waitFor } from '../support/wait-for.js'
 const T = Date.UTC(2031, 0, 1, 10, 15)
 const BIG = 1_000_000
 
-/** A shipper on a memory buffer that refuses every append while `failing` says so. */
+/**
+ * A shipper on a memory buffer that refuses every call while `failing` says so, and appends only while `bufferDown`
+ * does (the buffer's node down, the reports' up).
+ */
 function shipperOf(settings: Partial<ShipperSettings>, maxRows = 1_000) {
   const buffer = new MemoryAnalyticsBufferStore()
   const recorder = new AnalyticsRecorder('eu', maxRows)
   const registry = new Registry()
-  const state: { failing: boolean; appends: number; until?: Promise<void> } = { failing: false, appends: 0 }
+  const state: { failing: boolean; bufferDown?: boolean; appends: number; until?: Promise<void> } = {
+    failing: false,
+    appends: 0,
+  }
   const store = {
     append: async (shard: number, batch: string, rows: number, maxBytes: number) => {
       state.appends++
       await state.until
-      if (state.failing) throw new Error('store unreachable')
+      if (state.failing || state.bufferDown === true) throw new Error('store unreachable')
       return buffer.append(shard, batch, rows, maxBytes)
     },
     reportThrough: async (process: string, through: number, at: number) => {
@@ -138,9 +144,33 @@ describe('AnalyticsShipper', () => {
     clock.now = T + 7_000
     await shipper.flush()
     expect(await reported()).toBe(T + 7_000)
+    // Only the buffer unreachable: what is reported is reachable, but nothing past the rows held is.
+    state.bufferDown = true
+    clock.now = T + 9_000
+    record(5, 1)
+    await shipper.flush()
+    expect(await reported()).toBe(T + 7_000)
+    state.bufferDown = false
+    clock.now = T + 11_000
+    await shipper.flush()
+    expect(await reported()).toBe(T + 11_000)
     // Stopped with nothing held: forgotten.
     await shipper.stop()
     expect(await reported()).toBeUndefined()
+  })
+
+  it('reports as it starts: rows it cannot hand over from its first flush on hold the watermark back', async () => {
+    const { shipper, state, record, buffer, clock } = shipperOf({})
+    const reported = async () => (await buffer.readReports()).get(shipper.process)?.through
+    shipper.start()
+    await waitFor(async () => (await reported()) === T + 1_000 || undefined, 'the report of its start')
+    state.failing = true
+    clock.now = T + 5_000
+    record(4, 1)
+    await shipper.flush()
+    expect(await reported()).toBe(T + 1_000)
+    state.failing = false
+    await shipper.stop()
   })
 
   it('is not forgotten when it stops with rows it could not hand over', async () => {

@@ -58,8 +58,8 @@ export const WATERMARK = 'watermark'
  */
 export const GONE_AFTER_MS = 10 * 60_000
 /**
- * How far the watermark stays behind a pass, at least: a process that began recording since its last flush has not
- * reported yet, and hands its first rows over within its flush interval (2 s by default).
+ * How far the watermark stays behind a pass, at least: a process that has just started may record before its first
+ * report (made as it starts, analytics-shipper.ts) reaches the store.
  */
 export const REPORT_LAG_MS = 10_000
 

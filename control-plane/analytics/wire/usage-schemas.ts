@@ -22,7 +22,7 @@ export const usageInputFields = {
   externalId: Type.Optional(ExternalId),
   keyId: Type.Optional(KeyIdField("One key's usage (then leave externalId and apis out)")),
   start: Time('From, unix milliseconds: counted from the start of the period holding it', [1_767_225_600_000]),
-  end: Type.Optional(Time('To, unix milliseconds, including the period holding it (default: now)')),
+  end: Type.Optional(Time('To, unix milliseconds, exclusive: every period starting before it (default: now)')),
   granularity: Type.Optional(StringEnum(['hour', 'day', 'month'], { description: GRANULARITY_DOC })),
 }
 
@@ -66,7 +66,7 @@ export const UsageSummaryAnswer = Type.Object({
       end: Type.Integer({ description: 'Its end (exclusive), unix milliseconds' }),
       ...usageFields,
     }),
-    { description: 'Every period from the one holding start to the one holding end, oldest first, empty ones too' },
+    { description: 'Every period from the one holding start to the last one starting before end, oldest first' },
   ),
   total: Type.Object(usageFields, { description: 'The sum over the periods' }),
 })

@@ -45,8 +45,9 @@ export function typesAboutNoApi(scope: EndpointScope): WebhookEventType[] {
 
 /**
  * The permissions a root key lacks to read every event the endpoint would be sent: for an unscoped one, each family's
- * `all` (api.*.read_key, identity.*.read_identity, rootkey.*.manage for every type); for one scoped to apis,
- * `api.<apiId>.read_key` for each of its apis (`api.*.read_key` holds them all), its events being about those only.
+ * `all` (api.*.read_key, identity.*.read_identity, rootkey.*.manage for every type; api.*.read_analytics for usage
+ * types, named); for one scoped to apis, each family's `perApi` on each of its apis (`api.<apiId>.read_key`, and
+ * `read_analytics` for usage types; `api.*.…` holds them all), its events being about those only.
  */
 export function missingReads(principal: Principal, scope: EndpointScope): string[] {
   const apiIds = scope.apiIds ?? []

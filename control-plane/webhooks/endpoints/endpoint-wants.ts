@@ -5,11 +5,10 @@ export type EndpointScope = Pick<WebhookEndpoint, 'eventTypes' | 'apiIds'>
 
 /**
  * Whether the endpoint takes the event, enabled or not: a type it subscribes to (none named: every type but the opt-in
- * ones, webhook.ts) and, when it
- * is scoped to apis, an event about one of them — its `data.apiId`. An event about no api (identity.*, rootKey.*) is
- * sent to unscoped endpoints only: a scope is a bound on what the endpoint learns, never widened by an event's kind.
- * An event summed over apis (usage.*: its `data.apiIds`, `*` for every api) goes to the endpoints of exactly that
- * scope, each of which is sent the sum over its own apis.
+ * ones, webhook.ts) and, when it is scoped to apis, an event about one of them — its `data.apiId`. An event about no
+ * api (identity.*, rootKey.*) is sent to unscoped endpoints only: a scope is a bound on what the endpoint learns,
+ * never widened by an event's kind. An event summed over apis (usage.*: its `data.apiIds`, `*` for every api) goes to
+ * the endpoints of exactly that scope, each of which is sent the sum over its own apis.
  */
 export function endpointTakes(endpoint: EndpointScope, event: Pick<WebhookEvent, 'type' | 'data'>): boolean {
   if (!typesTaken(endpoint.eventTypes).includes(event.type)) return false

@@ -54,6 +54,8 @@ export interface UsageEventsDeps {
   log: Logger
   /** Told after events were queued, so that this process's delivery worker claims them at once. */
   onQueued?: () => void
+  /** Rows read from the engine per query (default PAGE_ROWS; tests page with fewer). */
+  pageRows?: number
 }
 
 /** Periods of one type sent per run, at most: a control plane back after a long stop catches up over several runs. */
@@ -185,7 +187,7 @@ export class UsageEvents {
           addVerifications(entry.byScopeUsage[i]!, row.outcome, row.n, row.credits, billed.get(row.key_space_id)!)
         }
       }
-      if (rows.length < PAGE_ROWS) break
+      if (rows.length < (this.deps.pageRows ?? PAGE_ROWS)) break
       after = rows.at(-1)
     }
     return [...subjects.values()]
@@ -213,7 +215,7 @@ export class UsageEvents {
       `sum(count) AS n, sum(spent_credits) AS credits FROM \`${rollup}\` WHERE ${filters.join(' AND ')} ` +
       'GROUP BY external_id, subject_key, key_space_id, outcome ' +
       'ORDER BY external_id, subject_key, key_space_id, outcome ' +
-      `LIMIT ${PAGE_ROWS} SETTINGS ${READ_SETTINGS}`
+      `LIMIT ${this.deps.pageRows ?? PAGE_ROWS} SETTINGS ${READ_SETTINGS}`
     const rows = await this.deps.engine.query(sql, params)
     return rows.map((row) => ({
       external_id: String(row.external_id),

@@ -31,7 +31,7 @@ export const EndpointDescription = (description: string) =>
 export const EventTypes = (description: string) =>
   Type.Array(StringEnum(WEBHOOK_EVENT_TYPES, { description: 'An event type' }), {
     maxItems: WEBHOOK_EVENT_TYPES.length,
-    description: `${description}; empty: every type`,
+    description: `${description}; empty: every type but usage.* (sent only to endpoints that name them)`,
     examples: [['key.created', 'key.deleted']],
   })
 
@@ -39,9 +39,10 @@ export const EndpointApiIds = (description: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.idLength, description: 'An api id' }), {
     maxItems: MAX_ENDPOINT_APIS,
     description:
-      `${description}: it is sent only events about them (key.*), never those about no api (identity.*, ` +
-      `rootKey.*); empty: every api, and the events about no api. At most ${MAX_ENDPOINT_APIS}; each must exist, ` +
-      'and the root key read its keys (`api.<apiId>.read_key`)',
+      `${description}: it is sent only events about them (key.*; usage.* summed over them), never those about no ` +
+      `api (identity.*, rootKey.*); empty: every api, and the events about no api. At most ${MAX_ENDPOINT_APIS}; ` +
+      'each must exist, and the root key read what it is sent of each ' +
+      '(`api.<apiId>.read_key`; usage.*: `api.<apiId>.read_analytics`)',
     examples: [[WIRE_EXAMPLES.apiId]],
   })
 
@@ -50,7 +51,9 @@ export const EndpointResponse = Type.Object({
   endpointId: Type.String({ description: 'The endpoint (whep_…)' }),
   url: Type.String({ description: 'Where events are sent' }),
   description: Type.Optional(Type.String({ description: 'What it is, for people' })),
-  eventTypes: Type.Array(Type.String(), { description: 'The event types it receives; empty: every type' }),
+  eventTypes: Type.Array(Type.String(), {
+    description: 'The event types it receives; empty: every type but usage.* (sent only to endpoints that name them)',
+  }),
   apiIds: Type.Array(Type.String(), {
     description:
       'The apis it is scoped to: it receives only events about them; empty: every api, and the events about none',
