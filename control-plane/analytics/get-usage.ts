@@ -15,7 +15,7 @@ import {
   type Slice,
   type UsageRow,
 } from './usage-report.js'
-import { addVerifications, noUsage, type Usage } from './usage-sum.js'
+import { addVerifications, noUsage, OUTCOME_FIELD, type Usage } from './usage-sum.js'
 
 /** Whose usage: an identity's (over the apis the root key may read), one key's, or some apis'. */
 export interface GetUsageInput {
@@ -125,19 +125,7 @@ async function billableOutcomes(deps: ControlPlaneDeps, rows: UsageRow[]): Promi
 
 /** Adds a report's row (one api's verifications of one period) to `usage`. */
 function add(usage: Usage, row: UsageRow, billed: ReadonlySet<string>): void {
-  for (const [code, field] of Object.entries(REPORT_FIELD) as [VerdictCode, keyof OutcomeCounts][])
+  for (const [code, field] of Object.entries(OUTCOME_FIELD) as [VerdictCode, keyof OutcomeCounts][])
     addVerifications(usage, code, row[field], 0, billed)
   usage.spentCredits += row.spentCredits
-}
-
-/** Where a report's row counts each outcome. */
-const REPORT_FIELD: Record<VerdictCode, keyof OutcomeCounts> = {
-  VALID: 'valid',
-  RATE_LIMITED: 'rateLimited',
-  USAGE_EXCEEDED: 'usageExceeded',
-  DISABLED: 'disabled',
-  EXPIRED: 'expired',
-  FORBIDDEN: 'forbidden',
-  INSUFFICIENT_PERMISSIONS: 'insufficientPermissions',
-  NOT_FOUND: 'notFound',
 }

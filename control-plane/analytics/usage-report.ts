@@ -6,6 +6,7 @@ import { analyticsError } from './query/analytics-errors.js'
 import { KEY_VERIFICATION_ROLLUPS } from './engine/analytics-tables.js'
 import { reportErrorOf } from './report-error.js'
 import { stringListParam } from './string-list-param.js'
+import { OUTCOME_FIELD, type VerificationCounts } from './usage-sum.js'
 
 /** A time slice of a report. */
 export type Slice = 'hour' | 'day' | 'month'
@@ -46,18 +47,9 @@ export interface UsageQuery {
 }
 
 /** Verifications by outcome, as Unkey's analytics name them; `total` counts every one. */
-export interface OutcomeCounts {
-  valid: number
-  rateLimited: number
-  usageExceeded: number
-  disabled: number
-  expired: number
-  forbidden: number
-  insufficientPermissions: number
-  notFound: number
+export interface OutcomeCounts extends VerificationCounts {
   /** Keygate records no verification answered UNAUTHORIZED; kept for Unkey's shape. */
   unauthorized: number
-  total: number
   /** Credits the verifications spent. */
   spentCredits: number
 }
@@ -80,17 +72,6 @@ const REPORT_SETTINGS =
   "max_execution_time = 10, max_threads = 2, max_result_rows = 100001, result_overflow_mode = 'throw'"
 /** How long the hourly rollup keeps rows, ms: older ranges without slices are read by the day. */
 export const HOURS_KEPT_MS = rollupOf('hour').keptDays * 86_400_000
-
-const FIELD_OF: Record<VerdictCode, keyof OutcomeCounts> = {
-  VALID: 'valid',
-  RATE_LIMITED: 'rateLimited',
-  USAGE_EXCEEDED: 'usageExceeded',
-  DISABLED: 'disabled',
-  EXPIRED: 'expired',
-  FORBIDDEN: 'forbidden',
-  INSUFFICIENT_PERMISSIONS: 'insufficientPermissions',
-  NOT_FOUND: 'notFound',
-}
 
 export const noCounts = (): OutcomeCounts => ({
   valid: 0,
@@ -147,7 +128,7 @@ export async function usageReport(engine: AnalyticsEngine, query: UsageQuery, no
       tag: query.byTag === true ? String(found.tag) : undefined,
     })
     const n = Number(found.n)
-    const field = FIELD_OF[found.outcome as VerdictCode]
+    const field = OUTCOME_FIELD[found.outcome as VerdictCode]
     if (field !== undefined) row[field] += n
     row.total += n
     row.spentCredits += Number(found.credits)

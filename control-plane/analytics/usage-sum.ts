@@ -22,7 +22,8 @@ export interface Usage {
   spentCredits: number
 }
 
-const FIELD_OF: Record<VerdictCode, Exclude<keyof VerificationCounts, 'total'>> = {
+/** Where each outcome is counted. */
+export const OUTCOME_FIELD: Record<VerdictCode, Exclude<keyof VerificationCounts, 'total'>> = {
   VALID: 'valid',
   RATE_LIMITED: 'rateLimited',
   USAGE_EXCEEDED: 'usageExceeded',
@@ -60,7 +61,7 @@ export function addVerifications(
   credits: number,
   billed: ReadonlySet<string>,
 ): void {
-  const field = FIELD_OF[outcome as VerdictCode] as (typeof FIELD_OF)[VerdictCode] | undefined
+  const field = OUTCOME_FIELD[outcome as VerdictCode] as (typeof OUTCOME_FIELD)[VerdictCode] | undefined
   if (field !== undefined) usage.verifications[field] += count
   if (billed.has(outcome)) usage.billable += count
   usage.verifications.total += count
