@@ -182,7 +182,8 @@ export class KeyVerifier {
   /** Subscribes to changes and starts polling; resolves at the first successful sync. */
   start(): Promise<void> {
     this.limiter.start()
-    this.shipper.start()
+    // Once the store has answered: a hand-over before would fail, and warn of a healthy start that is still connecting.
+    void this.synced.then(() => this.shipper.start())
     return this.sync.start()
   }
 

@@ -66,6 +66,8 @@ export class AnalyticsShipper {
    * fail holds the watermark back, where one never heard of would be passed once REPORT_LAG_MS is over.
    */
   start(): void {
+    // Stopped before it started (a process stopping before its store answered): nothing to run.
+    if (this.stopped) return
     const tick = () => {
       if (this.stopped) return
       this.timer = setTimeout(() => void this.flush().finally(tick), this.settings.flushMs)
