@@ -165,7 +165,7 @@ export interface WebhookEndpoint {
   endpointId: string
   url: string
   description?: string
-  /** The event types it receives; empty: every type. */
+  /** The event types it receives; empty: every type but the opt-in ones (usage.*: named to be sent). */
   eventTypes: string[]
   /** The apis it is scoped to: only events about them; empty: every api, and the events about none. */
   apiIds: string[]

@@ -33,7 +33,7 @@ export function EndpointFormFields({ form, onChange }: { form: EndpointForm; onC
       <fieldset class="event-types" aria-describedby={hintId}>
         <legend>Event types</legend>
         <small id={hintId} class="hint">
-          None checked: every type, those added later too.
+          None checked: every type, those added later too, but the usage events (check them to receive them).
         </small>
         {EVENT_TYPES.map((type) => (
           <Checkbox
