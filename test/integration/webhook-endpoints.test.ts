@@ -638,7 +638,9 @@ for (const storeKind of ['memory', 'redis'] as const) {
 
       // Else a root key that may only describe (no reads) would enable again what an admin has just disabled.
       it('never writes back what another change undid: a description changed across a disable leaves it disabled', async () => {
-        const { endpointId } = await create({ url: ENDPOINT_URL })
+        // Of a type nothing here makes: a delivery to it would have the control plane's worker read it first, and
+        // hold that read instead of the describer's.
+        const { endpointId } = await create({ url: ENDPOINT_URL, eventTypes: ['rootKey.rolled'] })
         const describer = await rootKey(['webhook.*.update_endpoint'])
         let reached!: () => void
         const hasRead = new Promise<void>((resolve) => (reached = resolve))
