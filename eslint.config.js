@@ -71,7 +71,7 @@ export const DOMAIN_IMPORTS = {
   analytics: ['root-keys'],
   apis: ['keys', 'root-keys'],
   audit: [],
-  identities: ['keys', 'root-keys'],
+  identities: ['analytics', 'keys', 'root-keys'],
   keys: ['analytics', 'leaks', 'permissions', 'root-keys'],
   leaks: ['audit', 'root-keys'],
   migrations: ['keys', 'permissions', 'root-keys'],

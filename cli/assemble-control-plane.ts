@@ -35,6 +35,8 @@ import type { RecordingSettings } from '../verifier/key-verifier.js'
 import { randomBytes } from 'node:crypto'
 import { ApiSettingsRecords } from '../control-plane/apis/api-settings.js'
 import { UsageEvents, usageEventMarks } from '../control-plane/webhooks/usage/usage-events.js'
+import { UsageAlerts } from '../control-plane/webhooks/usage/usage-alerts.js'
+import { identityAddress, type IdentityRecord } from '../shared/identity.js'
 
 export interface ControlPlaneSettings {
   bodyLimitBytes: number
@@ -236,10 +238,35 @@ function analyticsIngestOf(
     log: parts.log.child({ component: 'usage-events' }),
     onQueued,
   })
+  // Usage alerts, by the same holder after the same passes: a crossing is seen once its rows are in the engine.
+  const usageAlerts = new UsageAlerts({
+    engine,
+    clock,
+    webhooks: store.webhooks,
+    index: store.entities,
+    thresholdsOf: async (subject) => {
+      if ('identity' in subject) {
+        const found = await store.entities.getEntity<IdentityRecord>(identityAddress(subject.identity))
+        return found?.doc.usageThresholds && { thresholds: found.doc.usageThresholds }
+      }
+      const key = await store.keys.getKeyById(subject.keyId)
+      // A key's id is never used again: its member can go.
+      if (key === null) return 'gone'
+      return key.usageThresholds && { thresholds: key.usageThresholds, apiId: key.apiId }
+    },
+    marks: store.analyticsBuffer,
+    apiSettings: new ApiSettingsRecords(store.entities, () => undefined),
+    log: parts.log.child({ component: 'usage-alerts' }),
+    onQueued,
+  })
   return new AnalyticsIngest({
     now: () => clock.now(),
     afterPass: async (watermark) => {
-      await usageEvents.run(watermark)
+      try {
+        await usageEvents.run(watermark)
+      } finally {
+        await usageAlerts.runIfDue()
+      }
     },
     buffer: parts.store.analyticsBuffer,
     engine,

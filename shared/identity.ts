@@ -1,5 +1,6 @@
 import { entityAddress } from './entity.js'
 import type { NamedRateLimit } from './ui-shapes.js'
+import type { UsageThreshold } from './usage-threshold.js'
 
 export type { NamedRateLimit }
 
@@ -12,6 +13,8 @@ export interface IdentityRecord {
   externalId: string
   meta?: Record<string, unknown>
   ratelimits?: NamedRateLimit[]
+  /** Its usage thresholds (shared/usage-threshold.ts), never empty; absent: none. */
+  usageThresholds?: UsageThreshold[]
   createdAt: number
   updatedAt?: number
 }

@@ -25,6 +25,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'rootKey.rolled',
   'usage.hourly',
   'usage.daily',
+  'usage.threshold',
 ] as const
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]

@@ -11,7 +11,7 @@ export { WEBHOOK_EVENT_TYPES, type WebhookEventType }
  * Event types an endpoint is sent only if it names them: one event per customer and period could flood a receiver
  * that takes every type, and reading them takes analytics rights an endpoint of every type was not made with.
  */
-export const OPT_IN_EVENT_TYPES: readonly WebhookEventType[] = ['usage.hourly', 'usage.daily']
+export const OPT_IN_EVENT_TYPES: readonly WebhookEventType[] = ['usage.hourly', 'usage.daily', 'usage.threshold']
 
 /** The types an endpoint taking `eventTypes` is sent: those, or (none named) every type but the opt-in ones. */
 export function typesTaken(eventTypes: readonly WebhookEventType[]): readonly WebhookEventType[] {

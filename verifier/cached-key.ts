@@ -12,7 +12,7 @@ import type { Verdict } from '../shared/verification/verification.js'
  */
 export interface CachedKey extends Omit<
   KeyRecord,
-  'start' | 'createdAt' | 'updatedAt' | 'rerolledFrom' | 'replacedBy' | 'leaked'
+  'start' | 'createdAt' | 'updatedAt' | 'rerolledFrom' | 'replacedBy' | 'leaked' | 'usageThresholds'
 > {
   /**
    * What the key was granted when last verified (its roles' and permissions' names, its identity), and the entity

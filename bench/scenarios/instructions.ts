@@ -66,15 +66,22 @@ async function send(url: string, bodies: string[], amount: number): Promise<void
 export async function instructions(): Promise<ScenarioReport> {
   return onStage(KEYS, async ({ fixture, keys, onStop }) => {
     const bodies = keys.map(({ key }) => JSON.stringify({ key }))
-    const contenders: [string, { args: string[]; env: Record<string, string> }][] = [
+    const contenders: [string, { args: string[]; env: Record<string, string>; nodeFlags?: string[] }][] = [
       ['node:http, JSON.parse, constant answer (the floor)', { args: [benchServer('raw-http')], env: {} }],
       ['ceiling: bare fastify, constant answer', { args: [benchServer('ceiling')], env: {} }],
       ['keygate verifier (cache hit)', { args: [KEYGATE_CLI, 'verifier'], env: fixture.env }],
+      // The same verifier recording nothing for analytics (servers/recording-off.ts): recording's cost in work.
+      [
+        'keygate verifier (cache hit), recording off',
+        { args: [KEYGATE_CLI, 'verifier'], env: fixture.env, nodeFlags: ['--import', benchServer('recording-off')] },
+      ],
     ]
     const perRequest = new Map<string, { raw: number; perRequest: number; idlePerSecond: number }>()
     // BENCH_INSTRUCTIONS_ONLY=text measures only the contenders whose label contains it (to compare variants).
     const only = process.env.BENCH_INSTRUCTIONS_ONLY
-    for (const [label, { args, env }] of contenders.filter(([label]) => only === undefined || label.includes(only))) {
+    for (const [label, { args, env, nodeFlags }] of contenders.filter(
+      ([label]) => only === undefined || label.includes(only),
+    )) {
       // BENCH_CALLGRIND_DIR keeps the dumps (for callgrind_annotate); otherwise they go with the run.
       const keep = process.env.BENCH_CALLGRIND_DIR
       const dir = mkdtempSync(join(keep ?? tmpdir(), 'keygate-callgrind-'))
@@ -82,6 +89,7 @@ export async function instructions(): Promise<ScenarioReport> {
       progress(`${label}: starting under callgrind`)
       const server: BenchProcess = await startServer({
         args,
+        ...(nodeFlags ? { nodeFlags } : {}),
         env: { ...env, ...VGDB_NAMING },
         readyTimeoutMs: 300_000,
         // JIT code is written and rewritten at run time: callgrind must check for it everywhere but in files. A

@@ -7,5 +7,6 @@ export function toIdentityResponse(identity: IdentityRecord) {
     externalId: identity.externalId,
     meta: identity.meta ?? {},
     ratelimits: identity.ratelimits ?? [],
+    usageThresholds: identity.usageThresholds,
   }
 }

@@ -3,6 +3,8 @@ import type { Caller } from '../caller.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 import { allowedIdentity, type IdentityName } from './identity-access.js'
 import { checkMeta, namedLimitsOf, type NamedLimitInput } from '../keys/key-fields.js'
+import { normalisedThresholds, type UsageThreshold } from '../../shared/usage-threshold.js'
+import { UsageThresholdIndex } from '../analytics/usage-threshold-index.js'
 
 export interface UpdateIdentityInput {
   identity: IdentityName
@@ -10,6 +12,8 @@ export interface UpdateIdentityInput {
   meta?: Record<string, unknown>
   /** Replaces its limits; `[]` removes them, left out keeps them. */
   ratelimits?: readonly NamedLimitInput[]
+  /** Replaces its usage thresholds; `[]` removes them, left out keeps them. */
+  usageThresholds?: readonly UsageThreshold[]
   /**
    * When duplicate limit names and oversized meta are refused. `before-lookup`: before the identity is looked up
    * (Unkey v1's order). `after-access`: once the root key may update the identity (Unkey v2's, whose handler needs
@@ -31,6 +35,10 @@ export async function updateIdentity(
   const checkedFirst = input.inputCheck === 'before-lookup' ? checkedChange(input) : undefined
   const found = await allowedIdentity(deps.identities, caller.principal, input.identity, 'update_identity')
   const { meta, ratelimits } = checkedFirst ?? checkedChange(input)
+  const usageThresholds = input.usageThresholds && normalisedThresholds(input.usageThresholds)
+  const subject = { identity: found.doc.externalId }
+  const thresholdIndex = new UsageThresholdIndex(deps.store.entities)
+  await thresholdIndex.beforeWrite(subject, usageThresholds)
   let before: IdentityRecord | undefined
   const after = await deps.identities.update({ identityId: found.doc.id }, (current) => {
     before = current
@@ -43,8 +51,18 @@ export async function updateIdentity(
       if (ratelimits.length > 0) next.ratelimits = ratelimits
       else delete next.ratelimits
     }
+    if (usageThresholds !== undefined) {
+      if (usageThresholds.length > 0) next.usageThresholds = usageThresholds
+      else delete next.usageThresholds
+    }
     return next
   })
+  if (usageThresholds?.length === 0 && before?.usageThresholds !== undefined) {
+    await thresholdIndex.afterClearing(
+      subject,
+      async () => (await deps.identities.byExternalId(subject.identity))?.doc.usageThresholds,
+    )
+  }
   caller.log.info({ identityId: after.id, rootKeyId: caller.principal.rootKeyId }, 'identity updated')
   await deps.audit.record(caller, 'identities.updateIdentity', { before: { ...before }, after: { ...after } })
   return after

@@ -11,6 +11,7 @@ import {
 } from './wire/identity-schemas.js'
 import { NamedRateLimits } from '../wire/named-limit-schemas.js'
 import { updateIdentity } from './update-identity.js'
+import { UsageThresholdsInput } from '../analytics/wire/usage-threshold-schemas.js'
 
 const UpdateIdentityBody = Type.Object(
   {
@@ -19,6 +20,7 @@ const UpdateIdentityBody = Type.Object(
     environment: Type.Optional(EnvironmentField()),
     meta: Type.Optional(IdentityMeta('Replaces its meta (`{}` clears it)')),
     ratelimits: Type.Optional(NamedRateLimits('Replaces its rate limits (`[]` removes them all)')),
+    usageThresholds: Type.Optional(UsageThresholdsInput('identity')),
   },
   {
     additionalProperties: false,
@@ -33,9 +35,9 @@ export const updateIdentityV1 = v1Route({
   doc: { summary: "Replace an identity's meta or rate limits (every key of it follows)", tag: 'identities' },
   input: UpdateIdentityBody,
   answer: IdentityResponse,
-  handle: async ({ identityId, externalId, environment, meta, ratelimits }, caller, deps) => {
+  handle: async ({ identityId, externalId, environment, meta, ratelimits, usageThresholds }, caller, deps) => {
     const identity = { identityId, externalId, environment }
-    const input = { identity, meta, ratelimits, inputCheck: 'before-lookup' as const }
+    const input = { identity, meta, ratelimits, usageThresholds, inputCheck: 'before-lookup' as const }
     return toIdentityResponse(await updateIdentity(deps, caller, input))
   },
 })

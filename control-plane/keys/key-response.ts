@@ -35,6 +35,7 @@ export function toKeyResponse(record: KeyRecord, context: KeyContext) {
     },
     leaked: record.leaked,
     ipWhitelist: record.ipAllowlist,
+    usageThresholds: record.usageThresholds,
   }
 }
 

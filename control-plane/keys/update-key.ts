@@ -19,6 +19,8 @@ import { bindIdentity, checkIdentityBinding } from './key-references.js'
 import { allowKeyGrants, takesAway } from './grants/key-grants.js'
 import type { RecordRef } from '../permissions/rbac.js'
 import { requireKeyPermission, type Principal } from '../root-keys/root-key-auth.js'
+import { normalisedThresholds, type UsageThreshold } from '../../shared/usage-threshold.js'
+import { UsageThresholdIndex } from '../analytics/usage-threshold-index.js'
 
 /**
  * A key's changes as the keys domain takes them, whichever wire asked: left out = unchanged, null = cleared. The
@@ -36,6 +38,7 @@ export interface KeyChanges {
   ratelimit?: AskedRateLimit | null
   ratelimits?: readonly NamedRateLimit[] | null
   ipAllowlist?: string[] | null
+  usageThresholds?: readonly UsageThreshold[] | null
   enabled?: boolean
 }
 
@@ -96,16 +99,23 @@ export async function updateKey(deps: ControlPlaneDeps, caller: Caller, input: U
     ratelimit: changes.ratelimit && completeRateLimit(changes.ratelimit),
     ratelimits,
     ipAllowlist: changes.ipAllowlist,
+    usageThresholds: changes.usageThresholds && normalisedThresholds(changes.usageThresholds),
     ...(await grantsOf(deps, principal, current, { permissions, roles }, grantRule)),
     enabled: changes.enabled,
   }
   if (typeof patch.ownerId === 'string') await bindIdentity(deps, caller, patch.ownerId)
+  const subject = { keyId }
+  const thresholdIndex = new UsageThresholdIndex(deps.store.entities)
+  await thresholdIndex.beforeWrite(subject, patch.usageThresholds ?? undefined)
   let before: KeyRecord | undefined
   const write = await deps.writes.updateKey(keyId, patch, (record) => {
     before = record
     requireKeyPermission(principal, record, 'update_key')
     checkContent(record, ratelimits)
   })
+  if ((patch.usageThresholds === null || patch.usageThresholds?.length === 0) && before?.usageThresholds) {
+    await thresholdIndex.afterClearing(subject, async () => (await deps.store.keys.getKeyById(keyId))?.usageThresholds)
+  }
   caller.log.info(
     { keyId, rev: write.record.rev, enabled: write.record.enabled, rootKeyId: principal.rootKeyId },
     'key updated',

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { UsageThresholdsInput } from '../analytics/wire/usage-threshold-schemas.js'
 import { WIRE_EXAMPLES } from '../../shared/wire-examples.js'
 import { v1Route } from '../http/management-route.js'
 import type { RecordRef } from '../permissions/rbac.js'
@@ -76,6 +77,7 @@ const UpdateKeyBody = Type.Object(
       ),
     ),
     ratelimit: Type.Optional(Nullable(RateLimitBody, `The key's rate limit ${CLEARS}`)),
+    usageThresholds: Type.Optional(Nullable(UsageThresholdsInput('key'), `null or [] removes them`)),
     ratelimits: Type.Optional(
       Nullable(
         NamedRateLimits("Keygate's (Unkey v2's): replaces the key's named limits"),

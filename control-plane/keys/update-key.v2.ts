@@ -18,6 +18,7 @@ import {
   Roles,
 } from './wire/key-bodies.v2.js'
 import { updateKey, type KeyChanges } from './update-key.js'
+import { UsageThresholdsInput } from '../analytics/wire/usage-threshold-schemas.js'
 
 const CLEARS = '(null clears it)'
 const UpdateKeyBody = Type.Object(
@@ -55,6 +56,7 @@ const UpdateKeyBody = Type.Object(
     ipAllowlist: Type.Optional(
       Nullable(KeyAllowlistField(), "Replaces the key's IP allow-list (null or [] removes it)"),
     ),
+    usageThresholds: Type.Optional(Nullable(UsageThresholdsInput('key'), 'null or [] removes them')),
   },
   {
     additionalProperties: false,

@@ -4,6 +4,8 @@ import type { KeyRecord } from '../../shared/keys/records.js'
 import type { WebhookEvent, WebhookEventType } from '../../shared/webhook.js'
 import { identityData, keyData } from './events/event-payloads.js'
 import type { UsageEventData } from './usage/usage-events.js'
+import type { UsageThresholdEventData } from './usage/usage-alerts.js'
+import { usagePeriodAt } from '../../shared/usage-threshold.js'
 
 /** The prefix of a test event's id (`webhook-id`): a receiver tells a test from a real event by it. */
 export const TEST_EVENT_PREFIX = 'msg_test_'
@@ -83,6 +85,15 @@ const EXAMPLES: Record<WebhookEventType, (at: number) => Record<string, unknown>
   'rootKey.rolled': () => ({ rootKeyId: EXAMPLE.rootKeyId, newRootKeyId: EXAMPLE.newRootKeyId }),
   'usage.hourly': (at) => exampleUsage(at, HOUR),
   'usage.daily': (at) => exampleUsage(at, DAY),
+  'usage.threshold': (at) => {
+    const data: UsageThresholdEventData = {
+      externalId: EXAMPLE.externalId,
+      threshold: { measure: 'billable', period: 'month', value: 100_000 },
+      usage: 100_003,
+      period: usagePeriodAt('month', at),
+    }
+    return { ...data }
+  },
 }
 
 /** A usage event's data for the period of `ms` before the one holding `at`, as usage-events.ts makes it. */

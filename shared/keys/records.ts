@@ -2,6 +2,7 @@ import type { Refill } from './credits.js'
 import type { LeakMark } from '../leak.js'
 import type { NamedRateLimit } from '../identity.js'
 import type { RateLimitConfig } from '../ratelimits/ratelimit.js'
+import type { UsageThreshold } from '../usage-threshold.js'
 
 /** What the stores hold. Hashes live here and in change events; response schemas keep them off the wire. */
 
@@ -49,6 +50,8 @@ export interface KeyRecord {
    * Absent: any address (its api's list, if it has one, still applies).
    */
   ipAllowlist?: string[]
+  /** Its usage thresholds (shared/usage-threshold.ts), never empty; absent: none. Verifiers never read them. */
+  usageThresholds?: UsageThreshold[]
   enabled: boolean
   /** The key this one replaced (keys.rerollKey), so that the change that created it can be told as a reroll. */
   rerolledFrom?: string
@@ -86,6 +89,8 @@ export interface KeyPatch {
   roleIds?: string[]
   /** Full replacement (normalised); [] or null removes the list. */
   ipAllowlist?: string[] | null
+  /** Full replacement (normalised); [] or null removes them. */
+  usageThresholds?: UsageThreshold[] | null
   enabled?: boolean
   /** Written by leak reports only (control-plane/leaks/act-on-leak.ts). */
   leaked?: LeakMark | null
@@ -133,7 +138,7 @@ export function applyKeyPatch(record: KeyRecord, patch: KeyPatch, nowMs: number)
     if (value === null) delete next[field]
     else if (value !== undefined) (next as Record<string, unknown>)[field] = value
   }
-  for (const field of ['ratelimits', 'ipAllowlist'] as const) {
+  for (const field of ['ratelimits', 'ipAllowlist', 'usageThresholds'] as const) {
     const list = patch[field]
     if (list === undefined) continue
     if (list === null || list.length === 0) delete next[field]

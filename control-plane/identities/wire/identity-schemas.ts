@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { UsageThresholdsResponse } from '../../analytics/wire/usage-threshold-schemas.js'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { LIMITS } from '../../input-limits.js'
 import { NamedRateLimitsResponse } from '../../wire/named-limit-schemas.js'
@@ -28,4 +29,5 @@ export const IdentityResponse = Type.Object({
   externalId: Type.String({ description: 'Its id in your system' }),
   meta: Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta (`{}` when none)' }),
   ratelimits: NamedRateLimitsResponse,
+  usageThresholds: Type.Optional(UsageThresholdsResponse('identity')),
 })

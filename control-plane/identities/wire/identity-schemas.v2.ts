@@ -3,6 +3,7 @@ import type { IdentityRecord } from '../../../shared/identity.js'
 import { WIRE_EXAMPLES } from '../../../shared/wire-examples.js'
 import { LIMITS } from '../../input-limits.js'
 import { V2RatelimitResponse, v2Ratelimits } from '../../wire/named-limit-schemas.v2.js'
+import { UsageThresholdsResponse } from '../../analytics/wire/usage-threshold-schemas.js'
 
 /** The wire shapes v2's identities.* share (Unkey's V2Identities* and `Identity`). */
 
@@ -26,6 +27,7 @@ export const V2Identity = Type.Object({
   externalId: Type.String({ description: 'Its id in your system' }),
   meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Its meta (`{}` when none)' })),
   ratelimits: Type.Optional(Type.Array(V2RatelimitResponse, { description: 'Its rate limits (`[]` when none)' })),
+  usageThresholds: Type.Optional(UsageThresholdsResponse('identity')),
 })
 
 /** An identity as v2 shows it: meta `{}` and ratelimits `[]` when it has none (never null). */
@@ -35,5 +37,6 @@ export function v2Identity(identity: IdentityRecord): Static<typeof V2Identity> 
     externalId: identity.externalId,
     meta: identity.meta ?? {},
     ratelimits: v2Ratelimits(identity.id, identity.ratelimits),
+    ...(identity.usageThresholds ? { usageThresholds: identity.usageThresholds } : {}),
   }
 }

@@ -1,5 +1,6 @@
 import { rateLimitId } from '../../../shared/ratelimits/ratelimit-id.js'
 import { Type, type Static } from 'typebox'
+import { UsageThresholdsResponse } from '../../analytics/wire/usage-threshold-schemas.js'
 import { LeakedData } from '../../leaks/wire/leak-schemas.js'
 import type { NamedRateLimit } from '../../../shared/identity.js'
 import type { KeyContext } from '../../../shared/keys/key-context.js'
@@ -75,6 +76,7 @@ export const KeyData = Type.Object({
   ),
   leaked: Type.Optional(LeakedData),
   ipAllowlist: Type.Optional(IpAllowlistResponse("Keygate's: the key's IP allow-list (its api's applies too)")),
+  usageThresholds: Type.Optional(UsageThresholdsResponse('key')),
 })
 export type KeyData = Static<typeof KeyData>
 
@@ -126,6 +128,7 @@ export function toKeyData(record: KeyRecord, context: KeyContext): KeyData {
     ratelimits: ratelimitsData(record.id, own),
     leaked: record.leaked,
     ipAllowlist: record.ipAllowlist,
+    usageThresholds: record.usageThresholds,
   }
 }
 

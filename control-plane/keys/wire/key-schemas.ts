@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
+import { UsageThresholdsResponse } from '../../analytics/wire/usage-threshold-schemas.js'
 import { LeakedData } from '../../leaks/wire/leak-schemas.js'
 import { MAX_CREDITS } from '../../../shared/keys/credits.js'
 import { PERMISSION_NAME } from '../../../shared/verification/permission-query.js'
@@ -217,6 +218,7 @@ export const KeyResponse = Type.Object({
   identity: Type.Optional(IdentityResponse),
   leaked: Type.Optional(LeakedData),
   ipWhitelist: Type.Optional(IpAllowlistResponse("Keygate's: the key's IP allow-list (its api's applies too)")),
+  usageThresholds: Type.Optional(UsageThresholdsResponse('key')),
 })
 
 /** A key as issued (createKey, rerollKey): the only time the key itself is on the wire. */

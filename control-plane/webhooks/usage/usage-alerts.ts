@@ -1,0 +1,237 @@
+import type { Logger } from 'pino'
+import type { Clock } from '../../../shared/clock.js'
+import { DEFAULT_BILLABLE_OUTCOMES, type ApiSettings } from '../../../shared/api-settings.js'
+import type { AnalyticsBufferStore } from '../../../shared/store/analytics-buffer/analytics-buffer-store.js'
+import type { EntityStore } from '../../../shared/store/entities/entity-store.js'
+import type { WebhookStore } from '../../../shared/store/webhooks/webhook-store.js'
+import {
+  USAGE_THRESHOLD_INDEX,
+  usagePeriodAt,
+  usageSubjectMember,
+  usageSubjectOf,
+  type UsageSubject,
+  type UsageThreshold,
+} from '../../../shared/usage-threshold.js'
+import type { WebhookEndpoint, WebhookEvent } from '../../../shared/webhook.js'
+import { eventId } from '../events/change-events.js'
+import { endpointWants } from '../endpoints/endpoint-wants.js'
+import type { AnalyticsEngine } from '../../analytics/engine/analytics-engine.js'
+import { OUTCOME_FIELD } from '../../analytics/usage-sum.js'
+import { stringListParam } from '../../analytics/string-list-param.js'
+
+export const USAGE_THRESHOLD_EVENT = 'usage.threshold'
+
+/** A subject's thresholds, as its record holds them now; `gone` when the record is gone for good (a deleted key). */
+export type SubjectThresholds = { thresholds: readonly UsageThreshold[]; apiId?: string } | 'gone' | undefined
+
+export interface UsageAlertsDeps {
+  engine: AnalyticsEngine
+  clock: Clock
+  webhooks: Pick<WebhookStore, 'listEndpoints' | 'enqueue' | 'getEvent'>
+  index: Pick<EntityStore, 'listIndex' | 'removeFromIndex'>
+  /** The subject's thresholds (a key's with its api): undefined when it holds none, or is gone for now. */
+  thresholdsOf(subject: UsageSubject): Promise<SubjectThresholds>
+  /** Which crossings were sent: a mark per threshold, the start of the last period it was sent for. */
+  marks: Pick<AnalyticsBufferStore, 'readMark' | 'raiseMark'>
+  /** The outcomes each api bills. */
+  apiSettings: { of(apiId: string): Promise<ApiSettings> }
+  log: Logger
+  /** Told after events were queued, so that this process's delivery worker claims them at once. */
+  onQueued?: () => void
+}
+
+/** A usage.threshold event's data: whose usage crossed which threshold, in which period, and by how much. */
+export interface UsageThresholdEventData {
+  /** The identity's externalId (its usage over every api); absent for a key. */
+  externalId?: string
+  /** The key (its usage, in its api); absent for an identity. */
+  keyId?: string
+  /** The key's api; absent for an identity. */
+  apiId?: string
+  threshold: UsageThreshold
+  /** The usage counted when the crossing was seen: at least the threshold's value. */
+  usage: number
+  /** The period it was crossed in, Unix ms: its start (inclusive) and end (exclusive), UTC. */
+  period: { start: number; end: number }
+}
+
+/**
+ * How often the ingest's passes (every second or two while rows come) look at thresholds, at most: a crossing is sent
+ * within this of its rows reaching the engine, well within the minute promised.
+ */
+export const ALERTS_EVERY_MS = 10_000
+/** Subjects read from the index, and looked up in the engine, per query. */
+const SUBJECTS_PER_QUERY = 1_000
+/** A usage read is one of the control plane's own: bounded as a report is. */
+const READ_SETTINGS = "max_execution_time = 30, max_threads = 2, result_overflow_mode = 'throw'"
+
+/** A subject's usage in the current day and month, by measure. */
+interface PeriodUsage {
+  day: Record<UsageThreshold['measure'], number>
+  month: Record<UsageThreshold['measure'], number>
+}
+
+/**
+ * Sends `usage.threshold` webhook events: when an identity's or a key's usage in the current UTC day or month —
+ * billable verifications or credits spent — reaches one of its thresholds (keys.updateKey and
+ * identities.updateIdentity set them), one event per threshold and period, as soon as the verifications that crossed
+ * it are in the engine (the ingest runs this after its passes). Usage only grows within a period, so what is crossed
+ * stays crossed: each threshold keeps a mark — the start of the last period it was sent for — and an event's id is
+ * derived from the threshold and the period, so that a run dying between queueing and marking queues nothing twice.
+ *
+ * An identity's usage is over every api, so its events go to unscoped endpoints only; a key's carry its api
+ * (endpoint-wants.ts). The index lists the subjects to look at (usage-threshold-index.ts): a deleted key's member is
+ * dropped when it is found gone.
+ */
+export class UsageAlerts {
+  private lastRun = -Infinity
+
+  constructor(private readonly deps: UsageAlertsDeps) {}
+
+  /** run(), if ALERTS_EVERY_MS have passed since the last (or the clock went back): after each ingest pass. */
+  async runIfDue(): Promise<number> {
+    const now = this.deps.clock.now()
+    if (now >= this.lastRun && now - this.lastRun < ALERTS_EVERY_MS) return 0
+    this.lastRun = now
+    return this.run()
+  }
+
+  /** Looks at every subject's thresholds now; answers how many events were queued. */
+  async run(): Promise<number> {
+    const endpoints = (await this.deps.webhooks.listEndpoints()).filter(
+      (endpoint) => endpoint.enabled && endpoint.eventTypes.includes(USAGE_THRESHOLD_EVENT),
+    )
+    // Nobody to tell: crossings are not marked either, so an endpoint added later in the period is still told.
+    if (endpoints.length === 0) return 0
+    const now = this.deps.clock.now()
+    let queued = 0
+    let cursor: string | undefined
+    do {
+      const page = await this.deps.index.listIndex(USAGE_THRESHOLD_INDEX, {
+        limit: SUBJECTS_PER_QUERY,
+        ...(cursor === undefined ? {} : { cursor }),
+      })
+      queued += await this.lookAt(page.members, endpoints, now)
+      cursor = page.cursor
+    } while (cursor !== undefined)
+    if (queued > 0) this.deps.onQueued?.()
+    return queued
+  }
+
+  /** Sends what the index members `members` crossed by `now`. */
+  private async lookAt(members: string[], endpoints: WebhookEndpoint[], now: number): Promise<number> {
+    const watched: { subject: UsageSubject; thresholds: readonly UsageThreshold[]; apiId?: string }[] = []
+    for (const member of members) {
+      const subject = usageSubjectOf(member)
+      if (subject === undefined) continue
+      const found = await this.deps.thresholdsOf(subject)
+      if (found === 'gone') await this.deps.index.removeFromIndex(USAGE_THRESHOLD_INDEX, member)
+      else if (found !== undefined && found.thresholds.length > 0) watched.push({ subject, ...found })
+    }
+    if (watched.length === 0) return 0
+    const usage = await this.usageOf(
+      watched.map((entry) => entry.subject),
+      now,
+    )
+    let queued = 0
+    for (const { subject, thresholds, apiId } of watched) {
+      const member = usageSubjectMember(subject)
+      const counted = usage.get(member)
+      if (counted === undefined) continue
+      for (const threshold of thresholds) {
+        const used = counted[threshold.period][threshold.measure]
+        if (used < threshold.value) continue
+        const period = usagePeriodAt(threshold.period, now)
+        const mark = `threshold|${member}|${threshold.measure}|${threshold.period}|${threshold.value}`
+        const sentFor = await this.deps.marks.readMark(mark)
+        if (sentFor !== undefined && sentFor >= period.start) continue
+        const data: UsageThresholdEventData = {
+          ...('identity' in subject ? { externalId: subject.identity } : { keyId: subject.keyId, apiId }),
+          threshold: { ...threshold },
+          usage: used,
+          period,
+        }
+        if (await this.send(`${mark}|${period.start}`, data, endpoints, now)) queued++
+        await this.deps.marks.raiseMark(mark, period.start)
+      }
+    }
+    return queued
+  }
+
+  /** Queues the event of `data` (id from `identity`) to the endpoints that take it; false if it was queued before. */
+  private async send(
+    identity: string,
+    data: UsageThresholdEventData,
+    endpoints: WebhookEndpoint[],
+    now: number,
+  ): Promise<boolean> {
+    const id = eventId(`${USAGE_THRESHOLD_EVENT}|${identity}`)
+    // Kept already: queued by a run that died before it marked the threshold.
+    if ((await this.deps.webhooks.getEvent(id)) !== null) return false
+    const event: WebhookEvent = {
+      id,
+      type: USAGE_THRESHOLD_EVENT,
+      at: now,
+      data: data as unknown as Record<string, unknown>,
+    }
+    const taking = endpoints.filter((endpoint) => endpointWants(endpoint, event)).map((endpoint) => endpoint.id)
+    if (taking.length === 0) return false
+    await this.deps.webhooks.enqueue({ ...event, madeAt: now }, taking, now)
+    return true
+  }
+
+  /** Each subject's usage in the day and the month holding `now`, by index member (none: no usage this month). */
+  private async usageOf(subjects: UsageSubject[], now: number): Promise<Map<string, PeriodUsage>> {
+    const identities = subjects.flatMap((subject) => ('identity' in subject ? [subject.identity] : []))
+    const keys = subjects.flatMap((subject) => ('keyId' in subject ? [subject.keyId] : []))
+    const usage = new Map<string, PeriodUsage>()
+    const billed = new Map<string, ReadonlySet<string>>()
+    for (const [column, ids, memberOf] of [
+      ['external_id', identities, (id: string) => usageSubjectMember({ identity: id })],
+      ['key_id', keys, (id: string) => usageSubjectMember({ keyId: id })],
+    ] as const) {
+      if (ids.length === 0) continue
+      for (const row of await this.monthRows(column, ids, now)) {
+        const member = memberOf(String(row.subject))
+        let counted = usage.get(member)
+        if (counted === undefined) {
+          counted = { day: { billable: 0, credits: 0 }, month: { billable: 0, credits: 0 } }
+          usage.set(member, counted)
+        }
+        const apiId = String(row.key_space_id)
+        if (!billed.has(apiId)) {
+          const settings = await this.deps.apiSettings.of(apiId)
+          billed.set(apiId, new Set(settings.billableOutcomes ?? DEFAULT_BILLABLE_OUTCOMES))
+        }
+        const outcome = String(row.outcome)
+        // An outcome the engine holds that no verdict has (none today) is counted nowhere, as getUsage does.
+        const billable = outcome in OUTCOME_FIELD && billed.get(apiId)!.has(outcome) ? Number(row.n) : 0
+        const credits = Number(row.credits)
+        for (const period of Number(row.today) === 1 ? (['day', 'month'] as const) : (['month'] as const)) {
+          counted[period].billable += billable
+          counted[period].credits += credits
+        }
+      }
+    }
+    return usage
+  }
+
+  /** The month's usage of `ids` (by `column`) per api, outcome and whether it was today, from the daily rollup. */
+  private monthRows(column: 'external_id' | 'key_id', ids: string[], now: number) {
+    const month = usagePeriodAt('month', now)
+    const day = usagePeriodAt('day', now)
+    const params: Record<string, string> = {
+      day: String(day.start / 1000),
+      month: String(month.start / 1000),
+      end: String(month.end / 1000),
+    }
+    const sql =
+      `SELECT ${column} AS subject, key_space_id, outcome, ` +
+      "time = toDate(toDateTime({day:Int64}, 'UTC')) AS today, sum(count) AS n, sum(spent_credits) AS credits " +
+      'FROM `key_verifications_per_day_v1` ' +
+      "WHERE time >= toDate(toDateTime({month:Int64}, 'UTC')) AND time < toDate(toDateTime({end:Int64}, 'UTC')) " +
+      `AND ${column} IN ${stringListParam('id', ids, params)} ` +
+      `GROUP BY subject, key_space_id, outcome, today SETTINGS ${READ_SETTINGS}`
+    return this.deps.engine.query(sql, params)
+  }
+}

@@ -1,0 +1,234 @@
+import { pino } from 'pino'
+import { describe, expect, it } from 'vitest'
+import {
+  ALERTS_EVERY_MS,
+  UsageAlerts,
+  type SubjectThresholds,
+  type UsageAlertsDeps,
+  type UsageThresholdEventData,
+} from '../../control-plane/webhooks/usage/usage-alerts.js'
+import { newWebhookSecret } from '../../control-plane/webhooks/webhook-secret.js'
+import { MemoryAnalyticsBufferStore } from '../../shared/store/analytics-buffer/memory-analytics-buffer-store.js'
+import { MemoryWebhookStore } from '../../shared/store/webhooks/memory-webhook-store.js'
+import {
+  USAGE_THRESHOLD_INDEX,
+  usageSubjectMember,
+  usagePeriodAt,
+  type UsageThreshold,
+} from '../../shared/usage-threshold.js'
+import type { VerdictCode } from '../../shared/verification/verification.js'
+import type { WebhookEndpoint, WebhookEvent } from '../../shared/webhook.js'
+import { ManualClock, openBackend } from '../support/apps.js'
+import { useAnalyticsEngine } from '../support/analytics-engine.js'
+
+const DAY = 86_400_000
+const analytics = useAnalyticsEngine()
+
+/**
+ * UsageAlerts over the file's engine, its rows inserted as the ingest inserts them, on a day of its own months back:
+ * which thresholds a run sends, to whom, once a period, and again in the next.
+ */
+describe('usage alerts over the engine', () => {
+  let made = 0
+  const unique = (prefix: string) => `${prefix}_usage_alerts_${made++}`
+  // The 10th of the month before last, 10:00 UTC: within the rows' retention, and days no other test of the file uses.
+  const now = new Date()
+  const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 10)
+  const noon = day + 10 * 3_600_000
+  /** Inserts, at `time`, per row `n` verifications of a key (of an api, an identity or '') answered `outcome`. */
+  const record = async (time: number, rows: [string, string, string, VerdictCode, number, number?][]) => {
+    const lines = rows.flatMap(([apiId, keyId, externalId, outcome, n, credits]) =>
+      Array.from({ length: n }, () => ({
+        request_id: unique('req'),
+        time,
+        workspace_id: 'ws_keygate',
+        key_space_id: apiId,
+        identity_id: '',
+        external_id: externalId,
+        key_id: keyId,
+        outcome,
+        tags: [],
+        source: 'v1.verifyKey',
+        region: 'test',
+        spent_credits: credits ?? 0,
+        latency: 0.1,
+      })),
+    )
+    await analytics.engine.insert('key_verifications_v1', lines, unique('batch'))
+  }
+  const endpoint = (eventTypes: WebhookEndpoint['eventTypes'], apiIds: string[] = []): WebhookEndpoint => ({
+    id: unique('whep'),
+    url: 'https://hooks.example.com/usage',
+    eventTypes,
+    apiIds,
+    enabled: true,
+    secrets: [newWebhookSecret(day)],
+    createdAt: day,
+  })
+
+  /** A run's parts: the subjects' thresholds as `held` has them, listed in a memory store's index. */
+  const alertsOf = async (
+    clock: ManualClock,
+    held: Map<string, SubjectThresholds>,
+    billed: string[],
+    options: { marks?: UsageAlertsDeps['marks']; webhooks?: MemoryWebhookStore } = {},
+  ) => {
+    const backend = await openBackend()
+    for (const member of held.keys()) await backend.store.entities.addToIndex(USAGE_THRESHOLD_INDEX, member)
+    const webhooks = options.webhooks ?? new MemoryWebhookStore()
+    // The endpoints each event was queued to, as the store was asked.
+    const queuedTo = new Map<string, string[]>()
+    const alerts = new UsageAlerts({
+      engine: analytics.engine,
+      clock,
+      webhooks: {
+        listEndpoints: () => webhooks.listEndpoints(),
+        getEvent: (id) => webhooks.getEvent(id),
+        enqueue: async (event, endpointIds, dueAt) => {
+          await webhooks.enqueue(event, endpointIds, dueAt)
+          queuedTo.set(event.id, [...(queuedTo.get(event.id) ?? []), ...endpointIds].sort())
+        },
+      },
+      index: backend.store.entities,
+      thresholdsOf: async (subject) => held.get(usageSubjectMember(subject)),
+      marks: options.marks ?? new MemoryAnalyticsBufferStore(),
+      apiSettings: {
+        of: async (apiId) => (billed.includes(apiId) ? { billableOutcomes: ['RATE_LIMITED', 'VALID'] } : {}),
+      },
+      log: pino({ level: 'silent' }),
+    })
+    const members = async () =>
+      (await backend.store.entities.listIndex(USAGE_THRESHOLD_INDEX, { limit: 100 })).members.sort()
+    const lines = async () => {
+      const events = (await webhooks.listEvents(0, 1_000)).filter((event) => event.type === 'usage.threshold')
+      return events.map((event) => line(event, queuedTo.get(event.id) ?? [])).sort(byText)
+    }
+    return { alerts, webhooks, members, lines, queuedTo, index: backend.store.entities }
+  }
+  /** An event as a line: whose, which threshold, the usage, the period's start; and the endpoints it went to. */
+  const line = (event: WebhookEvent, to: string[]) => {
+    const data = event.data as unknown as UsageThresholdEventData
+    const { measure, period, value } = data.threshold
+    return [data.externalId ?? data.keyId, data.apiId, measure, period, value, data.usage, data.period.start, to]
+  }
+  const byText = (x: unknown, y: unknown) => JSON.stringify(x).localeCompare(JSON.stringify(y))
+
+  it('sends each crossing once a period: day and month, billable by each api and credits', async () => {
+    const [first, second] = [unique('api'), unique('api')]
+    const [paying, other, metered] = [unique('key'), unique('key'), unique('key')]
+    const customer = unique('customer')
+    // Yesterday 4 billable; today 2 VALID + a RATE_LIMITED the second api bills + one the first does not.
+    await record(day - DAY + 60_000, [[first, paying, customer, 'VALID', 4]])
+    await record(noon - 60_000, [
+      [first, paying, customer, 'VALID', 2],
+      [second, other, customer, 'RATE_LIMITED', 1],
+      [first, paying, customer, 'RATE_LIMITED', 1],
+      [first, metered, '', 'VALID', 1, 5],
+    ])
+    const thresholds: UsageThreshold[] = [
+      { measure: 'billable', period: 'day', value: 3 },
+      { measure: 'billable', period: 'day', value: 4 },
+      { measure: 'billable', period: 'month', value: 7 },
+      { measure: 'credits', period: 'month', value: 1 },
+    ]
+    const held = new Map<string, SubjectThresholds>([
+      [usageSubjectMember({ identity: customer }), { thresholds }],
+      [
+        usageSubjectMember({ keyId: metered }),
+        { thresholds: [{ measure: 'credits', period: 'day', value: 5 }], apiId: first },
+      ],
+    ])
+    const clock = new ManualClock(noon)
+    const { alerts, webhooks, lines } = await alertsOf(clock, held, [second])
+    const [everyApi, firstApi, secondApi, hourly] = [
+      endpoint(['usage.threshold']),
+      endpoint(['usage.threshold'], [first]),
+      endpoint(['usage.threshold'], [second]),
+      endpoint(['usage.hourly']),
+    ]
+    for (const made of [everyApi, firstApi, secondApi, hourly]) await webhooks.createEndpoint(made)
+
+    expect(await alerts.run()).toBe(3)
+    const month = usagePeriodAt('month', noon).start
+    // An identity's usage is over every api: to unscoped endpoints only. A key's carries its api.
+    expect(await lines()).toEqual(
+      [
+        [customer, undefined, 'billable', 'day', 3, 3, day, [everyApi.id]],
+        [customer, undefined, 'billable', 'month', 7, 7, month, [everyApi.id]],
+        [metered, first, 'credits', 'day', 5, 5, day, [everyApi.id, firstApi.id].sort()],
+      ].sort(byText),
+    )
+    // Nothing new: nothing sent again.
+    expect(await alerts.run()).toBe(0)
+
+    // One more today: the day's 4 is crossed, the 3 and the month's 7 are not sent again.
+    await record(noon, [[first, paying, customer, 'VALID', 1]])
+    expect(await alerts.run()).toBe(1)
+    expect((await lines()).filter((row) => row[4] === 4)).toEqual([
+      [customer, undefined, 'billable', 'day', 4, 4, day, [everyApi.id]],
+    ])
+
+    // The next day: the day's thresholds count from zero, and are crossed again; the month's is not sent again.
+    clock.ms = noon + DAY
+    await record(noon + DAY, [[first, paying, customer, 'VALID', 3]])
+    expect(await alerts.run()).toBe(1)
+    expect((await lines()).filter((row) => row[6] === day + DAY)).toEqual([
+      [customer, undefined, 'billable', 'day', 3, 3, day + DAY, [everyApi.id]],
+    ])
+    expect(await webhooks.listEvents(0, 1_000)).toHaveLength(5)
+  })
+
+  it('queues a crossing once when the run dies before marking it, and marks nothing while nobody listens', async () => {
+    const api = unique('api')
+    const key = unique('key')
+    await record(noon, [[api, key, '', 'VALID', 2]])
+    const held = new Map<string, SubjectThresholds>([
+      [usageSubjectMember({ keyId: key }), { thresholds: [{ measure: 'billable', period: 'day', value: 2 }], apiId: api }],
+    ])
+    const marks = new MemoryAnalyticsBufferStore()
+    let fails = 1
+    const failing: UsageAlertsDeps['marks'] = {
+      readMark: (name) => marks.readMark(name),
+      raiseMark: async (name, value) => {
+        if (fails-- > 0) throw new Error('store unreachable')
+        await marks.raiseMark(name, value)
+      },
+    }
+    const clock = new ManualClock(noon + 60_000)
+    const { alerts, webhooks, queuedTo } = await alertsOf(clock, held, [], { marks: failing })
+    // No endpoint wants it: nothing sent, nothing marked.
+    await webhooks.createEndpoint(endpoint(['usage.daily']))
+    expect(await alerts.run()).toBe(0)
+    const listening = endpoint(['usage.threshold'])
+    await webhooks.createEndpoint(listening)
+    await expect(alerts.run()).rejects.toThrow('store unreachable')
+    expect(await alerts.run()).toBe(0)
+    expect(await alerts.run()).toBe(0)
+    const events = await webhooks.listEvents(0, 1_000)
+    expect(events).toHaveLength(1)
+    expect([...queuedTo]).toEqual([[events[0]!.id, [listening.id]]])
+  })
+
+  it('drops a gone key from the index, keeps a subject holding none for now, and looks every 10 s at most', async () => {
+    const bare = usageSubjectMember({ identity: unique('customer') })
+    const held = new Map<string, SubjectThresholds>([
+      [usageSubjectMember({ keyId: unique('key') }), 'gone'],
+      [bare, undefined],
+    ])
+    const clock = new ManualClock(noon)
+    const { alerts, webhooks, members, index } = await alertsOf(clock, held, [])
+    await webhooks.createEndpoint(endpoint(['usage.threshold']))
+    await alerts.runIfDue()
+    expect(await members()).toEqual([bare])
+    // Another key gone: not looked at within ALERTS_EVERY_MS of the last look, then dropped.
+    const later = usageSubjectMember({ keyId: unique('key') })
+    held.set(later, 'gone')
+    await index.addToIndex(USAGE_THRESHOLD_INDEX, later)
+    clock.advance(ALERTS_EVERY_MS - 1)
+    await alerts.runIfDue()
+    expect(await members()).toEqual([bare, later].sort())
+    clock.advance(1)
+    await alerts.runIfDue()
+    expect(await members()).toEqual([bare])
+  })
+})
