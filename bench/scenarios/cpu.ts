@@ -38,6 +38,7 @@ const C = 'ceiling: Fastify 5 route, body + response schema, constant verdict'
 const CT = 'the same ceiling in a second process (its twin: the noise floor)'
 const V1 = 'keygate verifyKey (v1), cache hit'
 const V1U = 'keygate verifyKey (v1), cache hit, recording off'
+const V1R = 'keygate verifyKey (v1), cache hit, recording on, its load alone'
 const V2 = 'keygate keys.verifyKey (v2, root key), cache hit'
 const A = 'keygate /v1/authorize (forward-auth), cache hit'
 const P = 'keygate reverse proxy (verifies, then forwards)'
@@ -51,14 +52,15 @@ const CT10 = `the ceiling's twin at a fixed ${FIXED_RATE.toLocaleString('en-US')
 
 /**
  * bench:cpu's windows in the order each round rotates (bench/lib/cpu-rounds.ts' roundOrder; round r starts the list at
- * its r-th window, so windows at its end stay together longer): last, the three saturated hit windows judged against
- * each other, side by side — the ceiling, the verifier, the verifier with recording off, the verifier always between;
+ * its r-th window, so windows at its end stay together longer): last, the saturated hit windows judged against each
+ * other in pairs, side by side — the ceiling and the verifier, then the recording verifier that serves these hits alone
+ * and the one with recording off;
  * before them the fixed-rate windows, the ceiling's between the twin's and the verifier's, so that each p99 is paired
  * with the ceiling's by adjacent windows (both groups stay whole in every round up to 9). The twin three to five
  * windows from the ceiling (as the ceiling's place in its group alternates), as far as the other ceiling-relative rows
  * (v2, authorize), so that it samples the drift between windows those rows are judged across.
  */
-export const CPU_WINDOW_ORDER: readonly string[] = [V2, A, CT, P, B, BD, M, H, CT10, C10, V10, C, V1, V1U]
+export const CPU_WINDOW_ORDER: readonly string[] = [V2, A, CT, P, B, BD, M, H, CT10, C10, V10, C, V1, V1R, V1U]
 
 /**
  * Windows judged against each other by adjacent windows, each group in reverse every other round: rotation alone would
@@ -66,7 +68,8 @@ export const CPU_WINDOW_ORDER: readonly string[] = [V2, A, CT, P, B, BD, M, H, C
  * every round; and the first of three paced windows can have the better p99 whoever serves it.
  */
 export const CPU_MIRRORED: readonly (readonly string[])[] = [
-  [C, V1, V1U],
+  [C, V1],
+  [V1R, V1U],
   [CT10, C10, V10],
 ]
 
@@ -143,6 +146,17 @@ export async function cpu(): Promise<ScenarioReport> {
         { nodeFlags: ['--import', benchServer('recording-off')] },
       ),
     )
+    // Recording on, started and loaded as the one with it off (only these hits, never v2, authorize or the proxy): the
+    // verifier above serves every other row too, and a process's load history moves its CPU per request (V8's
+    // feedback, what it compiled) by more than recording costs, so the pair that tells recording's cost is this one.
+    const recorded = await start(
+      startKeygate(['verifier'], {
+        ...fixture.env,
+        UPSTREAM_URL: upstream.url,
+        PROXY_PORT: String(await freePort()),
+        AUTHORIZE_API_ID: apiId,
+      }),
+    )
     const bareProxy = await start(
       startServer({ args: [benchServer('undici-proxy')], env: { UPSTREAM_URL: upstream.url } }),
     )
@@ -157,6 +171,7 @@ export async function cpu(): Promise<ScenarioReport> {
     await checkAnswers({
       verifier,
       unrecorded,
+      recorded,
       proxyUrl,
       ceiling,
       ceilingTwin,
@@ -198,6 +213,13 @@ export async function cpu(): Promise<ScenarioReport> {
         needs: [redisPid],
         readyUrl: verifierReady,
         run: post(verifier.url, hitBodies),
+      },
+      {
+        label: V1R,
+        pids: [pid(recorded)],
+        needs: [redisPid],
+        readyUrl: `${recorded.url}/readyz`,
+        run: post(recorded.url, hitBodies),
       },
       {
         label: V1U,
@@ -264,6 +286,7 @@ export async function cpu(): Promise<ScenarioReport> {
       pid(ceilingTwin),
       pid(verifier),
       pid(unrecorded),
+      pid(recorded),
       pid(bareProxy),
       pid(dispatchProxy),
       pid(missVerifier),
@@ -280,6 +303,7 @@ export async function cpu(): Promise<ScenarioReport> {
       ceiling,
       ceilingTwin,
       unrecorded,
+      recorded,
       bareProxy,
       dispatchProxy,
       missVerifier,
@@ -324,8 +348,9 @@ export async function cpu(): Promise<ScenarioReport> {
     const [twin, v1, recording, v2, v2OverV1, auth, prox, proxDispatch, miss] = [
       results.cheaperBy(CT, C),
       results.cheaperBy(V1, C),
-      // The verifier's CPU ÷ the same verifier's with recording off: what recording costs a cache hit.
-      results.cheaperBy(V1U, V1),
+      // The recording verifier's CPU ÷ the same verifier's with recording off, both with one load history: what
+      // recording costs a cache hit.
+      results.cheaperBy(V1U, V1R),
       results.cheaperBy(V2, C),
       // v2's CPU ÷ v1's: what v2 callers pay beyond v1's for the same verdict.
       results.cheaperBy(V1, V2),
@@ -420,6 +445,7 @@ export async function cpu(): Promise<ScenarioReport> {
       [C, showMeasured(results.cpu(C), 1), '1.00 (the ceiling)'],
       [CT, showMeasured(results.cpu(CT), 1), `${showRatio(twin)} × the ceiling`],
       [V1, showMeasured(results.cpu(V1), 1), `${showRatio(v1)} × the ceiling`],
+      [V1R, showMeasured(results.cpu(V1R), 1), `${showRatio(results.cheaperBy(V1R, C))} × the ceiling`],
       [
         V1U,
         showMeasured(results.cpu(V1U), 1),
@@ -465,7 +491,7 @@ export async function cpu(): Promise<ScenarioReport> {
       name: 'cpu',
       title: 'Server CPU per request (the judge of the hot path)',
       command: 'npm run bench:cpu',
-      method: `Servers pinned to the server core, autocannon on the other; ${CPU_CONNECTIONS} connections × ${CPU_PIPELINING} pipelined; the fixed-rate rows by a paced open-loop client instead (a request every ${(1000 / FIXED_RATE).toFixed(1)} ms on the first of ${CPU_CONNECTIONS} connections free, latency to the microsecond, after ${PACED_WARMUP_SECONDS} s of its own warm-up at that rate, counted in their CPU too), ${HIT_KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated (${MISS_KEYS.toLocaleString('en-US')} for the miss rows, the verifier's cache cut to one record); ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the order rotated between rounds, and the three saturated hit windows (ceiling, verifier, verifier with recording off) and the three fixed-rate windows (twin, ceiling, verifier) each reversed every other round, every other server paused (SIGSTOP) while one is measured, each window started on a quiet machine after 1 s of warm-up. CPU µs/request = the server process's utime+stime from /proc/<pid>/stat over the window ÷ the responses in it; median [min–max]. Ratios are medians of per-round ratios. The ceiling runs in a second process too (its twin, serving the same rows): its CPU ratio and its p99 ratio at the fixed rate are one sample each of the run's noise. The verifier runs in a second process too, started by the same command and configuration with recording for analytics turned off (a preload, bench/servers/recording-off.ts): the verifier's CPU ÷ that one's is what recording costs a cache hit.`,
+      method: `Servers pinned to the server core, autocannon on the other; ${CPU_CONNECTIONS} connections × ${CPU_PIPELINING} pipelined; the fixed-rate rows by a paced open-loop client instead (a request every ${(1000 / FIXED_RATE).toFixed(1)} ms on the first of ${CPU_CONNECTIONS} connections free, latency to the microsecond, after ${PACED_WARMUP_SECONDS} s of its own warm-up at that rate, counted in their CPU too), ${HIT_KEYS.toLocaleString('en-US')} keys with a name, an owner and meta rotated (${MISS_KEYS.toLocaleString('en-US')} for the miss rows, the verifier's cache cut to one record); ${CPU_ROUNDS} interleaved rounds × ${CPU_SECONDS} s, the order rotated between rounds, and the three saturated hit windows (ceiling, verifier, verifier with recording off) and the three fixed-rate windows (twin, ceiling, verifier) each reversed every other round, every other server paused (SIGSTOP) while one is measured, each window started on a quiet machine after 1 s of warm-up. CPU µs/request = the server process's utime+stime from /proc/<pid>/stat over the window ÷ the responses in it; median [min–max]. Ratios are medians of per-round ratios. The ceiling runs in a second process too (its twin, serving the same rows): its CPU ratio and its p99 ratio at the fixed rate are one sample each of the run's noise. What recording costs a cache hit is told by a pair of verifier processes started by the same command and configuration, one with recording for analytics turned off (a preload, bench/servers/recording-off.ts), each serving only these hits: the recording one's CPU ÷ the other's (the verifier of the other rows serves v2, authorize and the proxy too, and that load history alone moves its CPU per request).`,
       table: { headers: ['server', 'CPU µs/request', 'by CPU', 'req/s', 'p50 ms', 'p99 ms'], rows },
       checks,
       chart: [C, V1, V1U, V2, A, B, BD, P, H, M].map((label) => ({
@@ -497,6 +523,7 @@ async function waitReady(url: string): Promise<void> {
 async function checkAnswers(s: {
   verifier: BenchProcess
   unrecorded: BenchProcess
+  recorded: BenchProcess
   proxyUrl: string
   ceiling: BenchProcess
   ceilingTwin: BenchProcess
@@ -524,6 +551,9 @@ async function checkAnswers(s: {
     const withoutId = ({ requestId: _id, ...rest }: Record<string, unknown>) => JSON.stringify(rest)
     if (withoutId(unrecorded) !== withoutId(verdict))
       throw new Error(`the verifier with recording off answers otherwise: ${JSON.stringify(unrecorded)}`)
+    const recorded = await postJson(`${s.recorded.url}${VERIFY}`, { key })
+    if (withoutId(recorded) !== withoutId(verdict))
+      throw new Error(`the recording verifier of the pair answers otherwise: ${JSON.stringify(recorded)}`)
   }
   // The ceiling answers a verdict of the same fields and length as Keygate's for these keys: a field Keygate's verdicts
   // gain and the ceiling's lack would make Keygate serialise more than the ceiling does.
