@@ -1,4 +1,4 @@
-import type { AuditEntry, LeakMark, NamedRateLimit, RateLimitConfig, Refill } from './ui-shapes.js'
+import type { AuditEntry, LeakMark, NamedRateLimit, RateLimitConfig, Refill, UsageThreshold } from './ui-shapes.js'
 
 /**
  * What v1 answers each call the admin console makes, declared once for the console to read (`npm run build` copies
@@ -80,6 +80,7 @@ export interface Key {
   /** Set when the key was reported leaked (docs/leaked-keys.md). */
   leaked?: LeakMark
   ipWhitelist?: string[]
+  usageThresholds?: UsageThreshold[]
 }
 
 export interface KeyPage {
@@ -111,9 +112,10 @@ export interface Identity {
   externalId: string
   meta: Record<string, unknown>
   ratelimits: NamedRateLimit[]
+  usageThresholds?: UsageThreshold[]
 }
 
-export type ListedIdentity = Omit<Identity, 'meta'>
+export type ListedIdentity = Omit<Identity, 'meta' | 'usageThresholds'>
 
 export interface Permission {
   id: string

@@ -1,4 +1,4 @@
-import type { LeakMark, PortalScope } from './ui-shapes.js'
+import type { LeakMark, PortalScope, UsageThreshold } from './ui-shapes.js'
 
 /**
  * What each call of the customer portal's session API (`POST /v2/portal.<method>`) answers as its `data`, declared
@@ -76,6 +76,7 @@ export interface PortalKey {
   ratelimits?: PortalRatelimit[]
   leaked?: LeakMark
   ipAllowlist?: string[]
+  usageThresholds?: UsageThreshold[]
   apiId: string
   /** The start of the last hour it was verified in. */
   lastUsedAt?: number

@@ -30,6 +30,21 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
+/** What a usage threshold counts: billable verifications (each api's billableOutcomes) or credits spent. */
+export const USAGE_MEASURES = ['billable', 'credits'] as const
+export type UsageMeasure = (typeof USAGE_MEASURES)[number]
+
+/** The period a usage threshold's usage is counted over, in UTC: the current day or month. */
+export const USAGE_PERIODS = ['day', 'month'] as const
+export type UsagePeriod = (typeof USAGE_PERIODS)[number]
+
+/** An identity's or a key's usage threshold: crossed once its usage in the period reaches `value`. */
+export interface UsageThreshold {
+  measure: UsageMeasure
+  period: UsagePeriod
+  value: number
+}
+
 /** What a session may do, as Unkey's `portal.*` names it; `keys:revoke` is Keygate's own. */
 export const PORTAL_SCOPES = ['keys:read', 'keys:create', 'keys:reroll', 'keys:revoke', 'analytics:read'] as const
 export type PortalScope = (typeof PORTAL_SCOPES)[number]

@@ -5,20 +5,9 @@
  * every record holding some is listed in USAGE_THRESHOLD_INDEX so that the alerts read only those.
  */
 
-/** What a threshold counts. */
-export const USAGE_MEASURES = ['billable', 'credits'] as const
-export type UsageMeasure = (typeof USAGE_MEASURES)[number]
+import { USAGE_MEASURES, USAGE_PERIODS, type UsageMeasure, type UsagePeriod, type UsageThreshold } from './ui-shapes.js'
 
-/** The period a threshold's usage is counted over, in UTC: the current day or month. */
-export const USAGE_PERIODS = ['day', 'month'] as const
-export type UsagePeriod = (typeof USAGE_PERIODS)[number]
-
-export interface UsageThreshold {
-  measure: UsageMeasure
-  period: UsagePeriod
-  /** Crossed once usage in the period is at least this. */
-  value: number
-}
+export { USAGE_MEASURES, USAGE_PERIODS, type UsageMeasure, type UsagePeriod, type UsageThreshold }
 
 /** Thresholds a record holds, at most. */
 export const MAX_USAGE_THRESHOLDS = 10

@@ -3,6 +3,7 @@ import { notFound } from '../../shared/errors/errors.js'
 import { newId } from '../../shared/ids.js'
 import { generateKey } from '../../shared/keys/key-material.js'
 import type { KeyRecord } from '../../shared/keys/records.js'
+import { UsageThresholdIndex } from '../analytics/usage-threshold-index.js'
 import type { ControlPlaneDeps } from '../control-plane-deps.js'
 
 /**
@@ -47,11 +48,14 @@ export async function replaceKey(
   } = old
   // Credits move, they are not copied: the new key starts empty and takes the old key's balance (the old
   // key then has none left for its grace period).
+  const id = newId('key', now)
+  // Its usage thresholds come with its settings: listed before the key is written, as every pointer.
+  await new UsageThresholdIndex(deps.store.entities).beforeWrite({ keyId: id }, settings.usageThresholds)
   const created = (
     await deps.writes.createKey({
       ...settings,
       ...(remaining === undefined ? {} : { remaining: 0 }),
-      id: newId('key', now),
+      id,
       hash,
       start,
       rerolledFrom: keyId,

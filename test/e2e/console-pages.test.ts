@@ -384,6 +384,32 @@ describe('the console on keygate dev', () => {
     await page.context().close()
   })
 
+  it("sets and removes an identity's usage thresholds from its page, as identities.getIdentity then shows them", async () => {
+    const { identityId } = await admin('identities.createIdentity', { externalId: 'metered' })
+    const thresholdsOf = async () => {
+      const answer = await fetch(`${dev.url}/v1/identities.getIdentity?identityId=${identityId}`, {
+        headers: { authorization: `Bearer ${rootKey}` },
+      })
+      return ((await answer.json()) as { usageThresholds?: unknown }).usageThresholds
+    }
+    const page = await signedIn()
+    await page.goto(`${dev.url}/console#/identities/${identityId}`)
+    await page.getByRole('heading', { level: 1, name: 'Identity metered' }).waitFor()
+    const form = page.getByRole('form', { name: 'Add a usage threshold' })
+    await form.getByLabel('Counting').selectOption('credits')
+    await form.getByLabel('Over').selectOption('day')
+    await form.getByLabel('At').fill('500')
+    await form.getByRole('button', { name: 'Add threshold' }).click()
+    await page.getByText('Added: 500 credits spent in a UTC day.').waitFor()
+    expect(await thresholdsOf()).toEqual([{ measure: 'credits', period: 'day', value: 500 }])
+    await page.getByRole('listitem').filter({ hasText: '500 credits spent in a UTC day' }).waitFor()
+    await expectAccessible(page, "an identity's page with a usage threshold")
+    await page.getByRole('button', { name: 'Remove 500 credits spent in a UTC day' }).click()
+    await page.getByText('Removed: 500 credits spent in a UTC day.').waitFor()
+    expect(await thresholdsOf()).toBeUndefined()
+    await page.context().close()
+  })
+
   it('renames a key that holds roles with a root key that may only update keys (roles unchanged are not sent)', async () => {
     const { apiId } = await admin('apis.createApi', { name: 'renamed by an updater' })
     await admin('permissions.createRole', { name: 'billing-admin' })

@@ -1,5 +1,5 @@
 import { pino } from 'pino'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   ALERTS_EVERY_MS,
   UsageAlerts,
@@ -18,10 +18,23 @@ import {
 } from '../../shared/usage-threshold.js'
 import type { VerdictCode } from '../../shared/verification/verification.js'
 import type { WebhookEndpoint, WebhookEvent } from '../../shared/webhook.js'
-import { ManualClock, openBackend } from '../support/apps.js'
+import {
+  ingestAnalytics,
+  ManualClock,
+  openBackend,
+  startTestControlPlane,
+  startTestVerifier,
+  TEST_ROOT_KEY,
+  type Backend,
+  type TestServer,
+} from '../support/apps.js'
 import { useAnalyticsEngine } from '../support/analytics-engine.js'
+import { useRedisServer } from '../support/redis-server.js'
+import { waitFor } from '../support/wait-for.js'
+import { startWebhookReceiver } from '../support/webhook-receiver.js'
 
 const DAY = 86_400_000
+const redis = useRedisServer()
 const analytics = useAnalyticsEngine()
 
 /**
@@ -183,7 +196,10 @@ describe('usage alerts over the engine', () => {
     const key = unique('key')
     await record(noon, [[api, key, '', 'VALID', 2]])
     const held = new Map<string, SubjectThresholds>([
-      [usageSubjectMember({ keyId: key }), { thresholds: [{ measure: 'billable', period: 'day', value: 2 }], apiId: api }],
+      [
+        usageSubjectMember({ keyId: key }),
+        { thresholds: [{ measure: 'billable', period: 'day', value: 2 }], apiId: api },
+      ],
     ])
     const marks = new MemoryAnalyticsBufferStore()
     let fails = 1
@@ -232,3 +248,166 @@ describe('usage alerts over the engine', () => {
     expect(await members()).toEqual([bare])
   })
 })
+
+/**
+ * Thresholds set through the API on both stores, crossed by verifications through a verifier, sent to receivers on
+ * this machine that verify every signature. The clock is the real time (receivers check signatures against it), or
+ * the next UTC day's first minute when the real one is about to end, so that the test's few minutes stay in one day.
+ */
+for (const storeKind of ['memory', 'redis'] as const) {
+  describe(`usage thresholds through the API on the ${storeKind} store`, () => {
+    const real = Date.now()
+    const dayEnd = Math.ceil(real / DAY) * DAY
+    const clock = new ManualClock(dayEnd - real < 3 * 60_000 ? dayEnd + 1_000 : real)
+    let backend: Backend
+    let controlPlane: TestServer
+    let verifier: TestServer
+
+    beforeAll(async () => {
+      backend = await openBackend(storeKind === 'redis' ? redis.url : undefined)
+      controlPlane = await startTestControlPlane({
+        backend,
+        clock,
+        webhookPolicy: { allowPrivateAddresses: true },
+        analytics: analytics.analytics(`usage-alerts-${storeKind}`),
+      })
+      verifier = await startTestVerifier({ backend, clock })
+    })
+    afterAll(async () => {
+      await verifier?.close()
+      await controlPlane?.close()
+      await backend?.close()
+    })
+
+    const send = async (version: 'v1' | 'v2', path: string, payload: object) =>
+      controlPlane.app.inject({
+        method: 'POST',
+        url: `/${version}/${path}`,
+        headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+        payload,
+      })
+    const call = async (version: 'v1' | 'v2', path: string, payload: object) => {
+      const response = await send(version, path, payload)
+      expect(response.statusCode, response.body).toBe(200)
+      return response.json()
+    }
+    const read = async (path: string) => {
+      const response = await controlPlane.app.inject({
+        method: 'GET',
+        url: `/v1/${path}`,
+        headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+      })
+      expect(response.statusCode, response.body).toBe(200)
+      return response.json()
+    }
+    const verify = async (key: string, times: number, cost?: number) => {
+      for (let i = 0; i < times; i++) {
+        const payload = cost === undefined ? { key } : { key, remaining: { cost } }
+        const response = await verifier.app.inject({ method: 'POST', url: '/v1/keys.verifyKey', payload })
+        expect(response.json().valid).toBe(true)
+      }
+    }
+    /** An ingest pass with the alerts due: they look at most every ALERTS_EVERY_MS. */
+    const pass = async () => {
+      clock.advance(ALERTS_EVERY_MS)
+      await ingestAnalytics(controlPlane, verifier)
+    }
+    const listed = async () =>
+      (await backend.store.entities.listIndex(USAGE_THRESHOLD_INDEX, { limit: 100 })).members.sort()
+
+    it('sets thresholds on identities and keys, refuses bad ones, and sends each crossing once', async () => {
+      const everything = await startWebhookReceiver()
+      const scoped = await startWebhookReceiver()
+      try {
+        const { apiId } = await call('v1', 'apis.createApi', { name: 'metered' })
+        const externalId = `acme-alerts-${storeKind}`
+        const a = await call('v1', 'keys.createKey', { apiId, externalId })
+        const b = await call('v1', 'keys.createKey', { apiId, remaining: 100 })
+        const unscoped = await call('v1', 'webhooks.createEndpoint', {
+          url: everything.url,
+          eventTypes: ['usage.threshold'],
+        })
+        everything.useSecret(unscoped.secret)
+        const narrow = await call('v1', 'webhooks.createEndpoint', {
+          url: scoped.url,
+          eventTypes: ['usage.threshold'],
+          apiIds: [apiId],
+        })
+        scoped.useSecret(narrow.secret)
+
+        const three = { measure: 'billable', period: 'day', value: 3 }
+        const set = await call('v2', 'identities.updateIdentity', {
+          identity: externalId,
+          usageThresholds: [three, three],
+        })
+        expect(set.data.usageThresholds).toEqual([three])
+        expect((await read(`identities.getIdentity?externalId=${externalId}`)).usageThresholds).toEqual([three])
+        const four = { measure: 'credits', period: 'day', value: 4 }
+        await call('v1', 'keys.updateKey', { keyId: b.keyId, usageThresholds: [four] })
+        expect((await read(`keys.getKey?keyId=${b.keyId}`)).usageThresholds).toEqual([four])
+        expect((await call('v2', 'keys.getKey', { keyId: b.keyId })).data.usageThresholds).toEqual([four])
+        expect((await read(`keys.getKey?keyId=${a.keyId}`)).usageThresholds).toBeUndefined()
+        expect(await listed()).toEqual([`identity:${externalId}`, `key:${b.keyId}`].sort())
+
+        // Refused whole, nothing changed: a value under 1 or not whole, an unknown measure, more than ten.
+        for (const [version, path, payload] of [
+          ['v2', 'identities.updateIdentity', { identity: externalId, usageThresholds: [{ ...three, value: 0 }] }],
+          ['v2', 'identities.updateIdentity', { identity: externalId, usageThresholds: [{ ...three, measure: 'x' }] }],
+          [
+            'v1',
+            'identities.updateIdentity',
+            {
+              externalId,
+              usageThresholds: Array.from({ length: 11 }, (_, i) => ({ ...three, value: i + 1 })),
+            },
+          ],
+          ['v1', 'keys.updateKey', { keyId: b.keyId, usageThresholds: [{ ...four, value: 1.5 }] }],
+          ['v2', 'keys.updateKey', { keyId: b.keyId, usageThresholds: [{ ...four, period: 'week' }] }],
+        ] as const) {
+          const refused = await send(version, path, payload)
+          expect(refused.statusCode, refused.body).toBe(400)
+        }
+        expect((await read(`keys.getKey?keyId=${b.keyId}`)).usageThresholds).toEqual([four])
+
+        await pass()
+        await verify(a.key, 2)
+        await verify(b.key, 1, 2)
+        await pass()
+        await verify(a.key, 1)
+        await verify(b.key, 1, 2)
+        await pass()
+        // More after the crossing: nothing sent again.
+        await verify(a.key, 2)
+        await pass()
+
+        const line = (event: { data: Record<string, any> }) => [
+          event.data.externalId ?? event.data.keyId,
+          event.data.threshold.measure,
+          event.data.usage,
+        ]
+        await waitFor(() => everything.events.length >= 2 || undefined, 'the two crossings at the unscoped endpoint')
+        await waitFor(() => scoped.events.length >= 1 || undefined, "the key's crossing at the scoped endpoint")
+        await pass()
+        expect(everything.events.map(line).sort()).toEqual(
+          [
+            [externalId, 'billable', 3],
+            [b.keyId, 'credits', 4],
+          ].sort(),
+        )
+        expect(scoped.events.map(line)).toEqual([[b.keyId, 'credits', 4]])
+        expect([...everything.events, ...scoped.events].every((event) => event.verified)).toBe(true)
+        expect(scoped.events[0]!.data.apiId).toBe(apiId)
+
+        // Cleared, the identity leaves the index; a deleted key leaves it at the next look.
+        await call('v1', 'identities.updateIdentity', { externalId, usageThresholds: [] })
+        expect((await read(`identities.getIdentity?externalId=${externalId}`)).usageThresholds).toBeUndefined()
+        await call('v1', 'keys.deleteKey', { keyId: b.keyId })
+        await pass()
+        expect(await listed()).toEqual([])
+      } finally {
+        await everything.stop()
+        await scoped.stop()
+      }
+    })
+  })
+}

@@ -42,6 +42,14 @@ const fields = {
   permissionIds: fc.array(fc.string()),
   roleIds: fc.array(fc.string()),
   ipAllowlist: fc.array(fc.constantFrom('10.0.0.0/8', '127.0.0.1/32', '2001:db8::/32'), { minLength: 1 }),
+  usageThresholds: fc.array(
+    fc.record({
+      measure: fc.constantFrom('billable', 'credits'),
+      period: fc.constantFrom('day', 'month'),
+      value: fc.integer({ min: 1 }),
+    }),
+    { minLength: 1 },
+  ),
   enabled: fc.boolean(),
   rerolledFrom: fc.string(),
   replacedBy: fc.string(),
@@ -64,7 +72,7 @@ const records: fc.Arbitrary<KeyRecord> = fc.record(fields, {
 })
 
 describe('the lean copy a verifier caches', () => {
-  it('keeps every field but start, createdAt, updatedAt, rerolledFrom, replacedBy and leaked, and verifies exactly as the full record', () => {
+  it('keeps every field but start, createdAt, updatedAt, rerolledFrom, replacedBy, leaked and usageThresholds, and verifies exactly as the full record', () => {
     fc.assert(
       fc.property(
         records,
@@ -78,6 +86,7 @@ describe('the lean copy a verifier caches', () => {
             rerolledFrom: _from,
             replacedBy: _replacedBy,
             leaked: _leaked,
+            usageThresholds: _thresholds,
             ...wanted
           } = record
           const cached = toCachedKey(record)

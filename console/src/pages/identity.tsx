@@ -4,6 +4,7 @@ import { hrefOf } from '../router.js'
 import { ErrorNote, Fields, Page } from '../ui/page.js'
 import { useLoad } from '../ui/use-load.js'
 import { UsageChart } from '../usage/usage-chart.js'
+import { UsageThresholds } from '../usage/usage-thresholds.js'
 
 /** An identity: its fields (identities.getIdentity) and the usage of its keys. */
 export function IdentityPage({ api, identityId }: { api: KeygateApi; identityId: string }) {
@@ -31,6 +32,15 @@ export function IdentityPage({ api, identityId }: { api: KeygateApi; identityId:
         />
       ) : null}
       <UsageChart api={api} scope={{ kind: 'identity', id: identityId }} />
+      {record ? (
+        <UsageThresholds
+          thresholds={record.usageThresholds ?? []}
+          save={async (usageThresholds) => {
+            await api.post('identities.updateIdentity', { identityId, usageThresholds })
+            identity.reload()
+          }}
+        />
+      ) : null}
     </Page>
   )
 }

@@ -8,6 +8,7 @@ import { ErrorNote, Fields, Page, StatusNote } from '../ui/page.js'
 import { ShownOnce } from '../ui/shown-once.js'
 import { useLoad } from '../ui/use-load.js'
 import { UsageChart } from '../usage/usage-chart.js'
+import { UsageThresholds } from '../usage/usage-thresholds.js'
 import { AuditTable } from './audit-table.js'
 import { EditKey } from './edit-key.js'
 import { KeyState } from './key-table.js'
@@ -107,6 +108,13 @@ export function KeyPageView({ api, keyId }: { api: KeygateApi; keyId: string }) 
           ) : null}
           <KeyFields record={record} />
           <UsageChart api={api} scope={{ kind: 'key', id: keyId }} />
+          <UsageThresholds
+            thresholds={record.usageThresholds ?? []}
+            save={async (usageThresholds) => {
+              await api.post('keys.updateKey', { keyId, usageThresholds })
+              key.reload()
+            }}
+          />
           <h2>Audit entries</h2>
           <ErrorNote error={audit.error} />
           {audit.data ? <AuditTable entries={audit.data.entries} /> : null}

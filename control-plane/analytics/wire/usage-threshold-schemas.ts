@@ -4,10 +4,10 @@ import { MAX_USAGE_THRESHOLDS, USAGE_MEASURES, USAGE_PERIODS } from '../../../sh
 
 const UsageThresholdSchema = Type.Object(
   {
-    measure: StringEnum([...USAGE_MEASURES], {
+    measure: StringEnum(USAGE_MEASURES, {
       description: "What is counted: billable verifications (each api's billableOutcomes) or credits spent",
     }),
-    period: StringEnum([...USAGE_PERIODS], { description: 'Over the current UTC day or month' }),
+    period: StringEnum(USAGE_PERIODS, { description: 'Over the current UTC day or month' }),
     value: Type.Integer({
       minimum: 1,
       maximum: Number.MAX_SAFE_INTEGER,
