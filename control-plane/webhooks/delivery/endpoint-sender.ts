@@ -46,7 +46,8 @@ export class EndpointSender {
     try {
       const answer = await request(url, {
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'keygate-webhooks' },
+        // JSON unless the caller says otherwise (a meter export's provider may take a form).
+        headers: { 'content-type': 'application/json', ...headers, 'user-agent': 'keygate-webhooks' },
         body,
         dispatcher: this.agent,
         signal: AbortSignal.timeout(this.policy.timeoutMs),
