@@ -15,7 +15,17 @@ export interface PortalAnswers {
   /** An empty object. */
   revokeKey: object
   getVerifications: UsageBucket[]
+  getUsageThresholds: PortalThreshold[]
   signOut: object
+}
+
+/** One of the customer's usage thresholds, with its usage in the current period (portal.getUsageThresholds). */
+export interface PortalThreshold extends UsageThreshold {
+  /** The usage counted so far in the current period. */
+  usage: number
+  /** The current period, Unix ms: its start (inclusive) and end (exclusive), UTC. */
+  start: number
+  end: number
 }
 
 export type PortalMethod = keyof PortalAnswers

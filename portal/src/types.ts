@@ -10,6 +10,7 @@ export type {
   PortalKey,
   PortalMethod,
   PortalSession as Session,
+  PortalThreshold,
   UsageBucket,
 } from './generated/portal-answers.js'
 export type { PortalScope as Scope, ProblemBody } from './generated/ui-shapes.js'

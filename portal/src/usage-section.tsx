@@ -5,6 +5,7 @@ import { keyLabel } from './key-label.js'
 import type { PortalApi } from './portal-api.js'
 import type { PortalKey, UsageBucket } from './types.js'
 import { UsageChart } from './usage-chart.js'
+import { UsageThresholds } from './usage-thresholds.js'
 
 const DAY_MS = 86_400_000
 const DAYS = 30
@@ -80,6 +81,7 @@ export function UsageSection(props: { api: PortalApi; keys: PortalKey[] | undefi
       ) : (
         <p class="muted">{usage.loading ? 'Loading usage…' : 'Usage could not be loaded.'}</p>
       )}
+      <UsageThresholds api={api} fail={fail} />
     </section>
   )
 }

@@ -417,6 +417,44 @@ describe('the portal page against a control plane on Redis and a separate verifi
     await context.close()
   })
 
+  it("shows the plan's thresholds with the usage counted so far, as the alerts count it", async () => {
+    const { data: made } = await management('v2', 'keys.createKey', {
+      apiId: apiIds[0],
+      externalId: 'customer-metered',
+    })
+    await management('v2', 'identities.updateIdentity', {
+      identity: 'customer-metered',
+      usageThresholds: [
+        { measure: 'billable', period: 'month', value: 5 },
+        { measure: 'credits', period: 'day', value: 100 },
+      ],
+    })
+    for (let i = 0; i < 2; i++) expect(await verify(made.key)).toBe('VALID')
+    // Once the verifier has handed its rows over and the control plane has ingested them.
+    await waitFor(async () => {
+      const { data } = await management('v2', 'analytics.getUsage', {
+        externalId: 'customer-metered',
+        start: Date.now() - 86_400_000,
+        granularity: 'month',
+      })
+      return data.total.billable === 2 || undefined
+    }, 'the two verifications in the engine')
+    const { context } = await newContext()
+    const { page } = await openPortal(context, (await mintSession('customer-metered')).url)
+    const thresholds = page.getByRole('region', { name: "Your plan's thresholds" })
+    await thresholds.getByText('2 of 5 billable verifications this month (UTC)').waitFor()
+    await thresholds.getByText('0 of 100 credits spent today (UTC)').waitFor()
+    const meter = thresholds.getByRole('meter', { name: '2 of 5 billable verifications this month (UTC)' })
+    expect(await meter.getAttribute('value')).toBe('2')
+    expect(await meter.getAttribute('max')).toBe('5')
+    await expectAccessible(page, "the portal's thresholds")
+    // A customer without thresholds is shown none.
+    const plain = await openPortal(context, (await mintSession('customer-phone')).url)
+    await plain.page.getByRole('heading', { name: 'Usage' }).waitFor()
+    expect(await plain.page.getByRole('region', { name: "Your plan's thresholds" }).count()).toBe(0)
+    await context.close()
+  })
+
   it('passes axe-core with no violation, and fits a 375 px phone without scrolling sideways', async () => {
     await management('v2', 'keys.createKey', {
       apiId: apiIds[0],

@@ -159,8 +159,8 @@ describe('OpenAPI document', () => {
     expect(v2.filter(([id, entry]) => !entry.rootKey && !id.startsWith('v2.portal.')).map(([id]) => id)).toEqual([
       'v2.liveness',
     ])
-    expect(v2.filter(([id, entry]) => !entry.rootKey && id.startsWith('v2.portal.'))).toHaveLength(8)
-    expect(v2.length).toBe(59)
+    expect(v2.filter(([id, entry]) => !entry.rootKey && id.startsWith('v2.portal.'))).toHaveLength(9)
+    expect(v2.length).toBe(60)
   })
 
   it("documents v2's errors as problem bodies: application/json, 429 as application/problem+json, v2's auth statuses", () => {

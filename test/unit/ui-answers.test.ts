@@ -10,6 +10,7 @@ import {
   exchangeCodeRoute,
   getSessionRoute,
   getVerificationsRoute,
+  getUsageThresholdsRoute,
   listKeysRoute,
   rerollKeyRoute,
   revokeKeyRoute,
@@ -115,6 +116,7 @@ const PORTAL_ROUTES = {
   rerollKey: rerollKeyRoute,
   revokeKey: revokeKeyRoute,
   getVerifications: getVerificationsRoute,
+  getUsageThresholds: getUsageThresholdsRoute,
   signOut: signOutRoute,
 } satisfies { [Method in keyof PortalAnswers]: PortalSessionRoute }
 

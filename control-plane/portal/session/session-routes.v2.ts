@@ -11,6 +11,8 @@ import { createPortalKey } from './create-key.js'
 import { exchangeCode } from './exchange-code.js'
 import { getSession } from './get-session.js'
 import { getPortalVerifications, MAX_KEY_IDS } from './get-verifications.js'
+import { getPortalUsageThresholds } from './get-usage-thresholds.js'
+import { USAGE_MEASURES, USAGE_PERIODS } from '../../../shared/usage-threshold.js'
 import { listPortalKeys } from './list-keys.js'
 import { rerollPortalKey } from './reroll-key.js'
 import { revokePortalKey } from './revoke-key.js'
@@ -227,6 +229,28 @@ export const getVerificationsRoute = portalSessionRoute({
   }),
 })
 
+export const getUsageThresholdsRoute = portalSessionRoute({
+  operation: 'portal.getUsageThresholds',
+  doc: {
+    summary: "The customer's usage thresholds, each with its usage in the current UTC day or month",
+    description: `Keygate's own. ${COOKIE_ONLY} Needs the scope analytics:read. The thresholds of the session's identity (identities.updateIdentity sets them), counted as usage alerts count them: over every api, billable by each api's billableOutcomes. Answers 412 where this control plane serves no analytics.`,
+    tag: TAG,
+  },
+  body: Empty,
+  data: Type.Array(
+    Type.Object({
+      measure: StringEnum(USAGE_MEASURES, { description: 'billable verifications or credits spent' }),
+      period: StringEnum(USAGE_PERIODS, { description: 'the current UTC day or month' }),
+      value: Count('The threshold'),
+      usage: Count('The usage counted so far in the period'),
+      start: Unix("The period's start, unix ms"),
+      end: Unix("The period's end, unix ms (exclusive)"),
+    }),
+  ),
+  session: true,
+  handle: async (_body, caller, deps) => ({ data: await getPortalUsageThresholds(deps, sessionOf(caller)) }),
+})
+
 export const signOutRoute = portalSessionRoute({
   operation: 'portal.signOut',
   doc: { summary: 'End this session and clear its cookie', description: `Keygate's own. ${COOKIE_ONLY}`, tag: TAG },
@@ -248,5 +272,6 @@ export const PORTAL_SESSION_ROUTES: readonly PortalSessionRoute[] = [
   rerollKeyRoute,
   revokeKeyRoute,
   getVerificationsRoute,
+  getUsageThresholdsRoute,
   signOutRoute,
 ]

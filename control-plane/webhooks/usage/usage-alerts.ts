@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../../../shared/clock.js'
-import { DEFAULT_BILLABLE_OUTCOMES, type ApiSettings } from '../../../shared/api-settings.js'
+import type { ApiSettings } from '../../../shared/api-settings.js'
 import type { AnalyticsBufferStore } from '../../../shared/store/analytics-buffer/analytics-buffer-store.js'
 import type { EntityStore } from '../../../shared/store/entities/entity-store.js'
 import type { WebhookStore } from '../../../shared/store/webhooks/webhook-store.js'
@@ -16,8 +16,7 @@ import type { WebhookEndpoint, WebhookEvent } from '../../../shared/webhook.js'
 import { eventId } from '../events/change-events.js'
 import { endpointWants } from '../endpoints/endpoint-wants.js'
 import type { AnalyticsEngine } from '../../analytics/engine/analytics-engine.js'
-import { OUTCOME_FIELD } from '../../analytics/usage-sum.js'
-import { stringListParam } from '../../analytics/string-list-param.js'
+import { currentUsage } from '../../analytics/current-usage.js'
 
 export const USAGE_THRESHOLD_EVENT = 'usage.threshold'
 
@@ -62,14 +61,6 @@ export interface UsageThresholdEventData {
 export const ALERTS_EVERY_MS = 10_000
 /** Subjects read from the index, and looked up in the engine, per query. */
 const SUBJECTS_PER_QUERY = 1_000
-/** A usage read is one of the control plane's own: bounded as a report is. */
-const READ_SETTINGS = "max_execution_time = 30, max_threads = 2, result_overflow_mode = 'throw'"
-
-/** A subject's usage in the current day and month, by measure. */
-interface PeriodUsage {
-  day: Record<UsageThreshold['measure'], number>
-  month: Record<UsageThreshold['measure'], number>
-}
 
 /**
  * Sends `usage.threshold` webhook events: when an identity's or a key's usage in the current UTC day or month —
@@ -129,15 +120,12 @@ export class UsageAlerts {
       else if (found !== undefined && found.thresholds.length > 0) watched.push({ subject, ...found })
     }
     if (watched.length === 0) return 0
-    const usage = await this.usageOf(
-      watched.map((entry) => entry.subject),
-      now,
-    )
+    const subjects = watched.map((entry) => entry.subject)
+    const usage = await currentUsage(this.deps.engine, this.deps.apiSettings, subjects, now)
     let queued = 0
     for (const { subject, thresholds, apiId } of watched) {
       const member = usageSubjectMember(subject)
-      const counted = usage.get(member)
-      if (counted === undefined) continue
+      const counted = usage.get(member)!
       for (const threshold of thresholds) {
         const used = counted[threshold.period][threshold.measure]
         if (used < threshold.value) continue
@@ -178,60 +166,5 @@ export class UsageAlerts {
     if (taking.length === 0) return false
     await this.deps.webhooks.enqueue({ ...event, madeAt: now }, taking, now)
     return true
-  }
-
-  /** Each subject's usage in the day and the month holding `now`, by index member (none: no usage this month). */
-  private async usageOf(subjects: UsageSubject[], now: number): Promise<Map<string, PeriodUsage>> {
-    const identities = subjects.flatMap((subject) => ('identity' in subject ? [subject.identity] : []))
-    const keys = subjects.flatMap((subject) => ('keyId' in subject ? [subject.keyId] : []))
-    const usage = new Map<string, PeriodUsage>()
-    const billed = new Map<string, ReadonlySet<string>>()
-    for (const [column, ids, memberOf] of [
-      ['external_id', identities, (id: string) => usageSubjectMember({ identity: id })],
-      ['key_id', keys, (id: string) => usageSubjectMember({ keyId: id })],
-    ] as const) {
-      if (ids.length === 0) continue
-      for (const row of await this.monthRows(column, ids, now)) {
-        const member = memberOf(String(row.subject))
-        let counted = usage.get(member)
-        if (counted === undefined) {
-          counted = { day: { billable: 0, credits: 0 }, month: { billable: 0, credits: 0 } }
-          usage.set(member, counted)
-        }
-        const apiId = String(row.key_space_id)
-        if (!billed.has(apiId)) {
-          const settings = await this.deps.apiSettings.of(apiId)
-          billed.set(apiId, new Set(settings.billableOutcomes ?? DEFAULT_BILLABLE_OUTCOMES))
-        }
-        const outcome = String(row.outcome)
-        // An outcome the engine holds that no verdict has (none today) is counted nowhere, as getUsage does.
-        const billable = outcome in OUTCOME_FIELD && billed.get(apiId)!.has(outcome) ? Number(row.n) : 0
-        const credits = Number(row.credits)
-        for (const period of Number(row.today) === 1 ? (['day', 'month'] as const) : (['month'] as const)) {
-          counted[period].billable += billable
-          counted[period].credits += credits
-        }
-      }
-    }
-    return usage
-  }
-
-  /** The month's usage of `ids` (by `column`) per api, outcome and whether it was today, from the daily rollup. */
-  private monthRows(column: 'external_id' | 'key_id', ids: string[], now: number) {
-    const month = usagePeriodAt('month', now)
-    const day = usagePeriodAt('day', now)
-    const params: Record<string, string> = {
-      day: String(day.start / 1000),
-      month: String(month.start / 1000),
-      end: String(month.end / 1000),
-    }
-    const sql =
-      `SELECT ${column} AS subject, key_space_id, outcome, ` +
-      "time = toDate(toDateTime({day:Int64}, 'UTC')) AS today, sum(count) AS n, sum(spent_credits) AS credits " +
-      'FROM `key_verifications_per_day_v1` ' +
-      "WHERE time >= toDate(toDateTime({month:Int64}, 'UTC')) AND time < toDate(toDateTime({end:Int64}, 'UTC')) " +
-      `AND ${column} IN ${stringListParam('id', ids, params)} ` +
-      `GROUP BY subject, key_space_id, outcome, today SETTINGS ${READ_SETTINGS}`
-    return this.deps.engine.query(sql, params)
   }
 }
