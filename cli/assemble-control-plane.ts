@@ -33,6 +33,8 @@ import { moveUsageCounters } from '../control-plane/analytics/ingest/move-usage-
 import { namespaceAddress, type NamespaceRecord } from '../shared/ratelimits/ratelimit-namespace.js'
 import type { RecordingSettings } from '../verifier/key-verifier.js'
 import { randomBytes } from 'node:crypto'
+import { SecretBox, type SealingKey } from '../shared/secrets/secret-box.js'
+import { MeterExports } from '../control-plane/webhooks/exports/meter-exports.js'
 import { ApiSettingsRecords } from '../control-plane/apis/api-settings.js'
 import { UsageEvents, usageEventMarks } from '../control-plane/webhooks/usage/usage-events.js'
 import { UsageAlerts } from '../control-plane/webhooks/usage/usage-alerts.js'
@@ -75,6 +77,8 @@ export interface ControlPlaneSettings {
    * closes it, after the app.
    */
   analytics?: { engine: AnalyticsEngine; holder: string } | undefined
+  /** The keys that seal secrets kept in the store (ENCRYPTION_KEYS); absent: meter exports cannot be made. */
+  sealingKeys?: SealingKey[] | undefined
 }
 
 export interface AssembledControlPlane {
@@ -126,7 +130,8 @@ export function assembleControlPlane(
   const webhookPolicy = settings.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY
   // One sender for the worker's deliveries and webhooks.sendTest's: the same policy, connections and signing.
   const webhookSender = new EndpointSender(webhookPolicy)
-  const webhooks = webhookProcessesOf(parts, webhookPolicy, metrics.registry, webhookSender)
+  const secrets = settings.sealingKeys && new SecretBox(settings.sealingKeys)
+  const webhooks = webhookProcessesOf(parts, webhookPolicy, metrics.registry, webhookSender, secrets)
   // The verifier's subscription to the change feed tells the webhooks' deriver of each change too.
   const verifier = keyVerifierOf(
     { ...parts, feed: tapChangeFeed(parts.feed, webhooks.tap) },
@@ -164,6 +169,7 @@ export function assembleControlPlane(
     portalPage,
     hostLookup: settings.hostLookup,
     webhookSender,
+    secrets,
     leakReportKeys:
       settings.secretScanningKeysUrl === undefined
         ? undefined
@@ -308,10 +314,16 @@ function webhookProcessesOf(
   policy: WebhookPolicy,
   registry: Registry,
   sender: EndpointSender,
+  secrets: SecretBox | undefined,
 ) {
   const { store, clock, log } = parts
   const metrics = createWebhookMetrics(registry, () => store.webhooks.queueDepth())
-  const worker = new DeliveryWorker({ webhooks: store.webhooks, sender, policy, clock, log, metrics })
+  const exports = new MeterExports({
+    secrets,
+    identityOf: async (externalId) =>
+      (await store.entities.getEntity<IdentityRecord>(identityAddress(externalId)))?.doc ?? null,
+  })
+  const worker = new DeliveryWorker({ webhooks: store.webhooks, sender, policy, clock, log, metrics, exports })
   const deriver = new EventDeriver({
     changes: store.changes,
     snapshots: store.snapshots,

@@ -51,6 +51,7 @@ export async function startControlPlane(config: ControlPlaneConfig, log: Logger)
       managementRateLimit: config.managementRateLimit,
       webhookPolicy: config.webhooks,
       secretScanningKeysUrl: config.secretScanningKeysUrl,
+      sealingKeys: config.sealingKeys,
       portalUrl: config.portalUrl,
       recording: { region: config.region, maxBufferBytes: config.analyticsBufferBytes },
       analytics,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import { randomBytes } from 'node:crypto'
 import { monotonicClock, systemClock } from '../shared/clock.js'
 import { devConfig, type DevConfig } from '../shared/config/config.js'
 import type { KeygateServer } from '../shared/http/keygate-server.js'
@@ -52,6 +53,8 @@ async function startDev(config: DevConfig, log: Logger): Promise<DevServer> {
       managementRateLimit: config.managementRateLimit,
       webhookPolicy: config.webhooks,
       secretScanningKeysUrl: config.secretScanningKeysUrl,
+      // Dev keeps nothing past its run: a key made for it seals what it keeps, unless one is configured.
+      sealingKeys: config.sealingKeys ?? [{ id: 'dev', key: randomBytes(32) }],
       portalUrl: config.portalUrl,
       // Forward-auth next to the management API: only in dev.
       gateway: config.gateway,

@@ -1,4 +1,5 @@
 import type { Clock } from '../shared/clock.js'
+import type { SecretBox } from '../shared/secrets/secret-box.js'
 import { auditedKey } from './keys/key-response.js'
 import { buildServer, type ServerBase } from '../shared/http/build-server.js'
 import type { KeygateServer } from '../shared/http/keygate-server.js'
@@ -71,6 +72,8 @@ export interface ControlPlaneAppDeps extends ServerBase {
   hostLookup?: HostLookup
   /** What sends requests to webhook endpoints (webhooks.sendTest's), opened and closed by the caller. */
   webhookSender: Pick<EndpointSender, 'send'>
+  /** What seals the secrets kept in the store (meter exports' credentials); absent: none can be kept. */
+  secrets?: SecretBox | undefined
   /** The admin console's built files, served at /console (null: not built, /console says so). */
   console?: ConsoleFiles | null
   /** The customer portal's built page, served at /portal/ (null: not built, /portal/ says so). */
@@ -121,6 +124,7 @@ export function buildControlPlaneApp(deps: ControlPlaneAppDeps): KeygateServer {
     webhookPolicy: deps.webhookPolicy ?? DEFAULT_WEBHOOK_POLICY,
     hostLookup: deps.hostLookup ?? dnsLookup,
     webhookSender: deps.webhookSender,
+    secrets: deps.secrets,
     webhookTests: new TestsInFlight(),
     leakMetrics: createLeakMetrics(deps.metrics.registry),
     portals: new PortalRecords(deps.store.entities, () => deps.clock.now(), deps.onWrite),

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import type { SecretBox } from '../shared/secrets/secret-box.js'
 import type { Clock } from '../shared/clock.js'
 import type { ManagementStore } from '../shared/store/management-store.js'
 import type { AuditLog } from './audit/audit-log.js'
@@ -45,6 +46,8 @@ export interface ControlPlaneDeps {
   hostLookup: HostLookup
   /** What sends requests to webhook endpoints: the delivery worker's, which webhooks.sendTest sends through too. */
   webhookSender: Pick<EndpointSender, 'send'>
+  /** What seals the secrets kept in the store (meter exports' credentials); undefined: ENCRYPTION_KEYS is not set. */
+  secrets: SecretBox | undefined
   /** The endpoints webhooks.sendTest is sending to now: one test at a time each. */
   webhookTests: TestsInFlight
   /** What leak reports did (GitHub's and keys.reportLeak). */

@@ -174,6 +174,8 @@ export interface WebhookEndpoint {
   enabled: boolean
   createdAt: number
   updatedAt?: number
+  /** Set for a meter export: the billing provider its usage goes to (never its credential). */
+  export?: { provider: string; meter: string; measure: string; customerField?: string }
 }
 
 /** What an endpoint answered to one request: its status, or why none came. */

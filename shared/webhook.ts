@@ -4,6 +4,7 @@
  * and signs each request per the Standard Webhooks specification. Events carry ids and fields, never a key or a hash.
  */
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './ui-shapes.js'
+import type { MeterExport } from './meter-export.js'
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType }
 
@@ -61,6 +62,8 @@ export interface WebhookEndpoint {
    * change made from a stale copy never undoes another (WebhookStore.replaceEndpoint).
    */
   revision?: number
+  /** Set when the endpoint is a meter export: usage to a billing provider instead of signed events. */
+  export?: MeterExport
 }
 
 /** Since when the endpoint receives at its URL: what a replay is bounded by. */

@@ -10,6 +10,7 @@ import { refuseTypesOutOfScope, requireApisExist } from './endpoints/endpoint-sc
 import { endpointView } from './endpoints/endpoint-view.js'
 import { newWebhookSecret } from './webhook-secret.js'
 import { placeMissingCursors } from './events/webhook-cursors.js'
+import { checkExportScope, EXPORT_EVENT_TYPES, newExport, type ExportInput } from './exports/export-settings.js'
 
 export interface CreateEndpointInput {
   url: string
@@ -19,6 +20,8 @@ export interface CreateEndpointInput {
   /** The apis whose events it receives; empty or absent: every api's, and the events about no api. */
   apiIds?: readonly string[] | undefined
   enabled?: boolean | undefined
+  /** Makes it a meter export (exports/export-settings.ts): usage.hourly only, of some apis. */
+  export?: ExportInput | undefined
 }
 
 /**
@@ -34,8 +37,11 @@ export async function createEndpoint(
 ): Promise<WebhookEndpoint> {
   const { principal } = caller
   requireAction(principal, 'webhook', '*', 'create_endpoint')
-  const scope = { eventTypes: [...new Set(input.eventTypes ?? [])], apiIds: [...new Set(input.apiIds ?? [])] }
+  const eventTypes =
+    input.export !== undefined && input.eventTypes === undefined ? EXPORT_EVENT_TYPES : input.eventTypes
+  const scope = { eventTypes: [...new Set(eventTypes ?? [])], apiIds: [...new Set(input.apiIds ?? [])] }
   requireReadsOf(principal, scope)
+  if (input.export !== undefined) checkExportScope(scope)
   refuseTypesOutOfScope(scope, 'eventTypes')
   const url = await checkEndpointUrl(input.url, deps.webhookPolicy, deps.hostLookup)
   await requireApisExist(deps.store.keys, scope.apiIds)
@@ -45,8 +51,9 @@ export async function createEndpoint(
       `there are ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints already, the most there can be: delete one first`,
     )
   const now = deps.clock.now()
+  const id = newId('whep', now)
   const endpoint: WebhookEndpoint = {
-    id: newId('whep', now),
+    id,
     url,
     ...(input.description === undefined ? {} : { description: input.description }),
     ...scope,
@@ -54,6 +61,7 @@ export async function createEndpoint(
     secrets: [newWebhookSecret(now)],
     createdAt: now,
     receivingSince: now,
+    ...(input.export === undefined ? {} : { export: newExport(input.export, deps.secrets, id) }),
   }
   // Cursors first: every write once the endpoint exists is then news to it, whenever the deriver next looks.
   await placeMissingCursors(deps.store.changes, deps.store.webhooks)

@@ -6,6 +6,7 @@ import {
   EndpointDescription,
   EndpointUrlField,
   EventTypes,
+  ExportInputField,
   SecretField,
 } from './wire/webhook-schemas.js'
 import { createEndpoint } from './create-endpoint.js'
@@ -17,6 +18,7 @@ const CreateEndpointBody = Type.Object(
     eventTypes: Type.Optional(EventTypes('The event types it receives')),
     apiIds: Type.Optional(EndpointApiIds('The apis it is scoped to')),
     enabled: Type.Optional(Type.Boolean({ description: 'Whether events are sent to it (default true)' })),
+    export: Type.Optional(ExportInputField()),
   },
   {
     additionalProperties: false,

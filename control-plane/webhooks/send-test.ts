@@ -1,4 +1,5 @@
 import { ApiError } from '../../shared/errors/errors.js'
+import { invalid } from '../../shared/errors/errors.js'
 import {
   webhookDeliveryId,
   type WebhookAttempt,
@@ -35,6 +36,12 @@ export type SendTestResult = WebhookAttempt & { delivered: boolean }
  */
 export async function sendTest(deps: ControlPlaneDeps, caller: Caller, input: SendTestInput): Promise<SendTestResult> {
   const endpoint = await reachableEndpoint(deps.store.webhooks, caller.principal, input.endpointId, 'send_test')
+  // A billing provider takes usage, not a signed test event: an export's deliveries show in its log instead.
+  if (endpoint.export !== undefined)
+    throw invalid(
+      'endpointId',
+      'a meter export is sent usage only, never a test event: its delivery log shows each send',
+    )
   if (!deps.webhookTests.start(endpoint.id)) {
     const seconds = Math.ceil(deps.webhookPolicy.timeoutMs / 1000)
     throw new ApiError(

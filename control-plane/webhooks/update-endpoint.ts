@@ -6,6 +6,8 @@ import { changeEndpoint } from './endpoints/endpoint-change.js'
 import { requireReadsOf } from './endpoints/endpoint-reads.js'
 import { refuseTypesOutOfScope, requireApisExist } from './endpoints/endpoint-scope.js'
 import { endpointView } from './endpoints/endpoint-view.js'
+import { changedExport, checkExportScope, type ExportChange } from './exports/export-settings.js'
+import { invalid } from '../../shared/errors/errors.js'
 
 /** What changes of an endpoint: each field given replaces the stored one, each left out stays. */
 export interface UpdateEndpointInput {
@@ -19,6 +21,8 @@ export interface UpdateEndpointInput {
   /** Empty: every api. */
   apiIds?: readonly string[] | undefined
   enabled?: boolean | undefined
+  /** A meter export's settings to change (400 for an endpoint that is not one). */
+  export?: ExportChange | undefined
 }
 
 /**
@@ -47,7 +51,11 @@ export async function updateEndpoint(
         eventTypes: input.eventTypes === undefined ? before.eventTypes : [...new Set(input.eventTypes)],
         apiIds: input.apiIds === undefined ? (before.apiIds ?? []) : [...new Set(input.apiIds)],
       }
-      if (rescoped || input.url !== undefined || input.enabled === true) requireReadsOf(principal, scope)
+      // A new credential is a new place its usage goes to, as a new URL is.
+      if (rescoped || input.url !== undefined || input.enabled === true || input.export !== undefined)
+        requireReadsOf(principal, scope)
+      if (before.export !== undefined) checkExportScope(scope)
+      else if (input.export !== undefined) throw invalid('export', 'the endpoint is not a meter export')
       if (rescoped) refuseTypesOutOfScope(scope, input.eventTypes === undefined ? 'apiIds' : 'eventTypes')
       const url =
         input.url === undefined ? before.url : await checkEndpointUrl(input.url, deps.webhookPolicy, deps.hostLookup)
@@ -61,6 +69,8 @@ export async function updateEndpoint(
         updatedAt: now,
         ...(url === before.url ? {} : { receivingSince: now }),
       }
+      if (before.export !== undefined && input.export !== undefined)
+        changed.export = changedExport(before.export, input.export, deps.secrets, before.id)
       if (input.description === null) delete changed.description
       else if (input.description !== undefined) changed.description = input.description
       return changed

@@ -9,6 +9,7 @@ import {
   EndpointIdField,
   EndpointUrlField,
   EventTypes,
+  ExportChangeField,
 } from './wire/webhook-schemas.js'
 import { updateEndpoint } from './update-endpoint.js'
 
@@ -22,6 +23,7 @@ const UpdateEndpointBody = Type.Object(
     eventTypes: Type.Optional(EventTypes('The event types it receives from now on')),
     apiIds: Type.Optional(EndpointApiIds('The apis it is scoped to from now on')),
     enabled: Type.Optional(Type.Boolean({ description: 'false: nothing is sent to it until it is true again' })),
+    export: Type.Optional(ExportChangeField()),
   },
   {
     additionalProperties: false,
@@ -44,6 +46,7 @@ export const updateEndpointV1 = v1Route({
       'INSUFFICIENT_PERMISSIONS',
       'NOT_FOUND',
       'CONFLICT',
+      'PRECONDITION_FAILED',
       'RATE_LIMITED',
       'INTERNAL_SERVER_ERROR',
       'UNAVAILABLE',

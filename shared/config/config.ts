@@ -1,4 +1,5 @@
 import { hostname } from 'node:os'
+import { parseSealingKeys, type SealingKey } from '../secrets/secret-box.js'
 import { rootKeyPermissionProblem } from '../root-keys/root-key-actions.js'
 import type { RedisTarget } from '../store/redis/redis-connection.js'
 import { parseOptions, type LogLevel, type OptionValues } from './option-spec.js'
@@ -49,6 +50,8 @@ export interface ControlPlaneConfig extends ServerConfig, RedisConfig {
   webhooks: WebhookPolicy
   /** Where the keys that sign GitHub's leak reports are published; undefined: the route is not served. */
   secretScanningKeysUrl: string | undefined
+  /** The keys sealing secrets kept in the store (ENCRYPTION_KEYS), the first sealing; undefined: none configured. */
+  sealingKeys: SealingKey[] | undefined
   /** Where customers reach the portal page. */
   portalUrl: string
   /** Where the embedded analytics engine keeps its data. */
@@ -79,6 +82,8 @@ export interface DevConfig extends ServerConfig {
   gateway: GatewayPolicy
   webhooks: WebhookPolicy
   secretScanningKeysUrl: string | undefined
+  /** ENCRYPTION_KEYS; undefined: a key made for this run (dev keeps nothing past it). */
+  sealingKeys: SealingKey[] | undefined
   portalUrl: string
   /** Where the embedded analytics engine keeps its data; undefined: a temporary directory, removed at exit. */
   analyticsDir: string | undefined
@@ -348,6 +353,22 @@ function checkPortalUrl(values: { 'portal-url'?: string | undefined }, problems:
 const portalUrl = (values: { 'portal-url'?: string | undefined; port: number }) =>
   values['portal-url'] ?? `http://localhost:${values.port}/portal/`
 
+/** ENCRYPTION_KEYS, read whole; its problems never repeat it (it is a secret). */
+function checkEncryptionKeys(read: { 'encryption-keys'?: string | undefined }, problems: string[]): void {
+  const raw = read['encryption-keys']
+  if (raw === undefined) return
+  const keys = parseSealingKeys(raw)
+  if (typeof keys === 'string') problems.push(`ENCRYPTION_KEYS (--encryption-keys): ${keys}`)
+}
+
+const sealingKeys = (values: { 'encryption-keys'?: string | undefined }): SealingKey[] | undefined => {
+  const raw = values['encryption-keys']
+  if (raw === undefined) return undefined
+  const keys = parseSealingKeys(raw)
+  if (typeof keys === 'string') throw new ConfigError([`ENCRYPTION_KEYS (--encryption-keys): ${keys}`])
+  return keys
+}
+
 const secretScanningKeysUrl = (values: { 'secret-scanning-keys-url': string }) =>
   values['secret-scanning-keys-url'] === 'off' ? undefined : values['secret-scanning-keys-url']
 
@@ -384,6 +405,7 @@ function checkClickhouse(
 export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<ControlPlaneConfig> {
   const values = read('control-plane', argv, env, (read, problems) => {
     serverChecks(read, problems)
+    checkEncryptionKeys(read, problems)
     checkSecretScanningKeys(read, problems)
     checkPortalUrl(read, problems)
     checkClickhouse(read, problems)
@@ -396,6 +418,7 @@ export function controlPlaneConfig(argv: string[], env: NodeJS.ProcessEnv): Read
     managementRateLimit: values['management-rate-limit'],
     webhooks: webhookPolicy(values),
     secretScanningKeysUrl: secretScanningKeysUrl(values),
+    sealingKeys: sealingKeys(values),
     portalUrl: portalUrl(values),
     analyticsDir: values['analytics-dir'] ?? 'keygate-analytics',
     clickhouse:
@@ -436,6 +459,7 @@ export function verifierConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly
 export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevConfig> {
   const values = read('dev', argv, env, (read, problems) => {
     checkPollInterval(read, problems)
+    checkEncryptionKeys(read, problems)
     checkGatewayApi(read, problems)
     checkSecretScanningKeys(read, problems)
     checkPortalUrl(read, problems)
@@ -448,6 +472,7 @@ export function devConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<DevC
     managementRateLimit: values['management-rate-limit'],
     webhooks: webhookPolicy(values),
     secretScanningKeysUrl: secretScanningKeysUrl(values),
+    sealingKeys: sealingKeys(values),
     portalUrl: portalUrl(values),
     analyticsDir: values['analytics-dir'],
     region: values.region ?? hostname(),

@@ -307,6 +307,14 @@ const common = {
     description:
       "where the keys that sign GitHub's leak reports are published (http(s) URL), or `off` to not serve /v1/secret-scanning/github",
   }),
+  encryptionKeys: option({
+    flag: 'encryption-keys',
+    env: 'ENCRYPTION_KEYS',
+    kind: 'secret',
+    min: 1,
+    description:
+      "keys sealing the secrets kept in the store (meter exports' provider credentials): <id>:<32 bytes in base64>, comma-separated, the first sealing (prefer the environment: flags show in ps)",
+  }),
   portalUrl: option({
     flag: 'portal-url',
     env: 'PORTAL_URL',
@@ -417,6 +425,7 @@ export const specs = {
     common.managementRateLimit,
     ...webhooks(false),
     common.secretScanningKeys,
+    common.encryptionKeys,
     common.portalUrl,
     common.analyticsDir,
     common.clickhouseUrl,
@@ -450,6 +459,7 @@ export const specs = {
     common.managementRateLimit,
     ...webhooks(true),
     common.secretScanningKeys,
+    common.encryptionKeys,
     common.portalUrl,
     common.analyticsDir,
     common.analyticsBuffer,

@@ -4,10 +4,10 @@ import { eventId } from '../../control-plane/webhooks/events/change-events.js'
 import {
   meterAnswer,
   meterRequest,
-  type MeterProvider,
   type MeterReading,
   type MeterTarget,
 } from '../../control-plane/webhooks/exports/meter-requests.js'
+import type { MeterProvider } from '../../shared/meter-export.js'
 import { startLagoServer, startOpenMeterServer, startStripeServer, type MeterServer } from '../support/meter-servers.js'
 
 const HOUR = 3_600_000

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino'
+import type { SealingKey } from '../../shared/secrets/secret-box.js'
 import { Writable } from 'node:stream'
 import { assembleControlPlane } from '../../cli/assemble-control-plane.js'
 import { assembleVerifier, type ProcessParts } from '../../cli/assemble-verifier.js'
@@ -114,7 +115,12 @@ export interface TestServerOptions {
   recording?: Partial<RecordingSettings>
   /** The control plane's analytics engine, and who it is for the ingest's lease (default: none). */
   analytics?: { engine: AnalyticsEngine; holder: string }
+  /** The keys sealing secrets in the store (default: TEST_SEALING_KEYS; null: none, as without ENCRYPTION_KEYS). */
+  sealingKeys?: SealingKey[] | null
 }
+
+/** The keys a test control plane seals secrets with, unless told otherwise. */
+export const TEST_SEALING_KEYS: SealingKey[] = [{ id: 'test', key: Buffer.alloc(32, 7) }]
 
 /**
  * The parts a test server is assembled on: the test's clock, when it has one, moves both clocks, unless `elapsed`
@@ -155,6 +161,7 @@ export async function startTestControlPlane(options: TestServerOptions = {}): Pr
     leakReportReads: options.leakReportReads,
     portalUrl: options.portalUrl,
     analytics: options.analytics,
+    sealingKeys: options.sealingKeys === null ? undefined : (options.sealingKeys ?? TEST_SEALING_KEYS),
     // Forward-auth beside the management API, as `keygate dev` has it.
     ...(options.gateway ? { gateway: { keyHeader: 'x-api-key', cost: 1, ...options.gateway } } : {}),
   })

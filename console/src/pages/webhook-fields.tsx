@@ -27,6 +27,13 @@ export function EndpointFields({ endpoint }: { endpoint: WebhookEndpoint }) {
         ['Description', endpoint.description],
         ['Event types', eventTypesText(endpoint.eventTypes)],
         ['Apis', <span class="mono">{apiIdsText(endpoint.apiIds)}</span>],
+        [
+          'Meter export',
+          endpoint.export
+            ? `${endpoint.export.provider}: ${endpoint.export.meter}, ${endpoint.export.measure === 'credits' ? 'credits spent' : 'billable verifications'} per hour` +
+              (endpoint.export.customerField ? `, customer from meta.${endpoint.export.customerField}` : '')
+            : undefined,
+        ],
         ['Created', formatTime(endpoint.createdAt)],
         ['Updated', formatTime(endpoint.updatedAt)],
       ]}

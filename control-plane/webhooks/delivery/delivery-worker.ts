@@ -8,6 +8,10 @@ import { SendLanes } from './send-lanes.js'
 import { signatureHeaders } from './signature-headers.js'
 import type { WebhookMetrics } from '../webhook-metrics.js'
 import type { WebhookPolicy } from '../webhook-policy.js'
+import type { MeterExport } from '../../../shared/meter-export.js'
+import type { WebhookEndpoint } from '../../../shared/webhook.js'
+import type { MeterExports } from '../exports/meter-exports.js'
+import { meterAnswer } from '../exports/meter-requests.js'
 
 /** When a delivery claimed beyond its endpoint's slots goes back to the queue, ms after now, its attempts unchanged. */
 const BACK_IN_QUEUE_MS = 1_000
@@ -60,6 +64,8 @@ export class DeliveryWorker {
       clock: Clock
       log: Logger
       metrics: WebhookMetrics
+      /** Meter exports' requests (endpoints with `export`); absent: such endpoints' deliveries are held. */
+      exports?: MeterExports
     },
   ) {
     this.lanes = new SendLanes(deps.policy.timeoutMs)
@@ -156,6 +162,10 @@ export class DeliveryWorker {
         await webhooks.complete(delivery.id)
         return
       }
+      if (endpoint.export !== undefined) {
+        await this.deliverExport(delivery, event, { ...endpoint, export: endpoint.export })
+        return
+      }
       const body = eventBody(event)
       const sentAt = clock.now()
       const answer = await this.deps.sender.send(
@@ -163,26 +173,63 @@ export class DeliveryWorker {
         signatureHeaders(endpoint.secrets, event.id, sentAt, body),
         body,
       )
-      await this.settle(delivery, event, sentAt, answer)
+      await this.settle(delivery, event, sentAt, answer, deliveredIf2xx(answer))
     } catch (err) {
       // The store failed: the claim's lease brings the delivery back.
       log.warn({ err, deliveryId: delivery.id }, 'webhook delivery could not be settled')
     }
   }
 
+  /**
+   * A usage event to a meter export: its provider's request (exports/meter-exports.ts), or nothing sent — completed
+   * when there is nothing to bill, dead-lettered at once when only an operator can change what would be sent.
+   */
+  private async deliverExport(
+    delivery: WebhookDelivery,
+    event: WebhookEvent,
+    endpoint: WebhookEndpoint & { export: MeterExport },
+  ): Promise<void> {
+    const { webhooks, clock, sender } = this.deps
+    const sentAt = clock.now()
+    const plan = this.deps.exports
+      ? await this.deps.exports.plan(endpoint, event, sentAt)
+      : { hold: 'this control plane sends no meter exports' }
+    if ('skip' in plan) {
+      await webhooks.complete(delivery.id)
+      return
+    }
+    if ('hold' in plan) {
+      await this.settle(delivery, event, sentAt, { latencyMs: 0, error: plan.hold }, 'refused')
+      return
+    }
+    const { url, headers, body } = plan.send
+    const answer = await sender.send(url, headers, body)
+    await this.settle(delivery, event, sentAt, answer, meterAnswer(endpoint.export.provider, answer))
+  }
+
+  /**
+   * Records the attempt and moves the delivery on as `meaning` says: completed; retried with backoff until the retry
+   * window has passed since it was queued, then dead-lettered; or (refused) dead-lettered at once.
+   */
   private async settle(
     delivery: WebhookDelivery,
     event: WebhookEvent,
     sentAt: number,
     answer: EndpointAnswer,
+    meaning: 'delivered' | 'retry' | 'refused',
   ): Promise<void> {
     const { webhooks, clock, policy, metrics, log } = this.deps
     const attempts = delivery.attempts + 1
-    const delivered = answer.status !== undefined && answer.status >= 200 && answer.status < 300
+    const delivered = meaning === 'delivered'
     // Its lane goes by how long it held the slot, not by its status: a quick 500 costs the others nothing.
     this.lanes.record(delivery.endpointId, answer.latencyMs)
     const now = clock.now()
-    const outcome = delivered ? 'delivered' : now - delivery.queuedAt >= policy.retryWindowMs ? 'dead' : 'retry'
+    const outcome =
+      meaning === 'delivered'
+        ? 'delivered'
+        : meaning === 'refused' || now - delivery.queuedAt >= policy.retryWindowMs
+          ? 'dead'
+          : 'retry'
     const attempt: WebhookAttempt = {
       deliveryId: delivery.id,
       eventId: event.id,
@@ -208,3 +255,7 @@ export class DeliveryWorker {
     }
   }
 }
+
+/** A webhook is delivered by any 2xx; anything else is retried until the retry window closes. */
+const deliveredIf2xx = (answer: EndpointAnswer): 'delivered' | 'retry' =>
+  answer.status !== undefined && answer.status >= 200 && answer.status < 300 ? 'delivered' : 'retry'

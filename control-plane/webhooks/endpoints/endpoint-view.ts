@@ -14,10 +14,13 @@ export type EndpointView = {
   enabled: boolean
   createdAt: number
   updatedAt?: number
+  /** A meter export's settings, without its credential. */
+  export?: { provider: string; meter: string; measure: string; customerField?: string }
 }
 
 export function endpointView(endpoint: WebhookEndpoint): EndpointView {
   const { id, url, description, eventTypes, apiIds, enabled, createdAt, updatedAt } = endpoint
+  const exported = endpoint.export
   return {
     endpointId: id,
     url,
@@ -27,5 +30,15 @@ export function endpointView(endpoint: WebhookEndpoint): EndpointView {
     enabled,
     createdAt,
     ...(updatedAt === undefined ? {} : { updatedAt }),
+    ...(exported === undefined
+      ? {}
+      : {
+          export: {
+            provider: exported.provider,
+            meter: exported.meter,
+            measure: exported.measure,
+            ...(exported.customerField === undefined ? {} : { customerField: exported.customerField }),
+          },
+        }),
   }
 }

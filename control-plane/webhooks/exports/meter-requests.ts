@@ -7,9 +7,7 @@
  * sent twice carries the same identifier, and each provider drops the second within its window (METER_WINDOWS_MS).
  */
 
-/** The billing systems a meter export sends to. */
-export const METER_PROVIDERS = ['stripe', 'lago', 'openmeter'] as const
-export type MeterProvider = (typeof METER_PROVIDERS)[number]
+import type { MeterProvider } from '../../../shared/meter-export.js'
 
 /**
  * How long after a request a provider still recognises its identifier as sent, at most as far as it documents: a
