@@ -30,6 +30,7 @@ import {
 } from '../support/apps.js'
 import { useAnalyticsEngine } from '../support/analytics-engine.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { overriding } from '../support/store-overrides.js'
 import { waitFor } from '../support/wait-for.js'
 import { startWebhookReceiver } from '../support/webhook-receiver.js'
 
@@ -409,5 +410,145 @@ for (const storeKind of ['memory', 'redis'] as const) {
         await scoped.stop()
       }
     })
+
+    it('lists the identities and keys holding thresholds through every write that sets, clears, copies or deletes them', async () => {
+      const { apiId } = await call('v1', 'apis.createApi', { name: 'listed' })
+      const externalId = `acme-listed-${storeKind}`
+      const { keyId } = await call('v1', 'keys.createKey', { apiId })
+      const ours = [`identity:${externalId}`, `key:${keyId}`]
+      const ourListed = async () => (await listed()).filter((member) => ours.includes(member))
+      const thresholdsOfKey = async (id: string) => (await read(`keys.getKey?keyId=${id}`)).usageThresholds
+      const ten = { measure: 'billable', period: 'day', value: 10 }
+
+      // A key's: set, kept by a write of another field, cleared by null (v2) and by [] (v1).
+      await call('v2', 'keys.updateKey', { keyId, usageThresholds: [ten] })
+      await call('v1', 'keys.updateKey', { keyId, name: 'renamed' })
+      expect(await thresholdsOfKey(keyId)).toEqual([ten])
+      expect(await ourListed()).toEqual([`key:${keyId}`])
+      await call('v2', 'keys.updateKey', { keyId, usageThresholds: null })
+      expect(await thresholdsOfKey(keyId)).toBeUndefined()
+      expect(await ourListed()).toEqual([])
+      await call('v1', 'keys.updateKey', { keyId, usageThresholds: [ten] })
+      expect(await ourListed()).toEqual([`key:${keyId}`])
+      await call('v1', 'keys.updateKey', { keyId, usageThresholds: [] })
+      expect(await ourListed()).toEqual([])
+
+      // Rolled, the new key holds the old one's thresholds and is listed beside it (in its grace period).
+      await call('v1', 'keys.updateKey', { keyId, usageThresholds: [ten] })
+      const rolled = (await call('v2', 'keys.rerollKey', { keyId, expiration: 60_000 })).data.keyId
+      ours.push(`key:${rolled}`)
+      expect(await thresholdsOfKey(rolled)).toEqual([ten])
+      const keys = [`key:${keyId}`, `key:${rolled}`].sort()
+      expect(await ourListed()).toEqual(keys)
+
+      // An identity's: deleted, it is unlisted; made again under its externalId, it holds none until set.
+      const { identityId } = await call('v1', 'identities.createIdentity', { externalId })
+      await call('v2', 'identities.updateIdentity', { identity: externalId, usageThresholds: [ten] })
+      await call('v1', 'identities.updateIdentity', { identityId, meta: { plan: 'pro' } })
+      expect(await ourListed()).toEqual([`identity:${externalId}`, ...keys])
+      await call('v1', 'identities.deleteIdentity', { identityId })
+      expect(await ourListed()).toEqual(keys)
+      await call('v1', 'identities.createIdentity', { externalId })
+      expect((await read(`identities.getIdentity?externalId=${externalId}`)).usageThresholds).toBeUndefined()
+      expect(await ourListed()).toEqual(keys)
+      await call('v1', 'identities.updateIdentity', { externalId, usageThresholds: [ten] })
+      expect(await ourListed()).toEqual([`identity:${externalId}`, ...keys])
+    })
   })
 }
+
+/**
+ * A clear and a set of one subject's thresholds at once, the set landing last: the index must follow the record the
+ * set left, or its thresholds are never looked at. Either the set runs whole between the clear's write and its
+ * unlisting; or the set lists the subject before the clear unlists it, and writes once the clear has read the record
+ * again.
+ */
+describe('a clear and a set of usage thresholds at once', () => {
+  type Call = (path: string, payload?: object) => Promise<any>
+  /** A subject made through the API (v1): its index member, the write of its thresholds, and what it shows. */
+  const subjects = {
+    key: async (call: Call) => {
+      const { apiId } = await call('apis.createApi', { name: 'raced' })
+      const { keyId } = await call('keys.createKey', { apiId })
+      return {
+        member: `key:${keyId}`,
+        write: (usageThresholds: object[]) => call('keys.updateKey', { keyId, usageThresholds }),
+        shown: async () => (await call(`keys.getKey?keyId=${keyId}`)).usageThresholds,
+      }
+    },
+    identity: async (call: Call) => {
+      const externalId = 'acme-raced'
+      await call('identities.createIdentity', { externalId })
+      return {
+        member: `identity:${externalId}`,
+        write: (usageThresholds: object[]) => call('identities.updateIdentity', { externalId, usageThresholds }),
+        shown: async () => (await call(`identities.getIdentity?externalId=${externalId}`)).usageThresholds,
+      }
+    },
+  }
+
+  for (const [kind, make] of Object.entries(subjects)) {
+    for (const whole of [true, false]) {
+      const how = whole ? 'runs whole before the clear unlists it' : 'lists it first and writes after the clear'
+      it(`leaves the ${kind} listed when the set ${how}`, async () => {
+        const backend = await openBackend()
+        let member: string | undefined
+        let setting: (() => Promise<unknown>) | undefined
+        let racing: Promise<unknown> | undefined
+        let paused = false
+        let listedFirst!: () => void
+        const pointerWritten = new Promise<void>((resolve) => (listedFirst = resolve))
+        let clearDone!: () => void
+        const cleared = new Promise<void>((resolve) => (clearDone = resolve))
+        const store = overriding(backend.store, {
+          entities: {
+            // The clear, its record written, unlists the subject only once the set is done, or has listed it.
+            removeFromIndex: async (index: string, removed: string) => {
+              if (index === USAGE_THRESHOLD_INDEX && removed === member && setting && racing === undefined) {
+                racing = setting()
+                await (whole ? racing : pointerWritten)
+              }
+              await backend.store.entities.removeFromIndex(index, removed)
+            },
+            // The set, having listed it, writes its record only once the clear is done.
+            addToIndex: async (index: string, added: string) => {
+              await backend.store.entities.addToIndex(index, added)
+              if (!whole && index === USAGE_THRESHOLD_INDEX && added === member && racing && !paused) {
+                paused = true
+                listedFirst()
+                await cleared
+              }
+            },
+          },
+        })
+        const controlPlane = await startTestControlPlane({ backend: { ...backend, store } })
+        try {
+          const call: Call = async (path, payload) => {
+            const response = await controlPlane.app.inject({
+              method: payload === undefined ? 'GET' : 'POST',
+              url: `/v1/${path}`,
+              headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+              ...(payload === undefined ? {} : { payload }),
+            })
+            expect(response.statusCode, response.body).toBe(200)
+            return response.json()
+          }
+          const subject = await make(call)
+          member = subject.member
+          await subject.write([{ measure: 'credits', period: 'month', value: 5 }])
+          const set = [{ measure: 'billable', period: 'day', value: 7 }]
+          setting = () => subject.write(set)
+          await subject.write([])
+          clearDone()
+          await racing
+          expect(await subject.shown()).toEqual(set)
+          const index = await backend.store.entities.listIndex(USAGE_THRESHOLD_INDEX, { limit: 10 })
+          expect(index.members).toEqual([member])
+        } finally {
+          await controlPlane.close()
+          await backend.close()
+        }
+      })
+    }
+  }
+})
