@@ -85,7 +85,11 @@ describe('usage alerts over the engine', () => {
     clock: ManualClock,
     held: Map<string, SubjectThresholds>,
     billed: string[],
-    options: { marks?: UsageAlertsDeps['marks']; webhooks?: MemoryWebhookStore } = {},
+    options: {
+      marks?: UsageAlertsDeps['marks']
+      webhooks?: MemoryWebhookStore
+      thresholdsOf?: UsageAlertsDeps['thresholdsOf']
+    } = {},
   ) => {
     const backend = await openBackend()
     for (const member of held.keys()) await backend.store.entities.addToIndex(USAGE_THRESHOLD_INDEX, member)
@@ -104,7 +108,7 @@ describe('usage alerts over the engine', () => {
         },
       },
       index: backend.store.entities,
-      thresholdsOf: async (subject) => held.get(usageSubjectMember(subject)),
+      thresholdsOf: options.thresholdsOf ?? (async (subject) => held.get(usageSubjectMember(subject))),
       marks: options.marks ?? new MemoryAnalyticsBufferStore(),
       apiSettings: {
         of: async (apiId) => (billed.includes(apiId) ? { billableOutcomes: ['RATE_LIMITED', 'VALID'] } : {}),
@@ -247,6 +251,20 @@ describe('usage alerts over the engine', () => {
     clock.advance(1)
     await alerts.runIfDue()
     expect(await members()).toEqual([bare])
+  })
+
+  it('keeps listing a rolled key written just after a run found it missing', async () => {
+    const rolled = usageSubjectMember({ keyId: unique('key') })
+    const written: SubjectThresholds = { thresholds: [{ measure: 'billable', period: 'day', value: 1 }], apiId: 'api' }
+    let reads = 0
+    const clock = new ManualClock(noon)
+    const { alerts, webhooks, members } = await alertsOf(clock, new Map([[rolled, 'gone']]), [], {
+      // A roll lists its new key before writing it: the run's first read finds no key, the roll writes it next.
+      thresholdsOf: async () => (reads++ === 0 ? 'gone' : written),
+    })
+    await webhooks.createEndpoint(endpoint(['usage.threshold']))
+    await alerts.run()
+    expect(await members()).toEqual([rolled])
   })
 })
 

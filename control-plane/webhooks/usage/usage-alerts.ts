@@ -18,6 +18,7 @@ import { endpointWants } from '../endpoints/endpoint-wants.js'
 import type { AnalyticsEngine } from '../../analytics/engine/analytics-engine.js'
 import { OUTCOME_FIELD } from '../../analytics/usage-sum.js'
 import { stringListParam } from '../../analytics/string-list-param.js'
+import { UsageThresholdIndex } from '../../analytics/usage-threshold-index.js'
 
 export const USAGE_THRESHOLD_EVENT = 'usage.threshold'
 
@@ -28,7 +29,7 @@ export interface UsageAlertsDeps {
   engine: AnalyticsEngine
   clock: Clock
   webhooks: Pick<WebhookStore, 'listEndpoints' | 'enqueue' | 'getEvent'>
-  index: Pick<EntityStore, 'listIndex' | 'removeFromIndex'>
+  index: Pick<EntityStore, 'listIndex' | 'addToIndex' | 'removeFromIndex'>
   /** The subject's thresholds (a key's with its api): undefined when it holds none, or is gone for now. */
   thresholdsOf(subject: UsageSubject): Promise<SubjectThresholds>
   /** Which crossings were sent: a mark per threshold, the start of the last period it was sent for. */
@@ -125,8 +126,13 @@ export class UsageAlerts {
       const subject = usageSubjectOf(member)
       if (subject === undefined) continue
       const found = await this.deps.thresholdsOf(subject)
-      if (found === 'gone') await this.deps.index.removeFromIndex(USAGE_THRESHOLD_INDEX, member)
-      else if (found !== undefined && found.thresholds.length > 0) watched.push({ subject, ...found })
+      if (found === 'gone') {
+        // Read again once unlisted: a rolled key is listed before it is written, and may have been written since.
+        await new UsageThresholdIndex(this.deps.index).afterClearing(subject, async () => {
+          const again = await this.deps.thresholdsOf(subject)
+          return again === 'gone' ? undefined : again?.thresholds
+        })
+      } else if (found !== undefined && found.thresholds.length > 0) watched.push({ subject, ...found })
     }
     if (watched.length === 0) return 0
     const usage = await this.usageOf(
