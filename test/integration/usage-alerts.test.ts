@@ -266,6 +266,37 @@ describe('usage alerts over the engine', () => {
     await alerts.run()
     expect(await members()).toEqual([rolled])
   })
+
+  it('notes no crossing that no endpoint takes: an endpoint added later in the period is told', async () => {
+    const [api, other] = [unique('api'), unique('api')]
+    const key = unique('key')
+    const customer = unique('customer')
+    await record(noon, [[api, key, customer, 'VALID', 2]])
+    const thresholds: UsageThreshold[] = [{ measure: 'billable', period: 'day', value: 2 }]
+    const held = new Map<string, SubjectThresholds>([
+      [usageSubjectMember({ identity: customer }), { thresholds }],
+      [usageSubjectMember({ keyId: key }), { thresholds, apiId: api }],
+    ])
+    const clock = new ManualClock(noon + 60_000)
+    const { alerts, webhooks, lines } = await alertsOf(clock, held, [])
+    // Scoped to another api: it takes neither the identity's crossing (over every api) nor the key's.
+    await webhooks.createEndpoint(endpoint(['usage.threshold'], [other]))
+    expect(await alerts.run()).toBe(0)
+    const scoped = endpoint(['usage.threshold'], [api])
+    await webhooks.createEndpoint(scoped)
+    clock.advance(60_000)
+    expect(await alerts.run()).toBe(1)
+    const unscoped = endpoint(['usage.threshold'])
+    await webhooks.createEndpoint(unscoped)
+    clock.advance(60_000)
+    expect(await alerts.run()).toBe(1)
+    expect(await lines()).toEqual(
+      [
+        [customer, undefined, 'billable', 'day', 2, 2, day, [unscoped.id]],
+        [key, api, 'billable', 'day', 2, 2, day, [scoped.id]],
+      ].sort(byText),
+    )
+  })
 })
 
 /**

@@ -79,6 +79,7 @@ interface PeriodUsage {
  * it are in the engine (the ingest runs this after its passes). Usage only grows within a period, so what is crossed
  * stays crossed: each threshold keeps a mark — the start of the last period it was sent for — and an event's id is
  * derived from the threshold and the period, so that a run dying between queueing and marking queues nothing twice.
+ * A crossing no endpoint takes is not marked.
  *
  * An identity's usage is over every api, so its events go to unscoped endpoints only; a key's carry its api
  * (endpoint-wants.ts). The index lists the subjects to look at (usage-threshold-index.ts): a deleted key's member is
@@ -157,23 +158,29 @@ export class UsageAlerts {
           usage: used,
           period,
         }
-        if (await this.send(`${mark}|${period.start}`, data, endpoints, now)) queued++
+        const sent = await this.send(`${mark}|${period.start}`, data, endpoints, now)
+        // Taken by no endpoint (each scoped to other apis): not marked, so that one added later in the period is told.
+        if (sent === 'untaken') continue
+        if (sent === 'queued') queued++
         await this.deps.marks.raiseMark(mark, period.start)
       }
     }
     return queued
   }
 
-  /** Queues the event of `data` (id from `identity`) to the endpoints that take it; false if it was queued before. */
+  /**
+   * Queues the event of `data` (id from `identity`) to the endpoints that take it: `kept` if it was queued before,
+   * `untaken` if none takes it.
+   */
   private async send(
     identity: string,
     data: UsageThresholdEventData,
     endpoints: WebhookEndpoint[],
     now: number,
-  ): Promise<boolean> {
+  ): Promise<'queued' | 'kept' | 'untaken'> {
     const id = eventId(`${USAGE_THRESHOLD_EVENT}|${identity}`)
     // Kept already: queued by a run that died before it marked the threshold.
-    if ((await this.deps.webhooks.getEvent(id)) !== null) return false
+    if ((await this.deps.webhooks.getEvent(id)) !== null) return 'kept'
     const event: WebhookEvent = {
       id,
       type: USAGE_THRESHOLD_EVENT,
@@ -181,9 +188,9 @@ export class UsageAlerts {
       data: data as unknown as Record<string, unknown>,
     }
     const taking = endpoints.filter((endpoint) => endpointWants(endpoint, event)).map((endpoint) => endpoint.id)
-    if (taking.length === 0) return false
+    if (taking.length === 0) return 'untaken'
     await this.deps.webhooks.enqueue({ ...event, madeAt: now }, taking, now)
-    return true
+    return 'queued'
   }
 
   /** Each subject's usage in the day and the month holding `now`, by index member (none: no usage this month). */
