@@ -265,7 +265,7 @@ function analyticsIngestOf(
       try {
         await usageEvents.run(watermark)
       } finally {
-        await usageAlerts.runIfDue()
+        await usageAlerts.runIfDue(watermark)
       }
     },
     buffer: parts.store.analyticsBuffer,

@@ -166,7 +166,7 @@ describe('usage alerts over the engine', () => {
     ]
     for (const made of [everyApi, firstApi, secondApi, hourly]) await webhooks.createEndpoint(made)
 
-    expect(await alerts.run()).toBe(3)
+    expect(await alerts.run(clock.ms)).toBe(3)
     const month = usagePeriodAt('month', noon).start
     // An identity's usage is over every api: to unscoped endpoints only. A key's carries its api.
     expect(await lines()).toEqual(
@@ -177,11 +177,11 @@ describe('usage alerts over the engine', () => {
       ].sort(byText),
     )
     // Nothing new: nothing sent again.
-    expect(await alerts.run()).toBe(0)
+    expect(await alerts.run(clock.ms)).toBe(0)
 
     // One more today: the day's 4 is crossed, the 3 and the month's 7 are not sent again.
     await record(noon, [[first, paying, customer, 'VALID', 1]])
-    expect(await alerts.run()).toBe(1)
+    expect(await alerts.run(clock.ms)).toBe(1)
     expect((await lines()).filter((row) => row[4] === 4)).toEqual([
       [customer, undefined, 'billable', 'day', 4, 4, day, [everyApi.id]],
     ])
@@ -189,7 +189,7 @@ describe('usage alerts over the engine', () => {
     // The next day: the day's thresholds count from zero, and are crossed again; the month's is not sent again.
     clock.ms = noon + DAY
     await record(noon + DAY, [[first, paying, customer, 'VALID', 3]])
-    expect(await alerts.run()).toBe(1)
+    expect(await alerts.run(clock.ms)).toBe(1)
     expect((await lines()).filter((row) => row[6] === day + DAY)).toEqual([
       [customer, undefined, 'billable', 'day', 3, 3, day + DAY, [everyApi.id]],
     ])
@@ -210,8 +210,9 @@ describe('usage alerts over the engine', () => {
     let fails = 1
     const failing: UsageAlertsDeps['marks'] = {
       readMark: (name) => marks.readMark(name),
+      // The first threshold's mark fails, once.
       raiseMark: async (name, value) => {
-        if (fails-- > 0) throw new Error('store unreachable')
+        if (name.startsWith('threshold|') && fails-- > 0) throw new Error('store unreachable')
         await marks.raiseMark(name, value)
       },
     }
@@ -219,12 +220,12 @@ describe('usage alerts over the engine', () => {
     const { alerts, webhooks, queuedTo } = await alertsOf(clock, held, [], { marks: failing })
     // No endpoint wants it: nothing sent, nothing marked.
     await webhooks.createEndpoint(endpoint(['usage.daily']))
-    expect(await alerts.run()).toBe(0)
+    expect(await alerts.run(clock.ms)).toBe(0)
     const listening = endpoint(['usage.threshold'])
     await webhooks.createEndpoint(listening)
-    await expect(alerts.run()).rejects.toThrow('store unreachable')
-    expect(await alerts.run()).toBe(0)
-    expect(await alerts.run()).toBe(0)
+    await expect(alerts.run(clock.ms)).rejects.toThrow('store unreachable')
+    expect(await alerts.run(clock.ms)).toBe(0)
+    expect(await alerts.run(clock.ms)).toBe(0)
     const events = await webhooks.listEvents(0, 1_000)
     expect(events).toHaveLength(1)
     expect([...queuedTo]).toEqual([[events[0]!.id, [listening.id]]])
@@ -239,17 +240,17 @@ describe('usage alerts over the engine', () => {
     const clock = new ManualClock(noon)
     const { alerts, webhooks, members, index } = await alertsOf(clock, held, [])
     await webhooks.createEndpoint(endpoint(['usage.threshold']))
-    await alerts.runIfDue()
+    await alerts.runIfDue(clock.ms)
     expect(await members()).toEqual([bare])
     // Another key gone: not looked at within ALERTS_EVERY_MS of the last look, then dropped.
     const later = usageSubjectMember({ keyId: unique('key') })
     held.set(later, 'gone')
     await index.addToIndex(USAGE_THRESHOLD_INDEX, later)
     clock.advance(ALERTS_EVERY_MS - 1)
-    await alerts.runIfDue()
+    await alerts.runIfDue(clock.ms)
     expect(await members()).toEqual([bare, later].sort())
     clock.advance(1)
-    await alerts.runIfDue()
+    await alerts.runIfDue(clock.ms)
     expect(await members()).toEqual([bare])
   })
 
@@ -263,7 +264,7 @@ describe('usage alerts over the engine', () => {
       thresholdsOf: async () => (reads++ === 0 ? 'gone' : written),
     })
     await webhooks.createEndpoint(endpoint(['usage.threshold']))
-    await alerts.run()
+    await alerts.run(clock.ms)
     expect(await members()).toEqual([rolled])
   })
 
@@ -281,19 +282,90 @@ describe('usage alerts over the engine', () => {
     const { alerts, webhooks, lines } = await alertsOf(clock, held, [])
     // Scoped to another api: it takes neither the identity's crossing (over every api) nor the key's.
     await webhooks.createEndpoint(endpoint(['usage.threshold'], [other]))
-    expect(await alerts.run()).toBe(0)
+    expect(await alerts.run(clock.ms)).toBe(0)
     const scoped = endpoint(['usage.threshold'], [api])
     await webhooks.createEndpoint(scoped)
     clock.advance(60_000)
-    expect(await alerts.run()).toBe(1)
+    expect(await alerts.run(clock.ms)).toBe(1)
     const unscoped = endpoint(['usage.threshold'])
     await webhooks.createEndpoint(unscoped)
     clock.advance(60_000)
-    expect(await alerts.run()).toBe(1)
+    expect(await alerts.run(clock.ms)).toBe(1)
     expect(await lines()).toEqual(
       [
         [customer, undefined, 'billable', 'day', 2, 2, day, [unscoped.id]],
         [key, api, 'billable', 'day', 2, 2, day, [scoped.id]],
+      ].sort(byText),
+    )
+  })
+
+  it("sends a day's last crossings once its rows are in, after a control plane was down over midnight", async () => {
+    const api = unique('api')
+    const key = unique('key')
+    const midnight = day + 2 * DAY
+    const held = new Map<string, SubjectThresholds>([
+      [
+        usageSubjectMember({ keyId: key }),
+        { thresholds: [{ measure: 'billable', period: 'day', value: 1 }], apiId: api },
+      ],
+    ])
+    const clock = new ManualClock(midnight - 60_000)
+    const { alerts, webhooks, lines } = await alertsOf(clock, held, [])
+    const listening = endpoint(['usage.threshold'])
+    await webhooks.createEndpoint(listening)
+    expect(await alerts.run(midnight - 70_000)).toBe(0)
+    await record(midnight - 2_000, [[api, key, '', 'VALID', 1]])
+    // The next look half an hour later.
+    clock.ms = midnight + 30 * 60_000
+    expect(await alerts.run(clock.ms - 10_000)).toBe(1)
+    clock.advance(ALERTS_EVERY_MS)
+    expect(await alerts.run(clock.ms - 10_000)).toBe(0)
+    expect(await lines()).toEqual([[key, api, 'billable', 'day', 1, 1, midnight - DAY, [listening.id]]])
+  })
+
+  it("sends a crossing in a month's last seconds for its day and month once its rows are in, after midnight", async () => {
+    const api = unique('api')
+    const key = unique('key')
+    // The end of the month before last: midnight, its last day's end and its own.
+    const end = usagePeriodAt('month', day).end
+    const held = new Map<string, SubjectThresholds>([
+      [
+        usageSubjectMember({ keyId: key }),
+        {
+          thresholds: [
+            { measure: 'billable', period: 'day', value: 1 },
+            { measure: 'billable', period: 'day', value: 2 },
+            { measure: 'billable', period: 'month', value: 1 },
+          ],
+          apiId: api,
+        },
+      ],
+    ])
+    const clock = new ManualClock(end - 5_000)
+    const { alerts, webhooks, lines } = await alertsOf(clock, held, [])
+    const listening = endpoint(['usage.threshold'])
+    await webhooks.createEndpoint(listening)
+    expect(await alerts.run(end - 15_000)).toBe(0)
+    // The new day's first verification is in first: its crossings are sent for the new day and month.
+    await record(end + 1_000, [[api, key, '', 'VALID', 1]])
+    clock.ms = end + 10_000
+    expect(await alerts.run(end - 1_000)).toBe(2)
+    // Then the last day's, late, made 2 s before midnight: sent for the day and the month it was made in.
+    await record(end - 2_000, [[api, key, '', 'VALID', 1]])
+    clock.ms = end + 20_000
+    expect(await alerts.run(end + 5_000)).toBe(2)
+    // Looked at with every row of it in (the watermark past midnight), the day before is looked at no more: a row
+    // later than the watermark said crosses nothing.
+    await record(end - 1_000, [[api, key, '', 'VALID', 1]])
+    clock.ms = end + 30_000
+    expect(await alerts.run(end + 15_000)).toBe(0)
+    const to = [listening.id]
+    expect(await lines()).toEqual(
+      [
+        [key, api, 'billable', 'day', 1, 1, end - DAY, to],
+        [key, api, 'billable', 'month', 1, 1, usagePeriodAt('month', day).start, to],
+        [key, api, 'billable', 'day', 1, 1, end, to],
+        [key, api, 'billable', 'month', 1, 1, end, to],
       ].sort(byText),
     )
   })

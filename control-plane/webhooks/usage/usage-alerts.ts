@@ -32,7 +32,7 @@ export interface UsageAlertsDeps {
   index: Pick<EntityStore, 'listIndex' | 'addToIndex' | 'removeFromIndex'>
   /** The subject's thresholds (a key's with its api): undefined when it holds none, or is gone for now. */
   thresholdsOf(subject: UsageSubject): Promise<SubjectThresholds>
-  /** Which crossings were sent: a mark per threshold, the start of the last period it was sent for. */
+  /** Which crossings were sent: a mark per threshold, the start of the last period it was sent for; LOOKED_THROUGH. */
   marks: Pick<AnalyticsBufferStore, 'readMark' | 'raiseMark'>
   /** The outcomes each api bills. */
   apiSettings: { of(apiId: string): Promise<ApiSettings> }
@@ -61,10 +61,19 @@ export interface UsageThresholdEventData {
  * within this of its rows reaching the engine, well within the minute promised.
  */
 export const ALERTS_EVERY_MS = 10_000
+/** The mark of the days looked at once every row of them was in: the end of the last (the start of the next). */
+export const LOOKED_THROUGH = 'threshold.looked-through'
 /** Subjects read from the index, and looked up in the engine, per query. */
 const SUBJECTS_PER_QUERY = 1_000
 /** A usage read is one of the control plane's own: bounded as a report is. */
 const READ_SETTINGS = "max_execution_time = 30, max_threads = 2, result_overflow_mode = 'throw'"
+
+/** A subject looked at: its thresholds, and a key's api. */
+interface Watched {
+  subject: UsageSubject
+  thresholds: readonly UsageThreshold[]
+  apiId?: string
+}
 
 /** A subject's usage in the current day and month, by measure. */
 interface PeriodUsage {
@@ -79,7 +88,9 @@ interface PeriodUsage {
  * it are in the engine (the ingest runs this after its passes). Usage only grows within a period, so what is crossed
  * stays crossed: each threshold keeps a mark — the start of the last period it was sent for — and an event's id is
  * derived from the threshold and the period, so that a run dying between queueing and marking queues nothing twice.
- * A crossing no endpoint takes is not marked.
+ * A crossing no endpoint takes is not marked. Rows reach the engine seconds after their verification, so the day
+ * before (and, on a month's first day, the month before) is looked at again until a run has looked at it with every
+ * row of it in (LOOKED_THROUGH, by the ingest's watermark): a crossing in its last seconds is sent for it.
  *
  * An identity's usage is over every api, so its events go to unscoped endpoints only; a key's carry its api
  * (endpoint-wants.ts). The index lists the subjects to look at (usage-threshold-index.ts): a deleted key's member is
@@ -91,21 +102,35 @@ export class UsageAlerts {
   constructor(private readonly deps: UsageAlertsDeps) {}
 
   /** run(), if ALERTS_EVERY_MS have passed since the last (or the clock went back): after each ingest pass. */
-  async runIfDue(): Promise<number> {
+  async runIfDue(watermark: number): Promise<number> {
     const now = this.deps.clock.now()
     if (now >= this.lastRun && now - this.lastRun < ALERTS_EVERY_MS) return 0
     this.lastRun = now
-    return this.run()
+    return this.run(watermark)
   }
 
-  /** Looks at every subject's thresholds now; answers how many events were queued. */
-  async run(): Promise<number> {
+  /**
+   * Looks at every subject's thresholds now, and at the day before until it was looked at with every row of it in
+   * (`watermark`, Unix ms: every verification before it is in the engine); answers how many events were queued.
+   */
+  async run(watermark: number): Promise<number> {
+    const now = this.deps.clock.now()
+    const today = usagePeriodAt('day', now).start
+    // None looked at yet: from today on.
+    const lookedThrough = await this.deps.marks.readMark(LOOKED_THROUGH)
+    const lookBack = lookedThrough !== undefined && lookedThrough < today
+    const queued = await this.lookAtAll(lookBack ? [today - 1, now] : [now], now)
+    if (watermark >= today && lookedThrough !== today) await this.deps.marks.raiseMark(LOOKED_THROUGH, today)
+    return queued
+  }
+
+  /** Sends what every subject crossed in the periods holding each of `times` (in order), at `now`. */
+  private async lookAtAll(times: number[], now: number): Promise<number> {
     const endpoints = (await this.deps.webhooks.listEndpoints()).filter(
       (endpoint) => endpoint.enabled && endpoint.eventTypes.includes(USAGE_THRESHOLD_EVENT),
     )
     // Nobody to tell: crossings are not marked either, so an endpoint added later in the period is still told.
     if (endpoints.length === 0) return 0
-    const now = this.deps.clock.now()
     let queued = 0
     let cursor: string | undefined
     do {
@@ -113,16 +138,16 @@ export class UsageAlerts {
         limit: SUBJECTS_PER_QUERY,
         ...(cursor === undefined ? {} : { cursor }),
       })
-      queued += await this.lookAt(page.members, endpoints, now)
+      queued += await this.lookAt(page.members, endpoints, times, now)
       cursor = page.cursor
     } while (cursor !== undefined)
     if (queued > 0) this.deps.onQueued?.()
     return queued
   }
 
-  /** Sends what the index members `members` crossed by `now`. */
-  private async lookAt(members: string[], endpoints: WebhookEndpoint[], now: number): Promise<number> {
-    const watched: { subject: UsageSubject; thresholds: readonly UsageThreshold[]; apiId?: string }[] = []
+  /** Sends what the index members `members` crossed in the periods holding each of `times` (in order), at `now`. */
+  private async lookAt(members: string[], endpoints: WebhookEndpoint[], times: number[], now: number): Promise<number> {
+    const watched: Watched[] = []
     for (const member of members) {
       const subject = usageSubjectOf(member)
       if (subject === undefined) continue
@@ -135,10 +160,21 @@ export class UsageAlerts {
         })
       } else if (found !== undefined && found.thresholds.length > 0) watched.push({ subject, ...found })
     }
-    if (watched.length === 0) return 0
+    let queued = 0
+    if (watched.length > 0) for (const at of times) queued += await this.sendCrossed(watched, at, endpoints, now)
+    return queued
+  }
+
+  /** Sends what the `watched` subjects crossed in the day and the month holding `at`, at `now`. */
+  private async sendCrossed(
+    watched: Watched[],
+    at: number,
+    endpoints: WebhookEndpoint[],
+    now: number,
+  ): Promise<number> {
     const usage = await this.usageOf(
       watched.map((entry) => entry.subject),
-      now,
+      at,
     )
     let queued = 0
     for (const { subject, thresholds, apiId } of watched) {
@@ -148,10 +184,12 @@ export class UsageAlerts {
       for (const threshold of thresholds) {
         const used = counted[threshold.period][threshold.measure]
         if (used < threshold.value) continue
-        const period = usagePeriodAt(threshold.period, now)
+        const period = usagePeriodAt(threshold.period, at)
         const mark = `threshold|${member}|${threshold.measure}|${threshold.period}|${threshold.value}`
         const sentFor = await this.deps.marks.readMark(mark)
-        if (sentFor !== undefined && sentFor >= period.start) continue
+        // Sent for this period. A mark past a period under way means the clock went back; past one that ended, it may
+        // be the next period's, sent first: the event id tells then.
+        if (sentFor === period.start || (sentFor !== undefined && sentFor > period.start && period.end > now)) continue
         const data: UsageThresholdEventData = {
           ...('identity' in subject ? { externalId: subject.identity } : { keyId: subject.keyId, apiId }),
           threshold: { ...threshold },
@@ -193,8 +231,8 @@ export class UsageAlerts {
     return 'queued'
   }
 
-  /** Each subject's usage in the day and the month holding `now`, by index member (none: no usage this month). */
-  private async usageOf(subjects: UsageSubject[], now: number): Promise<Map<string, PeriodUsage>> {
+  /** Each subject's usage in the day and the month holding `at`, by index member (none: no usage that month). */
+  private async usageOf(subjects: UsageSubject[], at: number): Promise<Map<string, PeriodUsage>> {
     const identities = subjects.flatMap((subject) => ('identity' in subject ? [subject.identity] : []))
     const keys = subjects.flatMap((subject) => ('keyId' in subject ? [subject.keyId] : []))
     const usage = new Map<string, PeriodUsage>()
@@ -204,7 +242,7 @@ export class UsageAlerts {
       ['key_id', keys, (id: string) => usageSubjectMember({ keyId: id })],
     ] as const) {
       if (ids.length === 0) continue
-      for (const row of await this.monthRows(column, ids, now)) {
+      for (const row of await this.monthRows(column, ids, at)) {
         const member = memberOf(String(row.subject))
         let counted = usage.get(member)
         if (counted === undefined) {
@@ -229,10 +267,13 @@ export class UsageAlerts {
     return usage
   }
 
-  /** The month's usage of `ids` (by `column`) per api, outcome and whether it was today, from the daily rollup. */
-  private monthRows(column: 'external_id' | 'key_id', ids: string[], now: number) {
-    const month = usagePeriodAt('month', now)
-    const day = usagePeriodAt('day', now)
+  /**
+   * The usage of `ids` (by `column`) in the month holding `at`, per api, outcome and whether it was on the day holding
+   * `at` (`today`), from the daily rollup.
+   */
+  private monthRows(column: 'external_id' | 'key_id', ids: string[], at: number) {
+    const month = usagePeriodAt('month', at)
+    const day = usagePeriodAt('day', at)
     const params: Record<string, string> = {
       day: String(day.start / 1000),
       month: String(month.start / 1000),
