@@ -143,6 +143,9 @@ describe('usage alerts over the engine', () => {
       [first, paying, customer, 'RATE_LIMITED', 1],
       [first, metered, '', 'VALID', 1, 5],
     ])
+    // The month before's last second and the month after's first: in neither this day nor this month.
+    const { start: monthStart, end: monthEnd } = usagePeriodAt('month', day)
+    for (const time of [monthStart - 1_000, monthEnd]) await record(time, [[first, paying, customer, 'VALID', 5, 2]])
     const thresholds: UsageThreshold[] = [
       { measure: 'billable', period: 'day', value: 3 },
       { measure: 'billable', period: 'day', value: 4 },
@@ -297,6 +300,27 @@ describe('usage alerts over the engine', () => {
         [key, api, 'billable', 'day', 2, 2, day, [scoped.id]],
       ].sort(byText),
     )
+  })
+
+  it("sends a month's crossing once in it, after its event is no longer kept", async () => {
+    const api = unique('api')
+    const key = unique('key')
+    await record(noon, [[api, key, '', 'VALID', 1]])
+    const held = new Map<string, SubjectThresholds>([
+      [
+        usageSubjectMember({ keyId: key }),
+        { thresholds: [{ measure: 'billable', period: 'month', value: 1 }], apiId: api },
+      ],
+    ])
+    const clock = new ManualClock(noon + 60_000)
+    const { alerts, webhooks } = await alertsOf(clock, held, [])
+    await webhooks.createEndpoint(endpoint(['usage.threshold']))
+    expect(await alerts.run(clock.ms)).toBe(1)
+    // Days later, in the same month: the event is pruned (events are kept a day past their retries), the mark stays.
+    clock.advance(3 * DAY)
+    await webhooks.pruneEvents(clock.ms)
+    expect(await webhooks.listEvents(0, 1_000)).toEqual([])
+    expect(await alerts.run(clock.ms)).toBe(0)
   })
 
   it("sends a day's last crossings once its rows are in, after a control plane was down over midnight", async () => {
