@@ -267,11 +267,18 @@ function analyticsIngestOf(
   })
   return new AnalyticsIngest({
     now: () => clock.now(),
+    // One after the other (one engine query at a time), each whatever the other did; each failure is said, and
+    // tried again after the next pass.
     afterPass: async (watermark) => {
-      try {
-        await usageEvents.run(watermark)
-      } finally {
-        await usageAlerts.runIfDue()
+      for (const [what, run] of [
+        ['usage events', () => usageEvents.run(watermark)],
+        ['usage alerts', () => usageAlerts.runIfDue(watermark)],
+      ] as const) {
+        try {
+          await run()
+        } catch (err) {
+          log.warn({ err, watermark }, `${what} failed after an ingest pass: tried again after the next`)
+        }
       }
     },
     buffer: parts.store.analyticsBuffer,

@@ -57,11 +57,10 @@ export async function updateIdentity(
     }
     return next
   })
-  if (usageThresholds?.length === 0 && before?.usageThresholds !== undefined) {
-    await thresholdIndex.afterClearing(
-      subject,
-      async () => (await deps.identities.byExternalId(subject.identity))?.doc.usageThresholds,
-    )
+  const thresholdsNow = async () => (await deps.identities.byExternalId(subject.identity))?.doc.usageThresholds
+  if (usageThresholds?.length) await thresholdIndex.afterSetting(subject, thresholdsNow)
+  else if (usageThresholds !== undefined && before?.usageThresholds !== undefined) {
+    await thresholdIndex.afterClearing(subject, thresholdsNow)
   }
   caller.log.info({ identityId: after.id, rootKeyId: caller.principal.rootKeyId }, 'identity updated')
   await deps.audit.record(caller, 'identities.updateIdentity', { before: { ...before }, after: { ...after } })

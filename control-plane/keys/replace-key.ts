@@ -46,11 +46,13 @@ export async function replaceKey(
     remaining,
     ...settings
   } = old
+  const id = newId('key', now)
+  // Its usage thresholds come with its settings: listed before the key is written, as every pointer, and again once it
+  // is, as the usage alerts may have dropped the member of a key they found missing in between (usage-alerts.ts).
+  const thresholdIndex = new UsageThresholdIndex(deps.store.entities)
+  await thresholdIndex.beforeWrite({ keyId: id }, settings.usageThresholds)
   // Credits move, they are not copied: the new key starts empty and takes the old key's balance (the old
   // key then has none left for its grace period).
-  const id = newId('key', now)
-  // Its usage thresholds come with its settings: listed before the key is written, as every pointer.
-  await new UsageThresholdIndex(deps.store.entities).beforeWrite({ keyId: id }, settings.usageThresholds)
   const created = (
     await deps.writes.createKey({
       ...settings,
@@ -63,6 +65,10 @@ export async function replaceKey(
     })
   ).record
   try {
+    if (created.usageThresholds !== undefined) {
+      const thresholdsNow = async () => (await deps.store.keys.getKeyById(id))?.usageThresholds
+      await thresholdIndex.afterSetting({ keyId: id }, thresholdsNow)
+    }
     await options.admit?.(created)
   } catch (err) {
     await deps.writes.deleteKey(created.id)

@@ -106,6 +106,7 @@ export async function updateKey(deps: ControlPlaneDeps, caller: Caller, input: U
   if (typeof patch.ownerId === 'string') await bindIdentity(deps, caller, patch.ownerId)
   const subject = { keyId }
   const thresholdIndex = new UsageThresholdIndex(deps.store.entities)
+  const thresholdsNow = async () => (await deps.store.keys.getKeyById(keyId))?.usageThresholds
   await thresholdIndex.beforeWrite(subject, patch.usageThresholds ?? undefined)
   let before: KeyRecord | undefined
   const write = await deps.writes.updateKey(keyId, patch, (record) => {
@@ -113,8 +114,9 @@ export async function updateKey(deps: ControlPlaneDeps, caller: Caller, input: U
     requireKeyPermission(principal, record, 'update_key')
     checkContent(record, ratelimits)
   })
-  if ((patch.usageThresholds === null || patch.usageThresholds?.length === 0) && before?.usageThresholds) {
-    await thresholdIndex.afterClearing(subject, async () => (await deps.store.keys.getKeyById(keyId))?.usageThresholds)
+  if (patch.usageThresholds?.length) await thresholdIndex.afterSetting(subject, thresholdsNow)
+  else if (patch.usageThresholds !== undefined && before?.usageThresholds) {
+    await thresholdIndex.afterClearing(subject, thresholdsNow)
   }
   caller.log.info(
     { keyId, rev: write.record.rev, enabled: write.record.enabled, rootKeyId: principal.rootKeyId },

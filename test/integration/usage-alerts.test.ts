@@ -30,6 +30,7 @@ import {
 } from '../support/apps.js'
 import { useAnalyticsEngine } from '../support/analytics-engine.js'
 import { useRedisServer } from '../support/redis-server.js'
+import { overriding } from '../support/store-overrides.js'
 import { waitFor } from '../support/wait-for.js'
 import { startWebhookReceiver } from '../support/webhook-receiver.js'
 
@@ -84,7 +85,11 @@ describe('usage alerts over the engine', () => {
     clock: ManualClock,
     held: Map<string, SubjectThresholds>,
     billed: string[],
-    options: { marks?: UsageAlertsDeps['marks']; webhooks?: MemoryWebhookStore } = {},
+    options: {
+      marks?: UsageAlertsDeps['marks']
+      webhooks?: MemoryWebhookStore
+      thresholdsOf?: UsageAlertsDeps['thresholdsOf']
+    } = {},
   ) => {
     const backend = await openBackend()
     for (const member of held.keys()) await backend.store.entities.addToIndex(USAGE_THRESHOLD_INDEX, member)
@@ -103,7 +108,7 @@ describe('usage alerts over the engine', () => {
         },
       },
       index: backend.store.entities,
-      thresholdsOf: async (subject) => held.get(usageSubjectMember(subject)),
+      thresholdsOf: options.thresholdsOf ?? (async (subject) => held.get(usageSubjectMember(subject))),
       marks: options.marks ?? new MemoryAnalyticsBufferStore(),
       apiSettings: {
         of: async (apiId) => (billed.includes(apiId) ? { billableOutcomes: ['RATE_LIMITED', 'VALID'] } : {}),
@@ -138,6 +143,9 @@ describe('usage alerts over the engine', () => {
       [first, paying, customer, 'RATE_LIMITED', 1],
       [first, metered, '', 'VALID', 1, 5],
     ])
+    // The month before's last second and the month after's first: in neither this day nor this month.
+    const { start: monthStart, end: monthEnd } = usagePeriodAt('month', day)
+    for (const time of [monthStart - 1_000, monthEnd]) await record(time, [[first, paying, customer, 'VALID', 5, 2]])
     const thresholds: UsageThreshold[] = [
       { measure: 'billable', period: 'day', value: 3 },
       { measure: 'billable', period: 'day', value: 4 },
@@ -161,7 +169,7 @@ describe('usage alerts over the engine', () => {
     ]
     for (const made of [everyApi, firstApi, secondApi, hourly]) await webhooks.createEndpoint(made)
 
-    expect(await alerts.run()).toBe(3)
+    expect(await alerts.run(clock.ms)).toBe(3)
     const month = usagePeriodAt('month', noon).start
     // An identity's usage is over every api: to unscoped endpoints only. A key's carries its api.
     expect(await lines()).toEqual(
@@ -172,11 +180,11 @@ describe('usage alerts over the engine', () => {
       ].sort(byText),
     )
     // Nothing new: nothing sent again.
-    expect(await alerts.run()).toBe(0)
+    expect(await alerts.run(clock.ms)).toBe(0)
 
     // One more today: the day's 4 is crossed, the 3 and the month's 7 are not sent again.
     await record(noon, [[first, paying, customer, 'VALID', 1]])
-    expect(await alerts.run()).toBe(1)
+    expect(await alerts.run(clock.ms)).toBe(1)
     expect((await lines()).filter((row) => row[4] === 4)).toEqual([
       [customer, undefined, 'billable', 'day', 4, 4, day, [everyApi.id]],
     ])
@@ -184,7 +192,7 @@ describe('usage alerts over the engine', () => {
     // The next day: the day's thresholds count from zero, and are crossed again; the month's is not sent again.
     clock.ms = noon + DAY
     await record(noon + DAY, [[first, paying, customer, 'VALID', 3]])
-    expect(await alerts.run()).toBe(1)
+    expect(await alerts.run(clock.ms)).toBe(1)
     expect((await lines()).filter((row) => row[6] === day + DAY)).toEqual([
       [customer, undefined, 'billable', 'day', 3, 3, day + DAY, [everyApi.id]],
     ])
@@ -205,8 +213,9 @@ describe('usage alerts over the engine', () => {
     let fails = 1
     const failing: UsageAlertsDeps['marks'] = {
       readMark: (name) => marks.readMark(name),
+      // The first threshold's mark fails, once.
       raiseMark: async (name, value) => {
-        if (fails-- > 0) throw new Error('store unreachable')
+        if (name.startsWith('threshold|') && fails-- > 0) throw new Error('store unreachable')
         await marks.raiseMark(name, value)
       },
     }
@@ -214,12 +223,12 @@ describe('usage alerts over the engine', () => {
     const { alerts, webhooks, queuedTo } = await alertsOf(clock, held, [], { marks: failing })
     // No endpoint wants it: nothing sent, nothing marked.
     await webhooks.createEndpoint(endpoint(['usage.daily']))
-    expect(await alerts.run()).toBe(0)
+    expect(await alerts.run(clock.ms)).toBe(0)
     const listening = endpoint(['usage.threshold'])
     await webhooks.createEndpoint(listening)
-    await expect(alerts.run()).rejects.toThrow('store unreachable')
-    expect(await alerts.run()).toBe(0)
-    expect(await alerts.run()).toBe(0)
+    await expect(alerts.run(clock.ms)).rejects.toThrow('store unreachable')
+    expect(await alerts.run(clock.ms)).toBe(0)
+    expect(await alerts.run(clock.ms)).toBe(0)
     const events = await webhooks.listEvents(0, 1_000)
     expect(events).toHaveLength(1)
     expect([...queuedTo]).toEqual([[events[0]!.id, [listening.id]]])
@@ -234,18 +243,155 @@ describe('usage alerts over the engine', () => {
     const clock = new ManualClock(noon)
     const { alerts, webhooks, members, index } = await alertsOf(clock, held, [])
     await webhooks.createEndpoint(endpoint(['usage.threshold']))
-    await alerts.runIfDue()
+    await alerts.runIfDue(clock.ms)
     expect(await members()).toEqual([bare])
     // Another key gone: not looked at within ALERTS_EVERY_MS of the last look, then dropped.
     const later = usageSubjectMember({ keyId: unique('key') })
     held.set(later, 'gone')
     await index.addToIndex(USAGE_THRESHOLD_INDEX, later)
     clock.advance(ALERTS_EVERY_MS - 1)
-    await alerts.runIfDue()
+    await alerts.runIfDue(clock.ms)
     expect(await members()).toEqual([bare, later].sort())
     clock.advance(1)
-    await alerts.runIfDue()
+    await alerts.runIfDue(clock.ms)
     expect(await members()).toEqual([bare])
+  })
+
+  it('keeps listing a rolled key written just after a run found it missing', async () => {
+    const rolled = usageSubjectMember({ keyId: unique('key') })
+    const written: SubjectThresholds = { thresholds: [{ measure: 'billable', period: 'day', value: 1 }], apiId: 'api' }
+    let reads = 0
+    const clock = new ManualClock(noon)
+    const { alerts, webhooks, members } = await alertsOf(clock, new Map([[rolled, 'gone']]), [], {
+      // A roll lists its new key before writing it: the run's first read finds no key, the roll writes it next.
+      thresholdsOf: async () => (reads++ === 0 ? 'gone' : written),
+    })
+    await webhooks.createEndpoint(endpoint(['usage.threshold']))
+    await alerts.run(clock.ms)
+    expect(await members()).toEqual([rolled])
+  })
+
+  it('notes no crossing that no endpoint takes: an endpoint added later in the period is told', async () => {
+    const [api, other] = [unique('api'), unique('api')]
+    const key = unique('key')
+    const customer = unique('customer')
+    await record(noon, [[api, key, customer, 'VALID', 2]])
+    const thresholds: UsageThreshold[] = [{ measure: 'billable', period: 'day', value: 2 }]
+    const held = new Map<string, SubjectThresholds>([
+      [usageSubjectMember({ identity: customer }), { thresholds }],
+      [usageSubjectMember({ keyId: key }), { thresholds, apiId: api }],
+    ])
+    const clock = new ManualClock(noon + 60_000)
+    const { alerts, webhooks, lines } = await alertsOf(clock, held, [])
+    // Scoped to another api: it takes neither the identity's crossing (over every api) nor the key's.
+    await webhooks.createEndpoint(endpoint(['usage.threshold'], [other]))
+    expect(await alerts.run(clock.ms)).toBe(0)
+    const scoped = endpoint(['usage.threshold'], [api])
+    await webhooks.createEndpoint(scoped)
+    clock.advance(60_000)
+    expect(await alerts.run(clock.ms)).toBe(1)
+    const unscoped = endpoint(['usage.threshold'])
+    await webhooks.createEndpoint(unscoped)
+    clock.advance(60_000)
+    expect(await alerts.run(clock.ms)).toBe(1)
+    expect(await lines()).toEqual(
+      [
+        [customer, undefined, 'billable', 'day', 2, 2, day, [unscoped.id]],
+        [key, api, 'billable', 'day', 2, 2, day, [scoped.id]],
+      ].sort(byText),
+    )
+  })
+
+  it("sends a month's crossing once in it, after its event is no longer kept", async () => {
+    const api = unique('api')
+    const key = unique('key')
+    await record(noon, [[api, key, '', 'VALID', 1]])
+    const held = new Map<string, SubjectThresholds>([
+      [
+        usageSubjectMember({ keyId: key }),
+        { thresholds: [{ measure: 'billable', period: 'month', value: 1 }], apiId: api },
+      ],
+    ])
+    const clock = new ManualClock(noon + 60_000)
+    const { alerts, webhooks } = await alertsOf(clock, held, [])
+    await webhooks.createEndpoint(endpoint(['usage.threshold']))
+    expect(await alerts.run(clock.ms)).toBe(1)
+    // Days later, in the same month: the event is pruned (events are kept a day past their retries), the mark stays.
+    clock.advance(3 * DAY)
+    await webhooks.pruneEvents(clock.ms)
+    expect(await webhooks.listEvents(0, 1_000)).toEqual([])
+    expect(await alerts.run(clock.ms)).toBe(0)
+  })
+
+  it("sends a day's last crossings once its rows are in, after a control plane was down over midnight", async () => {
+    const api = unique('api')
+    const key = unique('key')
+    const midnight = day + 2 * DAY
+    const held = new Map<string, SubjectThresholds>([
+      [
+        usageSubjectMember({ keyId: key }),
+        { thresholds: [{ measure: 'billable', period: 'day', value: 1 }], apiId: api },
+      ],
+    ])
+    const clock = new ManualClock(midnight - 60_000)
+    const { alerts, webhooks, lines } = await alertsOf(clock, held, [])
+    const listening = endpoint(['usage.threshold'])
+    await webhooks.createEndpoint(listening)
+    expect(await alerts.run(midnight - 70_000)).toBe(0)
+    await record(midnight - 2_000, [[api, key, '', 'VALID', 1]])
+    // The next look half an hour later.
+    clock.ms = midnight + 30 * 60_000
+    expect(await alerts.run(clock.ms - 10_000)).toBe(1)
+    clock.advance(ALERTS_EVERY_MS)
+    expect(await alerts.run(clock.ms - 10_000)).toBe(0)
+    expect(await lines()).toEqual([[key, api, 'billable', 'day', 1, 1, midnight - DAY, [listening.id]]])
+  })
+
+  it("sends a crossing in a month's last seconds for its day and month once its rows are in, after midnight", async () => {
+    const api = unique('api')
+    const key = unique('key')
+    // The end of the month before last: midnight, its last day's end and its own.
+    const end = usagePeriodAt('month', day).end
+    const held = new Map<string, SubjectThresholds>([
+      [
+        usageSubjectMember({ keyId: key }),
+        {
+          thresholds: [
+            { measure: 'billable', period: 'day', value: 1 },
+            { measure: 'billable', period: 'day', value: 2 },
+            { measure: 'billable', period: 'month', value: 1 },
+          ],
+          apiId: api,
+        },
+      ],
+    ])
+    const clock = new ManualClock(end - 5_000)
+    const { alerts, webhooks, lines } = await alertsOf(clock, held, [])
+    const listening = endpoint(['usage.threshold'])
+    await webhooks.createEndpoint(listening)
+    expect(await alerts.run(end - 15_000)).toBe(0)
+    // The new day's first verification is in first: its crossings are sent for the new day and month.
+    await record(end + 1_000, [[api, key, '', 'VALID', 1]])
+    clock.ms = end + 10_000
+    expect(await alerts.run(end - 1_000)).toBe(2)
+    // Then the last day's, late, made 2 s before midnight: sent for the day and the month it was made in.
+    await record(end - 2_000, [[api, key, '', 'VALID', 1]])
+    clock.ms = end + 20_000
+    expect(await alerts.run(end + 5_000)).toBe(2)
+    // Looked at with every row of it in (the watermark past midnight), the day before is looked at no more: a row
+    // later than the watermark said crosses nothing.
+    await record(end - 1_000, [[api, key, '', 'VALID', 1]])
+    clock.ms = end + 30_000
+    expect(await alerts.run(end + 15_000)).toBe(0)
+    const to = [listening.id]
+    expect(await lines()).toEqual(
+      [
+        [key, api, 'billable', 'day', 1, 1, end - DAY, to],
+        [key, api, 'billable', 'month', 1, 1, usagePeriodAt('month', day).start, to],
+        [key, api, 'billable', 'day', 1, 1, end, to],
+        [key, api, 'billable', 'month', 1, 1, end, to],
+      ].sort(byText),
+    )
   })
 })
 
@@ -409,5 +555,145 @@ for (const storeKind of ['memory', 'redis'] as const) {
         await scoped.stop()
       }
     })
+
+    it('lists the identities and keys holding thresholds through every write that sets, clears, copies or deletes them', async () => {
+      const { apiId } = await call('v1', 'apis.createApi', { name: 'listed' })
+      const externalId = `acme-listed-${storeKind}`
+      const { keyId } = await call('v1', 'keys.createKey', { apiId })
+      const ours = [`identity:${externalId}`, `key:${keyId}`]
+      const ourListed = async () => (await listed()).filter((member) => ours.includes(member))
+      const thresholdsOfKey = async (id: string) => (await read(`keys.getKey?keyId=${id}`)).usageThresholds
+      const ten = { measure: 'billable', period: 'day', value: 10 }
+
+      // A key's: set, kept by a write of another field, cleared by null (v2) and by [] (v1).
+      await call('v2', 'keys.updateKey', { keyId, usageThresholds: [ten] })
+      await call('v1', 'keys.updateKey', { keyId, name: 'renamed' })
+      expect(await thresholdsOfKey(keyId)).toEqual([ten])
+      expect(await ourListed()).toEqual([`key:${keyId}`])
+      await call('v2', 'keys.updateKey', { keyId, usageThresholds: null })
+      expect(await thresholdsOfKey(keyId)).toBeUndefined()
+      expect(await ourListed()).toEqual([])
+      await call('v1', 'keys.updateKey', { keyId, usageThresholds: [ten] })
+      expect(await ourListed()).toEqual([`key:${keyId}`])
+      await call('v1', 'keys.updateKey', { keyId, usageThresholds: [] })
+      expect(await ourListed()).toEqual([])
+
+      // Rolled, the new key holds the old one's thresholds and is listed beside it (in its grace period).
+      await call('v1', 'keys.updateKey', { keyId, usageThresholds: [ten] })
+      const rolled = (await call('v2', 'keys.rerollKey', { keyId, expiration: 60_000 })).data.keyId
+      ours.push(`key:${rolled}`)
+      expect(await thresholdsOfKey(rolled)).toEqual([ten])
+      const keys = [`key:${keyId}`, `key:${rolled}`].sort()
+      expect(await ourListed()).toEqual(keys)
+
+      // An identity's: deleted, it is unlisted; made again under its externalId, it holds none until set.
+      const { identityId } = await call('v1', 'identities.createIdentity', { externalId })
+      await call('v2', 'identities.updateIdentity', { identity: externalId, usageThresholds: [ten] })
+      await call('v1', 'identities.updateIdentity', { identityId, meta: { plan: 'pro' } })
+      expect(await ourListed()).toEqual([`identity:${externalId}`, ...keys])
+      await call('v1', 'identities.deleteIdentity', { identityId })
+      expect(await ourListed()).toEqual(keys)
+      await call('v1', 'identities.createIdentity', { externalId })
+      expect((await read(`identities.getIdentity?externalId=${externalId}`)).usageThresholds).toBeUndefined()
+      expect(await ourListed()).toEqual(keys)
+      await call('v1', 'identities.updateIdentity', { externalId, usageThresholds: [ten] })
+      expect(await ourListed()).toEqual([`identity:${externalId}`, ...keys])
+    })
   })
 }
+
+/**
+ * A clear and a set of one subject's thresholds at once, the set landing last: the index must follow the record the
+ * set left, or its thresholds are never looked at. Either the set runs whole between the clear's write and its
+ * unlisting; or the set lists the subject before the clear unlists it, and writes once the clear has read the record
+ * again.
+ */
+describe('a clear and a set of usage thresholds at once', () => {
+  type Call = (path: string, payload?: object) => Promise<any>
+  /** A subject made through the API (v1): its index member, the write of its thresholds, and what it shows. */
+  const subjects = {
+    key: async (call: Call) => {
+      const { apiId } = await call('apis.createApi', { name: 'raced' })
+      const { keyId } = await call('keys.createKey', { apiId })
+      return {
+        member: `key:${keyId}`,
+        write: (usageThresholds: object[]) => call('keys.updateKey', { keyId, usageThresholds }),
+        shown: async () => (await call(`keys.getKey?keyId=${keyId}`)).usageThresholds,
+      }
+    },
+    identity: async (call: Call) => {
+      const externalId = 'acme-raced'
+      await call('identities.createIdentity', { externalId })
+      return {
+        member: `identity:${externalId}`,
+        write: (usageThresholds: object[]) => call('identities.updateIdentity', { externalId, usageThresholds }),
+        shown: async () => (await call(`identities.getIdentity?externalId=${externalId}`)).usageThresholds,
+      }
+    },
+  }
+
+  for (const [kind, make] of Object.entries(subjects)) {
+    for (const whole of [true, false]) {
+      const how = whole ? 'runs whole before the clear unlists it' : 'lists it first and writes after the clear'
+      it(`leaves the ${kind} listed when the set ${how}`, async () => {
+        const backend = await openBackend()
+        let member: string | undefined
+        let setting: (() => Promise<unknown>) | undefined
+        let racing: Promise<unknown> | undefined
+        let paused = false
+        let listedFirst!: () => void
+        const pointerWritten = new Promise<void>((resolve) => (listedFirst = resolve))
+        let clearDone!: () => void
+        const cleared = new Promise<void>((resolve) => (clearDone = resolve))
+        const store = overriding(backend.store, {
+          entities: {
+            // The clear, its record written, unlists the subject only once the set is done, or has listed it.
+            removeFromIndex: async (index: string, removed: string) => {
+              if (index === USAGE_THRESHOLD_INDEX && removed === member && setting && racing === undefined) {
+                racing = setting()
+                await (whole ? racing : pointerWritten)
+              }
+              await backend.store.entities.removeFromIndex(index, removed)
+            },
+            // The set, having listed it, writes its record only once the clear is done.
+            addToIndex: async (index: string, added: string) => {
+              await backend.store.entities.addToIndex(index, added)
+              if (!whole && index === USAGE_THRESHOLD_INDEX && added === member && racing && !paused) {
+                paused = true
+                listedFirst()
+                await cleared
+              }
+            },
+          },
+        })
+        const controlPlane = await startTestControlPlane({ backend: { ...backend, store } })
+        try {
+          const call: Call = async (path, payload) => {
+            const response = await controlPlane.app.inject({
+              method: payload === undefined ? 'GET' : 'POST',
+              url: `/v1/${path}`,
+              headers: { authorization: `Bearer ${TEST_ROOT_KEY}` },
+              ...(payload === undefined ? {} : { payload }),
+            })
+            expect(response.statusCode, response.body).toBe(200)
+            return response.json()
+          }
+          const subject = await make(call)
+          member = subject.member
+          await subject.write([{ measure: 'credits', period: 'month', value: 5 }])
+          const set = [{ measure: 'billable', period: 'day', value: 7 }]
+          setting = () => subject.write(set)
+          await subject.write([])
+          clearDone()
+          await racing
+          expect(await subject.shown()).toEqual(set)
+          const index = await backend.store.entities.listIndex(USAGE_THRESHOLD_INDEX, { limit: 10 })
+          expect(index.members).toEqual([member])
+        } finally {
+          await controlPlane.close()
+          await backend.close()
+        }
+      })
+    }
+  }
+})

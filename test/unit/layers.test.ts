@@ -309,9 +309,14 @@ const DOMAIN_CASES: DomainCase[] = [
   {
     // An adapter is the domain's as much as its operation is.
     file: 'control-plane/identities/probe.v1.ts',
-    may: 'keys, root-keys',
+    may: 'analytics, keys, root-keys',
     forbidden: [['../webhooks/webhook-policy.js', 'webhooks']],
-    allowed: ['../keys/wire/key-schemas.js', './wire/identity-schemas.js', '../http/management-route.js'],
+    allowed: [
+      '../keys/wire/key-schemas.js',
+      '../analytics/wire/usage-threshold-schemas.js',
+      './wire/identity-schemas.js',
+      '../http/management-route.js',
+    ],
   },
   {
     // audit, at the bottom of the domains, imports none: the keys' view of a record is given to it.
