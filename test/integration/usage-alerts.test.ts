@@ -16,7 +16,6 @@ import {
   usagePeriodAt,
   type UsageThreshold,
 } from '../../shared/usage-threshold.js'
-import type { VerdictCode } from '../../shared/verification/verification.js'
 import type { WebhookEndpoint, WebhookEvent } from '../../shared/webhook.js'
 import {
   ingestAnalytics,
@@ -29,6 +28,7 @@ import {
   type TestServer,
 } from '../support/apps.js'
 import { useAnalyticsEngine } from '../support/analytics-engine.js'
+import { insertVerifications, type VerificationRows } from '../support/verification-rows.js'
 import { useRedisServer } from '../support/redis-server.js'
 import { overriding } from '../support/store-overrides.js'
 import { waitFor } from '../support/wait-for.js'
@@ -50,26 +50,7 @@ describe('usage alerts over the engine', () => {
   const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 10)
   const noon = day + 10 * 3_600_000
   /** Inserts, at `time`, per row `n` verifications of a key (of an api, an identity or '') answered `outcome`. */
-  const record = async (time: number, rows: [string, string, string, VerdictCode, number, number?][]) => {
-    const lines = rows.flatMap(([apiId, keyId, externalId, outcome, n, credits]) =>
-      Array.from({ length: n }, () => ({
-        request_id: unique('req'),
-        time,
-        workspace_id: 'ws_keygate',
-        key_space_id: apiId,
-        identity_id: '',
-        external_id: externalId,
-        key_id: keyId,
-        outcome,
-        tags: [],
-        source: 'v1.verifyKey',
-        region: 'test',
-        spent_credits: credits ?? 0,
-        latency: 0.1,
-      })),
-    )
-    await analytics.engine.insert('key_verifications_v1', lines, unique('batch'))
-  }
+  const record = (time: number, rows: VerificationRows) => insertVerifications(analytics.engine, time, rows, unique)
   const endpoint = (eventTypes: WebhookEndpoint['eventTypes'], apiIds: string[] = []): WebhookEndpoint => ({
     id: unique('whep'),
     url: 'https://hooks.example.com/usage',

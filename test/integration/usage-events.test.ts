@@ -10,7 +10,6 @@ import {
 import { newWebhookSecret } from '../../control-plane/webhooks/webhook-secret.js'
 import { MemoryAnalyticsBufferStore } from '../../shared/store/analytics-buffer/memory-analytics-buffer-store.js'
 import { MemoryWebhookStore } from '../../shared/store/webhooks/memory-webhook-store.js'
-import type { VerdictCode } from '../../shared/verification/verification.js'
 import type { WebhookEndpoint, WebhookEvent } from '../../shared/webhook.js'
 import {
   ingestAnalytics,
@@ -23,6 +22,7 @@ import {
   type TestServer,
 } from '../support/apps.js'
 import { useAnalyticsEngine } from '../support/analytics-engine.js'
+import { insertVerifications, type VerificationRows } from '../support/verification-rows.js'
 import { useRedisServer } from '../support/redis-server.js'
 import { waitFor } from '../support/wait-for.js'
 import { startWebhookReceiver } from '../support/webhook-receiver.js'
@@ -196,26 +196,7 @@ describe('usage events of a period', () => {
   let made = 0
   const unique = (prefix: string) => `${prefix}_usage_events_${made++}`
   /** Inserts, at `time`, per row `n` verifications of a key (of an api, an identity or '') answered `outcome`. */
-  const record = async (time: number, rows: [string, string, string, VerdictCode, number, number?][]) => {
-    const lines = rows.flatMap(([apiId, keyId, externalId, outcome, n, credits]) =>
-      Array.from({ length: n }, () => ({
-        request_id: unique('req'),
-        time,
-        workspace_id: 'ws_keygate',
-        key_space_id: apiId,
-        identity_id: '',
-        external_id: externalId,
-        key_id: keyId,
-        outcome,
-        tags: [],
-        source: 'v1.verifyKey',
-        region: 'test',
-        spent_credits: credits ?? 0,
-        latency: 0.1,
-      })),
-    )
-    await analytics.engine.insert('key_verifications_v1', lines, unique('batch'))
-  }
+  const record = (time: number, rows: VerificationRows) => insertVerifications(analytics.engine, time, rows, unique)
   const endpoint = (apiIds: string[]): WebhookEndpoint => ({
     id: unique('whep'),
     url: 'https://hooks.example.com/usage',
