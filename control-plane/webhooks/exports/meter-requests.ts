@@ -3,8 +3,9 @@
  * (usage-events.ts), and what the provider's answer means. Pure: the delivery worker sends what this builds, with the
  * export's credential opened for the one request, and retries or stops as the answer's meaning says.
  *
- * Every request is idempotent on the event's id, which is derived from its subject, period and apis: the same period
- * sent twice carries the same identifier, and each provider drops the second within its window (METER_WINDOWS_MS).
+ * Every request is idempotent on its delivery's id — the event's, derived from its subject, period and apis, and the
+ * export's: the same period sent twice to one export carries the same identifier, and each provider drops the second
+ * within its window (METER_WINDOWS_MS); two exports of the same apis to one provider account carry their own.
  */
 
 import type { MeterProvider } from '../../../shared/meter-export.js'
@@ -35,7 +36,7 @@ export const METER_OLDEST_MS: Record<MeterProvider, number> = {
 
 /** What one usage event is sent as: who, how much, over which period, under which identifier. */
 export interface MeterReading {
-  /** The event's id (`msg_…`): the provider's idempotency identifier. */
+  /** The delivery's id (`msg_….whep_…`: the event's and the export's): the provider's idempotency identifier. */
   id: string
   /** The provider's customer: a Stripe customer id, a Lago subscription's external id, an OpenMeter subject. */
   customer: string
