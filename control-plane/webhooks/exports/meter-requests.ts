@@ -62,6 +62,8 @@ export interface MeterRequest {
   url: string
   headers: Record<string, string>
   body: string
+  /** The credential its headers carry: kept out of what is recorded of the answer (answerWithout). */
+  credential: string
 }
 
 /** The request that sends `reading` to `target`. */
@@ -79,6 +81,7 @@ export function meterRequest(target: MeterTarget, reading: MeterReading): MeterR
           'content-type': 'application/x-www-form-urlencoded',
           'idempotency-key': reading.id,
         },
+        credential: target.credential,
         body: new URLSearchParams({
           event_name: target.meter,
           'payload[stripe_customer_id]': reading.customer,
@@ -92,6 +95,7 @@ export function meterRequest(target: MeterTarget, reading: MeterReading): MeterR
       return {
         url: `${base}/api/v1/events`,
         headers: { authorization, 'content-type': 'application/json' },
+        credential: target.credential,
         body: JSON.stringify({
           event: {
             transaction_id: reading.id,
@@ -106,6 +110,7 @@ export function meterRequest(target: MeterTarget, reading: MeterReading): MeterR
       return {
         url: `${base}/api/v1/events`,
         headers: { authorization, 'content-type': 'application/cloudevents+json' },
+        credential: target.credential,
         body: JSON.stringify({
           specversion: '1.0',
           id: reading.id,
@@ -139,4 +144,23 @@ export function meterAnswer(
   if (provider === 'lago' && status === 422 && /"transaction_id"\s*:\s*\[\s*"value_already_exist"/.test(snippet))
     return 'delivered'
   return 'refused'
+}
+
+/** Credential characters at the end of a cut-off answer taken for the start of the credential: fewer are kept. */
+const CUT_CREDENTIAL_CHARS = 4
+
+/**
+ * `answer` as the delivery log may keep it: a provider, or a proxy in front of it, may say the request's Authorization
+ * header back in its body (an "invalid key" message), and the log is shown to whoever reads the endpoint. Each
+ * occurrence of the credential is replaced, and so is a start of it where the snippet was cut off.
+ */
+export function answerWithout<T extends { snippet?: string }>(answer: T, credential: string): T {
+  if (answer.snippet === undefined || credential === '') return answer
+  let snippet = answer.snippet.replaceAll(credential, '[credential]')
+  for (let length = credential.length - 1; length >= CUT_CREDENTIAL_CHARS; length--)
+    if (snippet.endsWith(credential.slice(0, length))) {
+      snippet = `${snippet.slice(0, -length)}[credential]`
+      break
+    }
+  return { ...answer, snippet }
 }
