@@ -88,6 +88,17 @@ describe('meter requests to each provider', () => {
     })
   }
 
+  it('stripe: the same period sent again carries its Idempotency-Key, and is answered what was answered first', async () => {
+    const sent = reading('stripe')
+    const { url, headers, body } = meterRequest(target('stripe'), sent)
+    const first = await sender.send(url, headers, body)
+    const again = await sender.send(url, headers, body)
+    expect(first.status).toBe(200)
+    // Stripe's transport layer: the saved answer, not the business layer's "already exists".
+    expect([again.status, again.snippet]).toEqual([200, first.snippet])
+    expect(new URLSearchParams(body).get('identifier')).toBe(headers['idempotency-key'])
+  })
+
   it('stripe: the same period sent under another Idempotency-Key is answered a duplicate, and delivered', async () => {
     const sent = reading('stripe')
     const { url, headers, body } = meterRequest(target('stripe'), sent)

@@ -22,11 +22,12 @@ const OLD: SealingKey = { id: 'old', key: randomBytes(32) }
 const NEW: SealingKey = { id: 'new', key: randomBytes(32) }
 
 /**
- * A meter export's credential where it could get out or be lost: a URL changed without it, a new one given, the
- * answers and log lines of the requests it goes in, and the keys sealing it rotated. The control plane's own worker
- * sends hourly usage events put in its store (the events' making is usage-events' and meter-exports.test.ts's).
+ * A meter export's deliveries where they could go wrong: its credential (a URL changed without it, a new one given,
+ * the answers and log lines of the requests it goes in, the keys sealing it rotated) and the hours it must not send.
+ * The control plane's own worker sends hourly usage events put in its store (their making is usage-events' and
+ * meter-exports.test.ts's).
  */
-describe("a meter export's credential", () => {
+describe("a meter export's deliveries", () => {
   const { log, lines } = capturedLogger()
   let backend: Backend
   let stripe: MeterServer
@@ -76,25 +77,27 @@ describe("a meter export's credential", () => {
   }
 
   let hours = 0
-  /** An hour's usage event of the customer, made now, queued to `endpointId`: each call a new hour. */
-  async function queueHour(endpointId: string): Promise<number> {
-    const start = (Math.floor(Date.now() / HOUR) - 1 - hours++) * HOUR
+  /**
+   * An hour's usage event of the customer, made now, queued to `endpointId`: each call a new hour, unless `start` says
+   * which. Its start, Unix seconds.
+   */
+  async function queueHour(endpointId: string, { start = nextHour(), billable = 4 } = {}): Promise<number> {
     const data: UsageEventData = {
       externalId: customer,
       period: { start, end: start + HOUR },
       apiIds: [apiId],
       verifications: {
-        valid: 4,
-        rateLimited: 0,
+        valid: billable,
+        rateLimited: 2,
         usageExceeded: 0,
         disabled: 0,
         expired: 0,
         forbidden: 0,
         insufficientPermissions: 0,
         notFound: 0,
-        total: 4,
+        total: billable + 2,
       },
-      billable: 4,
+      billable,
       spentCredits: 0,
     }
     const event: WebhookEvent = {
@@ -107,6 +110,10 @@ describe("a meter export's credential", () => {
     await backend.store.webhooks.enqueue(event, [endpointId], Date.now())
     return start / 1000
   }
+  const nextHour = () => (Math.floor(Date.now() / HOUR) - 1 - hours++) * HOUR
+  /** Every queued delivery done with (sent, completed unsent or dead-lettered). */
+  const settled = () =>
+    waitFor(async () => ((await backend.store.webhooks.queueDepth()) === 0 ? true : undefined), 'the queue empty')
   const attemptsOf = async (endpointId: string) => backend.store.webhooks.listAttempts(endpointId, 100)
   const exportTo = (url: string, credential: string) => ({
     url,
@@ -175,6 +182,22 @@ describe("a meter export's credential", () => {
     const [held] = await attemptsOf(endpointId)
     expect(held).toMatchObject({ outcome: 'dead', attempt: 1 })
     expect(held!.error).toContain('sealed with a key that is not configured (ENCRYPTION_KEYS)')
+  })
+  it('holds an hour further back than Stripe takes usage, unsent, and sends none of an hour with nothing to bill', async () => {
+    await withControlPlane([OLD], async (send) => {
+      const { endpointId } = (await send('webhooks.createEndpoint', exportTo(stripe.url, 'sk_test_credentials'))).json()
+      const answered = stripe.answered.length
+      // Made now (a control plane back after weeks catching up), of an hour 36 days back.
+      await queueHour(endpointId, { start: nextHour() - 36 * 24 * HOUR })
+      await queueHour(endpointId, { billable: 0 })
+      await settled()
+      expect(stripe.answered.length).toBe(answered)
+      const attempts = await attemptsOf(endpointId)
+      expect(attempts).toHaveLength(1)
+      expect(attempts[0]).toMatchObject({ outcome: 'dead', attempt: 1 })
+      expect(attempts[0]!.error).toContain('further back than stripe takes usage (35 days)')
+      expect(await backend.store.webhooks.listDead(endpointId, 100)).toHaveLength(1)
+    })
   })
 })
 
