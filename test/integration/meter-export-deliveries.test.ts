@@ -78,12 +78,15 @@ describe("a meter export's deliveries", () => {
 
   let hours = 0
   /**
-   * An hour's usage event of the customer, made now, queued to `endpointId`: each call a new hour, unless `start` says
-   * which. Its start, Unix seconds.
+   * An hour's usage event of the customer (or of a key without an identity, `keyId`), made now unless `madeAt` says
+   * when, queued to `endpointId`: each call a new hour, unless `start` says which. Its start, Unix seconds.
    */
-  async function queueHour(endpointId: string, { start = nextHour(), billable = 4 } = {}): Promise<number> {
+  async function queueHour(
+    endpointId: string,
+    { start = nextHour(), billable = 4, madeAt = Date.now(), keyId = undefined as string | undefined } = {},
+  ): Promise<number> {
     const data: UsageEventData = {
-      externalId: customer,
+      ...(keyId === undefined ? { externalId: customer } : { keyId }),
       period: { start, end: start + HOUR },
       apiIds: [apiId],
       verifications: {
@@ -101,10 +104,12 @@ describe("a meter export's deliveries", () => {
       spentCredits: 0,
     }
     const event: WebhookEvent = {
-      id: eventId(`usage.hourly|${customer}||${start}|${JSON.stringify([apiId])}`),
+      id: eventId(
+        `usage.hourly|${keyId === undefined ? customer : ''}|${keyId ?? ''}|${start}|${JSON.stringify([apiId])}`,
+      ),
       type: 'usage.hourly',
       at: start + HOUR,
-      madeAt: Date.now(),
+      madeAt,
       data: data as unknown as Record<string, unknown>,
     }
     await backend.store.webhooks.enqueue(event, [endpointId], Date.now())
@@ -183,13 +188,17 @@ describe("a meter export's deliveries", () => {
     expect(held).toMatchObject({ outcome: 'dead', attempt: 1 })
     expect(held!.error).toContain('sealed with a key that is not configured (ENCRYPTION_KEYS)')
   })
-  it('holds an hour further back than Stripe takes usage, unsent, and sends none of an hour with nothing to bill', async () => {
+  it('holds an hour further back than Stripe takes usage, and completes unsent one with nothing or no one to bill', async () => {
     await withControlPlane([OLD], async (send) => {
       const { endpointId } = (await send('webhooks.createEndpoint', exportTo(stripe.url, 'sk_test_credentials'))).json()
       const answered = stripe.answered.length
       // Made now (a control plane back after weeks catching up), of an hour 36 days back.
       await queueHour(endpointId, { start: nextHour() - 36 * 24 * HOUR })
       await queueHour(endpointId, { billable: 0 })
+      // Never to be sent, however old: completed, not a dead letter asking about the provider.
+      const dayAgo = Date.now() - 24 * HOUR
+      await queueHour(endpointId, { billable: 0, madeAt: dayAgo })
+      await queueHour(endpointId, { keyId: 'key_without_identity', madeAt: dayAgo })
       await settled()
       expect(stripe.answered.length).toBe(answered)
       const attempts = await attemptsOf(endpointId)

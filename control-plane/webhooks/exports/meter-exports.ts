@@ -42,6 +42,10 @@ export class MeterExports {
     const target = endpoint.export
     if (event.type !== 'usage.hourly') return { skip: `a meter export sends usage.hourly only, not ${event.type}` }
     const data = event.data as unknown as UsageEventData
+    // What is never sent is skipped first, however old: a dead letter asks an operator about a period at the provider.
+    if (data.externalId === undefined) return { skip: 'a key without an identity: no customer to bill' }
+    const value = target.measure === 'credits' ? data.spentCredits : data.billable
+    if (value === 0) return { skip: 'nothing to bill in the period' }
     const madeAt = event.madeAt ?? event.at
     if (now - madeAt > METER_WINDOWS_MS[target.provider])
       return {
@@ -51,9 +55,6 @@ export class MeterExports {
       }
     if (now - data.period.start > METER_OLDEST_MS[target.provider])
       return { hold: `its period is further back than ${target.provider} takes usage (35 days)` }
-    if (data.externalId === undefined) return { skip: 'a key without an identity: no customer to bill' }
-    const value = target.measure === 'credits' ? data.spentCredits : data.billable
-    if (value === 0) return { skip: 'nothing to bill in the period' }
     const customer = await this.customerOf(target, data.externalId)
     if (typeof customer !== 'string') return customer
     if (this.deps.secrets === undefined)
