@@ -30,7 +30,8 @@ export interface UpdateEndpointInput {
  * URL, apis, event types, or enabling it — takes the rights to read what it is sent after the change
  * (webhooks/endpoint-reads.ts: 403); disabling it or changing its description does not. Then the scope and a new URL
  * are checked (400), and new apis (404). A new URL starts its `receivingSince` anew: a replay never sends the receiver
- * it now points at what was sent before. Its secrets stay as they are: webhooks.rotateSecret changes them. The change
+ * it now points at what was sent before; a meter export's is refused (400) unless its credential is given with it.
+ * Its secrets stay as they are: webhooks.rotateSecret changes them. The change
  * is stored only over the endpoint it was made from (webhooks/endpoint-change.ts: made again from a fresh read when
  * another write landed first, 409 if they keep landing), so that it never writes back what another change undid.
  */
@@ -59,6 +60,12 @@ export async function updateEndpoint(
       if (rescoped) refuseTypesOutOfScope(scope, input.eventTypes === undefined ? 'apiIds' : 'eventTypes')
       const url =
         input.url === undefined ? before.url : await checkEndpointUrl(input.url, deps.webhookPolicy, deps.hostLookup)
+      // The credential goes with every request to the URL: pointed elsewhere, it would be handed to whoever is there.
+      if (before.export !== undefined && url !== before.url && input.export?.credential === undefined)
+        throw invalid(
+          'export.credential',
+          "is needed with a new URL: a meter export's credential is sent only where it was given for",
+        )
       if (input.apiIds !== undefined) await requireApisExist(deps.store.keys, scope.apiIds)
       const now = deps.clock.now()
       const changed: WebhookEndpoint = {

@@ -38,7 +38,7 @@ export const updateEndpointV1 = v1Route({
   doc: {
     summary: 'Change a webhook endpoint: each field given replaces the one it had',
     description:
-      'Needs `webhook.<endpointId|*>.update_endpoint`. A change of what it is sent or where (`url`, `apiIds`, `eventTypes`, `enabled: true`) also needs the rights to read what it is sent after it, as webhooks.createEndpoint (403); disabling it or changing its description does not. A new `url` starts what a replay may send anew: only events made from then on. The change is made over the endpoint as it is: when another change of it lands first, this one is made again (checks and all) over that one, never writing back what it undid, and 409 if they keep landing.',
+      'Needs `webhook.<endpointId|*>.update_endpoint`. A change of what it is sent or where (`url`, `apiIds`, `eventTypes`, `enabled: true`) also needs the rights to read what it is sent after it, as webhooks.createEndpoint (403); disabling it or changing its description does not. A new `url` starts what a replay may send anew: only events made from then on; the new `url` of a meter export needs its `export.credential` given with it (400: the credential goes only where it was given for). The change is made over the endpoint as it is: when another change of it lands first, this one is made again (checks and all) over that one, never writing back what it undid, and 409 if they keep landing.',
     tag: 'webhooks',
     errors: [
       'BAD_REQUEST',

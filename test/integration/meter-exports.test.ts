@@ -43,11 +43,14 @@ for (const storeKind of ['memory', 'redis'] as const) {
     beforeAll(async () => {
       servers.stripe = await startStripeServer({
         secretKey: CREDENTIALS.stripe,
-        meters: ['api_calls'],
+        meters: ['api_calls', 'api_calls_eu'],
         now: () => clock.now(),
       })
-      servers.lago = await startLagoServer({ apiKey: CREDENTIALS.lago, codes: ['api_calls'] })
-      servers.openmeter = await startOpenMeterServer({ token: CREDENTIALS.openmeter, types: ['api_calls'] })
+      servers.lago = await startLagoServer({ apiKey: CREDENTIALS.lago, codes: ['api_calls', 'api_calls_eu'] })
+      servers.openmeter = await startOpenMeterServer({
+        token: CREDENTIALS.openmeter,
+        types: ['api_calls', 'api_calls_eu'],
+      })
       backend = await openBackend(storeKind === 'redis' ? redis.url : undefined)
       controlPlane = await startTestControlPlane({
         backend,
@@ -136,11 +139,12 @@ for (const storeKind of ['memory', 'redis'] as const) {
         apiIds: [apiId],
         export: { provider: 'stripe', meter: 'api_calls', measure: 'billable', customerField: 'stripeCustomerId' },
       })
-      expect(JSON.stringify(shown)).not.toContain(CREDENTIALS.stripe)
       const stored = JSON.stringify(await backend.store.webhooks.listEndpoints())
       for (const credential of Object.values(CREDENTIALS)) expect(stored).not.toContain(credential)
       const audited = JSON.stringify((await send('GET', 'audit.list?limit=100')).json())
-      for (const credential of Object.values(CREDENTIALS)) expect(audited).not.toContain(credential)
+      // Nor sealed: what a call answers or the audit log keeps is no copy of it to open elsewhere.
+      for (const credential of [...Object.values(CREDENTIALS), 'kgs1.'])
+        for (const text of [JSON.stringify(shown), audited]) expect(text).not.toContain(credential)
 
       // The first pass with an endpoint wanting hourly usage: events from the hour in progress on.
       await ingestAnalytics(controlPlane, verifier)
@@ -203,6 +207,48 @@ for (const storeKind of ['memory', 'redis'] as const) {
       expect(ours('lago')).toHaveLength(1)
     })
 
+    it('sends the hour to each of two exports of the same apis at one provider account, each its own', async () => {
+      const { apiId } = await call('apis.createApi', { name: `two-meters-${storeKind}` })
+      const customer = `two-meters-${storeKind}`
+      await call('identities.createIdentity', {
+        externalId: customer,
+        meta: { stripeCustomerId: 'cus_two', lagoSubscription: 'sub_two' },
+      })
+      const { key } = await call('keys.createKey', { apiId, externalId: customer })
+      clock.advance(Math.max(0, Date.now() - clock.now()))
+      const customerFields = { stripe: 'stripeCustomerId', lago: 'lagoSubscription', openmeter: undefined }
+      for (const provider of ['stripe', 'lago', 'openmeter'] as const)
+        for (const meter of ['api_calls', 'api_calls_eu'])
+          await call('webhooks.createEndpoint', {
+            url: servers[provider].url,
+            apiIds: [apiId],
+            export: {
+              provider,
+              meter,
+              ...(customerFields[provider] ? { customerField: customerFields[provider] } : {}),
+              credential: CREDENTIALS[provider],
+            },
+          })
+      await ingestAnalytics(controlPlane, verifier)
+      const hour = Math.floor(clock.now() / HOUR) * HOUR
+      await verify(key, 2)
+      await ingestAnalytics(controlPlane, verifier)
+      clock.advance(HOUR)
+      for (let pass = 0; pass < 2; pass++) await ingestAnalytics(controlPlane, verifier)
+      // The same event goes to both: each export's request is its own at the provider, not a duplicate of the other's.
+      const meters = (provider: MeterProvider) =>
+        servers[provider].accepted
+          .filter((taken) => taken.time === hour / 1000 && ['cus_two', 'sub_two', customer].includes(taken.customer))
+          .map((taken) => `${taken.meter}=${taken.value}`)
+          .sort()
+      await following(async () => {
+        for (const provider of ['stripe', 'lago', 'openmeter'] as const)
+          await waitFor(() => (meters(provider).length === 2 ? true : undefined), `both meters at ${provider}`)
+      })
+      for (const provider of ['stripe', 'lago', 'openmeter'] as const)
+        expect(meters(provider)).toEqual(['api_calls=2', 'api_calls_eu=2'])
+    })
+
     it('refuses an export without apis, with other event types, or without its customer field, and a test send', async () => {
       const { apiId } = await call('apis.createApi', { name: `refused-${storeKind}` })
       const base = { provider: 'stripe', meter: 'api_calls', customerField: 'stripeCustomerId', credential: 'sk_x' }
@@ -246,7 +292,7 @@ describe('meter exports without ENCRYPTION_KEYS', () => {
         payload: { name: 'unsealed' },
       })
       expect(created.statusCode, created.body).toBe(200)
-      const { apiId } = created.json() as { apiId: string }
+      const { apiId } = created.json<{ apiId: string }>()
       const refused = await controlPlane.app.inject({
         method: 'POST',
         url: '/v1/webhooks.createEndpoint',

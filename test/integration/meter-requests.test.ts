@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EndpointSender } from '../../control-plane/webhooks/delivery/endpoint-sender.js'
 import { eventId } from '../../control-plane/webhooks/events/change-events.js'
 import {
+  answerWithout,
   meterAnswer,
   meterRequest,
   type MeterReading,
@@ -87,6 +88,17 @@ describe('meter requests to each provider', () => {
     })
   }
 
+  it('stripe: the same period sent again carries its Idempotency-Key, and is answered what was answered first', async () => {
+    const sent = reading('stripe')
+    const { url, headers, body } = meterRequest(target('stripe'), sent)
+    const first = await sender.send(url, headers, body)
+    const again = await sender.send(url, headers, body)
+    expect(first.status).toBe(200)
+    // Stripe's transport layer: the saved answer, not the business layer's "already exists".
+    expect([again.status, again.snippet]).toEqual([200, first.snippet])
+    expect(new URLSearchParams(body).get('identifier')).toBe(headers['idempotency-key'])
+  })
+
   it('stripe: the same period sent under another Idempotency-Key is answered a duplicate, and delivered', async () => {
     const sent = reading('stripe')
     const { url, headers, body } = meterRequest(target('stripe'), sent)
@@ -112,6 +124,20 @@ describe('meter requests to each provider', () => {
     expect(again.meaning).toBe('delivered')
     // Another 422 (a field missing) is a refusal.
     expect((await send(target('lago'), { ...reading('lago'), customer: '' })).meaning).toBe('refused')
+  })
+
+  it('keeps the credential out of an answer that says it back, whole or cut off at the end of the snippet', () => {
+    const credential = 'sk_live_0123456789abcdef'
+    const echoed = { status: 401, latencyMs: 3, snippet: `{"error":"Invalid API Key provided: Bearer ${credential}"}` }
+    expect(answerWithout(echoed, credential)).toEqual({
+      ...echoed,
+      snippet: '{"error":"Invalid API Key provided: Bearer [credential]"}',
+    })
+    const cut = { latencyMs: 3, snippet: `x ${credential} y Bearer ${credential.slice(0, 12)}` }
+    expect(answerWithout(cut, credential).snippet).toBe('x [credential] y Bearer [credential]')
+    // A few characters that merely look like its start are left as they are.
+    expect(answerWithout({ latencyMs: 1, snippet: 'ends in sk_' }, credential).snippet).toBe('ends in sk_')
+    expect(answerWithout({ latencyMs: 1 }, credential)).toEqual({ latencyMs: 1 })
   })
 
   it('tells answers apart: 2xx delivered; 408, 409, 429, 5xx and no answer retried; other 4xx refused', () => {

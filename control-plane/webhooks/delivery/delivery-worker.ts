@@ -11,7 +11,7 @@ import type { WebhookPolicy } from '../webhook-policy.js'
 import type { MeterExport } from '../../../shared/meter-export.js'
 import type { WebhookEndpoint } from '../../../shared/webhook.js'
 import type { MeterExports } from '../exports/meter-exports.js'
-import { meterAnswer } from '../exports/meter-requests.js'
+import { answerWithout, meterAnswer } from '../exports/meter-requests.js'
 
 /** When a delivery claimed beyond its endpoint's slots goes back to the queue, ms after now, its attempts unchanged. */
 const BACK_IN_QUEUE_MS = 1_000
@@ -202,9 +202,10 @@ export class DeliveryWorker {
       await this.settle(delivery, event, sentAt, { latencyMs: 0, error: plan.hold }, 'refused')
       return
     }
-    const { url, headers, body } = plan.send
+    const { url, headers, body, credential } = plan.send
     const answer = await sender.send(url, headers, body)
-    await this.settle(delivery, event, sentAt, answer, meterAnswer(endpoint.export.provider, answer))
+    const meaning = meterAnswer(endpoint.export.provider, answer)
+    await this.settle(delivery, event, sentAt, answerWithout(answer, credential), meaning)
   }
 
   /**

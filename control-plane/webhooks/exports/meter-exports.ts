@@ -1,7 +1,7 @@
 import type { IdentityRecord } from '../../../shared/identity.js'
 import type { MeterExport } from '../../../shared/meter-export.js'
 import type { SecretBox } from '../../../shared/secrets/secret-box.js'
-import type { WebhookEndpoint, WebhookEvent } from '../../../shared/webhook.js'
+import { webhookDeliveryId, type WebhookEndpoint, type WebhookEvent } from '../../../shared/webhook.js'
 import type { UsageEventData } from '../usage/usage-events.js'
 import { METER_OLDEST_MS, METER_WINDOWS_MS, meterRequest, type MeterRequest } from './meter-requests.js'
 
@@ -25,7 +25,8 @@ export interface MeterExportsDeps {
  * requests (meter-requests.ts) rather than as signed events.
  *
  * A usage event is sent only within its provider's deduplication window of when it was made (METER_WINDOWS_MS):
- * within it, any number of sends leave the period counted once at the provider, since each carries the event's id;
+ * within it, any number of sends leave the period counted once at the provider, since each carries the delivery's id
+(the event's and the export's);
  * past it, one more could count it twice, so the delivery is held as a dead letter for an operator to decide on
  * (docs/billing.md). The window is counted from the event's making, which every earlier send came after: a retry
  * or a replay never passes it unseen.
@@ -41,6 +42,10 @@ export class MeterExports {
     const target = endpoint.export
     if (event.type !== 'usage.hourly') return { skip: `a meter export sends usage.hourly only, not ${event.type}` }
     const data = event.data as unknown as UsageEventData
+    // What is never sent is skipped first, however old: a dead letter asks an operator about a period at the provider.
+    if (data.externalId === undefined) return { skip: 'a key without an identity: no customer to bill' }
+    const value = target.measure === 'credits' ? data.spentCredits : data.billable
+    if (value === 0) return { skip: 'nothing to bill in the period' }
     const madeAt = event.madeAt ?? event.at
     if (now - madeAt > METER_WINDOWS_MS[target.provider])
       return {
@@ -50,9 +55,6 @@ export class MeterExports {
       }
     if (now - data.period.start > METER_OLDEST_MS[target.provider])
       return { hold: `its period is further back than ${target.provider} takes usage (35 days)` }
-    if (data.externalId === undefined) return { skip: 'a key without an identity: no customer to bill' }
-    const value = target.measure === 'credits' ? data.spentCredits : data.billable
-    if (value === 0) return { skip: 'nothing to bill in the period' }
     const customer = await this.customerOf(target, data.externalId)
     if (typeof customer !== 'string') return customer
     if (this.deps.secrets === undefined)
@@ -65,7 +67,15 @@ export class MeterExports {
     }
     const request = meterRequest(
       { provider: target.provider, baseUrl: endpoint.url, meter: target.meter, credential },
-      { id: event.id, customer, value, periodStart: data.period.start, apiIds: data.apiIds },
+      // The delivery's id, not the event's: exports of the same apis share an event, and two of them at one provider
+      // account (two meters) would each be taken for a duplicate of the other.
+      {
+        id: webhookDeliveryId(event.id, endpoint.id),
+        customer,
+        value,
+        periodStart: data.period.start,
+        apiIds: data.apiIds,
+      },
     )
     return { send: request }
   }

@@ -3,8 +3,9 @@
  * (usage-events.ts), and what the provider's answer means. Pure: the delivery worker sends what this builds, with the
  * export's credential opened for the one request, and retries or stops as the answer's meaning says.
  *
- * Every request is idempotent on the event's id, which is derived from its subject, period and apis: the same period
- * sent twice carries the same identifier, and each provider drops the second within its window (METER_WINDOWS_MS).
+ * Every request is idempotent on its delivery's id — the event's, derived from its subject, period and apis, and the
+ * export's: the same period sent twice to one export carries the same identifier, and each provider drops the second
+ * within its window (METER_WINDOWS_MS); two exports of the same apis to one provider account carry their own.
  */
 
 import type { MeterProvider } from '../../../shared/meter-export.js'
@@ -35,7 +36,7 @@ export const METER_OLDEST_MS: Record<MeterProvider, number> = {
 
 /** What one usage event is sent as: who, how much, over which period, under which identifier. */
 export interface MeterReading {
-  /** The event's id (`msg_…`): the provider's idempotency identifier. */
+  /** The delivery's id (`msg_….whep_…`: the event's and the export's): the provider's idempotency identifier. */
   id: string
   /** The provider's customer: a Stripe customer id, a Lago subscription's external id, an OpenMeter subject. */
   customer: string
@@ -61,6 +62,8 @@ export interface MeterRequest {
   url: string
   headers: Record<string, string>
   body: string
+  /** The credential its headers carry: kept out of what is recorded of the answer (answerWithout). */
+  credential: string
 }
 
 /** The request that sends `reading` to `target`. */
@@ -78,6 +81,7 @@ export function meterRequest(target: MeterTarget, reading: MeterReading): MeterR
           'content-type': 'application/x-www-form-urlencoded',
           'idempotency-key': reading.id,
         },
+        credential: target.credential,
         body: new URLSearchParams({
           event_name: target.meter,
           'payload[stripe_customer_id]': reading.customer,
@@ -91,6 +95,7 @@ export function meterRequest(target: MeterTarget, reading: MeterReading): MeterR
       return {
         url: `${base}/api/v1/events`,
         headers: { authorization, 'content-type': 'application/json' },
+        credential: target.credential,
         body: JSON.stringify({
           event: {
             transaction_id: reading.id,
@@ -105,6 +110,7 @@ export function meterRequest(target: MeterTarget, reading: MeterReading): MeterR
       return {
         url: `${base}/api/v1/events`,
         headers: { authorization, 'content-type': 'application/cloudevents+json' },
+        credential: target.credential,
         body: JSON.stringify({
           specversion: '1.0',
           id: reading.id,
@@ -138,4 +144,23 @@ export function meterAnswer(
   if (provider === 'lago' && status === 422 && /"transaction_id"\s*:\s*\[\s*"value_already_exist"/.test(snippet))
     return 'delivered'
   return 'refused'
+}
+
+/** Credential characters at the end of a cut-off answer taken for the start of the credential: fewer are kept. */
+const CUT_CREDENTIAL_CHARS = 4
+
+/**
+ * `answer` as the delivery log may keep it: a provider, or a proxy in front of it, may say the request's Authorization
+ * header back in its body (an "invalid key" message), and the log is shown to whoever reads the endpoint. Each
+ * occurrence of the credential is replaced, and so is a start of it where the snippet was cut off.
+ */
+export function answerWithout<T extends { snippet?: string }>(answer: T, credential: string): T {
+  if (answer.snippet === undefined || credential === '') return answer
+  let snippet = answer.snippet.replaceAll(credential, '[credential]')
+  for (let length = credential.length - 1; length >= CUT_CREDENTIAL_CHARS; length--)
+    if (snippet.endsWith(credential.slice(0, length))) {
+      snippet = `${snippet.slice(0, -length)}[credential]`
+      break
+    }
+  return { ...answer, snippet }
 }
