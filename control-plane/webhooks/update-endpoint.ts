@@ -55,8 +55,13 @@ export async function updateEndpoint(
       // A new credential is a new place its usage goes to, as a new URL is.
       if (rescoped || input.url !== undefined || input.enabled === true || input.export !== undefined)
         requireReadsOf(principal, scope)
-      if (before.export !== undefined) checkExportScope(scope)
-      else if (input.export !== undefined) throw invalid('export', 'the endpoint is not a meter export')
+      if (before.export !== undefined) {
+        checkExportScope(scope)
+        // Its queued hours are of its apis as they were: new apis would leave them unsent (the worker sends an
+        // endpoint only what it takes now), and sums over other apis under the same identifiers.
+        if (JSON.stringify([...scope.apiIds].sort()) !== JSON.stringify([...(before.apiIds ?? [])].sort()))
+          throw invalid('apiIds', "a meter export's apis are fixed: make another export for other apis")
+      } else if (input.export !== undefined) throw invalid('export', 'the endpoint is not a meter export')
       if (rescoped) refuseTypesOutOfScope(scope, input.eventTypes === undefined ? 'apiIds' : 'eventTypes')
       const url =
         input.url === undefined ? before.url : await checkEndpointUrl(input.url, deps.webhookPolicy, deps.hostLookup)

@@ -270,6 +270,12 @@ for (const storeKind of ['memory', 'redis'] as const) {
       expect(
         (await send('POST', 'webhooks.updateEndpoint', { endpointId, eventTypes: ['usage.daily'] })).statusCode,
       ).toBe(400)
+      const { apiId: other } = await call('apis.createApi', { name: `other-${storeKind}` })
+      const rescoped = await send('POST', 'webhooks.updateEndpoint', { endpointId, apiIds: [apiId, other] })
+      expect(rescoped.statusCode, rescoped.body).toBe(400)
+      expect(rescoped.body).toContain("a meter export's apis are fixed")
+      // The same apis named again change nothing.
+      await call('webhooks.updateEndpoint', { endpointId, apiIds: [apiId] })
       await call('webhooks.updateEndpoint', { endpointId, export: { meter: 'other', credential: 'sk_y' } })
       expect((await send('GET', `webhooks.getEndpoint?endpointId=${endpointId}`)).json().export.meter).toBe('other')
       expect(JSON.stringify(await backend.store.webhooks.listEndpoints())).not.toContain('sk_y')
