@@ -407,6 +407,27 @@ describe('the console on keygate dev', () => {
     await page.getByRole('button', { name: 'Remove 500 credits spent in a UTC day' }).click()
     await page.getByText('Removed: 500 credits spent in a UTC day.').waitFor()
     expect(await thresholdsOf()).toBeUndefined()
+    // A meter export: the page says whom the identity is billed as there, or which meta field it lacks.
+    const { apiId } = await admin('apis.createApi', { name: 'billed' })
+    const { endpointId } = await admin('webhooks.createEndpoint', {
+      url: NOWHERE,
+      apiIds: [apiId],
+      export: { provider: 'stripe', meter: 'api_calls', customerField: 'stripeCustomerId', credential: 'sk_test_x' },
+    })
+    try {
+      await page.reload()
+      const exports = page.getByRole('region', { name: 'Meter exports' })
+      await exports.getByText('no meta.stripeCustomerId').waitFor()
+      expect(await exports.getByRole('link', { name: 'stripe: api_calls' }).getAttribute('href')).toBe(
+        `#/webhooks/${endpointId}`,
+      )
+      await admin('identities.updateIdentity', { identityId, meta: { stripeCustomerId: 'cus_metered' } })
+      await page.reload()
+      await exports.getByText('cus_metered').waitFor()
+      await expectAccessible(page, "an identity's page with its meter exports")
+    } finally {
+      await admin('webhooks.deleteEndpoint', { endpointId })
+    }
     await page.context().close()
   })
 

@@ -6,14 +6,7 @@ import { eventId } from '../../control-plane/webhooks/events/change-events.js'
 import type { UsageEventData } from '../../control-plane/webhooks/usage/usage-events.js'
 import type { SealingKey } from '../../shared/secrets/secret-box.js'
 import type { WebhookEvent } from '../../shared/webhook.js'
-import {
-  capturedLogger,
-  openBackend,
-  startTestControlPlane,
-  TEST_ROOT_KEY,
-  type Backend,
-  type TestServer,
-} from '../support/apps.js'
+import { capturedLogger, openBackend, startTestControlPlane, TEST_ROOT_KEY, type Backend } from '../support/apps.js'
 import { startStripeServer, type MeterServer } from '../support/meter-servers.js'
 import { waitFor } from '../support/wait-for.js'
 
@@ -51,10 +44,17 @@ describe("a meter export's deliveries", () => {
     for (const server of [stripe, other, echo]) await server?.stop()
   })
 
+  /** What an injected call answered, as the tests read it. */
+  interface Answered {
+    statusCode: number
+    body: string
+    json(): any
+  }
+
   /** Runs `body` with a control plane on the test's store sealing with `keys`, closed after. */
   async function withControlPlane(
     keys: SealingKey[],
-    body: (send: (path: string, payload?: object) => ReturnType<TestServer['app']['inject']>) => Promise<void>,
+    body: (send: (path: string, payload?: object) => Promise<Answered>) => Promise<void>,
   ) {
     const controlPlane = await startTestControlPlane({
       backend,
@@ -63,7 +63,7 @@ describe("a meter export's deliveries", () => {
       webhookPolicy: { allowPrivateAddresses: true },
     })
     try {
-      await body((path, payload) =>
+      await body(async (path, payload) =>
         controlPlane.app.inject({
           method: payload === undefined ? 'GET' : 'POST',
           url: `/v1/${path}`,

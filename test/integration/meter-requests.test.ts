@@ -136,8 +136,9 @@ describe('meter requests to each provider', () => {
     const cut = { latencyMs: 3, snippet: `x ${credential} y Bearer ${credential.slice(0, 12)}` }
     expect(answerWithout(cut, credential).snippet).toBe('x [credential] y Bearer [credential]')
     // A few characters that merely look like its start are left as they are.
-    expect(answerWithout({ latencyMs: 1, snippet: 'ends in sk_' }, credential).snippet).toBe('ends in sk_')
-    expect(answerWithout({ latencyMs: 1 }, credential)).toEqual({ latencyMs: 1 })
+    expect(answerWithout({ latencyMs: 1, snippet: 'ends in sk_' } as const, credential).snippet).toBe('ends in sk_')
+    const bare: { latencyMs: number; snippet?: string } = { latencyMs: 1 }
+    expect(answerWithout(bare, credential)).toEqual({ latencyMs: 1 })
   })
 
   it('tells answers apart: 2xx delivered; 408, 409, 429, 5xx and no answer retried; other 4xx refused', () => {

@@ -5,6 +5,7 @@ import { ErrorNote, Fields, Page } from '../ui/page.js'
 import { useLoad } from '../ui/use-load.js'
 import { UsageChart } from '../usage/usage-chart.js'
 import { UsageThresholds } from '../usage/usage-thresholds.js'
+import { ExportStatus } from '../usage/export-status.js'
 
 /** An identity: its fields (identities.getIdentity) and the usage of its keys. */
 export function IdentityPage({ api, identityId }: { api: KeygateApi; identityId: string }) {
@@ -41,6 +42,7 @@ export function IdentityPage({ api, identityId }: { api: KeygateApi; identityId:
           }}
         />
       ) : null}
+      {record ? <ExportStatus api={api} meta={record.meta} externalId={record.externalId} /> : null}
     </Page>
   )
 }
