@@ -26,10 +26,9 @@ export interface MeterExportsDeps {
  *
  * A usage event is sent only within its provider's deduplication window of when it was made (METER_WINDOWS_MS):
  * within it, any number of sends leave the period counted once at the provider, since each carries the delivery's id
-(the event's and the export's);
- * past it, one more could count it twice, so the delivery is held as a dead letter for an operator to decide on
- * (docs/billing.md). The window is counted from the event's making, which every earlier send came after: a retry
- * or a replay never passes it unseen.
+ * (the event's and the export's); past it, one more could count it twice, so the delivery is held as a dead letter
+ * for an operator to decide on (docs/billing.md). The window is counted from the event's making, which every earlier
+ * send came after: a retry or a replay never passes it unseen.
  */
 export class MeterExports {
   constructor(private readonly deps: MeterExportsDeps) {}
